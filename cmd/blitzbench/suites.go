@@ -1,0 +1,43 @@
+package main
+
+// A comparison is one bar of the chart: our implementation against a Go-standard equivalent, measured
+// as sub-benchmarks of the same Go benchmark so that both run in one `go test -bench` run.
+type comparison struct {
+	Module    string // module directory, relative to the repository root
+	Benchmark string // top-level benchmark function, e.g. "BenchmarkLocalPushPop"
+	Ours      string // sub-benchmark name of our implementation
+	Baseline  string // sub-benchmark name of the Go-standard equivalent
+	Unit      string // what one op is, for the table's header
+}
+
+// comparisons is the registry of side-by-side benchmarks. A new module adds its rows here; the
+// benchmarks themselves live next to the code in the module's bench_test.go.
+var comparisons = []comparison{
+	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop"},
+	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "mutexdeque", "push+pop"},
+	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved"},
+	{"wsqueue", "BenchmarkStealContended", "wsqueue", "mutexdeque", "element moved"},
+	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "chan", "push+pop"},
+	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "mutexdeque", "push+pop"},
+	{"timerwheel", "BenchmarkInsertCancel", "timerwheel", "timeAfterFunc", "timer"},
+	{"timerwheel", "BenchmarkInsertCancel", "timerwheelAfterFunc", "timeAfterFunc", "timer"},
+	{"timerwheel", "BenchmarkAdvance", "timerwheel", "heap", "fired timer"},
+	{"timerwheel", "BenchmarkConcurrentAfterFunc", "timerwheel", "timeAfterFunc", "timer"},
+}
+
+// modulesOf returns the modules of cs in first-seen order, each with the benchmarks it must run.
+func modulesOf(cs []comparison) (mods []string, benches map[string][]string) {
+	benches = make(map[string][]string)
+	seen := make(map[string]bool)
+	for _, c := range cs {
+		if _, ok := benches[c.Module]; !ok {
+			mods = append(mods, c.Module)
+		}
+		key := c.Module + "\x00" + c.Benchmark
+		if !seen[key] {
+			seen[key] = true
+			benches[c.Module] = append(benches[c.Module], c.Benchmark)
+		}
+	}
+	return mods, benches
+}

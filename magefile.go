@@ -1,0 +1,400 @@
+//go:build mage
+
+// The build of blitz for Go: `go tool mage -l` lists the targets. Every target walks the modules in go.work.
+package main
+
+// Environment knobs:
+//
+//	BLITZ_RACE=0          test without -race even where the platform supports it
+//	BENCHTIME, COUNT      benchmark time and repetitions for `bench` (default 1s, 6)
+//	BENCH_OUT             file that `bench` writes (default bench.txt)
+//	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
+//	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
+//
+// Mage itself comes from the root module's `tool` directive and the linters run with `go run
+// pkg@version`, so nothing needs installing beyond Go.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/magefile/mage/mg"
+)
+
+// Pinned versions of the tools that `lint` runs with `go run pkg@version` (nothing is installed).
+const (
+	staticcheckPkg = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+	actionlintPkg  = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
+	benchstatPkg   = "golang.org/x/perf/cmd/benchstat@latest"
+)
+
+// crossTargets are the platforms every module must build and vet for.
+var crossTargets = []struct{ goos, goarch string }{
+	{"linux", "amd64"}, {"linux", "arm64"}, {"linux", "386"},
+	{"darwin", "arm64"}, {"freebsd", "amd64"}, {"windows", "amd64"},
+}
+
+// Test runs every module's tests, with -race where the platform supports it.
+func Test() error {
+	args := []string{"test"}
+	if raceSupported() {
+		args = append(args, "-race")
+	}
+	args = append(args, "-timeout", "15m", "./...")
+	return forEachModule(func(mod string) error { return goIn(mod, nil, args...) })
+}
+
+// Short runs every module's tests with -short and without -race: the quick loop while editing.
+func Short() error {
+	return forEachModule(func(mod string) error { return goIn(mod, nil, "test", "-short", "./...") })
+}
+
+// Standalone runs every module's short tests on its own, outside the workspace (GOWORK=off), so that a
+// missing `replace ../sibling` or a go.sum gap shows up here and not in a user's build.
+func Standalone() error {
+	env := []string{"GOWORK=off"}
+	return forEachModule(func(mod string) error {
+		return goIn(mod, env, "test", "-short", "-count=1", "./...")
+	})
+}
+
+// Vet runs go vet on every module for the host, then builds and vets for linux, darwin, freebsd and
+// windows (and 32-bit linux, where 64-bit atomics need alignment).
+func Vet() error {
+	return forEachModule(func(mod string) error {
+		if err := goIn(mod, nil, "vet", "./..."); err != nil {
+			return err
+		}
+		for _, t := range crossTargets {
+			env := []string{"GOOS=" + t.goos, "GOARCH=" + t.goarch, "CGO_ENABLED=0"}
+			if err := goIn(mod, env, "vet", "./..."); err != nil {
+				return fmt.Errorf("vet %s/%s: %w", t.goos, t.goarch, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Lint checks formatting (gofmt), runs go vet and staticcheck on every module, and actionlint on the
+// GitHub workflows.
+func Lint() error {
+	if err := checkGofmt(); err != nil {
+		return err
+	}
+	err := forEachModule(func(mod string) error {
+		if err := goIn(mod, nil, "vet", "./..."); err != nil {
+			return err
+		}
+		return goIn(mod, nil, "run", staticcheckPkg, "./...")
+	})
+	if err != nil {
+		return err
+	}
+	return goIn(".", []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "run", actionlintPkg)
+}
+
+// Bench runs every module's benchmarks into one benchstat-readable file (BENCH_OUT, default bench.txt)
+// and prints benchstat's summary of it. Run it on an otherwise idle machine.
+func Bench() error {
+	out := envOr("BENCH_OUT", "bench.txt")
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	args := []string{"test", "-run=^$", "-bench=.", "-benchmem",
+		"-benchtime=" + envOr("BENCHTIME", "1s"), "-count=" + envOr("COUNT", "6"), "-timeout=60m", "./..."}
+	err = forEachModule(func(mod string) error {
+		return goInTo(mod, nil, io.MultiWriter(f, os.Stdout), args...)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s; benchstat summary:\n", out)
+	return goIn(".", []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "run", benchstatPkg, out)
+}
+
+// Fuzz runs each fuzz target of every module for FUZZTIME (default 30s).
+func Fuzz() error {
+	fuzztime := envOr("FUZZTIME", "30s")
+	return forEachModule(func(mod string) error {
+		targets, err := fuzzTargets(mod)
+		if err != nil {
+			return err
+		}
+		for _, t := range targets {
+			fmt.Printf("== fuzz %s %s for %s\n", t.pkg, t.name, fuzztime)
+			err := goIn(mod, nil, "test", "-run=^$", "-fuzz=^"+t.name+"$", "-fuzztime="+fuzztime, t.pkg)
+			if err != nil {
+				return fmt.Errorf("fuzz %s %s: %w", t.pkg, t.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Windows cross-compiles every module's test binaries for windows/amd64 and runs them under Wine. It
+// skips with a message when Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
+func Windows() error {
+	wine, err := findWine()
+	if err != nil {
+		fmt.Println("windows: skipped:", err)
+		return nil
+	}
+	if err := ensureWinePrefix(wine); err != nil {
+		return err
+	}
+	return forEachModule(func(mod string) error { return runWindowsTests(wine, mod) })
+}
+
+// Demo runs the main demonstration: the side-by-side benchmarks in quick mode, a table and an SVG chart.
+func Demo() error {
+	return goIn(".", nil, "run", "./cmd/blitzbench")
+}
+
+// CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
+// inside the workspace and on its own, and the Windows tests under Wine where Wine is present.
+func CI() {
+	mg.SerialDeps(Lint, Vet, Test, Standalone, Windows)
+}
+
+// ---- helpers ----
+
+// modules returns the directories listed in go.work, relative to the repository root.
+func modules() ([]string, error) {
+	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
+	if err != nil {
+		return nil, fmt.Errorf("reading go.work: %w", err)
+	}
+	var work struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &work); err != nil {
+		return nil, fmt.Errorf("parsing go.work: %w", err)
+	}
+	mods := make([]string, 0, len(work.Use))
+	for _, u := range work.Use {
+		mods = append(mods, filepath.Clean(u.DiskPath))
+	}
+	return mods, nil
+}
+
+// forEachModule calls fn for every module in go.work and stops at the first error.
+func forEachModule(fn func(mod string) error) error {
+	mods, err := modules()
+	if err != nil {
+		return err
+	}
+	for _, mod := range mods {
+		if err := fn(mod); err != nil {
+			return fmt.Errorf("module %s: %w", mod, err)
+		}
+	}
+	return nil
+}
+
+// goIn runs the go command in dir with extra environment, streaming its output.
+func goIn(dir string, env []string, args ...string) error {
+	return goInTo(dir, env, os.Stdout, args...)
+}
+
+func goInTo(dir string, env []string, stdout io.Writer, args ...string) error {
+	fmt.Printf("== (%s) go %s\n", dir, strings.Join(args, " "))
+	cmd := exec.Command(mg.GoCmd(), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+	return cmd.Run()
+}
+
+// raceSupported reports whether -race works here: cgo on, a C compiler present, a supported platform.
+func raceSupported() bool {
+	if os.Getenv("BLITZ_RACE") == "0" {
+		return false
+	}
+	out, err := exec.Command(mg.GoCmd(), "env", "CGO_ENABLED", "CC").Output()
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 || fields[0] != "1" {
+		return false
+	}
+	if _, err := exec.LookPath(fields[1]); err != nil {
+		return false
+	}
+	switch runtime.GOOS + "/" + runtime.GOARCH {
+	case "linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "freebsd/amd64":
+		return true
+	}
+	return false
+}
+
+// checkGofmt fails when any Go file in the repository is not gofmt-formatted.
+func checkGofmt() error {
+	fmt.Println("== gofmt -l .")
+	out, err := exec.Command("gofmt", "-l", ".").Output()
+	if err != nil {
+		return fmt.Errorf("gofmt: %w", err)
+	}
+	if files := strings.TrimSpace(string(out)); files != "" {
+		return fmt.Errorf("not gofmt-formatted:\n%s", files)
+	}
+	return nil
+}
+
+type fuzzTarget struct{ pkg, name string }
+
+// fuzzTargets lists the Fuzz functions of every package of a module.
+func fuzzTargets(mod string) ([]fuzzTarget, error) {
+	cmd := exec.Command(mg.GoCmd(), "test", "-list=^Fuzz", "./...")
+	cmd.Dir = mod
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing fuzz targets: %w", err)
+	}
+	var targets []fuzzTarget
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Fuzz"):
+			names = append(names, line)
+		case strings.HasPrefix(line, "ok "):
+			// "ok  <import path>  0.01s" closes one package's list.
+			fields := strings.Fields(line)
+			for _, n := range names {
+				targets = append(targets, fuzzTarget{pkg: fields[1], name: n})
+			}
+			names = nil
+		}
+	}
+	return targets, sc.Err()
+}
+
+// ---- Windows under Wine ----
+
+var errNoWine = errors.New("wine64 not found (set BLITZ_INSTALL_WINE=1 to install it from Debian's packages)")
+
+// findWine returns the wine64 loader, installing Wine and mingw when BLITZ_INSTALL_WINE=1.
+func findWine() (string, error) {
+	if runtime.GOOS != "linux" {
+		return "", fmt.Errorf("wine runs only on linux hosts, this is %s", runtime.GOOS)
+	}
+	const loader = "/usr/lib/wine/wine64"
+	if _, err := os.Stat(loader); err == nil {
+		return loader, nil
+	}
+	if os.Getenv("BLITZ_INSTALL_WINE") != "1" {
+		return "", errNoWine
+	}
+	fmt.Println("== installing wine64 and gcc-mingw-w64-x86-64 from Debian's packages")
+	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends",
+		"wine64", "gcc-mingw-w64-x86-64"}} {
+		if err := aptGet(args...); err != nil {
+			return "", err
+		}
+	}
+	return loader, nil
+}
+
+// aptGet runs apt-get as root, through sudo when this process is not root.
+func aptGet(args ...string) error {
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		return fmt.Errorf("cannot install Wine: %w", err)
+	}
+	name := "apt-get"
+	if os.Geteuid() != 0 {
+		name, args = "sudo", append([]string{"-n", "apt-get"}, args...)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// ensureWinePrefix creates the Wine prefix and puts into it the bcryptprimitives.dll that Go >= 1.22
+// binaries need and Wine 8 lacks (see .ci/wine).
+func ensureWinePrefix(wine string) error {
+	prefix := os.Getenv("WINEPREFIX")
+	if prefix == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return err
+		}
+		prefix = filepath.Join(home, ".wine")
+	}
+	dll := filepath.Join(prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll")
+	if _, err := os.Stat(dll); err == nil {
+		return nil
+	}
+	boot := exec.Command(wine, "cmd", "/c", "exit")
+	boot.Env = append(os.Environ(), "WINEDEBUG=-all")
+	_ = boot.Run() // creates the prefix; its exit status says nothing useful
+	src, err := filepath.Abs(filepath.Join(".ci", "wine", "bcryptprimitives.c"))
+	if err != nil {
+		return err
+	}
+	cc := exec.Command("x86_64-w64-mingw32-gcc", "-O2", "-shared", "-o", dll, src, "-ladvapi32")
+	cc.Stdout, cc.Stderr = os.Stdout, os.Stderr
+	if err := cc.Run(); err != nil {
+		return fmt.Errorf("building bcryptprimitives.dll (needs gcc-mingw-w64-x86-64): %w", err)
+	}
+	return nil
+}
+
+// runWindowsTests builds one test binary per package of mod for windows/amd64 and runs it under Wine,
+// from the package's directory so that testdata paths resolve.
+func runWindowsTests(wine, mod string) error {
+	cmd := exec.Command(mg.GoCmd(), "list", "-f", "{{.Dir}}", "./...")
+	cmd.Dir = mod
+	out, err := cmd.Output()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "blitz-wine")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for i, dir := range strings.Fields(string(out)) {
+		exe := filepath.Join(tmp, fmt.Sprintf("pkg%d.test.exe", i))
+		env := []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0"}
+		if err := goIn(dir, env, "test", "-c", "-o", exe, "."); err != nil {
+			return err
+		}
+		if _, err := os.Stat(exe); err != nil {
+			continue // a package without tests
+		}
+		fmt.Printf("== (%s) wine %s -test.short\n", dir, filepath.Base(exe))
+		run := exec.Command(wine, exe, "-test.short", "-test.timeout=10m")
+		run.Dir = dir
+		run.Env = append(os.Environ(), "WINEDEBUG=-all")
+		run.Stdout, run.Stderr = os.Stdout, os.Stderr
+		start := time.Now()
+		if err := run.Run(); err != nil {
+			return fmt.Errorf("windows tests of %s under wine: %w", dir, err)
+		}
+		fmt.Printf("   (%s under wine in %s)\n", dir, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
