@@ -60,7 +60,7 @@ func Indices[T any](s *Stealer[T]) (steal, real, tail uint32) {
 func NonNilSlots[T any](s *Stealer[T]) int {
 	n := 0
 	for i := range s.q.slots {
-		if s.q.slots[i].Load() != nil {
+		if s.q.slots[i] != nil {
 			n++
 		}
 	}

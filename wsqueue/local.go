@@ -54,7 +54,12 @@ type queue[T any] struct {
 	// clears consumed slots. It is read by the one party whose CAS on head
 	// removed index i: the owner (Pop, overflow) or a stealer (between its
 	// claim and its completion). The slice header is immutable.
-	slots []atomic.Pointer[T]
+	//
+	// The slots are plain pointers, not atomics: every access is ordered by
+	// the head and tail atomics (see the package doc, section "Memory
+	// ordering"), so the race detector checks that protocol on every slot
+	// access, and a push costs one atomic store instead of two.
+	slots []*T
 	// hook is nil outside tests; see hook.go. Set before the queue is shared.
 	hook func(hookPoint)
 }
@@ -133,7 +138,7 @@ func newQueue[T any](capacity, start uint32) (*Owner[T], *Stealer[T]) {
 	q := &queue[T]{
 		capacity: capacity,
 		mask:     capacity - 1,
-		slots:    make([]atomic.Pointer[T], capacity),
+		slots:    make([]*T, capacity),
 	}
 	q.head.Store(uint64(packHead(start, start))) // initialization; published with the handles
 	q.tail.Store(start)                          // initialization; published with the handles
@@ -148,16 +153,29 @@ func newQueue[T any](capacity, start uint32) (*Owner[T], *Stealer[T]) {
 // queue has room; Push panics if it is then needed. A nil item panics.
 // Called only by the owner.
 func (o *Owner[T]) Push(item *T, overflow Overflow[T]) {
+	q := o.q
+	t := q.tail.Load() // plain read of our own index; only the owner writes tail
+	if item == nil || t-o.stealSeen >= q.capacity {
+		o.pushSlow(item, t, overflow)
+		return
+	}
+	q.slots[t&q.mask] = item // a free slot; published by the tail store below
+	q.tail.Store(t + 1)      // store-release; pairs with the tail load-acquire in claim
+}
+
+// pushSlow is Push when item is nil or the cached steal index says the queue
+// is full; Push itself stays small enough to be inlined. Called only by the
+// owner.
+func (o *Owner[T]) pushSlow(item *T, t uint32, overflow Overflow[T]) {
 	if item == nil {
 		panic(msgNilPush)
 	}
-	q := o.q
-	t := q.tail.Load() // plain read of our own index; only the owner writes tail
-	if t-o.stealSeen >= q.capacity && !o.makeRoomSlow(item, t, overflow) {
+	if !o.makeRoomSlow(item, t, overflow) {
 		return // item went to overflow
 	}
-	q.slots[t&q.mask].Store(item) // write the free slot; published by the tail store below
-	q.tail.Store(t + 1)           // store-release; pairs with the tail load-acquire in claim
+	q := o.q
+	q.slots[t&q.mask] = item // a free slot; published by the tail store below
+	q.tail.Store(t + 1)      // store-release; pairs with the tail load-acquire in claim
 }
 
 // makeRoomSlow runs when the cached steal index says the queue is full. It
@@ -205,7 +223,7 @@ func (o *Owner[T]) overflowHalf(item *T, h head, t uint32, overflow Overflow[T])
 	o.stealSeen = end
 	batch := o.batch
 	for i := first; i != end; i++ {
-		batch = append(batch, q.slots[i&q.mask].Load()) // ours since the CAS above
+		batch = append(batch, q.slots[i&q.mask]) // ours since the CAS above
 	}
 	o.flush(overflow, append(batch, item))
 	return true
@@ -239,7 +257,7 @@ func (o *Owner[T]) PushBatch(items []*T, overflow Overflow[T]) {
 		}
 		n := min(uint32(len(items)), free)
 		for i, it := range items[:n] {
-			q.slots[(t+uint32(i))&q.mask].Store(it) // free slots; published by the tail store below
+			q.slots[(t+uint32(i))&q.mask] = it // free slots; published by the tail store below
 		}
 		q.tail.Store(t + n) // store-release; pairs with the tail load-acquire in claim
 		items = items[n:]
@@ -254,6 +272,20 @@ func (o *Owner[T]) Pop() *T {
 	q := o.q
 	t := q.tail.Load()       // plain read of our own index
 	h := head(q.head.Load()) // load-acquire; pairs with the stealers' claim and completion CAS
+	if r := h.real(); r != t && !h.stealing() &&
+		q.head.CompareAndSwap(uint64(h), uint64(packHead(r+1, r+1))) { // CAS; races with the stealers' claim CAS for index r
+		o.stealSeen = r + 1
+		return q.slots[r&q.mask] // ours since the CAS; cleared later by clearConsumed
+	}
+	return o.popSlow(t, h)
+}
+
+// popSlow is Pop when the fast path of Pop, which is small enough to be
+// inlined, did not take an item: the queue is empty, a steal is in progress,
+// or a stealer won the CAS. h is the head Pop last read. Called only by the
+// owner.
+func (o *Owner[T]) popSlow(t uint32, h head) *T {
+	q := o.q
 	for {
 		r := h.real()
 		if r == t {
@@ -266,7 +298,7 @@ func (o *Owner[T]) Pop() *T {
 		}
 		if q.head.CompareAndSwap(uint64(h), uint64(next)) { // CAS; races with the stealers' claim CAS for index r
 			o.stealSeen = next.steal()
-			return q.slots[r&q.mask].Load() // ours since the CAS; cleared later by clearConsumed
+			return q.slots[r&q.mask] // ours since the CAS; cleared later by clearConsumed
 		}
 		h = head(q.head.Load()) // load-acquire; as above, after losing to a stealer
 	}
@@ -286,7 +318,7 @@ func (o *Owner[T]) clearConsumed(steal, tail uint32) {
 		from = tail - q.capacity // older slots were reused by later pushes
 	}
 	for i := from; i != steal; i++ {
-		q.slots[i&q.mask].Store(nil) // free slot (see above); no partner
+		q.slots[i&q.mask] = nil // a free slot (see above)
 	}
 	o.dirty = steal
 }

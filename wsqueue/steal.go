@@ -53,10 +53,10 @@ func (s *Stealer[T]) stealInto(dst *Owner[T]) (*T, uint32, stealStatus) {
 	// Phase 2: copy. The claimed slots are ours until the completion; dst's
 	// slots past its tail are invisible to everyone else until the tail store.
 	for i := range n - 1 {
-		it := src.slots[(first+i)&src.mask].Load() // our claimed slot; ordered after the owner's write by the tail load in claim
-		dq.slots[(dstTail+i)&dq.mask].Store(it)    // free dst slot; published by dst's tail store below
+		it := src.slots[(first+i)&src.mask] // our claimed slot; ordered after the owner's write by the tail load in claim
+		dq.slots[(dstTail+i)&dq.mask] = it  // a free dst slot; published by dst's tail store below
 	}
-	last := src.slots[(first+n-1)&src.mask].Load() // the one we return
+	last := src.slots[(first+n-1)&src.mask] // the one we return
 	src.at(hookStealCopied)
 
 	src.completeSteal(packHead(first, first+n))
