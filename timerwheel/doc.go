@@ -176,8 +176,8 @@
 // A Service has one or more shards. Each shard is a Wheel[*Timer] guarded by
 // a mutex, one runtime timer (a time.Timer) and one driver goroutine. A Timer
 // is allocated per AfterFunc (as time.AfterFunc allocates one) and stays in
-// the shard chosen at random when it was made; Stop and Reset lock that shard
-// only. The wheel's ticks count from the moment NewService ran, on the
+// the shard chosen when it was made (see "Sharding"); Stop and Reset lock
+// that shard only. The wheel's ticks count from the moment NewService ran, on the
 // monotonic clock.
 //
 // # The driver protocol
@@ -259,22 +259,31 @@
 // throughput, once contention is gone. The default is GOMAXPROCS shards,
 // like the runtime's per-P timer heaps; WithShards overrides it.
 //
-// BenchmarkConcurrentAfterFuncShards measures AfterFunc+Stop from four
-// goroutines, each keeping 1024 timers live, in ns per timer. Figures from
-// the development machine (2-core AMD EPYC VM shared with other jobs,
-// GOMAXPROCS=2, Go 1.26):
+// Which shard a new Timer goes to matters as much as how many there are.
+// AfterFunc takes the choice from a sync.Pool of shard hints: Get and Put hit
+// the current P's private cache, so goroutines running on one P keep using
+// one shard and callers on different Ps rarely meet on a lock, the way the
+// runtime's per-P timer heaps avoid each other. A hint dropped by the GC is
+// remade with the next shard in turn. The first version picked a random
+// shard per AfterFunc, which sends every caller to every lock.
 //
-//	                         shards=1  shards=2  shards=4  shards=8  time.AfterFunc
-//	quiet, 100ms runs           281       119       110       110       182
-//	load ~1.8, 1s runs x3    151-183   154-155   150-318   171-243   161-187
-//	load ~2.7, 1s runs x6    112-173   132-265
+// BenchmarkConcurrentAfterFunc and BenchmarkConcurrentAfterFuncShards
+// measure AfterFunc+Stop from four goroutines, each keeping 1024 timers live,
+// in ns per timer. Development machine (2-core AMD EPYC VM, GOMAXPROCS=2, Go
+// 1.26), three interleaved 1 s runs of each test binary:
 //
-// On two cores the difference between one shard and several is within the
-// noise: with only two Ps at most two callers contend, and the critical
-// section (an O(1) wheel operation) is short next to the allocation and
-// clock read around it. The default rests on the scaling argument (a single
-// lock is the one resource every core shares, while shards cost only idle
-// goroutines) and should be re-measured on a machine with more cores.
+//	                   shards=1  shards=2  shards=4  shards=8  default (2)  time.AfterFunc
+//	random shard        134-150   126-228   110-121    98-131     129-319       134-163
+//	P-affine (pool)     130-149   100-116    78-142    74-99       80-95        132-148
+//
+// With P-affine hints the default (GOMAXPROCS shards) is about 1.5 times
+// faster than time.AfterFunc+Stop and lost its bimodal slow runs (the random
+// pick's 319 ns came with lock spinning at a fifth of the profile). One
+// shard is about as fast as time.AfterFunc here; more shards than Ps buys
+// little on two cores. The default rests on that and on the scaling
+// argument (a single lock is the one resource every core shares, while a
+// shard costs an idle goroutine); it should be re-measured on a machine with
+// more cores.
 //
 // # Performance
 //
@@ -304,10 +313,10 @@
 //     the wheel is O(1) for all three (see BenchmarkInsertCancel and
 //     BenchmarkAdvance).
 //   - A single unsharded front end: one lock that every core's AfterFunc
-//     and Stop go through. On two cores it measured no worse than two
-//     shards except in one quiet run (2.4 times slower, see "Sharding");
-//     sharding is kept because contention only grows with cores while a
-//     shard costs an idle goroutine.
+//     and Stop go through. On two cores it is about as fast as
+//     time.AfterFunc and slower than GOMAXPROCS P-affine shards (see
+//     "Sharding"), and contention only grows with cores.
+//   - A random shard per AfterFunc: see "Sharding".
 //   - A wake-up channel from inserters to the driver (the driver then resets
 //     its own timer): costs a goroutine switch per earlier insert where
 //     resetting the runtime timer under the shard lock costs a call.

@@ -2,7 +2,6 @@ package timerwheel
 
 import (
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -39,7 +38,16 @@ type Service struct {
 	// returned. Add by drivers, Done by the f goroutine, Wait by Close after
 	// drivers.Wait.
 	callbacks sync.WaitGroup
+	// hints hands out shard choices with P affinity (see pick). Its New
+	// reads nextHint. Safe for concurrent use.
+	hints sync.Pool
+	// nextHint numbers the hints that hints.New makes, round robin over the
+	// shards. Add by hints.New only; no partner.
+	nextHint atomic.Uint32
 }
+
+// shardHint is a shard choice cached in Service.hints.
+type shardHint struct{ s *shard }
 
 // shard is one Wheel with the lock that guards it, the runtime timer its
 // driver sleeps on, and the driver's batch.
@@ -124,6 +132,10 @@ func NewService(opts ...Option) *Service {
 	for i := range svc.shards {
 		svc.shards[i] = newShard(svc)
 	}
+	svc.hints.New = func() any {
+		i := svc.nextHint.Add(1) // round robin; no partner
+		return &shardHint{s: svc.shards[int(i)%len(svc.shards)]}
+	}
 	svc.drivers.Add(len(svc.shards))
 	for _, s := range svc.shards {
 		go s.drive()
@@ -196,14 +208,21 @@ func (svc *Service) checkInit() {
 	}
 }
 
-// pick returns the shard for a new Timer: a random one, so that goroutines
-// spread over the locks without sharing a counter.
+// pick returns the shard for a new Timer. The choice comes from a sync.Pool,
+// whose Get and Put use the current P's private cache: goroutines running on
+// one P keep getting that P's hint, so callers on different Ps tend to use
+// different shards and rarely meet on a lock. (A random shard per call makes
+// every caller visit every lock; see "Sharding" for both measured.) A hint
+// the GC drops is remade by New with the next shard in turn.
 // Safe for concurrent use.
 func (svc *Service) pick() *shard {
 	if len(svc.shards) == 1 {
 		return svc.shards[0]
 	}
-	return svc.shards[rand.Uint32N(uint32(len(svc.shards)))]
+	h := svc.hints.Get().(*shardHint)
+	s := h.s
+	svc.hints.Put(h)
+	return s
 }
 
 // run calls f on the driver goroutine or starts it in its own, per the

@@ -19,6 +19,8 @@ var comparisons = []comparison{
 	{"wsqueue", "BenchmarkStealContended", "wsqueue", "mutexdeque", "element moved"},
 	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "chan", "push+pop"},
 	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "mutexdeque", "push+pop"},
+	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "chan", "element moved"},
+	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "mutexdeque", "element moved"},
 	{"timerwheel", "BenchmarkInsertCancel", "timerwheel", "timeAfterFunc", "timer"},
 	{"timerwheel", "BenchmarkInsertCancel", "timerwheelAfterFunc", "timeAfterFunc", "timer"},
 	{"timerwheel", "BenchmarkAdvance", "timerwheel", "heap", "fired timer"},
