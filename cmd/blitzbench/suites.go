@@ -25,6 +25,9 @@ var comparisons = []comparison{
 	{"timerwheel", "BenchmarkInsertCancel", "timerwheelAfterFunc", "timeAfterFunc", "timer"},
 	{"timerwheel", "BenchmarkAdvance", "timerwheel", "heap", "fired timer"},
 	{"timerwheel", "BenchmarkConcurrentAfterFunc", "timerwheel", "timeAfterFunc", "timer"},
+	{"waker", "BenchmarkListPushRemove", "waker", "containerlist", "push+remove"},
+	{"waker", "BenchmarkWaitWake", "waker", "chan", "round trip"},
+	{"waker", "BenchmarkWaitWake", "waker", "cond", "round trip"},
 }
 
 // modulesOf returns the modules of cs in first-seen order, each with the benchmarks it must run.

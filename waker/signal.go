@@ -1,0 +1,102 @@
+package waker
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Signal is the goroutine side of a wake: a *Signal is a Wakeable whose Wake
+// leaves one pending wakeup, and Wait blocks an ordinary goroutine until
+// there is one. A goroutine registers New(sig) in a waiter List to take the
+// blocking tier of a primitive; see "Signals" and "The waiting protocol" in
+// the package documentation.
+//
+// The zero Signal is ready to use, with no pending wakeup. A Signal must not
+// be copied after first use (go vet reports copies: the atomic.Pointer
+// inside carries a no-copy marker). Wake may be called by any goroutine at any
+// time; Wait, TryWait and receives from Chan consume the pending wakeup, and
+// any goroutine may call them, though the usual owner is the one goroutine
+// that waits.
+type Signal struct {
+	// ch points to a channel of capacity 1 that holds the pending wakeup, if
+	// any. Nil until first use; set once by the first user's CAS in chanSlow
+	// and only loaded afterwards, by every method on any goroutine.
+	ch atomic.Pointer[chan struct{}]
+}
+
+// c returns the channel, creating it on first use.
+// Any goroutine may call it.
+func (s *Signal) c() chan struct{} {
+	if p := s.ch.Load(); p != nil { // load-acquire; pairs with the CAS in chanSlow
+		return *p
+	}
+	return s.chanSlow()
+}
+
+// chanSlow creates the channel. Racing first users each make one; one CAS
+// wins and the others use the winner's channel.
+// Any goroutine may call it.
+func (s *Signal) chanSlow() chan struct{} {
+	ch := make(chan struct{}, 1)
+	if s.ch.CompareAndSwap(nil, &ch) { // store-release; publishes ch to the Load in c
+		return ch
+	}
+	return *s.ch.Load() // load-acquire; the winner's CAS
+}
+
+// Wake leaves a pending wakeup, unless one is pending already (the wakes
+// coalesce). It never blocks: the send is non-blocking on a channel of
+// capacity 1.
+// Any goroutine may call it, any number of times.
+func (s *Signal) Wake() {
+	select {
+	case s.c() <- struct{}{}:
+	default: // a wakeup is pending already: coalesce
+	}
+}
+
+// Wait blocks until a wakeup is pending, consumes it and returns nil, or
+// until ctx is done and returns ctx.Err() as is (context.Canceled or
+// context.DeadlineExceeded, comparable with ==). A wakeup pending at the call
+// wins over a ctx that is already done; while blocked, whichever comes first
+// wins. When Wait returns ctx.Err(), a wakeup that arrives later stays
+// pending for the next Wait: callers waiting on a condition loop and recheck
+// it (see "The waiting protocol").
+// Any goroutine may call it.
+func (s *Signal) Wait(ctx context.Context) error {
+	ch := s.c()
+	select {
+	case <-ch:
+		return nil
+	default:
+	}
+	done := ctx.Done()
+	if done == nil { // context.Background and friends: never done
+		<-ch
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-done:
+		return ctx.Err()
+	}
+}
+
+// TryWait consumes a pending wakeup and reports whether there was one. It
+// never blocks.
+// Any goroutine may call it.
+func (s *Signal) TryWait() bool {
+	select {
+	case <-s.c():
+		return true
+	default:
+		return false
+	}
+}
+
+// Chan returns the channel that holds the pending wakeup, for a select that
+// waits on other channels too. A receive from it consumes the wakeup, as
+// Wait does. The channel is never closed.
+// Any goroutine may call it.
+func (s *Signal) Chan() <-chan struct{} { return s.c() }
