@@ -36,8 +36,8 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.benchtime, "benchtime", "200ms", "go test -benchtime for each benchmark (quick by default)")
-	flag.IntVar(&o.count, "count", 3, "go test -count: runs of each benchmark; the table shows medians")
+	flag.StringVar(&o.benchtime, "benchtime", "150ms", "go test -benchtime for each benchmark (quick by default)")
+	flag.IntVar(&o.count, "count", 2, "go test -count: runs of each benchmark; the table shows medians")
 	flag.StringVar(&o.svgPath, "svg", "blitzbench.svg", "where to write the SVG bar chart (empty: none)")
 	flag.StringVar(&o.mdPath, "md", "", "also write the table as Markdown to this file")
 	flag.StringVar(&o.from, "from", "", "read `go test -bench` output from this file instead of running")
