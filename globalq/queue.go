@@ -106,21 +106,7 @@ func (q *Queue[E, P]) PushSlice(es []P) bool {
 	if len(es) == 0 {
 		return !q.Closed()
 	}
-	first, last := linkChain[E, P](es)
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		unlinkChain[E, P](es)
-		return false
-	}
-	if holdsTail[E](q.tail, es) {
-		q.mu.Unlock()
-		unlinkChain[E, P](es)
-		panic(msgTailPush)
-	}
-	q.appendLocked(first, last, len(es))
-	q.mu.Unlock()
-	return true
+	return pushChain(q, es, true)
 }
 
 // PushOverflow appends the elements of batch, in order, with one lock
@@ -135,15 +121,30 @@ func (q *Queue[E, P]) PushOverflow(batch []*E) {
 	if len(batch) == 0 {
 		return
 	}
-	first, last := linkChain[E, P](batch)
+	pushChain(q, batch, false)
+}
+
+// pushChain links es into a chain, then appends it under one lock
+// acquisition, unless rejectClosed is set and the queue is closed: then it
+// unlinks the chain and reports false. It panics, having linked nothing, if
+// an element is the queue's tail (see linkChain for the other checks).
+// Any goroutine may call it; it takes q.mu.
+func pushChain[E any, P Node[E], T ptr[E]](q *Queue[E, P], es []T, rejectClosed bool) bool {
+	first, last := linkChain[E, P](es)
 	q.mu.Lock()
-	if holdsTail[E](q.tail, batch) {
+	if rejectClosed && q.closed {
 		q.mu.Unlock()
-		unlinkChain[E, P](batch)
+		unlinkChain[E, P](es)
+		return false
+	}
+	if holdsTail[E](q.tail, es) {
+		q.mu.Unlock()
+		unlinkChain[E, P](es)
 		panic(msgTailPush)
 	}
-	q.appendLocked(first, last, len(batch))
+	q.appendLocked(first, last, len(es))
 	q.mu.Unlock()
+	return true
 }
 
 // appendLocked links the chain first..last of n elements, whose last link is
