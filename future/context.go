@@ -1,0 +1,81 @@
+package future
+
+import "github.com/blitz-go/blitz/waker"
+
+// NoWorker is Context.Worker's answer when the poll is not made by one of an
+// executor's workers (a goroutine blocked in BlockOn, a test).
+const NoWorker = -1
+
+// Context is what a poll receives: the Waker of the task being polled, and
+// what the seeds kept in thread-locals (the current worker, executor and task)
+// because Go has none (see "No thread-locals" in DESIGN.md).
+//
+// A Context is valid only during the Poll call it was passed to: the executor
+// reuses it for the next poll. A future must not keep it or hand it to another
+// goroutine; it keeps a copy of cx.Waker() instead. Context's methods are
+// called by the goroutine making the poll.
+type Context struct {
+	waker  waker.Waker
+	exec   Executor
+	task   any
+	worker int
+}
+
+// NewContext returns a Context for polling a future outside any executor,
+// from an ordinary goroutine or a test: w is woken when the future can make
+// progress (typically a *waker.Signal the goroutine waits on).
+func NewContext(w waker.Waker) *Context {
+	return &Context{waker: w, worker: NoWorker}
+}
+
+// Reset points cx at a new poll. Executors call it before each poll so that
+// one Context serves a worker's whole life and a poll allocates nothing.
+// task is the executor's handle of the task being polled (the scheduler's is
+// a *header.Header), worker the index of the polling worker or NoWorker.
+func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
+	cx.waker, cx.exec, cx.task, cx.worker = w, exec, task, worker
+}
+
+// Waker returns the Waker that wakes the task being polled.
+func (cx *Context) Waker() waker.Waker { return cx.waker }
+
+// Executor returns the executor making this poll, nil outside one.
+func (cx *Context) Executor() Executor { return cx.exec }
+
+// Task returns the executor's handle of the task being polled, nil outside an
+// executor. Its dynamic type belongs to the executor.
+func (cx *Context) Task() any { return cx.task }
+
+// Worker returns the index of the worker making this poll, or NoWorker.
+func (cx *Context) Worker() int { return cx.worker }
+
+// Services returns the runtime services of the executor making this poll
+// (Executor.Services), nil outside one.
+func (cx *Context) Services() any {
+	if cx.exec == nil {
+		return nil
+	}
+	return cx.exec.Services()
+}
+
+// Wake wakes w on behalf of this poll. It is the same as w.Wake(), except
+// that a task woken by a task keeps running on the waking task's worker when
+// the executor allows it (the LIFO slot), which is what makes a ping-pong
+// between two tasks cheap. Primitives that wake a waiter while being polled
+// (a channel send that completes a receive) call cx.Wake(w) rather than
+// w.Wake().
+func (cx *Context) Wake(w waker.Waker) {
+	if cx.exec != nil && cx.exec.WakeLocal(cx, w) {
+		return
+	}
+	w.Wake()
+}
+
+// WithWaker returns a copy of cx whose Waker is w, for a combinator that
+// gives a child its own waker (to learn which child was woken). The copy
+// keeps the executor, task and worker of cx and is valid as long as cx is.
+func (cx *Context) WithWaker(w waker.Waker) Context {
+	c := *cx
+	c.waker = w
+	return c
+}

@@ -1,0 +1,7 @@
+module github.com/blitz-go/blitz/future
+
+go 1.25.0
+
+require github.com/blitz-go/blitz/waker v0.0.0
+
+replace github.com/blitz-go/blitz/waker => ../waker

@@ -1,0 +1,346 @@
+package header
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// Task is the concrete task behind a Header: the scheduler's generic task
+// type, which holds the future and its result. It is the Go form of seed 002's
+// vtable: the scheduler sees only *Header and reaches the task through it.
+type Task interface {
+	// Poll polls the task's future once with cx and reports whether it
+	// completed; on completion the task has stored the result for its
+	// JoinHandle. It is called by the worker that moved the header to
+	// Running, and by nobody else.
+	Poll(cx *future.Context) bool
+	// Abort cancels the task's future (future.Cancel) and resolves its
+	// JoinHandle with err instead of a result. It is called, instead of Poll,
+	// by the worker that moved the header to Running when cancellation is
+	// effective, and by the scheduler's shutdown for a task that is queued.
+	Abort(err error)
+}
+
+// Scheduler is where a woken task goes: Schedule queues h, which a transition
+// has just moved from Idle to Scheduled, on some run queue. It must not block
+// and may be called by any goroutine (it is how Header.Wake reschedules).
+type Scheduler interface {
+	Schedule(h *Header)
+}
+
+// Header is the type-erased task: the state word, the intrusive link of the
+// global queue, and the way back to the task and its scheduler. The scheduler
+// embeds one in each task, and every queue, waker and list holds *Header.
+//
+// A Header is set up by Init before anyone else sees it, and must not be
+// copied afterwards.
+type Header struct {
+	// state is the packed state word. Moved only by the transitions below,
+	// each a CAS loop (or one atomic add) on it; sequentially consistent like
+	// every sync/atomic operation, which gives the acquire/release pairs that
+	// seed 002 names.
+	state atomic.Uint64
+	// next is the global queue's link. Owned by the globalq queue holding the
+	// header (under its lock); nil whenever the header is in no global queue.
+	next *Header
+	// task is the concrete task. Set by Init, read-only afterwards.
+	task Task
+	// sched is where Wake sends the header. Set by Init, read-only
+	// afterwards.
+	sched Scheduler
+	// wk is the Waker of this header, built once by Init so that a poll
+	// hands it out without the check waker.New makes. Read-only after Init.
+	wk waker.Waker
+}
+
+// Init sets h up for a new task: lifecycle Idle, reference count 1 (the
+// scheduler's) plus 1 if join is true (the JoinHandle's), join interest as
+// join says. The caller then schedules it (TransitionToScheduled, then a
+// push). Init must be called before h is shared, and only once.
+func (h *Header) Init(task Task, sched Scheduler, join bool) {
+	if task == nil || sched == nil {
+		panic(ErrNilTask)
+	}
+	ref := 1
+	if join {
+		ref = 2
+	}
+	h.state.Store(uint64(MakeState(Idle, false, false, join, false, 0, ref)))
+	h.task, h.sched = task, sched
+	h.wk = waker.New(h)
+}
+
+// Load returns the current state word. Any goroutine may call it; the answer
+// may be stale as soon as it returns.
+func (h *Header) Load() State { return State(h.state.Load()) }
+
+// Task returns the concrete task set by Init.
+func (h *Header) Task() Task { return h.task }
+
+// Waker returns the Waker of this task: waking it is h.Wake.
+func (h *Header) Waker() waker.Waker { return h.wk }
+
+// QueueNext returns the address of the global queue's link, which makes
+// *Header a globalq.Node.
+func (h *Header) QueueNext() **Header { return &h.next }
+
+// Wake is the wake of seed 002: TransitionToScheduled, and if that moved the
+// task from Idle, its scheduler's Schedule. Any goroutine may call it, any
+// number of times; a wake of a scheduled or running task sets the notified
+// bit, and a wake of a complete task does nothing. It makes *Header a
+// waker.Wakeable.
+func (h *Header) Wake() {
+	if h.TransitionToScheduled() == ScheduleEnqueue {
+		h.sched.Schedule(h)
+	}
+}
+
+// cas moves the state word from old to new with one compare-and-swap.
+func (h *Header) cas(old, new State) bool {
+	return h.state.CompareAndSwap(uint64(old), uint64(new))
+}
+
+// ScheduleResult says what TransitionToScheduled did.
+type ScheduleResult uint8
+
+const (
+	// ScheduleEnqueue: the task was Idle and is now Scheduled; the caller
+	// must push it to a run queue.
+	ScheduleEnqueue ScheduleResult = iota + 1
+	// ScheduleNotified: the task was Scheduled or Running; its notified bit is
+	// set and whoever runs it polls it again. The caller does nothing.
+	ScheduleNotified
+	// ScheduleComplete: the task is complete; the wake is ignored.
+	ScheduleComplete
+)
+
+// TransitionToScheduled is the wake transition: Idle becomes Scheduled
+// (ScheduleEnqueue), Scheduled and Running gain the notified bit
+// (ScheduleNotified), Complete is left alone (ScheduleComplete). Any goroutine
+// may call it.
+func (h *Header) TransitionToScheduled() ScheduleResult {
+	for {
+		cur := h.Load()
+		var next State
+		var res ScheduleResult
+		switch cur.Lifecycle() {
+		case Idle:
+			next, res = cur.withLifecycle(Scheduled)&^notifiedBit, ScheduleEnqueue
+		case Scheduled, Running:
+			if cur.Notified() {
+				return ScheduleNotified // nothing to write
+			}
+			next, res = cur|notifiedBit, ScheduleNotified
+		default:
+			return ScheduleComplete
+		}
+		if h.cas(cur, next) {
+			return res
+		}
+	}
+}
+
+// RunResult says what TransitionToRunning did.
+type RunResult uint8
+
+const (
+	// RunPoll: the task is Running; the caller polls it.
+	RunPoll RunResult = iota + 1
+	// RunAbort: the task is Running but its cancellation is effective; the
+	// caller aborts it (Task.Abort) instead of polling, then completes it.
+	RunAbort
+)
+
+// TransitionToRunning moves a Scheduled task to Running and clears its
+// notified bit (a wake from now on is a wake during the poll). It is called
+// only by the worker that popped h from a run queue; a task in any other
+// lifecycle is a broken invariant of the scheduler and panics with
+// ErrBadTransition.
+func (h *Header) TransitionToRunning() RunResult {
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() != Scheduled {
+			panic(fmt.Errorf("%w: to running from %v", ErrBadTransition, cur))
+		}
+		next := cur.withLifecycle(Running) &^ notifiedBit
+		if h.cas(cur, next) {
+			if cur.CancellationEffective() {
+				return RunAbort
+			}
+			return RunPoll
+		}
+	}
+}
+
+// IdleResult says what TransitionToIdle did.
+type IdleResult uint8
+
+const (
+	// IdleWaiting: the task is Idle, waiting for a wake.
+	IdleWaiting IdleResult = iota + 1
+	// IdleReschedule: a wake arrived during the poll (the notified bit was
+	// set); the task went straight back to Scheduled, with the bit cleared,
+	// and the caller must push it to a run queue. This is the no-lost-wakeup
+	// rule of seed 002.
+	IdleReschedule
+	// IdleAbort: cancellation became effective during the poll; the task
+	// stays Running and the caller aborts it, then completes it.
+	IdleAbort
+)
+
+// TransitionToIdle is called by the worker after a poll that returned
+// not-ready. In one CAS it reads and clears the notified bit and leaves
+// Running: for Idle (IdleWaiting), or for Scheduled when a wake came during
+// the poll (IdleReschedule). If cancellation is effective the task stays
+// Running (IdleAbort). Called on a task that is not Running it panics with
+// ErrBadTransition.
+func (h *Header) TransitionToIdle() IdleResult {
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() != Running {
+			panic(fmt.Errorf("%w: to idle from %v", ErrBadTransition, cur))
+		}
+		if cur.CancellationEffective() {
+			return IdleAbort
+		}
+		next, res := cur.withLifecycle(Idle), IdleWaiting
+		if cur.Notified() {
+			next, res = cur.withLifecycle(Scheduled)&^notifiedBit, IdleReschedule
+		}
+		if h.cas(cur, next) {
+			return res
+		}
+	}
+}
+
+// TransitionToComplete moves a Running task to Complete and returns the state
+// before, whose JoinInterest and Detached tell the caller whether anyone
+// will collect the result. The notified bit is cleared: no wake matters any
+// more. Called on a task that is not Running it panics with ErrBadTransition.
+func (h *Header) TransitionToComplete() State {
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() != Running {
+			panic(fmt.Errorf("%w: to complete from %v", ErrBadTransition, cur))
+		}
+		if h.cas(cur, cur.withLifecycle(Complete)&^notifiedBit) {
+			return cur
+		}
+	}
+}
+
+// CancelResult says what Cancel did.
+type CancelResult uint8
+
+const (
+	// CancelEnqueue: the task was Idle with no shield; it is now Scheduled
+	// with the cancelled bit, and the caller must push it to a run queue so
+	// that a worker aborts it.
+	CancelEnqueue CancelResult = iota + 1
+	// CancelDeferred: the cancelled bit is set and a worker will act on it:
+	// the task is queued (its TransitionToRunning aborts it), running (its
+	// TransitionToIdle aborts it), or shielded (the poll that removes the
+	// last shield makes it effective).
+	CancelDeferred
+	// CancelNoop: the task was already cancelled or is complete.
+	CancelNoop
+)
+
+// Cancel requests cancellation. Any goroutine may call it, any number of
+// times; see CancelResult for what the caller must do.
+func (h *Header) Cancel() CancelResult {
+	for {
+		cur := h.Load()
+		if cur.Cancelled() || cur.Lifecycle() == Complete {
+			return CancelNoop
+		}
+		next, res := cur|cancelledBit, CancelDeferred
+		if cur.Lifecycle() == Idle && cur.ShieldDepth() == 0 {
+			next, res = next.withLifecycle(Scheduled), CancelEnqueue
+		}
+		if h.cas(cur, next) {
+			return res
+		}
+	}
+}
+
+// AddShield defers cancellation until the matching RemoveShield: while any
+// shield is in force, a requested cancellation does not take effect. Shields
+// nest up to MaxShieldDepth; one more returns an error wrapping
+// ErrShieldOverflow and changes nothing. It is meant to be called from the
+// task's own poll.
+func (h *Header) AddShield() error {
+	for {
+		cur := h.Load()
+		if cur.ShieldDepth() == MaxShieldDepth {
+			return fmt.Errorf("%w: depth %d", ErrShieldOverflow, MaxShieldDepth)
+		}
+		if h.cas(cur, cur+shieldOne) {
+			return nil
+		}
+	}
+}
+
+// RemoveShield removes one shield and reports whether cancellation is now
+// effective (it was requested and this was the last shield): the worker
+// polling the task then aborts it when the poll returns. With no shield in
+// force it returns an error wrapping ErrShieldUnderflow and changes nothing.
+func (h *Header) RemoveShield() (effective bool, err error) {
+	for {
+		cur := h.Load()
+		if cur.ShieldDepth() == 0 {
+			return false, ErrShieldUnderflow
+		}
+		next := cur - shieldOne
+		if h.cas(cur, next) {
+			return next.CancellationEffective(), nil
+		}
+	}
+}
+
+// Ref adds a reference. At MaxRefCount it returns an error wrapping
+// ErrRefOverflow and changes nothing. Any goroutine may call it.
+func (h *Header) Ref() error {
+	for {
+		cur := h.Load()
+		if cur.RefCount() == MaxRefCount {
+			return fmt.Errorf("%w: %d references", ErrRefOverflow, MaxRefCount)
+		}
+		if h.cas(cur, cur+refOne) {
+			return nil
+		}
+	}
+}
+
+// Unref drops a reference and reports whether it was the last, in which case
+// the caller releases what the task still holds (its result), as seed 002's
+// drop. Dropping a reference that nobody holds panics with ErrBadTransition:
+// it means some owner dropped twice. Any goroutine may call it.
+func (h *Header) Unref() (last bool) {
+	for {
+		cur := h.Load()
+		if cur.RefCount() == 0 {
+			panic(fmt.Errorf("%w: unref at zero (%v)", ErrBadTransition, cur))
+		}
+		if h.cas(cur, cur-refOne) {
+			return cur.RefCount() == 1
+		}
+	}
+}
+
+// Detach clears join interest and sets the detached bit, for a JoinHandle
+// that gives up its result; it returns the state before. A task detached
+// after it completed still holds its result, which the caller then releases.
+// Detaching twice changes nothing the second time.
+func (h *Header) Detach() State {
+	for {
+		cur := h.Load()
+		next := cur&^joinInterestBit | detachedBit
+		if cur == next || h.cas(cur, next) {
+			return cur
+		}
+	}
+}
