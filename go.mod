@@ -3,13 +3,33 @@ module github.com/blitz-go/blitz
 go 1.25.0
 
 require (
+	github.com/blitz-go/blitz/future v0.0.0
+	github.com/blitz-go/blitz/runtime v0.0.0
 	github.com/blitz-go/blitz/timerwheel v0.0.0
 	github.com/magefile/mage v1.17.2
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/blitz-go/blitz/globalq v0.0.0 // indirect
+	github.com/blitz-go/blitz/header v0.0.0 // indirect
+	github.com/blitz-go/blitz/idle v0.0.0 // indirect
+	github.com/blitz-go/blitz/scheduler v0.0.0 // indirect
+	github.com/blitz-go/blitz/waker v0.0.0 // indirect
+	github.com/blitz-go/blitz/wsqueue v0.0.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
 
 tool github.com/magefile/mage
 
-replace github.com/blitz-go/blitz/timerwheel => ./timerwheel
+replace (
+	github.com/blitz-go/blitz/future => ./future
+	github.com/blitz-go/blitz/globalq => ./globalq
+	github.com/blitz-go/blitz/header => ./header
+	github.com/blitz-go/blitz/idle => ./idle
+	github.com/blitz-go/blitz/runtime => ./runtime
+	github.com/blitz-go/blitz/scheduler => ./scheduler
+	github.com/blitz-go/blitz/timerwheel => ./timerwheel
+	github.com/blitz-go/blitz/waker => ./waker
+	github.com/blitz-go/blitz/wsqueue => ./wsqueue
+)

@@ -10,8 +10,10 @@ import "github.com/blitz-go/blitz/waker"
 // package doc, "The poll contract".
 //
 // After Poll has returned true the future is finished; polling it again is a
-// misuse whose outcome the future defines (the combinators of this package
-// panic with ErrPolledAfterCompletion).
+// misuse whose outcome the future defines (the futures of this package
+// panic with ErrPolledAfterCompletion, and with ErrPolledAfterCancel when
+// polled after Cancel). Poll is called by the future's owner only, one call
+// at a time: see "The poll contract" in the package documentation.
 type Future[T any] interface {
 	Poll(cx *Context) (T, bool)
 }
@@ -69,3 +71,6 @@ func Ok[T any](v T) Result[T] { return Result[T]{Value: v} }
 
 // Fail returns the Result holding err.
 func Fail[T any](err error) Result[T] { return Result[T]{Err: err} }
+
+// Get returns the value and the error, for the usual Go two-value check.
+func (r Result[T]) Get() (T, error) { return r.Value, r.Err }

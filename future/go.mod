@@ -2,6 +2,12 @@ module github.com/blitz-go/blitz/future
 
 go 1.25.0
 
-require github.com/blitz-go/blitz/waker v0.0.0
+require (
+	github.com/blitz-go/blitz/waker v0.0.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
 replace github.com/blitz-go/blitz/waker => ../waker

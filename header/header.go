@@ -344,3 +344,32 @@ func (h *Header) Detach() State {
 		}
 	}
 }
+
+// Scheduler returns the Scheduler set by Init, so that a scheduler can tell
+// its own tasks from another's.
+func (h *Header) Scheduler() Scheduler { return h.sched }
+
+// TransitionToShutdown is the shutdown's claim on a task no worker will run
+// again: it sets the cancelled bit and, if the task is Idle or Scheduled
+// (waiting, or woken but left in no queue because the queues are closed),
+// moves it to Running and reports true; the caller then aborts it (Task.Abort)
+// and completes it. Shields are ignored: shutdown does not wait for them. It
+// reports false, changing only the cancelled bit, for a task that is Running
+// (a worker still owns it) or Complete.
+func (h *Header) TransitionToShutdown() bool {
+	for {
+		cur := h.Load()
+		switch cur.Lifecycle() {
+		case Idle, Scheduled:
+			if h.cas(cur, cur.withLifecycle(Running)&^notifiedBit|cancelledBit) {
+				return true
+			}
+		case Running:
+			if cur.Cancelled() || h.cas(cur, cur|cancelledBit) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+}

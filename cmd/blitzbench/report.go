@@ -10,6 +10,8 @@ import (
 // row is one comparison with its measured medians.
 type row struct {
 	comparison
+	// OursNs and BaseNs are the medians of the comparison's metric (ns/op
+	// unless Metric says otherwise).
 	OursNs, BaseNs         float64
 	OursAllocs, BaseAllocs float64
 	Measured               bool // both sides have a result
@@ -20,7 +22,8 @@ func (r row) Label() string {
 	return fmt.Sprintf("%s: %s vs %s", strings.TrimPrefix(r.Benchmark, "Benchmark"), r.Ours, r.Baseline)
 }
 
-// Speedup is how many times faster ours is than the baseline (baseline ns/op over ours).
+// Speedup is how many times better ours is than the baseline: the baseline's metric over ours (every
+// metric is lower-is-better: time, bytes, lateness).
 func (r row) Speedup() float64 { return r.BaseNs / r.OursNs }
 
 // buildRows pairs every comparison with its medians in rs.
@@ -30,8 +33,8 @@ func buildRows(cs []comparison, rs *results) []row {
 		r := row{comparison: c}
 		ours, base := c.Benchmark+"/"+c.Ours, c.Benchmark+"/"+c.Baseline
 		var okO, okB bool
-		r.OursNs, okO = rs.median(ours, "ns/op")
-		r.BaseNs, okB = rs.median(base, "ns/op")
+		r.OursNs, okO = rs.median(ours, c.metric())
+		r.BaseNs, okB = rs.median(base, c.metric())
 		r.OursAllocs, _ = rs.median(ours, "allocs/op")
 		r.BaseAllocs, _ = rs.median(base, "allocs/op")
 		r.Measured = okO && okB && r.OursNs > 0
@@ -43,13 +46,13 @@ func buildRows(cs []comparison, rs *results) []row {
 // writeTable prints the rows as an aligned text table.
 func writeTable(w io.Writer, rows []row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "comparison\tunit\tours ns\tbaseline ns\tspeedup\tours allocs\tbaseline allocs\t")
+	fmt.Fprintln(tw, "comparison\tmetric\tours\tbaseline\tspeedup\tours allocs\tbaseline allocs\t")
 	for _, r := range rows {
 		if !r.Measured {
-			fmt.Fprintf(tw, "%s\t%s\tnot measured\t\t\t\t\t\n", r.Label(), r.Unit)
+			fmt.Fprintf(tw, "%s\t%s\tnot measured\t\t\t\t\t\n", r.Label(), r.metricLabel())
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\t%s\t%s\t\n", r.Label(), r.Unit,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2fx\t%s\t%s\t\n", r.Label(), r.metricLabel(),
 			num(r.OursNs), num(r.BaseNs), r.Speedup(), num(r.OursAllocs), num(r.BaseAllocs))
 	}
 	return tw.Flush()
@@ -57,10 +60,10 @@ func writeTable(w io.Writer, rows []row) error {
 
 // writeMarkdown prints the rows as the Markdown table that BENCHMARKS.md carries.
 func writeMarkdown(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| benchmark | ours | baseline | ours ns/unit | baseline ns/unit | speedup | ours allocs | baseline allocs |")
+	fmt.Fprintln(w, "| benchmark | ours | baseline | ours | baseline | speedup | ours allocs | baseline allocs |")
 	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rows {
-		name := fmt.Sprintf("`%s` (per %s)", r.Benchmark, r.Unit)
+		name := fmt.Sprintf("`%s` (%s)", r.Benchmark, r.metricLabel())
 		if !r.Measured {
 			fmt.Fprintf(w, "| %s | %s | %s | not measured | | | | |\n", name, r.Ours, r.Baseline)
 			continue
@@ -68,6 +71,14 @@ func writeMarkdown(w io.Writer, rows []row) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | **%.2fx** | %s | %s |\n", name, r.Ours, r.Baseline,
 			num(r.OursNs), num(r.BaseNs), r.Speedup(), num(r.OursAllocs), num(r.BaseAllocs))
 	}
+}
+
+// metricLabel says what the figures are: "ns per push+pop", "bytes/task per idle task".
+func (r row) metricLabel() string {
+	if r.Metric == "" {
+		return "ns per " + r.Unit
+	}
+	return r.Metric + ", per " + r.Unit
 }
 
 // num formats a measurement with as many digits as it deserves.

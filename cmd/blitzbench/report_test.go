@@ -17,8 +17,24 @@ import (
 )
 
 var sampleComparisons = []comparison{
-	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop"},
-	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved"},
+	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop", ""},
+	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved", ""},
+}
+
+// TestBuildRowsReadsCustomMetric compares on the metric a comparison names (bytes/task, ns/yield)
+// instead of ns/op.
+func TestBuildRowsReadsCustomMetric(t *testing.T) {
+	out := "BenchmarkIdle/blitz-2  1  900000 ns/op  184.0 bytes/task\n" +
+		"BenchmarkIdle/goroutines-2  1  100000 ns/op  2642 bytes/task\n"
+	rs, err := parseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	rows := buildRows([]comparison{{"runtime", "BenchmarkIdle", "blitz", "goroutines", "idle task", "bytes/task"}}, rs)
+	require.True(t, rows[0].Measured)
+	assert.InDelta(t, 184.0, rows[0].OursNs, 1e-9)
+	assert.InDelta(t, 2642.0/184.0, rows[0].Speedup(), 1e-9)
+	var md strings.Builder
+	writeMarkdown(&md, rows)
+	assert.Contains(t, md.String(), "bytes/task, per idle task")
 }
 
 func TestBuildRowsComputesSpeedupFromMedians(t *testing.T) {
@@ -41,7 +57,7 @@ func TestTablesNameEveryComparison(t *testing.T) {
 	assert.Contains(t, text.String(), "LocalPushPop: wsqueue vs chan")
 	assert.Contains(t, text.String(), "5.17x")
 	assert.Contains(t, text.String(), "not measured")
-	assert.Contains(t, md.String(), "| `BenchmarkLocalPushPop` (per push+pop) | wsqueue | chan | 12.0 | 62.0 | **5.17x** | 0.00 | 0.00 |")
+	assert.Contains(t, md.String(), "| `BenchmarkLocalPushPop` (ns per push+pop) | wsqueue | chan | 12.0 | 62.0 | **5.17x** | 0.00 | 0.00 |")
 }
 
 func TestSVGIsWellFormedWithOneBarPerMeasuredRow(t *testing.T) {

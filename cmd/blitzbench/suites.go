@@ -8,32 +8,49 @@ type comparison struct {
 	Ours      string // sub-benchmark name of our implementation
 	Baseline  string // sub-benchmark name of the Go-standard equivalent
 	Unit      string // what one op is, for the table's header
+	Metric    string // the metric compared, lower is better; "" means ns/op
+}
+
+// metric returns the metric the comparison reads, ns/op by default.
+func (c comparison) metric() string {
+	if c.Metric == "" {
+		return "ns/op"
+	}
+	return c.Metric
 }
 
 // comparisons is the registry of side-by-side benchmarks. A new module adds its rows here; the
 // benchmarks themselves live next to the code in the module's bench_test.go.
 var comparisons = []comparison{
-	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop"},
-	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "mutexdeque", "push+pop"},
-	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved"},
-	{"wsqueue", "BenchmarkStealContended", "wsqueue", "mutexdeque", "element moved"},
-	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "chan", "push+pop"},
-	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "mutexdeque", "push+pop"},
-	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "chan", "element moved"},
-	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "mutexdeque", "element moved"},
-	{"timerwheel", "BenchmarkInsertCancel", "timerwheel", "timeAfterFunc", "timer"},
-	{"timerwheel", "BenchmarkInsertCancel", "timerwheelAfterFunc", "timeAfterFunc", "timer"},
-	{"timerwheel", "BenchmarkAdvance", "timerwheel", "heap", "fired timer"},
-	{"timerwheel", "BenchmarkConcurrentAfterFunc", "timerwheel", "timeAfterFunc", "timer"},
-	{"globalq", "BenchmarkPushPop", "globalq", "chan", "push+pop"},
-	{"globalq", "BenchmarkContended", "globalq", "chan", "element"},
-	{"globalq", "BenchmarkContended", "globalq", "sharded", "element"},
-	{"idle", "BenchmarkNotifyNoSleepers", "idle", "mutex", "notify"},
-	{"idle", "BenchmarkUnparkPark", "idle", "chan", "round trip"},
-	{"idle", "BenchmarkUnparkPark", "idle", "cond", "round trip"},
-	{"waker", "BenchmarkListPushRemove", "waker", "containerlist", "push+remove"},
-	{"waker", "BenchmarkWaitWake", "waker", "chan", "round trip"},
-	{"waker", "BenchmarkWaitWake", "waker", "cond", "round trip"},
+	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop", ""},
+	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "mutexdeque", "push+pop", ""},
+	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved", ""},
+	{"wsqueue", "BenchmarkStealContended", "wsqueue", "mutexdeque", "element moved", ""},
+	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "chan", "push+pop", ""},
+	{"wsqueue", "BenchmarkChaseLev", "wsqueue", "mutexdeque", "push+pop", ""},
+	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "chan", "element moved", ""},
+	{"wsqueue", "BenchmarkChaseLevContended", "wsqueue", "mutexdeque", "element moved", ""},
+	{"timerwheel", "BenchmarkInsertCancel", "timerwheel", "timeAfterFunc", "timer", ""},
+	{"timerwheel", "BenchmarkInsertCancel", "timerwheelAfterFunc", "timeAfterFunc", "timer", ""},
+	{"timerwheel", "BenchmarkAdvance", "timerwheel", "heap", "fired timer", ""},
+	{"timerwheel", "BenchmarkConcurrentAfterFunc", "timerwheel", "timeAfterFunc", "timer", ""},
+	{"globalq", "BenchmarkPushPop", "globalq", "chan", "push+pop", ""},
+	{"globalq", "BenchmarkContended", "globalq", "chan", "element", ""},
+	{"globalq", "BenchmarkContended", "globalq", "sharded", "element", ""},
+	{"idle", "BenchmarkNotifyNoSleepers", "idle", "mutex", "notify", ""},
+	{"idle", "BenchmarkUnparkPark", "idle", "chan", "round trip", ""},
+	{"idle", "BenchmarkUnparkPark", "idle", "cond", "round trip", ""},
+	{"waker", "BenchmarkListPushRemove", "waker", "containerlist", "push+remove", ""},
+	{"waker", "BenchmarkWaitWake", "waker", "chan", "round trip", ""},
+	{"waker", "BenchmarkWaitWake", "waker", "cond", "round trip", ""},
+	{"runtime", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
+	{"runtime", "BenchmarkSpawnRemote", "blitz", "goroutines", "task", ""},
+	{"runtime", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"},
+	{"runtime", "BenchmarkPingPong", "blitz", "goroutines", "ping", "ns/ping"},
+	{"runtime", "BenchmarkChainedSpawn", "blitz", "goroutines", "spawn", "ns/spawn"},
+	{"runtime", "BenchmarkIdleTaskMemory", "blitz", "goroutines", "idle task", "bytes/task"},
+	{"runtime", "BenchmarkTimerInsertCancel", "blitz", "timeAfterFunc", "timer", ""},
+	{"runtime", "BenchmarkSleepLateness", "blitz", "goroutines", "sleep, p99", "p99-us"},
 }
 
 // modulesOf returns the modules of cs in first-seen order, each with the benchmarks it must run.

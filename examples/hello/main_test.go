@@ -1,0 +1,31 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMainPrintsTheGreetings runs the README program and checks its output.
+func TestMainPrintsTheGreetings(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	stdout := os.Stdout
+	os.Stdout = w
+	main()
+	os.Stdout = stdout
+	require.NoError(t, w.Close())
+	var out bytes.Buffer
+	_, err = io.Copy(&out, r)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 4)
+	require.Equal(t, "hello, world <nil>", lines[0])
+	require.Equal(t, "[hello, Ada hello, Grace hello, Barbara] <nil>", lines[1])
+	require.Equal(t, "true <nil>", lines[2])
+	require.True(t, strings.HasPrefix(lines[3], "tasks spawned: 1, polls: "), lines[3])
+}

@@ -1,0 +1,159 @@
+package future_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBlockReturnsWhenAChildIsCompletedFromAnotherGoroutine(t *testing.T) {
+	var reg future.Registry
+	ps := probes(&reg, 3)
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i+1) * time.Millisecond)
+			p.Complete(i * 10)
+		})
+	}
+	v, err := future.Block(context.Background(), future.JoinAll(asFutures(ps)...))
+	wg.Wait()
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 10, 20}, v)
+	require.Zero(t, reg.Len())
+}
+
+func TestBlockRaceReturnsTheFirstAndCancelsTheRest(t *testing.T) {
+	var reg future.Registry
+	ps := probes(&reg, 3)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for reg.Len() < 3 { // wait until Block's first poll registered all three
+			time.Sleep(100 * time.Microsecond)
+		}
+		ps[1].Complete(7)
+	}()
+	v, err := future.Block(context.Background(), future.Race(asFutures(ps)...))
+	<-done
+	require.NoError(t, err)
+	require.Equal(t, 7, v)
+	require.Equal(t, []int{1, 0, 1}, cancels(ps))
+	require.Zero(t, reg.Len())
+}
+
+// flagFuture completes once its flag is set; it stores the latest Waker and
+// is woken spuriously by the test, so that Block has to recheck.
+type flagFuture struct {
+	mu    sync.Mutex
+	set   bool
+	wk    waker.Waker // the Waker of the latest poll; mu
+	polls atomic.Int32
+}
+
+func (f *flagFuture) Poll(cx *future.Context) (bool, bool) {
+	f.polls.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.set {
+		return true, true
+	}
+	f.wk = cx.Waker()
+	return false, false
+}
+
+// wake wakes the registered Waker, setting the flag first if set is true.
+func (f *flagFuture) wake(set bool) bool {
+	f.mu.Lock()
+	if set {
+		f.set = true
+	}
+	wk := f.wk
+	f.mu.Unlock()
+	wk.Wake()
+	return !wk.IsZero()
+}
+
+func TestBlockNeverReturnsEarly(t *testing.T) {
+	f := &flagFuture{}
+	var setAt atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for woken := 0; woken < 50; {
+			if f.wake(false) { // spurious: the future is not ready
+				woken++
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+		setAt.Store(time.Now().UnixNano())
+		f.wake(true)
+	}()
+	v, err := future.Block(context.Background(), f)
+	returnedAt := time.Now().UnixNano()
+	<-done
+	require.NoError(t, err)
+	require.True(t, v)
+	require.NotZero(t, setAt.Load())
+	require.GreaterOrEqual(t, returnedAt, setAt.Load(), "Block returned before the future was ready")
+	require.Greater(t, f.polls.Load(), int32(1), "spurious wakes made Block poll again")
+}
+
+func TestBlockWithACancelledContextCancelsTheFuture(t *testing.T) {
+	var reg future.Registry
+	p := future.NewProbe[int](&reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	v, err := future.Block(ctx, future.Map(p, func(x int) int { return x }))
+	require.ErrorIs(t, err, context.Canceled)
+	require.Zero(t, v)
+	st := p.Stats()
+	require.Equal(t, 1, st.Cancels)
+	require.False(t, st.Registered)
+	require.Zero(t, reg.Len())
+}
+
+func TestBlockCancelledWhileWaitingCancelsTheFuture(t *testing.T) {
+	var reg future.Registry
+	ps := probes(&reg, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for reg.Len() < 2 {
+			time.Sleep(100 * time.Microsecond)
+		}
+		cancel()
+	}()
+	_, err := future.Block(ctx, future.JoinAll(asFutures(ps)...))
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, []int{1, 1}, cancels(ps))
+	require.Zero(t, reg.Len())
+}
+
+func TestBlockErrorWrapsTheCauseAndTheContextError(t *testing.T) {
+	cause := errors.New("shutting down")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	_, err := future.Block(ctx, future.Pending[int]())
+	require.ErrorIs(t, err, cause)
+	require.ErrorIs(t, err, context.Canceled)
+
+	tctx, tcancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer tcancel()
+	_, err = future.Block(tctx, future.Pending[int]())
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestBlockOnAReadyFutureWinsOverADoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	v, err := future.Block(ctx, future.Ready(3))
+	require.NoError(t, err)
+	require.Equal(t, 3, v)
+}

@@ -1,0 +1,496 @@
+package runtime_test
+
+import (
+	"context"
+	goruntime "runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// The benchmarks of issue 3. Each runs the runtime ("blitz") and the
+// plain-goroutine way of doing the same thing side by side in one run; the
+// targets are ratios between the two (see BENCHMARKS.md).
+
+// newBenchRuntime starts a runtime for a benchmark and shuts it down at the
+// end.
+func newBenchRuntime(b *testing.B, cfg runtime.Config) *runtime.Runtime {
+	b.Helper()
+	rt, err := runtime.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := rt.Shutdown(context.Background()); err != nil {
+			b.Error(err)
+		}
+	})
+	return rt
+}
+
+// spawnAll is the root task of BenchmarkSpawnMany: its one poll spawns n
+// trivial tasks.
+type spawnAll struct {
+	n int
+	l *latch
+}
+
+func (s *spawnAll) Poll(cx *future.Context) (struct{}, bool) {
+	for range s.n {
+		runtime.Spawn[struct{}](cx, doneFuture{s.l})
+	}
+	return struct{}{}, true
+}
+
+// BenchmarkSpawnMany spawns b.N trivial tasks from inside one task and waits
+// for all of them: ns/op is the cost of one task, spawn to completion.
+func BenchmarkSpawnMany(b *testing.B) {
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		b.ReportAllocs()
+		l := newLatch(b.N)
+		runtime.SpawnOn[struct{}](rt.Handle(), &spawnAll{n: b.N, l: l})
+		<-l.done
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		l := newLatch(b.N)
+		go func() {
+			for range b.N {
+				go l.countDown()
+			}
+		}()
+		<-l.done
+	})
+}
+
+// BenchmarkSpawnRemote spawns b.N trivial tasks from a goroutine outside the
+// runtime (through the global queue) and waits for all of them.
+func BenchmarkSpawnRemote(b *testing.B) {
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		b.ReportAllocs()
+		l := newLatch(b.N)
+		h := rt.Handle()
+		for range b.N {
+			runtime.SpawnOn[struct{}](h, doneFuture{l})
+		}
+		<-l.done
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		l := newLatch(b.N)
+		for range b.N {
+			go l.countDown()
+		}
+		<-l.done
+	})
+}
+
+// yieldTask yields left times, then counts down its latch.
+type yieldTask struct {
+	left int
+	y    runtime.YieldFuture
+	l    *latch
+}
+
+func (t *yieldTask) Poll(cx *future.Context) (struct{}, bool) {
+	for t.left > 0 {
+		if _, ok := t.y.Poll(cx); !ok {
+			return struct{}{}, false
+		}
+		t.y.Reset()
+		t.left--
+	}
+	t.l.countDown()
+	return struct{}{}, true
+}
+
+// BenchmarkYieldMany runs 1,000 tasks that each yield 1,000 times; an op is
+// the whole run and ns/yield the cost of one yield.
+func BenchmarkYieldMany(b *testing.B) {
+	const tasks, yields = 1000, 1000
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		h := rt.Handle()
+		b.ReportAllocs()
+		for range b.N {
+			l := newLatch(tasks)
+			for range tasks {
+				runtime.SpawnOn[struct{}](h, &yieldTask{left: yields, l: l})
+			}
+			<-l.done
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks*yields), "ns/yield")
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var wg sync.WaitGroup
+			wg.Add(tasks)
+			for range tasks {
+				go func() {
+					defer wg.Done()
+					for range yields {
+						goruntime.Gosched()
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks*yields), "ns/yield")
+	})
+}
+
+// pinger spawns its ponger, sends it a ping through one oneshot and waits
+// for the pong through another.
+type pinger struct {
+	sent       bool
+	ping, pong *oneshot
+	l          *latch
+}
+
+func (p *pinger) Poll(cx *future.Context) (struct{}, bool) {
+	if !p.sent {
+		p.sent = true
+		p.ping, p.pong = new(oneshot), new(oneshot)
+		runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
+		p.ping.send(cx)
+	}
+	if _, ok := p.pong.Poll(cx); !ok {
+		return struct{}{}, false
+	}
+	p.l.countDown()
+	return struct{}{}, true
+}
+
+// ponger answers one ping.
+type ponger struct{ ping, pong *oneshot }
+
+func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
+	if _, ok := p.ping.Poll(cx); !ok {
+		return struct{}{}, false
+	}
+	p.pong.send(cx)
+	return struct{}{}, true
+}
+
+// BenchmarkPingPong runs 1,000 concurrent pairs per op: each pinger spawns a
+// ponger and they exchange a ping and a pong through two oneshots (Tokio's
+// ping_pong). ns/ping is the cost of one exchange, spawn included.
+func BenchmarkPingPong(b *testing.B) {
+	const pairs = 1000
+	b.Run("blitz", func(b *testing.B) { benchPingPong(b, runtime.Config{}, pairs) })
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			l := newLatch(pairs)
+			for range pairs {
+				go func() {
+					ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
+					go func() {
+						<-ping
+						pong <- struct{}{}
+					}()
+					ping <- struct{}{}
+					<-pong
+					l.countDown()
+				}()
+			}
+			<-l.done
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/ping")
+	})
+}
+
+// benchPingPong is BenchmarkPingPong's blitz side with cfg.
+func benchPingPong(b *testing.B, cfg runtime.Config, pairs int) {
+	rt := newBenchRuntime(b, cfg)
+	h := rt.Handle()
+	b.ReportAllocs()
+	for range b.N {
+		l := newLatch(pairs)
+		for range pairs {
+			runtime.SpawnOn[struct{}](h, &pinger{l: l})
+		}
+		<-l.done
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/ping")
+}
+
+// chain spawns the next link until depth reaches zero.
+type chain struct {
+	depth int
+	l     *latch
+}
+
+func (c chain) Poll(cx *future.Context) (struct{}, bool) {
+	if c.depth == 0 {
+		c.l.countDown()
+	} else {
+		runtime.Spawn[struct{}](cx, &chain{depth: c.depth - 1, l: c.l})
+	}
+	return struct{}{}, true
+}
+
+// BenchmarkChainedSpawn runs a chain of 1,000 tasks per op, each spawning the
+// next (Tokio's chained_spawn); ns/spawn is the cost of one link.
+func BenchmarkChainedSpawn(b *testing.B) {
+	const depth = 1000
+	b.Run("blitz", func(b *testing.B) { benchChained(b, runtime.Config{}, depth) })
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		var link func(int, *latch)
+		link = func(n int, l *latch) {
+			if n == 0 {
+				l.countDown()
+				return
+			}
+			go link(n-1, l)
+		}
+		for range b.N {
+			l := newLatch(1)
+			go link(depth, l)
+			<-l.done
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
+	})
+}
+
+// benchChained is BenchmarkChainedSpawn's blitz side with cfg.
+func benchChained(b *testing.B, cfg runtime.Config, depth int) {
+	rt := newBenchRuntime(b, cfg)
+	h := rt.Handle()
+	b.ReportAllocs()
+	for range b.N {
+		l := newLatch(1)
+		runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
+		<-l.done
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
+}
+
+// BenchmarkLIFO is seed 001's question 6 measured: the ping-pong and the
+// chained spawn with the single LIFO slot (Tokio's, our default) and with
+// the four-slot LIFO stack the seed proposes.
+func BenchmarkLIFO(b *testing.B) {
+	for _, m := range []struct {
+		name string
+		lifo int
+	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}} {
+		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000) })
+		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000) })
+	}
+}
+
+// idleFuture keeps the Waker of its first poll and never completes: a task
+// parked on a waker that never fires.
+type idleFuture struct {
+	wk     waker.Waker
+	polled *atomic.Int64
+}
+
+func (f *idleFuture) Poll(cx *future.Context) (struct{}, bool) {
+	if f.wk.IsZero() {
+		f.wk = cx.Waker()
+		f.polled.Add(1)
+	}
+	return struct{}{}, false
+}
+
+// liveBytes returns the heap in use plus the goroutine stacks in use, after
+// a collection.
+func liveBytes() uint64 {
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return ms.HeapAlloc + ms.StackInuse
+}
+
+// BenchmarkIdleTaskMemory parks 10^6 tasks on wakers that never fire and
+// reports the memory each one holds (heap plus stacks) as bytes/task; the
+// goroutine side parks 10^5 goroutines on a channel receive (10^6 take 15 s
+// to create and collect on the 2-core machine, for the same bytes/task).
+func BenchmarkIdleTaskMemory(b *testing.B) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 10_000
+	}
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		h := rt.Handle()
+		handles := make([]runtime.JoinHandle[struct{}], n)
+		var perTask float64
+		for range b.N {
+			var polled atomic.Int64
+			before := liveBytes()
+			for i := range handles {
+				handles[i] = runtime.SpawnOn[struct{}](h, &idleFuture{polled: &polled})
+			}
+			for polled.Load() < int64(n) {
+				time.Sleep(time.Millisecond)
+			}
+			perTask = float64(liveBytes()-before) / float64(n)
+			for _, jh := range handles {
+				jh.Cancel()
+			}
+			for _, jh := range handles {
+				if _, err := jh.Wait(context.Background()); err == nil {
+					b.Fatal("idle task completed")
+				}
+			}
+		}
+		b.ReportMetric(perTask, "bytes/task")
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		n := n / 10
+		var perTask float64
+		for range b.N {
+			var started sync.WaitGroup
+			started.Add(n)
+			release := make(chan struct{})
+			var done sync.WaitGroup
+			done.Add(n)
+			before := liveBytes()
+			for range n {
+				go func() {
+					started.Done()
+					<-release
+					done.Done()
+				}()
+			}
+			started.Wait()
+			perTask = float64(liveBytes()-before) / float64(n)
+			close(release)
+			done.Wait()
+		}
+		b.ReportMetric(perTask, "bytes/task")
+	})
+}
+
+// BenchmarkTimerInsertCancel arms a one-second timer and cancels it: a
+// reused SleepFuture polled once in a runtime's Context, against
+// time.AfterFunc and Stop.
+func BenchmarkTimerInsertCancel(b *testing.B) {
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		b.ReportAllocs()
+		var sf runtime.SleepFuture
+		_, err := runtime.BlockOn(context.Background(), rt.Handle(),
+			future.PollFn(func(cx *future.Context) (struct{}, bool) {
+				b.ResetTimer()
+				for range b.N {
+					sf.ResetAfter(time.Second)
+					sf.Poll(cx)
+					sf.Cancel()
+				}
+				return struct{}{}, true
+			}))
+		if err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("timeAfterFunc", func(b *testing.B) {
+		b.ReportAllocs()
+		f := func() {}
+		for range b.N {
+			t := time.AfterFunc(time.Second, f)
+			t.Stop()
+		}
+	})
+}
+
+// sleeper sleeps a series of durations and records how late each sleep
+// ended.
+type sleeper struct {
+	durs  []time.Duration
+	i     int
+	sleep runtime.SleepFuture
+	late  []time.Duration
+	l     *latch
+}
+
+func (s *sleeper) Poll(cx *future.Context) (struct{}, bool) {
+	for s.i < len(s.durs) {
+		if s.sleep.Deadline().IsZero() {
+			s.sleep.Reset(time.Now().Add(s.durs[s.i]))
+		}
+		if _, ok := s.sleep.Poll(cx); !ok {
+			return struct{}{}, false
+		}
+		s.late[s.i] = time.Since(s.sleep.Deadline())
+		s.sleep.Reset(time.Time{})
+		s.i++
+	}
+	s.l.countDown()
+	return struct{}{}, true
+}
+
+// BenchmarkSleepLateness runs 10^4 concurrent sleepers of 10 sleeps each
+// (10^5 sleeps of 1 to 50 ms) and reports the p50 and p99 lateness, the time
+// from a deadline to the moment the sleeping code runs again.
+func BenchmarkSleepLateness(b *testing.B) {
+	const sleepers, each = 10_000, 10
+	durs := func(i int) []time.Duration {
+		d := make([]time.Duration, each)
+		for j := range d {
+			d[j] = time.Duration(1+(i*7+j*13)%50) * time.Millisecond
+		}
+		return d
+	}
+	report := func(b *testing.B, late []time.Duration) {
+		slices.Sort(late)
+		b.ReportMetric(float64(late[len(late)/2].Microseconds()), "p50-us")
+		b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "p99-us")
+	}
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{})
+		h := rt.Handle()
+		var all []time.Duration
+		for range b.N {
+			l := newLatch(sleepers)
+			ss := make([]*sleeper, sleepers)
+			for i := range ss {
+				ss[i] = &sleeper{durs: durs(i), late: make([]time.Duration, each), l: l}
+				runtime.SpawnOn[struct{}](h, ss[i])
+			}
+			<-l.done
+			for _, s := range ss {
+				all = append(all, s.late...)
+			}
+		}
+		report(b, all)
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		var all []time.Duration
+		for range b.N {
+			var wg sync.WaitGroup
+			lates := make([][]time.Duration, sleepers)
+			for i := range lates {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					late := make([]time.Duration, each)
+					for j, d := range durs(i) {
+						deadline := time.Now().Add(d)
+						time.Sleep(d)
+						late[j] = time.Since(deadline)
+					}
+					lates[i] = late
+				}()
+			}
+			wg.Wait()
+			for _, l := range lates {
+				all = append(all, l...)
+			}
+		}
+		report(b, all)
+	})
+}

@@ -1,0 +1,115 @@
+// Package runtime is the module users import: a work-stealing runtime that
+// runs futures as tasks, with timers driven by a hierarchical timer wheel.
+// It puts together the scheduler (workers, LIFO slot, local and global
+// queues, stealing, parking), the future contract and the timer wheel; later
+// issues add I/O, the blocking pool, files, signals and processes.
+//
+// # A first program
+//
+//	rt, err := runtime.New(runtime.Config{}) // GOMAXPROCS workers
+//	if err != nil { ... }
+//	defer rt.Shutdown(context.Background())
+//
+//	h := runtime.SpawnOn(rt.Handle(), future.Map(runtime.Sleep(10*time.Millisecond),
+//		func(struct{}) string { return "slept" }))
+//	msg, err := h.Wait(context.Background()) // "slept", nil
+//
+// The README has a complete program to paste and run.
+//
+// # How a task is written
+//
+// Go has no async/await, so a task is a value with a Poll method
+// (future.Future). There are three ways to get one, from most to least
+// common.
+//
+// Compose it. The future package's combinators build futures from futures
+// without a line of Poll: future.Map and future.Then chain steps,
+// future.JoinAll and future.TryJoinAll run futures concurrently and collect
+// their results, future.Race and future.Select take the first to finish and
+// cancel the others, and Timeout and Deadline bound anything in time. See
+// Example_combinators.
+//
+// Write it as a small state machine. A struct holds the state that would
+// live across an await; Poll advances it as far as it can and returns false
+// when it must wait, after registering cx.Waker() with whatever it waits for
+// (a SleepFuture, a JoinHandle and every future of this module do that
+// themselves when polled). Sub-futures that are reused, such as a
+// SleepFuture or a YieldFuture, are embedded by value, so the task allocates
+// once. See Example_stateMachine.
+//
+// Wrap a function: future.PollFn turns a closure into a future, for the
+// small cases.
+//
+// # Tasks and goroutines
+//
+// From goroutine code to task code: SpawnOn starts a task from any goroutine
+// and returns its JoinHandle, whose Wait(ctx) blocks the goroutine until the
+// task finishes; BlockOn(ctx, h, f) polls f on the calling goroutine itself,
+// with the runtime's timers and spawner at hand, until it completes.
+//
+// From task code to goroutine code: a task must never block its worker (no
+// time.Sleep, no channel receive, no mutex held for long, no BlockOn, no
+// Wait). To run blocking code, start it on a goroutine from the first poll
+// and have the goroutine store the result and wake the task's Waker; the
+// blocking pool of a later issue will bound how many such goroutines run.
+// Example_goroutineFromTask shows the pattern.
+//
+// Inside a task, Spawn(cx, f) starts a child on the same worker's LIFO slot,
+// so it runs next while the parent's data is still in cache; polling the
+// child's JoinHandle waits for it.
+//
+// # Cancellation
+//
+// A Go future cannot be dropped the way a Rust one is, so abandoning one is
+// explicit: future.Cancel(f) makes it deregister whatever it registered (a
+// SleepFuture leaves the timer wheel at once). Every combinator that
+// abandons a future cancels it: a Timeout that expires cancels its inner
+// future, a Race cancels its losers. JoinHandle.Cancel cancels a task: it is
+// aborted by the next worker to see it (after its current poll if it is
+// running, after its last shield if it is shielded), its future's Cancel
+// runs and its handle reports ErrCancelled. A JoinHandle abandoned by a
+// combinator cancels its task; Detach it first to let it run on.
+//
+// # Panics
+//
+// A task that panics does not stop the runtime: its JoinHandle reports a
+// *PanicError (errors.Is(err, ErrPanicked)) carrying the panic value and the
+// stack. The panic of a detached task goes to Config.OnPanic.
+//
+// # Time
+//
+// Sleep, SleepUntil, Timeout, Deadline and Interval are driven by timer
+// wheels, one per worker, each under its own lock; a sleep picks its wheel
+// by its address. Every worker runs the timer driver at the start of each
+// tick (128 polls at most) and before it parks, and a parked worker sleeps at
+// most until the earliest deadline it saw. A sleep due sooner than that
+// notifies an idle worker, which parks again with the shorter timeout. So a
+// sleep never ends before its deadline (deadlines round up to the next tick
+// of Config.TimerTick, 1 ms by default) and ends about a tick after it, unless
+// every worker is inside a long poll. With many parked workers, all of them
+// wake for the next deadline; the I/O driver of issue 5, with one worker
+// waiting in the backend and the others parked without a timeout, removes
+// that herd.
+//
+// A SleepFuture polled with a Context of no runtime (future.Block) falls
+// back to a time.AfterFunc timer, so the time futures work anywhere.
+//
+// Interval delivers ticks start, start+period, ... and says with its
+// MissedTickBehavior what happens when it is polled late: Burst delivers the
+// missed ticks back to back, Skip drops them and rejoins the schedule, Delay
+// restarts the schedule from the late tick.
+//
+// # Shutdown
+//
+// Shutdown refuses new spawns (a later SpawnOn returns a handle that reports
+// ErrShutdown), lets each worker finish the poll it is in, then cancels every
+// task left, wherever it is (a queue, a LIFO slot, idle on a waker), so that
+// every JoinHandle resolves, and returns once every goroutine the runtime
+// started has returned. A BlockOn in progress returns ErrShutdown.
+//
+// # Statistics
+//
+// Stats returns the scheduler's counters (spawned, polled, stolen, parked,
+// live tasks, panics, cancellations, per-worker figures) and the number of
+// pending timers.
+package runtime

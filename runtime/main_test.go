@@ -1,0 +1,42 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/runtime"
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the run if a test leaves a goroutine behind: every runtime a
+// test starts is shut down, and Shutdown returns only once its workers have.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// newRuntime starts a runtime with workers workers, shut down when the test
+// ends.
+func newRuntime(t testing.TB, cfg runtime.Config) *runtime.Runtime {
+	t.Helper()
+	rt, err := runtime.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return rt
+}
+
+// testCtx is a context that ends a stuck test with a clear error instead of
+// a hang.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// Config configures a Runtime. The zero Config is valid.
+type Config struct {
+	// Workers is the number of worker goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// TimerTick is the resolution of Sleep and the other timers: a sleep
+	// ends between 0 and one tick (plus scheduling) after its deadline,
+	// never before. 0 means 1 ms; at least 10 us.
+	TimerTick time.Duration
+	// MaxLiveTasks bounds the tasks TrySpawn admits (backpressure); 0 means
+	// no bound.
+	MaxLiveTasks int
+	// LIFO selects the scheduler's LIFO slot (scheduler.LIFOSlot, the
+	// default) or seed 001's four-slot stack (scheduler.LIFOStack).
+	LIFO int
+	// OnPanic is called with the panic of a detached task (one whose
+	// JoinHandle was detached); it must not block.
+	OnPanic func(*PanicError)
+}
+
+// Runtime is a running instance: the scheduler's workers and the timers
+// they drive. Make one with New, hand its Handle to whoever spawns, and shut
+// it down with Shutdown.
+type Runtime struct {
+	sched  *scheduler.Scheduler
+	timers *timerDriver
+}
+
+// New starts a runtime. It returns an error wrapping ErrConfig (or the
+// scheduler's scheduler.ErrConfig) for an invalid Config.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.TimerTick == 0 {
+		cfg.TimerTick = time.Millisecond
+	}
+	if cfg.TimerTick < 10*time.Microsecond {
+		return nil, fmt.Errorf("%w: TimerTick = %v, want at least 10us", ErrConfig, cfg.TimerTick)
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = goruntime.GOMAXPROCS(0)
+	}
+	if workers < 1 || workers > scheduler.MaxWorkers {
+		return nil, fmt.Errorf("%w: Workers = %d", ErrConfig, cfg.Workers)
+	}
+	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick)}
+	s, err := scheduler.New(scheduler.Config{
+		Workers:      workers,
+		LIFO:         cfg.LIFO,
+		MaxLiveTasks: cfg.MaxLiveTasks,
+		Driver:       rt.timers,
+		Services:     rt,
+		OnPanic:      cfg.OnPanic,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rt.sched = s
+	rt.timers.notify = s.Notify
+	return rt, nil
+}
+
+// Handle refers to a Runtime: a small value to pass to whoever spawns onto it
+// from outside (goroutines, other runtimes). The zero Handle refers to none;
+// its uses panic with ErrZeroHandle.
+type Handle struct {
+	rt *Runtime
+}
+
+// Handle returns the runtime's Handle.
+func (rt *Runtime) Handle() Handle { return Handle{rt: rt} }
+
+// Runtime returns the runtime h refers to.
+func (h Handle) Runtime() *Runtime {
+	if h.rt == nil {
+		panic(ErrZeroHandle)
+	}
+	return h.rt
+}
+
+// Current returns the Handle of the runtime that makes the poll cx belongs
+// to, and false when no runtime does (a goroutine's future.Block).
+func Current(cx *future.Context) (Handle, bool) {
+	rt, ok := cx.Services().(*Runtime)
+	return Handle{rt: rt}, ok
+}
+
+// JoinHandle is the handle of a spawned task; see scheduler.JoinHandle.
+type JoinHandle[T any] = scheduler.JoinHandle[T]
+
+// Spawn starts f as a task on the runtime polling cx, from inside a task:
+// the new task goes to this worker's LIFO slot and runs next. It panics with
+// ErrNoRuntime if no runtime polls cx; from outside a task use SpawnOn.
+func Spawn[T any](cx *future.Context, f future.Future[T]) JoinHandle[T] {
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
+	return scheduler.Spawn(h.rt.sched, cx, f)
+}
+
+// SpawnOn starts f as a task on h's runtime from any goroutine: the task
+// goes to the global queue and an idle worker is woken. After Shutdown began,
+// f is cancelled unpolled and the JoinHandle reports ErrShutdown.
+func SpawnOn[T any](h Handle, f future.Future[T]) JoinHandle[T] {
+	return scheduler.Spawn(h.Runtime().sched, nil, f)
+}
+
+// TrySpawnOn is SpawnOn that refuses, without taking f, when the runtime is
+// shutting down (ErrShutdown) or Config.MaxLiveTasks tasks are live
+// (ErrBackpressure).
+func TrySpawnOn[T any](h Handle, f future.Future[T]) (JoinHandle[T], error) {
+	return scheduler.TrySpawn(h.Runtime().sched, nil, f)
+}
+
+// BlockOn runs f to completion on the calling goroutine and returns its
+// value: the bridge from goroutine code to task code. f is polled here, not
+// on a worker, with a Context of h's runtime, so it can sleep, spawn and use
+// the runtime's other services. If ctx ends first, f is cancelled and the
+// error wraps ctx's cause; if the runtime shuts down first, f is cancelled
+// and the error is ErrShutdown. A task must not call BlockOn (it would block
+// its worker); it polls f instead.
+func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error) {
+	rt := h.Runtime()
+	var sig waker.Signal
+	wk := waker.New(&sig)
+	cx := future.NewContext(wk)
+	cx.Reset(wk, rt.sched, nil, future.NoWorker)
+	var zero T
+	for {
+		if v, ok := f.Poll(cx); ok {
+			return v, nil
+		}
+		select {
+		case <-sig.Chan():
+		case <-ctx.Done():
+			future.Cancel(f)
+			return zero, fmt.Errorf("runtime: BlockOn: %w", context.Cause(ctx))
+		case <-rt.sched.Done():
+			future.Cancel(f)
+			return zero, ErrShutdown
+		}
+	}
+}
+
+// Stats are the runtime's counters: the scheduler's, and the pending timers.
+type Stats struct {
+	scheduler.Stats
+	// Timers is the number of sleeps in the timer wheels.
+	Timers int
+}
+
+// Stats returns the counters. Any goroutine may call it.
+func (rt *Runtime) Stats() Stats {
+	return Stats{Stats: rt.sched.Stats(), Timers: rt.timers.pending()}
+}
+
+// Shutdown stops the runtime (see scheduler.Scheduler.Shutdown): no more
+// spawns, workers exit after their current poll, every task left is
+// cancelled and its JoinHandle reports ErrShutdown, every BlockOn returns
+// ErrShutdown, and every goroutine the runtime started has returned when it
+// returns nil. If ctx ends first it returns an error wrapping ctx's and the
+// shutdown continues; call it again to wait. Any goroutine may call it.
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.timers.closed.Store(true)
+	return rt.sched.Shutdown(ctx)
+}

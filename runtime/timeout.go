@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// timeoutFuture is the future of Timeout and Deadline: the inner future's
+// value, or ErrTimeout if the time runs out first. When the time runs out
+// the inner future is cancelled (future.Cancel), not just forgotten; when the
+// inner future completes first, the timer leaves the wheel at once.
+type timeoutFuture[T any] struct {
+	// f is the inner future, nil once finished with.
+	f future.Future[T]
+	// sleep is the timer, embedded so a timeout allocates once.
+	sleep SleepFuture
+	// done is set when the future returned its result.
+	done bool
+}
+
+// Timeout bounds f by d: its result is f's value, or ErrTimeout once d has
+// passed (from the call) without f completing. When the time runs out, f is
+// cancelled; when f completes first, the timer leaves the wheel at once.
+// future.Cancel of the returned future cancels f and removes the timer.
+func Timeout[T any](d time.Duration, f future.Future[T]) future.Future[future.Result[T]] {
+	return &timeoutFuture[T]{f: f, sleep: SleepFuture{deadline: after(d)}}
+}
+
+// Deadline bounds f by t: its result is f's value, or ErrTimeout once t has
+// passed without f completing.
+func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Result[T]] {
+	return &timeoutFuture[T]{f: f, sleep: SleepFuture{deadline: t}}
+}
+
+// Poll polls the inner future first (a future ready at the deadline wins),
+// then the timer. Polling after completion panics with
+// future.ErrPolledAfterCompletion, after Cancel with
+// future.ErrPolledAfterCancel.
+func (t *timeoutFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	if t.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if t.f == nil {
+		panic(future.ErrPolledAfterCancel)
+	}
+	if v, ok := t.f.Poll(cx); ok {
+		t.finish()
+		return future.Ok(v), true
+	}
+	if _, ok := t.sleep.Poll(cx); ok {
+		future.Cancel(t.f)
+		t.finish()
+		return future.Fail[T](ErrTimeout), true
+	}
+	return future.Result[T]{}, false
+}
+
+// finish releases the inner future and the timer.
+func (t *timeoutFuture[T]) finish() {
+	t.done = true
+	t.f = nil
+	t.sleep.Cancel()
+}
+
+// Cancel cancels the inner future and removes the timer; it makes
+// timeoutFuture a future.Canceler. Idempotent.
+func (t *timeoutFuture[T]) Cancel() {
+	if t.f != nil {
+		future.Cancel(t.f)
+		t.f = nil
+	}
+	t.sleep.Cancel()
+}

@@ -1,0 +1,14 @@
+package runtime
+
+import (
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+)
+
+// YieldFuture is the future of Yield, embeddable and reusable; see
+// scheduler.YieldFuture.
+type YieldFuture = scheduler.YieldFuture
+
+// Yield returns a future that lets the worker run the other waiting tasks
+// once before the calling task continues; see scheduler.Yield.
+func Yield() future.Future[struct{}] { return scheduler.Yield() }

@@ -1,0 +1,99 @@
+package scheduler
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// The scheduler's constants, from seed 003's table.
+const (
+	// BudgetPerTick is how many polls a worker makes in one tick before it
+	// does its maintenance (the driver) and looks at the global queue again.
+	BudgetPerTick = 128
+	// MaxLIFOPollsPerTick caps the polls taken from the LIFO slot in a tick,
+	// so that two tasks waking each other cannot starve the local queue.
+	MaxLIFOPollsPerTick = 3
+	// GlobalBatchSize is the size of a worker's global batch buffer, the
+	// most it takes from the global queue at once.
+	GlobalBatchSize = 32
+	// MinGlobalInterval and MaxGlobalInterval bound the adaptive number of
+	// polls between two looks at the global queue.
+	MinGlobalInterval = 8
+	MaxGlobalInterval = 255
+	// DefaultGlobalInterval is the interval before any task was measured
+	// (seed 003: 50 us tasks give 20).
+	DefaultGlobalInterval = 20
+	// targetGlobalLatency is the EWMA target: a task in the global queue
+	// should wait about this long for a worker to look.
+	targetGlobalLatency = time.Millisecond
+	// MaxWorkers is the most workers a scheduler may have.
+	MaxWorkers = 1 << 16
+)
+
+// LIFO modes, for Config.LIFO.
+const (
+	// LIFOSlot is Tokio's and seed 003's single LIFO slot (the default; see
+	// the package doc, "LIFO slot or stack", for the measurement).
+	LIFOSlot = 1
+	// LIFOStack is seed 001's proposal: a stack of four slots.
+	LIFOStack = 4
+)
+
+// Driver is what a worker runs between ticks and before it parks: the
+// runtime's timers (and, later, its I/O completions). It is how the
+// scheduler stays ignorant of time and I/O.
+type Driver interface {
+	// Maintain fires whatever is due, waking tasks through cx.Wake, and
+	// returns how long until something else is due, or a negative duration
+	// if nothing is pending. It is called by a worker at the start of each
+	// tick and before it parks, on the worker's goroutine, with the
+	// worker's Context; several workers may call it at once.
+	Maintain(cx *future.Context) time.Duration
+}
+
+// Config configures a Scheduler. The zero Config is valid: GOMAXPROCS
+// workers, the LIFO slot, no live-task limit, no driver.
+type Config struct {
+	// Workers is the number of worker goroutines, 1 to MaxWorkers; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// LIFO is LIFOSlot (0 means it) or LIFOStack.
+	LIFO int
+	// MaxLiveTasks bounds the tasks that TrySpawn admits (spawned and not
+	// yet complete), seed 001's backpressure; 0 means no bound. Spawn is
+	// not bounded by it. See the package doc, "Backpressure".
+	MaxLiveTasks int
+	// Driver, if not nil, is run by the workers (see Driver).
+	Driver Driver
+	// Services is returned by Executor.Services, for the runtime module's
+	// futures to find its timers and I/O through a Context.
+	Services any
+	// OnPanic, if not nil, is called with the PanicError of a task that
+	// panicked after its JoinHandle was detached, on the worker's
+	// goroutine; it must not block. Panics of tasks with a JoinHandle go to
+	// the handle.
+	OnPanic func(*PanicError)
+}
+
+// withDefaults validates c and fills in the defaults.
+func (c Config) withDefaults() (Config, error) {
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Workers < 1 || c.Workers > MaxWorkers {
+		return c, fmt.Errorf("%w: Workers = %d, want 1 to %d", ErrConfig, c.Workers, MaxWorkers)
+	}
+	if c.LIFO == 0 {
+		c.LIFO = LIFOSlot
+	}
+	if c.LIFO != LIFOSlot && c.LIFO != LIFOStack {
+		return c, fmt.Errorf("%w: LIFO = %d, want %d or %d", ErrConfig, c.LIFO, LIFOSlot, LIFOStack)
+	}
+	if c.MaxLiveTasks < 0 {
+		return c, fmt.Errorf("%w: MaxLiveTasks = %d, want >= 0", ErrConfig, c.MaxLiveTasks)
+	}
+	return c, nil
+}

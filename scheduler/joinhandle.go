@@ -1,0 +1,132 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// JoinHandle is the caller's side of a spawned task: a future of the task's
+// outcome, a blocking Wait for goroutines, and the task's cancel and detach.
+// It is a small value, copied freely; all copies refer to the same task. The
+// zero JoinHandle refers to no task and its methods panic with
+// ErrZeroHandle.
+//
+// The outcome is a future.Result: the task's value, or an error that is a
+// *PanicError (the task panicked), ErrCancelled (Cancel took effect before
+// the task completed) or ErrShutdown (the scheduler shut down first).
+type JoinHandle[T any] struct {
+	t *task[T]
+}
+
+// task returns the task, panicking for the zero handle.
+func (j JoinHandle[T]) task() *task[T] {
+	if j.t == nil {
+		panic(ErrZeroHandle)
+	}
+	return j.t
+}
+
+// Poll returns the task's outcome once it finished; until then it registers
+// cx's Waker, which the task's completion wakes (the Zig original's
+// JoinHandle never registered one). It may be polled again after it returned
+// the outcome, and returns the same outcome. It makes JoinHandle a
+// future.Future[future.Result[T]]. Called by the task or goroutine awaiting
+// the handle.
+func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	t := j.task()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return t.res, true
+	}
+	if t.Load().Detached() {
+		return future.Fail[T](ErrDetached), true
+	}
+	if w := cx.Waker(); !t.join.WillWake(w) {
+		t.join = w
+	}
+	return future.Result[T]{}, false
+}
+
+// Future returns j as a future.Future, for the combinators, whose type
+// inference does not see through to the interface a struct implements:
+// future.Map(j.Future(), f) rather than future.Map(j, f).
+func (j JoinHandle[T]) Future() future.Future[future.Result[T]] { return j }
+
+// Wait blocks the calling goroutine until the task finished and returns its
+// value or error; if ctx ends first it returns an error wrapping ctx's cause,
+// and the task goes on (Wait bounds the wait, not the task; call Cancel to
+// stop it). It is the bridge from task code back to goroutines. A task must
+// not call Wait (it would block its worker); it polls the handle instead.
+func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
+	t := j.task()
+	var sig waker.Signal
+	cx := future.NewContext(waker.New(&sig))
+	for {
+		if r, ok := j.Poll(cx); ok {
+			return r.Value, r.Err
+		}
+		if err := sig.Wait(ctx); err != nil {
+			t.mu.Lock()
+			if t.join.WillWake(cx.Waker()) {
+				t.join = waker.Waker{}
+			}
+			t.mu.Unlock()
+			var zero T
+			return zero, fmt.Errorf("scheduler: wait for task: %w", err)
+		}
+	}
+}
+
+// Cancel requests the task's cancellation and drops the Waker this handle
+// registered. A task that has not completed is aborted by the next worker to
+// see it: right away if it is idle, after its current poll if it is running,
+// and once its last shield is removed if it is shielded; its future's Cancel
+// runs and the handle resolves with ErrCancelled. A task that already
+// completed keeps its outcome. It makes JoinHandle a future.Canceler, so a
+// race or timeout that abandons the handle cancels the task; Detach first
+// to let the task run on unobserved. Any goroutine may call it, any number
+// of times.
+func (j JoinHandle[T]) Cancel() {
+	t := j.task()
+	t.mu.Lock()
+	t.join = waker.Waker{}
+	t.mu.Unlock()
+	if t.Header.Cancel() == header.CancelEnqueue {
+		t.sched().Schedule(&t.Header)
+	}
+}
+
+// Detach gives up the outcome: the task runs on, and when it completes its
+// value is dropped (a panic goes to Config.OnPanic). After Detach the handle
+// is not polled or waited on: Poll and Wait then
+// return ErrDetached. Any goroutine may call it.
+func (j JoinHandle[T]) Detach() {
+	t := j.task()
+	t.mu.Lock()
+	t.join = waker.Waker{}
+	t.mu.Unlock()
+	prev := t.Header.Detach()
+	if prev.Detached() {
+		return // detached before: its reference is already dropped
+	}
+	if t.Unref() {
+		// The task already finished: release the outcome now.
+		t.mu.Lock()
+		t.res = future.Result[T]{}
+		t.mu.Unlock()
+	}
+}
+
+// IsFinished reports whether the task finished (completed, panicked, was
+// cancelled or dropped by the shutdown), so that Poll would return at once.
+func (j JoinHandle[T]) IsFinished() bool {
+	t := j.task()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}

@@ -1,0 +1,193 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/globalq"
+	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/idle"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// Scheduler is the work-stealing executor: Config.Workers worker goroutines,
+// each with a LIFO slot and a local queue, a global injection queue, and the
+// idle protocol between them. See the package doc for the protocol.
+//
+// All methods are safe for concurrent use. A Scheduler starts its workers in
+// New and stops them in Shutdown; it must be shut down to release them.
+type Scheduler struct {
+	cfg     Config
+	workers []*worker
+	// global is the injection queue: spawns from outside the workers,
+	// wakes from goroutines, overflow of the local queues.
+	global globalq.Queue[header.Header, *header.Header]
+	// idle coordinates searching and parked workers.
+	idle *idle.State
+	// owned lists every live task, for the shutdown.
+	owned ownedTasks
+	// closing is set once by Shutdown; workers leave their loops when they
+	// see it, and spawns after it are refused.
+	closing atomic.Bool
+	// wg counts running worker goroutines.
+	wg sync.WaitGroup
+	// shutdownOnce starts the shutdown; done is closed when it finished.
+	shutdownOnce sync.Once
+	done         chan struct{}
+	// Global counters for Stats, updated by spawns from outside the
+	// workers and by completions (the workers count their own spawns).
+	spawnedRemote atomic.Uint64
+	panicked      atomic.Uint64
+	cancelled     atomic.Uint64
+}
+
+// New starts a scheduler with cfg (see Config for the defaults). It returns
+// an error wrapping ErrConfig for an invalid Config.
+func New(cfg Config) (*Scheduler, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{cfg: cfg, done: make(chan struct{})}
+	s.idle = idle.New(cfg.Workers)
+	s.owned.init(cfg.Workers)
+	s.workers = make([]*worker, cfg.Workers)
+	for i := range s.workers {
+		s.workers[i] = newWorker(s, i)
+	}
+	s.wg.Add(len(s.workers))
+	for _, w := range s.workers {
+		go w.run()
+	}
+	return s, nil
+}
+
+// Workers returns the number of workers.
+func (s *Scheduler) Workers() int { return len(s.workers) }
+
+// Services returns Config.Services; it makes *Scheduler a future.Executor.
+func (s *Scheduler) Services() any { return s.cfg.Services }
+
+// Schedule queues h, just moved from Idle to Scheduled by a wake, on the
+// global queue and notifies an idle worker. It makes *Scheduler a
+// header.Scheduler; Header.Wake calls it from any goroutine. After shutdown
+// began the global queue refuses h, and the shutdown sweep finishes it.
+func (s *Scheduler) Schedule(h *header.Header) {
+	if s.global.Push(h) {
+		s.idle.NotifyOne()
+	}
+}
+
+// WakeLocal wakes wk from a poll on one of this scheduler's workers, sending
+// the task to that worker's LIFO slot; it makes *Scheduler a
+// future.Executor. It reports false, doing nothing, when wk is not one of
+// this scheduler's tasks or cx is not a worker's Context.
+func (s *Scheduler) WakeLocal(cx *future.Context, wk waker.Waker) bool {
+	h, ok := wk.Target().(*header.Header)
+	if !ok || cx.Executor() != future.Executor(s) || h.Scheduler() != header.Scheduler(s) {
+		return false
+	}
+	id := cx.Worker()
+	if id < 0 || id >= len(s.workers) {
+		return false
+	}
+	if h.TransitionToScheduled() == header.ScheduleEnqueue {
+		s.workers[id].scheduleLocal(h)
+	}
+	return true
+}
+
+// Notify wakes an idle worker if none is searching, so that it looks at the
+// global queue and runs the Driver. The runtime calls it when it makes a
+// timer due sooner than any parked worker expects.
+func (s *Scheduler) Notify() { s.idle.NotifyOne() }
+
+// localWorker returns the worker whose poll cx belongs to, or nil.
+func (s *Scheduler) localWorker(cx *future.Context) *worker {
+	if cx == nil || cx.Executor() != future.Executor(s) {
+		return nil
+	}
+	if id := cx.Worker(); id >= 0 && id < len(s.workers) {
+		return s.workers[id]
+	}
+	return nil
+}
+
+// countFinish updates the counters for a task that finished with err; on a
+// worker (cx not nil) the worker counts the completion itself.
+func (s *Scheduler) countFinish(cx *future.Context, err error) {
+	if w := s.localWorker(cx); w != nil {
+		w.ctr.completed++
+	}
+	switch {
+	case err == nil:
+	case isPanic(err):
+		s.panicked.Add(1)
+	case err == ErrCancelled:
+		s.cancelled.Add(1)
+	}
+}
+
+// isPanic reports whether err is a *PanicError.
+func isPanic(err error) bool {
+	_, ok := err.(*PanicError)
+	return ok
+}
+
+// Shutdown stops the scheduler, as seed 000's shutdown: spawning is refused
+// from now on (the JoinHandle of a later Spawn resolves with ErrShutdown), the
+// workers finish the poll they are in and exit, then every task that did not
+// finish (queued, in a LIFO slot, idle on a waker, woken too late) is
+// cancelled: its future's Cancel runs and its JoinHandle resolves with
+// ErrShutdown. Shutdown returns nil once all of that is done and every
+// goroutine the scheduler started has returned. If ctx ends first (a task
+// whose poll never returns keeps its worker), it returns an error wrapping
+// ctx's, and the shutdown goes on in the background; calling Shutdown again
+// waits for it. Any goroutine may call it, any number of times; a task must
+// not call it and wait (its own worker would never exit).
+func (s *Scheduler) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		s.closing.Store(true)
+		s.idle.Close()
+		go func() {
+			s.wg.Wait()
+			s.drain()
+			close(s.done)
+		}()
+	})
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("scheduler: shutdown not finished: %w", context.Cause(ctx))
+	}
+}
+
+// Done returns a channel closed when the shutdown has finished.
+func (s *Scheduler) Done() <-chan struct{} { return s.done }
+
+// drain finishes every task left once the workers have exited: the queues
+// first, then the owned list for tasks in none. Called once, by the
+// shutdown goroutine, after wg.Wait (which hands it the workers' queues).
+func (s *Scheduler) drain() {
+	s.global.Close()
+	for _, w := range s.workers {
+		w.drain(s.shutdownTask)
+	}
+	for h := s.global.Pop(); h != nil; h = s.global.Pop() {
+		s.shutdownTask(h)
+	}
+	s.owned.closeAndPop(func(t *taskBase) { s.shutdownTask(&t.Header) })
+}
+
+// shutdownTask claims h for the shutdown and aborts it with ErrShutdown.
+// A task that is complete, or that another sweep step already claimed,
+// is left alone.
+func (s *Scheduler) shutdownTask(h *header.Header) {
+	if h.TransitionToShutdown() {
+		h.Task().Abort(ErrShutdown)
+	}
+}

@@ -1,0 +1,109 @@
+package scheduler
+
+import "sync/atomic"
+
+// counters are a worker's plain counters, written only by its goroutine
+// (the hot path pays no atomic for them) and copied to publishedCounters at
+// the end of each tick and before each park.
+type counters struct {
+	polled, spawned, completed uint64
+	steals, stolen, lifoHits   uint64
+	globalBatches, parked      uint64
+}
+
+// publishedCounters is the copy of counters that Stats reads. Stored only by
+// the worker's goroutine, loaded by any.
+type publishedCounters struct {
+	polled, spawned, completed atomic.Uint64
+	steals, stolen, lifoHits   atomic.Uint64
+	globalBatches, parked      atomic.Uint64
+}
+
+// publish copies the worker's counters for Stats.
+func (w *worker) publish() {
+	c, p := &w.ctr, &w.pub
+	p.polled.Store(c.polled)
+	p.spawned.Store(c.spawned)
+	p.completed.Store(c.completed)
+	p.steals.Store(c.steals)
+	p.stolen.Store(c.stolen)
+	p.lifoHits.Store(c.lifoHits)
+	p.globalBatches.Store(c.globalBatches)
+	p.parked.Store(c.parked)
+}
+
+// WorkerStats are one worker's counters since New, as of the end of its last
+// tick (a busy worker publishes at least every BudgetPerTick polls).
+type WorkerStats struct {
+	// Polled counts polls (and aborts) of tasks.
+	Polled uint64
+	// Spawned counts tasks spawned by this worker's polls.
+	Spawned uint64
+	// Completed counts tasks that finished in this worker's polls.
+	Completed uint64
+	// Steals counts successful steal operations; Stolen the tasks they
+	// moved (each takes half of the victim's queue).
+	Steals, Stolen uint64
+	// LIFOHits counts polls of a task taken from the LIFO slot.
+	LIFOHits uint64
+	// GlobalBatches counts batch pops from the global queue.
+	GlobalBatches uint64
+	// Parked counts the times the worker parked.
+	Parked uint64
+	// LocalQueue is the local queue's length when Stats read it.
+	LocalQueue int
+}
+
+// Stats are the scheduler's counters, as seed 000 lists them, plus the
+// per-worker ones.
+type Stats struct {
+	// Workers is the number of workers.
+	Workers int
+	// Spawned counts every task started (from workers and from outside).
+	Spawned uint64
+	// Polled, Stolen and Parked sum the workers' counters.
+	Polled, Stolen, Parked uint64
+	// Live is the number of tasks spawned and not yet finished.
+	Live int64
+	// Panicked counts tasks that panicked; Cancelled those aborted by
+	// JoinHandle.Cancel.
+	Panicked, Cancelled uint64
+	// GlobalQueue is the global queue's length when Stats read it.
+	GlobalQueue int
+	// PerWorker holds each worker's counters, by worker index.
+	PerWorker []WorkerStats
+}
+
+// Stats returns the counters. Any goroutine may call it at any time; the
+// figures of a busy worker lag by at most one tick.
+func (s *Scheduler) Stats() Stats {
+	st := Stats{
+		Workers:     len(s.workers),
+		Spawned:     s.spawnedRemote.Load(),
+		Live:        s.owned.live.Load(),
+		Panicked:    s.panicked.Load(),
+		Cancelled:   s.cancelled.Load(),
+		GlobalQueue: s.global.Len(),
+		PerWorker:   make([]WorkerStats, len(s.workers)),
+	}
+	for i, w := range s.workers {
+		p := &w.pub
+		ws := WorkerStats{
+			Polled:        p.polled.Load(),
+			Spawned:       p.spawned.Load(),
+			Completed:     p.completed.Load(),
+			Steals:        p.steals.Load(),
+			Stolen:        p.stolen.Load(),
+			LIFOHits:      p.lifoHits.Load(),
+			GlobalBatches: p.globalBatches.Load(),
+			Parked:        p.parked.Load(),
+			LocalQueue:    w.stealer.Len(),
+		}
+		st.PerWorker[i] = ws
+		st.Spawned += ws.Spawned
+		st.Polled += ws.Polled
+		st.Stolen += ws.Stolen
+		st.Parked += ws.Parked
+	}
+	return st
+}

@@ -1,0 +1,138 @@
+package scheduler
+
+import (
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// taskBase is the untyped part of every task: the header the queues hold and
+// the links of the owned-task list (see owned.go).
+type taskBase struct {
+	header.Header
+	// prev and next link the task into its owned shard. Guarded by the
+	// shard's mutex; nil when unlinked.
+	prev, next *taskBase
+	// linked is true while the task is in its owned shard, guarded by the
+	// shard's mutex. Whoever unlinks the task (its completion, or the
+	// shutdown sweep) is the one that finishes it.
+	linked bool
+}
+
+// sched returns the scheduler that owns the task.
+func (b *taskBase) sched() *Scheduler { return b.Scheduler().(*Scheduler) }
+
+// shardIndex hashes the task's address to an owned shard. The address is only
+// hashed, never turned back into a pointer.
+func (b *taskBase) shardIndex(mask uintptr) uintptr {
+	a := uintptr(unsafe.Pointer(b))
+	return (a>>7 ^ a>>13) & mask
+}
+
+// task is the concrete task behind a header: the future and, once it is
+// done, the result for the JoinHandle.
+type task[T any] struct {
+	taskBase
+	// fut is the user's future. Owned by the worker that moved the header to
+	// Running (only it polls or cancels it); set to nil when the task
+	// completes or is aborted, so the GC can reclaim it.
+	fut future.Future[T]
+	// mu guards done, res and join: the handoff between the worker that
+	// completes the task and the JoinHandle.
+	mu sync.Mutex
+	// done is set once, when res holds the outcome. Guarded by mu.
+	done bool
+	// res is the outcome: the value, or the error of a panic, a cancellation
+	// or the shutdown. Guarded by mu; zeroed when nobody can collect it.
+	res future.Result[T]
+	// join is the Waker the JoinHandle registered, woken once at completion.
+	// Guarded by mu.
+	join waker.Waker
+}
+
+// Poll polls the future once. On completion it completes the header and
+// delivers the value; a panic is caught and delivered as a *PanicError. Called
+// only by the worker that moved the header to Running.
+func (t *task[T]) Poll(cx *future.Context) bool {
+	v, ok, perr := t.pollFuture(cx)
+	switch {
+	case perr != nil:
+		// The future is in an unknown state: cancel it so it releases what
+		// it registered, and report the panic.
+		t.cancelFuture()
+		t.finish(cx, future.Fail[T](perr))
+		return true
+	case ok:
+		t.fut = nil
+		t.finish(cx, future.Ok(v))
+		return true
+	}
+	return false
+}
+
+// pollFuture polls t.fut and converts a panic into a *PanicError.
+func (t *task[T]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			perr = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	v, ok = t.fut.Poll(cx)
+	return v, ok, nil
+}
+
+// cancelFuture cancels t.fut, swallowing a panic of its Cancel (the task is
+// being finished with an error already), and drops it.
+func (t *task[T]) cancelFuture() {
+	f := t.fut
+	t.fut = nil
+	if f == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	future.Cancel(f)
+}
+
+// Abort cancels the future and finishes the task with err. Called only by
+// the party that moved the header to Running for the purpose (a worker whose
+// transition said abort, or the shutdown).
+func (t *task[T]) Abort(err error) {
+	t.cancelFuture()
+	t.finish(nil, future.Fail[T](err))
+}
+
+// finish completes the header, unlinks the task from the owned list and
+// hands res to the JoinHandle (waking it through cx when there is one, so a
+// joining task on this worker runs next). If the handle was detached, res is
+// dropped and a panic goes to Config.OnPanic.
+func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
+	s := t.sched()
+	prev := t.TransitionToComplete()
+	s.owned.remove(&t.taskBase)
+	s.countFinish(cx, res.Err)
+	t.mu.Lock()
+	if prev.Detached() {
+		t.mu.Unlock()
+		t.Unref()
+		if pe, ok := res.Err.(*PanicError); ok && s.cfg.OnPanic != nil {
+			s.cfg.OnPanic(pe)
+		}
+		return
+	}
+	t.res, t.done = res, true
+	w := t.join
+	t.join = waker.Waker{}
+	t.mu.Unlock()
+	// The handle still holds its reference, so this is not the last one:
+	// the result stays for it (see JoinHandle.Detach).
+	t.Unref()
+	if cx != nil {
+		cx.Wake(w)
+	} else {
+		w.Wake()
+	}
+}

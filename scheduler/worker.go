@@ -1,0 +1,336 @@
+package scheduler
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/idle"
+	"github.com/blitz-go/blitz/waker"
+	"github.com/blitz-go/blitz/wsqueue"
+)
+
+// worker is one worker goroutine's state. Every field is owned by the
+// worker's goroutine (and, after it exited, by the shutdown goroutine, which
+// the WaitGroup hands it to), except stealer, which other workers use, and
+// the published stats, which Stats reads.
+type worker struct {
+	_  pad
+	id int
+	s  *Scheduler
+	// local is the owner end of the local queue; stealer its thieves' end,
+	// used by the other workers (the pointer is immutable).
+	local   *wsqueue.Owner[header.Header]
+	stealer *wsqueue.Stealer[header.Header]
+	// lifo holds the tasks woken or spawned by this worker's polls, newest
+	// last; lifoLen of them are set. Its capacity is Config.LIFO (1 for the
+	// slot, 4 for the stack). Not visible to thieves.
+	lifo    []*header.Header
+	lifoLen int
+	// lifoPolls counts the polls taken from the LIFO since the last task
+	// taken from a queue (a LIFO "tick", as Tokio counts it).
+	lifoPolls int
+	// batch receives a global-queue batch pop before it goes to the local
+	// queue (see the package doc, "The global batch").
+	batch [GlobalBatchSize]*header.Header
+	// polls counts polls made, for the global-queue interval.
+	polls uint32
+	// interval is the adaptive number of polls between two looks at the
+	// global queue; avgPollNs the EWMA of a poll's duration it comes from.
+	interval  uint32
+	avgPollNs float64
+	// rng picks steal victims.
+	rng *rand.Rand
+	// searching is true while the idle State counts this worker as a
+	// searcher.
+	searching bool
+	// parking is seed 003's transitioning-to-park flag: set from the moment
+	// the worker announces itself parked until it is running again. While it
+	// is set, scheduleLocal sends tasks to the global queue instead of the
+	// LIFO slot, which nobody else can see (the driver's maintenance before
+	// a park wakes tasks through this worker's Context).
+	parking bool
+	// cx is the Context of every poll this worker makes, reset per poll.
+	cx future.Context
+	// ctr counts this worker's work; published to pub at each tick's end.
+	ctr counters
+	pub publishedCounters
+	_   pad
+}
+
+// newWorker builds worker id of s.
+func newWorker(s *Scheduler, id int) *worker {
+	w := &worker{id: id, s: s, interval: DefaultGlobalInterval}
+	w.local, w.stealer = wsqueue.New[header.Header]()
+	w.lifo = make([]*header.Header, s.cfg.LIFO)
+	w.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(id)))
+	w.avgPollNs = float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
+	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
+	return w
+}
+
+// run is the worker goroutine: ticks of up to BudgetPerTick polls, the driver
+// between ticks, and a park when a tick found nothing to do.
+func (w *worker) run() {
+	defer w.s.wg.Done()
+	for !w.s.closing.Load() {
+		w.maintain()
+		if w.tick() == 0 && !w.park() {
+			break
+		}
+	}
+	w.publish()
+}
+
+// maintain runs the driver, if any, and returns its answer (see
+// Driver.Maintain), or a negative duration without a driver.
+func (w *worker) maintain() time.Duration {
+	d := w.s.cfg.Driver
+	if d == nil {
+		return -1
+	}
+	w.cx.Reset(waker.Waker{}, w.s, nil, w.id)
+	next := d.Maintain(&w.cx)
+	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
+	return next
+}
+
+// tick runs up to BudgetPerTick tasks and returns how many it ran.
+func (w *worker) tick() int {
+	start := time.Now()
+	ran := 0
+	for ran < BudgetPerTick && !w.s.closing.Load() {
+		h := w.next()
+		if h == nil {
+			if h = w.search(); h == nil {
+				break
+			}
+		}
+		w.runTask(h)
+		ran++
+	}
+	if ran > 0 {
+		w.adapt(ran, time.Since(start))
+	}
+	w.publish()
+	return ran
+}
+
+// next finds work in the worker's own sources, in seed 003's order: the
+// global queue when its interval is due, the LIFO slot (at most
+// MaxLIFOPollsPerTick times in a row), the local queue, and the global queue
+// when all of those are empty.
+func (w *worker) next() *header.Header {
+	if w.polls%w.interval == 0 {
+		if h := w.fetchGlobal(); h != nil {
+			w.lifoPolls = 0
+			return h
+		}
+	}
+	if w.lifoLen > 0 {
+		if w.lifoPolls < MaxLIFOPollsPerTick {
+			w.lifoLen--
+			h := w.lifo[w.lifoLen]
+			w.lifo[w.lifoLen] = nil
+			w.lifoPolls++
+			w.ctr.lifoHits++
+			return h
+		}
+		w.flushLIFO()
+	}
+	w.lifoPolls = 0
+	if h := w.local.Pop(); h != nil {
+		return h
+	}
+	return w.fetchGlobal()
+}
+
+// flushLIFO moves the LIFO tasks, oldest first, to the local queue, where
+// the FIFO order and the thieves see them. It notifies nobody: this worker
+// pops them next (as Tokio, which does not notify for a LIFO task pushed back
+// at the cap either).
+func (w *worker) flushLIFO() {
+	for i := 0; i < w.lifoLen; i++ {
+		w.local.Push(w.lifo[i], &w.s.global)
+		w.lifo[i] = nil
+	}
+	w.lifoLen = 0
+}
+
+// fetchGlobal pops a fair-share batch from the global queue, keeps the first
+// task and pushes the rest to the local queue (see the package doc, "The
+// global batch").
+func (w *worker) fetchGlobal() *header.Header {
+	if w.s.global.IsEmpty() {
+		return nil
+	}
+	room := min(w.local.Free()+1, GlobalBatchSize)
+	n := w.s.global.PopBatch(w.batch[:room], len(w.s.workers))
+	if n == 0 {
+		return nil
+	}
+	w.ctr.globalBatches++
+	h := w.batch[0]
+	if n > 1 {
+		w.local.PushBatch(w.batch[1:n], &w.s.global)
+		w.s.idle.NotifyOne()
+	}
+	clear(w.batch[:n])
+	return h
+}
+
+// search is the searcher's part of finding work: become a searcher (unless
+// half the workers already are), steal half of a random victim's local
+// queue, then look at the global queue a last time.
+func (w *worker) search() *header.Header {
+	if !w.searching {
+		if !w.s.idle.TryBecomeSearcher() {
+			return nil
+		}
+		w.searching = true
+	}
+	if h := w.steal(); h != nil {
+		return h
+	}
+	return w.fetchGlobal()
+}
+
+// steal tries every other worker once, starting at a random one, and takes
+// half of the first non-empty local queue.
+func (w *worker) steal() *header.Header {
+	n := len(w.s.workers)
+	if n == 1 {
+		return nil
+	}
+	start := w.rng.IntN(n)
+	for i := range n {
+		v := w.s.workers[(start+i)%n]
+		if v == w || v.stealer.IsEmpty() {
+			continue
+		}
+		before := w.local.Len()
+		if h := v.stealer.StealInto(w.local); h != nil {
+			w.ctr.steals++
+			w.ctr.stolen += uint64(w.local.Len()-before) + 1
+			return h
+		}
+	}
+	return nil
+}
+
+// runTask polls h once, or aborts it if it was cancelled, and files it
+// according to the outcome.
+func (w *worker) runTask(h *header.Header) {
+	if w.searching {
+		// Seed 003's chain: the last searcher to find work wakes another.
+		w.searching = false
+		w.s.idle.TransitionFromSearching()
+	}
+	w.polls++
+	w.ctr.polled++
+	if h.TransitionToRunning() == header.RunAbort {
+		h.Task().Abort(ErrCancelled)
+		return
+	}
+	w.cx.Reset(h.Waker(), w.s, h, w.id)
+	done := h.Task().Poll(&w.cx)
+	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
+	if done {
+		return
+	}
+	switch h.TransitionToIdle() {
+	case header.IdleReschedule:
+		// Woken during its own poll (a yield, or a wake from elsewhere):
+		// to the back of the local queue, not the LIFO slot, so that it
+		// yields to the tasks already waiting.
+		w.local.Push(h, &w.s.global)
+		w.s.idle.NotifyOne()
+	case header.IdleAbort:
+		h.Task().Abort(ErrCancelled)
+	}
+}
+
+// scheduleLocal queues h, just moved to Scheduled by a poll on this worker,
+// in the LIFO: the newest task runs next. A full LIFO sends its oldest task
+// to the local queue. While the worker is transitioning to park, h goes to
+// the global queue instead (seed 003's lost-wakeup rule). Called only on the
+// worker's goroutine.
+func (w *worker) scheduleLocal(h *header.Header) {
+	if w.parking {
+		w.s.Schedule(h)
+		return
+	}
+	if w.lifoLen == len(w.lifo) {
+		old := w.lifo[0]
+		copy(w.lifo, w.lifo[1:])
+		w.lifoLen--
+		w.local.Push(old, &w.s.global)
+		w.s.idle.NotifyOne()
+	}
+	w.lifo[w.lifoLen] = h
+	w.lifoLen++
+}
+
+// park follows the idle package's worker loop (steps 4 and 5): announce,
+// check once more if this was the last searcher, run the driver for the
+// timeout, sleep. It reports false when the scheduler closed.
+func (w *worker) park() bool {
+	w.parking = true
+	prep := w.s.idle.PrepareToPark(w.id, w.searching)
+	w.searching = false
+	if prep.WasLastSearcher && w.s.hasWork() {
+		w.s.idle.NotifyOne()
+	}
+	timeout := w.maintain()
+	w.ctr.parked++
+	w.publish()
+	r := w.s.idle.Park(w.id, timeout)
+	w.parking = false
+	switch r {
+	case idle.Notified:
+		w.searching = true
+	case idle.Closed:
+		return false
+	}
+	return true
+}
+
+// hasWork reports whether any shared source (the global queue, a local
+// queue) holds a task. LIFO slots are not shared; their owners look at them
+// before they park.
+func (s *Scheduler) hasWork() bool {
+	if !s.global.IsEmpty() {
+		return true
+	}
+	for _, v := range s.workers {
+		if !v.stealer.IsEmpty() {
+			return true
+		}
+	}
+	return false
+}
+
+// adapt updates the EWMA of the poll duration with a tick that ran n polls in
+// d, and the global-queue interval from it (seed 003: 1 ms over the average,
+// clamped to [MinGlobalInterval, MaxGlobalInterval]).
+func (w *worker) adapt(n int, d time.Duration) {
+	const alpha = 0.1
+	sample := float64(d.Nanoseconds()) / float64(n)
+	w.avgPollNs = alpha*sample + (1-alpha)*w.avgPollNs
+	iv := float64(targetGlobalLatency.Nanoseconds()) / max(w.avgPollNs, 1)
+	w.interval = uint32(min(max(iv, MinGlobalInterval), MaxGlobalInterval))
+}
+
+// drain hands every task in the worker's LIFO and local queue to f. Called
+// by the shutdown goroutine after the worker exited.
+func (w *worker) drain(f func(*header.Header)) {
+	for i := 0; i < w.lifoLen; i++ {
+		f(w.lifo[i])
+		w.lifo[i] = nil
+	}
+	w.lifoLen = 0
+	for h := w.local.Pop(); h != nil; h = w.local.Pop() {
+		f(h)
+	}
+}
