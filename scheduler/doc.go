@@ -171,7 +171,7 @@
 // set, it reserves a place (an atomic add on the live-task count, undone if
 // it went over) before it creates the task, and refuses with
 // ErrBackpressure without taking the future. The bound is on live tasks
-// (spawned and not finished), which is what bounds memory; TestBackpressure
+// (spawned and not finished), which is what bounds memory; TestTrySpawnBackpressure
 // shows that concurrent TrySpawns never exceed it. Spawn is not bounded.
 //
 // # Statistics

@@ -40,15 +40,13 @@ func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	t := j.task()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.done {
-		return t.res, true
-	}
 	if t.Load().Detached() {
 		return future.Fail[T](ErrDetached), true
 	}
-	if w := cx.Waker(); !t.join.WillWake(w) {
-		t.join = w
+	if t.done {
+		return t.res, true
 	}
+	t.addJoin(cx.Waker())
 	return future.Result[T]{}, false
 }
 
@@ -72,9 +70,7 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 		}
 		if err := sig.Wait(ctx); err != nil {
 			t.mu.Lock()
-			if t.join.WillWake(cx.Waker()) {
-				t.join = waker.Waker{}
-			}
+			t.removeJoin(cx.Waker())
 			t.mu.Unlock()
 			var zero T
 			return zero, fmt.Errorf("scheduler: wait for task: %w", err)
@@ -82,43 +78,45 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 	}
 }
 
-// Cancel requests the task's cancellation and drops the Waker this handle
-// registered. A task that has not completed is aborted by the next worker to
+// Cancel requests the task's cancellation. A task that has not completed is aborted by the next worker to
 // see it: right away if it is idle, after its current poll if it is running,
 // and once its last shield is removed if it is shielded; its future's Cancel
 // runs and the handle resolves with ErrCancelled. A task that already
-// completed keeps its outcome. It makes JoinHandle a future.Canceler, so a
-// race or timeout that abandons the handle cancels the task; Detach first
-// to let the task run on unobserved. Any goroutine may call it, any number
+// completed keeps its outcome. Whoever awaits the handle is woken with the
+// outcome. It makes JoinHandle a future.Canceler, so a race or timeout that
+// abandons the handle cancels the task (and gets one harmless wake when the
+// abort completes); Detach first to let the task run on unobserved. Any goroutine may call it, any number
 // of times.
 func (j JoinHandle[T]) Cancel() {
 	t := j.task()
-	t.mu.Lock()
-	t.join = waker.Waker{}
-	t.mu.Unlock()
 	if t.Header.Cancel() == header.CancelEnqueue {
 		t.sched().Schedule(&t.Header)
 	}
 }
 
 // Detach gives up the outcome: the task runs on, and when it completes its
-// value is dropped (a panic goes to Config.OnPanic). After Detach the handle
+// value is dropped (a panic goes to Config.OnPanic, also when the task had
+// already finished). After Detach the handle
 // is not polled or waited on: Poll and Wait then
 // return ErrDetached. Any goroutine may call it.
 func (j JoinHandle[T]) Detach() {
 	t := j.task()
-	t.mu.Lock()
-	t.join = waker.Waker{}
-	t.mu.Unlock()
 	prev := t.Header.Detach()
 	if prev.Detached() {
 		return // detached before: its reference is already dropped
 	}
-	if t.Unref() {
-		// The task already finished: release the outcome now.
-		t.mu.Lock()
-		t.res = future.Result[T]{}
-		t.mu.Unlock()
+	if !t.Unref() {
+		return // the task will see the detached bit when it finishes
+	}
+	// The task already finished: release the outcome now, and report a
+	// panic that nobody will collect any more.
+	t.mu.Lock()
+	err := t.res.Err
+	t.res = future.Result[T]{}
+	t.join, t.more = waker.Waker{}, nil
+	t.mu.Unlock()
+	if pe, ok := err.(*PanicError); ok && t.sched().cfg.OnPanic != nil {
+		t.sched().cfg.OnPanic(pe)
 	}
 }
 

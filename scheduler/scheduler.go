@@ -160,6 +160,11 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 	})
 	select {
 	case <-s.done:
+		return nil // done wins over an ended ctx
+	default:
+	}
+	select {
+	case <-s.done:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("scheduler: shutdown not finished: %w", context.Cause(ctx))

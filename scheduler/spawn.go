@@ -36,10 +36,17 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	reserved := false
 	if max := int64(s.cfg.MaxLiveTasks); max > 0 {
 		// Reserve before spawning: the count never exceeds max, however
-		// many goroutines spawn at once (seed 001's question 7).
-		if s.owned.live.Add(1) > max {
-			s.owned.live.Add(-1)
-			return JoinHandle[T]{}, ErrBackpressure
+		// many goroutines spawn at once (seed 001's question 7). A CAS
+		// loop rather than add-then-undo, so that a refusal never shows in
+		// Stats().Live nor refuses another TrySpawn while a slot is free.
+		for {
+			n := s.owned.live.Load()
+			if n >= max {
+				return JoinHandle[T]{}, ErrBackpressure
+			}
+			if s.owned.live.CompareAndSwap(n, n+1) {
+				break
+			}
 		}
 		reserved = true
 	}
@@ -61,7 +68,7 @@ func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 // spawn is Spawn after its argument checks.
 func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
 	t := newTask(s, f)
-	if !s.owned.insert(&t.taskBase, false) {
+	if s.closing.Load() || !s.owned.insert(&t.taskBase, false) {
 		// Shutdown began: resolve the handle without running f.
 		t.TransitionToShutdown()
 		t.Abort(ErrShutdown)

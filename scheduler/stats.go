@@ -39,7 +39,9 @@ type WorkerStats struct {
 	Polled uint64
 	// Spawned counts tasks spawned by this worker's polls.
 	Spawned uint64
-	// Completed counts tasks that finished in this worker's polls.
+	// Completed counts tasks that completed in this worker's polls (their
+	// future returned a value or panicked); aborted tasks (cancelled,
+	// dropped by the shutdown) are not counted here.
 	Completed uint64
 	// Steals counts successful steal operations; Stolen the tasks they
 	// moved (each takes half of the victim's queue).

@@ -49,9 +49,49 @@ type task[T any] struct {
 	// res is the outcome: the value, or the error of a panic, a cancellation
 	// or the shutdown. Guarded by mu; zeroed when nobody can collect it.
 	res future.Result[T]
-	// join is the Waker the JoinHandle registered, woken once at completion.
-	// Guarded by mu.
+	// join is the Waker the JoinHandle registered, woken once at completion;
+	// more holds the Wakers of any further awaiters (copies of the handle
+	// polled or waited on by several tasks or goroutines), nil in the common
+	// case of one, so that a task stays one 160-byte allocation. Guarded by
+	// mu.
 	join waker.Waker
+	more *[]waker.Waker
+}
+
+// addJoin registers wk to be woken at completion, unless a registered Waker
+// already wakes the same target. Called with mu held.
+func (t *task[T]) addJoin(wk waker.Waker) {
+	if t.join.IsZero() || t.join.WillWake(wk) {
+		t.join = wk
+		return
+	}
+	if t.more == nil {
+		t.more = new([]waker.Waker)
+	}
+	for i, w := range *t.more {
+		if w.WillWake(wk) {
+			(*t.more)[i] = wk
+			return
+		}
+	}
+	*t.more = append(*t.more, wk)
+}
+
+// removeJoin forgets wk (a Wait whose context ended). Called with mu held.
+func (t *task[T]) removeJoin(wk waker.Waker) {
+	if t.join.WillWake(wk) {
+		t.join = waker.Waker{}
+	}
+	if t.more == nil {
+		return
+	}
+	ws := (*t.more)[:0]
+	for _, w := range *t.more {
+		if !w.WillWake(wk) {
+			ws = append(ws, w)
+		}
+	}
+	*t.more = ws
 }
 
 // Poll polls the future once. On completion it completes the header and
@@ -124,15 +164,20 @@ func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
 		return
 	}
 	t.res, t.done = res, true
-	w := t.join
-	t.join = waker.Waker{}
+	w, more := t.join, t.more
+	t.join, t.more = waker.Waker{}, nil
 	t.mu.Unlock()
 	// The handle still holds its reference, so this is not the last one:
 	// the result stays for it (see JoinHandle.Detach).
 	t.Unref()
+	wake := waker.Waker.Wake
 	if cx != nil {
-		cx.Wake(w)
-	} else {
-		w.Wake()
+		wake = func(w waker.Waker) { cx.Wake(w) }
+	}
+	wake(w)
+	if more != nil {
+		for _, w := range *more {
+			wake(w)
+		}
 	}
 }
