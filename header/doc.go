@@ -1,0 +1,208 @@
+// Package header is the task header of the scheduler: the packed 64-bit
+// state word of a task, the transitions that move it, its reference count,
+// its cancellation shields, and the type erasure that lets every queue,
+// waker and wait list hold a *[Header] whatever the task's future. It is
+// seed 002's Header (the Zig original's Header.zig, itself modelled on
+// Tokio's runtime/task/state.rs) in Go: the word is a [State] value with
+// pure accessors, the cell is the Header, and every transition returns a
+// small typed result the caller must switch on. Comments elsewhere cite the
+// sections below by name.
+//
+// # The state word
+//
+// One atomic.Uint64 in the Header holds everything the scheduler and the
+// wakers race on, laid out as seed 002 lays it out (bit 0 least
+// significant):
+//
+//	 63            40 39      32 31   28 27  26  25  24 23       16 15      0
+//	+----------------+----------+-------+---+---+---+---+-----------+---------+
+//	| ref count (24) |shield (8)| rsvd  |det|join|can|ntf| lifecycle | reserved|
+//	+----------------+----------+-------+---+---+---+---+-----------+---------+
+//
+// Who writes which field:
+//
+//   - lifecycle: the worker that owns the task's turn (TransitionToRunning,
+//     TransitionToIdle, TransitionToComplete); a waker (TransitionToScheduled)
+//     and a canceller (Cancel) only for Idle -> Scheduled, which hands the
+//     turn to whoever pushes the task.
+//   - notified: set by any waker (TransitionToScheduled); cleared by the
+//     worker (TransitionToRunning, TransitionToIdle, TransitionToComplete).
+//   - cancelled: set once by any goroutine (Cancel), never cleared.
+//   - join interest and detached: set by Init; Detach (the JoinHandle's
+//     owner) clears join interest and sets detached.
+//   - shield depth: the task's own poll (AddShield, RemoveShield), so only
+//     the worker running it.
+//   - reference count: anyone holding a reference (Ref, Unref).
+//
+// Every write is a CAS loop over the whole word, so a transition reads and
+// writes all fields as one value: a transition that reads notified and
+// lifecycle cannot be split by a wake. Reading a State is free; it is a
+// snapshot that may be stale as soon as [Header.Load] returns.
+//
+// # Lifecycle
+//
+// A task moves between four lifecycles:
+//
+//	                       Init
+//	                         |
+//	                         v
+//	             +-------> IDLE
+//	             |           |  Wake: TransitionToScheduled == ScheduleEnqueue,
+//	             |           |  or Cancel == CancelEnqueue
+//	             |           v
+//	TransitionTo |       SCHEDULED <----------+
+//	Idle ==      |           |                |
+//	IdleWaiting  |           |  TransitionTo  |  TransitionToIdle == IdleReschedule
+//	             |           |  Running       |  (a wake came during the poll)
+//	             |           v                |
+//	             +------- RUNNING ------------+
+//	                         |
+//	                         |  TransitionToComplete: after a poll that completed,
+//	                         |  or after Abort (RunAbort, IdleAbort)
+//	                         v
+//	                     COMPLETE
+//
+// Idle: in no queue, waiting for a wake. Scheduled: in exactly one run queue
+// (or about to be pushed by whoever moved it there). Running: exactly one
+// worker is polling it. Complete: its future finished or it was aborted;
+// wakes are ignored from now on.
+//
+// The worker loop around one task, after popping h:
+//
+//  1. [Header.TransitionToRunning]. On [RunAbort] go to step 4.
+//  2. Poll the task. If it completed, [Header.TransitionToComplete] and
+//     stop.
+//  3. [Header.TransitionToIdle]: on [IdleWaiting] stop (some waker will
+//     reschedule it); on [IdleReschedule] push h to a run queue and stop; on
+//     [IdleAbort] go to step 4.
+//  4. The cancel path: call the task's Abort, then
+//     [Header.TransitionToComplete]; the task is never polled again.
+//
+// Transitions from a lifecycle that forbids them (running a task that is not
+// Scheduled, idling or completing one that is not Running) are broken
+// invariants of the scheduler and panic with an error wrapping
+// [ErrBadTransition].
+//
+// # The notified bit
+//
+// A wake can land at any moment, including while the task is being polled,
+// after its future has looked at its event source and found nothing. The
+// notified bit is the one signal for "poll it again", and the protocol is:
+//
+//  1. A wake of an Idle task moves it to Scheduled and its caller pushes it
+//     ([ScheduleEnqueue]): the only way a wake enqueues.
+//  2. A wake of a Scheduled or Running task sets notified and enqueues
+//     nothing ([ScheduleNotified]); the task is already in a queue or on a
+//     worker, and a second push would put it in two queues at once.
+//  3. TransitionToRunning clears notified: the poll about to start sees
+//     every event published before it, so earlier wakes are consumed.
+//  4. When the poll returns not-ready, TransitionToIdle reads and clears
+//     notified and leaves Running in one CAS: if notified was clear the task
+//     goes Idle; if it was set, a wake came during the poll, perhaps after
+//     the future last looked, and the task goes straight back to Scheduled
+//     ([IdleReschedule]) for the worker to push.
+//
+// No wakeup is lost: a waker publishes its event and then wakes. If its
+// TransitionToScheduled comes before the worker's TransitionToIdle CAS, it
+// saw Running (or Scheduled) and set notified, and step 4 reschedules; if it
+// comes after, it sees Idle and enqueues (step 1). The CAS orders the two, so
+// one of them always acts, and only one pushes.
+//
+// This deviates from seed 002 in one respect. The seed's transitionToIdle
+// always stores Idle and returns the previous state, and a caller that sees
+// notified then calls transitionToScheduled to get it back. That is two
+// CASes, and between them the task is Idle: another waker may move it to
+// Scheduled and push it, and then the worker's own transitionToScheduled
+// finds it Scheduled and must not push again, so the caller has to switch on
+// a second result to avoid a double enqueue or to notice that somebody else
+// pushed. Here Running goes to Scheduled in the single CAS that clears the
+// bit: one atomic operation instead of two, no window in which another
+// waker can enqueue the task in between, and the worker that ran the poll is
+// always the one that pushes it.
+//
+// # Cancellation and shields
+//
+// [Header.Cancel] sets the cancelled bit, once; any goroutine may call it.
+// Its result says who acts:
+//
+//   - [CancelEnqueue]: the task was Idle and unshielded; it is now Scheduled
+//     and the caller pushes it, so that a worker's TransitionToRunning
+//     returns [RunAbort].
+//   - [CancelDeferred]: the task is queued (TransitionToRunning will abort
+//     it), running (TransitionToIdle will return [IdleAbort]), or shielded.
+//   - [CancelNoop]: it was already cancelled, or it is complete.
+//
+// Cancellation is effective when it is requested and no shield is in force
+// ([State.CancellationEffective]). Shields ([Header.AddShield],
+// [Header.RemoveShield]) are taken and released by the task's own poll around
+// a critical section that must not be cut short; they nest up to
+// [MaxShieldDepth] ([ErrShieldOverflow] past it, [ErrShieldUnderflow] for a
+// release without a shield). While a shield is in force a cancelled task is
+// polled normally. RemoveShield of the last shield of a cancelled task
+// reports effective=true: the poll goes on to its end and the worker's
+// TransitionToIdle returns IdleAbort, so the task is aborted at the end of
+// that poll, never in the middle of it. A task that goes Idle while still
+// holding a shield stays Idle when cancelled (CancelDeferred): nothing can
+// release the shield but a poll, so it waits for its next wake like any
+// other idle task, and the poll that releases the shield makes the
+// cancellation effective.
+//
+// # Reference count
+//
+// In the Zig seed the reference count frees the task's memory. In Go the
+// garbage collector owns memory, and wakers carry no reference (see the
+// waker package, "No clone, no drop"), so the count has a smaller job: it
+// counts the owners that may still touch the task's result. Init sets it to 1
+// for the scheduler's reference, plus 1 for the JoinHandle's when join is
+// true. The scheduler drops its reference when the task completes, and the
+// JoinHandle when it has taken the result or is dropped or detached. The
+// [Header.Unref] that reports last=true means nobody can look at the result
+// any more: the caller clears it (and anything else the task holds), so that
+// the task can be recycled or a large result released early even if a stale
+// *Header is still reachable from some wait list. [Header.Ref] stops at
+// [MaxRefCount] with [ErrRefOverflow]; an Unref at zero means some owner
+// dropped twice and panics with [ErrBadTransition].
+//
+// # Type erasure
+//
+// The seed erases the future's type with a vtable (poll, drop, schedule,
+// reschedule) and recovers the task with @fieldParentPtr. Go has interfaces:
+// the concrete task, the scheduler's generic task type holding the future and
+// its result, implements [Task] (Poll, Abort), and the Header reaches it
+// through [Header.Task]; where to push a woken task is the [Scheduler]
+// interface. The concrete task embeds its Header, so no separate allocation
+// holds it, and queues and lists link *Header values ([Header.QueueNext] is
+// the global queue's intrusive link). Drop has no counterpart: see
+// "Reference count". [Header.Waker] is built once by Init (waker.New checks
+// its argument with reflection, which a hot poll path should not repeat) and
+// handed to every poll; waking it is [Header.Wake].
+//
+// # Ordering
+//
+// Every operation on the state word is a sync/atomic operation, and Go's
+// atomics are sequentially consistent: all of them form one total order
+// consistent with each goroutine's program order, and a load that observes
+// a store synchronizes with it. The seed names the pairs it needs, and each
+// is now implied:
+//
+//   - Its CAS loops use acq_rel on success and acquire on failure, so that a
+//     transition sees the writes made before the transition it follows. A
+//     worker that wins TransitionToRunning therefore sees what the previous
+//     poll (on another worker) wrote into the task, because that poll ended
+//     with a TransitionToIdle or was followed by a push through a queue that
+//     synchronizes too.
+//   - A waker publishes its event, then wakes: its TransitionToScheduled is
+//     the release of the event. The worker's CAS that observes that wake
+//     (TransitionToRunning after the push, or TransitionToIdle reading the
+//     notified bit, followed by TransitionToRunning) is the acquire, so the
+//     poll that follows sees the event. With sequentially consistent atomics
+//     and an event source that is itself synchronized, "publish, then wake"
+//     in program order is all a waker has to do.
+//   - The seed's ref uses monotonic ordering and unref acq_rel, so that the
+//     owner whose unref is last sees every other owner's writes before it
+//     releases the result. Here Ref and Unref are CASes like the rest.
+//
+// Nothing in this package relies on an ordering weaker than these, so it
+// needs no comments of the "load-acquire, pairs with" kind beyond the one on
+// the state field.
+package header
