@@ -501,7 +501,9 @@ func TestPollAfterCancelPanics(t *testing.T) {
 // combinator that completed or was cancelled no longer keeps its children
 // (or their values) reachable.
 func TestCombinatorsDropTheirChildren(t *testing.T) {
-	type big struct{ buf [1 << 10]byte }
+	// big is large enough that the GC does not batch it with other objects
+	// in a tiny-alloc block, which would keep it alive with them.
+	type big struct{ _ [1 << 10]byte }
 	mk := map[string]func(reg *future.Registry) (future.Future[*big], weak.Pointer[future.Probe[*big]]){}
 	for _, name := range []string{"Map", "Then", "JoinAll", "Race", "Select2"} {
 		mk[name] = func(reg *future.Registry) (future.Future[*big], weak.Pointer[future.Probe[*big]]) {

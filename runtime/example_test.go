@@ -8,7 +8,6 @@ import (
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
-	"github.com/blitz-go/blitz/waker"
 )
 
 // countdown is a hand-written future: a state machine that sleeps between
@@ -99,7 +98,6 @@ type goResult[T any] struct {
 	fn      func() T
 	started bool
 	done    chan T // buffered: the goroutine never blocks on it
-	wk      waker.Waker
 }
 
 func (g *goResult[T]) Poll(cx *future.Context) (T, bool) {

@@ -87,15 +87,45 @@
 // puts the new task in the LIFO slot; Spawn from outside puts it on the
 // global queue and notifies.
 //
-// The LIFO slot holds the newest task; a task already there is moved to the
-// local queue, where thieves can take it, and an idle worker is notified.
-// The slot is private to its worker: no other worker reads it, which is
+// The LIFO holds the newest tasks; when it is full its oldest task moves to
+// the local queue, where thieves can take it, and an idle worker is
+// notified. It is private to its worker: no other worker reads it, which is
 // why it needs no atomics and why its worker must look at it before it
 // parks (it does: a tick that ends with nothing to run has found it empty).
-// After MaxLIFOPollsPerTick polls in a row from the LIFO, its task goes to
+// After MaxLIFOPollsPerTick polls in a row from the LIFO, its tasks go to
 // the local queue instead, so two tasks waking each other cannot starve the
 // rest; the count restarts with every task taken from a queue (Tokio's
 // definition of the cap).
+//
+// # LIFO slot or stack
+//
+// Seed 003 (and Tokio) has one LIFO slot; seed 001 proposes a stack of four.
+// Both are here (Config.LIFO) and runtime's BenchmarkLIFO measures them on
+// the two workloads the LIFO is for, ping-pong and chained spawn (AMD EPYC,
+// 2 vCPUs, Go 1.26.8; two runs of six, one with each order; medians):
+//
+//	                    slot          stack
+//	ping-pong, ns/ping  638 / 785     573 / 681    (run 1 / run 2)
+//	chained, ns/spawn   233 / 274     215 / 247
+//
+// The stack was 8 to 13% faster on both (benchstat: chained p=0.041, ping-
+// pong p=0.093 in the first run), so it is the default. Its cost is that up
+// to four runnable tasks, not one, are invisible to idle workers while their
+// worker is inside a long poll; a program with long polls and little other
+// work can choose the slot.
+//
+// Seed 001's question 6 asks whether the stack has a correctness issue when
+// stealers take from the bottom while the owner pushes and pops at the top.
+// In the seed's code it does: the stack is shared (atomic slots and an
+// atomic top), the owner's pop swaps a slot to nil and then stores the new
+// top in two steps, and a stealer working from the bottom can read a top
+// that is about to move, so that a task is taken twice or a slot is skipped.
+// Here the question does not arise, by construction: the LIFO, slot or
+// stack, belongs to its worker alone and thieves never touch it; tasks
+// become stealable only by moving to the local queue (eviction, the poll
+// cap), whose steal protocol the wsqueue package proves. The tests run
+// spawn-next-on-the-same-worker, the poll cap, cancellation of LIFO tasks
+// and shutdown with tasks in the LIFO in both modes.
 //
 // # The transitioning-to-park flag
 //

@@ -39,7 +39,13 @@ func requireDropped(t *testing.T, e *env, h scheduler.JoinHandle[int], p *probe,
 // refused, and Shutdown stays idempotent. goleak (TestMain) proves that
 // nothing is left running.
 func TestShutdownDropsTasksEverywhere(t *testing.T) {
-	e := newEnv(t, scheduler.Config{Workers: 2})
+	for _, mode := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
+		t.Run(fmt.Sprintf("lifo=%d", mode), func(t *testing.T) { testShutdownDropsTasksEverywhere(t, mode) })
+	}
+}
+
+func testShutdownDropsTasksEverywhere(t *testing.T, lifo int) {
+	e := newEnv(t, scheduler.Config{Workers: 2, LIFO: lifo})
 	s := e.s
 
 	// Idle on a waker that never fires (it keeps the waker to fire it
@@ -80,7 +86,7 @@ func TestShutdownDropsTasksEverywhere(t *testing.T) {
 	h1 := scheduler.Spawn(s, nil, future.Future[int](r1))
 	recv(t, in1, "first worker blocked")
 	st := s.Stats()
-	require.Equal(t, 4, st.PerWorker[0].LocalQueue+st.PerWorker[1].LocalQueue, "4 tasks in a local queue, 1 in the LIFO slot")
+	require.Equal(t, 5-lifo, st.PerWorker[0].LocalQueue+st.PerWorker[1].LocalQueue, "%d tasks in the LIFO, the rest in a local queue", lifo)
 
 	// In the global queue: spawned from outside while both workers are
 	// blocked.

@@ -38,7 +38,7 @@ func writeSVG(w io.Writer, title string, rows []row) error {
 		chartWidth, height, chartWidth, height)
 	p(`<rect width="100%%" height="100%%" fill="white"/>`)
 	p(`<text x="10" y="22" font-size="16" font-weight="bold">%s</text>`, html.EscapeString(title))
-	p(`<text x="10" y="42" fill="#555">speedup of blitz over the Go-standard equivalent (baseline time / ours), log scale</text>`)
+	p(`<text x="10" y="42" fill="#555">speedup of blitz over the Go-standard equivalent (baseline / ours: time, bytes or lateness), log scale</text>`)
 	axisY := headerH + rowHeight*len(measured)
 	for _, tick := range axisTicks(lo, hi) {
 		p(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`, x(tick), headerH, x(tick), axisY, tickColor(tick))
