@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,10 +24,16 @@ type leaf struct {
 	y      scheduler.YieldFuture
 	counts []atomic.Int32
 	done   bool // plain: a poll on another worker must see it (race detector)
+	// rootWorker is the worker the root task runs on; foreign counts the
+	// leaf polls made by any other worker.
+	rootWorker, foreign *atomic.Int64
 }
 
 // Poll yields, then completes with 2*id+1.
 func (l *leaf) Poll(cx *future.Context) (int, bool) {
+	if int64(cx.Worker()) != l.rootWorker.Load() {
+		l.foreign.Add(1)
+	}
 	if l.done {
 		l.e.failf("leaf %d: polled after completion", l.id)
 	}
@@ -75,10 +82,35 @@ func TestStealingRunsEveryTaskExactlyOnce(t *testing.T) {
 	handles := make([]scheduler.JoinHandle[int], 0, n)
 
 	next := 0
+	var rootWorker, foreign atomic.Int64
 	root := future.PollFn(func(cx *future.Context) (int, bool) {
-		for end := min(next+batch, n); next < end; next++ {
-			l := &leaf{e: e, id: next, left: yields[next], counts: counts}
+		first := next == 0
+		if first {
+			rootWorker.Store(int64(cx.Worker()))
+		}
+		size := batch
+		if first {
+			size = 100 // fits the local queue: nothing overflows to the global queue
+		}
+		for end := min(next+size, n); next < end; next++ {
+			l := &leaf{e: e, id: next, left: yields[next], counts: counts, rootWorker: &rootWorker, foreign: &foreign}
 			handles = append(handles, scheduler.Spawn(e.s, cx, future.Future[int](l)))
+		}
+		if first {
+			// Hold the root's worker until another worker has polled a
+			// leaf: the first batch sits only in this worker's LIFO and
+			// local queue, so that takes a steal, prompted by the notify
+			// of the local pushes. Without the wait, a slow-waking
+			// platform (Wine) lets the root's worker run everything
+			// before anyone steals, and the test would prove nothing.
+			deadline := time.Now().Add(waitTimeout)
+			for foreign.Load() == 0 {
+				if time.Now().After(deadline) {
+					e.failf("no other worker took any of the first batch: stealable work stranded")
+					break
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
 		}
 		if next < n {
 			cx.Waker().Wake() // a batch a poll: the others steal meanwhile
