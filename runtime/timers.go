@@ -32,9 +32,12 @@ type timerDriver struct {
 	// sooner deadline), loaded by arm: a sleep due before wakeAt notifies an
 	// idle worker, one due after it does not (see the package doc, "Time").
 	wakeAt atomic.Uint64
-	// lastNow is the tick of the driver's last look at the clock: a tick
-	// known to be in the past, so a deadline at or before it is due without
-	// reading the clock again. Raised by Maintain.
+	// lastNow is a tick known to be in the past, so that a deadline at or
+	// before it is due without reading the clock again. Stored by Maintain
+	// (any worker) after its clock read, loaded by SleepFuture.Poll. Two
+	// Maintains racing may store out of order and lower it by a tick; every
+	// value stored was a past tick, so it stays a lower bound of now, which
+	// is all Poll relies on.
 	lastNow atomic.Uint64
 	// notify wakes an idle worker; set once by New (the scheduler's Notify).
 	notify func()

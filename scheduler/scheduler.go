@@ -87,15 +87,12 @@ func (s *Scheduler) Schedule(h *header.Header) {
 // this scheduler's tasks or cx is not a worker's Context.
 func (s *Scheduler) WakeLocal(cx *future.Context, wk waker.Waker) bool {
 	h, ok := wk.Target().(*header.Header)
-	if !ok || cx.Executor() != future.Executor(s) || h.Scheduler() != header.Scheduler(s) {
-		return false
-	}
-	id := cx.Worker()
-	if id < 0 || id >= len(s.workers) {
+	w := s.localWorker(cx)
+	if !ok || w == nil || h.Scheduler() != header.Scheduler(s) {
 		return false
 	}
 	if h.TransitionToScheduled() == header.ScheduleEnqueue {
-		s.workers[id].scheduleLocal(h)
+		w.scheduleLocal(h)
 	}
 	return true
 }

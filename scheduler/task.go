@@ -170,14 +170,20 @@ func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
 	// The handle still holds its reference, so this is not the last one:
 	// the result stays for it (see JoinHandle.Detach).
 	t.Unref()
-	wake := waker.Waker.Wake
-	if cx != nil {
-		wake = func(w waker.Waker) { cx.Wake(w) }
-	}
-	wake(w)
+	wakeFrom(cx, w)
 	if more != nil {
 		for _, w := range *more {
-			wake(w)
+			wakeFrom(cx, w)
 		}
+	}
+}
+
+// wakeFrom wakes w through cx (the waking worker's LIFO) when there is one,
+// directly otherwise.
+func wakeFrom(cx *future.Context, w waker.Waker) {
+	if cx != nil {
+		cx.Wake(w)
+	} else {
+		w.Wake()
 	}
 }
