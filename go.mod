@@ -1,10 +1,12 @@
 module github.com/blitz-go/blitz
 
-go 1.25.0
+go 1.26.0
 
 require (
+	github.com/blitz-go/blitz/channels v0.0.0
 	github.com/blitz-go/blitz/future v0.0.0
 	github.com/blitz-go/blitz/runtime v0.0.0
+	github.com/blitz-go/blitz/syncprim v0.0.0
 	github.com/blitz-go/blitz/timerwheel v0.0.0
 	github.com/magefile/mage v1.17.2
 	github.com/stretchr/testify v1.12.1
@@ -23,12 +25,14 @@ require (
 tool github.com/magefile/mage
 
 replace (
+	github.com/blitz-go/blitz/channels => ./channels
 	github.com/blitz-go/blitz/future => ./future
 	github.com/blitz-go/blitz/globalq => ./globalq
 	github.com/blitz-go/blitz/header => ./header
 	github.com/blitz-go/blitz/idle => ./idle
 	github.com/blitz-go/blitz/runtime => ./runtime
 	github.com/blitz-go/blitz/scheduler => ./scheduler
+	github.com/blitz-go/blitz/syncprim => ./syncprim
 	github.com/blitz-go/blitz/timerwheel => ./timerwheel
 	github.com/blitz-go/blitz/waker => ./waker
 	github.com/blitz-go/blitz/wsqueue => ./wsqueue

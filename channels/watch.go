@@ -1,0 +1,348 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// Watch is a single-value channel with a version: senders replace (or
+// modify) the value, and receivers learn that it changed and read the latest
+// value; intermediate values may be skipped, the latest never is.
+//
+// Protocol. The value and its version live under mu (an RWMutex: senders
+// write, Borrow reads); the version is also kept in the atomic ver, stored
+// under mu's write lock, so that HasChanged and the futures compare it with
+// the receiver's last seen version without a lock. Versions only grow.
+//
+// Receivers waiting for a change (tasks and goroutines) sit in one waiter
+// list under waitMu. A receiver registers by pushing its waiter and
+// incrementing nWait under waitMu, then re-reading ver and closed; a sender
+// stores ver, then reads nWait, and takes waitMu only when it is non-zero,
+// to wake every waiter outside the lock (PopInto/WakeList). The atomics are
+// sequentially consistent, so either the sender sees the waiter or the
+// waiter sees the new version: a Changed never misses the last send. A wake
+// means "look" (nothing is handed over), so a cancelled wait has nothing to
+// pass on.
+type Watch[T any] struct {
+	mu     sync.RWMutex  // guards value; held for writing to change ver and closed
+	value  T             // the latest value
+	ver    atomic.Uint64 // the version of value: written under mu, read anywhere
+	closed atomic.Bool   // set once under mu; read anywhere
+
+	waitMu  sync.Mutex           // guards waiting
+	waiting waker.List[struct{}] // receivers waiting for a change
+	nWait   atomic.Int64         // waiting.Len(), read without waitMu by senders
+}
+
+// NewWatch returns a watch holding initial, at version 0.
+func NewWatch[T any](initial T) *Watch[T] {
+	return &Watch[T]{value: initial}
+}
+
+// Send replaces the value and notifies the receivers. It returns ErrClosed
+// after Close. It never waits (beyond the value lock) and allocates nothing.
+func (w *Watch[T]) Send(v T) error {
+	w.mu.Lock()
+	if w.closed.Load() {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.value = v
+	w.ver.Add(1)
+	w.mu.Unlock()
+	w.notify()
+	return nil
+}
+
+// SendModify calls f with the value under the write lock, so it may modify
+// it in place, then notifies the receivers as Send does. It returns ErrClosed
+// after Close without calling f. f must not call the Watch or its receivers.
+func (w *Watch[T]) SendModify(f func(*T)) error {
+	if err := w.modify(f); err != nil {
+		return err
+	}
+	w.notify()
+	return nil
+}
+
+// modify runs f under the write lock, which a panic in f releases.
+func (w *Watch[T]) modify(f func(*T)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed.Load() {
+		return ErrClosed
+	}
+	f(&w.value)
+	w.ver.Add(1)
+	return nil
+}
+
+// notify wakes every waiting receiver, outside waitMu. It runs after ver
+// (or closed) was stored: see "Protocol".
+func (w *Watch[T]) notify() {
+	if w.nWait.Load() == 0 {
+		return
+	}
+	var wl waker.WakeList
+	w.waitMu.Lock()
+	n := w.waiting.PopInto(&wl)
+	n += w.waiting.WakeAll() // the rare overflow beyond WakeListCap, under the lock
+	w.nWait.Add(int64(-n))
+	w.waitMu.Unlock()
+	wl.WakeAll()
+}
+
+// Borrow returns a copy of the latest value.
+func (w *Watch[T]) Borrow() T {
+	w.mu.RLock()
+	v := w.value
+	w.mu.RUnlock()
+	return v
+}
+
+// Subscribe returns a receiver that has seen the current version.
+func (w *Watch[T]) Subscribe() *WatchReceiver[T] {
+	return &WatchReceiver[T]{w: w, seen: w.ver.Load()}
+}
+
+// Close closes the watch: Send fails with ErrClosed, and receivers, once
+// they have seen the last version, get ErrClosed from HasChanged and
+// Changed. The value stays readable. Idempotent.
+func (w *Watch[T]) Close() {
+	w.mu.Lock()
+	was := w.closed.Swap(true)
+	w.mu.Unlock()
+	if !was {
+		w.notify()
+	}
+}
+
+// waiters reports how many receivers wait (for tests).
+func (w *Watch[T]) waiters() int {
+	w.waitMu.Lock()
+	defer w.waitMu.Unlock()
+	return w.waiting.Len()
+}
+
+// WatchReceiver observes a Watch. It has a single owner: its methods and
+// futures are used by one goroutine or task at a time.
+type WatchReceiver[T any] struct {
+	w    *Watch[T]
+	seen uint64 // the last version marked seen; owner only
+
+	// bw is ChangedBlocking's waiter, so a blocking wait allocates nothing;
+	// linked in w.waiting under waitMu while the owner waits.
+	bw waker.Waiter[struct{}]
+}
+
+// Borrow returns a copy of the latest value without marking it seen.
+func (r *WatchReceiver[T]) Borrow() T { return r.w.Borrow() }
+
+// BorrowAndUpdate returns a copy of the latest value and marks its version
+// seen.
+func (r *WatchReceiver[T]) BorrowAndUpdate() T {
+	w := r.w
+	w.mu.RLock()
+	v := w.value
+	r.seen = w.ver.Load() // stable under the read lock: pairs with v
+	w.mu.RUnlock()
+	return v
+}
+
+// HasChanged reports whether a version newer than the last seen exists,
+// without marking it seen. It returns ErrClosed when the watch is closed
+// and nothing is unseen. It never waits and allocates nothing.
+func (r *WatchReceiver[T]) HasChanged() (bool, error) {
+	w := r.w
+	if w.ver.Load() != r.seen {
+		return true, nil
+	}
+	if w.closed.Load() {
+		// Close is ordered after every send: one more look is definitive.
+		if w.ver.Load() != r.seen {
+			return true, nil
+		}
+		return false, ErrClosed
+	}
+	return false, nil
+}
+
+// check is the ready test of Changed: nil after marking a newer version
+// seen, ErrClosed, or errNotYet.
+func (r *WatchReceiver[T]) check() error {
+	changed, err := r.HasChanged()
+	switch {
+	case changed:
+		r.seen = r.w.ver.Load()
+		return nil
+	case err != nil:
+		return err
+	}
+	return errNotYet
+}
+
+// errNotYet is check's "keep waiting"; it never leaves the package.
+var errNotYet = errors.New("channels: watch: not changed yet")
+
+// ready reports whether check would not return errNotYet.
+func (r *WatchReceiver[T]) ready() bool {
+	return r.w.ver.Load() != r.seen || r.w.closed.Load()
+}
+
+// register pushes wt with wk unless a change happened meanwhile, reporting
+// whether it did.
+func (r *WatchReceiver[T]) register(wt *waker.Waiter[struct{}], wk waker.Waker) bool {
+	w := r.w
+	w.waitMu.Lock()
+	w.waiting.PushBack(wt, wk)
+	w.nWait.Add(1)
+	if r.ready() { // after nWait: see "Protocol"
+		w.waiting.Remove(wt)
+		w.nWait.Add(-1)
+		w.waitMu.Unlock()
+		return false
+	}
+	w.waitMu.Unlock()
+	return true
+}
+
+// unregister removes wt if still linked.
+func (r *WatchReceiver[T]) unregister(wt *waker.Waiter[struct{}]) {
+	w := r.w
+	w.waitMu.Lock()
+	if w.waiting.Remove(wt) {
+		w.nWait.Add(-1)
+	}
+	w.waitMu.Unlock()
+}
+
+// ChangedFuture is the future of WatchReceiver.Changed. Its pointer is a
+// future.Future[error] and a future.Canceler. It completes with nil once a
+// version newer than the last seen exists (marking it seen), or ErrClosed.
+// Its waiter lives inside it, so waiting allocates nothing.
+type ChangedFuture[T any] struct {
+	_         noCopy
+	r         *WatchReceiver[T]
+	wt        waker.Waiter[struct{}] // linked in r.w.waiting while waiting; under waitMu
+	pushed    bool                   // wt was pushed since the last look; owner only
+	done      bool                   // owner only
+	cancelled bool                   // owner only
+}
+
+// Changed returns a future that waits for a version newer than the last
+// seen.
+func (r *WatchReceiver[T]) Changed() ChangedFuture[T] {
+	return ChangedFuture[T]{r: r}
+}
+
+// Poll completes once the value changed or the watch closed, or waits.
+func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
+	f.checkPoll()
+	r := f.r
+	if f.pushed {
+		if !r.ready() && f.keepWaiting(cx.Waker()) {
+			return nil, false
+		}
+		r.unregister(&f.wt)
+		f.pushed = false
+	}
+	for {
+		if err := r.check(); err != errNotYet {
+			f.done = true
+			return err, true
+		}
+		if r.register(&f.wt, cx.Waker()) {
+			f.pushed = true
+			return nil, false
+		}
+	}
+}
+
+// keepWaiting refreshes the Waker of a still-linked waiter, reporting false
+// when it was woken (unlinked) and must look again.
+func (f *ChangedFuture[T]) keepWaiting(wk waker.Waker) bool {
+	w := f.r.w
+	w.waitMu.Lock()
+	defer w.waitMu.Unlock()
+	if !f.wt.Linked() {
+		return false
+	}
+	if !f.wt.Waker().WillWake(wk) {
+		f.wt.SetWaker(wk)
+	}
+	return true
+}
+
+// checkPoll panics on a poll after completion or cancellation.
+func (f *ChangedFuture[T]) checkPoll() {
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if f.cancelled {
+		panic(future.ErrPolledAfterCancel)
+	}
+}
+
+// Cancel removes the waiter; nothing was handed to it, so nothing is lost
+// (the change stays unseen). Idempotent; a no-op after completion.
+func (f *ChangedFuture[T]) Cancel() {
+	if f.done || f.cancelled {
+		return
+	}
+	f.cancelled = true
+	if f.pushed {
+		f.r.unregister(&f.wt)
+		f.pushed = false
+	}
+}
+
+// ChangedBlocking waits in the calling goroutine for a version newer than
+// the last seen, marking it seen, or returns ErrClosed. When ctx is done
+// first it returns an error wrapping ctx.Err() and marks nothing seen (a
+// change there by then wins: it returns nil).
+func (r *WatchReceiver[T]) ChangedBlocking(ctx context.Context) error {
+	if err := r.check(); err != errNotYet {
+		return err
+	}
+	sig := getSignal()
+	defer putSignal(sig)
+	wt := &r.bw
+	for {
+		if !r.register(wt, waker.New(sig)) {
+			if err := r.check(); err != errNotYet {
+				return err
+			}
+			continue
+		}
+		for {
+			err := sig.Wait(ctx)
+			if err == nil && !r.ready() && r.stillWaiting(wt) {
+				continue // spurious: a late wake meant for an earlier user of sig
+			}
+			// Woken (perhaps by a send whose version we had already seen)
+			// or ctx done.
+			r.unregister(wt)
+			if cerr := r.check(); cerr != errNotYet {
+				return cerr
+			}
+			if err != nil {
+				return fmt.Errorf("channels: watch changed: %w", err)
+			}
+			break
+		}
+	}
+}
+
+// stillWaiting reports whether wt is still linked: not woken ("Unlinked
+// means woken").
+func (r *WatchReceiver[T]) stillWaiting(wt *waker.Waiter[struct{}]) bool {
+	r.w.waitMu.Lock()
+	defer r.w.waitMu.Unlock()
+	return wt.Linked()
+}

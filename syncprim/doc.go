@@ -1,0 +1,155 @@
+// Package syncprim provides the async synchronization primitives of blitz
+// for Go: Semaphore, Mutex, RwLock, Barrier, Notify and OnceCell. They are
+// built on the waiter list, Waker and Signal of package waker; comments in
+// the package cite the sections below by name.
+//
+// # Three tiers
+//
+// Every primitive is used in one of three ways, and tasks and goroutines
+// may mix them on one primitive, queueing in one FIFO:
+//
+//   - TryX never waits, never registers anything and allocates nothing.
+//   - X returns a future struct (LockFuture, AcquireFuture, ...) whose
+//     pointer is a future.Future and a future.Canceler. The waiter node
+//     lives inside it, so a task that keeps the future in its state waits
+//     without allocating. Do not copy a future after its first poll (go vet
+//     reports copies). Polling it after it completed panics with
+//     future.ErrPolledAfterCompletion, after Cancel with
+//     future.ErrPolledAfterCancel; Cancel is idempotent and allowed at any
+//     time.
+//   - XBlocking(ctx, ...) blocks an ordinary goroutine on a pooled
+//     waker.Signal (no allocation in steady state). When ctx is done it
+//     returns an error wrapping ctx.Err() and leaves no trace; a resource
+//     that is free, or was handed to the goroutine before it gave up, wins
+//     over a done ctx.
+//
+// # Semaphore
+//
+// A Semaphore is FIFO-fair with direct hand-off, after seed 000's
+// anti-starvation algorithm. Its state is one atomic word,
+//
+//	state = (available - bias) << 2 | closed bit | waiters bit
+//
+// where bias is 0 for a Semaphore (1 for a Mutex, MaxReaders for an RwLock,
+// so that their zero value is unlocked; see below), and a mutex guards the
+// waiter list. The protocol:
+//
+//   - TryAcquire is one CAS that takes permits; it fails if the waiters bit
+//     or the closed bit is set, so nobody barges past the queue.
+//   - Release with the waiters bit clear is one CAS that adds permits. With
+//     the bit set, it takes the lock and hands the permits to the waiters in
+//     FIFO order; whatever is left over becomes free, and the bit is cleared
+//     when the list empties. The woken waiters' Wakers run after the lock is
+//     released (waker.WakeList).
+//   - The slow path of an acquire takes the lock before its final CAS: if
+//     enough permits are free and nobody is queued it takes them; otherwise,
+//     in one CAS, it takes the free permits as a partial grant, sets free to
+//     0 and sets the waiters bit, then queues. A releaser either sees the bit
+//     (and takes the lock, so it finds the waiter queued) or its CAS came
+//     first (and the acquirer's CAS fails and rereads the permits), so no
+//     permit slips past the queue and no wakeup is lost.
+//   - While the waiters bit is set the free count is 0 and every lock-free
+//     writer backs off, so the state changes only under the lock. The head of
+//     the queue accumulates the permits released to it (partial grants) until
+//     it has what it asked for; a stream of small acquires cannot starve a
+//     large one, and Available reports 0 while anyone is queued.
+//   - A waiter that gives up (Cancel, a done ctx) leaves the list at once
+//     under the lock. The permits it had accumulated go on to the next
+//     waiters; if it had been granted everything but had not yet returned
+//     (the hand-off race, "Unlinked means woken" in package waker), it
+//     releases all of them. No permit is lost or counted twice.
+//   - Close sets the closed bit, fails every queued acquire with ErrClosed
+//     (their partial grants become free again) and every later acquire too.
+//     Release keeps working; TryAcquire fails.
+//
+// Acquire(0) is ready at once; Acquire of a negative count completes with
+// ErrInvalidPermits. Release of a negative count panics with
+// ErrNegativePermits, as NewSemaphore does.
+//
+// # Mutex
+//
+// A Mutex is the semaphore core with one permit, so it inherits FIFO order
+// and direct hand-off: Unlock with waiters gives the lock straight to the
+// first of them, and TryLock fails while anyone is queued. The zero Mutex is
+// unlocked because the core stores available-1: state 0 means "unlocked,
+// nobody queued", so TryLock and an uncontended Unlock are one CAS each
+// (0 to locked and back) with no lazy initialization. An Unlock that would
+// make more than one permit available panics with ErrNotLocked (a double
+// unlock, or the zero MutexGuard). Hand-off trades throughput under heavy
+// contention for fairness: unlike sync.Mutex, a goroutine or task that keeps
+// relocking cannot barge past one that is waiting, so each contended lock
+// pays a wakeup (see BenchmarkMutex).
+//
+// # RwLock
+//
+// An RwLock is the semaphore core with MaxReaders permits, Tokio's design: a
+// reader takes 1, a writer takes all MaxReaders; the core stores
+// available-MaxReaders so that the zero RwLock is unlocked. The policy is a
+// FIFO-fair phase order that falls out of the semaphore's queue:
+//
+//   - A waiting writer blocks readers that arrive after it (TryRLock fails
+//     and RLock queues behind it), so a continuous stream of overlapping
+//     readers cannot starve a writer: the writer, once at the head, gathers
+//     the permits of the departing readers.
+//   - Readers queued before a writer get in before it, together, so a stream
+//     of writers cannot starve readers.
+//
+// WriteGuard.Downgrade releases MaxReaders-1 permits in one step: the lock
+// is never free in between, and the readers at the head of the queue are
+// admitted at once. Unlocking a guard whose lock is not held that way panics
+// with ErrNotLocked where it can be detected (more permits than MaxReaders).
+//
+// # Barrier
+//
+// A [Barrier] for n parties is reusable round after round. Each arrival
+// (Wait's future, WaitBlocking, or TryWait, which arrives only if it
+// completes the round) locks, counts itself and queues its Waiter,
+// recording the round's generation, or, as the n-th arrival, becomes the
+// round's one leader: it resets the count, unlinks every queued waiter into a
+// waker.WakeList, stores generation+1 and wakes them after unlocking. A
+// waiter of round g is released only by the leader of g ("Unlinked means
+// woken" in package waker); the generation is an atomic stored after the
+// unlinks, so a woken waiter that sees it moved knows it was released without
+// taking the lock. Cancelling before the round completes withdraws the
+// arrival (the Waiter leaves the list, the count drops); afterwards cancel is
+// a no-op, because the round happened.
+//
+// # Notify
+//
+// [Notify] has Tokio's semantics. An atomic word holds a mode (empty,
+// waiting, one permit stored) and the count of NotifyWaiters calls. With
+// nobody waiting, NotifyOne and TryNotified are a single CAS (no lock, no
+// allocation); permits do not accumulate beyond one. Every transition into or
+// out of "waiting" happens under the mutex that guards the waiter list, so
+// checking and queueing is one critical section. NotifyOne hands its
+// notification to the front waiter by unlinking and marking it; a waiter
+// cancelled (or whose ctx ends) before it returned ready passes the
+// notification on to the next waiter or into the permit, so none is lost or
+// doubled (a notification passed on while a permit is already stored merges
+// into that one permit, as permits never exceed one). NotifyWaiters wakes
+// exactly the waiters present, outside the lock through a WakeList, and
+// stores no permit. A NotifiedFuture records the generation when it is made,
+// so "make the future, check the condition, await" cannot miss a
+// NotifyWaiters that lands before the first poll.
+//
+// # OnceCell
+//
+// A [OnceCell] follows UNINITIALIZED --CAS--> INITIALIZING --set-->
+// INITIALIZED; Get is one atomic load. Exactly one caller at a time owns the
+// right to initialize: it calls its own init (only the owner's init is ever
+// called) and polls or runs it, while others queue in the waiter list (tasks
+// and goroutines in one FIFO) under the mutex that guards every transition
+// out of INITIALIZING. Success publishes the value and wakes every waiter
+// with it. Failure (an error, a panic, the owning future cancelled, which
+// cancels its init future, a blocking owner whose init fails) passes the
+// right to the first waiter, which then calls its own init, or, with nobody
+// waiting, returns the cell to UNINITIALIZED. A waiter handed the right and
+// cancelled before using it passes it on the same way. Set fails with
+// ErrInitializing while an initializer runs and ErrAlreadySet afterwards.
+//
+// # Blocking waiters
+//
+// A goroutine's waiter node escapes to the heap (the list keeps its
+// address), so the blocking tier takes its node and its waker.Signal from
+// sync.Pools: a blocking wait allocates nothing in steady state.
+package syncprim

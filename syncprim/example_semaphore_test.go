@@ -1,0 +1,48 @@
+package syncprim_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/syncprim"
+)
+
+// A semaphore bounds how many workers run at once; a goroutine uses the
+// blocking tier, and a future is driven here with future.Block.
+func ExampleSemaphore() {
+	sem := syncprim.NewSemaphore(2)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	running, most := 0, 0
+	for range 6 {
+		wg.Go(func() {
+			if err := sem.AcquireBlocking(context.Background(), 1); err != nil {
+				return
+			}
+			defer sem.Release(1)
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			mu.Lock()
+			running--
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	fmt.Println("at most", most <= 2, "available", sem.Available())
+
+	f := sem.Acquire(2)
+	err, _ := future.Block(context.Background(), &f)
+	fmt.Println("acquired 2:", err, "available", sem.Available())
+	sem.Release(2)
+
+	sem.Close()
+	fmt.Println("after close:", sem.TryAcquire(1), sem.AcquireBlocking(context.Background(), 1))
+	// Output:
+	// at most true available 2
+	// acquired 2: <nil> available 0
+	// after close: false syncprim: closed
+}

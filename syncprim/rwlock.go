@@ -1,0 +1,174 @@
+package syncprim
+
+import (
+	"context"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// MaxReaders is the number of readers that may hold an RwLock at once: a
+// reader takes 1 of MaxReaders permits, a writer all of them.
+const MaxReaders = 1 << 30
+
+// rwWriteLocked is the state word of a write-locked RwLock with nobody
+// queued (all MaxReaders permits taken; bias MaxReaders).
+const rwWriteLocked = -MaxReaders << flagBits
+
+// RwLock is an async reader-writer lock with a FIFO-fair phase policy (see
+// "RwLock" in the package doc): a waiting writer holds back readers that
+// come after it, and readers queued before a writer get in before it, so
+// neither side starves. The zero RwLock is unlocked and ready to use. An
+// RwLock must not be copied after first use.
+type RwLock struct {
+	_ noCopy
+	// c is the semaphore with bias MaxReaders: state 0 is unlocked.
+	c semCore
+}
+
+// ReadGuard is proof of holding an RwLock for reading. The zero ReadGuard
+// holds nothing.
+type ReadGuard struct {
+	// l is the locked RwLock, nil for the zero guard. Read-only.
+	l *RwLock
+}
+
+// WriteGuard is proof of holding an RwLock for writing. The zero
+// WriteGuard holds nothing.
+type WriteGuard struct {
+	// l is the locked RwLock, nil for the zero guard. Read-only.
+	l *RwLock
+}
+
+// TryRLock read-locks l if no writer holds it and nobody is queued: one CAS.
+func (l *RwLock) TryRLock() (ReadGuard, bool) {
+	if l.c.tryAcquire(1, MaxReaders) {
+		return ReadGuard{l}, true
+	}
+	return ReadGuard{}, false
+}
+
+// RLock returns a future that completes with a read guard. Cancelling it
+// leaves the queue at once and passes on a read lock already handed to it.
+func (l *RwLock) RLock() RLockFuture {
+	return RLockFuture{l: l, op: acquireOp{core: &l.c, n: 1, kind: kindRwLock}}
+}
+
+// RLockBlocking read-locks l, blocking the calling goroutine until it holds
+// the read lock or ctx is done (an error wrapping ctx.Err()).
+func (l *RwLock) RLockBlocking(ctx context.Context) (ReadGuard, error) {
+	if err := l.c.acquireBlocking(ctx, 1, MaxReaders, 0); err != nil {
+		return ReadGuard{}, err
+	}
+	return ReadGuard{l}, nil
+}
+
+// TryLock write-locks l if it is not locked at all and nobody is queued.
+func (l *RwLock) TryLock() (WriteGuard, bool) {
+	if l.c.state.CompareAndSwap(0, rwWriteLocked) {
+		return WriteGuard{l}, true
+	}
+	return WriteGuard{}, false
+}
+
+// Lock returns a future that completes with a write guard. Cancelling it
+// leaves the queue at once; the read permits it had gathered while at the
+// head of the queue go to the waiters behind it.
+func (l *RwLock) Lock() WLockFuture {
+	return WLockFuture{l: l, op: acquireOp{core: &l.c, n: MaxReaders, kind: kindRwLock}}
+}
+
+// LockBlocking write-locks l, blocking the calling goroutine until it holds
+// the lock or ctx is done (an error wrapping ctx.Err()).
+func (l *RwLock) LockBlocking(ctx context.Context) (WriteGuard, error) {
+	if l.c.state.CompareAndSwap(0, rwWriteLocked) {
+		return WriteGuard{l}, nil
+	}
+	if err := l.c.acquireBlocking(ctx, MaxReaders, MaxReaders, 0); err != nil {
+		return WriteGuard{}, err
+	}
+	return WriteGuard{l}, nil
+}
+
+// Unlock releases the read lock. It panics with ErrNotLocked for the zero
+// guard or when no reader holds the lock.
+func (g ReadGuard) Unlock() {
+	if g.l == nil {
+		panic(ErrNotLocked)
+	}
+	g.l.c.release(1, 0)
+}
+
+// Unlock releases the write lock, admitting the queue in FIFO order. It
+// panics with ErrNotLocked for the zero guard or when l is not locked so.
+func (g WriteGuard) Unlock() {
+	l := g.l
+	if l == nil {
+		panic(ErrNotLocked)
+	}
+	if l.c.state.CompareAndSwap(rwWriteLocked, 0) {
+		return
+	}
+	l.c.release(MaxReaders, 0)
+}
+
+// Downgrade atomically turns the write lock into a read lock: it releases
+// all permits but one, so the readers at the head of the queue get in and
+// no writer can come between. The WriteGuard must not be used afterwards.
+func (g WriteGuard) Downgrade() ReadGuard {
+	l := g.l
+	if l == nil {
+		panic(ErrNotLocked)
+	}
+	l.c.release(MaxReaders-1, 0)
+	return ReadGuard{l}
+}
+
+// waiters returns the number of queued lockers, for tests.
+func (l *RwLock) waiters() int { return l.c.waiterCount() }
+
+// RLockFuture is the future of RwLock.RLock. Its pointer implements
+// future.Future[ReadGuard] and future.Canceler.
+type RLockFuture struct {
+	_ noCopy
+	// l is the lock, for the guard. Read-only.
+	l  *RwLock
+	op acquireOp
+}
+
+// Poll returns the read guard and true once l is read-locked.
+func (f *RLockFuture) Poll(cx *future.Context) (ReadGuard, bool) {
+	if _, ok := f.op.poll(cx); !ok {
+		return ReadGuard{}, false
+	}
+	return ReadGuard{f.l}, true
+}
+
+// Cancel leaves the queue; a read lock handed to the future is released.
+func (f *RLockFuture) Cancel() { f.op.cancel() }
+
+// WLockFuture is the future of RwLock.Lock. Its pointer implements
+// future.Future[WriteGuard] and future.Canceler.
+type WLockFuture struct {
+	_ noCopy
+	// l is the lock, for the guard. Read-only.
+	l  *RwLock
+	op acquireOp
+}
+
+// Poll returns the write guard and true once l is write-locked.
+func (f *WLockFuture) Poll(cx *future.Context) (WriteGuard, bool) {
+	if _, ok := f.op.poll(cx); !ok {
+		return WriteGuard{}, false
+	}
+	return WriteGuard{f.l}, true
+}
+
+// Cancel leaves the queue; permits handed to the future are released.
+func (f *WLockFuture) Cancel() { f.op.cancel() }
+
+var (
+	_ future.Future[ReadGuard]  = (*RLockFuture)(nil)
+	_ future.Canceler           = (*RLockFuture)(nil)
+	_ future.Future[WriteGuard] = (*WLockFuture)(nil)
+	_ future.Canceler           = (*WLockFuture)(nil)
+)
