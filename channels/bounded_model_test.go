@@ -59,8 +59,51 @@ func (r *refQueue) close() bool {
 // or completed), against refQueue.
 func TestBoundedModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	cx, _ := mpCx()
 	for iter := 0; iter < 300; iter++ {
+		runBoundedModel(t, rng, iter)
+	}
+}
+
+// FuzzBoundedModel is TestBoundedModel driven by the fuzzer's bytes, which
+// choose the capacity and every operation.
+// go test -fuzz FuzzBoundedModel ./channels
+func FuzzBoundedModel(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 9, 14, 15, 16, 17, 19, 2})
+	f.Add([]byte("send, send, recv, close, recv"))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		runBoundedModel(t, rand.New(&fuzzSource{b: ops}), 0)
+	})
+}
+
+// fuzzSource is a rand.Source that replays fuzz input, eight bytes per
+// number, then continues with a PCG (zeros would make rand's rejection
+// sampling loop forever).
+type fuzzSource struct {
+	b    []byte
+	i    int
+	rest rand.PCG
+}
+
+func (s *fuzzSource) Uint64() uint64 {
+	if s.i >= len(s.b) {
+		return s.rest.Uint64()
+	}
+	var v uint64
+	for range 8 {
+		v <<= 8
+		if s.i < len(s.b) {
+			v |= uint64(s.b[s.i])
+			s.i++
+		}
+	}
+	return v
+}
+
+// runBoundedModel runs one random sequence of 200 operations on a fresh
+// channel against refQueue.
+func runBoundedModel(t *testing.T, rng *rand.Rand, iter int) {
+	cx, _ := mpCx()
+	{
 		capacity := 1 + rng.IntN(5)
 		c := NewBounded[int](capacity)
 		ref := &refQueue{cap: capacity}

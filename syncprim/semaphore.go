@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +27,9 @@ var (
 )
 
 // MaxPermits is the largest number of permits a Semaphore holds, and the
-// largest single Acquire.
-const MaxPermits = 1 << 60
+// largest single Acquire: 2^60 on 64-bit platforms, math.MaxInt on 32-bit
+// ones.
+const MaxPermits = min(1<<60, math.MaxInt)
 
 // The state word of a semCore (see "Semaphore" in the package doc):
 //
