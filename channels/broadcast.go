@@ -55,12 +55,10 @@ type bcSlot[T any] struct {
 // equal is a message, older is "nothing yet", newer is a lag. T is copied to
 // each receiver.
 //
-// Waiting receivers (tasks and goroutines) sit in one waiter list under
-// waitMu. A receiver registers by incrementing nWait and pushing its waiter
-// under waitMu and then re-reading tail and closed; a sender stores tail and
-// then reads nWait, and takes waitMu only when it is non-zero. Both sides'
-// operations are sequentially consistent atomics, so at least one sees the
-// other (no lost wakeup), and an uncontended Send takes no waiter lock. A
+// Waiting receivers (tasks and goroutines) sit in one waitSet: a receiver
+// registers and then re-reads tail and closed; a sender stores tail and then
+// wakes the set, which takes its lock only when someone waits (waitSet's
+// "Protocol": no lost wakeup, and an uncontended Send takes no waiter lock). A
 // send wakes every waiting receiver, outside the lock (PopInto/WakeList);
 // a wake means "look", nothing is handed over, so a cancelled receive has
 // nothing to pass on.
@@ -74,9 +72,7 @@ type Broadcast[T any] struct {
 	closed atomic.Bool   // set once under txMu; read by receivers
 	nRecv  atomic.Int64  // subscribed receivers; incremented under txMu
 
-	waitMu  sync.Mutex           // guards waiting
-	waiting waker.List[struct{}] // receivers waiting for a message
-	nWait   atomic.Int64         // waiting.Len(), read without waitMu by senders
+	waiting waitSet // receivers waiting for a message
 }
 
 // NewBroadcast returns a broadcast channel retaining the last capacity
@@ -123,21 +119,8 @@ func (b *Broadcast[T]) Send(v T) (int, error) {
 	s.mu.Unlock()
 	b.tail.Store(pos + 1) // publishes; pairs with the receivers' tail loads
 	b.txMu.Unlock()
-	if b.nWait.Load() != 0 { // after the tail store: see "Protocol"
-		b.wakeAll()
-	}
+	b.waiting.wakeAll() // after the tail store: see waitSet's "Protocol"
 	return n, nil
-}
-
-// wakeAll wakes every waiting receiver, outside waitMu.
-func (b *Broadcast[T]) wakeAll() {
-	var wl waker.WakeList
-	b.waitMu.Lock()
-	n := b.waiting.PopInto(&wl)
-	n += b.waiting.WakeAll() // the rare overflow beyond WakeListCap, under the lock
-	b.nWait.Add(int64(-n))
-	b.waitMu.Unlock()
-	wl.WakeAll()
 }
 
 // Subscribe returns a new receiver, which starts at the next message sent
@@ -157,7 +140,7 @@ func (b *Broadcast[T]) Close() {
 	was := b.closed.Swap(true)
 	b.txMu.Unlock()
 	if !was {
-		b.wakeAll()
+		b.waiting.wakeAll()
 	}
 }
 
@@ -165,11 +148,7 @@ func (b *Broadcast[T]) Close() {
 func (b *Broadcast[T]) ReceiverCount() int { return int(b.nRecv.Load()) }
 
 // waiters reports how many receivers wait (for tests).
-func (b *Broadcast[T]) waiters() int {
-	b.waitMu.Lock()
-	defer b.waitMu.Unlock()
-	return b.waiting.Len()
-}
+func (b *Broadcast[T]) waiters() int { return b.waiting.len() }
 
 // BroadcastReceiver is one subscription to a Broadcast. It has a single
 // owner: its methods and receive futures are used by one goroutine or task
@@ -180,7 +159,7 @@ type BroadcastReceiver[T any] struct {
 	closed bool   // unsubscribed; owner only
 
 	// bw is RecvBlocking's waiter, so a blocking wait allocates nothing;
-	// linked in b.waiting under waitMu while the owner waits.
+	// linked in b.waiting under waiting.mu while the owner waits.
 	bw waker.Waiter[struct{}]
 }
 
@@ -248,33 +227,6 @@ func (r *BroadcastReceiver[T]) Close() {
 	r.b.nRecv.Add(-1)
 }
 
-// register pushes w with wk unless a message arrived meanwhile, reporting
-// whether it did.
-func (r *BroadcastReceiver[T]) register(w *waker.Waiter[struct{}], wk waker.Waker) bool {
-	b := r.b
-	b.waitMu.Lock()
-	b.waiting.PushBack(w, wk)
-	b.nWait.Add(1)
-	if r.ready() { // after nWait: see "Protocol"
-		b.waiting.Remove(w)
-		b.nWait.Add(-1)
-		b.waitMu.Unlock()
-		return false
-	}
-	b.waitMu.Unlock()
-	return true
-}
-
-// unregister removes w if still linked.
-func (r *BroadcastReceiver[T]) unregister(w *waker.Waiter[struct{}]) {
-	b := r.b
-	b.waitMu.Lock()
-	if b.waiting.Remove(w) {
-		b.nWait.Add(-1)
-	}
-	b.waitMu.Unlock()
-}
-
 // BroadcastRecvFuture is the future of BroadcastReceiver.Recv. Its pointer
 // is a future.Future[future.Result[T]] and a future.Canceler. It completes
 // with the next message, ErrClosed or a *LaggedError, as TryRecv. Its waiter
@@ -282,7 +234,7 @@ func (r *BroadcastReceiver[T]) unregister(w *waker.Waiter[struct{}]) {
 type BroadcastRecvFuture[T any] struct {
 	_         noCopy
 	r         *BroadcastReceiver[T]
-	w         waker.Waiter[struct{}] // linked in r.b.waiting while waiting; under waitMu
+	w         waker.Waiter[struct{}] // linked in r.b.waiting while waiting; under waiting.mu
 	pushed    bool                   // w was pushed since the last look; owner only
 	done      bool                   // owner only
 	cancelled bool                   // owner only
@@ -298,10 +250,10 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	f.checkPoll()
 	r := f.r
 	if f.pushed {
-		if !r.ready() && f.keepWaiting(cx.Waker()) {
+		if !r.ready() && r.b.waiting.keepWaiting(&f.w, cx.Waker()) {
 			return future.Result[T]{}, false
 		}
-		r.unregister(&f.w)
+		r.b.waiting.unregister(&f.w)
 		f.pushed = false
 	}
 	for {
@@ -310,26 +262,11 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 			f.done = true
 			return future.Result[T]{Value: v, Err: err}, true
 		}
-		if r.register(&f.w, cx.Waker()) {
+		if r.b.waiting.register(&f.w, cx.Waker(), r.ready) {
 			f.pushed = true
 			return future.Result[T]{}, false
 		}
 	}
-}
-
-// keepWaiting refreshes the Waker of a still-linked waiter, reporting false
-// when it was woken (unlinked) and must look again.
-func (f *BroadcastRecvFuture[T]) keepWaiting(wk waker.Waker) bool {
-	b := f.r.b
-	b.waitMu.Lock()
-	defer b.waitMu.Unlock()
-	if !f.w.Linked() {
-		return false
-	}
-	if !f.w.Waker().WillWake(wk) {
-		f.w.SetWaker(wk)
-	}
-	return true
 }
 
 // checkPoll panics on a poll after completion or cancellation.
@@ -350,7 +287,7 @@ func (f *BroadcastRecvFuture[T]) Cancel() {
 	}
 	f.cancelled = true
 	if f.pushed {
-		f.r.unregister(&f.w)
+		f.r.b.waiting.unregister(&f.w)
 		f.pushed = false
 	}
 }
@@ -367,7 +304,7 @@ func (r *BroadcastReceiver[T]) RecvBlocking(ctx context.Context) (T, error) {
 	defer putSignal(sig)
 	w := &r.bw
 	for {
-		if !r.register(w, waker.New(sig)) {
+		if !r.b.waiting.register(w, waker.New(sig), r.ready) {
 			if v, err := r.TryRecv(); err != ErrEmpty {
 				return v, err
 			}
@@ -375,12 +312,12 @@ func (r *BroadcastReceiver[T]) RecvBlocking(ctx context.Context) (T, error) {
 		}
 		for {
 			err := sig.Wait(ctx)
-			if err == nil && !r.ready() && r.stillWaiting(w) {
+			if err == nil && !r.ready() && r.b.waiting.linked(w) {
 				continue // spurious: a late wake meant for an earlier user of sig
 			}
 			// Woken (perhaps by a send we had already read: a waiter is
 			// woken by every send after it registered) or ctx done.
-			r.unregister(w)
+			r.b.waiting.unregister(w)
 			if v, rerr := r.TryRecv(); rerr != ErrEmpty {
 				return v, rerr
 			}
@@ -391,12 +328,4 @@ func (r *BroadcastReceiver[T]) RecvBlocking(ctx context.Context) (T, error) {
 			break // register again
 		}
 	}
-}
-
-// stillWaiting reports whether w is still linked: not woken ("Unlinked
-// means woken").
-func (r *BroadcastReceiver[T]) stillWaiting(w *waker.Waiter[struct{}]) bool {
-	r.b.waitMu.Lock()
-	defer r.b.waitMu.Unlock()
-	return w.Linked()
 }

@@ -387,7 +387,7 @@ func TestBroadcastStress(t *testing.T) {
 			}
 			spins++
 			if spins == 5_000_000 { // a lost wakeup: say where everyone is
-				t.Logf("stuck at i=%d prog=%d %d %d %d tail=%d nWait=%d waiters=%d", i, prog[0].count.Load(), prog[1].count.Load(), prog[2].count.Load(), prog[3].count.Load(), b.tail.Load(), b.nWait.Load(), b.waiters())
+				t.Logf("stuck at i=%d prog=%d %d %d %d tail=%d nWait=%d waiters=%d", i, prog[0].count.Load(), prog[1].count.Load(), prog[2].count.Load(), prog[3].count.Load(), b.tail.Load(), b.waiting.n.Load(), b.waiters())
 				t.FailNow()
 			}
 			runtime.Gosched()

@@ -20,11 +20,10 @@ import (
 // under mu's write lock, so that HasChanged and the futures compare it with
 // the receiver's last seen version without a lock. Versions only grow.
 //
-// Receivers waiting for a change (tasks and goroutines) sit in one waiter
-// list under waitMu. A receiver registers by pushing its waiter and
-// incrementing nWait under waitMu, then re-reading ver and closed; a sender
-// stores ver, then reads nWait, and takes waitMu only when it is non-zero,
-// to wake every waiter outside the lock (PopInto/WakeList). The atomics are
+// Receivers waiting for a change (tasks and goroutines) sit in one waitSet.
+// A receiver registers, then re-reads ver and closed; a sender stores ver,
+// then wakes the set, which takes its lock only when someone waits and wakes
+// every waiter outside it (PopInto/WakeList). The atomics are
 // sequentially consistent, so either the sender sees the waiter or the
 // waiter sees the new version: a Changed never misses the last send. A wake
 // means "look" (nothing is handed over), so a cancelled wait has nothing to
@@ -35,9 +34,7 @@ type Watch[T any] struct {
 	ver    atomic.Uint64 // the version of value: written under mu, read anywhere
 	closed atomic.Bool   // set once under mu; read anywhere
 
-	waitMu  sync.Mutex           // guards waiting
-	waiting waker.List[struct{}] // receivers waiting for a change
-	nWait   atomic.Int64         // waiting.Len(), read without waitMu by senders
+	waiting waitSet // receivers waiting for a change
 }
 
 // NewWatch returns a watch holding initial, at version 0.
@@ -56,7 +53,7 @@ func (w *Watch[T]) Send(v T) error {
 	w.value = v
 	w.ver.Add(1)
 	w.mu.Unlock()
-	w.notify()
+	w.waiting.wakeAll() // after ver or closed was stored: see waitSet's "Protocol"
 	return nil
 }
 
@@ -67,7 +64,7 @@ func (w *Watch[T]) SendModify(f func(*T)) error {
 	if err := w.modify(f); err != nil {
 		return err
 	}
-	w.notify()
+	w.waiting.wakeAll() // after ver or closed was stored: see waitSet's "Protocol"
 	return nil
 }
 
@@ -81,21 +78,6 @@ func (w *Watch[T]) modify(f func(*T)) error {
 	f(&w.value)
 	w.ver.Add(1)
 	return nil
-}
-
-// notify wakes every waiting receiver, outside waitMu. It runs after ver
-// (or closed) was stored: see "Protocol".
-func (w *Watch[T]) notify() {
-	if w.nWait.Load() == 0 {
-		return
-	}
-	var wl waker.WakeList
-	w.waitMu.Lock()
-	n := w.waiting.PopInto(&wl)
-	n += w.waiting.WakeAll() // the rare overflow beyond WakeListCap, under the lock
-	w.nWait.Add(int64(-n))
-	w.waitMu.Unlock()
-	wl.WakeAll()
 }
 
 // Borrow returns a copy of the latest value.
@@ -119,16 +101,12 @@ func (w *Watch[T]) Close() {
 	was := w.closed.Swap(true)
 	w.mu.Unlock()
 	if !was {
-		w.notify()
+		w.waiting.wakeAll() // after ver or closed was stored: see waitSet's "Protocol"
 	}
 }
 
 // waiters reports how many receivers wait (for tests).
-func (w *Watch[T]) waiters() int {
-	w.waitMu.Lock()
-	defer w.waitMu.Unlock()
-	return w.waiting.Len()
-}
+func (w *Watch[T]) waiters() int { return w.waiting.len() }
 
 // WatchReceiver observes a Watch. It has a single owner: its methods and
 // futures are used by one goroutine or task at a time.
@@ -137,7 +115,7 @@ type WatchReceiver[T any] struct {
 	seen uint64 // the last version marked seen; owner only
 
 	// bw is ChangedBlocking's waiter, so a blocking wait allocates nothing;
-	// linked in w.waiting under waitMu while the owner waits.
+	// linked in w.waiting under waiting.mu while the owner waits.
 	bw waker.Waiter[struct{}]
 }
 
@@ -195,33 +173,6 @@ func (r *WatchReceiver[T]) ready() bool {
 	return r.w.ver.Load() != r.seen || r.w.closed.Load()
 }
 
-// register pushes wt with wk unless a change happened meanwhile, reporting
-// whether it did.
-func (r *WatchReceiver[T]) register(wt *waker.Waiter[struct{}], wk waker.Waker) bool {
-	w := r.w
-	w.waitMu.Lock()
-	w.waiting.PushBack(wt, wk)
-	w.nWait.Add(1)
-	if r.ready() { // after nWait: see "Protocol"
-		w.waiting.Remove(wt)
-		w.nWait.Add(-1)
-		w.waitMu.Unlock()
-		return false
-	}
-	w.waitMu.Unlock()
-	return true
-}
-
-// unregister removes wt if still linked.
-func (r *WatchReceiver[T]) unregister(wt *waker.Waiter[struct{}]) {
-	w := r.w
-	w.waitMu.Lock()
-	if w.waiting.Remove(wt) {
-		w.nWait.Add(-1)
-	}
-	w.waitMu.Unlock()
-}
-
 // ChangedFuture is the future of WatchReceiver.Changed. Its pointer is a
 // future.Future[error] and a future.Canceler. It completes with nil once a
 // version newer than the last seen exists (marking it seen), or ErrClosed.
@@ -229,7 +180,7 @@ func (r *WatchReceiver[T]) unregister(wt *waker.Waiter[struct{}]) {
 type ChangedFuture[T any] struct {
 	_         noCopy
 	r         *WatchReceiver[T]
-	wt        waker.Waiter[struct{}] // linked in r.w.waiting while waiting; under waitMu
+	wt        waker.Waiter[struct{}] // linked in r.w.waiting while waiting; under waiting.mu
 	pushed    bool                   // wt was pushed since the last look; owner only
 	done      bool                   // owner only
 	cancelled bool                   // owner only
@@ -246,10 +197,10 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	f.checkPoll()
 	r := f.r
 	if f.pushed {
-		if !r.ready() && f.keepWaiting(cx.Waker()) {
+		if !r.ready() && r.w.waiting.keepWaiting(&f.wt, cx.Waker()) {
 			return nil, false
 		}
-		r.unregister(&f.wt)
+		r.w.waiting.unregister(&f.wt)
 		f.pushed = false
 	}
 	for {
@@ -257,26 +208,11 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 			f.done = true
 			return err, true
 		}
-		if r.register(&f.wt, cx.Waker()) {
+		if r.w.waiting.register(&f.wt, cx.Waker(), r.ready) {
 			f.pushed = true
 			return nil, false
 		}
 	}
-}
-
-// keepWaiting refreshes the Waker of a still-linked waiter, reporting false
-// when it was woken (unlinked) and must look again.
-func (f *ChangedFuture[T]) keepWaiting(wk waker.Waker) bool {
-	w := f.r.w
-	w.waitMu.Lock()
-	defer w.waitMu.Unlock()
-	if !f.wt.Linked() {
-		return false
-	}
-	if !f.wt.Waker().WillWake(wk) {
-		f.wt.SetWaker(wk)
-	}
-	return true
 }
 
 // checkPoll panics on a poll after completion or cancellation.
@@ -297,7 +233,7 @@ func (f *ChangedFuture[T]) Cancel() {
 	}
 	f.cancelled = true
 	if f.pushed {
-		f.r.unregister(&f.wt)
+		f.r.w.waiting.unregister(&f.wt)
 		f.pushed = false
 	}
 }
@@ -314,7 +250,7 @@ func (r *WatchReceiver[T]) ChangedBlocking(ctx context.Context) error {
 	defer putSignal(sig)
 	wt := &r.bw
 	for {
-		if !r.register(wt, waker.New(sig)) {
+		if !r.w.waiting.register(wt, waker.New(sig), r.ready) {
 			if err := r.check(); err != errNotYet {
 				return err
 			}
@@ -322,12 +258,12 @@ func (r *WatchReceiver[T]) ChangedBlocking(ctx context.Context) error {
 		}
 		for {
 			err := sig.Wait(ctx)
-			if err == nil && !r.ready() && r.stillWaiting(wt) {
+			if err == nil && !r.ready() && r.w.waiting.linked(wt) {
 				continue // spurious: a late wake meant for an earlier user of sig
 			}
 			// Woken (perhaps by a send whose version we had already seen)
 			// or ctx done.
-			r.unregister(wt)
+			r.w.waiting.unregister(wt)
 			if cerr := r.check(); cerr != errNotYet {
 				return cerr
 			}
@@ -337,12 +273,4 @@ func (r *WatchReceiver[T]) ChangedBlocking(ctx context.Context) error {
 			break
 		}
 	}
-}
-
-// stillWaiting reports whether wt is still linked: not woken ("Unlinked
-// means woken").
-func (r *WatchReceiver[T]) stillWaiting(wt *waker.Waiter[struct{}]) bool {
-	r.w.waitMu.Lock()
-	defer r.w.waitMu.Unlock()
-	return wt.Linked()
 }
