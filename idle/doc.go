@@ -42,11 +42,26 @@
 //  5. Call [State.Park](id, timeout), the timeout being the next timer
 //     deadline. On [Notified] the worker is a searcher: go to step 3. On
 //     [TimedOut] it is running: run its timers, go to step 1. On [Closed],
-//     shut down.
+//     shut down. A worker that sleeps in the I/O backend's wait instead of
+//     its token channel calls [State.ParkWith] here (see "Sleeping
+//     elsewhere"); its [Interrupted] is handled like [TimedOut].
 //
 // Whoever makes work available (spawn from outside a worker, a wake from an
 // I/O completion, a push to the global queue, a local push that other
 // workers could steal) publishes it and then calls [State.NotifyOne].
+//
+// # Sleeping elsewhere
+//
+// One worker of an async I/O runtime sleeps in the backend's Wait (epoll_wait,
+// io_uring_enter, GetQueuedCompletionStatusEx) rather than on a channel, so
+// that an I/O completion, the next timer deadline and a claim all end the
+// same sleep. [State.ParkWith] runs the same protocol as Park around a block
+// function, and [State.SetUnparker] gives the claimers a second step: after
+// sending a worker its token they call the unparker, which wakes the
+// backend's Wait when that worker sleeps in it. Because the token is sent
+// before the unparker runs and ParkWith looks at the token before every
+// block, the only window left is a claim between that look and the sleep,
+// and the backend's Wake is sticky: the sleep then returns at once.
 //
 // # The counts word
 //

@@ -32,6 +32,10 @@ const (
 	// Closed: the State is closed. The announcement is withdrawn and
 	// the worker is running and not searching; it should shut down.
 	Closed
+	// Interrupted: ParkWith's block function reported that it produced
+	// work (an I/O completion woke a task) before anyone claimed the
+	// worker. The announcement is withdrawn, as for TimedOut.
+	Interrupted
 )
 
 // String returns "Notified", "TimedOut" or "Closed".
@@ -43,6 +47,8 @@ func (r ParkResult) String() string {
 		return "TimedOut"
 	case Closed:
 		return "Closed"
+	case Interrupted:
+		return "Interrupted"
 	}
 	return fmt.Sprintf("ParkResult(%d)", uint8(r))
 }
@@ -134,6 +140,69 @@ func (s *State) Park(id int, timeout time.Duration) ParkResult {
 		return s.cancel(id, TimedOut)
 	}
 }
+
+// ParkWith is Park for a worker that sleeps somewhere other than its token
+// channel: the runtime's I/O driver, which blocks in the backend's Wait so
+// that completions and timers and wakes all end one sleep. block(d) must
+// block for up to d (negative: without limit) and must return promptly when
+// the unparker installed with SetUnparker is called for this worker; it may
+// return early for reasons of its own, and returns true when it produced
+// work (woke a task), which ends the park with Interrupted.
+//
+// The protocol is Park's, with one addition that keeps wakeups from being
+// lost: a claimer sends the token first and calls the unparker second, and
+// ParkWith looks at the token before each call of block; so a claim that
+// lands between the look and block's sleep finds the unparker's wake
+// pending (the backend's Wake is sticky), and block returns at once.
+//
+// Same preconditions and panics as Park. Called only by worker id's own
+// goroutine.
+func (s *State) ParkWith(id int, timeout time.Duration, block func(time.Duration) bool) ParkResult {
+	s.checkID(id)
+	w := &s.workers[id]
+	if !w.announced {
+		panic(fmt.Errorf("%w: worker %d", ErrNotPrepared, id))
+	}
+	w.announced = false
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for {
+		select {
+		case k := <-w.token: // receive: pairs with send, which precedes the unparker
+			return result(k)
+		default:
+		}
+		if s.closed.Load() { // load: pairs with Close's Swap, as in Park
+			return s.cancel(id, Closed)
+		}
+		d := timeout
+		if timeout > 0 {
+			if d = time.Until(deadline); d <= 0 {
+				return s.cancel(id, TimedOut)
+			}
+		}
+		if timeout == 0 {
+			// Poll once: block(0) collects what is ready without sleeping.
+			if block(0) {
+				return s.cancel(id, Interrupted)
+			}
+			return s.cancel(id, TimedOut)
+		}
+		if block(d) {
+			return s.cancel(id, Interrupted)
+		}
+	}
+}
+
+// SetUnparker installs f, called with a worker's id each time a claimer
+// (NotifyOne, Close) has sent that worker a token, so that a worker sleeping
+// in ParkWith's block function can be woken there. f must not block and
+// must tolerate being called for a worker that sleeps in Park or does not
+// sleep at all (it then does nothing, or wakes nobody in particular). Call
+// it before any worker parks; it is not synchronized with the claimers.
+func (s *State) SetUnparker(f func(id int)) { s.unparker = f }
 
 // cancel withdraws worker id's announcement, or finds that it was already
 // claimed. It clears the worker's parked bit; if the bit was still set the

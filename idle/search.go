@@ -122,6 +122,9 @@ func (s *State) send(id int, k wake) {
 	default:
 		panic(fmt.Errorf("%w: worker %d already holds a wake token", errBroken, id))
 	}
+	if s.unparker != nil {
+		s.unparker(id) // after the send: ParkWith looks at the token before it blocks
+	}
 }
 
 // trailingZeros is bits.TrailingZeros64, named for the diagnostics in

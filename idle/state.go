@@ -84,6 +84,9 @@ type State struct {
 	workers []worker
 	// n is the worker count. Immutable.
 	n int
+	// unparker, if set, is called by send after each token (see
+	// SetUnparker). Written once before the workers start; read-only after.
+	unparker func(id int)
 }
 
 // New returns the idle state of n workers, all running and none searching.

@@ -55,6 +55,32 @@ type Driver interface {
 	Maintain(cx *future.Context) time.Duration
 }
 
+// Blocker is a Driver that can hold a parked worker in a wait of its own:
+// the runtime's I/O driver, whose wait is the backend's (epoll_wait,
+// io_uring_enter, ...), so that an I/O completion, the next timer deadline
+// and a new task all end the same sleep. At most one worker holds the
+// blocker at a time; the others park on their channels. See the package
+// doc, "Parking in the driver".
+type Blocker interface {
+	Driver
+	// TryAcquire makes worker id the one that blocks in the driver, or
+	// returns false if another worker is. Called by a worker about to park.
+	TryAcquire(id int) bool
+	// Block waits in the driver for up to timeout (negative: no limit),
+	// handling what it finds with cx (waking tasks through cx.Wake), and
+	// reports whether it woke any task. It must return promptly when
+	// Unpark(id) is called for the worker that holds the blocker, and an
+	// Unpark that comes before Block must make it return at once. Called
+	// only by the worker that holds the blocker.
+	Block(cx *future.Context, timeout time.Duration) bool
+	// Release gives the blocker up; worker id held it.
+	Release(id int)
+	// Unpark wakes worker id if it is blocked in Block, and does nothing
+	// otherwise. Called by whoever claims a parked worker (any goroutine);
+	// it must not block.
+	Unpark(id int)
+}
+
 // Config configures a Scheduler. The zero Config is valid: GOMAXPROCS
 // workers, the four-slot LIFO stack, no live-task limit, no driver.
 type Config struct {
@@ -67,7 +93,8 @@ type Config struct {
 	// yet complete), seed 001's backpressure; 0 means no bound. Spawn is
 	// not bounded by it. See the package doc, "Backpressure".
 	MaxLiveTasks int
-	// Driver, if not nil, is run by the workers (see Driver).
+	// Driver, if not nil, is run by the workers (see Driver). If it is
+	// also a Blocker, one parked worker sleeps in it.
 	Driver Driver
 	// Services is returned by Executor.Services, for the runtime module's
 	// futures to find its timers and I/O through a Context.

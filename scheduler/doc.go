@@ -147,6 +147,22 @@
 // timeout as in seed 003: the idle protocol loses no wakeup, so a worker
 // with no timer to run sleeps until it is needed.
 //
+// # Parking in the driver
+//
+// When Config.Driver is also a Blocker (the runtime's I/O driver), the first
+// worker to park takes it and sleeps in the driver's wait, which is the I/O
+// backend's, with the next timer deadline as the timeout; the other workers
+// park on their channels. The idle State's unparker is the Blocker's
+// Unpark, so a claim of that worker (a spawn from outside, a wake from a
+// goroutine, a sooner timer) ends the backend's wait. Tasks that the wait's
+// completions wake go to the global queue, since the worker is transitioning
+// to park; the park then ends with idle.Interrupted and the worker runs them.
+// While every worker is busy, the driver's Maintain at the start of each
+// tick collects completions without blocking, as seed 000's "any worker can
+// poll I/O" describes. A worker that holds the driver only while it sleeps
+// leaves it free for the next worker to park, so whenever every worker is
+// parked one of them is in the driver's wait.
+//
 // # JoinHandle
 //
 // JoinHandle[T] is a future of the task's outcome (future.Result[T]): its

@@ -27,6 +27,8 @@ type Scheduler struct {
 	global globalq.Queue[header.Header, *header.Header]
 	// idle coordinates searching and parked workers.
 	idle *idle.State
+	// blocker is cfg.Driver as a Blocker, or nil. Immutable.
+	blocker Blocker
 	// owned lists every live task, for the shutdown.
 	owned ownedTasks
 	// closing is set once by Shutdown; workers leave their loops when they
@@ -53,6 +55,10 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s := &Scheduler{cfg: cfg, done: make(chan struct{})}
 	s.idle = idle.New(cfg.Workers)
+	if b, ok := cfg.Driver.(Blocker); ok {
+		s.blocker = b
+		s.idle.SetUnparker(b.Unpark)
+	}
 	s.owned.init(cfg.Workers)
 	s.workers = make([]*worker, cfg.Workers)
 	for i := range s.workers {

@@ -284,7 +284,7 @@ func (w *worker) park() bool {
 	timeout := w.maintain()
 	w.ctr.parked++
 	w.publish()
-	r := w.s.idle.Park(w.id, timeout)
+	r := w.sleep(timeout)
 	w.parking = false
 	switch r {
 	case idle.Notified:
@@ -293,6 +293,19 @@ func (w *worker) park() bool {
 		return false
 	}
 	return true
+}
+
+// sleep is the park itself: in the driver's wait if the driver is a Blocker
+// and no other worker holds it, else on the worker's token channel.
+func (w *worker) sleep(timeout time.Duration) idle.ParkResult {
+	b := w.s.blocker
+	if b == nil || !b.TryAcquire(w.id) {
+		return w.s.idle.Park(w.id, timeout)
+	}
+	w.cx.Reset(waker.Waker{}, w.s, nil, w.id)
+	r := w.s.idle.ParkWith(w.id, timeout, func(d time.Duration) bool { return b.Block(&w.cx, d) })
+	b.Release(w.id)
+	return r
 }
 
 // hasWork reports whether any shared source (the global queue, a local
