@@ -13,6 +13,12 @@ require (
 )
 
 require (
+	github.com/blitz-go/blitz/backend v0.0.0 // indirect
+	github.com/blitz-go/blitz/backend-epoll v0.0.0 // indirect
+	github.com/blitz-go/blitz/backend-iocp v0.0.0 // indirect
+	github.com/blitz-go/blitz/backend-kqueue v0.0.0 // indirect
+	github.com/blitz-go/blitz/backend-unix v0.0.0 // indirect
+	github.com/blitz-go/blitz/backend-uring v0.0.0 // indirect
 	github.com/blitz-go/blitz/globalq v0.0.0 // indirect
 	github.com/blitz-go/blitz/header v0.0.0 // indirect
 	github.com/blitz-go/blitz/idle v0.0.0 // indirect
@@ -20,11 +26,18 @@ require (
 	github.com/blitz-go/blitz/waker v0.0.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
 
 tool github.com/magefile/mage
 
 replace (
+	github.com/blitz-go/blitz/backend => ./backend
+	github.com/blitz-go/blitz/backend-epoll => ./backend-epoll
+	github.com/blitz-go/blitz/backend-iocp => ./backend-iocp
+	github.com/blitz-go/blitz/backend-kqueue => ./backend-kqueue
+	github.com/blitz-go/blitz/backend-unix => ./backend-unix
+	github.com/blitz-go/blitz/backend-uring => ./backend-uring
 	github.com/blitz-go/blitz/channels => ./channels
 	github.com/blitz-go/blitz/future => ./future
 	github.com/blitz-go/blitz/globalq => ./globalq

@@ -1,8 +1,9 @@
 // Package runtime is the module users import: a work-stealing runtime that
 // runs futures as tasks, with timers driven by a hierarchical timer wheel.
 // It puts together the scheduler (workers, LIFO slot, local and global
-// queues, stealing, parking), the future contract and the timer wheel; later
-// issues add I/O, the blocking pool, files, signals and processes.
+// queues, stealing, parking), the future contract, the timer wheel and the
+// I/O backends; later issues add the blocking pool, files, signals and
+// processes.
 //
 // # A first program
 //
@@ -86,10 +87,11 @@
 // notifies an idle worker, which parks again with the shorter timeout. So a
 // sleep never ends before its deadline (deadlines round up to the next tick
 // of Config.TimerTick, 1 ms by default) and ends about a tick after it, unless
-// every worker is inside a long poll. With many parked workers, all of them
-// wake for the next deadline; the I/O driver of issue 5, with one worker
-// waiting in the backend and the others parked without a timeout, removes
-// that herd.
+// every worker is inside a long poll. With an I/O backend (the default), one
+// parked worker sleeps in the backend's wait towards the next deadline and
+// the others park without a timeout, so a deadline wakes one worker; a sleep
+// due sooner than that worker expects makes its wait return (see "I/O").
+// With BackendNone every parked worker sleeps towards the next deadline.
 //
 // A SleepFuture polled with a Context of no runtime (future.Block) falls
 // back to a time.AfterFunc timer, so the time futures work anywhere.
@@ -98,6 +100,31 @@
 // MissedTickBehavior what happens when it is polled late: Burst delivers the
 // missed ticks back to back, Skip drops them and rejoins the schedule, Delay
 // restarts the schedule from the late tick.
+//
+// # I/O
+//
+// The runtime's I/O goes through one completion-based backend (package
+// backend): io_uring on Linux when the kernel allows it, epoll when
+// io_uring_setup is refused (containers often block it) or compiled out with
+// the blitz_nouring build tag, kqueue on darwin and the BSDs, IOCP on
+// Windows. Config.Backend forces one, or BackendNone for none; Backend
+// reports which one runs.
+//
+// An I/O future submits its operation on its first poll, with the task's
+// Waker beside it, and returns not-ready; the completion wakes the task.
+// Completions are collected in two places. At the start of each tick a
+// worker collects whatever is ready without blocking, unless another worker
+// is collecting (seed 000's "any worker can poll I/O"). And when workers run
+// out of work, the first to park sleeps in the backend's Wait, with the next
+// timer deadline as its timeout: an I/O completion, a timer and a new task
+// all end that one sleep (a claim of that worker calls the backend's Wake;
+// a sooner timer does too). Nothing busy-polls.
+//
+// A cancelled I/O future submits a cancel for its operation and leaves; the
+// backend keeps the operation's buffer referenced until the kernel is done
+// with it, and the late completion is disposed of (a socket that an
+// abandoned accept produced is closed). Shutdown closes the backend after
+// the workers stopped.
 //
 // # Shutdown
 //

@@ -28,6 +28,11 @@ var (
 	ErrConfig = errors.New("runtime: invalid config")
 	// ErrZeroHandle is the panic value of a method of the zero Handle.
 	ErrZeroHandle = errors.New("runtime: zero Handle")
+	// ErrBackend is wrapped by New's error when the I/O backend cannot
+	// start: a forced backend this platform or kernel lacks, or the
+	// automatic choice finding none that works. The backend's own error is
+	// wrapped too.
+	ErrBackend = errors.New("runtime: I/O backend unavailable")
 )
 
 // PanicError is a task's panic as its JoinHandle reports it.

@@ -3,6 +3,11 @@ module github.com/blitz-go/blitz/runtime
 go 1.25.0
 
 require (
+	github.com/blitz-go/blitz/backend v0.0.0
+	github.com/blitz-go/blitz/backend-epoll v0.0.0
+	github.com/blitz-go/blitz/backend-iocp v0.0.0
+	github.com/blitz-go/blitz/backend-kqueue v0.0.0
+	github.com/blitz-go/blitz/backend-uring v0.0.0
 	github.com/blitz-go/blitz/future v0.0.0
 	github.com/blitz-go/blitz/scheduler v0.0.0
 	github.com/blitz-go/blitz/timerwheel v0.0.0
@@ -12,14 +17,22 @@ require (
 )
 
 require (
+	github.com/blitz-go/blitz/backend-unix v0.0.0 // indirect
 	github.com/blitz-go/blitz/globalq v0.0.0 // indirect
 	github.com/blitz-go/blitz/header v0.0.0 // indirect
 	github.com/blitz-go/blitz/idle v0.0.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace (
+	github.com/blitz-go/blitz/backend => ../backend
+	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
+	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp
+	github.com/blitz-go/blitz/backend-kqueue => ../backend-kqueue
+	github.com/blitz-go/blitz/backend-unix => ../backend-unix
+	github.com/blitz-go/blitz/backend-uring => ../backend-uring
 	github.com/blitz-go/blitz/future => ../future
 	github.com/blitz-go/blitz/globalq => ../globalq
 	github.com/blitz-go/blitz/header => ../header

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	goruntime "runtime"
+	"sync"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -28,7 +29,23 @@ type Config struct {
 	// OnPanic is called with the panic of a detached task (one whose
 	// JoinHandle was detached); it must not block.
 	OnPanic func(*PanicError)
+	// Backend selects the I/O backend: BackendAuto (the zero value) picks
+	// the platform's best (io_uring on Linux when the kernel allows it,
+	// else epoll; kqueue on darwin and the BSDs; IOCP on Windows); the
+	// other Backend constants force one, and BackendNone runs without I/O.
+	// A forced backend that cannot start is an error wrapping ErrBackend.
+	Backend string
 }
+
+// The names of Config.Backend.
+const (
+	BackendAuto   = ""
+	BackendURing  = "uring"
+	BackendEpoll  = "epoll"
+	BackendKqueue = "kqueue"
+	BackendIOCP   = "iocp"
+	BackendNone   = "none"
+)
 
 // Runtime is a running instance: the scheduler's workers and the timers
 // they drive. Make one with New, hand its Handle to whoever spawns, and shut
@@ -36,6 +53,12 @@ type Config struct {
 type Runtime struct {
 	sched  *scheduler.Scheduler
 	timers *timerDriver
+	// io is the I/O driver, nil with BackendNone.
+	io *ioDriver
+	// backendName is the backend's Name, or BackendNone.
+	backendName string
+	// closeIO closes the backend once, after the scheduler stopped.
+	closeIO sync.Once
 }
 
 // New starts a runtime. It returns an error wrapping ErrConfig (or the
@@ -54,22 +77,50 @@ func New(cfg Config) (*Runtime, error) {
 	if workers < 1 || workers > scheduler.MaxWorkers {
 		return nil, fmt.Errorf("%w: Workers = %d", ErrConfig, cfg.Workers)
 	}
-	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick)}
+	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone}
+	var drv scheduler.Driver = rt.timers
+	if cfg.Backend != BackendNone {
+		b, err := openBackend(cfg.Backend)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			rt.io = newIODriver(b)
+			rt.backendName = b.Name()
+			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
+		}
+	}
 	s, err := scheduler.New(scheduler.Config{
 		Workers:      workers,
 		LIFO:         cfg.LIFO,
 		MaxLiveTasks: cfg.MaxLiveTasks,
-		Driver:       rt.timers,
+		Driver:       drv,
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
 	})
 	if err != nil {
+		if rt.io != nil {
+			_ = rt.io.b.Close()
+		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	rt.sched = s
 	rt.timers.notify = s.Notify
+	if io := rt.io; io != nil {
+		// A sooner deadline goes to the worker sleeping in the backend, if
+		// one is; otherwise an idle worker is woken to look.
+		rt.timers.notify = func() {
+			if !io.kick() {
+				s.Notify()
+			}
+		}
+	}
 	return rt, nil
 }
+
+// Backend returns the name of the runtime's I/O backend ("uring", "epoll",
+// "kqueue", "iocp"), or BackendNone.
+func (rt *Runtime) Backend() string { return rt.backendName }
 
 // Handle refers to a Runtime: a small value to pass to whoever spawns onto it
 // from outside (goroutines, other runtimes). The zero Handle refers to none;
@@ -174,5 +225,11 @@ func (rt *Runtime) Stats() Stats {
 // shutdown continues; call it again to wait. Any goroutine may call it.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
 	rt.timers.closed.Store(true)
-	return rt.sched.Shutdown(ctx)
+	if err := rt.sched.Shutdown(ctx); err != nil {
+		return err
+	}
+	if rt.io != nil {
+		rt.closeIO.Do(rt.io.close)
+	}
+	return nil
 }

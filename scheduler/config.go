@@ -63,9 +63,16 @@ type Driver interface {
 // doc, "Parking in the driver".
 type Blocker interface {
 	Driver
-	// TryAcquire makes worker id the one that blocks in the driver, or
-	// returns false if another worker is. Called by a worker about to park.
-	TryAcquire(id int) bool
+	// TryAcquire makes worker id the one that blocks in the driver, about
+	// to sleep for up to timeout (negative: no limit), or returns false if
+	// another worker is. Called by a worker about to park.
+	TryAcquire(id int, timeout time.Duration) bool
+	// Covers reports whether the worker holding the blocker will wake
+	// within timeout (negative: ever), making it so if it can (by waking
+	// it to recompute its timeout), so that a worker parking beside it may
+	// sleep without a timeout of its own. False means the caller must keep
+	// its timeout. Called by a worker whose TryAcquire failed.
+	Covers(timeout time.Duration) bool
 	// Block waits in the driver for up to timeout (negative: no limit),
 	// handling what it finds with cx (waking tasks through cx.Wake), and
 	// reports whether it woke any task. It must return promptly when

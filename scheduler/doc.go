@@ -161,7 +161,14 @@
 // tick collects completions without blocking, as seed 000's "any worker can
 // poll I/O" describes. A worker that holds the driver only while it sleeps
 // leaves it free for the next worker to park, so whenever every worker is
-// parked one of them is in the driver's wait.
+// parked one of them is in the driver's wait. That worker alone sleeps
+// towards the next timer deadline; the others park without a timeout when
+// the Blocker says the holder Covers their deadline, so a deadline wakes one
+// worker rather than all of them. A worker that parks with a sooner
+// deadline than the holder's, or a timer armed sooner, makes the holder's
+// Block return so that it sleeps again with the new timeout. The cost: while
+// the holder is awake and stuck in a long poll, due timers wait for it (or
+// for a spawn that wakes another worker), as they do in Tokio.
 //
 // # JoinHandle
 //

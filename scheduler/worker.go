@@ -296,10 +296,19 @@ func (w *worker) park() bool {
 }
 
 // sleep is the park itself: in the driver's wait if the driver is a Blocker
-// and no other worker holds it, else on the worker's token channel.
+// and no other worker holds it, else on the worker's token channel. Beside a
+// holder, a worker parks without a timeout: the holder sleeps towards the
+// next deadline for everyone, so the parked workers do not all wake for it
+// (see the package doc, "Parking in the driver").
 func (w *worker) sleep(timeout time.Duration) idle.ParkResult {
 	b := w.s.blocker
-	if b == nil || !b.TryAcquire(w.id) {
+	if b == nil {
+		return w.s.idle.Park(w.id, timeout)
+	}
+	if !b.TryAcquire(w.id, timeout) {
+		if b.Covers(timeout) {
+			timeout = -1
+		}
 		return w.s.idle.Park(w.id, timeout)
 	}
 	w.cx.Reset(waker.Waker{}, w.s, nil, w.id)

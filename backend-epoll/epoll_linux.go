@@ -1,0 +1,154 @@
+package epoll
+
+import (
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+	unixio "github.com/blitz-go/blitz/backend-unix"
+	"github.com/blitz-go/blitz/backend-unix/reactor"
+	"golang.org/x/sys/unix"
+)
+
+// Backend is the epoll backend.
+type Backend struct {
+	*reactor.Reactor
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Name returns "epoll".
+func (*Backend) Name() string { return "epoll" }
+
+// New makes an epoll backend.
+func New() (backend.Backend, error) {
+	p, err := newPoller()
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{reactor.New(p)}, nil
+}
+
+// poller is reactor.Poller over an epoll set with an eventfd for wake-ups.
+type poller struct {
+	epfd, evfd int
+	// buf belongs to the goroutine in Wait.
+	buf []unix.EpollEvent
+}
+
+const readyEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
+
+func newPoller() (*poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, unixio.Error("epoll_create1", err)
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, unixio.Error("eventfd", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(evfd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		unix.Close(evfd)
+		unix.Close(epfd)
+		return nil, unixio.Error("epoll_ctl", err)
+	}
+	return &poller{epfd: epfd, evfd: evfd, buf: make([]unix.EpollEvent, 128)}, nil
+}
+
+// Register adds fd edge-triggered; a descriptor already in the set (a
+// duplicate of one closed behind the reactor's back) is modified instead.
+func (p *poller) Register(fd int) error {
+	ev := unix.EpollEvent{Events: readyEvents, Fd: int32(fd)}
+	err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+	if err == unix.EEXIST {
+		err = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev)
+	}
+	return err
+}
+
+// Deregister removes fd.
+func (p *poller) Deregister(fd int) error {
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+}
+
+// Wait waits for events; the eventfd is drained and not reported.
+func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error) {
+	msec := -1
+	if timeout >= 0 {
+		// Round up, so that a timer is never polled for early and spun on.
+		msec = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	buf := p.buf[:min(len(p.buf), len(events))]
+	n, err := unix.EpollWait(p.epfd, buf, msec)
+	if err == unix.EINTR {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	k := 0
+	for _, e := range buf[:n] {
+		if int(e.Fd) == p.evfd {
+			p.drain()
+			continue
+		}
+		events[k] = reactor.Event{FD: int(e.Fd), Ready: ready(e.Events)}
+		k++
+	}
+	return k, nil
+}
+
+// ready converts epoll's event bits.
+func ready(ev uint32) backend.Events {
+	var r backend.Events
+	if ev&(unix.EPOLLIN|unix.EPOLLRDHUP) != 0 {
+		r |= backend.EventIn
+	}
+	if ev&unix.EPOLLOUT != 0 {
+		r |= backend.EventOut
+	}
+	if ev&unix.EPOLLERR != 0 {
+		r |= backend.EventErr
+	}
+	if ev&unix.EPOLLHUP != 0 {
+		r |= backend.EventHup
+	}
+	return r
+}
+
+// drain resets the eventfd counter.
+func (p *poller) drain() {
+	var b [8]byte
+	for {
+		_, err := unix.Read(p.evfd, b[:])
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// Wake adds one to the eventfd counter, which makes it readable.
+func (p *poller) Wake() error {
+	b := [8]byte{1} // any non-zero count, in either byte order
+	for {
+		_, err := unix.Write(p.evfd, b[:])
+		switch err {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN: // the counter is at its maximum: readable already
+			return nil
+		}
+		return err
+	}
+}
+
+// Close closes the eventfd and the epoll set.
+func (p *poller) Close() error {
+	err1 := unix.Close(p.evfd)
+	err2 := unix.Close(p.epfd)
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}

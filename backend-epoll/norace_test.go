@@ -1,0 +1,5 @@
+//go:build linux && !race
+
+package epoll_test
+
+const raceEnabled = false

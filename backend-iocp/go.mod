@@ -1,0 +1,13 @@
+module github.com/blitz-go/blitz/backend-iocp
+
+go 1.25.0
+
+require (
+	github.com/blitz-go/blitz/backend v0.0.0
+	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.47.0
+)
+
+require github.com/stretchr/testify v1.12.1 // indirect
+
+replace github.com/blitz-go/blitz/backend => ../backend

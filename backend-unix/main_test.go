@@ -1,0 +1,11 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package unixio_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

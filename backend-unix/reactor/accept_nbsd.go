@@ -1,0 +1,6 @@
+//go:build netbsd || openbsd
+
+package reactor
+
+// afterAccept has nothing to add: sends pass MSG_NOSIGNAL.
+func afterAccept(int) error { return nil }

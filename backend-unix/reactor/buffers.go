@@ -1,0 +1,121 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package reactor
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// group is a registered buffer group: count buffers of size bytes in one
+// block, and a free list.
+type group struct {
+	size  int
+	count int
+	mem   []byte // immutable after registration
+
+	// mu guards free and held.
+	mu   sync.Mutex
+	free []uint16 // stack of free buffer ids
+	held []bool   // held[id]: taken by a completion, not yet released
+}
+
+// take pops a free buffer.
+func (g *group) take() (uint16, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.free) == 0 {
+		return 0, false
+	}
+	id := g.free[len(g.free)-1]
+	g.free = g.free[:len(g.free)-1]
+	g.held[id] = true
+	return id, true
+}
+
+// put gives id back; it reports false when id was not held.
+func (g *group) put(id uint16) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if int(id) >= g.count || !g.held[id] {
+		return false
+	}
+	g.held[id] = false
+	g.free = append(g.free, id)
+	return true
+}
+
+func (g *group) buffer(id uint16) []byte {
+	lo := int(id) * g.size
+	return g.mem[lo : lo+g.size : lo+g.size]
+}
+
+// groups is the set of buffer groups: a map replaced (never modified) on
+// registration and read without a lock.
+type groups struct {
+	mu sync.Mutex // serializes registrations
+	m  atomic.Pointer[map[uint16]*group]
+}
+
+func (gs *groups) get(id uint16) *group {
+	if m := gs.m.Load(); m != nil {
+		return (*m)[id]
+	}
+	return nil
+}
+
+// RegisterBufferGroup makes group id with count buffers of size bytes.
+func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
+	if count < 1 || count > 32768 || count&(count-1) != 0 || size < 1 || size > 1<<20 {
+		return backend.NewError("register buffer group", backend.ErrInvalid, fmt.Errorf("count %d size %d", count, size))
+	}
+	if int64(count)*int64(size) > math.MaxInt {
+		return backend.NewError("register buffer group", backend.ErrNoMemory, nil)
+	}
+	gs := &r.groups
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if r.closed.Load() {
+		return backend.ErrClosed
+	}
+	old := gs.m.Load()
+	if old != nil && (*old)[id] != nil {
+		return backend.NewError("register buffer group", backend.ErrExists, nil)
+	}
+	g := &group{size: size, count: count, mem: make([]byte, count*size), held: make([]bool, count)}
+	g.free = make([]uint16, count)
+	for i := range g.free {
+		g.free[i] = uint16(count - 1 - i) // id 0 on top
+	}
+	m := make(map[uint16]*group, 1)
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[id] = g
+	gs.m.Store(&m)
+	return nil
+}
+
+// Buffer returns buffer id of group g, or nil if there is none.
+func (r *Reactor) Buffer(g, id uint16) []byte {
+	grp := r.groups.get(g)
+	if grp == nil || int(id) >= grp.count {
+		return nil
+	}
+	return grp.buffer(id)
+}
+
+// ReleaseBuffer gives buffer id back to group g.
+func (r *Reactor) ReleaseBuffer(g, id uint16) error {
+	grp := r.groups.get(g)
+	if grp == nil || !grp.put(id) {
+		return backend.NewError("release buffer", backend.ErrInvalid, fmt.Errorf("group %d buffer %d not held", g, id))
+	}
+	return nil
+}

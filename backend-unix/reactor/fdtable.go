@@ -1,0 +1,160 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package reactor
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// fdState is the reactor's record of one descriptor number. It is made on
+// the first op that needs it and reused for every later descriptor with the
+// same number (a closed descriptor leaves it empty and unregistered).
+type fdState struct {
+	// mu guards every field below and, for ops in its queues, their
+	// Internal.Next, Internal.Prev and Internal.Token.
+	mu sync.Mutex
+	// rq, wq and pq are the read-side, write-side and poll queues.
+	rq, wq, pq opQueue
+	// registered: the descriptor is in the poller.
+	registered bool
+	// probed: fstat has classified the descriptor for read and write ops;
+	// isFile: it is a regular file or block device (never waited on).
+	probed, isFile bool
+}
+
+// queue returns the queue an op of kind k waits in.
+func (fs *fdState) queue(op *backend.Op) *opQueue {
+	switch op.Kind {
+	case backend.KindConnect, backend.KindSend, backend.KindSendTo, backend.KindWrite, backend.KindWritev:
+		return &fs.wq
+	case backend.KindPoll:
+		return &fs.pq
+	}
+	return &fs.rq
+}
+
+// opQueue is an intrusive FIFO of ops linked through Internal.Next/Prev.
+type opQueue struct {
+	head, tail *backend.Op
+}
+
+func (q *opQueue) empty() bool { return q.head == nil }
+
+func (q *opQueue) push(op *backend.Op) {
+	op.Internal.Next = nil
+	op.Internal.Prev = q.tail
+	if q.tail != nil {
+		q.tail.Internal.Next = op
+	} else {
+		q.head = op
+	}
+	q.tail = op
+}
+
+// contains reports whether op is in q. An op only ever waits in the queue
+// its kind picks (fdState.queue), so the caller passes that one.
+func (q *opQueue) contains(op *backend.Op) bool {
+	return op.Internal.Prev != nil || q.head == op
+}
+
+func (q *opQueue) remove(op *backend.Op) {
+	next, prev := op.Internal.Next, op.Internal.Prev
+	if prev != nil {
+		prev.Internal.Next = next
+	} else {
+		q.head = next
+	}
+	if next != nil {
+		next.Internal.Prev = prev
+	} else {
+		q.tail = prev
+	}
+	op.Internal.Next, op.Internal.Prev = nil, nil
+}
+
+// The table: a fixed top level of chunk pointers covers descriptors below
+// 1<<22 without locks; larger numbers (rare: they need a raised limit) go to
+// a map under a mutex.
+const (
+	chunkBits = 10
+	chunkSize = 1 << chunkBits
+	topSize   = 1 << 12
+)
+
+type fdChunk [chunkSize]atomic.Pointer[fdState]
+
+type fdTable struct {
+	// top and the chunks' slots are written once each, by CompareAndSwap.
+	top [topSize]atomic.Pointer[fdChunk]
+
+	// bigMu guards big, the descriptors beyond the top level.
+	bigMu sync.Mutex
+	big   map[int]*fdState
+}
+
+// get returns fd's record, making it when create is set (else nil if none).
+func (t *fdTable) get(fd int, create bool) *fdState {
+	if fd < 0 {
+		return nil
+	}
+	hi := fd >> chunkBits
+	if hi >= topSize {
+		return t.getBig(fd, create)
+	}
+	c := t.top[hi].Load()
+	if c == nil {
+		if !create {
+			return nil
+		}
+		t.top[hi].CompareAndSwap(nil, new(fdChunk))
+		c = t.top[hi].Load()
+	}
+	slot := &c[fd&(chunkSize-1)]
+	fs := slot.Load()
+	if fs == nil && create {
+		slot.CompareAndSwap(nil, new(fdState))
+		fs = slot.Load()
+	}
+	return fs
+}
+
+func (t *fdTable) getBig(fd int, create bool) *fdState {
+	t.bigMu.Lock()
+	defer t.bigMu.Unlock()
+	fs := t.big[fd]
+	if fs == nil && create {
+		if t.big == nil {
+			t.big = make(map[int]*fdState)
+		}
+		fs = new(fdState)
+		t.big[fd] = fs
+	}
+	return fs
+}
+
+// each calls f with every record and its descriptor number.
+func (t *fdTable) each(f func(fd int, fs *fdState)) {
+	for hi := range t.top {
+		c := t.top[hi].Load()
+		if c == nil {
+			continue
+		}
+		for lo := range c {
+			if fs := c[lo].Load(); fs != nil {
+				f(hi<<chunkBits|lo, fs)
+			}
+		}
+	}
+	t.bigMu.Lock()
+	big := make([]int, 0, len(t.big))
+	for fd := range t.big {
+		big = append(big, fd)
+	}
+	t.bigMu.Unlock()
+	for _, fd := range big {
+		f(fd, t.getBig(fd, false))
+	}
+}

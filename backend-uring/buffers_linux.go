@@ -1,0 +1,257 @@
+//go:build linux
+
+package uring
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/backend"
+	"golang.org/x/sys/unix"
+)
+
+var (
+	errBufArgs  = errors.New("count must be a power of two in 1..32768, size in 1..1<<20")
+	errNotHeld  = errors.New("buffer not held by the caller")
+	errNoBuffer = errors.New("no such buffer")
+)
+
+// group is a buffer group: count buffers of size bytes in one Go-heap
+// block (kept reachable here, so the kernel may write into any buffer at any
+// time), given to the kernel through a provided-buffer ring, through
+// PROVIDE_BUFFERS requests, or kept in a free list for the emulation.
+type group struct {
+	id          uint16
+	count, size int
+	mode        int
+	mem         []byte
+
+	// mu guards held, free, the ring's entries and tail, and dead. Lock
+	// order: the backend's mu before it.
+	mu   sync.Mutex
+	held []bool   // buffers the caller holds (between a completion and ReleaseBuffer)
+	free []uint16 // bufEmulate: buffers available to the emulated recv
+	dead bool     // the backend is closed: the ring is unmapped
+
+	ringMem []byte    // bufRing: the mmap'd ring shared with the kernel
+	ring    []ringBuf // entries over ringMem
+	tail    uint16    // our copy of the ring's tail
+	tailW   *uint32   // the 32-bit word holding the tail and entry 0's bid
+}
+
+// group returns registered group id, or nil.
+func (b *Backend) group(id uint16) *group {
+	b.groupsMu.RLock()
+	g := b.groups[id]
+	b.groupsMu.RUnlock()
+	return g
+}
+
+// RegisterBufferGroup makes group id of count buffers of size bytes.
+func (b *Backend) RegisterBufferGroup(id uint16, count, size int) error {
+	if count < 1 || count > 32768 || count&(count-1) != 0 || size < 1 || size > 1<<20 {
+		return backend.NewError("register buffer group", backend.ErrInvalid, errBufArgs)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return backend.ErrClosed
+	}
+	b.groupsMu.Lock()
+	defer b.groupsMu.Unlock()
+	if b.groups[id] != nil {
+		return backend.NewError("register buffer group", backend.ErrExists, nil)
+	}
+	g := &group{id: id, count: count, size: size, mode: b.bufMode, mem: make([]byte, count*size), held: make([]bool, count)}
+	if g.mode == bufRing && g.registerRing(b.r.fd) != nil {
+		g.mode = bufProvide // the kernel lacks rings after all
+	}
+	switch g.mode {
+	case bufProvide:
+		if err := b.reserve(1); err != nil {
+			return err
+		}
+		b.provide(g, 0, count)
+		if err := b.r.submit(); err != nil {
+			return err
+		}
+	case bufEmulate:
+		g.free = make([]uint16, 0, count)
+		for i := count - 1; i >= 0; i-- {
+			g.free = append(g.free, uint16(i))
+		}
+	}
+	b.groups[id] = g
+	return nil
+}
+
+// registerRing maps a buffer ring, registers it and fills it.
+func (g *group) registerRing(ringFD int) error {
+	size := g.count * int(unsafe.Sizeof(ringBuf{}))
+	size = (size + unix.Getpagesize() - 1) &^ (unix.Getpagesize() - 1)
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANONYMOUS|unix.MAP_PRIVATE)
+	if err != nil {
+		return err
+	}
+	reg := bufReg{RingAddr: uint64(uintptr(unsafe.Pointer(&mem[0]))), RingEntries: uint32(g.count), Bgid: g.id}
+	if errno := sysRegister(ringFD, registerPbufRing, unsafe.Pointer(&reg), 1); errno != 0 {
+		unix.Munmap(mem)
+		return errno
+	}
+	g.ringMem = mem
+	g.ring = unsafe.Slice((*ringBuf)(unsafe.Pointer(&mem[0])), g.count)
+	g.tailW = (*uint32)(unsafe.Pointer(&mem[12]))
+	for i := 0; i < g.count; i++ {
+		g.ringAdd(uint16(i))
+	}
+	g.ringPublish()
+	return nil
+}
+
+// ringAdd writes buffer id at the ring's tail (not yet visible).
+func (g *group) ringAdd(id uint16) {
+	e := &g.ring[int(g.tail)&(g.count-1)]
+	e.Addr = uint64(uintptr(unsafe.Pointer(&g.mem[int(id)*g.size])))
+	e.Len = uint32(g.size)
+	e.Bid = id
+	g.tail++
+}
+
+// ringPublish makes the added entries visible to the kernel: a release
+// store of the tail, paired with the kernel's acquire load of it when it
+// picks a buffer. Go has no 16-bit atomics, so the store covers the 32-bit
+// word of the tail and of entry 0's bid (which we own and rewrite as is).
+func (g *group) ringPublish() {
+	bid0 := uint32(g.ring[0].Bid)
+	w := bid0 | uint32(g.tail)<<16
+	if isBigEndian {
+		w = bid0<<16 | uint32(g.tail)
+	}
+	atomic.StoreUint32(g.tailW, w)
+}
+
+// provide queues a PROVIDE_BUFFERS of buffers first..first+n-1. Called
+// with b.mu held.
+func (b *Backend) provide(g *group, first, n int) {
+	s := b.pushInternal(token(tagProvide, 0, 0))
+	s.Opcode = opProvideBuffers
+	s.FD = int32(n)
+	s.Addr = uint64(uintptr(unsafe.Pointer(&g.mem[first*g.size])))
+	s.Len = uint32(g.size)
+	s.Off = uint64(first)
+	s.BufIndex = g.id
+}
+
+// Buffer returns buffer id of group.
+func (b *Backend) Buffer(group, id uint16) []byte {
+	g := b.group(group)
+	if g == nil || int(id) >= g.count {
+		return nil
+	}
+	return g.mem[int(id)*g.size : (int(id)+1)*g.size : (int(id)+1)*g.size]
+}
+
+// ReleaseBuffer gives buffer id back to group.
+func (b *Backend) ReleaseBuffer(group, id uint16) error {
+	g := b.group(group)
+	if g == nil || int(id) >= g.count {
+		return backend.NewError("release buffer", backend.ErrInvalid, errNoBuffer)
+	}
+	if g.mode == bufProvide {
+		b.mu.Lock() // provide queues an SQE
+		defer b.mu.Unlock()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.held[id] {
+		return backend.NewError("release buffer", backend.ErrInvalid, errNotHeld)
+	}
+	g.held[id] = false
+	return b.recycle(g, id)
+}
+
+// recycle makes buffer id available again. Called with g.mu held (and
+// b.mu in the provide mode).
+func (b *Backend) recycle(g *group, id uint16) error {
+	if g.dead {
+		return nil
+	}
+	switch g.mode {
+	case bufRing:
+		g.ringAdd(id)
+		g.ringPublish()
+	case bufProvide:
+		if b.fdsGone {
+			return nil
+		}
+		b.provide(g, int(id), 1)
+		if b.waiting.Load() {
+			return b.r.submit()
+		}
+	case bufEmulate:
+		g.free = append(g.free, id)
+	}
+	return nil
+}
+
+// handOut records that the caller now holds buffer id. Called with b.mu.
+func (b *Backend) handOut(group, id uint16) {
+	if g := b.group(group); g != nil && int(id) < g.count {
+		g.mu.Lock()
+		g.held[id] = true
+		g.mu.Unlock()
+	}
+}
+
+// putBack recycles a buffer the kernel attached to a completion that will
+// not carry it (end of stream, an error). Called with b.mu.
+func (b *Backend) putBack(group, id uint16) {
+	if g := b.group(group); g != nil && int(id) < g.count {
+		g.mu.Lock()
+		b.recycle(g, id)
+		g.mu.Unlock()
+	}
+}
+
+// readInto is the emulated selection: read from fd into a free buffer.
+// ENOBUFS when none is free.
+func (g *group) readInto(fd int) (int, uint16, syscall.Errno) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.free) == 0 {
+		return 0, 0, unix.ENOBUFS
+	}
+	id := g.free[len(g.free)-1]
+	for {
+		n, err := unix.Read(fd, g.mem[int(id)*g.size:(int(id)+1)*g.size])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, 0, errnoOf(err)
+		}
+		if n > 0 {
+			g.free = g.free[:len(g.free)-1]
+		}
+		return n, id, 0
+	}
+}
+
+// releaseGroups unmaps the buffer rings (the ring is closed: the kernel
+// has let go of them). The groups' memory stays for Buffer.
+func (b *Backend) releaseGroups() {
+	b.groupsMu.Lock()
+	defer b.groupsMu.Unlock()
+	for _, g := range b.groups {
+		g.mu.Lock()
+		g.dead = true
+		if g.ringMem != nil {
+			unix.Munmap(g.ringMem)
+			g.ringMem, g.ring, g.tailW = nil, nil, nil
+		}
+		g.mu.Unlock()
+	}
+}

@@ -1,0 +1,53 @@
+// Package uring is the io_uring backend of blitz (Linux 5.19 and later
+// for every feature; older kernels down to 5.6 with fallbacks), written
+// against the kernel ABI directly: io_uring_setup, io_uring_enter and
+// io_uring_register through x/sys/unix, the rings mapped with mmap, no cgo
+// and no liburing.
+//
+// # Submission and completion
+//
+// Submit fills SQEs under a mutex and publishes the SQ tail; the SQEs reach
+// the kernel at the next Flush or Wait, or at once when a goroutine is
+// blocked in Wait (Submit then calls io_uring_enter itself). Every op gets
+// a record in a slab of fixed heap chunks, indexed by the user_data token
+// (tag, 24-bit generation, slot): the record holds everything the kernel
+// reads or writes besides the caller's buffers (sockaddr and its length,
+// iovecs, msghdr, timespecs) and keeps the Op, and through it the
+// buffers, reachable until the op's last CQE, after a cancel too. Internal
+// requests (the wake read, Wait's timer, buffer provisioning, internal
+// cancels) have tags of their own and never reach the caller. Wait is the
+// only consumer of the CQ; it blocks in io_uring_enter with GETEVENTS and a
+// timeout (IORING_ENTER_EXT_ARG, or an internal TIMEOUT request that also
+// completes on the next CQE). CQEs that did not fit in the CQ wait in the
+// kernel (IORING_FEAT_NODROP, required) and are pulled in when the SQ flags
+// say IORING_SQ_CQ_OVERFLOW. Wake writes an eventfd on which a READ is
+// always pending; a flag makes Wakes coalesce.
+//
+// A linked timeout (Op.Timeout) is an IORING_OP_LINK_TIMEOUT linked after
+// the op. The two CQEs arrive in either order; the record counts them and
+// delivers one completion after the last, ErrTimeout when the timer fired
+// and the op was cancelled. A KindClose is an ASYNC_CANCEL of every request
+// on the descriptor (IORING_ASYNC_CANCEL_FD|ALL), hard-linked to the CLOSE;
+// its completion is held back until the ops submitted on the descriptor
+// before it have completed, so the caller sees them first. Without
+// CANCEL_FD (before 5.19, or Options.DisableCancelFD) the backend cancels
+// those ops one by one and queues the CLOSE when the last has completed.
+//
+// # Fallbacks and setup flags
+//
+// Each feature newer than the minimum has a fallback, forced by an Options
+// switch for tests: multishot accept is emulated by re-arming single-shot
+// accepts; buffer groups use provided-buffer rings, else PROVIDE_BUFFERS,
+// else a POLL_ADD followed by a read into a free group buffer in user
+// space. Caps reports what the kernel serves natively. When io_uring_setup
+// is refused (ENOSYS, EPERM: seccomp, containers, the io_uring_disabled
+// sysctl) New fails with an error wrapping backend.ErrUnsupported, so the
+// runtime can use epoll. The ring is set up without SINGLE_ISSUER and
+// DEFER_TASKRUN (Submit runs on any goroutine, and goroutines move between
+// threads) and without COOP_TASKRUN: with it, the task work that posts a
+// completion waits until the thread that submitted the request next enters
+// the kernel, and that thread may be parked in the Go scheduler
+// indefinitely, holding back completions another thread is waiting for.
+// SUBMIT_ALL is used where the kernel has it, so that one bad SQE does not
+// hold back the rest of a batch.
+package uring

@@ -1,0 +1,174 @@
+package backend
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Backend is a completion-based I/O backend: io_uring, epoll, kqueue or
+// IOCP behind one contract (see the package doc).
+//
+// Concurrency: Submit, Flush, Wake and every method of Resources and
+// Buffers may be called from any goroutine, concurrently. Wait is called by
+// one goroutine at a time; a second concurrent call returns ErrBusy. Close
+// may be called from any goroutine, once; later calls return ErrClosed.
+type Backend interface {
+	// Name is the backend's name: "uring", "epoll", "kqueue" or "iocp".
+	Name() string
+	// Caps reports what the backend can do on this system.
+	Caps() Caps
+
+	// Submit hands op to the backend (see Op for the ownership rule). It
+	// returns nil and the op completes later, exactly once finally; or it
+	// returns an error (ErrInvalid, ErrClosed, ErrUnsupported) and the op
+	// never completes and was not kept. Submit may queue the op in user
+	// space: it reaches the kernel no later than the next Flush or Wait,
+	// at once if a goroutine is blocked in Wait.
+	Submit(op *Op) error
+	// Flush pushes queued submissions to the kernel.
+	Flush() error
+	// Wait flushes, then fills out with completions and returns how many.
+	// When none is ready it waits: forever if timeout is negative, not at
+	// all if it is zero, else up to timeout. It returns 0 early when Wake
+	// is called. After Close it returns the completions of the ops Close
+	// cancelled, never blocking, then (0, ErrClosed).
+	Wait(out []Completion, timeout time.Duration) (int, error)
+	// Wake makes a goroutine blocked in Wait return promptly, or, when
+	// none is, the next Wait. Wakes coalesce: many Wakes before a Wait
+	// make it return once.
+	Wake() error
+	// Close cancels every op in flight and returns when the kernel holds
+	// none of their buffers; their final completions stay readable through
+	// Wait. A Wait blocked in another goroutine returns. Descriptors the
+	// caller opened stay open (close them with CloseFD or a KindClose op
+	// before Close). After Close, Wake returns nil or ErrClosed and does
+	// nothing.
+	Close() error
+
+	Resources
+	Buffers
+}
+
+// Resources is the synchronous control plane: making sockets and files in
+// the form the backend needs (non-blocking, overlapped, associated with a
+// completion port) and configuring them. Errors are *Error values.
+type Resources interface {
+	// Socket makes a socket of family and type, ready for the backend's
+	// operations and closed on exec.
+	Socket(family Family, typ SockType) (FD, error)
+	// Bind binds fd to a local address.
+	Bind(fd FD, a Addr) error
+	// Listen marks the stream socket fd as listening; backlog <= 0 means
+	// the system's maximum.
+	Listen(fd FD, backlog int) error
+	// LocalAddr and PeerAddr return the addresses of fd's ends.
+	LocalAddr(fd FD) (Addr, error)
+	PeerAddr(fd FD) (Addr, error)
+	// SetOption and Option set and read a socket option; see Option for
+	// the values.
+	SetOption(fd FD, opt Option, value int) error
+	Option(fd FD, opt Option) (int, error)
+	// Shutdown shuts down the read half, the write half or both of a
+	// connected socket.
+	Shutdown(fd FD, how ShutdownHow) error
+	// JoinGroup joins the datagram socket fd to the multicast group on the
+	// interface with index ifindex (0 means the system's choice).
+	JoinGroup(fd FD, group netip.Addr, ifindex int) error
+	// OpenFile opens a file for the backend's read and write operations.
+	OpenFile(path string, flags OpenFlags, perm uint32) (FD, error)
+	// CloseFD closes fd synchronously. Ops in flight on fd must have
+	// completed (use a KindClose op otherwise).
+	CloseFD(fd FD) error
+}
+
+// Buffers are groups of buffers the backend picks from when data arrives
+// (Op.Flags&SelectBuffer), so that an idle connection holds no buffer while
+// it waits: io_uring's provided-buffer rings, emulated on the others.
+type Buffers interface {
+	// RegisterBufferGroup makes group id with count buffers of size bytes
+	// each. count must be a power of two from 1 to 32768 and size from 1 to
+	// 1<<20 (ErrInvalid); a group registered twice is ErrExists.
+	RegisterBufferGroup(group uint16, count, size int) error
+	// Buffer returns buffer id of group (a completion's BufferID). It
+	// belongs to the caller until ReleaseBuffer.
+	Buffer(group, id uint16) []byte
+	// ReleaseBuffer gives buffer id back to group for later recvs. Releasing
+	// a buffer the caller does not hold is ErrInvalid.
+	ReleaseBuffer(group, id uint16) error
+}
+
+// Caps are the capabilities of a backend on this system.
+type Caps uint32
+
+const (
+	// CapUnixSockets: FamilyUnix sockets work.
+	CapUnixSockets Caps = 1 << iota
+	// CapNativeMultishot: Multishot accept is served by the kernel (one
+	// submission for many connections) rather than emulated.
+	CapNativeMultishot
+	// CapNativeBufferGroups: SelectBuffer is served by the kernel.
+	CapNativeBufferGroups
+	// CapPoll: KindPoll works for both EventIn and EventOut.
+	CapPoll
+	// CapCancelFD: KindClose cancels the descriptor's ops in the kernel
+	// rather than in user space.
+	CapCancelFD
+)
+
+// Has reports whether c has every capability of want.
+func (c Caps) Has(want Caps) bool { return c&want == want }
+
+// Option is a socket option, for SetOption and Option. Boolean options take
+// 0 and 1.
+type Option uint8
+
+const (
+	// OptNoDelay: TCP_NODELAY (1 disables Nagle's algorithm).
+	OptNoDelay Option = iota + 1
+	// OptKeepAlive: SO_KEEPALIVE with the idle time and probe interval in
+	// seconds; 0 turns it off.
+	OptKeepAlive
+	// OptLinger: SO_LINGER in seconds; -1 turns it off (the default), 0
+	// makes close reset the connection.
+	OptLinger
+	// OptReuseAddr: SO_REUSEADDR.
+	OptReuseAddr
+	// OptReusePort: SO_REUSEPORT (ErrUnsupported where absent).
+	OptReusePort
+	// OptBroadcast: SO_BROADCAST.
+	OptBroadcast
+	// OptRecvBuffer and OptSendBuffer: SO_RCVBUF and SO_SNDBUF in bytes
+	// (the kernel may round or double them).
+	OptRecvBuffer
+	OptSendBuffer
+	// OptV6Only: IPV6_V6ONLY.
+	OptV6Only
+	// OptMulticastLoop: IP_MULTICAST_LOOP / IPV6_MULTICAST_LOOP.
+	OptMulticastLoop
+	// OptMulticastTTL: IP_MULTICAST_TTL / IPV6_MULTICAST_HOPS.
+	OptMulticastTTL
+	// OptError: SO_ERROR, read only: the pending error as an errno, 0 if
+	// none.
+	OptError
+)
+
+// ShutdownHow says which half of a connection Shutdown shuts.
+type ShutdownHow uint8
+
+const (
+	ShutdownRead ShutdownHow = iota + 1
+	ShutdownWrite
+	ShutdownBoth
+)
+
+// OpenFlags say how OpenFile opens.
+type OpenFlags uint16
+
+const (
+	OpenRead      OpenFlags = 1 << iota // read only
+	OpenWrite                           // write only (with OpenRead: both)
+	OpenCreate                          // create if absent
+	OpenTruncate                        // truncate to 0 bytes
+	OpenAppend                          // writes at the current position append
+	OpenExclusive                       // with OpenCreate: fail with ErrFileExists if it exists
+)

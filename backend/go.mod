@@ -1,0 +1,3 @@
+module github.com/blitz-go/blitz/backend
+
+go 1.25.0

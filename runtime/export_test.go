@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// OpFuture submits one backend op through the runtime polling it and
+// completes with its final completion: the tests' way to drive the I/O
+// driver below the networking API.
+type OpFuture struct {
+	io        ioOp
+	submitted bool
+}
+
+// NewOpFuture returns a future that submits op on its first poll.
+func NewOpFuture(op backend.Op) *OpFuture {
+	f := &OpFuture{}
+	f.io.op = op
+	return f
+}
+
+// Poll submits on the first poll, then waits for the completion.
+func (f *OpFuture) Poll(cx *future.Context) (backend.Completion, bool) {
+	if !f.submitted {
+		h, ok := Current(cx)
+		if !ok || h.rt.io == nil {
+			return backend.Completion{Err: backend.ErrUnsupported}, true
+		}
+		f.submitted = true
+		if err := f.io.submit(cx, h.rt.io); err != nil {
+			return backend.Completion{Err: err}, true
+		}
+	}
+	return f.io.poll(cx)
+}
+
+// Cancel abandons the op.
+func (f *OpFuture) Cancel() { f.io.abandon() }
+
+// IOErrors returns the driver's count of unexpected Wait errors.
+func (rt *Runtime) IOErrors() uint64 {
+	if rt.io == nil {
+		return 0
+	}
+	return rt.io.errs.Load()
+}

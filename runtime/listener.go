@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"errors"
+	"net"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// listener is what TCPListener and UnixListener share.
+type listener struct {
+	n *netFD
+	// backoffs counts the times Accept backed off because the process or
+	// system was out of descriptors.
+	backoffs atomicCounter
+}
+
+// Addr returns the listener's local address.
+func (l *listener) Addr() net.Addr { return netAddr(l.n.net, l.n.local) }
+
+// Close stops the listener; pending and later Accepts fail with ErrClosed.
+func (l *listener) Close() error { return l.n.close() }
+
+// Backoffs returns how many times Accept waited because the process or the
+// system was out of file descriptors (EMFILE, ENFILE).
+func (l *listener) Backoffs() uint64 { return l.backoffs.Load() }
+
+// AcceptFuture is the future of an Accept: its pointer is a
+// future.Future[future.Result[S]] and a future.Canceler. Keep it in the
+// task's state and do not copy it after the first poll.
+//
+// Out of descriptors, it does not fail and does not spin: it waits (5 ms,
+// doubling up to 1 s) and tries again, counting the wait in the listener's
+// Backoffs, so a server keeps serving the connections it has and resumes
+// accepting when descriptors come back. A connection aborted before it was
+// taken is skipped.
+type AcceptFuture[S any] struct {
+	_       noCopy
+	l       *listener
+	wrap    func(*netFD) S
+	f       ioFuture
+	backoff SleepFuture
+	waiting bool
+	delay   time.Duration
+}
+
+// Poll accepts a connection.
+func (a *AcceptFuture[S]) Poll(cx *future.Context) (future.Result[S], bool) {
+	a.f.checkPoll()
+	for {
+		if a.waiting {
+			if _, ok := a.backoff.Poll(cx); !ok {
+				return future.Result[S]{}, false
+			}
+			a.waiting = false
+		}
+		if !a.f.submitted {
+			_, prev, has, pending, err := a.f.start(cx, a.l.n, &a.l.n.rd)
+			if pending {
+				return future.Result[S]{}, false
+			}
+			if err == nil && has && prev.Err == nil && prev.FD != backend.InvalidFD {
+				// A cancelled accept's connection: this accept takes it.
+				a.f.release()
+				return future.Ok(a.wrap(newNetFD(a.l.n.rt, prev.FD, a.l.n.net))), true
+			}
+			if err == nil {
+				err = a.f.submit(cx, a.l.n, backend.Op{Kind: backend.KindAccept, FD: a.l.n.fd})
+			}
+			if err != nil {
+				a.f.done = true
+				return future.Fail[S](a.l.n.opError("accept", err)), true
+			}
+		}
+		c, ok := a.f.wait(cx)
+		if !ok {
+			return future.Result[S]{}, false
+		}
+		switch {
+		case errors.Is(c.Err, backend.ErrTooManyFiles) || errors.Is(c.Err, backend.ErrNoMemory):
+			a.l.backoffs.Add(1)
+			a.delay = min(max(2*a.delay, 5*time.Millisecond), time.Second)
+			a.backoff = SleepFuture{deadline: after(a.delay)}
+			a.waiting = true
+			a.f = ioFuture{}
+			continue
+		case errors.Is(c.Err, backend.ErrConnAborted):
+			a.f = ioFuture{}
+			continue
+		case c.Err != nil:
+			return future.Fail[S](a.l.n.opError("accept", c.Err)), true
+		}
+		return future.Ok(a.wrap(newNetFD(a.l.n.rt, c.FD, a.l.n.net))), true
+	}
+}
+
+// Cancel abandons the accept; a connection accepted meanwhile is closed.
+func (a *AcceptFuture[S]) Cancel() {
+	if a.waiting {
+		a.backoff.Cancel()
+	}
+	a.f.cancel()
+}

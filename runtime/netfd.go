@@ -1,0 +1,176 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// ErrClosed is the error of an operation on a socket that was closed, or
+// that was closed under it. It matches net.ErrClosed.
+var ErrClosed = fmt.Errorf("runtime: %w", net.ErrClosed)
+
+// ErrNoIO is the error of a network operation on a runtime started with
+// BackendNone, or polled outside any runtime.
+var ErrNoIO = errors.New("runtime: no I/O backend")
+
+// netFD is a socket of the runtime's backend: what TCP, UDP and Unix
+// sockets share. Its fields are immutable after creation except the
+// atomics.
+type netFD struct {
+	rt  *Runtime
+	fd  backend.FD
+	net string // "tcp", "udp", "unix", "unixgram": for errors and net.Addr
+	// local and peer are the addresses, read at creation.
+	local, peer backend.Addr
+	// closed is set by the first Close; later operations fail with
+	// ErrClosed, and operations that were in flight complete with it.
+	closed atomic.Bool
+	// readTimeout and writeTimeout are linked timeouts given to every read
+	// or write op (0: none), in nanoseconds.
+	readTimeout, writeTimeout atomic.Int64
+	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
+	// and write-side op (send, sendto, connect): at most one of each is in
+	// flight, and a cancelled one stays in its slot until it completes (see
+	// ioSlot).
+	rd, wr ioSlot
+}
+
+// io returns the backend driver of h's runtime.
+func ioOf(h Handle) (*ioDriver, error) {
+	rt := h.Runtime()
+	if rt.io == nil {
+		return nil, ErrNoIO
+	}
+	return rt.io, nil
+}
+
+// newNetFD wraps fd, reading its addresses.
+func newNetFD(rt *Runtime, fd backend.FD, network string) *netFD {
+	n := &netFD{rt: rt, fd: fd, net: network}
+	n.local, _ = rt.io.b.LocalAddr(fd)
+	n.peer, _ = rt.io.b.PeerAddr(fd)
+	return n
+}
+
+// close closes the socket once: a KindClose op makes the ops in flight on
+// it complete (with ErrCanceled, reported as ErrClosed) before the
+// descriptor is released.
+func (n *netFD) close() error {
+	if n.closed.Swap(true) {
+		return n.opError("close", ErrClosed)
+	}
+	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
+	if err := n.rt.io.b.Submit(op); err != nil {
+		// The backend is closed (the runtime shut down): close directly.
+		return n.opError("close", n.rt.io.b.CloseFD(n.fd))
+	}
+	n.rd.closed(n.rt.io)
+	n.wr.closed(n.rt.io)
+	return nil
+}
+
+// opError wraps err as a *net.OpError naming op and the socket's
+// addresses, the error type Go's net code and its users expect; nil stays
+// nil. A cancellation caused by Close is reported as ErrClosed.
+func (n *netFD) opError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, backend.ErrCanceled) && n.closed.Load() {
+		err = ErrClosed
+	}
+	if errors.Is(err, backend.ErrTimeout) {
+		err = timeoutError{err}
+	}
+	return &net.OpError{Op: op, Net: n.net, Source: netAddr(n.net, n.local), Addr: netAddr(n.net, n.peer), Err: err}
+}
+
+// errDeadline is what a net.Conn's expired deadline matches.
+var errDeadline = os.ErrDeadlineExceeded
+
+// timeoutError marks a linked timeout's expiry as a net.Error timeout that
+// also matches os.ErrDeadlineExceeded and ErrTimeout.
+type timeoutError struct{ err error }
+
+func (e timeoutError) Error() string   { return "i/o timeout" }
+func (e timeoutError) Timeout() bool   { return true }
+func (e timeoutError) Temporary() bool { return true }
+func (e timeoutError) Unwrap() []error { return []error{e.err, ErrTimeout, errDeadline} }
+
+// setTimeout stores d as the linked timeout of later ops.
+func setTimeout(v *atomic.Int64, d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	v.Store(int64(d))
+}
+
+// netAddr converts a backend address to the net.Addr of the network.
+func netAddr(network string, a backend.Addr) net.Addr {
+	switch a.Family {
+	case backend.FamilyInet4, backend.FamilyInet6:
+		ap := a.IP
+		if network == "udp" {
+			return net.UDPAddrFromAddrPort(ap)
+		}
+		return net.TCPAddrFromAddrPort(ap)
+	case backend.FamilyUnix:
+		return &net.UnixAddr{Name: a.Path, Net: network}
+	}
+	return nil
+}
+
+// setOption sets a socket option, reporting errors as *net.OpError.
+func (n *netFD) setOption(opt backend.Option, v int) error {
+	if n.closed.Load() {
+		return n.opError("set", ErrClosed)
+	}
+	return n.opError("set", n.rt.io.b.SetOption(n.fd, opt, v))
+}
+
+// shutdown shuts down one or both halves.
+func (n *netFD) shutdown(how backend.ShutdownHow) error {
+	if n.closed.Load() {
+		return n.opError("shutdown", ErrClosed)
+	}
+	return n.opError("shutdown", n.rt.io.b.Shutdown(n.fd, how))
+}
+
+// splitHostPort splits "host:port", the port a number or a service name
+// ("https", from the system's services database, which is a local file).
+func splitHostPort(address string) (string, uint16, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return "", 0, err
+	}
+	p, err := net.LookupPort("tcp", port)
+	if err != nil {
+		return "", 0, err
+	}
+	return host, uint16(p), nil
+}
+
+// resolveAddr parses a local address to bind: "ip:port", or ":port" for
+// every interface (the IPv6 wildcard, dual-stack). Names are refused: a
+// socket binds to one address, and the lookup would block.
+func resolveAddr(address string) (netip.AddrPort, error) {
+	host, port, err := splitHostPort(address)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	if host == "" {
+		return netip.AddrPortFrom(netip.IPv6Unspecified(), port), nil
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("runtime: bind to %q: an IP address is needed: %w", host, err)
+	}
+	return netip.AddrPortFrom(ip, port), nil
+}

@@ -1,0 +1,267 @@
+package runtime
+
+import (
+	"io"
+	"net"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// conn is what TCPStream and UnixStream share: a connected stream socket.
+// Read, Write and WriteAll return futures; one read and one write may be in
+// flight at once (Split gives them to two tasks).
+type conn struct {
+	n *netFD
+}
+
+// LocalAddr and RemoteAddr return the connection's addresses.
+func (s *conn) LocalAddr() net.Addr  { return netAddr(s.n.net, s.n.local) }
+func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.net, s.n.peer) }
+
+// SetReadTimeout bounds every later Read: one that waits longer fails with
+// a timeout error (errors.Is ErrTimeout, os.ErrDeadlineExceeded). 0 removes
+// the bound.
+func (s *conn) SetReadTimeout(d time.Duration) { setTimeout(&s.n.readTimeout, d) }
+
+// SetWriteTimeout bounds every later Write and each send of a WriteAll.
+func (s *conn) SetWriteTimeout(d time.Duration) { setTimeout(&s.n.writeTimeout, d) }
+
+// CloseRead and CloseWrite shut down one half; the peer reads end of stream
+// after CloseWrite.
+func (s *conn) CloseRead() error  { return s.n.shutdown(backend.ShutdownRead) }
+func (s *conn) CloseWrite() error { return s.n.shutdown(backend.ShutdownWrite) }
+
+// Close closes the connection; reads and writes in flight fail with
+// ErrClosed.
+func (s *conn) Close() error { return s.n.close() }
+
+// Read returns a future of one read into buf: the byte count, io.EOF at the
+// end of the stream (after the peer's CloseWrite or Close). buf belongs to
+// the future until it completes or is cancelled.
+func (s *conn) Read(buf []byte) ReadFuture { return ReadFuture{n: s.n, buf: buf} }
+
+// Write returns a future of one write of buf: it may be short; WriteAll
+// writes everything.
+func (s *conn) Write(buf []byte) WriteFuture { return WriteFuture{n: s.n, buf: buf} }
+
+// WriteAll returns a future that writes all of buf, in as many sends as it
+// takes, and reports how many bytes were written before an error.
+func (s *conn) WriteAll(buf []byte) WriteAllFuture { return WriteAllFuture{n: s.n, buf: buf} }
+
+// Split gives the read and the write side to two owners (two tasks): each
+// half is a view of the same stream. Closing the write half shuts down the
+// stream's sending side; the connection is closed when both halves are.
+func (s *conn) Split() (*ReadHalf, *WriteHalf) {
+	sh := &splitState{s: s}
+	sh.open.Store(2)
+	return &ReadHalf{sh: sh}, &WriteHalf{sh: sh}
+}
+
+// splitState counts the open halves of a split stream.
+type splitState struct {
+	s    *conn
+	open atomicCounter32
+}
+
+func (sh *splitState) release() error {
+	if sh.open.Add(-1) == 0 {
+		return sh.s.Close()
+	}
+	return nil
+}
+
+// ReadHalf is the reading side of a split stream.
+type ReadHalf struct {
+	sh     *splitState
+	closed bool
+}
+
+// Read is the stream's Read.
+func (r *ReadHalf) Read(buf []byte) ReadFuture { return r.sh.s.Read(buf) }
+
+// Close releases the read half (and closes the stream if the write half
+// was released already).
+func (r *ReadHalf) Close() error {
+	if r.closed {
+		return r.sh.s.n.opError("close", ErrClosed)
+	}
+	r.closed = true
+	return r.sh.release()
+}
+
+// WriteHalf is the writing side of a split stream.
+type WriteHalf struct {
+	sh     *splitState
+	closed bool
+}
+
+// Write and WriteAll are the stream's.
+func (w *WriteHalf) Write(buf []byte) WriteFuture       { return w.sh.s.Write(buf) }
+func (w *WriteHalf) WriteAll(buf []byte) WriteAllFuture { return w.sh.s.WriteAll(buf) }
+
+// Close shuts down the sending side (the peer reads end of stream) and
+// releases the write half.
+func (w *WriteHalf) Close() error {
+	if w.closed {
+		return w.sh.s.n.opError("close", ErrClosed)
+	}
+	w.closed = true
+	err := w.sh.s.CloseWrite()
+	if rerr := w.sh.release(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// ReadFuture is the future of a read: its pointer is a
+// future.Future[future.Result[int]] and a future.Canceler.
+type ReadFuture struct {
+	_   noCopy
+	n   *netFD
+	buf []byte
+	f   ioFuture
+}
+
+// Poll reads.
+func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	r.f.checkPoll()
+	if !r.f.submitted {
+		if len(r.buf) == 0 {
+			r.f.done = true
+			return future.Ok(0), true
+		}
+		data, _, _, pending, err := r.f.start(cx, r.n, &r.n.rd)
+		if pending {
+			return future.Result[int]{}, false
+		}
+		if err != nil {
+			r.f.done = true
+			return future.Fail[int](r.n.opError("read", err)), true
+		}
+		if data != nil {
+			// A cancelled read's data, or the rest of it: deliver it first.
+			n := copy(r.buf, data)
+			r.f.keep(data[n:])
+			r.f.release()
+			return future.Ok(n), true
+		}
+		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())}
+		if err := r.f.submit(cx, r.n, op); err != nil {
+			r.f.done = true
+			return future.Fail[int](r.n.opError("read", err)), true
+		}
+	}
+	c, ok := r.f.wait(cx)
+	if !ok {
+		return future.Result[int]{}, false
+	}
+	switch {
+	case c.Err != nil:
+		return future.Fail[int](r.n.opError("read", c.Err)), true
+	case c.N == 0:
+		return future.Result[int]{Err: io.EOF}, true
+	}
+	return future.Ok(c.N), true
+}
+
+// Cancel abandons the read. Until the kernel has acknowledged the cancel
+// it may still receive into buf, and data it received is not lost: the
+// next read on the stream delivers it. So buf stays the stream's until the
+// next read completes: give that read the same buffer or leave buf alone.
+func (r *ReadFuture) Cancel() { r.f.cancel() }
+
+// WriteFuture is the future of one write.
+type WriteFuture struct {
+	_   noCopy
+	n   *netFD
+	buf []byte
+	f   ioFuture
+}
+
+// Poll writes.
+func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	w.f.checkPoll()
+	if !w.f.submitted {
+		if len(w.buf) == 0 {
+			w.f.done = true
+			return future.Ok(0), true
+		}
+		_, _, _, pending, err := w.f.start(cx, w.n, &w.n.wr)
+		if pending {
+			return future.Result[int]{}, false
+		}
+		if err == nil {
+			op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf, Timeout: time.Duration(w.n.writeTimeout.Load())}
+			err = w.f.submit(cx, w.n, op)
+		}
+		if err != nil {
+			w.f.done = true
+			return future.Fail[int](w.n.opError("write", err)), true
+		}
+	}
+	c, ok := w.f.wait(cx)
+	if !ok {
+		return future.Result[int]{}, false
+	}
+	if c.Err != nil {
+		return future.Fail[int](w.n.opError("write", c.Err)), true
+	}
+	return future.Ok(c.N), true
+}
+
+// Cancel abandons the write; some of buf may have been sent.
+func (w *WriteFuture) Cancel() { w.f.cancel() }
+
+// WriteAllFuture is the future of WriteAll.
+type WriteAllFuture struct {
+	_       noCopy
+	n       *netFD
+	buf     []byte
+	written int
+	f       ioFuture
+	done    bool
+}
+
+// Poll writes until buf is sent or an error; the result is the byte count,
+// with the error if any.
+func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if w.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	for w.written < len(w.buf) {
+		if !w.f.submitted {
+			_, _, _, pending, err := w.f.start(cx, w.n, &w.n.wr)
+			if pending {
+				return future.Result[int]{}, false
+			}
+			if err == nil {
+				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf[w.written:], Timeout: time.Duration(w.n.writeTimeout.Load())}
+				err = w.f.submit(cx, w.n, op)
+			}
+			if err != nil {
+				w.done = true
+				return future.Result[int]{Value: w.written, Err: w.n.opError("write", err)}, true
+			}
+		}
+		c, ok := w.f.wait(cx)
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		if c.Err != nil {
+			w.done = true
+			return future.Result[int]{Value: w.written, Err: w.n.opError("write", c.Err)}, true
+		}
+		w.written += c.N
+		w.f = ioFuture{}
+	}
+	w.done = true
+	return future.Ok(w.written), true
+}
+
+// Cancel abandons the rest of the write.
+func (w *WriteAllFuture) Cancel() {
+	w.f.cancel()
+	w.done = true
+}
