@@ -14,6 +14,7 @@ require (
 	github.com/blitz-go/blitz/waker v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.58.0
 )
 
 require (

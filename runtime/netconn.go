@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 )
 
@@ -76,11 +77,13 @@ func (nc *netConn) Write(b []byte) (int, error) {
 		nc.wf = WriteFuture{n: nc.c.n, buf: b[written:]}
 		r := waitWithDeadline(&nc.wf, &nc.wf.f, &nc.wd)
 		written += r.res.Value
+		if r.expired && (r.res.Err == nil || errors.Is(r.res.Err, backend.ErrCanceled)) && written < len(b) {
+			// The deadline's cancel stopped the send (or it finished a
+			// part first).
+			return written, nc.c.n.opError("write", timeoutError{errDeadline})
+		}
 		if r.res.Err != nil {
 			return written, r.res.Err
-		}
-		if r.expired && written < len(b) {
-			return written, nc.c.n.opError("write", timeoutError{errDeadline})
 		}
 	}
 	return written, nil
