@@ -81,7 +81,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 			c.f.done = true
 			return future.Fail[S](err), true
 		}
-		_, _, _, _, err := c.f.start(cx, c.n, &c.n.wr) // a fresh socket: the slot is free
+		_, _, _, _, err := c.f.start(cx, c.n, c.n.writeSlot()) // a fresh socket: the slot is free
 		if err == nil {
 			err = c.f.submit(cx, c.n, backend.Op{Kind: backend.KindConnect, FD: c.n.fd, Addr: c.addr, Timeout: c.timeout})
 		}

@@ -45,6 +45,8 @@ type ioDriver struct {
 	// unparked is set by Unpark before its Wake, and swapped by Block once
 	// it holds reap (see Block).
 	unparked atomic.Bool
+	// pool is the buffer group of pooled reads, registered on first use.
+	pool readPool
 	// errs counts Wait errors other than ErrClosed (they are not expected;
 	// the count is in Stats so that they are not silent).
 	errs atomic.Uint64

@@ -82,9 +82,7 @@ func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, closed bool) (data []
 			prev, has = o.res, true
 			o.res = backend.Completion{}
 			o.state, o.wk = ioIdle, waker.Waker{}
-			if prev.Err == nil && prev.Op != nil && prev.N > 0 && len(prev.Op.Buf) >= prev.N {
-				data = prev.Op.Buf[:prev.N]
-			}
+			data = takeData(o.drv, &prev)
 		}
 		slot.lingering = false
 	}
@@ -215,4 +213,22 @@ func (s *ioSlot) closed(d *ioDriver) {
 	if take {
 		d.dispose(&c)
 	}
+}
+
+// takeData returns the bytes a cancelled read's completion carries: in the
+// read's own buffer, or (a pooled read) copied out of the pool buffer, which
+// goes back to the pool at once.
+func takeData(d *ioDriver, c *backend.Completion) []byte {
+	if c.Err != nil || c.Op == nil || c.N <= 0 {
+		return nil
+	}
+	if c.Flags&backend.HasBuffer != 0 {
+		data := append([]byte(nil), d.b.Buffer(c.Op.BufferGroup, c.BufferID)[:c.N]...)
+		_ = d.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
+		return data
+	}
+	if len(c.Op.Buf) >= c.N {
+		return c.Op.Buf[:c.N]
+	}
+	return nil
 }

@@ -38,8 +38,19 @@ type netFD struct {
 	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
 	// and write-side op (send, sendto, connect): at most one of each is in
 	// flight, and a cancelled one stays in its slot until it completes (see
-	// ioSlot).
-	rd, wr ioSlot
+	// ioSlot). wr is made on the first write (writeSlot): an idle
+	// connection, which only waits to read, does not pay for it.
+	rd ioSlot
+	wr atomic.Pointer[ioSlot]
+}
+
+// writeSlot returns the write-side slot, making it on first use.
+func (n *netFD) writeSlot() *ioSlot {
+	if s := n.wr.Load(); s != nil {
+		return s
+	}
+	n.wr.CompareAndSwap(nil, new(ioSlot))
+	return n.wr.Load()
 }
 
 // io returns the backend driver of h's runtime.
@@ -72,7 +83,9 @@ func (n *netFD) close() error {
 		return n.opError("close", n.rt.io.b.CloseFD(n.fd))
 	}
 	n.rd.closed(n.rt.io)
-	n.wr.closed(n.rt.io)
+	if w := n.wr.Load(); w != nil {
+		w.closed(n.rt.io)
+	}
 	return nil
 }
 

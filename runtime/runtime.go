@@ -35,6 +35,14 @@ type Config struct {
 	// other Backend constants force one, and BackendNone runs without I/O.
 	// A forced backend that cannot start is an error wrapping ErrBackend.
 	Backend string
+	// ReadBufferCount and ReadBufferSize shape the pool that pooled reads
+	// (ReadPooled) take their buffer from when data arrives, so that a
+	// connection waiting for data holds no buffer: a power of two up to
+	// 32768 buffers (default 1024) of up to 1 MiB (default 4096 bytes). The
+	// pool is made on the first pooled read. With io_uring it is a
+	// provided-buffer ring the kernel picks from; the other backends
+	// emulate it.
+	ReadBufferCount, ReadBufferSize int
 }
 
 // The names of Config.Backend.
@@ -77,6 +85,18 @@ func New(cfg Config) (*Runtime, error) {
 	if workers < 1 || workers > scheduler.MaxWorkers {
 		return nil, fmt.Errorf("%w: Workers = %d", ErrConfig, cfg.Workers)
 	}
+	if cfg.ReadBufferCount == 0 {
+		cfg.ReadBufferCount = 1024
+	}
+	if cfg.ReadBufferSize == 0 {
+		cfg.ReadBufferSize = 4096
+	}
+	if c := cfg.ReadBufferCount; c < 1 || c > 32768 || c&(c-1) != 0 {
+		return nil, fmt.Errorf("%w: ReadBufferCount = %d, want a power of two from 1 to 32768", ErrConfig, c)
+	}
+	if sz := cfg.ReadBufferSize; sz < 1 || sz > 1<<20 {
+		return nil, fmt.Errorf("%w: ReadBufferSize = %d, want 1 to 1 MiB", ErrConfig, sz)
+	}
 	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone}
 	var drv scheduler.Driver = rt.timers
 	if cfg.Backend != BackendNone {
@@ -86,6 +106,7 @@ func New(cfg Config) (*Runtime, error) {
 		}
 		if b != nil {
 			rt.io = newIODriver(b)
+			rt.io.pool.count, rt.io.pool.size = cfg.ReadBufferCount, cfg.ReadBufferSize
 			rt.backendName = b.Name()
 			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
 		}

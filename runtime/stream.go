@@ -188,7 +188,7 @@ func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			w.f.done = true
 			return future.Ok(0), true
 		}
-		_, _, _, pending, err := w.f.start(cx, w.n, &w.n.wr)
+		_, _, _, pending, err := w.f.start(cx, w.n, w.n.writeSlot())
 		if pending {
 			return future.Result[int]{}, false
 		}
@@ -232,7 +232,7 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 	}
 	for w.written < len(w.buf) {
 		if !w.f.submitted {
-			_, _, _, pending, err := w.f.start(cx, w.n, &w.n.wr)
+			_, _, _, pending, err := w.f.start(cx, w.n, w.n.writeSlot())
 			if pending {
 				return future.Result[int]{}, false
 			}

@@ -162,7 +162,7 @@ func (s *SendToFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 				op.Kind, op.Addr = backend.KindSendTo, s.n.peer
 			}
 		}
-		_, _, _, pending, err := s.f.start(cx, s.n, &s.n.wr)
+		_, _, _, pending, err := s.f.start(cx, s.n, s.n.writeSlot())
 		if pending {
 			return future.Result[int]{}, false
 		}
