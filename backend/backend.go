@@ -45,6 +45,19 @@ type Backend interface {
 	// nothing.
 	Close() error
 
+	// TrySend and TryRecv are the fast path of a stream socket: they send
+	// from or receive into buf at once, when the socket can do it without
+	// waiting, and return the byte count (TryRecv: 0 is end of stream); when
+	// it cannot, they return ErrWouldBlock and the caller submits the op.
+	// No op, no completion, no wake: a send on a socket with room in its
+	// buffer, or a read of data already there, costs one system call on
+	// the caller's goroutine, in parallel with other goroutines' (an
+	// io_uring submission runs on one thread per ring). Backends without
+	// the path return ErrUnsupported. The caller must not use them while an
+	// op of the same direction is in flight on fd: they would overtake it.
+	TrySend(fd FD, buf []byte) (int, error)
+	TryRecv(fd FD, buf []byte) (int, error)
+
 	Resources
 	Buffers
 }

@@ -30,6 +30,9 @@ var (
 	// ErrNotFound: a Cancel op found its Target not in flight (it already
 	// completed, or was never submitted to this backend).
 	ErrNotFound = errors.New("backend: operation not found")
+	// ErrWouldBlock: TrySend or TryRecv found the socket not ready; submit
+	// the op instead.
+	ErrWouldBlock = errors.New("backend: operation would block")
 	// ErrExists: a buffer group registered twice.
 	ErrExists = errors.New("backend: already exists")
 	// ErrNoBuffers: a Recv with SelectBuffer found its buffer group empty

@@ -127,6 +127,8 @@ func BenchmarkTCPEcho(b *testing.B) {
 			elapsed := time.Since(start)
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rt/s")
+			st := rt.Stats()
+			b.ReportMetric(float64(st.Parked)/float64(b.N), "parks/rt")
 			_ = l.Close()
 			_, _ = server.Wait(context.Background())
 		})

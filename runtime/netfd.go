@@ -42,6 +42,60 @@ type netFD struct {
 	// connection, which only waits to read, does not pay for it.
 	rd ioSlot
 	wr atomic.Pointer[ioSlot]
+	// readHot says the next read should try the backend's fast path first
+	// (TryRecv): set when a read filled a whole buffer of at least
+	// hotReadSize bytes (a bulk transfer) or a TryRecv found data, cleared
+	// when a TryRecv found none. So a stream that is being
+	// drained reads with one system call and no op, and a connection that
+	// waits for its peer does not pay a failed attempt before each op.
+	readHot atomic.Bool
+	// noFast is set when the backend has no fast path (ErrUnsupported).
+	noFast atomic.Bool
+}
+
+// hotReadSize is the smallest buffer whose filling makes a stream hot: a
+// request/response protocol's small reads would mostly find nothing and pay
+// a failed system call before each op.
+const hotReadSize = 4096
+
+// trySend sends through the backend's fast path. done is false when the
+// caller must submit the op instead (the socket is full, or no fast path).
+// Called by the holder of the write slot.
+func (n *netFD) trySend(b []byte) (int, bool, error) {
+	if n.noFast.Load() {
+		return 0, false, nil
+	}
+	c, err := n.rt.io.b.TrySend(n.fd, b)
+	switch {
+	case err == nil:
+		return c, true, nil
+	case errors.Is(err, backend.ErrWouldBlock):
+		return 0, false, nil
+	case errors.Is(err, backend.ErrUnsupported):
+		n.noFast.Store(true)
+		return 0, false, nil
+	}
+	return 0, true, err
+}
+
+// tryRecv reads through the fast path when the stream is hot (see
+// readHot). Called by the holder of the read slot.
+func (n *netFD) tryRecv(b []byte) (int, bool, error) {
+	if n.noFast.Load() || !n.readHot.Load() {
+		return 0, false, nil
+	}
+	c, err := n.rt.io.b.TryRecv(n.fd, b)
+	switch {
+	case err == nil:
+		return c, true, nil
+	case errors.Is(err, backend.ErrWouldBlock):
+		n.readHot.Store(false)
+		return 0, false, nil
+	case errors.Is(err, backend.ErrUnsupported):
+		n.noFast.Store(true)
+		return 0, false, nil
+	}
+	return 0, true, err
 }
 
 // writeSlot returns the write-side slot, making it on first use.

@@ -147,6 +147,16 @@ func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			r.f.release()
 			return future.Ok(n), true
 		}
+		if n, done, err := r.n.tryRecv(r.buf); done {
+			r.f.release()
+			switch {
+			case err != nil:
+				return future.Fail[int](r.n.opError("read", err)), true
+			case n == 0:
+				return future.Result[int]{Err: io.EOF}, true
+			}
+			return future.Ok(n), true
+		}
 		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())}
 		if err := r.f.submit(cx, r.n, op); err != nil {
 			r.f.done = true
@@ -162,6 +172,9 @@ func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 		return future.Fail[int](r.n.opError("read", c.Err)), true
 	case c.N == 0:
 		return future.Result[int]{Err: io.EOF}, true
+	}
+	if c.N == len(r.buf) && c.N >= hotReadSize {
+		r.n.readHot.Store(true) // a large buffer filled: a bulk transfer, more is likely waiting
 	}
 	return future.Ok(c.N), true
 }
@@ -193,6 +206,13 @@ func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			return future.Result[int]{}, false
 		}
 		if err == nil {
+			if n, done, serr := w.n.trySend(w.buf); done {
+				w.f.release()
+				if serr != nil {
+					return future.Fail[int](w.n.opError("write", serr)), true
+				}
+				return future.Ok(n), true
+			}
 			op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf, Timeout: time.Duration(w.n.writeTimeout.Load())}
 			err = w.f.submit(cx, w.n, op)
 		}
@@ -237,6 +257,16 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 				return future.Result[int]{}, false
 			}
 			if err == nil {
+				if n, done, serr := w.n.trySend(w.buf[w.written:]); done {
+					w.f.release()
+					w.f = ioFuture{}
+					if serr != nil {
+						w.done = true
+						return future.Result[int]{Value: w.written, Err: w.n.opError("write", serr)}, true
+					}
+					w.written += n
+					continue
+				}
 				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf[w.written:], Timeout: time.Duration(w.n.writeTimeout.Load())}
 				err = w.f.submit(cx, w.n, op)
 			}

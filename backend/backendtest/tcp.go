@@ -21,6 +21,7 @@ var tcpTests = []test{
 	{name: "TCPConnRefused", fn: testTCPRefused},
 	{name: "TCPLargeSend", fn: testTCPLargeSend},
 	{name: "TCPFullDuplex", fn: testTCPFullDuplex},
+	{name: "TCPTryFastPath", fn: testTCPTryFastPath},
 	{name: "TCPRecvOrder", fn: testTCPRecvOrder},
 	{name: "TCPConnReset", fn: testTCPReset},
 	{name: "TCPSendAfterReset", fn: testTCPSendAfterReset},
@@ -419,4 +420,69 @@ func netSeesReset(t *testing.T) bool {
 		resetSeen.yes = err != nil && err != io.EOF
 	})
 	return resetSeen.yes
+}
+
+// testTCPTryFastPath: TrySend and TryRecv either work at once or say
+// ErrWouldBlock (or ErrUnsupported), never hang, and interleave correctly
+// with submitted ops.
+func testTCPTryFastPath(t *testing.T, nb NewFunc) {
+	h := newHarness(t, nb)
+	client, server := h.pair()
+	buf := make([]byte, 16)
+	n, err := h.b.TryRecv(server, buf)
+	switch {
+	case errors.Is(err, backend.ErrUnsupported):
+	case !errors.Is(err, backend.ErrWouldBlock):
+		t.Fatalf("TryRecv with nothing to read: %d, %v; want ErrWouldBlock", n, err)
+	}
+	n, err = h.b.TrySend(client, []byte("fast"))
+	switch {
+	case errors.Is(err, backend.ErrUnsupported):
+		h.send(client, []byte("fast"))
+	case err != nil || n != 4:
+		t.Fatalf("TrySend on an empty socket: %d, %v", n, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err = h.b.TryRecv(server, buf)
+		if errors.Is(err, backend.ErrUnsupported) {
+			h.expectRecv(server, []byte("fast"))
+			return
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, backend.ErrWouldBlock) || time.Now().After(deadline) {
+			t.Fatalf("TryRecv after a send: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if string(buf[:n]) != "fast" {
+		t.Fatalf("TryRecv got %q, want %q", buf[:n], "fast")
+	}
+	// A submitted recv after a failed TryRecv still completes.
+	if _, err := h.b.TryRecv(server, buf); !errors.Is(err, backend.ErrWouldBlock) {
+		t.Fatalf("TryRecv with nothing to read: %v", err)
+	}
+	recv := &backend.Op{Kind: backend.KindRecv, FD: server, Buf: buf, UserData: 1}
+	h.mustSubmit(recv)
+	h.send(client, []byte("slow"))
+	if c := h.wait(recv); c.Err != nil || string(buf[:c.N]) != "slow" {
+		t.Fatalf("recv after TryRecv: N %d, Err %v", c.N, c.Err)
+	}
+	// End of stream through the fast path.
+	h.closeFD(client)
+	for {
+		n, err = h.b.TryRecv(server, buf)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, backend.ErrWouldBlock) || time.Now().After(deadline) {
+			t.Fatalf("TryRecv at end of stream: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n != 0 {
+		t.Fatalf("TryRecv at end of stream: %d bytes", n)
+	}
 }

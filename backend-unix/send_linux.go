@@ -1,0 +1,21 @@
+package unixio
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// send is send(2) with MSG_NOSIGNAL: sendto without an address, one system
+// call and no msghdr to build.
+func send(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)), SendFlags, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
