@@ -110,7 +110,7 @@ func New() (*Backend, error) {
 		ready:        make([]backend.Completion, 0, 64),
 		drainDone:    make(chan struct{}),
 	}
-	b.caps = backend.CapCancelFD
+	b.caps = backend.CapCancelFD | backend.CapNativeCompletions
 	if unixSocketsWork() {
 		b.caps |= backend.CapUnixSockets
 	}

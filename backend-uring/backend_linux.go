@@ -151,7 +151,7 @@ func (b *Backend) detect(o Options) error {
 	default:
 		b.bufMode = bufRing
 	}
-	b.caps = backend.CapUnixSockets | backend.CapPoll
+	b.caps = backend.CapUnixSockets | backend.CapPoll | backend.CapNativeCompletions
 	if b.nativeMultishot {
 		b.caps |= backend.CapNativeMultishot
 	}

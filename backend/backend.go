@@ -126,6 +126,12 @@ const (
 	// CapCancelFD: KindClose cancels the descriptor's ops in the kernel
 	// rather than in user space.
 	CapCancelFD
+	// CapNativeCompletions: the kernel itself runs submitted ops and
+	// reports their completion (io_uring, IOCP), rather than the backend
+	// emulating it on readiness. There, an op submitted from a task is
+	// usually cheaper than the TrySend fast path; a goroutine that would
+	// block waiting for the op's completion still gains from the fast path.
+	CapNativeCompletions
 )
 
 // Has reports whether c has every capability of want.

@@ -45,6 +45,9 @@ type ioDriver struct {
 	// unparked is set by Unpark before its Wake, and swapped by Block once
 	// it holds reap (see Block).
 	unparked atomic.Bool
+	// native is the backend's CapNativeCompletions (see netFD.trySend).
+	// Immutable.
+	native bool
 	// pool is the buffer group of pooled reads, registered on first use.
 	pool readPool
 	// errs counts Wait errors other than ErrClosed (they are not expected;
@@ -59,7 +62,7 @@ type ioWaiter interface {
 }
 
 func newIODriver(b backend.Backend) *ioDriver {
-	d := &ioDriver{b: b, out: make([]backend.Completion, completionBatch)}
+	d := &ioDriver{b: b, out: make([]backend.Completion, completionBatch), native: b.Caps().Has(backend.CapNativeCompletions)}
 	d.holder.Store(-1)
 	return d
 }

@@ -60,9 +60,11 @@ const hotReadSize = 4096
 
 // trySend sends through the backend's fast path. done is false when the
 // caller must submit the op instead (the socket is full, or no fast path).
-// Called by the holder of the write slot.
-func (n *netFD) trySend(b []byte) (int, bool, error) {
-	if n.noFast.Load() {
+// A task (force false) skips it where the kernel completes ops natively,
+// since submitting is cheaper there; a goroutine in the net.Conn adapter
+// (force true) always tries it. Called by the holder of the write slot.
+func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
+	if n.noFast.Load() || (!force && n.rt.io.native) {
 		return 0, false, nil
 	}
 	c, err := n.rt.io.b.TrySend(n.fd, b)
@@ -79,9 +81,10 @@ func (n *netFD) trySend(b []byte) (int, bool, error) {
 }
 
 // tryRecv reads through the fast path when the stream is hot (see
-// readHot). Called by the holder of the read slot.
-func (n *netFD) tryRecv(b []byte) (int, bool, error) {
-	if n.noFast.Load() || !n.readHot.Load() {
+// readHot), or always with force (the net.Conn adapter, whose alternative
+// is a wake from another thread). Called by the holder of the read slot.
+func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
+	if n.noFast.Load() || (!force && !n.readHot.Load()) {
 		return 0, false, nil
 	}
 	c, err := n.rt.io.b.TryRecv(n.fd, b)

@@ -122,6 +122,9 @@ type ReadFuture struct {
 	n   *netFD
 	buf []byte
 	f   ioFuture
+	// fast makes the first attempt the backend's fast path (the net.Conn
+	// adapter's reads).
+	fast bool
 }
 
 // Poll reads.
@@ -147,7 +150,7 @@ func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			r.f.release()
 			return future.Ok(n), true
 		}
-		if n, done, err := r.n.tryRecv(r.buf); done {
+		if n, done, err := r.n.tryRecv(r.buf, r.fast); done {
 			r.f.release()
 			switch {
 			case err != nil:
@@ -191,6 +194,8 @@ type WriteFuture struct {
 	n   *netFD
 	buf []byte
 	f   ioFuture
+	// fast: see ReadFuture.fast.
+	fast bool
 }
 
 // Poll writes.
@@ -206,7 +211,7 @@ func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			return future.Result[int]{}, false
 		}
 		if err == nil {
-			if n, done, serr := w.n.trySend(w.buf); done {
+			if n, done, serr := w.n.trySend(w.buf, w.fast); done {
 				w.f.release()
 				if serr != nil {
 					return future.Fail[int](w.n.opError("write", serr)), true
@@ -257,7 +262,7 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 				return future.Result[int]{}, false
 			}
 			if err == nil {
-				if n, done, serr := w.n.trySend(w.buf[w.written:]); done {
+				if n, done, serr := w.n.trySend(w.buf[w.written:], false); done {
 					w.f.release()
 					w.f = ioFuture{}
 					if serr != nil {

@@ -64,7 +64,12 @@ func (l *TCPListener) Accept() AcceptFuture[*TCPStream] {
 	return AcceptFuture[*TCPStream]{l: &l.listener, wrap: wrapTCP}
 }
 
-func wrapTCP(n *netFD) *TCPStream { return &TCPStream{conn{n: n}} }
+// wrapTCP makes the TCPStream of a connected socket, with Nagle's algorithm
+// off, as Go's net package does by default (SetNoDelay(false) turns it on).
+func wrapTCP(n *netFD) *TCPStream {
+	_ = n.rt.io.b.SetOption(n.fd, backend.OptNoDelay, 1)
+	return &TCPStream{conn{n: n}}
+}
 
 // TCPStream is a TCP connection of a runtime (see conn's methods: Read,
 // Write, WriteAll, CloseRead, CloseWrite, Split, timeouts, Close). Close it
@@ -100,7 +105,8 @@ func DialTCPAddr(h Handle, addr netip.AddrPort, timeout time.Duration) *ConnectF
 	return &ConnectFuture[*TCPStream]{h: h, net: "tcp", addr: backend.AddrPort(addr), typ: backend.Stream, timeout: timeout, wrap: wrapTCP}
 }
 
-// SetNoDelay turns Nagle's algorithm off (true, Go's default for TCP) or on.
+// SetNoDelay turns Nagle's algorithm off (true, the default, as in Go's net
+// package) or on.
 func (s *TCPStream) SetNoDelay(on bool) error { return s.n.setOption(backend.OptNoDelay, b2i(on)) }
 
 // SetKeepAlive turns keep-alive probes on with the given idle time and
