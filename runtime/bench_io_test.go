@@ -23,7 +23,9 @@ import (
 // goroutines over net: the ones this platform has.
 func ioBenchBackends(b *testing.B) []string {
 	var names []string
-	for _, n := range []string{runtime.BackendURing, runtime.BackendEpoll, runtime.BackendKqueue, runtime.BackendIOCP} {
+	// The sub-benchmarks are named after the backends: "uring", "epoll",
+	// "kqueue", "iocp" (runtime.BackendURing, ...).
+	for _, n := range []string{"uring", "epoll", "kqueue", "iocp"} {
 		if rt, err := runtime.New(runtime.Config{Workers: 1, Backend: n}); err == nil {
 			_ = rt.Shutdown(context.Background())
 			names = append(names, n)

@@ -126,6 +126,56 @@
 // abandoned accept produced is closed). Shutdown closes the backend after
 // the workers stopped.
 //
+// # Networking
+//
+// ListenTCP, DialTCP, BindUDP, ListenUnix, DialUnix and BindUnixDatagram
+// make sockets of the runtime's backend. Their operations return futures
+// (AcceptFuture, ConnectFuture, ReadFuture, WriteFuture, WriteAllFuture,
+// RecvFromFuture, SendToFuture, ReadPooledFuture), value types whose
+// pointer is the future.Future, meant to live inside the task's state
+// machine so that waiting allocates nothing; examples/echo is a server
+// written so. Resolve looks a name up on a goroutine of its own; DialTCP
+// resolves names itself and tries each address.
+//
+// A socket has one operation of each direction in flight at a time: one
+// read-side (read, receive, accept) and one write-side (write, send,
+// connect); a second concurrent one fails with ErrBusy. Split gives a
+// stream's two directions to two tasks.
+//
+// Cancelling a read loses nothing. With a completion backend the kernel
+// may already have taken data off the socket into the read's buffer when
+// the cancel arrives; the cancelled operation therefore stays with the
+// socket until it completes, and the next read of the stream delivers what
+// it received (an accept's connection goes to the next accept). So
+// Timeout(d, &read) is safe to use in a loop.
+//
+// Faults are reported, not spun on: errors are *net.OpError values that
+// match the backend's sentinels (errors.Is(err, backend.ErrConnReset)) and
+// the OS code (syscall.ECONNRESET); a closed socket's pending and later
+// operations fail with ErrClosed (which matches net.ErrClosed); a read or
+// write timeout (SetReadTimeout, SetWriteTimeout, a connect timeout) is a
+// net.Error whose Timeout is true, matching os.ErrDeadlineExceeded. An
+// accept that finds the process out of descriptors (EMFILE, ENFILE) backs
+// off and retries instead of failing (Backoffs counts it).
+//
+// Sends try the backend's fast path first (TrySend: one system call on the
+// task's own worker, no operation) on the readiness backends, where it is
+// cheaper; io_uring keeps them in the ring, where it measured faster.
+// ReadPooled reads into a buffer of the runtime's pool taken only when data
+// arrives (io_uring's provided-buffer ring), so an idle connection holds no
+// read buffer: about 1.2 KB per idle connection in all, against about 7 KB
+// for a goroutine blocked in net.Conn.Read (BENCHMARKS.md).
+//
+// NetConn and NetListener adapt streams and listeners to net.Conn and
+// net.Listener, for ordinary Go code: net/http, crypto/tls, bufio. Their
+// methods block the calling goroutine, try the fast path first, and honour
+// deadlines by cancelling the operation in flight (and waiting for it, so
+// the caller's buffer is free when Read returns). They pass x/net's
+// nettest.TestConn. The price of the crossing: a goroutine that must wait
+// for data is woken by the worker that collected the completion, so the
+// adapter is slower than Go's own netpoller for request-response traffic
+// (BENCHMARKS.md); write new code as tasks to get the runtime's figures.
+//
 // # Shutdown
 //
 // Shutdown refuses new spawns (a later SpawnOn returns a handle that reports
