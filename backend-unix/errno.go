@@ -87,3 +87,23 @@ func ErrnoError(op string, errno syscall.Errno) error {
 	}
 	return backend.NewError(op, Sentinel(errno), errno)
 }
+
+// PollEvents converts a poll(2) result mask (as poll, epoll and io_uring's
+// POLL_ADD report it) to backend Events: readable includes a peer's
+// half-close and urgent data, as a read would return at once.
+func PollEvents(mask int) backend.Events {
+	var e backend.Events
+	if mask&(unix.POLLIN|unix.POLLPRI|pollRdHup) != 0 {
+		e |= backend.EventIn
+	}
+	if mask&unix.POLLOUT != 0 {
+		e |= backend.EventOut
+	}
+	if mask&unix.POLLERR != 0 {
+		e |= backend.EventErr
+	}
+	if mask&unix.POLLHUP != 0 {
+		e |= backend.EventHup
+	}
+	return e
+}

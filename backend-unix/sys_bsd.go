@@ -39,6 +39,9 @@ func keepAliveIdle(s int) (int, error) {
 // errno takes, so that its case never matches.
 const etime = syscall.Errno(1<<31 - 1)
 
+// pollRdHup: the BSDs have no POLLRDHUP (a half-close shows as POLLIN).
+const pollRdHup = 0
+
 // joinGroup4 joins an IPv4 group; the BSDs name the interface by one of its
 // addresses.
 func joinGroup4(s int, group [4]byte, ifindex int) error {

@@ -39,5 +39,8 @@ func joinGroup4(s int, group [4]byte, ifindex int) error {
 // etime is ETIME, io_uring's "timeout expired".
 const etime = unix.ETIME
 
+// pollRdHup is POLLRDHUP, the peer's half-close (Linux only).
+const pollRdHup = unix.POLLRDHUP
+
 // SendFlags are the flags of every send: no SIGPIPE on a broken pipe.
 const SendFlags = unix.MSG_NOSIGNAL

@@ -255,7 +255,7 @@ func (b *Backend) completion(r *record) Completion {
 	case backend.KindRecvFrom:
 		c.Addr = unixio.DecodeRaw(&r.addr, r.msg.Namelen)
 	case backend.KindPoll:
-		c.N = int(eventsOf(res))
+		c.N = int(unixio.PollEvents(int(res)))
 	case backend.KindCancel, backend.KindClose, backend.KindConnect, backend.KindNop:
 		c.N = 0
 	case backend.KindRecv:

@@ -352,24 +352,6 @@ func pollMask(e backend.Events) uint32 {
 	return m
 }
 
-// eventsOf converts a poll result mask to Events.
-func eventsOf(m int32) backend.Events {
-	var e backend.Events
-	if m&(unix.POLLIN|unix.POLLRDHUP|unix.POLLPRI) != 0 {
-		e |= backend.EventIn
-	}
-	if m&unix.POLLOUT != 0 {
-		e |= backend.EventOut
-	}
-	if m&unix.POLLERR != 0 {
-		e |= backend.EventErr
-	}
-	if m&unix.POLLHUP != 0 {
-		e |= backend.EventHup
-	}
-	return e
-}
-
 // noteCancel marks the target of a cancel, when it is in flight: an
 // emulation will not re-arm it, and a kernel ENOENT then means we stopped
 // it in user space.

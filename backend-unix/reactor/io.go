@@ -286,20 +286,7 @@ func pollNow(fd int, events backend.Events) (backend.Events, error) {
 	if re&unix.POLLNVAL != 0 {
 		return 0, unix.EBADF
 	}
-	var ready backend.Events
-	if re&unix.POLLIN != 0 {
-		ready |= backend.EventIn
-	}
-	if re&unix.POLLOUT != 0 {
-		ready |= backend.EventOut
-	}
-	if re&unix.POLLERR != 0 {
-		ready |= backend.EventErr
-	}
-	if re&unix.POLLHUP != 0 {
-		ready |= backend.EventHup
-	}
-	return ready, nil
+	return unixio.PollEvents(int(re)), nil
 }
 
 // fileIO performs read, write, readv and writev: at Offset, or at the
