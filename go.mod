@@ -10,6 +10,7 @@ require (
 	github.com/blitz-go/blitz/timerwheel v0.0.0
 	github.com/magefile/mage v1.17.2
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (
