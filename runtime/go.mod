@@ -15,6 +15,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.58.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
@@ -24,7 +25,6 @@ require (
 	github.com/blitz-go/blitz/idle v0.0.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace (

@@ -130,8 +130,15 @@ func (f *ioFuture) keep(rest []byte) {
 	o.mu.Unlock()
 }
 
-// submit starts op in the slot.
+// submit starts op in the slot. The socket is held in use until the
+// backend has the op, so that a concurrent Close cannot release the
+// descriptor number in between (see netFD.users).
 func (f *ioFuture) submit(cx *future.Context, n *netFD, op backend.Op) error {
+	if !n.use() {
+		f.release()
+		return ErrClosed
+	}
+	defer n.done()
 	f.slot.io.op = op
 	f.submitted = true
 	if err := f.slot.io.submit(cx, n.rt.io); err != nil {

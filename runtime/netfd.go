@@ -32,6 +32,14 @@ type netFD struct {
 	// closed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	closed atomic.Bool
+	// users counts the operations between their check of closed and the
+	// moment the backend has the op (or the system call returned): the
+	// descriptor number must not be released under them, or it could be
+	// reused by a new socket and the late op land on it. The high bit is
+	// set by close; the one that brings the count to zero with the bit set
+	// releases the descriptor (Go's fdMutex, reduced to this). See use and
+	// done.
+	users atomic.Uint64
 	// readTimeout and writeTimeout are linked timeouts given to every read
 	// or write op (0: none), in nanoseconds.
 	readTimeout, writeTimeout atomic.Int64
@@ -51,6 +59,8 @@ type netFD struct {
 	readHot atomic.Bool
 	// noFast is set when the backend has no fast path (ErrUnsupported).
 	noFast atomic.Bool
+	// readShut is set by CloseRead: later reads return io.EOF.
+	readShut atomic.Bool
 }
 
 // hotReadSize is the smallest buffer whose filling makes a stream hot: a
@@ -67,7 +77,11 @@ func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
 	if n.noFast.Load() || (!force && n.rt.io.native) {
 		return 0, false, nil
 	}
+	if !n.use() {
+		return 0, true, ErrClosed
+	}
 	c, err := n.rt.io.b.TrySend(n.fd, b)
+	n.done()
 	switch {
 	case err == nil:
 		return c, true, nil
@@ -87,7 +101,11 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	if n.noFast.Load() || (!force && !n.readHot.Load()) {
 		return 0, false, nil
 	}
+	if !n.use() {
+		return 0, true, ErrClosed
+	}
 	c, err := n.rt.io.b.TryRecv(n.fd, b)
+	n.done()
 	switch {
 	case err == nil:
 		return c, true, nil
@@ -127,23 +145,62 @@ func newNetFD(rt *Runtime, fd backend.FD, network string) *netFD {
 	return n
 }
 
-// close closes the socket once: a KindClose op makes the ops in flight on
-// it complete (with ErrCanceled, reported as ErrClosed) before the
-// descriptor is released.
-func (n *netFD) close() error {
-	if n.closed.Swap(true) {
-		return n.opError("close", ErrClosed)
+// closingBit marks users as closed.
+const closingBit = 1 << 63
+
+// use registers an operation about to touch the descriptor; it reports
+// false once the socket is closed. Every use is paired with a done.
+func (n *netFD) use() bool {
+	for {
+		u := n.users.Load()
+		if u&closingBit != 0 {
+			return false
+		}
+		if n.users.CompareAndSwap(u, u+1) {
+			return true
+		}
 	}
-	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
-	if err := n.rt.io.b.Submit(op); err != nil {
-		// The backend is closed (the runtime shut down): close directly.
-		return n.opError("close", n.rt.io.b.CloseFD(n.fd))
+}
+
+// done ends a use; the last one after a close releases the descriptor.
+func (n *netFD) done() {
+	if n.users.Add(^uint64(0)) == closingBit {
+		n.release()
+	}
+}
+
+// close closes the socket once. Operations being started finish starting
+// first (use/done); then a KindClose op makes the ops in flight complete
+// (with ErrCanceled, reported as ErrClosed) before the descriptor is
+// released, so its number cannot be reused under them.
+func (n *netFD) close() error {
+	for {
+		u := n.users.Load()
+		if u&closingBit != 0 {
+			return n.opError("close", ErrClosed)
+		}
+		if n.users.CompareAndSwap(u, u|closingBit) {
+			n.closed.Store(true)
+			if u == 0 {
+				n.release()
+			}
+			break
+		}
 	}
 	n.rd.closed(n.rt.io)
 	if w := n.wr.Load(); w != nil {
 		w.closed(n.rt.io)
 	}
 	return nil
+}
+
+// release gives the descriptor back, once, when it is closed and unused.
+func (n *netFD) release() {
+	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
+	if err := n.rt.io.b.Submit(op); err != nil {
+		// The backend is closed (the runtime shut down): close directly.
+		_ = n.rt.io.b.CloseFD(n.fd)
+	}
 }
 
 // opError wraps err as a *net.OpError naming op and the socket's
@@ -199,17 +256,19 @@ func netAddr(network string, a backend.Addr) net.Addr {
 
 // setOption sets a socket option, reporting errors as *net.OpError.
 func (n *netFD) setOption(opt backend.Option, v int) error {
-	if n.closed.Load() {
+	if !n.use() {
 		return n.opError("set", ErrClosed)
 	}
+	defer n.done()
 	return n.opError("set", n.rt.io.b.SetOption(n.fd, opt, v))
 }
 
 // shutdown shuts down one or both halves.
 func (n *netFD) shutdown(how backend.ShutdownHow) error {
-	if n.closed.Load() {
+	if !n.use() {
 		return n.opError("shutdown", ErrClosed)
 	}
+	defer n.done()
 	return n.opError("shutdown", n.rt.io.b.Shutdown(n.fd, how))
 }
 

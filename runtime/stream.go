@@ -30,7 +30,13 @@ func (s *conn) SetWriteTimeout(d time.Duration) { setTimeout(&s.n.writeTimeout, 
 
 // CloseRead and CloseWrite shut down one half; the peer reads end of stream
 // after CloseWrite.
-func (s *conn) CloseRead() error  { return s.n.shutdown(backend.ShutdownRead) }
+func (s *conn) CloseRead() error {
+	err := s.n.shutdown(backend.ShutdownRead)
+	if err == nil {
+		s.n.readShut.Store(true)
+	}
+	return err
+}
 func (s *conn) CloseWrite() error { return s.n.shutdown(backend.ShutdownWrite) }
 
 // Close closes the connection; reads and writes in flight fail with
@@ -134,6 +140,12 @@ func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 		if len(r.buf) == 0 {
 			r.f.done = true
 			return future.Ok(0), true
+		}
+		if r.n.readShut.Load() {
+			// After CloseRead every platform reads end of stream (Windows'
+			// own answer would be WSAESHUTDOWN).
+			r.f.done = true
+			return future.Result[int]{Err: io.EOF}, true
 		}
 		data, _, _, pending, err := r.f.start(cx, r.n, &r.n.rd)
 		if pending {

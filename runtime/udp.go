@@ -71,9 +71,10 @@ func (u *UDPSocket) JoinMulticast(group netip.Addr, ifi *net.Interface) error {
 	if ifi != nil {
 		idx = ifi.Index
 	}
-	if u.n.closed.Load() {
+	if !u.n.use() {
 		return u.n.opError("join", ErrClosed)
 	}
+	defer u.n.done()
 	return u.n.opError("join", u.n.rt.io.b.JoinGroup(u.n.fd, group, idx))
 }
 
@@ -87,13 +88,15 @@ func (u *UDPSocket) SetMulticastLoopback(on bool) error {
 // other addresses are dropped by the kernel. It does not block (UDP has no
 // handshake), so it is a plain call.
 func (u *UDPSocket) Connect(addr netip.AddrPort) error {
-	if u.n.closed.Load() {
+	if !u.n.use() {
 		return u.n.opError("connect", ErrClosed)
 	}
 	// A connect on a datagram socket completes at once in every backend;
 	// run it through a blocking poll of the op.
 	op := &backend.Op{Kind: backend.KindConnect, FD: u.n.fd, Addr: backend.AddrPort(addr)}
-	if err := syncOp(u.n.rt.io, op); err != nil {
+	err := syncOp(u.n.rt.io, op)
+	u.n.done()
+	if err != nil {
 		return u.n.opError("connect", err)
 	}
 	u.n.peer = backend.AddrPort(addr)
