@@ -16,43 +16,114 @@ import (
 
 // linIn is the input of one recorded semaphore operation.
 type linIn struct {
-	kind int // linTry, linRelease, linAcquire
+	kind int // linTry, linRelease, linAcquire, linCancelStart, linCancelEnd
 	n    int
 }
 
 const (
 	linTry = iota
 	linRelease
-	linAcquire // via future or blocking; output true if it acquired
+	linAcquire // via future or blocking, that acquired
+	// An acquire that gave up (a cancelled future, a timed-out blocking
+	// acquire) is recorded as two operations with its interval: it may have
+	// been granted a permit and given it back before returning, and while
+	// it held it other operations saw one permit fewer. Start may take a
+	// permit, end gives back what start took.
+	linCancelStart
+	linCancelEnd
 )
+
+// semState is the model's state: the free permits, and per client where
+// its abandoned acquire stands (see semStep).
+type semState struct {
+	free  int
+	phase [linClients]uint8
+}
+
+// Phases of a client's abandoned acquire, between its start and its end
+// (either may be linearized first: they share one interval).
+const (
+	phaseIdle    = iota
+	phaseStarted // start applied without taking a permit
+	phaseTook    // start applied and took a permit
+	phaseEnded   // end applied before start: start can no longer take
+)
+
+// linClients is the number of clients, ids 0 to linClients-1.
+const linClients = 8
 
 // semModel is the sequential specification: a permit count. Acquires are of
 // 1 permit, so a queue exists only while no permit is free and TryAcquire
-// fails exactly when fewer than n are free. A cancelled or timed-out acquire
-// (output false) has no effect: if it was granted it gave the permit back.
-var semModel = porcupine.Model{
-	Init: func() any { return 0 },
-	Step: func(state, input, output any) (bool, any) {
-		st, in, ok := state.(int), input.(linIn), output.(bool)
-		switch in.kind {
-		case linTry:
-			if ok {
-				return st >= in.n, st - in.n
-			}
-			return st < in.n, st
-		case linRelease:
-			return true, st + in.n
-		default:
-			if ok {
-				return st >= 1, st - 1
-			}
-			return true, st
-		}
+// fails exactly when fewer than n are free. An abandoned acquire may hold a
+// permit for part of its interval (linCancelStart, linCancelEnd).
+var semModel = (&porcupine.NondeterministicModel{
+	Init: func() []any { return []any{semState{}} },
+	Step: func(state, input, output any) []any {
+		return semStep(state.(semState), input.(linIn), output.(bool), input.(linIn).n)
 	},
 	DescribeOperation: func(input, output any) string {
 		in := input.(linIn)
 		return fmt.Sprintf("%d(%d) -> %v", in.kind, in.n, output)
 	},
+}).ToModel()
+
+// semStep returns the states st can step to with in and its output ok. For
+// the two halves of an abandoned acquire, n carries the client id.
+func semStep(st semState, in linIn, ok bool, n int) []any {
+	switch in.kind {
+	case linTry:
+		if ok && st.free >= n {
+			st.free -= n
+			return []any{st}
+		}
+		if !ok && st.free < n {
+			return []any{st}
+		}
+		return nil
+	case linRelease:
+		st.free += n
+		return []any{st}
+	case linAcquire:
+		if st.free < 1 {
+			return nil
+		}
+		st.free--
+		return []any{st}
+	case linCancelStart:
+		c := n
+		switch st.phase[c] {
+		case phaseEnded:
+			st.phase[c] = phaseIdle
+			return []any{st}
+		case phaseIdle:
+			idle := st
+			idle.phase[c] = phaseStarted
+			next := []any{idle}
+			if st.free >= 1 {
+				took := st
+				took.free--
+				took.phase[c] = phaseTook
+				next = append(next, took)
+			}
+			return next
+		}
+		return nil
+	case linCancelEnd:
+		c := n
+		switch st.phase[c] {
+		case phaseIdle:
+			st.phase[c] = phaseEnded
+		case phaseStarted:
+			st.phase[c] = phaseIdle
+		case phaseTook:
+			st.free++
+			st.phase[c] = phaseIdle
+		default:
+			return nil
+		}
+		return []any{st}
+	}
+	return nil
 }
 
 // linRecorder records operations with a logical clock that respects real
@@ -67,7 +138,14 @@ func (r *linRecorder) now() int64 { return r.clock.Add(1) }
 
 func (r *linRecorder) add(client int, in linIn, out bool, call, ret int64) {
 	r.mu.Lock()
-	r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Output: out, Call: call, Return: ret})
+	if in.kind == linAcquire && !out {
+		// An abandoned acquire: its two halves, with the client's id.
+		r.ops = append(r.ops,
+			porcupine.Operation{ClientId: client, Input: linIn{kind: linCancelStart, n: client}, Output: false, Call: call, Return: ret},
+			porcupine.Operation{ClientId: client, Input: linIn{kind: linCancelEnd, n: client}, Output: false, Call: call, Return: ret})
+	} else {
+		r.ops = append(r.ops, porcupine.Operation{ClientId: client, Input: in, Output: out, Call: call, Return: ret})
+	}
 	r.mu.Unlock()
 }
 
@@ -122,7 +200,7 @@ func TestSemaphoreLinearizable(t *testing.T) {
 		rounds = 15
 	}
 	sch := newScheduler(t, 2)
-	const clients, opsPer = 8, 20
+	const clients, opsPer = linClients, 20
 	for round := range rounds {
 		s := NewSemaphore(0)
 		rec := &linRecorder{}
@@ -227,4 +305,34 @@ func linTask(s *Semaphore, rec *linRecorder, id int, cl *linClient) func(cx *fut
 		}
 		return true
 	}
+}
+
+// TestSemaphoreModelJudges checks the model itself: an over-grant is
+// illegal; a TryAcquire that fails while an overlapping abandoned acquire
+// may have held the one permit is legal; the same failure after the
+// abandoned acquire returned is illegal.
+func TestSemaphoreModelJudges(t *testing.T) {
+	op := func(client int, in linIn, out bool, call, ret int64) []porcupine.Operation {
+		r := &linRecorder{}
+		r.add(client, in, out, call, ret)
+		return r.ops
+	}
+	var overGrant []porcupine.Operation
+	overGrant = append(overGrant, op(0, linIn{kind: linRelease, n: 1}, true, 0, 1)...)
+	overGrant = append(overGrant, op(1, linIn{kind: linAcquire, n: 1}, true, 2, 5)...)
+	overGrant = append(overGrant, op(2, linIn{kind: linAcquire, n: 1}, true, 3, 6)...)
+	require.False(t, porcupine.CheckOperations(semModel, overGrant))
+
+	var transient []porcupine.Operation
+	transient = append(transient, op(0, linIn{kind: linRelease, n: 1}, true, 0, 1)...)
+	transient = append(transient, op(1, linIn{kind: linAcquire, n: 1}, false, 2, 7)...) // abandoned
+	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, false, 3, 4)...)      // saw no permit
+	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, true, 8, 9)...)       // the permit is back
+	require.True(t, porcupine.CheckOperations(semModel, transient))
+
+	var noOverlap []porcupine.Operation
+	noOverlap = append(noOverlap, op(0, linIn{kind: linRelease, n: 1}, true, 0, 1)...)
+	noOverlap = append(noOverlap, op(1, linIn{kind: linAcquire, n: 1}, false, 2, 3)...) // abandoned, over before the try
+	noOverlap = append(noOverlap, op(2, linIn{kind: linTry, n: 1}, false, 4, 5)...)     // a permit was free: illegal
+	require.False(t, porcupine.CheckOperations(semModel, noOverlap))
 }
