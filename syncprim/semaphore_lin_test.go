@@ -326,8 +326,8 @@ func TestSemaphoreModelJudges(t *testing.T) {
 	var transient []porcupine.Operation
 	transient = append(transient, op(0, linIn{kind: linRelease, n: 1}, true, 0, 1)...)
 	transient = append(transient, op(1, linIn{kind: linAcquire, n: 1}, false, 2, 7)...) // abandoned
-	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, false, 3, 4)...)      // saw no permit
-	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, true, 8, 9)...)       // the permit is back
+	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, false, 3, 4)...)     // saw no permit
+	transient = append(transient, op(2, linIn{kind: linTry, n: 1}, true, 8, 9)...)      // the permit is back
 	require.True(t, porcupine.CheckOperations(semModel, transient))
 
 	var noOverlap []porcupine.Operation
