@@ -215,7 +215,13 @@ func idleConns() int {
 	if testing.Short() {
 		return 500
 	}
-	return 10_000
+	// 10^4, or what the descriptor limit allows (the server holds one per
+	// connection, the client process another).
+	n := 10_000
+	if l := fdLimit(); l > 0 && l-256 < n {
+		n = max(l-256, 100)
+	}
+	return n
 }
 
 // idlePooled and idleBuffered are a server connection's task: one pending
