@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +72,7 @@ func newIODriver(b backend.Backend) *ioDriver {
 // returns how many there were. Called with reap held.
 func (d *ioDriver) collect(cx *future.Context, timeout time.Duration) int {
 	n, err := d.b.Wait(d.out, timeout)
-	if err != nil && err != backend.ErrClosed {
+	if err != nil && !errors.Is(err, backend.ErrClosed) {
 		d.errs.Add(1)
 	}
 	for i := range n {
@@ -218,17 +219,6 @@ func (d *ioDriver) close() {
 	defer d.reap.Unlock()
 	var cx future.Context
 	cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
-	for {
-		n, err := d.b.Wait(d.out, 0)
-		for i := range n {
-			c := &d.out[i]
-			if w, ok := c.Op.Owner.(ioWaiter); ok {
-				w.complete(&cx, c)
-			}
-			d.out[i] = backend.Completion{}
-		}
-		if n == 0 || err != nil {
-			return
-		}
+	for d.collect(&cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
 	}
 }

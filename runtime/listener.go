@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -14,7 +15,7 @@ type listener struct {
 	n *netFD
 	// backoffs counts the times Accept backed off because the process or
 	// system was out of descriptors.
-	backoffs atomicCounter
+	backoffs atomic.Uint64
 }
 
 // Addr returns the listener's local address.

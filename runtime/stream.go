@@ -3,6 +3,7 @@ package runtime
 import (
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -68,7 +69,7 @@ func (s *conn) Split() (*ReadHalf, *WriteHalf) {
 // splitState counts the open halves of a split stream.
 type splitState struct {
 	s    *conn
-	open atomicCounter32
+	open atomic.Int32
 }
 
 func (sh *splitState) release() error {
