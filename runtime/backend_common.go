@@ -14,3 +14,40 @@ func wrapBackendErr(name string, open func() (backend.Backend, error)) (backend.
 	}
 	return b, nil
 }
+
+// multiRing reports whether a backend may run as several instances, one
+// per worker, with each socket homed on one of them. io_uring may: an
+// instance knows nothing of a descriptor beyond the ops submitted to it.
+// The readiness backends register descriptors with their instance and
+// IOCP binds a socket to one port, and an accepted socket would need the
+// listener's instance; they run one.
+func multiRing(name string) bool { return name == BackendURing }
+
+// openBackends starts the backend Config.Backend names, as many instances
+// as rings asks (0: one per worker where multiRing allows, else one). It
+// returns nil, nil where the platform has no backend and the choice was
+// automatic.
+func openBackends(name string, rings, workers int) ([]backend.Backend, error) {
+	b, err := openBackend(name)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	bs := []backend.Backend{b}
+	if !multiRing(b.Name()) {
+		return bs, nil
+	}
+	if rings == 0 {
+		rings = workers
+	}
+	for len(bs) < rings {
+		more, err := openBackend(b.Name())
+		if err != nil {
+			for _, o := range bs {
+				_ = o.Close()
+			}
+			return nil, err
+		}
+		bs = append(bs, more)
+	}
+	return bs, nil
+}

@@ -87,7 +87,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		}
 		if err != nil {
 			c.f.done = true
-			_ = c.n.rt.io.b.CloseFD(c.n.fd)
+			_ = c.n.ring.b.CloseFD(c.n.fd)
 			return future.Fail[S](c.n.opError("dial", err)), true
 		}
 	}
@@ -101,8 +101,8 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		_ = c.n.close()
 		return future.Fail[S](err), true
 	}
-	c.n.local, _ = c.n.rt.io.b.LocalAddr(c.n.fd)
-	c.n.peer, _ = c.n.rt.io.b.PeerAddr(c.n.fd)
+	c.n.local, _ = c.n.ring.b.LocalAddr(c.n.fd)
+	c.n.peer, _ = c.n.ring.b.PeerAddr(c.n.fd)
 	if c.n.peer.IsZero() {
 		c.n.peer = c.addr
 	}
@@ -111,15 +111,15 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 
 // open makes the socket.
 func (c *ConnectFuture[S]) open() error {
-	d, err := ioOf(c.h)
+	r, err := ringFor(c.h)
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Err: err}
 	}
-	fd, err := d.b.Socket(c.addr.Family, c.typ)
+	fd, err := r.b.Socket(c.addr.Family, c.typ)
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Addr: netAddr(c.net, c.addr), Err: err}
 	}
-	c.n = &netFD{rt: c.h.rt, fd: fd, net: c.net}
+	c.n = &netFD{rt: c.h.rt, ring: r, fd: fd, net: c.net}
 	return nil
 }
 

@@ -28,7 +28,7 @@ func (f *OpFuture) Poll(cx *future.Context) (backend.Completion, bool) {
 			return backend.Completion{Err: backend.ErrUnsupported}, true
 		}
 		f.submitted = true
-		if err := f.io.submit(cx, h.rt.io); err != nil {
+		if err := f.io.submit(cx, h.rt.io.ringOf(cx.Worker())); err != nil {
 			return backend.Completion{Err: err}, true
 		}
 	}

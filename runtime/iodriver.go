@@ -15,45 +15,78 @@ import (
 const completionBatch = 256
 
 // ioDriver connects the I/O backend to the scheduler (it is the runtime's
-// scheduler.Blocker, through driver). Completions are collected in two
-// places: by any worker at the start of a tick, without blocking, if no
-// other worker is collecting (Maintain's TryLock on reap); and by the one
-// parked worker that holds the blocker, which sleeps in the backend's Wait
-// with the next timer deadline as the timeout. Each completion names its
-// op, whose Owner is the ioWaiter that wakes the task waiting for it. See
-// the package doc, "I/O".
+// scheduler.Blocker, through blockingDriver). It runs one or more rings:
+// instances of the backend, each served by the workers whose id maps to it
+// (worker w serves rings[w % len(rings)]). With io_uring there is one ring
+// per worker, so that each worker submits to and reaps from a ring of its
+// own and the kernel work of the operations (a loopback send runs the
+// receiver's TCP stack inside io_uring_enter) is spread over every core;
+// other backends run one ring.
+//
+// A socket is homed on one ring for its life (netFD.ring, chosen round-robin
+// when it is made): all its operations, its close and its pooled-read
+// buffers go to that ring, whichever worker or goroutine submits them, so
+// that the per-descriptor rules of a backend (one op per direction, a close
+// that cancels the descriptor's ops first) hold inside one instance.
+//
+// A ring's completions are collected in two places: by a worker of the ring
+// at the start of each tick, without blocking, if no other worker is
+// collecting it (poll, TryLock on reap); and by the parked worker that holds
+// the ring, which sleeps in the ring's Wait. Each completion names its op,
+// whose Owner is the ioWaiter that wakes the task waiting for it.
+//
+// Timers: of the parked holders, those whose deadline another holder's
+// covers sleep without a limit (see TryAcquire), so that a deadline wakes
+// one worker, not every ring's.
 type ioDriver struct {
-	b backend.Backend
-	// hmu guards holder and wakeBy: who sleeps in the backend, and until
-	// when. Taken once per park (TryAcquire, Covers, Release) and by kick.
+	rings []*ioRing
+	// hmu guards the rings' holder, wakeBy and the decisions made from
+	// them (TryAcquire, Covers, Release, kick).
 	hmu sync.Mutex
-	// holder is the id of the worker that holds the blocker, -1 when none.
-	// Written under hmu; also loaded without it by Unpark, which only needs
-	// a recent value (a claim's token covers the rest, see Unpark).
+	// next picks the home ring of the next socket. Any goroutine.
+	next atomic.Uint32
+	// native is the backend's CapNativeCompletions (see netFD.trySend).
+	// Immutable.
+	native bool
+	// poolCount and poolSize shape each ring's read pool: Config's count
+	// split over the rings, Config's size. Immutable.
+	poolCount, poolSize int
+	// errs counts Wait errors other than ErrClosed (they are not expected;
+	// the count is in Stats so that they are not silent).
+	errs atomic.Uint64
+}
+
+// ioRing is one backend instance and who sleeps in it.
+type ioRing struct {
+	b backend.Backend
+	// holder is the id of the worker that holds the ring (sleeps in its
+	// Wait), -1 when none. Written under the driver's hmu; also loaded
+	// without it by Unpark, which only needs a recent value (a claim's
+	// token covers the rest, see Unpark).
 	holder atomic.Int32
-	// wakeBy is when the holder's Block will return at the latest: the
-	// zero Time when it sleeps without limit.
+	// wakeBy is when the holder's Block returns at the latest: the zero
+	// Time when it sleeps without limit. Guarded by hmu.
 	wakeBy time.Time
+	// covered is set by TryAcquire when another holder wakes before this
+	// one's deadline: this holder's Block then sleeps without a limit.
+	// Written and read only by the holder's worker.
+	covered bool
 	// reap serializes the backend's Wait, which admits one caller at a
-	// time: held by Maintain's non-blocking collect (TryLock) and by Block.
+	// time: held by poll's non-blocking collect (TryLock) and by Block.
 	reap sync.Mutex
 	// out receives completions. Guarded by reap.
 	out []backend.Completion
 	// kicked is set when the timers got a deadline sooner than the one the
 	// holder sleeps towards; Block returns true on it so that the worker
-	// recomputes its timeout. Set by kick (any goroutine), swapped by Block.
+	// recomputes its timeout. Set by kickLocked (any goroutine), swapped by
+	// Block.
 	kicked atomic.Bool
 	// unparked is set by Unpark before its Wake, and swapped by Block once
 	// it holds reap (see Block).
 	unparked atomic.Bool
-	// native is the backend's CapNativeCompletions (see netFD.trySend).
-	// Immutable.
-	native bool
-	// pool is the buffer group of pooled reads, registered on first use.
+	// pool is the ring's buffer group of pooled reads, registered on first
+	// use.
 	pool readPool
-	// errs counts Wait errors other than ErrClosed (they are not expected;
-	// the count is in Stats so that they are not silent).
-	errs atomic.Uint64
 }
 
 // ioWaiter is what a submitted op's Owner must be: the driver hands it the
@@ -62,89 +95,138 @@ type ioWaiter interface {
 	complete(cx *future.Context, c *backend.Completion)
 }
 
-func newIODriver(b backend.Backend) *ioDriver {
-	d := &ioDriver{b: b, out: make([]backend.Completion, completionBatch), native: b.Caps().Has(backend.CapNativeCompletions)}
-	d.holder.Store(-1)
+// newIODriver makes the driver of the backend instances bs (at least one,
+// all of one kind). count and size are the read pool's in all.
+func newIODriver(bs []backend.Backend, count, size int) *ioDriver {
+	d := &ioDriver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size}
+	// Each ring's share of the pool, a power of two (buffer rings need one).
+	d.poolCount = 1
+	for d.poolCount*2 <= count/len(bs) {
+		d.poolCount *= 2
+	}
+	for _, b := range bs {
+		r := &ioRing{b: b, out: make([]backend.Completion, completionBatch)}
+		r.holder.Store(-1)
+		d.rings = append(d.rings, r)
+	}
 	return d
 }
 
-// collect waits up to timeout for completions, dispatches them and
-// returns how many there were. Called with reap held.
-func (d *ioDriver) collect(cx *future.Context, timeout time.Duration) int {
-	n, err := d.b.Wait(d.out, timeout)
+// home picks the ring of a new socket, round-robin.
+func (d *ioDriver) home() *ioRing {
+	if len(d.rings) == 1 {
+		return d.rings[0]
+	}
+	return d.rings[(d.next.Add(1)-1)%uint32(len(d.rings))]
+}
+
+// ringOf is the ring worker id serves; a goroutine (NoWorker) gets ring 0.
+func (d *ioDriver) ringOf(id int) *ioRing {
+	if id < 0 {
+		return d.rings[0]
+	}
+	return d.rings[id%len(d.rings)]
+}
+
+// collect waits up to timeout for completions of r, dispatches them and
+// returns how many there were. Called with r.reap held.
+func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration) int {
+	n, err := r.b.Wait(r.out, timeout)
 	if err != nil && !errors.Is(err, backend.ErrClosed) {
 		d.errs.Add(1)
 	}
 	for i := range n {
-		c := &d.out[i]
+		c := &r.out[i]
 		if w, ok := c.Op.Owner.(ioWaiter); ok {
 			w.complete(cx, c)
 		}
-		d.out[i] = backend.Completion{} // drop the references for the GC
+		r.out[i] = backend.Completion{} // drop the references for the GC
 	}
 	return n
 }
 
-// poll collects what is ready without blocking, unless another worker is
-// collecting or holds the blocker. Called by Maintain at every tick. A full
-// batch may mean more are ready; a few rounds at most keep the tick short.
+// poll collects what is ready in the ring of cx's worker without blocking,
+// unless another worker is collecting it or holds it. Called by Maintain at
+// every tick. A full batch may mean more are ready; a few rounds at most
+// keep the tick short.
 func (d *ioDriver) poll(cx *future.Context) {
-	if !d.reap.TryLock() {
+	r := d.ringOf(cx.Worker())
+	if !r.reap.TryLock() {
 		return
 	}
 	for range 4 {
-		if d.collect(cx, 0) < len(d.out) {
+		if d.collect(r, cx, 0) < len(r.out) {
 			break
 		}
 	}
-	d.reap.Unlock()
+	r.reap.Unlock()
 }
 
-// TryAcquire makes worker id the holder, sleeping for up to timeout, if
-// nobody is.
+// TryAcquire makes worker id the holder of its ring, sleeping for up to
+// timeout, if nobody holds it. If another holder wakes within timeout, it
+// covers this one's deadline (the timers are shared, so it will fire this
+// worker's timers too), and this one sleeps without a limit.
 func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
+	r := d.ringOf(id)
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
-	if d.holder.Load() >= 0 {
+	if r.holder.Load() >= 0 {
 		return false
 	}
-	d.holder.Store(int32(id))
-	d.wakeBy = time.Time{}
-	if timeout >= 0 {
-		d.wakeBy = time.Now().Add(timeout)
+	r.holder.Store(int32(id))
+	r.wakeBy, r.covered = time.Time{}, false
+	if timeout < 0 {
+		return true
 	}
+	by := time.Now().Add(timeout)
+	if d.coveredLocked(by) {
+		r.covered = true
+		return true
+	}
+	r.wakeBy = by
 	return true
 }
 
-// Covers reports whether the holder wakes within timeout; if it would sleep
-// longer it is kicked, so that it recomputes its timeout from the timers
-// (which hold the caller's deadline too) and the caller may sleep without
-// one. With no holder (it just released) the caller keeps its timeout.
+// coveredLocked reports whether some holder wakes by the time by. Called
+// with hmu held.
+func (d *ioDriver) coveredLocked(by time.Time) bool {
+	for _, o := range d.rings {
+		if o.holder.Load() >= 0 && !o.wakeBy.IsZero() && !o.wakeBy.After(by) {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether a holder wakes within timeout; if none would, one
+// is kicked, so that it recomputes its timeout from the timers (which hold
+// the caller's deadline too) and the caller may sleep without one. With no
+// holder at all the caller keeps its timeout. Called by a worker whose
+// TryAcquire failed (its ring has another holder).
 func (d *ioDriver) Covers(timeout time.Duration) bool {
 	if timeout < 0 {
 		return true
 	}
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
-	if d.holder.Load() < 0 {
-		return false
-	}
-	if !d.wakeBy.IsZero() && !d.wakeBy.After(time.Now().Add(timeout)) {
+	if d.coveredLocked(time.Now().Add(timeout)) {
 		return true
 	}
-	d.kickLocked()
-	return true
+	return d.kickLocked()
 }
 
-// Release gives the blocker up.
-func (d *ioDriver) Release(int) {
+// Release gives worker id's ring up.
+func (d *ioDriver) Release(id int) {
+	r := d.ringOf(id)
 	d.hmu.Lock()
-	d.holder.Store(-1)
+	r.holder.Store(-1)
+	r.wakeBy, r.covered = time.Time{}, false
 	d.hmu.Unlock()
 }
 
-// Block sleeps in the backend's Wait for up to timeout and reports whether
-// it woke a task or was kicked by the timers.
+// Block sleeps in the Wait of the ring of cx's worker (its holder) for up to
+// timeout, or without a limit when another holder covers it, and reports
+// whether it woke a task or was kicked by the timers.
 //
 // The backend's Wake is sticky only until the next Wait, and the next Wait
 // may be another worker's non-blocking poll (Maintain), which would swallow
@@ -152,45 +234,61 @@ func (d *ioDriver) Release(int) {
 // and kick also leave flags, which Block checks once it holds reap: a Wake
 // that comes after that check finds nobody but the holder to consume it.
 func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
-	d.reap.Lock()
-	if d.unparked.Swap(false) || d.kicked.Load() {
-		d.reap.Unlock()
-		return d.kicked.Swap(false)
+	r := d.ringOf(cx.Worker())
+	if r.covered {
+		timeout = -1
 	}
-	got := d.collect(cx, timeout) > 0
-	d.reap.Unlock()
-	d.unparked.Store(false) // a claim's token is in the worker's channel; ParkWith looks there next
-	return d.kicked.Swap(false) || got
+	r.reap.Lock()
+	if r.unparked.Swap(false) || r.kicked.Load() {
+		r.reap.Unlock()
+		return r.kicked.Swap(false)
+	}
+	got := d.collect(r, cx, timeout) > 0
+	r.reap.Unlock()
+	r.unparked.Store(false) // a claim's token is in the worker's channel; ParkWith looks there next
+	return r.kicked.Swap(false) || got
 }
 
-// Unpark wakes the backend's Wait if worker id holds the blocker.
+// Unpark wakes the backend's Wait if worker id holds its ring.
 func (d *ioDriver) Unpark(id int) {
-	if d.holder.Load() == int32(id) {
-		d.unparked.Store(true)
-		_ = d.b.Wake() // an error means closed: nobody to wake
+	r := d.ringOf(id)
+	if r.holder.Load() == int32(id) {
+		r.unparked.Store(true)
+		_ = r.b.Wake() // an error means closed: nobody to wake
 	}
 }
 
-// kick tells the holder, if any, that a timer is due sooner than it thinks,
-// and reports whether there was a holder to tell.
+// kick tells a holder that a timer is due sooner than it thinks, and
+// reports whether there was a holder to tell.
 func (d *ioDriver) kick() bool {
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
-	if d.holder.Load() < 0 {
-		return false
-	}
-	d.kickLocked()
-	return true
+	return d.kickLocked()
 }
 
-// kickLocked makes the holder's Block return true (now, or at once if it is
+// kickLocked makes one holder's Block return true (now, or at once if it is
 // not in the backend's Wait yet: the flag and the backend's Wake are both
-// sticky). Its wakeBy becomes "now", so that Covers calls until it has
-// parked again do not kick it twice. Called with hmu held.
-func (d *ioDriver) kickLocked() {
-	d.kicked.Store(true)
-	d.wakeBy = time.Now()
-	_ = d.b.Wake()
+// sticky), so that its worker recomputes its timeout from the timers: the
+// holder that wakes soonest, else any. Its wakeBy becomes "now", so that
+// Covers calls until it has parked again do not kick a second one. It
+// reports false when no worker holds a ring. Called with hmu held.
+func (d *ioDriver) kickLocked() bool {
+	var pick *ioRing
+	for _, r := range d.rings {
+		if r.holder.Load() < 0 {
+			continue
+		}
+		if pick == nil || (!r.wakeBy.IsZero() && (pick.wakeBy.IsZero() || r.wakeBy.Before(pick.wakeBy))) {
+			pick = r
+		}
+	}
+	if pick == nil {
+		return false
+	}
+	pick.kicked.Store(true)
+	pick.wakeBy = time.Now()
+	_ = pick.b.Wake()
+	return true
 }
 
 // blockingDriver is the scheduler's Driver when the runtime has I/O: the
@@ -208,17 +306,26 @@ func (d blockingDriver) Maintain(cx *future.Context) time.Duration {
 	return next
 }
 
-// close closes the backend after the workers stopped: the ops still in
-// flight (those of tasks the shutdown cancelled) are cancelled by the
-// backend, and their completions are collected here, so that what they hold
-// (an accepted socket, a group buffer) is released and their tasks' futures,
-// already cancelled, are not woken.
+// close closes the rings after the workers stopped: the ops still in flight
+// (those of tasks the shutdown cancelled) are cancelled by the backend, and
+// their completions are collected here, so that what they hold (an accepted
+// socket, a group buffer) is released and their tasks' futures, already
+// cancelled, are not woken.
 func (d *ioDriver) close() {
-	_ = d.b.Close()
-	d.reap.Lock()
-	defer d.reap.Unlock()
 	var cx future.Context
 	cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
-	for d.collect(&cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
+	for _, r := range d.rings {
+		_ = r.b.Close()
+		r.reap.Lock()
+		for d.collect(r, &cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
+		}
+		r.reap.Unlock()
+	}
+}
+
+// closeBackends closes the rings of a driver that never ran.
+func (d *ioDriver) closeBackends() {
+	for _, r := range d.rings {
+		_ = r.b.Close()
 	}
 }

@@ -28,8 +28,10 @@ const (
 // task (poll, abandon) and the worker that collects the completion
 // (complete) share.
 type ioOp struct {
-	op  backend.Op
-	drv *ioDriver
+	op backend.Op
+	// ring is the ring op was submitted to, where its cancel goes. Set by
+	// submit.
+	ring *ioRing
 
 	mu    sync.Mutex
 	state ioState
@@ -37,17 +39,17 @@ type ioOp struct {
 	res   backend.Completion
 }
 
-// submit hands op (filled by the caller) to the backend, with cx's waker as
-// the one to wake. An error from Submit is returned as is and the op stays
-// idle.
-func (o *ioOp) submit(cx *future.Context, d *ioDriver) error {
-	o.drv = d
+// submit hands op (filled by the caller) to ring's backend, with cx's waker
+// as the one to wake. An error from Submit is returned as is and the op
+// stays idle.
+func (o *ioOp) submit(cx *future.Context, r *ioRing) error {
+	o.ring = r
 	o.op.Owner = o
 	o.mu.Lock()
 	o.wk = cx.Waker()
 	o.state = ioInFlight
 	o.mu.Unlock()
-	if err := d.b.Submit(&o.op); err != nil {
+	if err := r.b.Submit(&o.op); err != nil {
 		o.mu.Lock()
 		o.state, o.wk = ioIdle, waker.Waker{}
 		o.mu.Unlock()
@@ -88,14 +90,14 @@ func (o *ioOp) abandon() {
 		// are rare and idle connections many. Its completion has no Owner,
 		// so the driver skips it. A refused cancel (backend closed) changes
 		// nothing: the backend's Close cancels the op anyway.
-		_ = o.drv.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+		_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
 		return
 	case ioDone:
 		c := o.res
 		o.res = backend.Completion{}
 		o.state, o.wk = ioIdle, waker.Waker{}
 		o.mu.Unlock()
-		o.drv.dispose(&c)
+		o.ring.dispose(&c)
 		return
 	}
 	o.mu.Unlock()
@@ -113,7 +115,7 @@ func (o *ioOp) requestCancel() bool {
 	if !inFlight {
 		return false
 	}
-	_ = o.drv.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+	_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
 	return true
 }
 
@@ -125,7 +127,7 @@ func (o *ioOp) complete(cx *future.Context, c *backend.Completion) {
 	if o.state == ioAbandoned {
 		o.state = ioIdle
 		o.mu.Unlock()
-		o.drv.dispose(c)
+		o.ring.dispose(c)
 		return
 	}
 	o.res = *c
@@ -140,14 +142,14 @@ func (o *ioOp) complete(cx *future.Context, c *backend.Completion) {
 
 // dispose releases what a completion nobody will read holds: the socket an
 // accept made, the group buffer a recv filled.
-func (d *ioDriver) dispose(c *backend.Completion) {
+func (r *ioRing) dispose(c *backend.Completion) {
 	if c.Err != nil {
 		return
 	}
 	if c.Op != nil && c.Op.Kind == backend.KindAccept && c.FD != backend.InvalidFD {
-		_ = d.b.CloseFD(c.FD)
+		_ = r.b.CloseFD(c.FD)
 	}
 	if c.Flags&backend.HasBuffer != 0 {
-		_ = d.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
+		_ = r.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
 	}
 }

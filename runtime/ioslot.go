@@ -82,7 +82,7 @@ func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, closed bool) (data []
 			prev, has = o.res, true
 			o.res = backend.Completion{}
 			o.state, o.wk = ioIdle, waker.Waker{}
-			data = takeData(o.drv, &prev)
+			data = takeData(o.ring, &prev)
 		}
 		slot.lingering = false
 	}
@@ -111,7 +111,7 @@ func (f *ioFuture) start(cx *future.Context, n *netFD, slot *ioSlot) (data []byt
 		return nil, prev, false, false, ErrBusy
 	case claimClosed:
 		if has {
-			n.rt.io.dispose(&prev)
+			n.ring.dispose(&prev)
 		}
 		return nil, prev, false, false, ErrClosed
 	}
@@ -141,7 +141,7 @@ func (f *ioFuture) submit(cx *future.Context, n *netFD, op backend.Op) error {
 	defer n.done()
 	f.slot.io.op = op
 	f.submitted = true
-	if err := f.slot.io.submit(cx, n.rt.io); err != nil {
+	if err := f.slot.io.submit(cx, n.ring); err != nil {
 		f.release()
 		return err
 	}
@@ -204,7 +204,7 @@ func (f *ioFuture) checkPoll() {
 // op was submitted; a lingering op still in flight is disposed of by the
 // next claim (which sees the socket closed) or never needs to be (its
 // completion, ErrCanceled by the close, carries nothing).
-func (s *ioSlot) closed(d *ioDriver) {
+func (s *ioSlot) closed(r *ioRing) {
 	o := &s.io
 	o.mu.Lock()
 	var c backend.Completion
@@ -218,20 +218,20 @@ func (s *ioSlot) closed(d *ioDriver) {
 	s.stash = nil
 	o.mu.Unlock()
 	if take {
-		d.dispose(&c)
+		r.dispose(&c)
 	}
 }
 
 // takeData returns the bytes a cancelled read's completion carries: in the
 // read's own buffer, or (a pooled read) copied out of the pool buffer, which
 // goes back to the pool at once.
-func takeData(d *ioDriver, c *backend.Completion) []byte {
+func takeData(r *ioRing, c *backend.Completion) []byte {
 	if c.Err != nil || c.Op == nil || c.N <= 0 {
 		return nil
 	}
 	if c.Flags&backend.HasBuffer != 0 {
-		data := append([]byte(nil), d.b.Buffer(c.Op.BufferGroup, c.BufferID)[:c.N]...)
-		_ = d.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
+		data := append([]byte(nil), r.b.Buffer(c.Op.BufferGroup, c.BufferID)[:c.N]...)
+		_ = r.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
 		return data
 	}
 	if len(c.Op.Buf) >= c.N {

@@ -24,9 +24,12 @@ var ErrNoIO = errors.New("runtime: no I/O backend")
 // sockets share. Its fields are immutable after creation except the
 // atomics.
 type netFD struct {
-	rt  *Runtime
-	fd  backend.FD
-	net string // "tcp", "udp", "unix", "unixgram": for errors and net.Addr
+	rt *Runtime
+	// ring is the socket's home: every op, the close and the pooled
+	// buffers of the socket go to its backend (see ioDriver).
+	ring *ioRing
+	fd   backend.FD
+	net  string // "tcp", "udp", "unix", "unixgram": for errors and net.Addr
 	// local and peer are the addresses, read at creation.
 	local, peer backend.Addr
 	// closed is set by the first Close; later operations fail with
@@ -80,7 +83,7 @@ func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
 	if !n.use() {
 		return 0, true, ErrClosed
 	}
-	c, err := n.rt.io.b.TrySend(n.fd, b)
+	c, err := n.ring.b.TrySend(n.fd, b)
 	n.done()
 	switch {
 	case err == nil:
@@ -104,7 +107,7 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	if !n.use() {
 		return 0, true, ErrClosed
 	}
-	c, err := n.rt.io.b.TryRecv(n.fd, b)
+	c, err := n.ring.b.TryRecv(n.fd, b)
 	n.done()
 	switch {
 	case err == nil:
@@ -128,20 +131,20 @@ func (n *netFD) writeSlot() *ioSlot {
 	return n.wr.Load()
 }
 
-// io returns the backend driver of h's runtime.
-func ioOf(h Handle) (*ioDriver, error) {
+// ringFor returns the home ring of a new socket of h's runtime.
+func ringFor(h Handle) (*ioRing, error) {
 	rt := h.Runtime()
 	if rt.io == nil {
 		return nil, ErrNoIO
 	}
-	return rt.io, nil
+	return rt.io.home(), nil
 }
 
-// newNetFD wraps fd, reading its addresses.
-func newNetFD(rt *Runtime, fd backend.FD, network string) *netFD {
-	n := &netFD{rt: rt, fd: fd, net: network}
-	n.local, _ = rt.io.b.LocalAddr(fd)
-	n.peer, _ = rt.io.b.PeerAddr(fd)
+// newNetFD wraps fd, homed on r, reading its addresses.
+func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, network string) *netFD {
+	n := &netFD{rt: rt, ring: r, fd: fd, net: network}
+	n.local, _ = r.b.LocalAddr(fd)
+	n.peer, _ = r.b.PeerAddr(fd)
 	return n
 }
 
@@ -187,9 +190,9 @@ func (n *netFD) close() error {
 			break
 		}
 	}
-	n.rd.closed(n.rt.io)
+	n.rd.closed(n.ring)
 	if w := n.wr.Load(); w != nil {
-		w.closed(n.rt.io)
+		w.closed(n.ring)
 	}
 	return nil
 }
@@ -197,9 +200,9 @@ func (n *netFD) close() error {
 // release gives the descriptor back, once, when it is closed and unused.
 func (n *netFD) release() {
 	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
-	if err := n.rt.io.b.Submit(op); err != nil {
+	if err := n.ring.b.Submit(op); err != nil {
 		// The backend is closed (the runtime shut down): close directly.
-		_ = n.rt.io.b.CloseFD(n.fd)
+		_ = n.ring.b.CloseFD(n.fd)
 	}
 }
 
@@ -260,7 +263,7 @@ func (n *netFD) setOption(opt backend.Option, v int) error {
 		return n.opError("set", ErrClosed)
 	}
 	defer n.done()
-	return n.opError("set", n.rt.io.b.SetOption(n.fd, opt, v))
+	return n.opError("set", n.ring.b.SetOption(n.fd, opt, v))
 }
 
 // shutdown shuts down one or both halves.
@@ -269,7 +272,7 @@ func (n *netFD) shutdown(how backend.ShutdownHow) error {
 		return n.opError("shutdown", ErrClosed)
 	}
 	defer n.done()
-	return n.opError("shutdown", n.rt.io.b.Shutdown(n.fd, how))
+	return n.opError("shutdown", n.ring.b.Shutdown(n.fd, how))
 }
 
 // splitHostPort splits "host:port", the port a number or a service name

@@ -13,19 +13,19 @@ import (
 // poolGroup is the backend buffer group of the runtime's read pool.
 const poolGroup = 1
 
-// readPool is the runtime's pool of read buffers (Config.ReadBufferCount
-// and ReadBufferSize), registered with the backend on first use.
+// readPool is a ring's share of the runtime's pool of read buffers
+// (Config.ReadBufferCount split over the rings, of ReadBufferSize bytes),
+// registered with the ring's backend on first use.
 type readPool struct {
-	once        sync.Once
-	err         error
-	count, size int
+	once sync.Once
+	err  error
 }
 
-// readPool registers the pool once and returns its buffer size.
-func (d *ioDriver) readPool() (int, error) {
-	p := &d.pool
-	p.once.Do(func() { p.err = d.b.RegisterBufferGroup(poolGroup, p.count, p.size) })
-	return p.size, p.err
+// readPool registers r's pool once and returns its buffer size.
+func (d *ioDriver) readPool(r *ioRing) (int, error) {
+	p := &r.pool
+	p.once.Do(func() { p.err = r.b.RegisterBufferGroup(poolGroup, d.poolCount, d.poolSize) })
+	return d.poolSize, p.err
 }
 
 // PrepareReadPool makes the runtime's read pool now rather than on the first
@@ -36,8 +36,12 @@ func (rt *Runtime) PrepareReadPool() error {
 	if rt.io == nil {
 		return ErrNoIO
 	}
-	_, err := rt.io.readPool()
-	return err
+	for _, r := range rt.io.rings {
+		if _, err := rt.io.readPool(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PooledBuf is data a pooled read received: Bytes until Release, which
@@ -47,7 +51,7 @@ func (rt *Runtime) PrepareReadPool() error {
 // ReadPooled) releases nothing.
 type PooledBuf struct {
 	b      []byte
-	d      *ioDriver
+	r      *ioRing
 	id     uint16
 	pooled bool
 }
@@ -58,7 +62,7 @@ func (p PooledBuf) Bytes() []byte { return p.b }
 // Release gives the buffer back to the pool.
 func (p PooledBuf) Release() {
 	if p.pooled {
-		_ = p.d.b.ReleaseBuffer(poolGroup, p.id)
+		_ = p.r.b.ReleaseBuffer(poolGroup, p.id)
 	}
 }
 
@@ -83,10 +87,10 @@ type ReadPooledFuture struct {
 // Poll reads.
 func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], bool) {
 	r.f.checkPoll()
-	d := r.n.rt.io
+	d, ring := r.n.rt.io, r.n.ring
 	for {
 		if !r.f.submitted {
-			size, err := d.readPool()
+			size, err := d.readPool(ring)
 			if err != nil {
 				r.f.done = true
 				return future.Fail[PooledBuf](r.n.opError("read", err)), true
@@ -119,7 +123,7 @@ func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], b
 		switch {
 		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
 			// The pool is empty: read into a buffer of this read's own.
-			size, _ := d.readPool()
+			size, _ := d.readPool(ring)
 			r.own = make([]byte, size)
 			r.f = ioFuture{}
 			continue
@@ -127,10 +131,10 @@ func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], b
 			return future.Fail[PooledBuf](r.n.opError("read", c.Err)), true
 		case c.Flags&backend.HasBuffer != 0:
 			if c.N == 0 {
-				_ = d.b.ReleaseBuffer(poolGroup, c.BufferID)
+				_ = ring.b.ReleaseBuffer(poolGroup, c.BufferID)
 				return future.Result[PooledBuf]{Err: io.EOF}, true
 			}
-			return future.Ok(PooledBuf{b: d.b.Buffer(poolGroup, c.BufferID)[:c.N], d: d, id: c.BufferID, pooled: true}), true
+			return future.Ok(PooledBuf{b: ring.b.Buffer(poolGroup, c.BufferID)[:c.N], r: ring, id: c.BufferID, pooled: true}), true
 		case c.N == 0:
 			return future.Result[PooledBuf]{Err: io.EOF}, true
 		}

@@ -43,6 +43,14 @@ type Config struct {
 	// provided-buffer ring the kernel picks from; the other backends
 	// emulate it.
 	ReadBufferCount, ReadBufferSize int
+	// IORings is the number of backend instances (rings) the I/O runs on,
+	// 1 to Workers; 0 means one per worker where the backend can run
+	// several (io_uring), else one. Each worker submits to and sleeps in
+	// its own ring, so the kernel's share of the I/O runs on every core;
+	// with one ring, one thread at a time is in the kernel for it. A socket
+	// stays on the ring it was made on. Backends that run one instance
+	// (epoll, kqueue, IOCP) ignore it.
+	IORings int
 }
 
 // The names of Config.Backend.
@@ -97,17 +105,19 @@ func New(cfg Config) (*Runtime, error) {
 	if sz := cfg.ReadBufferSize; sz < 1 || sz > 1<<20 {
 		return nil, fmt.Errorf("%w: ReadBufferSize = %d, want 1 to 1 MiB", ErrConfig, sz)
 	}
+	if n := cfg.IORings; n < 0 || n > workers {
+		return nil, fmt.Errorf("%w: IORings = %d, want 0 to Workers (%d)", ErrConfig, n, workers)
+	}
 	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone}
 	var drv scheduler.Driver = rt.timers
 	if cfg.Backend != BackendNone {
-		b, err := openBackend(cfg.Backend)
+		bs, err := openBackends(cfg.Backend, cfg.IORings, workers)
 		if err != nil {
 			return nil, err
 		}
-		if b != nil {
-			rt.io = newIODriver(b)
-			rt.io.pool.count, rt.io.pool.size = cfg.ReadBufferCount, cfg.ReadBufferSize
-			rt.backendName = b.Name()
+		if bs != nil {
+			rt.io = newIODriver(bs, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.backendName = bs[0].Name()
 			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
 		}
 	}
@@ -121,7 +131,7 @@ func New(cfg Config) (*Runtime, error) {
 	})
 	if err != nil {
 		if rt.io != nil {
-			_ = rt.io.b.Close()
+			rt.io.closeBackends()
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -142,6 +152,15 @@ func New(cfg Config) (*Runtime, error) {
 // Backend returns the name of the runtime's I/O backend ("uring", "epoll",
 // "kqueue", "iocp"), or BackendNone.
 func (rt *Runtime) Backend() string { return rt.backendName }
+
+// IORings returns the number of backend instances the I/O runs on (see
+// Config.IORings), 0 without I/O.
+func (rt *Runtime) IORings() int {
+	if rt.io == nil {
+		return 0
+	}
+	return len(rt.io.rings)
+}
 
 // Handle refers to a Runtime: a small value to pass to whoever spawns onto it
 // from outside (goroutines, other runtimes). The zero Handle refers to none;

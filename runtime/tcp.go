@@ -28,7 +28,7 @@ func ListenTCP(h Handle, address string) (*TCPListener, error) {
 
 // ListenTCPAddr is ListenTCP with a parsed address.
 func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
-	d, err := ioOf(h)
+	d, err := ringFor(h)
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Err: err}
 	}
@@ -53,7 +53,7 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 	if err := d.b.Listen(fd, 0); err != nil {
 		return fail(err)
 	}
-	return &TCPListener{listener{n: newNetFD(h.rt, fd, "tcp")}}, nil
+	return &TCPListener{listener{n: newNetFD(h.rt, d, fd, "tcp")}}, nil
 }
 
 // AddrPort returns the listener's local address as a netip.AddrPort.
@@ -67,7 +67,7 @@ func (l *TCPListener) Accept() AcceptFuture[*TCPStream] {
 // wrapTCP makes the TCPStream of a connected socket, with Nagle's algorithm
 // off, as Go's net package does by default (SetNoDelay(false) turns it on).
 func wrapTCP(n *netFD) *TCPStream {
-	_ = n.rt.io.b.SetOption(n.fd, backend.OptNoDelay, 1)
+	_ = n.ring.b.SetOption(n.fd, backend.OptNoDelay, 1)
 	return &TCPStream{conn{n: n}}
 }
 

@@ -27,7 +27,7 @@ func BindUDP(h Handle, address string) (*UDPSocket, error) {
 
 // BindUDPAddr is BindUDP with a parsed address.
 func BindUDPAddr(h Handle, addr netip.AddrPort) (*UDPSocket, error) {
-	d, err := ioOf(h)
+	d, err := ringFor(h)
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: "udp", Err: err}
 	}
@@ -43,7 +43,7 @@ func BindUDPAddr(h Handle, addr netip.AddrPort) (*UDPSocket, error) {
 		_ = d.b.CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "udp", Addr: netAddr("udp", a), Err: err}
 	}
-	return &UDPSocket{n: newNetFD(h.rt, fd, "udp")}, nil
+	return &UDPSocket{n: newNetFD(h.rt, d, fd, "udp")}, nil
 }
 
 // LocalAddr returns the socket's address.
@@ -75,7 +75,7 @@ func (u *UDPSocket) JoinMulticast(group netip.Addr, ifi *net.Interface) error {
 		return u.n.opError("join", ErrClosed)
 	}
 	defer u.n.done()
-	return u.n.opError("join", u.n.rt.io.b.JoinGroup(u.n.fd, group, idx))
+	return u.n.opError("join", u.n.ring.b.JoinGroup(u.n.fd, group, idx))
 }
 
 // SetMulticastLoopback sets whether the socket receives its own multicast
@@ -94,7 +94,7 @@ func (u *UDPSocket) Connect(addr netip.AddrPort) error {
 	// A connect on a datagram socket completes at once in every backend;
 	// run it through a blocking poll of the op.
 	op := &backend.Op{Kind: backend.KindConnect, FD: u.n.fd, Addr: backend.AddrPort(addr)}
-	err := syncOp(u.n.rt.io, op)
+	err := syncOp(u.n.ring, op)
 	u.n.done()
 	if err != nil {
 		return u.n.opError("connect", err)
@@ -105,12 +105,12 @@ func (u *UDPSocket) Connect(addr netip.AddrPort) error {
 
 // syncOp submits op and waits for it on the calling goroutine; for ops that
 // complete at once (a datagram connect).
-func syncOp(d *ioDriver, op *backend.Op) error {
+func syncOp(r *ioRing, op *backend.Op) error {
 	var o ioOp
 	o.op = *op
 	var sig signalWaker
 	cx := sig.context()
-	if err := o.submit(cx, d); err != nil {
+	if err := o.submit(cx, r); err != nil {
 		return err
 	}
 	for {

@@ -15,36 +15,36 @@ type UnixListener struct {
 // a path starting with '@' is in the abstract namespace). The socket file is
 // not removed by Close; remove it yourself.
 func ListenUnix(h Handle, path string) (*UnixListener, error) {
-	fd, err := bindUnix(h, path, backend.Stream, "unix")
+	d, fd, err := bindUnix(h, path, backend.Stream, "unix")
 	if err != nil {
 		return nil, err
 	}
-	d := h.rt.io
 	if err := d.b.Listen(fd, 0); err != nil {
 		_ = d.b.CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: &net.UnixAddr{Name: path, Net: "unix"}, Err: err}
 	}
-	return &UnixListener{listener{n: newNetFD(h.rt, fd, "unix")}}, nil
+	return &UnixListener{listener{n: newNetFD(h.rt, d, fd, "unix")}}, nil
 }
 
-// bindUnix makes a Unix socket of typ bound to path ("" leaves it unbound).
-func bindUnix(h Handle, path string, typ backend.SockType, network string) (backend.FD, error) {
-	d, err := ioOf(h)
+// bindUnix makes a Unix socket of typ bound to path ("" leaves it unbound),
+// and returns it with its home ring.
+func bindUnix(h Handle, path string, typ backend.SockType, network string) (*ioRing, backend.FD, error) {
+	d, err := ringFor(h)
 	if err != nil {
-		return backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Err: err}
+		return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Err: err}
 	}
 	a := backend.UnixAddr(path)
 	fd, err := d.b.Socket(backend.FamilyUnix, typ)
 	if err != nil {
-		return backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
+		return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
 	}
 	if path != "" {
 		if err := d.b.Bind(fd, a); err != nil {
 			_ = d.b.CloseFD(fd)
-			return backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
+			return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
 		}
 	}
-	return fd, nil
+	return d, fd, nil
 }
 
 // Accept returns a future of the next connection (see AcceptFuture).
@@ -74,11 +74,11 @@ type UnixDatagram struct {
 // BindUnixDatagram binds a Unix datagram socket to path ("" for an unbound
 // socket that only sends).
 func BindUnixDatagram(h Handle, path string) (*UnixDatagram, error) {
-	fd, err := bindUnix(h, path, backend.Datagram, "unixgram")
+	d, fd, err := bindUnix(h, path, backend.Datagram, "unixgram")
 	if err != nil {
 		return nil, err
 	}
-	return &UnixDatagram{n: newNetFD(h.rt, fd, "unixgram")}, nil
+	return &UnixDatagram{n: newNetFD(h.rt, d, fd, "unixgram")}, nil
 }
 
 // LocalAddr returns the socket's address.
