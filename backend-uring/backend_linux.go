@@ -35,6 +35,7 @@ type Backend struct {
 	// What the kernel (and the Options) allow; fixed by New.
 	nativeMultishot bool
 	nativeCancelFD  bool
+	pollFirst       bool
 	cancelAny       bool
 	extArg          bool
 	curPos          bool
@@ -141,6 +142,7 @@ func (b *Backend) detect(o Options) error {
 	b.nativeMultishot = new519 && !o.DisableMultishotAccept
 	b.nativeCancelFD = new519 && !o.DisableCancelFD
 	b.cancelAny = new519
+	b.pollFirst = new519 && !o.DisablePollFirst
 	b.extArg = b.r.features&featExtArg != 0 && !o.DisableExtArg
 	b.curPos = b.r.features&featRWCurPos != 0
 	switch {

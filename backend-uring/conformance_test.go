@@ -21,8 +21,9 @@ var fallbacks = []struct {
 	{"NoProvideBuffers", Options{DisableProvideBuffers: true}},
 	{"NoCancelFD", Options{DisableCancelFD: true}},
 	{"NoExtArg", Options{DisableExtArg: true}},
+	{"NoPollFirst", Options{DisablePollFirst: true}},
 	{"AllFallbacks", Options{DisableMultishotAccept: true, DisableProvideBuffers: true, DisableCancelFD: true,
-		DisableExtArg: true, Entries: 64}},
+		DisableExtArg: true, DisablePollFirst: true, Entries: 64}},
 }
 
 func TestConformance(t *testing.T) {

@@ -29,6 +29,9 @@ type Options struct {
 	// DisableExtArg makes Wait time out through an internal TIMEOUT
 	// request instead of IORING_ENTER_EXT_ARG.
 	DisableExtArg bool
+	// DisablePollFirst ignores the backend.PollFirst hint: recvs attempt
+	// at once, as on kernels before 5.19.
+	DisablePollFirst bool
 }
 
 // defaults fills the zero fields.

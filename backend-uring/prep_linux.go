@@ -258,6 +258,7 @@ func (b *Backend) arm(slot int32, r *record) {
 	case backend.KindRecvFrom:
 		r.addrLen = unix.SizeofSockaddrAny
 		b.prepMsg(s, r, opRecvmsg, 0)
+		b.hintPollFirst(s, op)
 	case backend.KindSendTo:
 		b.prepMsg(s, r, opSendmsg, unixio.SendFlags)
 	case backend.KindRead, backend.KindWrite:
@@ -315,10 +316,21 @@ func (b *Backend) prepRecv(s *sqe, r *record) {
 	switch {
 	case op.Flags&backend.SelectBuffer == 0:
 		s.Opcode, s.Addr, s.Len = opRecv, bufAddr(op.Buf), uint32(len(op.Buf))
+		b.hintPollFirst(s, op)
 	case r.flags&recEmuSelect != 0:
 		s.Opcode, s.OpFlags = opPollAdd, pollMask(backend.EventIn)
 	default:
 		s.Opcode, s.Flags, s.BufIndex = opRecv, sqeBufferSelect, op.BufferGroup
+		b.hintPollFirst(s, op)
+	}
+}
+
+// hintPollFirst passes the PollFirst hint of a recv or recvmsg to the
+// kernel (5.19 and later): the request arms its poll at once instead of
+// making a first attempt that would find no data.
+func (b *Backend) hintPollFirst(s *sqe, op *backend.Op) {
+	if op.Flags&backend.PollFirst != 0 && b.pollFirst {
+		s.Ioprio |= pollFirst
 	}
 }
 

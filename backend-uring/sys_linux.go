@@ -79,6 +79,7 @@ const (
 // Operation flags.
 const (
 	acceptMultishot = 1 << 0 // IORING_ACCEPT_MULTISHOT, in sqe.ioprio
+	pollFirst       = 1 << 0 // IORING_RECVSEND_POLL_FIRST, in sqe.ioprio of recv and recvmsg
 	cancelAll       = 1 << 0 // IORING_ASYNC_CANCEL_ALL
 	cancelFD        = 1 << 1 // IORING_ASYNC_CANCEL_FD
 	cancelAny       = 1 << 2 // IORING_ASYNC_CANCEL_ANY

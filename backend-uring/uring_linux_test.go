@@ -420,3 +420,11 @@ func TestZeroAllocs(t *testing.T) {
 }
 
 var loopback0 = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), 0)
+
+// TestPollFirstDetected: kernels from 5.19 take the PollFirst hint (the
+// conformance suite checks that results do not change with it), and the
+// option turns it off.
+func TestPollFirstDetected(t *testing.T) {
+	require.Equal(t, kernelAtLeast(5, 19), newTest(t, Options{}).pollFirst)
+	require.False(t, newTest(t, Options{DisablePollFirst: true}).pollFirst)
+}

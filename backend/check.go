@@ -17,6 +17,9 @@ func CheckOp(op *Op) error {
 	if op.Flags&SelectBuffer != 0 && op.Kind != KindRecv {
 		return bad("SelectBuffer is for recv only")
 	}
+	if op.Flags&PollFirst != 0 && op.Kind != KindRecv && op.Kind != KindRecvFrom {
+		return bad("PollFirst is for recv and recvfrom only")
+	}
 	if op.Timeout < 0 {
 		return bad("negative Timeout")
 	}

@@ -104,6 +104,13 @@ const (
 	// Op.BufferGroup when data arrives instead of holding Op.Buf while it
 	// waits; the completion names the buffer. Not allowed on other kinds.
 	SelectBuffer
+	// PollFirst is a hint on KindRecv and KindRecvFrom: the caller expects
+	// no data yet (a server waiting for the next request), so the backend
+	// may wait for readiness before its first attempt instead of making an
+	// attempt that fails (io_uring's IORING_RECVSEND_POLL_FIRST). The result
+	// is the same with or without it; a backend may ignore it. Not allowed
+	// on other kinds.
+	PollFirst
 )
 
 // Events are readiness conditions, for KindPoll.

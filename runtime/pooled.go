@@ -107,9 +107,9 @@ func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], b
 				r.f.release()
 				return future.Ok(PooledBuf{b: append([]byte(nil), data...)}), true
 			}
-			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer, BufferGroup: poolGroup, Timeout: time.Duration(r.n.readTimeout.Load())}
+			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: poolGroup, Timeout: time.Duration(r.n.readTimeout.Load())}
 			if r.own != nil {
-				op.Flags, op.Buf = 0, r.own[:size]
+				op.Flags, op.Buf = backend.PollFirst, r.own[:size]
 			}
 			if err := r.f.submit(cx, r.n, op); err != nil {
 				r.f.done = true

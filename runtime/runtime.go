@@ -128,6 +128,9 @@ func New(cfg Config) (*Runtime, error) {
 		Driver:       drv,
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
+		// With several rings a worker submits to its own; io_uring finishes
+		// a request on the thread that submitted it, best the worker's own.
+		LockOSThreads: rt.io != nil && len(rt.io.rings) > 1,
 	})
 	if err != nil {
 		if rt.io != nil {

@@ -173,7 +173,10 @@ func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			}
 			return future.Ok(n), true
 		}
-		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())}
+		// PollFirst: no data was found (the fast path failed, or the stream
+		// is not hot and data is not expected), so the kernel need not try
+		// before it waits.
+		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.PollFirst, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())}
 		if err := r.f.submit(cx, r.n, op); err != nil {
 			r.f.done = true
 			return future.Fail[int](r.n.opError("read", err)), true

@@ -111,6 +111,14 @@ type Config struct {
 	// goroutine; it must not block. Panics of tasks with a JoinHandle go to
 	// the handle.
 	OnPanic func(*PanicError)
+	// LockOSThreads makes each worker goroutine keep one OS thread for its
+	// life (runtime.LockOSThread). The runtime sets it when every worker
+	// has an io_uring ring of its own: the kernel finishes a ring's requests
+	// on the thread that submitted them, and a worker that keeps its thread
+	// is that thread, instead of an idle one the kernel would wake for it.
+	// A locked worker costs more to park on its channel, so it is off by
+	// default.
+	LockOSThreads bool
 }
 
 // withDefaults validates c and fills in the defaults.

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -74,6 +75,10 @@ func newWorker(s *Scheduler, id int) *worker {
 // between ticks, and a park when a tick found nothing to do.
 func (w *worker) run() {
 	defer w.s.wg.Done()
+	if w.s.cfg.LockOSThreads {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	for !w.s.closing.Load() {
 		w.maintain()
 		if w.tick() == 0 && !w.park() {

@@ -66,6 +66,8 @@ func testSubmitInvalid(t *testing.T, nb NewFunc) {
 		"unknown kind":       {Kind: 200},
 		"multishot recv":     {Kind: backend.KindRecv, Flags: backend.Multishot, Buf: make([]byte, 1)},
 		"selectbuffer send":  {Kind: backend.KindSend, Flags: backend.SelectBuffer, Buf: make([]byte, 1)},
+		"pollfirst send":     {Kind: backend.KindSend, Flags: backend.PollFirst, Buf: make([]byte, 1)},
+		"pollfirst accept":   {Kind: backend.KindAccept, Flags: backend.PollFirst},
 		"cancel nil target":  {Kind: backend.KindCancel},
 		"cancel itself":      nil,
 		"cancel with time":   {Kind: backend.KindCancel, Target: target, Timeout: time.Second},

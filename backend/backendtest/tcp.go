@@ -23,6 +23,7 @@ var tcpTests = []test{
 	{name: "TCPFullDuplex", fn: testTCPFullDuplex},
 	{name: "TCPTryFastPath", fn: testTCPTryFastPath},
 	{name: "TCPRecvOrder", fn: testTCPRecvOrder},
+	{name: "TCPRecvPollFirst", fn: testTCPPollFirst},
 	{name: "TCPConnReset", fn: testTCPReset},
 	{name: "TCPSendAfterReset", fn: testTCPSendAfterReset},
 	{name: "TCPIPv6", fn: testTCPIPv6},
@@ -484,5 +485,66 @@ func testTCPTryFastPath(t *testing.T, nb NewFunc) {
 	}
 	if n != 0 {
 		t.Fatalf("TryRecv at end of stream: %d bytes", n)
+	}
+}
+
+// testTCPPollFirst: the PollFirst hint changes no result: a recv with it
+// gets data that is already there, data that comes later, a linked
+// timeout's expiry and the end of the stream; so does a SelectBuffer recv
+// with it, and a datagram RecvFrom.
+func testTCPPollFirst(t *testing.T, nb NewFunc) {
+	h := newHarness(t, nb)
+	fd, conn := h.netPeer()
+	buf := make([]byte, 16)
+	recv := func() *backend.Op {
+		return &backend.Op{Kind: backend.KindRecv, FD: fd, Flags: backend.PollFirst, Buf: buf}
+	}
+	netWrite(h, conn, []byte("early"))
+	time.Sleep(10 * time.Millisecond)
+	if c := h.runOK(recv()); string(buf[:c.N]) != "early" {
+		t.Fatalf("data already there: %q", buf[:c.N])
+	}
+	r := recv()
+	h.mustSubmit(r)
+	h.settle(10 * time.Millisecond)
+	netWrite(h, conn, []byte("later"))
+	if c := h.wait(r); c.Err != nil || string(buf[:c.N]) != "later" {
+		t.Fatalf("data that comes later: %q, %v", buf[:c.N], c.Err)
+	}
+	r = recv()
+	r.Timeout = 20 * time.Millisecond
+	if c := h.run(r); !errors.Is(c.Err, backend.ErrTimeout) {
+		t.Fatalf("linked timeout: %v, want ErrTimeout", c.Err)
+	}
+	{
+		const g = 5
+		if err := h.b.RegisterBufferGroup(g, 2, 64); err != nil {
+			t.Fatalf("RegisterBufferGroup: %v", err)
+		}
+		sel := &backend.Op{Kind: backend.KindRecv, FD: fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: g}
+		h.mustSubmit(sel)
+		h.settle(5 * time.Millisecond)
+		netWrite(h, conn, []byte("pooled"))
+		c := h.wait(sel)
+		if c.Err != nil || c.Flags&backend.HasBuffer == 0 || string(h.b.Buffer(g, c.BufferID)[:c.N]) != "pooled" {
+			t.Fatalf("SelectBuffer|PollFirst: N %d, Err %v, Flags %b", c.N, c.Err, c.Flags)
+		}
+		if err := h.b.ReleaseBuffer(g, c.BufferID); err != nil {
+			t.Fatalf("ReleaseBuffer: %v", err)
+		}
+	}
+	_ = conn.Close()
+	if c := h.runOK(recv()); c.N != 0 {
+		t.Fatalf("end of stream: N %d, want 0", c.N)
+	}
+
+	a, _ := h.udpSocket(loopback4)
+	b, ba := h.udpSocket(loopback4)
+	from := &backend.Op{Kind: backend.KindRecvFrom, FD: b, Flags: backend.PollFirst, Buf: buf}
+	h.mustSubmit(from)
+	h.settle(5 * time.Millisecond)
+	h.runOK(&backend.Op{Kind: backend.KindSendTo, FD: a, Buf: []byte("dgram"), Addr: ba})
+	if c := h.wait(from); c.Err != nil || string(buf[:c.N]) != "dgram" {
+		t.Fatalf("RecvFrom with PollFirst: %q, %v", buf[:c.N], c.Err)
 	}
 }
