@@ -37,7 +37,9 @@
 //
 // Each feature newer than the minimum has a fallback, forced by an Options
 // switch for tests: multishot accept is emulated by re-arming single-shot
-// accepts; buffer groups use provided-buffer rings, else PROVIDE_BUFFERS,
+// accepts; the backend.PollFirst hint becomes IORING_RECVSEND_POLL_FIRST
+// from 5.19 and is ignored before (or with Options.DisablePollFirst); buffer
+// groups use provided-buffer rings, else PROVIDE_BUFFERS,
 // else a POLL_ADD followed by a read into a free group buffer in user
 // space. Caps reports what the kernel serves natively. When io_uring_setup
 // is refused (ENOSYS, EPERM: seccomp, containers, the io_uring_disabled

@@ -115,10 +115,24 @@
 // Completions are collected in two places. At the start of each tick a
 // worker collects whatever is ready without blocking, unless another worker
 // is collecting (seed 000's "any worker can poll I/O"). And when workers run
-// out of work, the first to park sleeps in the backend's Wait, with the next
+// out of work, a parked worker sleeps in the backend's Wait, with the next
 // timer deadline as its timeout: an I/O completion, a timer and a new task
-// all end that one sleep (a claim of that worker calls the backend's Wake;
-// a sooner timer does too). Nothing busy-polls.
+// all end that sleep (a claim of that worker calls the backend's Wake; a
+// sooner timer does too). Nothing busy-polls.
+//
+// With io_uring the runtime runs one ring per worker (Config.IORings): each
+// worker collects from and sleeps in its own ring, so the kernel's share of
+// the I/O (a loopback send runs the receiver's TCP stack inside
+// io_uring_enter) runs on every core rather than on whichever thread holds
+// the one ring, and the workers keep their OS threads, since io_uring
+// finishes a request on the thread that submitted it. A socket is homed on
+// one ring for its life, chosen round-robin when it is made: its
+// operations, its close and its pooled buffers all go to that ring,
+// whichever task or goroutine submits them. Of the parked workers, those
+// whose deadline another's covers sleep without a limit, so a deadline
+// wakes one worker. The cost: a worker stuck in a long poll delays its own
+// ring's completions (not the others') until its next tick. The readiness
+// backends and IOCP run one instance.
 //
 // A cancelled I/O future submits a cancel for its operation and leaves; the
 // backend keeps the operation's buffer referenced until the kernel is done
@@ -160,7 +174,9 @@
 //
 // Sends try the backend's fast path first (TrySend: one system call on the
 // task's own worker, no operation) on the readiness backends, where it is
-// cheaper; io_uring keeps them in the ring, where it measured faster.
+// cheaper; io_uring keeps them in the ring, where it measured faster. Reads
+// that found no data carry the backend.PollFirst hint, so that io_uring
+// waits for data before its first attempt instead of failing one.
 // ReadPooled reads into a buffer of the runtime's pool taken only when data
 // arrives (io_uring's provided-buffer ring), so an idle connection holds no
 // read buffer: about 1.2 KB per idle connection in all, against about 7 KB

@@ -65,7 +65,10 @@ type Blocker interface {
 	Driver
 	// TryAcquire makes worker id the one that blocks in the driver, about
 	// to sleep for up to timeout (negative: no limit), or returns false if
-	// another worker is. Called by a worker about to park.
+	// another worker is. A driver made of parts (the runtime's per-worker
+	// io_uring rings) may admit one holder per part: then several workers
+	// hold it at once, each in its own part. Called by a worker about to
+	// park.
 	TryAcquire(id int, timeout time.Duration) bool
 	// Covers reports whether the worker holding the blocker will wake
 	// within timeout (negative: ever), making it so if it can (by waking

@@ -152,7 +152,9 @@
 // When Config.Driver is also a Blocker (the runtime's I/O driver), the first
 // worker to park takes it and sleeps in the driver's wait, which is the I/O
 // backend's, with the next timer deadline as the timeout; the other workers
-// park on their channels. The idle State's unparker is the Blocker's
+// park on their channels. (A Blocker may admit one holder per part of
+// itself: the runtime's io_uring driver has a ring per worker, and each
+// worker sleeps in its own.) The idle State's unparker is the Blocker's
 // Unpark, so a claim of that worker (a spawn from outside, a wake from a
 // goroutine, a sooner timer) ends the backend's wait. Tasks that the wait's
 // completions wake go to the global queue, since the worker is transitioning
