@@ -5,6 +5,7 @@ package uring
 import (
 	"io"
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/blitz-go/blitz/backend"
@@ -87,28 +88,8 @@ func benchEchoUring(b *testing.B) {
 }
 
 func benchEchoNet(b *testing.B) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	require.NoError(b, err)
-	defer ln.Close()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		buf := make([]byte, 64)
-		for {
-			if _, err := io.ReadFull(c, buf); err != nil {
-				return
-			}
-			if _, err := c.Write(buf); err != nil {
-				return
-			}
-		}
-	}()
-	c, err := net.Dial("tcp4", ln.Addr().String())
+	addr := netEchoServer(b)
+	c, err := net.Dial("tcp4", addr)
 	require.NoError(b, err)
 	buf := make([]byte, 64)
 	b.SetBytes(64)
@@ -122,5 +103,40 @@ func benchEchoNet(b *testing.B) {
 		}
 	}
 	c.Close()
-	<-done
+}
+
+// netEchoServer starts a goroutine-per-connection echo server over net on
+// loopback and returns its address; the cleanup closes the listener and
+// waits for the server's goroutines, which end when their clients close.
+func netEchoServer(b *testing.B) string {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(b, err)
+	var wg sync.WaitGroup
+	b.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				buf := make([]byte, 64)
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(buf[:n]); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }

@@ -190,35 +190,11 @@ func echoLoop(b *testing.B, be *Backend, left, active *atomic.Int64) {
 }
 
 func benchEchoRingsNet(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64)
-				for {
-					n, err := c.Read(buf)
-					if err != nil {
-						return
-					}
-					if _, err := c.Write(buf[:n]); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
+	addr := netEchoServer(b)
+	var err error
 	cs := make([]net.Conn, echoPairs)
 	for i := range cs {
-		if cs[i], err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		if cs[i], err = net.Dial("tcp4", addr); err != nil {
 			b.Fatal(err)
 		}
 	}

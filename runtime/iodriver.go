@@ -69,7 +69,9 @@ type ioRing struct {
 	wakeBy time.Time
 	// covered is set by TryAcquire when another holder wakes before this
 	// one's deadline: this holder's Block then sleeps without a limit.
-	// Written and read only by the holder's worker.
+	// Written under hmu by the worker taking the ring (TryAcquire) or giving
+	// it up (Release); read without it by that holder's Block, which runs
+	// between the two on the same goroutine.
 	covered bool
 	// reap serializes the backend's Wait, which admits one caller at a
 	// time: held by poll's non-blocking collect (TryLock) and by Block.

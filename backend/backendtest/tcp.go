@@ -516,22 +516,20 @@ func testTCPPollFirst(t *testing.T, nb NewFunc) {
 	if c := h.run(r); !errors.Is(c.Err, backend.ErrTimeout) {
 		t.Fatalf("linked timeout: %v, want ErrTimeout", c.Err)
 	}
-	{
-		const g = 5
-		if err := h.b.RegisterBufferGroup(g, 2, 64); err != nil {
-			t.Fatalf("RegisterBufferGroup: %v", err)
-		}
-		sel := &backend.Op{Kind: backend.KindRecv, FD: fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: g}
-		h.mustSubmit(sel)
-		h.settle(5 * time.Millisecond)
-		netWrite(h, conn, []byte("pooled"))
-		c := h.wait(sel)
-		if c.Err != nil || c.Flags&backend.HasBuffer == 0 || string(h.b.Buffer(g, c.BufferID)[:c.N]) != "pooled" {
-			t.Fatalf("SelectBuffer|PollFirst: N %d, Err %v, Flags %b", c.N, c.Err, c.Flags)
-		}
-		if err := h.b.ReleaseBuffer(g, c.BufferID); err != nil {
-			t.Fatalf("ReleaseBuffer: %v", err)
-		}
+	const g = 5
+	if err := h.b.RegisterBufferGroup(g, 2, 64); err != nil {
+		t.Fatalf("RegisterBufferGroup: %v", err)
+	}
+	sel := &backend.Op{Kind: backend.KindRecv, FD: fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: g}
+	h.mustSubmit(sel)
+	h.settle(5 * time.Millisecond)
+	netWrite(h, conn, []byte("pooled"))
+	c := h.wait(sel)
+	if c.Err != nil || c.Flags&backend.HasBuffer == 0 || string(h.b.Buffer(g, c.BufferID)[:c.N]) != "pooled" {
+		t.Fatalf("SelectBuffer|PollFirst: N %d, Err %v, Flags %b", c.N, c.Err, c.Flags)
+	}
+	if err := h.b.ReleaseBuffer(g, c.BufferID); err != nil {
+		t.Fatalf("ReleaseBuffer: %v", err)
 	}
 	_ = conn.Close()
 	if c := h.runOK(recv()); c.N != 0 {
