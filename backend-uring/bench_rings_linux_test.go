@@ -29,16 +29,23 @@ import (
 //     gets for about half its pairs): the kernel finishes each receive on
 //     the thread of the ring that submitted it, so every round trip crosses
 //     threads;
+//   - ringPerThreadCrossedNoCoop: the same without COOP_TASKRUN, so that
+//     each crossing may interrupt the ring's thread while it runs;
 //   - net: goroutine-per-connection net at both ends.
 func BenchmarkEchoRings(b *testing.B) {
-	b.Run("oneRing", func(b *testing.B) { benchEchoRings(b, 1, false) })
-	b.Run("ringPerThread", func(b *testing.B) { benchEchoRings(b, runtime.GOMAXPROCS(0), false) })
-	b.Run("ringPerThreadCrossed", func(b *testing.B) {
-		if runtime.GOMAXPROCS(0) < 2 {
-			b.Skip("needs two threads")
-		}
-		benchEchoRings(b, runtime.GOMAXPROCS(0), true)
-	})
+	b.Run("oneRing", func(b *testing.B) { benchEchoRings(b, 1, false, Options{}) })
+	b.Run("ringPerThread", func(b *testing.B) { benchEchoRings(b, runtime.GOMAXPROCS(0), false, Options{}) })
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{{"ringPerThreadCrossed", Options{}}, {"ringPerThreadCrossedNoCoop", Options{DisableCoopTaskrun: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			if runtime.GOMAXPROCS(0) < 2 {
+				b.Skip("needs two threads")
+			}
+			benchEchoRings(b, runtime.GOMAXPROCS(0), true, c.o)
+		})
+	}
 	b.Run("net", benchEchoRingsNet)
 }
 
@@ -97,7 +104,7 @@ func loopbackPairs(b *testing.B, n int) []*echoPair {
 	return ps
 }
 
-func benchEchoRings(b *testing.B, rings int, crossed bool) {
+func benchEchoRings(b *testing.B, rings int, crossed bool, o Options) {
 	ps := loopbackPairs(b, echoPairs)
 	ringOf := func(i int, server bool) int {
 		r := i * rings / echoPairs
@@ -118,7 +125,7 @@ func benchEchoRings(b *testing.B, rings int, crossed bool) {
 			defer done.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			be, err := New(Options{})
+			be, err := New(o)
 			if err != nil {
 				b.Error(err)
 				ready.Done()

@@ -18,18 +18,27 @@ func (b *Backend) harvest() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.r
+	ranTaskWork := false
+harvest:
 	for b.outN < len(b.out) {
 		head := atomic.LoadUint32(r.cqHead) // ours; atomic for symmetry with the store below
 		// Acquire: pairs with the kernel's release store of the CQ tail
 		// after it wrote the CQEs.
 		tail := atomic.LoadUint32(r.cqTail)
 		if head == tail {
-			if !r.overflowed() {
-				break
+			// NODROP kept CQEs that did not fit, or (COOP_TASKRUN) completions
+			// wait as task work: GETEVENTS moves them in. Task work queued
+			// to another thread is not run by this entry, so it is tried
+			// once per harvest; that thread runs it at its next kernel entry.
+			switch {
+			case r.overflowed():
+			case !ranTaskWork && r.taskRunPending():
+				ranTaskWork = true
+			default:
+				break harvest
 			}
-			// NODROP kept CQEs that did not fit; GETEVENTS moves them in.
 			if _, errno := sysEnter(r.fd, 0, 0, enterGetEvents, nil, 0); errno != 0 && errno != unix.EINTR {
-				break
+				break harvest
 			}
 			continue
 		}

@@ -22,8 +22,9 @@ var fallbacks = []struct {
 	{"NoCancelFD", Options{DisableCancelFD: true}},
 	{"NoExtArg", Options{DisableExtArg: true}},
 	{"NoPollFirst", Options{DisablePollFirst: true}},
+	{"NoCoopTaskrun", Options{DisableCoopTaskrun: true}},
 	{"AllFallbacks", Options{DisableMultishotAccept: true, DisableProvideBuffers: true, DisableCancelFD: true,
-		DisableExtArg: true, DisablePollFirst: true, Entries: 64}},
+		DisableExtArg: true, DisablePollFirst: true, DisableCoopTaskrun: true, Entries: 64}},
 }
 
 func TestConformance(t *testing.T) {

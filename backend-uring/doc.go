@@ -44,12 +44,25 @@
 // space. Caps reports what the kernel serves natively. When io_uring_setup
 // is refused (ENOSYS, EPERM: seccomp, containers, the io_uring_disabled
 // sysctl) New fails with an error wrapping backend.ErrUnsupported, so the
-// runtime can use epoll. The ring is set up without SINGLE_ISSUER and
-// DEFER_TASKRUN (Submit runs on any goroutine, and goroutines move between
-// threads) and without COOP_TASKRUN: with it, the task work that posts a
-// completion waits until the thread that submitted the request next enters
-// the kernel, and that thread may be parked in the Go scheduler
-// indefinitely, holding back completions another thread is waiting for.
-// SUBMIT_ALL is used where the kernel has it, so that one bad SQE does not
-// hold back the rest of a batch.
+// runtime can use epoll. SUBMIT_ALL is used where the kernel has it, so
+// that one bad SQE does not hold back the rest of a batch.
+//
+// # Task work
+//
+// io_uring finishes a request that had to wait (a recv on an empty socket)
+// as task work of the thread that submitted it, the thread whose
+// io_uring_enter pushed the SQE. From 5.19 the ring is set up with
+// COOP_TASKRUN|TASKRUN_FLAG (Options.DisableCoopTaskrun turns it off): the
+// kernel then never interrupts that thread while it runs. A sleeping
+// thread (a futex wait in the Go scheduler, an epoll_wait, this ring's own
+// io_uring_enter) is woken as before; a running one runs the task work at
+// its next kernel entry, at the latest the next timer tick or Go's
+// preemption signal (TestCoopTaskrunBusySubmitter measures about a
+// millisecond). Wait's harvest sees IORING_SQ_TASKRUN and enters with
+// GETEVENTS once, which runs the task work queued to its own thread. With
+// a ring per thread that also submits (the runtime's per-worker rings) the
+// interrupt a completion from another core used to cost is gone.
+//
+// The ring is set up without SINGLE_ISSUER and DEFER_TASKRUN: Submit runs
+// on any goroutine, and goroutines move between threads.
 package uring

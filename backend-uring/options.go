@@ -32,6 +32,11 @@ type Options struct {
 	// DisablePollFirst ignores the backend.PollFirst hint: recvs attempt
 	// at once, as on kernels before 5.19.
 	DisablePollFirst bool
+	// DisableCoopTaskrun sets the ring up without IORING_SETUP_COOP_TASKRUN
+	// (5.19 and later): a completion then interrupts the thread that
+	// submitted its request (an inter-processor interrupt) when that thread
+	// is running, instead of waiting for its next kernel entry.
+	DisableCoopTaskrun bool
 }
 
 // defaults fills the zero fields.

@@ -34,6 +34,12 @@ type ring struct {
 	cqMask         uint32
 	cqes           []cqe
 
+	// coop is set when the ring runs with COOP_TASKRUN|TASKRUN_FLAG: the
+	// kernel never interrupts a running thread to post a completion, and
+	// IORING_SQ_TASKRUN says when completions wait for a kernel entry.
+	// Immutable.
+	coop bool
+
 	// tail is our copy of *sqTail: SQEs filled so far. Guarded by the
 	// backend's mu.
 	tail uint32
@@ -46,7 +52,13 @@ func setupRing(o Options) (*ring, error) {
 	}
 	var p params
 	fd, errno := -1, syscall.Errno(0)
-	for _, extra := range []uint32{setupSubmitAll, 0} {
+	// The optional flags, newest first: each set the kernel refuses
+	// (EINVAL) is retried without its newest member.
+	flagSets := []uint32{setupSubmitAll, 0}
+	if !o.DisableCoopTaskrun {
+		flagSets = []uint32{setupSubmitAll | setupCoopTask | setupTaskFlag, setupSubmitAll, 0}
+	}
+	for _, extra := range flagSets {
 		p = params{Flags: setupCQSize | setupClamp | extra, CQEntries: o.CQEntries}
 		fd, errno = sysSetup(o.Entries, &p)
 		if errno != unix.EINVAL {
@@ -56,7 +68,7 @@ func setupRing(o Options) (*ring, error) {
 	if errno != 0 {
 		return nil, setupError(errno)
 	}
-	r := &ring{fd: fd, features: p.Features}
+	r := &ring{fd: fd, features: p.Features, coop: p.Flags&setupCoopTask != 0}
 	if err := r.mmap(&p); err != nil {
 		r.unmap()
 		unix.Close(fd)
@@ -170,6 +182,13 @@ func (r *ring) submit() error {
 			return nil
 		}
 	}
+}
+
+// taskRunPending reports whether completions wait as task work that a
+// kernel entry of their thread would run (only with coop).
+func (r *ring) taskRunPending() bool {
+	// Acquire: pairs with the kernel's atomic update of the SQ flags.
+	return r.coop && atomic.LoadUint32(r.sqFlags)&sqTaskRun != 0
 }
 
 // overflowed reports whether CQEs wait in the kernel's overflow list.

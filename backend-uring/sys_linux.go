@@ -15,11 +15,11 @@ import (
 
 // Setup flags (io_uring_params.flags).
 const (
-	setupCQSize    = 1 << 3  // IORING_SETUP_CQSIZE: cq_entries is given
-	setupClamp     = 1 << 4  // IORING_SETUP_CLAMP: clamp entries to the maximum
-	setupSubmitAll = 1 << 7  // IORING_SETUP_SUBMIT_ALL: a failing SQE does not stop the batch
-	setupCoopTask  = 1 << 8  // IORING_SETUP_COOP_TASKRUN: deliberately not used (see doc.go)
-	setupSingleIss = 1 << 12 // IORING_SETUP_SINGLE_ISSUER: deliberately not used
+	setupCQSize    = 1 << 3 // IORING_SETUP_CQSIZE: cq_entries is given
+	setupClamp     = 1 << 4 // IORING_SETUP_CLAMP: clamp entries to the maximum
+	setupSubmitAll = 1 << 7 // IORING_SETUP_SUBMIT_ALL: a failing SQE does not stop the batch
+	setupCoopTask  = 1 << 8 // IORING_SETUP_COOP_TASKRUN: task work never interrupts a running thread
+	setupTaskFlag  = 1 << 9 // IORING_SETUP_TASKRUN_FLAG: IORING_SQ_TASKRUN says task work is pending
 )
 
 // Feature flags (io_uring_params.features).
@@ -38,7 +38,10 @@ const (
 )
 
 // SQ ring flags (the shared sq flags word).
-const sqCQOverflow = 1 << 1 // IORING_SQ_CQ_OVERFLOW: CQEs wait in the kernel's overflow list
+const (
+	sqCQOverflow = 1 << 1 // IORING_SQ_CQ_OVERFLOW: CQEs wait in the kernel's overflow list
+	sqTaskRun    = 1 << 2 // IORING_SQ_TASKRUN: completions wait as task work for a kernel entry
+)
 
 // SQE flags.
 const (

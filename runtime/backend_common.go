@@ -18,10 +18,12 @@ func wrapBackendErr(name string, open func() (backend.Backend, error)) (backend.
 // multiRing reports whether a backend may run as several instances, one
 // per worker, with each socket homed on one of them. io_uring may: an
 // instance knows nothing of a descriptor beyond the ops submitted to it.
-// The readiness backends register descriptors with their instance and
-// IOCP binds a socket to one port, and an accepted socket would need the
-// listener's instance; they run one.
-func multiRing(name string) bool { return name == BackendURing }
+// So may epoll: its reactor registers a descriptor with the instance its
+// first waiting op went to, the socket's home, and the listener's instance
+// hands an accepted descriptor over unregistered. kqueue would too (the
+// same reactor), but runs one until the macOS runners have measured it;
+// IOCP binds a socket to one port for its life and runs one.
+func multiRing(name string) bool { return name == BackendURing || name == BackendEpoll }
 
 // openBackends starts the backend Config.Backend names, as many instances
 // as rings asks (0: one per worker where multiRing allows, else one). It

@@ -120,19 +120,21 @@
 // all end that sleep (a claim of that worker calls the backend's Wake; a
 // sooner timer does too). Nothing busy-polls.
 //
-// With io_uring the runtime runs one ring per worker (Config.IORings): each
-// worker collects from and sleeps in its own ring, so the kernel's share of
-// the I/O (a loopback send runs the receiver's TCP stack inside
-// io_uring_enter) runs on every core rather than on whichever thread holds
-// the one ring, and the workers keep their OS threads, since io_uring
-// finishes a request on the thread that submitted it. A socket is homed on
+// With io_uring and epoll the runtime runs one ring (backend instance) per
+// worker (Config.IORings): each worker collects from and sleeps in its own
+// ring, so the kernel's share of the I/O (a loopback send runs the
+// receiver's TCP stack inside io_uring_enter) runs on every core rather
+// than on whichever thread holds the one ring, and a wake-up goes to the
+// one worker whose ring has work. On io_uring the workers keep their OS
+// threads, since io_uring finishes a request on the thread that submitted
+// it. A socket is homed on
 // one ring for its life, chosen round-robin when it is made: its
 // operations, its close and its pooled buffers all go to that ring,
 // whichever task or goroutine submits them. Of the parked workers, those
 // whose deadline another's covers sleep without a limit, so a deadline
 // wakes one worker. The cost: a worker stuck in a long poll delays its own
-// ring's completions (not the others') until its next tick. The readiness
-// backends and IOCP run one instance.
+// ring's completions (not the others') until its next tick. kqueue and
+// IOCP run one instance.
 //
 // A cancelled I/O future submits a cancel for its operation and leaves; the
 // backend keeps the operation's buffer referenced until the kernel is done

@@ -17,11 +17,11 @@ const completionBatch = 256
 // ioDriver connects the I/O backend to the scheduler (it is the runtime's
 // scheduler.Blocker, through blockingDriver). It runs one or more rings:
 // instances of the backend, each served by the workers whose id maps to it
-// (worker w serves rings[w % len(rings)]). With io_uring there is one ring
-// per worker, so that each worker submits to and reaps from a ring of its
-// own and the kernel work of the operations (a loopback send runs the
+// (worker w serves rings[w % len(rings)]). With io_uring and epoll there is
+// one ring per worker, so that each worker submits to and reaps from a ring
+// of its own and the kernel work of the operations (a loopback send runs the
 // receiver's TCP stack inside io_uring_enter) is spread over every core;
-// other backends run one ring.
+// kqueue and IOCP run one ring.
 //
 // A socket is homed on one ring for its life (netFD.ring, chosen round-robin
 // when it is made): all its operations, its close and its pooled-read

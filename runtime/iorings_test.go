@@ -13,20 +13,25 @@ import (
 	"github.com/blitz-go/blitz/runtime"
 )
 
-// uringOrSkip skips where io_uring cannot start (other platforms, a
-// kernel or sandbox that refuses it).
-func uringOrSkip(t *testing.T) {
+// multiRingBackends are the backends here that run an instance per
+// worker: io_uring and epoll where they can start.
+func multiRingBackends(t *testing.T) []string {
 	t.Helper()
-	rt, err := runtime.New(runtime.Config{Workers: 1, Backend: runtime.BackendURing})
-	if err != nil {
-		t.Skipf("no io_uring here: %v", err)
+	var names []string
+	for _, n := range ioBackends(t) {
+		if n == runtime.BackendURing || n == runtime.BackendEpoll {
+			names = append(names, n)
+		}
 	}
-	require.NoError(t, rt.Shutdown(context.Background()))
+	if len(names) == 0 {
+		t.Skip("no backend here runs several instances")
+	}
+	return names
 }
 
 // TestIORingsConfig: the ring count is validated, one per worker by default
-// on io_uring, as asked when given, and one on the backends that run one
-// instance.
+// on io_uring and epoll, as asked when given, and one on the backends that
+// run one instance.
 func TestIORingsConfig(t *testing.T) {
 	for _, bad := range []int{-1, 3} {
 		_, err := runtime.New(runtime.Config{Workers: 2, IORings: bad})
@@ -36,7 +41,7 @@ func TestIORingsConfig(t *testing.T) {
 	assert.Equal(t, 0, none.IORings())
 	for _, name := range ioBackends(t) {
 		rt := newRuntime(t, runtime.Config{Workers: 3, Backend: name})
-		if rt.Backend() == runtime.BackendURing {
+		if b := rt.Backend(); b == runtime.BackendURing || b == runtime.BackendEpoll {
 			assert.Equal(t, 3, rt.IORings(), "one ring per worker")
 			two := newRuntime(t, runtime.Config{Workers: 3, Backend: name, IORings: 2})
 			assert.Equal(t, 2, two.IORings())
@@ -50,8 +55,13 @@ func TestIORingsConfig(t *testing.T) {
 // 0), connections homed on every ring echo correctly, with plain and
 // pooled reads, while tasks move between workers.
 func TestIORingsEcho(t *testing.T) {
-	uringOrSkip(t)
-	rt := newRuntime(t, runtime.Config{Workers: 4, IORings: 3, Backend: runtime.BackendURing})
+	for _, name := range multiRingBackends(t) {
+		t.Run(name, func(t *testing.T) { ioRingsEcho(t, name) })
+	}
+}
+
+func ioRingsEcho(t *testing.T, name string) {
+	rt := newRuntime(t, runtime.Config{Workers: 4, IORings: 3, Backend: name})
 	require.Equal(t, 3, rt.IORings())
 	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	require.NoError(t, err)
@@ -103,8 +113,13 @@ func TestIORingsEcho(t *testing.T) {
 // holder that carries the soonest deadline is kicked when a sooner one is
 // armed, and holders covered by it sleep without a limit.
 func TestIORingsTimers(t *testing.T) {
-	uringOrSkip(t)
-	rt := newRuntime(t, runtime.Config{Workers: 4, Backend: runtime.BackendURing})
+	for _, name := range multiRingBackends(t) {
+		t.Run(name, func(t *testing.T) { ioRingsTimers(t, name) })
+	}
+}
+
+func ioRingsTimers(t *testing.T, name string) {
+	rt := newRuntime(t, runtime.Config{Workers: 4, Backend: name})
 	require.Equal(t, 4, rt.IORings())
 	for round := range 3 {
 		time.Sleep(20 * time.Millisecond) // every worker parks

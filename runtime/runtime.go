@@ -45,11 +45,11 @@ type Config struct {
 	ReadBufferCount, ReadBufferSize int
 	// IORings is the number of backend instances (rings) the I/O runs on,
 	// 1 to Workers; 0 means one per worker where the backend can run
-	// several (io_uring), else one. Each worker submits to and sleeps in
-	// its own ring, so the kernel's share of the I/O runs on every core;
-	// with one ring, one thread at a time is in the kernel for it. A socket
-	// stays on the ring it was made on. Backends that run one instance
-	// (epoll, kqueue, IOCP) ignore it.
+	// several (io_uring, epoll), else one. Each worker submits to and
+	// sleeps in its own ring, so the kernel's share of the I/O runs on
+	// every core; with one ring, one thread at a time is in the kernel for
+	// it. A socket stays on the ring it was made on. Backends that run one
+	// instance (kqueue, IOCP) ignore it.
 	IORings int
 }
 
@@ -128,9 +128,10 @@ func New(cfg Config) (*Runtime, error) {
 		Driver:       drv,
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
-		// With several rings a worker submits to its own; io_uring finishes
-		// a request on the thread that submitted it, best the worker's own.
-		LockOSThreads: rt.io != nil && len(rt.io.rings) > 1,
+		// With several io_uring rings a worker submits to its own; io_uring
+		// finishes a request on the thread that submitted it, best the
+		// worker's own. epoll's instances have no such tie to a thread.
+		LockOSThreads: rt.io != nil && len(rt.io.rings) > 1 && rt.backendName == BackendURing,
 	})
 	if err != nil {
 		if rt.io != nil {
