@@ -20,6 +20,7 @@ require (
 	github.com/blitz-go/blitz/backend-kqueue v0.0.0 // indirect
 	github.com/blitz-go/blitz/backend-unix v0.0.0 // indirect
 	github.com/blitz-go/blitz/backend-uring v0.0.0 // indirect
+	github.com/blitz-go/blitz/blocking v0.0.0 // indirect
 	github.com/blitz-go/blitz/globalq v0.0.0 // indirect
 	github.com/blitz-go/blitz/header v0.0.0 // indirect
 	github.com/blitz-go/blitz/idle v0.0.0 // indirect
@@ -39,6 +40,7 @@ replace (
 	github.com/blitz-go/blitz/backend-kqueue => ./backend-kqueue
 	github.com/blitz-go/blitz/backend-unix => ./backend-unix
 	github.com/blitz-go/blitz/backend-uring => ./backend-uring
+	github.com/blitz-go/blitz/blocking => ./blocking
 	github.com/blitz-go/blitz/channels => ./channels
 	github.com/blitz-go/blitz/future => ./future
 	github.com/blitz-go/blitz/globalq => ./globalq

@@ -207,4 +207,35 @@
 // Stats returns the scheduler's counters (spawned, polled, stolen, parked,
 // live tasks, panics, cancellations, per-worker figures) and the number of
 // pending timers.
+//
+// # Signals
+//
+// Signals(h, sigs...) returns a SignalStream whose Next is a future of the
+// next signal; Signal(h, sigs...), Interrupt, Terminate and Hangup are
+// one-shot futures of the first such signal after the call. Every listener
+// receives every signal of its set dispatched while it is registered: two
+// streams of SIGHUP both see each SIGHUP, and none steals from another. A
+// stream buffers 16 signals between Nexts; beyond that a burst coalesces,
+// as the kernel coalesces a pending signal, keeping at least one of each
+// kind (Dropped counts what it lost). Listeners register at creation, so
+// a signal sent once the constructor returned is caught; Close, Cancel or
+// the shutdown of h's runtime unregisters them. Behind them is one
+// process-wide dispatcher (sigHub in signal.go): one os/signal channel per
+// signal, registered with signal.Notify for the first listener of that
+// signal and stopped with signal.Stop when the last one leaves (so the
+// signal gets its default action back), and one goroutine fanning out,
+// which exits when no listener remains. On Windows only os.Interrupt and
+// SIGTERM arrive, and Hangup fails with errors.ErrUnsupported.
+//
+// # Graceful shutdown
+//
+// A Coordinator, independent of Runtime.Shutdown, drains a server's work
+// (seed 000's Shutdown): in-flight work holds a Guard, Trigger (or the
+// first of some signals, with TriggerOnSignal) refuses new guards with
+// ErrShuttingDown, and Wait (for goroutines) or Drained (for tasks) returns
+// once it was triggered and every guard was released, or, when its context
+// or timeout ends first, a Report naming the guards still held with an
+// error wrapping ErrShutdownTimeout. Tasks select on WhenTriggered;
+// goroutines on Done. The usual order is Trigger, Wait, then
+// Runtime.Shutdown. See ExampleCoordinator.
 package runtime

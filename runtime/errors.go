@@ -37,3 +37,18 @@ var (
 
 // PanicError is a task's panic as its JoinHandle reports it.
 type PanicError = scheduler.PanicError
+
+var (
+	// ErrNoSignals is the error of Signals and Signal given no signal.
+	ErrNoSignals = errors.New("runtime: no signals to listen for")
+	// ErrSignalStreamClosed is wrapped by the error of a receive from a
+	// closed SignalStream (and of a one-shot SignalFuture whose runtime
+	// shut down).
+	ErrSignalStreamClosed = errors.New("runtime: signal stream closed")
+	// ErrShuttingDown is wrapped by the error of Coordinator.Guard after
+	// the coordinator was triggered: no new work is admitted.
+	ErrShuttingDown = errors.New("runtime: shutting down")
+	// ErrShutdownTimeout is wrapped by the error of Coordinator.Wait and
+	// of a DrainFuture whose time ran out with work still in flight.
+	ErrShutdownTimeout = errors.New("runtime: shutdown timed out with work in flight")
+)

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"os"
+
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 )
@@ -44,4 +46,34 @@ func (rt *Runtime) IOErrors() uint64 {
 		return 0
 	}
 	return rt.io.errs.Load()
+}
+
+// SignalListeners returns the number of listeners registered with the
+// signal dispatcher and the number of signals it holds an os/signal channel
+// for.
+func SignalListeners() (listeners, signals int) {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.listeners, len(hub.entries)
+}
+
+// SignalDispatcherRunning reports whether the dispatcher goroutine runs.
+func SignalDispatcherRunning() bool {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	return hub.running
+}
+
+// InjectSignal dispatches sig as if os/signal had delivered it, and reports
+// whether some listener listens for it: the tests' way to make a burst
+// that the kernel would coalesce.
+func InjectSignal(sig os.Signal) bool {
+	hub.mu.Lock()
+	e := hub.entries[sig]
+	hub.mu.Unlock()
+	if e == nil {
+		return false
+	}
+	hub.dispatch(e, sig)
+	return true
 }

@@ -8,6 +8,7 @@ require (
 	github.com/blitz-go/blitz/backend-iocp v0.0.0
 	github.com/blitz-go/blitz/backend-kqueue v0.0.0
 	github.com/blitz-go/blitz/backend-uring v0.0.0
+	github.com/blitz-go/blitz/blocking v0.0.0
 	github.com/blitz-go/blitz/future v0.0.0
 	github.com/blitz-go/blitz/scheduler v0.0.0
 	github.com/blitz-go/blitz/timerwheel v0.0.0
@@ -34,6 +35,7 @@ replace (
 	github.com/blitz-go/blitz/backend-kqueue => ../backend-kqueue
 	github.com/blitz-go/blitz/backend-unix => ../backend-unix
 	github.com/blitz-go/blitz/backend-uring => ../backend-uring
+	github.com/blitz-go/blitz/blocking => ../blocking
 	github.com/blitz-go/blitz/future => ../future
 	github.com/blitz-go/blitz/globalq => ../globalq
 	github.com/blitz-go/blitz/header => ../header

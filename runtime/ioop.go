@@ -43,8 +43,14 @@ type ioOp struct {
 // as the one to wake. An error from Submit is returned as is and the op
 // stays idle.
 func (o *ioOp) submit(cx *future.Context, r *ioRing) error {
+	return o.submitAs(cx, r, o)
+}
+
+// submitAs is submit with owner as the op's Owner, for a type that embeds
+// the ioOp and wraps its complete (owner's complete must call the ioOp's).
+func (o *ioOp) submitAs(cx *future.Context, r *ioRing, owner ioWaiter) error {
 	o.ring = r
-	o.op.Owner = o
+	o.op.Owner = owner
 	o.mu.Lock()
 	o.wk = cx.Waker()
 	o.state = ioInFlight

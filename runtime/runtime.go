@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/blitz-go/blitz/blocking"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
@@ -51,6 +52,13 @@ type Config struct {
 	// it. A socket stays on the ring it was made on. Backends that run one
 	// instance (kqueue, IOCP) ignore it.
 	IORings int
+	// BlockingThreads caps the blocking pool's threads (SpawnBlocking,
+	// Blocking, the file system calls that have no async form); 0 means
+	// blocking.DefaultMaxThreads (512).
+	BlockingThreads int
+	// BlockingIdleTimeout is how long an idle blocking thread lingers
+	// before it exits; 0 means blocking.DefaultIdleTimeout (10 s).
+	BlockingIdleTimeout time.Duration
 }
 
 // The names of Config.Backend.
@@ -75,6 +83,9 @@ type Runtime struct {
 	backendName string
 	// closeIO closes the backend once, after the scheduler stopped.
 	closeIO sync.Once
+	// pool runs blocking calls off the workers. It starts no goroutine
+	// until the first call.
+	pool *blocking.Pool
 }
 
 // New starts a runtime. It returns an error wrapping ErrConfig (or the
@@ -108,7 +119,11 @@ func New(cfg Config) (*Runtime, error) {
 	if n := cfg.IORings; n < 0 || n > workers {
 		return nil, fmt.Errorf("%w: IORings = %d, want 0 to Workers (%d)", ErrConfig, n, workers)
 	}
-	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone}
+	pool, err := blocking.New(blocking.Config{MaxThreads: cfg.BlockingThreads, IdleTimeout: cfg.BlockingIdleTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone, pool: pool}
 	var drv scheduler.Driver = rt.timers
 	if cfg.Backend != BackendNone {
 		bs, err := openBackends(cfg.Backend, cfg.IORings, workers)
@@ -275,6 +290,12 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	if rt.io != nil {
 		rt.closeIO.Do(rt.io.close)
+	}
+	// The tasks are gone, and with them whoever waited for a queued
+	// blocking call: those are rejected. Calls already running cannot be
+	// stopped; Shutdown waits for them as long as ctx allows.
+	if _, err := rt.pool.Shutdown(ctx, blocking.RejectQueued); err != nil {
+		return fmt.Errorf("runtime: blocking calls still running: %w", err)
 	}
 	return nil
 }

@@ -118,6 +118,13 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 func (t *task[T]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
+			// A *PanicError carried over from another goroutine (the
+			// runtime's blocking pool re-raises fn's panic in the task)
+			// keeps the stack where it happened.
+			if p, ok := r.(*PanicError); ok {
+				perr = p
+				return
+			}
 			perr = &PanicError{Value: r, Stack: debug.Stack()}
 		}
 	}()

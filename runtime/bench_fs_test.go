@@ -1,0 +1,177 @@
+package runtime_test
+
+import (
+	"context"
+	crand "crypto/rand"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+// BenchmarkSpawnBlocking is the cost of one call of an empty function on
+// the runtime's blocking pool (SpawnBlocking and JoinHandle.Wait from a
+// goroutine) against a goroutine per call with a channel for the result.
+// Calls run 64 at a time, so that the pool's threads are reused.
+func BenchmarkSpawnBlocking(b *testing.B) {
+	const batch = 64
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, runtime.Config{Backend: runtime.BackendNone})
+		h := rt.Handle()
+		hs := make([]runtime.JoinHandle[int], 0, batch)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i += batch {
+			hs = hs[:0]
+			for j := 0; j < batch && i+j < b.N; j++ {
+				hs = append(hs, runtime.SpawnBlocking(h, func() int { return j }))
+			}
+			for _, jh := range hs {
+				if _, err := jh.Wait(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("goroutine", func(b *testing.B) {
+		chs := make([]chan int, batch)
+		for i := range chs {
+			chs[i] = make(chan int, 1)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i += batch {
+			k := min(batch, b.N-i)
+			for j := range k {
+				go func() { chs[j] <- j }()
+			}
+			for j := range k {
+				<-chs[j]
+			}
+		}
+	})
+}
+
+// fileReadSize is the file BenchmarkFileRead reads: 256 MiB, or 16 MiB
+// with -short.
+func fileReadSize() int64 {
+	if testing.Short() {
+		return 16 << 20
+	}
+	return 256 << 20
+}
+
+// benchFile makes the file once per benchmark and reads it through, so that
+// it is in the page cache.
+func benchFile(b *testing.B) *os.File {
+	b.Helper()
+	name := filepath.Join(b.TempDir(), "data")
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	chunk := make([]byte, 1<<20)
+	_, _ = crand.Read(chunk)
+	for off := int64(0); off < fileReadSize(); off += int64(len(chunk)) {
+		if _, err := f.WriteAt(chunk, off); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for off := int64(0); off < fileReadSize(); off += int64(len(chunk)) {
+		if _, err := f.ReadAt(chunk, off); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return f
+}
+
+// fileReaders is how many reads are in flight in BenchmarkFileRead.
+const fileReaders = 10_000
+
+// BenchmarkFileRead: 10^4 concurrent readers, each reading 4 KiB at random
+// offsets of a 256 MiB file in the page cache; ns/op is the time of one
+// read over all of them, "reads/s" the reads per second. blockingPool: each
+// reader is a task awaiting File.ReadAt (the blocking pool, default cap of
+// 512 threads); osFileGoroutines: a goroutine per reader calling
+// os.File.ReadAt.
+func BenchmarkFileRead(b *testing.B) {
+	b.Run("blockingPool", func(b *testing.B) {
+		osf := benchFile(b)
+		rt := newBenchRuntime(b, runtime.Config{})
+		h := rt.Handle()
+		f, err := runtime.BlockOn(context.Background(), h, future.Future[future.Result[*runtime.File]](runtime.Open(osf.Name())))
+		if err != nil || f.Err != nil {
+			b.Fatal(err, f.Err)
+		}
+		defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](f.Value.Close()))
+		b.ResetTimer()
+		start := time.Now()
+		hs := make([]runtime.JoinHandle[error], fileReaders)
+		for i := range hs {
+			hs[i] = runtime.SpawnOn(h, future.Future[error](&fileReader{f: f.Value, left: share(b.N, fileReaders, i), rng: rand.New(rand.NewPCG(uint64(i), 1))}))
+		}
+		for _, jh := range hs {
+			if err, werr := jh.Wait(context.Background()); err != nil || werr != nil {
+				b.Fatal(err, werr)
+			}
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+	})
+	b.Run("osFileGoroutines", func(b *testing.B) {
+		f := benchFile(b)
+		b.ResetTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range fileReaders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(i), 1))
+				buf := make([]byte, 4096)
+				for range share(b.N, fileReaders, i) {
+					if _, err := f.ReadAt(buf, rng.Int64N(fileReadSize()/4096)*4096); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+	})
+}
+
+// fileReader is a task reading 4 KiB at random offsets, left times.
+type fileReader struct {
+	f    *runtime.File
+	left int
+	rng  *rand.Rand
+	buf  [4096]byte
+	cur  *runtime.FileIOFuture
+}
+
+func (r *fileReader) Poll(cx *future.Context) (error, bool) {
+	for {
+		if r.cur == nil {
+			if r.left == 0 {
+				return nil, true
+			}
+			r.left--
+			r.cur = r.f.ReadAt(r.buf[:], r.rng.Int64N(fileReadSize()/4096)*4096)
+		}
+		res, ok := r.cur.Poll(cx)
+		if !ok {
+			return nil, false
+		}
+		r.cur = nil
+		if res.Err != nil {
+			return res.Err, true
+		}
+	}
+}

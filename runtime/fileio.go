@@ -1,0 +1,245 @@
+package runtime
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"sync"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// fileRing is the io_uring side of a File: the descriptor the os.File owns,
+// and the count of operations the kernel holds on it, which Close waits
+// for. A File without one does its data I/O on the blocking pool.
+type fileRing struct {
+	io *ioDriver
+	fd backend.FD
+
+	// mu guards the fields below, shared by the tasks that start ops, the
+	// workers that collect their completions, and Close.
+	mu       sync.Mutex
+	inflight int
+	closing  bool
+	closeWk  waker.Waker
+}
+
+// begin counts an op about to be submitted; it fails once Close began.
+func (r *fileRing) begin() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing {
+		return false
+	}
+	r.inflight++
+	return true
+}
+
+// end uncounts an op whose final completion arrived (or whose submission
+// failed), waking a Close that waits for the last one.
+func (r *fileRing) end() {
+	r.mu.Lock()
+	r.inflight--
+	var wk waker.Waker
+	if r.closing && r.inflight == 0 {
+		wk, r.closeWk = r.closeWk, waker.Waker{}
+	}
+	r.mu.Unlock()
+	wk.Wake()
+}
+
+// drained marks the file closing and reports whether no op is in flight;
+// if one is, the last one's end wakes cx's task.
+func (r *fileRing) drained(cx *future.Context) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closing = true
+	if r.inflight == 0 {
+		return true
+	}
+	r.closeWk = cx.Waker()
+	return false
+}
+
+// fileOp is one file operation in flight: the ioOp, and the File whose
+// count its final completion decrements.
+type fileOp struct {
+	ioOp
+	fr *fileRing
+}
+
+// complete delivers the completion, then uncounts the op.
+func (o *fileOp) complete(cx *future.Context, c *backend.Completion) {
+	o.ioOp.complete(cx, c)
+	o.fr.end()
+}
+
+// FileIOFuture is the future of a File's data operation (Read, Write,
+// ReadAt, WriteAt, ReadvAt, WritevAt): its pointer is a
+// future.Future[future.Result[int]] and a future.Canceler. On io_uring it is
+// one or more io_uring operations submitted to the ring of the worker that
+// polls it; elsewhere a call on the blocking pool.
+//
+// The results follow os.File's: ReadAt and ReadvAt fill the buffers or
+// return io.EOF with what there was; Read returns what one read gave, and
+// 0 with io.EOF at the end; writes write everything or fail.
+type FileIOFuture struct {
+	_    noCopy
+	file *File
+	kind backend.Kind
+	buf  []byte
+	bufs [][]byte
+	// off is the file offset of the next op, -1 for the file position.
+	off int64
+	// whole makes a short transfer continue (ReadAt and the writes).
+	whole bool
+
+	n         int // bytes transferred so far
+	submitted bool
+	finished  bool
+	op        fileOp
+	blk       *BlockingFuture[int]
+}
+
+// opName is the name of the operation in errors.
+func (f *FileIOFuture) opName() string {
+	if f.kind == backend.KindRead || f.kind == backend.KindReadv {
+		return "read"
+	}
+	return "write"
+}
+
+// left is how many bytes the op still has to transfer.
+func (f *FileIOFuture) left() int {
+	if f.bufs == nil {
+		return len(f.buf) - f.n
+	}
+	t := 0
+	for _, b := range f.bufs {
+		t += len(b)
+	}
+	return t
+}
+
+// Poll runs the operation.
+func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if f.file.ring == nil {
+		r, ok := f.blk.Poll(cx)
+		f.finished = ok
+		return r, ok
+	}
+	for {
+		if !f.submitted {
+			if f.left() == 0 {
+				return f.finish(nil)
+			}
+			if err := f.submit(cx); err != nil {
+				return f.finish(err)
+			}
+		}
+		c, ok := f.op.poll(cx)
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		f.submitted = false
+		if c.Err != nil {
+			return f.finish(c.Err)
+		}
+		f.advance(c.N)
+		switch {
+		case c.N == 0 && f.opName() == "read":
+			if f.n == 0 || f.whole {
+				return f.finish(io.EOF)
+			}
+			return f.finish(nil)
+		case c.N == 0:
+			return f.finish(io.ErrShortWrite)
+		case !f.whole:
+			return f.finish(nil)
+		}
+	}
+}
+
+// submit starts the next op on the ring of the polling worker.
+func (f *FileIOFuture) submit(cx *future.Context) error {
+	fr := f.file.ring
+	if !fr.begin() {
+		return fs.ErrClosed
+	}
+	f.op.fr = fr
+	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
+	if f.bufs != nil {
+		f.op.op.Bufs = f.bufs
+	} else {
+		f.op.op.Buf = f.buf[f.n:]
+	}
+	if f.off >= 0 {
+		f.op.op.Offset = f.off + int64(f.n)
+	}
+	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), &f.op); err != nil {
+		fr.end()
+		return err
+	}
+	f.submitted = true
+	return nil
+}
+
+// advance counts n bytes transferred, dropping what vectored buffers are
+// done with.
+func (f *FileIOFuture) advance(n int) {
+	f.n += n
+	if f.bufs == nil {
+		return
+	}
+	for n > 0 && len(f.bufs) > 0 {
+		if n < len(f.bufs[0]) {
+			f.bufs[0] = f.bufs[0][n:]
+			return
+		}
+		n -= len(f.bufs[0])
+		f.bufs = f.bufs[1:]
+	}
+	for len(f.bufs) > 0 && len(f.bufs[0]) == 0 {
+		f.bufs = f.bufs[1:]
+	}
+	if len(f.bufs) == 0 {
+		f.bufs = [][]byte{} // not nil: left() counts the vector
+	}
+}
+
+// finish ends the future with what was transferred and err, an os-style
+// *fs.PathError (io.EOF and io.ErrShortWrite stay bare, as os.File's).
+func (f *FileIOFuture) finish(err error) (future.Result[int], bool) {
+	f.finished = true
+	if err == nil || err == io.EOF || err == io.ErrShortWrite {
+		return future.Result[int]{Value: f.n, Err: err}, true
+	}
+	var be *backend.Error
+	if errors.As(err, &be) && be.Sys != nil {
+		err = be.Sys
+	}
+	return future.Result[int]{Value: f.n, Err: &fs.PathError{Op: f.opName(), Path: f.file.Name(), Err: err}}, true
+}
+
+// Cancel abandons the operation. An io_uring op in flight is cancelled and
+// its buffer stays the kernel's until the cancel is acknowledged, so the
+// buffer must not be reused before a later operation on the File completes
+// or Close returns; a call on the blocking pool runs to its end.
+func (f *FileIOFuture) Cancel() {
+	if f.finished {
+		return
+	}
+	f.finished = true
+	if f.blk != nil {
+		f.blk.Cancel()
+		return
+	}
+	if f.submitted {
+		f.op.abandon()
+	}
+}

@@ -1,0 +1,314 @@
+package runtime
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// File is an open file whose operations are futures: each runs on the
+// runtime's blocking pool, off the workers, and resolves to the same
+// values and errors the os.File method would return (*fs.PathError values
+// that errors.Is(err, fs.ErrNotExist) and the like understand). Open one
+// with Open, Create or OpenFile.
+//
+// On Linux with io_uring the data operations (Read, Write, ReadAt, WriteAt,
+// ReadvAt, WritevAt) are io_uring operations, submitted to the ring of the
+// worker that polls them; the rest (open, Sync, Stat, Truncate, SeekTo,
+// Close) and every operation elsewhere run on the blocking pool.
+//
+// As with os.File, the operations that use the file position (Read, Write)
+// should not overlap one another; ReadAt and WriteAt may run concurrently.
+// Close waits until the io_uring operations in flight have completed (a
+// cancelled one included), and refuses later ones with fs.ErrClosed.
+type File struct {
+	f *os.File
+	// ring is the io_uring side of the data operations, nil when they run
+	// on the blocking pool. Set by the open, before the File is handed out.
+	ring *fileRing
+}
+
+// Name returns the name the file was opened with.
+func (f *File) Name() string { return f.f.Name() }
+
+// OS returns the underlying *os.File, for code that needs one (the caller
+// then must not use it from a task: its methods block).
+func (f *File) OS() *os.File { return f.f }
+
+// Open opens name for reading.
+func Open(name string) *OpenFuture {
+	return OpenFile(name, os.O_RDONLY, 0)
+}
+
+// Create creates or truncates name, opened for reading and writing, with
+// mode 0666 before the umask.
+func Create(name string) *OpenFuture {
+	return OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// OpenFile opens name with os.OpenFile's flags (os.O_RDONLY, os.O_RDWR,
+// os.O_CREATE, os.O_EXCL, os.O_APPEND, os.O_TRUNC, ...) and permissions.
+func OpenFile(name string, flag int, perm fs.FileMode) *OpenFuture {
+	blk := Blocking(func() (*File, error) {
+		f, err := os.OpenFile(name, flag, perm)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f}, nil
+	})
+	// A file opened for a caller that gave up is closed, not leaked.
+	blk.dispose = func(f *File) { _ = f.f.Close() }
+	return &OpenFuture{blk: blk}
+}
+
+// OpenFuture is the future of Open, Create and OpenFile: its pointer is a
+// future.Future[future.Result[*File]] and a future.Canceler.
+type OpenFuture struct {
+	blk *BlockingFuture[*File]
+}
+
+// Poll opens the file on the blocking pool and, on io_uring, gives it its
+// ring side.
+func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
+	r, ok := o.blk.Poll(cx)
+	if ok && r.Err == nil {
+		if h, in := Current(cx); in && h.rt.backendName == BackendURing && h.rt.io != nil {
+			r.Value.attachRing(h.rt.io)
+		}
+	}
+	return r, ok
+}
+
+// Cancel abandons the open; a file it opened anyway is closed.
+func (o *OpenFuture) Cancel() { o.blk.Cancel() }
+
+// attachRing gives f an io_uring side over its descriptor, which the
+// os.File keeps owning (it closes it).
+func (f *File) attachRing(d *ioDriver) {
+	sc, err := f.f.SyscallConn()
+	if err != nil {
+		return // no descriptor to share: the blocking pool does the I/O
+	}
+	_ = sc.Control(func(fd uintptr) { f.ring = &fileRing{io: d, fd: backend.FD(fd)} })
+}
+
+// dataOp makes the future of a data operation: on the ring, or the pool
+// call run.
+func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool, run func() (int, error)) *FileIOFuture {
+	op := &FileIOFuture{file: f, kind: kind, buf: buf, off: off, whole: whole}
+	if bufs != nil {
+		op.bufs = append(make([][]byte, 0, len(bufs)), bufs...) // advance trims the copy, not the caller's
+	}
+	if f.ring == nil {
+		op.blk = Blocking(run)
+	}
+	return op
+}
+
+// Read reads up to len(buf) bytes at the file position; at the end of the
+// file it returns 0 and io.EOF.
+func (f *File) Read(buf []byte) *FileIOFuture {
+	return f.dataOp(backend.KindRead, buf, nil, -1, false, func() (int, error) { return f.f.Read(buf) })
+}
+
+// Write writes buf at the file position (at the end with O_APPEND).
+func (f *File) Write(buf []byte) *FileIOFuture {
+	return f.dataOp(backend.KindWrite, buf, nil, -1, true, func() (int, error) { return f.f.Write(buf) })
+}
+
+// ReadAt reads len(buf) bytes at offset off, or fewer and io.EOF at the end
+// of the file.
+func (f *File) ReadAt(buf []byte, off int64) *FileIOFuture {
+	return f.dataOp(backend.KindRead, buf, nil, off, true, func() (int, error) { return f.f.ReadAt(buf, off) })
+}
+
+// WriteAt writes buf at offset off.
+func (f *File) WriteAt(buf []byte, off int64) *FileIOFuture {
+	return f.dataOp(backend.KindWrite, buf, nil, off, true, func() (int, error) { return f.f.WriteAt(buf, off) })
+}
+
+// ReadvAt fills bufs in order from offset off: it returns the total read,
+// and io.EOF if the file ended before bufs were full.
+func (f *File) ReadvAt(bufs [][]byte, off int64) *FileIOFuture {
+	return f.dataOp(backend.KindReadv, nil, bufs, off, true, func() (int, error) {
+		total := 0
+		for _, b := range bufs {
+			n, err := f.f.ReadAt(b, off+int64(total))
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+		return total, nil
+	})
+}
+
+// WritevAt writes bufs in order at offset off.
+func (f *File) WritevAt(bufs [][]byte, off int64) *FileIOFuture {
+	return f.dataOp(backend.KindWritev, nil, bufs, off, true, func() (int, error) {
+		total := 0
+		for _, b := range bufs {
+			n, err := f.f.WriteAt(b, off+int64(total))
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+		return total, nil
+	})
+}
+
+// SeekTo sets the file position for the next Read or Write (io.SeekStart,
+// io.SeekCurrent, io.SeekEnd) and returns the new position.
+func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
+	return Blocking(func() (int64, error) { return f.f.Seek(offset, whence) })
+}
+
+// Sync commits the file's contents to stable storage.
+func (f *File) Sync() *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, f.f.Sync() })
+}
+
+// Stat returns the file's metadata.
+func (f *File) Stat() *BlockingFuture[fs.FileInfo] {
+	return Blocking(f.f.Stat)
+}
+
+// Truncate changes the file's size.
+func (f *File) Truncate(size int64) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, f.f.Truncate(size) })
+}
+
+// Close closes the file, once the io_uring operations in flight on it have
+// completed; a second Close fails with fs.ErrClosed.
+func (f *File) Close() *CloseFuture {
+	return &CloseFuture{f: f, blk: Blocking(func() (struct{}, error) { return struct{}{}, f.f.Close() })}
+}
+
+// CloseFuture is the future of File.Close: its pointer is a
+// future.Future[future.Result[struct{}]] and a future.Canceler.
+type CloseFuture struct {
+	f       *File
+	blk     *BlockingFuture[struct{}]
+	drained bool
+}
+
+// Poll waits for the ring's operations, then closes on the blocking pool.
+func (c *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
+	if !c.drained {
+		if r := c.f.ring; r != nil && !r.drained(cx) {
+			return future.Result[struct{}]{}, false
+		}
+		c.drained = true
+	}
+	return c.blk.Poll(cx)
+}
+
+// Cancel stops waiting; once the wait is over, the close runs anyway.
+func (c *CloseFuture) Cancel() { c.blk.Cancel() }
+
+// ReadFile reads the whole file name.
+func ReadFile(name string) *BlockingFuture[[]byte] {
+	return Blocking(func() ([]byte, error) { return os.ReadFile(name) })
+}
+
+// WriteFile writes data to name, creating it with perm (before the umask)
+// or truncating it.
+func WriteFile(name string, data []byte, perm fs.FileMode) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.WriteFile(name, data, perm) })
+}
+
+// AppendFile appends data to name, creating it with perm if it does not
+// exist.
+func AppendFile(name string, data []byte, perm fs.FileMode) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, perm)
+		if err != nil {
+			return struct{}{}, err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return struct{}{}, werr
+	})
+}
+
+// ReadDir reads the directory name, its entries sorted by file name.
+func ReadDir(name string) *BlockingFuture[[]fs.DirEntry] {
+	return Blocking(func() ([]fs.DirEntry, error) { return os.ReadDir(name) })
+}
+
+// Mkdir makes the directory name.
+func Mkdir(name string, perm fs.FileMode) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Mkdir(name, perm) })
+}
+
+// MkdirAll makes the directory path and any parents it lacks.
+func MkdirAll(path string, perm fs.FileMode) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.MkdirAll(path, perm) })
+}
+
+// Remove removes the file or empty directory name.
+func Remove(name string) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Remove(name) })
+}
+
+// RemoveAll removes path and everything it contains; a path that does not
+// exist is not an error.
+func RemoveAll(path string) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.RemoveAll(path) })
+}
+
+// Rename renames (moves) oldpath to newpath.
+func Rename(oldpath, newpath string) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Rename(oldpath, newpath) })
+}
+
+// Link makes newname a hard link to oldname.
+func Link(oldname, newname string) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Link(oldname, newname) })
+}
+
+// Symlink makes newname a symbolic link to oldname.
+func Symlink(oldname, newname string) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Symlink(oldname, newname) })
+}
+
+// Readlink returns the destination of the symbolic link name.
+func Readlink(name string) *BlockingFuture[string] {
+	return Blocking(func() (string, error) { return os.Readlink(name) })
+}
+
+// Stat returns the metadata of name, following symbolic links.
+func Stat(name string) *BlockingFuture[fs.FileInfo] {
+	return Blocking(func() (fs.FileInfo, error) { return os.Stat(name) })
+}
+
+// Lstat returns the metadata of name; a symbolic link is described, not
+// followed.
+func Lstat(name string) *BlockingFuture[fs.FileInfo] {
+	return Blocking(func() (fs.FileInfo, error) { return os.Lstat(name) })
+}
+
+// Chmod changes the mode of name.
+func Chmod(name string, mode fs.FileMode) *BlockingFuture[struct{}] {
+	return Blocking(func() (struct{}, error) { return struct{}{}, os.Chmod(name, mode) })
+}
+
+// Canonicalize returns the absolute path of name with every symbolic link
+// resolved; name must exist. As with filepath.Abs and EvalSymlinks, whose
+// work it does off the workers, ".." is applied to the path as written
+// before the links are resolved ("link/.." is "."), unlike realpath(3).
+func Canonicalize(name string) *BlockingFuture[string] {
+	return Blocking(func() (string, error) {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return "", &fs.PathError{Op: "canonicalize", Path: name, Err: err}
+		}
+		return filepath.EvalSymlinks(abs)
+	})
+}

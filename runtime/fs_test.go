@@ -1,0 +1,281 @@
+package runtime_test
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+// awaitFS runs f on rt from the test goroutine and returns its result.
+func awaitFS[T any](t *testing.T, rt *runtime.Runtime, f *runtime.BlockingFuture[T]) (T, error) {
+	t.Helper()
+	r, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[T]](f))
+	require.NoError(t, err)
+	return r.Value, r.Err
+}
+
+// awaitN runs a File data operation from the test goroutine.
+func awaitN(t *testing.T, rt *runtime.Runtime, f *runtime.FileIOFuture) (int, error) {
+	t.Helper()
+	return awaitR[int](t, rt, f)
+}
+
+// awaitOpen opens from the test goroutine.
+func awaitOpen(t *testing.T, rt *runtime.Runtime, f *runtime.OpenFuture) (*runtime.File, error) {
+	t.Helper()
+	return awaitR[*runtime.File](t, rt, f)
+}
+
+// awaitClose closes from the test goroutine.
+func awaitClose(t *testing.T, rt *runtime.Runtime, f *runtime.CloseFuture) (struct{}, error) {
+	t.Helper()
+	return awaitR[struct{}](t, rt, f)
+}
+
+// awaitR runs f on rt from the test goroutine and returns its result.
+func awaitR[T any](t *testing.T, rt *runtime.Runtime, f future.Future[future.Result[T]]) (T, error) {
+	t.Helper()
+	r, err := runtime.BlockOn(testCtx(t), rt.Handle(), f)
+	require.NoError(t, err)
+	return r.Value, r.Err
+}
+
+// fsTempDir is t.TempDir, except under Wine, whose NT layer refuses the
+// unlinkat that Go's os.RemoveAll uses on Windows ("Invalid function"): there
+// the directory is made by hand and removed on a best-effort basis.
+func fsTempDir(t *testing.T) string {
+	t.Helper()
+	if !underWine() {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "blitzfs")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// TestFileOps: every File operation on a temporary directory, against what
+// the file then holds.
+func TestFileOps(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) { testFileOps(t, newRuntime(t, cfg)) })
+}
+
+func testFileOps(t *testing.T, rt *runtime.Runtime) {
+	dir := fsTempDir(t)
+	name := filepath.Join(dir, "f")
+
+	f, err := awaitOpen(t, rt, runtime.Create(name))
+	require.NoError(t, err)
+	assert.Equal(t, name, f.Name())
+	n, err := awaitN(t, rt, f.Write([]byte("hello ")))
+	require.NoError(t, err)
+	assert.Equal(t, 6, n)
+	n, err = awaitN(t, rt, f.WriteAt([]byte("world"), 6))
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+	n, err = awaitN(t, rt, f.WritevAt([][]byte{[]byte("!"), []byte("?")}, 11))
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	_, err = awaitFS(t, rt, f.Sync())
+	require.NoError(t, err)
+
+	buf := make([]byte, 5)
+	n, err = awaitN(t, rt, f.ReadAt(buf, 6))
+	require.NoError(t, err)
+	assert.Equal(t, "world", string(buf[:n]))
+	a, b := make([]byte, 3), make([]byte, 20)
+	n, err = awaitN(t, rt, f.ReadvAt([][]byte{a, b}, 0))
+	require.ErrorIs(t, err, io.EOF, "the file ends before the buffers are full")
+	assert.Equal(t, 13, n)
+	assert.Equal(t, "hel", string(a))
+	assert.Equal(t, "lo world!?", string(b[:10]))
+
+	pos, err := awaitFS(t, rt, f.SeekTo(0, io.SeekStart))
+	require.NoError(t, err)
+	assert.Zero(t, pos)
+	n, err = awaitN(t, rt, f.Read(buf))
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(buf[:n]))
+
+	fi, err := awaitFS(t, rt, f.Stat())
+	require.NoError(t, err)
+	assert.Equal(t, int64(13), fi.Size())
+	_, err = awaitFS(t, rt, f.Truncate(5))
+	require.NoError(t, err)
+	fi, err = awaitFS(t, rt, f.Stat())
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), fi.Size())
+	_, err = awaitFS(t, rt, f.SeekTo(0, io.SeekEnd))
+	require.NoError(t, err)
+	n, err = awaitN(t, rt, f.Read(buf))
+	assert.Zero(t, n)
+	require.ErrorIs(t, err, io.EOF)
+
+	_, err = awaitClose(t, rt, f.Close())
+	require.NoError(t, err)
+	_, err = awaitClose(t, rt, f.Close())
+	require.ErrorIs(t, err, fs.ErrClosed)
+	_, err = awaitN(t, rt, f.Read(buf))
+	require.ErrorIs(t, err, fs.ErrClosed)
+
+	got, err := awaitFS(t, rt, runtime.ReadFile(name))
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(got))
+	g, err := awaitOpen(t, rt, runtime.Open(name))
+	require.NoError(t, err)
+	_, err = awaitN(t, rt, g.Write([]byte("x")))
+	require.Error(t, err, "Open is read-only")
+	_, _ = awaitClose(t, rt, g.Close())
+}
+
+// TestFileHelpers: whole-file write, append and read.
+func TestFileHelpers(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) { testFileHelpers(t, newRuntime(t, cfg)) })
+}
+
+func testFileHelpers(t *testing.T, rt *runtime.Runtime) {
+	name := filepath.Join(fsTempDir(t), "w")
+	_, err := awaitFS(t, rt, runtime.WriteFile(name, []byte("one\n"), 0o644))
+	require.NoError(t, err)
+	_, err = awaitFS(t, rt, runtime.AppendFile(name, []byte("two\n"), 0o644))
+	require.NoError(t, err)
+	_, err = awaitFS(t, rt, runtime.AppendFile(filepath.Join(filepath.Dir(name), "new"), []byte("x"), 0o644))
+	require.NoError(t, err, "AppendFile creates")
+	got, err := awaitFS(t, rt, runtime.ReadFile(name))
+	require.NoError(t, err)
+	assert.Equal(t, "one\ntwo\n", string(got))
+	f, err := awaitOpen(t, rt, runtime.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644))
+	assert.Nil(t, f)
+	require.ErrorIs(t, err, fs.ErrExist)
+}
+
+// TestFileErrors: the error paths give *fs.PathError values that errors.Is
+// understands.
+func TestFileErrors(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) { testFileErrors(t, newRuntime(t, cfg)) })
+}
+
+func testFileErrors(t *testing.T, rt *runtime.Runtime) {
+	dir := fsTempDir(t)
+	missing := filepath.Join(dir, "missing")
+	var pe *fs.PathError
+
+	_, err := awaitOpen(t, rt, runtime.Open(missing))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, missing, pe.Path)
+	_, err = awaitFS(t, rt, runtime.ReadFile(missing))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = awaitFS(t, rt, runtime.Stat(missing))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = awaitFS(t, rt, runtime.Remove(missing))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = awaitFS(t, rt, runtime.Canonicalize(missing))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+
+	// A directory where a file was expected.
+	_, err = awaitFS(t, rt, runtime.WriteFile(dir, []byte("x"), 0o644))
+	require.Error(t, err)
+	require.ErrorAs(t, err, &pe)
+	d, err := awaitOpen(t, rt, runtime.Open(dir))
+	require.NoError(t, err, "a directory opens read-only")
+	_, err = awaitN(t, rt, d.Read(make([]byte, 8)))
+	require.Error(t, err, "reading a directory fails")
+	_, _ = awaitClose(t, rt, d.Close())
+	// A file where a directory was expected.
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err = awaitFS(t, rt, runtime.ReadDir(file))
+	require.Error(t, err)
+	_, err = awaitFS(t, rt, runtime.Mkdir(filepath.Join(file, "sub"), 0o755))
+	require.Error(t, err)
+
+	// Permission denied.
+	if goruntime.GOOS == "windows" || os.Geteuid() == 0 {
+		t.Log("permission checks skipped (Windows, or running as root)")
+		return
+	}
+	locked := filepath.Join(dir, "locked")
+	require.NoError(t, os.WriteFile(locked, []byte("secret"), 0o000))
+	_, err = awaitFS(t, rt, runtime.ReadFile(locked))
+	require.ErrorIs(t, err, fs.ErrPermission)
+	require.ErrorAs(t, err, &pe)
+}
+
+// TestDirOps: directories, renames, links and metadata.
+func TestDirOps(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) { testDirOps(t, newRuntime(t, cfg)) })
+}
+
+func testDirOps(t *testing.T, rt *runtime.Runtime) {
+	root := fsTempDir(t)
+	deep := filepath.Join(root, "a", "b", "c")
+	_, err := awaitFS(t, rt, runtime.MkdirAll(deep, 0o755))
+	require.NoError(t, err)
+	_, err = awaitFS(t, rt, runtime.Mkdir(deep, 0o755))
+	require.ErrorIs(t, err, fs.ErrExist)
+	for _, n := range []string{"z", "x", "y"} {
+		_, err = awaitFS(t, rt, runtime.WriteFile(filepath.Join(deep, n), []byte(n), 0o644))
+		require.NoError(t, err)
+	}
+	es, err := awaitFS(t, rt, runtime.ReadDir(deep))
+	require.NoError(t, err)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"x", "y", "z"}, names, "sorted")
+
+	_, err = awaitFS(t, rt, runtime.Rename(filepath.Join(deep, "x"), filepath.Join(root, "moved")))
+	require.NoError(t, err)
+	fi, err := awaitFS(t, rt, runtime.Stat(filepath.Join(root, "moved")))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), fi.Size())
+	_, err = awaitFS(t, rt, runtime.Chmod(filepath.Join(root, "moved"), 0o600))
+	require.NoError(t, err)
+
+	_, err = awaitFS(t, rt, runtime.Link(filepath.Join(root, "moved"), filepath.Join(root, "hard")))
+	require.NoError(t, err)
+	got, err := awaitFS(t, rt, runtime.ReadFile(filepath.Join(root, "hard")))
+	require.NoError(t, err)
+	assert.Equal(t, "x", string(got))
+
+	if goruntime.GOOS != "windows" { // symbolic links need a privilege there
+		link := filepath.Join(root, "sym")
+		_, err = awaitFS(t, rt, runtime.Symlink(deep, link))
+		require.NoError(t, err)
+		dest, err := awaitFS(t, rt, runtime.Readlink(link))
+		require.NoError(t, err)
+		assert.Equal(t, deep, dest)
+		li, err := awaitFS(t, rt, runtime.Lstat(link))
+		require.NoError(t, err)
+		assert.NotZero(t, li.Mode()&fs.ModeSymlink)
+		canon, err := awaitFS(t, rt, runtime.Canonicalize(filepath.Join(link, ".", "y")))
+		require.NoError(t, err)
+		want, err := filepath.EvalSymlinks(filepath.Join(deep, "y"))
+		require.NoError(t, err)
+		assert.Equal(t, want, canon)
+	}
+
+	_, err = awaitFS(t, rt, runtime.Remove(filepath.Join(root, "a")))
+	require.Error(t, err, "not empty")
+	if underWine() {
+		t.Log("RemoveAll skipped under Wine (see fsTempDir)")
+		return
+	}
+	_, err = awaitFS(t, rt, runtime.RemoveAll(filepath.Join(root, "a")))
+	require.NoError(t, err)
+	_, err = awaitFS(t, rt, runtime.RemoveAll(filepath.Join(root, "a")))
+	require.NoError(t, err, "RemoveAll of nothing")
+	_, err = awaitFS(t, rt, runtime.Stat(deep))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
