@@ -96,33 +96,21 @@ const fileReaders = 10_000
 
 // BenchmarkFileRead: 10^4 concurrent readers, each reading 4 KiB at random
 // offsets of a 256 MiB file in the page cache; ns/op is the time of one
-// read over all of them, "reads/s" the reads per second. blockingPool: each
-// reader is a task awaiting File.ReadAt (the blocking pool, default cap of
-// 512 threads); osFileGoroutines: a goroutine per reader calling
-// os.File.ReadAt.
+// read over all of them, "reads/s" the reads per second. uring: each reader
+// is a task awaiting File.ReadAt, an io_uring read on its worker's ring;
+// blockingPool: the same tasks on a runtime without io_uring, where
+// File.ReadAt runs on the blocking pool (default cap of 512 threads);
+// osFileGoroutines: a goroutine per reader calling os.File.ReadAt.
 func BenchmarkFileRead(b *testing.B) {
-	b.Run("blockingPool", func(b *testing.B) {
-		osf := benchFile(b)
-		rt := newBenchRuntime(b, runtime.Config{})
-		h := rt.Handle()
-		f, err := runtime.BlockOn(context.Background(), h, future.Future[future.Result[*runtime.File]](runtime.Open(osf.Name())))
-		if err != nil || f.Err != nil {
-			b.Fatal(err, f.Err)
+	b.Run("uring", func(b *testing.B) {
+		rt, err := runtime.New(runtime.Config{Backend: runtime.BackendURing})
+		if err != nil {
+			b.Skip("no io_uring here")
 		}
-		defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](f.Value.Close()))
-		b.ResetTimer()
-		start := time.Now()
-		hs := make([]runtime.JoinHandle[error], fileReaders)
-		for i := range hs {
-			hs[i] = runtime.SpawnOn(h, future.Future[error](&fileReader{f: f.Value, left: share(b.N, fileReaders, i), rng: rand.New(rand.NewPCG(uint64(i), 1))}))
-		}
-		for _, jh := range hs {
-			if err, werr := jh.Wait(context.Background()); err != nil || werr != nil {
-				b.Fatal(err, werr)
-			}
-		}
-		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+		_ = rt.Shutdown(context.Background())
+		benchFileRead(b, runtime.Config{Backend: runtime.BackendURing}, true)
 	})
+	b.Run("blockingPool", func(b *testing.B) { benchFileRead(b, runtime.Config{Backend: runtime.BackendNone}, false) })
 	b.Run("osFileGoroutines", func(b *testing.B) {
 		f := benchFile(b)
 		b.ResetTimer()
@@ -145,6 +133,33 @@ func BenchmarkFileRead(b *testing.B) {
 		wg.Wait()
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
 	})
+}
+
+// benchFileRead runs the readers as tasks of a runtime made with cfg.
+func benchFileRead(b *testing.B, cfg runtime.Config, ring bool) {
+	osf := benchFile(b)
+	rt := newBenchRuntime(b, cfg)
+	h := rt.Handle()
+	f, err := runtime.BlockOn(context.Background(), h, future.Future[future.Result[*runtime.File]](runtime.Open(osf.Name())))
+	if err != nil || f.Err != nil {
+		b.Fatal(err, f.Err)
+	}
+	if runtime.FileOnRing(f.Value) != ring {
+		b.Fatalf("file on the ring: %v, want %v", !ring, ring)
+	}
+	defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](f.Value.Close()))
+	b.ResetTimer()
+	start := time.Now()
+	hs := make([]runtime.JoinHandle[error], fileReaders)
+	for i := range hs {
+		hs[i] = runtime.SpawnOn(h, future.Future[error](&fileReader{f: f.Value, left: share(b.N, fileReaders, i), rng: rand.New(rand.NewPCG(uint64(i), 1))}))
+	}
+	for _, jh := range hs {
+		if err, werr := jh.Wait(context.Background()); err != nil || werr != nil {
+			b.Fatal(err, werr)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
 }
 
 // fileReader is a task reading 4 KiB at random offsets, left times.

@@ -2,8 +2,9 @@
 // runs futures as tasks, with timers driven by a hierarchical timer wheel.
 // It puts together the scheduler (workers, LIFO slot, local and global
 // queues, stealing, parking), the future contract, the timer wheel and the
-// I/O backends; later issues add the blocking pool, files, signals and
-// processes.
+// I/O backends, and around them networking, the blocking pool, files and
+// directories, signals, child processes and a graceful-shutdown
+// coordinator (each has a section below).
 //
 // # A first program
 //
@@ -208,6 +209,27 @@
 // live tasks, panics, cancellations, per-worker figures) and the number of
 // pending timers.
 //
+// # Blocking calls and files
+//
+// Blocking(fn) is a future that runs fn on the runtime's blocking pool
+// (module blocking: threads started on demand up to Config.BlockingThreads,
+// 512 by default, leaving after Config.BlockingIdleTimeout, 10 s) and
+// resolves to fn's value and error; SpawnBlocking(h, fn) runs one as a task
+// and returns its JoinHandle. A panic in fn reaches the task (and so the
+// JoinHandle) as a *PanicError with fn's own stack. Runtime.Shutdown
+// rejects the calls still queued and waits, as long as its context allows,
+// for those running.
+//
+// Open, Create and OpenFile return futures of a *File, whose operations are
+// futures too, with os.File's results and *fs.PathError errors. On io_uring
+// the data operations (Read, Write, ReadAt, WriteAt, ReadvAt, WritevAt) are
+// io_uring reads and writes on the ring of the worker that polls them, and
+// Close waits for those in flight; everything else (open, Sync, Stat,
+// Truncate, SeekTo, Close itself), every directory operation (ReadDir,
+// MkdirAll, Remove, RemoveAll, Rename, Link, Symlink, Readlink, Stat, Lstat,
+// Chmod, Canonicalize) and the data operations on the other backends run
+// on the blocking pool. ReadFile, WriteFile and AppendFile do a whole file.
+//
 // # Signals
 //
 // Signals(h, sigs...) returns a SignalStream whose Next is a future of the
@@ -238,4 +260,29 @@
 // error wrapping ErrShutdownTimeout. Tasks select on WhenTriggered;
 // goroutines on Done. The usual order is Trigger, Wait, then
 // Runtime.Shutdown. See ExampleCoordinator.
+//
+// # Processes
+//
+// Command builds a Cmd (arguments, environment, directory, and for each
+// standard stream Inherit, the default, Null or Piped); Spawn starts it on
+// the blocking pool, since fork and exec can take milliseconds, and
+// resolves to a Child. Child.Wait is a future of its ExitStatus (Code,
+// Success, Signal), cached so that every wait sees the same one; it first
+// closes a piped stdin, as Tokio does, so that a child reading to the end
+// of its input does not wait for a parent waiting for it. On Linux with an
+// I/O backend the wait holds no thread: a pidfd of the child (pidfd_open)
+// is polled through the backend like a socket, and once it is readable the
+// child is reaped at once. Elsewhere (other systems, BackendNone, a kernel
+// that refuses pidfd_open) the wait runs on the blocking pool. Kill sends
+// SIGKILL (TerminateProcess on Windows); Output reads the piped stdout and
+// stderr concurrently, so a child filling both pipes cannot deadlock, and
+// waits. Every stream is an *os.File, so os/exec starts no goroutine of its
+// own. Pipe reads and writes (ChildOutput.Read and ReadAll,
+// ChildStdin.Write) run on the blocking pool for now; a later change may
+// move them to the backend. They lose nothing to a cancellation: a read
+// fills the ChildOutput's buffer, from which the next read takes what a
+// cancelled one got, and a cancelled write that the pool already runs
+// still goes out, in order, before the writes after it. A spawned process
+// must be waited for, as with os/exec; a Spawn cancelled after the process
+// started kills and reaps it.
 package runtime

@@ -77,3 +77,7 @@ func InjectSignal(sig os.Signal) bool {
 	hub.dispatch(e, sig)
 	return true
 }
+
+// PidfdWaits returns how many child waits have completed through a pidfd
+// polled by the I/O backend (the process wait's Linux path).
+func PidfdWaits() uint64 { return pidfdWaits.Load() }

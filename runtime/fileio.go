@@ -70,10 +70,12 @@ type fileOp struct {
 	fr *fileRing
 }
 
-// complete delivers the completion, then uncounts the op.
+// complete delivers the completion, then uncounts the op. fr is read
+// first: once woken, the task may submit the op again, rewriting it.
 func (o *fileOp) complete(cx *future.Context, c *backend.Completion) {
+	fr := o.fr
 	o.ioOp.complete(cx, c)
-	o.fr.end()
+	fr.end()
 }
 
 // FileIOFuture is the future of a File's data operation (Read, Write,
@@ -171,7 +173,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if !fr.begin() {
 		return fs.ErrClosed
 	}
-	f.op.fr = fr
+	f.op.fr = fr // the same value at every submit; complete reads it before waking the task
 	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
 	if f.bufs != nil {
 		f.op.op.Bufs = f.bufs
