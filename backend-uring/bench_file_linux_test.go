@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,16 +43,9 @@ func BenchmarkFileReadRaw(b *testing.B) {
 	}
 	fd := int(f.Fd())
 	for _, depth := range []int{1, 32, 128} {
-		b.Run("uring/depth"+itoa(depth), func(b *testing.B) { benchFileReadRing(b, fd, size, depth) })
+		b.Run("uring/depth"+strconv.Itoa(depth), func(b *testing.B) { benchFileReadRing(b, fd, size, depth) })
 	}
 	b.Run("pread", func(b *testing.B) { benchFileReadPread(b, fd, size) })
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // threads runs body on GOMAXPROCS locked goroutines and times them.
