@@ -178,6 +178,7 @@ func SpawnBlocking[T any](h Handle, fn func() T) JoinHandle[T] {
 // value wraps ErrShutdown (the JoinHandle's error then matches it).
 type blockingValue[T any] struct{ f *BlockingFuture[T] }
 
+// Poll polls the call and unwraps its Result.
 func (v *blockingValue[T]) Poll(cx *future.Context) (T, bool) {
 	r, ok := v.f.Poll(cx)
 	if !ok {
@@ -190,4 +191,5 @@ func (v *blockingValue[T]) Poll(cx *future.Context) (T, bool) {
 	return r.Value, true
 }
 
+// Cancel abandons the call (see BlockingFuture.Cancel).
 func (v *blockingValue[T]) Cancel() { v.f.Cancel() }

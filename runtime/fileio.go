@@ -92,17 +92,55 @@ type FileIOFuture struct {
 	file *File
 	kind backend.Kind
 	buf  []byte
+	// bufs are the vectored ops' buffers: on the ring a copy of the
+	// caller's slice, which advance trims as bytes are transferred.
 	bufs [][]byte
 	// off is the file offset of the next op, -1 for the file position.
 	off int64
 	// whole makes a short transfer continue (ReadAt and the writes).
 	whole bool
 
+	// The fields below belong to the task polling the future; the op's
+	// shared state is the ioOp's, behind its mutex.
 	n         int // bytes transferred so far
 	submitted bool
 	finished  bool
 	op        fileOp
-	blk       *BlockingFuture[int]
+	// blk is the call on the blocking pool, for a File without a ring.
+	blk *BlockingFuture[int]
+}
+
+// runOnPool is the operation as os.File calls, for the blocking pool.
+func (f *FileIOFuture) runOnPool() (int, error) {
+	osf := f.file.f
+	switch {
+	case f.kind == backend.KindRead && f.off < 0:
+		return osf.Read(f.buf)
+	case f.kind == backend.KindRead:
+		return osf.ReadAt(f.buf, f.off)
+	case f.kind == backend.KindWrite && f.off < 0:
+		return osf.Write(f.buf)
+	case f.kind == backend.KindWrite:
+		return osf.WriteAt(f.buf, f.off)
+	case f.kind == backend.KindReadv:
+		return vectorAt(f.bufs, f.off, osf.ReadAt)
+	default:
+		return vectorAt(f.bufs, f.off, osf.WriteAt)
+	}
+}
+
+// vectorAt transfers bufs in order from offset off with at (os.File's
+// ReadAt or WriteAt), stopping at the first error.
+func vectorAt(bufs [][]byte, off int64, at func([]byte, int64) (int, error)) (int, error) {
+	total := 0
+	for _, b := range bufs {
+		n, err := at(b, off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // opName is the name of the operation in errors.
@@ -113,9 +151,14 @@ func (f *FileIOFuture) opName() string {
 	return "write"
 }
 
+// vectored reports whether the op transfers bufs rather than buf.
+func (f *FileIOFuture) vectored() bool {
+	return f.kind == backend.KindReadv || f.kind == backend.KindWritev
+}
+
 // left is how many bytes the op still has to transfer.
 func (f *FileIOFuture) left() int {
-	if f.bufs == nil {
+	if !f.vectored() {
 		return len(f.buf) - f.n
 	}
 	t := 0
@@ -175,7 +218,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	}
 	f.op.fr = fr // the same value at every submit; complete reads it before waking the task
 	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
-	if f.bufs != nil {
+	if f.vectored() {
 		f.op.op.Bufs = f.bufs
 	} else {
 		f.op.op.Buf = f.buf[f.n:]
@@ -195,7 +238,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 // done with.
 func (f *FileIOFuture) advance(n int) {
 	f.n += n
-	if f.bufs == nil {
+	if !f.vectored() {
 		return
 	}
 	for n > 0 && len(f.bufs) > 0 {
@@ -208,9 +251,6 @@ func (f *FileIOFuture) advance(n int) {
 	}
 	for len(f.bufs) > 0 && len(f.bufs[0]) == 0 {
 		f.bufs = f.bufs[1:]
-	}
-	if len(f.bufs) == 0 {
-		f.bufs = [][]byte{} // not nil: left() counts the vector
 	}
 }
 

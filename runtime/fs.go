@@ -95,15 +95,14 @@ func (f *File) attachRing(d *ioDriver) {
 	_ = sc.Control(func(fd uintptr) { f.ring = &fileRing{io: d, fd: backend.FD(fd)} })
 }
 
-// dataOp makes the future of a data operation: on the ring, or the pool
-// call run.
-func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool, run func() (int, error)) *FileIOFuture {
-	op := &FileIOFuture{file: f, kind: kind, buf: buf, off: off, whole: whole}
-	if bufs != nil {
-		op.bufs = append(make([][]byte, 0, len(bufs)), bufs...) // advance trims the copy, not the caller's
-	}
+// dataOp makes the future of a data operation, on the ring or, without
+// one, on the blocking pool.
+func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool) *FileIOFuture {
+	op := &FileIOFuture{file: f, kind: kind, buf: buf, bufs: bufs, off: off, whole: whole}
 	if f.ring == nil {
-		op.blk = Blocking(run)
+		op.blk = Blocking(op.runOnPool)
+	} else if bufs != nil {
+		op.bufs = append(make([][]byte, 0, len(bufs)), bufs...) // advance trims the copy, not the caller's
 	}
 	return op
 }
@@ -111,54 +110,34 @@ func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, w
 // Read reads up to len(buf) bytes at the file position; at the end of the
 // file it returns 0 and io.EOF.
 func (f *File) Read(buf []byte) *FileIOFuture {
-	return f.dataOp(backend.KindRead, buf, nil, -1, false, func() (int, error) { return f.f.Read(buf) })
+	return f.dataOp(backend.KindRead, buf, nil, -1, false)
 }
 
 // Write writes buf at the file position (at the end with O_APPEND).
 func (f *File) Write(buf []byte) *FileIOFuture {
-	return f.dataOp(backend.KindWrite, buf, nil, -1, true, func() (int, error) { return f.f.Write(buf) })
+	return f.dataOp(backend.KindWrite, buf, nil, -1, true)
 }
 
 // ReadAt reads len(buf) bytes at offset off, or fewer and io.EOF at the end
 // of the file.
 func (f *File) ReadAt(buf []byte, off int64) *FileIOFuture {
-	return f.dataOp(backend.KindRead, buf, nil, off, true, func() (int, error) { return f.f.ReadAt(buf, off) })
+	return f.dataOp(backend.KindRead, buf, nil, off, true)
 }
 
 // WriteAt writes buf at offset off.
 func (f *File) WriteAt(buf []byte, off int64) *FileIOFuture {
-	return f.dataOp(backend.KindWrite, buf, nil, off, true, func() (int, error) { return f.f.WriteAt(buf, off) })
+	return f.dataOp(backend.KindWrite, buf, nil, off, true)
 }
 
 // ReadvAt fills bufs in order from offset off: it returns the total read,
 // and io.EOF if the file ended before bufs were full.
 func (f *File) ReadvAt(bufs [][]byte, off int64) *FileIOFuture {
-	return f.dataOp(backend.KindReadv, nil, bufs, off, true, func() (int, error) {
-		total := 0
-		for _, b := range bufs {
-			n, err := f.f.ReadAt(b, off+int64(total))
-			total += n
-			if err != nil {
-				return total, err
-			}
-		}
-		return total, nil
-	})
+	return f.dataOp(backend.KindReadv, nil, bufs, off, true)
 }
 
 // WritevAt writes bufs in order at offset off.
 func (f *File) WritevAt(bufs [][]byte, off int64) *FileIOFuture {
-	return f.dataOp(backend.KindWritev, nil, bufs, off, true, func() (int, error) {
-		total := 0
-		for _, b := range bufs {
-			n, err := f.f.WriteAt(b, off+int64(total))
-			total += n
-			if err != nil {
-				return total, err
-			}
-		}
-		return total, nil
-	})
+	return f.dataOp(backend.KindWritev, nil, bufs, off, true)
 }
 
 // SeekTo sets the file position for the next Read or Write (io.SeekStart,

@@ -70,20 +70,7 @@ func ioRingsEcho(t *testing.T, name string) {
 	if testing.Short() {
 		rounds = 30
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- echoClient(l.AddrPort().String(), c, rounds)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
+	runEchoClients(t, l.AddrPort().String(), clients, rounds)
 	// Pooled reads, whose buffers belong to the connection's ring.
 	for range 6 {
 		c, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](runtime.DialTCP(rt.Handle(), l.AddrPort().String(), time.Second)))

@@ -52,25 +52,32 @@ func TestTCPEchoServer(t *testing.T) {
 		if testing.Short() {
 			rounds = 50
 		}
-		var wg sync.WaitGroup
-		errs := make(chan error, clients)
-		for c := range clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs <- echoClient(l.AddrPort().String(), c, rounds)
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
+		runEchoClients(t, l.AddrPort().String(), clients, rounds)
 		require.NoError(t, l.Close())
 		n, err := server.Wait(testCtx(t))
 		require.NoError(t, err)
 		assert.Equal(t, clients, n)
 	})
+}
+
+// runEchoClients runs clients echoClients at once against addr and
+// requires that each succeeds.
+func runEchoClients(t *testing.T, addr string, clients, rounds int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- echoClient(addr, c, rounds)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
 }
 
 // echoClient makes rounds round trips of distinct messages.

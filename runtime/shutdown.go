@@ -316,11 +316,7 @@ func (f *TriggerFuture) Poll(cx *future.Context) (struct{}, bool) {
 		f.done = true
 		return struct{}{}, true
 	}
-	if f.w.Linked() {
-		f.w.SetWaker(cx.Waker())
-	} else {
-		c.triggerWaiters.PushBack(&f.w, cx.Waker())
-	}
+	c.triggerWaiters.Register(&f.w, cx.Waker())
 	return struct{}{}, false
 }
 
@@ -381,11 +377,7 @@ func (f *DrainFuture) Poll(cx *future.Context) (future.Result[Report], bool) {
 		f.finish()
 		return future.Ok(Report{Triggered: true}), true
 	}
-	if f.w.Linked() {
-		f.w.SetWaker(cx.Waker())
-	} else {
-		c.drainWaiters.PushBack(&f.w, cx.Waker())
-	}
+	c.drainWaiters.Register(&f.w, cx.Waker())
 	c.mu.Unlock()
 	if f.timeout <= 0 {
 		return future.Result[Report]{}, false

@@ -314,11 +314,7 @@ func (l *sigListener) poll(f *SignalFuture, wk waker.Waker) (os.Signal, error, b
 		l.waiters.Remove(&f.w)
 		return nil, l.err, true
 	}
-	if f.w.Linked() {
-		f.w.SetWaker(wk)
-	} else {
-		l.waiters.PushBack(&f.w, wk)
-	}
+	l.waiters.Register(&f.w, wk)
 	return nil, nil, false
 }
 

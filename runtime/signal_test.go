@@ -54,6 +54,18 @@ func mustSignals(t testing.TB, h runtime.Handle, sigs ...os.Signal) *runtime.Sig
 	return s
 }
 
+// requireNoSignal fails the test if s has a signal ready now (what names
+// the unwanted signal in the message); the Next it polled is cancelled.
+func requireNoSignal(t *testing.T, s *runtime.SignalStream, what string) {
+	t.Helper()
+	var ws waker.Signal
+	f := s.Next()
+	defer f.Cancel()
+	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
+		t.Fatalf("%s: %v, %v", what, r.Value, r.Err)
+	}
+}
+
 // manualPoll polls f once with a Context whose Waker signals sig.
 func manualPoll[T any](f future.Future[T], sig *waker.Signal) (T, bool) {
 	return f.Poll(future.NewContext(waker.New(sig)))
@@ -96,12 +108,7 @@ func TestSignalEveryListenerReceivesEverySignal(t *testing.T) {
 	if sig, err := recvSignal(t, rt.Handle(), b); err != nil || sig != sigUSR2 {
 		t.Fatalf("b: Next = %v, %v; want %v", sig, err, sigUSR2)
 	}
-	var ws waker.Signal
-	f := a.Next()
-	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
-		t.Fatalf("a received %v, %v, which it does not listen for", r.Value, r.Err)
-	}
-	f.Cancel()
+	requireNoSignal(t, a, "a signal it does not listen for")
 }
 
 func TestSignalListenerMissesSignalsBeforeIt(t *testing.T) {
@@ -248,12 +255,7 @@ func TestSignalBurstCoalescesBeyondBuffer(t *testing.T) {
 			t.Fatalf("signal %d = %v, %v; want %v", i, sig, err, want)
 		}
 	}
-	var ws waker.Signal
-	f := s.Next()
-	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
-		t.Fatalf("a 17th signal: %v, %v", r.Value, r.Err)
-	}
-	f.Cancel()
+	requireNoSignal(t, s, "a 17th signal")
 }
 
 func TestSignalFromTask(t *testing.T) {

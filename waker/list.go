@@ -128,6 +128,21 @@ func (l *List[T]) PushBack(w *Waiter[T], wk Waker) {
 	l.n++
 }
 
+// Register keeps w in l with wk as its Waker: linked at the back if it is
+// not in l yet, else left in its place with wk instead of its Waker (unless
+// the Waker it has wakes the same task). It is the step of a future that
+// waits across polls and keeps its place in line. w must not be linked in
+// another list (PushBack's panics). The primitive's lock must be held.
+func (l *List[T]) Register(w *Waiter[T], wk Waker) {
+	if w.list != l {
+		l.PushBack(w, wk)
+		return
+	}
+	if !w.waker.WillWake(wk) {
+		w.waker = wk
+	}
+}
+
 // PushFront links w at the front of l, to be woken before every waiter
 // already there: for a waiter that was handed something and must be put
 // back first, or a LIFO policy. Otherwise as PushBack.

@@ -186,3 +186,27 @@ func TestListMisusePanics(t *testing.T) {
 	expectPanic(t, waker.ErrWakeListFull, func() { wl.Push(waker.Noop()) })
 	assert.Equal(t, waker.WakeListCap, wl.WakeAll())
 }
+
+// TestRegisterKeepsPlace: Register links a new waiter at the back and, for
+// one already in the list, swaps its Waker without moving it.
+func TestRegisterKeepsPlace(t *testing.T) {
+	var l waker.List[int]
+	ws, cs := fill(&l, 2)
+	var w waker.Waiter[int]
+	w.Value = 9
+	var first, second counter
+	l.Register(&w, waker.New(&first))
+	assert.Equal(t, []int{0, 1, 9}, values(&l), "linked at the back")
+	l.Register(&ws[0], waker.New(&second))
+	l.Register(&w, waker.New(&second))
+	assert.Equal(t, []int{0, 1, 9}, values(&l), "nobody moved")
+	assert.Equal(t, 3, l.Len())
+	assert.Equal(t, 3, l.WakeAll())
+	assert.Equal(t, int64(2), second.n.Load(), "both re-registered waiters woke the new Waker")
+	assert.Equal(t, int64(0), first.n.Load())
+	assert.Equal(t, int64(1), cs[1].n.Load())
+	assert.Equal(t, int64(0), cs[0].n.Load())
+	l.Register(&w, waker.Noop())
+	var other waker.List[int]
+	require.Panics(t, func() { other.Register(&w, waker.Noop()) }, "linked in another list")
+}
