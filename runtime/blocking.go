@@ -36,6 +36,11 @@ type BlockingFuture[T any] struct {
 	// dispose, when set, releases a value nobody will take (the call was
 	// abandoned after fn made it). Immutable after construction.
 	dispose func(T)
+	// home, when set, is the runtime whose pool runs fn if the future is
+	// polled outside a runtime (by a goroutine through an io adapter: the
+	// object that made the future remembers its runtime). Immutable after
+	// construction.
+	home *Runtime
 
 	// task is the pool's record of the call; Run and Panicked are set at
 	// the first poll.
@@ -57,6 +62,12 @@ type BlockingFuture[T any] struct {
 // ErrShutdown; polled outside a runtime, the error is ErrNoRuntime.
 func Blocking[T any](fn func() (T, error)) *BlockingFuture[T] {
 	return &BlockingFuture[T]{fn: fn}
+}
+
+// blockingOn is Blocking for an object that belongs to rt (a File, a
+// child's pipe): polled outside a runtime, the call runs on rt's pool.
+func blockingOn[T any](rt *Runtime, fn func() (T, error)) *BlockingFuture[T] {
+	return &BlockingFuture[T]{fn: fn, home: rt}
 }
 
 // Poll submits the call at the first poll and returns its outcome once fn
@@ -100,6 +111,9 @@ func (b *BlockingFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 // submit hands the call to the pool of the runtime polling cx.
 func (b *BlockingFuture[T]) submit(cx *future.Context) error {
 	h, ok := Current(cx)
+	if !ok && b.home != nil {
+		h, ok = Handle{rt: b.home}, true
+	}
 	if !ok {
 		return ErrNoRuntime
 	}

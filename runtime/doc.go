@@ -285,4 +285,36 @@
 // still goes out, in order, before the writes after it. A spawned process
 // must be waited for, as with os/exec; a Spawn cancelled after the process
 // started kills and reaps it.
+//
+// # Streams
+//
+// AsyncReader and AsyncWriter are the async io.Reader and io.Writer: a
+// PollRead or PollWrite method that is ready with a count (io.EOF at the
+// end of a stream) or pending with the caller's waker registered, and a
+// CancelRead or CancelWrite. TCPStream, UnixStream and their split halves,
+// File, ChildOutput and ChildStdin implement them, and so does every
+// wrapper below, so the wrappers compose.
+//
+// The rule that makes a poll-based read safe on a completion backend
+// (io_uring, IOCP), where the kernel writes into the buffer after the
+// poll returned: a pending read is continued, into the buffer of the call
+// that started it, by the next PollRead, which must pass the same buffer;
+// the buffer belongs to the reader until a PollRead is ready or CancelRead
+// returns. Every helper keeps it by not touching its buffer while a read
+// is pending (BufReader compacts only between reads, ReadToEnd grows only
+// between reads). A cancelled read loses nothing: sockets deliver what a
+// cancelled read received to the next one, pipes and FromIOReader keep it
+// in their own buffer, BufReader keeps the bytes a cancelled ReadLine had
+// gathered.
+//
+// On top: Read and Write (one poll as a future, for select and timeouts),
+// ReadFull, ReadToEnd, WriteAll, Copy and CopyBuffer, LimitReader, all
+// returning a *StreamFuture; BufReader (Read, ReadBytes, ReadString,
+// ReadLine with a line-length bound) and BufWriter (Write, WriteString,
+// Flush; Copy flushes one at the end). For goroutine code, AsIOReader and
+// AsIOWriter make an io.Reader and io.Writer of any stream (their calls
+// wait on the calling goroutine and stop when a context.Context is done;
+// a File or a pipe remembers its runtime, whose pool serves those calls),
+// and FromIOReader and FromIOWriter make streams for tasks of any
+// io.Reader or io.Writer, whose calls run on the blocking pool.
 package runtime

@@ -29,6 +29,11 @@ type File struct {
 	// ring is the io_uring side of the data operations, nil when they run
 	// on the blocking pool. Set by the open, before the File is handed out.
 	ring *fileRing
+	// rt is the runtime that opened the file, whose blocking pool serves
+	// its calls when a goroutine polls them (AsIOReader). Set by the open.
+	rt *Runtime
+	// poll is the state of PollRead and PollWrite (see AsyncReader).
+	poll filePoll
 }
 
 // Name returns the name the file was opened with.
@@ -75,8 +80,11 @@ type OpenFuture struct {
 func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
 	r, ok := o.blk.Poll(cx)
 	if ok && r.Err == nil {
-		if h, in := Current(cx); in && h.rt.backendName == BackendURing && h.rt.io != nil {
-			r.Value.attachRing(h.rt.io)
+		if h, in := Current(cx); in {
+			r.Value.rt = h.rt
+			if h.rt.backendName == BackendURing && h.rt.io != nil {
+				r.Value.attachRing(h.rt.io)
+			}
 		}
 	}
 	return r, ok
@@ -100,7 +108,7 @@ func (f *File) attachRing(d *ioDriver) {
 func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool) *FileIOFuture {
 	op := &FileIOFuture{file: f, kind: kind, buf: buf, bufs: bufs, off: off, whole: whole}
 	if f.ring == nil {
-		op.blk = Blocking(op.runOnPool)
+		op.blk = blockingOn(f.rt, op.runOnPool)
 	} else if bufs != nil {
 		op.bufs = append(make([][]byte, 0, len(bufs)), bufs...) // advance trims the copy, not the caller's
 	}
@@ -143,28 +151,28 @@ func (f *File) WritevAt(bufs [][]byte, off int64) *FileIOFuture {
 // SeekTo sets the file position for the next Read or Write (io.SeekStart,
 // io.SeekCurrent, io.SeekEnd) and returns the new position.
 func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
-	return Blocking(func() (int64, error) { return f.f.Seek(offset, whence) })
+	return blockingOn(f.rt, func() (int64, error) { return f.f.Seek(offset, whence) })
 }
 
 // Sync commits the file's contents to stable storage.
 func (f *File) Sync() *BlockingFuture[struct{}] {
-	return Blocking(func() (struct{}, error) { return struct{}{}, f.f.Sync() })
+	return blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Sync() })
 }
 
 // Stat returns the file's metadata.
 func (f *File) Stat() *BlockingFuture[fs.FileInfo] {
-	return Blocking(f.f.Stat)
+	return blockingOn(f.rt, f.f.Stat)
 }
 
 // Truncate changes the file's size.
 func (f *File) Truncate(size int64) *BlockingFuture[struct{}] {
-	return Blocking(func() (struct{}, error) { return struct{}{}, f.f.Truncate(size) })
+	return blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Truncate(size) })
 }
 
 // Close closes the file, once the io_uring operations in flight on it have
 // completed; a second Close fails with fs.ErrClosed.
 func (f *File) Close() *CloseFuture {
-	return &CloseFuture{f: f, blk: Blocking(func() (struct{}, error) { return struct{}{}, f.f.Close() })}
+	return &CloseFuture{f: f, blk: blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Close() })}
 }
 
 // CloseFuture is the future of File.Close: its pointer is a

@@ -124,7 +124,7 @@ func (c *Cmd) Spawn(h Handle) *SpawnFuture {
 	ring, _ := ringFor(h) // nil with BackendNone: waits use the pool
 	f := &SpawnFuture{sh: &spawnShared{}}
 	f.blk = Blocking(func() (*Child, error) {
-		child, err := snap.start(ring)
+		child, err := snap.start(h.rt, ring)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func (f *SpawnFuture) Cancel() {
 
 // start builds the exec.Cmd, starts it and wraps it. ring is where the
 // wait's pidfd is polled, nil for none. Runs on the blocking pool.
-func (c *Cmd) start(ring *ioRing) (*Child, error) {
+func (c *Cmd) start(rt *Runtime, ring *ioRing) (*Child, error) {
 	cmd := exec.Command(c.name, c.args...)
 	cmd.Dir = c.dir
 	switch {
@@ -261,13 +261,13 @@ func (c *Cmd) start(ring *ioRing) (*Child, error) {
 	}
 	child := &Child{cmd: cmd, pid: cmd.Process.Pid, name: c.name, pidfd: backend.InvalidFD}
 	if piped[0] != nil {
-		child.stdin = newChildStdin(piped[0])
+		child.stdin = newChildStdin(piped[0], rt)
 	}
 	if piped[1] != nil {
-		child.stdout = newChildOutput(piped[1], "stdout")
+		child.stdout = newChildOutput(piped[1], "stdout", rt)
 	}
 	if piped[2] != nil {
-		child.stderr = newChildOutput(piped[2], "stderr")
+		child.stderr = newChildOutput(piped[2], "stderr", rt)
 	}
 	if ring != nil {
 		if fd, ok := openPidfd(child.pid); ok {

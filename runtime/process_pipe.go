@@ -23,7 +23,22 @@ const pipeChunk = 32 << 10
 // methods are safe for concurrent use; writes reach the pipe in the order
 // of their first polls.
 type ChildStdin struct {
-	f *os.File
+	poolWriter
+}
+
+func newChildStdin(f *os.File, rt *Runtime) *ChildStdin {
+	s := &ChildStdin{poolWriter{dst: f, closer: f, rt: rt, what: "write child stdin"}}
+	s.cond.L = &s.mu
+	return s
+}
+
+// poolWriter writes to an io.Writer on the blocking pool: ChildStdin's
+// pipe, FromIOWriter's writer. Its methods are safe for concurrent use.
+type poolWriter struct {
+	dst    io.Writer
+	closer io.Closer // closed by Close; nil if there is nothing to close
+	rt     *Runtime  // whose pool writes when a goroutine polls (AsIOWriter)
+	what   string    // the operation, for errors
 
 	// mu guards the fields below; cond (on mu) signals a change of serving.
 	// Writes are ordered by tickets: a write's first poll takes next, its
@@ -37,12 +52,9 @@ type ChildStdin struct {
 	skipped map[uint64]bool // tickets whose call the pool refused
 	closing bool            // Close was called: no new write
 	closed  bool            // f is closed (by Close or by the last write after it)
-}
 
-func newChildStdin(f *os.File) *ChildStdin {
-	s := &ChildStdin{f: f}
-	s.cond.L = &s.mu
-	return s
+	// pwr is the write of PollWrite in flight, owned by the writing task.
+	pwr *PipeWriteFuture
 }
 
 // Write returns a future that writes all of b to the child's input and
@@ -50,26 +62,26 @@ func newChildStdin(f *os.File) *ChildStdin {
 // copied: the caller may reuse it at once. A write whose future is
 // cancelled may still be made, in order (the pool call cannot be stopped);
 // a write after Close fails with an error matching os.ErrClosed.
-func (s *ChildStdin) Write(b []byte) *PipeWriteFuture {
+func (s *poolWriter) Write(b []byte) *PipeWriteFuture {
 	return &PipeWriteFuture{s: s, buf: bytes.Clone(b)}
 }
 
 // Close closes the child's input, once the writes already started are done
 // (a write in flight is not cut off). Closing twice is not an error.
-func (s *ChildStdin) Close() error {
+func (s *poolWriter) Close() error {
 	s.mu.Lock()
 	s.closing = true
 	now := s.closeReadyLocked()
 	s.mu.Unlock()
-	if now {
-		return s.f.Close()
+	if now && s.closer != nil {
+		return s.closer.Close()
 	}
 	return nil
 }
 
 // closeReadyLocked reports whether f must be closed now (Close was called
 // and no write is pending), marking it closed. s.mu must be held.
-func (s *ChildStdin) closeReadyLocked() bool {
+func (s *poolWriter) closeReadyLocked() bool {
 	if s.closing && !s.closed && s.serving == s.next {
 		s.closed = true
 		return true
@@ -78,7 +90,7 @@ func (s *ChildStdin) closeReadyLocked() bool {
 }
 
 // ticket takes the next write's turn; false after Close.
-func (s *ChildStdin) ticket() (uint64, bool) {
+func (s *poolWriter) ticket() (uint64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -91,7 +103,7 @@ func (s *ChildStdin) ticket() (uint64, bool) {
 
 // advanceLocked ends turn serving and skips refused turns after it. s.mu
 // must be held.
-func (s *ChildStdin) advanceLocked() {
+func (s *poolWriter) advanceLocked() {
 	s.serving++
 	for s.skipped[s.serving] {
 		delete(s.skipped, s.serving)
@@ -102,18 +114,18 @@ func (s *ChildStdin) advanceLocked() {
 
 // finishTurn ends turn t (the current one), closing f if Close is waiting
 // for it.
-func (s *ChildStdin) finishTurn() {
+func (s *poolWriter) finishTurn() {
 	s.mu.Lock()
 	s.advanceLocked()
 	now := s.closeReadyLocked()
 	s.mu.Unlock()
-	if now {
-		_ = s.f.Close()
+	if now && s.closer != nil {
+		_ = s.closer.Close()
 	}
 }
 
 // skip gives turn t up without writing: its pool call was refused.
-func (s *ChildStdin) skip(t uint64) {
+func (s *poolWriter) skip(t uint64) {
 	s.mu.Lock()
 	if s.serving != t {
 		if s.skipped == nil {
@@ -128,16 +140,16 @@ func (s *ChildStdin) skip(t uint64) {
 }
 
 // write waits for turn t and writes b. Runs on the blocking pool.
-func (s *ChildStdin) write(t uint64, b []byte) (int, error) {
+func (s *poolWriter) write(t uint64, b []byte) (int, error) {
 	s.mu.Lock()
 	for s.serving != t {
 		s.cond.Wait()
 	}
 	s.mu.Unlock()
-	n, err := s.f.Write(b)
+	n, err := s.dst.Write(b)
 	s.finishTurn()
 	if err != nil {
-		return n, fmt.Errorf("runtime: write child stdin: %w", err)
+		return n, fmt.Errorf("runtime: %s: %w", s.what, err)
 	}
 	return n, nil
 }
@@ -145,7 +157,7 @@ func (s *ChildStdin) write(t uint64, b []byte) (int, error) {
 // PipeWriteFuture is the future of ChildStdin.Write: its pointer is a
 // future.Future[future.Result[int]] and a future.Canceler.
 type PipeWriteFuture struct {
-	s    *ChildStdin
+	s    *poolWriter
 	buf  []byte
 	blk  *BlockingFuture[int]
 	done bool
@@ -160,11 +172,11 @@ func (w *PipeWriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 		t, ok := w.s.ticket()
 		if !ok {
 			w.done = true
-			return future.Fail[int](fmt.Errorf("runtime: write child stdin: %w", os.ErrClosed)), true
+			return future.Fail[int](fmt.Errorf("runtime: %s: %w", w.s.what, os.ErrClosed)), true
 		}
 		buf := w.buf
 		w.buf = nil
-		w.blk = Blocking(func() (int, error) { return w.s.write(t, buf) })
+		w.blk = blockingOn(w.s.rt, func() (int, error) { return w.s.write(t, buf) })
 		if r, ok := w.blk.Poll(cx); ok {
 			// Ready at the first poll: the pool refused the call.
 			w.s.skip(t)
@@ -197,8 +209,20 @@ func (w *PipeWriteFuture) Cancel() {
 // so what a cancelled read took from the pipe waits there for the next
 // read. The pipe is closed at end of stream, or by Close.
 type ChildOutput struct {
-	f    *os.File
-	name string // "stdout" or "stderr", for errors
+	poolReader
+}
+
+func newChildOutput(f *os.File, name string, rt *Runtime) *ChildOutput {
+	return &ChildOutput{poolReader{src: f, closer: f, rt: rt, what: "read child " + name}}
+}
+
+// poolReader reads from an io.Reader on the blocking pool: ChildOutput's
+// pipe, FromIOReader's reader. Its methods are safe for concurrent use.
+type poolReader struct {
+	src    io.Reader
+	closer io.Closer // closed at the end of stream or by Close; may be nil
+	rt     *Runtime  // whose pool reads when a goroutine polls (AsIOReader)
+	what   string    // the operation, for errors
 
 	// rmu is held by a pool call across its read and the append of what it
 	// read, so that pending stays in pipe order; scratch is the read
@@ -211,33 +235,32 @@ type ChildOutput struct {
 	pending []byte // read from the pipe, not yet returned
 	err     error  // the pipe's end (io.EOF) or failure, returned after pending
 	closed  bool   // f is closed
-}
 
-func newChildOutput(f *os.File, name string) *ChildOutput {
-	return &ChildOutput{f: f, name: name}
+	// prd is the read of PollRead in flight, owned by the reading task.
+	prd *PipeReadFuture
 }
 
 // Read returns a future that reads up to len(buf) bytes into buf and
 // resolves to the count; at end of stream the error is io.EOF. buf is
 // written only by the future's Poll, never after Cancel returns.
-func (o *ChildOutput) Read(buf []byte) *PipeReadFuture {
+func (o *poolReader) Read(buf []byte) *PipeReadFuture {
 	return &PipeReadFuture{o: o, buf: buf}
 }
 
 // ReadAll returns a future that reads to the end of stream and resolves to
 // everything read (io.EOF is not an error). If it is cancelled, its pool
 // call reads on to the end and keeps the data for the next read.
-func (o *ChildOutput) ReadAll() *PipeReadAllFuture {
+func (o *poolReader) ReadAll() *PipeReadAllFuture {
 	return &PipeReadAllFuture{o: o}
 }
 
 // Close closes the pipe: a read in flight fails (on Unix) and later reads
 // fail with an error matching os.ErrClosed, after returning data already
 // read. Closing twice, or after end of stream, is not an error.
-func (o *ChildOutput) Close() error {
+func (o *poolReader) Close() error {
 	o.mu.Lock()
 	if o.err == nil {
-		o.err = fmt.Errorf("runtime: read child %s: %w", o.name, os.ErrClosed)
+		o.err = fmt.Errorf("runtime: %s: %w", o.what, os.ErrClosed)
 	}
 	if o.closed {
 		o.mu.Unlock()
@@ -245,12 +268,15 @@ func (o *ChildOutput) Close() error {
 	}
 	o.closed = true
 	o.mu.Unlock()
-	return o.f.Close()
+	if o.closer == nil {
+		return nil
+	}
+	return o.closer.Close()
 }
 
 // take moves up to len(buf) pending bytes into buf, or returns the pipe's
 // error; ok is false when there is neither.
-func (o *ChildOutput) take(buf []byte) (n int, err error, ok bool) {
+func (o *poolReader) take(buf []byte) (n int, err error, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.pending) > 0 {
@@ -270,7 +296,7 @@ func (o *ChildOutput) take(buf []byte) (n int, err error, ok bool) {
 // fill reads from the pipe into pending, once (all: to the end of
 // stream), unless there is pending data or an error already. Runs on the
 // blocking pool.
-func (o *ChildOutput) fill(all bool) {
+func (o *poolReader) fill(all bool) {
 	o.rmu.Lock()
 	defer o.rmu.Unlock()
 	if o.scratch == nil {
@@ -283,7 +309,7 @@ func (o *ChildOutput) fill(all bool) {
 		if stop {
 			return
 		}
-		n, err := o.f.Read(o.scratch)
+		n, err := o.src.Read(o.scratch)
 		o.mu.Lock()
 		o.pending = append(o.pending, o.scratch[:n]...)
 		closeNow := false
@@ -293,12 +319,12 @@ func (o *ChildOutput) fill(all bool) {
 				closeNow = !o.closed
 				o.closed = true
 			} else {
-				o.err = fmt.Errorf("runtime: read child %s: %w", o.name, err)
+				o.err = fmt.Errorf("runtime: %s: %w", o.what, err)
 			}
 		}
 		o.mu.Unlock()
-		if closeNow {
-			_ = o.f.Close()
+		if closeNow && o.closer != nil {
+			_ = o.closer.Close()
 		}
 	}
 }
@@ -306,7 +332,7 @@ func (o *ChildOutput) fill(all bool) {
 // PipeReadFuture is the future of ChildOutput.Read: its pointer is a
 // future.Future[future.Result[int]] and a future.Canceler.
 type PipeReadFuture struct {
-	o    *ChildOutput
+	o    *poolReader
 	buf  []byte
 	blk  *BlockingFuture[struct{}]
 	done bool
@@ -339,7 +365,7 @@ func (r *PipeReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 		}
 		// Nothing pending (or another reader took what the last call
 		// read): read again.
-		r.blk = Blocking(func() (struct{}, error) { r.o.fill(false); return struct{}{}, nil })
+		r.blk = blockingOn(r.o.rt, func() (struct{}, error) { r.o.fill(false); return struct{}{}, nil })
 	}
 }
 
@@ -354,7 +380,7 @@ func (r *PipeReadFuture) Cancel() {
 // PipeReadAllFuture is the future of ChildOutput.ReadAll: its pointer is a
 // future.Future[future.Result[[]byte]] and a future.Canceler.
 type PipeReadAllFuture struct {
-	o    *ChildOutput
+	o    *poolReader
 	blk  *BlockingFuture[struct{}]
 	done bool
 }
@@ -365,7 +391,7 @@ func (r *PipeReadAllFuture) Poll(cx *future.Context) (future.Result[[]byte], boo
 		panic(future.ErrPolledAfterCompletion)
 	}
 	if r.blk == nil {
-		r.blk = Blocking(func() (struct{}, error) { r.o.fill(true); return struct{}{}, nil })
+		r.blk = blockingOn(r.o.rt, func() (struct{}, error) { r.o.fill(true); return struct{}{}, nil })
 	}
 	res, ok := r.blk.Poll(cx)
 	if !ok {

@@ -15,6 +15,8 @@ import (
 // flight at once (Split gives them to two tasks).
 type conn struct {
 	n *netFD
+	// poll is the state of PollRead and PollWrite (see AsyncReader).
+	poll connPoll
 }
 
 // LocalAddr and RemoteAddr return the connection's addresses.
