@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -11,7 +12,12 @@ import (
 
 // TestMain fails the run if a test leaves a goroutine behind: every runtime a
 // test starts is shut down, and Shutdown returns only once its workers have.
+// Started with childFlag, the binary is the process tests' child program
+// instead.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == childFlag {
+		os.Exit(runChild(os.Args[2:]))
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -502,7 +502,8 @@ type ExitStatus struct {
 	state *os.ProcessState
 }
 
-// Code returns the exit code, or -1 if the child was killed by a signal.
+// Code returns the exit code, or -1 if the child was killed by a signal
+// (on Windows, where Kill's TerminateProcess sets the code, 1).
 func (s ExitStatus) Code() int {
 	if s.state == nil {
 		return -1

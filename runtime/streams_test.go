@@ -229,9 +229,8 @@ func TestStreamsFromIOReaderAndWriter(t *testing.T) {
 // into cat's stdin through AsIOWriter from a goroutine while a task reads
 // cat's stdout line by line with a BufReader.
 func TestStreamsChildPipes(t *testing.T) {
-	skipWithoutSh(t)
 	rt := newRuntime(t, runtime.Config{})
-	c := spawnChild(t, rt, runtime.Command("cat").Stdin(runtime.Piped).Stdout(runtime.Piped))
+	c := spawnChild(t, rt, childCmd("cat").Stdin(runtime.Piped).Stdout(runtime.Piped))
 	lines := 2000
 	go func() {
 		w := runtime.AsIOWriter(context.Background(), runtime.NewBufWriter(c.Stdin(), 0))
