@@ -91,10 +91,15 @@ func run(jobs []string, grace time.Duration, out io.Writer, trigger <-chan struc
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := await(h, child.Output())
-			if err == nil && res.Status.Success() {
+			// The first line as it comes, the rest drained (a child
+			// blocked on a full pipe would never finish), then the wait.
+			out := runtime.NewBufReader(child.Stdout(), 0)
+			first, ferr := await(h, out.ReadLine())
+			_, derr := await(h, runtime.Copy(runtime.FromIOWriter(io.Discard), out))
+			st, err := await(h, child.Wait())
+			if ferr == nil && derr == nil && err == nil && st.Success() {
 				mu.Lock()
-				firsts = append(firsts, strings.SplitN(string(res.Stdout), "\n", 2)[0])
+				firsts = append(firsts, first)
 				mu.Unlock()
 			}
 			g.Release() // killed jobs release too, once reaped
