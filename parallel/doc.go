@@ -1,3 +1,206 @@
 // Package parallel is the fork-join sibling of the blitz runtime: a
-// Rayon-style pool of worker goroutines with a Chase-Lev deque each.
+// Rayon-style pool of worker goroutines with a Chase-Lev deque each (seed
+// 004, Blitz). It provides Join, scopes, latches, and parallel loops (For,
+// Reduce, MapReduce, Collect, MapInPlace) with adaptive grain. It imports
+// only the standard library and wsqueue.
+//
+// Comments elsewhere in the package cite the sections below by name.
+//
+// # Contexts, not thread-locals
+//
+// Blitz and Rayon find the current worker in a thread-local; Go has none.
+// Every job therefore receives the worker that runs it, a *Ctx, and passes
+// it on: c.Join, c.Scope, On(c) for loops. Code outside the pool uses a
+// *Pool (p.Run, p.Join, p.Scope, On(p)) or the package-level functions,
+// which use Default. A Ctx is valid only on the goroutine of the job it was
+// passed to, until the job returns.
+//
+// # Join
+//
+// c.Join(a, b) at join depth d takes frame d of the worker's frame stack (a
+// job struct allocated the first time the worker reaches depth d, reused
+// after: Join allocates nothing), stores b in it and pushes it on the
+// worker's deque, then:
+//
+//  1. runs a inline, recovering a panic;
+//  2. pops its deque: if it gets the frame, b was not stolen, and it runs b
+//     inline (the fast path: no latch, no atomics beyond the deque's); if it
+//     gets another job, one pushed after the frame and left behind
+//     (Scope.SpawnFrom does that), it runs that job and pops again;
+//  3. if the deque is empty, b was stolen: it waits for the frame's latch
+//     (the done flag), running other work meanwhile (section "Waiting");
+//     the thief runs b, stores its panic, sets done and notifies the owner.
+//  4. the owner resets the frame (done false, fn nil) and re-panics, if a
+//     or b panicked.
+//
+// Thieves take the oldest frame (wsqueue's Steal), so a stolen frame is the
+// largest piece of work available: the outermost pending join.
+//
+// # Panics
+//
+// A panic in a job is recovered on the goroutine that ran it, with its
+// stack, as a *PanicError. Join re-panics only after both sides returned,
+// with a's panic if a panicked, else b's: the order of the arguments, not
+// of time, so that the outcome is deterministic. Scope re-panics after the
+// body and all spawned jobs finished, with the first panic recorded (in
+// time). Run, the pool-level calls and the loops re-panic with the job's
+// *PanicError. A *PanicError travels unchanged through nested joins, so its
+// Stack is the original panic's. The alternative, re-panicking the original
+// value, would lose the stack of a panic that happened on another worker.
+// Misuse panics with a "parallel: " string.
+//
+// # The counters word
+//
+// The sleep protocol is Rayon's jobs event counter (JEC) protocol. One
+// atomic uint64 per pool packs three fields:
+//
+//	bits  0-15  sleeping: workers that registered as asleep (step 6 below)
+//	bits 16-31  inactive: workers looking for work, sleeping ones included
+//	bits 32-63  JEC: even when a worker announced it is sleepy since the
+//	            last new work; odd otherwise
+//
+// Packing lets a worker about to sleep check the JEC and count itself
+// sleeping in one CAS, and lets a producer bump the JEC and read the sleeping
+// and inactive counts in one CAS.
+//
+// # Going to sleep
+//
+// A worker with nothing to do (its main loop, or a join or latch wait) runs
+// these steps. Each worker has a sleep latch, Ctx.state, with four states:
+// UNSET, SLEEPY, SLEEPING and SET, where SET means "notified: look again".
+//
+//  1. Count itself inactive (startLooking).
+//  2. Search: its own deque, a steal from each other worker starting at a
+//     random one, the injection queue. A job found ends the idle spell:
+//     count itself active again and wake up to two sleepers, since there
+//     may be more work (workFound), then run the job.
+//  3. After SleepyRounds fruitless rounds, each followed by
+//     runtime.Gosched, announce sleepiness: make the JEC even if it is odd,
+//     and keep the even value as the snapshot. Search once more.
+//  4. CAS its latch UNSET→SLEEPY. Failure means SET: store UNSET (consume
+//     the notification) and go back to step 2, which re-checks what it
+//     waits for.
+//  5. Lock its mutex; CAS SLEEPY→SLEEPING; failure means SET, as in 4.
+//  6. Loop: load the counters word; if the JEC differs from the snapshot,
+//     work was posted since step 3: unlock, store UNSET and go back to
+//     step 3 (search, announce again). Otherwise CAS sleeping+1 into it.
+//  7. Look at the injection queue once more (a JEC that wrapped around
+//     2^32 times would fool step 6): if it holds a job, take itself off the
+//     sleeping count, unlock, store UNSET, go to step 2.
+//  8. Set blocked and wait on its sync.Cond until a waker clears blocked;
+//     the waker also takes it off the sleeping count. Unlock, store UNSET,
+//     go to step 2.
+//
+// A sleeping worker is a parked goroutine: an idle pool costs no CPU.
+//
+// # Posting work
+//
+// Whoever publishes jobs (a deque push by Join or Spawn, an injection)
+// then calls newJobs:
+//
+//  1. Load the counters word; while the JEC is even, CAS it to odd.
+//  2. If no worker sleeps, stop. Otherwise, if the queue was not empty
+//     before the push, wake min(n, sleeping) workers; else wake enough
+//     sleepers to make up for the awake idle workers (inactive - sleeping)
+//     that will find the jobs anyway.
+//
+// No lost wake-up: take a worker W going to sleep with snapshot s (even)
+// and a job J published after W's last search. The publisher's read in
+// step 1 and W's CAS in step 6 are atomic operations on one word, so one
+// comes first. If the publisher's comes first, it saw JEC s or a later
+// value: if s, it CASes it to s+1; either way W's step 6 sees a JEC other
+// than s and searches again, finding J. If W's CAS comes first, the
+// publisher sees W counted sleeping and wakes a sleeper, W or another (any
+// woken worker searches and finds J), unless enough workers are awake and
+// idle: each of those searches again before it sleeps, and either finds J
+// or goes through step 6 after the publisher's step 1, which the JEC
+// catches. A waker blocks on W's mutex, which W holds from step 5 until it
+// waits, so it cannot miss the blocked flag of step 8.
+//
+// # Latches and notification
+//
+// A worker may also wait for a latch: a stolen join frame's done flag, a
+// OnceLatch or CountLatch (WaitCtx), the pool's stop flag. Whoever sets the
+// latch then notifies each worker that may wait for it: swap its sleep
+// latch to SET, and if it was SLEEPING, wake it (lock, clear blocked,
+// signal). The race against a worker going to sleep is the one the four
+// states exist for (seed 004, "tickle-then-get-sleepy"): a notification
+// before step 4 makes that CAS fail; one between 4 and 5 makes 5 fail; one
+// after 5 finds SLEEPING and wakes the worker, blocking on its mutex until
+// it waits. A worker consumes a SET by storing UNSET and then re-checks what
+// it waits for, so a stale notification costs one search round. Join frames
+// notify their owner; a OnceLatch keeps the workers in WaitCtx in a list
+// under its mutex; goroutines in Wait block on a channel the latch closes.
+//
+// # Waiting
+//
+// A worker that waits (waitUntil) pops its own deque first, then searches
+// and sleeps as in "Going to sleep", running any job it finds, until the
+// awaited flag is set. This is the hybrid join of seed 004: the pop first
+// catches the common case of deep recursion, where nothing was stolen, and
+// a worker whose b was stolen keeps working rather than blocking. The jobs
+// it runs nest on its goroutine's stack.
+//
+// # The injection queue
+//
+// Work from outside the pool (Run, and Join, Scope and the loops on a
+// *Pool) goes to a FIFO list under a mutex with an atomic length, which idle
+// workers read without locking. The caller blocks on a channel of capacity
+// one that the job struct carries; the structs are recycled through a
+// sync.Pool. A Treiber stack, as in the seed, would be LIFO and needs
+// either a lock or ABA care for its pop; injection is not on the fork-join
+// hot path, so the mutex is the simple choice.
+//
+// # Calls from a worker without its Ctx
+//
+// A job may call the pool-level API of its own pool (p.Run, p.Join,
+// parallel.For with On(p), Default's functions from a Default job) instead
+// of using its Ctx. Injecting and blocking there would take the worker out
+// of the pool; with every worker doing it the pool would deadlock. So the
+// pool-level calls first ask whether the calling goroutine is one of the
+// pool's workers, and if so run the work at once on that worker, exactly as
+// the Ctx-level call would. The question is cheap when every worker is
+// inactive (a worker running user code never is, so the caller is not one);
+// otherwise it compares the goroutine id, parsed from runtime.Stack (about a
+// microsecond), with the ids the workers recorded at start. Go reuses no
+// goroutine id. A worker of one pool calling another pool blocks, which is
+// safe unless two pools wait for each other with every worker.
+//
+// # Scopes
+//
+// c.Scope(body) runs body with a *Scope whose CountLatch counts the body
+// and every spawned job not yet finished. s.Spawn pushes a job on the deque
+// of the worker running the body; a spawned job that spawns more calls
+// s.SpawnFrom(itsCtx, f), which pushes on its own worker's deque (Go cannot
+// find the current worker without its Ctx). When the body returns, the
+// owner waits for the latch, running jobs meanwhile. Spawned jobs are
+// allocated, one per Spawn.
+//
+// # Loops
+//
+// The loops split [0, n) recursively with Join. With automatic grain, the
+// split follows Rayon's adaptive splitter: a budget of 2·workers splits
+// (splitsPerWorker), halved at each split, ends in about 4·workers pieces
+// when nobody steals; a piece whose job was stolen (it runs on another
+// worker than the one that split it) has its budget raised back to the
+// worker count, since a steal shows that a worker is idle and the work is
+// unbalanced. Ranges are never split below autoMinGrain (32) elements per
+// half, and a loop of fewer than 64 elements runs sequentially on the
+// calling goroutine without touching a pool: the sequential cut-off. With
+// Grain(g), ranges are split until they hold at most g elements, stolen or
+// not, and a loop of at most g elements runs sequentially. Where a loop
+// runs is an Option, On(e), with e a *Pool or a *Ctx (an Executor); without
+// it, Default. A panic in a loop body is re-raised as a *PanicError after
+// every piece finished.
+//
+// # Close
+//
+//  1. Mark the injection queue closed under its mutex: later submissions
+//     panic with ErrClosed.
+//  2. Wait until every injected job has run.
+//  3. Set the stop flag and notify every worker; each leaves its main wait
+//     (its deque is empty: all joins complete inside their jobs).
+//  4. Wait for the worker goroutines to exit.
+//
+// The Default pool ignores Close.
 package parallel

@@ -1,0 +1,69 @@
+package parallel
+
+import (
+	"runtime"
+	"time"
+)
+
+// CloseDefault closes the Default pool, if it was started, and forgets it,
+// so that TestMain can check for leaked goroutines.
+func CloseDefault() {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if p := defaultPool.Load(); p != nil {
+		p.close()
+		defaultPool.Store(nil)
+	}
+}
+
+// Counters returns a snapshot of p's counters word.
+func Counters(p *Pool) (sleeping, inactive int, jec uint32) {
+	c := counters(p.counters.Load())
+	return c.sleeping(), c.inactive(), c.jec()
+}
+
+// BlockedWorkers returns how many of p's workers are blocked on their
+// condition variables.
+func BlockedWorkers(p *Pool) int {
+	n := 0
+	for _, c := range p.workers {
+		c.mu.Lock()
+		if c.blocked {
+			n++
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
+
+// WaitAllAsleep waits until every worker of p is blocked and counted as
+// sleeping, and reports whether that happened within timeout.
+func WaitAllAsleep(p *Pool, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for i := 0; ; i++ {
+		s, _, _ := Counters(p)
+		if s == len(p.workers) && BlockedWorkers(p) == len(p.workers) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		if i < 1000 {
+			runtime.Gosched() // the workers fall asleep within microseconds
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+}
+
+// FrameDepth returns the number of join frames c has allocated.
+func FrameDepth(c *Ctx) int { return len(c.frames) }
+
+// AutoMinGrain is the sequential cut-off of automatic grain.
+const AutoMinGrain = autoMinGrain
+
+// IsWorkerGoroutine reports whether the caller is a worker of p.
+func IsWorkerGoroutine(p *Pool) bool { return p.workerOf() != nil }
+
+// CurGoid exposes curGoid.
+var CurGoid = curGoid

@@ -1,0 +1,60 @@
+package parallel
+
+import "sync/atomic"
+
+// Scope collects a dynamic number of jobs that all finish before the Scope
+// call that made it returns (package doc, section "Scopes"). A *Scope is
+// valid only until that call returns.
+type Scope struct {
+	// owner is the worker that runs the scope's body and waits for its
+	// jobs. Read-only.
+	owner *Ctx
+	// latch counts the body and every spawned job not yet finished.
+	latch CountLatch
+	// panic is the first panic recorded, by the body or a job (CAS from
+	// nil; load after latch is set).
+	panic atomic.Pointer[PanicError]
+}
+
+// Scope runs body with a new Scope, and returns once body and every job
+// spawned into the scope have returned. The jobs may run on any worker,
+// including this one, which runs them while it waits. If the body or a job
+// panics, Scope re-panics once all have finished, with the *PanicError of
+// the first panic recorded. Called by the job c was passed to, on its
+// goroutine.
+func (c *Ctx) Scope(body func(*Scope)) {
+	s := &Scope{owner: c}
+	s.latch.count.Store(1) // the body's count; s is not shared yet
+	s.record(c.call(func(*Ctx) { body(s) }))
+	s.latch.CountDown()
+	s.latch.WaitCtx(c)
+	rethrow(s.panic.Load()) // load; after the latch, which every recorder counted down after recording
+}
+
+// Ctx returns the worker running the scope's body: the Ctx to use for Join
+// and loops inside the body. Called by the scope's body.
+func (s *Scope) Ctx() *Ctx { return s.owner }
+
+// Spawn adds f to the scope: it is pushed on the deque of the worker running
+// the body, runs on some worker, and finishes before Scope returns. Called
+// by the scope's body, on its goroutine; a spawned job that spawns more uses
+// SpawnFrom with its own Ctx.
+func (s *Scope) Spawn(f func(*Ctx)) { s.SpawnFrom(s.owner, f) }
+
+// SpawnFrom is Spawn for a job of the scope (or of a Join inside it) that
+// runs on c: f is pushed on c's deque. It panics if the scope has finished.
+// Called by the job c was passed to, on its goroutine, while the scope runs.
+func (s *Scope) SpawnFrom(c *Ctx, f func(*Ctx)) {
+	if s.latch.Probe() {
+		panic(msgSpawnFinished)
+	}
+	s.latch.Add(1)
+	c.push(&job{kind: kindScope, fn: f, scope: s})
+}
+
+// record keeps pe if it is the scope's first panic. Any worker may call it.
+func (s *Scope) record(pe *PanicError) {
+	if pe != nil {
+		s.panic.CompareAndSwap(nil, pe) // CAS; the first wins, later ones are dropped
+	}
+}
