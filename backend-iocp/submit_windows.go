@@ -16,6 +16,11 @@ func (b *Backend) Submit(op *backend.Op) error {
 	if err := backend.CheckOp(op); err != nil {
 		return err
 	}
+	// The file-system kinds (KindOpenAt, KindStatx, ...) are not served
+	// here (b.caps lacks CapFileOps): refused before anything is kept.
+	if err := backend.CheckCaps(op, b.caps); err != nil {
+		return err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

@@ -231,6 +231,26 @@ func (Control) JoinGroup(fd backend.FD, group netip.Addr, ifindex int) error {
 
 // OpenFile opens path close-on-exec.
 func (Control) OpenFile(path string, flags backend.OpenFlags, perm uint32) (backend.FD, error) {
+	mode, err := OpenMode(flags)
+	if err != nil {
+		return backend.InvalidFD, err
+	}
+	for {
+		fd, err := unix.Open(path, mode, perm)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return backend.InvalidFD, Error("open "+path, err)
+		}
+		return backend.FD(fd), nil
+	}
+}
+
+// OpenMode converts flags to open(2)'s, O_CLOEXEC included: for OpenFile,
+// and for io_uring's OPENAT (backend.KindOpenAt). Flags with neither
+// OpenRead nor OpenWrite are ErrInvalid.
+func OpenMode(flags backend.OpenFlags) (int, error) {
 	var mode int
 	switch flags & (backend.OpenRead | backend.OpenWrite) {
 	case backend.OpenRead:
@@ -240,7 +260,7 @@ func (Control) OpenFile(path string, flags backend.OpenFlags, perm uint32) (back
 	case backend.OpenRead | backend.OpenWrite:
 		mode = unix.O_RDWR
 	default:
-		return backend.InvalidFD, backend.NewError("open", backend.ErrInvalid, fmt.Errorf("neither OpenRead nor OpenWrite"))
+		return 0, backend.NewError("open", backend.ErrInvalid, fmt.Errorf("neither OpenRead nor OpenWrite"))
 	}
 	if flags&backend.OpenCreate != 0 {
 		mode |= unix.O_CREAT
@@ -254,16 +274,7 @@ func (Control) OpenFile(path string, flags backend.OpenFlags, perm uint32) (back
 	if flags&backend.OpenExclusive != 0 {
 		mode |= unix.O_EXCL
 	}
-	for {
-		fd, err := unix.Open(path, mode|unix.O_CLOEXEC, perm)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return backend.InvalidFD, Error("open "+path, err)
-		}
-		return backend.FD(fd), nil
-	}
+	return mode | unix.O_CLOEXEC, nil
 }
 
 // CloseFD closes fd. EINTR is not retried: on Linux and the BSDs the

@@ -40,6 +40,11 @@ type Backend struct {
 	extArg          bool
 	curPos          bool
 	bufMode         int
+	// fileOps and ftruncate: the kernel has OPENAT, FSYNC and STATX, and
+	// FTRUNCATE (probed; the Options can turn them off). Mirrored in caps,
+	// which Submit checks.
+	fileOps   bool
+	ftruncate bool
 
 	// mu guards the submission side: the SQ (r.tail and the SQEs), the
 	// slab and the records, the per-fd lists, the parked closes, the
@@ -145,6 +150,8 @@ func (b *Backend) detect(o Options) error {
 	b.pollFirst = new519 && !o.DisablePollFirst
 	b.extArg = b.r.features&featExtArg != 0 && !o.DisableExtArg
 	b.curPos = b.r.features&featRWCurPos != 0
+	b.fileOps = p.supports(opOpenat) && p.supports(opFsync) && p.supports(opStatx) && !o.DisableFileOps
+	b.ftruncate = b.fileOps && p.supports(opFtruncate) && !o.DisableFtruncate
 	switch {
 	case o.DisableProvideBuffers || !p.supports(opProvideBuffers):
 		b.bufMode = bufEmulate
@@ -162,6 +169,12 @@ func (b *Backend) detect(o Options) error {
 	}
 	if b.nativeCancelFD {
 		b.caps |= backend.CapCancelFD
+	}
+	if b.fileOps {
+		b.caps |= backend.CapFileOps
+	}
+	if b.ftruncate {
+		b.caps |= backend.CapFtruncate
 	}
 	return nil
 }

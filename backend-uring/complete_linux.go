@@ -5,6 +5,7 @@ package uring
 import (
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
 	unixio "github.com/blitz-go/blitz/backend-unix"
@@ -265,8 +266,14 @@ func (b *Backend) completion(r *record) Completion {
 		c.Addr = unixio.DecodeRaw(&r.addr, r.msg.Namelen)
 	case backend.KindPoll:
 		c.N = int(unixio.PollEvents(int(res)))
-	case backend.KindCancel, backend.KindClose, backend.KindConnect, backend.KindNop:
+	case backend.KindCancel, backend.KindClose, backend.KindConnect, backend.KindNop,
+		backend.KindFsync, backend.KindFtruncate:
 		c.N = 0
+	case backend.KindOpenAt:
+		c.N, c.FD = 0, backend.FD(res)
+	case backend.KindStatx:
+		c.N = 0
+		decodeStatx(r.stx, &op.File.Stat)
 	case backend.KindRecv:
 		if r.flags&recBuffer != 0 {
 			if res == 0 {
@@ -289,6 +296,11 @@ func (b *Backend) opError(r *record, errno syscall.Errno) error {
 	}
 	if r.flags&recTimedOut != 0 && (errno == unix.ECANCELED || errno == unix.EINTR || errno == unix.ETIME) {
 		return backend.ErrTimeout
+	}
+	if r.flags&recCanceled != 0 && interrupted(errno) {
+		// A request blocked in an io-wq thread (an openat of a FIFO) is
+		// stopped by a signal to that thread: the cancel, not a failure.
+		return backend.ErrCanceled
 	}
 	switch {
 	case op.Kind == backend.KindCancel && errno == unix.EALREADY:
@@ -327,4 +339,38 @@ func (b *Backend) acceptCompletion(op *backend.Op, res int32, more bool, r *reco
 		c.Addr = unixio.FromSockaddr(sa)
 	}
 	return c
+}
+
+// decodeStatx converts the kernel's statx result to the contract's
+// FileStat, in stat(2)'s terms (device numbers encoded as st_dev is).
+func decodeStatx(x *unix.Statx_t, st *backend.FileStat) {
+	ts := func(t unix.StatxTimestamp) time.Time { return time.Unix(t.Sec, int64(t.Nsec)) }
+	*st = backend.FileStat{
+		Mode: uint32(x.Mode), Nlink: x.Nlink, UID: x.Uid, GID: x.Gid, Blksize: x.Blksize,
+		Ino: x.Ino, Dev: unix.Mkdev(x.Dev_major, x.Dev_minor), Rdev: unix.Mkdev(x.Rdev_major, x.Rdev_minor),
+		Size: int64(x.Size), Blocks: int64(x.Blocks),
+		Atime: ts(x.Atime), Mtime: ts(x.Mtime), Ctime: ts(x.Ctime),
+	}
+	if x.Mask&unix.STATX_BTIME != 0 {
+		st.Btime = ts(x.Btime)
+	}
+}
+
+// Restart codes the kernel uses inside for an interrupted system call;
+// io_uring lets them out in the result of a request interrupted in an io-wq
+// thread (a cancelled openat waiting on a FIFO gets ERESTARTSYS).
+const (
+	errRestartSys     = syscall.Errno(512) // ERESTARTSYS
+	errRestartNoIntr  = syscall.Errno(513) // ERESTARTNOINTR
+	errRestartNoHand  = syscall.Errno(514) // ERESTARTNOHAND
+	errRestartRestart = syscall.Errno(516) // ERESTART_RESTARTBLOCK
+)
+
+// interrupted reports whether errno says a signal stopped the request.
+func interrupted(errno syscall.Errno) bool {
+	switch errno {
+	case unix.EINTR, errRestartSys, errRestartNoIntr, errRestartNoHand, errRestartRestart:
+		return true
+	}
+	return false
 }

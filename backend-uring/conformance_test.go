@@ -23,8 +23,9 @@ var fallbacks = []struct {
 	{"NoExtArg", Options{DisableExtArg: true}},
 	{"NoPollFirst", Options{DisablePollFirst: true}},
 	{"NoCoopTaskrun", Options{DisableCoopTaskrun: true}},
+	{"NoFtruncate", Options{DisableFtruncate: true}},
 	{"AllFallbacks", Options{DisableMultishotAccept: true, DisableProvideBuffers: true, DisableCancelFD: true,
-		DisableExtArg: true, DisablePollFirst: true, DisableCoopTaskrun: true, Entries: 64}},
+		DisableExtArg: true, DisablePollFirst: true, DisableCoopTaskrun: true, DisableFileOps: true, Entries: 64}},
 }
 
 func TestConformance(t *testing.T) {

@@ -47,6 +47,16 @@
 // runtime can use epoll. SUBMIT_ALL is used where the kernel has it, so
 // that one bad SQE does not hold back the rest of a batch.
 //
+// The file-system kinds are probed too: OPENAT, FSYNC and STATX (5.6) give
+// backend.CapFileOps, FTRUNCATE (6.9) backend.CapFtruncate, and Submit
+// refuses a kind the kernel lacks with backend.ErrUnsupported
+// (Options.DisableFileOps and DisableFtruncate force that). The record holds
+// the NUL-terminated path and the statx buffer the kernel uses; the statx
+// result is decoded into the caller's backend.FileStat at the completion. A
+// request stopped in an io-wq thread by a cancel (an openat waiting on a
+// FIFO) reports the kernel's EINTR or ERESTARTSYS, which become
+// backend.ErrCanceled.
+//
 // # Task work
 //
 // io_uring finishes a request that had to wait (a recv on an empty socket)

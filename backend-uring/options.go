@@ -37,6 +37,14 @@ type Options struct {
 	// submitted its request (an inter-processor interrupt) when that thread
 	// is running, instead of waiting for its next kernel entry.
 	DisableCoopTaskrun bool
+	// DisableFileOps refuses the file-system kinds (KindOpenAt,
+	// KindFsync, KindStatx, KindFtruncate) with ErrUnsupported, as on a
+	// kernel without IORING_OP_OPENAT, FSYNC and STATX, so that callers
+	// test their blocking fallback.
+	DisableFileOps bool
+	// DisableFtruncate refuses KindFtruncate with ErrUnsupported, as on a
+	// kernel before 6.9 (no IORING_OP_FTRUNCATE).
+	DisableFtruncate bool
 }
 
 // defaults fills the zero fields.

@@ -61,7 +61,7 @@ func (b *Backend) submitLocked(op *backend.Op) error {
 	case backend.KindCancel:
 		b.noteCancel(r, op.Target)
 	}
-	if hasFD(op.Kind) && op.FD < maxListedFD {
+	if usesFD(op) && op.FD < maxListedFD {
 		r.fd = int32(op.FD)
 		b.fdLink(slot, r)
 	}
@@ -176,8 +176,11 @@ func (b *Backend) dropQueued(slot int32, r *record) {
 }
 
 // check refuses what CheckOp cannot know: a group not registered, offset
-// -1 on an old kernel.
+// -1 on an old kernel, a file-system kind the kernel lacks.
 func (b *Backend) check(op *backend.Op) error {
+	if err := backend.CheckCaps(op, b.caps); err != nil {
+		return err
+	}
 	switch op.Kind {
 	case backend.KindRecv:
 		if op.Flags&backend.SelectBuffer != 0 && b.group(op.BufferGroup) == nil {
@@ -188,17 +191,20 @@ func (b *Backend) check(op *backend.Op) error {
 			return backend.NewError(op.Kind.String(), backend.ErrUnsupported, errNoCurPos)
 		}
 	}
-	if hasFD(op.Kind) && op.FD >= 1<<31 {
+	if usesFD(op) && op.FD >= 1<<31 {
 		return backend.NewError(op.Kind.String(), backend.ErrInvalid, errFDTooHigh)
 	}
 	return nil
 }
 
-// hasFD reports whether ops of kind k work on Op.FD.
-func hasFD(k backend.Kind) bool {
-	switch k {
-	case backend.KindNop, backend.KindCancel, backend.KindTimeout:
+// usesFD reports whether op works on Op.FD: not a nop, cancel, timeout or
+// openat, nor a statx of a path.
+func usesFD(op *backend.Op) bool {
+	switch op.Kind {
+	case backend.KindNop, backend.KindCancel, backend.KindTimeout, backend.KindOpenAt:
 		return false
+	case backend.KindStatx:
+		return op.File.Path == ""
 	}
 	return true
 }
@@ -232,6 +238,11 @@ func (b *Backend) encode(op *backend.Op, r *record) error {
 		}
 	case backend.KindTimeout:
 		setTimespec(&r.ts, op.Timeout)
+	case backend.KindOpenAt, backend.KindStatx:
+		r.path = append(append(r.path[:0], op.File.Path...), 0)
+		if op.Kind == backend.KindStatx && r.stx == nil {
+			r.stx = new(unix.Statx_t)
+		}
 	}
 	return nil
 }
@@ -279,10 +290,40 @@ func (b *Backend) arm(slot int32, r *record) {
 		s.Opcode, s.FD, s.Addr, s.Len = opTimeout, -1, uint64(uintptrOf(&r.ts)), 1
 	case backend.KindPoll:
 		s.Opcode, s.OpFlags = opPollAdd, pollMask(op.Events)
+	case backend.KindOpenAt, backend.KindFsync, backend.KindStatx, backend.KindFtruncate:
+		prepFile(s, r)
 	}
 	if r.flags&recLinked != 0 {
 		s.Flags |= sqeIOLink
 		b.pushLinkTimeout(slot, r)
+	}
+}
+
+// prepFile fills the file-system ops. The kernel reads the path (r.path,
+// NUL-terminated by encode) and writes the statx buffer (r.stx) while the
+// request runs; both live in the record until its last CQE.
+func prepFile(s *sqe, r *record) {
+	op := r.op
+	switch op.Kind {
+	case backend.KindOpenAt:
+		mode, _ := unixio.OpenMode(op.File.OpenFlags) // CheckOp made sure it converts
+		s.Opcode, s.FD, s.Addr = opOpenat, unix.AT_FDCWD, uint64(uintptrOf(&r.path[0]))
+		s.Len, s.OpFlags = op.File.Perm, uint32(mode)
+	case backend.KindFsync:
+		s.Opcode = opFsync
+		if op.Flags&backend.DataSync != 0 {
+			s.OpFlags = fsyncDataSync
+		}
+	case backend.KindStatx:
+		s.Opcode, s.Addr, s.Off = opStatx, uint64(uintptrOf(&r.path[0])), uint64(uintptrOf(r.stx))
+		s.Len = unix.STATX_BASIC_STATS | unix.STATX_BTIME
+		if op.File.Path == "" {
+			s.OpFlags = unix.AT_EMPTY_PATH
+		} else {
+			s.FD = unix.AT_FDCWD
+		}
+	case backend.KindFtruncate:
+		s.Opcode, s.Off = opFtruncate, uint64(op.Offset)
 	}
 }
 

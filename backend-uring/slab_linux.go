@@ -86,6 +86,12 @@ type record struct {
 	iov1    unix.Iovec
 	msg     unix.Msghdr
 	iov     []unix.Iovec // readv/writev, reused across ops
+	// path is the NUL-terminated copy of File.Path that an openat or statx
+	// hands the kernel; stx is the buffer a statx fills, decoded into
+	// File.Stat at the completion. Both are made on the slot's first file
+	// op and reused, so that an idle socket's record pays 32 bytes for them.
+	path []byte
+	stx  *unix.Statx_t
 }
 
 const chunkSize = 256

@@ -62,6 +62,7 @@ const (
 	opNop            = 0
 	opReadv          = 1
 	opWritev         = 2
+	opFsync          = 3
 	opPollAdd        = 6
 	opSendmsg        = 9
 	opRecvmsg        = 10
@@ -71,12 +72,15 @@ const (
 	opAsyncCancel    = 14
 	opLinkTimeout    = 15
 	opConnect        = 16
+	opOpenat         = 18
 	opClose          = 19
+	opStatx          = 21
 	opRead           = 22
 	opWrite          = 23
 	opSend           = 26
 	opRecv           = 27
 	opProvideBuffers = 31
+	opFtruncate      = 55 // Linux 6.9
 )
 
 // Operation flags.
@@ -86,6 +90,7 @@ const (
 	cancelAll       = 1 << 0 // IORING_ASYNC_CANCEL_ALL
 	cancelFD        = 1 << 1 // IORING_ASYNC_CANCEL_FD
 	cancelAny       = 1 << 2 // IORING_ASYNC_CANCEL_ANY
+	fsyncDataSync   = 1 << 0 // IORING_FSYNC_DATASYNC, in sqe.fsync_flags
 )
 
 // io_uring_register opcodes.

@@ -132,6 +132,11 @@ const (
 	// usually cheaper than the TrySend fast path; a goroutine that would
 	// block waiting for the op's completion still gains from the fast path.
 	CapNativeCompletions
+	// CapFileOps: KindOpenAt, KindFsync and KindStatx are served (io_uring
+	// from Linux 5.6). Without it Submit refuses them with ErrUnsupported.
+	CapFileOps
+	// CapFtruncate: KindFtruncate is served (io_uring from Linux 6.9).
+	CapFtruncate
 )
 
 // Has reports whether c has every capability of want.

@@ -30,6 +30,12 @@ func TestCheckOpValid(t *testing.T) {
 		"timeout 0":         {Kind: KindTimeout},
 		"poll in":           {Kind: KindPoll, Events: EventIn},
 		"poll out":          {Kind: KindPoll, Events: EventOut | EventErr},
+		"openat":            {Kind: KindOpenAt, File: &FileArgs{Path: "f", OpenFlags: OpenRead | OpenCreate, Perm: 0o4755}},
+		"fsync":             {Kind: KindFsync},
+		"fdatasync":         {Kind: KindFsync, Flags: DataSync},
+		"statx of FD":       {Kind: KindStatx, File: &FileArgs{}},
+		"statx of a path":   {Kind: KindStatx, File: &FileArgs{Path: "/"}},
+		"ftruncate to 0":    {Kind: KindFtruncate},
 	}
 	for name, op := range valid {
 		if err := CheckOp(op); err != nil {
@@ -68,6 +74,15 @@ func TestCheckOpInvalid(t *testing.T) {
 		"send empty":           {Kind: KindSend},
 		"poll no events":       {Kind: KindPoll},
 		"poll only err events": {Kind: KindPoll, Events: EventErr | EventHup},
+		"datasync on a write":  {Kind: KindWrite, Buf: buf, Flags: DataSync},
+		"openat nil File":      {Kind: KindOpenAt},
+		"openat empty path":    {Kind: KindOpenAt, File: &FileArgs{OpenFlags: OpenRead}},
+		"openat NUL in path":   {Kind: KindOpenAt, File: &FileArgs{Path: "a\x00b", OpenFlags: OpenRead}},
+		"openat no access":     {Kind: KindOpenAt, File: &FileArgs{Path: "f", OpenFlags: OpenCreate}},
+		"openat wild perm":     {Kind: KindOpenAt, File: &FileArgs{Path: "f", OpenFlags: OpenRead, Perm: 0o10000}},
+		"statx nil File":       {Kind: KindStatx},
+		"statx NUL in path":    {Kind: KindStatx, File: &FileArgs{Path: "\x00"}},
+		"ftruncate negative":   {Kind: KindFtruncate, Offset: -1},
 	}
 	for name, op := range invalid {
 		err := CheckOp(op)
@@ -92,5 +107,31 @@ func TestCheckOpAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("CheckOp allocates %v times", a)
+	}
+}
+
+// TestCheckCaps: the file-system kinds need their capability, the others
+// none; a refusal is an *Error wrapping ErrUnsupported.
+func TestCheckCaps(t *testing.T) {
+	for k := KindNop; k < kindEnd; k++ {
+		op := &Op{Kind: k}
+		err := CheckCaps(op, 0)
+		switch k {
+		case KindOpenAt, KindFsync, KindStatx, KindFtruncate:
+			var e *Error
+			if !errors.Is(err, ErrUnsupported) || !errors.As(err, &e) || e.Op != k.String() {
+				t.Errorf("%s without caps: %v, want an *Error wrapping ErrUnsupported", k, err)
+			}
+			if err := CheckCaps(op, CapFileOps|CapFtruncate); err != nil {
+				t.Errorf("%s with the caps: %v", k, err)
+			}
+		default:
+			if err != nil {
+				t.Errorf("%s needs nothing, got %v", k, err)
+			}
+		}
+	}
+	if err := CheckCaps(&Op{Kind: KindFtruncate}, CapFileOps); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("ftruncate with CapFileOps only: %v", err)
 	}
 }

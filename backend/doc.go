@@ -69,6 +69,20 @@
 // caller's own requests. Misuse (an invalid Op, a second concurrent Wait)
 // gets ErrInvalid or ErrBusy, never a hang or a crash.
 //
+// # File-system operations
+//
+// Opening, syncing, stat-ing and truncating a file are ops too (KindOpenAt,
+// KindFsync, KindStatx, KindFtruncate), because io_uring runs them in the
+// kernel without a thread of ours blocking. Only backends whose Caps have
+// CapFileOps (and CapFtruncate) serve them; the others refuse them at
+// Submit with an *Error wrapping ErrUnsupported (CheckCaps), never with a
+// completion, so the caller falls back to a blocking call on a thread of
+// its own (the runtime's blocking pool) without having anything to undo.
+// Their arguments and the statx result travel in a FileArgs the Op points
+// to (Op.File): the caller's memory, referenced by the op until its final
+// completion; the NUL-terminated path the kernel reads and the raw statx
+// buffer it writes are the backend's, kept in the op's record as long.
+//
 // # Resources
 //
 // Sockets and files are made through the backend (Resources), because each

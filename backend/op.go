@@ -71,6 +71,34 @@ const (
 	// (which may include EventErr and EventHup without being asked).
 	KindPoll
 
+	// The file-system kinds below are served where Caps has CapFileOps
+	// (KindFtruncate: CapFtruncate), today io_uring only; elsewhere Submit
+	// refuses them with an *Error wrapping ErrUnsupported, so a caller
+	// tries the op and falls back to a blocking call (see "File-system
+	// operations" in the package doc).
+
+	// KindOpenAt opens File.Path (relative paths from the process's
+	// working directory; FD is not read) with File.OpenFlags and, when it
+	// creates the file, permissions File.Perm before the umask. The
+	// descriptor is close-on-exec and blocking, as OpenFile's is on Unix.
+	// Completion.FD is the new descriptor, which the caller owns (an
+	// abandoned open must close it); N = 0. Unlike open(2), io_uring first
+	// tries without blocking unless OpenCreate or OpenTruncate is set, so a
+	// FIFO's open may not wait for its peer: read-only it succeeds at once,
+	// write-only without a reader it fails with ENXIO (ErrIO).
+	KindOpenAt
+	// KindFsync commits FD's data and metadata to stable storage (fsync),
+	// or with Flags&DataSync its data and the metadata needed to read it
+	// back (fdatasync). N = 0.
+	KindFsync
+	// KindStatx fills File.Stat with the metadata of FD (File.Path "") or
+	// of File.Path (following symbolic links; FD not read). N = 0. The
+	// backend writes File.Stat before the final completion and never after.
+	KindStatx
+	// KindFtruncate sets the size of the regular file FD to Offset (>= 0).
+	// N = 0. Needs CapFtruncate (io_uring on Linux 6.9 and later).
+	KindFtruncate
+
 	kindEnd
 )
 
@@ -78,7 +106,8 @@ var kindNames = [...]string{
 	KindNop: "nop", KindAccept: "accept", KindConnect: "connect", KindRecv: "recv",
 	KindSend: "send", KindRecvFrom: "recvfrom", KindSendTo: "sendto", KindRead: "read",
 	KindWrite: "write", KindReadv: "readv", KindWritev: "writev", KindClose: "close",
-	KindCancel: "cancel", KindTimeout: "timeout", KindPoll: "poll",
+	KindCancel: "cancel", KindTimeout: "timeout", KindPoll: "poll", KindOpenAt: "openat",
+	KindFsync: "fsync", KindStatx: "statx", KindFtruncate: "ftruncate",
 }
 
 // String returns the kind's name as used in *Error.Op: "recv", "accept".
@@ -91,6 +120,19 @@ func (k Kind) String() string {
 
 // Valid reports whether k is one of the kinds above.
 func (k Kind) Valid() bool { return k > 0 && k < kindEnd }
+
+// Needs returns the capabilities a backend must have to serve ops of kind
+// k: CapFileOps for KindOpenAt, KindFsync and KindStatx, CapFtruncate for
+// KindFtruncate, none for the rest (see CheckCaps).
+func (k Kind) Needs() Caps {
+	switch k {
+	case KindOpenAt, KindFsync, KindStatx:
+		return CapFileOps
+	case KindFtruncate:
+		return CapFtruncate
+	}
+	return 0
+}
 
 // OpFlags modify an op.
 type OpFlags uint8
@@ -111,6 +153,10 @@ const (
 	// is the same with or without it; a backend may ignore it. Not allowed
 	// on other kinds.
 	PollFirst
+	// DataSync makes a KindFsync an fdatasync: the file's data and only
+	// the metadata needed to read it back (its size, not its times). Not
+	// allowed on other kinds.
+	DataSync
 )
 
 // Events are readiness conditions, for KindPoll.
@@ -170,11 +216,67 @@ type Op struct {
 	Timeout time.Duration
 	// Target is the op a KindCancel cancels.
 	Target *Op
+	// File holds the arguments and result of KindOpenAt and KindStatx
+	// (path, open flags and permissions; the Stat the statx fills). It is
+	// the caller's, and like Buf the backend keeps it referenced until the
+	// final completion: the path bytes the kernel reads are the backend's
+	// own NUL-terminated copy, kept with the op's record, but File.Stat is
+	// written at the completion. A pointer, not fields, because every op
+	// carries an Op and few are file-system ones.
+	File *FileArgs
 
 	// Internal is the bookkeeping of the backend that holds the op. Only
 	// that backend reads or writes it, between Submit and the final
 	// completion; callers leave it alone.
 	Internal Internal
+}
+
+// FileArgs are the arguments and the result of the file-system kinds,
+// referenced from Op.File. A caller embeds one next to its Op (the
+// runtime's open and stat futures do) so that submitting allocates nothing.
+type FileArgs struct {
+	// Path is the file to open (KindOpenAt) or to stat (KindStatx, where
+	// "" stats Op.FD). It must not contain a NUL byte (ErrInvalid).
+	Path string
+	// OpenFlags say how KindOpenAt opens: OpenRead, OpenWrite or both,
+	// and any of OpenCreate, OpenTruncate, OpenAppend, OpenExclusive, as
+	// for Resources.OpenFile.
+	OpenFlags OpenFlags
+	// Perm are the permission bits of a file KindOpenAt creates (0o777
+	// and the setuid 0o4000, setgid 0o2000 and sticky 0o1000 bits),
+	// before the umask.
+	Perm uint32
+	// Stat is KindStatx's result, written by the backend before the final
+	// completion of a successful op.
+	Stat FileStat
+}
+
+// FileStat is a file's metadata as KindStatx reports it, in POSIX terms
+// whatever the platform. Fields the file system does not report are zero.
+type FileStat struct {
+	// Mode is st_mode: the file type in the S_IFMT bits (0o170000:
+	// 0o100000 a regular file, 0o040000 a directory, 0o120000 a symbolic
+	// link, 0o010000 a FIFO, 0o140000 a socket, 0o020000 a character and
+	// 0o060000 a block device) and the permission bits 0o7777.
+	Mode uint32
+	// Nlink is the number of hard links.
+	Nlink uint32
+	// UID and GID own the file.
+	UID, GID uint32
+	// Blksize is the preferred I/O block size.
+	Blksize uint32
+	// Ino is the inode number, unique on Dev.
+	Ino uint64
+	// Dev is the device holding the file and Rdev the device a device
+	// file is, both in the platform's dev_t encoding (unix.Mkdev on Linux).
+	Dev, Rdev uint64
+	// Size is the size in bytes.
+	Size int64
+	// Blocks is the space allocated, in 512-byte blocks.
+	Blocks int64
+	// Atime, Mtime and Ctime are the last access, modification and status
+	// change; Btime the creation, zero where the file system keeps none.
+	Atime, Mtime, Ctime, Btime time.Time
 }
 
 // Internal is a backend's per-op bookkeeping, inside Op so that submitting
@@ -217,7 +319,8 @@ type Completion struct {
 	// Err is nil on success, else a sentinel of this package, alone
 	// (ErrCanceled, ErrTimeout) or wrapped in an *Error.
 	Err error
-	// FD is the socket an accept produced.
+	// FD is the socket an accept produced, or the file a KindOpenAt
+	// opened.
 	FD FD
 	// Addr is the peer of an accept or the source of a recvfrom.
 	Addr Addr

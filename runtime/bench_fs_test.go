@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	crand "crypto/rand"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
 )
@@ -187,6 +189,209 @@ func (r *fileReader) Poll(cx *future.Context) (error, bool) {
 		r.cur = nil
 		if res.Err != nil {
 			return res.Err, true
+		}
+	}
+}
+
+// fileMetaTasks is how many tasks (or goroutines) run the metadata
+// benchmarks at once.
+const fileMetaTasks = 64
+
+// metaCase is one side of BenchmarkFileStat and BenchmarkFileOpenClose: a
+// runtime with io_uring (every op on the ring), one without a backend (every
+// op on the blocking pool), or goroutines calling package os.
+var metaCases = []struct {
+	name string
+	cfg  runtime.Config
+	ring bool
+}{
+	{"uring", runtime.Config{Backend: runtime.BackendURing}, true},
+	{"pool", runtime.Config{Backend: runtime.BackendNone}, false},
+}
+
+// BenchmarkFileStat: 64 tasks each calling File.Stat on one open file in
+// turn; ns/op is the time of one stat over all of them. uring: a statx on
+// the worker's ring; pool: os.File.Stat on the blocking pool; os: 64
+// goroutines calling os.File.Stat.
+func BenchmarkFileStat(b *testing.B) {
+	for _, c := range metaCases {
+		b.Run(c.name, func(b *testing.B) {
+			rt := newMetaRuntime(b, c.cfg)
+			h := rt.Handle()
+			name := filepath.Join(b.TempDir(), "f")
+			if err := os.WriteFile(name, []byte("stat me"), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			r, err := runtime.BlockOn(context.Background(), h, future.Future[future.Result[*runtime.File]](runtime.Open(name)))
+			if err != nil || r.Err != nil {
+				b.Fatal(err, r.Err)
+			}
+			defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](r.Value.Close()))
+			before := runtime.RingFileOps(backend.KindStatx)
+			runMetaTasks(b, h, func(n int) future.Future[error] { return &statTask{f: r.Value, left: n} })
+			if got := runtime.RingFileOps(backend.KindStatx) > before; got != c.ring {
+				b.Fatalf("stat on the ring: %v, want %v", got, c.ring)
+			}
+		})
+	}
+	b.Run("os", func(b *testing.B) {
+		f, err := os.Create(filepath.Join(b.TempDir(), "f"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		runMetaGoroutines(b, func() error { _, err := f.Stat(); return err })
+	})
+}
+
+// BenchmarkFileOpenClose: 64 tasks each opening a file read-only and
+// closing it, in turn; ns/op is the time of one open and close over all of
+// them. uring: an openat on the ring, the close on the pool; pool: both on
+// the pool; os: 64 goroutines calling os.Open and Close.
+func BenchmarkFileOpenClose(b *testing.B) {
+	for _, c := range metaCases {
+		b.Run(c.name, func(b *testing.B) {
+			rt := newMetaRuntime(b, c.cfg)
+			name := filepath.Join(b.TempDir(), "f")
+			if err := os.WriteFile(name, []byte("open me"), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			before := runtime.RingFileOps(backend.KindOpenAt)
+			runMetaTasks(b, rt.Handle(), func(n int) future.Future[error] { return &openCloseTask{name: name, left: n} })
+			if got := runtime.RingFileOps(backend.KindOpenAt) > before; got != c.ring {
+				b.Fatalf("open on the ring: %v, want %v", got, c.ring)
+			}
+		})
+	}
+	b.Run("os", func(b *testing.B) {
+		name := filepath.Join(b.TempDir(), "f")
+		if err := os.WriteFile(name, []byte("open me"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		runMetaGoroutines(b, func() error {
+			f, err := os.Open(name)
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		})
+	})
+}
+
+// newMetaRuntime makes the runtime of a metadata benchmark, skipping the
+// io_uring case where the kernel refuses it.
+func newMetaRuntime(b *testing.B, cfg runtime.Config) *runtime.Runtime {
+	if cfg.Backend == runtime.BackendURing {
+		rt, err := runtime.New(cfg)
+		if err != nil {
+			b.Skip("no io_uring here")
+		}
+		_ = rt.Shutdown(context.Background())
+	}
+	return newBenchRuntime(b, cfg)
+}
+
+// runMetaTasks runs b.N operations as fileMetaTasks tasks made by task(n)
+// (n operations each) and reports ops/s.
+func runMetaTasks(b *testing.B, h runtime.Handle, task func(n int) future.Future[error]) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	hs := make([]runtime.JoinHandle[error], fileMetaTasks)
+	for i := range hs {
+		hs[i] = runtime.SpawnOn(h, task(share(b.N, fileMetaTasks, i)))
+	}
+	for _, jh := range hs {
+		if err, werr := jh.Wait(context.Background()); err != nil || werr != nil {
+			b.Fatal(err, werr)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+}
+
+// runMetaGoroutines runs b.N calls of op on fileMetaTasks goroutines and
+// reports ops/s.
+func runMetaGoroutines(b *testing.B, op func() error) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range fileMetaTasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range share(b.N, fileMetaTasks, i) {
+				if err := op(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+}
+
+// statTask stats f, left times.
+type statTask struct {
+	f    *runtime.File
+	left int
+	cur  *runtime.FileOpFuture[fs.FileInfo]
+}
+
+func (t *statTask) Poll(cx *future.Context) (error, bool) {
+	for {
+		if t.cur == nil {
+			if t.left == 0 {
+				return nil, true
+			}
+			t.left--
+			t.cur = t.f.Stat()
+		}
+		r, ok := t.cur.Poll(cx)
+		if !ok {
+			return nil, false
+		}
+		t.cur = nil
+		if r.Err != nil {
+			return r.Err, true
+		}
+	}
+}
+
+// openCloseTask opens name and closes it, left times.
+type openCloseTask struct {
+	name  string
+	left  int
+	open  *runtime.OpenFuture
+	close *runtime.CloseFuture
+}
+
+func (t *openCloseTask) Poll(cx *future.Context) (error, bool) {
+	for {
+		switch {
+		case t.close != nil:
+			r, ok := t.close.Poll(cx)
+			if !ok {
+				return nil, false
+			}
+			if t.close = nil; r.Err != nil {
+				return r.Err, true
+			}
+		case t.open != nil:
+			r, ok := t.open.Poll(cx)
+			if !ok {
+				return nil, false
+			}
+			if t.open = nil; r.Err != nil {
+				return r.Err, true
+			}
+			t.close = r.Value.Close()
+		case t.left == 0:
+			return nil, true
+		default:
+			t.left--
+			t.open = runtime.OpenFile(t.name, os.O_RDONLY, 0)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"sync"
@@ -17,6 +16,9 @@ import (
 type fileRing struct {
 	io *ioDriver
 	fd backend.FD
+	// caps are the backend's: whether Sync, Stat and Truncate may take the
+	// ring too. Immutable after attachRing (tests clear bits before use).
+	caps backend.Caps
 
 	// mu guards the fields below, shared by the tasks that start ops, the
 	// workers that collect their completions, and Close.
@@ -261,11 +263,7 @@ func (f *FileIOFuture) finish(err error) (future.Result[int], bool) {
 	if err == nil || err == io.EOF || err == io.ErrShortWrite {
 		return future.Result[int]{Value: f.n, Err: err}, true
 	}
-	var be *backend.Error
-	if errors.As(err, &be) && be.Sys != nil {
-		err = be.Sys
-	}
-	return future.Result[int]{Value: f.n, Err: &fs.PathError{Op: f.opName(), Path: f.file.Name(), Err: err}}, true
+	return future.Result[int]{Value: f.n, Err: fsPathError(f.opName(), f.file.Name(), err)}, true
 }
 
 // Cancel abandons the operation. An io_uring op in flight is cancelled and

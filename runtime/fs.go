@@ -4,21 +4,26 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 )
 
-// File is an open file whose operations are futures: each runs on the
-// runtime's blocking pool, off the workers, and resolves to the same
+// File is an open file whose operations are futures, resolving to the same
 // values and errors the os.File method would return (*fs.PathError values
 // that errors.Is(err, fs.ErrNotExist) and the like understand). Open one
 // with Open, Create or OpenFile.
 //
-// On Linux with io_uring the data operations (Read, Write, ReadAt, WriteAt,
-// ReadvAt, WritevAt) are io_uring operations, submitted to the ring of the
-// worker that polls them; the rest (open, Sync, Stat, Truncate, SeekTo,
-// Close) and every operation elsewhere run on the blocking pool.
+// On Linux with io_uring the open and the operations Read, Write, ReadAt,
+// WriteAt, ReadvAt, WritevAt, Sync, Stat and Truncate are io_uring
+// operations (openat, read, write, readv, writev, fsync, statx, ftruncate),
+// submitted to the ring of the worker that polls them; Truncate falls back
+// to the blocking pool on kernels before 6.9, as any of them does when the
+// ring refuses it. SeekTo and Close, and every operation on the other
+// backends, run on the blocking pool, off the workers. Close stays there
+// because the *os.File owns the descriptor (File.OS hands it out): closing
+// it is os.File.Close, after the ring's operations on it have completed.
 //
 // As with os.File, the operations that use the file position (Read, Write)
 // should not overlap one another; ReadAt and WriteAt may run concurrently.
@@ -26,14 +31,18 @@ import (
 // cancelled one included), and refuses later ones with fs.ErrClosed.
 type File struct {
 	f *os.File
-	// ring is the io_uring side of the data operations, nil when they run
-	// on the blocking pool. Set by the open, before the File is handed out.
+	// ring is the io_uring side of the operations, nil when they run on
+	// the blocking pool. Set by the open, before the File is handed out.
 	ring *fileRing
 	// rt is the runtime that opened the file, whose blocking pool serves
 	// its calls when a goroutine polls them (AsIOReader). Set by the open.
 	rt *Runtime
 	// poll is the state of PollRead and PollWrite (see AsyncReader).
 	poll filePoll
+	// closed is set by Close's first poll, so that a later call on the
+	// pool fails with fs.ErrClosed on every system (Windows' os.File.Stat
+	// would report an invalid handle instead).
+	closed atomic.Bool
 }
 
 // Name returns the name the file was opened with.
@@ -55,10 +64,93 @@ func Create(name string) *OpenFuture {
 }
 
 // OpenFile opens name with os.OpenFile's flags (os.O_RDONLY, os.O_RDWR,
-// os.O_CREATE, os.O_EXCL, os.O_APPEND, os.O_TRUNC, ...) and permissions.
+// os.O_CREATE, os.O_EXCL, os.O_APPEND, os.O_TRUNC, ...) and permissions,
+// close-on-exec. On io_uring the open is an openat on the polling worker's
+// ring (flags beyond those listed, like os.O_SYNC, take the blocking pool);
+// the descriptor is then wrapped with os.NewFile. One difference with
+// os.OpenFile follows from io_uring trying the open without blocking first:
+// a FIFO opened read-only does not wait for a writer (reads see the end of
+// the file until one comes). A FIFO opened write-only without a reader, which
+// the ring refuses (ENXIO), is opened again on the pool, which waits.
 func OpenFile(name string, flag int, perm fs.FileMode) *OpenFuture {
+	return &OpenFuture{name: name, flag: flag, perm: perm}
+}
+
+// OpenFuture is the future of Open, Create and OpenFile: its pointer is a
+// future.Future[future.Result[*File]] and a future.Canceler. Cancelled, it
+// closes the file it opened anyway.
+type OpenFuture struct {
+	_    noCopy
+	name string
+	flag int
+	perm fs.FileMode
+
+	// The fields below belong to the task polling the future. The first
+	// poll picks the path: the ring (onRing, op) or the pool (blk).
+	onRing   bool
+	finished bool
+	op       openOp
+	blk      *BlockingFuture[*File]
+}
+
+// Poll opens the file and gives it, on io_uring, its ring side.
+func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
+	if o.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	h, in := Current(cx)
+	if !o.onRing && o.blk == nil && !(in && o.submit(cx, h.rt)) {
+		o.blk = o.onPool()
+	}
+	if o.blk != nil {
+		r, ok := o.blk.Poll(cx)
+		if ok && r.Err == nil && in {
+			r.Value.adopt(h.rt)
+		}
+		o.finished = ok
+		return r, ok
+	}
+	c, ok := o.op.poll(cx)
+	if !ok {
+		return future.Result[*File]{}, false
+	}
+	if c.Err != nil && openRetryOnPool(c.Err) {
+		o.onRing, o.blk = false, o.onPool()
+		return o.Poll(cx)
+	}
+	o.finished = true
+	if c.Err != nil {
+		return future.Fail[*File](fsPathError("open", o.name, c.Err)), true
+	}
+	f := &File{f: os.NewFile(uintptr(c.FD), o.name)}
+	if in {
+		f.adopt(h.rt)
+	}
+	return future.Result[*File]{Value: f}, true
+}
+
+// submit starts the openat on the ring of cx's worker, and reports false
+// when the runtime has no ring for it, the flags need the pool, or the ring
+// refused it.
+func (o *OpenFuture) submit(cx *future.Context, rt *Runtime) bool {
+	flags, ok := ringOpenFlags(o.flag)
+	if !ok || !fileRingCaps(rt).Has(backend.CapFileOps) {
+		return false
+	}
+	o.op.args = backend.FileArgs{Path: o.name, OpenFlags: flags, Perm: ringPerm(o.perm)}
+	o.op.op = backend.Op{Kind: backend.KindOpenAt, File: &o.op.args}
+	if err := o.op.submitAs(cx, rt.io.ringOf(cx.Worker()), &o.op); err != nil {
+		return false // a path with a NUL byte, a ring closing: os.OpenFile says what it says
+	}
+	countRingFileOp(backend.KindOpenAt)
+	o.onRing = true
+	return true
+}
+
+// onPool is the open as os.OpenFile, on the blocking pool.
+func (o *OpenFuture) onPool() *BlockingFuture[*File] {
 	blk := Blocking(func() (*File, error) {
-		f, err := os.OpenFile(name, flag, perm)
+		f, err := os.OpenFile(o.name, o.flag, o.perm)
 		if err != nil {
 			return nil, err
 		}
@@ -66,32 +158,32 @@ func OpenFile(name string, flag int, perm fs.FileMode) *OpenFuture {
 	})
 	// A file opened for a caller that gave up is closed, not leaked.
 	blk.dispose = func(f *File) { _ = f.f.Close() }
-	return &OpenFuture{blk: blk}
-}
-
-// OpenFuture is the future of Open, Create and OpenFile: its pointer is a
-// future.Future[future.Result[*File]] and a future.Canceler.
-type OpenFuture struct {
-	blk *BlockingFuture[*File]
-}
-
-// Poll opens the file on the blocking pool and, on io_uring, gives it its
-// ring side.
-func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
-	r, ok := o.blk.Poll(cx)
-	if ok && r.Err == nil {
-		if h, in := Current(cx); in {
-			r.Value.rt = h.rt
-			if h.rt.backendName == BackendURing && h.rt.io != nil {
-				r.Value.attachRing(h.rt.io)
-			}
-		}
-	}
-	return r, ok
+	return blk
 }
 
 // Cancel abandons the open; a file it opened anyway is closed.
-func (o *OpenFuture) Cancel() { o.blk.Cancel() }
+func (o *OpenFuture) Cancel() {
+	if o.finished {
+		return
+	}
+	o.finished = true
+	if o.blk != nil {
+		o.blk.Cancel()
+		return
+	}
+	if o.onRing {
+		o.op.abandon()
+	}
+}
+
+// adopt makes f a file of rt: rt's pool serves its calls from goroutines,
+// and on io_uring it gets its ring side.
+func (f *File) adopt(rt *Runtime) {
+	f.rt = rt
+	if rt.backendName == BackendURing && rt.io != nil {
+		f.attachRing(rt.io)
+	}
+}
 
 // attachRing gives f an io_uring side over its descriptor, which the
 // os.File keeps owning (it closes it).
@@ -100,7 +192,8 @@ func (f *File) attachRing(d *ioDriver) {
 	if err != nil {
 		return // no descriptor to share: the blocking pool does the I/O
 	}
-	_ = sc.Control(func(fd uintptr) { f.ring = &fileRing{io: d, fd: backend.FD(fd)} })
+	caps := d.rings[0].b.Caps()
+	_ = sc.Control(func(fd uintptr) { f.ring = &fileRing{io: d, fd: backend.FD(fd), caps: caps} })
 }
 
 // dataOp makes the future of a data operation, on the ring or, without
@@ -154,19 +247,21 @@ func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
 	return blockingOn(f.rt, func() (int64, error) { return f.f.Seek(offset, whence) })
 }
 
-// Sync commits the file's contents to stable storage.
-func (f *File) Sync() *BlockingFuture[struct{}] {
-	return blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Sync() })
+// Sync commits the file's contents to stable storage (fsync).
+func (f *File) Sync() *FileOpFuture[struct{}] {
+	return newFileOp[struct{}](f, backend.KindFsync, 0)
 }
 
-// Stat returns the file's metadata.
-func (f *File) Stat() *BlockingFuture[fs.FileInfo] {
-	return blockingOn(f.rt, f.f.Stat)
+// Stat returns the file's metadata, as os.File.Stat does: on io_uring from
+// a statx, with Sys() a *syscall.Stat_t filled from it.
+func (f *File) Stat() *FileOpFuture[fs.FileInfo] {
+	return newFileOp[fs.FileInfo](f, backend.KindStatx, 0)
 }
 
-// Truncate changes the file's size.
-func (f *File) Truncate(size int64) *BlockingFuture[struct{}] {
-	return blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Truncate(size) })
+// Truncate changes the file's size (a negative size is refused by the ring
+// and fails on the pool, with os.File's error).
+func (f *File) Truncate(size int64) *FileOpFuture[struct{}] {
+	return newFileOp[struct{}](f, backend.KindFtruncate, size)
 }
 
 // Close closes the file, once the io_uring operations in flight on it have
@@ -185,6 +280,7 @@ type CloseFuture struct {
 
 // Poll waits for the ring's operations, then closes on the blocking pool.
 func (c *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
+	c.f.closed.Store(true) // read by the pool calls of FileOpFuture
 	if !c.drained {
 		if r := c.f.ring; r != nil && !r.drained(cx) {
 			return future.Result[struct{}]{}, false

@@ -2,9 +2,11 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
 )
@@ -90,4 +93,170 @@ func TestFileCancelRingRead(t *testing.T) {
 	require.ErrorIs(t, <-done, context.Canceled)
 	_, err := awaitClose(t, rt, f.Close())
 	require.NoError(t, err, "the cancelled read's completion let Close through")
+}
+
+// ringCounts snapshots runtime.RingFileOps for the four file-system kinds.
+func ringCounts() map[backend.Kind]uint64 {
+	m := make(map[backend.Kind]uint64)
+	for _, k := range []backend.Kind{backend.KindOpenAt, backend.KindFsync, backend.KindStatx, backend.KindFtruncate} {
+		m[k] = runtime.RingFileOps(k)
+	}
+	return m
+}
+
+// ringDelta is how many ops of each kind went to a ring since before.
+func ringDelta(before map[backend.Kind]uint64) map[backend.Kind]uint64 {
+	d := ringCounts()
+	for k := range d {
+		d[k] -= before[k]
+	}
+	return d
+}
+
+// TestFileRingOpsTaken: on io_uring the open, Sync, Stat and Truncate are
+// ring operations, one each; on the other backends none is.
+func TestFileRingOpsTaken(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		before := ringCounts()
+		name := filepath.Join(fsTempDir(t), "f")
+		f, err := awaitOpen(t, rt, runtime.Create(name))
+		require.NoError(t, err)
+		_, err = awaitN(t, rt, f.Write([]byte("0123456789")))
+		require.NoError(t, err)
+		_, err = awaitR[struct{}](t, rt, f.Sync())
+		require.NoError(t, err)
+		_, err = awaitR[struct{}](t, rt, f.Truncate(4))
+		require.NoError(t, err)
+		fi, err := awaitStat(t, rt, f)
+		require.NoError(t, err)
+		assert.Equal(t, int64(4), fi.Size())
+		sameStat(t, name, fi)
+		_, err = awaitClose(t, rt, f.Close())
+		require.NoError(t, err)
+
+		one := uint64(0)
+		if rt.Backend() == runtime.BackendURing {
+			one = 1
+		}
+		assert.Equal(t, map[backend.Kind]uint64{backend.KindOpenAt: one, backend.KindFsync: one,
+			backend.KindStatx: one, backend.KindFtruncate: one}, ringDelta(before), rt.Backend())
+	})
+}
+
+// TestFileRingFallbacks: on io_uring, what the ring does not serve runs on
+// the pool with the same result: a Truncate without IORING_OP_FTRUNCATE,
+// an open with flags the backend has no word for (O_SYNC).
+func TestFileRingFallbacks(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Backend: runtime.BackendURing})
+	name := filepath.Join(fsTempDir(t), "f")
+	before := ringCounts()
+	f, err := awaitOpen(t, rt, runtime.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_SYNC, 0o600))
+	require.NoError(t, err)
+	require.True(t, runtime.FileOnRing(f), "a file opened on the pool still gets its ring side")
+	runtime.NoRingTruncate(f)
+	_, err = awaitN(t, rt, f.WriteAt([]byte("0123456789"), 0))
+	require.NoError(t, err)
+	_, err = awaitR[struct{}](t, rt, f.Truncate(3))
+	require.NoError(t, err)
+	fi, err := os.Stat(name)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), fi.Size())
+	_, err = awaitClose(t, rt, f.Close())
+	require.NoError(t, err)
+	assert.Equal(t, map[backend.Kind]uint64{backend.KindOpenAt: 0, backend.KindFsync: 0,
+		backend.KindStatx: 0, backend.KindFtruncate: 0}, ringDelta(before))
+}
+
+// TestFileStatKindsLikeOS: File.Stat of a FIFO and of a file with the
+// setuid, setgid and sticky bits equals os.Stat, on every backend.
+func TestFileStatKindsLikeOS(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		dir := fsTempDir(t)
+		special := filepath.Join(dir, "special")
+		require.NoError(t, os.WriteFile(special, []byte("x"), 0o600))
+		require.NoError(t, os.Chmod(special, 0o750|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		f, _ := fifo(t, rt)
+		for _, g := range []*runtime.File{f, mustOpen(t, rt, special)} {
+			fi, err := awaitStat(t, rt, g)
+			require.NoError(t, err)
+			sameStat(t, g.Name(), fi)
+			_, err = awaitClose(t, rt, g.Close())
+			require.NoError(t, err)
+		}
+	})
+}
+
+// mustOpen opens name for reading.
+func mustOpen(t *testing.T, rt *runtime.Runtime, name string) *runtime.File {
+	t.Helper()
+	f, err := awaitOpen(t, rt, runtime.Open(name))
+	require.NoError(t, err)
+	return f
+}
+
+// pollOnceThenCancel polls an open once (on io_uring: submits the openat)
+// and cancels it at once, in the same task: the descriptor, whether it
+// arrives before or after the cancel, must be closed.
+type pollOnceThenCancel struct{ o *runtime.OpenFuture }
+
+func (p *pollOnceThenCancel) Poll(cx *future.Context) (bool, bool) {
+	_, done := p.o.Poll(cx)
+	if done {
+		return false, true // opened within the first poll: the test fails
+	}
+	p.o.Cancel()
+	return true, true
+}
+
+// openFDs is the number of descriptors this process has open.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return len(es)
+}
+
+// TestFileOpenCancelClosesFD: cancelled opens on io_uring leave no
+// descriptor behind, whether the openat completed before the cancel (the
+// future closes it) or after (the completion does).
+func TestFileOpenCancelClosesFD(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Backend: runtime.BackendURing, Workers: 2})
+	name := filepath.Join(fsTempDir(t), "f")
+	require.NoError(t, os.WriteFile(name, []byte("x"), 0o600))
+	base := openFDs(t)
+	before := runtime.RingFileOps(backend.KindOpenAt)
+	const rounds = 300
+	for range rounds {
+		h := runtime.SpawnOn(rt.Handle(), future.Future[bool](&pollOnceThenCancel{o: runtime.Open(name)}))
+		cancelled, err := h.Wait(testCtx(t))
+		require.NoError(t, err)
+		require.True(t, cancelled, "an openat does not complete within its first poll")
+	}
+	assert.Equal(t, uint64(rounds), runtime.RingFileOps(backend.KindOpenAt)-before, "the opens took the ring")
+	require.Eventually(t, func() bool { return openFDs(t) <= base }, 5*time.Second, 10*time.Millisecond,
+		"descriptors of cancelled opens leaked: %d open, %d before", openFDs(t), base)
+}
+
+// TestFileOpenCancelWaiting: an open that waits in the kernel (a FIFO
+// without a writer, opened with O_CREATE so that io_uring blocks) is
+// cancelled, and the runtime shuts down cleanly after.
+func TestFileOpenCancelWaiting(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Backend: runtime.BackendURing})
+	name := filepath.Join(fsTempDir(t), "fifo")
+	require.NoError(t, unix.Mkfifo(name, 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := runtime.BlockOn(ctx, rt.Handle(), future.Future[future.Result[*runtime.File]](runtime.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o600)))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	// The abandoned open is cancelled in the kernel: a writer now finds no
+	// reader (ENXIO with O_NONBLOCK) once its completion has arrived.
+	require.Eventually(t, func() bool {
+		w, err := os.OpenFile(name, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			w.Close()
+		}
+		return errors.Is(err, syscall.ENXIO)
+	}, 5*time.Second, 10*time.Millisecond)
 }

@@ -41,6 +41,15 @@ func awaitClose(t *testing.T, rt *runtime.Runtime, f *runtime.CloseFuture) (stru
 	return awaitR[struct{}](t, rt, f)
 }
 
+// awaitStat stats f from the test goroutine.
+func awaitStat(t *testing.T, rt *runtime.Runtime, f *runtime.File) (fs.FileInfo, error) {
+	t.Helper()
+	return awaitR[fs.FileInfo](t, rt, f.Stat())
+}
+
+// second returns b: the error of a (value, error) pair.
+func second[A any](_ A, b error) error { return b }
+
 // awaitR runs f on rt from the test goroutine and returns its result.
 func awaitR[T any](t *testing.T, rt *runtime.Runtime, f future.Future[future.Result[T]]) (T, error) {
 	t.Helper()
@@ -85,7 +94,7 @@ func testFileOps(t *testing.T, rt *runtime.Runtime) {
 	n, err = awaitN(t, rt, f.WritevAt([][]byte{[]byte("!"), []byte("?")}, 11))
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
-	_, err = awaitFS(t, rt, f.Sync())
+	_, err = awaitR[struct{}](t, rt, f.Sync())
 	require.NoError(t, err)
 
 	buf := make([]byte, 5)
@@ -106,14 +115,18 @@ func testFileOps(t *testing.T, rt *runtime.Runtime) {
 	require.NoError(t, err)
 	assert.Equal(t, "hello", string(buf[:n]))
 
-	fi, err := awaitFS(t, rt, f.Stat())
+	fi, err := awaitStat(t, rt, f)
 	require.NoError(t, err)
 	assert.Equal(t, int64(13), fi.Size())
-	_, err = awaitFS(t, rt, f.Truncate(5))
+	sameStat(t, name, fi)
+	_, err = awaitR[struct{}](t, rt, f.Truncate(5))
 	require.NoError(t, err)
-	fi, err = awaitFS(t, rt, f.Stat())
+	fi, err = awaitStat(t, rt, f)
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), fi.Size())
+	_, err = awaitR[struct{}](t, rt, f.Truncate(-1))
+	require.Error(t, err, "a negative size")
+	require.ErrorAs(t, err, new(*fs.PathError))
 	_, err = awaitFS(t, rt, f.SeekTo(0, io.SeekEnd))
 	require.NoError(t, err)
 	n, err = awaitN(t, rt, f.Read(buf))
@@ -126,6 +139,14 @@ func testFileOps(t *testing.T, rt *runtime.Runtime) {
 	require.ErrorIs(t, err, fs.ErrClosed)
 	_, err = awaitN(t, rt, f.Read(buf))
 	require.ErrorIs(t, err, fs.ErrClosed)
+	for what, err := range map[string]error{
+		"Sync":     second(awaitR[struct{}](t, rt, f.Sync())),
+		"Stat":     second(awaitStat(t, rt, f)),
+		"Truncate": second(awaitR[struct{}](t, rt, f.Truncate(1))),
+	} {
+		require.ErrorIs(t, err, fs.ErrClosed, what)
+		require.ErrorAs(t, err, new(*fs.PathError), what)
+	}
 
 	got, err := awaitFS(t, rt, runtime.ReadFile(name))
 	require.NoError(t, err)
@@ -278,4 +299,80 @@ func testDirOps(t *testing.T, rt *runtime.Runtime) {
 	require.NoError(t, err, "RemoveAll of nothing")
 	_, err = awaitFS(t, rt, runtime.Stat(deep))
 	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// sameStat checks fi, a File.Stat result, against os.Stat of path: every
+// field, Sys() included.
+func sameStat(t *testing.T, path string, fi fs.FileInfo) {
+	t.Helper()
+	want, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, want.Name(), fi.Name(), "Name")
+	assert.Equal(t, want.Size(), fi.Size(), "Size")
+	assert.Equal(t, want.Mode(), fi.Mode(), "Mode")
+	assert.True(t, want.ModTime().Equal(fi.ModTime()), "ModTime %v, os.Stat's %v", fi.ModTime(), want.ModTime())
+	assert.Equal(t, want.IsDir(), fi.IsDir(), "IsDir")
+	assert.Equal(t, want.Sys(), fi.Sys(), "Sys")
+}
+
+// TestFileStatLikeOS: File.Stat of a file and of a directory equals os.Stat.
+func TestFileStatLikeOS(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		dir := fsTempDir(t)
+		name := filepath.Join(dir, "data")
+		require.NoError(t, os.WriteFile(name, make([]byte, 12345), 0o640))
+		for _, path := range []string{name, dir, dir + string(filepath.Separator)} {
+			f, err := awaitOpen(t, rt, runtime.Open(path))
+			require.NoError(t, err)
+			fi, err := awaitStat(t, rt, f)
+			require.NoError(t, err)
+			sameStat(t, path, fi)
+			_, err = awaitClose(t, rt, f.Close())
+			require.NoError(t, err)
+		}
+	})
+}
+
+// TestFileOpenErrorsLikeOS: a failed open gives the error os.OpenFile
+// gives: a *fs.PathError with Op "open", the path, and the same errno.
+func TestFileOpenErrorsLikeOS(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		dir := fsTempDir(t)
+		exists := filepath.Join(dir, "exists")
+		require.NoError(t, os.WriteFile(exists, nil, 0o644))
+		cases := []struct {
+			what string
+			path string
+			flag int
+			is   error
+		}{
+			{"missing", filepath.Join(dir, "missing"), os.O_RDONLY, fs.ErrNotExist},
+			{"missing parent", filepath.Join(dir, "no", "f"), os.O_RDWR | os.O_CREATE, fs.ErrNotExist},
+			{"O_EXCL of an existing file", exists, os.O_WRONLY | os.O_CREATE | os.O_EXCL, fs.ErrExist},
+			{"a directory for writing", dir, os.O_WRONLY, nil},
+			{"a NUL byte in the name", exists + "\x00", os.O_RDONLY, nil},
+		}
+		if goruntime.GOOS != "windows" && os.Geteuid() != 0 {
+			locked := filepath.Join(dir, "locked")
+			require.NoError(t, os.WriteFile(locked, nil, 0))
+			cases = append(cases, struct {
+				what string
+				path string
+				flag int
+				is   error
+			}{"permission denied", locked, os.O_RDONLY, fs.ErrPermission})
+		}
+		for _, c := range cases {
+			_, want := os.OpenFile(c.path, c.flag, 0o644)
+			require.Error(t, want, c.what)
+			f, err := awaitOpen(t, rt, runtime.OpenFile(c.path, c.flag, 0o644))
+			assert.Nil(t, f, c.what)
+			assert.Equal(t, want, err, c.what)
+			if c.is != nil {
+				assert.ErrorIs(t, err, c.is, c.what)
+			}
+		}
+	})
 }

@@ -147,12 +147,12 @@ func (o *ioOp) complete(cx *future.Context, c *backend.Completion) {
 }
 
 // dispose releases what a completion nobody will read holds: the socket an
-// accept made, the group buffer a recv filled.
+// accept made, the file an openat opened, the group buffer a recv filled.
 func (r *ioRing) dispose(c *backend.Completion) {
 	if c.Err != nil {
 		return
 	}
-	if c.Op != nil && c.Op.Kind == backend.KindAccept && c.FD != backend.InvalidFD {
+	if c.Op != nil && (c.Op.Kind == backend.KindAccept || c.Op.Kind == backend.KindOpenAt) && c.FD != backend.InvalidFD {
 		_ = r.b.CloseFD(c.FD)
 	}
 	if c.Flags&backend.HasBuffer != 0 {

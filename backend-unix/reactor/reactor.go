@@ -89,6 +89,11 @@ func (r *Reactor) Submit(op *backend.Op) error {
 	if err := backend.CheckOp(op); err != nil {
 		return err
 	}
+	// The file-system kinds (KindOpenAt, KindStatx, ...) have no readiness
+	// to wait for: a reactor refuses them, and the caller blocks elsewhere.
+	if err := backend.CheckCaps(op, r.Caps()); err != nil {
+		return err
+	}
 	if err := r.checkTarget(op); err != nil {
 		return err
 	}

@@ -129,7 +129,7 @@ func (h *harness) recordLocked(c backend.Completion) {
 	if c.Flags&backend.More == 0 {
 		delete(h.inflight, op)
 	}
-	if op.Kind == backend.KindAccept && c.Err == nil {
+	if (op.Kind == backend.KindAccept || op.Kind == backend.KindOpenAt) && c.Err == nil {
 		h.fds[c.FD] = true
 	}
 	if h.sink != nil {

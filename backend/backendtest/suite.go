@@ -23,7 +23,7 @@ type test struct {
 func tests() []test {
 	var all []test
 	for _, g := range [][]test{
-		coreTests, waitTests, tcpTests, acceptTests, datagramTests, unixTests, fileTests,
+		coreTests, waitTests, tcpTests, acceptTests, datagramTests, unixTests, fileTests, fsOpTests,
 		timeoutTests, cancelTests, pollTests, bufferTests, closeTests, loadTests,
 		optionTests,
 	} {
