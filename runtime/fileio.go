@@ -26,6 +26,10 @@ type fileRing struct {
 	inflight int
 	closing  bool
 	closeWk  waker.Waker
+
+	// noWait decides whether reads try the page cache first (Linux; see
+	// tryNoWait).
+	noWait noWaitState
 }
 
 // begin counts an op about to be submitted; it fails once Close began.
@@ -181,35 +185,51 @@ func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 		return r, ok
 	}
 	for {
+		var c backend.Completion
 		if !f.submitted {
 			if f.left() == 0 {
 				return f.finish(nil)
 			}
-			if err := f.submit(cx); err != nil {
-				return f.finish(err)
+			var now bool
+			if c, now = f.tryNoWait(); !now {
+				if err := f.submit(cx); err != nil {
+					return f.finish(err)
+				}
 			}
 		}
-		c, ok := f.op.poll(cx)
-		if !ok {
-			return future.Result[int]{}, false
-		}
-		f.submitted = false
-		if c.Err != nil {
-			return f.finish(c.Err)
-		}
-		f.advance(c.N)
-		switch {
-		case c.N == 0 && f.opName() == "read":
-			if f.n == 0 || f.whole {
-				return f.finish(io.EOF)
+		if f.submitted {
+			var ok bool
+			if c, ok = f.op.poll(cx); !ok {
+				return future.Result[int]{}, false
 			}
-			return f.finish(nil)
-		case c.N == 0:
-			return f.finish(io.ErrShortWrite)
-		case !f.whole:
-			return f.finish(nil)
+			f.submitted = false
+		}
+		if r, done := f.transferred(c); done {
+			return r, true
 		}
 	}
+}
+
+// transferred takes in the result of one read or write (from the ring or
+// from tryNoWait) and reports whether the future is done, with its result;
+// if not, the next part of a whole transfer is to be made.
+func (f *FileIOFuture) transferred(c backend.Completion) (future.Result[int], bool) {
+	if c.Err != nil {
+		return f.finish(c.Err)
+	}
+	f.advance(c.N)
+	switch {
+	case c.N == 0 && f.opName() == "read":
+		if f.n == 0 || f.whole {
+			return f.finish(io.EOF)
+		}
+		return f.finish(nil)
+	case c.N == 0:
+		return f.finish(io.ErrShortWrite)
+	case !f.whole:
+		return f.finish(nil)
+	}
+	return future.Result[int]{}, false
 }
 
 // submit starts the next op on the ring of the polling worker.

@@ -260,3 +260,45 @@ func TestFileOpenCancelWaiting(t *testing.T) {
 		return errors.Is(err, syscall.ENXIO)
 	}, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestFileReadCachedSkipsTheRing: reads of cached data are made at once
+// with RWF_NOWAIT, positional and at the file position alike, and give
+// what os gives; a FIFO with nothing in it misses (or has no RWF_NOWAIT)
+// and its read goes to the ring.
+func TestFileReadCachedSkipsTheRing(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Backend: runtime.BackendURing})
+	data := randomBytes(64<<10, 9)
+	name := filepath.Join(fsTempDir(t), "cached")
+	require.NoError(t, os.WriteFile(name, data, 0o600)) // just written: in the page cache
+	f, err := awaitOpen(t, rt, runtime.Open(name))
+	require.NoError(t, err)
+	if !runtime.FileOnRing(f) {
+		t.Skip("no io_uring here")
+	}
+	buf := make([]byte, 4096)
+	for i := range 16 {
+		n, err := awaitN(t, rt, f.ReadAt(buf, int64(i)*4096))
+		require.NoError(t, err)
+		require.Equal(t, data[i*4096:i*4096+n], buf[:n])
+	}
+	all, err := awaitR[[]byte](t, rt, runtime.ReadToEnd(f))
+	require.NoError(t, err)
+	require.Equal(t, data, all)
+	assert.GreaterOrEqual(t, runtime.NoWaitHits(f), uint64(16+1), "cached reads skip the ring")
+	_, err = awaitClose(t, rt, f.Close())
+	require.NoError(t, err)
+
+	p, w := fifo(t, rt)
+	before := runtime.NoWaitHits(p)
+	for range 8 {
+		res, err := runtime.BlockOn(testCtx(t), rt.Handle(), runtime.Timeout(time.Millisecond, future.Future[future.Result[int]](p.Read(buf))))
+		require.NoError(t, err)
+		require.ErrorIs(t, res.Err, runtime.ErrTimeout, "an empty FIFO has nothing to read")
+	}
+	_, err = w.Write([]byte("fifo"))
+	require.NoError(t, err)
+	n, err := awaitN(t, rt, p.Read(buf))
+	require.NoError(t, err)
+	assert.Equal(t, "fifo", string(buf[:n]))
+	assert.Equal(t, before, runtime.NoWaitHits(p))
+}

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"io/fs"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// Reads of cached data without the ring: a read of a file whose pages are
+// in the page cache is a copy the kernel makes on the calling thread
+// whether it goes through io_uring (which tries it inline at submission)
+// or not, so Read and ReadAt first try preadv2 with RWF_NOWAIT, which
+// copies what is cached and fails with EAGAIN instead of waiting for the
+// disk. A hit saves the submission, the completion and the task's wake; a
+// miss costs one system call, so after noWaitMaxMisses misses in a row a
+// file is tried once every noWaitProbe reads only, until a hit.
+const (
+	noWaitMaxMisses = 8
+	noWaitProbe     = 16
+)
+
+// noWaitState is a fileRing's record of its RWF_NOWAIT attempts, updated
+// atomically by the tasks reading the file.
+type noWaitState struct {
+	misses      atomic.Int32  // consecutive misses
+	tick        atomic.Uint32 // reads since the misses passed the bound
+	unsupported atomic.Bool
+	hits        atomic.Uint64 // reads made without the ring, for tests
+}
+
+// worth reports whether the next read should try RWF_NOWAIT.
+func (s *noWaitState) worth() bool {
+	if s.unsupported.Load() {
+		return false
+	}
+	if s.misses.Load() < noWaitMaxMisses {
+		return true
+	}
+	return s.tick.Add(1)%noWaitProbe == 0
+}
+
+// tryNoWait makes the read now if its data is cached: ok reports that c is
+// its result (data, end of file or an error); otherwise the read goes to
+// the ring. Reads only, one buffer; called by the polling task.
+func (f *FileIOFuture) tryNoWait() (c backend.Completion, ok bool) {
+	fr := f.file.ring
+	if f.kind != backend.KindRead || !fr.noWait.worth() {
+		return c, false
+	}
+	if !fr.begin() { // holds Close off while the descriptor is used
+		return backend.Completion{Err: fs.ErrClosed}, true
+	}
+	defer fr.end()
+	buf := f.buf[f.n:]
+	off := int64(-1) // the file position, advanced
+	if f.off >= 0 {
+		off = f.off + int64(f.n)
+	}
+	iov := unix.Iovec{Base: unsafe.SliceData(buf)}
+	iov.SetLen(len(buf))
+	n, _, errno := unix.Syscall6(unix.SYS_PREADV2, uintptr(fr.fd), uintptr(unsafe.Pointer(&iov)), 1,
+		uintptr(off), uintptr(off>>32), unix.RWF_NOWAIT)
+	switch {
+	case errno == 0:
+		fr.noWait.misses.Store(0)
+		fr.noWait.hits.Add(1)
+		return backend.Completion{N: int(n)}, true
+	case errno == unix.EAGAIN:
+		fr.noWait.misses.Add(1)
+		return c, false
+	case errno == unix.EOPNOTSUPP || errno == unix.ENOSYS || errno == unix.EINVAL:
+		fr.noWait.unsupported.Store(true) // this file (or kernel) has no RWF_NOWAIT: the ring does it all
+		return c, false
+	}
+	return backend.Completion{Err: errno}, true
+}
