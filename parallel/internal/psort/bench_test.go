@@ -80,8 +80,10 @@ func benchImpls(b *testing.B, impls []benchImpl) {
 	}
 }
 
-// BenchmarkSort: the unstable sort of ordered elements against slices.Sort.
-func BenchmarkSort(b *testing.B) {
+// BenchmarkSortOrdered: the unstable sort of ordered elements against
+// slices.Sort (not BenchmarkSort: that is the parallel package's, through
+// the pool).
+func BenchmarkSortOrdered(b *testing.B) {
 	benchImpls(b, []benchImpl{
 		{"psort", func(s []uint64) { SortOrdered(struct{}{}, benchJoin, s) }},
 		{"slicesSort", func(s []uint64) { slices.Sort(s) }},
