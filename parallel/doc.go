@@ -1,7 +1,8 @@
 // Package parallel is the fork-join sibling of the blitz runtime: a
 // Rayon-style pool of worker goroutines with a Chase-Lev deque each (seed
-// 004, Blitz). It provides Join, scopes, latches, and parallel loops (For,
-// Reduce, MapReduce, Collect, MapInPlace) with adaptive grain. It imports
+// 004, Blitz). It provides Join, scopes, latches, parallel loops (For,
+// Reduce, MapReduce, Collect, MapInPlace) with adaptive grain, lazy
+// parallel iterators over slices (Iter), and parallel sorts. It imports
 // only the standard library and wsqueue.
 //
 // Comments elsewhere in the package cite the sections below by name.
@@ -192,6 +193,67 @@
 // runs is an Option, On(e), with e a *Pool or a *Ctx (an Executor); without
 // it, Default. A panic in a loop body is re-raised as a *PanicError after
 // every piece finished.
+//
+// # Iterators
+//
+// An Iter[T] is a lazy pipeline over a slice (From, Chunks) or a range
+// (Range): adapters (Map, Filter, Enumerate, Zip, Chain, Flatten) wrap it,
+// and a terminal operation (Collect, Count, ForEach, Reduce, Fold, Sum,
+// Min, Max, MinFunc, MaxFunc, MinBy, MaxBy, Any, All, FindAny, FindFirst,
+// Position) runs it. Go has no generic methods, so the adapters and
+// terminals that change or constrain the item type are functions; the
+// others are methods. Terminals take the loops' Options, and run as
+// Reduce over the source's index range: the same splitter, the same
+// sequential cut-off, the same panic rule (section "Loops"); Grain counts
+// source indices (chunks for Chunks, outer slices for Flatten).
+//
+// Each piece of the range drives the whole pipeline once: the source hands
+// batches of up to blockSize (256) items down a chain of sinks, one per
+// adapter, each of which transforms the batch into a buffer it owns (one
+// per piece) and hands it on. No intermediate slice of the input's size
+// exists, and the per-item cost is the user functions' calls; the
+// per-batch cost is a few indirect calls. The alternative, pushing single
+// items through a chain of closures, costs an indirect call per item per
+// stage; pulling items (one Next per item) costs as much and complicates
+// Filter.
+//
+// An iterator is exact if index i yields exactly item i: the sources, Map,
+// Enumerate and Zip of exact iterators, and Chain of exact iterators are.
+// Filter and Flatten are not, so Enumerate and Zip reject their output
+// (they would need the count of items left of each piece). Collect writes
+// an exact iterator in place into the result and concatenates the
+// per-piece slices of any other.
+//
+// Early exit. FindAny, FindFirst, Position, Any and All share a cutoff
+// among their pieces: a limit on the base index (the first source index of
+// a batch) that sources compare against before every batch, so a stopped
+// piece stops within one batch, and a piece not yet started stops at once.
+// FindAny sets the limit to -1 on its first match: everything stops.
+// FindFirst and Position lower it to the base of the matching batch
+// (CAS-min): batches after it stop, batches before it go on, since they
+// may hold an earlier match, and the pieces' results are combined left
+// first, so the leftmost match wins. Position adds the item counts of the
+// pieces left of the match, which are complete because the cutoff never
+// stops a batch left of a match. For an inexact iterator the base of a
+// batch is that of the source batch it came from, which orders batches
+// correctly; Flatten checks the cutoff between the batches of one inner
+// slice too.
+//
+// # Sort
+//
+// Sort, SortDesc, SortFunc, SortStableFunc, SortByKey and SortByKeyDesc
+// run the sorts of internal/psort (see its doc for the algorithms and
+// their measurements): parallel pdqsort for the unstable sorts, parallel
+// merge sort with one scratch slice for the stable ones, with
+// psort.Join[*Ctx] = Ctx.Join. The sort runs in the executor of the On
+// option (Default without), as the loops do; Grain is ignored, as psort's
+// cut-offs are its own. A slice of at most sortSeqMax (16384) elements,
+// psort's leaf size, is sorted on the calling goroutine with a sequential
+// join and never touches a pool. SortDesc sorts ascending and reverses in
+// parallel, which keeps the inlined comparisons of cmp.Ordered; SortByKey
+// and SortByKeyDesc are stable, and call key on every comparison. A panic
+// in a comparison or key function is re-raised as a *PanicError once no
+// work of the sort runs.
 //
 // # Close
 //

@@ -67,3 +67,7 @@ func IsWorkerGoroutine(p *Pool) bool { return p.workerOf() != nil }
 
 // CurGoid exposes curGoid.
 var CurGoid = curGoid
+
+// QueuedInjected is how many jobs submitted from outside p wait in its
+// injection queue.
+func QueuedInjected(p *Pool) int64 { return p.injected.n.Load() }

@@ -78,21 +78,30 @@ func TestCloseWaitsForSubmittedWork(t *testing.T) {
 	var done atomic.Int32
 	var wg sync.WaitGroup
 	started := make(chan struct{}, 4)
+	gate := make(chan struct{})
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p.Run(func(*parallel.Ctx) {
 				started <- struct{}{}
-				time.Sleep(5 * time.Millisecond)
+				<-gate
 				done.Add(1)
 			})
 		}()
 	}
+	// Two run (one per worker) and two wait in the injection queue: all
+	// four are submitted, so none can come after Close (it would panic).
 	<-started
-	p.Close()
+	<-started
+	require.Eventually(t, func() bool { return parallel.QueuedInjected(p) == 2 }, 5*time.Second, 100*time.Microsecond)
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	time.Sleep(5 * time.Millisecond)
+	close(gate)
+	<-closed
 	wg.Wait()
-	require.Equal(t, int32(4), done.Load())
+	require.Equal(t, int32(4), done.Load(), "Close waited for the queued jobs")
 }
 
 func TestCloseFromAWorkerPanics(t *testing.T) {
