@@ -1,7 +1,6 @@
 package parallel_test
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -49,11 +48,15 @@ func treeGo(d int) {
 }
 
 func BenchmarkForkJoinTree(b *testing.B) {
-	depths := []int{10, 15, 20}
+	depths := []struct {
+		name string
+		d    int
+	}{{"depth=10", 10}, {"depth=15", 15}, {"depth=20", 20}}
 	fs := treeFuncs(20)
 	for _, kind := range []string{"parallel", "goroutines"} {
-		for _, d := range depths {
-			b.Run(fmt.Sprintf("%s/depth=%d", kind, d), func(b *testing.B) {
+		for _, dd := range depths {
+			d := dd.d
+			b.Run(kind+"/"+dd.name, func(b *testing.B) {
 				nodes := float64(int(1)<<d - 1)
 				var run func()
 				if kind == "parallel" {

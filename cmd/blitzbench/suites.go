@@ -80,6 +80,9 @@ var comparisons = []comparison{
 	{"channels", "BenchmarkBroadcast", "blitzBlocking", "chanFanout", "message to 4", ""},
 	{"channels", "BenchmarkWatch", "blitz", "mutexCond", "change seen by 4", ""},
 	{"channels", "BenchmarkWatch", "blitzBlocking", "mutexCond", "change seen by 4", ""},
+	{"parallel", "BenchmarkFib", "parallel", "sequential", "fib(35)", ""},
+	{"parallel", "BenchmarkFib", "parallel", "goroutines", "fib(35)", ""},
+	{"parallel", "BenchmarkForkJoinTree", "parallel/depth=15", "goroutines/depth=15", "tree node", "ns/node"},
 }
 
 // modulesOf returns the modules of cs in first-seen order, each with the benchmarks it must run.

@@ -73,7 +73,7 @@ func sort2Func[T any](s []T, i, j int, swaps *int, cmpFn func(a, b T) int) (int,
 // median3Func returns whichever of i, j, k indexes the median element.
 func median3Func[T any](s []T, i, j, k int, swaps *int, cmpFn func(a, b T) int) int {
 	i, j = sort2Func(s, i, j, swaps, cmpFn)
-	j, k = sort2Func(s, j, k, swaps, cmpFn)
+	j, _ = sort2Func(s, j, k, swaps, cmpFn)
 	_, j = sort2Func(s, i, j, swaps, cmpFn)
 	return j
 }

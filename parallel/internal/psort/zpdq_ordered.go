@@ -77,7 +77,7 @@ func sort2Ordered[T cmp.Ordered](s []T, i, j int, swaps *int) (int, int) {
 // median3Ordered returns whichever of i, j, k indexes the median element.
 func median3Ordered[T cmp.Ordered](s []T, i, j, k int, swaps *int) int {
 	i, j = sort2Ordered(s, i, j, swaps)
-	j, k = sort2Ordered(s, j, k, swaps)
+	j, _ = sort2Ordered(s, j, k, swaps)
 	_, j = sort2Ordered(s, i, j, swaps)
 	return j
 }
