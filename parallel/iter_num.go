@@ -50,12 +50,7 @@ func Min[T cmp.Ordered](it Iter[T], opts ...Option) (T, bool) {
 		}
 		acc.v = v
 		return true
-	}, func(x, y maybe[T]) maybe[T] {
-		if x.ok && y.ok {
-			return maybe[T]{min(x.v, y.v), true}
-		}
-		return firstPresent(x, y)
-	})
+	}, combinePresent(func(x, y T) T { return min(x, y) }))
 	return r.v, r.ok
 }
 
@@ -73,12 +68,7 @@ func Max[T cmp.Ordered](it Iter[T], opts ...Option) (T, bool) {
 		}
 		acc.v = v
 		return true
-	}, func(x, y maybe[T]) maybe[T] {
-		if x.ok && y.ok {
-			return maybe[T]{max(x.v, y.v), true}
-		}
-		return firstPresent(x, y)
-	})
+	}, combinePresent(func(x, y T) T { return max(x, y) }))
 	return r.v, r.ok
 }
 

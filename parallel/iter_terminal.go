@@ -36,6 +36,18 @@ type maybe[T any] struct {
 	ok bool
 }
 
+// combinePresent lifts op to partial results: op of both when both pieces
+// had items, else whichever had some. The combine of Reduce, Fold, Min
+// and Max (called once per pair of pieces, not per item).
+func combinePresent[T any](op func(x, y T) T) func(x, y maybe[T]) maybe[T] {
+	return func(x, y maybe[T]) maybe[T] {
+		if x.ok && y.ok {
+			return maybe[T]{op(x.v, y.v), true}
+		}
+		return firstPresent(x, y)
+	}
+}
+
 // firstPresent returns x if present, else y: combine for "leftmost wins".
 func firstPresent[T any](x, y maybe[T]) maybe[T] {
 	if x.ok {
@@ -141,12 +153,7 @@ func (it Iter[T]) Reduce(identity T, op func(x, y T) T, opts ...Option) T {
 		}
 		acc.v = v
 		return true
-	}, func(x, y maybe[T]) maybe[T] {
-		if x.ok && y.ok {
-			return maybe[T]{op(x.v, y.v), true}
-		}
-		return firstPresent(x, y)
-	})
+	}, combinePresent(op))
 	if !r.ok {
 		return identity
 	}
@@ -171,12 +178,7 @@ func Fold[T, A any](it Iter[T], init func() A, step func(acc A, x T) A, combine 
 		}
 		acc.v = v
 		return true
-	}, func(x, y maybe[A]) maybe[A] {
-		if x.ok && y.ok {
-			return maybe[A]{combine(x.v, y.v), true}
-		}
-		return firstPresent(x, y)
-	})
+	}, combinePresent(combine))
 	if !r.ok {
 		return init()
 	}

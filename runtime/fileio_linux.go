@@ -23,8 +23,10 @@ const (
 	noWaitProbe     = 16
 )
 
-// noWaitState is a fileRing's record of its RWF_NOWAIT attempts, updated
-// atomically by the tasks reading the file.
+// noWaitState is a fileRing's record of its RWF_NOWAIT attempts, written
+// and read by the tasks reading the file. The fields are independent
+// counters behind a heuristic: no atomic orders anything else, and a lost
+// race costs at most one extra or one skipped attempt.
 type noWaitState struct {
 	misses      atomic.Int32  // consecutive misses
 	tick        atomic.Uint32 // reads since the misses passed the bound
