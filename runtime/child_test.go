@@ -20,7 +20,17 @@ const childFlag = "-blitz.child"
 // childCmd is a Command running this test binary as the child program
 // with the given act; see runChild for the acts.
 func childCmd(act ...string) *runtime.Cmd {
-	return runtime.Command(os.Args[0], append([]string{childFlag}, act...)...)
+	return runtime.Command(childPath(), append([]string{childFlag}, act...)...)
+}
+
+// childPath is the test binary's absolute path: os.Args[0] may be relative
+// (a binary built with go test -c and started as ./x.test), and a relative
+// program path is resolved against the command's Dir.
+func childPath() string {
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return os.Args[0]
 }
 
 // runChild is the child program, called by TestMain when the binary was

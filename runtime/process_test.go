@@ -259,7 +259,7 @@ func TestProcessEnvDirAndClearEnv(t *testing.T) {
 	if resolved, err := filepath.EvalSymlinks(wd); err != nil || !strings.EqualFold(resolved, want) {
 		t.Errorf("child ran in %q (%q, %v), want %q", wd, resolved, err, want)
 	}
-	c = spawnChild(t, rt, runtime.Command(os.Args[0]).Arg(childFlag, "env-short").
+	c = spawnChild(t, rt, runtime.Command(childPath()).Arg(childFlag, "env-short").
 		ClearEnv().Env("BLITZ_A=3").Stdout(runtime.Piped))
 	out, err = blockResult(t, rt, c.Output())
 	if err != nil {
