@@ -19,3 +19,27 @@ func NoRingTruncate(f *File) {
 		f.ring.caps &^= backend.CapFtruncate
 	}
 }
+
+// RingFileCloses is how many File Closes were io_uring closes so far, in
+// this process.
+func RingFileCloses() uint64 { return ringFileCloses.Load() }
+
+// FileFD is the descriptor of f's ring side (InvalidFD without one).
+func FileFD(f *File) backend.FD {
+	if f.ring == nil {
+		return backend.InvalidFD
+	}
+	return f.ring.fd
+}
+
+// FileOwnsFD reports whether f owns its descriptor (a ring open not handed
+// out by OS).
+func FileOwnsFD(f *File) bool { return f.ring != nil && f.ownsFD() }
+
+// NoRingFileOps makes f's Sync, Stat and Truncate take the blocking pool,
+// as when the ring refuses them.
+func NoRingFileOps(f *File) {
+	if f.ring != nil {
+		f.ring.caps &^= backend.CapFileOps | backend.CapFtruncate
+	}
+}

@@ -4,68 +4,104 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/waker"
 )
 
-// fileRing is the io_uring side of a File: the descriptor the os.File owns,
-// and the count of operations the kernel holds on it, which Close waits
-// for. A File without one does its data I/O on the blocking pool.
+// fileRing is the io_uring side of a File: its descriptor, and the count of
+// operations the kernel holds on it (or that are being started), which
+// Close waits for. A File without one does its data I/O on the blocking
+// pool.
 type fileRing struct {
 	io *ioDriver
 	fd backend.FD
 	// caps are the backend's: whether Sync, Stat and Truncate may take the
-	// ring too. Immutable after attachRing (tests clear bits before use).
+	// ring too. Immutable after newFileRing (tests clear bits before use).
 	caps backend.Caps
+	// ownsFD says the ring opened fd (the File owns it until OS); false
+	// for a pool-opened file whose os.File lent its descriptor. Immutable.
+	ownsFD bool
 
-	// mu guards the fields below, shared by the tasks that start ops, the
-	// workers that collect their completions, and Close.
-	mu       sync.Mutex
-	inflight int
-	closing  bool
-	closeWk  waker.Waker
+	// users counts the operations between begin and end; Close's drained
+	// sets closingBit, after which begin fails. The end that brings the
+	// count to exactly closingBit wakes closeWk and runs closeFn. begin
+	// and end are atomic (the readers of one File run on every worker);
+	// only the closing handshake takes mu.
+	users atomic.Uint64
+	// mu guards closeWk and closeFn. They are written before the
+	// closingBit is set (drained, closeWhenDrained) and read by the end
+	// that sees the count reach zero, whose Add pairs with that Or.
+	mu      sync.Mutex
+	closeWk waker.Waker
+	closeFn func()
 
 	// noWait decides whether reads try the page cache first (Linux; see
 	// tryNoWait).
 	noWait noWaitState
 }
 
+// newFileRing makes the ring side of fd on d's rings.
+func newFileRing(d *ioDriver, fd backend.FD) *fileRing {
+	return &fileRing{io: d, fd: fd, caps: d.rings[0].b.Caps()}
+}
+
 // begin counts an op about to be submitted; it fails once Close began.
+// Any goroutine may call it; every true is paired with an end.
 func (r *fileRing) begin() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closing {
-		return false
+	for {
+		u := r.users.Load()
+		if u&closingBit != 0 {
+			return false
+		}
+		if r.users.CompareAndSwap(u, u+1) {
+			return true
+		}
 	}
-	r.inflight++
-	return true
 }
 
 // end uncounts an op whose final completion arrived (or whose submission
-// failed), waking a Close that waits for the last one.
+// failed); the last one after Close began wakes the Close, or closes the
+// file for a Close that was cancelled.
 func (r *fileRing) end() {
-	r.mu.Lock()
-	r.inflight--
-	var wk waker.Waker
-	if r.closing && r.inflight == 0 {
-		wk, r.closeWk = r.closeWk, waker.Waker{}
+	if r.users.Add(^uint64(0)) != closingBit {
+		return
 	}
+	r.mu.Lock()
+	wk, fn := r.closeWk, r.closeFn
+	r.closeWk, r.closeFn = waker.Waker{}, nil
 	r.mu.Unlock()
 	wk.Wake()
+	if fn != nil {
+		go fn() // close(2) may block: not on the worker that collected the completion
+	}
 }
 
 // drained marks the file closing and reports whether no op is in flight;
-// if one is, the last one's end wakes cx's task.
+// if one is, the last one's end wakes cx's task. Called by Close's task,
+// again at each poll until it reports true.
 func (r *fileRing) drained(cx *future.Context) bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closing = true
-	if r.inflight == 0 {
+	r.closeWk = cx.Waker()
+	r.mu.Unlock()
+	return r.users.Or(closingBit)&^closingBit == 0
+}
+
+// closeWhenDrained marks the file closing and, if ops are in flight, has
+// the last one's end run fn and reports true; with none it reports false
+// and the caller closes. For a cancelled Close.
+func (r *fileRing) closeWhenDrained(fn func()) bool {
+	r.mu.Lock()
+	r.closeFn = fn
+	r.mu.Unlock()
+	if r.users.Or(closingBit)&^closingBit != 0 {
 		return true
 	}
-	r.closeWk = cx.Waker()
+	r.mu.Lock()
+	r.closeFn = nil
+	r.mu.Unlock()
 	return false
 }
 
@@ -111,7 +147,10 @@ type FileIOFuture struct {
 	n         int // bytes transferred so far
 	submitted bool
 	finished  bool
-	op        fileOp
+	// op is the ring op, made at the first submit (a read served from
+	// the page cache by tryNoWait never needs one) and reused for the
+	// next parts of a whole transfer.
+	op *fileOp
 	// blk is the call on the blocking pool, for a File without a ring.
 	blk *BlockingFuture[int]
 }
@@ -238,7 +277,9 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if !fr.begin() {
 		return fs.ErrClosed
 	}
-	f.op.fr = fr // the same value at every submit; complete reads it before waking the task
+	if f.op == nil {
+		f.op = &fileOp{fr: fr} // complete reads fr before waking the task
+	}
 	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
 	if f.vectored() {
 		f.op.op.Bufs = f.bufs
@@ -248,7 +289,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if f.off >= 0 {
 		f.op.op.Offset = f.off + int64(f.n)
 	}
-	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), &f.op); err != nil {
+	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), f.op); err != nil {
 		fr.end()
 		return err
 	}

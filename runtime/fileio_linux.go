@@ -3,6 +3,7 @@ package runtime
 import (
 	"io/fs"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -79,4 +80,56 @@ func (f *FileIOFuture) tryNoWait() (c backend.Completion, ok bool) {
 		return c, false
 	}
 	return backend.Completion{Err: errno}, true
+}
+
+// The calls below serve a File that owns its descriptor (the ring opened
+// it) when an operation must run off the ring: SeekTo always, and Sync,
+// Stat and Truncate when the ring refuses them. Each is os.File's system
+// call, made on the raw descriptor; the errors are bare errnos, which the
+// callers wrap in *fs.PathError as os does.
+
+// closeRawFD closes fd: the GC cleanup of an unclosed File, a Close after
+// the ring shut down, a cancelled Close.
+func closeRawFD(fd backend.FD) error {
+	if err := unix.Close(int(fd)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// seekRawFD is lseek(2).
+func seekRawFD(fd backend.FD, offset int64, whence int) (int64, error) {
+	return unix.Seek(int(fd), offset, whence)
+}
+
+// syncRawFD is fsync(2), retried on EINTR as os.File.Sync does.
+func syncRawFD(fd backend.FD) error {
+	for {
+		if err := unix.Fsync(int(fd)); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// truncateRawFD is ftruncate(2), retried on EINTR.
+func truncateRawFD(fd backend.FD, size int64) error {
+	for {
+		if err := unix.Ftruncate(int(fd), size); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// statRawFD is fstat(2), as the FileInfo a ring statx would give.
+func statRawFD(fd backend.FD, name string) (fs.FileInfo, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd), &st); err != nil {
+		return nil, err
+	}
+	ts := func(t unix.Timespec) time.Time { return time.Unix(int64(t.Sec), int64(t.Nsec)) }
+	return newStatxInfo(name, &backend.FileStat{
+		Mode: st.Mode, Nlink: uint32(st.Nlink), UID: st.Uid, GID: st.Gid, Blksize: uint32(st.Blksize),
+		Ino: st.Ino, Dev: st.Dev, Rdev: st.Rdev, Size: st.Size, Blocks: st.Blocks,
+		Atime: ts(st.Atim), Mtime: ts(st.Mtim), Ctime: ts(st.Ctim),
+	}), nil
 }

@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
@@ -16,41 +18,74 @@ import (
 // with Open, Create or OpenFile.
 //
 // On Linux with io_uring the open and the operations Read, Write, ReadAt,
-// WriteAt, ReadvAt, WritevAt, Sync, Stat and Truncate are io_uring
-// operations (openat, read, write, readv, writev, fsync, statx, ftruncate),
-// submitted to the ring of the worker that polls them; Truncate falls back
-// to the blocking pool on kernels before 6.9, as any of them does when the
-// ring refuses it. SeekTo and Close, and every operation on the other
-// backends, run on the blocking pool, off the workers. Close stays there
-// because the *os.File owns the descriptor (File.OS hands it out): closing
-// it is os.File.Close, after the ring's operations on it have completed.
+// WriteAt, ReadvAt, WritevAt, Sync, Stat, Truncate and Close are io_uring
+// operations (openat, read, write, readv, writev, fsync, statx, ftruncate,
+// close), submitted to the ring of the worker that polls them; Truncate
+// falls back to the blocking pool on kernels before 6.9, as any of them
+// does when the ring refuses it. SeekTo, and every operation on the other
+// backends, run on the blocking pool, off the workers. A file the ring
+// opened is owned by the File until OS hands its descriptor to an *os.File;
+// a file opened on the pool (flags the ring has no word for, like
+// os.O_SYNC) is owned by its *os.File, and Close is then os.File.Close on
+// the pool. Either way an unreachable File that was never closed has its
+// descriptor closed by the garbage collector, as an os.File has.
 //
 // As with os.File, the operations that use the file position (Read, Write)
 // should not overlap one another; ReadAt and WriteAt may run concurrently.
 // Close waits until the io_uring operations in flight have completed (a
 // cancelled one included), and refuses later ones with fs.ErrClosed.
 type File struct {
+	name string
+	// osMu guards f, made on demand by OS for a file whose descriptor the
+	// File owns, and orders OS with Close's first poll (which sets closed
+	// under it): a descriptor is owned by exactly one of the two.
+	osMu sync.Mutex
+	// f is the *os.File that owns the descriptor: set by a pool open, or by
+	// OS for a ring-owned file; nil while the File owns it (ownsFD).
 	f *os.File
 	// ring is the io_uring side of the operations, nil when they run on
 	// the blocking pool. Set by the open, before the File is handed out.
 	ring *fileRing
+	// cleanup closes a ring-owned descriptor if the File becomes
+	// unreachable unclosed; stopped by Close and by OS. Set by the open.
+	cleanup goruntime.Cleanup
 	// rt is the runtime that opened the file, whose blocking pool serves
 	// its calls when a goroutine polls them (AsIOReader). Set by the open.
 	rt *Runtime
 	// poll is the state of PollRead and PollWrite (see AsyncReader).
 	poll filePoll
-	// closed is set by Close's first poll, so that a later call on the
-	// pool fails with fs.ErrClosed on every system (Windows' os.File.Stat
-	// would report an invalid handle instead).
+	// closed is set by Close's first poll (under osMu), so that a later
+	// call on the pool fails with fs.ErrClosed on every system (Windows'
+	// os.File.Stat would report an invalid handle instead), and a second
+	// Close of a ring-owned file too.
 	closed atomic.Bool
 }
 
 // Name returns the name the file was opened with.
-func (f *File) Name() string { return f.f.Name() }
+func (f *File) Name() string { return f.name }
 
-// OS returns the underlying *os.File, for code that needs one (the caller
-// then must not use it from a task: its methods block).
-func (f *File) OS() *os.File { return f.f }
+// OS returns an *os.File for the file, for code that needs one (the caller
+// then must not use it from a task: its methods block). For a file the
+// ring opened, the first call hands the descriptor over to the *os.File,
+// which owns it from then on: Close then closes it through os.File.Close,
+// on the blocking pool. After Close it returns nil.
+func (f *File) OS() *os.File {
+	f.osMu.Lock()
+	defer f.osMu.Unlock()
+	if f.f == nil && f.ring != nil && !f.closed.Load() {
+		f.cleanup.Stop()
+		f.f = os.NewFile(uintptr(f.ring.fd), f.name)
+	}
+	return f.f
+}
+
+// ownsFD reports whether the File owns its descriptor (a ring open that OS
+// has not handed out). Any goroutine may call it.
+func (f *File) ownsFD() bool {
+	f.osMu.Lock()
+	defer f.osMu.Unlock()
+	return f.f == nil
+}
 
 // Open opens name for reading.
 func Open(name string) *OpenFuture {
@@ -122,11 +157,7 @@ func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
 	if c.Err != nil {
 		return future.Fail[*File](fsPathError("open", o.name, c.Err)), true
 	}
-	f := &File{f: os.NewFile(uintptr(c.FD), o.name)}
-	if in {
-		f.adopt(h.rt)
-	}
-	return future.Result[*File]{Value: f}, true
+	return future.Result[*File]{Value: newRingFile(h.rt, o.name, c.FD)}, true
 }
 
 // submit starts the openat on the ring of cx's worker, and reports false
@@ -149,12 +180,13 @@ func (o *OpenFuture) submit(cx *future.Context, rt *Runtime) bool {
 
 // onPool is the open as os.OpenFile, on the blocking pool.
 func (o *OpenFuture) onPool() *BlockingFuture[*File] {
+	name := o.name
 	blk := Blocking(func() (*File, error) {
-		f, err := os.OpenFile(o.name, o.flag, o.perm)
+		f, err := os.OpenFile(name, o.flag, o.perm)
 		if err != nil {
 			return nil, err
 		}
-		return &File{f: f}, nil
+		return &File{name: name, f: f}, nil
 	})
 	// A file opened for a caller that gave up is closed, not leaked.
 	blk.dispose = func(f *File) { _ = f.f.Close() }
@@ -176,6 +208,15 @@ func (o *OpenFuture) Cancel() {
 	}
 }
 
+// newRingFile makes the File of fd, opened by the ring of rt (an io_uring
+// runtime), which owns it until OS hands it out.
+func newRingFile(rt *Runtime, name string, fd backend.FD) *File {
+	f := &File{name: name, rt: rt, ring: newFileRing(rt.io, fd)}
+	f.ring.ownsFD = true
+	f.cleanup = goruntime.AddCleanup(f, func(fd backend.FD) { _ = closeRawFD(fd) }, fd)
+	return f
+}
+
 // adopt makes f a file of rt: rt's pool serves its calls from goroutines,
 // and on io_uring it gets its ring side.
 func (f *File) adopt(rt *Runtime) {
@@ -192,8 +233,7 @@ func (f *File) attachRing(d *ioDriver) {
 	if err != nil {
 		return // no descriptor to share: the blocking pool does the I/O
 	}
-	caps := d.rings[0].b.Caps()
-	_ = sc.Control(func(fd uintptr) { f.ring = &fileRing{io: d, fd: backend.FD(fd), caps: caps} })
+	_ = sc.Control(func(fd uintptr) { f.ring = newFileRing(d, backend.FD(fd)) })
 }
 
 // dataOp makes the future of a data operation, on the ring or, without
@@ -244,6 +284,20 @@ func (f *File) WritevAt(bufs [][]byte, off int64) *FileIOFuture {
 // SeekTo sets the file position for the next Read or Write (io.SeekStart,
 // io.SeekCurrent, io.SeekEnd) and returns the new position.
 func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
+	if f.ownsFD() {
+		fr := f.ring
+		return blockingOn(f.rt, func() (int64, error) {
+			if !fr.begin() { // holds Close off while the descriptor is used
+				return 0, &fs.PathError{Op: "seek", Path: f.name, Err: fs.ErrClosed}
+			}
+			n, err := seekRawFD(fr.fd, offset, whence)
+			fr.end()
+			if err != nil {
+				return 0, &fs.PathError{Op: "seek", Path: f.name, Err: err}
+			}
+			return n, nil
+		})
+	}
 	return blockingOn(f.rt, func() (int64, error) { return f.f.Seek(offset, whence) })
 }
 
@@ -265,33 +319,143 @@ func (f *File) Truncate(size int64) *FileOpFuture[struct{}] {
 }
 
 // Close closes the file, once the io_uring operations in flight on it have
-// completed; a second Close fails with fs.ErrClosed.
+// completed; a second Close fails with fs.ErrClosed. A file the ring opened
+// (and OS did not hand out) is closed by an io_uring close; any other by
+// os.File.Close on the blocking pool.
 func (f *File) Close() *CloseFuture {
-	return &CloseFuture{f: f, blk: blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, f.f.Close() })}
+	return &CloseFuture{f: f}
 }
 
 // CloseFuture is the future of File.Close: its pointer is a
 // future.Future[future.Result[struct{}]] and a future.Canceler.
+//
+// Its fields belong to the task polling it.
 type CloseFuture struct {
-	f       *File
-	blk     *BlockingFuture[struct{}]
+	f *File
+	// started is set by the first poll, which decides how the file closes:
+	// osf is the *os.File to close on the pool (blk), nil for a ring
+	// close (op), or a second close (failed).
+	started bool
+	osf     *os.File
+	failed  bool
 	drained bool
+	blk     *BlockingFuture[struct{}]
+	op      *ioOp
+	done    bool
 }
 
-// Poll waits for the ring's operations, then closes on the blocking pool.
+// Poll waits for the ring's operations, then closes.
 func (c *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
-	c.f.closed.Store(true) // read by the pool calls of FileOpFuture
+	if c.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	f := c.f
+	if !c.started {
+		c.start()
+	}
+	if c.failed {
+		c.done = true
+		return future.Fail[struct{}](&fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}), true
+	}
 	if !c.drained {
-		if r := c.f.ring; r != nil && !r.drained(cx) {
+		if r := f.ring; r != nil && !r.drained(cx) {
 			return future.Result[struct{}]{}, false
 		}
 		c.drained = true
 	}
-	return c.blk.Poll(cx)
+	if c.osf != nil {
+		if c.blk == nil {
+			osf := c.osf
+			c.blk = blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, osf.Close() })
+		}
+		r, ok := c.blk.Poll(cx)
+		c.done = ok
+		return r, ok
+	}
+	return c.pollRingClose(cx)
 }
 
-// Cancel stops waiting; once the wait is over, the close runs anyway.
-func (c *CloseFuture) Cancel() { c.blk.Cancel() }
+// start is the first poll's decision, made under osMu so that OS cannot
+// hand the descriptor out from under a ring close.
+func (c *CloseFuture) start() {
+	f := c.f
+	c.started = true
+	f.osMu.Lock()
+	first := !f.closed.Swap(true) // read by the pool calls of FileOpFuture and by OS
+	c.osf = f.f
+	f.osMu.Unlock()
+	if c.osf == nil {
+		// A ring-owned file: a second Close fails here (os.File.Close
+		// reports its own second close).
+		c.failed = !first
+		if first {
+			f.cleanup.Stop()
+		}
+	}
+}
+
+// pollRingClose closes a ring-owned descriptor with an io_uring close on
+// the polling worker's ring; once the ring is closed (the runtime shut
+// down), with close(2) at once.
+func (c *CloseFuture) pollRingClose(cx *future.Context) (future.Result[struct{}], bool) {
+	fr := c.f.ring
+	if c.op == nil {
+		c.op = &ioOp{op: backend.Op{Kind: backend.KindClose, FD: fr.fd}}
+		if err := c.op.submit(cx, fr.io.ringOf(cx.Worker())); err != nil {
+			c.done = true
+			return c.closeResult(closeRawFD(fr.fd))
+		}
+		ringFileCloses.Add(1) // a statistic for tests; no ordering
+	}
+	comp, ok := c.op.poll(cx)
+	if !ok {
+		return future.Result[struct{}]{}, false
+	}
+	c.done = true
+	return c.closeResult(comp.Err)
+}
+
+// closeResult is the close's outcome as os.File.Close reports it.
+func (c *CloseFuture) closeResult(err error) (future.Result[struct{}], bool) {
+	if err != nil {
+		return future.Fail[struct{}](fsPathError("close", c.f.name, err)), true
+	}
+	return future.Result[struct{}]{}, true
+}
+
+// Cancel stops waiting; the file is closed anyway: by the close already
+// started, or, when the ring's operations were still draining, by the
+// last of them to complete.
+func (c *CloseFuture) Cancel() {
+	if c.done {
+		return
+	}
+	c.done = true
+	switch {
+	case !c.started:
+		c.start()
+		if c.failed {
+			return
+		}
+	case c.blk != nil:
+		c.blk.Cancel() // a queued or running close runs to its end
+		return
+	case c.op != nil:
+		c.op.abandon() // the kernel closes the descriptor whatever happens to the op
+		return
+	}
+	f, osf := c.f, c.osf
+	closeNow := func() {
+		if osf != nil {
+			_ = osf.Close()
+			return
+		}
+		_ = closeRawFD(f.ring.fd)
+	}
+	if f.ring == nil || !f.ring.closeWhenDrained(closeNow) {
+		go closeNow() // close(2) may block (a network file system's flush): off the worker
+	}
+}
 
 // ReadFile reads the whole file name.
 func ReadFile(name string) *BlockingFuture[[]byte] {

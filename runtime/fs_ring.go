@@ -22,6 +22,9 @@ import (
 // taken. Incremented by any task after a successful Submit.
 var ringFileOps [4]atomic.Uint64
 
+// ringFileCloses counts the Closes handed to a ring, like ringFileOps.
+var ringFileCloses atomic.Uint64
+
 // countRingFileOp counts one submitted op of kind k.
 func countRingFileOp(k backend.Kind) {
 	if i := int(k) - int(backend.KindOpenAt); i >= 0 && i < len(ringFileOps) {
@@ -152,14 +155,20 @@ func (f *FileOpFuture[T]) opName() string {
 	return "truncate"
 }
 
-// runOnPool is the operation as os.File's method, for the blocking pool.
+// runOnPool is the operation as os.File's method, for the blocking pool:
+// on the *os.File, or for a File that owns its descriptor the same system
+// call on it.
 func (f *FileOpFuture[T]) runOnPool() (T, error) {
 	var v T
-	var err error
-	osf := f.file.f
-	if f.file.closed.Load() {
-		return v, &fs.PathError{Op: f.opName(), Path: osf.Name(), Err: fs.ErrClosed}
+	file := f.file
+	if file.closed.Load() {
+		return v, &fs.PathError{Op: f.opName(), Path: file.name, Err: fs.ErrClosed}
 	}
+	if file.ownsFD() {
+		return f.runOnRawFD()
+	}
+	osf := file.f
+	var err error
 	switch f.kind {
 	case backend.KindFsync:
 		err = osf.Sync()
@@ -171,6 +180,33 @@ func (f *FileOpFuture[T]) runOnPool() (T, error) {
 		err = osf.Truncate(f.size)
 	}
 	return v, err
+}
+
+// runOnRawFD is runOnPool for a File that owns its descriptor, counted as
+// an op of the ring side so that Close waits for it.
+func (f *FileOpFuture[T]) runOnRawFD() (T, error) {
+	var v T
+	fr, name := f.file.ring, f.file.name
+	if !fr.begin() {
+		return v, &fs.PathError{Op: f.opName(), Path: name, Err: fs.ErrClosed}
+	}
+	defer fr.end()
+	fd := fr.fd
+	var err error
+	switch f.kind {
+	case backend.KindFsync:
+		err = syncRawFD(fd)
+	case backend.KindStatx:
+		var fi fs.FileInfo
+		fi, err = statRawFD(fd, name)
+		v, _ = any(fi).(T)
+	default:
+		err = truncateRawFD(fd, f.size)
+	}
+	if err != nil {
+		return v, &fs.PathError{Op: f.opName(), Path: name, Err: err}
+	}
+	return v, nil
 }
 
 // Poll runs the operation: on the ring if it takes it, else on the pool.
