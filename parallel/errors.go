@@ -18,6 +18,17 @@ var (
 	ErrClosed = errors.New("parallel: pool closed")
 	// ErrPanicked is matched (errors.Is) by every *PanicError.
 	ErrPanicked = errors.New("parallel: job panicked")
+	// ErrGoexit is the Value of the *PanicError with which a job that called
+	// runtime.Goexit is reported to whoever waits for it (Join, Scope, Run,
+	// the loops), as if the job had panicked with it: errors.Is(err,
+	// ErrGoexit) holds for that *PanicError. testing's t.FailNow, t.Fatal
+	// and t.SkipNow call runtime.Goexit, so they are reported this way when
+	// called inside a job; the test is marked failed (or skipped) all the
+	// same. The Goexit cannot be stopped: it ends the worker's goroutine,
+	// after every job running on it has been finished, and a new goroutine
+	// takes the worker's place. See the package doc, section "Goexit in a
+	// job".
+	ErrGoexit = errors.New("parallel: a job called runtime.Goexit (t.FailNow, t.Fatal or t.SkipNow in a job do)")
 )
 
 // Panic messages for misuse (package doc, section "Panics").
@@ -36,7 +47,8 @@ const (
 // another worker than the caller's). A panic whose value is already a
 // *PanicError, from a nested Join for example, is passed on unchanged, so the
 // Stack is always that of the original panic. errors.Is(err, ErrPanicked)
-// holds, and errors.Is and errors.As see through to Value when it is an error.
+// holds, and errors.Is and errors.As see through to Value when it is an error:
+// errors.Is(err, ErrGoexit) tells a job that called runtime.Goexit.
 //
 // See the package doc, section "Panics".
 type PanicError struct {

@@ -53,37 +53,64 @@ type job struct {
 // it. After the signal c does not touch j again: the owner may reuse it at
 // once. Called by the worker c.
 func (c *Ctx) execute(j *job) {
+	c.finish(j, c.run(j.fn, level{d0: c.depth, kind: levelJob, j: j}))
+}
+
+// finish signals the completion of j, which ran on c with panic pe, to
+// whoever waits for it. Called by the worker c: from execute, or from the
+// unwinding of a job that called runtime.Goexit (package doc, section
+// "Goexit in a job").
+func (c *Ctx) finish(j *job, pe *PanicError) {
 	switch j.kind {
 	case kindJoin:
 		owner := j.owner // read first: j is the owner's again after done is set
-		j.panic = c.call(j.fn)
+		j.panic = pe
 		j.done.Store(true) // store-release; pairs with the done load in the owner's waitUntil
 		if owner != c {
 			owner.notify() // the owner may sleep waiting for done (section "Latches and notification")
 		}
 	case kindScope:
 		s := j.scope
-		s.record(c.call(j.fn))
+		s.record(pe)
 		s.latch.CountDown() // sets the latch at zero, which notifies the scope's owner
 	case kindInjected:
 		p := c.pool
-		j.panic = c.call(j.fn)
+		j.panic = pe
 		ch := j.ch
 		p.pending.Done() // before the send: Close may then find pending at zero only once the job ran
 		ch <- struct{}{} // the submitter owns j again after this
 	default:
-		panic("parallel: execute: job of unknown kind")
+		panic("parallel: finish: job of unknown kind")
 	}
 }
 
-// call runs f on c, and returns its panic as a *PanicError, or nil. Called by
-// the worker c.
-func (c *Ctx) call(f func(*Ctx)) (pe *PanicError) {
+// call runs f on c, and returns its panic as a *PanicError, or nil. If f
+// calls runtime.Goexit, the join frames opened inside f are closed before
+// the goroutine goes on exiting (section "Goexit in a job"). Called by the
+// worker c.
+func (c *Ctx) call(f func(*Ctx)) *PanicError { return c.run(f, level{d0: c.depth}) }
+
+// run is call with l saying what the call level owes its waiter if f calls
+// runtime.Goexit: the deferred function then sees neither a normal return
+// nor a panic, and does it (unwindGoexit) before the goroutine goes on
+// exiting. Called by the worker c.
+func (c *Ctx) run(f func(*Ctx), l level) (pe *PanicError) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			pe = toPanicError(r)
+			if !goexitPending() {
+				return
+			}
+			// f's deferred code panicked while f was exiting through
+			// Goexit: the recover does not stop the Goexit, and run
+			// will not return to its caller.
+		}
+		if !returned {
+			c.unwindGoexit(l)
 		}
 	}()
 	f(c)
+	returned = true
 	return nil
 }

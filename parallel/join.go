@@ -14,7 +14,7 @@ package parallel
 // Called by the job c was passed to, on its goroutine.
 func (c *Ctx) Join(a, b func(*Ctx)) {
 	f := c.pushFrame(b)
-	pa := c.call(a)
+	pa := c.run(a, level{d0: c.depth - 1}) // on Goexit, f is closed too
 	pb := c.joinFrame(f)
 	c.depth--
 	rethrow(pa)
@@ -37,14 +37,15 @@ func (c *Ctx) pushFrame(fn func(*Ctx)) *job {
 // joinFrame is the second half of Join: run f here if it is still on the
 // deque, else wait for its thief; it returns f's panic, and leaves f free
 // (fn nil, done false). Called by the worker c, once the frames pushed after
-// f are gone from its deque or finished.
+// f are gone from its deque or finished: by Join, and by the unwinding of a
+// job that called runtime.Goexit (section "Goexit in a job").
 func (c *Ctx) joinFrame(f *job) *PanicError {
 	for {
 		j := c.deque.Pop()
 		if j == f {
 			fn := f.fn
 			f.fn = nil
-			return c.call(fn)
+			return c.run(fn, level{d0: c.depth, kind: levelJoinB})
 		}
 		if j == nil {
 			break // f was stolen

@@ -13,9 +13,12 @@ type Pool struct {
 	// workers are the pool's workers, indexed by Ctx.index. Set by NewPool,
 	// read-only after.
 	workers []*Ctx
-	// byGoid maps a worker goroutine's id to its worker. Written by NewPool
-	// before it returns, read-only after.
-	byGoid map[uint64]*Ctx
+	// byGoid maps each worker goroutine's id to its worker. The map is never
+	// modified once stored: NewPool stores the first before it returns, and
+	// a replacement worker (section "Goexit in a job") stores a modified copy
+	// under goidMu (registerGoid). Loaded by workerOf.
+	byGoid atomic.Pointer[map[uint64]*Ctx]
+	goidMu sync.Mutex
 	// sleepyRounds is Config.SleepyRounds. Read-only.
 	sleepyRounds int
 	// isDefault marks the pool of Default, which Close leaves running.
@@ -98,10 +101,11 @@ func NewPool(cfg Config) (*Pool, error) {
 		go c.main(&started)
 	}
 	started.Wait() // every goid is written
-	p.byGoid = make(map[uint64]*Ctx, len(p.workers))
+	m := make(map[uint64]*Ctx, len(p.workers))
 	for _, c := range p.workers {
-		p.byGoid[c.goid] = c
+		m[c.goid] = c
 	}
+	p.byGoid.Store(&m) // store-release; pairs with the loads in workerOf and registerGoid
 	return p, nil
 }
 
@@ -176,7 +180,7 @@ func (p *Pool) workerOf() *Ctx {
 	if counters(p.counters.Load()).inactive() == len(p.workers) { // load; see above
 		return nil
 	}
-	return p.byGoid[curGoid()]
+	return (*p.byGoid.Load())[curGoid()] // load-acquire; pairs with the stores of NewPool and registerGoid
 }
 
 // injectedJobs recycles the jobs of Run, with their channels.

@@ -25,7 +25,7 @@ type Scope struct {
 func (c *Ctx) Scope(body func(*Scope)) {
 	s := &Scope{owner: c}
 	s.latch.count.Store(1) // the body's count; s is not shared yet
-	s.record(c.call(func(*Ctx) { body(s) }))
+	s.record(c.run(func(*Ctx) { body(s) }, level{d0: c.depth, kind: levelScope, s: s}))
 	s.latch.CountDown()
 	s.latch.WaitCtx(c)
 	rethrow(s.panic.Load()) // load; after the latch, which every recorder counted down after recording

@@ -28,8 +28,10 @@ type Ctx struct {
 	depth  int
 	// rng picks steal victims (xorshift64). Owner only.
 	rng uint64
-	// goid is the worker goroutine's id, written before NewPool returns and
-	// read-only after (section "Calls from a worker without its Ctx").
+	// goid is the id of the worker's goroutine, written by that goroutine
+	// when it starts: before NewPool returns, and again by each replacement
+	// of a goroutine that exited through Goexit (section "Goexit in a
+	// job"). Owner only, but for NewPool's read after every worker started.
 	goid uint64
 
 	_ pad
@@ -62,13 +64,30 @@ func (c *Ctx) Pool() *Pool { return c.pool }
 // Called by the job c was passed to.
 func (c *Ctx) WorkerIndex() int { return c.index }
 
-// main is the worker goroutine: it runs jobs until the pool stops. Called
-// once per worker, on its own goroutine, by NewPool.
+// main is the worker goroutine: it runs jobs until the pool stops. If a job
+// calls runtime.Goexit, the goroutine exits once every job on its stack is
+// finished, and main starts a replacement (section "Goexit in a job"), which
+// keeps the running count. Called once per worker, on its own goroutine, by
+// NewPool with started, which it marks done once c.goid is written; and by
+// replace with nil.
 func (c *Ctx) main(started *sync.WaitGroup) {
-	defer c.pool.running.Done()
+	returned := false
+	defer func() {
+		if returned {
+			c.pool.running.Done()
+			return
+		}
+		c.replace() // exiting through Goexit
+	}()
+	old := c.goid
 	c.goid = curGoid()
-	started.Done()
+	if started != nil {
+		started.Done()
+	} else {
+		c.pool.registerGoid(c, old, c.goid)
+	}
 	c.waitUntil(&c.pool.stop)
+	returned = true
 }
 
 // push publishes j on the worker's deque and tells the sleep protocol.

@@ -223,20 +223,24 @@
 // Open, Create and OpenFile return futures of a *File, whose operations are
 // futures too, with os.File's results and *fs.PathError errors. On io_uring
 // they are io_uring operations on the ring of the worker that polls them:
-// the open (openat, the descriptor then wrapped with os.NewFile), the data
-// operations (Read, Write, ReadAt, WriteAt, ReadvAt, WritevAt), Sync
-// (fsync), Stat (statx, its Sys() a *syscall.Stat_t as os.File.Stat's) and
-// Truncate (ftruncate, Linux 6.9 and later). Sync, Stat and Truncate return
-// a FileOpFuture, cancellable like the others; a cancelled open closes the
-// descriptor it got anyway. What the ring does not take runs on the
-// blocking pool as the os call: Truncate on an older kernel, an open with
-// flags beyond O_RDONLY, O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and
-// O_APPEND, anything the ring refuses. SeekTo and Close always run there
-// (the *os.File owns the descriptor, and Close first waits for the ring's
-// operations in flight on it), and so do every directory operation
-// (ReadDir, MkdirAll, Remove, RemoveAll, Rename, Link, Symlink, Readlink,
-// Stat, Lstat, Chmod, Canonicalize) and, on the other backends, every file
-// operation. io_uring tries an open without blocking first, so a FIFO
+// the open (openat), the data operations (Read, Write, ReadAt, WriteAt,
+// ReadvAt, WritevAt), Sync (fsync), Stat (statx, its Sys() a
+// *syscall.Stat_t as os.File.Stat's), Truncate (ftruncate, Linux 6.9 and
+// later) and Close (close, once the ring's operations in flight on the file
+// have completed). Sync, Stat and Truncate return a FileOpFuture,
+// cancellable like the others; a cancelled open closes the descriptor it
+// got anyway, and a cancelled Close still closes. A file the ring opened is
+// owned by its File (an unclosed one is closed by the garbage collector, as
+// an os.File is) until File.OS hands the descriptor to an *os.File, whose
+// Close then closes it. A cached read skips the ring: preadv2 with
+// RWF_NOWAIT copies the page-cache data at once and the ring takes only the
+// misses. What the ring does not take runs on the blocking pool as the os
+// call: Truncate on an older kernel, an open with flags beyond O_RDONLY,
+// O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and O_APPEND (that file is then
+// an os.File's), anything the ring refuses. SeekTo always runs there, and
+// so does every directory operation (ReadDir, MkdirAll, Remove, RemoveAll,
+// Rename, Link, Symlink, Readlink, Stat, Lstat, Chmod, Canonicalize) and, on
+// the other backends, every file operation. io_uring tries an open without blocking first, so a FIFO
 // opened read-only through the ring does not wait for a writer (see
 // OpenFile). ReadFile, WriteFile and AppendFile do a whole file.
 //
