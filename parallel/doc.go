@@ -50,6 +50,51 @@
 // value, would lose the stack of a panic that happened on another worker.
 // Misuse panics with a "parallel: " string.
 //
+// # Goexit in a job
+//
+// A job that calls runtime.Goexit (as testing's t.FailNow, t.Fatal and
+// t.SkipNow do) ends the goroutine of the worker running it: Goexit runs
+// the deferred calls and cannot be stopped. Left alone, the pool would lose
+// the worker and whoever waits for the job would wait forever. Instead:
+//
+//  1. Every job runs in a call level (Ctx.run) whose deferred function tells
+//     a Goexit from a return and a panic: the function neither returned nor
+//     panicked. (A panic recovered there while a Goexit started inside the
+//     function is pending does not stop the Goexit; runtime.Goexit on the
+//     stack below the deferred function tells that case.)
+//  2. That deferred function unwinds its level before the goroutine goes on
+//     exiting: it closes the join frames opened inside the level, innermost
+//     first, as Join does after its a (pop b back and run it, or wait for
+//     its thief, running other work meanwhile), and then does what the
+//     level owes: a job is finished as if it had panicked with ErrGoexit
+//     (done and notify for a join frame, record and count down for a scope
+//     job, pending and the channel for an injected one); a scope whose body
+//     or final wait is unwound records ErrGoexit and gives back the body's
+//     count, if the body had not returned, and waits for its jobs; Join's b
+//     popped back releases its frame. So the jobs on the goroutine are
+//     finished in order, innermost first, each only once both sides of its
+//     joins and its scopes' jobs are, as for a panic (section "Panics").
+//  3. The user code that the unwinding runs may call Goexit too. The runtime
+//     then abandons the unwinding's deferred function, after the deferred
+//     calls of that code, which unwind its own levels; a deferred call of
+//     the unwinding resumes it where it stopped, from the state in the frame
+//     stack, the deque and a small record of its steps.
+//  4. When the last level is unwound, the worker's main function starts a
+//     replacement goroutine: the same Ctx, deque and index, a fresh frame
+//     stack, its own goroutine id (section "Calls from a worker without its
+//     Ctx"; the id map is copied on write). It takes over the running count,
+//     so Close waits for it.
+//
+// The unwinding runs other jobs while it waits, as any wait does. That is
+// safe: each job runs in its own call level, so a Goexit in it finishes it
+// and resumes the unwinding (steps 2 and 3), and the goroutine is still the
+// worker in every respect (counted active, registered, owning its deque).
+// It is also needed: the job waited for may sit in the worker's own deque
+// below others, and a worker counted idle must take the jobs it is counted
+// on for (section "Posting work"). Whoever waits for the job sees a
+// *PanicError with errors.Is(err, ErrGoexit); its Stack shows where Goexit
+// was called.
+//
 // # The counters word
 //
 // The sleep protocol is Rayon's jobs event counter (JEC) protocol. One

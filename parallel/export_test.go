@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"reflect"
 	"runtime"
 	"time"
 )
@@ -71,3 +72,9 @@ var CurGoid = curGoid
 // QueuedInjected is how many jobs submitted from outside p wait in its
 // injection queue.
 func QueuedInjected(p *Pool) int64 { return p.injected.n.Load() }
+
+// RunFuncNameMatches reports whether goexitPending's name for Ctx.run is the
+// one tracebacks show.
+func RunFuncNameMatches() bool {
+	return runtime.FuncForPC(reflect.ValueOf((*Ctx).run).Pointer()).Name() == runFunc
+}

@@ -14,6 +14,10 @@ const (
 	// kindInjected: a job submitted from outside the pool (Pool.Run); the
 	// submitting goroutine waits on ch.
 	kindInjected
+	// kindScopeBody: a scope's body, Scope.body. Never queued: it tells
+	// the unwinding of a Goexit in the body which scope to finish (section
+	// "Goexit in a job").
+	kindScopeBody
 )
 
 // job is the unit a deque or the injection queue holds. One struct serves
@@ -39,7 +43,8 @@ type job struct {
 	// and kindInjected.
 	panic *PanicError
 
-	// scope is the Scope the job was spawned into; kindScope only.
+	// scope is the Scope the job was spawned into (kindScope), or whose
+	// body it stands for (kindScopeBody). Set when the job is made.
 	scope *Scope
 
 	// ch receives one value when an injected job has run; capacity 1, so
@@ -53,7 +58,7 @@ type job struct {
 // it. After the signal c does not touch j again: the owner may reuse it at
 // once. Called by the worker c.
 func (c *Ctx) execute(j *job) {
-	c.finish(j, c.run(j.fn, level{d0: c.depth, kind: levelJob, j: j}))
+	c.finish(j, c.run(j.fn, c.depth, j))
 }
 
 // finish signals the completion of j, which ran on c with panic pe, to
@@ -88,14 +93,15 @@ func (c *Ctx) finish(j *job, pe *PanicError) {
 // calls runtime.Goexit, the join frames opened inside f are closed before
 // the goroutine goes on exiting (section "Goexit in a job"). Called by the
 // worker c.
-func (c *Ctx) call(f func(*Ctx)) *PanicError { return c.run(f, level{d0: c.depth}) }
+func (c *Ctx) call(f func(*Ctx)) *PanicError { return c.run(f, c.depth, nil) }
 
-// run is call with l saying what the call level owes its waiter if f calls
-// runtime.Goexit: the deferred function then sees neither a normal return
-// nor a panic, and does it (unwindGoexit) before the goroutine goes on
-// exiting. Called by the worker c.
-func (c *Ctx) run(f func(*Ctx), l level) (pe *PanicError) {
-	returned := false
+// run is call for a call level that starts at frame stack height d0 and
+// owes its waiter what lj says (see levelOf) if f calls runtime.Goexit: the
+// deferred function then sees neither a normal return (pe is still
+// goexitMark) nor a panic, and unwinds the level (unwindGoexit) before the
+// goroutine goes on exiting. Called by the worker c.
+func (c *Ctx) run(f func(*Ctx), d0 int, lj *job) (pe *PanicError) {
+	pe = goexitMark // the return below clears it
 	defer func() {
 		if r := recover(); r != nil {
 			pe = toPanicError(r)
@@ -105,12 +111,11 @@ func (c *Ctx) run(f func(*Ctx), l level) (pe *PanicError) {
 			// f's deferred code panicked while f was exiting through
 			// Goexit: the recover does not stop the Goexit, and run
 			// will not return to its caller.
+		} else if pe != goexitMark {
+			return // f returned
 		}
-		if !returned {
-			c.unwindGoexit(l)
-		}
+		c.unwindGoexit(d0, lj)
 	}()
 	f(c)
-	returned = true
 	return nil
 }

@@ -14,7 +14,7 @@ package parallel
 // Called by the job c was passed to, on its goroutine.
 func (c *Ctx) Join(a, b func(*Ctx)) {
 	f := c.pushFrame(b)
-	pa := c.run(a, level{d0: c.depth - 1}) // on Goexit, f is closed too
+	pa := c.run(a, c.depth-1, nil) // on Goexit, f is closed too
 	pb := c.joinFrame(f)
 	c.depth--
 	rethrow(pa)
@@ -45,7 +45,7 @@ func (c *Ctx) joinFrame(f *job) *PanicError {
 		if j == f {
 			fn := f.fn
 			f.fn = nil
-			return c.run(fn, level{d0: c.depth, kind: levelJoinB})
+			return c.run(fn, c.depth, releaseFrame)
 		}
 		if j == nil {
 			break // f was stolen

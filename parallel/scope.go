@@ -14,6 +14,13 @@ type Scope struct {
 	// panic is the first panic recorded, by the body or a job (CAS from
 	// nil; load after latch is set).
 	panic atomic.Pointer[PanicError]
+	// body stands for the scope's body and wait in the unwinding of a
+	// Goexit (kindScopeBody); never queued. Set by Scope before the body
+	// runs.
+	body job
+	// bodyCounted is set once the body's count is given back: by Scope,
+	// or by the unwinding of a Goexit in the body. Owner only.
+	bodyCounted bool
 }
 
 // Scope runs body with a new Scope, and returns once body and every job
@@ -25,11 +32,20 @@ type Scope struct {
 func (c *Ctx) Scope(body func(*Scope)) {
 	s := &Scope{owner: c}
 	s.latch.count.Store(1) // the body's count; s is not shared yet
-	s.record(c.run(func(*Ctx) { body(s) }, level{d0: c.depth, kind: levelScope, s: s}))
+	s.body.kind, s.body.scope = kindScopeBody, s
+	// Both the body and the wait run in a level that, if a Goexit ends the
+	// goroutine in either, still waits for the scope's jobs (section
+	// "Goexit in a job").
+	s.record(c.run(func(*Ctx) { body(s) }, c.depth, &s.body))
+	s.bodyCounted = true
 	s.latch.CountDown()
-	s.latch.WaitCtx(c)
-	rethrow(s.panic.Load()) // load; after the latch, which every recorder counted down after recording
+	c.run(s.wait, c.depth, &s.body) // no panic: the jobs run meanwhile recover theirs
+	rethrow(s.panic.Load())         // load; after the latch, which every recorder counted down after recording
 }
+
+// wait waits for the scope's jobs, running other work meanwhile. Called by
+// the owner, once the body's count is given back.
+func (s *Scope) wait(c *Ctx) { s.latch.WaitCtx(c) }
 
 // Ctx returns the worker running the scope's body: the Ctx to use for Join
 // and loops inside the body. Called by the scope's body.
