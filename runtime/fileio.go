@@ -4,7 +4,6 @@ import (
 	"io"
 	"io/fs"
 	"sync"
-	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -26,14 +25,14 @@ type fileRing struct {
 	ownsFD bool
 
 	// users counts the operations between begin and end; Close's drained
-	// sets closingBit, after which begin fails. The end that brings the
-	// count to exactly closingBit wakes closeWk and runs closeFn. begin
-	// and end are atomic (the readers of one File run on every worker);
-	// only the closing handshake takes mu.
-	users atomic.Uint64
-	// mu guards closeWk and closeFn. They are written before the
-	// closingBit is set (drained, closeWhenDrained) and read by the end
-	// that sees the count reach zero, whose Add pairs with that Or.
+	// marks it closing, after which begin fails. The last end after that
+	// wakes closeWk and runs closeFn. begin and end are atomic (the
+	// readers of one File run on every worker); only the closing handshake
+	// takes mu.
+	users useCount
+	// mu guards closeWk and closeFn. They are written before users is
+	// marked closing (drained, closeWhenDrained) and read by the last end,
+	// whose release pairs with that markClosing.
 	mu      sync.Mutex
 	closeWk waker.Waker
 	closeFn func()
@@ -50,23 +49,13 @@ func newFileRing(d *ioDriver, fd backend.FD) *fileRing {
 
 // begin counts an op about to be submitted; it fails once Close began.
 // Any goroutine may call it; every true is paired with an end.
-func (r *fileRing) begin() bool {
-	for {
-		u := r.users.Load()
-		if u&closingBit != 0 {
-			return false
-		}
-		if r.users.CompareAndSwap(u, u+1) {
-			return true
-		}
-	}
-}
+func (r *fileRing) begin() bool { return r.users.acquire() }
 
 // end uncounts an op whose final completion arrived (or whose submission
 // failed); the last one after Close began wakes the Close, or closes the
 // file for a Close that was cancelled.
 func (r *fileRing) end() {
-	if r.users.Add(^uint64(0)) != closingBit {
+	if !r.users.release() {
 		return
 	}
 	r.mu.Lock()
@@ -86,7 +75,8 @@ func (r *fileRing) drained(cx *future.Context) bool {
 	r.mu.Lock()
 	r.closeWk = cx.Waker()
 	r.mu.Unlock()
-	return r.users.Or(closingBit)&^closingBit == 0
+	_, busy := r.users.markClosing()
+	return !busy
 }
 
 // closeWhenDrained marks the file closing and, if ops are in flight, has
@@ -96,7 +86,7 @@ func (r *fileRing) closeWhenDrained(fn func()) bool {
 	r.mu.Lock()
 	r.closeFn = fn
 	r.mu.Unlock()
-	if r.users.Or(closingBit)&^closingBit != 0 {
+	if _, busy := r.users.markClosing(); busy {
 		return true
 	}
 	r.mu.Lock()

@@ -38,11 +38,10 @@ type netFD struct {
 	// users counts the operations between their check of closed and the
 	// moment the backend has the op (or the system call returned): the
 	// descriptor number must not be released under them, or it could be
-	// reused by a new socket and the late op land on it. The high bit is
-	// set by close; the one that brings the count to zero with the bit set
-	// releases the descriptor (Go's fdMutex, reduced to this). See use and
-	// done.
-	users atomic.Uint64
+	// reused by a new socket and the late op land on it. close marks it
+	// closing; the last done after that releases the descriptor. See use
+	// and done.
+	users useCount
 	// readTimeout and writeTimeout are linked timeouts given to every read
 	// or write op (0: none), in nanoseconds.
 	readTimeout, writeTimeout atomic.Int64
@@ -148,26 +147,13 @@ func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, network string) *netFD {
 	return n
 }
 
-// closingBit marks users as closed.
-const closingBit = 1 << 63
-
 // use registers an operation about to touch the descriptor; it reports
 // false once the socket is closed. Every use is paired with a done.
-func (n *netFD) use() bool {
-	for {
-		u := n.users.Load()
-		if u&closingBit != 0 {
-			return false
-		}
-		if n.users.CompareAndSwap(u, u+1) {
-			return true
-		}
-	}
-}
+func (n *netFD) use() bool { return n.users.acquire() }
 
 // done ends a use; the last one after a close releases the descriptor.
 func (n *netFD) done() {
-	if n.users.Add(^uint64(0)) == closingBit {
+	if n.users.release() {
 		n.release()
 	}
 }
@@ -177,18 +163,13 @@ func (n *netFD) done() {
 // (with ErrCanceled, reported as ErrClosed) before the descriptor is
 // released, so its number cannot be reused under them.
 func (n *netFD) close() error {
-	for {
-		u := n.users.Load()
-		if u&closingBit != 0 {
-			return n.opError("close", ErrClosed)
-		}
-		if n.users.CompareAndSwap(u, u|closingBit) {
-			n.closed.Store(true)
-			if u == 0 {
-				n.release()
-			}
-			break
-		}
+	already, busy := n.users.markClosing()
+	if already {
+		return n.opError("close", ErrClosed)
+	}
+	n.closed.Store(true)
+	if !busy {
+		n.release()
 	}
 	n.rd.closed(n.ring)
 	if w := n.wr.Load(); w != nil {
