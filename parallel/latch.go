@@ -44,15 +44,25 @@ func (l *OnceLatch) Set() {
 // Probe reports whether the latch is set. Any goroutine may call it.
 func (l *OnceLatch) Probe() bool { return l.done.Load() } // load-acquire; pairs with Set's store
 
+// lockUnset locks mu and reports true while the latch is not set, so that
+// the caller can register itself for Set to wake; it reports false, with mu
+// unlocked, once the latch is set. Any goroutine may call it.
+func (l *OnceLatch) lockUnset() bool {
+	if l.done.Load() { // load-acquire; pairs with Set's store
+		return false
+	}
+	l.mu.Lock()
+	if l.done.Load() { // Set stores done under mu: this sees it or Set sees the registration
+		l.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // Wait blocks until the latch is set. Any goroutine may call it; a job
 // should call WaitCtx instead, which keeps its worker busy.
 func (l *OnceLatch) Wait() {
-	if l.done.Load() { // load-acquire; pairs with Set's store
-		return
-	}
-	l.mu.Lock()
-	if l.done.Load() {
-		l.mu.Unlock()
+	if !l.lockUnset() {
 		return
 	}
 	if l.ch == nil {
@@ -67,12 +77,7 @@ func (l *OnceLatch) Wait() {
 // meanwhile, and sleeping when there is none (package doc, section
 // "Waiting"). Called by the job c was passed to, on its goroutine.
 func (l *OnceLatch) WaitCtx(c *Ctx) {
-	if l.done.Load() { // load-acquire; pairs with Set's store
-		return
-	}
-	l.mu.Lock()
-	if l.done.Load() {
-		l.mu.Unlock()
+	if !l.lockUnset() {
 		return
 	}
 	l.workers = append(l.workers, c) // Set will notify c

@@ -148,12 +148,12 @@ func (f *File) PollRead(cx *future.Context, buf []byte) (future.Result[int], boo
 	if f.poll.rd == nil {
 		f.poll.rd = f.Read(buf)
 	}
-	return pollFileOp(cx, &f.poll.rd)
+	return pollStreamOp(cx, &f.poll.rd)
 }
 
 // CancelRead abandons a PollRead in flight; see AsyncReader and
 // FileIOFuture.Cancel.
-func (f *File) CancelRead() { cancelFileOp(&f.poll.rd) }
+func (f *File) CancelRead() { cancelStreamOp(&f.poll.rd) }
 
 // PollWrite writes at the file position (File.Write, which writes all of
 // buf or fails); see AsyncWriter.
@@ -161,26 +161,36 @@ func (f *File) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bo
 	if f.poll.wr == nil {
 		f.poll.wr = f.Write(buf)
 	}
-	return pollFileOp(cx, &f.poll.wr)
+	return pollStreamOp(cx, &f.poll.wr)
 }
 
 // CancelWrite abandons a PollWrite in flight; see AsyncWriter.
-func (f *File) CancelWrite() { cancelFileOp(&f.poll.wr) }
+func (f *File) CancelWrite() { cancelStreamOp(&f.poll.wr) }
 
-// pollFileOp polls *op, clearing it once it is ready.
-func pollFileOp(cx *future.Context, op **FileIOFuture) (future.Result[int], bool) {
+// streamOp is the future of one read or write of a PollRead or PollWrite
+// kept between polls: *FileIOFuture, *PipeReadFuture, *PipeWriteFuture.
+type streamOp interface {
+	comparable
+	Poll(cx *future.Context) (future.Result[int], bool)
+	Cancel()
+}
+
+// pollStreamOp polls *op, clearing it once it is ready.
+func pollStreamOp[F streamOp](cx *future.Context, op *F) (future.Result[int], bool) {
 	r, ok := (*op).Poll(cx)
 	if ok {
-		*op = nil
+		var none F
+		*op = none
 	}
 	return r, ok
 }
 
-// cancelFileOp cancels *op, if any, and clears it.
-func cancelFileOp(op **FileIOFuture) {
-	if *op != nil {
+// cancelStreamOp cancels *op, if any, and clears it.
+func cancelStreamOp[F streamOp](op *F) {
+	var none F
+	if *op != none {
 		(*op).Cancel()
-		*op = nil
+		*op = none
 	}
 }
 
@@ -190,20 +200,11 @@ func (o *poolReader) PollRead(cx *future.Context, buf []byte) (future.Result[int
 	if o.prd == nil {
 		o.prd = o.Read(buf)
 	}
-	r, ok := o.prd.Poll(cx)
-	if ok {
-		o.prd = nil
-	}
-	return r, ok
+	return pollStreamOp(cx, &o.prd)
 }
 
 // CancelRead abandons a PollRead in flight; see AsyncReader.
-func (o *poolReader) CancelRead() {
-	if o.prd != nil {
-		o.prd.Cancel()
-		o.prd = nil
-	}
-}
+func (o *poolReader) CancelRead() { cancelStreamOp(&o.prd) }
 
 // PollWrite writes all of buf to the child's input (ChildStdin.Write); see
 // AsyncWriter.
@@ -211,18 +212,9 @@ func (s *poolWriter) PollWrite(cx *future.Context, buf []byte) (future.Result[in
 	if s.pwr == nil {
 		s.pwr = s.Write(buf)
 	}
-	r, ok := s.pwr.Poll(cx)
-	if ok {
-		s.pwr = nil
-	}
-	return r, ok
+	return pollStreamOp(cx, &s.pwr)
 }
 
 // CancelWrite abandons a PollWrite in flight: the write is still made, in
 // order (see ChildStdin.Write).
-func (s *poolWriter) CancelWrite() {
-	if s.pwr != nil {
-		s.pwr.Cancel()
-		s.pwr = nil
-	}
-}
+func (s *poolWriter) CancelWrite() { cancelStreamOp(&s.pwr) }

@@ -20,9 +20,6 @@ type fileRing struct {
 	// caps are the backend's: whether Sync, Stat and Truncate may take the
 	// ring too. Immutable after newFileRing (tests clear bits before use).
 	caps backend.Caps
-	// ownsFD says the ring opened fd (the File owns it until OS); false
-	// for a pool-opened file whose os.File lent its descriptor. Immutable.
-	ownsFD bool
 
 	// users counts the operations between begin and end; Close's drained
 	// marks it closing, after which begin fails. The last end after that

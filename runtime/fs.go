@@ -212,7 +212,6 @@ func (o *OpenFuture) Cancel() {
 // runtime), which owns it until OS hands it out.
 func newRingFile(rt *Runtime, name string, fd backend.FD) *File {
 	f := &File{name: name, rt: rt, ring: newFileRing(rt.io, fd)}
-	f.ring.ownsFD = true
 	f.cleanup = goruntime.AddCleanup(f, func(fd backend.FD) { _ = closeRawFD(fd) }, fd)
 	return f
 }
