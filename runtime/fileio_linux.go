@@ -27,12 +27,13 @@ const (
 // noWaitState is a fileRing's record of its RWF_NOWAIT attempts, written
 // and read by the tasks reading the file. The fields are independent
 // counters behind a heuristic: no atomic orders anything else, and a lost
-// race costs at most one extra or one skipped attempt.
+// race costs at most one extra or one skipped attempt. A hit only loads
+// them: readers on several workers share the cache line, and a store per
+// read would bounce it between their cores.
 type noWaitState struct {
 	misses      atomic.Int32  // consecutive misses
 	tick        atomic.Uint32 // reads since the misses passed the bound
 	unsupported atomic.Bool
-	hits        atomic.Uint64 // reads made without the ring, for tests
 }
 
 // worth reports whether the next read should try RWF_NOWAIT.
@@ -69,8 +70,9 @@ func (f *FileIOFuture) tryNoWait() (c backend.Completion, ok bool) {
 		uintptr(off), uintptr(off>>32), unix.RWF_NOWAIT)
 	switch {
 	case errno == 0:
-		fr.noWait.misses.Store(0)
-		fr.noWait.hits.Add(1)
+		if fr.noWait.misses.Load() != 0 {
+			fr.noWait.misses.Store(0)
+		}
 		return backend.Completion{N: int(n)}, true
 	case errno == unix.EAGAIN:
 		fr.noWait.misses.Add(1)
