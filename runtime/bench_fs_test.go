@@ -149,6 +149,7 @@ func benchFileRead(b *testing.B, cfg runtime.Config, ring bool) {
 	if runtime.FileOnRing(f.Value) != ring {
 		b.Fatalf("file on the ring: %v, want %v", !ring, ring)
 	}
+	_ = osf.Close() // the readers' file is f: one regular file open, as in osFileGoroutines
 	defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](f.Value.Close()))
 	b.ResetTimer()
 	start := time.Now()
