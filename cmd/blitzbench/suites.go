@@ -80,6 +80,8 @@ var comparisons = []comparison{
 	{"channels", "BenchmarkBroadcast", "blitzBlocking", "chanFanout", "message to 4", ""},
 	{"channels", "BenchmarkWatch", "blitz", "mutexCond", "change seen by 4", ""},
 	{"channels", "BenchmarkWatch", "blitzBlocking", "mutexCond", "change seen by 4", ""},
+	{"runtime", "BenchmarkSpawnBlocking", "blitz", "goroutine", "call", ""},
+	{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
 	{"parallel", "BenchmarkFib", "parallel", "sequential", "fib(35)", ""},
 	{"parallel", "BenchmarkFib", "parallel", "goroutines", "fib(35)", ""},
 	{"parallel", "BenchmarkForkJoinTree", "parallel/depth=15", "goroutines/depth=15", "tree node", "ns/node"},
