@@ -31,6 +31,9 @@ type timerDriver struct {
 	// math.MaxUint64 when it saw none. Stored by Maintain and by arm (a
 	// sooner deadline), loaded by arm: a sleep due before wakeAt notifies an
 	// idle worker, one due after it does not (see the package doc, "Time").
+	// Pairs with the shards' next: arm stores next then loads wakeAt,
+	// Maintain stores wakeAt then loads next again, so no sleep is missed by
+	// both (see Maintain).
 	wakeAt atomic.Uint64
 	// lastNow is a tick known to be in the past, so that a deadline at or
 	// before it is due without reading the clock again. Stored by Maintain
@@ -162,6 +165,15 @@ func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
 	if now > d.lastNow.Load() {
 		d.lastNow.Store(now)
 	}
+	earliest := d.publishWakeAt(d.fireDue(cx, now))
+	return d.timeoutUntil(earliest, now)
+}
+
+// fireDue fires the due sleeps of every shard whose lock it can take and
+// returns the earliest deadline tick left in any shard. A shard whose lock
+// another holds keeps its due deadline, so the result is at most now and
+// the caller comes back at once.
+func (d *timerDriver) fireDue(cx *future.Context, now uint64) uint64 {
 	earliest := uint64(math.MaxUint64)
 	for i := range d.shards {
 		sh := &d.shards[i]
@@ -172,16 +184,50 @@ func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
 		}
 		earliest = min(earliest, next)
 	}
-	// Whoever parks next sleeps until earliest; arm notifies for anything
-	// sooner.
+	return earliest
+}
+
+// publishWakeAt stores earliest, the earliest deadline that fireDue saw, as
+// wakeAt, and returns the deadline the caller must wake for: earliest, or a
+// sooner one armed meanwhile. Whoever parks next sleeps until wakeAt, and arm
+// notifies for anything sooner; but a sleep armed after fireDue read its
+// shard may have loaded the old wakeAt, found no need to notify, and be
+// missing from earliest. So the shards are read again after the store: arm
+// stores its shard's next before it loads wakeAt, and all four accesses are
+// sequentially consistent, so either that arm loads this store (and
+// notifies if it is sooner) or the second look sees its deadline.
+func (d *timerDriver) publishWakeAt(earliest uint64) uint64 {
 	d.wakeAt.Store(earliest)
-	if earliest == math.MaxUint64 {
-		return -1
+	if again := d.earliestNext(); again < earliest {
+		earliest = again
+		d.wakeAt.Store(earliest)
 	}
-	if earliest <= now {
+	return earliest
+}
+
+// timeoutUntil converts the deadline tick earliest into a park timeout, now
+// being the tick read before: negative for none (math.MaxUint64), zero for
+// a deadline already due. The clock moves on after now was read, so a
+// deadline that passes meanwhile is also a zero timeout, never a negative
+// one, which would park the worker without limit.
+func (d *timerDriver) timeoutUntil(earliest, now uint64) time.Duration {
+	switch {
+	case earliest == math.MaxUint64:
+		return -1
+	case earliest <= now:
 		return 0
 	}
-	return time.Until(d.base.Time(earliest))
+	return max(time.Until(d.base.Time(earliest)), 0)
+}
+
+// earliestNext returns the earliest deadline tick of any shard,
+// math.MaxUint64 if every shard is empty.
+func (d *timerDriver) earliestNext() uint64 {
+	earliest := uint64(math.MaxUint64)
+	for i := range d.shards {
+		earliest = min(earliest, d.shards[i].next.Load())
+	}
+	return earliest
 }
 
 // fire advances sh to now and wakes the fired sleeps outside the lock,
