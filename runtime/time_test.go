@@ -185,11 +185,16 @@ type intervalTick struct {
 	tick, before, after time.Time
 }
 
-// intervalTicks polls iv for n ticks, sleeping block (blocking the worker)
-// after the first tick to make the following ones late.
-func intervalTicks(t *testing.T, rt *runtime.Runtime, iv *runtime.Interval, n int, block time.Duration) []intervalTick {
+// intervalTicks starts an Interval of period p with the given behaviour at
+// the current time and polls it for n ticks, sleeping block (blocking the
+// worker) after the first tick to make the following ones late. It returns
+// the start and the ticks.
+func intervalTicks(t *testing.T, rt *runtime.Runtime, p time.Duration, missed runtime.MissedTickBehavior, n int, block time.Duration) (time.Time, []intervalTick) {
+	start := time.Now()
+	iv, err := runtime.NewIntervalAt(start, p, missed)
+	require.NoError(t, err)
 	var got []intervalTick
-	_, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.PollFn(func(cx *future.Context) (struct{}, bool) {
+	_, err = runtime.BlockOn(testCtx(t), rt.Handle(), future.PollFn(func(cx *future.Context) (struct{}, bool) {
 		for len(got) < n {
 			before := time.Now()
 			tick, ok := iv.Poll(cx)
@@ -205,7 +210,7 @@ func intervalTicks(t *testing.T, rt *runtime.Runtime, iv *runtime.Interval, n in
 	}))
 	require.NoError(t, err)
 	iv.Cancel()
-	return got
+	return start, got
 }
 
 // TestIntervalBehaviours checks the three missed-tick behaviours after the
@@ -219,10 +224,7 @@ func TestIntervalBehaviours(t *testing.T) {
 	const block = 35 * time.Millisecond
 
 	t.Run("burst", func(t *testing.T) {
-		start := time.Now()
-		iv, err := runtime.NewIntervalAt(start, p, runtime.Burst)
-		require.NoError(t, err)
-		got := intervalTicks(t, rt, iv, 6, block)
+		start, got := intervalTicks(t, rt, p, runtime.Burst, 6, block)
 		for i, g := range got {
 			require.Equal(t, start.Add(time.Duration(i)*p), g.tick, "burst keeps the schedule")
 			require.False(t, g.after.Before(g.tick), "tick %d delivered early", i)
@@ -233,10 +235,7 @@ func TestIntervalBehaviours(t *testing.T) {
 	})
 
 	t.Run("skip", func(t *testing.T) {
-		start := time.Now()
-		iv, err := runtime.NewIntervalAt(start, p, runtime.Skip)
-		require.NoError(t, err)
-		got := intervalTicks(t, rt, iv, 3, block)
+		start, got := intervalTicks(t, rt, p, runtime.Skip, 3, block)
 		require.Equal(t, start, got[0].tick)
 		for i := 1; i < len(got); i++ {
 			prev, g := got[i-1], got[i]
@@ -254,10 +253,7 @@ func TestIntervalBehaviours(t *testing.T) {
 	})
 
 	t.Run("delay", func(t *testing.T) {
-		start := time.Now()
-		iv, err := runtime.NewIntervalAt(start, p, runtime.Delay)
-		require.NoError(t, err)
-		got := intervalTicks(t, rt, iv, 3, block)
+		start, got := intervalTicks(t, rt, p, runtime.Delay, 3, block)
 		require.Equal(t, start, got[0].tick)
 		for i := 1; i < len(got); i++ {
 			prev, g := got[i-1], got[i]

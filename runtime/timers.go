@@ -58,7 +58,8 @@ type timerShard struct {
 	wheel timerwheel.Wheel[*sleepState]
 	// next is the earliest deadline tick in wheel, math.MaxUint64 when it is
 	// empty. Stored under mu after every change; loaded lock-free by the
-	// driver to skip shards with nothing due.
+	// driver to skip shards with nothing due, and again after it publishes
+	// wakeAt (arm stores next before it loads wakeAt; see publishWakeAt).
 	next atomic.Uint64
 	// fireFn is onFire as a func value, made once so that Advance does not
 	// allocate a closure per call. Read-only after newTimerDriver.
