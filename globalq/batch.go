@@ -1,10 +1,9 @@
 package globalq
 
 // MinBatch and MaxBatch bound the fair share that [Queue.PopBatch] and
-// [Sharded.PopBatch] take, as in seed 003 ("Batch fetch"): a worker takes
-// len/workers elements, at least MinBatch and at most MaxBatch, and never
-// more than its buffer holds or the queue has. See the package doc, section
-// "Batch pop".
+// [Sharded.PopBatch] take: a worker takes len/workers elements, at least
+// MinBatch and at most MaxBatch, and never more than its buffer holds or the
+// queue has. See the package doc, section "Batch pop".
 const (
 	MinBatch = 4
 	MaxBatch = 64

@@ -1,11 +1,10 @@
 // Package globalq provides the global injection queue of blitz for Go: the
 // queue that receives tasks spawned from outside the workers and the
 // overflow of full worker-local queues, and from which idle workers take
-// their fair share in batches. It is seed 003's "Global queue" (a
-// mutex-protected intrusive list with an atomic length for lock-free
-// emptiness checks, and "Batch fetch") and, as a measured alternative, seed
-// 001's "Sharded Global Queue". The package imports only the standard
-// library.
+// their fair share in batches: a mutex-protected intrusive list with an
+// atomic length for lock-free emptiness checks and a fair-share batch pop
+// ([Queue]), and, as a measured alternative, a sharded variant ([Sharded]).
+// The package imports only the standard library.
 //
 // Comments elsewhere in the package cite the sections below by name.
 //
@@ -55,8 +54,8 @@
 // # Batch pop
 //
 // A worker that finds its own queue empty takes a fair share of the global
-// queue in one lock, as seed 003 says, so that one worker does not drain it
-// while the others starve:
+// queue in one lock, so that one worker does not drain it while the others
+// starve:
 //
 //	n = min(len(dst), MaxBatch, max(MinBatch, Len/workers), Len)
 //
@@ -100,19 +99,24 @@
 //
 // # The sharded queue
 //
-// [Sharded] is seed 001's design: N mutex queues (8 by default), each on its
-// own cache lines, pushes spread over them, pops scanning all of them from a
-// rotating start. Seed 001's review question 5 asks whether hashing by task
-// address spreads well and whether the O(shards) pop scan is acceptable.
+// [Sharded] is N mutex queues (8 by default), each on its own cache lines,
+// pushes spread over them, pops scanning all of them from a rotating start.
+// Two questions decide whether it pays: how pushes pick a shard, and whether
+// the O(shards) pop scan is acceptable.
 //
-// Hashing by address is not available in safe Go: turning a pointer into an
-// integer needs unsafe or a uintptr, which this repository rules out (see
-// DESIGN.md, "The GC owns memory"); Go's heap objects do not move today, but
-// the language does not promise a stable address. Sharded uses instead a
-// round-robin counter per push (one atomic add, which spreads perfectly but
+// A pop scans every shard, so a push never has to find its element's shard
+// again, and the shard need not follow from the element. Sharded therefore
+// does not hash element addresses (which would need package unsafe); it uses
+// a round-robin counter per push (one atomic add, which spreads perfectly but
 // makes every pusher write one shared cache line) and offers
 // [Sharded.PushHint] for a caller with a stable number such as its worker id,
-// which touches no shared counter.
+// which touches no shared counter. Hashing a task's address is what the blitz
+// scheduler's owned-task list and the runtime's timer wheels do, because they
+// must find an element's shard again to remove it: the address is converted
+// to a uintptr only to be hashed, never turned back into a pointer, so the
+// garbage collector still sees every pointer, and Go's heap objects do not
+// move today, though the language does not promise a stable address. A caller
+// that wants such a hash here can pass it to PushHint.
 //
 // The pop scan is O(shards), but each look at an empty shard is one atomic
 // load of its length, no lock, so a scan of 8 empty shards costs 8 loads of
@@ -121,7 +125,7 @@
 // empty shard and every pop that empties one would then also write the
 // bitmap, one more shared line per operation: the contention sharding exists
 // to remove. At 8 shards the scan is the cheaper choice; the measurements
-// below show sharding loses anyway on this machine.
+// below show sharding loses anyway on the 2-core development machine.
 //
 // # Measurements
 //

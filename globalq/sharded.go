@@ -4,11 +4,10 @@ import (
 	"sync/atomic"
 )
 
-// The sharded variant of seed 001 ("Sharded Global Queue"): an array of mutex
-// queues, pushes spread round-robin, pops scanning from a rotating start.
+// The sharded variant: an array of mutex queues, pushes spread round-robin,
+// pops scanning from a rotating start.
 
-// DefaultShards is the shard count of seed 001, used by [NewSharded] when
-// given 0.
+// DefaultShards is the shard count [NewSharded] uses when given 0.
 const DefaultShards = 8
 
 // Sharded is a global queue split into independent mutex [Queue]s, each on

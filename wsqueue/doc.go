@@ -21,9 +21,9 @@
 // first, puts all but one into its own queue and runs the last
 // ([Stealer.StealInto]). A push into a full queue moves the oldest half and
 // the new item to an [Overflow], the global queue in a scheduler, in one
-// call. This is the run queue of the seeds (blitz-io's WorkStealQueue) and of
-// Tokio's multi-threaded scheduler; the queue depends on the Overflow
-// interface, not on a global queue, so tests substitute a slice.
+// call. This is the design of the run queue of Tokio's multi-threaded
+// scheduler; the queue depends on the Overflow interface, not on a global
+// queue, so tests substitute a slice.
 //
 // # The packed head
 //
@@ -81,7 +81,7 @@
 //  4. Store dst's tail, publishing the n-1 items to dst's stealers, and
 //     return the last item.
 //
-// # Memory ordering (review question 1)
+// # Memory ordering
 //
 // Every sync/atomic operation is sequentially consistent in Go, so no
 // ordering can be too weak; the question becomes which happens-before edges
@@ -101,26 +101,26 @@
 //  4. Destination. A stealer fills dst's slots, then stores dst's tail: edge
 //     1 again, for dst's stealers.
 //
-// The seed asks about acquire, release and acq_rel; Go gives at least that
-// everywhere. Because the slots are plain memory, the race detector checks
-// edges 1, 2 and 4 on every slot access of every test: a slot read or
-// written without the edge is reported as a data race. (Publishing tail
-// before writing the slot, tried as a deliberate mutation, fails the full-size
-// stress and linearizability tests with DATA RACE reports.) The tests also
-// write plain fields of each item before pushing it and in whoever takes it,
-// so a missing edge 1 or a double take shows up on the items too
-// (TestStolenItemsCarryThePushersWrites, the stress tests), and edge 2 is
-// what TestClaimedSlotsStayOccupiedUntilStealCompletes checks. The seed's
-// tryStealOne reads the slot before its CAS; here claims come first, so a
-// stealer never reads a slot it does not own, which is what lets the owner
-// reuse slots as soon as steal passes them.
+// Where another language would ask which operations need acquire, release or
+// acq_rel, Go gives at least that everywhere. Because the slots are plain
+// memory, the race detector checks edges 1, 2 and 4 on every slot access of
+// every test: a slot read or written without the edge is reported as a data
+// race. (Publishing tail before writing the slot, tried as a deliberate
+// mutation, fails the full-size stress and linearizability tests with DATA
+// RACE reports.) The tests also write plain fields of each item before
+// pushing it and in whoever takes it, so a missing edge 1 or a double take
+// shows up on the items too (TestStolenItemsCarryThePushersWrites, the stress
+// tests), and edge 2 is what TestClaimedSlotsStayOccupiedUntilStealCompletes
+// checks. A stealer claims before it reads, never the other way round, so it
+// never reads a slot it does not own, which is what lets the owner reuse
+// slots as soon as steal passes them.
 //
-// # ABA and index wrap (review question 2)
+// # ABA and index wrap
 //
 // The indices are uint32 and wrap at 2^32. The code uses only their
-// differences (tail-real, tail-steal), never their order, and the capacity
-// is at most 2^31, so every difference is unambiguous; the seed's tests such
-// as real_head >= tail break at the wrap. The tests start the indices just
+// differences (tail-real, tail-steal), never their order, and the capacity is
+// at most 2^31, so every difference is unambiguous, where a comparison such
+// as real >= tail would break at the wrap. The tests start the indices just
 // below 2^32 through the NewAt seam of export_test.go, so the wrap happens in
 // the middle of TestIndicesWrapPast2To32, the model and fuzz tests, the
 // stress tests and the linearizability tests.
@@ -139,14 +139,14 @@
 // two instructions, and stopped on the same value: at a few nanoseconds per
 // operation that is more than ten seconds of uninterrupted owner work during
 // one stall, and then a 1 in 2^32 landing. We accept it, as Tokio does since
-// it widened the halves to 32 bits (tokio-rs/tokio#5041). The layout of seed
-// 003, two 16-bit halves in a uint32, wraps after 65,536 operations, within
-// reach of one descheduled thief: rejected. The completion CAS has no ABA:
-// while steal != real only the owner's pops move head, always forward and by
-// less than the capacity. The deque's indices are int64 and never wrap in
+// it widened the halves to 32 bits (tokio-rs/tokio#5041). Two 16-bit halves
+// in a uint32 would wrap after 65,536 operations, within reach of one
+// descheduled thief: rejected. The completion CAS has no ABA: while steal !=
+// real only the owner's pops move head, always forward and by less than the
+// capacity. The deque's indices are int64 and never wrap in
 // practice, and its rings are never reused, so it has no ABA either.
 //
-// # Steals in progress (review question 3)
+// # Steals in progress
 //
 // Owner pop during a steal: the claim moves real past the claimed items, so
 // the owner's pop goes on with the items after them at once, by a CAS that
@@ -177,20 +177,17 @@
 // overflow claim, which retries only after a stealer's claim; Pop and
 // StealInto are lock-free.
 //
-// Why not the seed's variant. Seed 001 marks a steal by moving steal ahead of
-// real and makes the owner's pop spin while steal != real. That makes the
-// owner, the worker with the work, wait for a thief: if the thief goroutine
-// is descheduled between its mark and its commit (preemption, a GC assist, a
-// page fault, its thread losing the CPU), the owner spins, on a busy machine
-// until Go's scheduler preempts it 10 ms later, and the queue is no longer
-// lock-free. Its completion loop ends, because nobody else writes head while
-// the owner spins, but it also exits silently if it finds steal == real after
-// a failed CAS, a state that would mean corruption. Seed 003 describes the
-// completion as abandoned if its CAS fails; after the copy that would
-// duplicate or lose the copied items. Here the owner never waits and the
-// completion never gives up.
+// Why the owner never waits. A simpler protocol marks a steal by moving
+// steal ahead of real and makes the owner's pop spin while steal != real.
+// That makes the owner, the worker with the work, wait for a thief: if the
+// thief goroutine is descheduled between its mark and its commit
+// (preemption, a GC assist, a page fault, its thread losing the CPU), the
+// owner spins, on a busy machine until Go's scheduler preempts it 10 ms
+// later, and the queue is no longer lock-free. Nor may a completion give up
+// when its CAS fails: after the copy that would duplicate or lose the copied
+// items. Here the owner never waits and the completion never gives up.
 //
-// # The LIFO slot (review question 6)
+// # The LIFO slot
 //
 // The LIFO slot belongs to the scheduler, not to this package. What it means
 // here: stealers touch the ring only through the packed head. They read slots
@@ -199,21 +196,21 @@
 // pop, overflow or steal, is one CAS on that one word, so each item has
 // exactly one moment of removal and no two paths can reach it.
 //
-// The seed's 4-slot LIFO stack is a second structure with its own index,
-// lifo_top, and slots changed by separate atomic operations. If only the
-// owner touches it, it is correct, but its up to four tasks are invisible to
-// stealers: four runnable tasks can starve behind one long poll instead of
-// the one that Tokio's single slot risks. If anyone else takes from it (a
-// stealer from the bottom, as the question supposes, or a waker on another
-// thread), lifo_top and a slot are two words with no common CAS: one party's
-// store of lifo_top undoes the other's, and items are lost or taken twice,
-// whatever the memory orderings. TestSeedLIFOStackLosesItems plays one such
-// interleaving, step by step, on a Go transcription of the seed's stack. The
-// invariant this queue keeps instead, and asks of the scheduler: one word
-// decides every removal; a LIFO slot is a single atomic pointer (swapped in,
-// swapped out) owned by the worker, outside the queue, and its task reaches
-// stealers by being pushed into the queue. A push never writes head, so it
-// cannot disturb a steal (TestPushDoesNotDisturbClaimInFlight).
+// A LIFO stack of several slots (four, say) beside the ring would be a second
+// structure with its own top index and slots changed by separate atomic
+// operations. If only the owner touches it, it is correct, but its tasks are
+// invisible to stealers: four runnable tasks can starve behind one long poll
+// instead of the one that Tokio's single slot risks. If anyone else takes
+// from it (a stealer from the bottom, or a waker on another thread), the top
+// index and a slot are two words with no common CAS: one party's store of the
+// index undoes the other's, and items are lost or taken twice, whatever the
+// memory orderings. TestSeedLIFOStackLosesItems plays one such interleaving,
+// step by step, on such a stack. The invariant this queue keeps instead, and
+// asks of the scheduler: one word decides every removal; a LIFO slot is a
+// single atomic pointer (swapped in, swapped out) owned by the worker,
+// outside the queue, and its task reaches stealers by being pushed into the
+// queue. A push never writes head, so it cannot disturb a steal
+// (TestPushDoesNotDisturbClaimInFlight).
 //
 // # The Chase-Lev deque
 //
@@ -289,19 +286,19 @@
 //
 // # Slots
 //
-// The design of blitz asks for queue slots of type atomic.Pointer[T]; its
-// reason is that a slot must never hide a pointer from the garbage collector
-// in an integer. A plain *T slot keeps that promise, and this queue uses
-// one, because every slot access is already ordered by the head and tail
-// atomics (edges 1, 2 and 4 above): a stealer reads a slot only after its
-// claim CAS, which came after a tail load that saw the owner's write, and the
-// owner rewrites a slot only after a head load that saw the stealer's
-// completion. Atomic slots would add nothing to that order and cost an XCHG
-// per push on amd64 (sync/atomic has no release-only store); plain slots also
-// put every slot access under the race detector, as "Memory ordering" says.
-// Measured on the development machine, interleaved runs of the two variants:
-// BenchmarkLocalPushPop 6.4-8.2 ns with plain slots against 7.7-10.6 ns with
-// atomic ones, BenchmarkStealContended 11.4-17.0 ns against 12.7-36.5 ns.
+// A slot must never hide a pointer from the garbage collector in an integer,
+// which atomic.Pointer[T] slots would guarantee. A plain *T slot keeps that
+// promise too, and this queue uses one, because every slot access is already
+// ordered by the head and tail atomics (edges 1, 2 and 4 above): a stealer
+// reads a slot only after its claim CAS, which came after a tail load that
+// saw the owner's write, and the owner rewrites a slot only after a head load
+// that saw the stealer's completion. Atomic slots would add nothing to that
+// order and cost an XCHG per push on amd64 (sync/atomic has no release-only
+// store); plain slots also put every slot access under the race detector, as
+// "Memory ordering" says. Measured on the development machine, interleaved
+// runs of the two variants: BenchmarkLocalPushPop 6.4-8.2 ns with plain slots
+// against 7.7-10.6 ns with atomic ones, BenchmarkStealContended 11.4-17.0 ns
+// against 12.7-36.5 ns.
 //
 // The deque is different: its thief reads the slot before the CAS that
 // decides whether the item is its own, while the owner may be rewriting that
@@ -314,17 +311,19 @@
 // amd64: the tail store (an XCHG, sync/atomic having no release-only store)
 // and the pop's CAS on head. The Go runtime's own run queue needs none for a
 // push because it stores tail with a release store that only the runtime can
-// use. BENCHMARKS.md at the repository root has the side-by-side figures
+// use. BENCHMARKS.md at the root of the blitz repository has the
+// side-by-side figures
 // against a buffered channel and a mutex-protected deque, measured in one
 // run.
 //
 // # Alternatives rejected
 //
-//   - The seed's mark-then-spin steal and its 16-bit halves: see "Why not the
-//     seed's variant" and "ABA and index wrap".
-//   - Stealing one item per CAS with exponential backoff (the seed's
-//     tryStealOne): steal-half moves up to capacity/2 items for two CASes and
-//     gives the thief a local backlog, as in Tokio and in Go's runqsteal.
+//   - A steal that marks itself and makes the owner spin until it
+//     completes, and 16-bit index halves: see "Termination of the
+//     completion" and "ABA and index wrap".
+//   - Stealing one item per CAS with exponential backoff: steal-half moves up
+//     to capacity/2 items for two CASes and gives the thief a local backlog,
+//     as in Tokio and in Go's runqsteal.
 //   - The Chase-Lev deque as the scheduler's local queue: its owner end is
 //     LIFO (unfair to older tasks) and it grows without bound; the bounded
 //     queue keeps each worker's backlog bounded and sends the excess where

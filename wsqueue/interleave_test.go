@@ -2,7 +2,8 @@ package wsqueue_test
 
 // Deterministic interleavings of the local queue, forced by pausing a stealer
 // at the hook points of export_test.go. They are the tests cited by the
-// package doc's sections on review questions 1, 2, 3 and 6.
+// package doc's sections "Memory ordering", "ABA and index wrap", "Steals in
+// progress" and "The LIFO slot".
 
 import (
 	"runtime"
@@ -72,7 +73,7 @@ func newFull(t *testing.T, capacity, n int) (*Owner[int], *Stealer[int]) {
 	return o, s
 }
 
-// TestOwnerPopsPastStealInProgress (review question 3): while a stealer that
+// TestOwnerPopsPastStealInProgress ("Steals in progress"): while a stealer that
 // has claimed items is stalled before copying them, the owner's Pop neither
 // waits for it nor returns a claimed item.
 func TestOwnerPopsPastStealInProgress(t *testing.T) {
@@ -91,7 +92,8 @@ func TestOwnerPopsPastStealInProgress(t *testing.T) {
 	assert.Equal(t, steal, real, "completion sets steal = real")
 }
 
-// TestClaimedSlotsStayOccupiedUntilStealCompletes (review questions 2 and 3):
+// TestClaimedSlotsStayOccupiedUntilStealCompletes ("ABA and index wrap",
+// "Steals in progress"):
 // the owner measures free space from steal, not real, so it cannot overwrite
 // the slots a stalled stealer has yet to copy, even after the ring has come
 // round to them; a push that finds no room while a steal is in progress hands
@@ -116,7 +118,7 @@ func TestClaimedSlotsStayOccupiedUntilStealCompletes(t *testing.T) {
 	assert.Equal(t, []int{100, 101}, popAll(o))
 }
 
-// TestSecondStealerBacksOffDuringSteal (review question 3): a steal in
+// TestSecondStealerBacksOffDuringSteal ("Steals in progress"): a steal in
 // progress makes every other stealer of the queue return at once.
 func TestSecondStealerBacksOffDuringSteal(t *testing.T) {
 	o, s := newFull(t, 8, 8)
@@ -134,7 +136,8 @@ func TestSecondStealerBacksOffDuringSteal(t *testing.T) {
 	assert.Equal(t, []int{4, 5, 6, 7}, popAll(o))
 }
 
-// TestCompleteStealRetriesAreBoundedByOwnerPops (review question 3): every
+// TestCompleteStealRetriesAreBoundedByOwnerPops ("Termination of the
+// completion"): every
 // failed completion CAS is caused by one owner pop, and the owner cannot pop
 // more than capacity-n times while the steal is pending, because it cannot
 // push into claimed slots. The test makes the owner pop exactly once before
@@ -186,7 +189,7 @@ loop:
 	}
 }
 
-// TestClaimCASFailsAfterOwnerPopBetweenLoadAndCAS (review question 2, at
+// TestClaimCASFailsAfterOwnerPopBetweenLoadAndCAS ("ABA and index wrap", at
 // small scale): a stealer that read head and tail, then lost the processor
 // while the owner popped one item and pushed one, finds a queue of the same
 // length, but its CAS compares the whole packed head and fails, so it claims
@@ -205,7 +208,7 @@ func TestClaimCASFailsAfterOwnerPopBetweenLoadAndCAS(t *testing.T) {
 	assert.Equal(t, []int{3, 4}, popAll(o))
 }
 
-// TestPushDoesNotDisturbClaimInFlight (review question 6): the owner's push
+// TestPushDoesNotDisturbClaimInFlight ("The LIFO slot"): the owner's push
 // writes only free slots and tail, never head, so a stealer that computed its
 // claim before a burst of pushes still claims (at the first attempt) exactly
 // the items it saw, and the pushed items stay with the owner.
@@ -226,10 +229,11 @@ func TestPushDoesNotDisturbClaimInFlight(t *testing.T) {
 	assert.Equal(t, []int{2, 3, 4, 5, 6, 7}, popAll(o))
 }
 
-// TestOwnerNeverWaitsForStalledStealer (review question 3): with a stealer
-// stalled between copy and completion for as long as the test likes, the
-// owner keeps pushing, popping and overflowing. In the seed's variant the
-// owner's pop would spin here until the stealer ran again.
+// TestOwnerNeverWaitsForStalledStealer ("Steals in progress"): with a
+// stealer stalled between copy and completion for as long as the test likes,
+// the owner keeps pushing, popping and overflowing. In the mark-then-spin
+// protocol that "Termination of the completion" rejects, the owner's pop
+// would spin here until the stealer ran again.
 func TestOwnerNeverWaitsForStalledStealer(t *testing.T) {
 	o, s := newFull(t, 8, 8)
 	dst, _ := New[int]()
@@ -248,7 +252,7 @@ func TestOwnerNeverWaitsForStalledStealer(t *testing.T) {
 	assert.Equal(t, 3, r.item)
 }
 
-// TestStolenItemsCarryThePushersWrites (review question 1): in Go every
+// TestStolenItemsCarryThePushersWrites ("Memory ordering"): in Go every
 // sync/atomic operation is sequentially consistent, so the question is which
 // happens-before edges the protocol relies on. The owner writes plain fields
 // of each item before pushing it and the consumers read and write them with
@@ -317,20 +321,20 @@ func TestStolenItemsCarryThePushersWrites(t *testing.T) {
 	assert.Equal(t, int64(n), got.Load())
 }
 
-// seedLIFO is a Go transcription of the seed's 4-slot LIFO stack: a top
-// index and four slots, each atomic, updated by separate operations. The push
-// is not shown in the seed; this is the natural one. takeTop is what a second
-// party (a stealer, or a waker on another thread) would have to run to take
-// from the stack.
+// seedLIFO is a Go transcription of the 4-slot LIFO stack of the Zig
+// original (blitz-io): a top index and four slots, each atomic, updated by
+// separate operations. Its push was not shown in the design we read; this is
+// the natural one. takeTop is what a second party (a stealer, or a waker on
+// another thread) would have to run to take from the stack.
 type seedLIFO struct {
 	top   atomic.Uint32
 	stack [4]atomic.Pointer[int]
 }
 
-// TestSeedLIFOStackLosesItems (review question 6): with two parties, the
-// seed's stack loses items, whatever the memory orderings: lifo_top and the
-// slot are two words without a common CAS, so one party's store of lifo_top
-// undoes the other's. The interleaving is played step by step on one
+// TestSeedLIFOStackLosesItems ("The LIFO slot"): with two parties, the
+// Zig original's stack loses items, whatever the memory orderings: lifo_top
+// and the slot are two words without a common CAS, so one party's store of
+// lifo_top undoes the other's. The interleaving is played step by step on one
 // goroutine, so it is a logic race, not a memory-model one. Our queue keeps
 // instead the invariant that every removal is one CAS on the packed head
 // (TestPushDoesNotDisturbClaimInFlight and the stress and linearizability

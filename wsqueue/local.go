@@ -8,8 +8,8 @@ import (
 // The bounded local run queue: construction, the owner's push and pop, and
 // overflow. Stealing is in steal.go.
 
-// DefaultCapacity is the number of slots [New] gives a local queue, as in the
-// seeds and in Tokio.
+// DefaultCapacity is the number of slots [New] gives a local queue, as in
+// Tokio.
 const DefaultCapacity = 256
 
 // maxCapacity bounds a local queue so that tail-steal, which is at most the

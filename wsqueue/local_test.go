@@ -265,7 +265,7 @@ func TestStealBetweenQueuesOfDifferentCapacity(t *testing.T) {
 }
 
 // TestIndicesWrapPast2To32 drives every operation across the 2^32 boundary of
-// the uint32 indices (review question 2): only differences of indices are
+// the uint32 indices ("ABA and index wrap"): only differences of indices are
 // used, so nothing changes at the wrap.
 func TestIndicesWrapPast2To32(t *testing.T) {
 	for _, c := range []int{2, 4, 8, 256} {
