@@ -76,9 +76,10 @@
 // relative to the new Now, which puts them on a lower level (their deadline
 // and the slot's first tick differ only below bit 6L). Each entry therefore
 // cascades at most once per level, a jump across empty ticks costs nothing,
-// and Advance never visits a tick that has no event. This replaces the seed's
-// "cascade when level 0 wraps" with "cascade the slot the walk reaches",
-// which is the same work done lazily and is what keeps the invariant above.
+// and Advance never visits a tick that has no event. Where a classic wheel
+// cascades a higher level whenever level 0 wraps, this one cascades the slot
+// the walk reaches: the same work done lazily, and what keeps the invariant
+// above.
 //
 // # The overflow list
 //
@@ -142,8 +143,9 @@
 // conversion or indirect call per fire beyond Advance's one callback. Two
 // alternatives were rejected: a func field per entry (a closure allocation
 // per struct and an indirect call per fire, where one callback per Advance
-// usually knows what to do with any entry) and an interface value (an allocation whenever a non-pointer is boxed, and a
-// dynamic call). T may still be a func() if a callback per entry is wanted.
+// usually knows what to do with any entry) and an interface value (an
+// allocation whenever a non-pointer is boxed, and a dynamic call). T may
+// still be a func() if a callback per entry is wanted.
 //
 // # Misuse
 //
@@ -177,8 +179,8 @@
 // a mutex, one runtime timer (a time.Timer) and one driver goroutine. A Timer
 // is allocated per AfterFunc (as time.AfterFunc allocates one) and stays in
 // the shard chosen when it was made (see "Sharding"); Stop and Reset lock
-// that shard only. The wheel's ticks count from the moment NewService ran, on the
-// monotonic clock.
+// that shard only. The wheel's ticks count from the moment NewService ran, on
+// the monotonic clock.
 //
 // # The driver protocol
 //
@@ -264,8 +266,8 @@
 // the current P's private cache, so goroutines running on one P keep using
 // one shard and callers on different Ps rarely meet on a lock, the way the
 // runtime's per-P timer heaps avoid each other. A hint dropped by the GC is
-// remade with the next shard in turn. The first version picked a random
-// shard per AfterFunc, which sends every caller to every lock.
+// remade with the next shard in turn. A random shard per AfterFunc, measured
+// below for comparison, sends every caller to every lock.
 //
 // BenchmarkConcurrentAfterFunc and BenchmarkConcurrentAfterFuncShards
 // measure AfterFunc+Stop from four goroutines, each keeping 1024 timers live,
@@ -304,10 +306,10 @@
 //
 // # Alternatives rejected
 //
-//   - The seed's five levels reach 64^5 ticks, about 12.4 days at 1 ms
-//     (the seed says 10.7), so week-long timeouts and leases would live in
-//     the overflow list. Six levels reach 2.2 years for 520 more bytes per
-//     wheel and at most one more cascade per entry.
+//   - Five levels reach 64^5 ticks, about 12.4 days at 1 ms, so week-long
+//     timeouts and leases would live in the overflow list. Six levels reach
+//     2.2 years for 520 more bytes per wheel and at most one more cascade
+//     per entry.
 //   - A binary or 4-ary heap (container/heap, Go's runtime timers) costs
 //     O(log n) per insert, cancel and fire with scattered memory accesses;
 //     the wheel is O(1) for all three (see BenchmarkInsertCancel and
@@ -323,7 +325,7 @@
 //   - An exact NextExpiry that scans the earliest slot: O(slot size), which
 //     is tens of thousands of entries for a million timers; the lower bound
 //     costs at most one extra wakeup per level.
-//   - Levels indexed by absolute time with wrap-around search (the seed's
-//     nextOccupiedSlot): lazy slot cascading makes every occupied slot lie
+//   - Levels indexed by absolute time with a wrap-around search for the
+//     next occupied slot: lazy slot cascading makes every occupied slot lie
 //     after Now's, so no wrap is needed and levels never hold stale slots.
 package timerwheel
