@@ -1,7 +1,7 @@
 // Package blocking provides the blocking pool of blitz for Go: goroutines
 // started on demand, up to a cap, that run work which blocks an OS thread
 // (system calls without a poller, cgo, file I/O), so that the scheduler's
-// workers never do. It follows the seed's Tokio-style pool: workers are
+// workers never do. It is a pool in the style of Tokio's: workers are
 // started when work arrives and none is idle, the excess waits in a FIFO
 // queue, a worker that finds nothing to do for Config.IdleTimeout exits, and
 // Shutdown either runs or rejects what is still queued. The package imports

@@ -1,9 +1,10 @@
 // Package idle coordinates the idle workers of a scheduler: how many
 // workers search for work, which ones are parked, who wakes whom, and
-// parking with a timeout without lost wakeups. It is seed 003's IdleState
-// (searching and parked counts, a parked-worker bitmap, searchers capped at
-// half the workers, "last searcher must notify") with Go's parking rules
-// (runtime/proc.go, "Worker thread parking/unparking") and Tokio's Idle
+// parking with a timeout without lost wakeups. It keeps searching and
+// parked counts and a parked-worker bitmap, caps the searchers at half the
+// workers, and has the last searcher to stop wake another worker or check
+// for work once more, as Go's scheduler does (runtime/proc.go, "Worker thread
+// parking/unparking") and Tokio's Idle
 // (runtime/scheduler/multi_thread/idle.rs). The package imports only the
 // standard library.
 //
@@ -212,11 +213,11 @@
 //   - A mutex around park and notify (Tokio's sleepers list): simpler to
 //     argue, but every NotifyOne with no searcher would take it; here the
 //     common case, a searcher exists, is one load, and claims are a CAS.
-//   - One 64-bit bitmap word (the seeds): caps the pool at 64 workers.
+//   - One 64-bit bitmap word: caps the pool at 64 workers.
 //   - sync.Cond: no timeout; see "Tokens".
-//   - A per-worker futex-like state word (the seed's ParkState): the token
-//     channel already makes an early unpark sticky, and the parked bit
-//     already says whether a timed-out worker was claimed.
+//   - A per-worker futex-like park state word: the token channel already
+//     makes an early unpark sticky, and the parked bit already says whether
+//     a timed-out worker was claimed.
 //   - Claiming by reserving parked (one CAS for searching+1, parked-1): a
 //     worker cancelling after a timeout could not tell whose reservation it
 //     undoes; lowering parked after the bit clear keeps parked >= set bits.
