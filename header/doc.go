@@ -2,17 +2,15 @@
 // state word of a task, the transitions that move it, its reference count,
 // its cancellation shields, and the type erasure that lets every queue,
 // waker and wait list hold a *[Header] whatever the task's future. It is
-// seed 002's Header (the Zig original's Header.zig, itself modelled on
-// Tokio's runtime/task/state.rs) in Go: the word is a [State] value with
-// pure accessors, the cell is the Header, and every transition returns a
-// small typed result the caller must switch on. Comments elsewhere cite the
-// sections below by name.
+// modelled on Tokio's task state (runtime/task/state.rs): the word is a
+// [State] value with pure accessors, the cell is the Header, and every
+// transition returns a small typed result the caller must switch on.
+// Comments elsewhere cite the sections below by name.
 //
 // # The state word
 //
 // One atomic.Uint64 in the Header holds everything the scheduler and the
-// wakers race on, laid out as seed 002 lays it out (bit 0 least
-// significant):
+// wakers race on, laid out as follows (bit 0 least significant):
 //
 //	 63            40 39      32 31   28 27  26  25  24 23       16 15      0
 //	+----------------+----------+-------+---+---+---+---+-----------+---------+
@@ -108,17 +106,16 @@
 // comes after, it sees Idle and enqueues (step 1). The CAS orders the two, so
 // one of them always acts, and only one pushes.
 //
-// This deviates from seed 002 in one respect. The seed's transitionToIdle
-// always stores Idle and returns the previous state, and a caller that sees
-// notified then calls transitionToScheduled to get it back. That is two
-// CASes, and between them the task is Idle: another waker may move it to
-// Scheduled and push it, and then the worker's own transitionToScheduled
-// finds it Scheduled and must not push again, so the caller has to switch on
-// a second result to avoid a double enqueue or to notice that somebody else
-// pushed. Here Running goes to Scheduled in the single CAS that clears the
-// bit: one atomic operation instead of two, no window in which another
-// waker can enqueue the task in between, and the worker that ran the poll is
-// always the one that pushes it.
+// Why step 4 is one CAS. A TransitionToIdle that always stored Idle, leaving
+// a caller that saw notified to call TransitionToScheduled to get the task
+// back, would take two CASes, and between them the task would be Idle:
+// another waker could move it to Scheduled and push it, and the worker's own
+// TransitionToScheduled would then find it Scheduled and must not push
+// again, so the caller would have to switch on a second result to avoid a
+// double enqueue. Here Running goes to Scheduled in the single CAS that
+// clears the bit: one atomic operation instead of two, no window in which
+// another waker can enqueue the task in between, and the worker that ran the
+// poll is always the one that pushes it.
 //
 // # Cancellation and shields
 //
@@ -149,44 +146,56 @@
 //
 // # Reference count
 //
-// In the Zig seed the reference count frees the task's memory. In Go the
-// garbage collector owns memory, and wakers carry no reference (see the
-// waker package, "No clone, no drop"), so the count has a smaller job: it
-// counts the owners that may still touch the task's result. Init sets it to 1
-// for the scheduler's reference, plus 1 for the JoinHandle's when join is
-// true. The scheduler drops its reference when the task completes, and the
-// JoinHandle when it has taken the result or is dropped or detached. The
-// [Header.Unref] that reports last=true means nobody can look at the result
-// any more: the caller clears it (and anything else the task holds), so that
-// the task can be recycled or a large result released early even if a stale
-// *Header is still reachable from some wait list. [Header.Ref] stops at
-// [MaxRefCount] with [ErrRefOverflow]; an Unref at zero means some owner
-// dropped twice and panics with [ErrBadTransition].
+// The count does not keep the task's memory alive: the garbage collector
+// owns memory, and wakers carry no reference (see the waker package, "No
+// clone, no drop"). It counts the owners that may still touch the task's
+// result. Init sets it to 1 for the scheduler's reference, plus 1 for the
+// JoinHandle's when join is true. The blitz scheduler uses it as follows:
+//
+//   - The scheduler drops its reference when the task completes, after it
+//     stored the result for the handle (or, if the handle was detached,
+//     dropped it).
+//   - The JoinHandle drops its reference only when it is detached. Taking the
+//     result does not drop it: a handle may be polled again and returns the
+//     same outcome. A handle that is merely forgotten drops nothing (Go has no
+//     destructor); the task, with its result, is garbage once no handle,
+//     Waker or queue reaches it.
+//   - Whoever makes the [Header.Unref] that reports last=true knows that
+//     nobody can collect the result any more, so a large result or a panic's
+//     stack is not kept even if a stale *Header (a Waker left in some wait
+//     list) keeps the task reachable. That happens only with a detached
+//     handle: a task detached before it completed drops its result instead
+//     of storing it, and the Detach of a task already complete clears the
+//     stored one.
+//
+// Tasks are never recycled: every spawn allocates a new one, so a Waker that
+// outlives its task wakes a complete task, which the state word ignores.
+// [Header.Ref] stops at [MaxRefCount] with [ErrRefOverflow]; an Unref at
+// zero means some owner dropped twice and panics with [ErrBadTransition].
 //
 // # Type erasure
 //
-// The seed erases the future's type with a vtable (poll, drop, schedule,
-// reschedule) and recovers the task with @fieldParentPtr. Go has interfaces:
-// the concrete task, the scheduler's generic task type holding the future and
-// its result, implements [Task] (Poll, Abort), and the Header reaches it
-// through [Header.Task]; where to push a woken task is the [Scheduler]
-// interface. The concrete task embeds its Header, so no separate allocation
-// holds it, and queues and lists link *Header values ([Header.QueueNext] is
-// the global queue's intrusive link). Drop has no counterpart: see
-// "Reference count". [Header.Waker] is built once by Init (waker.New checks
-// its argument with reflection, which a hot poll path should not repeat) and
-// handed to every poll; waking it is [Header.Wake].
+// Go has interfaces, so the future's type is erased without a hand-made
+// vtable: the concrete task, the scheduler's generic task type holding the
+// future and its result, implements [Task] (Poll, Abort), and the Header
+// reaches it through [Header.Task]; where to push a woken task is the
+// [Scheduler] interface. The concrete task embeds its Header, so no separate
+// allocation holds it, and queues and lists link *Header values
+// ([Header.QueueNext] is the global queue's intrusive link). Nothing frees a
+// task: see "Reference count". [Header.Waker] is built once by Init
+// (waker.New checks its argument with reflection, which a hot poll path
+// should not repeat) and handed to every poll; waking it is [Header.Wake].
 //
 // # Ordering
 //
 // Every operation on the state word is a sync/atomic operation, and Go's
 // atomics are sequentially consistent: all of them form one total order
 // consistent with each goroutine's program order, and a load that observes
-// a store synchronizes with it. The seed names the pairs it needs, and each
-// is now implied:
+// a store synchronizes with it. With weaker atomics a state word needs
+// particular acquire/release pairs; each is implied here:
 //
-//   - Its CAS loops use acq_rel on success and acquire on failure, so that a
-//     transition sees the writes made before the transition it follows. A
+//   - A transition must see the writes made before the transition it follows
+//     (CAS loops with acq_rel on success and acquire on failure elsewhere). A
 //     worker that wins TransitionToRunning therefore sees what the previous
 //     poll (on another worker) wrote into the task, because that poll ended
 //     with a TransitionToIdle or was followed by a push through a queue that
@@ -198,9 +207,9 @@
 //     poll that follows sees the event. With sequentially consistent atomics
 //     and an event source that is itself synchronized, "publish, then wake"
 //     in program order is all a waker has to do.
-//   - The seed's ref uses monotonic ordering and unref acq_rel, so that the
-//     owner whose unref is last sees every other owner's writes before it
-//     releases the result. Here Ref and Unref are CASes like the rest.
+//   - The owner whose Unref is last must see every other owner's writes
+//     before it releases the result (a relaxed increment and an acq_rel
+//     decrement elsewhere). Here Ref and Unref are CASes like the rest.
 //
 // Nothing in this package relies on an ordering weaker than these, so it
 // needs no comments of the "load-acquire, pairs with" kind beyond the one on

@@ -9,7 +9,7 @@ import (
 )
 
 // Task is the concrete task behind a Header: the scheduler's generic task
-// type, which holds the future and its result. It is the Go form of seed 002's
+// type, which holds the future and its result. It takes the place of a
 // vtable: the scheduler sees only *Header and reaches the task through it.
 type Task interface {
 	// Poll polls the task's future once with cx and reports whether it
@@ -40,8 +40,8 @@ type Scheduler interface {
 type Header struct {
 	// state is the packed state word. Moved only by the transitions below,
 	// each a CAS loop (or one atomic add) on it; sequentially consistent like
-	// every sync/atomic operation, which gives the acquire/release pairs that
-	// seed 002 names.
+	// every sync/atomic operation, which gives every acquire/release pair the
+	// transitions need (package doc, "Ordering").
 	state atomic.Uint64
 	// next is the global queue's link. Owned by the globalq queue holding the
 	// header (under its lock); nil whenever the header is in no global queue.
@@ -87,7 +87,7 @@ func (h *Header) Waker() waker.Waker { return h.wk }
 // *Header a globalq.Node.
 func (h *Header) QueueNext() **Header { return &h.next }
 
-// Wake is the wake of seed 002: TransitionToScheduled, and if that moved the
+// Wake is the task's wake: TransitionToScheduled, and if that moved the
 // task from Idle, its scheduler's Schedule. Any goroutine may call it, any
 // number of times; a wake of a scheduled or running task sets the notified
 // bit, and a wake of a complete task does nothing. It makes *Header a
@@ -183,8 +183,8 @@ const (
 	IdleWaiting IdleResult = iota + 1
 	// IdleReschedule: a wake arrived during the poll (the notified bit was
 	// set); the task went straight back to Scheduled, with the bit cleared,
-	// and the caller must push it to a run queue. This is the no-lost-wakeup
-	// rule of seed 002.
+	// and the caller must push it to a run queue. This is the rule that loses
+	// no wakeup (package doc, "The notified bit").
 	IdleReschedule
 	// IdleAbort: cancellation became effective during the poll; the task
 	// stays Running and the caller aborts it, then completes it.
@@ -316,9 +316,10 @@ func (h *Header) Ref() error {
 }
 
 // Unref drops a reference and reports whether it was the last, in which case
-// the caller releases what the task still holds (its result), as seed 002's
-// drop. Dropping a reference that nobody holds panics with ErrBadTransition:
-// it means some owner dropped twice. Any goroutine may call it.
+// the caller releases what the task still holds (its result): see the package
+// doc, "Reference count". Dropping a reference that nobody holds panics with
+// ErrBadTransition: it means some owner dropped twice. Any goroutine may call
+// it.
 func (h *Header) Unref() (last bool) {
 	for {
 		cur := h.Load()

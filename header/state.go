@@ -2,8 +2,8 @@ package header
 
 import "fmt"
 
-// State is one value of the packed 64-bit state word, laid out as seed 002
-// lays it out (bit 0 is the least significant):
+// State is one value of the packed 64-bit state word, laid out as follows
+// (bit 0 is the least significant):
 //
 //	 63            40 39      32 31   28 27  26  25  24 23       16 15      0
 //	+----------------+----------+-------+---+---+---+---+-----------+---------+
@@ -17,7 +17,7 @@ type State uint64
 // Lifecycle is where a task is in its life; see the package doc, "Lifecycle".
 type Lifecycle uint8
 
-// The lifecycles, in the order seed 002 numbers them.
+// The lifecycles, in their numeric order.
 const (
 	// Idle: not queued, not running; waiting for a wake.
 	Idle Lifecycle = iota
