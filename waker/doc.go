@@ -47,18 +47,17 @@
 //
 // # No clone, no drop
 //
-// The seeds' RawWaker has clone and drop entries that move the task's
-// reference count, because in Zig and Rust the count is what keeps the task's
-// memory alive while a Waker to it exists. In Go the garbage collector owns
-// memory ("The GC owns memory" in DESIGN.md): a Waker holds a typed pointer,
-// so the task lives as long as any Waker to it is reachable, and a Waker
-// that is overwritten or dropped needs no bookkeeping. Copying a Waker is
-// cloning it; forgetting it is dropping it. The task header keeps its
+// Rust's RawWaker (and the Zig runtime modelled on it) has clone and drop
+// entries that move the task's reference count, because there the count is
+// what keeps the task's memory alive while a Waker to it exists. In Go the
+// garbage collector owns memory: a Waker holds a typed pointer, never an
+// integer, so the task lives as long as any Waker to it is reachable, and a
+// Waker that is overwritten or dropped needs no bookkeeping. Copying a Waker
+// is cloning it; forgetting it is dropping it. The task header keeps its
 // reference count only where the count carries meaning (join interest,
-// detach, recycling a task object), and a Waker that outlives its task
-// wakes a completed task, which the header's state word ignores. A recycled
-// task object (a pool) would need Wakers to carry a generation; the header
-// decides that, not this package.
+// detach), and a Waker that outlives its task wakes a completed task, which
+// the header's state word ignores. Tasks are never recycled; a pool of task
+// objects would need Wakers to carry a generation.
 //
 // # Signals
 //
@@ -84,10 +83,10 @@
 //
 // A [List] is a FIFO of [Waiter] nodes, doubly linked through the nodes
 // themselves, so that a future embeds its Waiter and a wait allocates
-// nothing (the seeds' intrusive waiters). Push, remove, front, pop and wake
-// one are O(1). A Waiter carries the Waker to call and a Value of the
-// primitive's choosing (permits wanted, reader or writer, a value handed
-// over), and it knows its list, which catches misuse in O(1).
+// nothing. Push, remove, front, pop and wake one are O(1). A Waiter carries
+// the Waker to call and a Value of the primitive's choosing (permits wanted,
+// reader or writer, a value handed over), and it knows its list, which
+// catches misuse in O(1).
 //
 // The list is not synchronized. The primitive that owns it guards it, every
 // Waiter in it and its own state with one lock, because a waiter must check
@@ -151,9 +150,13 @@
 // close) is PopInto followed by WakeAll under the lock for the rare overflow
 // beyond 32, so no waiter that arrives later is woken and none present is
 // missed; Tokio's notify_waiters instead relocks between batches behind a
-// guard node, which we do not need while the overflow is rare. The waiters
-// are unlinked under the lock before any Wake runs, so "Unlinked means woken"
-// holds the moment the lock is released.
+// guard node, which we do not need while the overflow is rare. Each waiter is
+// unlinked before its Wake is called and before the lock is released, so
+// "Unlinked means woken" holds the moment the lock is released. A woken
+// goroutine may run as soon as its Wake is called, even under the lock: a
+// primitive whose waiters read some of its state without the lock (a
+// generation, a closed flag) publishes that state before the first Wake,
+// including those of WakeAll under the lock.
 //
 // # Misuse
 //

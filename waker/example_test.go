@@ -9,7 +9,7 @@ import (
 )
 
 // task stands for a task header: its Wake reschedules it, and a wake of a
-// task already scheduled coalesces (the notified bit of the seeds).
+// task already scheduled coalesces (the notified bit of a task header).
 type task struct {
 	name      string
 	scheduled bool
