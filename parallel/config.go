@@ -11,8 +11,8 @@ const (
 	// section "The counters word").
 	MaxWorkers = 1<<16 - 1
 	// DefaultSleepyRounds is the number of fruitless search rounds, each
-	// followed by runtime.Gosched, before an idle worker announces that it
-	// is sleepy (seed 004: 32 yields, then announce, then sleep).
+	// followed by runtime.Gosched, before an idle worker announces that it is
+	// sleepy (32 yields, then announce, then sleep, as in Rayon and Blitz).
 	DefaultSleepyRounds = 32
 )
 

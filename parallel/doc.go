@@ -1,9 +1,9 @@
 // Package parallel is the fork-join sibling of the blitz runtime: a
-// Rayon-style pool of worker goroutines with a Chase-Lev deque each (seed
-// 004, Blitz). It provides Join, scopes, latches, parallel loops (For,
-// Reduce, MapReduce, Collect, MapInPlace) with adaptive grain, lazy
-// parallel iterators over slices (Iter), and parallel sorts. It imports
-// only the standard library and wsqueue.
+// Rayon-style pool of worker goroutines with a Chase-Lev deque each, after
+// Rayon and the Zig library Blitz. It provides Join, scopes, latches,
+// parallel loops (For, Reduce, MapReduce, Collect, MapInPlace) with adaptive
+// grain, lazy parallel iterators over slices (Iter), and parallel sorts. It
+// imports only the standard library and wsqueue.
 //
 // Comments elsewhere in the package cite the sections below by name.
 //
@@ -167,35 +167,35 @@
 //
 // A worker may also wait for a latch: a stolen join frame's done flag, a
 // OnceLatch or CountLatch (WaitCtx), the pool's stop flag. Whoever sets the
-// latch then notifies each worker that may wait for it: swap its sleep
-// latch to SET, and if it was SLEEPING, wake it (lock, clear blocked,
-// signal). The race against a worker going to sleep is the one the four
-// states exist for (seed 004, "tickle-then-get-sleepy"): a notification
-// before step 4 makes that CAS fail; one between 4 and 5 makes 5 fail; one
-// after 5 finds SLEEPING and wakes the worker, blocking on its mutex until
-// it waits. A worker consumes a SET by storing UNSET and then re-checks what
-// it waits for, so a stale notification costs one search round. Join frames
-// notify their owner; a OnceLatch keeps the workers in WaitCtx in a list
-// under its mutex; goroutines in Wait block on a channel the latch closes.
+// latch then notifies each worker that may wait for it: swap its sleep latch
+// to SET, and if it was SLEEPING, wake it (lock, clear blocked, signal). The
+// race between a notification and a worker getting sleepy is the one the four
+// states exist for: a notification before step 4 makes that CAS fail; one
+// between 4 and 5 makes 5 fail; one after 5 finds SLEEPING and wakes the
+// worker, blocking on its mutex until it waits. A worker consumes a SET by
+// storing UNSET and then re-checks what it waits for, so a stale notification
+// costs one search round. Join frames notify their owner; a OnceLatch keeps
+// the workers in WaitCtx in a list under its mutex; goroutines in Wait block
+// on a channel the latch closes.
 //
 // # Waiting
 //
-// A worker that waits (waitUntil) pops its own deque first, then searches
-// and sleeps as in "Going to sleep", running any job it finds, until the
-// awaited flag is set. This is the hybrid join of seed 004: the pop first
-// catches the common case of deep recursion, where nothing was stolen, and
-// a worker whose b was stolen keeps working rather than blocking. The jobs
-// it runs nest on its goroutine's stack.
+// A worker that waits (waitUntil) pops its own deque first, then searches and
+// sleeps as in "Going to sleep", running any job it finds, until the awaited
+// flag is set. This is a hybrid join: the pop first catches the common case
+// of deep recursion, where nothing was stolen, and a worker whose b was
+// stolen keeps working rather than blocking. The jobs it runs nest on its
+// goroutine's stack.
 //
 // # The injection queue
 //
-// Work from outside the pool (Run, and Join, Scope and the loops on a
-// *Pool) goes to a FIFO list under a mutex with an atomic length, which idle
-// workers read without locking. The caller blocks on a channel of capacity
-// one that the job struct carries; the structs are recycled through a
-// sync.Pool. A Treiber stack, as in the seed, would be LIFO and needs
-// either a lock or ABA care for its pop; injection is not on the fork-join
-// hot path, so the mutex is the simple choice.
+// Work from outside the pool (Run, and Join, Scope and the loops on a *Pool)
+// goes to a FIFO list under a mutex with an atomic length, which idle workers
+// read without locking. The caller blocks on a channel of capacity one that
+// the job struct carries; the structs are recycled through a sync.Pool. A
+// lock-free Treiber stack would be LIFO and needs either a lock or ABA care
+// for its pop; injection is not on the fork-join hot path, so the mutex is
+// the simple choice.
 //
 // # Calls from a worker without its Ctx
 //
