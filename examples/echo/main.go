@@ -21,6 +21,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,7 +56,10 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
-	server := runtime.SpawnOn(rt.Handle(), future.Future[[]runtime.JoinHandle[int]](&acceptLoop{l: l}))
+	// echoed counts every byte written back, by every connection, as it
+	// goes: a connection cut by the shutdown has no result to report.
+	var echoed atomic.Int64
+	server := runtime.SpawnOn(rt.Handle(), future.Future[[]runtime.JoinHandle[int]](&acceptLoop{l: l, echoed: &echoed}))
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "echo: stopping: no new connections")
@@ -67,10 +71,9 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	// Let the connections in progress finish, up to the grace period.
 	graceCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	total, finished := 0, 0
+	finished := 0
 	for _, h := range conns {
-		if n, err := h.Wait(graceCtx); err == nil {
-			total += n
+		if _, err := h.Wait(graceCtx); err == nil {
 			finished++
 		}
 	}
@@ -78,7 +81,7 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	if err := rt.Shutdown(context.Background()); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "echo: served %d connections (%d finished in the grace period), echoed %d bytes\n", len(conns), finished, total)
+	fmt.Fprintf(out, "echo: served %d connections (%d finished in the grace period), echoed %d bytes\n", len(conns), finished, echoed.Load())
 	return nil
 }
 
@@ -86,6 +89,7 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 // conn task for each; it returns their JoinHandles.
 type acceptLoop struct {
 	l       *runtime.TCPListener
+	echoed  *atomic.Int64 // shared by the conns
 	acc     runtime.AcceptFuture[*runtime.TCPStream]
 	waiting bool
 	conns   []runtime.JoinHandle[int]
@@ -106,15 +110,16 @@ func (a *acceptLoop) Poll(cx *future.Context) ([]runtime.JoinHandle[int], bool) 
 			return a.conns, true
 		}
 		_ = r.Value.SetNoDelay(true)
-		a.conns = append(a.conns, runtime.Spawn(cx, future.Future[int](&conn{s: r.Value})))
+		a.conns = append(a.conns, runtime.Spawn(cx, future.Future[int](&conn{s: r.Value, total: a.echoed})))
 	}
 }
 
 // conn echoes one connection: read, write everything back, until the peer
-// closes. The futures it waits on live inside it, so a connection
-// allocates once.
+// closes; it returns the bytes it echoed and adds them to total as it goes.
+// The futures it waits on live inside it, so a connection allocates once.
 type conn struct {
 	s       *runtime.TCPStream
+	total   *atomic.Int64
 	buf     [4096]byte
 	writing bool
 	rd      runtime.ReadFuture
@@ -147,6 +152,7 @@ func (c *conn) Poll(cx *future.Context) (int, bool) {
 			return 0, false
 		}
 		c.echoed += r.Value
+		c.total.Add(int64(r.Value))
 		c.writing = false
 		if r.Err != nil {
 			_ = c.s.Close()

@@ -64,7 +64,41 @@ func TestEchoServer(t *testing.T) {
 	s := out.String()
 	require.Contains(t, s, "echo: listening on")
 	require.Contains(t, s, "served 5 connections (4 finished in the grace period)")
-	// 4 clients × (10 lines of 16 bytes + 10 of 17); the cut connection's
-	// byte is not counted.
-	require.Contains(t, s, "echoed 1320 bytes")
+	// 4 clients × (10 lines of 16 bytes + 10 of 17), and the byte echoed
+	// to the connection cut by the shutdown.
+	require.Contains(t, s, "echoed 1321 bytes")
+}
+
+// TestEchoCountsConnectionsOpenAtStop: a client that is still connected when
+// the server stops had its bytes echoed, and the final report counts them
+// (it once said "echoed 0 bytes": only connections that ended in the grace
+// period were added up).
+func TestEchoCountsConnectionsOpenAtStop(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, "127.0.0.1:0", 50*time.Millisecond, &out, ready) }()
+	addr := <-ready
+
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	msg := []byte("hello, echo\n")
+	_, err = c.Write(msg)
+	require.NoError(t, err)
+	got := make([]byte, len(msg))
+	_, err = io.ReadFull(c, got)
+	require.NoError(t, err)
+	require.Equal(t, msg, got)
+
+	stop()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not return within 30s of the stop")
+	}
+	require.Contains(t, out.String(),
+		fmt.Sprintf("served 1 connections (0 finished in the grace period), echoed %d bytes", len(msg)))
 }
