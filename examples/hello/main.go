@@ -1,5 +1,8 @@
-// Command hello is the README's first program: a runtime, tasks that sleep,
-// a task that spawns children and joins them, and a timeout.
+// Command hello is the README's first program: a runtime, one task spawned
+// from an ordinary goroutine and waited for, three sleeping futures run
+// concurrently with future.JoinAll and collected in order, and a timeout
+// around a future that takes too long. It spawns one task; the rest runs on
+// the calling goroutine through BlockOn.
 package main
 
 import (
