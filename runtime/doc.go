@@ -50,15 +50,22 @@
 // with the runtime's timers and spawner at hand, until it completes.
 //
 // From task code to goroutine code: a task must never block its worker (no
-// time.Sleep, no channel receive, no mutex held for long, no BlockOn, no
-// Wait). To run blocking code, start it on a goroutine from the first poll
-// and have the goroutine store the result and wake the task's Waker; the
-// blocking pool of a later issue will bound how many such goroutines run.
-// Example_goroutineFromTask shows the pattern.
+// time.Sleep, no channel receive, no mutex held for long). BlockOn and
+// JoinHandle.Wait called from a task return ErrBlockingInTask instead of
+// blocking: a task polls the future or the handle. To run blocking code,
+// use Blocking(fn), a future that runs fn on the runtime's blocking pool, or
+// SpawnBlocking (see "Blocking calls and files"). Example_goroutineFromTask
+// shows the pattern underneath: start a goroutine from the first poll and
+// have it store the result and wake the task's Waker.
 //
-// Inside a task, Spawn(cx, f) starts a child on the same worker's LIFO slot,
-// so it runs next while the parent's data is still in cache; polling the
-// child's JoinHandle waits for it.
+// Inside a task, Spawn(cx, f) starts a child on the same worker, ahead of
+// its queue (the LIFO stack, or slot: Config.LIFO), so it runs next while
+// the parent's data is still in cache; polling the child's JoinHandle waits
+// for it.
+//
+// A nil future is misuse, refused at the call with an error matching
+// ErrNilFuture: returned by the calls that return an error, the panic value
+// of those that cannot.
 //
 // # Cancellation
 //
@@ -94,13 +101,18 @@
 // due sooner than that worker expects makes its wait return (see "I/O").
 // With BackendNone every parked worker sleeps towards the next deadline.
 //
+// A duration of zero or less has passed already: Sleep(0) is ready at its
+// first poll. A duration too long for the clock to count (math.MaxInt64)
+// never passes: such a Sleep never completes, such a Timeout never fires.
+//
 // A SleepFuture polled with a Context of no runtime (future.Block) falls
 // back to a time.AfterFunc timer, so the time futures work anywhere.
 //
-// Interval delivers ticks start, start+period, ... and says with its
-// MissedTickBehavior what happens when it is polled late: Burst delivers the
-// missed ticks back to back, Skip drops them and rejoins the schedule, Delay
-// restarts the schedule from the late tick.
+// Interval delivers ticks start, start+period, ..., each at the first poll
+// once its time has come (the first at once for NewInterval), and says with
+// its MissedTickBehavior what happens when it is polled late: Burst delivers
+// the missed ticks back to back, Skip drops them and rejoins the schedule,
+// Delay restarts the schedule from the late tick.
 //
 // # I/O
 //
@@ -114,8 +126,8 @@
 // An I/O future submits its operation on its first poll, with the task's
 // Waker beside it, and returns not-ready; the completion wakes the task.
 // Completions are collected in two places. At the start of each tick a
-// worker collects whatever is ready without blocking, unless another worker
-// is collecting (seed 000's "any worker can poll I/O"). And when workers run
+// worker collects whatever its ring (below) has ready without blocking,
+// unless another worker is collecting that ring. And when workers run
 // out of work, a parked worker sleeps in the backend's Wait, with the next
 // timer deadline as its timeout: an I/O completion, a timer and a new task
 // all end that sleep (a claim of that worker calls the backend's Wake; a
@@ -188,12 +200,13 @@
 // NetConn and NetListener adapt streams and listeners to net.Conn and
 // net.Listener, for ordinary Go code: net/http, crypto/tls, bufio. Their
 // methods block the calling goroutine, try the fast path first, and honour
-// deadlines by cancelling the operation in flight (and waiting for it, so
-// the caller's buffer is free when Read returns). They pass x/net's
-// nettest.TestConn. The price of the crossing: a goroutine that must wait
-// for data is woken by the worker that collected the completion, so the
-// adapter is slower than Go's own netpoller for request-response traffic
-// (BENCHMARKS.md); write new code as tasks to get the runtime's figures.
+// deadlines by cancelling the operation in flight (and waiting for it, so the
+// caller's buffer is free when Read returns). They pass x/net's
+// nettest.TestConn. The price of the crossing: a goroutine that must wait for
+// data is woken by the worker that collected the completion, so the adapter
+// is slower than Go's own netpoller for request-response traffic
+// (BENCHMARKS.md in the blitz repository); write new code as tasks to get the
+// runtime's figures.
 //
 // # Shutdown
 //
@@ -222,27 +235,27 @@
 //
 // Open, Create and OpenFile return futures of a *File, whose operations are
 // futures too, with os.File's results and *fs.PathError errors. On io_uring
-// they are io_uring operations on the ring of the worker that polls them:
-// the open (openat), the data operations (Read, Write, ReadAt, WriteAt,
-// ReadvAt, WritevAt), Sync (fsync), Stat (statx, its Sys() a
-// *syscall.Stat_t as os.File.Stat's), Truncate (ftruncate, Linux 6.9 and
-// later) and Close (close, once the ring's operations in flight on the file
-// have completed). Sync, Stat and Truncate return a FileOpFuture,
-// cancellable like the others; a cancelled open closes the descriptor it
-// got anyway, and a cancelled Close still closes. A file the ring opened is
-// owned by its File (an unclosed one is closed by the garbage collector, as
-// an os.File is) until File.OS hands the descriptor to an *os.File, whose
-// Close then closes it. A cached read skips the ring: preadv2 with
-// RWF_NOWAIT copies the page-cache data at once and the ring takes only the
-// misses. What the ring does not take runs on the blocking pool as the os
-// call: Truncate on an older kernel, an open with flags beyond O_RDONLY,
-// O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and O_APPEND (that file is then
-// an os.File's), anything the ring refuses. SeekTo always runs there, and
-// so does every directory operation (ReadDir, MkdirAll, Remove, RemoveAll,
-// Rename, Link, Symlink, Readlink, Stat, Lstat, Chmod, Canonicalize) and, on
-// the other backends, every file operation. io_uring tries an open without blocking first, so a FIFO
-// opened read-only through the ring does not wait for a writer (see
-// OpenFile). ReadFile, WriteFile and AppendFile do a whole file.
+// they are io_uring operations on the ring of the worker that polls them: the
+// open (openat), the data operations (Read, Write, ReadAt, WriteAt, ReadvAt,
+// WritevAt), Sync (fsync), Stat (statx, its Sys() a *syscall.Stat_t as
+// os.File.Stat's), Truncate (ftruncate, Linux 6.9 and later) and Close
+// (close, once the ring's operations in flight on the file have completed).
+// Sync, Stat and Truncate return a FileOpFuture, cancellable like the others;
+// a cancelled open closes the descriptor it got anyway, and a cancelled Close
+// still closes. A file the ring opened is owned by its File (an unclosed one
+// is closed by the garbage collector, as an os.File is) until File.OS hands
+// the descriptor to an *os.File, whose Close then closes it. A cached read
+// skips the ring: preadv2 with RWF_NOWAIT copies the page-cache data at once
+// and the ring takes only the misses. What the ring does not take runs on the
+// blocking pool as the os call: Truncate on an older kernel, an open with
+// flags beyond O_RDONLY, O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and
+// O_APPEND (that file is then an os.File's), anything the ring refuses.
+// SeekTo always runs there, and so does every directory operation (ReadDir,
+// MkdirAll, Remove, RemoveAll, Rename, Link, Symlink, Readlink, Stat, Lstat,
+// Chmod, Canonicalize) and, on the other backends, every file operation.
+// io_uring tries an open without blocking first, so a FIFO opened read-only
+// through the ring does not wait for a writer (see OpenFile). ReadFile,
+// WriteFile and AppendFile do a whole file.
 //
 // # Signals
 //
@@ -251,54 +264,52 @@
 // one-shot futures of the first such signal after the call. Every listener
 // receives every signal of its set dispatched while it is registered: two
 // streams of SIGHUP both see each SIGHUP, and none steals from another. A
-// stream buffers 16 signals between Nexts; beyond that a burst coalesces,
-// as the kernel coalesces a pending signal, keeping at least one of each
-// kind (Dropped counts what it lost). Listeners register at creation, so
-// a signal sent once the constructor returned is caught; Close, Cancel or
-// the shutdown of h's runtime unregisters them. Behind them is one
-// process-wide dispatcher (sigHub in signal.go): one os/signal channel per
-// signal, registered with signal.Notify for the first listener of that
-// signal and stopped with signal.Stop when the last one leaves (so the
-// signal gets its default action back), and one goroutine fanning out,
-// which exits when no listener remains. On Windows only os.Interrupt and
-// SIGTERM arrive, and Hangup fails with errors.ErrUnsupported.
+// stream buffers 16 signals between Nexts; beyond that a burst coalesces, as
+// the kernel coalesces a pending signal, keeping at least one of each kind
+// (Dropped counts what it lost). Listeners register at creation, so a signal
+// sent once the constructor returned is caught; Close, Cancel or the shutdown
+// of h's runtime unregisters them. Behind them is one process-wide
+// dispatcher: one os/signal channel per signal, registered with signal.Notify
+// for the first listener of that signal and stopped with signal.Stop when the
+// last one leaves (so the signal gets its default action back), and one
+// goroutine fanning out, which exits when no listener remains. On Windows
+// only os.Interrupt and SIGTERM arrive, and Hangup fails with
+// errors.ErrUnsupported.
 //
 // # Graceful shutdown
 //
-// A Coordinator, independent of Runtime.Shutdown, drains a server's work
-// (seed 000's Shutdown): in-flight work holds a Guard, Trigger (or the
-// first of some signals, with TriggerOnSignal) refuses new guards with
-// ErrShuttingDown, and Wait (for goroutines) or Drained (for tasks) returns
-// once it was triggered and every guard was released, or, when its context
-// or timeout ends first, a Report naming the guards still held with an
-// error wrapping ErrShutdownTimeout. Tasks select on WhenTriggered;
-// goroutines on Done. The usual order is Trigger, Wait, then
-// Runtime.Shutdown. See ExampleCoordinator.
+// A Coordinator, independent of Runtime.Shutdown, drains a server's work:
+// in-flight work holds a Guard, Trigger (or the first of some signals, with
+// TriggerOnSignal) refuses new guards with ErrShuttingDown, and Wait (for
+// goroutines) or Drained (for tasks) returns once it was triggered and every
+// guard was released, or, when its context or timeout ends first, a Report
+// naming the guards still held with an error wrapping ErrShutdownTimeout.
+// Tasks select on WhenTriggered; goroutines on Done. The usual order is
+// Trigger, Wait, then Runtime.Shutdown. See ExampleCoordinator.
 //
 // # Processes
 //
 // Command builds a Cmd (arguments, environment, directory, and for each
 // standard stream Inherit, the default, Null or Piped); Spawn starts it on
-// the blocking pool, since fork and exec can take milliseconds, and
-// resolves to a Child. Child.Wait is a future of its ExitStatus (Code,
-// Success, Signal), cached so that every wait sees the same one; it first
-// closes a piped stdin, as Tokio does, so that a child reading to the end
-// of its input does not wait for a parent waiting for it. On Linux with an
-// I/O backend the wait holds no thread: a pidfd of the child (pidfd_open)
-// is polled through the backend like a socket, and once it is readable the
-// child is reaped at once. Elsewhere (other systems, BackendNone, a kernel
-// that refuses pidfd_open) the wait runs on the blocking pool. Kill sends
-// SIGKILL (TerminateProcess on Windows); Output reads the piped stdout and
-// stderr concurrently, so a child filling both pipes cannot deadlock, and
-// waits. Every stream is an *os.File, so os/exec starts no goroutine of its
-// own. Pipe reads and writes (ChildOutput.Read and ReadAll,
-// ChildStdin.Write) run on the blocking pool for now; a later change may
-// move them to the backend. They lose nothing to a cancellation: a read
-// fills the ChildOutput's buffer, from which the next read takes what a
-// cancelled one got, and a cancelled write that the pool already runs
-// still goes out, in order, before the writes after it. A spawned process
-// must be waited for, as with os/exec; a Spawn cancelled after the process
-// started kills and reaps it.
+// the blocking pool, since fork and exec can take milliseconds, and resolves
+// to a Child. Child.Wait is a future of its ExitStatus (Code, Success,
+// Signal), cached so that every wait sees the same one; it first closes a
+// piped stdin, as Tokio does, so that a child reading to the end of its input
+// does not wait for a parent waiting for it. On Linux with an I/O backend the
+// wait holds no thread: a pidfd of the child (pidfd_open) is polled through
+// the backend like a socket, and once it is readable the child is reaped at
+// once. Elsewhere (other systems, BackendNone, a kernel that refuses
+// pidfd_open) the wait runs on the blocking pool. Kill sends SIGKILL
+// (TerminateProcess on Windows); Output reads the piped stdout and stderr
+// concurrently, so a child filling both pipes cannot deadlock, and waits.
+// Every stream is an *os.File, so os/exec starts no goroutine of its own.
+// Pipe reads and writes (ChildOutput.Read and ReadAll, ChildStdin.Write) run
+// on the blocking pool. They lose nothing to a cancellation: a read fills the
+// ChildOutput's buffer, from which the next read takes what a cancelled one
+// got, and a cancelled write that the pool already runs still goes out, in
+// order, before the writes after it. A spawned process must be waited for, as
+// with os/exec; a Spawn cancelled after the process started kills and reaps
+// it.
 //
 // # Streams
 //
