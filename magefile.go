@@ -10,6 +10,7 @@ package main
 //	BENCH_OUT             file that `bench` writes (default bench.txt)
 //	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
 //	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
+//	BLITZ_LOAD            busy loops that `loaded` runs beside the tests (default 2)
 //
 // Mage itself comes from the root module's `tool` directive and the linters run with `go run
 // pkg@version`, so nothing needs installing beyond Go.
@@ -57,6 +58,42 @@ func Test() error {
 // Short runs every module's tests with -short and without -race: the quick loop while editing.
 func Short() error {
 	return forEachModule(func(mod string) error { return goIn(mod, nil, "test", "-short", "./...") })
+}
+
+// Loaded runs Test with BLITZ_LOAD (default 2) busy loops burning CPU beside it, the way a shared CI
+// machine does: a test that passes alone and fails here depends on a quiet machine, which no test may.
+func Loaded() error {
+	n := 2
+	if v := os.Getenv("BLITZ_LOAD"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 0 {
+			return fmt.Errorf("BLITZ_LOAD=%q: want a count of busy loops", v)
+		}
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			runtime.LockOSThread() // one OS thread each, as a separate busy process would be
+			for spins := 0; ; spins++ {
+				if spins%(1<<20) == 0 {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		for range n {
+			<-done
+		}
+	}()
+	fmt.Printf("loaded: %d busy loops beside the tests\n", n)
+	return Test()
 }
 
 // Standalone runs every module's short tests on its own, outside the workspace (GOWORK=off), so that a
