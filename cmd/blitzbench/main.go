@@ -4,7 +4,7 @@
 //
 // Usage, from anywhere in the repository:
 //
-//	go run ./cmd/blitzbench                 # quick mode, under a minute
+//	go run ./cmd/blitzbench                 # quick mode, about 1.5 min on an idle machine
 //	go run ./cmd/blitzbench -benchtime=1s -count=6 -md table.md
 //	go run ./cmd/blitzbench -from bench.txt # chart and table from `go tool mage bench` output
 package main
