@@ -21,10 +21,14 @@ import (
 // waker.Signal.Wait.
 //
 // Block takes ownership of f; f must not need a runtime's Services (it sees a
-// nil Executor). It panics with ErrNilFuture if f is nil. Any goroutine may
-// call Block, but not a task's Poll: blocking a worker stalls its runtime.
+// nil Executor). A nil f is a misuse answered with ErrNilFuture as the
+// error, since Block has one to return. Any goroutine may call Block, but
+// not a task's Poll: blocking a worker stalls its runtime.
 func Block[T any](ctx context.Context, f Future[T]) (T, error) {
-	mustFuture(f)
+	if f == nil {
+		var zero T
+		return zero, fmt.Errorf("future: block: %w", ErrNilFuture)
+	}
 	var sig waker.Signal
 	cx := NewContext(waker.New(&sig))
 	for {

@@ -157,3 +157,11 @@ func TestBlockOnAReadyFutureWinsOverADoneContext(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, v)
 }
+
+// TestBlockNilFutureReturnsError: Block returns an error, so a nil future
+// is answered with ErrNilFuture there rather than a panic.
+func TestBlockNilFutureReturnsError(t *testing.T) {
+	var err error
+	require.NotPanics(t, func() { _, err = future.Block[int](context.Background(), nil) })
+	require.ErrorIs(t, err, future.ErrNilFuture)
+}

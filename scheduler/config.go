@@ -109,10 +109,14 @@ type Config struct {
 	// Services is returned by Executor.Services, for the runtime module's
 	// futures to find its timers and I/O through a Context.
 	Services any
-	// OnPanic, if not nil, is called with the PanicError of a task that
-	// panicked after its JoinHandle was detached, on the worker's
-	// goroutine; it must not block. Panics of tasks with a JoinHandle go to
-	// the handle.
+	// OnPanic, if not nil, is called with every panic that no JoinHandle
+	// collects: a task that panicked after its JoinHandle was detached, a
+	// future's Cancel that panicked when nobody holds its task's handle,
+	// and the panics a Driver contains and reports (ReportPanic). It runs
+	// on the goroutine that caught the panic, usually a worker; it must not
+	// block. Panics of tasks with a JoinHandle go to the handle. When
+	// OnPanic is nil, those panics are written with their stacks to the
+	// standard logger (log.Printf) and the program goes on.
 	OnPanic func(*PanicError)
 	// LockOSThreads makes each worker goroutine keep one OS thread for its
 	// life (runtime.LockOSThread). The runtime sets it when every worker

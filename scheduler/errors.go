@@ -3,6 +3,8 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+
+	"github.com/blitz-go/blitz/future"
 )
 
 var (
@@ -20,9 +22,17 @@ var (
 	ErrBackpressure = errors.New("scheduler: too many live tasks")
 	// ErrConfig is wrapped by New's error for an invalid Config.
 	ErrConfig = errors.New("scheduler: invalid config")
-	// ErrNilFuture is returned by TrySpawn, and is the panic value of Spawn,
-	// for a nil future.
-	ErrNilFuture = errors.New("scheduler: nil future")
+	// ErrNilFuture is the error of TrySpawn, and the outcome of the
+	// JoinHandle that Spawn returns, for a nil future. It is
+	// future.ErrNilFuture itself, so errors.Is matches either.
+	ErrNilFuture = future.ErrNilFuture
+	// ErrBlockingInTask is the error of a call that would block a worker
+	// goroutine, made from inside a task (its poll, or a Driver's call):
+	// JoinHandle.Wait on a task that has not finished, or Shutdown before
+	// the shutdown finished. On a one-worker scheduler such a call would
+	// wait forever, since the worker it blocks is the one that would have
+	// to run what it waits for. A task polls the JoinHandle instead.
+	ErrBlockingInTask = errors.New("scheduler: blocking call inside a task would block its worker")
 	// ErrZeroHandle is the panic value of a method of the zero JoinHandle.
 	ErrZeroHandle = errors.New("scheduler: zero JoinHandle")
 	// ErrDetached is the outcome Poll and Wait report on a detached

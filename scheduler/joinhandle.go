@@ -59,16 +59,26 @@ func (j JoinHandle[T]) Future() future.Future[future.Result[T]] { return j }
 // value or error; if ctx ends first it returns an error wrapping ctx's cause,
 // and the task goes on (Wait bounds the wait, not the task; call Cancel to
 // stop it). It is the bridge from task code back to goroutines. A task must
-// not call Wait (it would block its worker); it polls the handle instead.
+// not wait (it would block its worker; on one worker, forever): called on a
+// worker for a task that has not finished, Wait returns an error wrapping
+// ErrBlockingInTask at once, and a task polls the handle instead. That
+// check walks the stack, about a microsecond, and only a Wait that would
+// block pays it (see the package doc, "Blocking calls inside a task").
 func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 	t := j.task()
 	var sig waker.Signal
 	cx := future.NewContext(waker.New(&sig))
-	for {
+	for first := true; ; first = false {
 		if r, ok := j.Poll(cx); ok {
 			return r.Value, r.Err
 		}
-		if err := sig.Wait(ctx); err != nil {
+		var err error
+		if first && OnWorker() {
+			err = ErrBlockingInTask
+		} else {
+			err = sig.Wait(ctx)
+		}
+		if err != nil {
 			t.mu.Lock()
 			t.removeJoin(cx.Waker())
 			t.mu.Unlock()
@@ -95,10 +105,11 @@ func (j JoinHandle[T]) Cancel() {
 }
 
 // Detach gives up the outcome: the task runs on, and when it completes its
-// value is dropped (a panic goes to Config.OnPanic, also when the task had
-// already finished). After Detach the handle
-// is not polled or waited on: Poll and Wait then
-// return ErrDetached. Any goroutine may call it.
+// value is dropped. A panic, which nobody will collect any more, is
+// reported (see Scheduler.ReportPanic: Config.OnPanic, or the standard
+// logger), also when the task had already finished. After Detach the
+// handle is not polled or waited on: Poll and Wait then return
+// ErrDetached. Any goroutine may call it.
 func (j JoinHandle[T]) Detach() {
 	t := j.task()
 	prev := t.Header.Detach()
@@ -115,8 +126,8 @@ func (j JoinHandle[T]) Detach() {
 	t.res = future.Result[T]{}
 	t.join, t.more = waker.Waker{}, nil
 	t.mu.Unlock()
-	if pe, ok := err.(*PanicError); ok && t.sched().cfg.OnPanic != nil {
-		t.sched().cfg.OnPanic(pe)
+	if pe := panicOf(err); pe != nil {
+		t.sched().deliverPanic("a detached task", pe)
 	}
 }
 

@@ -224,8 +224,9 @@ func TestJoinHandleZeroAndNil(t *testing.T) {
 	}
 
 	e := newEnv(t, scheduler.Config{Workers: 1})
-	require.PanicsWithValue(t, scheduler.ErrNilFuture, func() { scheduler.Spawn[int](e.s, nil, nil) })
-	_, err := scheduler.TrySpawn[int](e.s, nil, nil)
+	_, err := wait(e, scheduler.Spawn[int](e.s, nil, nil), "nil spawn")
+	require.ErrorIs(t, err, scheduler.ErrNilFuture, "the handle of a nil spawn is resolved with the misuse")
+	_, err = scheduler.TrySpawn[int](e.s, nil, nil)
 	require.ErrorIs(t, err, scheduler.ErrNilFuture)
 	require.Zero(t, e.s.Stats().Live)
 }

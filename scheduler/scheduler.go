@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -66,7 +67,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	s.wg.Add(len(s.workers))
 	for _, w := range s.workers {
-		go w.run()
+		go runWorker(w)
 	}
 	return s, nil
 }
@@ -125,19 +126,16 @@ func (s *Scheduler) countFinish(cx *future.Context, err error) {
 	if w := s.localWorker(cx); w != nil {
 		w.ctr.completed++
 	}
-	switch {
-	case err == nil:
-	case isPanic(err):
+	if err == nil {
+		return
+	}
+	// An abort whose Cancel panicked counts as both.
+	if panicOf(err) != nil {
 		s.panicked.Add(1)
-	case err == ErrCancelled:
+	}
+	if errors.Is(err, ErrCancelled) {
 		s.cancelled.Add(1)
 	}
-}
-
-// isPanic reports whether err is a *PanicError.
-func isPanic(err error) bool {
-	_, ok := err.(*PanicError)
-	return ok
 }
 
 // Shutdown stops the scheduler, as seed 000's shutdown: spawning is refused
@@ -149,8 +147,10 @@ func isPanic(err error) bool {
 // goroutine the scheduler started has returned. If ctx ends first (a task
 // whose poll never returns keeps its worker), it returns an error wrapping
 // ctx's, and the shutdown goes on in the background; calling Shutdown again
-// waits for it. Any goroutine may call it, any number of times; a task must
-// not call it and wait (its own worker would never exit).
+// waits for it. Any goroutine may call it, any number of times. A task may
+// call it to start the shutdown but cannot wait for it (its own worker
+// would never exit): on a worker, Shutdown starts the shutdown and returns
+// an error wrapping ErrBlockingInTask at once.
 func (s *Scheduler) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		s.closing.Store(true)
@@ -165,6 +165,9 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 	case <-s.done:
 		return nil // done wins over an ended ctx
 	default:
+	}
+	if OnWorker() {
+		return fmt.Errorf("scheduler: shutdown started, not waited for: %w", ErrBlockingInTask)
 	}
 	select {
 	case <-s.done:

@@ -12,13 +12,24 @@ import (
 // an idle worker.
 //
 // After shutdown began, f is not started: future.Cancel(f) is called and the
-// handle is already resolved with ErrShutdown. Spawn panics with ErrNilFuture
-// for a nil f.
+// handle is already resolved with ErrShutdown. A nil f starts nothing
+// either: the handle is already resolved with ErrNilFuture (a misuse
+// answered through the handle, which has room for an error, rather than
+// with a panic).
 func Spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
 	if f == nil {
-		panic(ErrNilFuture)
+		return resolvedHandle[T](s, ErrNilFuture)
 	}
 	return spawn(s, cx, f)
+}
+
+// resolvedHandle returns the handle of a task that never runs, already
+// finished with err.
+func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {
+	t := newTask[T](s, nil)
+	t.TransitionToShutdown() // claims the unscheduled task for the abort
+	t.Abort(err)
+	return JoinHandle[T]{t: t}
 }
 
 // TrySpawn is Spawn with seed 001's backpressure made exact: when

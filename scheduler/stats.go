@@ -67,8 +67,10 @@ type Stats struct {
 	Polled, Stolen, Parked uint64
 	// Live is the number of tasks spawned and not yet finished.
 	Live int64
-	// Panicked counts tasks that panicked; Cancelled those aborted by
-	// JoinHandle.Cancel.
+	// Panicked counts panics: of tasks' polls, of futures' Cancels called
+	// by the scheduler, and those drivers reported (ReportPanic).
+	// Cancelled counts tasks aborted by JoinHandle.Cancel (one whose
+	// Cancel panicked counts in both).
 	Panicked, Cancelled uint64
 	// GlobalQueue is the global queue's length when Stats read it.
 	GlobalQueue int

@@ -1,7 +1,7 @@
 package scheduler
 
 import (
-	"runtime/debug"
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -102,8 +102,11 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 	switch {
 	case perr != nil:
 		// The future is in an unknown state: cancel it so it releases what
-		// it registered, and report the panic.
-		t.cancelFuture()
+		// it registered, and report the panic. A second panic, in that
+		// Cancel, has no handle to go to: it is reported on its own.
+		if cpe := t.cancelFuture(); cpe != nil {
+			t.sched().ReportPanic("the Cancel of a task's future, after its poll panicked", cpe)
+		}
 		t.finish(cx, future.Fail[T](perr))
 		return true
 	case ok:
@@ -118,44 +121,47 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 func (t *task[T]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
 	defer func() {
 		if r := recover(); r != nil {
-			// A *PanicError carried over from another goroutine (the
-			// runtime's blocking pool re-raises fn's panic in the task)
-			// keeps the stack where it happened.
-			if p, ok := r.(*PanicError); ok {
-				perr = p
-				return
-			}
-			perr = &PanicError{Value: r, Stack: debug.Stack()}
+			perr = recoverPanic(r)
 		}
 	}()
 	v, ok = t.fut.Poll(cx)
 	return v, ok, nil
 }
 
-// cancelFuture cancels t.fut, swallowing a panic of its Cancel (the task is
-// being finished with an error already), and drops it.
-func (t *task[T]) cancelFuture() {
+// cancelFuture cancels t.fut and drops it. A panic of its Cancel is
+// recovered and returned, for the caller to report: the future is dropped
+// all the same.
+func (t *task[T]) cancelFuture() (perr *PanicError) {
 	f := t.fut
 	t.fut = nil
 	if f == nil {
-		return
+		return nil
 	}
-	defer func() { _ = recover() }()
+	defer func() {
+		if r := recover(); r != nil {
+			perr = recoverPanic(r)
+		}
+	}()
 	future.Cancel(f)
+	return nil
 }
 
-// Abort cancels the future and finishes the task with err. Called only by
-// the party that moved the header to Running for the purpose (a worker whose
-// transition said abort, or the shutdown).
+// Abort cancels the future and finishes the task with err. If the future's
+// Cancel panics, the outcome wraps both err and the *PanicError, so that
+// errors.Is matches err and ErrPanicked and errors.As finds the panic.
+// Called only by the party that moved the header to Running for the
+// purpose (a worker whose transition said abort, or the shutdown).
 func (t *task[T]) Abort(err error) {
-	t.cancelFuture()
+	if pe := t.cancelFuture(); pe != nil {
+		err = fmt.Errorf("%w; then its future's Cancel panicked: %w", err, pe)
+	}
 	t.finish(nil, future.Fail[T](err))
 }
 
 // finish completes the header, unlinks the task from the owned list and
 // hands res to the JoinHandle (waking it through cx when there is one, so a
 // joining task on this worker runs next). If the handle was detached, res is
-// dropped and a panic goes to Config.OnPanic.
+// dropped and a panic is reported (Config.OnPanic, or the log).
 func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
 	s := t.sched()
 	prev := t.TransitionToComplete()
@@ -165,8 +171,8 @@ func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
 	if prev.Detached() {
 		t.mu.Unlock()
 		t.Unref()
-		if pe, ok := res.Err.(*PanicError); ok && s.cfg.OnPanic != nil {
-			s.cfg.OnPanic(pe)
+		if pe := panicOf(res.Err); pe != nil {
+			s.deliverPanic("a detached task", pe)
 		}
 		return
 	}
