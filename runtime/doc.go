@@ -63,9 +63,10 @@
 // the parent's data is still in cache; polling the child's JoinHandle waits
 // for it.
 //
-// A nil future is misuse, refused at the call with an error matching
-// ErrNilFuture: returned by the calls that return an error, the panic value
-// of those that cannot.
+// A nil future is misuse, answered at the call with an error matching
+// ErrNilFuture: the error BlockOn returns, the outcome of the JoinHandle
+// Spawn or SpawnOn returns, or the panic value of a future combinator, which
+// has no error to return.
 //
 // # Cancellation
 //
@@ -83,7 +84,10 @@
 //
 // A task that panics does not stop the runtime: its JoinHandle reports a
 // *PanicError (errors.Is(err, ErrPanicked)) carrying the panic value and the
-// stack. The panic of a detached task goes to Config.OnPanic.
+// stack. A panic no JoinHandle collects (a detached task's, or one in a
+// future's Cancel) is counted in Stats and goes to Config.OnPanic, or,
+// without one, to the standard logger with its stack, and the program goes
+// on.
 //
 // # Time
 //
