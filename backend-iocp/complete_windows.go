@@ -276,7 +276,7 @@ func (b *Backend) onFileLocked(r *record, n int, errno windows.Errno) {
 	b.advanceLocked(r, n)
 	if op.Kind == backend.KindReadv || op.Kind == backend.KindWritev {
 		r.done += n
-		if n == len(op.Bufs[r.vec]) && r.vec+1 < len(op.Bufs) && !r.canceled && !b.closed {
+		if n == len(op.Bufs[r.vec]) && r.vec+1 < len(op.Bufs) && r.done < backend.MaxRW && !r.canceled && !b.closed {
 			r.vec++
 			for r.vec < len(op.Bufs) && len(op.Bufs[r.vec]) == 0 {
 				r.vec++

@@ -105,11 +105,11 @@ func (b *Backend) startLocked(op *backend.Op) {
 		b.startRecvLocked(r)
 	case backend.KindSend:
 		r.ov = windows.Overlapped{}
-		r.wsa = windows.WSABuf{Len: uint32(len(op.Buf)), Buf: &op.Buf[0]}
+		r.wsa = windows.WSABuf{Len: rwLen(op.Buf), Buf: &op.Buf[0]}
 		b.issuedLocked(r, windows.WSASend(r.h, &r.wsa, 1, nil, 0, &r.ov, nil))
 	case backend.KindRecvFrom:
 		r.ov = windows.Overlapped{}
-		r.wsa = windows.WSABuf{Len: uint32(len(op.Buf)), Buf: bufPtr(op.Buf)}
+		r.wsa = windows.WSABuf{Len: rwLen(op.Buf), Buf: bufPtr(op.Buf)}
 		r.flags = 0
 		r.saLen = int32(len(r.sa.Pad)) + int32(len(r.sa.Addr.Data)) + 2
 		b.issuedLocked(r, windows.WSARecvFrom(r.h, &r.wsa, 1, nil, &r.flags, &r.sa, &r.saLen, &r.ov, nil))
@@ -206,13 +206,21 @@ func (b *Backend) startRecvLocked(r *record) {
 			r.flags = windows.MSG_PEEK
 		}
 	} else {
-		r.wsa = windows.WSABuf{Len: uint32(len(op.Buf)), Buf: &op.Buf[0]}
+		r.wsa = windows.WSABuf{Len: rwLen(op.Buf), Buf: &op.Buf[0]}
 	}
 	b.issuedLocked(r, windows.WSARecv(r.h, &r.wsa, 1, nil, &r.flags, &r.ov, nil))
 }
 
-// startSendToLocked posts a WSASendTo; the destination lives in r.sa.
+// startSendToLocked posts a WSASendTo; the destination lives in r.sa. A
+// datagram longer than backend.MaxRW, which no socket takes and which the
+// 32-bit WSABuf length cannot describe, fails here with WSAEMSGSIZE, as a
+// shorter one too long for its socket fails in the kernel (not there:
+// Wine reports that as a warning status whose packet would still come).
 func (b *Backend) startSendToLocked(r *record) {
+	if len(r.op.Buf) > backend.MaxRW {
+		b.finishLocked(r, 0, errnoError("sendto", windows.WSAEMSGSIZE))
+		return
+	}
 	n, err := encodeRaw(r.op.Addr, r.fd.family, &r.sa)
 	if err != nil {
 		b.finishLocked(r, 0, err)
@@ -231,7 +239,7 @@ func (b *Backend) startSendToLocked(r *record) {
 // opened with OpenAppend goes to its end.
 func (b *Backend) startFileLocked(r *record) {
 	op := r.op
-	buf := op.Buf
+	buf := backend.LimitRW(op.Buf)
 	if op.Kind == backend.KindReadv || op.Kind == backend.KindWritev {
 		for r.vec < len(op.Bufs) && len(op.Bufs[r.vec]) == 0 {
 			r.vec++
@@ -241,6 +249,7 @@ func (b *Backend) startFileLocked(r *record) {
 			return
 		}
 		buf = op.Bufs[r.vec]
+		buf = buf[:min(len(buf), backend.MaxRW-r.done)] // onFileLocked stops at MaxRW
 	}
 	off := op.Offset + int64(r.done)
 	if op.Offset == -1 {
@@ -293,6 +302,13 @@ func (b *Backend) startCancelLocked(op *backend.Op) {
 	}
 	b.pushLocked(backend.Completion{Op: op, UserData: op.UserData, Err: err})
 }
+
+// rwLen is the WSABuf length of a recv or send of p: at most
+// backend.MaxRW, so that the 32-bit field never cuts a longer buffer's
+// length modulo 4 GiB (a 4 GiB recv would ask for 0 bytes and read as the
+// end of the stream); the caller continues after the short count.
+// ReadFile and WriteFile get buffers cut the same way (startFileLocked).
+func rwLen(p []byte) uint32 { return uint32(min(len(p), backend.MaxRW)) }
 
 // zeroRead is the (never written) buffer of every zero-byte WSARecv: a
 // valid address, as some providers want one even for zero bytes.

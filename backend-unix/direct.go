@@ -9,8 +9,10 @@ import (
 
 // TrySend sends b on the non-blocking stream socket fd now, or returns
 // backend.ErrWouldBlock: the fast path of backend.Backend.TrySend for the
-// Unix backends. Sends never raise SIGPIPE (SendFlags, SO_NOSIGPIPE).
+// Unix backends. Sends never raise SIGPIPE (SendFlags, SO_NOSIGPIPE). At
+// most backend.MaxRW bytes go in one call.
 func TrySend(fd backend.FD, b []byte) (int, error) {
+	b = backend.LimitRW(b)
 	for {
 		n, err := send(int(fd), b)
 		switch err {
@@ -26,8 +28,10 @@ func TrySend(fd backend.FD, b []byte) (int, error) {
 }
 
 // TryRecv reads into b from the non-blocking stream socket fd now, or
-// returns backend.ErrWouldBlock. 0 bytes is the end of the stream.
+// returns backend.ErrWouldBlock. 0 bytes is the end of the stream. At most
+// backend.MaxRW bytes are read in one call.
 func TryRecv(fd backend.FD, b []byte) (int, error) {
+	b = backend.LimitRW(b)
 	for {
 		n, err := unix.Read(int(fd), b)
 		switch err {

@@ -36,6 +36,12 @@ func bufAddr(b []byte) uint64 {
 	return uint64(uintptr(unsafe.Pointer(&b[0])))
 }
 
+// rwLen is the SQE length of a recv, send, read or write of b: at most
+// backend.MaxRW, so that the 32-bit field never cuts a longer buffer's
+// length modulo 4 GiB (a 4 GiB recv would ask for 0 bytes and read as the
+// end of the stream); the caller continues after the short count.
+func rwLen(b []byte) uint32 { return uint32(min(len(b), backend.MaxRW)) }
+
 // submitLocked records op in a slab slot and queues its SQEs. Nothing is
 // queued when it fails. Called with mu held.
 func (b *Backend) submitLocked(op *backend.Op) error {
@@ -225,11 +231,12 @@ func (b *Backend) encode(op *backend.Op, r *record) error {
 		}
 		r.addrLen = n
 	case backend.KindReadv, backend.KindWritev:
-		if cap(r.iov) < len(op.Bufs) {
-			r.iov = make([]unix.Iovec, len(op.Bufs))
+		bufs := backend.LimitVec(op.Bufs) // the iovec count and the total within the kernel's limits
+		if cap(r.iov) < len(bufs) {
+			r.iov = make([]unix.Iovec, len(bufs))
 		}
-		r.iov = r.iov[:len(op.Bufs)]
-		for i, buf := range op.Bufs {
+		r.iov = r.iov[:len(bufs)]
+		for i, buf := range bufs {
 			r.iov[i] = unix.Iovec{}
 			if len(buf) > 0 {
 				r.iov[i].Base = &buf[0]
@@ -265,7 +272,7 @@ func (b *Backend) arm(slot int32, r *record) {
 	case backend.KindRecv:
 		b.prepRecv(s, r)
 	case backend.KindSend:
-		s.Opcode, s.Addr, s.Len, s.OpFlags = opSend, bufAddr(op.Buf), uint32(len(op.Buf)), unixio.SendFlags
+		s.Opcode, s.Addr, s.Len, s.OpFlags = opSend, bufAddr(op.Buf), rwLen(op.Buf), unixio.SendFlags
 	case backend.KindRecvFrom:
 		r.addrLen = unix.SizeofSockaddrAny
 		b.prepMsg(s, r, opRecvmsg, 0)
@@ -277,7 +284,7 @@ func (b *Backend) arm(slot int32, r *record) {
 		if op.Kind == backend.KindWrite {
 			s.Opcode = opWrite
 		}
-		s.Addr, s.Len, s.Off = bufAddr(op.Buf), uint32(len(op.Buf)), uint64(op.Offset)
+		s.Addr, s.Len, s.Off = bufAddr(op.Buf), rwLen(op.Buf), uint64(op.Offset)
 	case backend.KindReadv, backend.KindWritev:
 		s.Opcode = opReadv
 		if op.Kind == backend.KindWritev {
@@ -356,7 +363,7 @@ func (b *Backend) prepRecv(s *sqe, r *record) {
 	op := r.op
 	switch {
 	case op.Flags&backend.SelectBuffer == 0:
-		s.Opcode, s.Addr, s.Len = opRecv, bufAddr(op.Buf), uint32(len(op.Buf))
+		s.Opcode, s.Addr, s.Len = opRecv, bufAddr(op.Buf), rwLen(op.Buf)
 		b.hintPollFirst(s, op)
 	case r.flags&recEmuSelect != 0:
 		s.Opcode, s.OpFlags = opPollAdd, pollMask(backend.EventIn)
@@ -378,7 +385,7 @@ func (b *Backend) hintPollFirst(s *sqe, op *backend.Op) {
 // prepMsg fills a recvmsg or sendmsg of one iovec over Buf, with the
 // address in the record.
 func (b *Backend) prepMsg(s *sqe, r *record, opcode uint8, flags uint32) {
-	buf := r.op.Buf
+	buf := backend.LimitRW(r.op.Buf) // a longer datagram fails with EMSGSIZE
 	r.iov1 = unix.Iovec{}
 	if len(buf) > 0 {
 		r.iov1.Base = &buf[0]

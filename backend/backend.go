@@ -49,6 +49,7 @@ type Backend interface {
 	// from or receive into buf at once, when the socket can do it without
 	// waiting, and return the byte count (TryRecv: 0 is end of stream); when
 	// it cannot, they return ErrWouldBlock and the caller submits the op.
+	// Like an op, one call moves at most MaxRW bytes.
 	// No op, no completion, no wake: a send on a socket with room in its
 	// buffer, or a read of data already there, costs one system call on
 	// the caller's goroutine, in parallel with other goroutines' (an

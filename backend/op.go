@@ -201,8 +201,10 @@ type Op struct {
 	// allocation.
 	Owner any
 	// Buf is the buffer of recv, send, recvfrom, sendto, read and write.
+	// One op moves at most MaxRW bytes of it (see MaxRW).
 	Buf []byte
-	// Bufs are the buffers of readv and writev.
+	// Bufs are the buffers of readv and writev. One op moves at most
+	// MaxRW bytes, and may stop after MaxIOV buffers.
 	Bufs [][]byte
 	// Offset is the file offset of read, write, readv and writev; -1 means
 	// the descriptor's current position.

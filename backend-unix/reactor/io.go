@@ -81,17 +81,19 @@ func (r *Reactor) runPolls(fs *fdState, fd int) {
 
 // perform makes op's system call once. again reports EAGAIN (the op must
 // wait); otherwise c is the op's final completion. A Multishot accept
-// posts its More completions itself.
+// posts its More completions itself. No call moves more than
+// backend.MaxRW bytes or hands the kernel more than backend.MaxIOV
+// buffers: a longer op completes short, as on every backend.
 func (r *Reactor) perform(fs *fdState, fd int, op *backend.Op) (c backend.Completion, again bool) {
 	switch op.Kind {
 	case backend.KindRecv:
 		if op.Flags&backend.SelectBuffer != 0 {
 			return r.recvSelect(fd, op)
 		}
-		n, err := read(fd, op.Buf)
+		n, err := read(fd, backend.LimitRW(op.Buf))
 		return result(op, n, err)
 	case backend.KindSend:
-		n, err := send(fd, op.Buf)
+		n, err := send(fd, backend.LimitRW(op.Buf))
 		return result(op, n, err)
 	case backend.KindRecvFrom:
 		return recvFrom(fd, op)
@@ -143,7 +145,7 @@ func send(fd int, b []byte) (int, error) {
 
 func recvFrom(fd int, op *backend.Op) (backend.Completion, bool) {
 	for {
-		n, sa, err := unix.Recvfrom(fd, op.Buf, 0)
+		n, sa, err := unix.Recvfrom(fd, backend.LimitRW(op.Buf), 0)
 		if err == unix.EINTR {
 			continue
 		}
@@ -161,7 +163,7 @@ func sendTo(fd int, op *backend.Op) (backend.Completion, bool) {
 		return backend.Completion{Err: err}, false
 	}
 	for {
-		n, err := unix.SendmsgN(fd, op.Buf, nil, sa, unixio.SendFlags)
+		n, err := unix.SendmsgN(fd, backend.LimitRW(op.Buf), nil, sa, unixio.SendFlags) // longer: EMSGSIZE
 		if err != unix.EINTR {
 			return result(op, max(n, 0), err)
 		}
@@ -298,24 +300,29 @@ func fileIO(fs *fdState, fd int, op *backend.Op) (backend.Completion, bool) {
 	}
 	var n int
 	var err error
+	buf := backend.LimitRW(op.Buf)
+	var bufs [][]byte
+	if op.Kind == backend.KindReadv || op.Kind == backend.KindWritev {
+		bufs = backend.LimitVec(op.Bufs)
+	}
 	for {
 		switch op.Kind {
 		case backend.KindRead:
 			if op.Offset < 0 {
-				n, err = unix.Read(fd, op.Buf)
+				n, err = unix.Read(fd, buf)
 			} else {
-				n, err = unix.Pread(fd, op.Buf, op.Offset)
+				n, err = unix.Pread(fd, buf, op.Offset)
 			}
 		case backend.KindWrite:
 			if op.Offset < 0 {
-				n, err = unix.Write(fd, op.Buf)
+				n, err = unix.Write(fd, buf)
 			} else {
-				n, err = unix.Pwrite(fd, op.Buf, op.Offset)
+				n, err = unix.Pwrite(fd, buf, op.Offset)
 			}
 		case backend.KindReadv:
-			n, err = readv(fd, op.Bufs, op.Offset)
+			n, err = readv(fd, bufs, op.Offset)
 		case backend.KindWritev:
-			n, err = writev(fd, op.Bufs, op.Offset)
+			n, err = writev(fd, bufs, op.Offset)
 		default:
 			return backend.Completion{Err: backend.NewError(op.Kind.String(), backend.ErrInvalid, nil)}, false
 		}

@@ -46,4 +46,9 @@
 // (20 ms of slack for coarse timers), and may fire up to seconds later on a
 // loaded, race-instrumented machine. Most tests run in parallel; the
 // allocation test runs alone, and is skipped under -race.
+//
+// The tests of buffers longer than 4 GiB (a length passed as 32 bits would
+// be cut) map the memory without touching it, so they cost address space,
+// not memory, and write to the null device rather than to a file. They are
+// skipped where the address space or the system cannot give the mapping.
 package backendtest

@@ -1,0 +1,6 @@
+//go:build unix && !linux
+
+package backendtest
+
+// mapNoReserve: no such flag is needed (or defined everywhere) here.
+const mapNoReserve = 0
