@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -38,8 +40,10 @@ func (b MissedTickBehavior) String() string {
 
 // Interval ticks every period, as Tokio's interval: each time it completes
 // a poll it delivers one tick (the time the tick was scheduled for) and is
-// ready to be polled for the next. The first tick is immediate. It is owned
-// by the task that polls it.
+// ready to be polled for the next. The first tick is delivered at the first
+// poll when its time has come (at once for NewInterval). A tick due more than
+// about 292 years after the runtime started never comes, like a Sleep that
+// long. It is owned by the task that polls it.
 type Interval struct {
 	period time.Duration
 	missed MissedTickBehavior
@@ -47,14 +51,16 @@ type Interval struct {
 	sleep SleepFuture
 }
 
-// NewInterval returns an Interval whose first tick is now and whose next
-// ticks follow every period, with missed as its behaviour when polled late.
-// A period <= 0 or an unknown behaviour returns an error wrapping ErrConfig.
+// NewInterval returns an Interval whose first tick is now, delivered at its
+// first poll, and whose next ticks follow every period, with missed as its
+// behaviour when polled late. A period <= 0 or an unknown behaviour returns
+// an error wrapping ErrConfig.
 func NewInterval(period time.Duration, missed MissedTickBehavior) (*Interval, error) {
 	return NewIntervalAt(time.Now(), period, missed)
 }
 
-// NewIntervalAt is NewInterval with its first tick at start.
+// NewIntervalAt is NewInterval with its first tick at start: delivered at
+// the first poll if start has passed, else once it comes.
 func NewIntervalAt(start time.Time, period time.Duration, missed MissedTickBehavior) (*Interval, error) {
 	if period <= 0 {
 		return nil, fmt.Errorf("%w: interval period %v, want > 0", ErrConfig, period)
@@ -80,7 +86,9 @@ func (iv *Interval) Poll(cx *future.Context) (time.Time, bool) {
 	return tick, true
 }
 
-// nextAfter returns the tick after tick, delivered at now.
+// nextAfter returns the tick after tick, delivered at now. No arithmetic
+// here overflows: time.Time.Add saturates, and Skip's remainder is counted
+// exactly however far apart tick and now are (see lateRem).
 func (iv *Interval) nextAfter(tick, now time.Time) time.Time {
 	next := tick.Add(iv.period)
 	if !now.After(next) {
@@ -90,11 +98,33 @@ func (iv *Interval) nextAfter(tick, now time.Time) time.Time {
 	case Delay:
 		return now.Add(iv.period)
 	case Skip:
-		missed := now.Sub(tick) / iv.period
-		return tick.Add((missed + 1) * iv.period)
+		// tick + k*period for the first k that puts it after now: now
+		// minus what it is late by into its current period, plus a period.
+		return now.Add(iv.period - lateRem(now, tick, iv.period))
 	default:
 		return next
 	}
+}
+
+// lateRem returns (now - tick) mod period, for now after tick. When they
+// are more than a time.Duration apart (now.Sub saturates: a schedule that
+// began some 292 years ago or more), it counts the nanoseconds between them
+// in 128 bits.
+func lateRem(now, tick time.Time, period time.Duration) time.Duration {
+	if late := now.Sub(tick); late < math.MaxInt64 {
+		return late % period
+	}
+	// Unix seconds fit an int64 for every time.Time that time.Unix or
+	// time.Date makes, so their difference fits a uint64.
+	sec := uint64(now.Unix()) - uint64(tick.Unix())
+	nsec := int64(now.Nanosecond()) - int64(tick.Nanosecond())
+	if nsec < 0 {
+		sec--
+		nsec += int64(time.Second)
+	}
+	hi, lo := bits.Mul64(sec, uint64(time.Second))
+	lo, carry := bits.Add64(lo, uint64(nsec), 0)
+	return time.Duration(bits.Rem64(hi+carry, lo, uint64(period)))
 }
 
 // Cancel removes the pending tick's timer from the wheel; it makes Interval

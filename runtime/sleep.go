@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -9,10 +10,15 @@ import (
 )
 
 // SleepFuture is the future of Sleep and SleepUntil: it completes once its
-// deadline has passed, never before. Polled by a runtime's task (or its
-// BlockOn), it waits in that runtime's timer wheel; polled with a Context of
-// no runtime (future.Block), it falls back to a time.AfterFunc timer. Cancel
-// removes it from the wheel at once.
+// deadline has passed, never before. A deadline already passed when it is
+// first polled completes it at that poll, without a timer. Polled by a
+// runtime's task (or its BlockOn), it waits in that runtime's timer wheel;
+// polled with a Context of no runtime (future.Block), it falls back to a
+// time.AfterFunc timer. Cancel removes it from the wheel at once.
+//
+// A deadline that lies beyond what a time.Duration counts from the runtime's
+// start (about 292 years) never comes: such a sleep stays pending for ever
+// and takes no place in the wheel. Sleep(math.MaxInt64) is one.
 //
 // The zero SleepFuture has a deadline in the past. A SleepFuture can be
 // embedded in a hand-written future and reused with Reset or ResetAfter,
@@ -37,26 +43,45 @@ type SleepFuture struct {
 	done, cancelled bool
 }
 
-// Sleep returns a future that completes d after now (at once for d <= 0). It
-// is a *SleepFuture; declare a SleepFuture and call ResetAfter instead to
+// Sleep returns a future that completes d after now: at its first poll for
+// d <= 0, never for a d too long for the clock to count (now + d past the
+// largest time.Duration since the process started, as with math.MaxInt64).
+// It is a *SleepFuture; declare a SleepFuture and call ResetAfter instead to
 // embed one in a hand-written future or reuse it.
 func Sleep(d time.Duration) future.Future[struct{}] { return &SleepFuture{deadline: after(d)} }
 
 // clockBase anchors after: a time.Time with a monotonic reading.
 var clockBase = time.Now()
 
-// after returns now + d. It reads only the monotonic clock (time.Since),
-// half the cost of time.Now, which reads the wall clock as well; the result
-// carries a monotonic reading, which is all that deadlines are compared by.
+// forever is the deadline of a sleep too long for the clock to count: the
+// latest instant a time.Time holds. It lies more than math.MaxInt64
+// nanoseconds after any runtime's start, so the timer driver sees it as never
+// (timerDriver.never).
+var forever = time.Unix(math.MaxInt64-unixToInternal, 999_999_999)
+
+// unixToInternal is the seconds from year 1 to 1970, the offset time.Unix
+// adds: forever's seconds then reach math.MaxInt64, time.Time's largest.
+const unixToInternal = (1969*365 + 1969/4 - 1969/100 + 1969/400) * 24 * 60 * 60
+
+// after returns now + d, saturating at forever when the sum would overflow
+// the time.Duration it is counted in. It reads only the monotonic clock
+// (time.Since), half the cost of time.Now, which reads the wall clock as
+// well; the result carries a monotonic reading (forever excepted), which is
+// all that deadlines are compared by.
 func after(d time.Duration) time.Time {
-	return clockBase.Add(time.Since(clockBase) + d)
+	now := time.Since(clockBase)
+	if d > math.MaxInt64-now {
+		return forever
+	}
+	return clockBase.Add(now + d)
 }
 
 // SleepUntil returns a future that completes once t has passed. It is a
 // *SleepFuture.
 func SleepUntil(t time.Time) future.Future[struct{}] { return &SleepFuture{deadline: t} }
 
-// Deadline returns when the sleep ends.
+// Deadline returns when the sleep ends: for a Sleep or ResetAfter whose
+// duration the clock cannot count, the latest instant a time.Time holds.
 func (s *SleepFuture) Deadline() time.Time { return s.deadline }
 
 // Reset cancels the sleep if it is pending and makes it end at t instead; it
@@ -67,12 +92,15 @@ func (s *SleepFuture) Reset(t time.Time) {
 	s.deadline, s.done, s.cancelled = t, false, false
 }
 
-// ResetAfter is Reset(now + d), reading only the monotonic clock.
+// ResetAfter is Reset(now + d), reading only the monotonic clock; d <= 0
+// makes the sleep ready at its next poll, and a d too long for the clock to
+// count makes it never end, as with Sleep.
 func (s *SleepFuture) ResetAfter(d time.Duration) { s.Reset(after(d)) }
 
 // Poll completes once the deadline has passed; until then it waits in the
-// timer wheel of the runtime polling cx with cx's Waker. Polling after
-// Cancel panics with future.ErrPolledAfterCancel.
+// timer wheel of the runtime polling cx with cx's Waker. A deadline already
+// passed at the first poll (after a Reset, the first poll since) completes
+// it at once. Polling after Cancel panics with future.ErrPolledAfterCancel.
 func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 	switch {
 	case s.cancelled:
@@ -89,8 +117,19 @@ func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 	}
 	if s.drv != nil {
 		dl := s.drv.base.DeadlineTick(s.deadline)
-		if dl <= s.drv.lastNow.Load() {
+		switch {
+		case dl <= s.drv.lastNow.Load():
 			// Already past at the driver's last look: no clock read needed.
+			s.complete()
+			return struct{}{}, true
+		case dl >= s.drv.never:
+			// Never comes: nothing to arm, and nothing will wake it.
+			return struct{}{}, false
+		case !s.armed && time.Since(s.deadline) >= 0:
+			// Passed since, or within the current tick: a sleep of zero
+			// (or one polled late) is ready now, not a tick later, and
+			// takes no wheel entry. A sleep already armed waits for the
+			// driver instead, saving a clock read on each poll.
 			s.complete()
 			return struct{}{}, true
 		}
@@ -101,7 +140,7 @@ func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 		}
 		return struct{}{}, false
 	}
-	if !time.Now().Before(s.deadline) || s.fb.arm(s.deadline, cx.Waker()) {
+	if time.Since(s.deadline) >= 0 || s.fb.arm(s.deadline, cx.Waker()) {
 		s.complete()
 		return struct{}{}, true
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 )
 
 // timeoutFuture is the future of Timeout and Deadline: the inner future's
@@ -20,17 +21,49 @@ type timeoutFuture[T any] struct {
 }
 
 // Timeout bounds f by d: its result is f's value, or ErrTimeout once d has
-// passed (from the call) without f completing. When the time runs out, f is
-// cancelled; when f completes first, the timer leaves the wheel at once.
-// future.Cancel of the returned future cancels f and removes the timer.
+// passed (from the call) without f completing. f is always polled first, so
+// a timeout of zero or less still gives the value of an f that is ready at
+// its first poll (as Tokio's timeout does), and fails with ErrTimeout at that
+// same poll otherwise. A d too long for the clock to count (math.MaxInt64)
+// never runs out. When the time runs out, f is cancelled; when f completes
+// first, the timer leaves the wheel at once. future.Cancel of the returned
+// future cancels f and removes the timer.
+//
+// A nil f is misuse: the returned future completes at its first poll with an
+// error matching future.ErrNilFuture.
 func Timeout[T any](d time.Duration, f future.Future[T]) future.Future[future.Result[T]] {
+	if f == nil {
+		return future.Ready(future.Fail[T](errNilTimeout))
+	}
 	return &timeoutFuture[T]{f: f, sleep: SleepFuture{deadline: after(d)}}
 }
 
 // Deadline bounds f by t: its result is f's value, or ErrTimeout once t has
-// passed without f completing.
+// passed without f completing. As with Timeout, f is polled first (a t
+// already passed still gives the value of an f ready at its first poll), a
+// t more than about 292 years away never comes, and a nil f completes with
+// an error matching future.ErrNilFuture.
 func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Result[T]] {
+	if f == nil {
+		return future.Ready(future.Fail[T](errNilTimeout))
+	}
 	return &timeoutFuture[T]{f: f, sleep: SleepFuture{deadline: t}}
+}
+
+// errNilTimeout is the error of Timeout and Deadline given a nil future.
+// It matches future.ErrNilFuture, and scheduler.ErrNilFuture, which Spawn
+// panics with for the same misuse.
+var errNilTimeout error = nilFutureError("runtime: Timeout or Deadline of a nil future")
+
+// nilFutureError is an error about a nil future that matches both
+// future.ErrNilFuture and scheduler.ErrNilFuture.
+type nilFutureError string
+
+func (e nilFutureError) Error() string { return string(e) }
+
+// Unwrap gives the sentinels it matches.
+func (nilFutureError) Unwrap() []error {
+	return []error{future.ErrNilFuture, scheduler.ErrNilFuture}
 }
 
 // Poll polls the inner future first (a future ready at the deadline wins),

@@ -42,6 +42,12 @@ type timerDriver struct {
 	// value stored was a past tick, so it stays a lower bound of now, which
 	// is all Poll relies on.
 	lastNow atomic.Uint64
+	// never is the deadline tick of every instant math.MaxInt64 or more
+	// after the origin (Timebase.DeadlineTick saturates there): a sleep
+	// due at it or later is never armed, so it costs no wheel entry (an
+	// overflow-list entry costs a scan of that list at every change to its
+	// wheel while the levels are empty) and never fires. Read-only.
+	never uint64
 	// notify wakes an idle worker; set once by New (the scheduler's Notify).
 	notify func()
 	// closed is set when the shutdown begins: sleeps first polled afterwards
@@ -73,6 +79,7 @@ type timerShard struct {
 // newTimerDriver makes n shards (one per worker) counting ticks of tick from now.
 func newTimerDriver(n int, tick time.Duration) *timerDriver {
 	d := &timerDriver{base: timerwheel.NewTimebase(time.Now(), tick)}
+	d.never = d.base.Ticks(math.MaxInt64)
 	d.shards = make([]timerShard, n)
 	for i := range d.shards {
 		sh := &d.shards[i]
