@@ -41,9 +41,9 @@ func (b MissedTickBehavior) String() string {
 // Interval ticks every period, as Tokio's interval: each time it completes
 // a poll it delivers one tick (the time the tick was scheduled for) and is
 // ready to be polled for the next. The first tick is delivered at the first
-// poll when its time has come (at once for NewInterval). A tick due more than
-// about 292 years after the runtime started never comes, like a Sleep that
-// long. It is owned by the task that polls it.
+// poll when its time has come (at once for NewInterval). A tick due about
+// 292 years (math.MaxInt64 nanoseconds) or more after the runtime started
+// never comes, like a Sleep that long. It is owned by the task that polls it.
 type Interval struct {
 	period time.Duration
 	missed MissedTickBehavior

@@ -16,9 +16,9 @@ import (
 // polled with a Context of no runtime (future.Block), it falls back to a
 // time.AfterFunc timer. Cancel removes it from the wheel at once.
 //
-// A deadline that lies beyond what a time.Duration counts from the runtime's
-// start (about 292 years) never comes: such a sleep stays pending for ever
-// and takes no place in the wheel. Sleep(math.MaxInt64) is one.
+// A deadline math.MaxInt64 nanoseconds (about 292 years) or more after the
+// runtime started never comes: such a sleep stays pending for ever and takes
+// no place in the wheel. Sleep(math.MaxInt64) is one.
 //
 // The zero SleepFuture has a deadline in the past. A SleepFuture can be
 // embedded in a hand-written future and reused with Reset or ResetAfter,

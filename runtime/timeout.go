@@ -41,8 +41,9 @@ func Timeout[T any](d time.Duration, f future.Future[T]) future.Future[future.Re
 // Deadline bounds f by t: its result is f's value, or ErrTimeout once t has
 // passed without f completing. As with Timeout, f is polled first (a t
 // already passed still gives the value of an f ready at its first poll), a
-// t more than about 292 years away never comes, and a nil f completes with
-// an error matching future.ErrNilFuture.
+// t math.MaxInt64 nanoseconds (about 292 years) or more after the runtime
+// started never comes, and a nil f completes with an error matching
+// future.ErrNilFuture.
 func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Result[T]] {
 	if f == nil {
 		return future.Ready(future.Fail[T](errNilTimeout))
