@@ -1,6 +1,6 @@
 // Package runtime is the module users import: a work-stealing runtime that
 // runs futures as tasks, with timers driven by a hierarchical timer wheel.
-// It puts together the scheduler (workers, LIFO slot, local and global
+// It puts together the scheduler (workers, LIFO stack, local and global
 // queues, stealing, parking), the future contract, the timer wheel and the
 // I/O backends, and around them networking, the blocking pool, files and
 // directories, signals, child processes and a graceful-shutdown
@@ -16,7 +16,8 @@
 //		func(struct{}) string { return "slept" }))
 //	msg, err := h.Wait(context.Background()) // "slept", nil
 //
-// The README has a complete program to paste and run.
+// The README of the blitz repository has a complete program to paste and
+// run.
 //
 // # How a task is written
 //
