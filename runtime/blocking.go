@@ -59,7 +59,8 @@ type BlockingFuture[T any] struct {
 // Blocking returns a future that runs fn on the blocking pool of the
 // runtime that polls it and resolves to fn's value and error. If the pool
 // refuses the call (the runtime is shutting down) the result's error wraps
-// ErrShutdown; polled outside a runtime, the error is ErrNoRuntime.
+// ErrShutdown; polled outside a runtime, the error is ErrNoRuntime. A nil
+// fn makes the result's error ErrNilFuture, at the first poll.
 func Blocking[T any](fn func() (T, error)) *BlockingFuture[T] {
 	return &BlockingFuture[T]{fn: fn}
 }
@@ -76,6 +77,11 @@ func (b *BlockingFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	b.mu.Lock()
 	switch b.state {
 	case blockingIdle:
+		if b.fn == nil {
+			b.state = blockingTaken
+			b.mu.Unlock()
+			return future.Fail[T](fmt.Errorf("runtime: Blocking: %w", ErrNilFuture)), true
+		}
 		b.wk = cx.Waker()
 		b.state = blockingSubmitted
 		b.mu.Unlock()
@@ -182,8 +188,12 @@ func (b *BlockingFuture[T]) Cancel() {
 // its value, usable from tasks (poll it) and goroutines (Wait) alike. A
 // panic in fn reaches the handle as a *PanicError with fn's stack. The call
 // is a task of the runtime waiting for the pool, so a runtime that is
-// shutting down refuses it with ErrShutdown, as SpawnOn does.
+// shutting down refuses it with ErrShutdown, as SpawnOn does. A nil fn
+// starts nothing: the JoinHandle is resolved with ErrNilFuture.
 func SpawnBlocking[T any](h Handle, fn func() T) JoinHandle[T] {
+	if fn == nil {
+		return SpawnOn[T](h, nil)
+	}
 	return SpawnOn(h, future.Future[T](&blockingValue[T]{f: Blocking(func() (T, error) { return fn(), nil })}))
 }
 

@@ -83,7 +83,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		}
 		_, _, _, _, err := c.f.start(cx, c.n, c.n.writeSlot()) // a fresh socket: the slot is free
 		if err == nil {
-			err = c.f.submit(cx, c.n, backend.Op{Kind: backend.KindConnect, FD: c.n.fd, Addr: c.addr, Timeout: c.timeout})
+			err = c.f.submit(cx, c.n, backend.Op{Kind: backend.KindConnect, FD: c.n.fd, Addr: c.addr, Timeout: linkedTimeout(c.timeout)})
 		}
 		if err != nil {
 			c.f.done = true

@@ -15,6 +15,18 @@ var (
 	ErrPanicked     = scheduler.ErrPanicked
 	ErrBackpressure = scheduler.ErrBackpressure
 	ErrDetached     = scheduler.ErrDetached
+	// ErrNilFuture answers a nil future given to BlockOn (its error),
+	// Spawn, SpawnOn, TrySpawnOn, SpawnBlocking or Blocking (the error of
+	// the JoinHandle or of the future's result). It is future.ErrNilFuture,
+	// the panic value of the future package's combinators given a nil
+	// future, so errors.Is matches it wherever it came from.
+	ErrNilFuture = scheduler.ErrNilFuture
+	// ErrBlockingInTask is the error of a call that would block a worker,
+	// made from inside a task: BlockOn or JoinHandle.Wait that would have
+	// to wait, Coordinator.Wait before the drain, Shutdown before the
+	// shutdown finished. A task polls the future (the handle, Drained)
+	// instead.
+	ErrBlockingInTask = scheduler.ErrBlockingInTask
 )
 
 var (

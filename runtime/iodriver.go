@@ -8,6 +8,7 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -38,6 +39,13 @@ const completionBatch = 256
 // Timers: of the parked holders, those whose deadline another holder's
 // covers sleep without a limit (see TryAcquire), so that a deadline wakes
 // one worker, not every ring's.
+//
+// Panics: a Waker that panics when a completion wakes it is contained there
+// (wakeContained): the completion is stored, the panic is reported through
+// the scheduler (Config.OnPanic, or the log) and counted, and the rest of
+// the batch is delivered; the worker goes on. A crash, as time.AfterFunc's
+// goroutine would, was rejected: the Waker is the waiter's code, not the
+// driver's, and one bad Waker would take every task of the process down.
 type ioDriver struct {
 	rings []*ioRing
 	// hmu guards the rings' holder, wakeBy and the decisions made from
@@ -312,10 +320,12 @@ func (d blockingDriver) Maintain(cx *future.Context) time.Duration {
 // (those of tasks the shutdown cancelled) are cancelled by the backend, and
 // their completions are collected here, so that what they hold (an accepted
 // socket, a group buffer) is released and their tasks' futures, already
-// cancelled, are not woken.
-func (d *ioDriver) close() {
+// cancelled, are not woken; a goroutine waiting for an op (the net.Conn
+// adapter) is woken with its cancellation. s is the runtime's scheduler,
+// stopped: the Context's executor, for a Waker's panic to be reported to.
+func (d *ioDriver) close(s *scheduler.Scheduler) {
 	var cx future.Context
-	cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
+	cx.Reset(waker.Waker{}, s, nil, future.NoWorker)
 	for _, r := range d.rings {
 		_ = r.b.Close()
 		r.reap.Lock()

@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"log"
+	"runtime/debug"
 	"sync"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -142,8 +145,44 @@ func (o *ioOp) complete(cx *future.Context, c *backend.Completion) {
 	o.wk = waker.Waker{}
 	o.mu.Unlock()
 	if !wk.IsZero() {
-		cx.Wake(wk)
+		wakeContained(cx, wk, wakerOfIODriver)
 	}
+}
+
+// Where a contained Waker panic happened, for its report.
+const (
+	wakerOfIODriver    = "a waker called by the I/O driver"
+	wakerOfTimerDriver = "a waker called by the timer driver"
+)
+
+// wakeContained wakes wk through cx, as a driver delivering an event does,
+// containing a panic of the Waker: the panic is reported (reportContained)
+// and wakeContained returns normally, so that the driver goes on with the
+// rest of its batch and the worker survives. The driver must have stored
+// the event before the call (the Waker's task polls again to find it), and
+// hold no lock. where names the driver for the report. Called by a driver
+// with the Context of the worker (or shutdown) delivering the event.
+func wakeContained(cx *future.Context, wk waker.Waker, where string) {
+	defer func() {
+		if r := recover(); r != nil {
+			reportContained(cx, where, r)
+		}
+	}()
+	cx.Wake(wk)
+}
+
+// reportContained reports r, a panic wakeContained recovered, through the
+// scheduler that cx belongs to (Scheduler.ReportPanic: counted, then
+// Config.OnPanic or the log); with no scheduler in cx, to the log. Called
+// by wakeContained's deferred function, on the panicking goroutine, so
+// that the stack is the panic's.
+func reportContained(cx *future.Context, where string, r any) {
+	pe := &PanicError{Value: r, Stack: debug.Stack()}
+	if s, ok := cx.Executor().(*scheduler.Scheduler); ok {
+		s.ReportPanic(where, pe)
+		return
+	}
+	log.Printf("runtime: panic in %s, recovered: %v\n\n%s", where, pe.Value, pe.Stack)
 }
 
 // dispose releases what a completion nobody will read holds: the socket an

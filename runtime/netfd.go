@@ -20,6 +20,12 @@ var ErrClosed = fmt.Errorf("runtime: %w", net.ErrClosed)
 // BackendNone, or polled outside any runtime.
 var ErrNoIO = errors.New("runtime: no I/O backend")
 
+// errRuntimeDown is the error of an operation on a socket whose runtime
+// shut down: the socket is as good as closed, so it matches ErrClosed (and
+// net.ErrClosed, as the errors of Go's own closed sockets do) and says why
+// with ErrShutdown.
+var errRuntimeDown = fmt.Errorf("%w (%w)", ErrClosed, ErrShutdown)
+
 // netFD is a socket of the runtime's backend: what TCP, UDP and Unix
 // sockets share. Its fields are immutable after creation except the
 // atomics.
@@ -130,11 +136,15 @@ func (n *netFD) writeSlot() *ioSlot {
 	return n.wr.Load()
 }
 
-// ringFor returns the home ring of a new socket of h's runtime.
+// ringFor returns the home ring of a new socket of h's runtime. It fails
+// with ErrShutdown once the runtime's Shutdown began.
 func ringFor(h Handle) (*ioRing, error) {
 	rt := h.Runtime()
 	if rt.io == nil {
 		return nil, ErrNoIO
+	}
+	if rt.down.Load() {
+		return nil, ErrShutdown
 	}
 	return rt.io.home(), nil
 }
@@ -148,8 +158,10 @@ func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, network string) *netFD {
 }
 
 // use registers an operation about to touch the descriptor; it reports
-// false once the socket is closed. Every use is paired with a done.
-func (n *netFD) use() bool { return n.users.acquire() }
+// false once the socket is closed, or once its runtime's Shutdown began
+// (the backend is closing, and the fast paths' system calls would still
+// work on the descriptor). Every true is paired with a done.
+func (n *netFD) use() bool { return !n.rt.down.Load() && n.users.acquire() }
 
 // done ends a use; the last one after a close releases the descriptor.
 func (n *netFD) done() {
@@ -189,13 +201,18 @@ func (n *netFD) release() {
 
 // opError wraps err as a *net.OpError naming op and the socket's
 // addresses, the error type Go's net code and its users expect; nil stays
-// nil. A cancellation caused by Close is reported as ErrClosed.
+// nil. A cancellation caused by Close is reported as ErrClosed; once the
+// runtime shut down, a closed socket, a closed backend and a cancellation
+// are reported as errRuntimeDown.
 func (n *netFD) opError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, backend.ErrCanceled) && n.closed.Load() {
 		err = ErrClosed
+	}
+	if n.rt.down.Load() && (errors.Is(err, ErrClosed) || errors.Is(err, backend.ErrClosed) || errors.Is(err, backend.ErrCanceled)) {
+		err = errRuntimeDown
 	}
 	if errors.Is(err, backend.ErrTimeout) {
 		err = timeoutError{err}
@@ -215,12 +232,25 @@ func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return true }
 func (e timeoutError) Unwrap() []error { return []error{e.err, ErrTimeout, errDeadline} }
 
-// setTimeout stores d as the linked timeout of later ops.
+// setTimeout stores d as the linked timeout of later ops (see
+// linkedTimeout).
 func setTimeout(v *atomic.Int64, d time.Duration) {
-	if d < 0 {
-		d = 0
+	v.Store(int64(linkedTimeout(d)))
+}
+
+// maxLinkedTimeout is the longest timeout handed to the backend with an op
+// (146 years); a longer one means no timeout. A backend adds the timeout to
+// its clock, which would overflow for durations near math.MaxInt64 and
+// make a "forever" timeout expire at once.
+const maxLinkedTimeout = time.Duration(1 << 62)
+
+// linkedTimeout is the Op.Timeout for a timeout of d: d itself, or 0 (no
+// timeout) for a d that is not positive or that exceeds maxLinkedTimeout.
+func linkedTimeout(d time.Duration) time.Duration {
+	if d <= 0 || d > maxLinkedTimeout {
+		return 0
 	}
-	v.Store(int64(d))
+	return d
 }
 
 // netAddr converts a backend address to the net.Addr of the network.

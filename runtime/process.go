@@ -116,14 +116,20 @@ func (c *Cmd) String() string {
 // backend when it can (a pidfd on Linux). A program that cannot be found
 // gives an error matching exec.ErrNotFound (looked up in PATH) or
 // fs.ErrNotExist (a path). Cancelling the future kills and reaps a process
-// that was started anyway, so none is left behind.
+// that was started anyway, so none is left behind. The start runs on h's
+// blocking pool whoever polls the future; once h's runtime has shut down,
+// the future fails with an error wrapping ErrShutdown and starts nothing.
 func (c *Cmd) Spawn(h Handle) *SpawnFuture {
 	snap := *c
 	snap.args = slices.Clone(c.args)
 	snap.env = slices.Clone(c.env)
-	ring, _ := ringFor(h) // nil with BackendNone: waits use the pool
 	f := &SpawnFuture{sh: &spawnShared{}}
-	f.blk = Blocking(func() (*Child, error) {
+	if h.Runtime().down.Load() {
+		f.err = fmt.Errorf("runtime: spawn %s: %w", snap.name, ErrShutdown)
+		return f
+	}
+	ring, _ := ringFor(h) // nil with BackendNone: waits use the pool
+	f.blk = blockingOn(h.rt, func() (*Child, error) {
 		child, err := snap.start(h.rt, ring)
 		if err != nil {
 			return nil, err
@@ -140,8 +146,11 @@ func (c *Cmd) Spawn(h Handle) *SpawnFuture {
 // SpawnFuture is the future of Cmd.Spawn: its pointer is a
 // future.Future[future.Result[*Child]] and a future.Canceler.
 type SpawnFuture struct {
-	blk  *BlockingFuture[*Child]
-	sh   *spawnShared
+	// blk starts the process; nil when err is set.
+	blk *BlockingFuture[*Child]
+	sh  *spawnShared
+	// err, if set, is the outcome of the first poll, without a start.
+	err  error
 	done bool
 }
 
@@ -170,6 +179,10 @@ func (f *SpawnFuture) Poll(cx *future.Context) (future.Result[*Child], bool) {
 	if f.done {
 		panic(future.ErrPolledAfterCompletion)
 	}
+	if f.err != nil {
+		f.done = true
+		return future.Fail[*Child](f.err), true
+	}
 	r, ok := f.blk.Poll(cx)
 	if !ok {
 		return r, false
@@ -189,7 +202,9 @@ func (f *SpawnFuture) Cancel() {
 	child := f.sh.child
 	f.sh.child = nil
 	f.sh.mu.Unlock()
-	f.blk.Cancel()
+	if f.blk != nil {
+		f.blk.Cancel()
+	}
 	if child != nil {
 		child.discard()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/blocking"
@@ -24,11 +25,20 @@ type Config struct {
 	// MaxLiveTasks bounds the tasks TrySpawn admits (backpressure); 0 means
 	// no bound.
 	MaxLiveTasks int
-	// LIFO selects the scheduler's LIFO slot (scheduler.LIFOSlot, the
-	// default) or seed 001's four-slot stack (scheduler.LIFOStack).
+	// LIFO selects where a task woken or spawned by a task waits to run
+	// next on the same worker: a stack of four tasks (scheduler.LIFOStack,
+	// the default, 0) or a single slot (scheduler.LIFOSlot). See the
+	// scheduler package, "LIFO slot or stack".
 	LIFO int
-	// OnPanic is called with the panic of a detached task (one whose
-	// JoinHandle was detached); it must not block.
+	// OnPanic is called with every panic that no JoinHandle collects: that
+	// of a detached task (one whose JoinHandle was detached), of a future's
+	// Cancel when nobody holds its task's handle, and of a Waker that
+	// panicked when the I/O or timer driver called it. A worker contains
+	// such a panic and goes on (every other Waker of the same batch is
+	// still called); the panic is counted in Stats.Panicked. OnPanic runs
+	// on the goroutine that caught the panic, usually a worker, and must
+	// not block. When it is nil, those panics are written with their
+	// stacks to the standard logger (log.Printf).
 	OnPanic func(*PanicError)
 	// Backend selects the I/O backend: BackendAuto (the zero value) picks
 	// the platform's best (io_uring on Linux when the kernel allows it,
@@ -86,6 +96,10 @@ type Runtime struct {
 	// pool runs blocking calls off the workers. It starts no goroutine
 	// until the first call.
 	pool *blocking.Pool
+	// down is set once, first thing in Shutdown: from then on new sockets
+	// and processes are refused with ErrShutdown and the operations of
+	// existing sockets fail (see netFD.use). Loaded by any goroutine.
+	down atomic.Bool
 }
 
 // New starts a runtime. It returns an error wrapping ErrConfig (or the
@@ -212,7 +226,8 @@ type JoinHandle[T any] = scheduler.JoinHandle[T]
 
 // Spawn starts f as a task on the runtime polling cx, from inside a task:
 // the new task goes to this worker's LIFO slot and runs next. It panics with
-// ErrNoRuntime if no runtime polls cx; from outside a task use SpawnOn.
+// ErrNoRuntime if no runtime polls cx; from outside a task use SpawnOn. A nil
+// f starts nothing: the JoinHandle is resolved with ErrNilFuture.
 func Spawn[T any](cx *future.Context, f future.Future[T]) JoinHandle[T] {
 	h, ok := Current(cx)
 	if !ok {
@@ -223,14 +238,15 @@ func Spawn[T any](cx *future.Context, f future.Future[T]) JoinHandle[T] {
 
 // SpawnOn starts f as a task on h's runtime from any goroutine: the task
 // goes to the global queue and an idle worker is woken. After Shutdown began,
-// f is cancelled unpolled and the JoinHandle reports ErrShutdown.
+// f is cancelled unpolled and the JoinHandle reports ErrShutdown. A nil f
+// starts nothing: the JoinHandle is resolved with ErrNilFuture.
 func SpawnOn[T any](h Handle, f future.Future[T]) JoinHandle[T] {
 	return scheduler.Spawn(h.Runtime().sched, nil, f)
 }
 
 // TrySpawnOn is SpawnOn that refuses, without taking f, when the runtime is
 // shutting down (ErrShutdown) or Config.MaxLiveTasks tasks are live
-// (ErrBackpressure).
+// (ErrBackpressure), and refuses a nil f with ErrNilFuture.
 func TrySpawnOn[T any](h Handle, f future.Future[T]) (JoinHandle[T], error) {
 	return scheduler.TrySpawn(h.Runtime().sched, nil, f)
 }
@@ -240,18 +256,32 @@ func TrySpawnOn[T any](h Handle, f future.Future[T]) (JoinHandle[T], error) {
 // on a worker, with a Context of h's runtime, so it can sleep, spawn and use
 // the runtime's other services. If ctx ends first, f is cancelled and the
 // error wraps ctx's cause; if the runtime shuts down first, f is cancelled
-// and the error is ErrShutdown. A task must not call BlockOn (it would block
-// its worker); it polls f instead.
+// and the error is ErrShutdown. A nil f is refused with ErrNilFuture.
+//
+// A task must not block in BlockOn (it would block its worker, and on a
+// one-worker runtime wait forever for work only that worker can do); it
+// polls f instead. Called on a worker, BlockOn polls f once and, if f is
+// not ready, cancels it and returns an error wrapping ErrBlockingInTask.
+// The check walks the stack, about a microsecond, and only a BlockOn that
+// would block pays it. A goroutine a task started, or a blocking-pool
+// call, may use BlockOn.
 func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error) {
 	rt := h.Runtime()
+	var zero T
+	if f == nil {
+		return zero, fmt.Errorf("runtime: BlockOn: %w", ErrNilFuture)
+	}
 	var sig waker.Signal
 	wk := waker.New(&sig)
 	cx := future.NewContext(wk)
 	cx.Reset(wk, rt.sched, nil, future.NoWorker)
-	var zero T
-	for {
+	for first := true; ; first = false {
 		if v, ok := f.Poll(cx); ok {
 			return v, nil
+		}
+		if first && scheduler.OnWorker() {
+			future.Cancel(f)
+			return zero, fmt.Errorf("runtime: BlockOn: %w", ErrBlockingInTask)
 		}
 		select {
 		case <-sig.Chan():
@@ -281,15 +311,27 @@ func (rt *Runtime) Stats() Stats {
 // spawns, workers exit after their current poll, every task left is
 // cancelled and its JoinHandle reports ErrShutdown, every BlockOn returns
 // ErrShutdown, and every goroutine the runtime started has returned when it
-// returns nil. If ctx ends first it returns an error wrapping ctx's and the
-// shutdown continues; call it again to wait. Any goroutine may call it.
+// returns nil. By then every SignalStream and one-shot signal future of the
+// runtime is closed, new sockets and processes are refused with
+// ErrShutdown, and the operations of the runtime's sockets fail with an
+// error matching ErrClosed (and net.ErrClosed) and ErrShutdown; closing
+// them still releases them. If ctx ends first it returns an error wrapping
+// ctx's and the shutdown continues; call it again to wait. Any goroutine
+// may call it; called from a task, it starts the shutdown and returns an
+// error wrapping ErrBlockingInTask at once, and a goroutine calls it again
+// to wait for the end.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.down.Store(true)
 	rt.timers.closed.Store(true)
 	if err := rt.sched.Shutdown(ctx); err != nil {
 		return err
 	}
+	// The signal dispatcher closes the listeners of a finished runtime
+	// too, but on its own goroutine, later; close them here so that none
+	// is open when Shutdown returns.
+	hub.closeRuntime(rt)
 	if rt.io != nil {
-		rt.closeIO.Do(rt.io.close)
+		rt.closeIO.Do(func() { rt.io.close(rt.sched) })
 	}
 	// The tasks are gone, and with them whoever waited for a queued
 	// blocking call: those are rejected. Calls already running cannot be

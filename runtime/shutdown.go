@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -207,7 +208,9 @@ func (c *Coordinator) notDrainedLocked(cause error) error {
 // every guard released, and returns an empty Report (its Triggered set) and
 // nil. If ctx ends first, the Report names the guards still held and the
 // error wraps ErrShutdownTimeout and ctx's cause; a drain at the same
-// moment wins. A task must not call it; it polls Drained.
+// moment wins. A task must not wait (it would block its worker): called
+// from a task before the drain, Wait returns the Report of now and an
+// error wrapping ErrBlockingInTask at once. A task polls Drained instead.
 func (c *Coordinator) Wait(ctx context.Context) (Report, error) {
 	c.mu.Lock()
 	if c.drainedCh == nil {
@@ -217,7 +220,13 @@ func (c *Coordinator) Wait(ctx context.Context) (Report, error) {
 		}
 	}
 	ch := c.drainedCh
+	drained := c.drained
 	c.mu.Unlock()
+	if !drained && scheduler.OnWorker() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.reportLocked(), fmt.Errorf("runtime: coordinator wait: %w", ErrBlockingInTask)
+	}
 	select {
 	case <-ch:
 	case <-ctx.Done():

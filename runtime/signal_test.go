@@ -423,3 +423,51 @@ func TestSignalManyPendingNextsEachSignalOnce(t *testing.T) {
 	}
 	b.Cancel()
 }
+
+// TestSignalStreamClosedWhenShutdownReturns: once Shutdown has returned,
+// every stream of the runtime is closed, so a Next polled at once is ready
+// with the closed error; it used to be closed a little later, by the
+// process's dispatcher goroutine. Many rounds, since the window was tens
+// of microseconds.
+func TestSignalStreamClosedWhenShutdownReturns(t *testing.T) {
+	rounds := 300
+	if testing.Short() {
+		rounds = 30
+	}
+	pending := 0
+	for i := range rounds {
+		rt, err := runtime.New(runtime.Config{Workers: 1, Backend: runtime.BackendNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := runtime.Signals(rt.Handle(), os.Interrupt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		once := runtime.Signal(rt.Handle(), os.Interrupt) // never polled before the shutdown
+		if err := rt.Shutdown(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		var ws waker.Signal
+		f := s.Next()
+		r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws)
+		r2, ok2 := manualPoll(future.Future[future.Result[os.Signal]](once), &ws)
+		if !ok || !ok2 {
+			pending++
+			f.Cancel()
+			once.Cancel()
+		} else {
+			if !errors.Is(r.Err, runtime.ErrSignalStreamClosed) || !errors.Is(r.Err, runtime.ErrShutdown) {
+				t.Fatalf("round %d: Next after Shutdown = %v", i, r.Err)
+			}
+			if !errors.Is(r2.Err, runtime.ErrShutdown) {
+				t.Fatalf("round %d: Signal after Shutdown = %v", i, r2.Err)
+			}
+		}
+		s.Close()
+	}
+	if pending > 0 {
+		t.Fatalf("%d of %d streams were still open right after Shutdown returned", pending, rounds)
+	}
+	pollUntil(t, "the dispatcher exits", func() bool { return !runtime.SignalDispatcherRunning() })
+}

@@ -10,7 +10,8 @@ import (
 )
 
 // UDPSocket is a UDP socket of a runtime: SendTo and RecvFrom on any
-// address, or Send and Recv after Connect. Close it when done.
+// address; after Connect, Send to the peer, and RecvFrom receives only the
+// peer's datagrams. Close it when done.
 type UDPSocket struct {
 	n *netFD
 }
@@ -84,8 +85,9 @@ func (u *UDPSocket) SetMulticastLoopback(on bool) error {
 	return u.n.setOption(backend.OptMulticastLoop, b2i(on))
 }
 
-// Connect fixes the peer: Send and Recv then use it, and datagrams from
-// other addresses are dropped by the kernel. It does not block (UDP has no
+// Connect fixes the peer: Send then sends to it, and datagrams from other
+// addresses are dropped by the kernel, so RecvFrom receives the peer's
+// only. It does not block (UDP has no
 // handshake), so it is a plain call.
 func (u *UDPSocket) Connect(addr netip.AddrPort) error {
 	if !u.n.use() {
