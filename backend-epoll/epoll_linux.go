@@ -1,6 +1,7 @@
 package epoll
 
 import (
+	"math"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -76,8 +77,14 @@ func (p *poller) Deregister(fd int) error {
 func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error) {
 	msec := -1
 	if timeout >= 0 {
-		// Round up, so that a timer is never polled for early and spun on.
-		msec = int((timeout + time.Millisecond - 1) / time.Millisecond)
+		// Round up, so that a timer is never polled for early and spun on;
+		// and at most epoll_wait's C int (about 24 days: the reactor waits
+		// again when it returns before its deadline).
+		ms := timeout / time.Millisecond
+		if timeout%time.Millisecond != 0 {
+			ms++
+		}
+		msec = int(min(ms, math.MaxInt32))
 	}
 	buf := p.buf[:min(len(p.buf), len(events))]
 	n, err := unix.EpollWait(p.epfd, buf, msec)

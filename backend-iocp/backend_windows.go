@@ -4,6 +4,7 @@ package iocp
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,6 +149,16 @@ func (b *Backend) Flush() error {
 // now is the monotonic time in nanoseconds since New.
 func (b *Backend) now() int64 { return int64(time.Since(b.epoch)) }
 
+// deadlineAfter is now plus d, or math.MaxInt64 (never) when the sum
+// overflows: a duration too long for the clock, like math.MaxInt64, means
+// never rather than a deadline wrapped into the past. now is not negative.
+func deadlineAfter(now int64, d time.Duration) int64 {
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
+}
+
 // Wait hands out completions; see backend.Backend.
 func (b *Backend) Wait(out []backend.Completion, timeout time.Duration) (int, error) {
 	if !b.waiting.CompareAndSwap(false, true) {
@@ -156,7 +167,7 @@ func (b *Backend) Wait(out []backend.Completion, timeout time.Duration) (int, er
 	defer b.waiting.Store(false)
 	deadline := int64(-1)
 	if timeout >= 0 {
-		deadline = b.now() + int64(timeout)
+		deadline = deadlineAfter(b.now(), timeout)
 	}
 	for {
 		b.mu.Lock()

@@ -80,7 +80,7 @@ func (b *Backend) startLocked(op *backend.Op) {
 			b.finishLocked(r, 0, backend.ErrTimeout)
 			return
 		}
-		b.armLocked(r, b.now()+int64(op.Timeout))
+		b.armLocked(r, deadlineAfter(b.now(), op.Timeout))
 		return
 	case backend.KindClose:
 		b.startCloseLocked(r)
@@ -94,7 +94,7 @@ func (b *Backend) startLocked(op *backend.Op) {
 	}
 	r.fd.pending++
 	if op.Timeout > 0 {
-		b.armLocked(r, b.now()+int64(op.Timeout))
+		b.armLocked(r, deadlineAfter(b.now(), op.Timeout))
 	}
 	switch op.Kind {
 	case backend.KindAccept:

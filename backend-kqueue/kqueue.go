@@ -78,11 +78,18 @@ func (p *poller) change(fd, flags int) error {
 	}
 }
 
+// maxKeventWait is the longest timeout Wait gives kevent, as Go's own
+// poller does (about 11.6 days).
+const maxKeventWait = 1e6 * time.Second
+
 // Wait waits for events; wake-ups are consumed and not reported.
 func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error) {
 	var ts *unix.Timespec
 	if timeout >= 0 {
-		t := unix.NsecToTimespec(int64(timeout))
+		// At most maxKeventWait: macOS refuses a longer timeout with
+		// EINVAL; the reactor waits again when it returns before its
+		// deadline.
+		t := unix.NsecToTimespec(int64(min(timeout, maxKeventWait)))
 		ts = &t
 	}
 	buf := p.buf[:min(len(p.buf), len(events))]

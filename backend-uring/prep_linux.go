@@ -4,6 +4,7 @@ package uring
 
 import (
 	"errors"
+	"math"
 	"net/netip"
 	"time"
 	"unsafe"
@@ -72,8 +73,13 @@ func (b *Backend) submitLocked(op *backend.Op) error {
 		b.fdLink(slot, r)
 	}
 	if op.Timeout > 0 && op.Kind != backend.KindTimeout {
-		r.flags |= recLinked
-		r.deadline = b.now() + int64(op.Timeout)
+		// A duration too long for the clock means never: no linked
+		// timeout at all (its deadline would wrap into the past, and an
+		// op re-armed by an emulation would time out at once).
+		if d := b.now(); int64(op.Timeout) <= math.MaxInt64-d {
+			r.flags |= recLinked
+			r.deadline = d + int64(op.Timeout)
+		}
 	}
 	if op.Kind == backend.KindAccept && op.Flags&backend.Multishot != 0 && !b.nativeMultishot {
 		r.flags |= recEmuAccept

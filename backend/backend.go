@@ -29,7 +29,8 @@ type Backend interface {
 	Flush() error
 	// Wait flushes, then fills out with completions and returns how many.
 	// When none is ready it waits: forever if timeout is negative, not at
-	// all if it is zero, else up to timeout. It returns 0 early when Wake
+	// all if it is zero, else up to timeout (one too long for the clock,
+	// such as math.MaxInt64, is forever too). It returns 0 early when Wake
 	// is called. After Close it returns the completions of the ops Close
 	// cancelled, never blocking, then (0, ErrClosed).
 	Wait(out []Completion, timeout time.Duration) (int, error)

@@ -215,6 +215,8 @@ type Op struct {
 	// KindCancel and KindClose, a positive Timeout is a linked timeout: if
 	// the op has not completed when it expires, it is cancelled and
 	// completes with ErrTimeout (a Multishot accept: its final completion).
+	// A duration whose deadline lies beyond the clock's range (such as
+	// math.MaxInt64) never expires.
 	Timeout time.Duration
 	// Target is the op a KindCancel cancels.
 	Target *Op

@@ -76,6 +76,16 @@ func (r *Reactor) Caps() backend.Caps { return backend.CapUnixSockets | backend.
 // now is the monotonic time in nanoseconds since the reactor's epoch.
 func (r *Reactor) now() int64 { return int64(time.Since(r.epoch)) }
 
+// deadlineAfter is now plus d, or math.MaxInt64 (never) when the sum
+// overflows: a duration too long for the clock, like math.MaxInt64, means
+// never rather than a deadline wrapped into the past. now is not negative.
+func deadlineAfter(now int64, d time.Duration) int64 {
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
+}
+
 // Flush has nothing to do: Submit makes its system calls at once.
 func (r *Reactor) Flush() error {
 	if r.closed.Load() {
@@ -157,9 +167,10 @@ func (r *Reactor) startTimeoutLocked(op *backend.Op) {
 }
 
 // armLocked puts op's deadline in the heap and wakes a sleeping Wait whose
-// deadline is later.
+// deadline is later. A deadline of never (math.MaxInt64) stays in the heap,
+// where Close and a cancel of a KindTimeout find it, and never expires.
 func (r *Reactor) armLocked(op *backend.Op) {
-	when := r.now() + int64(op.Timeout)
+	when := deadlineAfter(r.now(), op.Timeout)
 	r.heap.push(op, when)
 	if r.sleeping && when < r.sleepUntil {
 		r.kickLocked()
@@ -233,7 +244,7 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 	defer r.waitBusy.Store(false)
 	deadline := int64(math.MaxInt64)
 	if timeout >= 0 {
-		deadline = r.now() + int64(timeout)
+		deadline = deadlineAfter(r.now(), timeout)
 	}
 	polled := false
 	for {
