@@ -351,3 +351,38 @@ func TestBlockOnFromBlockingPool(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, future.Ok(9), r)
 }
+
+// TestCoordinatorWaitAndShutdownInTaskRefused: Coordinator.Wait before the
+// drain and Runtime.Shutdown, called from a task of a one-worker runtime,
+// would block the worker that has to run what they wait for. Both return
+// ErrBlockingInTask at once; the task's Shutdown has started the shutdown,
+// which a goroutine's Shutdown then waits for.
+func TestCoordinatorWaitAndShutdownInTaskRefused(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Workers: 1})
+	c := runtime.NewCoordinator()
+	g := mustGuard(t, c, "held")
+	defer g.Release()
+	type out struct {
+		wait, shutdown error
+		held           []string
+		elapsed        time.Duration
+	}
+	h := runtime.SpawnOn(rt.Handle(), future.PollFn(func(*future.Context) (out, bool) {
+		// The timeout bounds the calls on the unfixed code.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		rep, errW := c.Wait(ctx)
+		errS := rt.Shutdown(ctx)
+		return out{errW, errS, rep.Held, time.Since(start)}, true
+	}))
+	o, err := h.Wait(testCtx(t))
+	require.NoError(t, err)
+	require.ErrorIs(t, o.wait, runtime.ErrBlockingInTask, "Coordinator.Wait")
+	require.Equal(t, []string{"held"}, o.held)
+	require.ErrorIs(t, o.shutdown, runtime.ErrBlockingInTask, "Shutdown")
+	require.Less(t, o.elapsed, time.Second, "refused at once")
+	require.NoError(t, rt.Shutdown(testCtx(t)), "a goroutine waits for the shutdown the task started")
+	_, err = runtime.SpawnOn(rt.Handle(), future.Ready(1)).Wait(testCtx(t))
+	require.ErrorIs(t, err, runtime.ErrShutdown)
+}

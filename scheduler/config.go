@@ -8,7 +8,7 @@ import (
 	"github.com/blitz-go/blitz/future"
 )
 
-// The scheduler's constants, from seed 003's table.
+// The scheduler's constants.
 const (
 	// BudgetPerTick is how many polls a worker makes in one tick before it
 	// does its maintenance (the driver) and looks at the global queue again.
@@ -23,8 +23,8 @@ const (
 	// polls between two looks at the global queue.
 	MinGlobalInterval = 8
 	MaxGlobalInterval = 255
-	// DefaultGlobalInterval is the interval before any task was measured
-	// (seed 003: 50 us tasks give 20).
+	// DefaultGlobalInterval is the interval before any task was measured:
+	// what tasks of 50 us give.
 	DefaultGlobalInterval = 20
 	// targetGlobalLatency is the EWMA target: a task in the global queue
 	// should wait about this long for a worker to look.
@@ -35,11 +35,11 @@ const (
 
 // LIFO modes, for Config.LIFO.
 const (
-	// LIFOSlot is Tokio's and seed 003's single LIFO slot.
+	// LIFOSlot is a single LIFO slot, as Tokio's.
 	LIFOSlot = 1
-	// LIFOStack is seed 001's proposal, a stack of four slots, and the
-	// default: it measured faster on ping-pong and chained spawn (see the
-	// package doc, "LIFO slot or stack").
+	// LIFOStack is a stack of four slots, and the default: it measured
+	// faster on ping-pong and chained spawn (see the package doc, "LIFO
+	// slot or stack").
 	LIFOStack = 4
 )
 
@@ -100,7 +100,7 @@ type Config struct {
 	// LIFO is LIFOStack (0 means it) or LIFOSlot.
 	LIFO int
 	// MaxLiveTasks bounds the tasks that TrySpawn admits (spawned and not
-	// yet complete), seed 001's backpressure; 0 means no bound. Spawn is
+	// yet complete); 0 means no bound. Spawn is
 	// not bounded by it. See the package doc, "Backpressure".
 	MaxLiveTasks int
 	// Driver, if not nil, is run by the workers (see Driver). If it is

@@ -1,9 +1,9 @@
-// Package scheduler is the work-stealing executor of blitz for Go: seed
-// 003's workers and run loop over seed 002's task header, with seed 001's
-// review questions answered. It runs future.Future values as tasks on
-// Config.Workers worker goroutines and knows nothing of time or I/O: the
-// runtime module plugs its timers in as a Driver. Users normally reach it
-// through the runtime module.
+// Package scheduler is the work-stealing executor of blitz for Go: worker
+// goroutines that run future.Future values as tasks, each worker with a LIFO
+// slot and a local queue, a global injection queue, stealing between
+// workers and a parking protocol that loses no wakeup. It knows nothing of
+// time or I/O: the runtime module plugs its timers and I/O in as a Driver.
+// Users normally reach it through the runtime module.
 //
 // Comments in the package cite the sections below by name.
 //
@@ -48,24 +48,25 @@
 //  6. the global queue once more;
 //  7. park.
 //
-// The interval of step 1 is seed 003's EWMA: after each tick the average
-// poll duration is updated with weight 0.1, and the interval becomes
-// 1 ms / average, clamped to [8, 255] polls.
+// The interval of step 1 adapts to the tasks: after each tick the average
+// poll duration is updated (an exponentially weighted average, weight 0.1),
+// and the interval becomes 1 ms divided by that average, clamped to [8, 255]
+// polls, so that a task waiting in the global queue waits about 1 ms
+// whatever the length of the polls.
 //
 // # The global batch
 //
-// Seed 003 keeps up to 32 tasks taken from the global queue in a private
-// "global batch buffer" that the worker looks at first. We take the batch
-// the same way (globalq.Queue.PopBatch with the fair share
-// min(64, max(4, len/workers))) but push all of it except the task run now
-// into the local queue. The difference is visibility: a private buffer hides
-// up to 31 runnable tasks from idle workers while this worker runs a long
-// poll, and the idle protocol's no-stranded-work argument (see the idle
-// package, "No lost wakeup") holds only for work that any worker can take.
-// In the local queue they are stealable, and the order is the same: the
-// local queue is FIFO and was empty when the batch was taken (step 4), or
-// the batch is taken at step 1 and runs before older local work, as the
-// seed's buffer would.
+// A worker takes tasks from the global queue in batches
+// (globalq.Queue.PopBatch with the fair share min(64, max(4, len/workers)),
+// at most GlobalBatchSize), runs the first and pushes the rest into its
+// local queue. It does not keep them in a private buffer: a private buffer
+// would hide up to 31 runnable tasks from idle workers while this worker
+// runs a long poll, and the idle protocol's no-stranded-work argument (see
+// the idle package, "No lost wakeup") holds only for work that any worker
+// can take. In the local queue they are stealable, and the order is the
+// same: the local queue is FIFO and was empty when the batch was taken
+// (step 4), or the batch is taken at step 1 and runs before older local
+// work, as a private buffer looked at first would.
 //
 // # Wakes and the LIFO slot
 //
@@ -75,10 +76,9 @@
 //   - waker.Waker.Wake from anywhere (a goroutine, a timer callback) sends it
 //     to the global queue and notifies an idle worker (Scheduler.Schedule);
 //   - future.Context.Wake from a poll on a worker sends it to that worker's
-//     LIFO slot (Scheduler.WakeLocal). This is what the seeds did with a
-//     thread-local "current worker", which Go does not have: the Context
-//     carries the worker instead. Primitives that wake a waiter while being
-//     polled use cx.Wake;
+//     LIFO slot (Scheduler.WakeLocal). Go has no thread-locals from which a
+//     waker could learn the current worker; the Context carries the worker
+//     instead. Primitives that wake a waiter while being polled use cx.Wake;
 //   - a task woken during its own poll (the notified bit set while Running:
 //     a yield, or a wake racing the poll) goes to the back of the local
 //     queue, not the LIFO slot, so that it yields to the waiting tasks.
@@ -99,10 +99,11 @@
 //
 // # LIFO slot or stack
 //
-// Seed 003 (and Tokio) has one LIFO slot; seed 001 proposes a stack of four.
-// Both are here (Config.LIFO) and runtime's BenchmarkLIFO measures them on
-// the two workloads the LIFO is for, ping-pong and chained spawn (AMD EPYC,
-// 2 vCPUs, Go 1.26.8; two runs of six, one with each order; medians):
+// Tokio has one LIFO slot; a stack of four slots keeps more of a chain of
+// wakes on the same worker. Both are here (Config.LIFO) and runtime's
+// BenchmarkLIFO measures them on the two workloads the LIFO is for,
+// ping-pong and chained spawn (AMD EPYC, 2 vCPUs, Go 1.26.8; two runs of
+// six, one with each order; medians):
 //
 //	                    slot          stack
 //	ping-pong, ns/ping  638 / 785     573 / 681    (run 1 / run 2)
@@ -114,28 +115,25 @@
 // worker is inside a long poll; a program with long polls and little other
 // work can choose the slot.
 //
-// Seed 001's question 6 asks whether the stack has a correctness issue when
-// stealers take from the bottom while the owner pushes and pops at the top.
-// In the seed's code it does: the stack is shared (atomic slots and an
-// atomic top), the owner's pop swaps a slot to nil and then stores the new
-// top in two steps, and a stealer working from the bottom can read a top
-// that is about to move, so that a task is taken twice or a slot is skipped.
-// Here the question does not arise, by construction: the LIFO, slot or
-// stack, belongs to its worker alone and thieves never touch it; tasks
-// become stealable only by moving to the local queue (eviction, the poll
-// cap), whose steal protocol the wsqueue package proves. The tests run
+// A stack that thieves take from at the bottom while the owner pushes and
+// pops at the top would need a protocol of its own (a shared top that the
+// owner moves in two steps can be read by a thief in between, so that a
+// task is taken twice or skipped). Here the LIFO, slot or stack, belongs to
+// its worker alone and thieves never touch it; tasks become stealable only
+// by moving to the local queue (eviction, the poll cap), whose steal
+// protocol the wsqueue package proves. The tests run
 // spawn-next-on-the-same-worker, the poll cap, cancellation of LIFO tasks
 // and shutdown with tasks in the LIFO in both modes.
 //
 // # The transitioning-to-park flag
 //
-// worker.parking is seed 003's transitioning_to_park. It is set from the
-// moment the worker announces itself parked until it runs again, and
-// scheduleLocal sends tasks to the global queue (with a notification) while
-// it is set. The case it guards is real here: before it sleeps, the worker
-// runs the Driver, whose expired timers wake tasks through the worker's
-// Context; without the flag they would land in the LIFO slot of a worker
-// that is about to sleep, and nobody else would see them.
+// worker.parking is set from the moment the worker announces itself parked
+// until it runs again, and scheduleLocal sends tasks to the global queue
+// (with a notification) while it is set. The case it guards is real here:
+// before it sleeps, the worker runs the Driver, whose expired timers wake
+// tasks through the worker's Context; without the flag they would land in
+// the LIFO slot of a worker that is about to sleep, and nobody else would
+// see them.
 //
 // # Parking
 //
@@ -143,9 +141,9 @@
 // that was the last one checks every shared source once more and notifies if
 // it finds work), the Driver (whose answer, the time to the next timer, is
 // the park timeout), then Park. A worker woken by a notification is a
-// searcher and goes straight to stealing. There is no fixed 10 ms park
-// timeout as in seed 003: the idle protocol loses no wakeup, so a worker
-// with no timer to run sleeps until it is needed.
+// searcher and goes straight to stealing. There is no fixed park timeout
+// that would wake idle workers to look around: the idle protocol loses no
+// wakeup, so a worker with no timer to run sleeps until it is needed.
 //
 // # Parking in the driver
 //
@@ -160,17 +158,17 @@
 // completions wake go to the global queue, since the worker is transitioning
 // to park; the park then ends with idle.Interrupted and the worker runs them.
 // While every worker is busy, the driver's Maintain at the start of each
-// tick collects completions without blocking, as seed 000's "any worker can
-// poll I/O" describes. A worker that holds the driver only while it sleeps
-// leaves it free for the next worker to park, so whenever every worker is
-// parked one of them is in the driver's wait. That worker alone sleeps
-// towards the next timer deadline; the others park without a timeout when
-// the Blocker says the holder Covers their deadline, so a deadline wakes one
-// worker rather than all of them. A worker that parks with a sooner
-// deadline than the holder's, or a timer armed sooner, makes the holder's
-// Block return so that it sleeps again with the new timeout. The cost: while
-// the holder is awake and stuck in a long poll, due timers wait for it (or
-// for a spawn that wakes another worker), as they do in Tokio.
+// tick collects completions without blocking: any worker polls the I/O. A
+// worker that holds the driver only while it sleeps leaves it free for the
+// next worker to park, so whenever every worker is parked one of them is in
+// the driver's wait. That worker alone sleeps towards the next timer
+// deadline; the others park without a timeout when the Blocker says the
+// holder Covers their deadline, so a deadline wakes one worker rather than
+// all of them. A worker that parks with a sooner deadline than the
+// holder's, or a timer armed sooner, makes the holder's Block return so
+// that it sleeps again with the new timeout. The cost: while the holder is
+// awake and stuck in a long poll, due timers wait for it (or for a spawn
+// that wakes another worker), as they do in Tokio.
 //
 // # JoinHandle
 //
@@ -195,44 +193,71 @@
 //
 // A poll that panics is recovered on the worker: the task's future is
 // cancelled and its handle resolves with a *PanicError holding the value and
-// the stack (runtime/debug.Stack). A detached task's panic goes to
-// Config.OnPanic. runtime.Goexit in a poll is not recoverable and ends the
-// worker's goroutine: do not call it from a task.
+// the stack (runtime/debug.Stack). The worker goes on with the next task.
+//
+// A panic that no handle will collect is reported by Scheduler.ReportPanic,
+// the one path for all of them: it is counted in Stats.Panicked and handed
+// to Config.OnPanic, or, when OnPanic is nil, written with its stack to the
+// standard logger, as Go prints an unrecovered panic (a panic counted and
+// nowhere shown would hide a bug). These are the panic of a detached task;
+// a panic in a future's Cancel when the scheduler aborts the task (the
+// handle, if held, gets an error matching both the abort's error and
+// ErrPanicked; after a panicking poll, whose panic the handle already
+// holds, the Cancel's is reported on its own); and the panics a Driver
+// contains in code it calls: the runtime's timer and I/O drivers recover a
+// Waker that panics when they call it, report it here, and deliver the
+// rest of their batch, so that one bad Waker neither loses other wakeups
+// nor kills a worker.
+//
+// runtime.Goexit in a poll is not recoverable and ends the worker's
+// goroutine: do not call it from a task.
+//
+// # Blocking calls inside a task
+//
+// A task runs on a worker goroutine; a call that blocks that goroutine
+// (JoinHandle.Wait, Shutdown, the runtime's BlockOn) stops the worker, and
+// on a one-worker scheduler waits forever for work that only the blocked
+// worker could do. Such calls check whether they run on a worker
+// (OnWorker) before they block, and return an error wrapping
+// ErrBlockingInTask instead, as other runtimes refuse a nested block. The
+// check walks the calling goroutine's stack for the function every worker
+// starts in, about a microsecond for a typical stack (Go offers no
+// goroutine-local storage or id to make it cheaper), and only a call that
+// would otherwise block pays it: a Wait on a finished task returns its
+// outcome. Goroutines that a task starts are not workers and may block.
 //
 // # Shutdown
 //
-// Scheduler.Shutdown, seed 000's shutdown: the closing flag stops the
-// workers after their current poll and refuses new spawns (the owned list
-// closes, so a spawn racing the shutdown is either swept or refused); the
-// idle State's Close wakes every parked worker. Once every worker has
-// exited, one goroutine closes the global queue and finishes every task left
-// with ErrShutdown: the LIFO slots and local queues first, then the global
-// queue, then whatever the owned list still holds (idle tasks, and tasks
-// woken after the global queue closed, which a closed queue refuses and the
-// sweep then finds). header.Header.TransitionToShutdown claims each task,
-// ignoring shields.
+// Scheduler.Shutdown: the closing flag stops the workers after their
+// current poll and refuses new spawns (the owned list closes, so a spawn
+// racing the shutdown is either swept or refused); the idle State's Close
+// wakes every parked worker. Once every worker has exited, one goroutine
+// closes the global queue and finishes every task left with ErrShutdown:
+// the LIFO slots and local queues first, then the global queue, then
+// whatever the owned list still holds (idle tasks, and tasks woken after
+// the global queue closed, which a closed queue refuses and the sweep then
+// finds). header.Header.TransitionToShutdown claims each task, ignoring
+// shields.
 //
 // # Backpressure
 //
-// Seed 001's spawnWithBackpressure returns a backpressure signal when the
-// total queue depth, measured after the task was queued, exceeds a
-// threshold. Its question 7 asks whether checking after scheduling is a race
-// that allows unbounded growth. It is: the check is advisory, the task is
-// queued whatever the answer, and N spawners that all read the depth before
-// any of them pushes all see it under the threshold; so the depth is bounded
-// only if every caller obeys the signal, and even then by threshold plus
-// the number of concurrent spawners. Checking before scheduling has the same
+// A spawn that checks the queue depth and reports backpressure after it
+// queued the task is only advisory: the task is queued whatever the
+// answer, and N spawners that all read the depth before any of them pushes
+// all see it under the threshold, so the depth is bounded only if every
+// caller obeys the signal, and even then only by the threshold plus the
+// number of concurrent spawners. Checking before scheduling has the same
 // race. TrySpawn makes the bound exact instead: with Config.MaxLiveTasks
-// set, it reserves a place (an atomic add on the live-task count, undone if
-// it went over) before it creates the task, and refuses with
-// ErrBackpressure without taking the future. The bound is on live tasks
-// (spawned and not finished), which is what bounds memory; TestTrySpawnBackpressure
-// shows that concurrent TrySpawns never exceed it. Spawn is not bounded.
+// set, it reserves a place on the live-task count (a CAS loop that never
+// goes over) before it creates the task, and refuses with ErrBackpressure
+// without taking the future. The bound is on live tasks (spawned and not
+// finished), which is what bounds memory; TestTrySpawnBackpressure shows
+// that concurrent TrySpawns never exceed it. Spawn is not bounded.
 //
 // # Statistics
 //
-// Stats returns seed 000's counters (spawned, polled, stolen, parked) plus
-// live tasks, panics, cancellations, the queue lengths and each worker's
+// Stats returns the counters of spawns, polls, steals and parks, plus live
+// tasks, panics, cancellations, the queue lengths and each worker's
 // counters (polled, spawned, completed, steals and tasks stolen, LIFO hits,
 // global batches, parks). A worker counts in plain fields and publishes
 // them to atomics at the end of each tick, so counting costs the hot path

@@ -17,7 +17,11 @@ import (
 //
 // The outcome is a future.Result: the task's value, or an error that is a
 // *PanicError (the task panicked), ErrCancelled (Cancel took effect before
-// the task completed) or ErrShutdown (the scheduler shut down first).
+// the task completed), ErrShutdown (the scheduler shut down first) or
+// ErrNilFuture (Spawn was given a nil future). When the future's Cancel
+// panics during a cancellation or the shutdown, the error matches both
+// ErrCancelled or ErrShutdown and ErrPanicked, and errors.As finds the
+// *PanicError.
 type JoinHandle[T any] struct {
 	t *task[T]
 }
@@ -31,11 +35,10 @@ func (j JoinHandle[T]) task() *task[T] {
 }
 
 // Poll returns the task's outcome once it finished; until then it registers
-// cx's Waker, which the task's completion wakes (the Zig original's
-// JoinHandle never registered one). It may be polled again after it returned
-// the outcome, and returns the same outcome. It makes JoinHandle a
-// future.Future[future.Result[T]]. Called by the task or goroutine awaiting
-// the handle.
+// cx's Waker, which the task's completion wakes. It may be polled again
+// after it returned the outcome, and returns the same outcome. It makes
+// JoinHandle a future.Future[future.Result[T]]. Called by the task or
+// goroutine awaiting the handle.
 func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	t := j.task()
 	t.mu.Lock()
@@ -88,15 +91,17 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 	}
 }
 
-// Cancel requests the task's cancellation. A task that has not completed is aborted by the next worker to
-// see it: right away if it is idle, after its current poll if it is running,
-// and once its last shield is removed if it is shielded; its future's Cancel
-// runs and the handle resolves with ErrCancelled. A task that already
-// completed keeps its outcome. Whoever awaits the handle is woken with the
-// outcome. It makes JoinHandle a future.Canceler, so a race or timeout that
-// abandons the handle cancels the task (and gets one harmless wake when the
-// abort completes); Detach first to let the task run on unobserved. Any goroutine may call it, any number
-// of times.
+// Cancel requests the task's cancellation. A task that has not completed is
+// aborted by the next worker to see it: right away if it is idle, after its
+// current poll if it is running, and once its last shield is removed if it
+// is shielded; its future's Cancel runs and the handle resolves with
+// ErrCancelled (with an error also matching ErrPanicked if that Cancel
+// panicked). A task that already completed keeps its outcome. Whoever
+// awaits the handle is woken with the outcome. It makes JoinHandle a
+// future.Canceler, so a race or timeout that abandons the handle cancels
+// the task (and gets one harmless wake when the abort completes); Detach
+// first to let the task run on unobserved. Any goroutine may call it, any
+// number of times.
 func (j JoinHandle[T]) Cancel() {
 	t := j.task()
 	if t.Header.Cancel() == header.CancelEnqueue {

@@ -282,3 +282,30 @@ func TestReportPanic(t *testing.T) {
 	require.Contains(t, logs.String(), "the stack")
 	require.Equal(t, uint64(1), e2.s.Stats().Panicked)
 }
+
+// TestShutdownInTaskRefused: Shutdown called from a task starts the
+// shutdown and returns ErrBlockingInTask at once instead of waiting for its
+// own worker to exit (which it never would); a goroutine's Shutdown then
+// waits for the end.
+func TestShutdownInTaskRefused(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1})
+	type out struct {
+		err     error
+		elapsed time.Duration
+	}
+	h := scheduler.Spawn(e.s, nil, future.PollFn(func(*future.Context) (out, bool) {
+		// The timeout bounds the call on the unfixed code.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := e.s.Shutdown(ctx)
+		return out{err, time.Since(start)}, true
+	}))
+	o, err := wait(e, h, "task calling Shutdown")
+	require.NoError(t, err)
+	require.ErrorIs(t, o.err, scheduler.ErrBlockingInTask)
+	require.Less(t, o.elapsed, time.Second, "refused at once")
+	e.shutdown()
+	_, err = wait(e, scheduler.Spawn(e.s, nil, future.Ready(1)), "spawn after the shutdown")
+	require.ErrorIs(t, err, scheduler.ErrShutdown)
+}

@@ -138,7 +138,7 @@ func (s *Scheduler) countFinish(cx *future.Context, err error) {
 	}
 }
 
-// Shutdown stops the scheduler, as seed 000's shutdown: spawning is refused
+// Shutdown stops the scheduler: spawning is refused
 // from now on (the JoinHandle of a later Spawn resolves with ErrShutdown), the
 // workers finish the poll they are in and exit, then every task that did not
 // finish (queued, in a LIFO slot, idle on a waker, woken too late) is

@@ -7,7 +7,7 @@ import (
 // Spawn starts f as a task of s and returns its JoinHandle. It is safe from
 // any goroutine. cx says where the spawn comes from: the Context of a poll on
 // one of s's workers puts the task in that worker's LIFO slot, to run next on
-// the same worker (seed 003's spawn from inside a task); nil (or any other
+// the same worker (a spawn from inside a task); nil (or any other
 // Context, such as another scheduler's) puts it on the global queue and wakes
 // an idle worker.
 //
@@ -32,7 +32,7 @@ func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {
 	return JoinHandle[T]{t: t}
 }
 
-// TrySpawn is Spawn with seed 001's backpressure made exact: when
+// TrySpawn is Spawn with backpressure, and an exact bound: when
 // Config.MaxLiveTasks is set and that many tasks are live, it returns
 // ErrBackpressure and does not take f; after shutdown began it returns
 // ErrShutdown, likewise without taking f (not even cancelling it). A nil f
@@ -47,7 +47,8 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	reserved := false
 	if max := int64(s.cfg.MaxLiveTasks); max > 0 {
 		// Reserve before spawning: the count never exceeds max, however
-		// many goroutines spawn at once (seed 001's question 7). A CAS
+		// many goroutines spawn at once (see the package doc,
+		// "Backpressure"). A CAS
 		// loop rather than add-then-undo, so that a refusal never shows in
 		// Stats().Live nor refuses another TrySpawn while a slot is free.
 		for {

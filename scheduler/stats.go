@@ -56,8 +56,7 @@ type WorkerStats struct {
 	LocalQueue int
 }
 
-// Stats are the scheduler's counters, as seed 000 lists them, plus the
-// per-worker ones.
+// Stats are the scheduler's counters, and the per-worker ones.
 type Stats struct {
 	// Workers is the number of workers.
 	Workers int

@@ -46,7 +46,7 @@ type worker struct {
 	// searching is true while the idle State counts this worker as a
 	// searcher.
 	searching bool
-	// parking is seed 003's transitioning-to-park flag: set from the moment
+	// parking is the transitioning-to-park flag: set from the moment
 	// the worker announces itself parked until it is running again. While it
 	// is set, scheduleLocal sends tasks to the global queue instead of the
 	// LIFO slot, which nobody else can see (the driver's maintenance before
@@ -120,10 +120,10 @@ func (w *worker) tick() int {
 	return ran
 }
 
-// next finds work in the worker's own sources, in seed 003's order: the
-// global queue when its interval is due, the LIFO slot (at most
-// MaxLIFOPollsPerTick times in a row), the local queue, and the global queue
-// when all of those are empty.
+// next finds work in the worker's own sources, in this order (the package
+// doc, "Work-finding order"): the global queue when its interval is due,
+// the LIFO slot (at most MaxLIFOPollsPerTick times in a row), the local
+// queue, and the global queue when all of those are empty.
 func (w *worker) next() *header.Header {
 	if w.polls%w.interval == 0 {
 		if h := w.fetchGlobal(); h != nil {
@@ -226,7 +226,8 @@ func (w *worker) steal() *header.Header {
 // according to the outcome.
 func (w *worker) runTask(h *header.Header) {
 	if w.searching {
-		// Seed 003's chain: the last searcher to find work wakes another.
+		// The searchers' chain: the last searcher to find work wakes
+		// another (see the idle package).
 		w.searching = false
 		w.s.idle.TransitionFromSearching()
 	}
@@ -258,8 +259,8 @@ func (w *worker) runTask(h *header.Header) {
 // scheduleLocal queues h, just moved to Scheduled by a poll on this worker,
 // in the LIFO: the newest task runs next. A full LIFO sends its oldest task
 // to the local queue. While the worker is transitioning to park, h goes to
-// the global queue instead (seed 003's lost-wakeup rule). Called only on the
-// worker's goroutine.
+// the global queue instead (the package doc, "The transitioning-to-park
+// flag"). Called only on the worker's goroutine.
 func (w *worker) scheduleLocal(h *header.Header) {
 	if w.parking {
 		w.s.Schedule(h)
@@ -338,7 +339,7 @@ func (s *Scheduler) hasWork() bool {
 }
 
 // adapt updates the EWMA of the poll duration with a tick that ran n polls in
-// d, and the global-queue interval from it (seed 003: 1 ms over the average,
+// d, and the global-queue interval from it (1 ms over the average,
 // clamped to [MinGlobalInterval, MaxGlobalInterval]).
 func (w *worker) adapt(n int, d time.Duration) {
 	const alpha = 0.1
