@@ -7,8 +7,9 @@ import "github.com/blitz-go/blitz/waker"
 const NoWorker = -1
 
 // Context is what a poll receives: the Waker of the task being polled, and
-// what the seeds kept in thread-locals (the current worker, executor and task)
-// because Go has none (see "No thread-locals" in DESIGN.md).
+// the current worker, executor and task, which a runtime in another
+// language would keep in thread-locals: Go has no goroutine-local storage,
+// so the poll carries them.
 //
 // A Context is valid only during the Poll call it was passed to: the executor
 // reuses it for the next poll. A future must not keep it or hand it to another

@@ -37,12 +37,12 @@
 // # Context
 //
 // A [Context] is what a poll receives: the Waker of the task being polled,
-// and what the seeds kept in thread-locals (the current executor, task and
-// worker, the runtime's services), because Go has no goroutine-local storage
-// ("No thread-locals" in DESIGN.md). The executor makes one per worker and
-// [Context.Reset]s it before each poll, so a poll allocates nothing; the
-// flip side is that a Context is valid only during the Poll it was passed
-// to. A future keeps a copy of cx.Waker(), never cx itself.
+// and what a runtime in another language would keep in thread-locals (the
+// current executor, task and worker, the runtime's services): Go has no
+// goroutine-local storage, so the poll carries them. The executor makes one
+// per worker and [Context.Reset]s it before each poll, so a poll allocates
+// nothing; the flip side is that a Context is valid only during the Poll it
+// was passed to. A future keeps a copy of cx.Waker(), never cx itself.
 //
 // A future that wakes another task while being polled (a channel send that
 // completes a receive) calls cx.Wake(w) rather than w.Wake(): the same wake,
@@ -55,9 +55,8 @@
 //
 // # Cancellation
 //
-// A Rust future is deregistered when dropped; Go has no drop ("No
-// destructors, so cancellation is explicit" in DESIGN.md). A future that is
-// abandoned while it still has a Waker registered in a waiter list, a timer
+// A Rust future is deregistered when it is dropped; Go has no destructors,
+// so cancellation is explicit. A future that is abandoned while it still has a Waker registered in a waiter list, a timer
 // entry in the wheel or an operation in flight would keep all of them alive
 // and would, later, be woken, handed a permit or a value that nobody takes.
 // So every future that registers something outside itself implements
@@ -99,8 +98,13 @@
 // [Race] (the winner's value), [Select] (with its index, as [Selected]),
 // [Select2] (two types, as [Selected2]). Bridge: [Block].
 //
-// Races poll every child on each Poll, in index order, and stop at the first
-// that is ready: the polling is biased, as Tokio's select! with biased;.
+// Races really race: a race that awaited its children one after another
+// would let a slow first child delay a fast second one and leave the losers
+// running. Races poll every unfinished child on each Poll, in index order,
+// and stop at the first that is ready; every loser is cancelled in that
+// same Poll, so nothing it registered outlives the race (the tests prove
+// that each loser is cancelled exactly once and leaves nothing
+// registered). The polling is biased, as Tokio's select! with biased;.
 // When several children are ready at the same Poll the lowest index wins,
 // deterministically, which is what a deterministic runtime and its tests
 // need, and which lets a caller give priority (a shutdown signal first);
@@ -162,21 +166,6 @@
 // (event.Set sets set and wakes every waiter under mu.) The runnable
 // examples of this package include a self-waking countdown and a one-shot
 // cell woken from a goroutine.
-//
-// # Differences from blitz-io
-//
-// The Zig original (seed 000) has io.future and io.async_ops with Timeout,
-// Select, Join and Race. Its race and select await their handles one after
-// another, so a slow first child delays a fast second one, and the losers
-// are left running. Here races really race: every unfinished child is polled
-// on each Poll, the first that is ready wins, and every loser is cancelled
-// in that same Poll, so nothing it registered outlives the race; the tests
-// prove that each loser is cancelled exactly once and leaves nothing
-// registered. The original also defined its own Poll and Waker types in
-// several modules; here every module uses this package's Future and
-// Context and the waker module's Waker. Futures written by hand in the
-// original are the norm; here the combinators are, and Block replaces the
-// original's blocking helpers without needing a runtime.
 //
 // # Alternatives rejected
 //

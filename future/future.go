@@ -49,7 +49,7 @@ func Cancel(f any) {
 type Executor interface {
 	// WakeLocal wakes w as part of the poll that cx belongs to, preferring
 	// the polling worker's own queues (its LIFO slot) to the global queue,
-	// which is what the seeds' thread-local "current worker" was for. It
+	// which a thread-local "current worker" would serve elsewhere. It
 	// reports false when it did not wake w (w is not one of this executor's
 	// tasks, or cx is not a worker's), so that the caller wakes w itself.
 	WakeLocal(cx *Context, w waker.Waker) bool

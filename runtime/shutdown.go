@@ -16,11 +16,11 @@ import (
 	"github.com/blitz-go/blitz/waker"
 )
 
-// Coordinator coordinates a graceful shutdown, as seed 000's Shutdown: a
-// trigger that any goroutine or task pulls once (Trigger, or a signal with
-// TriggerOnSignal), guards that in-flight work holds (Guard), and a wait
-// until the shutdown was triggered and every guard was released (Wait for
-// goroutines, Drained for tasks), bounded by a context or a timeout. It is
+// Coordinator coordinates a graceful shutdown: a trigger that any goroutine
+// or task pulls once (Trigger, or a signal with TriggerOnSignal), guards
+// that in-flight work holds (Guard), and a wait until the shutdown was
+// triggered and every guard was released (Wait for goroutines, Drained for
+// tasks), bounded by a context or a timeout. It is
 // independent of Runtime.Shutdown, which stops a runtime; a server
 // typically triggers the coordinator, waits for it, then shuts its runtime
 // down.
