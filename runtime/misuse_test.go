@@ -77,6 +77,14 @@ func TestNilFutureRefusedAtTheCall(t *testing.T) {
 		}
 		return r.Err
 	}), "Spawn from a task")
+	// A nil child given to a combinator inside a task panics at that call
+	// with the same sentinel, and the task's handle matches it.
+	_, err := runtime.SpawnOn(h, future.PollFn(func(*future.Context) (int, bool) {
+		future.JoinAll(future.Ready(1), nil)
+		return 0, true
+	})).Wait(testCtx(t))
+	require.ErrorIs(t, err, runtime.ErrPanicked)
+	requireNilFuture(t, err, "JoinAll with a nil child, in a task")
 	// The runtime is unharmed.
 	v, err := runtime.SpawnOn(h, future.Ready(4)).Wait(testCtx(t))
 	require.NoError(t, err)
