@@ -66,14 +66,21 @@ const unixToInternal = (1969*365 + 1969/4 - 1969/100 + 1969/400) * 24 * 60 * 60
 // after returns now + d, saturating at forever when the sum would overflow
 // the time.Duration it is counted in. It reads only the monotonic clock
 // (time.Since), half the cost of time.Now, which reads the wall clock as
-// well; the result carries a monotonic reading (forever excepted), which is
-// all that deadlines are compared by.
+// well; the result carries a monotonic reading, which is all that deadlines
+// are compared by, unless it lies past about year 2157, where time.Time
+// drops the monotonic reading. Such a deadline is compared by the wall
+// clock, so it is counted from the wall clock too: from the monotonic one,
+// the drift between the two clocks could put it a little before now + d.
 func after(d time.Duration) time.Time {
 	now := time.Since(clockBase)
 	if d > math.MaxInt64-now {
 		return forever
 	}
-	return clockBase.Add(now + d)
+	t := clockBase.Add(now + d)
+	if t == t.Round(0) { // no monotonic reading (Round(0) strips one)
+		return time.Now().Add(d)
+	}
+	return t
 }
 
 // SleepUntil returns a future that completes once t has passed. It is a
