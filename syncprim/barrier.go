@@ -44,8 +44,12 @@ type BarrierResult struct {
 // with one of round g+1, whose waiters join the list only after the leader
 // of g emptied it. Because the generation is stored after the unlinks, a
 // woken waiter that loads a generation other than its own knows it was
-// released without taking the lock; only a load of its own generation
-// sends it to the lock to recheck (or re-register its Waker).
+// released without taking the lock. A load of its own generation proves
+// nothing: the waiters past the first WakeList batch are woken under the
+// lock, before the store, and a recycled Signal may carry a late wake. Such
+// a waiter takes the lock and looks at its Waiter: unlinked, it was
+// released; still linked, it keeps waiting (a future re-registers its
+// Waker).
 //
 // Cancelling a wait (Cancel on the future, ctx done in WaitBlocking) before
 // the round completes removes its Waiter and decrements the count: the
@@ -158,19 +162,25 @@ func (b *Barrier) WaitBlocking(ctx context.Context) (BarrierResult, error) {
 	defer putBlockWaiter(&barrierBlockWaiters, bw)
 	for {
 		err := bw.sig.Wait(ctx)
-		if b.gen.Load() != g { // released: no need for the lock
+		if b.gen.Load() != g { // released: the leader stored gen after unlinking us
+			return BarrierResult{Generation: g}, nil
+		}
+		// Still our generation: a wake from the overflow past the leader's
+		// WakeList (delivered under mu, before the leader stores gen), a
+		// late wake meant for the Signal's previous user, or ctx done. Only
+		// the Waiter, under mu, tells them apart.
+		b.mu.Lock()
+		if !bw.w.Linked() { // unlinked means released
+			b.mu.Unlock()
 			return BarrierResult{Generation: g}, nil
 		}
 		if err == nil {
-			continue // spurious: a late wake for the Signal's previous user
+			b.mu.Unlock()
+			continue // spurious: still queued, with our Waker
 		}
-		b.mu.Lock()
-		withdrawn := b.withdrawLocked(&bw.w)
+		b.withdrawLocked(&bw.w)
 		b.mu.Unlock()
-		if withdrawn {
-			return BarrierResult{}, fmt.Errorf("syncprim: barrier wait: %w", err)
-		}
-		return BarrierResult{Generation: g}, nil // the round completed first
+		return BarrierResult{}, fmt.Errorf("syncprim: barrier wait: %w", err)
 	}
 }
 
@@ -296,7 +306,10 @@ func (f *BarrierFuture) Cancel() {
 // and keeps up to waker.WakeListCap of their Wakers in wl for the caller to
 // wake after unlocking; the rare overflow beyond that is woken here, under
 // the caller's lock, so that exactly the waiters present now are woken (see
-// "Waking outside the lock" in package waker). The caller holds the lock
+// "Waking outside the lock" in package waker). The overflow is woken before
+// the caller publishes whatever it changes after this call, so a woken
+// waiter must not judge its wake by a lock-free look at that state: it takes
+// the lock and checks that its Waiter is unlinked. The caller holds the lock
 // that guards l.
 func wakeEveryWaiter[T any](l *waker.List[T], v T, wl *waker.WakeList) {
 	for w := l.Front(); w != nil; w = w.Next() {
