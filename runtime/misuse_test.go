@@ -107,7 +107,10 @@ func TestShutDownRuntimeRefusesNewSockets(t *testing.T) {
 		rt := newRuntime(t, cfg)
 		require.NoError(t, rt.Shutdown(testCtx(t)))
 		h := rt.Handle()
-		dir := t.TempDir()
+		// Not t.TempDir: under Wine its removal fails ("Invalid function").
+		dir, err := os.MkdirTemp("", "blitz-misuse")
+		require.NoError(t, err)
+		defer os.RemoveAll(dir)
 
 		if ln, err := runtime.ListenTCP(h, "127.0.0.1:0"); err == nil {
 			ln.Close()
@@ -286,17 +289,23 @@ func TestDialAndTimeoutsWithHugeDuration(t *testing.T) {
 		require.NoError(t, err)
 		defer udp.Close()
 		udp.SetReadTimeout(math.MaxInt64)
+		sender, err := runtime.BindUDP(rt.Handle(), "127.0.0.1:0")
+		require.NoError(t, err)
+		defer sender.Close()
+		sent := make(chan error, 1)
 		go func() {
 			time.Sleep(20 * time.Millisecond)
-			c, err := net.Dial("udp", udp.LocalAddr().String())
+			st := sender.SendTo([]byte("dgram"), udp.LocalAddrPort())
+			r, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[int]](&st))
 			if err == nil {
-				_, _ = c.Write([]byte("dgram"))
-				c.Close()
+				err = r.Err
 			}
+			sent <- err
 		}()
 		rf := udp.RecvFrom(buf)
 		d := ok(t, await(t, rt, future.Future[future.Result[runtime.Datagram]](&rf)))
 		assert.Equal(t, "dgram", string(buf[:d.N]), "a receive with a MaxInt64 timeout")
+		require.NoError(t, <-sent)
 	})
 }
 
