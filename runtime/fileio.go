@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"sync"
@@ -131,7 +132,8 @@ type FileIOFuture struct {
 
 	// The fields below belong to the task polling the future; the op's
 	// shared state is the ioOp's, behind its mutex.
-	n         int // bytes transferred so far
+	n         int  // bytes transferred so far
+	polled    bool // the first poll checked the runtime
 	submitted bool
 	finished  bool
 	// op is the ring op, made at the first submit (a read served from
@@ -205,9 +207,18 @@ func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 	if f.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}
+	if !f.polled {
+		f.polled = true
+		if f.file.runtimeDown() {
+			return f.finish(errFileRuntimeDown)
+		}
+	}
 	if f.file.ring == nil {
 		r, ok := f.blk.Poll(cx)
 		f.finished = ok
+		if ok && errors.Is(r.Err, ErrShutdown) {
+			r.Err = f.file.opError(f.opName(), r.Err) // the pool refused it: the runtime is shutting down
+		}
 		return r, ok
 	}
 	for {
@@ -305,13 +316,14 @@ func (f *FileIOFuture) advance(n int) {
 }
 
 // finish ends the future with what was transferred and err, an os-style
-// *fs.PathError (io.EOF and io.ErrShortWrite stay bare, as os.File's).
+// *fs.PathError (io.EOF and io.ErrShortWrite stay bare, as os.File's; see
+// File.opError).
 func (f *FileIOFuture) finish(err error) (future.Result[int], bool) {
 	f.finished = true
 	if err == nil || err == io.EOF || err == io.ErrShortWrite {
 		return future.Result[int]{Value: f.n, Err: err}, true
 	}
-	return future.Result[int]{Value: f.n, Err: fsPathError(f.opName(), f.file.Name(), err)}, true
+	return future.Result[int]{Value: f.n, Err: f.file.opError(f.opName(), err)}, true
 }
 
 // Cancel abandons the operation. An io_uring op in flight is cancelled and

@@ -59,7 +59,8 @@ func (f *FileIOFuture) tryNoWait() (c backend.Completion, ok bool) {
 		return backend.Completion{Err: fs.ErrClosed}, true
 	}
 	defer fr.end()
-	buf := f.buf[f.n:]
+	// At most backend.MaxRW bytes, as a ring read would ask for.
+	buf := backend.LimitRW(f.buf[f.n:])
 	off := int64(-1) // the file position, advanced
 	if f.off >= 0 {
 		off = f.off + int64(f.n)

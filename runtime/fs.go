@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +35,10 @@ import (
 // As with os.File, the operations that use the file position (Read, Write)
 // should not overlap one another; ReadAt and WriteAt may run concurrently.
 // Close waits until the io_uring operations in flight have completed (a
-// cancelled one included), and refuses later ones with fs.ErrClosed.
+// cancelled one included), and refuses later ones with fs.ErrClosed. Once
+// the runtime that opened the file has begun its Shutdown, the operations
+// fail too, with an error matching both fs.ErrClosed and ErrShutdown; Close
+// still closes the file.
 type File struct {
 	name string
 	// osMu guards f, made on demand by OS for a file whose descriptor the
@@ -72,11 +77,36 @@ func (f *File) Name() string { return f.name }
 func (f *File) OS() *os.File {
 	f.osMu.Lock()
 	defer f.osMu.Unlock()
-	if f.f == nil && f.ring != nil && !f.closed.Load() {
+	if f.closed.Load() {
+		return nil // f.f stays: the Close in progress closes it
+	}
+	if f.f == nil && f.ring != nil {
 		f.cleanup.Stop()
 		f.f = os.NewFile(uintptr(f.ring.fd), f.name)
 	}
 	return f.f
+}
+
+// errFileRuntimeDown is the error (inside an *fs.PathError) of an operation
+// on a File whose runtime shut down: the file is as good as closed, so it
+// matches fs.ErrClosed, as the errors of a closed os.File do, and says why
+// with ErrShutdown. Close still closes the file.
+var errFileRuntimeDown = fmt.Errorf("%w (%w)", fs.ErrClosed, ErrShutdown)
+
+// runtimeDown reports whether the Shutdown of f's runtime began: its rings
+// and its blocking pool refuse work from then on. Any goroutine may call
+// it.
+func (f *File) runtimeDown() bool { return f.rt != nil && f.rt.down.Load() }
+
+// opError is the error of f's operation op that failed with err, as os.File
+// reports it (see fsPathError). Once f's runtime is down, a refusal by its
+// closed ring or pool, or a cancellation by the shutdown, is reported as
+// errFileRuntimeDown.
+func (f *File) opError(op string, err error) error {
+	if f.runtimeDown() && (errors.Is(err, backend.ErrClosed) || errors.Is(err, backend.ErrCanceled) || errors.Is(err, ErrShutdown)) {
+		err = errFileRuntimeDown
+	}
+	return fsPathError(op, f.name, err)
 }
 
 // ownsFD reports whether the File owns its descriptor (a ring open that OS
@@ -106,7 +136,9 @@ func Create(name string) *OpenFuture {
 // os.OpenFile follows from io_uring trying the open without blocking first:
 // a FIFO opened read-only does not wait for a writer (reads see the end of
 // the file until one comes). A FIFO opened write-only without a reader, which
-// the ring refuses (ENXIO), is opened again on the pool, which waits.
+// the ring refuses (ENXIO), is opened again on the pool, which waits. On a
+// runtime that was shut down the open fails with an error matching
+// ErrShutdown, and opens (or creates) nothing.
 func OpenFile(name string, flag int, perm fs.FileMode) *OpenFuture {
 	return &OpenFuture{name: name, flag: flag, perm: perm}
 }
@@ -283,6 +315,9 @@ func (f *File) WritevAt(bufs [][]byte, off int64) *FileIOFuture {
 // SeekTo sets the file position for the next Read or Write (io.SeekStart,
 // io.SeekCurrent, io.SeekEnd) and returns the new position.
 func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
+	if f.runtimeDown() {
+		return &BlockingFuture[int64]{state: blockingDone, err: &fs.PathError{Op: "seek", Path: f.name, Err: errFileRuntimeDown}}
+	}
 	if f.ownsFD() {
 		fr := f.ring
 		return blockingOn(f.rt, func() (int64, error) {
@@ -364,14 +399,28 @@ func (c *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 	}
 	if c.osf != nil {
 		if c.blk == nil {
+			if f.runtimeDown() {
+				return c.closeNow()
+			}
 			osf := c.osf
 			c.blk = blockingOn(f.rt, func() (struct{}, error) { return struct{}{}, osf.Close() })
 		}
 		r, ok := c.blk.Poll(cx)
+		if ok && errors.Is(r.Err, ErrShutdown) {
+			return c.closeNow() // the pool refused the close: the runtime is shutting down
+		}
 		c.done = ok
 		return r, ok
 	}
 	return c.pollRingClose(cx)
+}
+
+// closeNow closes the *os.File on the polling goroutine, for a runtime
+// whose blocking pool no longer takes calls: the file is closed all the
+// same, as its ring-owned counterpart is by close(2) (pollRingClose).
+func (c *CloseFuture) closeNow() (future.Result[struct{}], bool) {
+	c.done = true
+	return future.Result[struct{}]{Err: c.osf.Close()}, true
 }
 
 // start is the first poll's decision, made under osMu so that OS cannot

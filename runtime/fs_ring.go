@@ -215,10 +215,14 @@ func (f *FileOpFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 		panic(future.ErrPolledAfterCompletion)
 	}
 	if f.blk == nil && !f.submitted {
+		if f.file.runtimeDown() {
+			f.finished = true
+			return future.Fail[T](f.file.opError(f.opName(), errFileRuntimeDown)), true
+		}
 		switch err := f.submit(cx); {
 		case errors.Is(err, fs.ErrClosed):
 			f.finished = true
-			return future.Fail[T](fsPathError(f.opName(), f.file.Name(), err)), true
+			return future.Fail[T](f.file.opError(f.opName(), err)), true
 		case err != nil:
 			f.blk = blockingOn(f.file.rt, f.runOnPool)
 		}
@@ -226,6 +230,9 @@ func (f *FileOpFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	if f.blk != nil {
 		r, ok := f.blk.Poll(cx)
 		f.finished = ok
+		if ok && errors.Is(r.Err, ErrShutdown) {
+			r.Err = f.file.opError(f.opName(), r.Err) // the pool refused it: the runtime is shutting down
+		}
 		return r, ok
 	}
 	c, ok := f.op.poll(cx)
@@ -234,7 +241,7 @@ func (f *FileOpFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	f.finished = true
 	if c.Err != nil {
-		return future.Fail[T](fsPathError(f.opName(), f.file.Name(), c.Err)), true
+		return future.Fail[T](f.file.opError(f.opName(), c.Err)), true
 	}
 	var v T
 	if f.kind == backend.KindStatx {
