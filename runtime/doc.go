@@ -51,13 +51,14 @@
 // with the runtime's timers and spawner at hand, until it completes.
 //
 // From task code to goroutine code: a task must never block its worker (no
-// time.Sleep, no channel receive, no mutex held for long). BlockOn and
-// JoinHandle.Wait called from a task return ErrBlockingInTask instead of
-// blocking: a task polls the future or the handle. To run blocking code,
-// use Blocking(fn), a future that runs fn on the runtime's blocking pool, or
-// SpawnBlocking (see "Blocking calls and files"). Example_goroutineFromTask
-// shows the pattern underneath: start a goroutine from the first poll and
-// have it store the result and wake the task's Waker.
+// time.Sleep, no channel receive, no mutex held for long). BlockOn,
+// JoinHandle.Wait, Coordinator.Wait and Shutdown called from a task return an
+// error wrapping ErrBlockingInTask instead of blocking (Shutdown still starts
+// the shutdown): a task polls the future, the handle or Drained. To run
+// blocking code, use Blocking(fn), a future that runs fn on the runtime's
+// blocking pool, or SpawnBlocking (see "Blocking calls and files").
+// Example_goroutineFromTask shows the pattern underneath: start a goroutine
+// from the first poll and have it store the result and wake the task's Waker.
 //
 // Inside a task, Spawn(cx, f) starts a child on the same worker, ahead of
 // its queue (the LIFO stack, or slot: Config.LIFO), so it runs next while
@@ -65,9 +66,9 @@
 // for it.
 //
 // A nil future is misuse, answered at the call with an error matching
-// ErrNilFuture: the error BlockOn returns, the outcome of the JoinHandle
-// Spawn or SpawnOn returns, or the panic value of a future combinator, which
-// has no error to return.
+// ErrNilFuture: the error BlockOn returns, the outcome of the JoinHandle a
+// spawn returns, the result of Blocking, Timeout and Deadline, or the panic
+// value of a future combinator, which has no error to return.
 //
 // # Cancellation
 //
@@ -88,7 +89,8 @@
 // stack. A panic no JoinHandle collects (a detached task's, or one in a
 // future's Cancel) is counted in Stats and goes to Config.OnPanic, or,
 // without one, to the standard logger with its stack, and the program goes
-// on.
+// on. So does the panic of a Waker that an I/O completion wakes: the I/O
+// driver contains it and delivers the rest of its completions.
 //
 // # Time
 //
@@ -219,7 +221,11 @@
 // ErrShutdown), lets each worker finish the poll it is in, then cancels every
 // task left, wherever it is (a queue, a LIFO slot, idle on a waker), so that
 // every JoinHandle resolves, and returns once every goroutine the runtime
-// started has returned. A BlockOn in progress returns ErrShutdown.
+// started has returned. A BlockOn in progress returns ErrShutdown. From its
+// start, new sockets and processes are refused with ErrShutdown and the
+// operations of the runtime's sockets fail with an error matching ErrClosed
+// (and net.ErrClosed) and ErrShutdown; every SignalStream of the runtime is
+// closed by the time it returns.
 //
 // # Statistics
 //
