@@ -100,7 +100,7 @@ func TestTimeoutZero(t *testing.T) {
 }
 
 // TestTimeoutNilFuture: Timeout and Deadline of a nil future resolve at
-// their first poll with an error matching future.ErrNilFuture, in a runtime
+// their first poll with an error matching ErrNilFuture, in a runtime
 // and outside one.
 func TestTimeoutNilFuture(t *testing.T) {
 	check := func(t *testing.T, f future.Future[future.Result[int]], poll func(future.Future[future.Result[int]]) (future.Result[int], bool)) {
@@ -110,6 +110,7 @@ func TestTimeoutNilFuture(t *testing.T) {
 		require.NotPanics(t, func() { r, ready = poll(f) })
 		require.True(t, ready)
 		require.Error(t, r.Err)
+		assert.True(t, errors.Is(r.Err, runtime.ErrNilFuture), "got %v", r.Err)
 		assert.True(t, errors.Is(r.Err, future.ErrNilFuture), "got %v", r.Err)
 		assert.Contains(t, r.Err.Error(), "runtime: ")
 	}

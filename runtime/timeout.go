@@ -1,10 +1,10 @@
 package runtime
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/scheduler"
 )
 
 // timeoutFuture is the future of Timeout and Deadline: the inner future's
@@ -30,7 +30,7 @@ type timeoutFuture[T any] struct {
 // future cancels f and removes the timer.
 //
 // A nil f is misuse: the returned future completes at its first poll with an
-// error matching future.ErrNilFuture.
+// error matching ErrNilFuture.
 func Timeout[T any](d time.Duration, f future.Future[T]) future.Future[future.Result[T]] {
 	if f == nil {
 		return future.Ready(future.Fail[T](errNilTimeout))
@@ -43,7 +43,7 @@ func Timeout[T any](d time.Duration, f future.Future[T]) future.Future[future.Re
 // already passed still gives the value of an f ready at its first poll), a
 // t math.MaxInt64 nanoseconds (about 292 years) or more after the runtime
 // started never comes, and a nil f completes with an error matching
-// future.ErrNilFuture.
+// ErrNilFuture.
 func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Result[T]] {
 	if f == nil {
 		return future.Ready(future.Fail[T](errNilTimeout))
@@ -52,20 +52,7 @@ func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Resul
 }
 
 // errNilTimeout is the error of Timeout and Deadline given a nil future.
-// It matches future.ErrNilFuture, and scheduler.ErrNilFuture, which Spawn
-// panics with for the same misuse.
-var errNilTimeout error = nilFutureError("runtime: Timeout or Deadline of a nil future")
-
-// nilFutureError is an error about a nil future that matches both
-// future.ErrNilFuture and scheduler.ErrNilFuture.
-type nilFutureError string
-
-func (e nilFutureError) Error() string { return string(e) }
-
-// Unwrap gives the sentinels it matches.
-func (nilFutureError) Unwrap() []error {
-	return []error{future.ErrNilFuture, scheduler.ErrNilFuture}
-}
+var errNilTimeout = fmt.Errorf("runtime: Timeout or Deadline: %w", ErrNilFuture)
 
 // Poll polls the inner future first (a future ready at the deadline wins),
 // then the timer. Polling after completion panics with
