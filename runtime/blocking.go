@@ -6,6 +6,7 @@ import (
 
 	"github.com/blitz-go/blitz/blocking"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -41,6 +42,10 @@ type BlockingFuture[T any] struct {
 	// object that made the future remembers its runtime). Immutable after
 	// construction.
 	home *Runtime
+	// sched is the scheduler of the runtime whose pool runs fn, to report a
+	// panic of the Waker that finish calls. Written by submit before the
+	// pool has the task; read by the pool thread after.
+	sched *scheduler.Scheduler
 
 	// task is the pool's record of the call; Run and Panicked are set at
 	// the first poll.
@@ -123,6 +128,7 @@ func (b *BlockingFuture[T]) submit(cx *future.Context) error {
 	if !ok {
 		return ErrNoRuntime
 	}
+	b.sched = h.rt.sched
 	b.task.Run = b.run
 	b.task.Panicked = b.panicked
 	if err := h.rt.pool.Submit(&b.task); err != nil {
@@ -157,7 +163,9 @@ func (b *BlockingFuture[T]) finish(set func()) bool {
 	wk := b.wk
 	b.wk = waker.Waker{}
 	b.mu.Unlock()
-	wk.Wake()
+	// Contained: a panic here would reach the pool as fn's own, and the
+	// outcome just stored would never be taken.
+	wakeReported(b.sched, wk, wakerOfBlockingPool)
 	return true
 }
 

@@ -60,7 +60,7 @@ func (r *fileRing) end() {
 	wk, fn := r.closeWk, r.closeFn
 	r.closeWk, r.closeFn = waker.Waker{}, nil
 	r.mu.Unlock()
-	wk.Wake()
+	wakeReported(r.io.sched, wk, wakerOfFileClose)
 	if fn != nil {
 		go fn() // close(2) may block: not on the worker that collected the completion
 	}

@@ -59,6 +59,10 @@ type ioDriver struct {
 	// poolCount and poolSize shape each ring's read pool: Config's count
 	// split over the rings, Config's size. Immutable.
 	poolCount, poolSize int
+	// sched is the runtime's scheduler, to report a Waker's panic that a
+	// goroutine without a Context contained (wakeReported). Written once by
+	// New before any socket or file exists; read-only after.
+	sched *scheduler.Scheduler
 	// errs counts Wait errors other than ErrClosed (they are not expected;
 	// the count is in Stats so that they are not silent).
 	errs atomic.Uint64

@@ -151,8 +151,11 @@ func (o *ioOp) complete(cx *future.Context, c *backend.Completion) {
 
 // Where a contained Waker panic happened, for its report.
 const (
-	wakerOfIODriver    = "a waker called by the I/O driver"
-	wakerOfTimerDriver = "a waker called by the timer driver"
+	wakerOfIODriver     = "a waker called by the I/O driver"
+	wakerOfTimerDriver  = "a waker called by the timer driver"
+	wakerOfBlockingPool = "a waker called by the blocking pool"
+	wakerOfFileClose    = "a waker called when a file's last operation ended"
+	wakerOfResolver     = "a waker called by a name lookup"
 )
 
 // wakeContained wakes wk through cx, as a driver delivering an event does,
@@ -165,20 +168,35 @@ const (
 func wakeContained(cx *future.Context, wk waker.Waker, where string) {
 	defer func() {
 		if r := recover(); r != nil {
-			reportContained(cx, where, r)
+			s, _ := cx.Executor().(*scheduler.Scheduler)
+			reportContained(s, where, r)
 		}
 	}()
 	cx.Wake(wk)
 }
 
-// reportContained reports r, a panic wakeContained recovered, through the
-// scheduler that cx belongs to (Scheduler.ReportPanic: counted, then
-// Config.OnPanic or the log); with no scheduler in cx, to the log. Called
-// by wakeContained's deferred function, on the panicking goroutine, so
-// that the stack is the panic's.
-func reportContained(cx *future.Context, where string, r any) {
+// wakeReported is wakeContained for a goroutine of the runtime's that has
+// no Context (a blocking-pool thread, a name lookup, the last operation of
+// a closing file): it calls wk.Wake directly and reports a panic through s
+// (nil: the log). The caller must have stored the outcome first and hold
+// no lock. Any goroutine.
+func wakeReported(s *scheduler.Scheduler, wk waker.Waker, where string) {
+	defer func() {
+		if r := recover(); r != nil {
+			reportContained(s, where, r)
+		}
+	}()
+	wk.Wake()
+}
+
+// reportContained reports r, a Waker's panic that wakeContained or
+// wakeReported recovered, through s (Scheduler.ReportPanic: counted, then
+// Config.OnPanic or the log); with no scheduler, to the log. Called by
+// their deferred functions, on the panicking goroutine, so that the stack
+// is the panic's.
+func reportContained(s *scheduler.Scheduler, where string, r any) {
 	pe := &PanicError{Value: r, Stack: debug.Stack()}
-	if s, ok := cx.Executor().(*scheduler.Scheduler); ok {
+	if s != nil {
 		s.ReportPanic(where, pe)
 		return
 	}

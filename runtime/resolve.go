@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -26,6 +27,10 @@ type ResolveFuture struct {
 	started bool
 	done    bool
 	cancel  context.CancelFunc
+	// sched is the scheduler of the first poll's runtime (nil outside
+	// one), to report a panic of the Waker the lookup goroutine calls.
+	// Written before that goroutine starts.
+	sched *scheduler.Scheduler
 
 	// mu guards the fields the lookup goroutine shares with Poll.
 	mu    sync.Mutex
@@ -49,6 +54,7 @@ func (r *ResolveFuture) Poll(cx *future.Context) (future.Result[[]netip.Addr], b
 		ctx, cancel := context.WithCancel(context.Background())
 		r.cancel = cancel
 		r.wk = cx.Waker()
+		r.sched, _ = cx.Executor().(*scheduler.Scheduler)
 		go r.lookup(ctx)
 	}
 	r.mu.Lock()
@@ -78,7 +84,7 @@ func (r *ResolveFuture) lookup(ctx context.Context) {
 	wk := r.wk
 	r.wk = waker.Waker{}
 	r.mu.Unlock()
-	wk.Wake()
+	wakeReported(r.sched, wk, wakerOfResolver)
 }
 
 // Cancel cancels the lookup.

@@ -170,6 +170,9 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	rt.sched = s
+	if rt.io != nil {
+		rt.io.sched = s
+	}
 	rt.timers.notify = s.Notify
 	if io := rt.io; io != nil {
 		// A sooner deadline goes to the worker sleeping in the backend, if

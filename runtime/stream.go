@@ -287,6 +287,9 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 						w.done = true
 						return future.Result[int]{Value: w.written, Err: w.n.opError("write", serr)}, true
 					}
+					if n == 0 {
+						return w.shortWrite()
+					}
 					w.written += n
 					continue
 				}
@@ -306,11 +309,22 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			w.done = true
 			return future.Result[int]{Value: w.written, Err: w.n.opError("write", c.Err)}, true
 		}
-		w.written += c.N
 		w.f = ioFuture{}
+		if c.N == 0 {
+			return w.shortWrite()
+		}
+		w.written += c.N
 	}
 	w.done = true
 	return future.Ok(w.written), true
+}
+
+// shortWrite ends a WriteAll whose send moved nothing and reported no error
+// (the kernel's answer for no progress): io.ErrShortWrite, as io.Writer's
+// contract has it, rather than trying the same send forever.
+func (w *WriteAllFuture) shortWrite() (future.Result[int], bool) {
+	w.done = true
+	return future.Result[int]{Value: w.written, Err: w.n.opError("write", io.ErrShortWrite)}, true
 }
 
 // Cancel abandons the rest of the write.

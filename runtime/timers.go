@@ -167,7 +167,8 @@ func (sh *timerShard) refreshNext() {
 // Maintain fires every due sleep and returns the time until the next
 // deadline (negative if none). It makes *timerDriver a scheduler.Driver;
 // the workers call it with their Context, and the wakes go through cx.Wake
-// so that a woken task runs on the worker that fired it.
+// so that a woken task runs on the worker that fired it (contained: a
+// Waker that panics is reported, see wakeContained).
 func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
 	now := d.nowTick()
 	if now > d.lastNow.Load() {
@@ -253,7 +254,7 @@ func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
 	sh.refreshNext()
 	sh.mu.Unlock()
 	for i, wk := range *out {
-		cx.Wake(wk)
+		wakeContained(cx, wk, wakerOfTimerDriver)
 		(*out)[i] = waker.Waker{}
 	}
 	*out = (*out)[:0]
