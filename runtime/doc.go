@@ -89,8 +89,9 @@
 // stack. A panic no JoinHandle collects (a detached task's, or one in a
 // future's Cancel) is counted in Stats and goes to Config.OnPanic, or,
 // without one, to the standard logger with its stack, and the program goes
-// on. So does the panic of a Waker that an I/O completion wakes: the I/O
-// driver contains it and delivers the rest of its completions.
+// on. So does the panic of a Waker that the runtime calls to deliver an event
+// (a timer, an I/O completion, the end of a blocking call): it is contained
+// there, and the other events are delivered.
 //
 // # Time
 //
@@ -222,10 +223,12 @@
 // task left, wherever it is (a queue, a LIFO slot, idle on a waker), so that
 // every JoinHandle resolves, and returns once every goroutine the runtime
 // started has returned. A BlockOn in progress returns ErrShutdown. From its
-// start, new sockets and processes are refused with ErrShutdown and the
+// start, new sockets, files and processes are refused with ErrShutdown; the
 // operations of the runtime's sockets fail with an error matching ErrClosed
-// (and net.ErrClosed) and ErrShutdown; every SignalStream of the runtime is
-// closed by the time it returns.
+// (and net.ErrClosed) and ErrShutdown, those of its files with an
+// *fs.PathError matching fs.ErrClosed and ErrShutdown, and closing either
+// still releases it. Every SignalStream of the runtime is closed by the time
+// Shutdown returns.
 //
 // # Statistics
 //
