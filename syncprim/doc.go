@@ -64,7 +64,11 @@
 //
 // Acquire(0) is ready at once; Acquire of a negative count completes with
 // ErrInvalidPermits. Release of a negative count panics with
-// ErrNegativePermits, as NewSemaphore does.
+// ErrNegativePermits, as NewSemaphore does. Release also adds permits the
+// semaphore never had, so it cannot catch a double release; the Permit
+// tiers (TryAcquirePermit, AcquirePermit, AcquirePermitBlocking) return the
+// permits as a Permit, checked like a read guard, whose second Release
+// panics with ErrGuardReleased and adds nothing.
 //
 // # Mutex
 //
@@ -72,11 +76,15 @@
 // and direct hand-off: Unlock with waiters gives the lock straight to the
 // first of them, and TryLock fails while anyone is queued. The zero Mutex is
 // unlocked because the core stores available-1: state 0 means "unlocked,
-// nobody queued", so TryLock and an uncontended Unlock are one CAS each
-// (0 to locked and back) with no lazy initialization. An Unlock that would
-// make more than one permit available panics with ErrNotLocked (a double
-// unlock, or the zero MutexGuard). Hand-off trades throughput under heavy
-// contention for fairness: unlike sync.Mutex, a goroutine or task that keeps
+// nobody queued", so TryLock is one CAS (0 to locked) and an uncontended
+// Unlock two (the guard's check below, then locked to 0), with no lazy
+// initialization. A MutexGuard knows which acquisition it belongs to: the
+// mutex counts its unlocks, a guard carries the count at its acquisition,
+// and Unlock advances the count with a CAS from that value before it
+// releases the permit. So a second Unlock, through the guard or a copy of
+// it, panics with ErrGuardReleased and cannot release a later holder's
+// lock; the zero MutexGuard panics with ErrNotLocked. Hand-off trades
+// throughput under heavy contention for fairness: unlike sync.Mutex, a goroutine or task that keeps
 // relocking cannot barge past one that is waiting, so each contended lock
 // pays a wakeup (see BenchmarkMutex).
 //
@@ -96,8 +104,12 @@
 //
 // WriteGuard.Downgrade releases MaxReaders-1 permits in one step: the lock
 // is never free in between, and the readers at the head of the queue are
-// admitted at once. Unlocking a guard whose lock is not held that way panics
-// with ErrNotLocked where it can be detected (more permits than MaxReaders).
+// admitted at once. A WriteGuard is checked as a MutexGuard is, with a
+// count of write releases. Readers hold the lock together, so each read
+// acquisition takes a token of its own from a sync.Pool (no allocation in
+// steady state) and releases it with a CAS; either way a second release of
+// a guard, through the guard or a copy of it, panics with ErrGuardReleased
+// and leaves the other holders' hold alone.
 //
 // # Barrier
 //

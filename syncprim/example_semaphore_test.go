@@ -46,3 +46,24 @@ func ExampleSemaphore() {
 	// acquired 2: <nil> available 0
 	// after close: false syncprim: closed
 }
+
+// Permits held as a Permit are returned once: releasing them again, through
+// the Permit or a copy of it, panics with ErrGuardReleased instead of adding
+// permits the holder no longer has.
+func ExamplePermit() {
+	sem := syncprim.NewSemaphore(3)
+	p, err := sem.AcquirePermitBlocking(context.Background(), 2)
+	fmt.Println("holding", p.N(), err, "available", sem.Available())
+	p.Release()
+	fmt.Println("released: available", sem.Available())
+	func() {
+		defer func() { fmt.Println("released again:", recover()) }()
+		p.Release()
+	}()
+	fmt.Println("available", sem.Available())
+	// Output:
+	// holding 2 <nil> available 1
+	// released: available 3
+	// released again: syncprim: guard already released
+	// available 3
+}

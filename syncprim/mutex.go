@@ -3,12 +3,14 @@ package syncprim
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/future"
 )
 
-// ErrNotLocked is the panic value of unlocking a Mutex or RwLock guard whose
-// lock is not held that way: a double unlock, or the zero guard.
+// ErrNotLocked is the panic value of unlocking the zero MutexGuard,
+// ReadGuard or WriteGuard, which holds nothing. A guard unlocked twice
+// panics with ErrGuardReleased instead.
 var ErrNotLocked = errors.New("syncprim: unlock of unlocked lock")
 
 // mutexBias is the Mutex's bias: the zero state word means 1 free permit.
@@ -27,20 +29,40 @@ type Mutex struct {
 	// c is the semaphore with bias 1: state 0 is unlocked, mutexLocked is
 	// locked with nobody queued.
 	c semCore
+	// seq counts the unlocks, and so tells the acquisitions apart: the
+	// guard of an acquisition carries the value seq had when it was made,
+	// and its Unlock moves seq on by one with a CAS from that value, before
+	// it releases the permit. A guard already unlocked (or a copy of it)
+	// finds seq moved and fails its CAS, so it can never release a later
+	// holder's lock. Loaded by the acquirer once it holds the lock (after
+	// the previous holder's CAS, which came before the release that let it
+	// in); CAS by Unlock.
+	seq atomic.Uint64
 }
 
-// MutexGuard is proof of holding a Mutex; Unlock releases it. The zero
-// MutexGuard holds nothing.
+// MutexGuard is proof of holding a Mutex; Unlock releases it. A guard is
+// a small value that may be copied, but releases its lock once: a second
+// Unlock, through the guard or any copy of it, panics with
+// ErrGuardReleased and leaves the mutex alone. The zero MutexGuard holds
+// nothing.
 type MutexGuard struct {
 	// m is the locked mutex, nil for the zero guard. Read-only.
 	m *Mutex
+	// seq is m.seq at the acquisition (see Mutex.seq). Read-only.
+	seq uint64
+}
+
+// guard returns the guard of the acquisition just made.
+// The goroutine that just locked m calls it.
+func (m *Mutex) guard() MutexGuard {
+	return MutexGuard{m: m, seq: m.seq.Load()} // after the acquisition; pairs with Unlock's CAS
 }
 
 // TryLock locks m if it is unlocked and nobody is queued, without waiting:
 // one CAS, no allocation.
 func (m *Mutex) TryLock() (MutexGuard, bool) {
 	if m.c.state.CompareAndSwap(0, mutexLocked) {
-		return MutexGuard{m}, true
+		return m.guard(), true
 	}
 	return MutexGuard{}, false
 }
@@ -57,30 +79,41 @@ func (m *Mutex) Lock() LockFuture {
 // A free lock wins over a ctx that is already done.
 func (m *Mutex) LockBlocking(ctx context.Context) (MutexGuard, error) {
 	if m.c.state.CompareAndSwap(0, mutexLocked) {
-		return MutexGuard{m}, nil
+		return m.guard(), nil
 	}
 	if err := m.c.acquireBlocking(ctx, 1, mutexBias, 0); err != nil {
 		return MutexGuard{}, err
 	}
-	return MutexGuard{m}, nil
+	return m.guard(), nil
 }
 
 // Unlock unlocks the mutex, handing it to the first queued waiter if any. It
-// panics with ErrNotLocked for the zero guard or a mutex that is not locked.
-// Unlocking through a copy of a guard already unlocked is not always caught
-// (the mutex may be locked again by then), as with sync.Mutex.
+// panics with ErrNotLocked for the zero guard, and with ErrGuardReleased if
+// this acquisition was already unlocked (through g or a copy of g): the
+// mutex, perhaps locked again by somebody else since, is left alone.
 func (g MutexGuard) Unlock() {
-	if m := g.m; m == nil || !m.c.state.CompareAndSwap(mutexLocked, 0) {
+	m := g.m
+	if m == nil || !m.seq.CompareAndSwap(g.seq, g.seq+1) { // pairs with the Load in guard
+		unlockMisuse(m)
+	}
+	if !m.c.state.CompareAndSwap(mutexLocked, 0) {
 		unlockSlow(m)
 	}
 }
 
-// unlockSlow is Unlock with waiters queued, or misuse.
-func unlockSlow(m *Mutex) {
+// unlockSlow is Unlock with waiters queued: it hands the lock on.
+func unlockSlow(m *Mutex) { m.c.release(1, 0) }
+
+// unlockMisuse panics for the Unlock of a guard that holds nothing: the
+// zero guard (m nil), or one already unlocked. Kept out of line: it is
+// cold.
+//
+//go:noinline
+func unlockMisuse(m *Mutex) {
 	if m == nil {
 		panic(ErrNotLocked)
 	}
-	m.c.release(1, 0)
+	panic(ErrGuardReleased)
 }
 
 // waiters returns the number of queued lockers, for tests.
@@ -100,7 +133,7 @@ type LockFuture struct {
 func (f *LockFuture) Poll(cx *future.Context) (MutexGuard, bool) {
 	if m := f.m; f.op.phase == opNew && m.c.state.CompareAndSwap(0, mutexLocked) {
 		f.op.phase = opDone
-		return MutexGuard{m}, true
+		return m.guard(), true
 	}
 	return f.pollSlow(cx)
 }
@@ -110,7 +143,7 @@ func (f *LockFuture) pollSlow(cx *future.Context) (MutexGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
 		return MutexGuard{}, false
 	}
-	return MutexGuard{f.m}, true
+	return f.m.guard(), true
 }
 
 // Cancel leaves the queue; a lock handed to the future passes on.

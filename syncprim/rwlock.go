@@ -2,6 +2,7 @@ package syncprim
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/future"
 )
@@ -23,26 +24,54 @@ type RwLock struct {
 	_ noCopy
 	// c is the semaphore with bias MaxReaders: state 0 is unlocked.
 	c semCore
+	// wseq counts the write unlocks and downgrades, to tell write
+	// acquisitions apart as Mutex.seq does: loaded by the writer once it
+	// holds the lock, CAS (from its guard's value) by its Unlock or
+	// Downgrade before it releases any permit.
+	wseq atomic.Uint64
 }
 
-// ReadGuard is proof of holding an RwLock for reading. The zero ReadGuard
-// holds nothing.
+// ReadGuard is proof of holding an RwLock for reading; Unlock releases it.
+// A guard may be copied, but releases its read lock once: a second Unlock,
+// through the guard or any copy of it, panics with ErrGuardReleased and
+// leaves the other readers' hold alone. The zero ReadGuard holds nothing.
 type ReadGuard struct {
 	// l is the locked RwLock, nil for the zero guard. Read-only.
 	l *RwLock
+	// tok and seq tell this read acquisition apart from the others (see
+	// guardToken). Read-only.
+	tok *guardToken
+	seq uint64
 }
 
-// WriteGuard is proof of holding an RwLock for writing. The zero
+// WriteGuard is proof of holding an RwLock for writing; Unlock or Downgrade
+// releases it, once: a second release, through the guard or any copy of
+// it, panics with ErrGuardReleased and leaves the lock alone. The zero
 // WriteGuard holds nothing.
 type WriteGuard struct {
 	// l is the locked RwLock, nil for the zero guard. Read-only.
 	l *RwLock
+	// seq is l.wseq at the acquisition (see RwLock.wseq). Read-only.
+	seq uint64
+}
+
+// readGuard returns the guard of the read acquisition just made.
+// The goroutine that just read-locked l calls it.
+func (l *RwLock) readGuard() ReadGuard {
+	tok, seq := takeToken()
+	return ReadGuard{l: l, tok: tok, seq: seq}
+}
+
+// writeGuard returns the guard of the write acquisition just made.
+// The goroutine that just write-locked l calls it.
+func (l *RwLock) writeGuard() WriteGuard {
+	return WriteGuard{l: l, seq: l.wseq.Load()} // after the acquisition; pairs with release's CAS
 }
 
 // TryRLock read-locks l if no writer holds it and nobody is queued: one CAS.
 func (l *RwLock) TryRLock() (ReadGuard, bool) {
 	if l.c.tryAcquire(1, MaxReaders) {
-		return ReadGuard{l}, true
+		return l.readGuard(), true
 	}
 	return ReadGuard{}, false
 }
@@ -59,13 +88,13 @@ func (l *RwLock) RLockBlocking(ctx context.Context) (ReadGuard, error) {
 	if err := l.c.acquireBlocking(ctx, 1, MaxReaders, 0); err != nil {
 		return ReadGuard{}, err
 	}
-	return ReadGuard{l}, nil
+	return l.readGuard(), nil
 }
 
 // TryLock write-locks l if it is not locked at all and nobody is queued.
 func (l *RwLock) TryLock() (WriteGuard, bool) {
 	if l.c.state.CompareAndSwap(0, rwWriteLocked) {
-		return WriteGuard{l}, true
+		return l.writeGuard(), true
 	}
 	return WriteGuard{}, false
 }
@@ -81,30 +110,45 @@ func (l *RwLock) Lock() WLockFuture {
 // the lock or ctx is done (an error wrapping ctx.Err()).
 func (l *RwLock) LockBlocking(ctx context.Context) (WriteGuard, error) {
 	if l.c.state.CompareAndSwap(0, rwWriteLocked) {
-		return WriteGuard{l}, nil
+		return l.writeGuard(), nil
 	}
 	if err := l.c.acquireBlocking(ctx, MaxReaders, MaxReaders, 0); err != nil {
 		return WriteGuard{}, err
 	}
-	return WriteGuard{l}, nil
+	return l.writeGuard(), nil
 }
 
 // Unlock releases the read lock. It panics with ErrNotLocked for the zero
-// guard or when no reader holds the lock.
+// guard, and with ErrGuardReleased if this read acquisition was already
+// released (through g or a copy of g); the lock is then left alone.
 func (g ReadGuard) Unlock() {
 	if g.l == nil {
 		panic(ErrNotLocked)
 	}
+	if !releaseToken(g.tok, g.seq) {
+		panic(ErrGuardReleased)
+	}
 	g.l.c.release(1, 0)
 }
 
-// Unlock releases the write lock, admitting the queue in FIFO order. It
-// panics with ErrNotLocked for the zero guard or when l is not locked so.
-func (g WriteGuard) Unlock() {
+// release ends the write acquisition of g, panicking if it holds nothing.
+func (g WriteGuard) release() *RwLock {
 	l := g.l
 	if l == nil {
 		panic(ErrNotLocked)
 	}
+	if !l.wseq.CompareAndSwap(g.seq, g.seq+1) { // pairs with the Load in writeGuard
+		panic(ErrGuardReleased)
+	}
+	return l
+}
+
+// Unlock releases the write lock, admitting the queue in FIFO order. It
+// panics with ErrNotLocked for the zero guard, and with ErrGuardReleased if
+// this write acquisition was already released (by Unlock or Downgrade,
+// through g or a copy of g); the lock is then left alone.
+func (g WriteGuard) Unlock() {
+	l := g.release()
 	if l.c.state.CompareAndSwap(rwWriteLocked, 0) {
 		return
 	}
@@ -113,14 +157,14 @@ func (g WriteGuard) Unlock() {
 
 // Downgrade atomically turns the write lock into a read lock: it releases
 // all permits but one, so the readers at the head of the queue get in and
-// no writer can come between. The WriteGuard must not be used afterwards.
+// no writer can come between. It releases the write acquisition: a later
+// Unlock or Downgrade of g panics with ErrGuardReleased, as does a
+// Downgrade of a guard already released.
 func (g WriteGuard) Downgrade() ReadGuard {
-	l := g.l
-	if l == nil {
-		panic(ErrNotLocked)
-	}
+	l := g.release()
+	r := l.readGuard() // before the release: the read hold is ours from now on
 	l.c.release(MaxReaders-1, 0)
-	return ReadGuard{l}
+	return r
 }
 
 // waiters returns the number of queued lockers, for tests.
@@ -140,7 +184,7 @@ func (f *RLockFuture) Poll(cx *future.Context) (ReadGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
 		return ReadGuard{}, false
 	}
-	return ReadGuard{f.l}, true
+	return f.l.readGuard(), true
 }
 
 // Cancel leaves the queue; a read lock handed to the future is released.
@@ -160,7 +204,7 @@ func (f *WLockFuture) Poll(cx *future.Context) (WriteGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
 		return WriteGuard{}, false
 	}
-	return WriteGuard{f.l}, true
+	return f.l.writeGuard(), true
 }
 
 // Cancel leaves the queue; permits handed to the future are released.

@@ -36,7 +36,7 @@ func TestRwLockBasics(t *testing.T) {
 	require.False(t, ok)
 	r1.Unlock()
 	r2.Unlock()
-	require.PanicsWithValue(t, ErrNotLocked, func() { r2.Unlock() })
+	require.PanicsWithValue(t, ErrGuardReleased, func() { r2.Unlock() })
 	require.PanicsWithValue(t, ErrNotLocked, func() { ReadGuard{}.Unlock() })
 	require.PanicsWithValue(t, ErrNotLocked, func() { WriteGuard{}.Unlock() })
 	require.PanicsWithValue(t, ErrNotLocked, func() { WriteGuard{}.Downgrade() })
@@ -45,7 +45,7 @@ func TestRwLockBasics(t *testing.T) {
 	_, ok = l.TryRLock()
 	require.False(t, ok)
 	w.Unlock()
-	require.PanicsWithValue(t, ErrNotLocked, func() { w.Unlock() })
+	require.PanicsWithValue(t, ErrGuardReleased, func() { w.Unlock() })
 
 	ctx := context.Background()
 	w, err := l.LockBlocking(ctx)

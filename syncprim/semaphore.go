@@ -524,7 +524,10 @@ func (s *Semaphore) AcquireBlocking(ctx context.Context, n int) error {
 }
 
 // Release returns n permits, handing them straight to queued waiters in
-// FIFO order. It panics with ErrNegativePermits if n < 0 and with
+// FIFO order. It also adds permits the semaphore never had (a zero
+// Semaphore gets its first permits this way), so it cannot catch a double
+// release: hold permits as a Permit (AcquirePermit and its siblings) for
+// that. It panics with ErrNegativePermits if n < 0 and with
 // ErrTooManyPermits if the semaphore would exceed MaxPermits. Release works
 // after Close.
 func (s *Semaphore) Release(n int) {
