@@ -91,7 +91,9 @@
 // without one, to the standard logger with its stack, and the program goes
 // on. So does the panic of a Waker that the runtime calls to deliver an event
 // (a timer, an I/O completion, the end of a blocking call): it is contained
-// there, and the other events are delivered.
+// there, and the other events are delivered. (A Sleep polled outside any
+// runtime is timed by time.AfterFunc, where a Waker's panic ends the program
+// as any AfterFunc's does.)
 //
 // # Time
 //

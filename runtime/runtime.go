@@ -33,7 +33,8 @@ type Config struct {
 	// OnPanic is called with every panic that no JoinHandle collects: that
 	// of a detached task (one whose JoinHandle was detached), of a future's
 	// Cancel when nobody holds its task's handle, and of a Waker that
-	// panicked when the I/O or timer driver called it. A worker contains
+	// panicked when the runtime called it to deliver an event (the I/O or
+	// timer driver, the blocking pool, a name lookup). A worker contains
 	// such a panic and goes on (every other Waker of the same batch is
 	// still called); the panic is counted in Stats.Panicked. OnPanic runs
 	// on the goroutine that caught the panic, usually a worker, and must
