@@ -375,7 +375,12 @@ func TestBroadcastStress(t *testing.T) {
 			})
 		}
 	}
-	spins := 0
+	// The sender waits for the slowest receiver to come within half the
+	// capacity. The watchdog measures progress, not time: it reports a
+	// lost wakeup only when the slowest receiver has not moved for
+	// stallAfter, however long the whole run takes on a loaded machine.
+	slowest, moved := int64(-1), time.Now()
+send:
 	for i := range n {
 		for {
 			slow := prog[0].count.Load()
@@ -385,10 +390,11 @@ func TestBroadcastStress(t *testing.T) {
 			if int64(i)-slow < capacity/2 || failed.Load() {
 				break
 			}
-			spins++
-			if spins == 5_000_000 { // a lost wakeup: say where everyone is
-				t.Logf("stuck at i=%d prog=%d %d %d %d tail=%d nWait=%d waiters=%d", i, prog[0].count.Load(), prog[1].count.Load(), prog[2].count.Load(), prog[3].count.Load(), b.tail.Load(), b.waiting.n.Load(), b.waiters())
-				t.FailNow()
+			if slow != slowest {
+				slowest, moved = slow, time.Now()
+			} else if time.Since(moved) > stallAfter { // a lost wakeup: say where everyone is
+				t.Errorf("stuck for %v at i=%d prog=%d %d %d %d tail=%d nWait=%d waiters=%d", stallAfter, i, prog[0].count.Load(), prog[1].count.Load(), prog[2].count.Load(), prog[3].count.Load(), b.tail.Load(), b.waiting.n.Load(), b.waiters())
+				break send // Close releases the receivers
 			}
 			runtime.Gosched()
 		}
@@ -396,6 +402,16 @@ func TestBroadcastStress(t *testing.T) {
 		require.NoError(t, err)
 	}
 	b.Close()
+	if t.Failed() {
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("the goroutine receivers did not return after Close")
+		}
+		return // the scheduler's shutdown cancels the tasks
+	}
 	waitAll(t, hs...)
 	wg.Wait()
 	close(errs)
