@@ -236,7 +236,7 @@ func TestBoundedBlockingCtx(t *testing.T) {
 		assert.NoError(t, err)
 		assert.Equal(t, 42, v)
 	}()
-	time.Sleep(5 * time.Millisecond)
+	require.True(t, waitUntil(t, "the receiver waiting", func() bool { _, r := c.waiters(); return r == 1 }))
 	require.NoError(t, c.SendBlocking(context.Background(), 42))
 	<-done
 }

@@ -179,7 +179,7 @@ func TestBroadcastBlocking(t *testing.T) {
 	b := NewBroadcast[int](4)
 	r := b.Subscribe()
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return b.waiters() == 1 })
 		_, _ = b.Send(3)
 	}()
 	v, err := r.RecvBlocking(context.Background())
@@ -198,7 +198,7 @@ func TestBroadcastBlocking(t *testing.T) {
 	require.Equal(t, 4, v)
 
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return b.waiters() == 1 })
 		b.Close()
 	}()
 	_, err = r.RecvBlocking(context.Background())

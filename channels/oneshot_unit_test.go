@@ -190,7 +190,7 @@ func TestOneshotReceiverCloseWakesFuture(t *testing.T) {
 func TestOneshotBlocking(t *testing.T) {
 	tx, rx := NewOneshot[int]()
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return rx.st.waiters() == 1 })
 		_ = tx.Send(9)
 	}()
 	v, err := rx.RecvBlocking(context.Background())
@@ -216,7 +216,7 @@ func TestOneshotBlocking(t *testing.T) {
 	// Receiver closed while a goroutine waits.
 	_, rx = NewOneshot[int]()
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return rx.st.waiters() == 1 })
 		rx.Close()
 	}()
 	_, err = rx.RecvBlocking(context.Background())
@@ -231,7 +231,7 @@ func TestOneshotBlockingCancelKeepsValue(t *testing.T) {
 		_, err := rx.RecvBlocking(ctx)
 		errc <- err
 	}()
-	time.Sleep(time.Millisecond)
+	require.True(t, waitUntil(t, "the receiver waiting", func() bool { return rx.st.waiters() == 1 }))
 	cancel()
 	err := <-errc
 	if err == nil {

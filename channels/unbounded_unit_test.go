@@ -112,7 +112,7 @@ func TestUnboundedBlocking(t *testing.T) {
 		assert.NoError(t, err)
 		assert.Equal(t, 9, v)
 	}()
-	time.Sleep(2 * time.Millisecond)
+	require.True(t, waitUntil(t, "the receiver waiting", func() bool { return u.waiters() == 1 }))
 	require.NoError(t, u.Send(9))
 	<-done
 }

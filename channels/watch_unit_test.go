@@ -144,7 +144,7 @@ func TestWatchBlocking(t *testing.T) {
 	w := NewWatch(0)
 	r := w.Subscribe()
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return w.waiters() == 1 })
 		_ = w.Send(1)
 	}()
 	require.NoError(t, r.ChangedBlocking(context.Background()))
@@ -160,7 +160,7 @@ func TestWatchBlocking(t *testing.T) {
 	require.NoError(t, r.ChangedBlocking(ctx))
 
 	go func() {
-		time.Sleep(time.Millisecond)
+		waitUntil(t, "the receiver waiting", func() bool { return w.waiters() == 1 })
 		w.Close()
 	}()
 	require.ErrorIs(t, r.ChangedBlocking(context.Background()), ErrClosed)

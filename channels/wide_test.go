@@ -441,3 +441,20 @@ func TestWatchWideSendWakesEveryReceiver(t *testing.T) {
 		r.finish()
 	})
 }
+
+// waitUntil polls cond every millisecond until it holds and reports true,
+// or gives up after a generous bound (a minute: the machine may be loaded,
+// and only a bug makes it that long), fails the test with what it waited
+// for and reports false. Any goroutine may call it.
+func waitUntil(t testing.TB, what string, cond func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Errorf("gave up waiting for %s after a minute", what)
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}

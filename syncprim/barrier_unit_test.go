@@ -158,9 +158,7 @@ func TestBarrierBlockingMixedWithFutures(t *testing.T) {
 		res, err = b.WaitBlocking(context.Background())
 		errc <- err
 	}()
-	for b.waiterCount() != 2 {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, waitUntil(t, "two queued arrivals", func() bool { return b.waiterCount() == 2 }))
 	r, ok := b.TryWait()
 	require.True(t, ok)
 	require.True(t, r.Leader)

@@ -50,7 +50,7 @@ func TestMutexStaleGuardUnlockPanics(t *testing.T) {
 		}
 		got <- g
 	}()
-	require.Eventually(t, func() bool { return m.waiters() == 1 }, 10*time.Second, time.Millisecond)
+	require.True(t, waitUntil(t, "one queued locker", func() bool { return m.waiters() == 1 }))
 	requireReleasedPanic(t, "stale unlock, one queued", func() { stale.Unlock() })
 	require.Equal(t, 1, m.waiters(), "the stale unlock handed the lock on")
 	select {

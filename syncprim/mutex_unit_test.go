@@ -93,7 +93,7 @@ func TestMutexBlockingHandOffCancel(t *testing.T) {
 		}
 		errc <- err
 	}()
-	require.Eventually(t, func() bool { return m.waiters() == 1 }, 5*time.Second, time.Millisecond)
+	require.True(t, waitUntil(t, "one queued locker", func() bool { return m.waiters() == 1 }))
 	cancel()
 	require.ErrorIs(t, <-errc, context.Canceled)
 	g.Unlock()

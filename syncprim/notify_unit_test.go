@@ -48,9 +48,7 @@ func TestNotifyOneIsFIFOAcrossTasksAndGoroutines(t *testing.T) {
 	require.False(t, ok)
 	done := make(chan error, 1)
 	go func() { done <- n.NotifiedBlocking(context.Background()) }()
-	for n.waiterCount() != 2 {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, waitUntil(t, "two queued waiters", func() bool { return n.waiterCount() == 2 }))
 	w3, cx3 := bnCx()
 	f3 := n.Notified()
 	_, ok = f3.Poll(cx3)

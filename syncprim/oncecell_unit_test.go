@@ -112,9 +112,7 @@ func TestOnceCellOwnerAndWaiters(t *testing.T) {
 		}
 		done <- v
 	}()
-	for c.waiterCount() != 2 {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, waitUntil(t, "two queued waiters", func() bool { return c.waiterCount() == 2 }))
 	initF.complete(future.Ok(7))
 	r, ok := f1.Poll(cx1)
 	require.True(t, ok)
@@ -276,9 +274,7 @@ func TestOnceCellBlocking(t *testing.T) {
 		}
 		done <- v
 	}()
-	for c.waiterCount() != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	require.True(t, waitUntil(t, "one queued waiter", func() bool { return c.waiterCount() == 1 }))
 	a.complete(future.Fail[int](errOcInit))
 	r, _ := f.Poll(cx)
 	require.ErrorIs(t, r.Err, errOcInit)

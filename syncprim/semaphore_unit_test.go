@@ -142,7 +142,7 @@ func TestSemaphoreClose(t *testing.T) {
 	require.False(t, ok)
 	done := make(chan error)
 	go func() { done <- s.AcquireBlocking(context.Background(), 1) }()
-	require.Eventually(t, func() bool { return s.waiters() == 3 }, 5*time.Second, time.Millisecond)
+	require.True(t, waitUntil(t, "three queued acquirers", func() bool { return s.waiters() == 3 }))
 	s.Close()
 	s.Close()
 	require.True(t, s.IsClosed())
@@ -294,7 +294,7 @@ func TestSemaphoreBlockingCtx(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	errc := make(chan error)
 	go func() { errc <- s.AcquireBlocking(ctx2, 3) }()
-	require.Eventually(t, func() bool { return s.waiters() == 1 }, 5*time.Second, time.Millisecond)
+	require.True(t, waitUntil(t, "one queued acquirer", func() bool { return s.waiters() == 1 }))
 	cx, _ := newCountCx()
 	b := newAcq(s, 1)
 	b.f.Poll(cx)
@@ -337,7 +337,7 @@ func TestSemaphoreMixedFIFO(t *testing.T) {
 			})
 			tasks = append(tasks, func() { waitAll(t, jh) })
 		}
-		require.Eventually(t, func() bool { return s.waiters() == i+1 }, 5*time.Second, time.Millisecond)
+		require.True(t, waitUntil(t, "the next acquirer queued", func() bool { return s.waiters() == i+1 }))
 	}
 	for i := range n {
 		s.Release(1)
