@@ -55,13 +55,15 @@ type bcSlot[T any] struct {
 // equal is a message, older is "nothing yet", newer is a lag. T is copied to
 // each receiver.
 //
-// Waiting receivers (tasks and goroutines) sit in one waitSet: a receiver
-// registers and then re-reads tail and closed; a sender stores tail and then
-// wakes the set, which takes its lock only when someone waits (waitSet's
-// "Protocol": no lost wakeup, and an uncontended Send takes no waiter lock). A
-// send wakes every waiting receiver, outside the lock (PopInto/WakeList);
-// a wake means "look", nothing is handed over, so a cancelled receive has
-// nothing to pass on.
+// Waiting receivers (tasks and goroutines) sit in one waiter list, with an
+// atomic count of them: a receiver registers (counts itself in) and then
+// re-reads tail and closed; a sender stores tail and then reads the count,
+// taking the list's lock only when someone waits. The atomics are
+// sequentially consistent, so one of the two sees the other: no wakeup is
+// lost, and an uncontended Send takes no waiter lock. A send wakes every
+// waiting receiver, outside the lock (PopInto/WakeList); a wake means
+// "look", nothing is handed over, so a cancelled receive has nothing to
+// pass on.
 type Broadcast[T any] struct {
 	slots []bcSlot[T] // fixed at construction
 	mask  uint64      // len(slots)-1 when a power of two, else 0

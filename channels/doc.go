@@ -52,8 +52,9 @@
 // still being written); ours then loads tail too: tail == head is truly
 // empty, anything else is a send in progress, which it waits for (spinning
 // briefly, then runtime.Gosched). TrySend does the same with head for
-// "full" versus a receive in progress. The porcupine test checks histories
-// of every tier against a FIFO with a capacity and a closed flag. The
+// "full" versus a receive in progress. The package's tests check histories
+// of every tier with a linearizability checker (porcupine) against a FIFO
+// with a capacity and a closed flag. The
 // waiting tiers need no such patience: after a few spins they treat an
 // operation in progress as full or empty and register, and the operation
 // in progress wakes them when it completes (the Dekker argument below).
@@ -106,7 +107,7 @@
 // wins, and the others are cancelled in the same poll. A cancelled
 // RecvFuture never took a message (it takes one only in the poll that
 // returns it) and passes on any wake it had been given; a cancelled
-// SendFuture never placed its value. TestSelectRecv checks that under
+// SendFuture never placed its value. The package's tests check that under
 // random selects over 2-4 channels from tasks and goroutines.
 //
 // # Oneshot
@@ -116,10 +117,11 @@
 // transition is a CAS on one atomic word of bits. SENDING means a send was
 // claimed. VALUE, TX_CLOSED and RX_CLOSED are terminal and never cleared.
 // RX_WAKER means the receiver's Waker is stored. TAKEN means the value was
-// delivered. Seed 000's four states become bits so that "receiver waiting"
-// can coexist with any other state (whoever sends or closes learns in the
-// same atomic step whether to wake) and so that the two sides' closes differ
-// (after the receiver closes, a value already sent stays receivable).
+// delivered. They are bits, not one of four states (empty, value sent,
+// receiver waiting, closed), so that "receiver waiting" can coexist with
+// any other state (whoever sends or closes learns in the same atomic step
+// whether to wake) and so that the two sides' closes differ (after the
+// receiver closes, a value already sent stays receivable).
 //
 // The receiver writes its Waker only while RX_WAKER is clear and no terminal
 // bit is set, then publishes it with a CAS that sets RX_WAKER and fails if a

@@ -15,9 +15,9 @@ import (
 var ErrAlreadySent = errors.New("channels: oneshot already sent")
 
 // The bits of oneshotState.state. VALUE, TX_CLOSED and RX_CLOSED are
-// terminal: once set they are never cleared. They refine seed 000's four
-// states (EMPTY, VALUE_SENT, RECEIVER_WAITING, CLOSED) into independent
-// bits: "receiver waiting" (RX_WAKER) coexists with the others, so a
+// terminal: once set they are never cleared. They are independent bits
+// rather than one of four states (empty, value sent, receiver waiting,
+// closed): "receiver waiting" (RX_WAKER) coexists with the others, so a
 // terminal transition learns atomically whether it must wake; CLOSED is
 // split by side (TX_CLOSED: the receiver gets ErrClosed; RX_CLOSED: a later
 // Send does, while a value already sent stays receivable); SENDING lets a

@@ -15,16 +15,18 @@ import (
 // modify) the value, and receivers learn that it changed and read the latest
 // value; intermediate values may be skipped, the latest never is.
 //
-// Protocol. The value and its version live under mu (an RWMutex: senders
-// write, Borrow reads); the version is also kept in the atomic ver, stored
-// under mu's write lock, so that HasChanged and the futures compare it with
-// the receiver's last seen version without a lock. Versions only grow.
+// Protocol. The value and its version live under a read-write lock
+// (senders write, Borrow reads); the version is also kept in an atomic,
+// stored under the write lock, so that HasChanged and the futures compare
+// it with the receiver's last seen version without a lock. Versions only
+// grow.
 //
-// Receivers waiting for a change (tasks and goroutines) sit in one waitSet.
-// A receiver registers, then re-reads ver and closed; a sender stores ver,
-// then wakes the set, which takes its lock only when someone waits and wakes
-// every waiter outside it (PopInto/WakeList). The atomics are
-// sequentially consistent, so either the sender sees the waiter or the
+// Receivers waiting for a change (tasks and goroutines) sit in one waiter
+// list, with an atomic count of them. A receiver registers (counts itself
+// in), then re-reads the version and the closed flag; a sender stores the
+// version, then reads the count, taking the list's lock only when someone
+// waits, and wakes every waiter outside it (PopInto/WakeList). The atomics
+// are sequentially consistent, so either the sender sees the waiter or the
 // waiter sees the new version: a Changed never misses the last send. A wake
 // means "look" (nothing is handed over), so a cancelled wait has nothing to
 // pass on.

@@ -25,8 +25,9 @@
 //
 // # Semaphore
 //
-// A Semaphore is FIFO-fair with direct hand-off, after seed 000's
-// anti-starvation algorithm. Its state is one atomic word,
+// A Semaphore is FIFO-fair with direct hand-off: released permits go
+// straight to the queued waiters in order, so no waiter starves and no
+// permit slips past the queue. Its state is one atomic word,
 //
 //	state = (available - bias) << 2 | closed bit | waiters bit
 //
@@ -86,7 +87,8 @@
 // lock; the zero MutexGuard panics with ErrNotLocked. Hand-off trades
 // throughput under heavy contention for fairness: unlike sync.Mutex, a goroutine or task that keeps
 // relocking cannot barge past one that is waiting, so each contended lock
-// pays a wakeup (see BenchmarkMutex).
+// pays a wakeup (the package's BenchmarkMutex measures the cost against
+// sync.Mutex).
 //
 // # RwLock
 //
