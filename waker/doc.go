@@ -156,7 +156,9 @@
 // goroutine may run as soon as its Wake is called, even under the lock: a
 // primitive whose waiters read some of its state without the lock (a
 // generation, a closed flag) publishes that state before the first Wake,
-// including those of WakeAll under the lock.
+// including those of WakeAll under the lock, or its woken waiters do not
+// judge a wake by that state alone: they take the lock and check that their
+// Waiter is unlinked, which the waker did before calling Wake.
 //
 // # Misuse
 //
