@@ -30,7 +30,7 @@ const wideWaiters = 3*waker.WakeListCap + 4
 
 // stallAfter is how long a wide test's progress may stand still before the
 // watchdog reports a stall. It measures a lack of progress, not slowness:
-// every step of every party resets it, so a loaded machine only makes the
+// every waiter that moves resets it, so a loaded machine only makes the
 // test slower.
 const stallAfter = 10 * time.Second
 
@@ -44,9 +44,6 @@ type wide struct {
 	cancel context.CancelFunc
 	// s runs the task parties; made by the first task.
 	s *scheduler.Scheduler
-	// steps counts every step of every party (an arrival, a release): the
-	// watchdog's measure of progress. Any goroutine.
-	steps atomic.Int64
 	// stalled is set by the watchdog when it gave up. Any goroutine.
 	stalled atomic.Bool
 	wg      sync.WaitGroup
@@ -59,9 +56,6 @@ func newWide(t *testing.T) *wide {
 	t.Cleanup(cancel)
 	return &wide{t: t, ctx: ctx, cancel: cancel}
 }
-
-// step records one step of progress. Any party calls it.
-func (r *wide) step() { r.steps.Add(1) }
 
 // goroutine starts a goroutine party.
 func (r *wide) goroutine(fn func(ctx context.Context)) {
@@ -91,8 +85,8 @@ func kinds(n, tasks int) []bool {
 }
 
 // await waits until measure reaches target. It reports a stall (and
-// cancels the goroutines' context) if neither measure nor the parties'
-// steps move for stallAfter, and then returns false; report describes the
+// cancels the goroutines' context) if measure does not move for
+// stallAfter, and then returns false; report describes the
 // state for the failure message.
 func (r *wide) await(what string, measure func() int64, target int64, report func() string) bool {
 	r.t.Helper()
@@ -104,8 +98,8 @@ func (r *wide) await(what string, measure func() int64, target int64, report fun
 		if m >= target {
 			return true
 		}
-		if p := m + r.steps.Load(); p != last {
-			last, moved = p, time.Now()
+		if m != last {
+			last, moved = m, time.Now()
 		} else if time.Since(moved) > stallAfter {
 			r.stalled.Store(true)
 			r.t.Errorf("stall: %s: %d of %d, no progress for %v; %s", what, m, target, stallAfter, report())
