@@ -239,7 +239,8 @@
 // a batch before Close runs it first: timers that expired before Close still
 // fire. After Close, AfterFunc returns a Timer that never fires. Since Close
 // waits for running callbacks, f must not call Close. With every Service
-// closed no goroutine of this package remains, which is what goleak checks.
+// closed no goroutine of this package remains, so a leak checker such as
+// go.uber.org/goleak finds none.
 //
 // # Differences from time.AfterFunc
 //

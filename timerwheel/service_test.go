@@ -1,6 +1,7 @@
 package timerwheel_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -8,9 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/blitz-go/blitz/timerwheel"
 )
@@ -73,15 +71,19 @@ func TestAfterFuncNeverEarlyAtMostOneTickLate(t *testing.T) {
 				wg.Wait()
 				worst := time.Duration(0)
 				for i := range n {
-					assert.GreaterOrEqual(t, lateness[i], time.Duration(0), "timer %d fired early", i)
-					assert.LessOrEqual(t, lateness[i], tick+schedSlack, "timer %d late", i)
+					if lateness[i] < 0 {
+						t.Errorf("timer %d fired early: lateness %v", i, lateness[i])
+					}
+					if lateness[i] > tick+schedSlack {
+						t.Errorf("timer %d late: lateness %v, want <= %v", i, lateness[i], tick+schedSlack)
+					}
 					worst = max(worst, lateness[i])
 				}
 				sorted := slices.Sorted(slices.Values(lateness[:]))
 				t.Logf("lateness p50 %v p99 %v max %v (tick %v)", sorted[n/2], sorted[n*99/100], worst, tick)
 				time.Sleep(2 * tick)
 				for i := range n {
-					assert.Equal(t, int32(1), count[i].Load(), "timer %d fire count", i)
+					equal(t, count[i].Load(), int32(1), "timer %d fire count", i)
 				}
 			})
 		}
@@ -93,17 +95,25 @@ func TestTimerStop(t *testing.T) {
 	defer svc.Close()
 	var fired atomic.Int32
 	tm := svc.AfterFunc(100*time.Millisecond, func() { fired.Add(1) })
-	assert.Equal(t, 1, svc.Pending())
-	assert.True(t, tm.Stop(), "Stop of an active timer")
-	assert.False(t, tm.Stop(), "second Stop")
-	assert.Equal(t, 0, svc.Pending())
+	equal(t, svc.Pending(), 1)
+	if !tm.Stop() {
+		t.Error("Stop of an active timer")
+	}
+	if tm.Stop() {
+		t.Error("second Stop")
+	}
+	equal(t, svc.Pending(), 0)
 	time.Sleep(150 * time.Millisecond)
-	assert.Zero(t, fired.Load(), "stopped timer fired")
+	if got := fired.Load(); got != 0 {
+		t.Errorf("stopped timer fired: fired.Load() = %v, want 0", got)
+	}
 
 	done := make(chan struct{})
 	tm = svc.AfterFunc(time.Millisecond, func() { close(done) })
 	<-done
-	assert.False(t, tm.Stop(), "Stop after fire")
+	if tm.Stop() {
+		t.Error("Stop after fire")
+	}
 }
 
 func TestTimerReset(t *testing.T) {
@@ -116,23 +126,37 @@ func TestTimerReset(t *testing.T) {
 
 			tm := svc.AfterFunc(time.Hour, f)
 			start := time.Now()
-			assert.True(t, tm.Reset(20*time.Millisecond), "Reset of an active timer")
+			if !tm.Reset(20 * time.Millisecond) {
+				t.Error("Reset of an active timer")
+			}
 			got := <-fires
-			assert.GreaterOrEqual(t, got.Sub(start), 20*time.Millisecond, "fired early")
+			if d := got.Sub(start); d < 20*time.Millisecond {
+				t.Errorf("fired early: after %v, want >= 20ms", d)
+			}
 
-			assert.False(t, tm.Reset(time.Millisecond), "Reset after fire")
+			if tm.Reset(time.Millisecond) {
+				t.Error("Reset after fire")
+			}
 			<-fires // fires again
 
 			tm.Reset(time.Hour)
-			assert.True(t, tm.Stop())
-			assert.False(t, tm.Reset(time.Millisecond), "Reset after Stop")
+			if !tm.Stop() {
+				t.Error("Stop of a timer re-armed by Reset")
+			}
+			if tm.Reset(time.Millisecond) {
+				t.Error("Reset after Stop")
+			}
 			<-fires
 
 			tm.Reset(time.Hour) // moving later: the earlier arm must not fire
-			assert.True(t, tm.Reset(time.Hour))
+			if !tm.Reset(time.Hour) {
+				t.Error("Reset of an active timer")
+			}
 			time.Sleep(20 * time.Millisecond)
-			assert.Empty(t, fires)
-			assert.Equal(t, 1, svc.Pending())
+			if len(fires) != 0 {
+				t.Errorf("%d fires after Reset to an hour, want none", len(fires))
+			}
+			equal(t, svc.Pending(), 1)
 		})
 	}
 }
@@ -151,17 +175,29 @@ func TestCloseDiscardsPendingTimers(t *testing.T) {
 			for i := range timers {
 				timers[i] = svc.AfterFunc(time.Duration(100+i)*time.Millisecond, f)
 			}
-			require.NoError(t, svc.Close())
-			assert.Equal(t, 0, svc.Pending())
+			if err := svc.Close(); err != nil {
+				t.Fatalf("svc.Close(): %v", err)
+			}
+			equal(t, svc.Pending(), 0)
 			for _, tm := range timers {
-				assert.False(t, tm.Stop(), "Stop after Close")
-				assert.False(t, tm.Reset(time.Millisecond), "Reset after Close")
+				if tm.Stop() {
+					t.Error("Stop after Close")
+				}
+				if tm.Reset(time.Millisecond) {
+					t.Error("Reset after Close")
+				}
 			}
 			late := svc.AfterFunc(0, f)
 			time.Sleep(250 * time.Millisecond) // past every discarded deadline
-			assert.Zero(t, fired.Load(), "a timer fired after Close")
-			assert.False(t, late.Stop())
-			assert.ErrorIs(t, svc.Close(), timerwheel.ErrClosed)
+			if got := fired.Load(); got != 0 {
+				t.Errorf("a timer fired after Close: fired.Load() = %v, want 0", got)
+			}
+			if late.Stop() {
+				t.Error("Stop of a timer armed after Close")
+			}
+			if err := svc.Close(); !errors.Is(err, timerwheel.ErrClosed) {
+				t.Errorf("svc.Close() = %v, want %v", err, timerwheel.ErrClosed)
+			}
 		})
 	}
 }
@@ -188,8 +224,12 @@ func TestCloseWaitsForRunningCallback(t *testing.T) {
 			case <-time.After(30 * time.Millisecond):
 			}
 			close(release)
-			require.NoError(t, <-closed)
-			assert.True(t, returned.Load())
+			if err := <-closed; err != nil {
+				t.Fatalf("<-closed: %v", err)
+			}
+			if !returned.Load() {
+				t.Error("Close returned before the running callback did")
+			}
 		})
 	}
 }
@@ -226,9 +266,11 @@ func TestInlineCallbackMayUseService(t *testing.T) {
 func TestDriverSleepsWhenIdle(t *testing.T) {
 	svc := timerwheel.NewService(timerwheel.WithShards(2))
 	defer svc.Close()
-	require.True(t, eventually(t, time.Second, func() bool { return svc.DriverWakes() == 2 }))
+	if !eventually(t, time.Second, func() bool { return svc.DriverWakes() == 2 }) {
+		t.Fatalf("DriverWakes() = %d after a second, want 2 (one per shard)", svc.DriverWakes())
+	}
 	time.Sleep(50 * time.Millisecond)
-	assert.Equal(t, uint64(2), svc.DriverWakes(), "idle drivers woke")
+	equal(t, svc.DriverWakes(), uint64(2), "idle drivers woke")
 
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -239,9 +281,11 @@ func TestDriverSleepsWhenIdle(t *testing.T) {
 	wg.Wait()
 	time.Sleep(50 * time.Millisecond)
 	wakes := svc.DriverWakes()
-	assert.LessOrEqual(t, wakes, uint64(2+3*4), "wakes for three timers")
+	if wakes > uint64(2+3*4) {
+		t.Errorf("wakes for three timers: wakes = %v, want <= %v", wakes, uint64(2+3*4))
+	}
 	time.Sleep(50 * time.Millisecond)
-	assert.Equal(t, wakes, svc.DriverWakes(), "drivers woke with nothing pending")
+	equal(t, svc.DriverWakes(), wakes, "drivers woke with nothing pending")
 }
 
 func TestServiceMisusePanics(t *testing.T) {
@@ -258,13 +302,17 @@ func TestServiceMisusePanics(t *testing.T) {
 
 func TestServiceOptions(t *testing.T) {
 	svc := timerwheel.NewService()
-	assert.Equal(t, runtime.GOMAXPROCS(0), svc.Shards())
-	assert.Equal(t, timerwheel.DefaultTick, svc.Tick())
-	require.NoError(t, svc.Close())
+	equal(t, svc.Shards(), runtime.GOMAXPROCS(0))
+	equal(t, svc.Tick(), timerwheel.DefaultTick)
+	if err := svc.Close(); err != nil {
+		t.Fatalf("svc.Close(): %v", err)
+	}
 	svc = timerwheel.NewService(timerwheel.WithShards(5), timerwheel.WithTick(3*time.Millisecond))
-	assert.Equal(t, 5, svc.Shards())
-	assert.Equal(t, 3*time.Millisecond, svc.Tick())
-	require.NoError(t, svc.Close())
+	equal(t, svc.Shards(), 5)
+	equal(t, svc.Tick(), 3*time.Millisecond)
+	if err := svc.Close(); err != nil {
+		t.Fatalf("svc.Close(): %v", err)
+	}
 }
 
 // arm is one scheduling of a stress timer: f must run once, not before
@@ -316,9 +364,15 @@ func TestStressAfterFuncStopReset(t *testing.T) {
 			}
 			ok := eventually(t, 10*time.Second, func() bool { return fired.Load() >= want })
 			time.Sleep(20 * time.Millisecond) // room for a wrong extra fire to show
-			require.NoError(t, svc.Close())
-			require.True(t, ok, "fired %d of %d", fired.Load(), want)
-			require.Equal(t, want, fired.Load())
+			if err := svc.Close(); err != nil {
+				t.Fatalf("svc.Close(): %v", err)
+			}
+			if !ok {
+				t.Fatalf("fired %d of %d", fired.Load(), want)
+			}
+			if got := fired.Load(); got != want {
+				t.Fatalf("fired %d, want %d", got, want)
+			}
 			for _, ts := range all {
 				for _, st := range ts {
 					checkArms(t, st)
@@ -383,11 +437,15 @@ func checkArms(t *testing.T, st *stressTimer) {
 	st.mu.Lock()
 	fires := slices.Clone(st.fires)
 	st.mu.Unlock()
-	require.Len(t, fires, len(earliest))
+	if len(fires) != len(earliest) {
+		t.Fatalf("len(fires) = %d, want %d: %v", len(fires), len(earliest), fires)
+	}
 	slices.SortFunc(earliest, time.Time.Compare)
 	slices.SortFunc(fires, time.Time.Compare)
 	for i := range fires {
-		require.False(t, fires[i].Before(earliest[i]), "fired %v before its earliest time", earliest[i].Sub(fires[i]))
+		if fires[i].Before(earliest[i]) {
+			t.Fatalf("fired %v before its earliest time", earliest[i].Sub(fires[i]))
+		}
 	}
 }
 
@@ -424,10 +482,17 @@ func TestConcurrentStopsRaceWithFiring(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.True(t, eventually(t, 5*time.Second, func() bool { return svc.Pending() == 0 }))
+	if !eventually(t, 5*time.Second, func() bool { return svc.Pending() == 0 }) {
+		t.Fatalf("Pending() = %d after 5s, want 0", svc.Pending())
+	}
 	time.Sleep(20 * time.Millisecond)
-	require.NoError(t, svc.Close()) // waits for every started f
+	// Close waits for every started f.
+	if err := svc.Close(); err != nil {
+		t.Fatalf("svc.Close(): %v", err)
+	}
 	for i := range n {
-		require.Equal(t, int32(1), fires[i].Load()+stops[i].Load(), "timer %d: fires %d stops %d", i, fires[i].Load(), stops[i].Load())
+		if f, s := fires[i].Load(), stops[i].Load(); f+s != 1 {
+			t.Fatalf("timer %d: fires %d stops %d, want one in all", i, f, s)
+		}
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/blitz-go/blitz/timerwheel"
 )
 
@@ -20,18 +17,32 @@ func TestTimebaseRounding(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, tick := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 7 * time.Millisecond, time.Second} {
 		tb := timerwheel.NewTimebase(origin, tick)
-		require.Equal(t, tick, tb.Tick())
+		if got := tb.Tick(); got != tick {
+			t.Fatalf("Tick() = %v, want %v", got, tick)
+		}
 		for range 10_000 {
 			at := origin.Add(time.Duration(r.Int64N(int64(1000 * time.Hour))))
 			dl := tb.DeadlineTick(at)
-			assert.False(t, tb.Time(dl).Before(at), "deadline tick starts before the deadline")
-			assert.Less(t, tb.Time(dl).Sub(at), tick, "deadline tick starts a tick or more late")
+			if tb.Time(dl).Before(at) {
+				t.Error("deadline tick starts before the deadline")
+			}
+			if got := tb.Time(dl).Sub(at); got >= tick {
+				t.Errorf("deadline tick starts a tick or more late: tb.Time(dl).Sub(at) = %v, want < %v", got, tick)
+			}
 			now := tb.TickAt(at)
-			assert.False(t, tb.Time(now).After(at), "present's tick starts after the present")
-			assert.Less(t, at.Sub(tb.Time(now)), tick)
-			assert.LessOrEqual(t, dl-now, uint64(1))
+			if tb.Time(now).After(at) {
+				t.Error("present's tick starts after the present")
+			}
+			if got := at.Sub(tb.Time(now)); got >= tick {
+				t.Errorf("at.Sub(tb.Time(now)) = %v, want < %v", got, tick)
+			}
+			if got := dl - now; got > 1 {
+				t.Errorf("deadline tick %d is %d ticks after the present's tick %d, want at most 1", dl, got, now)
+			}
 			d := time.Duration(r.Int64N(int64(time.Hour)))
-			assert.GreaterOrEqual(t, time.Duration(tb.Ticks(d))*tick, d)
+			if got := time.Duration(tb.Ticks(d)) * tick; got < d {
+				t.Errorf("time.Duration(tb.Ticks(d))*tick = %v, want >= %v", got, d)
+			}
 		}
 	}
 }
@@ -39,16 +50,16 @@ func TestTimebaseRounding(t *testing.T) {
 func TestTimebaseEdges(t *testing.T) {
 	origin := time.Now()
 	tb := timerwheel.NewTimebase(origin, 0)
-	assert.Equal(t, timerwheel.DefaultTick, tb.Tick())
-	assert.Equal(t, origin, tb.Origin())
-	assert.Equal(t, uint64(0), tb.TickAt(origin.Add(-time.Hour)), "before the origin")
-	assert.Equal(t, uint64(0), tb.DeadlineTick(origin.Add(-time.Hour)))
-	assert.Equal(t, uint64(0), tb.Ticks(-time.Second))
-	assert.Equal(t, uint64(0), tb.Ticks(0))
-	assert.Equal(t, uint64(1), tb.Ticks(1))
-	assert.Equal(t, uint64(1), tb.Ticks(time.Millisecond))
-	assert.Equal(t, uint64(2), tb.Ticks(time.Millisecond+1))
-	assert.Equal(t, origin.Add(1<<63-1), tb.Time(1<<63), "Time saturates")
+	equal(t, tb.Tick(), timerwheel.DefaultTick)
+	equal(t, tb.Origin(), origin)
+	equal(t, tb.TickAt(origin.Add(-time.Hour)), uint64(0), "before the origin")
+	equal(t, tb.DeadlineTick(origin.Add(-time.Hour)), uint64(0))
+	equal(t, tb.Ticks(-time.Second), uint64(0))
+	equal(t, tb.Ticks(0), uint64(0))
+	equal(t, tb.Ticks(1), uint64(1))
+	equal(t, tb.Ticks(time.Millisecond), uint64(1))
+	equal(t, tb.Ticks(time.Millisecond+1), uint64(2))
+	equal(t, tb.Time(1<<63), origin.Add(1<<63-1), "Time saturates")
 	var zero timerwheel.Timebase
-	assert.Equal(t, timerwheel.DefaultTick, zero.Tick())
+	equal(t, zero.Tick(), timerwheel.DefaultTick)
 }

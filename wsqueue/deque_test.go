@@ -4,9 +4,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	. "github.com/blitz-go/blitz/wsqueue"
 )
 
@@ -24,20 +21,20 @@ func TestNewDequeRoundsCapacityHint(t *testing.T) {
 		{-1, DefaultCapacity}, {0, DefaultCapacity}, {1, 2}, {2, 2}, {3, 4}, {5, 8}, {64, 64}, {65, 128},
 	} {
 		o, _ := NewDeque[int](c.hint)
-		assert.Equal(t, c.want, o.Capacity(), "hint %d", c.hint)
+		equal(t, o.Capacity(), c.want, "hint %d", c.hint)
 	}
 }
 
 func TestDequePushNilPanics(t *testing.T) {
 	o, _ := NewDeque[int](4)
-	assert.PanicsWithValue(t, "wsqueue: push of nil item", func() { o.Push(nil) })
+	panicsWith(t, "wsqueue: push of nil item", func() { o.Push(nil) })
 }
 
 func TestStealResultString(t *testing.T) {
-	assert.Equal(t, "empty", StealEmpty.String())
-	assert.Equal(t, "success", StealSuccess.String())
-	assert.Equal(t, "retry", StealRetry.String())
-	assert.Equal(t, "StealResult(9)", StealResult(9).String())
+	equal(t, StealEmpty.String(), "empty")
+	equal(t, StealSuccess.String(), "success")
+	equal(t, StealRetry.String(), "retry")
+	equal(t, StealResult(9).String(), "StealResult(9)")
 }
 
 func TestDequeOwnerIsLIFOThievesAreFIFO(t *testing.T) {
@@ -45,19 +42,27 @@ func TestDequeOwnerIsLIFOThievesAreFIFO(t *testing.T) {
 	for _, p := range ints(0, 6) {
 		o.Push(p)
 	}
-	assert.Equal(t, 6, o.Len())
-	assert.Equal(t, 6, s.Len())
+	equal(t, o.Len(), 6)
+	equal(t, s.Len(), 6)
 	x, r := s.Steal()
-	assert.Equal(t, StealSuccess, r)
-	assert.Equal(t, 0, val(x))
-	assert.Equal(t, 1, val(s.StealLoop()))
-	assert.Equal(t, []int{5, 4, 3, 2}, popAllDeque(o))
-	assert.True(t, o.IsEmpty())
-	assert.True(t, s.IsEmpty())
+	equal(t, r, StealSuccess)
+	equal(t, val(x), 0)
+	equal(t, val(s.StealLoop()), 1)
+	equal(t, popAllDeque(o), []int{5, 4, 3, 2})
+	if !o.IsEmpty() {
+		t.Error("o.IsEmpty() is false")
+	}
+	if !s.IsEmpty() {
+		t.Error("s.IsEmpty() is false")
+	}
 	x, r = s.Steal()
-	assert.Nil(t, x)
-	assert.Equal(t, StealEmpty, r)
-	assert.Nil(t, s.StealLoop())
+	if x != nil {
+		t.Errorf("x = &%d, want nil", *x)
+	}
+	equal(t, r, StealEmpty)
+	if got := s.StealLoop(); got != nil {
+		t.Errorf("s.StealLoop() = &%d, want nil", *got)
+	}
 }
 
 func TestDequeGrowsAndKeepsOrder(t *testing.T) {
@@ -65,18 +70,24 @@ func TestDequeGrowsAndKeepsOrder(t *testing.T) {
 	for _, p := range ints(0, 100) {
 		o.Push(p)
 	}
-	assert.Equal(t, 128, o.Capacity())
+	equal(t, o.Capacity(), 128)
 	for i := range 10 {
-		require.Equal(t, i, val(s.StealLoop()))
+		if got := val(s.StealLoop()); got != i {
+			t.Fatalf("steal %d took %d, want %d", i, got, i)
+		}
 	}
 	for _, p := range ints(100, 200) { // grows again with top at 10
 		o.Push(p)
 	}
-	assert.Equal(t, 512, o.Capacity())
+	equal(t, o.Capacity(), 512)
 	got := popAllDeque(o)
-	require.Len(t, got, 290)
+	if len(got) != 290 {
+		t.Fatalf("len(got) = %d, want %d: %v", len(got), 290, got)
+	}
 	for i, v := range got {
-		require.Equal(t, 299-i, v)
+		if v != 299-i {
+			t.Fatalf("pop %d = %d, want %d", i, v, 299-i)
+		}
 	}
 }
 
@@ -91,14 +102,20 @@ func TestDequeConsumedSlotsAreClearedWhenOwnerFindsDequeEmpty(t *testing.T) {
 	s.Steal()
 	s.Steal()
 	o.Pop()
-	assert.Equal(t, 10, DequeNonNilSlots(s), "consumed slots are only cleared lazily")
+	equal(t, DequeNonNilSlots(s), 10, "consumed slots are only cleared lazily")
 	popAllDeque(o)
-	assert.Zero(t, DequeNonNilSlots(s))
+	if got := DequeNonNilSlots(s); got != 0 {
+		t.Errorf("DequeNonNilSlots(s) = %v, want 0", got)
+	}
 
 	o.Push(ints(0, 1)[0])
 	s.Steal()
-	assert.Nil(t, o.Pop())
-	assert.Zero(t, DequeNonNilSlots(s))
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
+	if got := DequeNonNilSlots(s); got != 0 {
+		t.Errorf("DequeNonNilSlots(s) = %v, want 0", got)
+	}
 }
 
 // pausedDequeSteal is a Steal running on its own goroutine, paused after it
@@ -154,15 +171,17 @@ func TestDequeThiefHoldingOldRingAcrossGrowth(t *testing.T) {
 	for _, q := range ints(2, 20) {
 		o.Push(q)
 	}
-	assert.Equal(t, 32, o.Capacity())
-	assert.Equal(t, 21, val(o.Pop()))
+	equal(t, o.Capacity(), 32)
+	equal(t, val(o.Pop()), 21)
 
 	x, r := p.finish()
-	assert.Equal(t, StealSuccess, r)
-	assert.Equal(t, 0, x)
+	equal(t, r, StealSuccess)
+	equal(t, x, 0)
 	got := popAllDeque(o)
-	require.Len(t, got, 20)
-	assert.Equal(t, 1, got[len(got)-1])
+	if len(got) != 20 {
+		t.Fatalf("len(got) = %d, want %d: %v", len(got), 20, got)
+	}
+	equal(t, got[len(got)-1], 1)
 }
 
 // TestDequeOwnerWinsLastItemAgainstStalledThief: with one item left, the
@@ -173,14 +192,14 @@ func TestDequeOwnerWinsLastItemAgainstStalledThief(t *testing.T) {
 	o.Push(ints(7, 1)[0])
 	p := startPausedDequeSteal(s)
 
-	assert.Equal(t, 7, val(o.Pop()))
+	equal(t, val(o.Pop()), 7)
 	x, r := p.finish()
-	assert.Equal(t, StealRetry, r)
-	assert.Equal(t, -1, x)
+	equal(t, r, StealRetry)
+	equal(t, x, -1)
 	_, r = s.Steal()
-	assert.Equal(t, StealEmpty, r)
+	equal(t, r, StealEmpty)
 	top, bottom := DequeIndices(s)
-	assert.Equal(t, top, bottom)
+	equal(t, bottom, top)
 }
 
 // TestDequeThiefWinsLastItemAgainstOwner: the thief's CAS lands first; the
@@ -190,11 +209,13 @@ func TestDequeThiefWinsLastItemAgainstOwner(t *testing.T) {
 	o.Push(ints(7, 1)[0])
 	p := startPausedDequeSteal(s)
 	x, r := p.finish()
-	assert.Equal(t, StealSuccess, r)
-	assert.Equal(t, 7, x)
-	assert.Nil(t, o.Pop())
+	equal(t, r, StealSuccess)
+	equal(t, x, 7)
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
 	o.Push(ints(8, 1)[0])
-	assert.Equal(t, 8, val(o.Pop()), "bottom and top are consistent after the race")
+	equal(t, val(o.Pop()), 8, "bottom and top are consistent after the race")
 }
 
 // TestDequeOwnerPopsAboveStalledThief: with two items, the owner's reserving
@@ -205,11 +226,13 @@ func TestDequeOwnerPopsAboveStalledThief(t *testing.T) {
 	o.Push(ints(0, 1)[0])
 	o.Push(ints(1, 1)[0])
 	p := startPausedDequeSteal(s)
-	assert.Equal(t, 1, val(o.Pop()))
+	equal(t, val(o.Pop()), 1)
 	x, r := p.finish()
-	assert.Equal(t, StealSuccess, r)
-	assert.Equal(t, 0, x)
-	assert.Nil(t, o.Pop())
+	equal(t, r, StealSuccess)
+	equal(t, x, 0)
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
 }
 
 // TestDequeStalledThiefLosesToAnotherThief: two thieves race for the same
@@ -220,13 +243,15 @@ func TestDequeStalledThiefLosesToAnotherThief(t *testing.T) {
 	o.Push(ints(1, 1)[0])
 	p := startPausedDequeSteal(s)
 	x, r := s.Steal()
-	assert.Equal(t, StealSuccess, r)
-	assert.Equal(t, 0, val(x))
+	equal(t, r, StealSuccess)
+	equal(t, val(x), 0)
 	y, r := p.finish()
-	assert.Equal(t, StealRetry, r)
-	assert.Equal(t, -1, y)
-	assert.Equal(t, 1, val(s.StealLoop()))
-	assert.Nil(t, o.Pop())
+	equal(t, r, StealRetry)
+	equal(t, y, -1)
+	equal(t, val(s.StealLoop()), 1)
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
 }
 
 // TestDequeReservingPopRacesThiefForLastItem: the owner sees two items, and
@@ -257,11 +282,13 @@ func TestDequeReservingPopRacesThiefForLastItem(t *testing.T) {
 	})
 	got := val(o.Pop())
 	x, r := second.finish()
-	assert.Equal(t, 0, first)
-	assert.Equal(t, 1, got, "the owner's CAS came first")
-	assert.Equal(t, StealRetry, r, "so the second thief's CAS must fail")
-	assert.Equal(t, -1, x)
-	assert.Nil(t, o.Pop())
+	equal(t, first, 0)
+	equal(t, got, 1, "the owner's CAS came first")
+	equal(t, r, StealRetry, "so the second thief's CAS must fail")
+	equal(t, x, -1)
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
 	top, bottom := DequeIndices(s)
-	assert.Equal(t, top, bottom)
+	equal(t, bottom, top)
 }

@@ -11,9 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	. "github.com/blitz-go/blitz/wsqueue"
 )
 
@@ -68,7 +65,9 @@ func (p *pausedSteal) finish() stealResult {
 func newFull(t *testing.T, capacity, n int) (*Owner[int], *Stealer[int]) {
 	t.Helper()
 	o, s, err := NewSize[int](capacity)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o.PushBatch(ints(0, n), nil)
 	return o, s
 }
@@ -82,14 +81,14 @@ func TestOwnerPopsPastStealInProgress(t *testing.T) {
 	p := startPausedSteal(t, s, dst, HookStealClaimed, nil)
 
 	steal, real, tail := Indices(s)
-	assert.Equal(t, [3]uint32{0, 4, 8}, [3]uint32{steal, real, tail}, "claimed [0,4): real moved, steal did not")
-	assert.Equal(t, []int{4, 5, 6, 7}, popAll(o), "the owner pops past the claim without waiting")
-	assert.Equal(t, 0, o.Len())
+	equal(t, [3]uint32{steal, real, tail}, [3]uint32{0, 4, 8}, "claimed [0,4): real moved, steal did not")
+	equal(t, popAll(o), []int{4, 5, 6, 7}, "the owner pops past the claim without waiting")
+	equal(t, o.Len(), 0)
 
 	r := p.finish()
-	assert.Equal(t, stealResult{item: 3, n: 4, st: StatusTaken, dst: []int{0, 1, 2}}, r)
+	equal(t, r, stealResult{item: 3, n: 4, st: StatusTaken, dst: []int{0, 1, 2}})
 	steal, real, _ = Indices(s)
-	assert.Equal(t, steal, real, "completion sets steal = real")
+	equal(t, real, steal, "completion sets steal = real")
 }
 
 // TestClaimedSlotsStayOccupiedUntilStealCompletes ("ABA and index wrap",
@@ -103,19 +102,19 @@ func TestClaimedSlotsStayOccupiedUntilStealCompletes(t *testing.T) {
 	dst, _ := New[int]()
 	p := startPausedSteal(t, s, dst, HookStealClaimed, nil) // claims 0,1,2
 
-	assert.Equal(t, []int{3, 4, 5}, popAll(o))
-	assert.Equal(t, 0, o.Len(), "nothing left to pop")
-	assert.Equal(t, 2, o.Free(), "slots 0-2 are still being copied: only 6 and 7 are free")
+	equal(t, popAll(o), []int{3, 4, 5})
+	equal(t, o.Len(), 0, "nothing left to pop")
+	equal(t, o.Free(), 2, "slots 0-2 are still being copied: only 6 and 7 are free")
 
 	var rec recorder
 	o.PushBatch(ints(100, 4), &rec)
-	assert.Equal(t, [][]int{{102}, {103}}, rec.batches, "no half to claim during a steal: items go out alone")
-	assert.Equal(t, 0, o.Free())
+	equal(t, rec.batches, [][]int{{102}, {103}}, "no half to claim during a steal: items go out alone")
+	equal(t, o.Free(), 0)
 
 	r := p.finish()
-	assert.Equal(t, stealResult{item: 2, n: 3, st: StatusTaken, dst: []int{0, 1}}, r, "the claimed items were not overwritten")
-	assert.Equal(t, 6, o.Free(), "the completion freed the claimed slots")
-	assert.Equal(t, []int{100, 101}, popAll(o))
+	equal(t, r, stealResult{item: 2, n: 3, st: StatusTaken, dst: []int{0, 1}}, "the claimed items were not overwritten")
+	equal(t, o.Free(), 6, "the completion freed the claimed slots")
+	equal(t, popAll(o), []int{100, 101})
 }
 
 // TestSecondStealerBacksOffDuringSteal ("Steals in progress"): a steal in
@@ -127,13 +126,17 @@ func TestSecondStealerBacksOffDuringSteal(t *testing.T) {
 
 	other, _ := New[int]()
 	item, n, st := StealIntoN(s, other)
-	assert.Nil(t, item)
-	assert.Zero(t, n)
-	assert.Equal(t, StatusBusy, st)
+	if item != nil {
+		t.Errorf("item = &%d, want nil", *item)
+	}
+	if n != 0 {
+		t.Errorf("n = %v, want 0", n)
+	}
+	equal(t, st, StatusBusy)
 
 	r := p.finish()
-	assert.Equal(t, 3, r.item)
-	assert.Equal(t, []int{4, 5, 6, 7}, popAll(o))
+	equal(t, r.item, 3)
+	equal(t, popAll(o), []int{4, 5, 6, 7})
 }
 
 // TestCompleteStealRetriesAreBoundedByOwnerPops ("Termination of the
@@ -180,12 +183,14 @@ loop:
 			break loop
 		}
 	}
-	assert.Equal(t, 3, r.item)
-	assert.Equal(t, []int{0, 1, 2}, r.dst)
-	assert.Equal(t, capacity-r.n, retries, "one retry per owner pop, at most capacity-n")
-	assert.Equal(t, []int{4, 5, 6, 7}, popped)
+	equal(t, r.item, 3)
+	equal(t, r.dst, []int{0, 1, 2})
+	equal(t, retries, capacity-r.n, "one retry per owner pop, at most capacity-n")
+	equal(t, popped, []int{4, 5, 6, 7})
 	for _, b := range rec.batches {
-		assert.Len(t, b, 1, "during the steal the owner overflows single items")
+		if len(b) != 1 {
+			t.Errorf("during the steal the owner overflows single items: len(b) = %d, want %d: %v", len(b), 1, b)
+		}
 	}
 }
 
@@ -199,13 +204,13 @@ func TestClaimCASFailsAfterOwnerPopBetweenLoadAndCAS(t *testing.T) {
 	dst, _ := New[int]()
 	p := startPausedSteal(t, s, dst, HookStealLoaded, nil)
 
-	assert.Equal(t, 0, val(o.Pop()))
+	equal(t, val(o.Pop()), 0)
 	o.Push(ints(4, 1)[0], nil)
-	assert.Equal(t, 4, o.Len(), "same length as the stealer saw")
+	equal(t, o.Len(), 4, "same length as the stealer saw")
 
 	r := p.finish()
-	assert.Equal(t, stealResult{item: 2, n: 2, st: StatusTaken, dst: []int{1}}, r)
-	assert.Equal(t, []int{3, 4}, popAll(o))
+	equal(t, r, stealResult{item: 2, n: 2, st: StatusTaken, dst: []int{1}})
+	equal(t, popAll(o), []int{3, 4})
 }
 
 // TestPushDoesNotDisturbClaimInFlight ("The LIFO slot"): the owner's push
@@ -224,9 +229,11 @@ func TestPushDoesNotDisturbClaimInFlight(t *testing.T) {
 	o.PushBatch(ints(4, 4), nil)
 
 	r := p.finish()
-	assert.Equal(t, stealResult{item: 1, n: 2, st: StatusTaken, dst: []int{0}}, r)
-	assert.Zero(t, loads.Load(), "the claim CAS succeeded at the first attempt")
-	assert.Equal(t, []int{2, 3, 4, 5, 6, 7}, popAll(o))
+	equal(t, r, stealResult{item: 1, n: 2, st: StatusTaken, dst: []int{0}})
+	if got := loads.Load(); got != 0 {
+		t.Errorf("the claim CAS succeeded at the first attempt: loads.Load() = %v, want 0", got)
+	}
+	equal(t, popAll(o), []int{2, 3, 4, 5, 6, 7})
 }
 
 // TestOwnerNeverWaitsForStalledStealer ("Steals in progress"): with a
@@ -247,9 +254,11 @@ func TestOwnerNeverWaitsForStalledStealer(t *testing.T) {
 			taken++
 		}
 	}
-	assert.Positive(t, taken)
+	if taken <= 0 {
+		t.Errorf("taken = %v, want > 0", taken)
+	}
 	r := p.finish()
-	assert.Equal(t, 3, r.item)
+	equal(t, r.item, 3)
 }
 
 // TestStolenItemsCarryThePushersWrites ("Memory ordering"): in Go every
@@ -265,7 +274,9 @@ func TestStolenItemsCarryThePushersWrites(t *testing.T) {
 	}
 	type item struct{ payload, consumed int }
 	o, s, err := NewSize[item](16)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ov MutexDeque[item]
 	var got atomic.Int64
 	check := func(it *item, who int) {
@@ -318,7 +329,7 @@ func TestStolenItemsCarryThePushersWrites(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	assert.Equal(t, int64(n), got.Load())
+	equal(t, got.Load(), int64(n))
 }
 
 // seedLIFO is a Go transcription of the 4-slot LIFO stack of the Zig
@@ -355,7 +366,7 @@ func TestSeedLIFOStackLosesItems(t *testing.T) {
 	q.stack[ownerTop].Store(c)           // owner, push(c) step 2
 	q.top.Store(ownerTop + 1)            // owner, push(c) step 3: top = 2
 	q.top.Store(thiefTop - 1)            // thief, take step 3: top = 0, c is now above top
-	assert.Equal(t, a, got)
+	equal(t, got, a)
 
 	push(d)
 	push(e) // overwrites c
@@ -364,5 +375,5 @@ func TestSeedLIFOStackLosesItems(t *testing.T) {
 		left = append(left, *q.stack[top-1].Swap(nil))
 		q.top.Store(top - 1)
 	}
-	assert.Equal(t, []int{4, 3}, left, "c (2) was pushed once and is gone")
+	equal(t, left, []int{4, 3}, "c (2) was pushed once and is gone")
 }

@@ -1,21 +1,23 @@
 package wsqueue_test
 
 // Linearizability: short concurrent histories (one owner, two thieves) are
-// recorded and checked with porcupine against sequential specifications. A
-// state is a string of item ids, oldest first, so states compare with ==.
+// recorded and checked against sequential specifications by a small
+// Wing-Gong search (linearizable, below), so that the module's tests need
+// nothing beyond the standard library. A state is a string of item ids,
+// oldest first, so states compare with ==. These tests use the seams of
+// export_test.go (indices near 2^32, steal hooks, the steal status); the
+// module github.com/blitz-go/blitz/tests checks histories of the exported API
+// with porcupine as well.
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/anishathalye/porcupine"
-	"github.com/stretchr/testify/require"
 
 	. "github.com/blitz-go/blitz/wsqueue"
 )
@@ -40,9 +42,72 @@ type linOut struct {
 	st    int    // local queue: StealStatus; deque: StealResult
 }
 
+// operation is one call of a history: its client, input and output, and the
+// logical times of its call and return (all distinct).
+type operation struct {
+	client    int
+	in        linIn
+	out       linOut
+	call, ret int64
+}
+
+// model is a sequential specification: step reports whether an operation
+// with this input may return this output in state s, and the state after it.
+type model struct {
+	init string
+	step func(s string, in linIn, out linOut) (bool, string)
+}
+
+// linearizable reports whether the operations of ops (at most 64) can be put
+// in an order that respects real time (an operation that returned before
+// another was called comes first) and that m accepts from its initial state.
+// It searches depth-first, trying as the next operation each pending one
+// called before the earliest return among the pending, and remembers the
+// (set of operations done, state) pairs already explored (Wing and Gong's
+// search with Lowe's memoization).
+func linearizable(m model, ops []operation) bool {
+	if len(ops) > 64 {
+		panic("linearizable: more than 64 operations")
+	}
+	type node struct {
+		done  uint64
+		state string
+	}
+	all := uint64(1)<<len(ops) - 1
+	if len(ops) == 64 {
+		all = ^uint64(0)
+	}
+	explored := map[node]bool{}
+	var search func(done uint64, state string) bool
+	search = func(done uint64, state string) bool {
+		if done == all {
+			return true
+		}
+		if explored[node{done, state}] {
+			return false
+		}
+		explored[node{done, state}] = true
+		firstReturn := int64(math.MaxInt64)
+		for i, op := range ops {
+			if done&(1<<i) == 0 {
+				firstReturn = min(firstReturn, op.ret)
+			}
+		}
+		for i, op := range ops {
+			if done&(1<<i) != 0 || op.call > firstReturn {
+				continue
+			}
+			if ok, next := m.step(state, op.in, op.out); ok && search(done|1<<i, next) {
+				return true
+			}
+		}
+		return false
+	}
+	return search(0, m.init)
+}
+
 // describe renders an operation for failure messages.
-func describe(in, out any) string {
-	i, o := in.(linIn), out.(linOut)
+func describe(i linIn, o linOut) string {
 	switch i.op {
 	case opPush:
 		return fmt.Sprintf("push(%d) overflow=%v", i.x, []byte(o.items))
@@ -58,11 +123,10 @@ func describe(in, out any) string {
 // the sequential state, holds claimed slots), a steal may report busy at any
 // time, and a steal takes at most half (rounded up) of the queue, because it
 // sizes its claim from a tail read before its CAS.
-func localSpec(capacity int, init string) porcupine.Model {
-	return porcupine.Model{
-		Init: func() any { return init },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(string), input.(linIn), output.(linOut)
+func localSpec(capacity int, init string) model {
+	return model{
+		init: init,
+		step: func(s string, in linIn, out linOut) (bool, string) {
 			switch in.op {
 			case opPush:
 				x := string(rune(in.x))
@@ -90,18 +154,16 @@ func localSpec(capacity int, init string) porcupine.Model {
 			n := len(out.items)
 			return n >= 1 && n <= (len(s)+1)/2 && strings.HasPrefix(s, out.items), s[min(n, len(s)):]
 		},
-		DescribeOperation: describe,
 	}
 }
 
 // dequeSpec is the sequential specification of the Chase-Lev deque starting
 // from init: the owner works at the end of the string, thieves at its start,
 // and a thief may report retry at any time.
-func dequeSpec(init string) porcupine.Model {
-	return porcupine.Model{
-		Init: func() any { return init },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(string), input.(linIn), output.(linOut)
+func dequeSpec(init string) model {
+	return model{
+		init: init,
+		step: func(s string, in linIn, out linOut) (bool, string) {
 			switch in.op {
 			case opPush:
 				return true, s + string(rune(in.x))
@@ -119,15 +181,14 @@ func dequeSpec(init string) porcupine.Model {
 			}
 			return s != "" && int(s[0]) == out.x, s[min(1, len(s)):]
 		},
-		DescribeOperation: describe,
 	}
 }
 
 // history records a concurrent history of up to three clients.
 type history struct {
 	clock   atomic.Int64
-	clients [3][]porcupine.Operation // clients[c] is written only by client c
-	ops     []porcupine.Operation    // all of them, once the clients are done
+	clients [3][]operation // clients[c] is written only by client c
+	ops     []operation    // all of them, once the clients are done
 }
 
 // do runs f as one operation of client and records it. Called only by the
@@ -136,7 +197,7 @@ func (h *history) do(client int, in linIn, f func() linOut) {
 	call := h.clock.Add(1)
 	out := f()
 	ret := h.clock.Add(1)
-	h.clients[client] = append(h.clients[client], porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
+	h.clients[client] = append(h.clients[client], operation{client: client, in: in, out: out, call: call, ret: ret})
 }
 
 // run starts the clients together, each once all are running, and waits for
@@ -191,7 +252,7 @@ func (h *history) overlaps() int {
 	n := 0
 	for i, a := range h.ops {
 		for _, b := range h.ops[i+1:] {
-			if a.ClientId != b.ClientId && a.Call < b.Return && b.Call < a.Return {
+			if a.client != b.client && a.call < b.ret && b.call < a.ret {
 				n++
 			}
 		}
@@ -200,21 +261,20 @@ func (h *history) overlaps() int {
 }
 
 // checkLinearizable fails t with the history if it is not linearizable.
-func checkLinearizable(t *testing.T, model porcupine.Model, h *history) {
+func checkLinearizable(t *testing.T, m model, h *history) {
 	t.Helper()
 	if k := h.overlaps(); k > 0 {
 		overlapping.Add(int64(k))
 		overlapped.Add(1)
 	}
-	res, _ := porcupine.CheckOperationsVerbose(model, h.ops, 10*time.Second)
-	if res == porcupine.Ok {
+	if linearizable(m, h.ops) {
 		return
 	}
 	var b strings.Builder
 	for _, op := range h.ops {
-		fmt.Fprintf(&b, "\n  client %d [%d,%d] %s", op.ClientId, op.Call, op.Return, describe(op.Input, op.Output))
+		fmt.Fprintf(&b, "\n  client %d [%d,%d] %s", op.client, op.call, op.ret, describe(op.in, op.out))
 	}
-	t.Fatalf("history is %v:%s", res, b.String())
+	t.Fatalf("history is not linearizable (initial state %v):%s", []byte(m.init), b.String())
 }
 
 var overlapping atomic.Int64
@@ -348,17 +408,17 @@ func TestDequeIsLinearizable(t *testing.T) {
 // TestLinearizabilitySpecsRejectWrongHistories makes sure the specifications
 // above are not vacuous: each history here breaks one rule and must fail.
 func TestLinearizabilitySpecsRejectWrongHistories(t *testing.T) {
-	seq := func(ops ...porcupine.Operation) []porcupine.Operation {
+	seq := func(ops ...operation) []operation {
 		for i := range ops {
-			ops[i].Call, ops[i].Return = int64(2*i), int64(2*i+1)
+			ops[i].call, ops[i].ret = int64(2*i), int64(2*i+1)
 		}
 		return ops
 	}
-	op := func(in linIn, out linOut) porcupine.Operation { return porcupine.Operation{Input: in, Output: out} }
+	op := func(in linIn, out linOut) operation { return operation{in: in, out: out} }
 	steal := func(items string) linOut { return linOut{items: items, st: int(StatusTaken)} }
 	bad := map[string]struct {
-		model porcupine.Model
-		ops   []porcupine.Operation
+		model model
+		ops   []operation
 	}{
 		"local pop out of order": {localSpec(4, "\x01\x02"), seq(op(linIn{op: opPop}, linOut{x: 2}))},
 		"local pop of empty":     {localSpec(4, ""), seq(op(linIn{op: opPop}, linOut{x: 1}))},
@@ -374,6 +434,40 @@ func TestLinearizabilitySpecsRejectWrongHistories(t *testing.T) {
 			op(linIn{op: opPop}, linOut{x: 1}))},
 	}
 	for name, c := range bad {
-		require.False(t, porcupine.CheckOperations(c.model, c.ops), name)
+		if linearizable(c.model, c.ops) {
+			t.Errorf("%s: the history was accepted", name)
+		}
+	}
+}
+
+// TestLinearizableFollowsRealTime checks the search itself: operations that
+// overlap may take effect in either order, but one that returned before
+// another was called must come first.
+func TestLinearizableFollowsRealTime(t *testing.T) {
+	push := operation{client: 0, in: linIn{op: opPush, x: 1}}
+	steal := operation{client: 1, in: linIn{op: opSteal}, out: linOut{x: 1, st: int(StealSuccess)}}
+	pop := operation{client: 0, in: linIn{op: opPop}, out: linOut{x: 1}}
+	push2 := operation{client: 2, in: linIn{op: opPush, x: 2}}
+	pop2 := operation{client: 0, in: linIn{op: opPop}, out: linOut{x: 2}}
+	at := func(op operation, call, ret int64) operation {
+		op.call, op.ret = call, ret
+		return op
+	}
+	cases := []struct {
+		name string
+		ops  []operation
+		want bool
+	}{
+		{"steal overlapping the push it sees", []operation{at(steal, 1, 4), at(push, 2, 3)}, true},
+		{"steal called after the push returned", []operation{at(push, 1, 2), at(steal, 3, 4)}, true},
+		{"steal returned before the push was called", []operation{at(steal, 1, 2), at(push, 3, 4)}, false},
+		{"pop and steal overlap, both take the item", []operation{at(push, 1, 2), at(pop, 3, 6), at(steal, 4, 5)}, false},
+		{"pop of an item stolen before it was called", []operation{at(push, 1, 2), at(steal, 3, 5), at(push2, 4, 7), at(pop, 6, 8)}, false},
+		{"pop overlapping a second push", []operation{at(push, 1, 2), at(steal, 3, 5), at(push2, 4, 7), at(pop2, 6, 8)}, true},
+	}
+	for _, c := range cases {
+		if got := linearizable(dequeSpec(""), c.ops); got != c.want {
+			t.Errorf("%s: linearizable = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	. "github.com/blitz-go/blitz/wsqueue"
 )
 
@@ -73,42 +70,66 @@ func TestNewSizeRejectsInvalidCapacity(t *testing.T) {
 	}
 	for _, c := range bad {
 		o, s, err := NewSize[int](c)
-		require.Error(t, err, "capacity %d", c)
-		assert.True(t, errors.Is(err, ErrCapacity), "capacity %d: %v does not wrap ErrCapacity", c, err)
-		assert.True(t, strings.HasPrefix(err.Error(), "wsqueue: "), "message %q", err)
-		assert.Contains(t, err.Error(), strconv.Itoa(c))
-		assert.Nil(t, o)
-		assert.Nil(t, s)
+		if err == nil {
+			t.Fatalf("capacity %d: err is nil, want an error", c)
+		}
+		if !errors.Is(err, ErrCapacity) {
+			t.Errorf("capacity %d: %v does not wrap ErrCapacity", c, err)
+		}
+		if !strings.HasPrefix(err.Error(), "wsqueue: ") {
+			t.Errorf("message %q", err)
+		}
+		if !strings.Contains(err.Error(), strconv.Itoa(c)) {
+			t.Errorf("%q does not contain %q", err.Error(), strconv.Itoa(c))
+		}
+		if o != nil {
+			t.Errorf("o = %v, want nil", o)
+		}
+		if s != nil {
+			t.Errorf("s = %v, want nil", s)
+		}
 	}
 	for _, c := range []int{2, 4, 1024} {
 		o, s, err := NewSize[int](c)
-		require.NoError(t, err)
-		assert.Equal(t, c, o.Capacity())
-		assert.Equal(t, c, s.Capacity())
+		if err != nil {
+			t.Fatal(err)
+		}
+		equal(t, o.Capacity(), c)
+		equal(t, s.Capacity(), c)
 	}
 }
 
 func TestNewHasDefaultCapacityAndIsEmpty(t *testing.T) {
 	o, s := New[int]()
-	assert.Equal(t, DefaultCapacity, o.Capacity())
-	assert.Equal(t, 256, DefaultCapacity)
-	assert.True(t, o.IsEmpty())
-	assert.True(t, s.IsEmpty())
-	assert.Equal(t, DefaultCapacity, o.Free())
-	assert.Nil(t, o.Pop())
+	equal(t, o.Capacity(), DefaultCapacity)
+	equal(t, DefaultCapacity, 256)
+	if !o.IsEmpty() {
+		t.Error("o.IsEmpty() is false")
+	}
+	if !s.IsEmpty() {
+		t.Error("s.IsEmpty() is false")
+	}
+	equal(t, o.Free(), DefaultCapacity)
+	if got := o.Pop(); got != nil {
+		t.Errorf("o.Pop() = &%d, want nil", *got)
+	}
 }
 
 func TestMisusePanicsWithPackagePrefix(t *testing.T) {
 	o, s := New[int]()
-	assert.PanicsWithValue(t, "wsqueue: push of nil item", func() { o.Push(nil, nil) })
-	assert.PanicsWithValue(t, "wsqueue: push of nil item", func() { o.PushBatch([]*int{ints(0, 1)[0], nil}, nil) })
-	assert.True(t, o.IsEmpty(), "PushBatch must check every item before pushing any")
-	assert.PanicsWithValue(t, "wsqueue: steal into the queue being stolen from", func() { s.StealInto(o) })
+	panicsWith(t, "wsqueue: push of nil item", func() { o.Push(nil, nil) })
+	panicsWith(t, "wsqueue: push of nil item", func() { o.PushBatch([]*int{ints(0, 1)[0], nil}, nil) })
+	if !o.IsEmpty() {
+		t.Error("PushBatch must check every item before pushing any")
+	}
+	panicsWith(t, "wsqueue: steal into the queue being stolen from", func() { s.StealInto(o) })
 
 	full, _, err := NewSize[int](2)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full.PushBatch(ints(0, 2), nil)
-	assert.PanicsWithValue(t, "wsqueue: queue full and overflow is nil", func() { full.Push(ints(2, 1)[0], nil) })
+	panicsWith(t, "wsqueue: queue full and overflow is nil", func() { full.Push(ints(2, 1)[0], nil) })
 }
 
 func TestPushPopIsFIFO(t *testing.T) {
@@ -116,46 +137,60 @@ func TestPushPopIsFIFO(t *testing.T) {
 	for _, p := range ints(0, 100) {
 		o.Push(p, nil)
 	}
-	assert.Equal(t, 100, o.Len())
-	assert.Equal(t, 100, s.Len())
-	assert.Equal(t, DefaultCapacity-100, o.Free())
+	equal(t, o.Len(), 100)
+	equal(t, s.Len(), 100)
+	equal(t, o.Free(), DefaultCapacity-100)
 	got := popAll(o)
 	for i, v := range got {
-		require.Equal(t, i, v)
+		if v != i {
+			t.Fatalf("pop %d = %d, want %d", i, v, i)
+		}
 	}
-	assert.Len(t, got, 100)
+	if len(got) != 100 {
+		t.Errorf("len(got) = %d, want %d: %v", len(got), 100, got)
+	}
 }
 
 func TestFullPushOverflowsOldestHalfPlusItemInOneBatch(t *testing.T) {
 	o, _, err := NewSize[int](8)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rec recorder
 	for _, p := range ints(0, 9) {
 		o.Push(p, &rec)
 	}
-	require.Len(t, rec.batches, 1, "one PushOverflow call")
-	assert.Equal(t, []int{0, 1, 2, 3, 8}, rec.batches[0])
-	assert.Equal(t, 4, o.Len())
-	assert.Equal(t, 4, o.Free())
-	assert.Equal(t, []int{4, 5, 6, 7}, popAll(o))
+	if len(rec.batches) != 1 {
+		t.Fatalf("one PushOverflow call: len(rec.batches) = %d, want %d: %v", len(rec.batches), 1, rec.batches)
+	}
+	equal(t, rec.batches[0], []int{0, 1, 2, 3, 8})
+	equal(t, o.Len(), 4)
+	equal(t, o.Free(), 4)
+	equal(t, popAll(o), []int{4, 5, 6, 7})
 }
 
 func TestOverflowBatchIsClearedAfterTheCall(t *testing.T) {
 	o, _, err := NewSize[int](4)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var kept []*int
 	ov := OverflowFunc[int](func(batch []*int) { kept = batch }) // retains: misuse, to observe reuse
 	for _, p := range ints(0, 5) {
 		o.Push(p, ov)
 	}
-	require.Len(t, kept, 3)
-	assert.Equal(t, []int{-1, -1, -1}, vals(kept), "the owner clears and reuses the batch; Overflow must copy")
+	if len(kept) != 3 {
+		t.Fatalf("len(kept) = %d, want %d: %v", len(kept), 3, kept)
+	}
+	equal(t, vals(kept), []int{-1, -1, -1}, "the owner clears and reuses the batch; Overflow must copy")
 }
 
 func TestRepeatedOverflowLosesNothing(t *testing.T) {
 	for _, c := range []int{2, 4, 16} {
 		o, _, err := NewSize[int](c)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var rec recorder
 		for _, p := range ints(0, 1000) {
 			o.Push(p, &rec)
@@ -163,7 +198,9 @@ func TestRepeatedOverflowLosesNothing(t *testing.T) {
 		got := append(rec.all(), popAll(o)...)
 		assertPermutation(t, got, 1000)
 		for _, b := range rec.batches {
-			assert.Len(t, b, c/2+1, "capacity %d: every batch is half the queue plus the item", c)
+			if len(b) != c/2+1 {
+				t.Errorf("capacity %d: every batch is half the queue plus the item: len(b) = %d, want %d: %v", c, len(b), c/2+1, b)
+			}
 		}
 	}
 }
@@ -173,19 +210,27 @@ func assertPermutation(t *testing.T, got []int, n int) {
 	t.Helper()
 	seen := make([]int, n)
 	for _, v := range got {
-		require.True(t, v >= 0 && v < n, "value %d out of range", v)
+		if v < 0 || v >= n {
+			t.Fatalf("value %d out of range", v)
+		}
 		seen[v]++
 	}
 	for v, c := range seen {
-		require.Equal(t, 1, c, "value %d taken %d times", v, c)
+		if c != 1 {
+			t.Fatalf("value %d taken %d times", v, c)
+		}
 	}
 }
 
 func TestPushBatchFillsThenOverflowsLikeRepeatedPush(t *testing.T) {
 	a, _, err := NewSize[int](8)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, _, err := NewSize[int](8)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ra, rb recorder
 	items := ints(0, 21)
 	a.PushBatch(items[:3], &ra)
@@ -193,23 +238,29 @@ func TestPushBatchFillsThenOverflowsLikeRepeatedPush(t *testing.T) {
 	for _, p := range items {
 		b.Push(p, &rb)
 	}
-	assert.Equal(t, rb.batches, ra.batches)
-	assert.Equal(t, popAll(b), popAll(a))
+	equal(t, ra.batches, rb.batches)
+	equal(t, popAll(a), popAll(b))
 }
 
 func TestStealIntoTakesOldestHalfRoundedUp(t *testing.T) {
 	for n := 1; n <= 9; n++ {
 		src, s, err := NewSize[int](16)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		dst, _ := New[int]()
 		src.PushBatch(ints(0, n), nil)
 		got, k, st := StealIntoN(s, dst)
 		want := n - n/2
-		require.Equal(t, StatusTaken, st)
-		require.Equal(t, want, k)
-		assert.Equal(t, want-1, val(got), "the newest stolen item is returned")
-		assert.Equal(t, vals(ints(0, want-1)), nilIfEmpty(popAll(dst)), "the rest go to dst, in order")
-		assert.Equal(t, vals(ints(want, n-want)), nilIfEmpty(popAll(src)))
+		if st != StatusTaken {
+			t.Fatalf("%d items: status %v, want StatusTaken", n, st)
+		}
+		if k != want {
+			t.Fatalf("%d items: took %d, want %d", n, k, want)
+		}
+		equal(t, val(got), want-1, "the newest stolen item is returned")
+		equal(t, nilIfEmpty(popAll(dst)), vals(ints(0, want-1)), "the rest go to dst, in order")
+		equal(t, nilIfEmpty(popAll(src)), vals(ints(want, n-want)))
 	}
 }
 
@@ -225,43 +276,57 @@ func TestStealIntoNeverOverflowsDestination(t *testing.T) {
 	src, s := New[int]()
 	src.PushBatch(ints(0, 100), nil)
 	dst, _, err := NewSize[int](4)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dst.PushBatch(ints(1000, 3), nil) // room for 1
 	got, k, st := StealIntoN(s, dst)
-	require.Equal(t, StatusTaken, st)
-	assert.Equal(t, 2, k, "room in dst plus the returned item")
-	assert.Equal(t, 1, val(got))
-	assert.Equal(t, []int{1000, 1001, 1002, 0}, popAll(dst))
+	if st != StatusTaken {
+		t.Fatalf("status %v, want StatusTaken", st)
+	}
+	equal(t, k, 2, "room in dst plus the returned item")
+	equal(t, val(got), 1)
+	equal(t, popAll(dst), []int{1000, 1001, 1002, 0})
 
 	dst.PushBatch(ints(2000, 4), nil) // no room: still steals the one it returns
 	got, k, st = StealIntoN(s, dst)
-	require.Equal(t, StatusTaken, st)
-	assert.Equal(t, 1, k)
-	assert.Equal(t, 2, val(got))
-	assert.Equal(t, 4, dst.Len())
+	if st != StatusTaken {
+		t.Fatalf("no room in dst: status %v, want StatusTaken", st)
+	}
+	equal(t, k, 1)
+	equal(t, val(got), 2)
+	equal(t, dst.Len(), 4)
 }
 
 func TestStealFromEmptyReportsEmpty(t *testing.T) {
 	_, s := New[int]()
 	dst, _ := New[int]()
 	got, k, st := StealIntoN(s, dst)
-	assert.Nil(t, got)
-	assert.Zero(t, k)
-	assert.Equal(t, StatusEmpty, st)
-	assert.Nil(t, s.StealInto(dst))
+	if got != nil {
+		t.Errorf("got = &%d, want nil", *got)
+	}
+	if k != 0 {
+		t.Errorf("k = %v, want 0", k)
+	}
+	equal(t, st, StatusEmpty)
+	if got := s.StealInto(dst); got != nil {
+		t.Errorf("s.StealInto(dst) = &%d, want nil", *got)
+	}
 }
 
 func TestStealBetweenQueuesOfDifferentCapacity(t *testing.T) {
 	big, bs := New[int]()
 	small, ss, err := NewSize[int](2)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	big.PushBatch(ints(0, 200), nil)
-	assert.Equal(t, 2, val(bs.StealInto(small)), "small has room 2: takes 3, keeps 2, returns 1")
-	assert.Equal(t, 2, small.Len())
-	assert.Equal(t, 197, big.Len())
-	assert.Equal(t, 0, val(ss.StealInto(big)), "takes half of 2, returns it")
-	assert.Equal(t, 1, small.Len())
-	assert.Equal(t, 197, big.Len())
+	equal(t, val(bs.StealInto(small)), 2, "small has room 2: takes 3, keeps 2, returns 1")
+	equal(t, small.Len(), 2)
+	equal(t, big.Len(), 197)
+	equal(t, val(ss.StealInto(big)), 0, "takes half of 2, returns it")
+	equal(t, small.Len(), 1)
+	equal(t, big.Len(), 197)
 }
 
 // TestIndicesWrapPast2To32 drives every operation across the 2^32 boundary of
@@ -289,14 +354,20 @@ func TestIndicesWrapPast2To32(t *testing.T) {
 					}
 					taken = append(taken, popAll(dst)...)
 				}
-				require.LessOrEqual(t, o.Len(), c)
-				require.Equal(t, c-o.Len(), o.Free(), "no steal in progress: free = capacity - len")
+				if got := o.Len(); got > c {
+					t.Fatalf("o.Len() = %v, want <= %v", got, c)
+				}
+				if free, n := o.Free(), o.Len(); free != c-n {
+					t.Fatalf("no steal in progress: free = capacity - len: Free() = %d, Len() = %d, capacity %d", free, n, c)
+				}
 			}
 			taken = append(taken, popAll(o)...)
 			taken = append(taken, rec.all()...)
 			assertPermutation(t, taken, next)
 			_, _, tail := Indices(s)
-			assert.Less(t, tail, uint32(1<<31), "capacity %d start -%d: tail wrapped", c, back)
+			if tail >= uint32(1<<31) {
+				t.Errorf("capacity %d start -%d: tail wrapped: tail = %v, want < %v", c, back, tail, uint32(1<<31))
+			}
 		}
 	}
 }
@@ -306,7 +377,9 @@ func TestIndicesWrapPast2To32(t *testing.T) {
 // the queue empty (package doc, section "Garbage retention").
 func TestConsumedSlotsAreClearedWhenOwnerFindsQueueEmpty(t *testing.T) {
 	o, s, err := NewSize[int](8)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dst, ds := New[int]()
 	var rec recorder
 	for _, p := range ints(0, 13) { // overflows once
@@ -314,9 +387,15 @@ func TestConsumedSlotsAreClearedWhenOwnerFindsQueueEmpty(t *testing.T) {
 	}
 	s.StealInto(dst)
 	o.Pop()
-	assert.Positive(t, NonNilSlots(s), "consumed slots are only cleared lazily")
+	if got := NonNilSlots(s); got <= 0 {
+		t.Errorf("consumed slots are only cleared lazily: NonNilSlots(s) = %v, want > 0", got)
+	}
 	popAll(o)
-	assert.Zero(t, NonNilSlots(s))
+	if got := NonNilSlots(s); got != 0 {
+		t.Errorf("NonNilSlots(s) = %v, want 0", got)
+	}
 	popAll(dst)
-	assert.Zero(t, NonNilSlots(ds))
+	if got := NonNilSlots(ds); got != 0 {
+		t.Errorf("NonNilSlots(ds) = %v, want 0", got)
+	}
 }

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	. "github.com/blitz-go/blitz/wsqueue"
 )
 
@@ -98,7 +96,9 @@ func (c *tally) check(n int) {
 			c.t.Fatalf("job %d taken %d times", id, k)
 		}
 	}
-	require.Equal(c.t, int64(n), c.total.Load())
+	if got := c.total.Load(); got != int64(n) {
+		c.t.Fatalf("%d jobs taken in total, want %d", got, n)
+	}
 	per := make([]int, len(c.ids))
 	for w, ids := range c.ids {
 		per[w] = len(ids)
@@ -232,9 +232,13 @@ func stressLocal(t *testing.T, capacity int, start uint32, n, thieves int) {
 	t.Logf("steals that found another in progress: %d; completion retries: %d; single-item overflows: %d",
 		busy.Load(), retries.Load(), singles.Load())
 	for w := range owners {
-		require.True(t, owners[w].IsEmpty(), "queue %d not empty", w)
+		if !owners[w].IsEmpty() {
+			t.Fatalf("queue %d not empty", w)
+		}
 		steal, real, _ := Indices(stealers[w])
-		require.Equal(t, steal, real, "queue %d: a steal never completed", w)
+		if steal != real {
+			t.Fatalf("queue %d: a steal never completed: steal index %d, real index %d", w, steal, real)
+		}
 	}
 }
 
@@ -297,7 +301,9 @@ func TestStressDequeExactlyOnceWithGrowth(t *testing.T) {
 				runtime.Gosched()
 			}
 		}
-		require.True(t, o.IsEmpty())
+		if !o.IsEmpty() {
+			t.Fatalf("deque not empty after the owner finished: %d items", o.Len())
+		}
 	}
 	wg.Wait()
 	c.check(n)
