@@ -1,6 +1,6 @@
 module github.com/blitz-go/blitz
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/blitz-go/blitz/channels v0.0.0

@@ -1,6 +1,6 @@
 module github.com/blitz-go/blitz/syncprim
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
@@ -9,7 +9,7 @@ require (
 	github.com/blitz-go/blitz/waker v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.24.0
+	golang.org/x/sync v0.22.0
 )
 
 require (
