@@ -1,0 +1,14 @@
+module github.com/blitz-go/blitz/tests
+
+go 1.25.0
+
+require (
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/blitz-go/blitz/wsqueue v0.0.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
+
+replace github.com/blitz-go/blitz/wsqueue => ../wsqueue
