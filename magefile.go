@@ -124,10 +124,14 @@ func Vet() error {
 	})
 }
 
-// Lint checks formatting (gofmt) and that every go.mod is tidy, runs go vet and staticcheck on every
-// module, and actionlint on the GitHub workflows.
+// Lint checks formatting (gofmt), that every module requires its siblings at the version in versions.txt
+// and that every go.mod is tidy, runs go vet and staticcheck on every module, and actionlint on the
+// GitHub workflows.
 func Lint() error {
 	if err := checkGofmt(); err != nil {
+		return err
+	}
+	if err := checkVersions(); err != nil {
 		return err
 	}
 	err := forEachModule(func(mod string) error {
@@ -205,9 +209,10 @@ func Demo() error {
 }
 
 // CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
-// inside the workspace and on its own, and the Windows tests under Wine where Wine is present.
+// inside the workspace and on its own, the consumer check (each public module installed from a module
+// proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, Standalone, Windows)
+	mg.SerialDeps(Lint, Vet, Test, Standalone, Consumable, Windows)
 }
 
 // ---- helpers ----
