@@ -39,6 +39,15 @@ const (
 	benchstatPkg   = "golang.org/x/perf/cmd/benchstat@latest"
 )
 
+// toolEnv is the environment of the tools run with `go run pkg@version`: they may need a newer Go than the
+// oldest the modules support (staticcheck v0.8.2 needs Go 1.26), so the go command may fetch the toolchain
+// a tool asks for even where GOTOOLCHAIN=local pins the one that builds and tests our code.
+var toolEnv = []string{"GOTOOLCHAIN=auto"}
+
+// oldestGo is the oldest Go release the modules support (the go line of go.work and of every go.mod) at
+// its newest patch release; `oldest` tests with it.
+const oldestGo = "go1.25.14"
+
 // crossTargets are the platforms every module must build and vet for.
 var crossTargets = []struct{ goos, goarch string }{
 	{"linux", "amd64"}, {"linux", "arm64"}, {"linux", "386"},
@@ -58,6 +67,30 @@ func Test() error {
 // Short runs every module's tests with -short and without -race: the quick loop while editing.
 func Short() error {
 	return forEachModule(func(mod string) error { return goIn(mod, nil, "test", "-short", "./...") })
+}
+
+// Oldest vets and runs every module's short tests on its own (GOWORK=off) with the oldest Go the modules
+// claim to support, fetched from the module proxy as a toolchain and never upgraded: a use of a newer API
+// or a dependency that raises the go line fails here.
+func Oldest() error {
+	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
+	if err != nil {
+		return fmt.Errorf("reading go.work: %w", err)
+	}
+	var work struct{ Go string }
+	if err := json.Unmarshal(out, &work); err != nil {
+		return err
+	}
+	if want := "go" + work.Go; !strings.HasPrefix(oldestGo+".", strings.TrimSuffix(want, ".0")+".") {
+		return fmt.Errorf("go.work says go %s but oldestGo is %s: make them the same release", work.Go, oldestGo)
+	}
+	env := []string{"GOTOOLCHAIN=" + oldestGo, "GOWORK=off"}
+	return forEachModule(func(mod string) error {
+		if err := goIn(mod, env, "vet", "./..."); err != nil {
+			return err
+		}
+		return goIn(mod, env, "test", "-short", "-count=1", "./...")
+	})
 }
 
 // Loaded runs Test with BLITZ_LOAD (default 2) busy loops burning CPU beside it, the way a shared CI
@@ -141,12 +174,12 @@ func Lint() error {
 		if err := goIn(mod, nil, "vet", "./..."); err != nil {
 			return err
 		}
-		return goIn(mod, nil, "run", staticcheckPkg, "./...")
+		return goIn(mod, toolEnv, "run", staticcheckPkg, "./...")
 	})
 	if err != nil {
 		return err
 	}
-	return goIn(".", []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "run", actionlintPkg)
+	return goIn(".", append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, toolEnv...), "run", actionlintPkg)
 }
 
 // Bench runs every module's benchmarks into one benchstat-readable file (BENCH_OUT, default bench.txt)
@@ -167,7 +200,7 @@ func Bench() error {
 		return err
 	}
 	fmt.Printf("\nwrote %s; benchstat summary:\n", out)
-	return goIn(".", []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "run", benchstatPkg, out)
+	return goIn(".", append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, toolEnv...), "run", benchstatPkg, out)
 }
 
 // Fuzz runs each fuzz target of every module for FUZZTIME (default 30s).
@@ -209,10 +242,11 @@ func Demo() error {
 }
 
 // CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
-// inside the workspace and on its own, the consumer check (each public module installed from a module
+// inside the workspace and on its own, every module's short tests with the oldest Go supported, the
+// consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, Standalone, Consumable, Windows)
+	mg.SerialDeps(Lint, Vet, Test, Standalone, Oldest, Consumable, Windows)
 }
 
 // ---- helpers ----
