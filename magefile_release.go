@@ -237,7 +237,9 @@ func Release(version string) error {
 	if err := git("add", "-A", "--", versionsFile, "*go.mod", "*go.sum"); err != nil {
 		return err
 	}
-	if err := git("commit", "-m", "release "+version); err != nil {
+	if exec.Command("git", "diff", "--cached", "--quiet").Run() == nil {
+		fmt.Printf("== the tree is at %s already (the first release): tagging HEAD\n", version)
+	} else if err := git("commit", "-m", "release "+version); err != nil {
 		return err
 	}
 	for _, mod := range v.Public {
