@@ -56,4 +56,3 @@ replace (
 	github.com/blitz-go/blitz/waker => ./waker
 	github.com/blitz-go/blitz/wsqueue => ./wsqueue
 )
-
