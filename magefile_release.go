@@ -193,8 +193,8 @@ func rewriteSiblings(name string, data []byte, from, to string) ([]byte, error) 
 }
 
 // Release moves every module to VERSION and tags it: it checks the tree is clean and CHANGELOG.md has a
-// section for VERSION, rewrites the sibling requirements and versions.txt, tidies every module, prints
-// an API compatibility report of each public module against the previous release (apidiff), commits,
+// section for VERSION, prints an API compatibility report of each public module against the previous
+// release (apidiff), rewrites the sibling requirements and versions.txt, tidies every module, commits,
 // and creates one annotated tag per public module (DIR/VERSION) on that commit. It pushes nothing.
 func Release(version string) error {
 	v, err := readVersions()
@@ -202,6 +202,10 @@ func Release(version string) error {
 		return err
 	}
 	if err := checkReleasable(v, version); err != nil {
+		return err
+	}
+	// The report first: it reads the tree and the previous release, and a failure leaves both alone.
+	if err := apiReport(v, version); err != nil {
 		return err
 	}
 	mods, err := modules()
@@ -229,9 +233,6 @@ func Release(version string) error {
 		return err
 	}
 	if err := checkVersions(); err != nil {
-		return err
-	}
-	if err := apiReport(v, version); err != nil {
 		return err
 	}
 	if err := git("add", "-A", "--", versionsFile, "*go.mod", "*go.sum"); err != nil {
@@ -364,7 +365,7 @@ func apiReport(prev versionSet, version string) error {
 
 // exportedPackages lists the non-internal packages of the module in dir.
 func exportedPackages(dir string) ([]string, error) {
-	cmd := exec.Command(mg.GoCmd(), "list", "-f", "{{if not .Internal}}{{.ImportPath}}{{end}}", "./...")
+	cmd := exec.Command(mg.GoCmd(), "list", "./...")
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
