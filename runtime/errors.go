@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 
 	"github.com/blitz-go/blitz/scheduler"
@@ -31,8 +32,13 @@ var (
 
 var (
 	// ErrTimeout is the error of a Timeout or Deadline whose time ran out
-	// before the future completed.
-	ErrTimeout = errors.New("runtime: timeout")
+	// before the future completed, and is wrapped by the error of an I/O
+	// operation whose timeout ran out (which also matches
+	// os.ErrDeadlineExceeded). It matches context.DeadlineExceeded with
+	// errors.Is, so code that checks for a context's deadline handles a
+	// runtime timeout the same way; errors.Is(err, ErrTimeout) stays the
+	// test for a timeout of this package. Its Timeout method reports true.
+	ErrTimeout error = timeoutSentinel{}
 	// ErrNoRuntime is the panic value of Spawn given a Context that no
 	// runtime polls.
 	ErrNoRuntime = errors.New("runtime: context has no runtime")
@@ -64,3 +70,19 @@ var (
 	// of a DrainFuture whose time ran out with work still in flight.
 	ErrShutdownTimeout = errors.New("runtime: shutdown timed out with work in flight")
 )
+
+// timeoutSentinel is the type of ErrTimeout: a comparable value (so that
+// errors.Is matches ErrTimeout itself by ==) whose Is also matches
+// context.DeadlineExceeded. Only ErrTimeout is made of it.
+type timeoutSentinel struct{}
+
+// Error returns the message of ErrTimeout.
+func (timeoutSentinel) Error() string { return "runtime: timeout" }
+
+// Is reports whether target is context.DeadlineExceeded, the other error
+// ErrTimeout matches.
+func (timeoutSentinel) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// Timeout reports true, as net.Error's Timeout and context.DeadlineExceeded's
+// do.
+func (timeoutSentinel) Timeout() bool { return true }

@@ -20,8 +20,9 @@ type timeoutFuture[T any] struct {
 	done bool
 }
 
-// Timeout bounds f by d: its result is f's value, or ErrTimeout once d has
-// passed (from the call) without f completing. f is always polled first, so
+// Timeout bounds f by d: its result is f's value, or ErrTimeout (which
+// errors.Is also matches with context.DeadlineExceeded) once d has passed
+// (from the call) without f completing. f is always polled first, so
 // a timeout of zero or less still gives the value of an f that is ready at
 // its first poll (as Tokio's timeout does), and fails with ErrTimeout at that
 // same poll otherwise. A d too long for the clock to count (math.MaxInt64)
