@@ -231,7 +231,7 @@ func (f *JoinNextFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	if s.n == 0 {
 		f.finishLocked()
-		return future.Fail[T](fmt.Errorf("runtime: JoinSet.Next: %w", ErrJoinSetEmpty)), true
+		return future.Fail[T](ErrJoinSetEmpty), true
 	}
 	f.wk = cx.Waker()
 	s.waiter = f.wk

@@ -1,0 +1,250 @@
+package runtime
+
+// Serve: the accept loop of a server, with one handler task per connection
+// and a graceful stop.
+
+import (
+	"errors"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// Acceptor is a listener Serve accepts on: *TCPListener and *UnixListener
+// are Acceptors of their streams.
+type Acceptor[S any] interface {
+	Accept() AcceptFuture[S]
+	Close() error
+}
+
+// ServeConfig configures Serve. The zero ServeConfig serves until the
+// listener fails or is closed, then waits for the handlers without a bound.
+type ServeConfig struct {
+	// Stop starts the graceful stop when it completes: for instance
+	// Coordinator.WhenTriggered, or a SignalFuture adapted to it. Nil:
+	// only a closed or failing listener stops the server.
+	Stop future.Future[struct{}]
+	// Grace bounds the wait for the running handlers after the stop; the
+	// handlers still running when it ends are cancelled. Zero waits for
+	// them without a bound; a negative Grace cancels them at once.
+	Grace time.Duration
+}
+
+// ServeStats is what Serve reports when it returns.
+type ServeStats struct {
+	// Accepted counts the connections accepted, one handler each.
+	Accepted int
+	// Completed counts the handlers that returned (with or without an
+	// error) or panicked; Failed counts those of them that returned an
+	// error or panicked.
+	Completed, Failed int
+	// Cancelled counts the handlers cancelled because the grace period ran
+	// out (or the runtime shut down).
+	Cancelled int
+	// Err is the first error of Accept other than a closed listener or a
+	// runtime shutting down; it stopped the server. Nil after a stop.
+	Err error
+	// HandlerErr is the first error a handler returned (or its panic, a
+	// *PanicError), nil if none did.
+	HandlerErr error
+}
+
+// Serve returns a future that accepts connections on l and runs
+// handler(conn) as a task for each, until cfg.Stop completes or l fails or
+// is closed. Then it stops accepting and closes l, waits for the running
+// handlers (at most cfg.Grace when positive), cancels those still running,
+// and completes with the counts. Run it as a task (Spawn, SpawnOn) or from a
+// goroutine with BlockOn: it spawns onto the runtime that polls it, and
+// panics with ErrNoRuntime if none does.
+//
+// Serve owns l: it closes it when it stops or is cancelled. A handler
+// that finishes leaves the server's set of handlers at once, so a
+// long-running server holds only the handlers in flight. Cancelling the
+// returned future (future.Cancel, or the runtime's shutdown) closes l and
+// cancels every handler.
+//
+// A handler owns its connection and closes it.
+func Serve[S any](l Acceptor[S], handler func(S) future.Future[error], cfg ServeConfig) *ServeFuture[S] {
+	return &ServeFuture[S]{l: l, handler: handler, stop: cfg.Stop, grace: cfg.Grace}
+}
+
+// servePhase is where a ServeFuture is.
+type servePhase uint8
+
+const (
+	serving    servePhase = iota // accepting and reaping
+	draining                     // stopped accepting; waiting for handlers, perhaps bounded
+	cancelling                   // the handlers left were cancelled; reaping their outcomes
+	served                       // completed or cancelled
+)
+
+// ServeFuture is the future of Serve: a future.Future[ServeStats] and a
+// future.Canceler. All its fields are owned by the task that polls it.
+type ServeFuture[S any] struct {
+	l       Acceptor[S]
+	handler func(S) future.Future[error]
+	// stop is cfg.Stop, nil once it completed or was cancelled.
+	stop  future.Future[struct{}]
+	grace time.Duration
+	phase servePhase
+	// handlers holds one task per connection in flight.
+	handlers JoinSet[error]
+	// accept is the accept in flight when accepting is set.
+	accept    AcceptFuture[S]
+	accepting bool
+	// next is the pending Next of handlers, nil when none.
+	next *JoinNextFuture[error]
+	// timer bounds the draining when timed is set.
+	timer SleepFuture
+	timed bool
+	stats ServeStats
+}
+
+// Poll accepts and spawns, reaps finished handlers, and runs the stop.
+// Polling after completion panics with future.ErrPolledAfterCompletion.
+func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
+	if s.phase == served {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if s.phase == serving && s.stop != nil {
+		if _, ok := s.stop.Poll(cx); ok {
+			s.stop = nil
+			s.beginStop()
+		}
+	}
+	if s.phase == serving {
+		s.acceptAll(cx)
+	}
+	for {
+		// Reaping comes after accepting, so a handler spawned by this poll
+		// is covered by the Next left pending here.
+		if s.reap(cx) {
+			s.finish()
+			return s.stats, true
+		}
+		if s.phase != draining || !s.timed {
+			return ServeStats{}, false
+		}
+		if _, ok := s.timer.Poll(cx); !ok {
+			return ServeStats{}, false
+		}
+		s.timed = false
+		s.phase = cancelling
+		s.handlers.CancelAll()
+	}
+}
+
+// acceptAll accepts until no connection is waiting, spawning a handler for
+// each; an accept error stops the server.
+func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
+	for {
+		if !s.accepting {
+			s.accept = s.l.Accept()
+			s.accepting = true
+		}
+		r, ok := s.accept.Poll(cx)
+		if !ok {
+			return
+		}
+		s.accepting = false
+		if r.Err != nil {
+			if !errors.Is(r.Err, ErrClosed) && !errors.Is(r.Err, ErrShutdown) {
+				s.stats.Err = r.Err
+			}
+			s.beginStop()
+			return
+		}
+		s.stats.Accepted++
+		s.handlers.Spawn(cx, s.handler(r.Value))
+	}
+}
+
+// reap takes the outcomes of the finished handlers into the counts. It
+// reports true when the set is empty and the server no longer accepts: it
+// is done.
+func (s *ServeFuture[S]) reap(cx *future.Context) bool {
+	for {
+		if s.next == nil {
+			s.next = s.handlers.Next()
+		}
+		r, ok := s.next.Poll(cx)
+		if !ok {
+			return false
+		}
+		s.next = nil
+		switch {
+		case errors.Is(r.Err, ErrJoinSetEmpty):
+			return s.phase != serving
+		case errors.Is(r.Err, ErrCancelled) || errors.Is(r.Err, ErrShutdown):
+			s.stats.Cancelled++
+		default:
+			s.stats.Completed++
+			err := r.Err // the task's panic, or the handler's nil future
+			if err == nil {
+				err = r.Value // the handler's own error
+			}
+			if err != nil {
+				s.stats.Failed++
+				if s.stats.HandlerErr == nil {
+					s.stats.HandlerErr = err
+				}
+			}
+		}
+	}
+}
+
+// beginStop stops accepting, closes the listener and starts the wait for
+// the handlers.
+func (s *ServeFuture[S]) beginStop() {
+	s.stopAccepting()
+	switch {
+	case s.grace < 0:
+		s.phase = cancelling
+		s.handlers.CancelAll()
+	case s.grace > 0:
+		s.phase = draining
+		s.timer = SleepFuture{deadline: after(s.grace)}
+		s.timed = true
+	default:
+		s.phase = draining
+	}
+}
+
+// stopAccepting cancels the accept in flight and the stop future, and
+// closes the listener.
+func (s *ServeFuture[S]) stopAccepting() {
+	if s.accepting {
+		s.accept.Cancel()
+		s.accepting = false
+	}
+	if s.stop != nil {
+		future.Cancel(s.stop)
+		s.stop = nil
+	}
+	_ = s.l.Close() // a second Close (the user's) is harmless
+}
+
+// finish releases the timer.
+func (s *ServeFuture[S]) finish() {
+	s.phase = served
+	if s.timed {
+		s.timer.Cancel()
+		s.timed = false
+	}
+}
+
+// Cancel stops the server: it closes the listener and cancels every
+// handler (their outcomes are dropped). It makes ServeFuture a
+// future.Canceler. Idempotent.
+func (s *ServeFuture[S]) Cancel() {
+	if s.phase == served {
+		return
+	}
+	s.stopAccepting()
+	if s.next != nil {
+		s.next.Cancel()
+		s.next = nil
+	}
+	s.handlers.Close()
+	s.finish()
+}

@@ -1,0 +1,82 @@
+package runtime
+
+import (
+	"context"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// greetOnce is a handler that writes "hi" and closes its connection.
+type greetOnce struct {
+	s     *TCPStream
+	write WriteAllFuture
+	began bool
+}
+
+func (g *greetOnce) Poll(cx *future.Context) (error, bool) {
+	if !g.began {
+		g.write = g.s.WriteAll([]byte("hi"))
+		g.began = true
+	}
+	r, ok := g.write.Poll(cx)
+	if !ok {
+		return nil, false
+	}
+	_ = g.s.Close()
+	return r.Err, true
+}
+
+func (g *greetOnce) Cancel() {
+	if g.began {
+		g.write.Cancel()
+	}
+	_ = g.s.Close()
+}
+
+// TestServeForgetsFinishedHandlers serves connections one after the other
+// and checks that the server's set holds none of the finished handlers: a
+// long-running server keeps only the handlers in flight.
+func TestServeForgetsFinishedHandlers(t *testing.T) {
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
+	rt, err := New(Config{Workers: 2})
+	require.NoError(t, err)
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+	}()
+	l, err := ListenTCP(rt.Handle(), "127.0.0.1:0")
+	require.NoError(t, err)
+	sf := Serve(l, func(s *TCPStream) future.Future[error] { return &greetOnce{s: s} }, ServeConfig{})
+	h := SpawnOn(rt.Handle(), future.Future[ServeStats](sf))
+	maxLen := 0
+	for i := range n {
+		c, err := net.DialTimeout("tcp", l.AddrPort().String(), 10*time.Second)
+		require.NoError(t, err)
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		b, err := io.ReadAll(c)
+		c.Close()
+		require.NoError(t, err, "connection %d", i)
+		require.Equal(t, "hi", string(b))
+		maxLen = max(maxLen, sf.handlers.Len())
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for sf.handlers.Len() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, 0, sf.handlers.Len(), "every finished handler left the set")
+	assert.Less(t, maxLen, n/2, "handlers are reaped while the server runs, not at its end")
+	h.Cancel()
+	_, err = h.Wait(context.Background())
+	assert.ErrorIs(t, err, ErrCancelled)
+}
