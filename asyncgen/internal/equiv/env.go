@@ -1,0 +1,69 @@
+// Package equiv holds the async functions of the generator's equivalence
+// test: each runs generated, as a future, and as a reference, the same
+// source with every await blocking on its future, and the two must return
+// the same and record the same side effects.
+package equiv
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// Env is what a test function sees: futures whose readiness a seeded random
+// schedule decides, and a log of side effects.
+type Env struct {
+	rng *rand.Rand
+	Log []string
+	// Live counts the futures made and not yet completed or cancelled;
+	// Cancelled counts those cancelled before completing.
+	Live, Cancelled int
+}
+
+// NewEnv returns an Env whose schedule seed decides.
+func NewEnv(seed uint64) *Env { return &Env{rng: rand.New(rand.NewPCG(seed, 0x5eed))} }
+
+// Note records a side effect.
+func (e *Env) Note(format string, args ...any) { e.Log = append(e.Log, fmt.Sprintf(format, args...)) }
+
+// Val returns a future of v that is pending for a random number of polls
+// (waking its task each time, so that a poll follows) before it is ready.
+func (e *Env) Val(v int) future.Future[int] {
+	e.Live++
+	return &val{e: e, v: v, pending: e.rng.IntN(3)}
+}
+
+// Str is Val for a string.
+func (e *Env) Str(s string) future.Future[string] {
+	return future.Map(e.Val(0), func(int) string { return s })
+}
+
+type val struct {
+	e       *Env
+	v       int
+	pending int
+	done    bool
+}
+
+func (f *val) Poll(cx *future.Context) (int, bool) {
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if f.pending > 0 {
+		f.pending--
+		cx.Wake(cx.Waker())
+		return 0, false
+	}
+	f.done = true
+	f.e.Live--
+	return f.v, true
+}
+
+func (f *val) Cancel() {
+	if !f.done {
+		f.done = true
+		f.e.Live--
+		f.e.Cancelled++
+	}
+}

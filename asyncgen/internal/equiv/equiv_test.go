@@ -1,0 +1,152 @@
+package equiv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// awaitRef is future.Await in the reference functions (funcs_ref_test.go):
+// it blocks the goroutine on f.
+func awaitRef[T any](f future.Future[T]) T {
+	v, err := future.Block(context.Background(), f)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func show[T any](v T, err error) string { return fmt.Sprintf("%v / %v", v, err) }
+
+func gen[T any](f future.Future[T]) future.Future[string] {
+	return future.Map(f, func(v T) string {
+		if r, ok := any(v).(future.Result[int]); ok {
+			return show(r.Get())
+		}
+		if r, ok := any(v).(future.Result[string]); ok {
+			return show(r.Get())
+		}
+		return show(v, nil)
+	})
+}
+
+// cases pairs each generated function with its reference.
+var cases = []struct {
+	name string
+	gen  func(e *Env, n int) future.Future[string]
+	ref  func(e *Env, n int) string
+}{
+	{"sequence", func(e *Env, n int) future.Future[string] { return gen(sequenceAsync(e, n)) },
+		func(e *Env, n int) string { return show(sequenceRef(e, n), nil) }},
+	{"noResult", func(e *Env, n int) future.Future[string] { return gen(noResultAsync(e, n)) },
+		func(e *Env, n int) string { noResultRef(e, n); return show(struct{}{}, nil) }},
+	{"branch", func(e *Env, n int) future.Future[string] { return gen(branchAsync(e, n)) },
+		func(e *Env, n int) string { return show(branchRef(e, n)) }},
+	{"loop", func(e *Env, n int) future.Future[string] { return gen(loopAsync(e, n)) },
+		func(e *Env, n int) string { return show(loopRef(e, n), nil) }},
+	{"countdown", func(e *Env, n int) future.Future[string] { return gen(countdownAsync(e, n)) },
+		func(e *Env, n int) string { return show(countdownRef(e, n), nil) }},
+	{"forever", func(e *Env, n int) future.Future[string] { return gen(foreverAsync(e, n)) },
+		func(e *Env, n int) string { return show(foreverRef(e, n)) }},
+	{"nested", func(e *Env, n int) future.Future[string] { return gen(nestedAsync(e, n)) },
+		func(e *Env, n int) string { return show(nestedRef(e, n), nil) }},
+	{"shadow", func(e *Env, n int) future.Future[string] { return gen(shadowAsync(e, n)) },
+		func(e *Env, n int) string { return show(shadowRef(e, n), nil) }},
+	{"decls", func(e *Env, n int) future.Future[string] { return gen(declsAsync(e, n)) },
+		func(e *Env, n int) string { return show(declsRef(e, n)) }},
+	{"closures", func(e *Env, n int) future.Future[string] { return gen(closuresAsync(e, n)) },
+		func(e *Env, n int) string { return show(closuresRef(e, n), nil) }},
+	{"multi", func(e *Env, n int) future.Future[string] { return gen(multiAsync(e, n)) },
+		func(e *Env, n int) string { return show(multiRef(e, n)) }},
+}
+
+func seeds(t *testing.T) int {
+	if testing.Short() {
+		return 20
+	}
+	return 200
+}
+
+// TestGeneratedMatchesReference runs every function generated and as its
+// reference for arguments 0..8 over many seeds: same result, same log, and
+// every future made was completed.
+func TestGeneratedMatchesReference(t *testing.T) {
+	runs := 0
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for n := range 9 {
+				for seed := range uint64(seeds(t)) {
+					eg, er := NewEnv(seed), NewEnv(seed)
+					got, err := future.Block(context.Background(), c.gen(eg, n))
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := c.ref(er, n)
+					if got != want || !slices.Equal(eg.Log, er.Log) {
+						t.Fatalf("n=%d seed=%d: generated %q, log %q; reference %q, log %q", n, seed, got, eg.Log, want, er.Log)
+					}
+					if eg.Live != 0 || eg.Cancelled != 0 {
+						t.Fatalf("n=%d seed=%d: %d futures left pending, %d cancelled", n, seed, eg.Live, eg.Cancelled)
+					}
+					runs++
+				}
+			}
+		})
+	}
+	t.Logf("%d functions x 9 arguments x %d seeds: %d runs", len(cases), seeds(t), runs)
+}
+
+// TestCancelAtEveryAwait polls each generated function k times and cancels
+// it, for every k up to its completion: the future in flight is cancelled
+// (no future made stays pending), the log is a prefix of the full run's, and
+// a poll after Cancel panics with future.ErrPolledAfterCancel.
+func TestCancelAtEveryAwait(t *testing.T) {
+	cx := future.NewContext(waker.Noop())
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for n := range 9 {
+				for seed := range uint64(seeds(t)) {
+					full := NewEnv(seed)
+					c.ref(full, n)
+					for k := 0; ; k++ {
+						e := NewEnv(seed)
+						f := c.gen(e, n)
+						done := false
+						for range k {
+							if _, done = f.Poll(cx); done {
+								break
+							}
+						}
+						if done {
+							break
+						}
+						future.Cancel(f)
+						if e.Live != 0 {
+							t.Fatalf("n=%d seed=%d k=%d: %d futures left pending after Cancel", n, seed, k, e.Live)
+						}
+						if len(e.Log) > len(full.Log) || !slices.Equal(e.Log, full.Log[:len(e.Log)]) {
+							t.Fatalf("n=%d seed=%d k=%d: log %q is not a prefix of %q", n, seed, k, e.Log, full.Log)
+						}
+						checkPanics(t, func() { f.Poll(cx) }, future.ErrPolledAfterCancel)
+					}
+				}
+			}
+		})
+	}
+}
+
+func checkPanics(t *testing.T, fn func(), want error) {
+	t.Helper()
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, want) {
+			t.Fatalf("panicked with %v, want %v", err, want)
+		}
+	}()
+	fn()
+}

@@ -1,0 +1,167 @@
+package equiv
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+//go:generate go run ../../cmd/blitzgen
+
+// ErrBig is what branch returns for a big value.
+var ErrBig = errors.New("big")
+
+//blitz:async
+func sequence(e *Env, a int) int {
+	x := future.Await(e.Val(a))
+	e.Note("x=%d", x)
+	y := future.Await(e.Val(x * 2))
+	future.Await(e.Val(-1))
+	return x + y
+}
+
+//blitz:async
+func noResult(e *Env, n int) {
+	future.Await(e.Val(n))
+	e.Note("after %d", n)
+	if n > 2 {
+		return
+	}
+	e.Note("small")
+}
+
+//blitz:async
+func branch(e *Env, n int) (int, error) {
+	if n%2 == 0 {
+		x := future.Await(e.Val(n + 1))
+		if x > 7 {
+			return 0, ErrBig
+		}
+		n += x
+	} else if n%3 == 0 {
+		y := future.Await(e.Val(n * 10))
+		n = y
+	} else {
+		e.Note("neither")
+	}
+	z := future.Await(e.Val(n))
+	return z, nil
+}
+
+//blitz:async
+func loop(e *Env, n int) int {
+	sum := 0
+	for i := 0; i < n; i++ {
+		if i == 3 {
+			continue
+		}
+		v := future.Await(e.Val(i))
+		if v > 6 {
+			break
+		}
+		sum += v
+		e.Note("i=%d sum=%d", i, sum)
+	}
+	return sum
+}
+
+//blitz:async
+func countdown(e *Env, n int) int {
+	steps := 0
+	for n > 0 {
+		n = future.Await(e.Val(n - 1))
+		steps++
+	}
+	return steps
+}
+
+//blitz:async
+func forever(e *Env, n int) (string, error) {
+	var b strings.Builder
+	for {
+		s := future.Await(e.Str(strings.Repeat("a", n%3)))
+		b.WriteString(s)
+		n++
+		if b.Len() > 5 {
+			break
+		}
+	}
+	return b.String(), nil
+}
+
+//blitz:async
+func nested(e *Env, n int) int {
+	total := 0
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			v := future.Await(e.Val(i * j))
+			total += v
+			if total > 20 {
+				return total
+			}
+		}
+		// A loop without awaits stays as it is, break and all.
+		for k := 0; ; k++ {
+			if k > i {
+				break
+			}
+			total++
+		}
+	}
+	return total
+}
+
+//blitz:async
+func shadow(e *Env, n int) int {
+	x := n
+	if x > 1 {
+		x := future.Await(e.Val(x * 3))
+		e.Note("inner x=%d", x)
+	}
+	y := future.Await(e.Val(x))
+	return x + y
+}
+
+//blitz:async
+func decls(e *Env, n int) (int, error) {
+	var acc []int
+	var s, t = "a", 2
+	var unused, w int
+	for i := range n {
+		acc = append(acc, i)
+	}
+	v := future.Await(e.Val(len(acc)))
+	w = v + t
+	_ = unused
+	e.Note("%s %v", s, acc)
+	if w > 100 {
+		return 0, errors.New("too big")
+	}
+	return w, nil
+}
+
+//blitz:async
+func closures(e *Env, n int) int {
+	base := 10
+	add := func(v int) int { return base + v }
+	v := future.Await(e.Val(n))
+	base++
+	return add(v)
+}
+
+//blitz:async
+func multi(e *Env, n int) (int, error) {
+	if n > 3 {
+		return split(n)
+	}
+	_ = future.Await(e.Val(n))
+	return split(n + 1)
+}
+
+func split(n int) (int, error) {
+	if n%2 == 0 {
+		return n / 2, nil
+	}
+	return 0, errors.New("odd")
+}

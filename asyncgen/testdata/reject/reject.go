@@ -1,0 +1,145 @@
+// Package reject holds one async function per construct the generator
+// rejects; the test expects each message at its position.
+package reject
+
+import "github.com/blitz-go/blitz/future"
+
+func use(...any) {}
+
+//blitz:async
+func nested(f future.Future[int]) int {
+	return 1 + future.Await(f)
+}
+
+//blitz:async
+func inReturn(f future.Future[int]) int {
+	return future.Await(f)
+}
+
+//blitz:async
+func goStmt(f future.Future[int]) {
+	go use()
+	future.Await(f)
+}
+
+//blitz:async
+func gotoStmt(f future.Future[int]) {
+	future.Await(f)
+	goto end
+end:
+}
+
+//blitz:async
+func selectStmt(f future.Future[int], c chan int) {
+	future.Await(f)
+	select {
+	case <-c:
+	default:
+	}
+}
+
+//blitz:async
+func deferStmt(f future.Future[int]) {
+	defer use()
+	future.Await(f)
+}
+
+//blitz:async
+func switchAwait(f future.Future[int], n int) {
+	switch n {
+	case 1:
+		future.Await(f)
+	}
+}
+
+//blitz:async
+func rangeAwait(f future.Future[int], s []int) {
+	for range s {
+		future.Await(f)
+	}
+}
+
+//blitz:async
+func inClosure(f future.Future[int]) {
+	g := func() int { return future.Await(f) }
+	use(g)
+}
+
+//blitz:async
+func capturesLoopVar(f future.Future[int]) {
+	var fs []func() int
+	for i := 0; i < 3; i++ {
+		future.Await(f)
+		fs = append(fs, func() int { return i })
+	}
+	use(fs)
+}
+
+//blitz:async
+func addressOfLoopVar(f future.Future[int]) {
+	var ps []*int
+	for i := 0; i < 3; i++ {
+		future.Await(f)
+		ps = append(ps, &i)
+	}
+	use(ps)
+}
+
+//blitz:async
+func inCondition(f future.Future[bool]) {
+	if future.Await(f) {
+		use()
+	}
+}
+
+type T struct{ x int }
+
+//blitz:async
+func (t *T) method(f future.Future[int]) {
+	future.Await(f)
+}
+
+//blitz:async
+func generic[X any](f future.Future[X]) {
+	future.Await(f)
+}
+
+//blitz:async
+func named(f future.Future[int]) (n int) {
+	n = future.Await(f)
+	return n
+}
+
+//blitz:async
+func toField(f future.Future[int], t *T) {
+	t.x = future.Await(f)
+}
+
+//blitz:async
+func blockStmt(f future.Future[int]) {
+	{
+		future.Await(f)
+	}
+}
+
+//blitz:async
+func localType(f future.Future[int]) {
+	type local int
+	future.Await(f)
+	use(local(1))
+}
+
+//blitz:async
+func threeResults(f future.Future[int]) (int, int, error) {
+	future.Await(f)
+	return 0, 0, nil
+}
+
+//blitz:async
+func labeled(f future.Future[int]) {
+outer:
+	for {
+		future.Await(f)
+		break outer
+	}
+}
