@@ -165,3 +165,12 @@ func split(n int) (int, error) {
 	}
 	return 0, errors.New("odd")
 }
+
+//blitz:async
+func panicsAfterAwait(e *Env, n int) int {
+	v := future.Await(e.Val(n))
+	if v >= 0 {
+		panic("boom") // the line the //line test expects
+	}
+	return v
+}

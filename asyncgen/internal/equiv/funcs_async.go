@@ -1014,3 +1014,67 @@ func (f *multiAsyncFuture) Cancel() {
 
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
+
+//line funcs_async.go:1019
+
+// panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
+type panicsAfterAwaitAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+}
+
+// panicsAfterAwaitAsync returns panicsAfterAwait as a future: polling it runs panicsAfterAwait up to its next
+// await, and its value is what panicsAfterAwait returns.
+func panicsAfterAwaitAsync(e *Env, n int) future.Future[int] {
+	return &panicsAfterAwaitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs panicsAfterAwait until it awaits a future that is not ready, or returns.
+func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:171
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:1044
+		case 1:
+//line funcs.go:171
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:172
+			if v >= 0 {
+				panic("boom")
+			}
+//line funcs.go:175
+			f.state = -1
+			return v, true
+//line funcs_async.go:1059
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that panicsAfterAwait awaits, if any; panicsAfterAwait goes no further.
+func (f *panicsAfterAwaitAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
+var _ = panicsAfterAwait

@@ -142,3 +142,11 @@ func multiRef(e *Env, n int) (int, error) {
 	_ = awaitRef(e.Val(n))
 	return split(n + 1)
 }
+
+func panicsAfterAwaitRef(e *Env, n int) int {
+	v := awaitRef(e.Val(n))
+	if v >= 0 {
+		panic("boom")
+	}
+	return v
+}
