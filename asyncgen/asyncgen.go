@@ -456,6 +456,7 @@ func (g *gen) run() (string, error) {
 	g.awFields = map[string]string{}
 	g.forced = map[*types.Var]bool{}
 
+	g.rejectAwaitValues()
 	g.cur = g.newBlock()
 	g.cur.targeted = true
 	if !g.lowerList(fn.Body.List, nil) {
@@ -574,6 +575,45 @@ func construct(s ast.Stmt) string {
 	return ""
 }
 
+// rejectAwaitValues rejects future.Await used other than called: a
+// function value the generator cannot follow, which would panic.
+func (g *gen) rejectAwaitValues() {
+	called := map[ast.Expr]bool{}
+	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok {
+			if call, ok := g.isAwait(e); ok {
+				fun := ast.Unparen(call.Fun)
+				called[fun] = true
+				if ix, ok := fun.(*ast.IndexExpr); ok {
+					called[ix.X] = true
+				}
+			}
+		}
+		return true
+	})
+	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
+		var id *ast.Ident
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			id = x.Sel
+		case *ast.Ident:
+			id = x
+		case *ast.IndexExpr:
+			return true
+		default:
+			return true
+		}
+		obj, ok := g.info.Uses[id].(*types.Func)
+		if !ok || obj.Pkg() == nil || obj.Pkg().Path() != futurePath || obj.Name() != "Await" {
+			return true
+		}
+		if !called[n.(ast.Expr)] {
+			g.reject(id.Pos(), "future.Await as a value is not supported in an async function yet; write a call future.Await(f) instead")
+		}
+		return false
+	})
+}
+
 // rejectNested reports the first await of n that sits inside a larger
 // expression.
 func (g *gen) rejectNested(n ast.Node) {
@@ -643,12 +683,48 @@ func terminates(s ast.Stmt) bool {
 		return s.Else != nil && terminates(s.Body) && terminates(s.Else)
 	case *ast.ForStmt:
 		return s.Cond == nil && !hasBreak(s.Body)
+	case *ast.SwitchStmt:
+		return clausesTerminate(s.Body)
+	case *ast.TypeSwitchStmt:
+		return clausesTerminate(s.Body)
 	}
 	return false
 }
 
+// clausesTerminate reports whether a switch body has a default clause, no
+// break, and clauses that each end in a terminating statement or a
+// fallthrough.
+func clausesTerminate(body *ast.BlockStmt) bool {
+	hasDefault := false
+	for _, c := range body.List {
+		cc := c.(*ast.CaseClause)
+		if cc.List == nil {
+			hasDefault = true
+		}
+		if len(cc.Body) == 0 {
+			return false
+		}
+		last := cc.Body[len(cc.Body)-1]
+		if br, ok := last.(*ast.BranchStmt); ok && br.Tok == token.FALLTHROUGH {
+			continue
+		}
+		if !terminates(last) {
+			return false
+		}
+		for _, s := range cc.Body {
+			if hasBreak(s) {
+				return false
+			}
+		}
+	}
+	return hasDefault
+}
+
 // hasBreak reports whether body breaks out of its enclosing statement.
 func hasBreak(body ast.Node) bool {
+	if br, ok := body.(*ast.BranchStmt); ok {
+		return br.Tok == token.BREAK
+	}
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -931,6 +1007,14 @@ func (g *gen) checkCaptures() {
 				return true
 			})
 			return false
+		case *ast.SliceExpr:
+			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				if v, ok := perIter(id); ok {
+					if _, arr := v.Type().Underlying().(*types.Array); arr {
+						g.reject(n.Pos(), msg, "sliced", v.Name())
+					}
+				}
+			}
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
 				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {

@@ -63,6 +63,10 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(closuresRef(e, n), nil) }},
 	{"multi", func(e *Env, n int) future.Future[string] { return gen(multiAsync(e, n)) },
 		func(e *Env, n int) string { return show(multiRef(e, n)) }},
+	{"perIteration", func(e *Env, n int) future.Future[string] { return gen(perIterationAsync(e, n)) },
+		func(e *Env, n int) string { return show(perIterationRef(e, n), nil) }},
+	{"switches", func(e *Env, n int) future.Future[string] { return gen(switchesAsync(e, n)) },
+		func(e *Env, n int) string { return show(switchesRef(e, n)) }},
 }
 
 func seeds(t *testing.T) int {

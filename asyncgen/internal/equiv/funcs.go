@@ -174,3 +174,34 @@ func panicsAfterAwait(e *Env, n int) int {
 	}
 	return v
 }
+
+//blitz:async
+func perIteration(e *Env, n int) int {
+	total := 0
+	for i := 0; i < n; i++ {
+		var acc int
+		if r := i % 3; r == 0 {
+			v := future.Await(e.Val(i))
+			acc += v + r
+		} else if r == 1 {
+			acc++
+		}
+		w := future.Await(e.Val(acc))
+		total += w
+		e.Note("i=%d acc=%d", i, acc)
+	}
+	return total
+}
+
+//blitz:async
+func switches(e *Env, n int) (int, error) {
+	v := future.Await(e.Val(n))
+	switch {
+	case v > 5:
+		return v, nil
+	case v > 2:
+		return 0, ErrBig
+	default:
+		return -v, nil
+	}
+}

@@ -1078,3 +1078,208 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
+
+//line funcs_async.go:1083
+
+// perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
+type perIterationAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	total int
+	i     int
+	acc   int
+	r     int
+}
+
+// perIterationAsync returns perIteration as a future: polling it runs perIteration up to its next
+// await, and its value is what perIteration returns.
+func perIterationAsync(e *Env, n int) future.Future[int] {
+	return &perIterationAsyncFuture{e: e, n: n}
+}
+
+// Poll runs perIteration until it awaits a future that is not ready, or returns.
+func (f *perIterationAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:180
+			f.total = 0
+//line funcs.go:181
+			f.i = 0
+//line funcs.go:181
+			f.state = 1
+			continue poll
+//line funcs_async.go:1116
+		case 1:
+//line funcs.go:181
+			if !(f.i < f.n) {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:182
+			f.acc = 0
+//line funcs.go:183
+			f.r = f.i % 3
+//line funcs.go:183
+			if f.r == 0 {
+				f.state = 2
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:1134
+		case 2:
+//line funcs.go:184
+			f.aw1 = f.e.Val(f.i)
+			f.state = 4
+			continue poll
+//line funcs_async.go:1140
+		case 3:
+//line funcs.go:186
+			if f.r == 1 {
+				f.acc++
+			}
+//line funcs.go:188
+			f.state = 5
+			continue poll
+//line funcs_async.go:1149
+		case 4:
+//line funcs.go:184
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:185
+			f.acc += v + f.r
+//line funcs.go:186
+			f.state = 5
+			continue poll
+//line funcs_async.go:1162
+		case 5:
+//line funcs.go:189
+			f.aw1 = f.e.Val(f.acc)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:1168
+		case 6:
+//line funcs.go:189
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:190
+			f.total += w
+//line funcs.go:191
+			f.e.Note("i=%d acc=%d", f.i, f.acc)
+//line funcs.go:192
+			f.state = 7
+			continue poll
+//line funcs_async.go:1183
+		case 7:
+//line funcs.go:181
+			f.i++
+//line funcs.go:181
+			f.state = 1
+			continue poll
+//line funcs_async.go:1190
+		case 8:
+//line funcs.go:193
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:1195
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that perIteration awaits, if any; perIteration goes no further.
+func (f *perIterationAsyncFuture) Cancel() {
+	switch f.state {
+	case 4, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// perIteration is what perIterationAsync compiles; it is not called.
+var _ = perIteration
+
+//line funcs_async.go:1219
+
+// switchesAsyncFuture is the state machine of switches: see switchesAsync.
+type switchesAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+}
+
+// switchesAsync returns switches as a future: polling it runs switches up to its next
+// await, and its value is what switches returns.
+func switchesAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &switchesAsyncFuture{e: e, n: n}
+}
+
+// Poll runs switches until it awaits a future that is not ready, or returns.
+func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:198
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:1244
+		case 1:
+//line funcs.go:198
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:199
+			switch {
+			case v > 5:
+				f.state = -1
+				return future.Result[int]{Value: v, Err: nil}, true
+			case v > 2:
+				f.state = -1
+				return future.Result[int]{Value: 0, Err: ErrBig}, true
+			default:
+				f.state = -1
+				return future.Result[int]{Value: -v, Err: nil}, true
+			}
+//line funcs_async.go:1264
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that switches awaits, if any; switches goes no further.
+func (f *switchesAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// switches is what switchesAsync compiles; it is not called.
+var _ = switches

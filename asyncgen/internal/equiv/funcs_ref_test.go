@@ -150,3 +150,32 @@ func panicsAfterAwaitRef(e *Env, n int) int {
 	}
 	return v
 }
+
+func perIterationRef(e *Env, n int) int {
+	total := 0
+	for i := 0; i < n; i++ {
+		var acc int
+		if r := i % 3; r == 0 {
+			v := awaitRef(e.Val(i))
+			acc += v + r
+		} else if r == 1 {
+			acc++
+		}
+		w := awaitRef(e.Val(acc))
+		total += w
+		e.Note("i=%d acc=%d", i, acc)
+	}
+	return total
+}
+
+func switchesRef(e *Env, n int) (int, error) {
+	v := awaitRef(e.Val(n))
+	switch {
+	case v > 5:
+		return v, nil
+	case v > 2:
+		return 0, ErrBig
+	default:
+		return -v, nil
+	}
+}

@@ -143,3 +143,20 @@ outer:
 		break outer
 	}
 }
+
+//blitz:async
+func awaitValue(f future.Future[int]) {
+	await := future.Await[int]
+	await(f)
+}
+
+//blitz:async
+func slicesLoopArray(f future.Future[int]) {
+	var ss [][]int
+	for i := 0; i < 3; i++ {
+		var a [2]int
+		future.Await(f)
+		ss = append(ss, a[:])
+	}
+	use(ss)
+}
