@@ -20,9 +20,11 @@ type Acceptor[S any] interface {
 // ServeConfig configures Serve. The zero ServeConfig serves until the
 // listener fails or is closed, then waits for the handlers without a bound.
 type ServeConfig struct {
-	// Stop starts the graceful stop when it completes: for instance
-	// Coordinator.WhenTriggered, or a SignalFuture adapted to it. Nil:
-	// only a closed or failing listener stops the server.
+	// Stop starts the graceful stop when it completes: for instance a
+	// pointer to the TriggerFuture of Coordinator.WhenTriggered (see
+	// Coordinator.TriggerOnSignal to trigger it on a signal). Serve owns it
+	// and cancels it when it stops. Nil: only a closed or failing listener
+	// stops the server.
 	Stop future.Future[struct{}]
 	// Grace bounds the wait for the running handlers after the stop; the
 	// handlers still running when it ends are cancelled. Zero waits for
