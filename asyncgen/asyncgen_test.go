@@ -50,7 +50,7 @@ func checkClean(t *testing.T, name string, src []byte) {
 }
 
 // TestGolden generates the package testdata/golden and compares each output
-// with its .golden file.
+// with its .golden file and with the generated file beside it.
 func TestGolden(t *testing.T) {
 	out, err := asyncgen.GenerateFiles("testdata/golden", ".")
 	if err != nil {
@@ -62,6 +62,8 @@ func TestGolden(t *testing.T) {
 	for name, src := range out {
 		checkClean(t, name, src)
 		check(t, name+".golden", src)
+		// The generated file itself, which TestGeneratedIsVetClean vets.
+		check(t, name, src)
 	}
 }
 
@@ -194,5 +196,22 @@ func TestRejections(t *testing.T) {
 			!strings.Contains(line, " not supported ") || !strings.Contains(line, "; write ") || !strings.HasSuffix(line, " instead") {
 			t.Errorf("message not in the form file:line:col: blitzgen: <construct> is not supported ...; write ... instead: %s", line)
 		}
+	}
+}
+
+// TestCommand runs blitzgen as go generate would: over packages whose
+// generated files are fresh it writes nothing (-v lists what it writes),
+// and over a package with rejected functions it fails with the messages.
+func TestCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	out, err := exec.Command("go", "run", "./cmd/blitzgen", "-v", "./internal/equiv", "./testdata/golden").CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("blitzgen over fresh packages: %v\n%s", err, out)
+	}
+	out, err = exec.Command("go", "run", "./cmd/blitzgen", "./testdata/reject").CombinedOutput()
+	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: an await in a return statement")) {
+		t.Fatalf("blitzgen over rejected functions: %v\n%s", err, out)
 	}
 }

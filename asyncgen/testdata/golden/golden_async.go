@@ -116,3 +116,6 @@ func (f *lookupAsyncFuture) Cancel() {
 		f.state = -2
 	}
 }
+
+// Lookup is what LookupAsync compiles; it is not called.
+var _ = Lookup
