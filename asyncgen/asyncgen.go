@@ -317,6 +317,24 @@ type gotoItem struct {
 
 type endItem struct{ pos token.Pos }
 
+// rangeLoop is a lowered range loop; its items are rangeInit (evaluate the
+// range expression once), rangeHead (test, then assign the iteration
+// variables) and rangeNext (advance).
+type rangeLoop struct {
+	s     *ast.RangeStmt
+	kind  string // "int", "slice", "array", "string"
+	rng   string // field holding the range expression's value; "" for an array not evaluated
+	idx   string // field holding the index
+	next  string // field holding the next index of a string
+	arrN  int64  // the length of an array not evaluated
+	exit  *block
+	value bool // the value variable is present and not blank
+}
+
+type rangeInit struct{ l *rangeLoop }
+type rangeHead struct{ l *rangeLoop }
+type rangeNext struct{ l *rangeLoop }
+
 type gen struct {
 	*fileGen
 	fn     *ast.FuncDecl
@@ -336,6 +354,7 @@ type gen struct {
 	label    string
 	labelUse bool
 
+	extra     []string          // generated fields ("name type") other than awaits
 	awFields  map[string]string // future type -> field
 	awOrder   []string
 	forced    map[*types.Var]bool
@@ -540,6 +559,8 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		return g.lowerIf(s, lp)
 	case *ast.ForStmt:
 		return g.lowerFor(s)
+	case *ast.RangeStmt:
+		return g.lowerRange(s)
 	case *ast.ReturnStmt:
 		g.reject(s.Pos(), "an await in a return statement is not supported in an async function yet; write v := future.Await(f) and return v instead")
 		return false
@@ -843,6 +864,120 @@ func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
 	return tThen && tElse
 }
 
+func (g *gen) lowerRange(s *ast.RangeStmt) bool {
+	if g.hasAwait(s.X) || g.hasAwait(s.Key) || g.hasAwait(s.Value) {
+		g.rejectNested(s.X)
+		return false
+	}
+	l := &rangeLoop{s: s}
+	l.value = s.Value != nil && !isBlank(s.Value)
+	xt := g.info.TypeOf(s.X)
+	rngType := types.TypeString(types.Default(xt), g.qualifier)
+	idxType := "int"
+	switch u := xt.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsInteger != 0:
+			l.kind = "int"
+			idxType = rngType
+		case u.Info()&types.IsString != 0:
+			l.kind = "string"
+		}
+	case *types.Slice:
+		l.kind = "slice"
+	case *types.Array:
+		l.kind = "array"
+		if !l.value {
+			// Go does not evaluate the range expression then: its length
+			// is a constant, unless it holds a call or a receive.
+			if hasCallOrReceive(g.info, s.X) {
+				g.reject(s.X.Pos(), "a range loop holding an await over an array expression with a call is not supported in an async function yet; write the array to a variable first instead")
+				return false
+			}
+			l.arrN = u.Len()
+		}
+	case *types.Map:
+		g.reject(s.Pos(), "a range loop over a map holding an await is not supported in an async function yet; write a loop over a slice of its keys instead")
+		return false
+	case *types.Chan:
+		g.reject(s.Pos(), "a range loop over a channel holding an await is not supported in an async function yet; write a loop that awaits a receive instead")
+		return false
+	}
+	if l.kind == "" {
+		g.reject(s.Pos(), "a range loop over %s holding an await is not supported in an async function yet; write a loop over a slice instead", types.TypeString(xt, g.qualifier))
+		return false
+	}
+	g.loops = append(g.loops, s)
+	if s.Tok == token.DEFINE {
+		// Declared in the loop's scope: fields, like a for loop's init.
+		g.force(&ast.AssignStmt{Lhs: []ast.Expr{orBlank(s.Key), orBlank(s.Value)}, Tok: token.DEFINE})
+	}
+	if l.kind != "array" || l.value {
+		l.rng = freshIn(g.fields, "rangeValue")
+		g.extra = append(g.extra, l.rng+" "+rngType)
+	}
+	l.idx = freshIn(g.fields, "rangeIndex")
+	g.extra = append(g.extra, l.idx+" "+idxType)
+	if l.kind == "string" {
+		l.next = freshIn(g.fields, "rangeNext")
+		g.extra = append(g.extra, l.next+" int")
+		g.imports["utf8"] = "unicode/utf8"
+	}
+	g.add(rangeInit{l})
+	head := g.newBlock()
+	head.targeted = true
+	g.add(gotoItem{to: head, pos: s.Pos()})
+	l.exit = &block{targeted: true}
+	post := &block{targeted: true}
+	g.cur = head
+	g.add(rangeHead{l})
+	lp := &loopCtx{brk: l.exit, cont: post}
+	if !g.lowerList(s.Body.List, lp) {
+		g.add(gotoItem{to: post, pos: s.Body.Rbrace})
+	}
+	post.id = len(g.blocks)
+	g.blocks = append(g.blocks, post)
+	g.cur = post
+	g.add(rangeNext{l})
+	g.add(gotoItem{to: head, pos: s.Pos()})
+	l.exit.id = len(g.blocks)
+	g.blocks = append(g.blocks, l.exit)
+	g.cur = l.exit
+	return false
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+func orBlank(e ast.Expr) ast.Expr {
+	if e == nil {
+		return ast.NewIdent("_")
+	}
+	return e
+}
+
+// hasCallOrReceive reports whether e holds a function call or a receive
+// (a conversion is not a call).
+func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+				found = true
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 func (g *gen) lowerFor(s *ast.ForStmt) bool {
 	if g.hasAwait(s.Init) || g.hasAwait(s.Cond) || g.hasAwait(s.Post) {
 		g.rejectNested(s.Init)
@@ -906,6 +1041,19 @@ func itemNodes(it any) []ast.Node {
 		return []ast.Node{it.cond}
 	case loopHead:
 		return []ast.Node{it.cond}
+	case rangeInit:
+		if it.l.rng != "" {
+			return []ast.Node{it.l.s.X}
+		}
+	case rangeHead:
+		var ns []ast.Node
+		if it.l.s.Key != nil {
+			ns = append(ns, it.l.s.Key)
+		}
+		if it.l.s.Value != nil {
+			ns = append(ns, it.l.s.Value)
+		}
+		return ns
 	}
 	return nil
 }
@@ -1314,6 +1462,9 @@ func (g *gen) emit() string {
 	for _, ft := range g.awOrder {
 		fmt.Fprintf(&b, "%s %s // the future awaited\n", g.awFields[ft], ft)
 	}
+	for _, f := range g.extra {
+		b.WriteString(f + "\n")
+	}
 	for _, v := range g.hoistList {
 		fmt.Fprintf(&b, "%s %s\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
 	}
@@ -1423,6 +1574,52 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 	case gotoItem:
 		b.WriteString(g.line(it.pos))
 		b.WriteString(g.jump(it.to) + "\n")
+	case rangeInit:
+		l := it.l
+		b.WriteString(g.line(l.s.Pos()))
+		if l.rng != "" {
+			fmt.Fprintf(b, "%s.%s = %s\n", r, l.rng, g.rewrite(l.s.X, nil))
+		}
+		fmt.Fprintf(b, "%s.%s = 0\n", r, l.idx)
+	case rangeHead:
+		l := it.l
+		b.WriteString(g.line(l.s.Pos()))
+		limit := fmt.Sprintf("len(%s.%s)", r, l.rng)
+		switch {
+		case l.kind == "int":
+			limit = r + "." + l.rng
+		case l.rng == "":
+			limit = strconv.FormatInt(l.arrN, 10)
+		}
+		fmt.Fprintf(b, "if %s.%s >= %s {\n%s\n}\n", r, l.idx, limit, g.jump(l.exit))
+		value := ""
+		switch l.kind {
+		case "string":
+			width := g.fresh("width")
+			v := "_"
+			if l.value {
+				v = g.fresh("r")
+				value = v
+			}
+			fmt.Fprintf(b, "%s, %s := utf8.DecodeRuneInString(%s.%s[%s.%s:])\n%s.%s = %s.%s + %s\n",
+				v, width, r, l.rng, r, l.idx, r, l.next, r, l.idx, width)
+		case "slice", "array":
+			value = fmt.Sprintf("%s.%s[%s.%s]", r, l.rng, r, l.idx)
+		}
+		if l.s.Key != nil && !isBlank(l.s.Key) {
+			fmt.Fprintf(b, "%s = %s.%s\n", g.rewrite(l.s.Key, nil), r, l.idx)
+		}
+		if l.value {
+			fmt.Fprintf(b, "%s = %s\n", g.rewrite(l.s.Value, nil), value)
+		}
+	case rangeNext:
+		l := it.l
+		b.WriteString(g.line(l.s.Pos()))
+		if l.kind == "string" {
+			fmt.Fprintf(b, "%s.%s = %s.%s\n", r, l.idx, r, l.next)
+		} else {
+			fmt.Fprintf(b, "%s.%s++\n", r, l.idx)
+		}
 	case endItem:
 		b.WriteString(g.line(it.pos))
 		b.WriteString(g.recv + ".state = -1\n")

@@ -67,6 +67,14 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(perIterationRef(e, n), nil) }},
 	{"switches", func(e *Env, n int) future.Future[string] { return gen(switchesAsync(e, n)) },
 		func(e *Env, n int) string { return show(switchesRef(e, n)) }},
+	{"rangeInt", func(e *Env, n int) future.Future[string] { return gen(rangeIntAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeIntRef(e, n), nil) }},
+	{"rangeSlice", func(e *Env, n int) future.Future[string] { return gen(rangeSliceAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeSliceRef(e, n), nil) }},
+	{"rangeString", func(e *Env, n int) future.Future[string] { return gen(rangeStringAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeStringRef(e, n)) }},
+	{"rangeArray", func(e *Env, n int) future.Future[string] { return gen(rangeArrayAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeArrayRef(e, n), nil) }},
 }
 
 func seeds(t *testing.T) int {

@@ -205,3 +205,72 @@ func switches(e *Env, n int) (int, error) {
 		return -v, nil
 	}
 }
+
+//blitz:async
+func rangeInt(e *Env, n int) int {
+	total := 0
+	for i := range n {
+		if i == 2 {
+			continue
+		}
+		v := future.Await(e.Val(i))
+		total += v
+		n-- // the loop ran over n's first value
+	}
+	for range 2 {
+		future.Await(e.Val(0))
+	}
+	return total + n
+}
+
+//blitz:async
+func rangeSlice(e *Env, n int) int {
+	s := []int{n, n + 1, n + 2, n + 3}
+	total := 0
+	for i, x := range s {
+		s = append(s, x) // not seen by the loop
+		s[len(s)-1-i] = 0
+		v := future.Await(e.Val(x))
+		if v > 9 {
+			break
+		}
+		total += v * i
+		e.Note("i=%d x=%d", i, x)
+	}
+	return total + len(s)
+}
+
+//blitz:async
+func rangeString(e *Env, n int) (string, error) {
+	s := "héllo, 世界\xff!"[n%3:]
+	var b strings.Builder
+	var last int
+	for i, r := range s {
+		t := future.Await(e.Str(string(r)))
+		b.WriteString(t)
+		e.Note("%d:%q", i, r)
+		last = i
+	}
+	for i := range s {
+		future.Await(e.Val(i))
+		last += i
+	}
+	return b.String() + strings.Repeat("x", last%5), nil
+}
+
+//blitz:async
+func rangeArray(e *Env, n int) int {
+	a := [3]int{n, 2 * n, 3 * n}
+	total := 0
+	var i, x int
+	for i, x = range a {
+		a[2] = 100 // not seen: the loop ranges over a copy
+		v := future.Await(e.Val(x))
+		total += v + i
+	}
+	for j := range a {
+		future.Await(e.Val(j))
+		total += j
+	}
+	return total + a[2] + i + x
+}

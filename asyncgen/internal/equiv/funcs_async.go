@@ -6,9 +6,10 @@ import (
 	"errors"
 	"github.com/blitz-go/blitz/future"
 	"strings"
+	"unicode/utf8"
 )
 
-//line funcs_async.go:12
+//line funcs_async.go:13
 
 // sequenceAsyncFuture is the state machine of sequence: see sequenceAsync.
 type sequenceAsyncFuture struct {
@@ -35,7 +36,7 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.a)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:39
+//line funcs_async.go:40
 		case 1:
 //line funcs.go:17
 			v, ready := f.aw1.Poll(cx)
@@ -50,7 +51,7 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:54
+//line funcs_async.go:55
 		case 2:
 //line funcs.go:19
 			v, ready := f.aw1.Poll(cx)
@@ -63,7 +64,7 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(-1)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:67
+//line funcs_async.go:68
 		case 3:
 //line funcs.go:20
 			_, ready := f.aw1.Poll(cx)
@@ -74,7 +75,7 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:21
 			f.state = -1
 			return f.x + f.y, true
-//line funcs_async.go:78
+//line funcs_async.go:79
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -98,7 +99,7 @@ func (f *sequenceAsyncFuture) Cancel() {
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:102
+//line funcs_async.go:103
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -123,7 +124,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:127
+//line funcs_async.go:128
 		case 1:
 //line funcs.go:26
 			_, ready := f.aw1.Poll(cx)
@@ -143,7 +144,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line funcs.go:32
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:147
+//line funcs_async.go:148
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -167,7 +168,7 @@ func (f *noResultAsyncFuture) Cancel() {
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:171
+//line funcs_async.go:172
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -196,13 +197,13 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:200
+//line funcs_async.go:201
 		case 1:
 //line funcs.go:37
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 3
 			continue poll
-//line funcs_async.go:206
+//line funcs_async.go:207
 		case 2:
 //line funcs.go:42
 			if f.n%3 == 0 {
@@ -211,7 +212,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:215
+//line funcs_async.go:216
 		case 3:
 //line funcs.go:37
 			x, ready := f.aw1.Poll(cx)
@@ -229,20 +230,20 @@ poll:
 //line funcs.go:42
 			f.state = 8
 			continue poll
-//line funcs_async.go:233
+//line funcs_async.go:234
 		case 4:
 //line funcs.go:43
 			f.aw1 = f.e.Val(f.n * 10)
 			f.state = 6
 			continue poll
-//line funcs_async.go:239
+//line funcs_async.go:240
 		case 5:
 //line funcs.go:46
 			f.e.Note("neither")
 //line funcs.go:47
 			f.state = 7
 			continue poll
-//line funcs_async.go:246
+//line funcs_async.go:247
 		case 6:
 //line funcs.go:43
 			y, ready := f.aw1.Poll(cx)
@@ -255,18 +256,18 @@ poll:
 //line funcs.go:45
 			f.state = 7
 			continue poll
-//line funcs_async.go:259
+//line funcs_async.go:260
 		case 7:
 //line funcs.go:47
 			f.state = 8
 			continue poll
-//line funcs_async.go:264
+//line funcs_async.go:265
 		case 8:
 //line funcs.go:48
 			f.aw1 = f.e.Val(f.n)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:270
+//line funcs_async.go:271
 		case 9:
 //line funcs.go:48
 			z, ready := f.aw1.Poll(cx)
@@ -277,7 +278,7 @@ poll:
 //line funcs.go:49
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:281
+//line funcs_async.go:282
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -301,7 +302,7 @@ func (f *branchAsyncFuture) Cancel() {
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:305
+//line funcs_async.go:306
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -332,7 +333,7 @@ poll:
 //line funcs.go:55
 			f.state = 1
 			continue poll
-//line funcs_async.go:336
+//line funcs_async.go:337
 		case 1:
 //line funcs.go:55
 			if !(f.i < f.n) {
@@ -348,7 +349,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:352
+//line funcs_async.go:353
 		case 2:
 //line funcs.go:59
 			v, ready := f.aw1.Poll(cx)
@@ -368,19 +369,19 @@ poll:
 //line funcs.go:65
 			f.state = 3
 			continue poll
-//line funcs_async.go:372
+//line funcs_async.go:373
 		case 3:
 //line funcs.go:55
 			f.i++
 //line funcs.go:55
 			f.state = 1
 			continue poll
-//line funcs_async.go:379
+//line funcs_async.go:380
 		case 4:
 //line funcs.go:66
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:384
+//line funcs_async.go:385
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -404,7 +405,7 @@ func (f *loopAsyncFuture) Cancel() {
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:408
+//line funcs_async.go:409
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -432,7 +433,7 @@ poll:
 //line funcs.go:72
 			f.state = 1
 			continue poll
-//line funcs_async.go:436
+//line funcs_async.go:437
 		case 1:
 //line funcs.go:72
 			if !(f.n > 0) {
@@ -443,7 +444,7 @@ poll:
 			f.aw1 = f.e.Val(f.n - 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:447
+//line funcs_async.go:448
 		case 2:
 //line funcs.go:73
 			v, ready := f.aw1.Poll(cx)
@@ -457,12 +458,12 @@ poll:
 //line funcs.go:75
 			f.state = 1
 			continue poll
-//line funcs_async.go:461
+//line funcs_async.go:462
 		case 3:
 //line funcs.go:76
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:466
+//line funcs_async.go:467
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -486,7 +487,7 @@ func (f *countdownAsyncFuture) Cancel() {
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:490
+//line funcs_async.go:491
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -514,13 +515,13 @@ poll:
 //line funcs.go:82
 			f.state = 1
 			continue poll
-//line funcs_async.go:518
+//line funcs_async.go:519
 		case 1:
 //line funcs.go:83
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:524
+//line funcs_async.go:525
 		case 2:
 //line funcs.go:83
 			s, ready := f.aw1.Poll(cx)
@@ -540,12 +541,12 @@ poll:
 //line funcs.go:89
 			f.state = 1
 			continue poll
-//line funcs_async.go:544
+//line funcs_async.go:545
 		case 3:
 //line funcs.go:90
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:549
+//line funcs_async.go:550
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -569,7 +570,7 @@ func (f *foreverAsyncFuture) Cancel() {
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:573
+//line funcs_async.go:574
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -601,7 +602,7 @@ poll:
 //line funcs.go:96
 			f.state = 1
 			continue poll
-//line funcs_async.go:605
+//line funcs_async.go:606
 		case 1:
 //line funcs.go:96
 			if !(f.i < f.n) {
@@ -613,7 +614,7 @@ poll:
 //line funcs.go:97
 			f.state = 2
 			continue poll
-//line funcs_async.go:617
+//line funcs_async.go:618
 		case 2:
 //line funcs.go:97
 			if !(f.j < f.i) {
@@ -624,7 +625,7 @@ poll:
 			f.aw1 = f.e.Val(f.i * f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:628
+//line funcs_async.go:629
 		case 3:
 //line funcs.go:98
 			v, ready := f.aw1.Poll(cx)
@@ -642,14 +643,14 @@ poll:
 //line funcs.go:103
 			f.state = 4
 			continue poll
-//line funcs_async.go:646
+//line funcs_async.go:647
 		case 4:
 //line funcs.go:97
 			f.j++
 //line funcs.go:97
 			f.state = 2
 			continue poll
-//line funcs_async.go:653
+//line funcs_async.go:654
 		case 5:
 //line funcs.go:105
 			for k := 0; ; k++ {
@@ -661,19 +662,19 @@ poll:
 //line funcs.go:111
 			f.state = 6
 			continue poll
-//line funcs_async.go:665
+//line funcs_async.go:666
 		case 6:
 //line funcs.go:96
 			f.i++
 //line funcs.go:96
 			f.state = 1
 			continue poll
-//line funcs_async.go:672
+//line funcs_async.go:673
 		case 7:
 //line funcs.go:112
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:677
+//line funcs_async.go:678
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -697,7 +698,7 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:701
+//line funcs_async.go:702
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -729,13 +730,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:733
+//line funcs_async.go:734
 		case 1:
 //line funcs.go:119
 			f.aw1 = f.e.Val(f.x * 3)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:739
+//line funcs_async.go:740
 		case 2:
 //line funcs.go:119
 			x, ready := f.aw1.Poll(cx)
@@ -748,13 +749,13 @@ poll:
 //line funcs.go:121
 			f.state = 3
 			continue poll
-//line funcs_async.go:752
+//line funcs_async.go:753
 		case 3:
 //line funcs.go:122
 			f.aw1 = f.e.Val(f.x)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:758
+//line funcs_async.go:759
 		case 4:
 //line funcs.go:122
 			y, ready := f.aw1.Poll(cx)
@@ -765,7 +766,7 @@ poll:
 //line funcs.go:123
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:769
+//line funcs_async.go:770
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -789,7 +790,7 @@ func (f *shadowAsyncFuture) Cancel() {
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:793
+//line funcs_async.go:794
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -830,7 +831,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			f.aw1 = f.e.Val(len(f.acc))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:834
+//line funcs_async.go:835
 		case 1:
 //line funcs.go:134
 			v, ready := f.aw1.Poll(cx)
@@ -852,7 +853,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 //line funcs.go:141
 			f.state = -1
 			return future.Result[int]{Value: f.w, Err: nil}, true
-//line funcs_async.go:856
+//line funcs_async.go:857
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -876,7 +877,7 @@ func (f *declsAsyncFuture) Cancel() {
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:880
+//line funcs_async.go:881
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -907,7 +908,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:911
+//line funcs_async.go:912
 		case 1:
 //line funcs.go:148
 			v, ready := f.aw1.Poll(cx)
@@ -920,7 +921,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:150
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:924
+//line funcs_async.go:925
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -944,7 +945,7 @@ func (f *closuresAsyncFuture) Cancel() {
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:948
+//line funcs_async.go:949
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -977,7 +978,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:981
+//line funcs_async.go:982
 		case 1:
 //line funcs.go:158
 			_, ready := f.aw1.Poll(cx)
@@ -991,7 +992,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:995
+//line funcs_async.go:996
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1015,7 +1016,7 @@ func (f *multiAsyncFuture) Cancel() {
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1019
+//line funcs_async.go:1020
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1040,7 +1041,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1044
+//line funcs_async.go:1045
 		case 1:
 //line funcs.go:171
 			v, ready := f.aw1.Poll(cx)
@@ -1055,7 +1056,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:175
 			f.state = -1
 			return v, true
-//line funcs_async.go:1059
+//line funcs_async.go:1060
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1079,7 +1080,7 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1083
+//line funcs_async.go:1084
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1112,7 +1113,7 @@ poll:
 //line funcs.go:181
 			f.state = 1
 			continue poll
-//line funcs_async.go:1116
+//line funcs_async.go:1117
 		case 1:
 //line funcs.go:181
 			if !(f.i < f.n) {
@@ -1130,13 +1131,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1134
+//line funcs_async.go:1135
 		case 2:
 //line funcs.go:184
 			f.aw1 = f.e.Val(f.i)
 			f.state = 4
 			continue poll
-//line funcs_async.go:1140
+//line funcs_async.go:1141
 		case 3:
 //line funcs.go:186
 			if f.r == 1 {
@@ -1145,7 +1146,7 @@ poll:
 //line funcs.go:188
 			f.state = 5
 			continue poll
-//line funcs_async.go:1149
+//line funcs_async.go:1150
 		case 4:
 //line funcs.go:184
 			v, ready := f.aw1.Poll(cx)
@@ -1158,13 +1159,13 @@ poll:
 //line funcs.go:186
 			f.state = 5
 			continue poll
-//line funcs_async.go:1162
+//line funcs_async.go:1163
 		case 5:
 //line funcs.go:189
 			f.aw1 = f.e.Val(f.acc)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1168
+//line funcs_async.go:1169
 		case 6:
 //line funcs.go:189
 			w, ready := f.aw1.Poll(cx)
@@ -1179,19 +1180,19 @@ poll:
 //line funcs.go:192
 			f.state = 7
 			continue poll
-//line funcs_async.go:1183
+//line funcs_async.go:1184
 		case 7:
 //line funcs.go:181
 			f.i++
 //line funcs.go:181
 			f.state = 1
 			continue poll
-//line funcs_async.go:1190
+//line funcs_async.go:1191
 		case 8:
 //line funcs.go:193
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1195
+//line funcs_async.go:1196
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1215,7 +1216,7 @@ func (f *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1219
+//line funcs_async.go:1220
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1240,7 +1241,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1244
+//line funcs_async.go:1245
 		case 1:
 //line funcs.go:198
 			v, ready := f.aw1.Poll(cx)
@@ -1260,7 +1261,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1264
+//line funcs_async.go:1265
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1283,3 +1284,561 @@ func (f *switchesAsyncFuture) Cancel() {
 
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
+
+//line funcs_async.go:1289
+
+// rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
+type rangeIntAsyncFuture struct {
+	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[int] // the future awaited
+	rangeValue  int
+	rangeIndex  int
+	rangeValue2 int
+	rangeIndex2 int
+	e           *Env
+	n           int
+	total       int
+	i           int
+}
+
+// rangeIntAsync returns rangeInt as a future: polling it runs rangeInt up to its next
+// await, and its value is what rangeInt returns.
+func rangeIntAsync(e *Env, n int) future.Future[int] {
+	return &rangeIntAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeInt until it awaits a future that is not ready, or returns.
+func (f *rangeIntAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:211
+			f.total = 0
+//line funcs.go:212
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:212
+			f.state = 1
+			continue poll
+//line funcs_async.go:1325
+		case 1:
+//line funcs.go:212
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:213
+			if f.i == 2 {
+				f.state = 3
+				continue poll
+			}
+//line funcs.go:216
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:1342
+		case 2:
+//line funcs.go:216
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:217
+			f.total += v
+//line funcs.go:218
+			f.n--
+//line funcs.go:219
+			f.state = 3
+			continue poll
+//line funcs_async.go:1357
+		case 3:
+//line funcs.go:212
+			f.rangeIndex++
+//line funcs.go:212
+			f.state = 1
+			continue poll
+//line funcs_async.go:1364
+		case 4:
+//line funcs.go:220
+			f.rangeValue2 = 2
+			f.rangeIndex2 = 0
+//line funcs.go:220
+			f.state = 5
+			continue poll
+//line funcs_async.go:1372
+		case 5:
+//line funcs.go:220
+			if f.rangeIndex2 >= f.rangeValue2 {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:221
+			f.aw1 = f.e.Val(0)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:1383
+		case 6:
+//line funcs.go:221
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:222
+			f.state = 7
+			continue poll
+//line funcs_async.go:1394
+		case 7:
+//line funcs.go:220
+			f.rangeIndex2++
+//line funcs.go:220
+			f.state = 5
+			continue poll
+//line funcs_async.go:1401
+		case 8:
+//line funcs.go:223
+			f.state = -1
+			return f.total + f.n, true
+//line funcs_async.go:1406
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeInt awaits, if any; rangeInt goes no further.
+func (f *rangeIntAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeInt is what rangeIntAsync compiles; it is not called.
+var _ = rangeInt
+
+//line funcs_async.go:1430
+
+// rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
+type rangeSliceAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue []int
+	rangeIndex int
+	e          *Env
+	n          int
+	s          []int
+	total      int
+	i          int
+	x          int
+}
+
+// rangeSliceAsync returns rangeSlice as a future: polling it runs rangeSlice up to its next
+// await, and its value is what rangeSlice returns.
+func rangeSliceAsync(e *Env, n int) future.Future[int] {
+	return &rangeSliceAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeSlice until it awaits a future that is not ready, or returns.
+func (f *rangeSliceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:228
+			f.s = []int{f.n, f.n + 1, f.n + 2, f.n + 3}
+//line funcs.go:229
+			f.total = 0
+//line funcs.go:230
+			f.rangeValue = f.s
+			f.rangeIndex = 0
+//line funcs.go:230
+			f.state = 1
+			continue poll
+//line funcs_async.go:1468
+		case 1:
+//line funcs.go:230
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+			f.x = f.rangeValue[f.rangeIndex]
+//line funcs.go:231
+			f.s = append(f.s, f.x)
+//line funcs.go:232
+			f.s[len(f.s)-1-f.i] = 0
+//line funcs.go:233
+			f.aw1 = f.e.Val(f.x)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:1485
+		case 2:
+//line funcs.go:233
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:234
+			if v > 9 {
+				f.state = 4
+				continue poll
+			}
+//line funcs.go:237
+			f.total += v * f.i
+//line funcs.go:238
+			f.e.Note("i=%d x=%d", f.i, f.x)
+//line funcs.go:239
+			f.state = 3
+			continue poll
+//line funcs_async.go:1505
+		case 3:
+//line funcs.go:230
+			f.rangeIndex++
+//line funcs.go:230
+			f.state = 1
+			continue poll
+//line funcs_async.go:1512
+		case 4:
+//line funcs.go:240
+			f.state = -1
+			return f.total + len(f.s), true
+//line funcs_async.go:1517
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeSlice awaits, if any; rangeSlice goes no further.
+func (f *rangeSliceAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeSlice is what rangeSliceAsync compiles; it is not called.
+var _ = rangeSlice
+
+//line funcs_async.go:1541
+
+// rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
+type rangeStringAsyncFuture struct {
+	state       int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[string] // the future awaited
+	aw2         future.Future[int]    // the future awaited
+	rangeValue  string
+	rangeIndex  int
+	rangeNext   int
+	rangeValue2 string
+	rangeIndex2 int
+	rangeNext2  int
+	e           *Env
+	n           int
+	s           string
+	b           strings.Builder
+	last        int
+	i           int
+	r           rune
+	i2          int
+}
+
+// rangeStringAsync returns rangeString as a future: polling it runs rangeString up to its next
+// await, and its value is what rangeString returns.
+func rangeStringAsync(e *Env, n int) future.Future[future.Result[string]] {
+	return &rangeStringAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeString until it awaits a future that is not ready, or returns.
+func (f *rangeStringAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:245
+			f.s = "héllo, 世界\xff!"[f.n%3:]
+//line funcs.go:246
+			f.b = strings.Builder{}
+//line funcs.go:247
+			f.last = 0
+//line funcs.go:248
+			f.rangeValue = f.s
+			f.rangeIndex = 0
+//line funcs.go:248
+			f.state = 1
+			continue poll
+//line funcs_async.go:1588
+		case 1:
+//line funcs.go:248
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			r2, width := utf8.DecodeRuneInString(f.rangeValue[f.rangeIndex:])
+			f.rangeNext = f.rangeIndex + width
+			f.i = f.rangeIndex
+			f.r = r2
+//line funcs.go:249
+			f.aw1 = f.e.Str(string(f.r))
+			f.state = 2
+			fallthrough
+//line funcs_async.go:1603
+		case 2:
+//line funcs.go:249
+			t, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:250
+			f.b.WriteString(t)
+//line funcs.go:251
+			f.e.Note("%d:%q", f.i, f.r)
+//line funcs.go:252
+			f.last = f.i
+//line funcs.go:253
+			f.state = 3
+			continue poll
+//line funcs_async.go:1620
+		case 3:
+//line funcs.go:248
+			f.rangeIndex = f.rangeNext
+//line funcs.go:248
+			f.state = 1
+			continue poll
+//line funcs_async.go:1627
+		case 4:
+//line funcs.go:254
+			f.rangeValue2 = f.s
+			f.rangeIndex2 = 0
+//line funcs.go:254
+			f.state = 5
+			continue poll
+//line funcs_async.go:1635
+		case 5:
+//line funcs.go:254
+			if f.rangeIndex2 >= len(f.rangeValue2) {
+				f.state = 8
+				continue poll
+			}
+			_, width2 := utf8.DecodeRuneInString(f.rangeValue2[f.rangeIndex2:])
+			f.rangeNext2 = f.rangeIndex2 + width2
+			f.i2 = f.rangeIndex2
+//line funcs.go:255
+			f.aw2 = f.e.Val(f.i2)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:1649
+		case 6:
+//line funcs.go:255
+			_, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:256
+			f.last += f.i2
+//line funcs.go:257
+			f.state = 7
+			continue poll
+//line funcs_async.go:1662
+		case 7:
+//line funcs.go:254
+			f.rangeIndex2 = f.rangeNext2
+//line funcs.go:254
+			f.state = 5
+			continue poll
+//line funcs_async.go:1669
+		case 8:
+//line funcs.go:258
+			f.state = -1
+			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
+//line funcs_async.go:1674
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeString awaits, if any; rangeString goes no further.
+func (f *rangeStringAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 6:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeString is what rangeStringAsync compiles; it is not called.
+var _ = rangeString
+
+//line funcs_async.go:1701
+
+// rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
+type rangeArrayAsyncFuture struct {
+	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[int] // the future awaited
+	rangeValue  [3]int
+	rangeIndex  int
+	rangeIndex2 int
+	e           *Env
+	n           int
+	a           [3]int
+	total       int
+	i           int
+	x           int
+	j           int
+}
+
+// rangeArrayAsync returns rangeArray as a future: polling it runs rangeArray up to its next
+// await, and its value is what rangeArray returns.
+func rangeArrayAsync(e *Env, n int) future.Future[int] {
+	return &rangeArrayAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeArray until it awaits a future that is not ready, or returns.
+func (f *rangeArrayAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:263
+			f.a = [3]int{f.n, 2 * f.n, 3 * f.n}
+//line funcs.go:264
+			f.total = 0
+//line funcs.go:265
+			f.i = 0
+			f.x = 0
+//line funcs.go:266
+			f.rangeValue = f.a
+			f.rangeIndex = 0
+//line funcs.go:266
+			f.state = 1
+			continue poll
+//line funcs_async.go:1744
+		case 1:
+//line funcs.go:266
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+			f.x = f.rangeValue[f.rangeIndex]
+//line funcs.go:267
+			f.a[2] = 100
+//line funcs.go:268
+			f.aw1 = f.e.Val(f.x)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:1759
+		case 2:
+//line funcs.go:268
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:269
+			f.total += v + f.i
+//line funcs.go:270
+			f.state = 3
+			continue poll
+//line funcs_async.go:1772
+		case 3:
+//line funcs.go:266
+			f.rangeIndex++
+//line funcs.go:266
+			f.state = 1
+			continue poll
+//line funcs_async.go:1779
+		case 4:
+//line funcs.go:271
+			f.rangeIndex2 = 0
+//line funcs.go:271
+			f.state = 5
+			continue poll
+//line funcs_async.go:1786
+		case 5:
+//line funcs.go:271
+			if f.rangeIndex2 >= 3 {
+				f.state = 8
+				continue poll
+			}
+			f.j = f.rangeIndex2
+//line funcs.go:272
+			f.aw1 = f.e.Val(f.j)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:1798
+		case 6:
+//line funcs.go:272
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:273
+			f.total += f.j
+//line funcs.go:274
+			f.state = 7
+			continue poll
+//line funcs_async.go:1811
+		case 7:
+//line funcs.go:271
+			f.rangeIndex2++
+//line funcs.go:271
+			f.state = 5
+			continue poll
+//line funcs_async.go:1818
+		case 8:
+//line funcs.go:275
+			f.state = -1
+			return f.total + f.a[2] + f.i + f.x, true
+//line funcs_async.go:1823
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeArray awaits, if any; rangeArray goes no further.
+func (f *rangeArrayAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeArray is what rangeArrayAsync compiles; it is not called.
+var _ = rangeArray

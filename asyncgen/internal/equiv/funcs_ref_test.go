@@ -179,3 +179,68 @@ func switchesRef(e *Env, n int) (int, error) {
 		return -v, nil
 	}
 }
+
+func rangeIntRef(e *Env, n int) int {
+	total := 0
+	for i := range n {
+		if i == 2 {
+			continue
+		}
+		v := awaitRef(e.Val(i))
+		total += v
+		n--
+	}
+	for range 2 {
+		awaitRef(e.Val(0))
+	}
+	return total + n
+}
+
+func rangeSliceRef(e *Env, n int) int {
+	s := []int{n, n + 1, n + 2, n + 3}
+	total := 0
+	for i, x := range s {
+		s = append(s, x)
+		s[len(s)-1-i] = 0
+		v := awaitRef(e.Val(x))
+		if v > 9 {
+			break
+		}
+		total += v * i
+		e.Note("i=%d x=%d", i, x)
+	}
+	return total + len(s)
+}
+
+func rangeStringRef(e *Env, n int) (string, error) {
+	s := "héllo, 世界\xff!"[n%3:]
+	var b strings.Builder
+	var last int
+	for i, r := range s {
+		t := awaitRef(e.Str(string(r)))
+		b.WriteString(t)
+		e.Note("%d:%q", i, r)
+		last = i
+	}
+	for i := range s {
+		awaitRef(e.Val(i))
+		last += i
+	}
+	return b.String() + strings.Repeat("x", last%5), nil
+}
+
+func rangeArrayRef(e *Env, n int) int {
+	a := [3]int{n, 2 * n, 3 * n}
+	total := 0
+	var i, x int
+	for i, x = range a {
+		a[2] = 100
+		v := awaitRef(e.Val(x))
+		total += v + i
+	}
+	for j := range a {
+		awaitRef(e.Val(j))
+		total += j
+	}
+	return total + a[2] + i + x
+}

@@ -53,8 +53,8 @@ func switchAwait(f future.Future[int], n int) {
 }
 
 //blitz:async
-func rangeAwait(f future.Future[int], s []int) {
-	for range s {
+func rangeMap(f future.Future[int], m map[int]int) {
+	for range m {
 		future.Await(f)
 	}
 }
@@ -159,4 +159,28 @@ func slicesLoopArray(f future.Future[int]) {
 		ss = append(ss, a[:])
 	}
 	use(ss)
+}
+
+//blitz:async
+func rangeChan(f future.Future[int], c chan int) {
+	for range c {
+		future.Await(f)
+	}
+}
+
+//blitz:async
+func rangeFunc(f future.Future[int], seq func(func(int) bool)) {
+	for range seq {
+		future.Await(f)
+	}
+}
+
+func arr() [2]int { return [2]int{} }
+
+//blitz:async
+func rangeArrayCall(f future.Future[int]) {
+	for i := range arr() {
+		future.Await(f)
+		use(i)
+	}
 }
