@@ -331,6 +331,14 @@ type rangeLoop struct {
 	value bool // the value variable is present and not blank
 }
 
+// switchItem dispatches a lowered switch: the tag and the case expressions
+// are evaluated in one block, as Go does, and each clause is a block.
+type switchItem struct {
+	s       *ast.SwitchStmt
+	targets []*block // by clause
+	join    *block   // when no clause is default
+}
+
 type rangeInit struct{ l *rangeLoop }
 type rangeHead struct{ l *rangeLoop }
 type rangeNext struct{ l *rangeLoop }
@@ -561,6 +569,8 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		return g.lowerFor(s)
 	case *ast.RangeStmt:
 		return g.lowerRange(s)
+	case *ast.SwitchStmt:
+		return g.lowerSwitch(s, lp)
 	case *ast.ReturnStmt:
 		g.reject(s.Pos(), "an await in a return statement is not supported in an async function yet; write v := future.Await(f) and return v instead")
 		return false
@@ -864,6 +874,73 @@ func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
 	return tThen && tElse
 }
 
+func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
+	if g.hasAwait(s.Init) || g.hasAwait(s.Tag) {
+		g.rejectNested(s.Init)
+		g.rejectNested(s.Tag)
+		return false
+	}
+	for _, c := range s.Body.List {
+		for _, e := range c.(*ast.CaseClause).List {
+			if g.hasAwait(e) {
+				g.rejectNested(e)
+				return false
+			}
+		}
+	}
+	if s.Init != nil {
+		g.checkPlain(s.Init)
+		g.force(s.Init)
+		g.add(stmtItem{s: s.Init, lp: lp})
+	}
+	join := &block{}
+	it := switchItem{s: s}
+	hasDefault := false
+	for _, c := range s.Body.List {
+		b := g.newBlock()
+		b.targeted = true
+		it.targets = append(it.targets, b)
+		if c.(*ast.CaseClause).List == nil {
+			hasDefault = true
+		}
+	}
+	if !hasDefault {
+		it.join = join
+		join.targeted = true
+	}
+	g.add(it)
+	inner := &loopCtx{brk: join}
+	if lp != nil {
+		inner.cont = lp.cont
+	}
+	for i, c := range s.Body.List {
+		cc := c.(*ast.CaseClause)
+		g.cur = it.targets[i]
+		body := cc.Body
+		fall := false
+		if n := len(body); n > 0 {
+			if br, ok := body[n-1].(*ast.BranchStmt); ok && br.Tok == token.FALLTHROUGH {
+				body, fall = body[:n-1], true
+			}
+		}
+		term := g.lowerList(body, inner)
+		switch {
+		case fall && !term:
+			g.add(gotoItem{to: it.targets[i+1], pos: cc.Body[len(cc.Body)-1].Pos()})
+		case !term:
+			join.targeted = true
+			g.add(gotoItem{to: join, pos: s.Body.Rbrace})
+		}
+		if hasBreak(&ast.BlockStmt{List: body}) {
+			join.targeted = true
+		}
+	}
+	join.id = len(g.blocks)
+	g.blocks = append(g.blocks, join)
+	g.cur = join
+	return !join.targeted
+}
+
 func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	if g.hasAwait(s.X) || g.hasAwait(s.Key) || g.hasAwait(s.Value) {
 		g.rejectNested(s.X)
@@ -1041,6 +1118,17 @@ func itemNodes(it any) []ast.Node {
 		return []ast.Node{it.cond}
 	case loopHead:
 		return []ast.Node{it.cond}
+	case switchItem:
+		ns := []ast.Node{}
+		if it.s.Tag != nil {
+			ns = append(ns, it.s.Tag)
+		}
+		for _, c := range it.s.Body.List {
+			for _, e := range c.(*ast.CaseClause).List {
+				ns = append(ns, e)
+			}
+		}
+		return ns
 	case rangeInit:
 		if it.l.rng != "" {
 			return []ast.Node{it.l.s.X}
@@ -1574,6 +1662,32 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 	case gotoItem:
 		b.WriteString(g.line(it.pos))
 		b.WriteString(g.jump(it.to) + "\n")
+	case switchItem:
+		b.WriteString(g.line(it.s.Pos()))
+		b.WriteString("switch ")
+		if it.s.Tag != nil {
+			b.WriteString(g.rewrite(it.s.Tag, nil) + " ")
+		}
+		b.WriteString("{\n")
+		for i, c := range it.s.Body.List {
+			cc := c.(*ast.CaseClause)
+			if cc.List == nil {
+				b.WriteString("default:\n")
+			} else {
+				exprs := make([]string, len(cc.List))
+				for j, e := range cc.List {
+					exprs[j] = g.rewrite(e, nil)
+				}
+				b.WriteString(g.line(cc.Pos()))
+				fmt.Fprintf(b, "case %s:\n", strings.Join(exprs, ", "))
+			}
+			fmt.Fprintf(b, "%s.state = %d\n", r, it.targets[i].id)
+		}
+		if it.join != nil {
+			fmt.Fprintf(b, "default:\n%s.state = %d\n", r, it.join.id)
+		}
+		g.labelUse = true
+		fmt.Fprintf(b, "}\ncontinue %s\n", g.label)
 	case rangeInit:
 		l := it.l
 		b.WriteString(g.line(l.s.Pos()))

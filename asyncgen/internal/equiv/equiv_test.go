@@ -67,6 +67,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(perIterationRef(e, n), nil) }},
 	{"switches", func(e *Env, n int) future.Future[string] { return gen(switchesAsync(e, n)) },
 		func(e *Env, n int) string { return show(switchesRef(e, n)) }},
+	{"switchAwait", func(e *Env, n int) future.Future[string] { return gen(switchAwaitAsync(e, n)) },
+		func(e *Env, n int) string { return show(switchAwaitRef(e, n)) }},
 	{"rangeInt", func(e *Env, n int) future.Future[string] { return gen(rangeIntAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeIntRef(e, n), nil) }},
 	{"rangeSlice", func(e *Env, n int) future.Future[string] { return gen(rangeSliceAsync(e, n)) },

@@ -274,3 +274,40 @@ func rangeArray(e *Env, n int) int {
 	}
 	return total + a[2] + i + x
 }
+
+//blitz:async
+func switchAwait(e *Env, n int) (int, error) {
+	total := 0
+	for i := range n {
+		switch k := i % 4; k {
+		case 0, 1:
+			v := future.Await(e.Val(i))
+			total += v
+			if v == 4 {
+				break
+			}
+			total++
+			fallthrough
+		case 2:
+			e.Note("two or fell")
+			if i == 6 {
+				continue
+			}
+			w := future.Await(e.Val(k))
+			total += w
+		default:
+			if i > 6 {
+				return total, ErrBig
+			}
+		}
+		e.Note("after %d", i)
+	}
+	switch {
+	case n > 5:
+		future.Await(e.Val(0))
+		total *= 2
+	case n > 3:
+		total *= 3
+	}
+	return total, nil
+}

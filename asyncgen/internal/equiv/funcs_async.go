@@ -1842,3 +1842,205 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
+
+//line funcs_async.go:1847
+
+// switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
+type switchAwaitAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	k          int
+}
+
+// switchAwaitAsync returns switchAwait as a future: polling it runs switchAwait up to its next
+// await, and its value is what switchAwait returns.
+func switchAwaitAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &switchAwaitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs switchAwait until it awaits a future that is not ready, or returns.
+func (f *switchAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:280
+			f.total = 0
+//line funcs.go:281
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:281
+			f.state = 1
+			continue poll
+//line funcs_async.go:1882
+		case 1:
+//line funcs.go:281
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 9
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:282
+			f.k = f.i % 4
+//line funcs.go:282
+			switch f.k {
+//line funcs.go:283
+			case 0, 1:
+				f.state = 2
+//line funcs.go:291
+			case 2:
+				f.state = 3
+			default:
+				f.state = 4
+			}
+			continue poll
+//line funcs_async.go:1904
+		case 2:
+//line funcs.go:284
+			f.aw1 = f.e.Val(f.i)
+			f.state = 5
+			continue poll
+//line funcs_async.go:1910
+		case 3:
+//line funcs.go:292
+			f.e.Note("two or fell")
+//line funcs.go:293
+			if f.i == 6 {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:296
+			f.aw1 = f.e.Val(f.k)
+			f.state = 6
+			continue poll
+//line funcs_async.go:1923
+		case 4:
+//line funcs.go:299
+			if f.i > 6 {
+				f.state = -1
+				return future.Result[int]{Value: f.total, Err: ErrBig}, true
+			}
+//line funcs.go:302
+			f.state = 7
+			continue poll
+//line funcs_async.go:1933
+		case 5:
+//line funcs.go:284
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:285
+			f.total += v
+//line funcs.go:286
+			if v == 4 {
+				f.state = 7
+				continue poll
+			}
+//line funcs.go:289
+			f.total++
+//line funcs.go:290
+			f.state = 3
+			continue poll
+//line funcs_async.go:1953
+		case 6:
+//line funcs.go:296
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:297
+			f.total += w
+//line funcs.go:302
+			f.state = 7
+			continue poll
+//line funcs_async.go:1966
+		case 7:
+//line funcs.go:303
+			f.e.Note("after %d", f.i)
+//line funcs.go:304
+			f.state = 8
+			continue poll
+//line funcs_async.go:1973
+		case 8:
+//line funcs.go:281
+			f.rangeIndex++
+//line funcs.go:281
+			f.state = 1
+			continue poll
+//line funcs_async.go:1980
+		case 9:
+//line funcs.go:305
+			switch {
+//line funcs.go:306
+			case f.n > 5:
+				f.state = 10
+//line funcs.go:309
+			case f.n > 3:
+				f.state = 11
+			default:
+				f.state = 13
+			}
+			continue poll
+//line funcs_async.go:1994
+		case 10:
+//line funcs.go:307
+			f.aw1 = f.e.Val(0)
+			f.state = 12
+			continue poll
+//line funcs_async.go:2000
+		case 11:
+//line funcs.go:310
+			f.total *= 3
+//line funcs.go:311
+			f.state = 13
+			continue poll
+//line funcs_async.go:2007
+		case 12:
+//line funcs.go:307
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:308
+			f.total *= 2
+//line funcs.go:311
+			f.state = 13
+			continue poll
+//line funcs_async.go:2020
+		case 13:
+//line funcs.go:312
+			f.state = -1
+			return future.Result[int]{Value: f.total, Err: nil}, true
+//line funcs_async.go:2025
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that switchAwait awaits, if any; switchAwait goes no further.
+func (f *switchAwaitAsyncFuture) Cancel() {
+	switch f.state {
+	case 5, 6, 12:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// switchAwait is what switchAwaitAsync compiles; it is not called.
+var _ = switchAwait

@@ -244,3 +244,39 @@ func rangeArrayRef(e *Env, n int) int {
 	}
 	return total + a[2] + i + x
 }
+
+func switchAwaitRef(e *Env, n int) (int, error) {
+	total := 0
+	for i := range n {
+		switch k := i % 4; k {
+		case 0, 1:
+			v := awaitRef(e.Val(i))
+			total += v
+			if v == 4 {
+				break
+			}
+			total++
+			fallthrough
+		case 2:
+			e.Note("two or fell")
+			if i == 6 {
+				continue
+			}
+			w := awaitRef(e.Val(k))
+			total += w
+		default:
+			if i > 6 {
+				return total, ErrBig
+			}
+		}
+		e.Note("after %d", i)
+	}
+	switch {
+	case n > 5:
+		awaitRef(e.Val(0))
+		total *= 2
+	case n > 3:
+		total *= 3
+	}
+	return total, nil
+}

@@ -45,10 +45,17 @@ func deferStmt(f future.Future[int]) {
 }
 
 //blitz:async
-func switchAwait(f future.Future[int], n int) {
-	switch n {
-	case 1:
+func typeSwitchAwait(f future.Future[int], x any) {
+	switch x.(type) {
+	case int:
 		future.Await(f)
+	}
+}
+
+//blitz:async
+func switchCaseAwait(f future.Future[int], n int) {
+	switch n {
+	case future.Await(f):
 	}
 }
 
