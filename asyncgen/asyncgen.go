@@ -294,6 +294,8 @@ type awaitStart struct {
 type awaitResume struct {
 	lhs    *ast.Ident // nil for an await statement
 	define bool
+	op     token.Token // the assignment's token (=, :=, +=, ...)
+	ret    bool        // return future.Await(f)
 	field  string
 	pos    token.Pos
 }
@@ -552,14 +554,17 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			return false
 		}
 	case *ast.AssignStmt:
-		if len(s.Lhs) == 1 && len(s.Rhs) == 1 && (s.Tok == token.DEFINE || s.Tok == token.ASSIGN) {
+		if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
 			if call, ok := g.isAwait(s.Rhs[0]); ok {
 				id, isID := ast.Unparen(s.Lhs[0]).(*ast.Ident)
 				if !isID {
 					g.reject(s.Pos(), "an await assigned to anything but a variable is not supported in an async function yet; write v := future.Await(f) and assign v instead")
 					return false
 				}
+				// x op= Await(f) reads x after the await: Go leaves the
+				// order of a variable's read and a call unspecified.
 				g.lowerAwait(call, id, s.Tok == token.DEFINE, s.Pos())
+				g.cur.resume.op = s.Tok
 				return false
 			}
 		}
@@ -572,6 +577,13 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 	case *ast.SwitchStmt:
 		return g.lowerSwitch(s, lp)
 	case *ast.ReturnStmt:
+		if len(s.Results) == 1 && g.resKind == 1 {
+			if call, ok := g.isAwait(s.Results[0]); ok {
+				g.lowerAwait(call, nil, false, s.Pos())
+				g.cur.resume.ret = true
+				return true
+			}
+		}
 		g.reject(s.Pos(), "an await in a return statement is not supported in an async function yet; write v := future.Await(f) and return v instead")
 		return false
 	case *ast.BlockStmt:
@@ -1640,6 +1652,9 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString(g.line(it.pos))
 		lhs := "_"
 		direct := false
+		if it.ret {
+			lhs = g.value
+		}
 		if it.lhs != nil && it.lhs.Name != "_" {
 			v, _ := g.info.ObjectOf(it.lhs).(*types.Var)
 			if _, hoisted := g.hoisted[v]; !hoisted && it.define {
@@ -1650,7 +1665,14 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		}
 		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\nreturn\n}\n%s.%s = nil\n", lhs, g.ready, r, it.field, g.cx, g.ready, r, it.field)
 		if it.lhs != nil && it.lhs.Name != "_" && !direct {
-			fmt.Fprintf(b, "%s = %s\n", g.rewrite(it.lhs, nil), g.value)
+			op := "="
+			if it.op != token.DEFINE && it.op != token.ASSIGN {
+				op = it.op.String()
+			}
+			fmt.Fprintf(b, "%s %s %s\n", g.rewrite(it.lhs, nil), op, g.value)
+		}
+		if it.ret {
+			fmt.Fprintf(b, "%sreturn %s, true\n", g.done(), g.value)
 		}
 	case branchItem:
 		b.WriteString(g.line(it.pos))

@@ -311,3 +311,16 @@ func switchAwait(e *Env, n int) (int, error) {
 	}
 	return total, nil
 }
+
+//blitz:async
+func opAssignAndReturn(e *Env, n int) int {
+	x := n
+	x += future.Await(e.Val(3))
+	x *= future.Await(e.Val(2))
+	x -= future.Await(e.Val(n))
+	e.Note("x=%d", x)
+	if x > 10 {
+		return future.Await(e.Val(x * 100))
+	}
+	return future.Await(e.Val(x))
+}

@@ -2044,3 +2044,132 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
+
+//line funcs_async.go:2049
+
+// opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
+type opAssignAndReturnAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	x     int
+}
+
+// opAssignAndReturnAsync returns opAssignAndReturn as a future: polling it runs opAssignAndReturn up to its next
+// await, and its value is what opAssignAndReturn returns.
+func opAssignAndReturnAsync(e *Env, n int) future.Future[int] {
+	return &opAssignAndReturnAsyncFuture{e: e, n: n}
+}
+
+// Poll runs opAssignAndReturn until it awaits a future that is not ready, or returns.
+func (f *opAssignAndReturnAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:317
+			f.x = f.n
+//line funcs.go:318
+			f.aw1 = f.e.Val(3)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:2078
+		case 1:
+//line funcs.go:318
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x += v
+//line funcs.go:319
+			f.aw1 = f.e.Val(2)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:2091
+		case 2:
+//line funcs.go:319
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x *= v
+//line funcs.go:320
+			f.aw1 = f.e.Val(f.n)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:2104
+		case 3:
+//line funcs.go:320
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x -= v
+//line funcs.go:321
+			f.e.Note("x=%d", f.x)
+//line funcs.go:322
+			if f.x > 10 {
+				f.state = 4
+			} else {
+				f.state = 6
+			}
+			continue poll
+//line funcs_async.go:2122
+		case 4:
+//line funcs.go:323
+			f.aw1 = f.e.Val(f.x * 100)
+			f.state = 5
+			fallthrough
+//line funcs_async.go:2128
+		case 5:
+//line funcs.go:323
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v, true
+//line funcs_async.go:2138
+		case 6:
+//line funcs.go:325
+			f.aw1 = f.e.Val(f.x)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:2144
+		case 7:
+//line funcs.go:325
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v, true
+//line funcs_async.go:2154
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that opAssignAndReturn awaits, if any; opAssignAndReturn goes no further.
+func (f *opAssignAndReturnAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 3, 5, 7:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
+var _ = opAssignAndReturn

@@ -280,3 +280,15 @@ func switchAwaitRef(e *Env, n int) (int, error) {
 	}
 	return total, nil
 }
+
+func opAssignAndReturnRef(e *Env, n int) int {
+	x := n
+	x += awaitRef(e.Val(3))
+	x *= awaitRef(e.Val(2))
+	x -= awaitRef(e.Val(n))
+	e.Note("x=%d", x)
+	if x > 10 {
+		return awaitRef(e.Val(x * 100))
+	}
+	return awaitRef(e.Val(x))
+}

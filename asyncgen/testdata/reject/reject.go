@@ -12,8 +12,8 @@ func nested(f future.Future[int]) int {
 }
 
 //blitz:async
-func inReturn(f future.Future[int]) int {
-	return future.Await(f)
+func inReturn(f future.Future[int]) (int, error) {
+	return future.Await(f), nil
 }
 
 //blitz:async
