@@ -364,8 +364,10 @@ type gen struct {
 	label    string
 	labelUse bool
 
-	extra     []string          // generated fields ("name type") other than awaits
-	awFields  map[string]string // future type -> field
+	extra     []string            // generated fields ("name type") other than awaits
+	label0    string              // the label of the loop or switch being lowered
+	labels    map[string]*loopCtx // lowered loops and switches by label
+	awFields  map[string]string   // future type -> field
 	awOrder   []string
 	forced    map[*types.Var]bool
 	loops     []ast.Node // lowered loops, for per-iteration checks
@@ -576,6 +578,12 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		return g.lowerRange(s)
 	case *ast.SwitchStmt:
 		return g.lowerSwitch(s, lp)
+	case *ast.LabeledStmt:
+		switch s.Stmt.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt:
+			g.label0 = s.Label.Name
+			return g.lowerStmt(s.Stmt, lp)
+		}
 	case *ast.ReturnStmt:
 		if len(s.Results) == 1 && g.resKind == 1 {
 			if call, ok := g.isAwait(s.Results[0]); ok {
@@ -691,8 +699,6 @@ func (g *gen) checkPlain(s ast.Stmt) {
 			g.reject(n.Pos(), "a defer statement is not supported in an async function yet; write the deferred call before each return instead")
 		case *ast.SelectStmt:
 			g.reject(n.Pos(), "a select statement is not supported in an async function yet; write an await of future.Select or future.Race instead")
-		case *ast.LabeledStmt:
-			g.reject(n.Pos(), "a labeled statement is not supported in an async function yet; write the loop without a label instead")
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO {
 				g.reject(n.Pos(), "a goto statement is not supported in an async function yet; write it with if and for instead")
@@ -726,6 +732,11 @@ func terminates(s ast.Stmt) bool {
 		return s.Else != nil && terminates(s.Body) && terminates(s.Else)
 	case *ast.ForStmt:
 		return s.Cond == nil && !hasBreak(s.Body)
+	case *ast.LabeledStmt:
+		if f, ok := s.Stmt.(*ast.ForStmt); ok {
+			return f.Cond == nil && !hasBreakTo(f.Body, s.Label.Name)
+		}
+		return terminates(s.Stmt) && !hasBreakTo(s.Stmt, s.Label.Name)
 	case *ast.SwitchStmt:
 		return clausesTerminate(s.Body)
 	case *ast.TypeSwitchStmt:
@@ -764,22 +775,39 @@ func clausesTerminate(body *ast.BlockStmt) bool {
 }
 
 // hasBreak reports whether body breaks out of its enclosing statement.
-func hasBreak(body ast.Node) bool {
-	if br, ok := body.(*ast.BranchStmt); ok {
-		return br.Tok == token.BREAK
-	}
+func hasBreak(body ast.Node) bool { return hasBreakTo(body, "") }
+
+// hasBreakTo reports whether body breaks out of its enclosing statement,
+// labeled label ("" for none): an unlabeled break not inside a nested
+// loop, switch or select, or a break label anywhere.
+func hasBreakTo(body ast.Node, label string) bool {
 	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
+	depth := 0
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		case *ast.FuncLit:
 			return false
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			if n != body {
+				depth++
+				ast.Inspect(n, func(m ast.Node) bool {
+					if m == n {
+						return true
+					}
+					return visit(m)
+				})
+				depth--
+				return false
+			}
 		case *ast.BranchStmt:
-			if n.Tok == token.BREAK {
+			if n.Tok == token.BREAK && (n.Label == nil && depth == 0 || n.Label != nil && n.Label.Name == label && label != "") {
 				found = true
 			}
 		}
 		return !found
-	})
+	}
+	ast.Inspect(body, visit)
 	return found
 }
 
@@ -886,7 +914,25 @@ func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
 	return tThen && tElse
 }
 
+// takeLabel returns the label of the statement being lowered, if any.
+func (g *gen) takeLabel() string {
+	l := g.label0
+	g.label0 = ""
+	return l
+}
+
+// bind makes label, if any, name lp for labeled break and continue.
+func (g *gen) bind(label string, lp *loopCtx) {
+	if label != "" {
+		if g.labels == nil {
+			g.labels = map[string]*loopCtx{}
+		}
+		g.labels[label] = lp
+	}
+}
+
 func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
+	label := g.takeLabel()
 	if g.hasAwait(s.Init) || g.hasAwait(s.Tag) {
 		g.rejectNested(s.Init)
 		g.rejectNested(s.Tag)
@@ -922,6 +968,7 @@ func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
 	}
 	g.add(it)
 	inner := &loopCtx{brk: join}
+	g.bind(label, inner)
 	if lp != nil {
 		inner.cont = lp.cont
 	}
@@ -943,7 +990,7 @@ func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
 			join.targeted = true
 			g.add(gotoItem{to: join, pos: s.Body.Rbrace})
 		}
-		if hasBreak(&ast.BlockStmt{List: body}) {
+		if hasBreakTo(&ast.BlockStmt{List: body}, label) {
 			join.targeted = true
 		}
 	}
@@ -954,6 +1001,7 @@ func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
 }
 
 func (g *gen) lowerRange(s *ast.RangeStmt) bool {
+	label := g.takeLabel()
 	if g.hasAwait(s.X) || g.hasAwait(s.Key) || g.hasAwait(s.Value) {
 		g.rejectNested(s.X)
 		return false
@@ -1021,6 +1069,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	g.cur = head
 	g.add(rangeHead{l})
 	lp := &loopCtx{brk: l.exit, cont: post}
+	g.bind(label, lp)
 	if !g.lowerList(s.Body.List, lp) {
 		g.add(gotoItem{to: post, pos: s.Body.Rbrace})
 	}
@@ -1068,6 +1117,7 @@ func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
 }
 
 func (g *gen) lowerFor(s *ast.ForStmt) bool {
+	label := g.takeLabel()
 	if g.hasAwait(s.Init) || g.hasAwait(s.Cond) || g.hasAwait(s.Post) {
 		g.rejectNested(s.Init)
 		g.rejectNested(s.Cond)
@@ -1090,6 +1140,7 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 		post = &block{targeted: true}
 		lp.cont = post
 	}
+	g.bind(label, lp)
 	g.cur = head
 	if s.Cond != nil {
 		exit.targeted = true
@@ -1106,7 +1157,7 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 		g.add(stmtItem{s: s.Post})
 		g.add(gotoItem{to: head, pos: s.Post.Pos()})
 	}
-	if hasBreak(s.Body) {
+	if hasBreakTo(s.Body, label) {
 		exit.targeted = true
 	}
 	exit.id = len(g.blocks)
@@ -1410,6 +1461,15 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 				c.Replace(raw(g.returnText(x)))
 			}
 		case *ast.BranchStmt:
+			if inLit == 0 && x.Label != nil {
+				if to, ok := g.labels[x.Label.Name]; ok {
+					if x.Tok == token.CONTINUE {
+						c.Replace(raw(g.jump(to.cont)))
+					} else {
+						c.Replace(raw(g.jump(to.brk)))
+					}
+				}
+			}
 			if inLit == 0 && x.Label == nil && lp != nil {
 				if x.Tok == token.CONTINUE && loopDepth == 0 && lp.cont != nil {
 					c.Replace(raw(g.jump(lp.cont)))
@@ -1522,6 +1582,7 @@ func (g *gen) zero(t types.Type) string {
 // jump is the code that goes on at block b.
 func (g *gen) jump(b *block) string {
 	g.labelUse = true
+	b.targeted = true // never dropped as unreachable
 	return fmt.Sprintf("%s.state = %d\ncontinue %s", g.recv, b.id, g.label)
 }
 

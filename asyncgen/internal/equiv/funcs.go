@@ -324,3 +324,44 @@ func opAssignAndReturn(e *Env, n int) int {
 	}
 	return future.Await(e.Val(x))
 }
+
+//blitz:async
+func labels(e *Env, n int) int {
+	total := 0
+outer:
+	for i := 0; i < n; i++ {
+	inner:
+		for j, c := range "abcd" {
+			v := future.Await(e.Val(i + j))
+			switch {
+			case i == 7 && j == 0:
+				e.Note("break outer at i=%d", i)
+				break outer
+			case v == 7:
+				e.Note("continue outer at i=%d", i)
+				continue outer
+			case c == 'c' && i%2 == 1:
+				e.Note("break inner at i=%d", i)
+				break inner
+			}
+			// A labeled loop without awaits stays as it is.
+		count:
+			for k := 0; ; k++ {
+				for {
+					if k >= j {
+						break count
+					}
+					total++
+					if total%7 == 0 {
+						e.Note("skip at i=%d j=%d", i, j)
+						continue outer
+					}
+					continue count
+				}
+			}
+			total += v
+		}
+		e.Note("i=%d total=%d", i, total)
+	}
+	return total
+}

@@ -2173,3 +2173,161 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
+
+//line funcs_async.go:2178
+
+// labelsAsyncFuture is the state machine of labels: see labelsAsync.
+type labelsAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue string
+	rangeIndex int
+	rangeNext  int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	j          int
+	c          rune
+}
+
+// labelsAsync returns labels as a future: polling it runs labels up to its next
+// await, and its value is what labels returns.
+func labelsAsync(e *Env, n int) future.Future[int] {
+	return &labelsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs labels until it awaits a future that is not ready, or returns.
+func (f *labelsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:330
+			f.total = 0
+//line funcs.go:332
+			f.i = 0
+//line funcs.go:332
+			f.state = 1
+			continue poll
+//line funcs_async.go:2214
+		case 1:
+//line funcs.go:332
+			if !(f.i < f.n) {
+				f.state = 7
+				continue poll
+			}
+//line funcs.go:334
+			f.rangeValue = "abcd"
+			f.rangeIndex = 0
+//line funcs.go:334
+			f.state = 2
+			continue poll
+//line funcs_async.go:2227
+		case 2:
+//line funcs.go:334
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 5
+				continue poll
+			}
+			r, width := utf8.DecodeRuneInString(f.rangeValue[f.rangeIndex:])
+			f.rangeNext = f.rangeIndex + width
+			f.j = f.rangeIndex
+			f.c = r
+//line funcs.go:335
+			f.aw1 = f.e.Val(f.i + f.j)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:2242
+		case 3:
+//line funcs.go:335
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:336
+			switch {
+			case f.i == 7 && f.j == 0:
+				f.e.Note("break outer at i=%d", f.i)
+				f.state = 7
+				continue poll
+			case v == 7:
+				f.e.Note("continue outer at i=%d", f.i)
+				f.state = 6
+				continue poll
+			case f.c == 'c' && f.i%2 == 1:
+				f.e.Note("break inner at i=%d", f.i)
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:348
+		count:
+			for k := 0; ; k++ {
+				for {
+					if k >= f.j {
+						break count
+					}
+					f.total++
+					if f.total%7 == 0 {
+						f.e.Note("skip at i=%d j=%d", f.i, f.j)
+						f.state = 6
+						continue poll
+					}
+					continue count
+				}
+			}
+//line funcs.go:362
+			f.total += v
+//line funcs.go:363
+			f.state = 4
+			continue poll
+//line funcs_async.go:2286
+		case 4:
+//line funcs.go:334
+			f.rangeIndex = f.rangeNext
+//line funcs.go:334
+			f.state = 2
+			continue poll
+//line funcs_async.go:2293
+		case 5:
+//line funcs.go:364
+			f.e.Note("i=%d total=%d", f.i, f.total)
+//line funcs.go:365
+			f.state = 6
+			continue poll
+//line funcs_async.go:2300
+		case 6:
+//line funcs.go:332
+			f.i++
+//line funcs.go:332
+			f.state = 1
+			continue poll
+//line funcs_async.go:2307
+		case 7:
+//line funcs.go:366
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:2312
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that labels awaits, if any; labels goes no further.
+func (f *labelsAsyncFuture) Cancel() {
+	switch f.state {
+	case 3:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// labels is what labelsAsync compiles; it is not called.
+var _ = labels

@@ -292,3 +292,43 @@ func opAssignAndReturnRef(e *Env, n int) int {
 	}
 	return awaitRef(e.Val(x))
 }
+
+func labelsRef(e *Env, n int) int {
+	total := 0
+outer:
+	for i := 0; i < n; i++ {
+	inner:
+		for j, c := range "abcd" {
+			v := awaitRef(e.Val(i + j))
+			switch {
+			case i == 7 && j == 0:
+				e.Note("break outer at i=%d", i)
+				break outer
+			case v == 7:
+				e.Note("continue outer at i=%d", i)
+				continue outer
+			case c == 'c' && i%2 == 1:
+				e.Note("break inner at i=%d", i)
+				break inner
+			}
+
+		count:
+			for k := 0; ; k++ {
+				for {
+					if k >= j {
+						break count
+					}
+					total++
+					if total%7 == 0 {
+						e.Note("skip at i=%d j=%d", i, j)
+						continue outer
+					}
+					continue count
+				}
+			}
+			total += v
+		}
+		e.Note("i=%d total=%d", i, total)
+	}
+	return total
+}

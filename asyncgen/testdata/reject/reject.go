@@ -143,15 +143,6 @@ func threeResults(f future.Future[int]) (int, int, error) {
 }
 
 //blitz:async
-func labeled(f future.Future[int]) {
-outer:
-	for {
-		future.Await(f)
-		break outer
-	}
-}
-
-//blitz:async
 func awaitValue(f future.Future[int]) {
 	await := future.Await[int]
 	await(f)
