@@ -336,7 +336,7 @@ type rangeLoop struct {
 // switchItem dispatches a lowered switch: the tag and the case expressions
 // are evaluated in one block, as Go does, and each clause is a block.
 type switchItem struct {
-	s       *ast.SwitchStmt
+	s       ast.Stmt // *ast.SwitchStmt or *ast.TypeSwitchStmt
 	targets []*block // by clause
 	join    *block   // when no clause is default
 }
@@ -365,6 +365,7 @@ type gen struct {
 	labelUse bool
 
 	extra     []string            // generated fields ("name type") other than awaits
+	implicit  []*types.Var        // the variables of lowered type switches' clauses
 	label0    string              // the label of the loop or switch being lowered
 	labels    map[string]*loopCtx // lowered loops and switches by label
 	awFields  map[string]string   // future type -> field
@@ -578,9 +579,11 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		return g.lowerRange(s)
 	case *ast.SwitchStmt:
 		return g.lowerSwitch(s, lp)
+	case *ast.TypeSwitchStmt:
+		return g.lowerSwitch(s, lp)
 	case *ast.LabeledStmt:
 		switch s.Stmt.(type) {
-		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt:
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt:
 			g.label0 = s.Label.Name
 			return g.lowerStmt(s.Stmt, lp)
 		}
@@ -931,13 +934,28 @@ func (g *gen) bind(label string, lp *loopCtx) {
 	}
 }
 
-func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
+func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	label := g.takeLabel()
-	if g.hasAwait(s.Init) || g.hasAwait(s.Tag) {
-		g.rejectNested(s.Init)
-		g.rejectNested(s.Tag)
+	init, head, body := switchParts(st)
+	if g.hasAwait(init) || g.hasAwait(head) {
+		g.rejectNested(init)
+		g.rejectNested(head)
 		return false
 	}
+	if ts, ok := st.(*ast.TypeSwitchStmt); ok {
+		// Each clause's variable is set by the dispatch, in another case
+		// than the clause's: a field.
+		for _, c := range ts.Body.List {
+			if v, ok := g.info.Implicits[c].(*types.Var); ok {
+				g.forced[v] = true
+				g.implicit = append(g.implicit, v)
+			}
+		}
+	}
+	s := struct {
+		Init ast.Stmt
+		Body *ast.BlockStmt
+	}{init, body}
 	for _, c := range s.Body.List {
 		for _, e := range c.(*ast.CaseClause).List {
 			if g.hasAwait(e) {
@@ -952,7 +970,7 @@ func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
 		g.add(stmtItem{s: s.Init, lp: lp})
 	}
 	join := &block{}
-	it := switchItem{s: s}
+	it := switchItem{s: st}
 	hasDefault := false
 	for _, c := range s.Body.List {
 		b := g.newBlock()
@@ -998,6 +1016,21 @@ func (g *gen) lowerSwitch(s *ast.SwitchStmt, lp *loopCtx) bool {
 	g.blocks = append(g.blocks, join)
 	g.cur = join
 	return !join.targeted
+}
+
+// switchParts returns a switch's init, its tag (or type switch guard) and
+// its body.
+func switchParts(st ast.Stmt) (ast.Stmt, ast.Node, *ast.BlockStmt) {
+	switch s := st.(type) {
+	case *ast.SwitchStmt:
+		if s.Tag == nil {
+			return s.Init, nil, s.Body
+		}
+		return s.Init, s.Tag, s.Body
+	case *ast.TypeSwitchStmt:
+		return s.Init, s.Assign, s.Body
+	}
+	panic("not a switch")
 }
 
 func (g *gen) lowerRange(s *ast.RangeStmt) bool {
@@ -1183,10 +1216,11 @@ func itemNodes(it any) []ast.Node {
 		return []ast.Node{it.cond}
 	case switchItem:
 		ns := []ast.Node{}
-		if it.s.Tag != nil {
-			ns = append(ns, it.s.Tag)
+		_, head, body := switchParts(it.s)
+		if head != nil {
+			ns = append(ns, head)
 		}
-		for _, c := range it.s.Body.List {
+		for _, c := range body.List {
 			for _, e := range c.(*ast.CaseClause).List {
 				ns = append(ns, e)
 			}
@@ -1267,6 +1301,9 @@ func (g *gen) hoist() {
 		if len(used[v]) > 1 || g.forced[v] {
 			add(v)
 		}
+	}
+	for _, v := range g.implicit {
+		add(v)
 	}
 }
 
@@ -1748,11 +1785,25 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 	case switchItem:
 		b.WriteString(g.line(it.s.Pos()))
 		b.WriteString("switch ")
-		if it.s.Tag != nil {
-			b.WriteString(g.rewrite(it.s.Tag, nil) + " ")
+		_, head, body := switchParts(it.s)
+		bound := ""
+		if ts, ok := it.s.(*ast.TypeSwitchStmt); ok {
+			var x ast.Expr
+			switch a := ts.Assign.(type) {
+			case *ast.AssignStmt:
+				bound = g.fresh("bound")
+				x = a.Rhs[0]
+				b.WriteString(bound + " := ")
+			case *ast.ExprStmt:
+				x = a.X
+			}
+			ta := ast.Unparen(x).(*ast.TypeAssertExpr)
+			b.WriteString(g.rewrite(ta.X, nil) + ".(type) ")
+		} else if head != nil {
+			b.WriteString(g.rewrite(head, nil) + " ")
 		}
 		b.WriteString("{\n")
-		for i, c := range it.s.Body.List {
+		for i, c := range body.List {
 			cc := c.(*ast.CaseClause)
 			if cc.List == nil {
 				b.WriteString("default:\n")
@@ -1763,6 +1814,9 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				}
 				b.WriteString(g.line(cc.Pos()))
 				fmt.Fprintf(b, "case %s:\n", strings.Join(exprs, ", "))
+			}
+			if v, ok := g.info.Implicits[cc].(*types.Var); ok && bound != "" {
+				fmt.Fprintf(b, "%s.%s = %s\n", r, g.hoisted[v], bound)
 			}
 			fmt.Fprintf(b, "%s.state = %d\n", r, it.targets[i].id)
 		}

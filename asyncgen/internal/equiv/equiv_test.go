@@ -73,6 +73,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(opAssignAndReturnRef(e, n), nil) }},
 	{"labels", func(e *Env, n int) future.Future[string] { return gen(labelsAsync(e, n)) },
 		func(e *Env, n int) string { return show(labelsRef(e, n), nil) }},
+	{"typeSwitch", func(e *Env, n int) future.Future[string] { return gen(typeSwitchAsync(e, n)) },
+		func(e *Env, n int) string { return show(typeSwitchRef(e, n)) }},
 	{"rangeInt", func(e *Env, n int) future.Future[string] { return gen(rangeIntAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeIntRef(e, n), nil) }},
 	{"rangeSlice", func(e *Env, n int) future.Future[string] { return gen(rangeSliceAsync(e, n)) },

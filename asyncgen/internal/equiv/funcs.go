@@ -365,3 +365,33 @@ outer:
 	}
 	return total
 }
+
+//blitz:async
+func typeSwitch(e *Env, n int) (string, error) {
+	values := []any{n, "s", 2.5, nil, []int{n}, ErrBig}
+	var b strings.Builder
+	for i := range n % 7 {
+		switch v := values[i%len(values)].(type) {
+		case int:
+			w := future.Await(e.Val(v + 1))
+			v += w // the clause's own variable
+			b.WriteString(strings.Repeat("i", v%4))
+		case string, float64:
+			s := future.Await(e.Str("x"))
+			e.Note("%v %s", v, s)
+		case nil:
+			future.Await(e.Val(0))
+			b.WriteString("nil")
+		case error:
+			b.WriteString(v.Error())
+		default:
+			e.Note("other %v", v)
+		}
+		switch values[(i+1)%len(values)].(type) {
+		case string:
+			future.Await(e.Val(1))
+			b.WriteString("+")
+		}
+	}
+	return b.String(), nil
+}

@@ -2331,3 +2331,224 @@ func (f *labelsAsyncFuture) Cancel() {
 
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
+
+//line funcs_async.go:2336
+
+// typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
+type typeSwitchAsyncFuture struct {
+	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int]    // the future awaited
+	aw2        future.Future[string] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	values     []any
+	b          strings.Builder
+	i          int
+	v          int
+	v2         error
+	v3         any
+	v4         any
+	v5         any
+}
+
+// typeSwitchAsync returns typeSwitch as a future: polling it runs typeSwitch up to its next
+// await, and its value is what typeSwitch returns.
+func typeSwitchAsync(e *Env, n int) future.Future[future.Result[string]] {
+	return &typeSwitchAsyncFuture{e: e, n: n}
+}
+
+// Poll runs typeSwitch until it awaits a future that is not ready, or returns.
+func (f *typeSwitchAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:371
+			f.values = []any{f.n, "s", 2.5, nil, []int{f.n}, ErrBig}
+//line funcs.go:372
+			f.b = strings.Builder{}
+//line funcs.go:373
+			f.rangeValue = f.n % 7
+			f.rangeIndex = 0
+//line funcs.go:373
+			f.state = 1
+			continue poll
+//line funcs_async.go:2379
+		case 1:
+//line funcs.go:373
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 15
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:374
+			switch bound := f.values[f.i%len(f.values)].(type) {
+//line funcs.go:375
+			case int:
+				f.v = bound
+				f.state = 2
+//line funcs.go:379
+			case string, float64:
+				f.v4 = bound
+				f.state = 3
+//line funcs.go:382
+			case nil:
+				f.v5 = bound
+				f.state = 4
+//line funcs.go:385
+			case error:
+				f.v2 = bound
+				f.state = 5
+			default:
+				f.v3 = bound
+				f.state = 6
+			}
+			continue poll
+//line funcs_async.go:2410
+		case 2:
+//line funcs.go:376
+			f.aw1 = f.e.Val(f.v + 1)
+			f.state = 7
+			continue poll
+//line funcs_async.go:2416
+		case 3:
+//line funcs.go:380
+			f.aw2 = f.e.Str("x")
+			f.state = 8
+			continue poll
+//line funcs_async.go:2422
+		case 4:
+//line funcs.go:383
+			f.aw1 = f.e.Val(0)
+			f.state = 9
+			continue poll
+//line funcs_async.go:2428
+		case 5:
+//line funcs.go:386
+			f.b.WriteString(f.v2.Error())
+//line funcs.go:389
+			f.state = 10
+			continue poll
+//line funcs_async.go:2435
+		case 6:
+//line funcs.go:388
+			f.e.Note("other %v", f.v3)
+//line funcs.go:389
+			f.state = 10
+			continue poll
+//line funcs_async.go:2442
+		case 7:
+//line funcs.go:376
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:377
+			f.v += w
+//line funcs.go:378
+			f.b.WriteString(strings.Repeat("i", f.v%4))
+//line funcs.go:389
+			f.state = 10
+			continue poll
+//line funcs_async.go:2457
+		case 8:
+//line funcs.go:380
+			s, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:381
+			f.e.Note("%v %s", f.v4, s)
+//line funcs.go:389
+			f.state = 10
+			continue poll
+//line funcs_async.go:2470
+		case 9:
+//line funcs.go:383
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:384
+			f.b.WriteString("nil")
+//line funcs.go:389
+			f.state = 10
+			continue poll
+//line funcs_async.go:2483
+		case 10:
+//line funcs.go:390
+			switch f.values[(f.i+1)%len(f.values)].(type) {
+//line funcs.go:391
+			case string:
+				f.state = 11
+			default:
+				f.state = 13
+			}
+			continue poll
+//line funcs_async.go:2494
+		case 11:
+//line funcs.go:392
+			f.aw1 = f.e.Val(1)
+			f.state = 12
+			fallthrough
+//line funcs_async.go:2500
+		case 12:
+//line funcs.go:392
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:393
+			f.b.WriteString("+")
+//line funcs.go:394
+			f.state = 13
+			continue poll
+//line funcs_async.go:2513
+		case 13:
+//line funcs.go:395
+			f.state = 14
+			continue poll
+//line funcs_async.go:2518
+		case 14:
+//line funcs.go:373
+			f.rangeIndex++
+//line funcs.go:373
+			f.state = 1
+			continue poll
+//line funcs_async.go:2525
+		case 15:
+//line funcs.go:396
+			f.state = -1
+			return future.Result[string]{Value: f.b.String(), Err: nil}, true
+//line funcs_async.go:2530
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that typeSwitch awaits, if any; typeSwitch goes no further.
+func (f *typeSwitchAsyncFuture) Cancel() {
+	switch f.state {
+	case 7, 9, 12:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 8:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// typeSwitch is what typeSwitchAsync compiles; it is not called.
+var _ = typeSwitch

@@ -45,10 +45,9 @@ func deferStmt(f future.Future[int]) {
 }
 
 //blitz:async
-func typeSwitchAwait(f future.Future[int], x any) {
-	switch x.(type) {
+func typeSwitchAwait(f future.Future[any]) {
+	switch future.Await(f).(type) {
 	case int:
-		future.Await(f)
 	}
 }
 
