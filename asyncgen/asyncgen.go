@@ -1352,16 +1352,16 @@ func (g *gen) checkCaptures() {
 			})
 			return false
 		case *ast.SliceExpr:
-			if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
-				if v, ok := perIter(id); ok {
-					if _, arr := v.Type().Underlying().(*types.Array); arr {
+			if _, arr := g.info.TypeOf(n.X).Underlying().(*types.Array); arr {
+				if id := g.storageRoot(n.X); id != nil {
+					if v, ok := perIter(id); ok {
 						g.reject(n.Pos(), msg, "sliced", v.Name())
 					}
 				}
 			}
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
-				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+				if id := g.storageRoot(n.X); id != nil {
 					if v, ok := perIter(id); ok {
 						g.reject(n.Pos(), msg, "whose address is taken", v.Name())
 					}
@@ -1369,13 +1369,13 @@ func (g *gen) checkCaptures() {
 			}
 		case *ast.SelectorExpr:
 			if sel, ok := g.info.Selections[n]; ok && sel.Kind() == types.MethodVal {
-				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
-					if v, ok := perIter(id); ok {
-						recv := sel.Obj().Type().(*types.Signature).Recv()
-						if _, ptr := recv.Type().(*types.Pointer); ptr {
-							if _, vptr := v.Type().Underlying().(*types.Pointer); !vptr {
-								g.reject(n.Pos(), msg, "whose pointer method is called", v.Name())
-							}
+				recv := sel.Obj().Type().(*types.Signature).Recv()
+				_, ptrRecv := recv.Type().(*types.Pointer)
+				_, ptrX := g.info.TypeOf(n.X).Underlying().(*types.Pointer)
+				if ptrRecv && !ptrX {
+					if id := g.storageRoot(n.X); id != nil {
+						if v, ok := perIter(id); ok {
+							g.reject(n.Pos(), msg, "whose pointer method is called", v.Name())
 						}
 					}
 				}
@@ -1383,6 +1383,34 @@ func (g *gen) checkCaptures() {
 		}
 		return true
 	})
+}
+
+// storageRoot returns the variable whose storage e is part of (e is the
+// variable, one of its struct fields or array elements, at any depth, with
+// no pointer between), or nil.
+func (g *gen) storageRoot(e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			sel, ok := g.info.Selections[x]
+			if !ok || sel.Kind() != types.FieldVal || sel.Indirect() {
+				return nil
+			}
+			if _, ptr := g.info.TypeOf(x.X).Underlying().(*types.Pointer); ptr {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			if _, arr := g.info.TypeOf(x.X).Underlying().(*types.Array); !arr {
+				return nil
+			}
+			e = x.X
+		default:
+			return nil
+		}
+	}
 }
 
 // collectImports imports what the printed source refers to by package name.

@@ -181,3 +181,23 @@ func rangeArrayCall(f future.Future[int]) {
 		use(i)
 	}
 }
+
+type pair struct {
+	a [2]int
+	t T
+}
+
+func (t *T) inc() { t.x++ }
+
+//blitz:async
+func addressOfLoopField(f future.Future[int]) {
+	var ps []*int
+	for i := 0; i < 3; i++ {
+		var p pair
+		future.Await(f)
+		ps = append(ps, &p.a[1])
+		use(p.a[:])
+		p.t.inc()
+	}
+	use(ps)
+}
