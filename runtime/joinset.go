@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/blitz-go/blitz/future"
@@ -33,8 +34,8 @@ var ErrJoinSetEmpty = errors.New("runtime: join set is empty")
 //
 // The zero JoinSet is empty and ready to use; it must not be copied after
 // first use. Any goroutine or task may spawn into it and call Len,
-// CancelAll and Close; one task or goroutine at a time awaits Next (a second
-// waiter concurrently replaces the first one's wakeup).
+// CancelAll and Close, and several may await Next at once: each finished
+// task wakes one of them, in the order they started waiting.
 type JoinSet[T any] struct {
 	_  noCopy
 	mu sync.Mutex
@@ -46,10 +47,11 @@ type JoinSet[T any] struct {
 	// ready holds the entries whose task finished (their waker fired), in
 	// the order they finished, not yet returned by Next. Guarded by mu.
 	ready []*joinEntry[T]
-	// waiter is the Waker of the pending Next, zero when none waits. Set by
-	// Next's Poll, taken (and woken outside mu) by the entry that makes the
-	// set ready. Guarded by mu.
-	waiter waker.Waker
+	// waiters are the pending Nexts, in the order they started waiting.
+	// Next's Poll appends itself when it finds nothing ready; the entry that
+	// makes the set ready takes the first (and wakes it outside mu); a Next
+	// cancelled after its wake passes the wake on (Cancel). Guarded by mu.
+	waiters []*JoinNextFuture[T]
 	// closed is set once, by Close: later spawns are cancelled at once.
 	// Guarded by mu.
 	closed bool
@@ -91,9 +93,31 @@ func (s *JoinSet[T]) pushReadyLocked(e *joinEntry[T]) waker.Waker {
 	}
 	e.queued = true
 	s.ready = append(s.ready, e)
-	w := s.waiter
-	s.waiter = waker.Waker{}
-	return w
+	return s.popWaiterLocked()
+}
+
+// popWaiterLocked takes the first pending Next off the waiters and returns
+// its Waker (zero if none waits). s.mu must be held.
+func (s *JoinSet[T]) popWaiterLocked() waker.Waker {
+	if len(s.waiters) == 0 {
+		return waker.Waker{}
+	}
+	f := s.waiters[0]
+	s.waiters[0] = nil
+	s.waiters = s.waiters[1:]
+	f.waiting = false
+	return f.wk
+}
+
+// wakeAllWaitersLocked takes every pending Next off the waiters and returns
+// their Wakers: the set became empty, and each must see it. s.mu must be
+// held.
+func (s *JoinSet[T]) wakeAllWaitersLocked() []waker.Waker {
+	var ws []waker.Waker
+	for len(s.waiters) > 0 {
+		ws = append(ws, s.popWaiterLocked())
+	}
+	return ws
 }
 
 // Spawn starts f as a task on the runtime polling cx (see the function
@@ -199,10 +223,11 @@ func (s *JoinSet[T]) Next() *JoinNextFuture[T] { return &JoinNextFuture[T]{s: s}
 // future.Future[future.Result[T]] and a future.Canceler.
 type JoinNextFuture[T any] struct {
 	s *JoinSet[T]
-	// wk is the Waker this future left in s.waiter, zero when none. Owned by
-	// the polling task.
-	wk   waker.Waker
-	done bool
+	// wk is the Waker of this future's last Poll that waited; waiting is set
+	// while the future is in s.waiters. Guarded by s.mu.
+	wk      waker.Waker
+	waiting bool
+	done    bool
 }
 
 // Poll returns the outcome of a finished task, ErrJoinSetEmpty if the set
@@ -215,7 +240,18 @@ func (f *JoinNextFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	s := f.s
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	r, done, wake := f.pollLocked(cx)
+	s.mu.Unlock()
+	for _, w := range wake {
+		w.Wake()
+	}
+	return r, done
+}
+
+// pollLocked is Poll under s.mu; it returns the Wakers of the other pending
+// Nexts to wake when this poll took the set's last task. s.mu must be held.
+func (f *JoinNextFuture[T]) pollLocked(cx *future.Context) (future.Result[T], bool, []waker.Waker) {
+	s := f.s
 	for len(s.ready) > 0 {
 		e := s.ready[0]
 		s.ready[0] = nil
@@ -226,16 +262,23 @@ func (f *JoinNextFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 		if r, ok := e.h.Poll(&e.cx); ok {
 			s.removeLocked(e)
 			f.finishLocked()
-			return r, true
+			var wake []waker.Waker
+			if s.n == 0 {
+				wake = s.wakeAllWaitersLocked() // they wait for tasks that no longer exist
+			}
+			return r, true, wake
 		}
 	}
 	if s.n == 0 {
 		f.finishLocked()
-		return future.Fail[T](ErrJoinSetEmpty), true
+		return future.Fail[T](ErrJoinSetEmpty), true, nil
 	}
 	f.wk = cx.Waker()
-	s.waiter = f.wk
-	return future.Result[T]{}, false
+	if !f.waiting {
+		f.waiting = true
+		s.waiters = append(s.waiters, f)
+	}
+	return future.Result[T]{}, false, nil
 }
 
 // finishLocked marks f complete and withdraws its Waker. s.mu must be held.
@@ -244,21 +287,32 @@ func (f *JoinNextFuture[T]) finishLocked() {
 	f.cancelLocked()
 }
 
-// cancelLocked withdraws f's Waker if it is still the set's waiter. s.mu
-// must be held.
+// cancelLocked takes f off the set's waiters if it is there. s.mu must be
+// held.
 func (f *JoinNextFuture[T]) cancelLocked() {
-	if !f.wk.IsZero() && f.s.waiter == f.wk {
-		f.s.waiter = waker.Waker{}
+	if f.waiting {
+		f.s.waiters = slices.DeleteFunc(f.s.waiters, func(w *JoinNextFuture[T]) bool { return w == f })
+		f.waiting = false
 	}
 	f.wk = waker.Waker{}
 }
 
-// Cancel withdraws the pending wait; no task leaves the set. It makes
-// JoinNextFuture a future.Canceler. Idempotent.
+// Cancel withdraws the pending wait; no task leaves the set. A Next that
+// was woken for a finished task and is cancelled before taking it passes
+// the wake on to the next waiter, so that no finished task is left with
+// every waiter asleep. It makes JoinNextFuture a future.Canceler.
+// Idempotent.
 func (f *JoinNextFuture[T]) Cancel() {
-	f.s.mu.Lock()
+	s := f.s
+	s.mu.Lock()
+	wasWoken := !f.waiting && !f.wk.IsZero() && !f.done
 	f.cancelLocked()
-	f.s.mu.Unlock()
+	var w waker.Waker
+	if wasWoken && len(s.ready) > 0 {
+		w = s.popWaiterLocked()
+	}
+	s.mu.Unlock()
+	w.Wake()
 }
 
 // All returns a future of the outcomes of every task in the set, in the

@@ -332,3 +332,63 @@ func TestJoinSetStressNoLostWakeup(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 0, set.Len())
 }
+
+// TestJoinSetConcurrentWaiters: several goroutines and tasks await Next on
+// one set at once, some of them cancelling their wait after being woken.
+// Every task's outcome is returned exactly once, and every waiter returns:
+// the last ones with ErrJoinSetEmpty once the set ran dry.
+func TestJoinSetConcurrentWaiters(t *testing.T) {
+	rounds, tasks := 50, 64
+	if testing.Short() {
+		rounds, tasks = 10, 32
+	}
+	rt := newRuntime(t, runtime.Config{Workers: 4})
+	for round := range rounds {
+		var set runtime.JoinSet[int]
+		for i := range tasks {
+			set.SpawnOn(rt.Handle(), future.PollFn(func(*future.Context) (int, bool) { return i, true }))
+		}
+		var mu sync.Mutex
+		seen := make(map[int]int)
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; ; n++ {
+					ctx := testCtx(t)
+					if (w+n)%3 == 0 { // give up some waits early: a woken Next cancelled must pass its wake on
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, 50*time.Microsecond)
+						defer cancel()
+					}
+					v, err := set.WaitNext(ctx)
+					switch {
+					case errors.Is(err, runtime.ErrJoinSetEmpty):
+						return
+					case errors.Is(err, context.DeadlineExceeded):
+						continue
+					case err != nil:
+						t.Errorf("round %d: WaitNext: %v", round, err)
+						return
+					}
+					mu.Lock()
+					seen[v]++
+					mu.Unlock()
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: waiters still blocked 30s on; %d of %d outcomes returned, Len %d", round, len(seen), tasks, set.Len())
+		}
+		for i := range tasks {
+			if seen[i] != 1 {
+				t.Fatalf("round %d: task %d returned %d times", round, i, seen[i])
+			}
+		}
+	}
+}
