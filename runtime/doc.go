@@ -82,6 +82,13 @@
 // runs and its handle reports ErrCancelled. A JoinHandle abandoned by a
 // combinator cancels its task; Detach it first to let it run on.
 //
+// A JoinSet holds a changing group of tasks and returns their outcomes in
+// the order they finish (Next); CancelAll and Close cancel them all, so a
+// future that owns a set stops its tasks from its own Cancel. Serve runs
+// the common server loop on one: it accepts connections, runs a handler
+// task per connection, and stops gracefully (stop accepting, wait a grace
+// period for the handlers, cancel the rest).
+//
 // # Panics
 //
 // A task that panics does not stop the runtime: its JoinHandle reports a
@@ -114,6 +121,8 @@
 // A duration of zero or less has passed already: Sleep(0) is ready at its
 // first poll. A duration too long for the clock to count (math.MaxInt64)
 // never passes: such a Sleep never completes, such a Timeout never fires.
+// A Timeout that fires reports ErrTimeout, which also matches
+// context.DeadlineExceeded with errors.Is.
 //
 // A SleepFuture polled with a Context of no runtime (future.Block) falls
 // back to a time.AfterFunc timer, so the time futures work anywhere.
