@@ -52,6 +52,7 @@ func checkClean(t *testing.T, name string, src []byte) {
 // TestGolden generates the package testdata/golden and compares each output
 // with its .golden file and with the generated file beside it.
 func TestGolden(t *testing.T) {
+	needGo(t)
 	out, err := asyncgen.GenerateFiles("testdata/golden", ".")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestGolden(t *testing.T) {
 // equivalence package is what the generator writes now, that is, that
 // running the generator again over its own output changes nothing.
 func TestEquivGeneratedIsFresh(t *testing.T) {
+	needGo(t)
 	out, err := asyncgen.GenerateFiles("internal/equiv", ".")
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +165,7 @@ func fmtDoc(fn *ast.FuncDecl) string {
 // TestGeneratedIsVetClean runs go vet over the packages that hold
 // generated code.
 func TestGeneratedIsVetClean(t *testing.T) {
+	needGo(t)
 	if testing.Short() {
 		t.Skip("runs go vet")
 	}
@@ -177,6 +180,7 @@ func TestGeneratedIsVetClean(t *testing.T) {
 // the messages, positions included, with reject.golden; nothing may be
 // generated for it.
 func TestRejections(t *testing.T) {
+	needGo(t)
 	out, err := asyncgen.GenerateFiles("testdata/reject", ".")
 	if err == nil {
 		t.Fatal("no error")
@@ -203,6 +207,7 @@ func TestRejections(t *testing.T) {
 // generated files are fresh it writes nothing (-v lists what it writes),
 // and over a package with rejected functions it fails with the messages.
 func TestCommand(t *testing.T) {
+	needGo(t)
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -213,5 +218,15 @@ func TestCommand(t *testing.T) {
 	out, err = exec.Command("go", "run", "./cmd/blitzgen", "./testdata/reject").CombinedOutput()
 	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: an await in a return statement")) {
 		t.Fatalf("blitzgen over rejected functions: %v\n%s", err, out)
+	}
+}
+
+// needGo skips a test that needs the go command (the generator loads
+// packages through it, as go generate runs it), where there is none: a test
+// binary run on its own, such as a Windows build under Wine.
+func needGo(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("needs the go command: %v", err)
 	}
 }
