@@ -395,25 +395,16 @@ func (s *JoinSet[T]) WaitAll(ctx context.Context) ([]future.Result[T], error) {
 }
 
 // waitFuture polls f on the calling goroutine until it completes, f needing
-// no runtime service; it refuses to block a worker (ErrBlockingInTask) and
-// cancels f when ctx ends.
+// no runtime service (future.Block does the waiting); it first refuses to
+// block a worker (ErrBlockingInTask) and cancels f when ctx ends.
 func waitFuture[T any](ctx context.Context, f future.Future[T]) (T, error) {
-	var sig waker.Signal
-	cx := future.NewContext(waker.New(&sig))
-	for first := true; ; first = false {
-		if v, ok := f.Poll(cx); ok {
-			return v, nil
-		}
-		var err error
-		if first && scheduler.OnWorker() {
-			err = ErrBlockingInTask
-		} else if err = sig.Wait(ctx); err != nil {
-			err = context.Cause(ctx)
-		}
-		if err != nil {
-			future.Cancel(f)
-			var zero T
-			return zero, err
-		}
+	if v, ok := f.Poll(future.NewContext(waker.Waker{})); ok {
+		return v, nil
 	}
+	if scheduler.OnWorker() {
+		future.Cancel(f)
+		var zero T
+		return zero, ErrBlockingInTask
+	}
+	return future.Block(ctx, f) // polls again with a Waker of its own, which replaces the first
 }

@@ -83,6 +83,8 @@ const (
 // ServeFuture is the future of Serve: a future.Future[ServeStats] and a
 // future.Canceler. All its fields are owned by the task that polls it.
 type ServeFuture[S any] struct {
+	// Every field is owned by the task polling the future (Poll, Cancel);
+	// the handlers' tasks reach it only through the JoinSet, which locks.
 	l       Acceptor[S]
 	handler func(S) future.Future[error]
 	// stop is cfg.Stop, nil once it completed or was cancelled.
