@@ -1,0 +1,37 @@
+// Package asyncgen compiles async functions written in direct style into
+// state-machine futures.
+//
+// A function whose doc comment holds the directive
+//
+//	//blitz:async
+//
+// and that waits by calling [github.com/blitz-go/blitz/future.Await] is
+// compiled, into a file written beside its source (x.go gives x_async.go),
+// into a constructor with the function's parameters that returns a
+// [github.com/blitz-go/blitz/future.Future], a struct that holds the
+// parameters and the locals that live across an await, a Poll that resumes
+// where the function last waited and a Cancel that cancels the future in
+// flight. The constructor's name is the function's with the suffix Async:
+// from
+//
+//	//blitz:async
+//	func lookup(c *Conn, key string) (string, error) { ... }
+//
+// the generator writes
+//
+//	func lookupAsync(c *Conn, key string) future.Future[future.Result[string]]
+//
+// A function with no results gives a Future[struct{}], one with a result T a
+// Future[T], and one with results (T, error) a Future[future.Result[T]], the
+// shape of the try-combinators and of a task's join handle.
+//
+// The function may use statement sequences, if/else, for loops of every
+// form, range loops over integers, slices, arrays and strings, switch and
+// type switches, labels with break and continue, and return; it awaits with
+// future.Await as a statement, as the right-hand side of =, := or op= to a
+// variable, or as the value of return. What the generator does not support
+// yet (defer, go, goto, select, an await inside a larger expression, ...) it
+// rejects with the position and what to write instead; it never accepts code
+// whose meaning it would change. The command blitzgen runs it from go
+// generate.
+package asyncgen
