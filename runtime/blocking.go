@@ -169,6 +169,14 @@ func (b *BlockingFuture[T]) finish(set func()) bool {
 	return true
 }
 
+// started reports whether the call was handed to the pool (and not yet
+// cancelled): its fn runs, or ran, and its outcome waits for a poll.
+func (b *BlockingFuture[T]) started() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state == blockingSubmitted || b.state == blockingDone
+}
+
 // Cancel abandons the call: a running fn runs to its end and its outcome is
 // dropped; a queued one still runs (the pool runs what it accepted).
 func (b *BlockingFuture[T]) Cancel() {

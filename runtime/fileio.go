@@ -213,6 +213,16 @@ func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 			return f.finish(errFileRuntimeDown)
 		}
 	}
+	if f.atPosition() && f.file.pos.busy.Load() && !f.started() {
+		n, ready := f.file.pos.takeOver(cx, f.buf)
+		if !ready {
+			return future.Result[int]{}, false // a cancelled Read before this one is still in flight
+		}
+		if n > 0 {
+			f.n = n
+			return f.finish(nil)
+		}
+	}
 	if f.file.ring == nil {
 		r, ok := f.blk.Poll(cx)
 		f.finished = ok
@@ -326,15 +336,30 @@ func (f *FileIOFuture) finish(err error) (future.Result[int], bool) {
 	return future.Result[int]{Value: f.n, Err: f.file.opError(f.opName(), err)}, true
 }
 
+// started reports whether the operation was handed to the ring or the pool.
+func (f *FileIOFuture) started() bool {
+	if f.blk != nil {
+		return f.blk.started()
+	}
+	return f.submitted
+}
+
 // Cancel abandons the operation. An io_uring op in flight is cancelled and
 // its buffer stays the kernel's until the cancel is acknowledged, so the
 // buffer must not be reused before a later operation on the File completes
 // or Close returns; a call on the blocking pool runs to its end.
+//
+// A Read (at the file position) loses nothing to a cancel: what its read
+// still takes from the file is delivered by the next Read, which first
+// waits for it. Until that Read completes, buf stays the File's.
 func (f *FileIOFuture) Cancel() {
 	if f.finished {
 		return
 	}
 	f.finished = true
+	if f.lingers() {
+		return
+	}
 	if f.blk != nil {
 		f.blk.Cancel()
 		return

@@ -59,6 +59,9 @@ type File struct {
 	rt *Runtime
 	// poll is the state of PollRead and PollWrite (see AsyncReader).
 	poll filePoll
+	// pos holds the cancelled Reads at the file position whose data the
+	// next Read delivers.
+	pos posReads
 	// closed is set by Close's first poll (under osMu), so that a later
 	// call on the pool fails with fs.ErrClosed on every system (Windows'
 	// os.File.Stat would report an invalid handle instead), and a second

@@ -295,16 +295,19 @@ func TestFileReadCachedSkipsTheRing(t *testing.T) {
 	require.NoError(t, err)
 
 	p, w := fifo(t, rt)
+	fut = p.Read(buf)
+	done, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[bool](&pollOnce{f: fut}))
+	require.NoError(t, err)
+	require.False(t, done, "an empty FIFO has nothing to read")
+	_, err = w.Write([]byte("fifo"))
+	require.NoError(t, err)
+	n, err = awaitN(t, rt, fut)
+	require.NoError(t, err)
+	assert.Equal(t, "fifo", string(buf[:n]))
 	for range 8 {
 		res, err := runtime.BlockOn(testCtx(t), rt.Handle(), runtime.Timeout(time.Millisecond, future.Future[future.Result[int]](p.Read(buf))))
 		require.NoError(t, err)
 		require.ErrorIs(t, res.Err, runtime.ErrTimeout, "an empty FIFO has nothing to read")
 	}
-	_, err = w.Write([]byte("fifo"))
-	require.NoError(t, err)
-	fut = p.Read(buf)
-	n, err = awaitN(t, rt, fut)
-	require.NoError(t, err)
-	assert.Equal(t, "fifo", string(buf[:n]))
 	assert.True(t, runtime.UsedRing(fut), "a FIFO's read waits on the ring")
 }

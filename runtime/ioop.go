@@ -128,6 +128,26 @@ func (o *ioOp) requestCancel() bool {
 	return true
 }
 
+// cancelKeeping asks the backend to cancel the op in flight and forgets
+// its waiter, but keeps the final completion (ErrCanceled, or the result if
+// it won the race) for whoever polls the op next: a cancelled read whose
+// data must reach the next read. It reports false if the op is idle.
+func (o *ioOp) cancelKeeping() bool {
+	o.mu.Lock()
+	switch o.state {
+	case ioInFlight:
+		o.wk = waker.Waker{}
+		o.mu.Unlock()
+		_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+		return true
+	case ioDone:
+		o.mu.Unlock()
+		return true
+	}
+	o.mu.Unlock()
+	return false
+}
+
 // complete is the driver's delivery of a completion. Intermediate ones
 // (More) are for multishot ops, whose futures override this; here only final
 // completions arrive.
