@@ -37,3 +37,20 @@ func Await[T any](f Future[T]) T {
 // checks) do not conclude that Await never returns and report the code after
 // every await of a direct-style async function.
 var awaitPanics = true
+
+// Try marks a point where an async function waits for a fallible future and
+// goes on with its value and error, the shape of a Go call that can fail:
+//
+//	n, err := future.Try(conn.Read(buf))
+//	if err != nil {
+//		return 0, err
+//	}
+//
+// It is Await for a Future[Result[T]], unpacked. An async function whose
+// results are (T, error) may also return it directly: return
+// future.Try(f). Like Await, it is replaced by the generator and panics
+// with ErrAwaitOutsideGenerated if it is really called.
+func Try[T any](f Future[Result[T]]) (T, error) {
+	r := Await(f)
+	return r.Value, r.Err
+}

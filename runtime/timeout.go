@@ -94,3 +94,50 @@ func (t *timeoutFuture[T]) Cancel() {
 	}
 	t.sleep.Cancel()
 }
+
+// TryTimeout is Timeout for a fallible future: its result is f's own
+// Result, or one whose error is ErrTimeout once d has passed, not a Result
+// nested in another. It is the shape an async function awaits with
+// future.Try:
+//
+//	line, err := future.Try(runtime.TryTimeout(time.Second, r.ReadLine()))
+//
+// Everything else is as Timeout: f is polled first, a d too long for the
+// clock never runs out, f is cancelled when the time runs out, and a nil f
+// fails with an error matching ErrNilFuture.
+func TryTimeout[T any](d time.Duration, f future.Future[future.Result[T]]) future.Future[future.Result[T]] {
+	if f == nil {
+		return future.Ready(future.Fail[T](errNilTimeout))
+	}
+	return &tryTimeoutFuture[T]{t: timeoutFuture[future.Result[T]]{f: f, sleep: SleepFuture{deadline: after(d)}}}
+}
+
+// TryDeadline is Deadline for a fallible future, as TryTimeout is Timeout.
+func TryDeadline[T any](t time.Time, f future.Future[future.Result[T]]) future.Future[future.Result[T]] {
+	if f == nil {
+		return future.Ready(future.Fail[T](errNilTimeout))
+	}
+	return &tryTimeoutFuture[T]{t: timeoutFuture[future.Result[T]]{f: f, sleep: SleepFuture{deadline: t}}}
+}
+
+// tryTimeoutFuture is the future of TryTimeout and TryDeadline: a
+// timeoutFuture (embedded by value: one allocation) whose two levels of
+// Result are flattened into one.
+type tryTimeoutFuture[T any] struct {
+	t timeoutFuture[future.Result[T]]
+}
+
+// Poll is timeoutFuture's, with f's Result returned as it is.
+func (t *tryTimeoutFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	r, ok := t.t.Poll(cx)
+	if !ok {
+		return future.Result[T]{}, false
+	}
+	if r.Err != nil {
+		return future.Result[T]{Err: r.Err}, true // ErrTimeout
+	}
+	return r.Value, true
+}
+
+// Cancel cancels f and removes the timer. Idempotent.
+func (t *tryTimeoutFuture[T]) Cancel() { t.t.Cancel() }
