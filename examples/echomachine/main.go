@@ -1,15 +1,20 @@
-// Command echo is a TCP echo server on the blitz runtime. The accept loop
-// and every connection are tasks written as small state machines over the
-// runtime's I/O futures: a connection waiting for data costs a parked
-// future and no goroutine, and nothing busy-polls (the waits are the I/O
-// backend's: io_uring, epoll, kqueue or IOCP).
+// Command echomachine is the TCP echo server of examples/echo with its tasks
+// written by hand, for those who want to see the mechanism: the accept loop
+// and every connection are small state machines over the runtime's I/O
+// futures, each a struct holding what lives across a wait and a Poll that
+// resumes where it stopped. examples/echo is the same server in the usual
+// style, an async function that the blitzgen generator compiles into such a
+// state machine; this is what that generated code amounts to. A connection
+// waiting for data costs a parked future and no goroutine, and nothing
+// busy-polls (the waits are the I/O backend's: io_uring, epoll, kqueue or
+// IOCP).
 //
 // It stops gracefully on interrupt (Ctrl-C) or SIGTERM: the listener
 // closes, the connections in progress get a grace period to finish, then
 // the runtime shuts down and cancels whatever is left.
 //
-//	go run ./examples/echo                      # serve on 127.0.0.1:7007
-//	go run ./examples/echo -addr :9000 -grace 5s
+//	go run ./examples/echomachine               # serve on 127.0.0.1:7007
+//	go run ./examples/echomachine -addr :9000 -grace 5s
 //	nc 127.0.0.1 7007                           # type lines, get them back
 package main
 
