@@ -266,8 +266,10 @@ type awaitStart struct {
 type awaitResume struct {
 	lhs    *ast.Ident // nil for an await statement
 	define bool
-	op     token.Token // the assignment's token (=, :=, +=, ...)
-	ret    bool        // return future.Await(f)
+	op     token.Token     // the assignment's token (=, :=, +=, ...)
+	ret    bool            // return future.Await(f), or return future.Try(f)
+	try    *ast.AssignStmt // x, err := future.Try(f) (or =)
+	call   *ast.CallExpr   // the marker call
 	field  string
 	pos    token.Pos
 }
@@ -396,11 +398,32 @@ func (g *gen) isAwait(e ast.Expr) (*ast.CallExpr, bool) {
 	default:
 		return nil, false
 	}
-	obj, ok := g.info.Uses[id].(*types.Func)
-	if !ok || obj.Pkg() == nil || obj.Pkg().Path() != futurePath || obj.Name() != "Await" {
+	if !isMarker(g.info.Uses[id]) {
 		return nil, false
 	}
 	return call, true
+}
+
+// isMarker reports whether obj is future.Await or future.Try.
+func isMarker(obj types.Object) bool {
+	fn, ok := obj.(*types.Func)
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() == futurePath && (fn.Name() == "Await" || fn.Name() == "Try")
+}
+
+// isTry reports whether call, a marker call, is future.Try: it awaits a
+// Future[Result[T]] and yields (T, error).
+func (g *gen) isTry(call *ast.CallExpr) bool {
+	_, tuple := g.info.TypeOf(call).(*types.Tuple)
+	return tuple
+}
+
+// markerName is the name the user wrote for the marker call: future.Await
+// or future.Try, for messages.
+func (g *gen) markerName(call *ast.CallExpr) string {
+	if g.isTry(call) {
+		return "future.Try"
+	}
+	return "future.Await"
 }
 
 // hasAwait reports whether n contains a call of future.Await anywhere,
@@ -529,6 +552,19 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			return false
 		}
 	case *ast.AssignStmt:
+		if len(s.Lhs) == 2 && len(s.Rhs) == 1 {
+			if call, ok := g.isAwait(s.Rhs[0]); ok && g.isTry(call) {
+				for _, l := range s.Lhs {
+					if _, isID := ast.Unparen(l).(*ast.Ident); !isID {
+						g.reject(s.Pos(), "future.Try assigned to anything but variables is not supported in an async function yet; write v, err := future.Try(f) and assign v instead")
+						return false
+					}
+				}
+				g.lowerAwait(call, nil, false, s.Pos())
+				g.cur.resume.try = s
+				return false
+			}
+		}
 		if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
 			if call, ok := g.isAwait(s.Rhs[0]); ok {
 				id, isID := ast.Unparen(s.Lhs[0]).(*ast.Ident)
@@ -560,8 +596,15 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			return g.lowerStmt(s.Stmt, lp)
 		}
 	case *ast.ReturnStmt:
+		if len(s.Results) == 1 && g.resKind == 2 {
+			if call, ok := g.isAwait(s.Results[0]); ok && g.isTry(call) {
+				g.lowerAwait(call, nil, false, s.Pos())
+				g.cur.resume.ret = true
+				return true
+			}
+		}
 		if len(s.Results) == 1 && g.resKind == 1 {
-			if call, ok := g.isAwait(s.Results[0]); ok {
+			if call, ok := g.isAwait(s.Results[0]); ok && !g.isTry(call) {
 				g.lowerAwait(call, nil, false, s.Pos())
 				g.cur.resume.ret = true
 				return true
@@ -629,12 +672,12 @@ func (g *gen) rejectAwaitValues() {
 		default:
 			return true
 		}
-		obj, ok := g.info.Uses[id].(*types.Func)
-		if !ok || obj.Pkg() == nil || obj.Pkg().Path() != futurePath || obj.Name() != "Await" {
+		obj := g.info.Uses[id]
+		if !isMarker(obj) {
 			return true
 		}
 		if !called[n.(ast.Expr)] {
-			g.reject(id.Pos(), "future.Await as a value is not supported in an async function yet; write a call future.Await(f) instead")
+			g.reject(id.Pos(), "future.%s as a value is not supported in an async function yet; write a call future.%s(f) instead", obj.Name(), obj.Name())
 		}
 		return false
 	})
@@ -648,8 +691,12 @@ func (g *gen) rejectNested(n ast.Node) {
 	}
 	ast.Inspect(n, func(n ast.Node) bool {
 		if e, ok := n.(ast.Expr); ok {
-			if _, ok := g.isAwait(e); ok {
-				g.reject(e.Pos(), "an await nested in a larger expression is not supported in an async function yet; write v := future.Await(f) as a statement of its own and use v instead")
+			if call, ok := g.isAwait(e); ok {
+				if g.isTry(call) {
+					g.reject(e.Pos(), "an await nested in a larger expression is not supported in an async function yet; write v, err := future.Try(f) as a statement of its own and use v and err instead")
+				} else {
+					g.reject(e.Pos(), "an await nested in a larger expression is not supported in an async function yet; write v := future.Await(f) as a statement of its own and use v instead")
+				}
 				return false
 			}
 		}
@@ -788,15 +835,14 @@ func hasBreakTo(body ast.Node, label string) bool {
 
 func (g *gen) lowerAwait(call *ast.CallExpr, lhs *ast.Ident, define bool, pos token.Pos) {
 	if len(call.Args) != 1 {
-		g.reject(call.Pos(), "future.Await takes one future; write future.Await(f) instead")
+		g.reject(call.Pos(), "%s takes one future; write %s(f) instead", g.markerName(call), g.markerName(call))
 		return
 	}
 	if g.hasAwait(call.Args[0]) {
 		g.rejectNested(call.Args[0])
 		return
 	}
-	t := g.info.TypeOf(call)
-	ft := "future.Future[" + types.TypeString(t, g.qualifier) + "]"
+	ft := types.TypeString(g.awaitedType(call), g.qualifier)
 	field, ok := g.awFields[ft]
 	if !ok {
 		field = freshIn(g.fields, "aw"+strconv.Itoa(len(g.awFields)+1))
@@ -807,9 +853,15 @@ func (g *gen) lowerAwait(call *ast.CallExpr, lhs *ast.Ident, define bool, pos to
 	next.targeted = true
 	g.add(awaitStart{call: call, field: field, resume: next, pos: pos})
 	g.cur = next
-	r := &awaitResume{lhs: lhs, define: define, field: field, pos: pos}
+	r := &awaitResume{lhs: lhs, define: define, field: field, pos: pos, call: call}
 	next.resume = r
 	g.add(r)
+}
+
+// awaitedType is the Future[T] that a marker call awaits: the parameter
+// type of its instantiated signature (Future[Result[T]] for Try).
+func (g *gen) awaitedType(call *ast.CallExpr) types.Type {
+	return g.info.TypeOf(call.Fun).(*types.Signature).Params().At(0).Type()
 }
 
 // force marks the variables that s declares as fields: a statement lowered
@@ -830,15 +882,12 @@ func (g *gen) force(s ast.Stmt) {
 }
 
 func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
-	if g.hasAwait(s.Init) || g.hasAwait(s.Cond) {
-		g.rejectNested(s.Init)
+	if g.hasAwait(s.Cond) {
 		g.rejectNested(s.Cond)
 		return false
 	}
-	if s.Init != nil {
-		g.checkPlain(s.Init)
-		g.force(s.Init)
-		g.add(stmtItem{s: s.Init, lp: lp})
+	if !g.lowerInit(s.Init, lp) {
+		return false
 	}
 	then := g.newBlock()
 	then.targeted = true
@@ -889,6 +938,31 @@ func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
 	return tThen && tElse
 }
 
+// lowerInit lowers the init statement of an if or a switch, which runs
+// once before the condition or tag: an await in it is lowered as the
+// statement it is (x, err := future.Try(f), v := future.Await(f), ...), its
+// variables hoisted, since they leave their scope. It reports whether init
+// was accepted.
+func (g *gen) lowerInit(init ast.Stmt, lp *loopCtx) bool {
+	if init == nil {
+		return true
+	}
+	g.force(init)
+	if !g.hasAwait(init) {
+		g.checkPlain(init)
+		g.add(stmtItem{s: init, lp: lp})
+		return true
+	}
+	n := len(g.errs)
+	switch init.(type) {
+	case *ast.AssignStmt, *ast.ExprStmt:
+		g.lowerStmt(init, lp)
+	default:
+		g.rejectNested(init)
+	}
+	return len(g.errs) == n
+}
+
 // takeLabel returns the label of the statement being lowered, if any.
 func (g *gen) takeLabel() string {
 	l := g.label0
@@ -909,8 +983,7 @@ func (g *gen) bind(label string, lp *loopCtx) {
 func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	label := g.takeLabel()
 	init, head, body := switchParts(st)
-	if g.hasAwait(init) || g.hasAwait(head) {
-		g.rejectNested(init)
+	if g.hasAwait(head) {
 		g.rejectNested(head)
 		return false
 	}
@@ -936,10 +1009,8 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 			}
 		}
 	}
-	if s.Init != nil {
-		g.checkPlain(s.Init)
-		g.force(s.Init)
-		g.add(stmtItem{s: s.Init, lp: lp})
+	if !g.lowerInit(s.Init, lp) {
+		return false
 	}
 	join := &block{}
 	it := switchItem{s: st}
@@ -1179,6 +1250,9 @@ func itemNodes(it any) []ast.Node {
 	case awaitStart:
 		return []ast.Node{it.call.Args[0]}
 	case *awaitResume:
+		if it.try != nil {
+			return []ast.Node{it.try.Lhs[0], it.try.Lhs[1]}
+		}
 		if it.lhs != nil {
 			return []ast.Node{it.lhs}
 		}
@@ -1750,7 +1824,7 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString(g.line(it.pos))
 		lhs := "_"
 		direct := false
-		if it.ret {
+		if it.ret || it.try != nil {
 			lhs = g.value
 		}
 		if it.lhs != nil && it.lhs.Name != "_" {
@@ -1769,7 +1843,20 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 			}
 			fmt.Fprintf(b, "%s %s %s\n", g.rewrite(it.lhs, nil), op, g.value)
 		}
-		if it.ret {
+		if it.try != nil {
+			// x, err := v.Value, v.Err: the rewrite declares or assigns
+			// each variable as the source's statement does.
+			as := &ast.AssignStmt{
+				Lhs: append([]ast.Expr(nil), it.try.Lhs...), TokPos: it.try.TokPos, Tok: it.try.Tok,
+				Rhs: []ast.Expr{ast.NewIdent(g.value + ".Value"), ast.NewIdent(g.value + ".Err")},
+			}
+			b.WriteString(g.rewrite(as, nil) + "\n")
+		}
+		switch {
+		case it.ret && g.isTry(it.call) && !types.Identical(g.info.TypeOf(it.call).(*types.Tuple).At(0).Type(), g.info.TypeOf(g.fn.Type.Results.List[0].Type)):
+			// Try's T is assignable to the result's, not the same type.
+			fmt.Fprintf(b, "%sreturn %s{Value: %s.Value, Err: %s.Err}, true\n", g.done(), g.resType, g.value, g.value)
+		case it.ret:
 			fmt.Fprintf(b, "%sreturn %s, true\n", g.done(), g.value)
 		}
 	case branchItem:

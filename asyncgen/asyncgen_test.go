@@ -101,7 +101,7 @@ func TestEquivGeneratedIsFresh(t *testing.T) {
 
 // TestEquivReferenceIsFresh checks funcs_ref_test.go, the reference
 // functions: funcs.go with every async function renamed NameRef and
-// future.Await replaced by awaitRef, which blocks.
+// future.Await and future.Try replaced by awaitRef and tryRef, which block.
 func TestEquivReferenceIsFresh(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "internal/equiv/funcs.go", nil, parser.ParseComments|parser.SkipObjectResolution)
@@ -126,6 +126,9 @@ func TestEquivReferenceIsFresh(t *testing.T) {
 		if sel, ok := c.Node().(*ast.SelectorExpr); ok {
 			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "future" && sel.Sel.Name == "Await" {
 				c.Replace(ast.NewIdent("awaitRef"))
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "future" && sel.Sel.Name == "Try" {
+				c.Replace(ast.NewIdent("tryRef"))
 			}
 		}
 		return true

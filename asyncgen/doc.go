@@ -29,7 +29,18 @@
 // form, range loops over integers, slices, arrays and strings, switch and
 // type switches, labels with break and continue, and return; it awaits with
 // future.Await as a statement, as the right-hand side of =, := or op= to a
-// variable, or as the value of return. What the generator does not support
+// variable, or as the value of return, and with future.Try, which awaits a
+// Future[Result[T]] and yields (T, error), as a statement, as the right-hand
+// side of x, err := or x, err = (either may be _), or as the value of return
+// in a function whose results are (T, error):
+//
+//	n, err := future.Try(conn.Read(buf))
+//	if err != nil {
+//		return 0, err
+//	}
+//
+// Either await may also be the init statement of an if or a switch
+// (if _, err := future.Try(f); err != nil { ... }). What the generator does not support
 // yet (defer, go, goto, select, an await inside a larger expression, ...) it
 // rejects with the position and what to write instead; it never accepts code
 // whose meaning it would change. The command blitzgen runs it from go

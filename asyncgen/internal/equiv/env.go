@@ -5,6 +5,7 @@
 package equiv
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -66,4 +67,25 @@ func (f *val) Cancel() {
 		f.e.Live--
 		f.e.Cancelled++
 	}
+}
+
+// ErrOdd is the error of a Fallible future of an odd value.
+var ErrOdd = errors.New("odd")
+
+// Fallible is Val for a Result: v with ErrOdd if v is odd (the value is kept
+// beside the error, so that a test sees both), v alone if it is even.
+func (e *Env) Fallible(v int) future.Future[future.Result[int]] {
+	return future.Map(e.Val(v), func(v int) future.Result[int] {
+		if v%2 != 0 {
+			return future.Result[int]{Value: v, Err: ErrOdd}
+		}
+		return future.Ok(v)
+	})
+}
+
+// Text is Fallible for a string: s with ErrOdd if its length is odd.
+func (e *Env) Text(s string) future.Future[future.Result[string]] {
+	return future.Map(e.Fallible(len(s)), func(r future.Result[int]) future.Result[string] {
+		return future.Result[string]{Value: s, Err: r.Err}
+	})
 }

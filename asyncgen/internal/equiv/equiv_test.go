@@ -21,6 +21,12 @@ func awaitRef[T any](f future.Future[T]) T {
 	return v
 }
 
+// tryRef is future.Try in the reference functions.
+func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
+	r := awaitRef(f)
+	return r.Value, r.Err
+}
+
 func show[T any](v T, err error) string { return fmt.Sprintf("%v / %v", v, err) }
 
 func gen[T any](f future.Future[T]) future.Future[string] {
@@ -29,6 +35,9 @@ func gen[T any](f future.Future[T]) future.Future[string] {
 			return show(r.Get())
 		}
 		if r, ok := any(v).(future.Result[string]); ok {
+			return show(r.Get())
+		}
+		if r, ok := any(v).(future.Result[any]); ok {
 			return show(r.Get())
 		}
 		return show(v, nil)
@@ -83,6 +92,10 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(rangeStringRef(e, n)) }},
 	{"rangeArray", func(e *Env, n int) future.Future[string] { return gen(rangeArrayAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeArrayRef(e, n), nil) }},
+	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
+		func(e *Env, n int) string { return show(triesRef(e, n)) }},
+	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },
+		func(e *Env, n int) string { return show(tryReturnRef(e, n)) }},
 }
 
 func seeds(t *testing.T) int {

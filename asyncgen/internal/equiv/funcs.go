@@ -395,3 +395,63 @@ func typeSwitch(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+//blitz:async
+func tries(e *Env, n int) (int, error) {
+	total := 0
+	x, err := future.Try(e.Fallible(n))
+	if err != nil {
+		e.Note("first failed with %d", x)
+		total -= x
+	}
+	var y int
+	y, err = future.Try(e.Fallible(n + 1))
+	total += y
+	e.Note("y=%d err=%v", y, err)
+	_, err = future.Try(e.Fallible(2))
+	e.Note("err=%v", err)
+	future.Try(e.Fallible(n * 3))
+	z, _ := future.Try(e.Fallible(total))
+	for i := range n {
+		v, err := future.Try(e.Fallible(i)) // a fresh err, local to its block
+		if err != nil {
+			continue
+		}
+		total += v
+	}
+	if n > 5 {
+		return future.Try(e.Fallible(total))
+	}
+	for i := range 3 {
+		if v, err := future.Try(e.Fallible(n + i)); err != nil {
+			e.Note("if-init failed with %d", v)
+		} else {
+			total += v
+		}
+	}
+	switch v := future.Await(e.Val(n)); {
+	case v > 2:
+		total++
+	}
+	w, err := future.Try(e.Fallible(z)) // w declared, err assigned
+	if err != nil {
+		return w, err
+	}
+	var (
+		s    = "s"
+		err2 error
+	)
+	s, err2 = future.Try(e.Text(strings.Repeat("t", n)))
+	e.Note("%s %v", s, err2)
+	return w + total, nil
+}
+
+//blitz:async
+func tryReturn(e *Env, n int) (any, error) {
+	if n%3 == 0 {
+		// Try's T (int) is assignable to the result's (any), not the same.
+		return future.Try(e.Fallible(n))
+	}
+	v, err := future.Try(e.Fallible(n + 1))
+	return v, err
+}

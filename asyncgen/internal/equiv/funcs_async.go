@@ -2552,3 +2552,443 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
+
+//line funcs_async.go:2557
+
+// triesAsyncFuture is the state machine of tries: see triesAsync.
+type triesAsyncFuture struct {
+	state       int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[future.Result[int]]    // the future awaited
+	aw2         future.Future[int]                   // the future awaited
+	aw3         future.Future[future.Result[string]] // the future awaited
+	rangeValue  int
+	rangeIndex  int
+	rangeValue2 int
+	rangeIndex2 int
+	e           *Env
+	n           int
+	total       int
+	err         error
+	y           int
+	z           int
+	i           int
+	i2          int
+	v           int
+	err2        error
+	v2          int
+	w           int
+	s           string
+	err22       error
+}
+
+// triesAsync returns tries as a future: polling it runs tries up to its next
+// await, and its value is what tries returns.
+func triesAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &triesAsyncFuture{e: e, n: n}
+}
+
+// Poll runs tries until it awaits a future that is not ready, or returns.
+func (f *triesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:401
+			f.total = 0
+//line funcs.go:402
+			f.aw1 = f.e.Fallible(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:2603
+		case 1:
+//line funcs.go:402
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			var x int
+			x, f.err = v2.Value, v2.Err
+//line funcs.go:403
+			if f.err != nil {
+				f.e.Note("first failed with %d", x)
+				f.total -= x
+			}
+//line funcs.go:407
+			f.y = 0
+//line funcs.go:408
+			f.aw1 = f.e.Fallible(f.n + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:2624
+		case 2:
+//line funcs.go:408
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.y, f.err = v2.Value, v2.Err
+//line funcs.go:409
+			f.total += f.y
+//line funcs.go:410
+			f.e.Note("y=%d err=%v", f.y, f.err)
+//line funcs.go:411
+			f.aw1 = f.e.Fallible(2)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:2641
+		case 3:
+//line funcs.go:411
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			_, f.err = v2.Value, v2.Err
+//line funcs.go:412
+			f.e.Note("err=%v", f.err)
+//line funcs.go:413
+			f.aw1 = f.e.Fallible(f.n * 3)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:2656
+		case 4:
+//line funcs.go:413
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:414
+			f.aw1 = f.e.Fallible(f.total)
+			f.state = 5
+			fallthrough
+//line funcs_async.go:2668
+		case 5:
+//line funcs.go:414
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.z, _ = v2.Value, v2.Err
+//line funcs.go:415
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:415
+			f.state = 6
+			continue poll
+//line funcs_async.go:2683
+		case 6:
+//line funcs.go:415
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 9
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:416
+			f.aw1 = f.e.Fallible(f.i)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:2695
+		case 7:
+//line funcs.go:416
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			v, err := v2.Value, v2.Err
+//line funcs.go:417
+			if err != nil {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:420
+			f.total += v
+//line funcs.go:421
+			f.state = 8
+			continue poll
+//line funcs_async.go:2714
+		case 8:
+//line funcs.go:415
+			f.rangeIndex++
+//line funcs.go:415
+			f.state = 6
+			continue poll
+//line funcs_async.go:2721
+		case 9:
+//line funcs.go:422
+			if f.n > 5 {
+				f.state = 10
+			} else {
+				f.state = 12
+			}
+			continue poll
+//line funcs_async.go:2730
+		case 10:
+//line funcs.go:423
+			f.aw1 = f.e.Fallible(f.total)
+			f.state = 11
+			fallthrough
+//line funcs_async.go:2736
+		case 11:
+//line funcs.go:423
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v2, true
+//line funcs_async.go:2746
+		case 12:
+//line funcs.go:425
+			f.rangeValue2 = 3
+			f.rangeIndex2 = 0
+//line funcs.go:425
+			f.state = 13
+			continue poll
+//line funcs_async.go:2754
+		case 13:
+//line funcs.go:425
+			if f.rangeIndex2 >= f.rangeValue2 {
+				f.state = 19
+				continue poll
+			}
+			f.i2 = f.rangeIndex2
+//line funcs.go:426
+			f.aw1 = f.e.Fallible(f.n + f.i2)
+			f.state = 14
+			fallthrough
+//line funcs_async.go:2766
+		case 14:
+//line funcs.go:426
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v, f.err2 = v2.Value, v2.Err
+//line funcs.go:426
+			if f.err2 != nil {
+				f.state = 15
+			} else {
+				f.state = 16
+			}
+			continue poll
+//line funcs_async.go:2782
+		case 15:
+//line funcs.go:427
+			f.e.Note("if-init failed with %d", f.v)
+//line funcs.go:428
+			f.state = 17
+			continue poll
+//line funcs_async.go:2789
+		case 16:
+//line funcs.go:429
+			f.total += f.v
+//line funcs.go:430
+			f.state = 17
+			continue poll
+//line funcs_async.go:2796
+		case 17:
+//line funcs.go:431
+			f.state = 18
+			continue poll
+//line funcs_async.go:2801
+		case 18:
+//line funcs.go:425
+			f.rangeIndex2++
+//line funcs.go:425
+			f.state = 13
+			continue poll
+//line funcs_async.go:2808
+		case 19:
+//line funcs.go:432
+			f.aw2 = f.e.Val(f.n)
+			f.state = 20
+			fallthrough
+//line funcs_async.go:2814
+		case 20:
+//line funcs.go:432
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.v2 = v2
+//line funcs.go:432
+			switch {
+//line funcs.go:433
+			case f.v2 > 2:
+				f.state = 21
+			default:
+				f.state = 22
+			}
+			continue poll
+//line funcs_async.go:2832
+		case 21:
+//line funcs.go:434
+			f.total++
+//line funcs.go:435
+			f.state = 22
+			continue poll
+//line funcs_async.go:2839
+		case 22:
+//line funcs.go:436
+			f.aw1 = f.e.Fallible(f.z)
+			f.state = 23
+			fallthrough
+//line funcs_async.go:2845
+		case 23:
+//line funcs.go:436
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.w, f.err = v2.Value, v2.Err
+//line funcs.go:437
+			if f.err != nil {
+				f.state = -1
+				return future.Result[int]{Value: f.w, Err: f.err}, true
+			}
+//line funcs.go:440
+			f.s = "s"
+			f.err22 = nil
+//line funcs.go:444
+			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
+			f.state = 24
+			fallthrough
+//line funcs_async.go:2866
+		case 24:
+//line funcs.go:444
+			v2, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = nil
+			f.s, f.err22 = v2.Value, v2.Err
+//line funcs.go:445
+			f.e.Note("%s %v", f.s, f.err22)
+//line funcs.go:446
+			f.state = -1
+			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
+//line funcs_async.go:2880
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that tries awaits, if any; tries goes no further.
+func (f *triesAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 3, 4, 5, 7, 11, 14, 23:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 20:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	case 24:
+		future.Cancel(f.aw3)
+		f.aw3 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// tries is what triesAsync compiles; it is not called.
+var _ = tries
+
+//line funcs_async.go:2910
+
+// tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
+type tryReturnAsyncFuture struct {
+	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[future.Result[int]] // the future awaited
+	e     *Env
+	n     int
+}
+
+// tryReturnAsync returns tryReturn as a future: polling it runs tryReturn up to its next
+// await, and its value is what tryReturn returns.
+func tryReturnAsync(e *Env, n int) future.Future[future.Result[any]] {
+	return &tryReturnAsyncFuture{e: e, n: n}
+}
+
+// Poll runs tryReturn until it awaits a future that is not ready, or returns.
+func (f *tryReturnAsyncFuture) Poll(cx *future.Context) (_ future.Result[any], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:451
+			if f.n%3 == 0 {
+				f.state = 1
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:2939
+		case 1:
+//line funcs.go:453
+			f.aw1 = f.e.Fallible(f.n)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:2945
+		case 2:
+//line funcs.go:453
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
+//line funcs_async.go:2955
+		case 3:
+//line funcs.go:455
+			f.aw1 = f.e.Fallible(f.n + 1)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:2961
+		case 4:
+//line funcs.go:455
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			v, err := v2.Value, v2.Err
+//line funcs.go:456
+			f.state = -1
+			return future.Result[any]{Value: v, Err: err}, true
+//line funcs_async.go:2973
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that tryReturn awaits, if any; tryReturn goes no further.
+func (f *tryReturnAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 4:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// tryReturn is what tryReturnAsync compiles; it is not called.
+var _ = tryReturn

@@ -361,3 +361,61 @@ func typeSwitchRef(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func triesRef(e *Env, n int) (int, error) {
+	total := 0
+	x, err := tryRef(e.Fallible(n))
+	if err != nil {
+		e.Note("first failed with %d", x)
+		total -= x
+	}
+	var y int
+	y, err = tryRef(e.Fallible(n + 1))
+	total += y
+	e.Note("y=%d err=%v", y, err)
+	_, err = tryRef(e.Fallible(2))
+	e.Note("err=%v", err)
+	tryRef(e.Fallible(n * 3))
+	z, _ := tryRef(e.Fallible(total))
+	for i := range n {
+		v, err := tryRef(e.Fallible(i))
+		if err != nil {
+			continue
+		}
+		total += v
+	}
+	if n > 5 {
+		return tryRef(e.Fallible(total))
+	}
+	for i := range 3 {
+		if v, err := tryRef(e.Fallible(n + i)); err != nil {
+			e.Note("if-init failed with %d", v)
+		} else {
+			total += v
+		}
+	}
+	switch v := awaitRef(e.Val(n)); {
+	case v > 2:
+		total++
+	}
+	w, err := tryRef(e.Fallible(z))
+	if err != nil {
+		return w, err
+	}
+	var (
+		s    = "s"
+		err2 error
+	)
+	s, err2 = tryRef(e.Text(strings.Repeat("t", n)))
+	e.Note("%s %v", s, err2)
+	return w + total, nil
+}
+
+func tryReturnRef(e *Env, n int) (any, error) {
+	if n%3 == 0 {
+
+		return tryRef(e.Fallible(n))
+	}
+	v, err := tryRef(e.Fallible(n + 1))
+	return v, err
+}

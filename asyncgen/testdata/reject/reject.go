@@ -201,3 +201,28 @@ func addressOfLoopField(f future.Future[int]) {
 	}
 	use(ps)
 }
+
+//blitz:async
+func tryToField(f future.Future[future.Result[int]], t *T) error {
+	var err error
+	t.x, err = future.Try(f)
+	return err
+}
+
+//blitz:async
+func tryNested(f future.Future[future.Result[int]]) {
+	use(future.Try(f))
+}
+
+//blitz:async
+func tryValue(f future.Future[future.Result[int]]) {
+	try := future.Try[int]
+	use(try(f))
+}
+
+//blitz:async
+func tryInForInit(f future.Future[future.Result[int]]) {
+	for n, err := future.Try(f); err == nil && n > 0; n-- {
+		use(n)
+	}
+}
