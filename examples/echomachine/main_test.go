@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -61,6 +63,7 @@ func TestEchoServer(t *testing.T) {
 	_ = lingering.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, err = lingering.Read(make([]byte, 1))
 	require.Error(t, err)
+	require.False(t, errors.Is(err, os.ErrDeadlineExceeded), "the cut connection was left open: %v", err)
 	s := out.String()
 	require.Contains(t, s, "echo: listening on")
 	require.Contains(t, s, "served 5 connections (4 finished in the grace period)")

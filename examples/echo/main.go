@@ -1,0 +1,128 @@
+// Command echo is a TCP echo server on the blitz runtime. Each connection is
+// handled by echo, an async function: it reads and writes as if it blocked,
+// waiting with future.Try, and the blitzgen generator compiles it into a
+// state machine (echoAsync, in main_async.go), so a connection waiting for
+// data costs a parked future of a few hundred bytes and no goroutine. The
+// accept loop is runtime.Serve, which runs one handler task per connection.
+// examples/echomachine is the same server with its state machines written by
+// hand, for those who want to see the mechanism.
+//
+// After editing an async function, run go generate. In this repository the
+// go:generate line runs the generator from the workspace; in a module of
+// your own, add it as a tool and write the line as
+//
+//	go get -tool github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
+//	//go:generate go tool blitzgen
+//
+// It stops gracefully on interrupt (Ctrl-C) or SIGTERM: the listener
+// closes, the connections in progress get a grace period to finish, then
+// those left are cancelled (their sockets closed) and the runtime shuts
+// down.
+//
+//	go run ./examples/echo                      # serve on 127.0.0.1:7007
+//	go run ./examples/echo -addr :9000 -grace 5s
+//	nc 127.0.0.1 7007                           # type lines, get them back
+package main
+
+//go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:7007", "address to listen on")
+	grace := flag.Duration("grace", 2*time.Second, "how long connections may finish after a stop")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, *addr, *grace, os.Stdout, nil); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// echo echoes one connection until the peer closes it, adding the bytes it
+// writes back to echoed as it goes.
+//
+//blitz:async
+func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
+	_ = s.SetNoDelay(true)
+	buf := make([]byte, 4096)
+	for {
+		n, err := future.Try(runtime.Read(s, buf))
+		if err != nil {
+			_ = s.Close()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		n, err = future.Try(runtime.WriteAll(s, buf[:n]))
+		echoed.Add(int64(n))
+		if err != nil {
+			_ = s.Close()
+			return err
+		}
+	}
+}
+
+// serve runs the server until ctx ends; ready, if not nil, receives the
+// listener's address once it listens.
+func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer, ready chan<- string) error {
+	rt, err := runtime.New(runtime.Config{})
+	if err != nil {
+		return err
+	}
+	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	if err != nil {
+		_ = rt.Shutdown(context.Background())
+		return err
+	}
+	fmt.Fprintf(out, "echo: listening on %s (backend %s)\n", l.Addr(), rt.Backend())
+	if ready != nil {
+		ready <- l.AddrPort().String()
+	}
+	var echoed atomic.Int64 // every byte written back, by every connection
+	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
+		func(s *runtime.TCPStream) future.Future[error] { return closeOnCancel(s, echoAsync(s, &echoed)) },
+		runtime.ServeConfig{Grace: grace})))
+
+	<-ctx.Done()
+	fmt.Fprintln(out, "echo: stopping: no new connections")
+	_ = l.Close() // Serve stops accepting and waits up to grace
+	stats, err := server.Wait(context.Background())
+	if err != nil {
+		return err
+	}
+	if err := rt.Shutdown(context.Background()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "echo: served %d connections (%d finished in the grace period), echoed %d bytes\n", stats.Accepted, stats.Completed, echoed.Load())
+	return nil
+}
+
+// closeOnCancel closes s when the handler f is cancelled (the grace period
+// ran out).
+func closeOnCancel(s io.Closer, f future.Future[error]) future.Future[error] {
+	return &closing{Future: f, c: s}
+}
+
+type closing struct {
+	future.Future[error]
+	c io.Closer
+}
+
+func (f *closing) Cancel() { future.Cancel(f.Future); _ = f.c.Close() }
