@@ -42,8 +42,8 @@ type echoClientTask struct {
 	rounds   int
 	got      int
 	state    int
-	wr       runtime.WriteAllFuture
-	rd       runtime.ReadFuture
+	wr       *runtime.WriteAllFuture
+	rd       *runtime.ReadFuture
 }
 
 func (c *echoClientTask) Poll(cx *future.Context) (error, bool) {
@@ -230,7 +230,7 @@ func idleConns() int {
 // side's. armed counts the reads in flight.
 type idlePooled struct {
 	s       *runtime.TCPStream
-	rp      runtime.ReadPooledFuture
+	rp      *runtime.ReadPooledFuture
 	started bool
 	armed   *atomic.Int64
 }
@@ -251,7 +251,7 @@ func (r *idlePooled) Poll(cx *future.Context) (struct{}, bool) {
 type idleBuffered struct {
 	s       *runtime.TCPStream
 	buf     []byte
-	rd      runtime.ReadFuture
+	rd      *runtime.ReadFuture
 	started bool
 	armed   *atomic.Int64
 }
@@ -271,7 +271,7 @@ type idleAcceptor struct {
 	l       *runtime.TCPListener
 	n       int
 	pooled  bool
-	acc     runtime.AcceptFuture[*runtime.TCPStream]
+	acc     *runtime.AcceptFuture[*runtime.TCPStream]
 	waiting bool
 	armed   *atomic.Int64
 	streams []*runtime.TCPStream

@@ -85,13 +85,13 @@ func TestBigLenTCPRead(t *testing.T) {
 		require.NoError(t, err)
 		time.Sleep(10 * time.Millisecond) // let it arrive
 		rf := s.Read(buf)
-		r := await(t, rt, future.Future[future.Result[int]](&rf))
+		r := await(t, rt, future.Future[future.Result[int]](rf))
 		require.NoError(t, r.Err, "Read into 4 GiB with data waiting")
 		require.Equal(t, 5, r.Value)
 		assert.Equal(t, "hello", string(buf[:5]))
 
 		rf = s.Read(buf)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&rf))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](rf))
 		time.Sleep(20 * time.Millisecond) // let it wait
 		_, err = conn.Write([]byte("later"))
 		require.NoError(t, err)
@@ -192,7 +192,7 @@ func TestBigLenTCPWriteAll(t *testing.T) {
 
 		start := time.Now()
 		wa := s.WriteAll(buf)
-		r, err := runtime.BlockOn(ctx, rt.Handle(), future.Future[future.Result[int]](&wa))
+		r, err := runtime.BlockOn(ctx, rt.Handle(), future.Future[future.Result[int]](wa))
 		el := time.Since(start)
 		select {
 		case at := <-stalled:

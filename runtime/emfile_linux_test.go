@@ -81,7 +81,7 @@ func TestAcceptSurvivesEMFILE(t *testing.T) {
 type acceptN struct {
 	l       *runtime.TCPListener
 	n, got  int
-	acc     runtime.AcceptFuture[*runtime.TCPStream]
+	acc     *runtime.AcceptFuture[*runtime.TCPStream]
 	started bool
 }
 

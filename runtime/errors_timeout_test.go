@@ -43,7 +43,7 @@ func TestErrTimeoutOfIOMatchesAllThree(t *testing.T) {
 		s.SetReadTimeout(10 * time.Millisecond)
 		buf := make([]byte, 8)
 		rd := s.Read(buf)
-		r := await(t, rt, future.Future[future.Result[int]](&rd))
+		r := await(t, rt, future.Future[future.Result[int]](rd))
 		require.Error(t, r.Err)
 		assert.ErrorIs(t, r.Err, runtime.ErrTimeout)
 		assert.ErrorIs(t, r.Err, os.ErrDeadlineExceeded)

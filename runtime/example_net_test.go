@@ -16,8 +16,8 @@ type greeter struct {
 	s     *runtime.TCPStream
 	buf   [64]byte
 	step  int
-	read  runtime.ReadFuture
-	write runtime.WriteAllFuture
+	read  *runtime.ReadFuture
+	write *runtime.WriteAllFuture
 }
 
 func (g *greeter) Poll(cx *future.Context) (error, bool) {
@@ -76,7 +76,7 @@ func Example_tcpServer() {
 
 	// Accept from a goroutine with BlockOn, then serve as a task.
 	acc := l.Accept()
-	r, err := runtime.BlockOn(context.Background(), rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](&acc))
+	r, err := runtime.BlockOn(context.Background(), rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](acc))
 	if err != nil || r.Err != nil {
 		panic(fmt.Sprint(err, r.Err))
 	}

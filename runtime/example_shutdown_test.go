@@ -16,7 +16,7 @@ import (
 // own. It stops when the coordinator is triggered.
 type requestLoop struct {
 	c        *runtime.Coordinator
-	trig     runtime.TriggerFuture
+	trig     *runtime.TriggerFuture
 	requests *runtime.Interval
 	served   *atomic.Int32
 	admitted int32

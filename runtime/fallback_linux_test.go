@@ -33,7 +33,7 @@ func TestFallbackToEpollWhenURingRefused(t *testing.T) {
 		defer l.Close()
 		go func() { _ = echoClient(l.AddrPort().String(), 0, 1) }()
 		acc := l.Accept()
-		s := ok(t, await(t, rt, future.Future[future.Result[*runtime.TCPStream]](&acc)))
+		s := ok(t, await(t, rt, future.Future[future.Result[*runtime.TCPStream]](acc)))
 		defer s.Close()
 		n := await(t, rt, future.Future[int](&echoConn{s: s}))
 		assert.Equal(t, len("client 0 round 0"), n)

@@ -78,11 +78,11 @@ func ioRingsEcho(t *testing.T, name string) {
 		require.NoError(t, c.Err)
 		s := c.Value
 		wr := s.WriteAll([]byte("pooled"))
-		w, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[int]](&wr))
+		w, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[int]](wr))
 		require.NoError(t, err)
 		require.NoError(t, w.Err)
 		rp := s.ReadPooled()
-		r, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[runtime.PooledBuf]](&rp))
+		r, err := runtime.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[runtime.PooledBuf]](rp))
 		require.NoError(t, err)
 		require.NoError(t, r.Err)
 		assert.Equal(t, "pooled", string(r.Value.Bytes()))

@@ -12,8 +12,8 @@ type echoConn struct {
 	s     *runtime.TCPStream
 	buf   [64]byte
 	state int
-	rd    runtime.ReadFuture
-	wr    runtime.WriteAllFuture
+	rd    *runtime.ReadFuture
+	wr    *runtime.WriteAllFuture
 	bytes int
 }
 
@@ -53,7 +53,7 @@ func (e *echoConn) Poll(cx *future.Context) (int, bool) {
 // listener is closed.
 type acceptLoop struct {
 	l        *runtime.TCPListener
-	acc      runtime.AcceptFuture[*runtime.TCPStream]
+	acc      *runtime.AcceptFuture[*runtime.TCPStream]
 	started  bool
 	accepted int
 }

@@ -37,9 +37,9 @@ func TestUDPMulticast(t *testing.T) {
 		buf := make([]byte, 32)
 		recv.SetReadTimeout(2 * time.Second)
 		rf := recv.RecvFrom(buf)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Datagram]](&rf))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Datagram]](rf))
 		st := send.SendTo([]byte("to the group"), dst)
-		if r := await(t, rt, future.Future[future.Result[int]](&st)); r.Err != nil {
+		if r := await(t, rt, future.Future[future.Result[int]](st)); r.Err != nil {
 			t.Skip("cannot send to a multicast group here:", r.Err)
 		}
 		r, err := h.Wait(testCtx(t))
@@ -74,9 +74,9 @@ func TestTCPCloseRead(t *testing.T) {
 		require.NoError(t, s.CloseRead())
 		buf := make([]byte, 8)
 		rd := s.Read(buf)
-		assert.Equal(t, io.EOF, await(t, rt, future.Future[future.Result[int]](&rd)).Err)
+		assert.Equal(t, io.EOF, await(t, rt, future.Future[future.Result[int]](rd)).Err)
 		w := s.WriteAll([]byte("still"))
-		ok(t, await(t, rt, future.Future[future.Result[int]](&w)))
+		ok(t, await(t, rt, future.Future[future.Result[int]](w)))
 		got := make([]byte, 5)
 		_, err := peer.Read(got)
 		require.NoError(t, err)

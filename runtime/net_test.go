@@ -125,12 +125,12 @@ func TestTCPDialReadWriteEOF(t *testing.T) {
 		assert.Equal(t, ln.Addr().String(), s.RemoteAddr().String())
 		require.NoError(t, s.SetNoDelay(true))
 		w := s.WriteAll([]byte("hello"))
-		assert.Equal(t, 5, ok(t, await(t, rt, future.Future[future.Result[int]](&w))))
+		assert.Equal(t, 5, ok(t, await(t, rt, future.Future[future.Result[int]](w))))
 		var got []byte
 		buf := make([]byte, 3)
 		for {
 			rd := s.Read(buf)
-			r := await(t, rt, future.Future[future.Result[int]](&rd))
+			r := await(t, rt, future.Future[future.Result[int]](rd))
 			if r.Err == io.EOF {
 				break
 			}
@@ -189,7 +189,7 @@ func TestTCPReadTimeout(t *testing.T) {
 		buf := make([]byte, 8)
 		start := time.Now()
 		rd := s.Read(buf)
-		r := await(t, rt, future.Future[future.Result[int]](&rd))
+		r := await(t, rt, future.Future[future.Result[int]](rd))
 		require.Error(t, r.Err)
 		assert.GreaterOrEqual(t, time.Since(start), 15*time.Millisecond)
 		assert.ErrorIs(t, r.Err, os.ErrDeadlineExceeded)
@@ -202,7 +202,7 @@ func TestTCPReadTimeout(t *testing.T) {
 		_, err := peer.Write([]byte("late"))
 		require.NoError(t, err)
 		rd2 := s.Read(buf)
-		assert.Equal(t, "late", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](&rd2)))]))
+		assert.Equal(t, "late", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](rd2)))]))
 	})
 }
 
@@ -216,7 +216,7 @@ type readLoop struct {
 	got   []byte
 	d     time.Duration
 	tf    future.Future[future.Result[future.Result[int]]]
-	rd    runtime.ReadFuture
+	rd    *runtime.ReadFuture
 	cuts  int
 	state int
 }
@@ -225,7 +225,7 @@ func (l *readLoop) Poll(cx *future.Context) ([]byte, bool) {
 	for len(l.got) < l.want {
 		if l.state == 0 {
 			l.rd = l.s.Read(l.buf)
-			l.tf = runtime.Timeout(l.d, future.Future[future.Result[int]](&l.rd))
+			l.tf = runtime.Timeout(l.d, future.Future[future.Result[int]](l.rd))
 			l.state = 1
 		}
 		r, ok := l.tf.Poll(cx)
@@ -279,7 +279,7 @@ func TestTCPCloseWhileReading(t *testing.T) {
 		s, _ := tcpPair(t, rt)
 		buf := make([]byte, 8)
 		rd := s.Read(buf)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&rd))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](rd))
 		time.Sleep(10 * time.Millisecond)
 		require.NoError(t, s.Close())
 		r, err := h.Wait(testCtx(t))
@@ -288,7 +288,7 @@ func TestTCPCloseWhileReading(t *testing.T) {
 		assert.ErrorIs(t, r.Err, runtime.ErrClosed)
 		// Everything after Close fails the same way.
 		rd2 := s.Read(buf)
-		assert.ErrorIs(t, await(t, rt, future.Future[future.Result[int]](&rd2)).Err, net.ErrClosed)
+		assert.ErrorIs(t, await(t, rt, future.Future[future.Result[int]](rd2)).Err, net.ErrClosed)
 		assert.ErrorIs(t, s.SetNoDelay(true), net.ErrClosed)
 		assert.ErrorIs(t, s.Close(), net.ErrClosed)
 	})
@@ -301,10 +301,10 @@ func TestTCPConcurrentReadsRefused(t *testing.T) {
 		s, peer := tcpPair(t, rt)
 		buf1, buf2 := make([]byte, 8), make([]byte, 8)
 		rd1 := s.Read(buf1)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&rd1))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](rd1))
 		time.Sleep(10 * time.Millisecond)
 		rd2 := s.Read(buf2)
-		assert.ErrorIs(t, await(t, rt, future.Future[future.Result[int]](&rd2)).Err, runtime.ErrBusy)
+		assert.ErrorIs(t, await(t, rt, future.Future[future.Result[int]](rd2)).Err, runtime.ErrBusy)
 		_, _ = peer.Write([]byte("x"))
 		r, err := h.Wait(testCtx(t))
 		require.NoError(t, err)
@@ -320,9 +320,9 @@ func TestTCPSplitHalves(t *testing.T) {
 		rh, wh := s.Split()
 		buf := make([]byte, 4)
 		rd := rh.Read(buf)
-		reader := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&rd))
+		reader := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](rd))
 		wr := wh.WriteAll([]byte("ping"))
-		writer := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&wr))
+		writer := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](wr))
 		got := make([]byte, 4)
 		_, err := io.ReadFull(peer, got)
 		require.NoError(t, err)
@@ -341,7 +341,7 @@ func TestTCPSplitHalves(t *testing.T) {
 		assert.Equal(t, io.EOF, err)
 		_, _ = peer.Write([]byte("more"))
 		rd2 := rh.Read(buf)
-		assert.Equal(t, "more", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](&rd2)))]))
+		assert.Equal(t, "more", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](rd2)))]))
 		require.NoError(t, rh.Close())
 		assert.ErrorIs(t, rh.Close(), net.ErrClosed)
 	})
@@ -355,7 +355,7 @@ func TestTCPPeerReset(t *testing.T) {
 		s, peer := tcpPair(t, rt)
 		buf := make([]byte, 8)
 		rd := s.Read(buf)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&rd))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](rd))
 		time.Sleep(10 * time.Millisecond)
 		require.NoError(t, peer.(*net.TCPConn).SetLinger(0))
 		require.NoError(t, peer.Close())
@@ -367,7 +367,7 @@ func TestTCPPeerReset(t *testing.T) {
 		var werr error
 		for range 10 {
 			w := s.WriteAll(make([]byte, 1024))
-			if werr = await(t, rt, future.Future[future.Result[int]](&w)).Err; werr != nil {
+			if werr = await(t, rt, future.Future[future.Result[int]](w)).Err; werr != nil {
 				break
 			}
 		}
@@ -386,7 +386,7 @@ func TestTCPPeerStopsReading(t *testing.T) {
 		// MiB to receive at most on Linux).
 		big := bytes.Repeat([]byte("0123456789abcdef"), 1<<21) // 32 MiB
 		w := s.WriteAll(big)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](&w))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[int]](w))
 		time.Sleep(50 * time.Millisecond)
 		select {
 		case <-doneChan(h):
@@ -452,9 +452,9 @@ func TestUDP(t *testing.T) {
 		defer b.Close()
 		buf := make([]byte, 64)
 		rf := b.RecvFrom(buf)
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Datagram]](&rf))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Datagram]](rf))
 		st := a.SendTo([]byte("datagram"), b.LocalAddrPort())
-		assert.Equal(t, 8, ok(t, await(t, rt, future.Future[future.Result[int]](&st))))
+		assert.Equal(t, 8, ok(t, await(t, rt, future.Future[future.Result[int]](st))))
 		r, err := h.Wait(testCtx(t))
 		require.NoError(t, err)
 		d := ok(t, r)
@@ -463,9 +463,9 @@ func TestUDP(t *testing.T) {
 
 		require.NoError(t, b.Connect(a.LocalAddrPort()))
 		sd := b.Send([]byte("reply"))
-		assert.Equal(t, 5, ok(t, await(t, rt, future.Future[future.Result[int]](&sd))))
+		assert.Equal(t, 5, ok(t, await(t, rt, future.Future[future.Result[int]](sd))))
 		rf2 := a.RecvFrom(buf)
-		d2 := ok(t, await(t, rt, future.Future[future.Result[runtime.Datagram]](&rf2)))
+		d2 := ok(t, await(t, rt, future.Future[future.Result[runtime.Datagram]](rf2)))
 		assert.Equal(t, "reply", string(buf[:d2.N]))
 		assert.Equal(t, b.LocalAddrPort(), d2.From)
 	})
@@ -485,7 +485,7 @@ func TestUnixSockets(t *testing.T) {
 		require.NoError(t, err)
 		defer l.Close()
 		acc := l.Accept()
-		ah := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.UnixStream]](&acc))
+		ah := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.UnixStream]](acc))
 		c := ok(t, await(t, rt, future.Future[future.Result[*runtime.UnixStream]](runtime.DialUnix(rt.Handle(), path))))
 		defer c.Close()
 		r, err := ah.Wait(testCtx(t))
@@ -493,10 +493,10 @@ func TestUnixSockets(t *testing.T) {
 		srv := ok(t, r)
 		defer srv.Close()
 		w := c.WriteAll([]byte("over unix"))
-		ok(t, await(t, rt, future.Future[future.Result[int]](&w)))
+		ok(t, await(t, rt, future.Future[future.Result[int]](w)))
 		buf := make([]byte, 32)
 		rd := srv.Read(buf)
-		assert.Equal(t, "over unix", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](&rd)))]))
+		assert.Equal(t, "over unix", string(buf[:ok(t, await(t, rt, future.Future[future.Result[int]](rd)))]))
 
 		dg, err := runtime.BindUnixDatagram(rt.Handle(), filepath.Join(dir, "d"))
 		if errors.Is(err, backend.ErrUnsupported) {
@@ -508,9 +508,9 @@ func TestUnixSockets(t *testing.T) {
 		require.NoError(t, err)
 		defer sender.Close()
 		st := sender.SendTo([]byte("dgram"), filepath.Join(dir, "d"))
-		ok(t, await(t, rt, future.Future[future.Result[int]](&st)))
+		ok(t, await(t, rt, future.Future[future.Result[int]](st)))
 		rf := dg.RecvFrom(buf)
-		d := ok(t, await(t, rt, future.Future[future.Result[runtime.Datagram]](&rf)))
+		d := ok(t, await(t, rt, future.Future[future.Result[runtime.Datagram]](rf)))
 		assert.Equal(t, "dgram", string(buf[:d.N]))
 		assert.Equal(t, filepath.Join(dir, "e"), d.FromPath)
 	})
@@ -530,7 +530,7 @@ func TestResolveAndDialByName(t *testing.T) {
 	require.NoError(t, err)
 	defer l.Close()
 	acc := l.Accept()
-	ah := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](&acc))
+	ah := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](acc))
 	port := l.AddrPort().Port()
 	// localhost may resolve to ::1 first, where nobody listens: the dial
 	// goes on to 127.0.0.1.

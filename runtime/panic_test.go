@@ -109,7 +109,7 @@ func testIOWakerPanic(t *testing.T, cfg runtime.Config, withOnPanic bool) {
 		s    *runtime.TCPStream
 		peer net.Conn
 		buf  []byte
-		rd   runtime.ReadFuture
+		rd   *runtime.ReadFuture
 		pw   *panicWaker
 		sig  *waker.Signal
 	}

@@ -73,7 +73,7 @@ func (p PooledBuf) Release() {
 // buffers at all. When the pool is empty at that moment, the read goes on
 // with a buffer of its own, allocated for it (no data is lost, nothing
 // spins). End of stream is io.EOF.
-func (c *conn) ReadPooled() ReadPooledFuture { return ReadPooledFuture{n: c.n} }
+func (c *conn) ReadPooled() *ReadPooledFuture { return &ReadPooledFuture{n: c.n} }
 
 // ReadPooledFuture is the future of ReadPooled: its pointer is a
 // future.Future[future.Result[PooledBuf]] and a future.Canceler.

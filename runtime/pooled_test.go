@@ -16,7 +16,7 @@ func TestReadPooled(t *testing.T) {
 		rt := newRuntime(t, cfg)
 		s, peer := tcpPair(t, rt)
 		rp := s.ReadPooled()
-		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.PooledBuf]](&rp))
+		h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.PooledBuf]](rp))
 		time.Sleep(5 * time.Millisecond) // the read waits holding no buffer
 		_, err := peer.Write([]byte("pooled data"))
 		require.NoError(t, err)
@@ -28,7 +28,7 @@ func TestReadPooled(t *testing.T) {
 
 		require.NoError(t, peer.Close())
 		rp2 := s.ReadPooled()
-		assert.Equal(t, io.EOF, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](&rp2)).Err)
+		assert.Equal(t, io.EOF, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](rp2)).Err)
 	})
 }
 
@@ -42,18 +42,18 @@ func TestReadPooledPoolEmpty(t *testing.T) {
 		s2, p2 := tcpPair(t, rt)
 		_, _ = p1.Write([]byte("first"))
 		rp1 := s1.ReadPooled()
-		held := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](&rp1)))
+		held := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](rp1)))
 		assert.Equal(t, "first", string(held.Bytes()))
 		_, _ = p2.Write([]byte("second"))
 		rp2 := s2.ReadPooled()
-		b := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](&rp2)))
+		b := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](rp2)))
 		assert.Equal(t, "second", string(b.Bytes()))
 		b.Release()
 		held.Release()
 		// The pool works again.
 		_, _ = p2.Write([]byte("third"))
 		rp3 := s2.ReadPooled()
-		b3 := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](&rp3)))
+		b3 := ok(t, await(t, rt, future.Future[future.Result[runtime.PooledBuf]](rp3)))
 		assert.Equal(t, "third", string(b3.Bytes()))
 		b3.Release()
 	})
@@ -83,7 +83,7 @@ func TestReadPooledCancelledDataKept(t *testing.T) {
 		for i := 0; len(got) < total; i++ {
 			if i%2 == 0 {
 				rp := s.ReadPooled()
-				r := await(t, rt, runtime.Timeout(100*time.Microsecond, future.Future[future.Result[runtime.PooledBuf]](&rp)))
+				r := await(t, rt, runtime.Timeout(100*time.Microsecond, future.Future[future.Result[runtime.PooledBuf]](rp)))
 				if r.Err == nil {
 					b := ok(t, r.Value)
 					got = append(got, b.Bytes()...)
@@ -92,7 +92,7 @@ func TestReadPooledCancelledDataKept(t *testing.T) {
 				continue
 			}
 			rd := s.Read(buf)
-			r := await(t, rt, runtime.Timeout(100*time.Microsecond, future.Future[future.Result[int]](&rd)))
+			r := await(t, rt, runtime.Timeout(100*time.Microsecond, future.Future[future.Result[int]](rd)))
 			if r.Err == nil {
 				got = append(got, buf[:ok(t, r.Value)]...)
 			}

@@ -13,7 +13,7 @@ import (
 // Acceptor is a listener Serve accepts on: *TCPListener and *UnixListener
 // are Acceptors of their streams.
 type Acceptor[S any] interface {
-	Accept() AcceptFuture[S]
+	Accept() *AcceptFuture[S]
 	Close() error
 }
 
@@ -93,9 +93,8 @@ type ServeFuture[S any] struct {
 	phase servePhase
 	// handlers holds one task per connection in flight.
 	handlers JoinSet[error]
-	// accept is the accept in flight when accepting is set.
-	accept    AcceptFuture[S]
-	accepting bool
+	// accept is the accept in flight, nil when none.
+	accept *AcceptFuture[S]
 	// next is the pending Next of handlers, nil when none.
 	next *JoinNextFuture[error]
 	// timer bounds the draining when timed is set.
@@ -142,15 +141,14 @@ func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 // each; an accept error stops the server.
 func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
 	for {
-		if !s.accepting {
+		if s.accept == nil {
 			s.accept = s.l.Accept()
-			s.accepting = true
 		}
 		r, ok := s.accept.Poll(cx)
 		if !ok {
 			return
 		}
-		s.accepting = false
+		s.accept = nil
 		if r.Err != nil {
 			if !errors.Is(r.Err, ErrClosed) && !errors.Is(r.Err, ErrShutdown) {
 				s.stats.Err = r.Err
@@ -217,9 +215,9 @@ func (s *ServeFuture[S]) beginStop() {
 // stopAccepting cancels the accept in flight and the stop future, and
 // closes the listener.
 func (s *ServeFuture[S]) stopAccepting() {
-	if s.accepting {
+	if s.accept != nil {
 		s.accept.Cancel()
-		s.accepting = false
+		s.accept = nil
 	}
 	if s.stop != nil {
 		future.Cancel(s.stop)

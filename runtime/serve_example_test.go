@@ -31,7 +31,7 @@ func ExampleServe() {
 	stopped := stop.WhenTriggered()
 	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
 		func(s *runtime.TCPStream) future.Future[error] { return &greeter{s: s} },
-		runtime.ServeConfig{Stop: &stopped, Grace: time.Second})))
+		runtime.ServeConfig{Stop: stopped, Grace: time.Second})))
 
 	for _, name := range []string{"Ada", "Grace"} { // the clients
 		c, err := net.Dial("tcp", addr)

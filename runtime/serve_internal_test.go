@@ -16,7 +16,7 @@ import (
 // greetOnce is a handler that writes "hi" and closes its connection.
 type greetOnce struct {
 	s     *TCPStream
-	write WriteAllFuture
+	write *WriteAllFuture
 	began bool
 }
 

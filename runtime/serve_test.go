@@ -35,9 +35,9 @@ type lineHandler struct {
 	buf   [64]byte
 	n     int
 	step  int
-	read  runtime.ReadFuture
+	read  *runtime.ReadFuture
 	wait  future.Future[struct{}]
-	write runtime.WriteAllFuture
+	write *runtime.WriteAllFuture
 }
 
 func newLineHandler(p *serveProbe) func(*runtime.TCPStream) future.Future[error] {
@@ -70,7 +70,7 @@ func (h *lineHandler) Poll(cx *future.Context) (error, bool) {
 				h.wait = future.Ready(struct{}{})
 			case "slow":
 				w := h.p.release.WhenTriggered()
-				h.wait = &w
+				h.wait = w
 			case "stuck":
 				h.wait = future.Pending[struct{}]()
 			case "fail":
@@ -189,7 +189,7 @@ func TestServeGracefulStopWaitsForHandlersMidRequest(t *testing.T) {
 		p := &serveProbe{release: runtime.NewCoordinator()}
 		stop := runtime.NewCoordinator()
 		stopped := stop.WhenTriggered()
-		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: &stopped})
+		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: stopped})
 
 		reqs := make([]string, n)
 		for i := range reqs {
@@ -231,7 +231,7 @@ func TestServeGraceRunsOutCancelsTheRest(t *testing.T) {
 		p := &serveProbe{release: runtime.NewCoordinator()}
 		stop := runtime.NewCoordinator()
 		stopped := stop.WhenTriggered()
-		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: &stopped, Grace: 50 * time.Millisecond})
+		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: stopped, Grace: 50 * time.Millisecond})
 
 		var reqs []string
 		for range quick {
@@ -332,7 +332,7 @@ func TestServeManyConnectionsStress(t *testing.T) {
 		p := &serveProbe{release: runtime.NewCoordinator()}
 		stop := runtime.NewCoordinator()
 		stopped := stop.WhenTriggered()
-		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: &stopped, Grace: 10 * time.Second})
+		addr, h := startServe(t, rt, p, runtime.ServeConfig{Stop: stopped, Grace: 10 * time.Second})
 		reqs := make([]string, n)
 		for i := range reqs {
 			reqs[i] = "quick"

@@ -293,7 +293,7 @@ func (t *signalTrigger) Cancel() {
 
 // WhenTriggered returns a future that completes once the coordinator is
 // triggered, for tasks to select on (future.Select, future.Race).
-func (c *Coordinator) WhenTriggered() TriggerFuture { return TriggerFuture{c: c} }
+func (c *Coordinator) WhenTriggered() *TriggerFuture { return &TriggerFuture{c: c} }
 
 // TriggerFuture is the future of WhenTriggered: its pointer is a
 // future.Future[struct{}] and a future.Canceler. It must not be copied
@@ -345,11 +345,11 @@ func (f *TriggerFuture) Cancel() {
 // Wait of tasks. With a timeout above 0, counted from this call, it
 // completes when that runs out with the Report naming the guards still
 // held and an error wrapping ErrShutdownTimeout and ErrTimeout.
-func (c *Coordinator) Drained(timeout time.Duration) DrainFuture {
+func (c *Coordinator) Drained(timeout time.Duration) *DrainFuture {
 	if timeout <= 0 {
-		return DrainFuture{c: c}
+		return &DrainFuture{c: c}
 	}
-	return DrainFuture{c: c, timeout: timeout, sleep: SleepFuture{deadline: after(timeout)}}
+	return &DrainFuture{c: c, timeout: timeout, sleep: SleepFuture{deadline: after(timeout)}}
 }
 
 // DrainFuture is the future of Drained: its pointer is a

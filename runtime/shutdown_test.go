@@ -159,8 +159,8 @@ func TestShutdownDrainedFromTask(t *testing.T) {
 	g := mustGuard(t, c, "conn")
 	// The task waits for the trigger, then for the drain.
 	tf, df := c.WhenTriggered(), c.Drained(10*time.Second)
-	jh := runtime.SpawnOn(rt.Handle(), future.Then(future.Future[struct{}](&tf),
-		func(struct{}) future.Future[future.Result[runtime.Report]] { return &df }))
+	jh := runtime.SpawnOn(rt.Handle(), future.Then(future.Future[struct{}](tf),
+		func(struct{}) future.Future[future.Result[runtime.Report]] { return df }))
 	c.Trigger()
 	rt2 := newRuntime(t, runtime.Config{Workers: 1})
 	runtime.SpawnOn(rt2.Handle(), releaseAfter(5*time.Millisecond, g)).Detach()
@@ -177,7 +177,7 @@ func TestShutdownDrainedTimesOutFromTask(t *testing.T) {
 	defer g.Release()
 	c.Trigger()
 	df := c.Drained(20 * time.Millisecond)
-	jh := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Report]](&df))
+	jh := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[runtime.Report]](df))
 	r, err := jh.Wait(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -196,10 +196,10 @@ func TestShutdownFuturesCancelLeaveNoWaiter(t *testing.T) {
 	var ws waker.Signal
 	tf := c.WhenTriggered()
 	df := c.Drained(time.Hour)
-	if _, ok := manualPoll(future.Future[struct{}](&tf), &ws); ok {
+	if _, ok := manualPoll(future.Future[struct{}](tf), &ws); ok {
 		t.Fatal("WhenTriggered completed before Trigger")
 	}
-	if _, ok := manualPoll(future.Future[future.Result[runtime.Report]](&df), &ws); ok {
+	if _, ok := manualPoll(future.Future[future.Result[runtime.Report]](df), &ws); ok {
 		t.Fatal("Drained completed before Trigger")
 	}
 	tf.Cancel()
@@ -217,23 +217,23 @@ func TestShutdownFuturesCancelLeaveNoWaiter(t *testing.T) {
 	g2 := mustGuard(t, c2, "w")
 	tf2, df2 := c2.WhenTriggered(), c2.Drained(0)
 	var wt, wd waker.Signal
-	manualPoll(future.Future[struct{}](&tf2), &wt)
-	manualPoll(future.Future[future.Result[runtime.Report]](&df2), &wd)
+	manualPoll(future.Future[struct{}](tf2), &wt)
+	manualPoll(future.Future[future.Result[runtime.Report]](df2), &wd)
 	c2.Trigger()
 	if !woken(&wt) {
 		t.Fatal("Trigger did not wake WhenTriggered")
 	}
-	if _, ok := manualPoll(future.Future[struct{}](&tf2), &wt); !ok {
+	if _, ok := manualPoll(future.Future[struct{}](tf2), &wt); !ok {
 		t.Fatal("WhenTriggered pending after Trigger")
 	}
-	if _, ok := manualPoll(future.Future[future.Result[runtime.Report]](&df2), &wd); ok {
+	if _, ok := manualPoll(future.Future[future.Result[runtime.Report]](df2), &wd); ok {
 		t.Fatal("Drained completed with a guard held")
 	}
 	g2.Release()
 	if !woken(&wd) {
 		t.Fatal("the last Release did not wake Drained")
 	}
-	if r, ok := manualPoll(future.Future[future.Result[runtime.Report]](&df2), &wd); !ok || r.Err != nil {
+	if r, ok := manualPoll(future.Future[future.Result[runtime.Report]](df2), &wd); !ok || r.Err != nil {
 		t.Fatalf("Drained = %+v, %v", r, ok)
 	}
 }

@@ -400,7 +400,7 @@ func Signals(h Handle, sigs ...os.Signal) (*SignalStream, error) {
 // ErrSignalStreamClosed. Several Next futures may be pending at once; each
 // signal goes to one of them. Cancelling one loses no signal.
 // Any goroutine or task may call it.
-func (s *SignalStream) Next() SignalFuture { return SignalFuture{l: s.l} }
+func (s *SignalStream) Next() *SignalFuture { return &SignalFuture{l: s.l} }
 
 // Close stops the stream: its signals are no longer caught for it (when no
 // other listener wants them, they get their default action back), buffered

@@ -36,7 +36,7 @@ func signalListeners() int {
 func recvSignal(t testing.TB, h runtime.Handle, s *runtime.SignalStream) (os.Signal, error) {
 	t.Helper()
 	f := s.Next()
-	r, err := runtime.BlockOn(testCtx(t), h, future.Future[future.Result[os.Signal]](&f))
+	r, err := runtime.BlockOn(testCtx(t), h, future.Future[future.Result[os.Signal]](f))
 	if err != nil {
 		t.Fatalf("BlockOn: %v", err)
 	}
@@ -61,7 +61,7 @@ func requireNoSignal(t *testing.T, s *runtime.SignalStream, what string) {
 	var ws waker.Signal
 	f := s.Next()
 	defer f.Cancel()
-	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
+	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws); ok {
 		t.Fatalf("%s: %v, %v", what, r.Value, r.Err)
 	}
 }
@@ -134,14 +134,14 @@ func TestSignalCloseWakesPendingNext(t *testing.T) {
 	before := signalListeners()
 	var ws waker.Signal
 	f := s.Next()
-	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
+	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws); ok {
 		t.Fatal("Next completed with no signal sent")
 	}
 	s.Close()
 	if !woken(&ws) {
 		t.Fatal("Close did not wake the pending Next")
 	}
-	r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws)
+	r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws)
 	if !ok || !errors.Is(r.Err, runtime.ErrSignalStreamClosed) {
 		t.Fatalf("Next after Close = %v, %v, %v; want ErrSignalStreamClosed", r.Value, r.Err, ok)
 	}
@@ -150,7 +150,7 @@ func TestSignalCloseWakesPendingNext(t *testing.T) {
 	}
 	s.Close() // idempotent
 	g := s.Next()
-	if r, _ := manualPoll(future.Future[future.Result[os.Signal]](&g), &ws); !errors.Is(r.Err, runtime.ErrSignalStreamClosed) {
+	if r, _ := manualPoll(future.Future[future.Result[os.Signal]](g), &ws); !errors.Is(r.Err, runtime.ErrSignalStreamClosed) {
 		t.Fatalf("Next on a closed stream = %v, %v", r.Value, r.Err)
 	}
 }
@@ -184,7 +184,7 @@ func TestSignalCancelLeavesNoListener(t *testing.T) {
 	s := mustSignals(t, rt.Handle(), sigUSR1)
 	var ws waker.Signal
 	f := s.Next()
-	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws); ok {
+	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws); ok {
 		t.Fatal("Next completed with no signal sent")
 	}
 	f.Cancel()
@@ -365,7 +365,7 @@ func TestSignalStreamClosedWhenRuntimeShutsDown(t *testing.T) {
 	pollUntil(t, "the runtime's listeners are closed", func() bool { return signalListeners() == before })
 	var ws waker.Signal
 	f := s.Next()
-	r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws)
+	r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws)
 	if !ok || !errors.Is(r.Err, runtime.ErrSignalStreamClosed) || !errors.Is(r.Err, runtime.ErrShutdown) {
 		t.Fatalf("Next after shutdown = %v, %v", r.Err, ok)
 	}
@@ -407,7 +407,7 @@ func TestSignalManyPendingNextsEachSignalOnce(t *testing.T) {
 	for _, p := range []struct {
 		f  *runtime.SignalFuture
 		ws *waker.Signal
-	}{{&a, &wa}, {&b, &wb}} {
+	}{{a, &wa}, {b, &wb}} {
 		if _, ok := manualPoll(future.Future[future.Result[os.Signal]](p.f), p.ws); ok {
 			t.Fatal("Next completed with no signal sent")
 		}
@@ -416,8 +416,8 @@ func TestSignalManyPendingNextsEachSignalOnce(t *testing.T) {
 	if !woken(&wa) || !woken(&wb) {
 		t.Fatal("the pending Nexts were not woken")
 	}
-	ra, oka := manualPoll(future.Future[future.Result[os.Signal]](&a), &wa)
-	_, okb := manualPoll(future.Future[future.Result[os.Signal]](&b), &wb)
+	ra, oka := manualPoll(future.Future[future.Result[os.Signal]](a), &wa)
+	_, okb := manualPoll(future.Future[future.Result[os.Signal]](b), &wb)
 	if !oka || ra.Value != sigUSR1 || okb {
 		t.Fatalf("a = %v, %v; b ready = %v: want the one signal to go to a only", ra.Value, oka, okb)
 	}
@@ -450,7 +450,7 @@ func TestSignalStreamClosedWhenShutdownReturns(t *testing.T) {
 		}
 		var ws waker.Signal
 		f := s.Next()
-		r, ok := manualPoll(future.Future[future.Result[os.Signal]](&f), &ws)
+		r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws)
 		r2, ok2 := manualPoll(future.Future[future.Result[os.Signal]](once), &ws)
 		if !ok || !ok2 {
 			pending++

@@ -49,15 +49,15 @@ func (s *conn) Close() error { return s.n.close() }
 // Read returns a future of one read into buf: the byte count, io.EOF at the
 // end of the stream (after the peer's CloseWrite or Close). buf belongs to
 // the future until it completes or is cancelled.
-func (s *conn) Read(buf []byte) ReadFuture { return ReadFuture{n: s.n, buf: buf} }
+func (s *conn) Read(buf []byte) *ReadFuture { return &ReadFuture{n: s.n, buf: buf} }
 
 // Write returns a future of one write of buf: it may be short; WriteAll
 // writes everything.
-func (s *conn) Write(buf []byte) WriteFuture { return WriteFuture{n: s.n, buf: buf} }
+func (s *conn) Write(buf []byte) *WriteFuture { return &WriteFuture{n: s.n, buf: buf} }
 
 // WriteAll returns a future that writes all of buf, in as many sends as it
 // takes, and reports how many bytes were written before an error.
-func (s *conn) WriteAll(buf []byte) WriteAllFuture { return WriteAllFuture{n: s.n, buf: buf} }
+func (s *conn) WriteAll(buf []byte) *WriteAllFuture { return &WriteAllFuture{n: s.n, buf: buf} }
 
 // Split gives the read and the write side to two owners (two tasks): each
 // half is a view of the same stream. Closing the write half shuts down the
@@ -88,7 +88,7 @@ type ReadHalf struct {
 }
 
 // Read is the stream's Read.
-func (r *ReadHalf) Read(buf []byte) ReadFuture { return r.sh.s.Read(buf) }
+func (r *ReadHalf) Read(buf []byte) *ReadFuture { return r.sh.s.Read(buf) }
 
 // Close releases the read half (and closes the stream if the write half
 // was released already).
@@ -107,8 +107,8 @@ type WriteHalf struct {
 }
 
 // Write and WriteAll are the stream's.
-func (w *WriteHalf) Write(buf []byte) WriteFuture       { return w.sh.s.Write(buf) }
-func (w *WriteHalf) WriteAll(buf []byte) WriteAllFuture { return w.sh.s.WriteAll(buf) }
+func (w *WriteHalf) Write(buf []byte) *WriteFuture       { return w.sh.s.Write(buf) }
+func (w *WriteHalf) WriteAll(buf []byte) *WriteAllFuture { return w.sh.s.WriteAll(buf) }
 
 // Close shuts down the sending side (the peer reads end of stream) and
 // releases the write half.

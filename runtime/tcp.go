@@ -60,8 +60,8 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 func (l *TCPListener) AddrPort() netip.AddrPort { return l.n.local.IP }
 
 // Accept returns a future of the next connection (see AcceptFuture).
-func (l *TCPListener) Accept() AcceptFuture[*TCPStream] {
-	return AcceptFuture[*TCPStream]{l: &l.listener, wrap: wrapTCP}
+func (l *TCPListener) Accept() *AcceptFuture[*TCPStream] {
+	return &AcceptFuture[*TCPStream]{l: &l.listener, wrap: wrapTCP}
 }
 
 // wrapTCP makes the TCPStream of a connected socket, with Nagle's algorithm

@@ -124,18 +124,18 @@ func syncOp(r *ioRing, op *backend.Op) error {
 }
 
 // SendTo returns a future that sends buf as one datagram to addr.
-func (u *UDPSocket) SendTo(buf []byte, addr netip.AddrPort) SendToFuture {
-	return SendToFuture{n: u.n, buf: buf, addr: backend.AddrPort(addr)}
+func (u *UDPSocket) SendTo(buf []byte, addr netip.AddrPort) *SendToFuture {
+	return &SendToFuture{n: u.n, buf: buf, addr: backend.AddrPort(addr)}
 }
 
 // Send sends buf to the connected peer.
-func (u *UDPSocket) Send(buf []byte) SendToFuture {
-	return SendToFuture{n: u.n, buf: buf, connected: true}
+func (u *UDPSocket) Send(buf []byte) *SendToFuture {
+	return &SendToFuture{n: u.n, buf: buf, connected: true}
 }
 
 // RecvFrom returns a future that receives one datagram into buf: its
 // length (truncated to len(buf)) and its source.
-func (u *UDPSocket) RecvFrom(buf []byte) RecvFromFuture { return RecvFromFuture{n: u.n, buf: buf} }
+func (u *UDPSocket) RecvFrom(buf []byte) *RecvFromFuture { return &RecvFromFuture{n: u.n, buf: buf} }
 
 // Datagram is a received datagram's length and source: an IP address and
 // port for UDP, a path for a Unix datagram socket ("" for an unbound

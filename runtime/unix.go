@@ -48,8 +48,8 @@ func bindUnix(h Handle, path string, typ backend.SockType, network string) (*ioR
 }
 
 // Accept returns a future of the next connection (see AcceptFuture).
-func (l *UnixListener) Accept() AcceptFuture[*UnixStream] {
-	return AcceptFuture[*UnixStream]{l: &l.listener, wrap: wrapUnix}
+func (l *UnixListener) Accept() *AcceptFuture[*UnixStream] {
+	return &AcceptFuture[*UnixStream]{l: &l.listener, wrap: wrapUnix}
 }
 
 func wrapUnix(n *netFD) *UnixStream { return &UnixStream{conn{n: n}} }
@@ -89,10 +89,10 @@ func (u *UnixDatagram) Close() error { return u.n.close() }
 
 // SendTo returns a future that sends buf as one datagram to the socket at
 // path.
-func (u *UnixDatagram) SendTo(buf []byte, path string) SendToFuture {
-	return SendToFuture{n: u.n, buf: buf, addr: backend.UnixAddr(path)}
+func (u *UnixDatagram) SendTo(buf []byte, path string) *SendToFuture {
+	return &SendToFuture{n: u.n, buf: buf, addr: backend.UnixAddr(path)}
 }
 
 // RecvFrom returns a future that receives one datagram into buf; the
 // sender's path is in Datagram.FromPath.
-func (u *UnixDatagram) RecvFrom(buf []byte) RecvFromFuture { return RecvFromFuture{n: u.n, buf: buf} }
+func (u *UnixDatagram) RecvFrom(buf []byte) *RecvFromFuture { return &RecvFromFuture{n: u.n, buf: buf} }

@@ -95,7 +95,7 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 type acceptLoop struct {
 	l       *runtime.TCPListener
 	echoed  *atomic.Int64 // shared by the conns
-	acc     runtime.AcceptFuture[*runtime.TCPStream]
+	acc     *runtime.AcceptFuture[*runtime.TCPStream]
 	waiting bool
 	conns   []runtime.JoinHandle[int]
 }
@@ -127,8 +127,8 @@ type conn struct {
 	total   *atomic.Int64
 	buf     [4096]byte
 	writing bool
-	rd      runtime.ReadFuture
-	wr      runtime.WriteAllFuture
+	rd      *runtime.ReadFuture
+	wr      *runtime.WriteAllFuture
 	started bool
 	echoed  int
 }
