@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/blitz-go/blitz/asyncgen v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend-epoll v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend-iocp v0.1.0 // indirect
@@ -30,12 +31,18 @@ require (
 	github.com/blitz-go/blitz/wsqueue v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.40.0
+	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 )
 
-tool github.com/magefile/mage
+tool (
+	github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
+	github.com/magefile/mage
+)
 
 replace (
+	github.com/blitz-go/blitz/asyncgen => ./asyncgen
 	github.com/blitz-go/blitz/backend => ./backend
 	github.com/blitz-go/blitz/backend-epoll => ./backend-epoll
 	github.com/blitz-go/blitz/backend-iocp => ./backend-iocp
