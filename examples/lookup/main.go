@@ -122,7 +122,7 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 		return err
 	}
 	fmt.Fprintf(out, "lookup: served %d connections, %d cut after the grace period\n", stats.Accepted, stats.Cancelled)
-	return nil
+	return stats.Err // Accept's error, if one stopped the server
 }
 
 // closeOnCancel closes s when the handler f is cancelled (its connection is
