@@ -62,7 +62,7 @@ func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
 	_ = s.SetNoDelay(true)
 	buf := make([]byte, 4096)
 	for {
-		n, err := future.Try(runtime.Read(s, buf))
+		n, err := future.Try(s.Read(buf))
 		if err != nil {
 			_ = s.Close()
 			if errors.Is(err, io.EOF) {
@@ -70,7 +70,7 @@ func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
 			}
 			return err
 		}
-		n, err = future.Try(runtime.WriteAll(s, buf[:n]))
+		n, err = future.Try(s.WriteAll(buf[:n]))
 		echoed.Add(int64(n))
 		if err != nil {
 			_ = s.Close()

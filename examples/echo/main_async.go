@@ -45,7 +45,7 @@ poll:
 //line main_async.go:46
 		case 1:
 //line main.go:65
-			f.aw1 = runtime.Read(f.s, f.buf)
+			f.aw1 = f.s.Read(f.buf)
 			f.state = 2
 			fallthrough
 //line main_async.go:52
@@ -68,7 +68,7 @@ poll:
 				return f.err, true
 			}
 //line main.go:73
-			f.aw1 = runtime.WriteAll(f.s, f.buf[:f.n])
+			f.aw1 = f.s.WriteAll(f.buf[:f.n])
 			f.state = 3
 			fallthrough
 //line main_async.go:75

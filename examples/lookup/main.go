@@ -86,7 +86,7 @@ func handle(s *runtime.TCPStream, db kv.DB, timeout time.Duration) error {
 			return err
 		}
 		v, err := future.Try(runtime.TryTimeout(timeout, lookupAsync(db, key)))
-		_, err = future.Try(runtime.WriteAll(s, []byte(kv.Reply(v, err))))
+		_, err = future.Try(s.WriteAll([]byte(kv.Reply(v, err))))
 		if err != nil {
 			_ = s.Close()
 			return err

@@ -152,7 +152,7 @@ poll:
 			var v string
 			v, f.err = v2.Value, v2.Err
 //line main.go:89
-			f.aw2 = runtime.WriteAll(f.s, []byte(kv.Reply(v, f.err)))
+			f.aw2 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
 			f.state = 4
 			fallthrough
 //line main_async.go:159

@@ -74,7 +74,7 @@ type conn struct {
 	state   connState
 	line    *runtime.StreamFuture[string]        // reading
 	look    future.Future[future.Result[string]] // looking up
-	write   *runtime.StreamFuture[int]           // writing
+	write   *runtime.WriteAllFuture              // writing
 }
 
 type connState uint8
@@ -116,7 +116,7 @@ func (c *conn) Poll(cx *future.Context) (error, bool) {
 				return nil, false
 			}
 			c.look = nil
-			c.write = runtime.WriteAll(c.s, []byte(kv.Reply(r.Value, r.Err)))
+			c.write = c.s.WriteAll([]byte(kv.Reply(r.Value, r.Err)))
 			c.state = writing
 		case writing:
 			r, ok := c.write.Poll(cx)
