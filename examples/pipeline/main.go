@@ -3,7 +3,10 @@
 // blocking tier (backpressure when the workers fall behind), worker tasks on
 // the runtime receive them with the future tier and count words in a map
 // guarded by an async Mutex, and a Watch publishes progress to a goroutine.
+// The worker is an async function, compiled by blitzgen (go generate).
 package main
+
+//go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 
 import (
 	"context"
@@ -25,71 +28,31 @@ type counter struct {
 	lines  *channels.Watch[int]
 }
 
-// worker is a task written as a state machine: receive a line, lock the
+// worker is a task written as an async function: receive a line, lock the
 // counter, count the line's words, unlock, repeat until the channel is
-// closed and drained. The futures it waits on live inside it, so waiting
-// allocates nothing.
-type worker struct {
-	in    *channels.Bounded[string]
-	c     *counter
-	state workerState
-	recv  channels.RecvFuture[string] // valid in stateRecv
-	lock  syncprim.LockFuture         // valid in stateLock
-	line  string
-	done  int // lines this worker counted
-}
-
-type workerState uint8
-
-const (
-	stateStart workerState = iota
-	stateRecv
-	stateLock
-)
-
-// Poll runs the worker until it has to wait. It returns the number of lines
-// it counted once the channel is closed and drained.
-func (w *worker) Poll(cx *future.Context) (int, bool) {
+// closed and drained; it returns the number of lines it counted. The
+// blitzgen generator compiles it into a state machine (workerAsync, in
+// main_async.go) whose Cancel withdraws the receive or the lock it waits
+// on, so a cancelled worker leaves nothing queued in the channel or the
+// mutex.
+//
+//blitz:async
+func worker(in *channels.Bounded[string], c *counter) int {
+	done := 0
 	for {
-		switch w.state {
-		case stateStart:
-			w.recv = w.in.Recv()
-			w.state = stateRecv
-		case stateRecv:
-			r, ok := w.recv.Poll(cx)
-			if !ok {
-				return 0, false // woken when a line arrives or the channel closes
-			}
-			if r.Err != nil { // channels.ErrClosed: everything sent was received
-				return w.done, true
-			}
-			w.line = r.Value
-			w.lock = w.c.mu.Lock()
-			w.state = stateLock
-		case stateLock:
-			g, ok := w.lock.Poll(cx)
-			if !ok {
-				return 0, false // woken when the lock is handed to us
-			}
-			for _, word := range strings.Fields(w.line) {
-				w.c.counts[word]++
-			}
-			g.Unlock()
-			w.done++
-			_ = w.c.lines.SendModify(func(n *int) { *n++ })
-			w.state = stateStart
+		recv := in.Recv()
+		line, err := future.Try(&recv)
+		if err != nil { // channels.ErrClosed: everything sent was received
+			return done
 		}
-	}
-}
-
-// Cancel withdraws whatever the worker waits on, so that a cancelled worker
-// leaves nothing queued in the channel or the mutex.
-func (w *worker) Cancel() {
-	switch w.state {
-	case stateRecv:
-		w.recv.Cancel()
-	case stateLock:
-		w.lock.Cancel()
+		lock := c.mu.Lock()
+		g := future.Await(&lock)
+		for _, word := range strings.Fields(line) {
+			c.counts[word]++
+		}
+		g.Unlock()
+		done++
+		_ = c.lines.SendModify(func(n *int) { *n++ })
 	}
 }
 
@@ -113,7 +76,7 @@ func main() {
 	// Workers: tasks on the runtime.
 	handles := make([]runtime.JoinHandle[int], workers)
 	for i := range handles {
-		handles[i] = runtime.SpawnOn(rt.Handle(), future.Future[int](&worker{in: in, c: c}))
+		handles[i] = runtime.SpawnOn(rt.Handle(), workerAsync(in, c))
 	}
 
 	// Progress: an ordinary goroutine waiting for changes with the blocking tier.

@@ -2,13 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/blitz-go/blitz/channels"
+	"github.com/blitz-go/blitz/runtime"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestMainCountsEveryLineOnce runs the pipeline and checks that every line
 // the producer sent was counted exactly once, by the tasks and the watcher.
@@ -35,4 +43,37 @@ func TestMainCountsEveryLineOnce(t *testing.T) {
 		}
 	}
 	require.Empty(t, want, "words missing from the output")
+}
+
+// TestCancelledWorkerLeavesNothingQueued cancels a worker while it waits for
+// the counter's lock: its place in the mutex's queue is withdrawn, so the
+// lock goes to the next waiter instead of to a task that will never release
+// it.
+func TestCancelledWorkerLeavesNothingQueued(t *testing.T) {
+	rt, err := runtime.New(runtime.Config{})
+	require.NoError(t, err)
+	defer rt.Shutdown(context.Background())
+	in := channels.NewBounded[string](4)
+	c := &counter{counts: make(map[string]int), lines: channels.NewWatch(0)}
+	held, err := c.mu.LockBlocking(context.Background())
+	require.NoError(t, err)
+
+	h := runtime.SpawnOn(rt.Handle(), workerAsync(in, c))
+	require.NoError(t, in.TrySend("a line"))
+	deadline := time.Now().Add(30 * time.Second)
+	for in.Len() > 0 { // the worker took the line and goes on to the lock
+		require.True(t, time.Now().Before(deadline), "the worker never received the line")
+		time.Sleep(time.Millisecond)
+	}
+	h.Cancel()
+	_, err = h.Wait(context.Background())
+	require.ErrorIs(t, err, runtime.ErrCancelled)
+
+	held.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g, err := c.mu.LockBlocking(ctx)
+	require.NoError(t, err, "the lock went to the cancelled worker")
+	g.Unlock()
+	require.Empty(t, c.counts, "the cancelled worker counted its line")
 }
