@@ -147,13 +147,14 @@ type fileGen struct {
 	base    string            // the source file's base name, for //line
 	imports map[string]string // the generated file's imports: path by name
 	byPath  map[string]string // the source file's import names by path
+	files   []*ast.File       // the package's files, for the bodies of deferred functions
 }
 
 func generateFile(pkg *packages.Package, file *ast.File, name string) ([]byte, error) {
 	fg := &fileGen{
 		fset: pkg.Fset, pkg: pkg.Types, info: pkg.TypesInfo, file: file,
 		base: filepath.Base(name), imports: map[string]string{"future": futurePath},
-		byPath: map[string]string{},
+		byPath: map[string]string{}, files: pkg.Syntax,
 	}
 	for _, is := range file.Imports {
 		p, _ := strconv.Unquote(is.Path.Value)
@@ -350,6 +351,12 @@ type gen struct {
 	hoistList []*types.Var
 	typeName  string
 	ctorName  string
+
+	// Deferred calls: the field that holds them, the names of the
+	// temporaries that hold a deferred call's function and arguments.
+	defers   string // "" if the function has no defer statement
+	deferFn  string
+	deferArg []string
 }
 
 func (g *gen) pos(p token.Pos) token.Position { return g.fset.Position(p) }
@@ -615,6 +622,11 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 	case *ast.BlockStmt:
 		g.reject(s.Pos(), "a block statement holding an await is not supported in an async function yet; write its statements without the braces instead")
 		return false
+	case *ast.DeferStmt:
+		if !g.litHasAwait(s) {
+			g.reject(s.Pos(), "an await in a deferred call is not supported in an async function yet; write v := future.Await(f) before the defer statement and defer the call with v instead")
+			return false
+		}
 	}
 	if what := construct(s); what != "" {
 		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write it with if and for instead", what)
@@ -683,6 +695,18 @@ func (g *gen) rejectAwaitValues() {
 	})
 }
 
+// litHasAwait reports whether a function literal inside n holds an await.
+func (g *gen) litHasAwait(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if fl, ok := n.(*ast.FuncLit); ok && g.hasAwait(fl) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // rejectNested reports the first await of n that sits inside a larger
 // expression.
 func (g *gen) rejectNested(n ast.Node) {
@@ -718,7 +742,7 @@ func (g *gen) checkPlain(s ast.Stmt) {
 		case *ast.GoStmt:
 			g.reject(n.Pos(), "a go statement is not supported in an async function yet; write a task spawned on the runtime instead")
 		case *ast.DeferStmt:
-			g.reject(n.Pos(), "a defer statement is not supported in an async function yet; write the deferred call before each return instead")
+			g.checkDefer(n)
 		case *ast.SelectStmt:
 			g.reject(n.Pos(), "a select statement is not supported in an async function yet; write an await of future.Select or future.Race instead")
 		case *ast.BranchStmt:
@@ -1521,9 +1545,16 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 		// In a list, so that a statement can become several.
 		root = &ast.BlockStmt{List: []ast.Stmt{s}}
 	}
+	plans := map[*ast.DeferStmt]*deferPlan{}
 	out := astutil.Apply(root, func(c *astutil.Cursor) bool {
 		stack = append(stack, c.Node())
-		switch c.Node().(type) {
+		switch x := c.Node().(type) {
+		case *ast.DeferStmt:
+			if inLit == 0 {
+				// Planned from the source's nodes, which the rewrite
+				// of its children replaces.
+				plans[x] = g.planDefer(x)
+			}
 		case *ast.FuncLit:
 			inLit++
 		case *ast.ForStmt, *ast.RangeStmt:
@@ -1570,6 +1601,10 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 		case *ast.ReturnStmt:
 			if inLit == 0 {
 				c.Replace(raw(g.returnText(x)))
+			}
+		case *ast.DeferStmt:
+			if p := plans[x]; p != nil {
+				c.Replace(raw(g.deferText(x, p)))
 			}
 		case *ast.BranchStmt:
 			if inLit == 0 && x.Label != nil {
@@ -1697,7 +1732,14 @@ func (g *gen) jump(b *block) string {
 	return fmt.Sprintf("%s.state = %d\ncontinue %s", g.recv, b.id, g.label)
 }
 
-func (g *gen) done() string { return g.recv + ".state = -1\n" }
+// done is the code that ends the function once its results are evaluated:
+// its state, then its deferred calls.
+func (g *gen) done() string {
+	if g.defers != "" {
+		return g.recv + ".state = -1\n" + g.recv + ".runDefers()\n"
+	}
+	return g.recv + ".state = -1\n"
+}
 
 // returnText is the Poll code of a return statement whose results have
 // been rewritten already.
@@ -1710,12 +1752,19 @@ func (g *gen) returnText(r *ast.ReturnStmt) string {
 	case 0:
 		return g.done() + "return struct{}{}, true"
 	case 1:
+		if g.defers != "" {
+			// The result is evaluated before the deferred calls run.
+			return fmt.Sprintf("{\nvar %s %s = %s\n%sreturn %s, true\n}", g.value, g.resType, res[0], g.done(), g.value)
+		}
 		return g.done() + "return " + res[0] + ", true"
 	}
 	if len(res) == 1 {
 		// A block of its own: two such returns may share a scope.
 		return fmt.Sprintf("{\n%s, %s := %s\n%sreturn %s{Value: %s, Err: %s}, true\n}",
 			g.value, g.errName, res[0], g.done(), g.resType, g.value, g.errName)
+	}
+	if g.defers != "" {
+		return fmt.Sprintf("{\n%s := %s{Value: %s, Err: %s}\n%sreturn %s, true\n}", g.value, g.resType, res[0], res[1], g.done(), g.value)
 	}
 	return fmt.Sprintf("%sreturn %s{Value: %s, Err: %s}, true", g.done(), g.resType, res[0], res[1])
 }
@@ -1733,6 +1782,9 @@ func (g *gen) emit() string {
 	fmt.Fprintf(&b, "state int // the block Poll runs next; -1 once returned, -2 once cancelled\n")
 	for _, ft := range g.awOrder {
 		fmt.Fprintf(&b, "%s %s // the future awaited\n", g.awFields[ft], ft)
+	}
+	if g.defers != "" {
+		fmt.Fprintf(&b, "%s []func() // the calls deferred and not yet run, in order\n", g.defers)
 	}
 	for _, f := range g.extra {
 		b.WriteString(f + "\n")
@@ -1769,8 +1821,19 @@ func (g *gen) emit() string {
 		}
 		body.WriteString(linePlace + "\n")
 	}
-	fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns.\n", name)
-	fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.typeName, g.cx, g.resType)
+	if g.defers != "" {
+		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns; if a\n// panic leaves it, the calls %s deferred run first, as in Go.\n", name, name)
+		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (%s, %s) {\n", r, g.typeName, g.cx, g.resType, "bool")
+		// Poll's own names: no code of the user's is in it.
+		fmt.Fprintf(&b, "returned := false\ndefer func() {\nif !returned {\nif %s.state >= 0 {\n%s.state = -1\n}\n%s.runDefers()\n}\n}()\n", r, r, r)
+		fmt.Fprintf(&b, "v, ok := %s.poll(%s)\nreturned = true\nreturn v, ok\n}\n\n", r, g.cx)
+		g.emitDefers(&b)
+		fmt.Fprintf(&b, "// poll is Poll without the deferred calls on a panic.\n")
+		fmt.Fprintf(&b, "func (%s *%s) poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.typeName, g.cx, g.resType)
+	} else {
+		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns.\n", name)
+		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.typeName, g.cx, g.resType)
+	}
 	if g.labelUse {
 		fmt.Fprintf(&b, "%s:\n", g.label)
 	}
@@ -1778,7 +1841,11 @@ func (g *gen) emit() string {
 	fmt.Fprintf(&b, "case -1:\npanic(future.ErrPolledAfterCompletion)\ndefault:\npanic(future.ErrPolledAfterCancel)\n}\n}\n}\n\n")
 
 	// Cancel.
-	fmt.Fprintf(&b, "// Cancel cancels the future that %s awaits, if any; %s goes no further.\n", name, name)
+	if g.defers != "" {
+		fmt.Fprintf(&b, "// Cancel cancels the future that %s awaits, if any, then runs the calls\n// %s deferred; %s goes no further.\n", name, name, name)
+	} else {
+		fmt.Fprintf(&b, "// Cancel cancels the future that %s awaits, if any; %s goes no further.\n", name, name)
+	}
 	fmt.Fprintf(&b, "func (%s *%s) Cancel() {\n", r, g.typeName)
 	byField := map[string][]string{}
 	var fields []string
@@ -1798,7 +1865,11 @@ func (g *gen) emit() string {
 		}
 		b.WriteString("}\n")
 	}
-	fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n}\n", r, r)
+	if g.defers != "" {
+		fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n%s.runDefers()\n}\n", r, r, r)
+	} else {
+		fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n}\n", r, r)
+	}
 	// The direct-style function is never called: this use keeps linters
 	// from reporting it unused.
 	fmt.Fprintf(&b, "\n// %s is what %s compiles; it is not called.\nvar _ = %s\n", name, g.ctorName, name)
@@ -1960,12 +2031,11 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		}
 	case endItem:
 		b.WriteString(g.line(it.pos))
-		b.WriteString(g.recv + ".state = -1\n")
 		switch g.resKind {
 		case 0:
-			b.WriteString("return struct{}{}, true\n")
+			b.WriteString(g.done() + "return struct{}{}, true\n")
 		default:
-			b.WriteString("panic(\"unreachable\")\n")
+			b.WriteString(g.recv + ".state = -1\npanic(\"unreachable\")\n")
 		}
 	}
 }

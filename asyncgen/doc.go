@@ -40,9 +40,20 @@
 //	}
 //
 // Either await may also be the init statement of an if or a switch
-// (if _, err := future.Try(f); err != nil { ... }). What the generator does not support
-// yet (defer, go, goto, select, an await inside a larger expression, ...) it
-// rejects with the position and what to write instead; it never accepts code
-// whose meaning it would change. The command blitzgen runs it from go
+// (if _, err := future.Try(f); err != nil { ... }).
+//
+// Deferred calls work as in Go: the function and its arguments are evaluated
+// at the defer statement, and the calls run last first when the function
+// returns (after its results are evaluated), when the future is cancelled
+// (after the future it awaits is cancelled) and when a panic leaves Poll
+// (then the panic goes on). recover cannot stop a panic there, since the
+// state machine calls the deferred functions from a function of its own: a
+// deferred function literal, or a function of the same package, that calls
+// recover is rejected; a deferred function of another package cannot be
+// checked, and a recover in it returns nil.
+//
+// What the generator does not support yet (go, goto, select, an await inside
+// a larger expression, ...) it rejects with the position and what to write
+// instead; it never accepts code whose meaning it would change. The command blitzgen runs it from go
 // generate.
 package asyncgen

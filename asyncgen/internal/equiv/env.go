@@ -18,8 +18,9 @@ type Env struct {
 	rng *rand.Rand
 	Log []string
 	// Live counts the futures made and not yet completed or cancelled;
-	// Cancelled counts those cancelled before completing.
-	Live, Cancelled int
+	// Cancelled counts those cancelled before completing; Made counts
+	// every future made.
+	Live, Cancelled, Made int
 }
 
 // NewEnv returns an Env whose schedule seed decides.
@@ -32,6 +33,7 @@ func (e *Env) Note(format string, args ...any) { e.Log = append(e.Log, fmt.Sprin
 // (waking its task each time, so that a poll follows) before it is ready.
 func (e *Env) Val(v int) future.Future[int] {
 	e.Live++
+	e.Made++
 	return &val{e: e, v: v, pending: e.rng.IntN(3)}
 }
 

@@ -14,11 +14,39 @@ import (
 // awaitRef is future.Await in the reference functions (funcs_ref_test.go):
 // it blocks the goroutine on f.
 func awaitRef[T any](f future.Future[T]) T {
+	refAwaits++
+	if refAwaits == refCancelAt {
+		future.Cancel(f)
+		panic(errRefCancelled)
+	}
 	v, err := future.Block(context.Background(), f)
 	if err != nil {
 		panic(err)
 	}
 	return v
+}
+
+// refCancelAt, when positive, makes the reference's refCancelAt-th await
+// (refAwaits counts them) cancel its future and panic with errRefCancelled:
+// the reference of a generated function cancelled at that await, whose
+// deferred calls Go runs as the panic unwinds. The tests are not parallel.
+var refCancelAt, refAwaits int
+
+var errRefCancelled = errors.New("reference cancelled")
+
+// catch runs fn and returns what it panicked with, or nil.
+func catch(fn func()) (p any) {
+	defer func() { p = recover() }()
+	fn()
+	return nil
+}
+
+// outcome runs fn and returns its result, or what it panicked with.
+func outcome(fn func() string) (out string) {
+	if p := catch(func() { out = fn() }); p != nil {
+		return fmt.Sprintf("panic: %v", p)
+	}
+	return out
 }
 
 // tryRef is future.Try in the reference functions.
@@ -92,6 +120,12 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(rangeStringRef(e, n)) }},
 	{"rangeArray", func(e *Env, n int) future.Future[string] { return gen(rangeArrayAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeArrayRef(e, n), nil) }},
+	{"defers", func(e *Env, n int) future.Future[string] { return gen(defersAsync(e, n)) },
+		func(e *Env, n int) string { return show(defersRef(e, n)) }},
+	{"deferPanics", func(e *Env, n int) future.Future[string] { return gen(deferPanicsAsync(e, n)) },
+		func(e *Env, n int) string { return show(deferPanicsRef(e, n), nil) }},
+	{"deferForms", func(e *Env, n int) future.Future[string] { return gen(deferFormsAsync(e, n)) },
+		func(e *Env, n int) string { deferFormsRef(e, n); return show(struct{}{}, nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },
@@ -115,11 +149,14 @@ func TestGeneratedMatchesReference(t *testing.T) {
 			for n := range 9 {
 				for seed := range uint64(seeds(t)) {
 					eg, er := NewEnv(seed), NewEnv(seed)
-					got, err := future.Block(context.Background(), c.gen(eg, n))
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := c.ref(er, n)
+					got := outcome(func() string {
+						v, err := future.Block(context.Background(), c.gen(eg, n))
+						if err != nil {
+							t.Fatal(err)
+						}
+						return v
+					})
+					want := outcome(func() string { return c.ref(er, n) })
 					if got != want || !slices.Equal(eg.Log, er.Log) {
 						t.Fatalf("n=%d seed=%d: generated %q, log %q; reference %q, log %q", n, seed, got, eg.Log, want, er.Log)
 					}
@@ -136,34 +173,50 @@ func TestGeneratedMatchesReference(t *testing.T) {
 
 // TestCancelAtEveryAwait polls each generated function k times and cancels
 // it, for every k up to its completion: the future in flight is cancelled
-// (no future made stays pending), the log is a prefix of the full run's, and
-// a poll after Cancel panics with future.ErrPolledAfterCancel.
+// (no future made stays pending); the log is the reference's cancelled at
+// the same await (the awaits before it ran, then exactly the deferred calls
+// due, in Go's order); and a poll after Cancel panics with
+// future.ErrPolledAfterCancel.
 func TestCancelAtEveryAwait(t *testing.T) {
 	cx := future.NewContext(waker.Noop())
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for n := range 9 {
 				for seed := range uint64(seeds(t)) {
-					full := NewEnv(seed)
-					c.ref(full, n)
 					for k := 0; ; k++ {
 						e := NewEnv(seed)
 						f := c.gen(e, n)
 						done := false
 						for range k {
-							if _, done = f.Poll(cx); done {
+							if p := catch(func() { _, done = f.Poll(cx) }); p != nil {
+								done = true // it panicked: the equivalence test compares that
+							}
+							if done {
 								break
 							}
 						}
 						if done {
 							break
 						}
-						future.Cancel(f)
+						got := catch(func() { future.Cancel(f) })
 						if e.Live != 0 {
 							t.Fatalf("n=%d seed=%d k=%d: %d futures left pending after Cancel", n, seed, k, e.Live)
 						}
-						if len(e.Log) > len(full.Log) || !slices.Equal(e.Log, full.Log[:len(e.Log)]) {
-							t.Fatalf("n=%d seed=%d k=%d: log %q is not a prefix of %q", n, seed, k, e.Log, full.Log)
+						// The reference, cancelled at the await the generated
+						// function waits at (the last future it made).
+						ref := NewEnv(seed)
+						var want any
+						if e.Made > 0 {
+							refAwaits, refCancelAt = 0, e.Made
+							want = catch(func() { c.ref(ref, n) })
+							refCancelAt = 0
+						}
+						if got == nil && e.Made > 0 {
+							got = errRefCancelled // Cancel returned: the reference's panic went through
+						}
+						if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(e.Log, ref.Log) || ref.Live != 0 {
+							t.Fatalf("n=%d seed=%d k=%d: cancelled: panic %v, log %q; reference cancelled at await %d: panic %v, log %q, %d pending",
+								n, seed, k, got, e.Log, e.Made, want, ref.Log, ref.Live)
 						}
 						checkPanics(t, func() { f.Poll(cx) }, future.ErrPolledAfterCancel)
 					}

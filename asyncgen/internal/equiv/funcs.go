@@ -455,3 +455,103 @@ func tryReturn(e *Env, n int) (any, error) {
 	v, err := future.Try(e.Fallible(n + 1))
 	return v, err
 }
+
+// counter has a value method and a pointer method, to defer as method
+// values: the value one copies its receiver at the defer statement, the
+// pointer one sees what changes after it.
+type counter struct {
+	e    *Env
+	name string
+	n    int
+}
+
+func (c counter) show(tag string) { c.e.Note("%s: value %s n=%d", tag, c.name, c.n) }
+
+func (c *counter) showPtr(tag string) { c.e.Note("%s: pointer %s n=%d", tag, c.name, c.n) }
+
+// shower is what a deferred interface method value binds.
+type shower interface{ show(tag string) }
+
+// noted records its arguments, to defer with a call of several results.
+func (e *Env) noted(tag string, n int) { e.Note("%s %d", tag, n) }
+
+func pairOf(n int) (string, int) { return "pair", n }
+
+//blitz:async
+func defers(e *Env, n int) (int, error) {
+	defer e.Note("first deferred, n=%d", n) // n is evaluated here
+	x := future.Await(e.Val(n))
+	c := counter{e: e, name: "c", n: x}
+	defer c.show("value")      // c copied here
+	defer c.showPtr("pointer") // &c bound here: sees c.n += 100
+	var s shower = c
+	defer s.show("interface")
+	c.n += 100
+	if x%2 == 0 {
+		defer func() { e.Note("even branch, x=%d", x) }() // x read when it runs
+		y := future.Await(e.Val(x + 1))
+		x += y
+	} else {
+		note := e.Note
+		defer note("odd branch %v", x > 3)
+		note = nil // the deferred call holds the function value of the defer statement
+	}
+	for i := range n % 4 {
+		defer e.Note("loop %d of %d", i, n%4) // one per iteration
+		future.Await(e.Val(i))
+	}
+	for i := 0; i < 2; i++ { // a loop without awaits: its defers stack too
+		defer e.Note("plain loop %d", i)
+	}
+	x *= 2
+	defer func() { x = -1 }() // runs after the result is evaluated
+	if x > 10 {
+		return x, ErrBig
+	}
+	return x, nil
+}
+
+//blitz:async
+func deferPanics(e *Env, n int) int {
+	defer e.Note("outer deferred")
+	v := future.Await(e.Val(n))
+	defer func() { e.Note("inner deferred v=%d", v) }()
+	if v == 3 {
+		panic("three") // a panic between awaits: the deferred calls run, then it goes on
+	}
+	w := future.Await(e.Val(v + 1))
+	if w == 6 {
+		defer panic("deferred panic") // a deferred call that panics: the rest still run
+	}
+	if w == 8 {
+		var m map[int]int
+		defer func() { m[0] = 1 }() // a runtime error in a deferred call
+	}
+	defer e.Note("last deferred w=%d", w)
+	v = future.Await(e.Val(v * w))
+	return v + w
+}
+
+//blitz:async
+func deferForms(e *Env, n int) {
+	m := map[int]int{1: 1, 2: 2}
+	defer func() { e.Note("map at the end %v", m) }()
+	defer delete(m, 1) // a builtin
+	fs := []func(){func() { e.Note("fs 0") }, func() { e.Note("fs 1") }}
+	defer fs[n%2]() // the function value is read here
+	fs[n%2] = nil
+	args := []any{n, "x"}
+	defer e.Note("spread %v %v", args...)
+	defer e.noted(pairOf(n)) // a call with several results as the arguments
+	defer e.Note("untyped %v %v", n > 3, 1<<n > 8)
+	for i := range n % 3 {
+		k := future.Await(e.Val(i))
+		defer e.Note("k=%d", k)
+		m[k+10] = k
+	}
+	if n == 4 {
+		return
+	}
+	future.Await(e.Val(n))
+	defer e.Note("after the last await")
+}

@@ -2992,3 +2992,600 @@ func (f *tryReturnAsyncFuture) Cancel() {
 
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
+
+//line funcs_async.go:2997
+
+// defersAsyncFuture is the state machine of defers: see defersAsync.
+type defersAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	defers     []func()           // the calls deferred and not yet run, in order
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	x          int
+	i          int
+}
+
+// defersAsync returns defers as a future: polling it runs defers up to its next
+// await, and its value is what defers returns.
+func defersAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &defersAsyncFuture{e: e, n: n}
+}
+
+// Poll runs defers until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defers deferred run first, as in Go.
+func (f *defersAsyncFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defers deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:482
+			{
+				deferred := f.e.Note
+				d2 := f.n
+				f.defers = append(f.defers, func() { deferred("first deferred, n=%d", d2) })
+			}
+//line funcs.go:483
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:3066
+		case 1:
+//line funcs.go:483
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x = v
+//line funcs.go:484
+			c := counter{e: f.e, name: "c", n: f.x}
+//line funcs.go:485
+			{
+				deferred := c.show
+				f.defers = append(f.defers, func() { deferred("value") })
+			}
+//line funcs.go:486
+			{
+				deferred := c.showPtr
+				f.defers = append(f.defers, func() { deferred("pointer") })
+			}
+//line funcs.go:487
+			var s shower = c
+//line funcs.go:488
+			{
+				deferred := s.show
+				f.defers = append(f.defers, func() { deferred("interface") })
+			}
+//line funcs.go:489
+			c.n += 100
+//line funcs.go:490
+			if f.x%2 == 0 {
+				f.state = 2
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:3103
+		case 2:
+//line funcs.go:491
+			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
+//line funcs.go:492
+			f.aw1 = f.e.Val(f.x + 1)
+			f.state = 4
+			continue poll
+//line funcs_async.go:3111
+		case 3:
+//line funcs.go:495
+			note := f.e.Note
+//line funcs.go:496
+			{
+				deferred := note
+				var d2 bool = f.x > 3
+				f.defers = append(f.defers, func() { deferred("odd branch %v", d2) })
+			}
+//line funcs.go:497
+			note = nil
+//line funcs.go:498
+			f.state = 5
+			continue poll
+//line funcs_async.go:3126
+		case 4:
+//line funcs.go:492
+			y, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:493
+			f.x += y
+//line funcs.go:494
+			f.state = 5
+			continue poll
+//line funcs_async.go:3139
+		case 5:
+//line funcs.go:499
+			f.rangeValue = f.n % 4
+			f.rangeIndex = 0
+//line funcs.go:499
+			f.state = 6
+			continue poll
+//line funcs_async.go:3147
+		case 6:
+//line funcs.go:499
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 9
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:500
+			{
+				deferred := f.e.Note
+				d2 := f.i
+				d3 := f.n % 4
+				f.defers = append(f.defers, func() { deferred("loop %d of %d", d2, d3) })
+			}
+//line funcs.go:501
+			f.aw1 = f.e.Val(f.i)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:3166
+		case 7:
+//line funcs.go:501
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:502
+			f.state = 8
+			continue poll
+//line funcs_async.go:3177
+		case 8:
+//line funcs.go:499
+			f.rangeIndex++
+//line funcs.go:499
+			f.state = 6
+			continue poll
+//line funcs_async.go:3184
+		case 9:
+//line funcs.go:503
+			for i := 0; i < 2; i++ {
+				{
+					deferred := f.e.Note
+					d2 := i
+					f.defers = append(f.defers, func() { deferred("plain loop %d", d2) })
+				}
+			}
+//line funcs.go:506
+			f.x *= 2
+//line funcs.go:507
+			f.defers = append(f.defers, func() { f.x = -1 })
+//line funcs.go:508
+			if f.x > 10 {
+				{
+					v := future.Result[int]{Value: f.x, Err: ErrBig}
+					f.state = -1
+					f.runDefers()
+					return v, true
+				}
+			}
+//line funcs.go:511
+			{
+				v := future.Result[int]{Value: f.x, Err: nil}
+				f.state = -1
+				f.runDefers()
+				return v, true
+			}
+//line funcs_async.go:3214
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defers awaits, if any, then runs the calls
+// defers deferred; defers goes no further.
+func (f *defersAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 4, 7:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// defers is what defersAsync compiles; it is not called.
+var _ = defers
+
+//line funcs_async.go:3240
+
+// deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
+type deferPanicsAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	v      int
+	w      int
+}
+
+// deferPanicsAsync returns deferPanics as a future: polling it runs deferPanics up to its next
+// await, and its value is what deferPanics returns.
+func deferPanicsAsync(e *Env, n int) future.Future[int] {
+	return &deferPanicsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs deferPanics until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls deferPanics deferred run first, as in Go.
+func (f *deferPanicsAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that deferPanics deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *deferPanicsAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:516
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("outer deferred") })
+			}
+//line funcs.go:517
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:3305
+		case 1:
+//line funcs.go:517
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v = v2
+//line funcs.go:518
+			f.defers = append(f.defers, func() { f.e.Note("inner deferred v=%d", f.v) })
+//line funcs.go:519
+			if f.v == 3 {
+				panic("three")
+			}
+//line funcs.go:522
+			f.aw1 = f.e.Val(f.v + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:3324
+		case 2:
+//line funcs.go:522
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.w = v2
+//line funcs.go:523
+			if f.w == 6 {
+				{
+					f.defers = append(f.defers, func() { panic("deferred panic") })
+				}
+			}
+//line funcs.go:526
+			if f.w == 8 {
+				var m map[int]int
+				f.defers = append(f.defers, func() { m[0] = 1 })
+
+			}
+//line funcs.go:530
+			{
+				deferred := f.e.Note
+				d2 := f.w
+				f.defers = append(f.defers, func() { deferred("last deferred w=%d", d2) })
+			}
+//line funcs.go:531
+			f.aw1 = f.e.Val(f.v * f.w)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:3355
+		case 3:
+//line funcs.go:531
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v = v2
+//line funcs.go:532
+			{
+				var v2 int = f.v + f.w
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:3371
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that deferPanics awaits, if any, then runs the calls
+// deferPanics deferred; deferPanics goes no further.
+func (f *deferPanicsAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 3:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// deferPanics is what deferPanicsAsync compiles; it is not called.
+var _ = deferPanics
+
+//line funcs_async.go:3397
+
+// deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
+type deferFormsAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	defers     []func()           // the calls deferred and not yet run, in order
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	m          map[int]int
+	i          int
+}
+
+// deferFormsAsync returns deferForms as a future: polling it runs deferForms up to its next
+// await, and its value is what deferForms returns.
+func deferFormsAsync(e *Env, n int) future.Future[struct{}] {
+	return &deferFormsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs deferForms until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls deferForms deferred run first, as in Go.
+func (f *deferFormsAsyncFuture) Poll(cx *future.Context) (struct{}, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that deferForms deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *deferFormsAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *deferFormsAsyncFuture) poll(cx *future.Context) (_ struct{}, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:537
+			f.m = map[int]int{1: 1, 2: 2}
+//line funcs.go:538
+			f.defers = append(f.defers, func() { f.e.Note("map at the end %v", f.m) })
+//line funcs.go:539
+			{
+				d := f.m
+				f.defers = append(f.defers, func() { delete(d, 1) })
+			}
+//line funcs.go:540
+			fs := []func(){func() { f.e.Note("fs 0") }, func() { f.e.Note("fs 1") }}
+//line funcs.go:541
+			{
+				deferred := fs[f.n%2]
+				f.defers = append(f.defers, func() { deferred() })
+			}
+//line funcs.go:542
+			fs[f.n%2] = nil
+//line funcs.go:543
+			args := []any{f.n, "x"}
+//line funcs.go:544
+			{
+				deferred := f.e.Note
+				d2 := args
+				f.defers = append(f.defers, func() { deferred("spread %v %v", d2...) })
+			}
+//line funcs.go:545
+			{
+				deferred := f.e.noted
+				d, d2 := pairOf(f.n)
+				f.defers = append(f.defers, func() { deferred(d, d2) })
+			}
+//line funcs.go:546
+			{
+				deferred := f.e.Note
+				var d2 bool = f.n > 3
+				var d3 bool = 1<<f.n > 8
+				f.defers = append(f.defers, func() { deferred("untyped %v %v", d2, d3) })
+			}
+//line funcs.go:547
+			f.rangeValue = f.n % 3
+			f.rangeIndex = 0
+//line funcs.go:547
+			f.state = 1
+			continue poll
+//line funcs_async.go:3501
+		case 1:
+//line funcs.go:547
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:548
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:3513
+		case 2:
+//line funcs.go:548
+			k, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:549
+			{
+				deferred := f.e.Note
+				d2 := k
+				f.defers = append(f.defers, func() { deferred("k=%d", d2) })
+			}
+//line funcs.go:550
+			f.m[k+10] = k
+//line funcs.go:551
+			f.state = 3
+			continue poll
+//line funcs_async.go:3532
+		case 3:
+//line funcs.go:547
+			f.rangeIndex++
+//line funcs.go:547
+			f.state = 1
+			continue poll
+//line funcs_async.go:3539
+		case 4:
+//line funcs.go:552
+			if f.n == 4 {
+				f.state = -1
+				f.runDefers()
+				return struct{}{}, true
+			}
+//line funcs.go:555
+			f.aw1 = f.e.Val(f.n)
+			f.state = 5
+			fallthrough
+//line funcs_async.go:3551
+		case 5:
+//line funcs.go:555
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:556
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("after the last await") })
+			}
+//line funcs.go:557
+			f.state = -1
+			f.runDefers()
+			return struct{}{}, true
+//line funcs_async.go:3568
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that deferForms awaits, if any, then runs the calls
+// deferForms deferred; deferForms goes no further.
+func (f *deferFormsAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 5:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// deferForms is what deferFormsAsync compiles; it is not called.
+var _ = deferForms

@@ -419,3 +419,79 @@ func tryReturnRef(e *Env, n int) (any, error) {
 	v, err := tryRef(e.Fallible(n + 1))
 	return v, err
 }
+
+func defersRef(e *Env, n int) (int, error) {
+	defer e.Note("first deferred, n=%d", n)
+	x := awaitRef(e.Val(n))
+	c := counter{e: e, name: "c", n: x}
+	defer c.show("value")
+	defer c.showPtr("pointer")
+	var s shower = c
+	defer s.show("interface")
+	c.n += 100
+	if x%2 == 0 {
+		defer func() { e.Note("even branch, x=%d", x) }()
+		y := awaitRef(e.Val(x + 1))
+		x += y
+	} else {
+		note := e.Note
+		defer note("odd branch %v", x > 3)
+		note = nil
+	}
+	for i := range n % 4 {
+		defer e.Note("loop %d of %d", i, n%4)
+		awaitRef(e.Val(i))
+	}
+	for i := 0; i < 2; i++ {
+		defer e.Note("plain loop %d", i)
+	}
+	x *= 2
+	defer func() { x = -1 }()
+	if x > 10 {
+		return x, ErrBig
+	}
+	return x, nil
+}
+
+func deferPanicsRef(e *Env, n int) int {
+	defer e.Note("outer deferred")
+	v := awaitRef(e.Val(n))
+	defer func() { e.Note("inner deferred v=%d", v) }()
+	if v == 3 {
+		panic("three")
+	}
+	w := awaitRef(e.Val(v + 1))
+	if w == 6 {
+		defer panic("deferred panic")
+	}
+	if w == 8 {
+		var m map[int]int
+		defer func() { m[0] = 1 }()
+	}
+	defer e.Note("last deferred w=%d", w)
+	v = awaitRef(e.Val(v * w))
+	return v + w
+}
+
+func deferFormsRef(e *Env, n int) {
+	m := map[int]int{1: 1, 2: 2}
+	defer func() { e.Note("map at the end %v", m) }()
+	defer delete(m, 1)
+	fs := []func(){func() { e.Note("fs 0") }, func() { e.Note("fs 1") }}
+	defer fs[n%2]()
+	fs[n%2] = nil
+	args := []any{n, "x"}
+	defer e.Note("spread %v %v", args...)
+	defer e.noted(pairOf(n))
+	defer e.Note("untyped %v %v", n > 3, 1<<n > 8)
+	for i := range n % 3 {
+		k := awaitRef(e.Val(i))
+		defer e.Note("k=%d", k)
+		m[k+10] = k
+	}
+	if n == 4 {
+		return
+	}
+	awaitRef(e.Val(n))
+	defer e.Note("after the last await")
+}

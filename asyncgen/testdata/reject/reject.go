@@ -39,8 +39,8 @@ func selectStmt(f future.Future[int], c chan int) {
 }
 
 //blitz:async
-func deferStmt(f future.Future[int]) {
-	defer use()
+func deferRecover(f future.Future[int]) {
+	defer func() { recover() }()
 	future.Await(f)
 }
 
@@ -225,4 +225,16 @@ func tryInForInit(f future.Future[future.Result[int]]) {
 	for n, err := future.Try(f); err == nil && n > 0; n-- {
 		use(n)
 	}
+}
+
+func recovers() { recover() }
+
+func (t *T) recovers() { _ = recover() }
+
+//blitz:async
+func deferRecoverFunc(f future.Future[int], t *T) {
+	defer recovers()
+	defer t.recovers()
+	future.Await(f)
+	defer use(future.Await(f))
 }

@@ -1,0 +1,255 @@
+package asyncgen
+
+// Deferred calls. A defer statement evaluates the function and its
+// arguments where it stands, as Go does, into temporaries that a closure
+// appended to the state machine's defers field captures; runDefers runs
+// them last first when the function returns (after its results are
+// evaluated), when the future is cancelled (after the future in flight is
+// cancelled) and when a panic leaves Poll (then the panic goes on).
+//
+// recover: Go stops a panic only when recover is called directly by a
+// deferred function. The state machine runs the user's deferred calls from
+// a function of its own (runDefers, itself run by Poll's deferred function
+// on a panic), so a recover in a deferred function literal or in a function
+// that the generator can see would return nil; those are rejected. Functions
+// of other packages cannot be checked: a recover in them returns nil too.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// checkDefer accepts a defer statement of copied code (not in a function
+// literal), or rejects a deferred function whose recover would not work.
+func (g *gen) checkDefer(d *ast.DeferStmt) {
+	if g.defers == "" {
+		g.defers = freshIn(g.fields, "defers")
+		g.fields["runDefers"] = true
+		g.fields["poll"] = true
+		g.deferFn = g.fresh("deferred")
+	}
+	fun := ast.Unparen(d.Call.Fun)
+	if lit, ok := fun.(*ast.FuncLit); ok {
+		if g.callsRecover(lit.Body) {
+			g.reject(d.Pos(), "a deferred function literal that calls recover is not supported in an async function (the state machine runs deferred calls from its own function, so recover would return nil and not stop the panic); write a function that recovers around the code that may panic, called between awaits, instead")
+		}
+		return
+	}
+	if fn := g.calledFunc(fun); fn != nil && fn.Pkg() == g.pkg {
+		if decl := g.funcDecl(fn); decl != nil && decl.Body != nil && g.callsRecover(decl.Body) {
+			g.reject(d.Pos(), "a deferred call of %s, which calls recover, is not supported in an async function (the state machine runs deferred calls from its own function, so recover would return nil and not stop the panic); write a function that recovers around the code that may panic, called between awaits, instead", fn.Name())
+		}
+	}
+}
+
+// calledFunc returns the function or method that fun names, if it names
+// one statically (a function, a method value or a method expression).
+func (g *gen) calledFunc(fun ast.Expr) *types.Func {
+	fun = ast.Unparen(fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch x := fun.(type) {
+	case *ast.Ident:
+		fn, _ := g.info.Uses[x].(*types.Func)
+		return fn
+	case *ast.SelectorExpr:
+		if sel, ok := g.info.Selections[x]; ok {
+			fn, _ := sel.Obj().(*types.Func)
+			return fn
+		}
+		fn, _ := g.info.Uses[x.Sel].(*types.Func)
+		return fn
+	}
+	return nil
+}
+
+// funcDecl finds the declaration of fn among the package's files.
+func (g *gen) funcDecl(fn *types.Func) *ast.FuncDecl {
+	for _, f := range g.files {
+		if f.Pos() > fn.Pos() || fn.Pos() >= f.End() {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Pos() == fn.Pos() {
+				return fd
+			}
+		}
+	}
+	return nil
+}
+
+// callsRecover reports whether body calls recover itself (a function
+// literal inside it is another function: its recover returns nil in Go too).
+func (g *gen) callsRecover(body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := g.info.Uses[id].(*types.Builtin); ok && b.Name() == "recover" {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// deferPlan is how a defer statement's function and arguments are
+// evaluated, decided from the source's types before the rewrite replaces
+// its nodes.
+type deferPlan struct {
+	evalFn bool     // evaluate the function into a temporary (else call it as written)
+	args   []string // by argument: "" inline (a constant or nil), ":=" a temporary of the argument's type, else the temporary's type
+	tuple  int      // the number of values of a single multi-value argument, else 0
+}
+
+// planDefer decides how d evaluates. Called with d's source nodes.
+func (g *gen) planDefer(d *ast.DeferStmt) *deferPlan {
+	p := &deferPlan{}
+	call := d.Call
+	fun := ast.Unparen(call.Fun)
+	switch x := fun.(type) {
+	case *ast.FuncLit:
+		// Evaluating a literal has no effect but capturing variables,
+		// which it does by reference either way.
+	case *ast.SelectorExpr:
+		sel, ok := g.info.Selections[x]
+		// A method value binds its receiver at the defer statement; a
+		// field of function type is read there.
+		p.evalFn = ok && sel.Kind() != types.MethodExpr
+	default:
+		_, builtin := g.info.Uses[identOf(fun)].(*types.Builtin)
+		p.evalFn = !builtin && g.calledFunc(fun) == nil
+	}
+	if len(call.Args) == 1 {
+		if tu, ok := g.info.TypeOf(call.Args[0]).(*types.Tuple); ok {
+			p.tuple = tu.Len()
+			return p
+		}
+	}
+	sig, _ := g.info.TypeOf(call.Fun).(*types.Signature)
+	for i, a := range call.Args {
+		tv := g.info.Types[a]
+		switch {
+		case tv.Value != nil || tv.IsNil():
+			p.args = append(p.args, "")
+		case untypedDerived(a):
+			// A comparison or a shift is untyped until it is passed: its
+			// recorded type is the one it gets, which := would not give.
+			p.args = append(p.args, types.TypeString(tv.Type, g.qualifier))
+		case isUntyped(tv.Type):
+			// An untyped value that is not constant (a comparison, a
+			// shift): typed as the parameter it is passed to.
+			t := types.Default(tv.Type)
+			if sig != nil && sig.Params().Len() > 0 {
+				n := sig.Params().Len()
+				if i < n-1 || !sig.Variadic() || call.Ellipsis.IsValid() {
+					t = sig.Params().At(min(i, n-1)).Type()
+				} else {
+					t = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+				}
+			}
+			p.args = append(p.args, types.TypeString(t, g.qualifier))
+		default:
+			p.args = append(p.args, ":=")
+		}
+	}
+	return p
+}
+
+// untypedDerived reports whether e is an expression that Go types by its
+// context when its operands are untyped: a comparison, a logical operation,
+// a shift or a negation.
+func untypedDerived(e ast.Expr) bool {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR, token.SHL, token.SHR:
+			return true
+		}
+	case *ast.UnaryExpr:
+		return x.Op == token.NOT
+	}
+	return false
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	id, _ := e.(*ast.Ident)
+	return id
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// darg returns the name of the temporary of a deferred call's argument i.
+func (g *gen) darg(i int) string {
+	for len(g.deferArg) <= i {
+		g.deferArg = append(g.deferArg, g.fresh("d"))
+	}
+	return g.deferArg[i]
+}
+
+// deferText is the Poll code of the defer statement d, whose function and
+// arguments are rewritten already, evaluated as p says.
+func (g *gen) deferText(d *ast.DeferStmt, p *deferPlan) string {
+	var b strings.Builder
+	fun := g.print(d.Call.Fun)
+	if lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit); ok && len(d.Call.Args) == 0 && lit.Type.Params.NumFields() == 0 && lit.Type.Results.NumFields() == 0 {
+		// defer func() { ... }(): the literal is the deferred call.
+		return g.recv + "." + g.defers + " = append(" + g.recv + "." + g.defers + ", " + fun + ")"
+	}
+	b.WriteString("{\n")
+	if p.evalFn {
+		b.WriteString(g.deferFn + " := " + fun + "\n")
+		fun = g.deferFn
+	}
+	var args []string
+	if p.tuple > 0 {
+		for i := range p.tuple {
+			args = append(args, g.darg(i))
+		}
+		b.WriteString(strings.Join(args, ", ") + " := " + g.print(d.Call.Args[0]) + "\n")
+	} else {
+		for i, a := range d.Call.Args {
+			switch p.args[i] {
+			case "":
+				args = append(args, g.print(a))
+			case ":=":
+				b.WriteString(g.darg(i) + " := " + g.print(a) + "\n")
+				args = append(args, g.darg(i))
+			default:
+				b.WriteString("var " + g.darg(i) + " " + p.args[i] + " = " + g.print(a) + "\n")
+				args = append(args, g.darg(i))
+			}
+		}
+	}
+	dots := ""
+	if d.Call.Ellipsis.IsValid() {
+		dots = "..."
+	}
+	b.WriteString(g.recv + "." + g.defers + " = append(" + g.recv + "." + g.defers + ", func() { " + fun + "(" + strings.Join(args, ", ") + dots + ") })\n}")
+	return b.String()
+}
+
+// emitDefers writes runDefers and, for Poll, the wrapper that runs the
+// deferred calls when a panic leaves it.
+func (g *gen) emitDefers(b *strings.Builder) {
+	r := g.recv
+	fmt.Fprintf(b, "// runDefers runs the calls that %s deferred, last first. If one panics, the\n// rest still run, as in Go, and the panic goes on.\n", g.fn.Name.Name)
+	fmt.Fprintf(b, "func (%s *%s) runDefers() {\ndefer func() {\nif len(%s.%s) > 0 {\n%s.runDefers()\n}\n}()\n", r, g.typeName, r, g.defers, r)
+	fmt.Fprintf(b, "for len(%s.%s) > 0 {\n%s := %s.%s[len(%s.%s)-1]\n%s.%s = %s.%s[:len(%s.%s)-1]\n%s()\n}\n}\n\n",
+		r, g.defers, g.deferFn, r, g.defers, r, g.defers, r, g.defers, r, g.defers, r, g.defers, g.deferFn)
+}
