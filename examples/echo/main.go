@@ -55,25 +55,25 @@ func main() {
 }
 
 // echo echoes one connection until the peer closes it, adding the bytes it
-// writes back to echoed as it goes.
+// writes back to echoed as it goes. Its deferred Close runs when it returns
+// and also when it is cancelled (the grace period ran out).
 //
 //blitz:async
 func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
+	defer s.Close()
 	_ = s.SetNoDelay(true)
 	buf := make([]byte, 4096)
 	for {
 		n, err := future.Try(s.Read(buf))
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
 		if err != nil {
-			_ = s.Close()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		}
 		n, err = future.Try(s.WriteAll(buf[:n]))
 		echoed.Add(int64(n))
 		if err != nil {
-			_ = s.Close()
 			return err
 		}
 	}
@@ -97,7 +97,7 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	}
 	var echoed atomic.Int64 // every byte written back, by every connection
 	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] { return closeOnCancel(s, echoAsync(s, &echoed)) },
+		func(s *runtime.TCPStream) future.Future[error] { return echoAsync(s, &echoed) },
 		runtime.ServeConfig{Grace: grace})))
 
 	<-ctx.Done()
@@ -113,16 +113,3 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	fmt.Fprintf(out, "echo: served %d connections (%d finished in the grace period), echoed %d bytes\n", stats.Accepted, stats.Completed, echoed.Load())
 	return nil
 }
-
-// closeOnCancel closes s when the handler f is cancelled (the grace period
-// ran out).
-func closeOnCancel(s io.Closer, f future.Future[error]) future.Future[error] {
-	return &closing{Future: f, c: s}
-}
-
-type closing struct {
-	future.Future[error]
-	c io.Closer
-}
-
-func (f *closing) Cancel() { future.Cancel(f.Future); _ = f.c.Close() }

@@ -16,6 +16,7 @@ import (
 type echoAsyncFuture struct {
 	state  int                               // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[future.Result[int]] // the future awaited
+	defers []func()                          // the calls deferred and not yet run, in order
 	s      *runtime.TCPStream
 	echoed *atomic.Int64
 	buf    []byte
@@ -29,69 +30,117 @@ func echoAsync(s *runtime.TCPStream, echoed *atomic.Int64) future.Future[error] 
 	return &echoAsyncFuture{s: s, echoed: echoed}
 }
 
-// Poll runs echo until it awaits a future that is not ready, or returns.
-func (f *echoAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
+// Poll runs echo until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls echo deferred run first, as in Go.
+func (f *echoAsyncFuture) Poll(cx *future.Context) (error, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that echo deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *echoAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *echoAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 poll:
 	for {
 		switch f.state {
 		case 0:
-//line main.go:62
-			_ = f.s.SetNoDelay(true)
 //line main.go:63
-			f.buf = make([]byte, 4096)
+			{
+				deferred := f.s.Close
+				f.defers = append(f.defers, func() { deferred() })
+			}
 //line main.go:64
+			_ = f.s.SetNoDelay(true)
+//line main.go:65
+			f.buf = make([]byte, 4096)
+//line main.go:66
 			f.state = 1
 			continue poll
-//line main_async.go:46
+//line main_async.go:84
 		case 1:
-//line main.go:65
+//line main.go:67
 			f.aw1 = f.s.Read(f.buf)
 			f.state = 2
 			fallthrough
-//line main_async.go:52
+//line main_async.go:90
 		case 2:
-//line main.go:65
+//line main.go:67
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.n, f.err = v.Value, v.Err
-//line main.go:66
-			if f.err != nil {
-				_ = f.s.Close()
-				if errors.Is(f.err, io.EOF) {
+//line main.go:68
+			if errors.Is(f.err, io.EOF) {
+				{
+					var v error = nil
 					f.state = -1
-					return nil, true
+					f.runDefers()
+					return v, true
 				}
-				f.state = -1
-				return f.err, true
 			}
-//line main.go:73
+//line main.go:71
+			if f.err != nil {
+				{
+					var v error = f.err
+					f.state = -1
+					f.runDefers()
+					return v, true
+				}
+			}
+//line main.go:74
 			f.aw1 = f.s.WriteAll(f.buf[:f.n])
 			f.state = 3
 			fallthrough
-//line main_async.go:75
+//line main_async.go:121
 		case 3:
-//line main.go:73
+//line main.go:74
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.n, f.err = v.Value, v.Err
-//line main.go:74
-			f.echoed.Add(int64(f.n))
 //line main.go:75
+			f.echoed.Add(int64(f.n))
+//line main.go:76
 			if f.err != nil {
-				_ = f.s.Close()
-				f.state = -1
-				return f.err, true
+				{
+					var v error = f.err
+					f.state = -1
+					f.runDefers()
+					return v, true
+				}
 			}
 //line main.go:79
 			f.state = 1
 			continue poll
-//line main_async.go:95
+//line main_async.go:144
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -100,7 +149,8 @@ poll:
 	}
 }
 
-// Cancel cancels the future that echo awaits, if any; echo goes no further.
+// Cancel cancels the future that echo awaits, if any, then runs the calls
+// echo deferred; echo goes no further.
 func (f *echoAsyncFuture) Cancel() {
 	switch f.state {
 	case 2, 3:
@@ -110,6 +160,7 @@ func (f *echoAsyncFuture) Cancel() {
 	if f.state != -1 {
 		f.state = -2
 	}
+	f.runDefers()
 }
 
 // echo is what echoAsync compiles; it is not called.

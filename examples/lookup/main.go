@@ -71,24 +71,23 @@ func lookup(db kv.DB, key string) (string, error) {
 }
 
 // handle serves one connection: read a key, look it up within timeout,
-// write the reply, until the client closes.
+// write the reply, until the client closes. Its deferred Close runs when it
+// returns and also when it is cancelled (the grace period ran out).
 //
 //blitz:async
 func handle(s *runtime.TCPStream, db kv.DB, timeout time.Duration) error {
+	defer s.Close()
 	r := runtime.NewBufReader(s, 0)
 	for {
 		key, err := future.Try(r.ReadLine())
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
 		if err != nil {
-			_ = s.Close()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		}
 		v, err := future.Try(runtime.TryTimeout(timeout, lookupAsync(db, key)))
-		_, err = future.Try(s.WriteAll([]byte(kv.Reply(v, err))))
-		if err != nil {
-			_ = s.Close()
+		if _, err := future.Try(s.WriteAll([]byte(kv.Reply(v, err)))); err != nil {
 			return err
 		}
 	}
@@ -111,9 +110,7 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 		ready <- l.AddrPort().String()
 	}
 	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] {
-			return closeOnCancel(s, handleAsync(s, cfg.DB, cfg.Timeout))
-		},
+		func(s *runtime.TCPStream) future.Future[error] { return handleAsync(s, cfg.DB, cfg.Timeout) },
 		runtime.ServeConfig{Grace: cfg.Grace})))
 	<-ctx.Done()
 	_ = l.Close() // Serve stops accepting, waits up to cfg.Grace, then cancels the rest
@@ -124,16 +121,3 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 	fmt.Fprintf(out, "lookup: served %d connections, %d cut after the grace period\n", stats.Accepted, stats.Cancelled)
 	return stats.Err // Accept's error, if one stopped the server
 }
-
-// closeOnCancel closes s when the handler f is cancelled (its connection is
-// cut after the grace period).
-func closeOnCancel(s io.Closer, f future.Future[error]) future.Future[error] {
-	return &closing{Future: f, c: s}
-}
-
-type closing struct {
-	future.Future[error]
-	c io.Closer
-}
-
-func (f *closing) Cancel() { future.Cancel(f.Future); _ = f.c.Close() }

@@ -87,11 +87,13 @@ type handleAsyncFuture struct {
 	state   int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1     future.Future[future.Result[string]] // the future awaited
 	aw2     future.Future[future.Result[int]]    // the future awaited
+	defers  []func()                             // the calls deferred and not yet run, in order
 	s       *runtime.TCPStream
 	db      kv.DB
 	timeout time.Duration
 	r       *runtime.BufReader
 	err     error
+	err2    error
 }
 
 // handleAsync returns handle as a future: polling it runs handle up to its next
@@ -100,26 +102,63 @@ func handleAsync(s *runtime.TCPStream, db kv.DB, timeout time.Duration) future.F
 	return &handleAsyncFuture{s: s, db: db, timeout: timeout}
 }
 
-// Poll runs handle until it awaits a future that is not ready, or returns.
-func (f *handleAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
+// Poll runs handle until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls handle deferred run first, as in Go.
+func (f *handleAsyncFuture) Poll(cx *future.Context) (error, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that handle deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *handleAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *handleAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 poll:
 	for {
 		switch f.state {
 		case 0:
-//line main.go:78
-			f.r = runtime.NewBufReader(f.s, 0)
 //line main.go:79
+			{
+				deferred := f.s.Close
+				f.defers = append(f.defers, func() { deferred() })
+			}
+//line main.go:80
+			f.r = runtime.NewBufReader(f.s, 0)
+//line main.go:81
 			f.state = 1
 			continue poll
-//line main_async.go:115
+//line main_async.go:154
 		case 1:
-//line main.go:80
+//line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:121
+//line main_async.go:160
 		case 2:
-//line main.go:80
+//line main.go:82
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -127,23 +166,31 @@ poll:
 			f.aw1 = nil
 			var key string
 			key, f.err = v2.Value, v2.Err
-//line main.go:81
-			if f.err != nil {
-				_ = f.s.Close()
-				if errors.Is(f.err, io.EOF) {
+//line main.go:83
+			if errors.Is(f.err, io.EOF) {
+				{
+					var v2 error = nil
 					f.state = -1
-					return nil, true
+					f.runDefers()
+					return v2, true
 				}
-				f.state = -1
-				return f.err, true
 			}
-//line main.go:88
+//line main.go:86
+			if f.err != nil {
+				{
+					var v2 error = f.err
+					f.state = -1
+					f.runDefers()
+					return v2, true
+				}
+			}
+//line main.go:89
 			f.aw1 = runtime.TryTimeout(f.timeout, lookupAsync(f.db, key))
 			f.state = 3
 			fallthrough
-//line main_async.go:145
+//line main_async.go:192
 		case 3:
-//line main.go:88
+//line main.go:89
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -151,29 +198,41 @@ poll:
 			f.aw1 = nil
 			var v string
 			v, f.err = v2.Value, v2.Err
-//line main.go:89
+//line main.go:90
 			f.aw2 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
 			f.state = 4
 			fallthrough
-//line main_async.go:159
+//line main_async.go:206
 		case 4:
-//line main.go:89
+//line main.go:90
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-			_, f.err = v2.Value, v2.Err
+			_, f.err2 = v2.Value, v2.Err
 //line main.go:90
-			if f.err != nil {
-				_ = f.s.Close()
-				f.state = -1
-				return f.err, true
+			if f.err2 != nil {
+				f.state = 5
+			} else {
+				f.state = 6
 			}
-//line main.go:94
+			continue poll
+//line main_async.go:222
+		case 5:
+//line main.go:91
+			{
+				var v2 error = f.err2
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line main_async.go:231
+		case 6:
+//line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:177
+//line main_async.go:236
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -182,7 +241,8 @@ poll:
 	}
 }
 
-// Cancel cancels the future that handle awaits, if any; handle goes no further.
+// Cancel cancels the future that handle awaits, if any, then runs the calls
+// handle deferred; handle goes no further.
 func (f *handleAsyncFuture) Cancel() {
 	switch f.state {
 	case 2, 3:
@@ -195,6 +255,7 @@ func (f *handleAsyncFuture) Cancel() {
 	if f.state != -1 {
 		f.state = -2
 	}
+	f.runDefers()
 }
 
 // handle is what handleAsync compiles; it is not called.
