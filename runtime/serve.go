@@ -5,6 +5,8 @@ package runtime
 
 import (
 	"errors"
+	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -65,7 +67,10 @@ type ServeStats struct {
 // returned future (future.Cancel, or the runtime's shutdown) closes l and
 // cancels every handler.
 //
-// A handler owns its connection and closes it.
+// A handler owns its connection and closes it. If the handler function
+// itself panics (before it returns a future), that connection is closed,
+// counted as a failed handler with the panic as a *PanicError, and the
+// server goes on.
 func Serve[S any](l Acceptor[S], handler func(S) future.Future[error], cfg ServeConfig) *ServeFuture[S] {
 	return &ServeFuture[S]{l: l, handler: handler, stop: cfg.Stop, grace: cfg.Grace}
 }
@@ -157,8 +162,31 @@ func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
 			return
 		}
 		s.stats.Accepted++
-		s.handlers.Spawn(cx, s.handler(r.Value))
+		if h, ok := s.startHandler(r.Value); ok {
+			s.handlers.Spawn(cx, h)
+		}
 	}
+}
+
+// startHandler calls the handler function for conn. If it panics, the
+// panic counts as that connection's handler failing (a *PanicError, as a
+// handler task's own panic does), conn is closed if it is an io.Closer, and
+// the server goes on: one bad connection does not stop the others.
+func (s *ServeFuture[S]) startHandler(conn S) (h future.Future[error], ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.stats.Completed++
+			s.stats.Failed++
+			if s.stats.HandlerErr == nil {
+				s.stats.HandlerErr = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+			if c, isCloser := any(conn).(io.Closer); isCloser {
+				_ = c.Close()
+			}
+			h, ok = nil, false
+		}
+	}()
+	return s.handler(conn), true
 }
 
 // reap takes the outcomes of the finished handlers into the counts. It

@@ -349,3 +349,41 @@ func TestServeManyConnectionsStress(t *testing.T) {
 		assert.Equal(t, runtime.ServeStats{Accepted: n, Completed: n}, stats)
 	})
 }
+
+// TestServeHandlerFunctionPanics: a handler function that panics for one
+// connection costs that connection only: it is closed, counted as failed
+// with a *PanicError, and the server goes on serving the next.
+func TestServeHandlerFunctionPanics(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		p := &serveProbe{release: runtime.NewCoordinator()}
+		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		require.NoError(t, err)
+		var calls atomic.Int32
+		lines := newLineHandler(p)
+		handler := func(s *runtime.TCPStream) future.Future[error] {
+			if calls.Add(1) == 1 {
+				panic("no handler for the first")
+			}
+			return lines(s)
+		}
+		h := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l, handler, runtime.ServeConfig{})))
+		replies, errs, wg := clients(l.AddrPort().String(), []string{"quick"})
+		wg.Wait()
+		assert.NoError(t, errs[0], "the first connection was closed, not left hanging")
+		assert.Empty(t, replies[0])
+		replies, errs, wg = clients(l.AddrPort().String(), []string{"quick"})
+		wg.Wait()
+		require.NoError(t, errs[0])
+		assert.Equal(t, "done:quick", replies[0], "the server went on")
+		require.NoError(t, l.Close())
+		stats, err := h.Wait(testCtx(t))
+		require.NoError(t, err)
+		assert.Equal(t, 2, stats.Accepted)
+		assert.Equal(t, 2, stats.Completed)
+		assert.Equal(t, 1, stats.Failed)
+		var pe *runtime.PanicError
+		require.ErrorAs(t, stats.HandlerErr, &pe)
+		assert.Equal(t, "no handler for the first", pe.Value)
+	})
+}
