@@ -306,6 +306,7 @@ type rangeLoop struct {
 	arrN  int64  // the length of an array not evaluated
 	exit  *block
 	value bool // the value variable is present and not blank
+	named bool // a string of another type than string, converted to decode it
 }
 
 // switchItem dispatches a lowered switch: the tag and the case expressions
@@ -351,6 +352,10 @@ type gen struct {
 	hoistList []*types.Var
 	typeName  string
 	ctorName  string
+	selfType  string // typeName with its type arguments
+	selfRef   string // an expression naming the direct-style function (a method expression for a method)
+	tparams   string // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
+	targs     string // the type parameters as arguments: "[T, U]"
 
 	// Deferred calls: the field that holds them, the names of the
 	// temporaries that hold a deferred call's function and arguments.
@@ -458,12 +463,6 @@ func (g *gen) hasAwait(n ast.Node) bool {
 func (g *gen) run() (string, error) {
 	fn := g.fn
 	name := fn.Name.Name
-	if fn.Recv != nil {
-		g.reject(fn.Pos(), "a method is not supported as an async function yet; write a function taking the receiver as its first parameter instead")
-	}
-	if fn.Type.TypeParams != nil {
-		g.reject(fn.Pos(), "a generic function is not supported as an async function yet; write one async function per type instead")
-	}
 	if fn.Body == nil {
 		g.reject(fn.Pos(), "an async function needs a body")
 	}
@@ -487,6 +486,34 @@ func (g *gen) run() (string, error) {
 	g.errName = g.fresh("err")
 	g.ctorName = name + "Async"
 	g.typeName = strings.ToLower(name[:1]) + name[1:] + "AsyncFuture"
+	g.selfRef = name
+	g.typeParams()
+	if fn.Recv != nil {
+		// A method: its state machine is named after the receiver's type
+		// too, and refers to the method by a method expression.
+		rt := fn.Recv.List[0].Type
+		base := ast.Unparen(rt)
+		if st, ok := base.(*ast.StarExpr); ok {
+			base = st.X
+		}
+		switch x := base.(type) {
+		case *ast.IndexExpr:
+			base = x.X
+		case *ast.IndexListExpr:
+			base = x.X
+		}
+		if id, ok := base.(*ast.Ident); ok {
+			g.typeName = strings.ToLower(id.Name[:1]) + id.Name[1:] + strings.ToUpper(name[:1]) + name[1:] + "AsyncFuture"
+		}
+		if _, ptr := ast.Unparen(rt).(*ast.StarExpr); ptr {
+			g.selfRef = "(" + g.print(rt) + ")." + name
+		} else {
+			g.selfRef = g.print(rt) + "." + name
+		}
+	} else {
+		g.selfRef = name + g.targs
+	}
+	g.selfType = g.typeName + g.targs
 	g.awFields = map[string]string{}
 	g.forced = map[*types.Var]bool{}
 
@@ -506,6 +533,35 @@ func (g *gen) run() (string, error) {
 	}
 	g.collectImports()
 	return g.emit(), nil
+}
+
+// typeParams records the type parameters of a generic function, or of a
+// method's receiver type, which the state machine's type takes too.
+func (g *gen) typeParams() {
+	fn, _ := g.info.Defs[g.fn.Name].(*types.Func)
+	if fn == nil {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	tps := sig.TypeParams()
+	if g.fn.Recv != nil {
+		tps = sig.RecvTypeParams()
+	}
+	if tps.Len() == 0 {
+		return
+	}
+	var decl, args []string
+	for i := range tps.Len() {
+		tp := tps.At(i)
+		if tp.Obj().Name() == "_" {
+			g.reject(g.fn.Pos(), "a blank type parameter is not supported in an async function yet; write a name for it instead")
+			return
+		}
+		decl = append(decl, tp.Obj().Name()+" "+types.TypeString(tp.Constraint(), g.qualifier))
+		args = append(args, tp.Obj().Name())
+	}
+	g.tparams = "[" + strings.Join(decl, ", ") + "]"
+	g.targs = "[" + strings.Join(args, ", ") + "]"
 }
 
 func (g *gen) resultShape() {
@@ -1111,7 +1167,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	xt := g.info.TypeOf(s.X)
 	rngType := types.TypeString(types.Default(xt), g.qualifier)
 	idxType := "int"
-	switch u := xt.Underlying().(type) {
+	switch u := coreType(xt).(type) {
 	case *types.Basic:
 		switch {
 		case u.Info()&types.IsInteger != 0:
@@ -1119,6 +1175,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 			idxType = rngType
 		case u.Info()&types.IsString != 0:
 			l.kind = "string"
+			l.named = !types.Identical(xt, types.Typ[types.String])
 		}
 	case *types.Slice:
 		l.kind = "slice"
@@ -1182,6 +1239,50 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	g.blocks = append(g.blocks, l.exit)
 	g.cur = l.exit
 	return false
+}
+
+// coreType is the underlying type of t, or for a type parameter the one
+// underlying type of every type in its type set (nil if there is none),
+// which ranging over it uses.
+func coreType(t types.Type) types.Type {
+	tp, ok := t.(*types.TypeParam)
+	if !ok {
+		return t.Underlying()
+	}
+	var core types.Type
+	same := func(u types.Type) bool {
+		if core == nil {
+			core = u
+		}
+		return types.Identical(core, u)
+	}
+	var visit func(iface *types.Interface) bool
+	visit = func(iface *types.Interface) bool {
+		for i := range iface.NumEmbeddeds() {
+			switch e := iface.EmbeddedType(i).(type) {
+			case *types.Union:
+				for j := range e.Len() {
+					if !same(coreType(e.Term(j).Type())) {
+						return false
+					}
+				}
+			default:
+				if ei, ok := e.Underlying().(*types.Interface); ok {
+					if !visit(ei) {
+						return false
+					}
+				} else if !same(coreType(e)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	iface, ok := tp.Constraint().Underlying().(*types.Interface)
+	if !ok || !visit(iface) {
+		return nil
+	}
+	return core
 }
 
 func isBlank(e ast.Expr) bool {
@@ -1359,8 +1460,13 @@ func (g *gen) hoist() {
 		g.hoisted[v] = freshIn(g.fields, v.Name())
 		g.hoistList = append(g.hoistList, v)
 	}
-	// Parameter names come first and keep their spelling where they can.
-	for _, f := range g.fn.Type.Params.List {
+	// The receiver and the parameters come first and keep their spelling
+	// where they can.
+	params := g.fn.Type.Params.List
+	if g.fn.Recv != nil {
+		params = append(g.fn.Recv.List[:1:1], params...)
+	}
+	for _, f := range params {
 		for _, id := range f.Names {
 			if v, ok := g.info.Defs[id].(*types.Var); ok {
 				add(v)
@@ -1705,6 +1811,9 @@ func (g *gen) hoistDecl(c *astutil.Cursor, d *ast.DeclStmt) {
 }
 
 func (g *gen) zero(t types.Type) string {
+	if _, ok := t.(*types.TypeParam); ok {
+		return "*new(" + types.TypeString(t, g.qualifier) + ")"
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		switch {
@@ -1778,7 +1887,7 @@ func (g *gen) emit() string {
 	var b strings.Builder
 	name := g.fn.Name.Name
 	r := g.recv
-	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName)
+	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s%s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName, g.tparams)
 	fmt.Fprintf(&b, "state int // the block Poll runs next; -1 once returned, -2 once cancelled\n")
 	for _, ft := range g.awOrder {
 		fmt.Fprintf(&b, "%s %s // the future awaited\n", g.awFields[ft], ft)
@@ -1796,7 +1905,11 @@ func (g *gen) emit() string {
 
 	// The constructor.
 	var inits []string
-	for _, f := range g.fn.Type.Params.List {
+	params := g.fn.Type.Params.List
+	if g.fn.Recv != nil {
+		params = append(g.fn.Recv.List[:1:1], params...)
+	}
+	for _, f := range params {
 		for _, id := range f.Names {
 			if v, ok := g.info.Defs[id].(*types.Var); ok {
 				if field, ok := g.hoisted[v]; ok {
@@ -1806,8 +1919,26 @@ func (g *gen) emit() string {
 		}
 	}
 	fmt.Fprintf(&b, "// %s returns %s as a future: polling it runs %s up to its next\n// await, and its value is what %s returns.\n", g.ctorName, name, name, name)
-	fmt.Fprintf(&b, "func %s%s future.Future[%s] {\nreturn &%s{%s}\n}\n\n",
-		g.ctorName, strings.TrimPrefix(g.print(&ast.FuncType{Params: g.fn.Type.Params}), "func"), g.resType, g.typeName, strings.Join(inits, ", "))
+	recv := ""
+	if g.fn.Recv != nil {
+		rf := g.fn.Recv.List[0]
+		recv = "(" + g.print(rf.Type) + ") "
+		if len(rf.Names) > 0 {
+			recv = "(" + rf.Names[0].Name + " " + g.print(rf.Type) + ") "
+		}
+	}
+	use := ""
+	if g.tparams != "" {
+		// The direct-style function is generic: it is named where its
+		// type parameters are in scope.
+		use = "_ = " + g.selfRef + "\n"
+	}
+	tparams := g.tparams
+	if g.fn.Recv != nil {
+		tparams = "" // a method's are its receiver's
+	}
+	fmt.Fprintf(&b, "func %s%s%s%s future.Future[%s] {\n%sreturn &%s{%s}\n}\n\n",
+		recv, g.ctorName, tparams, strings.TrimPrefix(g.print(&ast.FuncType{Params: g.fn.Type.Params}), "func"), g.resType, use, g.selfType, strings.Join(inits, ", "))
 
 	// Poll.
 	var body strings.Builder
@@ -1823,16 +1954,16 @@ func (g *gen) emit() string {
 	}
 	if g.defers != "" {
 		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns; if a\n// panic leaves it, the calls %s deferred run first, as in Go.\n", name, name)
-		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (%s, %s) {\n", r, g.typeName, g.cx, g.resType, "bool")
+		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (%s, %s) {\n", r, g.selfType, g.cx, g.resType, "bool")
 		// Poll's own names: no code of the user's is in it.
 		fmt.Fprintf(&b, "returned := false\ndefer func() {\nif !returned {\nif %s.state >= 0 {\n%s.state = -1\n}\n%s.runDefers()\n}\n}()\n", r, r, r)
 		fmt.Fprintf(&b, "v, ok := %s.poll(%s)\nreturned = true\nreturn v, ok\n}\n\n", r, g.cx)
 		g.emitDefers(&b)
 		fmt.Fprintf(&b, "// poll is Poll without the deferred calls on a panic.\n")
-		fmt.Fprintf(&b, "func (%s *%s) poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.typeName, g.cx, g.resType)
+		fmt.Fprintf(&b, "func (%s *%s) poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.selfType, g.cx, g.resType)
 	} else {
 		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns.\n", name)
-		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.typeName, g.cx, g.resType)
+		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.selfType, g.cx, g.resType)
 	}
 	if g.labelUse {
 		fmt.Fprintf(&b, "%s:\n", g.label)
@@ -1846,7 +1977,7 @@ func (g *gen) emit() string {
 	} else {
 		fmt.Fprintf(&b, "// Cancel cancels the future that %s awaits, if any; %s goes no further.\n", name, name)
 	}
-	fmt.Fprintf(&b, "func (%s *%s) Cancel() {\n", r, g.typeName)
+	fmt.Fprintf(&b, "func (%s *%s) Cancel() {\n", r, g.selfType)
 	byField := map[string][]string{}
 	var fields []string
 	for _, blk := range g.blocks {
@@ -1872,7 +2003,9 @@ func (g *gen) emit() string {
 	}
 	// The direct-style function is never called: this use keeps linters
 	// from reporting it unused.
-	fmt.Fprintf(&b, "\n// %s is what %s compiles; it is not called.\nvar _ = %s\n", name, g.ctorName, name)
+	if g.tparams == "" {
+		fmt.Fprintf(&b, "\n// %s is what %s compiles; it is not called.\nvar _ = %s\n", name, g.ctorName, g.selfRef)
+	}
 	return b.String()
 }
 
@@ -2010,8 +2143,12 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				v = g.fresh("r")
 				value = v
 			}
-			fmt.Fprintf(b, "%s, %s := utf8.DecodeRuneInString(%s.%s[%s.%s:])\n%s.%s = %s.%s + %s\n",
-				v, width, r, l.rng, r, l.idx, r, l.next, r, l.idx, width)
+			rest := fmt.Sprintf("%s.%s[%s.%s:]", r, l.rng, r, l.idx)
+			if l.named {
+				rest = "string(" + rest + ")"
+			}
+			fmt.Fprintf(b, "%s, %s := utf8.DecodeRuneInString(%s)\n%s.%s = %s.%s + %s\n",
+				v, width, rest, r, l.next, r, l.idx, width)
 		case "slice", "array":
 			value = fmt.Sprintf("%s.%s[%s.%s]", r, l.rng, r, l.idx)
 		}

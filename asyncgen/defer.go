@@ -249,7 +249,7 @@ func (g *gen) deferText(d *ast.DeferStmt, p *deferPlan) string {
 func (g *gen) emitDefers(b *strings.Builder) {
 	r := g.recv
 	fmt.Fprintf(b, "// runDefers runs the calls that %s deferred, last first. If one panics, the\n// rest still run, as in Go, and the panic goes on.\n", g.fn.Name.Name)
-	fmt.Fprintf(b, "func (%s *%s) runDefers() {\ndefer func() {\nif len(%s.%s) > 0 {\n%s.runDefers()\n}\n}()\n", r, g.typeName, r, g.defers, r)
+	fmt.Fprintf(b, "func (%s *%s) runDefers() {\ndefer func() {\nif len(%s.%s) > 0 {\n%s.runDefers()\n}\n}()\n", r, g.selfType, r, g.defers, r)
 	fmt.Fprintf(b, "for len(%s.%s) > 0 {\n%s := %s.%s[len(%s.%s)-1]\n%s.%s = %s.%s[:len(%s.%s)-1]\n%s()\n}\n}\n\n",
 		r, g.defers, g.deferFn, r, g.defers, r, g.defers, r, g.defers, r, g.defers, r, g.defers, g.deferFn)
 }

@@ -21,6 +21,10 @@
 //
 //	func lookupAsync(c *Conn, key string) future.Future[future.Result[string]]
 //
+// A method gives a method of the same receiver, (c *Conn) readLine gives
+// (c *Conn) readLineAsync, and a generic function a generic constructor with
+// the same type parameters.
+//
 // A function with no results gives a Future[struct{}], one with a result T a
 // Future[T], and one with results (T, error) a Future[future.Result[T]], the
 // shape of the try-combinators and of a task's join handle.

@@ -91,3 +91,9 @@ func (e *Env) Text(s string) future.Future[future.Result[string]] {
 		return future.Result[string]{Value: s, Err: r.Err}
 	})
 }
+
+// Later is Val for any value: a future of v that is pending for a random
+// number of polls.
+func Later[T any](e *Env, v T) future.Future[T] {
+	return future.Map(e.Val(0), func(int) T { return v })
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/blitz-go/blitz/future"
@@ -59,6 +61,10 @@ func show[T any](v T, err error) string { return fmt.Sprintf("%v / %v", v, err) 
 
 func gen[T any](f future.Future[T]) future.Future[string] {
 	return future.Map(f, func(v T) string {
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Struct && strings.HasPrefix(rv.Type().Name(), "Result[") {
+			err, _ := rv.FieldByName("Err").Interface().(error)
+			return show(rv.FieldByName("Value").Interface(), err)
+		}
 		if r, ok := any(v).(future.Result[int]); ok {
 			return show(r.Get())
 		}
@@ -126,6 +132,42 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(deferPanicsRef(e, n), nil) }},
 	{"deferForms", func(e *Env, n int) future.Future[string] { return gen(deferFormsAsync(e, n)) },
 		func(e *Env, n int) string { deferFormsRef(e, n); return show(struct{}{}, nil) }},
+	{"pointerMethod", func(e *Env, n int) future.Future[string] {
+		s := &stack{e: e, items: []int{-1}}
+		return future.Map(s.pushAllAsync(n), func(v int) string { return fmt.Sprint(v, s.items) })
+	}, func(e *Env, n int) string {
+		s := &stack{e: e, items: []int{-1}}
+		v := s.pushAllRef(n)
+		return fmt.Sprint(v, s.items)
+	}},
+	{"valueMethod", func(e *Env, n int) future.Future[string] {
+		s := stack{e: e, items: []int{1, 2}}
+		f := s.sumCopyAsync(n)   // copies s
+		s.items = []int{100, 99} // after the call: not seen
+		return future.Map(gen(f), func(v string) string { return fmt.Sprint(v, s.items) })
+	}, func(e *Env, n int) string {
+		s := stack{e: e, items: []int{1, 2}}
+		v := show(s.sumCopyRef(n))
+		s.items = []int{100, 99}
+		return fmt.Sprint(v, s.items)
+	}},
+	{"unnamedReceiver", func(e *Env, n int) future.Future[string] { return gen((*stack)(nil).unnamedAsync(e, n)) },
+		func(e *Env, n int) string { return show((*stack)(nil).unnamedRef(e, n), nil) }},
+	{"generic", func(e *Env, n int) future.Future[string] {
+		return gen(collectAsync(e, strings.Split("abcab"[:n%6], ""), func(s string) string { return s + s }))
+	}, func(e *Env, n int) string {
+		return show(collectRef(e, strings.Split("abcab"[:n%6], ""), func(s string) string { return s + s }))
+	}},
+	{"genericMethod", func(e *Env, n int) future.Future[string] {
+		b := &box[float64]{e: e}
+		return future.Map(b.fillAsync(n, func(i int) float64 { return float64(i) / 2 }), func(v float64) string { return fmt.Sprint(v, b.v) })
+	}, func(e *Env, n int) string {
+		b := &box[float64]{e: e}
+		v := b.fillRef(n, func(i int) float64 { return float64(i) / 2 })
+		return fmt.Sprint(v, b.v)
+	}},
+	{"genericString", func(e *Env, n int) future.Future[string] { return gen(runesAsync(e, word("héllo\xff"[n%4:]))) },
+		func(e *Env, n int) string { return show(runesRef(e, word("héllo\xff"[n%4:]))) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

@@ -555,3 +555,84 @@ func deferForms(e *Env, n int) {
 	future.Await(e.Val(n))
 	defer e.Note("after the last await")
 }
+
+// stack is the receiver of async methods.
+type stack struct {
+	e     *Env
+	items []int
+}
+
+//blitz:async
+func (s *stack) pushAll(n int) int {
+	for i := range n {
+		v := future.Await(s.e.Val(i * i))
+		s.items = append(s.items, v) // the caller's stack
+	}
+	return len(s.items)
+}
+
+//blitz:async
+func (s stack) sumCopy(n int) (int, error) {
+	s.items = append(s.items[:len(s.items):len(s.items)], n) // a copy's: the caller's is unchanged
+	total := 0
+	for _, x := range s.items {
+		v := future.Await(s.e.Val(x))
+		total += v
+	}
+	if total > 50 {
+		return 0, ErrBig
+	}
+	return total, nil
+}
+
+//blitz:async
+func (*stack) unnamed(e *Env, n int) int {
+	return future.Await(e.Val(n))
+}
+
+//blitz:async
+func collect[T any, K comparable](e *Env, xs []T, key func(T) K) (map[K]int, error) {
+	m := map[K]int{}
+	var last T
+	for i, x := range xs {
+		w := future.Await(e.Val(i))
+		y := future.Await(Later(e, x))
+		m[key(y)] += w
+		last = x
+	}
+	e.Note("last %v", last)
+	if len(m) == 0 {
+		return nil, ErrBig
+	}
+	return m, nil
+}
+
+// box is a generic receiver of async methods.
+type box[T any] struct {
+	e *Env
+	v []T
+}
+
+//blitz:async
+func (b *box[E]) fill(n int, mk func(int) E) E {
+	var zero E
+	for i := range n {
+		w := future.Await(b.e.Val(i))
+		b.v = append(b.v, mk(w))
+		zero = future.Await(Later(b.e, b.v[0]))
+	}
+	return zero
+}
+
+// word is a string of another type, ranged over by runes.
+type word string
+
+//blitz:async
+func runes[S ~string](e *Env, s S) (string, error) {
+	var b strings.Builder
+	for i, r := range s {
+		future.Await(e.Val(i))
+		b.WriteRune(r)
+	}
+	return b.String(), nil
+}

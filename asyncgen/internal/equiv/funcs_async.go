@@ -2230,7 +2230,7 @@ poll:
 				f.state = 5
 				continue poll
 			}
-			r, width := utf8.DecodeRuneInString(f.rangeValue[f.rangeIndex:])
+			r, width := utf8.DecodeRuneInString(string(f.rangeValue[f.rangeIndex:]))
 			f.rangeNext = f.rangeIndex + width
 			f.j = f.rangeIndex
 			f.c = r
@@ -3589,3 +3589,591 @@ func (f *deferFormsAsyncFuture) Cancel() {
 
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
+
+//line funcs_async.go:3594
+
+// stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
+type stackPushAllAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue int
+	rangeIndex int
+	s          *stack
+	n          int
+	i          int
+}
+
+// pushAllAsync returns pushAll as a future: polling it runs pushAll up to its next
+// await, and its value is what pushAll returns.
+func (s *stack) pushAllAsync(n int) future.Future[int] {
+	return &stackPushAllAsyncFuture{s: s, n: n}
+}
+
+// Poll runs pushAll until it awaits a future that is not ready, or returns.
+func (f *stackPushAllAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:567
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:567
+			f.state = 1
+			continue poll
+//line funcs_async.go:3625
+		case 1:
+//line funcs.go:567
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:568
+			f.aw1 = f.s.e.Val(f.i * f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:3637
+		case 2:
+//line funcs.go:568
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:569
+			f.s.items = append(f.s.items, v)
+//line funcs.go:570
+			f.state = 3
+			continue poll
+//line funcs_async.go:3650
+		case 3:
+//line funcs.go:567
+			f.rangeIndex++
+//line funcs.go:567
+			f.state = 1
+			continue poll
+//line funcs_async.go:3657
+		case 4:
+//line funcs.go:571
+			f.state = -1
+			return len(f.s.items), true
+//line funcs_async.go:3662
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that pushAll awaits, if any; pushAll goes no further.
+func (f *stackPushAllAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// pushAll is what pushAllAsync compiles; it is not called.
+var _ = (*stack).pushAll
+
+//line funcs_async.go:3686
+
+// stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
+type stackSumCopyAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue []int
+	rangeIndex int
+	s          stack
+	n          int
+	total      int
+	x          int
+}
+
+// sumCopyAsync returns sumCopy as a future: polling it runs sumCopy up to its next
+// await, and its value is what sumCopy returns.
+func (s stack) sumCopyAsync(n int) future.Future[future.Result[int]] {
+	return &stackSumCopyAsyncFuture{s: s, n: n}
+}
+
+// Poll runs sumCopy until it awaits a future that is not ready, or returns.
+func (f *stackSumCopyAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:576
+			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
+//line funcs.go:577
+			f.total = 0
+//line funcs.go:578
+			f.rangeValue = f.s.items
+			f.rangeIndex = 0
+//line funcs.go:578
+			f.state = 1
+			continue poll
+//line funcs_async.go:3722
+		case 1:
+//line funcs.go:578
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			f.x = f.rangeValue[f.rangeIndex]
+//line funcs.go:579
+			f.aw1 = f.s.e.Val(f.x)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:3734
+		case 2:
+//line funcs.go:579
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:580
+			f.total += v
+//line funcs.go:581
+			f.state = 3
+			continue poll
+//line funcs_async.go:3747
+		case 3:
+//line funcs.go:578
+			f.rangeIndex++
+//line funcs.go:578
+			f.state = 1
+			continue poll
+//line funcs_async.go:3754
+		case 4:
+//line funcs.go:582
+			if f.total > 50 {
+				f.state = -1
+				return future.Result[int]{Value: 0, Err: ErrBig}, true
+			}
+//line funcs.go:585
+			f.state = -1
+			return future.Result[int]{Value: f.total, Err: nil}, true
+//line funcs_async.go:3764
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that sumCopy awaits, if any; sumCopy goes no further.
+func (f *stackSumCopyAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// sumCopy is what sumCopyAsync compiles; it is not called.
+var _ = stack.sumCopy
+
+//line funcs_async.go:3788
+
+// stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
+type stackUnnamedAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+}
+
+// unnamedAsync returns unnamed as a future: polling it runs unnamed up to its next
+// await, and its value is what unnamed returns.
+func (*stack) unnamedAsync(e *Env, n int) future.Future[int] {
+	return &stackUnnamedAsyncFuture{e: e, n: n}
+}
+
+// Poll runs unnamed until it awaits a future that is not ready, or returns.
+func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:590
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:3813
+		case 1:
+//line funcs.go:590
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v, true
+//line funcs_async.go:3823
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that unnamed awaits, if any; unnamed goes no further.
+func (f *stackUnnamedAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// unnamed is what unnamedAsync compiles; it is not called.
+var _ = (*stack).unnamed
+
+//line funcs_async.go:3847
+
+// collectAsyncFuture is the state machine of collect: see collectAsync.
+type collectAsyncFuture[T any, K comparable] struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	aw2        future.Future[T]   // the future awaited
+	rangeValue []T
+	rangeIndex int
+	e          *Env
+	xs         []T
+	key        func(T) K
+	m          map[K]int
+	last       T
+	i          int
+	x          T
+	w          int
+}
+
+// collectAsync returns collect as a future: polling it runs collect up to its next
+// await, and its value is what collect returns.
+func collectAsync[T any, K comparable](e *Env, xs []T, key func(T) K) future.Future[future.Result[map[K]int]] {
+	_ = collect[T, K]
+	return &collectAsyncFuture[T, K]{e: e, xs: xs, key: key}
+}
+
+// Poll runs collect until it awaits a future that is not ready, or returns.
+func (f *collectAsyncFuture[T, K]) Poll(cx *future.Context) (_ future.Result[map[K]int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:595
+			f.m = map[K]int{}
+//line funcs.go:596
+			f.last = *new(T)
+//line funcs.go:597
+			f.rangeValue = f.xs
+			f.rangeIndex = 0
+//line funcs.go:597
+			f.state = 1
+			continue poll
+//line funcs_async.go:3889
+		case 1:
+//line funcs.go:597
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 5
+				continue poll
+			}
+			f.i = f.rangeIndex
+			f.x = f.rangeValue[f.rangeIndex]
+//line funcs.go:598
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:3902
+		case 2:
+//line funcs.go:598
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.w = v
+//line funcs.go:599
+			f.aw2 = Later(f.e, f.x)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:3915
+		case 3:
+//line funcs.go:599
+			y, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:600
+			f.m[f.key(y)] += f.w
+//line funcs.go:601
+			f.last = f.x
+//line funcs.go:602
+			f.state = 4
+			continue poll
+//line funcs_async.go:3930
+		case 4:
+//line funcs.go:597
+			f.rangeIndex++
+//line funcs.go:597
+			f.state = 1
+			continue poll
+//line funcs_async.go:3937
+		case 5:
+//line funcs.go:603
+			f.e.Note("last %v", f.last)
+//line funcs.go:604
+			if len(f.m) == 0 {
+				f.state = -1
+				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
+			}
+//line funcs.go:607
+			f.state = -1
+			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
+//line funcs_async.go:3949
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that collect awaits, if any; collect goes no further.
+func (f *collectAsyncFuture[T, K]) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 3:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+//line funcs_async.go:3973
+
+// boxFillAsyncFuture is the state machine of fill: see fillAsync.
+type boxFillAsyncFuture[E any] struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	aw2        future.Future[E]   // the future awaited
+	rangeValue int
+	rangeIndex int
+	b          *box[E]
+	n          int
+	mk         func(int) E
+	zero       E
+	i          int
+}
+
+// fillAsync returns fill as a future: polling it runs fill up to its next
+// await, and its value is what fill returns.
+func (b *box[E]) fillAsync(n int, mk func(int) E) future.Future[E] {
+	_ = (*box[E]).fill
+	return &boxFillAsyncFuture[E]{b: b, n: n, mk: mk}
+}
+
+// Poll runs fill until it awaits a future that is not ready, or returns.
+func (f *boxFillAsyncFuture[E]) Poll(cx *future.Context) (_ E, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:618
+			f.zero = *new(E)
+//line funcs.go:619
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:619
+			f.state = 1
+			continue poll
+//line funcs_async.go:4010
+		case 1:
+//line funcs.go:619
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 5
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:620
+			f.aw1 = f.b.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4022
+		case 2:
+//line funcs.go:620
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:621
+			f.b.v = append(f.b.v, f.mk(w))
+//line funcs.go:622
+			f.aw2 = Later(f.b.e, f.b.v[0])
+			f.state = 3
+			fallthrough
+//line funcs_async.go:4036
+		case 3:
+//line funcs.go:622
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.zero = v2
+//line funcs.go:623
+			f.state = 4
+			continue poll
+//line funcs_async.go:4048
+		case 4:
+//line funcs.go:619
+			f.rangeIndex++
+//line funcs.go:619
+			f.state = 1
+			continue poll
+//line funcs_async.go:4055
+		case 5:
+//line funcs.go:624
+			f.state = -1
+			return f.zero, true
+//line funcs_async.go:4060
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that fill awaits, if any; fill goes no further.
+func (f *boxFillAsyncFuture[E]) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 3:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+//line funcs_async.go:4084
+
+// runesAsyncFuture is the state machine of runes: see runesAsync.
+type runesAsyncFuture[S ~string] struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue S
+	rangeIndex int
+	rangeNext  int
+	e          *Env
+	s          S
+	b          strings.Builder
+	i          int
+	r          rune
+}
+
+// runesAsync returns runes as a future: polling it runs runes up to its next
+// await, and its value is what runes returns.
+func runesAsync[S ~string](e *Env, s S) future.Future[future.Result[string]] {
+	_ = runes[S]
+	return &runesAsyncFuture[S]{e: e, s: s}
+}
+
+// Poll runs runes until it awaits a future that is not ready, or returns.
+func (f *runesAsyncFuture[S]) Poll(cx *future.Context) (_ future.Result[string], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:632
+			f.b = strings.Builder{}
+//line funcs.go:633
+			f.rangeValue = f.s
+			f.rangeIndex = 0
+//line funcs.go:633
+			f.state = 1
+			continue poll
+//line funcs_async.go:4121
+		case 1:
+//line funcs.go:633
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			r2, width := utf8.DecodeRuneInString(string(f.rangeValue[f.rangeIndex:]))
+			f.rangeNext = f.rangeIndex + width
+			f.i = f.rangeIndex
+			f.r = r2
+//line funcs.go:634
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4136
+		case 2:
+//line funcs.go:634
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:635
+			f.b.WriteRune(f.r)
+//line funcs.go:636
+			f.state = 3
+			continue poll
+//line funcs_async.go:4149
+		case 3:
+//line funcs.go:633
+			f.rangeIndex = f.rangeNext
+//line funcs.go:633
+			f.state = 1
+			continue poll
+//line funcs_async.go:4156
+		case 4:
+//line funcs.go:637
+			f.state = -1
+			return future.Result[string]{Value: f.b.String(), Err: nil}, true
+//line funcs_async.go:4161
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that runes awaits, if any; runes goes no further.
+func (f *runesAsyncFuture[S]) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}

@@ -495,3 +495,63 @@ func deferFormsRef(e *Env, n int) {
 	awaitRef(e.Val(n))
 	defer e.Note("after the last await")
 }
+
+func (s *stack) pushAllRef(n int) int {
+	for i := range n {
+		v := awaitRef(s.e.Val(i * i))
+		s.items = append(s.items, v)
+	}
+	return len(s.items)
+}
+
+func (s stack) sumCopyRef(n int) (int, error) {
+	s.items = append(s.items[:len(s.items):len(s.items)], n)
+	total := 0
+	for _, x := range s.items {
+		v := awaitRef(s.e.Val(x))
+		total += v
+	}
+	if total > 50 {
+		return 0, ErrBig
+	}
+	return total, nil
+}
+
+func (*stack) unnamedRef(e *Env, n int) int {
+	return awaitRef(e.Val(n))
+}
+
+func collectRef[T any, K comparable](e *Env, xs []T, key func(T) K) (map[K]int, error) {
+	m := map[K]int{}
+	var last T
+	for i, x := range xs {
+		w := awaitRef(e.Val(i))
+		y := awaitRef(Later(e, x))
+		m[key(y)] += w
+		last = x
+	}
+	e.Note("last %v", last)
+	if len(m) == 0 {
+		return nil, ErrBig
+	}
+	return m, nil
+}
+
+func (b *box[E]) fillRef(n int, mk func(int) E) E {
+	var zero E
+	for i := range n {
+		w := awaitRef(b.e.Val(i))
+		b.v = append(b.v, mk(w))
+		zero = awaitRef(Later(b.e, b.v[0]))
+	}
+	return zero
+}
+
+func runesRef[S ~string](e *Env, s S) (string, error) {
+	var b strings.Builder
+	for i, r := range s {
+		awaitRef(e.Val(i))
+		b.WriteRune(r)
+	}
+	return b.String(), nil
+}

@@ -101,16 +101,6 @@ func inCondition(f future.Future[bool]) {
 type T struct{ x int }
 
 //blitz:async
-func (t *T) method(f future.Future[int]) {
-	future.Await(f)
-}
-
-//blitz:async
-func generic[X any](f future.Future[X]) {
-	future.Await(f)
-}
-
-//blitz:async
 func named(f future.Future[int]) (n int) {
 	n = future.Await(f)
 	return n
@@ -237,4 +227,11 @@ func deferRecoverFunc(f future.Future[int], t *T) {
 	defer t.recovers()
 	future.Await(f)
 	defer use(future.Await(f))
+}
+
+type pairOf[A, _ any] struct{ a A }
+
+//blitz:async
+func (p pairOf[A, _]) blankTypeParam(f future.Future[A]) A {
+	return future.Await(f)
 }
