@@ -8,22 +8,46 @@
 //
 // # A first program
 //
+// A task is usually written as an async function: a Go function marked
+// //blitz:async that waits with future.Await, or future.Try for a future
+// that can fail, as if it blocked. The blitzgen generator, run by go
+// generate, compiles it into a future:
+//
+//	//go:generate go tool blitzgen
+//
+//	//blitz:async
+//	func greet(name string, d time.Duration) string {
+//		future.Await(runtime.Sleep(d))
+//		return "hello, " + name
+//	}
+//
+// blitzgen writes greetAsync beside it, with greet's parameters, returning
+// it as a future.Future[string], which a runtime runs as a task:
+//
 //	rt, err := runtime.New(runtime.Config{}) // GOMAXPROCS workers
 //	if err != nil { ... }
 //	defer rt.Shutdown(context.Background())
 //
-//	h := runtime.SpawnOn(rt.Handle(), future.Map(runtime.Sleep(10*time.Millisecond),
-//		func(struct{}) string { return "slept" }))
-//	msg, err := h.Wait(context.Background()) // "slept", nil
+//	h := runtime.SpawnOn(rt.Handle(), greetAsync("world", 10*time.Millisecond))
+//	msg, err := h.Wait(context.Background()) // "hello, world", nil
 //
-// The README of the blitz repository has a complete program to paste and
-// run.
+// Add the generator to your module with go get -tool
+// github.com/blitz-go/blitz/asyncgen/cmd/blitzgen. The README of the blitz
+// repository has complete programs to paste and run.
 //
 // # How a task is written
 //
-// Go has no async/await, so a task is a value with a Poll method
-// (future.Future). There are three ways to get one, from most to least
-// common.
+// A task is a value with a Poll method (future.Future). There are four ways
+// to get one, from most to least common.
+//
+// Write an async function, as above. The generated future is a state
+// machine: a struct holding the parameters and the variables that live
+// across a wait, and a Poll that resumes where the function last waited;
+// no goroutine waits for it. Its Cancel cancels the future it waits on and
+// runs its deferred calls. Loops, if, switch, defer and returns work as in
+// Go; the package github.com/blitz-go/blitz/asyncgen lists what the
+// generator accepts, and it refuses the rest with the position and what to
+// write instead.
 //
 // Compose it. The future package's combinators build futures from futures
 // without a line of Poll: future.Map and future.Then chain steps,
@@ -32,10 +56,11 @@
 // cancel the others, and Timeout and Deadline bound anything in time. See
 // Example_combinators.
 //
-// Write it as a small state machine. A struct holds the state that would
-// live across an await; Poll advances it as far as it can and returns false
-// when it must wait, after registering cx.Waker() with whatever it waits for
-// (a SleepFuture, a JoinHandle and every future of this module do that
+// Write it as a small state machine, as the generator does, where an async
+// function does not fit. A struct holds the state that would live across an
+// await; Poll advances it as far as it can and returns false when it must
+// wait, after registering cx.Waker() with whatever it waits for (a
+// SleepFuture, a JoinHandle and every future of this module do that
 // themselves when polled). Sub-futures that are reused, such as a
 // SleepFuture or a YieldFuture, are embedded by value, so the task allocates
 // once. See Example_stateMachine.
