@@ -91,6 +91,8 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 			handles[i] = runtime.SpawnOn(h, handleAsync(c, g))
 		case "hand":
 			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleFuture(c, g))
+		case "proposed":
+			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleProposed(c, g))
 		case "goroutine":
 			go func() {
 				defer wg.Done()
@@ -134,7 +136,7 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 // returns the right total once released.
 func TestIdleMeasureSmoke(t *testing.T) {
 	rt := newRuntime(t, runtime.Config{})
-	for _, kind := range handleKinds {
+	for _, kind := range append(futureKinds, "goroutine") {
 		if m := measureIdle(t, rt.Handle(), kind, 200); m.bytes <= 0 || m.allocs <= 0 {
 			t.Errorf("%s: %+v, want some bytes and allocations per handler", kind, m)
 		}
@@ -142,8 +144,9 @@ func TestIdleMeasureSmoke(t *testing.T) {
 }
 
 // BenchmarkIdle measures the memory a handler holds while it waits at the
-// gate, after four awaits: the generated future, the hand-written one, and
-// a goroutine running the same code. It reports bytes/task (heap and stacks,
+// gate, after four awaits: the hand-written future, the generated one, the
+// generated one edited as proposed_test.go says, and a goroutine running the
+// same code. It reports bytes/task (heap and stacks,
 // after a collection), rss-bytes/task (Linux), allocs/task (heap objects
 // from the spawn to the gate) and, for the futures, struct-bytes (the
 // size of the future's own struct). 10^5 tasks, or 10^4 goroutines;
@@ -156,8 +159,9 @@ func BenchmarkIdle(b *testing.B) {
 	sizes := map[string]uintptr{
 		"generated": unsafe.Sizeof(handleAsyncFuture{}),
 		"hand":      unsafe.Sizeof(handleFuture{}),
+		"proposed":  unsafe.Sizeof(handleProposed{}),
 	}
-	for _, kind := range []string{"hand", "generated", "goroutine"} {
+	for _, kind := range []string{"hand", "generated", "proposed", "goroutine"} {
 		b.Run("impl="+kind, func(b *testing.B) {
 			rt := newRuntime(b, runtime.Config{})
 			n := n
@@ -201,7 +205,8 @@ func benchAwaitLoop(b *testing.B, h runtime.Handle, loop func(k int) future.Futu
 // on a runtime with the platform's I/O backend (backend=default) and on one
 // without I/O (backend=none): impl=hand is the hand-written loop,
 // impl=generated the generated one with a fresh future per await
-// (awaitLoop), impl=generatedReused the generated one awaiting one future
+// (awaitLoop), impl=proposed that generated code edited as proposed_test.go
+// says, impl=generatedReused the generated one awaiting one future
 // reset before each await (awaitLoopReused); impl=goroutineChan (a receive
 // from an unbuffered channel that another goroutine sends into) and
 // impl=goroutineGosched (a runtime.Gosched) are the goroutine's
@@ -214,6 +219,7 @@ func BenchmarkAwait(b *testing.B) {
 	}{
 		{"hand", func(k int) future.Future[int] { return newAwaitLoopFuture(k) }},
 		{"generated", awaitLoopAsync},
+		{"proposed", func(k int) future.Future[int] { return newAwaitLoopProposed(k) }},
 		{"generatedReused", func(k int) future.Future[int] { return awaitLoopReusedAsync(new(LaterFuture), k) }},
 	}
 	for _, cfg := range []struct {

@@ -40,9 +40,9 @@ func sameOutcome(a, b outcome, sentinels ...error) bool {
 	return a.err.Error() == b.err.Error()
 }
 
-// handleKinds are the three forms of handle: the generated future, the
-// hand-written one, and the goroutine.
-var handleKinds = []string{"generated", "hand", "goroutine"}
+// futureKinds are the forms of handle and awaitLoop as futures: generated,
+// hand-written, and generated then edited as proposed_test.go says.
+var futureKinds = []string{"generated", "hand", "proposed"}
 
 // runHandle runs handle in the given form over a connection with script,
 // releasing the gate once the handler is at it (or has returned).
@@ -80,6 +80,8 @@ func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcom
 		f = handleAsync(c, g)
 	case "hand":
 		f = newHandleFuture(c, g)
+	case "proposed":
+		f = newHandleProposed(c, g)
 	default:
 		t.Fatalf("no kind %q", kind)
 	}
@@ -124,7 +126,7 @@ func TestHandleSameOutcome(t *testing.T) {
 		rt := newRuntime(t, runtime.Config{Backend: backend})
 		for _, script := range handleScripts(t) {
 			want := runHandle(t, rt.Handle(), "goroutine", script)
-			for _, kind := range handleKinds[:2] {
+			for _, kind := range futureKinds {
 				if got := runHandle(t, rt.Handle(), kind, script); !sameOutcome(got, want, ErrNegative) {
 					t.Fatalf("backend %q, script %v: %s gave %+v, the goroutine %+v", rt.Backend(), script, kind, got, want)
 				}
@@ -134,16 +136,19 @@ func TestHandleSameOutcome(t *testing.T) {
 }
 
 // TestHandleCancelAtGateWithdrawsTheWait: a handler cancelled while it waits
-// at the gate, generated or by hand, leaves no waiter behind: a notification
+// at the gate, in every form of future, leaves no waiter behind: a notification
 // sent afterwards is stored as the Notify's permit instead of going to the
 // cancelled task.
 func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
 	rt := newRuntime(t, runtime.Config{})
-	for _, kind := range handleKinds[:2] {
+	for _, kind := range futureKinds {
 		c, g := NewConn(1), NewGate()
 		var f future.Future[future.Result[int]] = handleAsync(c, g)
-		if kind == "hand" {
+		switch kind {
+		case "hand":
 			f = newHandleFuture(c, g)
+		case "proposed":
+			f = newHandleProposed(c, g)
 		}
 		jh := runtime.SpawnOn(rt.Handle(), f)
 		waitFor(t, watchdog, "the task at the gate", func() bool { return g.Waiting.Load() == 1 })
@@ -241,7 +246,7 @@ func TestGatherSameOutcome(t *testing.T) {
 	}
 	for _, gc := range cases {
 		want := runGather(t, rt.Handle(), "goroutine", gc)
-		for _, kind := range handleKinds[:2] {
+		for _, kind := range []string{"generated", "hand"} {
 			if got := runGather(t, rt.Handle(), kind, gc); !sameOutcome(got, want, channels.ErrClosed) {
 				t.Fatalf("case %q: %s gave %+v, the goroutine %+v", gc, kind, got, want)
 			}
@@ -250,8 +255,8 @@ func TestGatherSameOutcome(t *testing.T) {
 }
 
 // TestAwaitLoopSameOutcome: the generated await loop (a fresh future per
-// await, or one reused), and the hand-written one, sum 0..k-1, on both
-// kinds of runtime.
+// await, or one reused), the hand-written one and the proposed one sum
+// 0..k-1, on both kinds of runtime.
 func TestAwaitLoopSameOutcome(t *testing.T) {
 	for _, backend := range []string{runtime.BackendAuto, runtime.BackendNone} {
 		rt := newRuntime(t, runtime.Config{Backend: backend})
@@ -260,6 +265,7 @@ func TestAwaitLoopSameOutcome(t *testing.T) {
 				"generated":       awaitLoopAsync(k),
 				"generatedReused": awaitLoopReusedAsync(new(LaterFuture), k),
 				"hand":            newAwaitLoopFuture(k),
+				"proposed":        newAwaitLoopProposed(k),
 			}
 			for kind, f := range fs {
 				ctx, cancel := context.WithTimeout(context.Background(), watchdog)
