@@ -352,10 +352,12 @@ type gen struct {
 	hoistList []*types.Var
 	typeName  string
 	ctorName  string
-	selfType  string // typeName with its type arguments
-	selfRef   string // an expression naming the direct-style function (a method expression for a method)
-	tparams   string // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
-	targs     string // the type parameters as arguments: "[T, U]"
+	selfType  string       // typeName with its type arguments
+	selfRef   string       // an expression naming the direct-style function (a method expression for a method)
+	named     []*ast.Ident // the named results, if they are
+	resFields []string     // their fields
+	tparams   string       // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
+	targs     string       // the type parameters as arguments: "[T, U]"
 
 	// Deferred calls: the field that holds them, the names of the
 	// temporaries that hold a deferred call's function and arguments.
@@ -570,22 +572,27 @@ func (g *gen) resultShape() {
 		g.resType = "struct{}"
 		return
 	}
+	// The results one by one: (a, b int) is one field of two names.
+	var rtypes []ast.Expr
 	for _, f := range res.List {
-		if len(f.Names) > 0 {
-			g.reject(f.Pos(), "named results are not supported in an async function yet; write unnamed results and return the values instead")
-			return
+		if len(f.Names) == 0 {
+			rtypes = append(rtypes, f.Type)
+		}
+		for _, id := range f.Names {
+			rtypes = append(rtypes, f.Type)
+			g.named = append(g.named, id)
 		}
 	}
-	switch len(res.List) {
+	switch len(rtypes) {
 	case 1:
 		g.resKind = 1
-		g.resType = g.print(res.List[0].Type)
+		g.resType = g.print(rtypes[0])
 		return
 	case 2:
-		t := g.info.TypeOf(res.List[1].Type)
+		t := g.info.TypeOf(rtypes[1])
 		if t != nil && types.Identical(t, types.Universe.Lookup("error").Type()) {
 			g.resKind = 2
-			g.resType = "future.Result[" + g.print(res.List[0].Type) + "]"
+			g.resType = "future.Result[" + g.print(rtypes[0]) + "]"
 			return
 		}
 	}
@@ -1473,6 +1480,19 @@ func (g *gen) hoist() {
 			}
 		}
 	}
+	// Named results live until the deferred calls after the last return
+	// have run: fields. A blank one gets a field of its own.
+	for i, id := range g.named {
+		v, _ := g.info.Defs[id].(*types.Var)
+		if v == nil || id.Name == "_" {
+			name := freshIn(g.fields, "result"+strconv.Itoa(i+1))
+			g.extra = append(g.extra, name+" "+types.TypeString(g.info.TypeOf(g.namedType(i)), g.qualifier))
+			g.resFields = append(g.resFields, name)
+			continue
+		}
+		add(v)
+		g.resFields = append(g.resFields, g.hoisted[v])
+	}
 	for _, v := range order {
 		if len(used[v]) > 1 || g.forced[v] {
 			add(v)
@@ -1857,6 +1877,16 @@ func (g *gen) returnText(r *ast.ReturnStmt) string {
 	for _, e := range r.Results {
 		res = append(res, g.print(e))
 	}
+	if g.named != nil {
+		// Named results: the values go to their fields, the deferred
+		// calls run (and may change them), the fields are returned.
+		var b strings.Builder
+		if len(res) > 0 {
+			b.WriteString(strings.Join(g.resultFields(), ", ") + " = " + strings.Join(res, ", ") + "\n")
+		}
+		b.WriteString(g.done() + "return " + g.namedValue() + ", true")
+		return b.String()
+	}
 	switch g.resKind {
 	case 0:
 		return g.done() + "return struct{}{}, true"
@@ -1876,6 +1906,35 @@ func (g *gen) returnText(r *ast.ReturnStmt) string {
 		return fmt.Sprintf("{\n%s := %s{Value: %s, Err: %s}\n%sreturn %s, true\n}", g.value, g.resType, res[0], res[1], g.done(), g.value)
 	}
 	return fmt.Sprintf("%sreturn %s{Value: %s, Err: %s}, true", g.done(), g.resType, res[0], res[1])
+}
+
+// namedType is the type expression of the i-th named result.
+func (g *gen) namedType(i int) ast.Expr {
+	for _, f := range g.fn.Type.Results.List {
+		if i < len(f.Names) {
+			return f.Type
+		}
+		i -= len(f.Names)
+	}
+	return nil
+}
+
+// resultFields are the fields of the named results, as Poll writes them.
+func (g *gen) resultFields() []string {
+	out := make([]string, len(g.resFields))
+	for i, f := range g.resFields {
+		out[i] = g.recv + "." + f
+	}
+	return out
+}
+
+// namedValue is the value Poll returns from the named results' fields.
+func (g *gen) namedValue() string {
+	fs := g.resultFields()
+	if g.resKind == 1 {
+		return fs[0]
+	}
+	return fmt.Sprintf("%s{Value: %s, Err: %s}", g.resType, fs[0], fs[1])
 }
 
 func (g *gen) line(p token.Pos) string {
@@ -2057,6 +2116,14 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 			b.WriteString(g.rewrite(as, nil) + "\n")
 		}
 		switch {
+		case it.ret && g.named != nil:
+			fs := g.resultFields()
+			if g.isTry(it.call) {
+				fmt.Fprintf(b, "%s, %s = %s.Value, %s.Err\n", fs[0], fs[1], g.value, g.value)
+			} else {
+				fmt.Fprintf(b, "%s = %s\n", fs[0], g.value)
+			}
+			fmt.Fprintf(b, "%sreturn %s, true\n", g.done(), g.namedValue())
 		case it.ret && g.isTry(it.call) && !types.Identical(g.info.TypeOf(it.call).(*types.Tuple).At(0).Type(), g.info.TypeOf(g.fn.Type.Results.List[0].Type)):
 			// Try's T is assignable to the result's, not the same type.
 			fmt.Fprintf(b, "%sreturn %s{Value: %s.Value, Err: %s.Err}, true\n", g.done(), g.resType, g.value, g.value)

@@ -27,7 +27,8 @@
 //
 // A function with no results gives a Future[struct{}], one with a result T a
 // Future[T], and one with results (T, error) a Future[future.Result[T]], the
-// shape of the try-combinators and of a task's join handle.
+// shape of the try-combinators and of a task's join handle. Results may be
+// named; a bare return and deferred calls that change them work as in Go.
 //
 // The function may use statement sequences, if/else, for loops of every
 // form, range loops over integers, slices, arrays and strings, switch and

@@ -2,6 +2,7 @@ package equiv
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/blitz-go/blitz/future"
@@ -635,4 +636,51 @@ func runes[S ~string](e *Env, s S) (string, error) {
 		b.WriteRune(r)
 	}
 	return b.String(), nil
+}
+
+//blitz:async
+func namedResults(e *Env, n int) (total int, err error) {
+	defer func() {
+		if err != nil { // the results as the return left them
+			total = -total
+			err = fmt.Errorf("wrapped: %w", err)
+		}
+	}()
+	defer e.Note("deferred total=%d", total) // evaluated here: 0
+	for i := range n {
+		v := future.Await(e.Val(i))
+		total += v
+		if total > 10 {
+			err = ErrBig
+			return // bare
+		}
+	}
+	if n == 3 {
+		return future.Try(e.Fallible(n))
+	}
+	if n == 5 {
+		return 100, ErrOdd // the values, then the deferred calls
+	}
+	total, err = future.Try(e.Fallible(total))
+	return
+}
+
+//blitz:async
+func namedOne(e *Env, n int) (r int) {
+	defer func() { r *= 2 }()
+	if n%2 == 0 {
+		return future.Await(e.Val(n))
+	}
+	r = n
+	return r + 1
+}
+
+//blitz:async
+func blankResult(e *Env, n int) (_ int, err error) {
+	v := future.Await(e.Val(n))
+	if v > 4 {
+		err = ErrBig
+		return
+	}
+	return v, nil
 }

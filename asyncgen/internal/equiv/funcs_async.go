@@ -4,12 +4,13 @@ package equiv
 
 import (
 	"errors"
+	"fmt"
 	"github.com/blitz-go/blitz/future"
 	"strings"
 	"unicode/utf8"
 )
 
-//line funcs_async.go:13
+//line funcs_async.go:14
 
 // sequenceAsyncFuture is the state machine of sequence: see sequenceAsync.
 type sequenceAsyncFuture struct {
@@ -32,50 +33,50 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:17
+//line funcs.go:18
 			f.aw1 = f.e.Val(f.a)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:40
+//line funcs_async.go:41
 		case 1:
-//line funcs.go:17
+//line funcs.go:18
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:18
-			f.e.Note("x=%d", f.x)
 //line funcs.go:19
+			f.e.Note("x=%d", f.x)
+//line funcs.go:20
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:55
+//line funcs_async.go:56
 		case 2:
-//line funcs.go:19
+//line funcs.go:20
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.y = v
-//line funcs.go:20
+//line funcs.go:21
 			f.aw1 = f.e.Val(-1)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:68
+//line funcs_async.go:69
 		case 3:
-//line funcs.go:20
+//line funcs.go:21
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:21
+//line funcs.go:22
 			f.state = -1
 			return f.x + f.y, true
-//line funcs_async.go:79
+//line funcs_async.go:80
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -99,7 +100,7 @@ func (f *sequenceAsyncFuture) Cancel() {
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:103
+//line funcs_async.go:104
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -120,31 +121,31 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:26
+//line funcs.go:27
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:128
+//line funcs_async.go:129
 		case 1:
-//line funcs.go:26
+//line funcs.go:27
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:27
-			f.e.Note("after %d", f.n)
 //line funcs.go:28
+			f.e.Note("after %d", f.n)
+//line funcs.go:29
 			if f.n > 2 {
 				f.state = -1
 				return struct{}{}, true
 			}
-//line funcs.go:31
-			f.e.Note("small")
 //line funcs.go:32
+			f.e.Note("small")
+//line funcs.go:33
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:148
+//line funcs_async.go:149
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -168,7 +169,7 @@ func (f *noResultAsyncFuture) Cancel() {
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:172
+//line funcs_async.go:173
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -190,95 +191,95 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:36
+//line funcs.go:37
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:201
+//line funcs_async.go:202
 		case 1:
-//line funcs.go:37
+//line funcs.go:38
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 3
 			continue poll
-//line funcs_async.go:207
+//line funcs_async.go:208
 		case 2:
-//line funcs.go:42
+//line funcs.go:43
 			if f.n%3 == 0 {
 				f.state = 4
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:216
+//line funcs_async.go:217
 		case 3:
-//line funcs.go:37
+//line funcs.go:38
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:38
+//line funcs.go:39
 			if x > 7 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:41
-			f.n += x
 //line funcs.go:42
+			f.n += x
+//line funcs.go:43
 			f.state = 8
 			continue poll
-//line funcs_async.go:234
+//line funcs_async.go:235
 		case 4:
-//line funcs.go:43
+//line funcs.go:44
 			f.aw1 = f.e.Val(f.n * 10)
 			f.state = 6
 			continue poll
-//line funcs_async.go:240
+//line funcs_async.go:241
 		case 5:
-//line funcs.go:46
-			f.e.Note("neither")
 //line funcs.go:47
+			f.e.Note("neither")
+//line funcs.go:48
 			f.state = 7
 			continue poll
-//line funcs_async.go:247
+//line funcs_async.go:248
 		case 6:
-//line funcs.go:43
+//line funcs.go:44
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:44
-			f.n = y
 //line funcs.go:45
+			f.n = y
+//line funcs.go:46
 			f.state = 7
 			continue poll
-//line funcs_async.go:260
+//line funcs_async.go:261
 		case 7:
-//line funcs.go:47
+//line funcs.go:48
 			f.state = 8
 			continue poll
-//line funcs_async.go:265
+//line funcs_async.go:266
 		case 8:
-//line funcs.go:48
+//line funcs.go:49
 			f.aw1 = f.e.Val(f.n)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:271
+//line funcs_async.go:272
 		case 9:
-//line funcs.go:48
+//line funcs.go:49
 			z, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:49
+//line funcs.go:50
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:282
+//line funcs_async.go:283
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -302,7 +303,7 @@ func (f *branchAsyncFuture) Cancel() {
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:306
+//line funcs_async.go:307
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -326,62 +327,62 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:54
+//line funcs.go:55
 			f.sum = 0
-//line funcs.go:55
+//line funcs.go:56
 			f.i = 0
-//line funcs.go:55
+//line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:337
+//line funcs_async.go:338
 		case 1:
-//line funcs.go:55
+//line funcs.go:56
 			if !(f.i < f.n) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:56
+//line funcs.go:57
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:59
+//line funcs.go:60
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:353
+//line funcs_async.go:354
 		case 2:
-//line funcs.go:59
+//line funcs.go:60
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:60
+//line funcs.go:61
 			if v > 6 {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:63
-			f.sum += v
 //line funcs.go:64
-			f.e.Note("i=%d sum=%d", f.i, f.sum)
+			f.sum += v
 //line funcs.go:65
+			f.e.Note("i=%d sum=%d", f.i, f.sum)
+//line funcs.go:66
 			f.state = 3
 			continue poll
-//line funcs_async.go:373
+//line funcs_async.go:374
 		case 3:
-//line funcs.go:55
+//line funcs.go:56
 			f.i++
-//line funcs.go:55
+//line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:380
+//line funcs_async.go:381
 		case 4:
-//line funcs.go:66
+//line funcs.go:67
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:385
+//line funcs_async.go:386
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -405,7 +406,7 @@ func (f *loopAsyncFuture) Cancel() {
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:409
+//line funcs_async.go:410
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -428,42 +429,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:71
-			f.steps = 0
 //line funcs.go:72
+			f.steps = 0
+//line funcs.go:73
 			f.state = 1
 			continue poll
-//line funcs_async.go:437
+//line funcs_async.go:438
 		case 1:
-//line funcs.go:72
+//line funcs.go:73
 			if !(f.n > 0) {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:73
+//line funcs.go:74
 			f.aw1 = f.e.Val(f.n - 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:448
+//line funcs_async.go:449
 		case 2:
-//line funcs.go:73
+//line funcs.go:74
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.n = v
-//line funcs.go:74
-			f.steps++
 //line funcs.go:75
+			f.steps++
+//line funcs.go:76
 			f.state = 1
 			continue poll
-//line funcs_async.go:462
+//line funcs_async.go:463
 		case 3:
-//line funcs.go:76
+//line funcs.go:77
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:467
+//line funcs_async.go:468
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -487,7 +488,7 @@ func (f *countdownAsyncFuture) Cancel() {
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:491
+//line funcs_async.go:492
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -510,43 +511,43 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:81
-			f.b = strings.Builder{}
 //line funcs.go:82
+			f.b = strings.Builder{}
+//line funcs.go:83
 			f.state = 1
 			continue poll
-//line funcs_async.go:519
+//line funcs_async.go:520
 		case 1:
-//line funcs.go:83
+//line funcs.go:84
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:525
+//line funcs_async.go:526
 		case 2:
-//line funcs.go:83
+//line funcs.go:84
 			s, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:84
-			f.b.WriteString(s)
 //line funcs.go:85
-			f.n++
+			f.b.WriteString(s)
 //line funcs.go:86
+			f.n++
+//line funcs.go:87
 			if f.b.Len() > 5 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:89
+//line funcs.go:90
 			f.state = 1
 			continue poll
-//line funcs_async.go:545
+//line funcs_async.go:546
 		case 3:
-//line funcs.go:90
+//line funcs.go:91
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:550
+//line funcs_async.go:551
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -570,7 +571,7 @@ func (f *foreverAsyncFuture) Cancel() {
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:574
+//line funcs_async.go:575
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -595,86 +596,86 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:95
+//line funcs.go:96
 			f.total = 0
-//line funcs.go:96
+//line funcs.go:97
 			f.i = 0
-//line funcs.go:96
+//line funcs.go:97
 			f.state = 1
 			continue poll
-//line funcs_async.go:606
+//line funcs_async.go:607
 		case 1:
-//line funcs.go:96
+//line funcs.go:97
 			if !(f.i < f.n) {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:97
+//line funcs.go:98
 			f.j = 0
-//line funcs.go:97
+//line funcs.go:98
 			f.state = 2
 			continue poll
-//line funcs_async.go:618
+//line funcs_async.go:619
 		case 2:
-//line funcs.go:97
+//line funcs.go:98
 			if !(f.j < f.i) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:98
+//line funcs.go:99
 			f.aw1 = f.e.Val(f.i * f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:629
+//line funcs_async.go:630
 		case 3:
-//line funcs.go:98
+//line funcs.go:99
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:99
-			f.total += v
 //line funcs.go:100
+			f.total += v
+//line funcs.go:101
 			if f.total > 20 {
 				f.state = -1
 				return f.total, true
 			}
-//line funcs.go:103
+//line funcs.go:104
 			f.state = 4
 			continue poll
-//line funcs_async.go:647
+//line funcs_async.go:648
 		case 4:
-//line funcs.go:97
+//line funcs.go:98
 			f.j++
-//line funcs.go:97
+//line funcs.go:98
 			f.state = 2
 			continue poll
-//line funcs_async.go:654
+//line funcs_async.go:655
 		case 5:
-//line funcs.go:105
+//line funcs.go:106
 			for k := 0; ; k++ {
 				if k > f.i {
 					break
 				}
 				f.total++
 			}
-//line funcs.go:111
+//line funcs.go:112
 			f.state = 6
 			continue poll
-//line funcs_async.go:666
+//line funcs_async.go:667
 		case 6:
-//line funcs.go:96
+//line funcs.go:97
 			f.i++
-//line funcs.go:96
+//line funcs.go:97
 			f.state = 1
 			continue poll
-//line funcs_async.go:673
+//line funcs_async.go:674
 		case 7:
-//line funcs.go:112
+//line funcs.go:113
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:678
+//line funcs_async.go:679
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -698,7 +699,7 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:702
+//line funcs_async.go:703
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -721,52 +722,52 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:117
-			f.x = f.n
 //line funcs.go:118
+			f.x = f.n
+//line funcs.go:119
 			if f.x > 1 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:734
+//line funcs_async.go:735
 		case 1:
-//line funcs.go:119
+//line funcs.go:120
 			f.aw1 = f.e.Val(f.x * 3)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:740
+//line funcs_async.go:741
 		case 2:
-//line funcs.go:119
+//line funcs.go:120
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:120
-			f.e.Note("inner x=%d", x)
 //line funcs.go:121
+			f.e.Note("inner x=%d", x)
+//line funcs.go:122
 			f.state = 3
 			continue poll
-//line funcs_async.go:753
+//line funcs_async.go:754
 		case 3:
-//line funcs.go:122
+//line funcs.go:123
 			f.aw1 = f.e.Val(f.x)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:759
+//line funcs_async.go:760
 		case 4:
-//line funcs.go:122
+//line funcs.go:123
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:123
+//line funcs.go:124
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:770
+//line funcs_async.go:771
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -790,7 +791,7 @@ func (f *shadowAsyncFuture) Cancel() {
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:794
+//line funcs_async.go:795
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -816,44 +817,44 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:128
-			f.acc = nil
 //line funcs.go:129
-			f.s, f.t = "a", 2
+			f.acc = nil
 //line funcs.go:130
+			f.s, f.t = "a", 2
+//line funcs.go:131
 			f.unused = 0
 			f.w = 0
-//line funcs.go:131
+//line funcs.go:132
 			for i := range f.n {
 				f.acc = append(f.acc, i)
 			}
-//line funcs.go:134
+//line funcs.go:135
 			f.aw1 = f.e.Val(len(f.acc))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:835
+//line funcs_async.go:836
 		case 1:
-//line funcs.go:134
+//line funcs.go:135
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:135
-			f.w = v + f.t
 //line funcs.go:136
-			_ = f.unused
+			f.w = v + f.t
 //line funcs.go:137
-			f.e.Note("%s %v", f.s, f.acc)
+			_ = f.unused
 //line funcs.go:138
+			f.e.Note("%s %v", f.s, f.acc)
+//line funcs.go:139
 			if f.w > 100 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: errors.New("too big")}, true
 			}
-//line funcs.go:141
+//line funcs.go:142
 			f.state = -1
 			return future.Result[int]{Value: f.w, Err: nil}, true
-//line funcs_async.go:857
+//line funcs_async.go:858
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -877,7 +878,7 @@ func (f *declsAsyncFuture) Cancel() {
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:881
+//line funcs_async.go:882
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -900,28 +901,28 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:146
-			f.base = 10
 //line funcs.go:147
-			f.add = func(v int) int { return f.base + v }
+			f.base = 10
 //line funcs.go:148
+			f.add = func(v int) int { return f.base + v }
+//line funcs.go:149
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:912
+//line funcs_async.go:913
 		case 1:
-//line funcs.go:148
+//line funcs.go:149
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:149
-			f.base++
 //line funcs.go:150
+			f.base++
+//line funcs.go:151
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:925
+//line funcs_async.go:926
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -945,7 +946,7 @@ func (f *closuresAsyncFuture) Cancel() {
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:949
+//line funcs_async.go:950
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -966,7 +967,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:155
+//line funcs.go:156
 			if f.n > 3 {
 				{
 					v, err := split(f.n)
@@ -974,25 +975,25 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 					return future.Result[int]{Value: v, Err: err}, true
 				}
 			}
-//line funcs.go:158
+//line funcs.go:159
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:982
+//line funcs_async.go:983
 		case 1:
-//line funcs.go:158
+//line funcs.go:159
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:159
+//line funcs.go:160
 			{
 				v, err := split(f.n + 1)
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:996
+//line funcs_async.go:997
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1016,7 +1017,7 @@ func (f *multiAsyncFuture) Cancel() {
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1020
+//line funcs_async.go:1021
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1037,26 +1038,26 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:171
+//line funcs.go:172
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1045
+//line funcs_async.go:1046
 		case 1:
-//line funcs.go:171
+//line funcs.go:172
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:172
+//line funcs.go:173
 			if v >= 0 {
 				panic("boom")
 			}
-//line funcs.go:175
+//line funcs.go:176
 			f.state = -1
 			return v, true
-//line funcs_async.go:1060
+//line funcs_async.go:1061
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1080,7 +1081,7 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1084
+//line funcs_async.go:1085
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1106,93 +1107,93 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:180
+//line funcs.go:181
 			f.total = 0
-//line funcs.go:181
+//line funcs.go:182
 			f.i = 0
-//line funcs.go:181
+//line funcs.go:182
 			f.state = 1
 			continue poll
-//line funcs_async.go:1117
+//line funcs_async.go:1118
 		case 1:
-//line funcs.go:181
+//line funcs.go:182
 			if !(f.i < f.n) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:182
+//line funcs.go:183
 			f.acc = 0
-//line funcs.go:183
+//line funcs.go:184
 			f.r = f.i % 3
-//line funcs.go:183
+//line funcs.go:184
 			if f.r == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1135
+//line funcs_async.go:1136
 		case 2:
-//line funcs.go:184
+//line funcs.go:185
 			f.aw1 = f.e.Val(f.i)
 			f.state = 4
 			continue poll
-//line funcs_async.go:1141
+//line funcs_async.go:1142
 		case 3:
-//line funcs.go:186
+//line funcs.go:187
 			if f.r == 1 {
 				f.acc++
 			}
-//line funcs.go:188
+//line funcs.go:189
 			f.state = 5
 			continue poll
-//line funcs_async.go:1150
+//line funcs_async.go:1151
 		case 4:
-//line funcs.go:184
+//line funcs.go:185
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:185
-			f.acc += v + f.r
 //line funcs.go:186
+			f.acc += v + f.r
+//line funcs.go:187
 			f.state = 5
 			continue poll
-//line funcs_async.go:1163
+//line funcs_async.go:1164
 		case 5:
-//line funcs.go:189
+//line funcs.go:190
 			f.aw1 = f.e.Val(f.acc)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1169
+//line funcs_async.go:1170
 		case 6:
-//line funcs.go:189
+//line funcs.go:190
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:190
-			f.total += w
 //line funcs.go:191
-			f.e.Note("i=%d acc=%d", f.i, f.acc)
+			f.total += w
 //line funcs.go:192
+			f.e.Note("i=%d acc=%d", f.i, f.acc)
+//line funcs.go:193
 			f.state = 7
 			continue poll
-//line funcs_async.go:1184
+//line funcs_async.go:1185
 		case 7:
-//line funcs.go:181
+//line funcs.go:182
 			f.i++
-//line funcs.go:181
+//line funcs.go:182
 			f.state = 1
 			continue poll
-//line funcs_async.go:1191
+//line funcs_async.go:1192
 		case 8:
-//line funcs.go:193
+//line funcs.go:194
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1196
+//line funcs_async.go:1197
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1216,7 +1217,7 @@ func (f *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1220
+//line funcs_async.go:1221
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1237,19 +1238,19 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:198
+//line funcs.go:199
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1245
+//line funcs_async.go:1246
 		case 1:
-//line funcs.go:198
+//line funcs.go:199
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:199
+//line funcs.go:200
 			switch {
 			case v > 5:
 				f.state = -1
@@ -1261,7 +1262,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1265
+//line funcs_async.go:1266
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1285,7 +1286,7 @@ func (f *switchesAsyncFuture) Cancel() {
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
 
-//line funcs_async.go:1289
+//line funcs_async.go:1290
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
@@ -1313,96 +1314,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:211
-			f.total = 0
 //line funcs.go:212
+			f.total = 0
+//line funcs.go:213
 			f.rangeValue = f.n
 			f.rangeIndex = 0
-//line funcs.go:212
+//line funcs.go:213
 			f.state = 1
 			continue poll
-//line funcs_async.go:1325
+//line funcs_async.go:1326
 		case 1:
-//line funcs.go:212
+//line funcs.go:213
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:213
+//line funcs.go:214
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:216
+//line funcs.go:217
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1342
+//line funcs_async.go:1343
 		case 2:
-//line funcs.go:216
+//line funcs.go:217
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:217
-			f.total += v
 //line funcs.go:218
-			f.n--
+			f.total += v
 //line funcs.go:219
+			f.n--
+//line funcs.go:220
 			f.state = 3
 			continue poll
-//line funcs_async.go:1357
+//line funcs_async.go:1358
 		case 3:
-//line funcs.go:212
+//line funcs.go:213
 			f.rangeIndex++
-//line funcs.go:212
+//line funcs.go:213
 			f.state = 1
 			continue poll
-//line funcs_async.go:1364
+//line funcs_async.go:1365
 		case 4:
-//line funcs.go:220
+//line funcs.go:221
 			f.rangeValue2 = 2
 			f.rangeIndex2 = 0
-//line funcs.go:220
+//line funcs.go:221
 			f.state = 5
 			continue poll
-//line funcs_async.go:1372
+//line funcs_async.go:1373
 		case 5:
-//line funcs.go:220
+//line funcs.go:221
 			if f.rangeIndex2 >= f.rangeValue2 {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:221
+//line funcs.go:222
 			f.aw1 = f.e.Val(0)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1383
+//line funcs_async.go:1384
 		case 6:
-//line funcs.go:221
+//line funcs.go:222
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:222
+//line funcs.go:223
 			f.state = 7
 			continue poll
-//line funcs_async.go:1394
+//line funcs_async.go:1395
 		case 7:
-//line funcs.go:220
+//line funcs.go:221
 			f.rangeIndex2++
-//line funcs.go:220
+//line funcs.go:221
 			f.state = 5
 			continue poll
-//line funcs_async.go:1401
+//line funcs_async.go:1402
 		case 8:
-//line funcs.go:223
+//line funcs.go:224
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1406
+//line funcs_async.go:1407
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1426,7 +1427,7 @@ func (f *rangeIntAsyncFuture) Cancel() {
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1430
+//line funcs_async.go:1431
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
@@ -1454,66 +1455,66 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:228
-			f.s = []int{f.n, f.n + 1, f.n + 2, f.n + 3}
 //line funcs.go:229
-			f.total = 0
+			f.s = []int{f.n, f.n + 1, f.n + 2, f.n + 3}
 //line funcs.go:230
+			f.total = 0
+//line funcs.go:231
 			f.rangeValue = f.s
 			f.rangeIndex = 0
-//line funcs.go:230
+//line funcs.go:231
 			f.state = 1
 			continue poll
-//line funcs_async.go:1468
+//line funcs_async.go:1469
 		case 1:
-//line funcs.go:230
+//line funcs.go:231
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
 			f.x = f.rangeValue[f.rangeIndex]
-//line funcs.go:231
-			f.s = append(f.s, f.x)
 //line funcs.go:232
-			f.s[len(f.s)-1-f.i] = 0
+			f.s = append(f.s, f.x)
 //line funcs.go:233
+			f.s[len(f.s)-1-f.i] = 0
+//line funcs.go:234
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1485
+//line funcs_async.go:1486
 		case 2:
-//line funcs.go:233
+//line funcs.go:234
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:234
+//line funcs.go:235
 			if v > 9 {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:237
-			f.total += v * f.i
 //line funcs.go:238
-			f.e.Note("i=%d x=%d", f.i, f.x)
+			f.total += v * f.i
 //line funcs.go:239
+			f.e.Note("i=%d x=%d", f.i, f.x)
+//line funcs.go:240
 			f.state = 3
 			continue poll
-//line funcs_async.go:1505
+//line funcs_async.go:1506
 		case 3:
-//line funcs.go:230
+//line funcs.go:231
 			f.rangeIndex++
-//line funcs.go:230
+//line funcs.go:231
 			f.state = 1
 			continue poll
-//line funcs_async.go:1512
+//line funcs_async.go:1513
 		case 4:
-//line funcs.go:240
+//line funcs.go:241
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1517
+//line funcs_async.go:1518
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1537,7 +1538,7 @@ func (f *rangeSliceAsyncFuture) Cancel() {
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1541
+//line funcs_async.go:1542
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
@@ -1572,21 +1573,21 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:245
-			f.s = "héllo, 世界\xff!"[f.n%3:]
 //line funcs.go:246
-			f.b = strings.Builder{}
+			f.s = "héllo, 世界\xff!"[f.n%3:]
 //line funcs.go:247
-			f.last = 0
+			f.b = strings.Builder{}
 //line funcs.go:248
+			f.last = 0
+//line funcs.go:249
 			f.rangeValue = f.s
 			f.rangeIndex = 0
-//line funcs.go:248
+//line funcs.go:249
 			f.state = 1
 			continue poll
-//line funcs_async.go:1588
+//line funcs_async.go:1589
 		case 1:
-//line funcs.go:248
+//line funcs.go:249
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
@@ -1595,45 +1596,45 @@ poll:
 			f.rangeNext = f.rangeIndex + width
 			f.i = f.rangeIndex
 			f.r = r2
-//line funcs.go:249
+//line funcs.go:250
 			f.aw1 = f.e.Str(string(f.r))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1603
+//line funcs_async.go:1604
 		case 2:
-//line funcs.go:249
+//line funcs.go:250
 			t, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:250
-			f.b.WriteString(t)
 //line funcs.go:251
-			f.e.Note("%d:%q", f.i, f.r)
+			f.b.WriteString(t)
 //line funcs.go:252
-			f.last = f.i
+			f.e.Note("%d:%q", f.i, f.r)
 //line funcs.go:253
+			f.last = f.i
+//line funcs.go:254
 			f.state = 3
 			continue poll
-//line funcs_async.go:1620
+//line funcs_async.go:1621
 		case 3:
-//line funcs.go:248
+//line funcs.go:249
 			f.rangeIndex = f.rangeNext
-//line funcs.go:248
+//line funcs.go:249
 			f.state = 1
 			continue poll
-//line funcs_async.go:1627
+//line funcs_async.go:1628
 		case 4:
-//line funcs.go:254
+//line funcs.go:255
 			f.rangeValue2 = f.s
 			f.rangeIndex2 = 0
-//line funcs.go:254
+//line funcs.go:255
 			f.state = 5
 			continue poll
-//line funcs_async.go:1635
+//line funcs_async.go:1636
 		case 5:
-//line funcs.go:254
+//line funcs.go:255
 			if f.rangeIndex2 >= len(f.rangeValue2) {
 				f.state = 8
 				continue poll
@@ -1641,36 +1642,36 @@ poll:
 			_, width2 := utf8.DecodeRuneInString(f.rangeValue2[f.rangeIndex2:])
 			f.rangeNext2 = f.rangeIndex2 + width2
 			f.i2 = f.rangeIndex2
-//line funcs.go:255
+//line funcs.go:256
 			f.aw2 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1649
+//line funcs_async.go:1650
 		case 6:
-//line funcs.go:255
+//line funcs.go:256
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:256
-			f.last += f.i2
 //line funcs.go:257
+			f.last += f.i2
+//line funcs.go:258
 			f.state = 7
 			continue poll
-//line funcs_async.go:1662
+//line funcs_async.go:1663
 		case 7:
-//line funcs.go:254
+//line funcs.go:255
 			f.rangeIndex2 = f.rangeNext2
-//line funcs.go:254
+//line funcs.go:255
 			f.state = 5
 			continue poll
-//line funcs_async.go:1669
+//line funcs_async.go:1670
 		case 8:
-//line funcs.go:258
+//line funcs.go:259
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1674
+//line funcs_async.go:1675
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1697,7 +1698,7 @@ func (f *rangeStringAsyncFuture) Cancel() {
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1701
+//line funcs_async.go:1702
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
@@ -1727,99 +1728,99 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:263
-			f.a = [3]int{f.n, 2 * f.n, 3 * f.n}
 //line funcs.go:264
-			f.total = 0
+			f.a = [3]int{f.n, 2 * f.n, 3 * f.n}
 //line funcs.go:265
+			f.total = 0
+//line funcs.go:266
 			f.i = 0
 			f.x = 0
-//line funcs.go:266
+//line funcs.go:267
 			f.rangeValue = f.a
 			f.rangeIndex = 0
-//line funcs.go:266
+//line funcs.go:267
 			f.state = 1
 			continue poll
-//line funcs_async.go:1744
+//line funcs_async.go:1745
 		case 1:
-//line funcs.go:266
+//line funcs.go:267
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
 			f.x = f.rangeValue[f.rangeIndex]
-//line funcs.go:267
-			f.a[2] = 100
 //line funcs.go:268
+			f.a[2] = 100
+//line funcs.go:269
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1759
+//line funcs_async.go:1760
 		case 2:
-//line funcs.go:268
+//line funcs.go:269
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:269
-			f.total += v + f.i
 //line funcs.go:270
+			f.total += v + f.i
+//line funcs.go:271
 			f.state = 3
 			continue poll
-//line funcs_async.go:1772
+//line funcs_async.go:1773
 		case 3:
-//line funcs.go:266
+//line funcs.go:267
 			f.rangeIndex++
-//line funcs.go:266
+//line funcs.go:267
 			f.state = 1
 			continue poll
-//line funcs_async.go:1779
+//line funcs_async.go:1780
 		case 4:
-//line funcs.go:271
+//line funcs.go:272
 			f.rangeIndex2 = 0
-//line funcs.go:271
+//line funcs.go:272
 			f.state = 5
 			continue poll
-//line funcs_async.go:1786
+//line funcs_async.go:1787
 		case 5:
-//line funcs.go:271
+//line funcs.go:272
 			if f.rangeIndex2 >= 3 {
 				f.state = 8
 				continue poll
 			}
 			f.j = f.rangeIndex2
-//line funcs.go:272
+//line funcs.go:273
 			f.aw1 = f.e.Val(f.j)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1798
+//line funcs_async.go:1799
 		case 6:
-//line funcs.go:272
+//line funcs.go:273
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:273
-			f.total += f.j
 //line funcs.go:274
+			f.total += f.j
+//line funcs.go:275
 			f.state = 7
 			continue poll
-//line funcs_async.go:1811
+//line funcs_async.go:1812
 		case 7:
-//line funcs.go:271
+//line funcs.go:272
 			f.rangeIndex2++
-//line funcs.go:271
+//line funcs.go:272
 			f.state = 5
 			continue poll
-//line funcs_async.go:1818
+//line funcs_async.go:1819
 		case 8:
-//line funcs.go:275
+//line funcs.go:276
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1823
+//line funcs_async.go:1824
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1843,7 +1844,7 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1847
+//line funcs_async.go:1848
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
@@ -1870,158 +1871,158 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:280
-			f.total = 0
 //line funcs.go:281
+			f.total = 0
+//line funcs.go:282
 			f.rangeValue = f.n
 			f.rangeIndex = 0
-//line funcs.go:281
+//line funcs.go:282
 			f.state = 1
 			continue poll
-//line funcs_async.go:1882
+//line funcs_async.go:1883
 		case 1:
-//line funcs.go:281
+//line funcs.go:282
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 9
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:282
-			f.k = f.i % 4
-//line funcs.go:282
-			switch f.k {
 //line funcs.go:283
+			f.k = f.i % 4
+//line funcs.go:283
+			switch f.k {
+//line funcs.go:284
 			case 0, 1:
 				f.state = 2
-//line funcs.go:291
+//line funcs.go:292
 			case 2:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1904
+//line funcs_async.go:1905
 		case 2:
-//line funcs.go:284
+//line funcs.go:285
 			f.aw1 = f.e.Val(f.i)
 			f.state = 5
 			continue poll
-//line funcs_async.go:1910
+//line funcs_async.go:1911
 		case 3:
-//line funcs.go:292
-			f.e.Note("two or fell")
 //line funcs.go:293
+			f.e.Note("two or fell")
+//line funcs.go:294
 			if f.i == 6 {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:296
+//line funcs.go:297
 			f.aw1 = f.e.Val(f.k)
 			f.state = 6
 			continue poll
-//line funcs_async.go:1923
+//line funcs_async.go:1924
 		case 4:
-//line funcs.go:299
+//line funcs.go:300
 			if f.i > 6 {
 				f.state = -1
 				return future.Result[int]{Value: f.total, Err: ErrBig}, true
 			}
-//line funcs.go:302
+//line funcs.go:303
 			f.state = 7
 			continue poll
-//line funcs_async.go:1933
+//line funcs_async.go:1934
 		case 5:
-//line funcs.go:284
+//line funcs.go:285
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:285
-			f.total += v
 //line funcs.go:286
+			f.total += v
+//line funcs.go:287
 			if v == 4 {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:289
-			f.total++
 //line funcs.go:290
+			f.total++
+//line funcs.go:291
 			f.state = 3
 			continue poll
-//line funcs_async.go:1953
+//line funcs_async.go:1954
 		case 6:
-//line funcs.go:296
+//line funcs.go:297
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:297
+//line funcs.go:298
 			f.total += w
-//line funcs.go:302
+//line funcs.go:303
 			f.state = 7
 			continue poll
-//line funcs_async.go:1966
+//line funcs_async.go:1967
 		case 7:
-//line funcs.go:303
-			f.e.Note("after %d", f.i)
 //line funcs.go:304
+			f.e.Note("after %d", f.i)
+//line funcs.go:305
 			f.state = 8
 			continue poll
-//line funcs_async.go:1973
+//line funcs_async.go:1974
 		case 8:
-//line funcs.go:281
+//line funcs.go:282
 			f.rangeIndex++
-//line funcs.go:281
+//line funcs.go:282
 			f.state = 1
 			continue poll
-//line funcs_async.go:1980
+//line funcs_async.go:1981
 		case 9:
-//line funcs.go:305
-			switch {
 //line funcs.go:306
+			switch {
+//line funcs.go:307
 			case f.n > 5:
 				f.state = 10
-//line funcs.go:309
+//line funcs.go:310
 			case f.n > 3:
 				f.state = 11
 			default:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:1994
+//line funcs_async.go:1995
 		case 10:
-//line funcs.go:307
+//line funcs.go:308
 			f.aw1 = f.e.Val(0)
 			f.state = 12
 			continue poll
-//line funcs_async.go:2000
+//line funcs_async.go:2001
 		case 11:
-//line funcs.go:310
-			f.total *= 3
 //line funcs.go:311
+			f.total *= 3
+//line funcs.go:312
 			f.state = 13
 			continue poll
-//line funcs_async.go:2007
+//line funcs_async.go:2008
 		case 12:
-//line funcs.go:307
+//line funcs.go:308
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:308
+//line funcs.go:309
 			f.total *= 2
-//line funcs.go:311
+//line funcs.go:312
 			f.state = 13
 			continue poll
-//line funcs_async.go:2020
+//line funcs_async.go:2021
 		case 13:
-//line funcs.go:312
+//line funcs.go:313
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2025
+//line funcs_async.go:2026
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2045,7 +2046,7 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2049
+//line funcs_async.go:2050
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2068,65 +2069,65 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:317
-			f.x = f.n
 //line funcs.go:318
+			f.x = f.n
+//line funcs.go:319
 			f.aw1 = f.e.Val(3)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2078
+//line funcs_async.go:2079
 		case 1:
-//line funcs.go:318
+//line funcs.go:319
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x += v
-//line funcs.go:319
+//line funcs.go:320
 			f.aw1 = f.e.Val(2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2091
+//line funcs_async.go:2092
 		case 2:
-//line funcs.go:319
+//line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x *= v
-//line funcs.go:320
+//line funcs.go:321
 			f.aw1 = f.e.Val(f.n)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2104
+//line funcs_async.go:2105
 		case 3:
-//line funcs.go:320
+//line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x -= v
-//line funcs.go:321
-			f.e.Note("x=%d", f.x)
 //line funcs.go:322
+			f.e.Note("x=%d", f.x)
+//line funcs.go:323
 			if f.x > 10 {
 				f.state = 4
 			} else {
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2122
+//line funcs_async.go:2123
 		case 4:
-//line funcs.go:323
+//line funcs.go:324
 			f.aw1 = f.e.Val(f.x * 100)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2128
+//line funcs_async.go:2129
 		case 5:
-//line funcs.go:323
+//line funcs.go:324
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2134,15 +2135,15 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2138
+//line funcs_async.go:2139
 		case 6:
-//line funcs.go:325
+//line funcs.go:326
 			f.aw1 = f.e.Val(f.x)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2144
+//line funcs_async.go:2145
 		case 7:
-//line funcs.go:325
+//line funcs.go:326
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2150,7 +2151,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2154
+//line funcs_async.go:2155
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2174,7 +2175,7 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2178
+//line funcs_async.go:2179
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
@@ -2203,29 +2204,29 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:330
+//line funcs.go:331
 			f.total = 0
-//line funcs.go:332
+//line funcs.go:333
 			f.i = 0
-//line funcs.go:332
+//line funcs.go:333
 			f.state = 1
 			continue poll
-//line funcs_async.go:2214
+//line funcs_async.go:2215
 		case 1:
-//line funcs.go:332
+//line funcs.go:333
 			if !(f.i < f.n) {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:334
+//line funcs.go:335
 			f.rangeValue = "abcd"
 			f.rangeIndex = 0
-//line funcs.go:334
+//line funcs.go:335
 			f.state = 2
 			continue poll
-//line funcs_async.go:2227
+//line funcs_async.go:2228
 		case 2:
-//line funcs.go:334
+//line funcs.go:335
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 5
 				continue poll
@@ -2234,19 +2235,19 @@ poll:
 			f.rangeNext = f.rangeIndex + width
 			f.j = f.rangeIndex
 			f.c = r
-//line funcs.go:335
+//line funcs.go:336
 			f.aw1 = f.e.Val(f.i + f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2242
+//line funcs_async.go:2243
 		case 3:
-//line funcs.go:335
+//line funcs.go:336
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:336
+//line funcs.go:337
 			switch {
 			case f.i == 7 && f.j == 0:
 				f.e.Note("break outer at i=%d", f.i)
@@ -2261,7 +2262,7 @@ poll:
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:348
+//line funcs.go:349
 		count:
 			for k := 0; ; k++ {
 				for {
@@ -2277,38 +2278,38 @@ poll:
 					continue count
 				}
 			}
-//line funcs.go:362
-			f.total += v
 //line funcs.go:363
+			f.total += v
+//line funcs.go:364
 			f.state = 4
 			continue poll
-//line funcs_async.go:2286
+//line funcs_async.go:2287
 		case 4:
-//line funcs.go:334
+//line funcs.go:335
 			f.rangeIndex = f.rangeNext
-//line funcs.go:334
+//line funcs.go:335
 			f.state = 2
 			continue poll
-//line funcs_async.go:2293
+//line funcs_async.go:2294
 		case 5:
-//line funcs.go:364
-			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:365
+			f.e.Note("i=%d total=%d", f.i, f.total)
+//line funcs.go:366
 			f.state = 6
 			continue poll
-//line funcs_async.go:2300
+//line funcs_async.go:2301
 		case 6:
-//line funcs.go:332
+//line funcs.go:333
 			f.i++
-//line funcs.go:332
+//line funcs.go:333
 			f.state = 1
 			continue poll
-//line funcs_async.go:2307
+//line funcs_async.go:2308
 		case 7:
-//line funcs.go:366
+//line funcs.go:367
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2312
+//line funcs_async.go:2313
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2332,7 +2333,7 @@ func (f *labelsAsyncFuture) Cancel() {
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2336
+//line funcs_async.go:2337
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2365,39 +2366,39 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:371
-			f.values = []any{f.n, "s", 2.5, nil, []int{f.n}, ErrBig}
 //line funcs.go:372
-			f.b = strings.Builder{}
+			f.values = []any{f.n, "s", 2.5, nil, []int{f.n}, ErrBig}
 //line funcs.go:373
+			f.b = strings.Builder{}
+//line funcs.go:374
 			f.rangeValue = f.n % 7
 			f.rangeIndex = 0
-//line funcs.go:373
+//line funcs.go:374
 			f.state = 1
 			continue poll
-//line funcs_async.go:2379
+//line funcs_async.go:2380
 		case 1:
-//line funcs.go:373
+//line funcs.go:374
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 15
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:374
-			switch bound := f.values[f.i%len(f.values)].(type) {
 //line funcs.go:375
+			switch bound := f.values[f.i%len(f.values)].(type) {
+//line funcs.go:376
 			case int:
 				f.v = bound
 				f.state = 2
-//line funcs.go:379
+//line funcs.go:380
 			case string, float64:
 				f.v4 = bound
 				f.state = 3
-//line funcs.go:382
+//line funcs.go:383
 			case nil:
 				f.v5 = bound
 				f.state = 4
-//line funcs.go:385
+//line funcs.go:386
 			case error:
 				f.v2 = bound
 				f.state = 5
@@ -2406,127 +2407,127 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2410
+//line funcs_async.go:2411
 		case 2:
-//line funcs.go:376
+//line funcs.go:377
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 7
 			continue poll
-//line funcs_async.go:2416
+//line funcs_async.go:2417
 		case 3:
-//line funcs.go:380
+//line funcs.go:381
 			f.aw2 = f.e.Str("x")
 			f.state = 8
 			continue poll
-//line funcs_async.go:2422
+//line funcs_async.go:2423
 		case 4:
-//line funcs.go:383
+//line funcs.go:384
 			f.aw1 = f.e.Val(0)
 			f.state = 9
 			continue poll
-//line funcs_async.go:2428
+//line funcs_async.go:2429
 		case 5:
-//line funcs.go:386
+//line funcs.go:387
 			f.b.WriteString(f.v2.Error())
-//line funcs.go:389
+//line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2435
+//line funcs_async.go:2436
 		case 6:
-//line funcs.go:388
-			f.e.Note("other %v", f.v3)
 //line funcs.go:389
+			f.e.Note("other %v", f.v3)
+//line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2442
+//line funcs_async.go:2443
 		case 7:
-//line funcs.go:376
+//line funcs.go:377
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:377
-			f.v += w
 //line funcs.go:378
+			f.v += w
+//line funcs.go:379
 			f.b.WriteString(strings.Repeat("i", f.v%4))
-//line funcs.go:389
+//line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2457
+//line funcs_async.go:2458
 		case 8:
-//line funcs.go:380
+//line funcs.go:381
 			s, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:381
+//line funcs.go:382
 			f.e.Note("%v %s", f.v4, s)
-//line funcs.go:389
+//line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2470
+//line funcs_async.go:2471
 		case 9:
-//line funcs.go:383
+//line funcs.go:384
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:384
+//line funcs.go:385
 			f.b.WriteString("nil")
-//line funcs.go:389
+//line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2483
+//line funcs_async.go:2484
 		case 10:
-//line funcs.go:390
-			switch f.values[(f.i+1)%len(f.values)].(type) {
 //line funcs.go:391
+			switch f.values[(f.i+1)%len(f.values)].(type) {
+//line funcs.go:392
 			case string:
 				f.state = 11
 			default:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2494
+//line funcs_async.go:2495
 		case 11:
-//line funcs.go:392
+//line funcs.go:393
 			f.aw1 = f.e.Val(1)
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2500
+//line funcs_async.go:2501
 		case 12:
-//line funcs.go:392
+//line funcs.go:393
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:393
-			f.b.WriteString("+")
 //line funcs.go:394
+			f.b.WriteString("+")
+//line funcs.go:395
 			f.state = 13
 			continue poll
-//line funcs_async.go:2513
+//line funcs_async.go:2514
 		case 13:
-//line funcs.go:395
+//line funcs.go:396
 			f.state = 14
 			continue poll
-//line funcs_async.go:2518
+//line funcs_async.go:2519
 		case 14:
-//line funcs.go:373
+//line funcs.go:374
 			f.rangeIndex++
-//line funcs.go:373
+//line funcs.go:374
 			f.state = 1
 			continue poll
-//line funcs_async.go:2525
+//line funcs_async.go:2526
 		case 15:
-//line funcs.go:396
+//line funcs.go:397
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2530
+//line funcs_async.go:2531
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2553,7 +2554,7 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2557
+//line funcs_async.go:2558
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
@@ -2593,15 +2594,15 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:401
-			f.total = 0
 //line funcs.go:402
+			f.total = 0
+//line funcs.go:403
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2603
+//line funcs_async.go:2604
 		case 1:
-//line funcs.go:402
+//line funcs.go:403
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2609,132 +2610,132 @@ poll:
 			f.aw1 = nil
 			var x int
 			x, f.err = v2.Value, v2.Err
-//line funcs.go:403
+//line funcs.go:404
 			if f.err != nil {
 				f.e.Note("first failed with %d", x)
 				f.total -= x
 			}
-//line funcs.go:407
-			f.y = 0
 //line funcs.go:408
+			f.y = 0
+//line funcs.go:409
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2624
+//line funcs_async.go:2625
 		case 2:
-//line funcs.go:408
+//line funcs.go:409
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.y, f.err = v2.Value, v2.Err
-//line funcs.go:409
-			f.total += f.y
 //line funcs.go:410
-			f.e.Note("y=%d err=%v", f.y, f.err)
+			f.total += f.y
 //line funcs.go:411
+			f.e.Note("y=%d err=%v", f.y, f.err)
+//line funcs.go:412
 			f.aw1 = f.e.Fallible(2)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2641
+//line funcs_async.go:2642
 		case 3:
-//line funcs.go:411
+//line funcs.go:412
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err = v2.Value, v2.Err
-//line funcs.go:412
-			f.e.Note("err=%v", f.err)
 //line funcs.go:413
+			f.e.Note("err=%v", f.err)
+//line funcs.go:414
 			f.aw1 = f.e.Fallible(f.n * 3)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2656
+//line funcs_async.go:2657
 		case 4:
-//line funcs.go:413
+//line funcs.go:414
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:414
+//line funcs.go:415
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2668
+//line funcs_async.go:2669
 		case 5:
-//line funcs.go:414
+//line funcs.go:415
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z, _ = v2.Value, v2.Err
-//line funcs.go:415
+//line funcs.go:416
 			f.rangeValue = f.n
 			f.rangeIndex = 0
-//line funcs.go:415
+//line funcs.go:416
 			f.state = 6
 			continue poll
-//line funcs_async.go:2683
+//line funcs_async.go:2684
 		case 6:
-//line funcs.go:415
+//line funcs.go:416
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 9
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:416
+//line funcs.go:417
 			f.aw1 = f.e.Fallible(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2695
+//line funcs_async.go:2696
 		case 7:
-//line funcs.go:416
+//line funcs.go:417
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line funcs.go:417
+//line funcs.go:418
 			if err != nil {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:420
-			f.total += v
 //line funcs.go:421
+			f.total += v
+//line funcs.go:422
 			f.state = 8
 			continue poll
-//line funcs_async.go:2714
+//line funcs_async.go:2715
 		case 8:
-//line funcs.go:415
+//line funcs.go:416
 			f.rangeIndex++
-//line funcs.go:415
+//line funcs.go:416
 			f.state = 6
 			continue poll
-//line funcs_async.go:2721
+//line funcs_async.go:2722
 		case 9:
-//line funcs.go:422
+//line funcs.go:423
 			if f.n > 5 {
 				f.state = 10
 			} else {
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2730
+//line funcs_async.go:2731
 		case 10:
-//line funcs.go:423
+//line funcs.go:424
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2736
+//line funcs_async.go:2737
 		case 11:
-//line funcs.go:423
+//line funcs.go:424
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2742,141 +2743,141 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2746
+//line funcs_async.go:2747
 		case 12:
-//line funcs.go:425
+//line funcs.go:426
 			f.rangeValue2 = 3
 			f.rangeIndex2 = 0
-//line funcs.go:425
+//line funcs.go:426
 			f.state = 13
 			continue poll
-//line funcs_async.go:2754
+//line funcs_async.go:2755
 		case 13:
-//line funcs.go:425
+//line funcs.go:426
 			if f.rangeIndex2 >= f.rangeValue2 {
 				f.state = 19
 				continue poll
 			}
 			f.i2 = f.rangeIndex2
-//line funcs.go:426
+//line funcs.go:427
 			f.aw1 = f.e.Fallible(f.n + f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2766
+//line funcs_async.go:2767
 		case 14:
-//line funcs.go:426
+//line funcs.go:427
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err2 = v2.Value, v2.Err
-//line funcs.go:426
+//line funcs.go:427
 			if f.err2 != nil {
 				f.state = 15
 			} else {
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2782
+//line funcs_async.go:2783
 		case 15:
-//line funcs.go:427
-			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:428
-			f.state = 17
-			continue poll
-//line funcs_async.go:2789
-		case 16:
+			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:429
-			f.total += f.v
-//line funcs.go:430
 			f.state = 17
 			continue poll
-//line funcs_async.go:2796
-		case 17:
+//line funcs_async.go:2790
+		case 16:
+//line funcs.go:430
+			f.total += f.v
 //line funcs.go:431
+			f.state = 17
+			continue poll
+//line funcs_async.go:2797
+		case 17:
+//line funcs.go:432
 			f.state = 18
 			continue poll
-//line funcs_async.go:2801
+//line funcs_async.go:2802
 		case 18:
-//line funcs.go:425
+//line funcs.go:426
 			f.rangeIndex2++
-//line funcs.go:425
+//line funcs.go:426
 			f.state = 13
 			continue poll
-//line funcs_async.go:2808
+//line funcs_async.go:2809
 		case 19:
-//line funcs.go:432
+//line funcs.go:433
 			f.aw2 = f.e.Val(f.n)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2814
+//line funcs_async.go:2815
 		case 20:
-//line funcs.go:432
+//line funcs.go:433
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.v2 = v2
-//line funcs.go:432
-			switch {
 //line funcs.go:433
+			switch {
+//line funcs.go:434
 			case f.v2 > 2:
 				f.state = 21
 			default:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2832
+//line funcs_async.go:2833
 		case 21:
-//line funcs.go:434
-			f.total++
 //line funcs.go:435
+			f.total++
+//line funcs.go:436
 			f.state = 22
 			continue poll
-//line funcs_async.go:2839
+//line funcs_async.go:2840
 		case 22:
-//line funcs.go:436
+//line funcs.go:437
 			f.aw1 = f.e.Fallible(f.z)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2845
+//line funcs_async.go:2846
 		case 23:
-//line funcs.go:436
+//line funcs.go:437
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w, f.err = v2.Value, v2.Err
-//line funcs.go:437
+//line funcs.go:438
 			if f.err != nil {
 				f.state = -1
 				return future.Result[int]{Value: f.w, Err: f.err}, true
 			}
-//line funcs.go:440
+//line funcs.go:441
 			f.s = "s"
 			f.err22 = nil
-//line funcs.go:444
+//line funcs.go:445
 			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
 			f.state = 24
 			fallthrough
-//line funcs_async.go:2866
+//line funcs_async.go:2867
 		case 24:
-//line funcs.go:444
+//line funcs.go:445
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
 			f.s, f.err22 = v2.Value, v2.Err
-//line funcs.go:445
-			f.e.Note("%s %v", f.s, f.err22)
 //line funcs.go:446
+			f.e.Note("%s %v", f.s, f.err22)
+//line funcs.go:447
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:2880
+//line funcs_async.go:2881
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2906,7 +2907,7 @@ func (f *triesAsyncFuture) Cancel() {
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:2910
+//line funcs_async.go:2911
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -2928,22 +2929,22 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:451
+//line funcs.go:452
 			if f.n%3 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:2939
+//line funcs_async.go:2940
 		case 1:
-//line funcs.go:453
+//line funcs.go:454
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2945
+//line funcs_async.go:2946
 		case 2:
-//line funcs.go:453
+//line funcs.go:454
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2951,25 +2952,25 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:2955
+//line funcs_async.go:2956
 		case 3:
-//line funcs.go:455
+//line funcs.go:456
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2961
+//line funcs_async.go:2962
 		case 4:
-//line funcs.go:455
+//line funcs.go:456
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line funcs.go:456
+//line funcs.go:457
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:2973
+//line funcs_async.go:2974
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2993,7 +2994,7 @@ func (f *tryReturnAsyncFuture) Cancel() {
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:2997
+//line funcs_async.go:2998
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3052,137 +3053,137 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:482
+//line funcs.go:483
 			{
 				deferred := f.e.Note
 				d2 := f.n
 				f.defers = append(f.defers, func() { deferred("first deferred, n=%d", d2) })
 			}
-//line funcs.go:483
+//line funcs.go:484
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3066
+//line funcs_async.go:3067
 		case 1:
-//line funcs.go:483
+//line funcs.go:484
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:484
-			c := counter{e: f.e, name: "c", n: f.x}
 //line funcs.go:485
+			c := counter{e: f.e, name: "c", n: f.x}
+//line funcs.go:486
 			{
 				deferred := c.show
 				f.defers = append(f.defers, func() { deferred("value") })
 			}
-//line funcs.go:486
+//line funcs.go:487
 			{
 				deferred := c.showPtr
 				f.defers = append(f.defers, func() { deferred("pointer") })
 			}
-//line funcs.go:487
-			var s shower = c
 //line funcs.go:488
+			var s shower = c
+//line funcs.go:489
 			{
 				deferred := s.show
 				f.defers = append(f.defers, func() { deferred("interface") })
 			}
-//line funcs.go:489
-			c.n += 100
 //line funcs.go:490
+			c.n += 100
+//line funcs.go:491
 			if f.x%2 == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3103
+//line funcs_async.go:3104
 		case 2:
-//line funcs.go:491
-			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
 //line funcs.go:492
+			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
+//line funcs.go:493
 			f.aw1 = f.e.Val(f.x + 1)
 			f.state = 4
 			continue poll
-//line funcs_async.go:3111
+//line funcs_async.go:3112
 		case 3:
-//line funcs.go:495
-			note := f.e.Note
 //line funcs.go:496
+			note := f.e.Note
+//line funcs.go:497
 			{
 				deferred := note
 				var d2 bool = f.x > 3
 				f.defers = append(f.defers, func() { deferred("odd branch %v", d2) })
 			}
-//line funcs.go:497
-			note = nil
 //line funcs.go:498
+			note = nil
+//line funcs.go:499
 			f.state = 5
 			continue poll
-//line funcs_async.go:3126
+//line funcs_async.go:3127
 		case 4:
-//line funcs.go:492
+//line funcs.go:493
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:493
-			f.x += y
 //line funcs.go:494
+			f.x += y
+//line funcs.go:495
 			f.state = 5
 			continue poll
-//line funcs_async.go:3139
+//line funcs_async.go:3140
 		case 5:
-//line funcs.go:499
+//line funcs.go:500
 			f.rangeValue = f.n % 4
 			f.rangeIndex = 0
-//line funcs.go:499
+//line funcs.go:500
 			f.state = 6
 			continue poll
-//line funcs_async.go:3147
+//line funcs_async.go:3148
 		case 6:
-//line funcs.go:499
+//line funcs.go:500
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 9
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:500
+//line funcs.go:501
 			{
 				deferred := f.e.Note
 				d2 := f.i
 				d3 := f.n % 4
 				f.defers = append(f.defers, func() { deferred("loop %d of %d", d2, d3) })
 			}
-//line funcs.go:501
+//line funcs.go:502
 			f.aw1 = f.e.Val(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3166
+//line funcs_async.go:3167
 		case 7:
-//line funcs.go:501
+//line funcs.go:502
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:502
+//line funcs.go:503
 			f.state = 8
 			continue poll
-//line funcs_async.go:3177
+//line funcs_async.go:3178
 		case 8:
-//line funcs.go:499
+//line funcs.go:500
 			f.rangeIndex++
-//line funcs.go:499
+//line funcs.go:500
 			f.state = 6
 			continue poll
-//line funcs_async.go:3184
+//line funcs_async.go:3185
 		case 9:
-//line funcs.go:503
+//line funcs.go:504
 			for i := 0; i < 2; i++ {
 				{
 					deferred := f.e.Note
@@ -3190,11 +3191,11 @@ poll:
 					f.defers = append(f.defers, func() { deferred("plain loop %d", d2) })
 				}
 			}
-//line funcs.go:506
-			f.x *= 2
 //line funcs.go:507
-			f.defers = append(f.defers, func() { f.x = -1 })
+			f.x *= 2
 //line funcs.go:508
+			f.defers = append(f.defers, func() { f.x = -1 })
+//line funcs.go:509
 			if f.x > 10 {
 				{
 					v := future.Result[int]{Value: f.x, Err: ErrBig}
@@ -3203,14 +3204,14 @@ poll:
 					return v, true
 				}
 			}
-//line funcs.go:511
+//line funcs.go:512
 			{
 				v := future.Result[int]{Value: f.x, Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3214
+//line funcs_async.go:3215
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3236,7 +3237,7 @@ func (f *defersAsyncFuture) Cancel() {
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3240
+//line funcs_async.go:3241
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3292,82 +3293,82 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:516
+//line funcs.go:517
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("outer deferred") })
 			}
-//line funcs.go:517
+//line funcs.go:518
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3305
+//line funcs_async.go:3306
 		case 1:
-//line funcs.go:517
+//line funcs.go:518
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:518
-			f.defers = append(f.defers, func() { f.e.Note("inner deferred v=%d", f.v) })
 //line funcs.go:519
+			f.defers = append(f.defers, func() { f.e.Note("inner deferred v=%d", f.v) })
+//line funcs.go:520
 			if f.v == 3 {
 				panic("three")
 			}
-//line funcs.go:522
+//line funcs.go:523
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3324
+//line funcs_async.go:3325
 		case 2:
-//line funcs.go:522
+//line funcs.go:523
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v2
-//line funcs.go:523
+//line funcs.go:524
 			if f.w == 6 {
 				{
 					f.defers = append(f.defers, func() { panic("deferred panic") })
 				}
 			}
-//line funcs.go:526
+//line funcs.go:527
 			if f.w == 8 {
 				var m map[int]int
 				f.defers = append(f.defers, func() { m[0] = 1 })
 
 			}
-//line funcs.go:530
+//line funcs.go:531
 			{
 				deferred := f.e.Note
 				d2 := f.w
 				f.defers = append(f.defers, func() { deferred("last deferred w=%d", d2) })
 			}
-//line funcs.go:531
+//line funcs.go:532
 			f.aw1 = f.e.Val(f.v * f.w)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3355
+//line funcs_async.go:3356
 		case 3:
-//line funcs.go:531
+//line funcs.go:532
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:532
+//line funcs.go:533
 			{
 				var v2 int = f.v + f.w
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3371
+//line funcs_async.go:3372
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3393,7 +3394,7 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3397
+//line funcs_async.go:3398
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3452,119 +3453,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:537
-			f.m = map[int]int{1: 1, 2: 2}
 //line funcs.go:538
-			f.defers = append(f.defers, func() { f.e.Note("map at the end %v", f.m) })
+			f.m = map[int]int{1: 1, 2: 2}
 //line funcs.go:539
+			f.defers = append(f.defers, func() { f.e.Note("map at the end %v", f.m) })
+//line funcs.go:540
 			{
 				d := f.m
 				f.defers = append(f.defers, func() { delete(d, 1) })
 			}
-//line funcs.go:540
-			fs := []func(){func() { f.e.Note("fs 0") }, func() { f.e.Note("fs 1") }}
 //line funcs.go:541
+			fs := []func(){func() { f.e.Note("fs 0") }, func() { f.e.Note("fs 1") }}
+//line funcs.go:542
 			{
 				deferred := fs[f.n%2]
 				f.defers = append(f.defers, func() { deferred() })
 			}
-//line funcs.go:542
-			fs[f.n%2] = nil
 //line funcs.go:543
-			args := []any{f.n, "x"}
+			fs[f.n%2] = nil
 //line funcs.go:544
+			args := []any{f.n, "x"}
+//line funcs.go:545
 			{
 				deferred := f.e.Note
 				d2 := args
 				f.defers = append(f.defers, func() { deferred("spread %v %v", d2...) })
 			}
-//line funcs.go:545
+//line funcs.go:546
 			{
 				deferred := f.e.noted
 				d, d2 := pairOf(f.n)
 				f.defers = append(f.defers, func() { deferred(d, d2) })
 			}
-//line funcs.go:546
+//line funcs.go:547
 			{
 				deferred := f.e.Note
 				var d2 bool = f.n > 3
 				var d3 bool = 1<<f.n > 8
 				f.defers = append(f.defers, func() { deferred("untyped %v %v", d2, d3) })
 			}
-//line funcs.go:547
+//line funcs.go:548
 			f.rangeValue = f.n % 3
 			f.rangeIndex = 0
-//line funcs.go:547
+//line funcs.go:548
 			f.state = 1
 			continue poll
-//line funcs_async.go:3501
+//line funcs_async.go:3502
 		case 1:
-//line funcs.go:547
+//line funcs.go:548
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:548
+//line funcs.go:549
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3513
+//line funcs_async.go:3514
 		case 2:
-//line funcs.go:548
+//line funcs.go:549
 			k, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:549
+//line funcs.go:550
 			{
 				deferred := f.e.Note
 				d2 := k
 				f.defers = append(f.defers, func() { deferred("k=%d", d2) })
 			}
-//line funcs.go:550
-			f.m[k+10] = k
 //line funcs.go:551
+			f.m[k+10] = k
+//line funcs.go:552
 			f.state = 3
 			continue poll
-//line funcs_async.go:3532
+//line funcs_async.go:3533
 		case 3:
-//line funcs.go:547
+//line funcs.go:548
 			f.rangeIndex++
-//line funcs.go:547
+//line funcs.go:548
 			f.state = 1
 			continue poll
-//line funcs_async.go:3539
+//line funcs_async.go:3540
 		case 4:
-//line funcs.go:552
+//line funcs.go:553
 			if f.n == 4 {
 				f.state = -1
 				f.runDefers()
 				return struct{}{}, true
 			}
-//line funcs.go:555
+//line funcs.go:556
 			f.aw1 = f.e.Val(f.n)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3551
+//line funcs_async.go:3552
 		case 5:
-//line funcs.go:555
+//line funcs.go:556
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:556
+//line funcs.go:557
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("after the last await") })
 			}
-//line funcs.go:557
+//line funcs.go:558
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3568
+//line funcs_async.go:3569
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3590,7 +3591,7 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3594
+//line funcs_async.go:3595
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -3615,50 +3616,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:567
+//line funcs.go:568
 			f.rangeValue = f.n
 			f.rangeIndex = 0
-//line funcs.go:567
+//line funcs.go:568
 			f.state = 1
 			continue poll
-//line funcs_async.go:3625
+//line funcs_async.go:3626
 		case 1:
-//line funcs.go:567
+//line funcs.go:568
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:568
+//line funcs.go:569
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3637
+//line funcs_async.go:3638
 		case 2:
-//line funcs.go:568
+//line funcs.go:569
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:569
-			f.s.items = append(f.s.items, v)
 //line funcs.go:570
+			f.s.items = append(f.s.items, v)
+//line funcs.go:571
 			f.state = 3
 			continue poll
-//line funcs_async.go:3650
+//line funcs_async.go:3651
 		case 3:
-//line funcs.go:567
+//line funcs.go:568
 			f.rangeIndex++
-//line funcs.go:567
+//line funcs.go:568
 			f.state = 1
 			continue poll
-//line funcs_async.go:3657
+//line funcs_async.go:3658
 		case 4:
-//line funcs.go:571
+//line funcs.go:572
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:3662
+//line funcs_async.go:3663
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3682,7 +3683,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:3686
+//line funcs_async.go:3687
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -3708,59 +3709,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:576
-			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
 //line funcs.go:577
-			f.total = 0
+			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
 //line funcs.go:578
+			f.total = 0
+//line funcs.go:579
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:578
+//line funcs.go:579
 			f.state = 1
 			continue poll
-//line funcs_async.go:3722
+//line funcs_async.go:3723
 		case 1:
-//line funcs.go:578
+//line funcs.go:579
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			f.x = f.rangeValue[f.rangeIndex]
-//line funcs.go:579
+//line funcs.go:580
 			f.aw1 = f.s.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3734
+//line funcs_async.go:3735
 		case 2:
-//line funcs.go:579
+//line funcs.go:580
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:580
-			f.total += v
 //line funcs.go:581
+			f.total += v
+//line funcs.go:582
 			f.state = 3
 			continue poll
-//line funcs_async.go:3747
+//line funcs_async.go:3748
 		case 3:
-//line funcs.go:578
+//line funcs.go:579
 			f.rangeIndex++
-//line funcs.go:578
+//line funcs.go:579
 			f.state = 1
 			continue poll
-//line funcs_async.go:3754
+//line funcs_async.go:3755
 		case 4:
-//line funcs.go:582
+//line funcs.go:583
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:585
+//line funcs.go:586
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:3764
+//line funcs_async.go:3765
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3784,7 +3785,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:3788
+//line funcs_async.go:3789
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -3805,13 +3806,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:590
+//line funcs.go:591
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3813
+//line funcs_async.go:3814
 		case 1:
-//line funcs.go:590
+//line funcs.go:591
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -3819,7 +3820,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:3823
+//line funcs_async.go:3824
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3843,7 +3844,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:3847
+//line funcs_async.go:3848
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -3875,77 +3876,77 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:595
-			f.m = map[K]int{}
 //line funcs.go:596
-			f.last = *new(T)
+			f.m = map[K]int{}
 //line funcs.go:597
+			f.last = *new(T)
+//line funcs.go:598
 			f.rangeValue = f.xs
 			f.rangeIndex = 0
-//line funcs.go:597
+//line funcs.go:598
 			f.state = 1
 			continue poll
-//line funcs_async.go:3889
+//line funcs_async.go:3890
 		case 1:
-//line funcs.go:597
+//line funcs.go:598
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 5
 				continue poll
 			}
 			f.i = f.rangeIndex
 			f.x = f.rangeValue[f.rangeIndex]
-//line funcs.go:598
+//line funcs.go:599
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3902
+//line funcs_async.go:3903
 		case 2:
-//line funcs.go:598
+//line funcs.go:599
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:599
+//line funcs.go:600
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3915
+//line funcs_async.go:3916
 		case 3:
-//line funcs.go:599
+//line funcs.go:600
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:600
-			f.m[f.key(y)] += f.w
 //line funcs.go:601
-			f.last = f.x
+			f.m[f.key(y)] += f.w
 //line funcs.go:602
+			f.last = f.x
+//line funcs.go:603
 			f.state = 4
 			continue poll
-//line funcs_async.go:3930
+//line funcs_async.go:3931
 		case 4:
-//line funcs.go:597
+//line funcs.go:598
 			f.rangeIndex++
-//line funcs.go:597
+//line funcs.go:598
 			f.state = 1
 			continue poll
-//line funcs_async.go:3937
+//line funcs_async.go:3938
 		case 5:
-//line funcs.go:603
-			f.e.Note("last %v", f.last)
 //line funcs.go:604
+			f.e.Note("last %v", f.last)
+//line funcs.go:605
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:607
+//line funcs.go:608
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:3949
+//line funcs_async.go:3950
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3969,7 +3970,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:3973
+//line funcs_async.go:3974
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -3998,65 +3999,65 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:618
-			f.zero = *new(E)
 //line funcs.go:619
+			f.zero = *new(E)
+//line funcs.go:620
 			f.rangeValue = f.n
 			f.rangeIndex = 0
-//line funcs.go:619
+//line funcs.go:620
 			f.state = 1
 			continue poll
-//line funcs_async.go:4010
+//line funcs_async.go:4011
 		case 1:
-//line funcs.go:619
+//line funcs.go:620
 			if f.rangeIndex >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
 			f.i = f.rangeIndex
-//line funcs.go:620
+//line funcs.go:621
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4022
+//line funcs_async.go:4023
 		case 2:
-//line funcs.go:620
+//line funcs.go:621
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:621
-			f.b.v = append(f.b.v, f.mk(w))
 //line funcs.go:622
+			f.b.v = append(f.b.v, f.mk(w))
+//line funcs.go:623
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4036
+//line funcs_async.go:4037
 		case 3:
-//line funcs.go:622
+//line funcs.go:623
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:623
+//line funcs.go:624
 			f.state = 4
 			continue poll
-//line funcs_async.go:4048
+//line funcs_async.go:4049
 		case 4:
-//line funcs.go:619
+//line funcs.go:620
 			f.rangeIndex++
-//line funcs.go:619
+//line funcs.go:620
 			f.state = 1
 			continue poll
-//line funcs_async.go:4055
+//line funcs_async.go:4056
 		case 5:
-//line funcs.go:624
+//line funcs.go:625
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:4060
+//line funcs_async.go:4061
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4080,7 +4081,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4084
+//line funcs_async.go:4085
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -4109,17 +4110,17 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:632
-			f.b = strings.Builder{}
 //line funcs.go:633
+			f.b = strings.Builder{}
+//line funcs.go:634
 			f.rangeValue = f.s
 			f.rangeIndex = 0
-//line funcs.go:633
+//line funcs.go:634
 			f.state = 1
 			continue poll
-//line funcs_async.go:4121
+//line funcs_async.go:4122
 		case 1:
-//line funcs.go:633
+//line funcs.go:634
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
@@ -4128,36 +4129,36 @@ poll:
 			f.rangeNext = f.rangeIndex + width
 			f.i = f.rangeIndex
 			f.r = r2
-//line funcs.go:634
+//line funcs.go:635
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4136
+//line funcs_async.go:4137
 		case 2:
-//line funcs.go:634
+//line funcs.go:635
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:635
-			f.b.WriteRune(f.r)
 //line funcs.go:636
+			f.b.WriteRune(f.r)
+//line funcs.go:637
 			f.state = 3
 			continue poll
-//line funcs_async.go:4149
+//line funcs_async.go:4150
 		case 3:
-//line funcs.go:633
+//line funcs.go:634
 			f.rangeIndex = f.rangeNext
-//line funcs.go:633
+//line funcs.go:634
 			f.state = 1
 			continue poll
-//line funcs_async.go:4156
+//line funcs_async.go:4157
 		case 4:
-//line funcs.go:637
+//line funcs.go:638
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:4161
+//line funcs_async.go:4162
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4177,3 +4178,391 @@ func (f *runesAsyncFuture[S]) Cancel() {
 		f.state = -2
 	}
 }
+
+//line funcs_async.go:4183
+
+// namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
+type namedResultsAsyncFuture struct {
+	state      int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int]                // the future awaited
+	aw2        future.Future[future.Result[int]] // the future awaited
+	defers     []func()                          // the calls deferred and not yet run, in order
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	err        error
+	i          int
+}
+
+// namedResultsAsync returns namedResults as a future: polling it runs namedResults up to its next
+// await, and its value is what namedResults returns.
+func namedResultsAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &namedResultsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs namedResults until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls namedResults deferred run first, as in Go.
+func (f *namedResultsAsyncFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that namedResults deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *namedResultsAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *namedResultsAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:643
+			f.defers = append(f.defers, func() {
+				if f.err != nil {
+					f.total = -f.total
+					f.err = fmt.Errorf("wrapped: %w", f.err)
+				}
+			})
+//line funcs.go:649
+			{
+				deferred := f.e.Note
+				d2 := f.total
+				f.defers = append(f.defers, func() { deferred("deferred total=%d", d2) })
+			}
+//line funcs.go:650
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:650
+			f.state = 1
+			continue poll
+//line funcs_async.go:4263
+		case 1:
+//line funcs.go:650
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:651
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4275
+		case 2:
+//line funcs.go:651
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:652
+			f.total += v
+//line funcs.go:653
+			if f.total > 10 {
+				f.err = ErrBig
+				f.state = -1
+				f.runDefers()
+				return future.Result[int]{Value: f.total, Err: f.err}, true
+			}
+//line funcs.go:657
+			f.state = 3
+			continue poll
+//line funcs_async.go:4295
+		case 3:
+//line funcs.go:650
+			f.rangeIndex++
+//line funcs.go:650
+			f.state = 1
+			continue poll
+//line funcs_async.go:4302
+		case 4:
+//line funcs.go:658
+			if f.n == 3 {
+				f.state = 5
+			} else {
+				f.state = 7
+			}
+			continue poll
+//line funcs_async.go:4311
+		case 5:
+//line funcs.go:659
+			f.aw2 = f.e.Fallible(f.n)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:4317
+		case 6:
+//line funcs.go:659
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.total, f.err = v2.Value, v2.Err
+			f.state = -1
+			f.runDefers()
+			return future.Result[int]{Value: f.total, Err: f.err}, true
+//line funcs_async.go:4329
+		case 7:
+//line funcs.go:661
+			if f.n == 5 {
+				f.total, f.err = 100, ErrOdd
+				f.state = -1
+				f.runDefers()
+				return future.Result[int]{Value: f.total, Err: f.err}, true
+			}
+//line funcs.go:664
+			f.aw2 = f.e.Fallible(f.total)
+			f.state = 8
+			fallthrough
+//line funcs_async.go:4342
+		case 8:
+//line funcs.go:664
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.total, f.err = v2.Value, v2.Err
+//line funcs.go:665
+			f.state = -1
+			f.runDefers()
+			return future.Result[int]{Value: f.total, Err: f.err}, true
+//line funcs_async.go:4355
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that namedResults awaits, if any, then runs the calls
+// namedResults deferred; namedResults goes no further.
+func (f *namedResultsAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 6, 8:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// namedResults is what namedResultsAsync compiles; it is not called.
+var _ = namedResults
+
+//line funcs_async.go:4384
+
+// namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
+type namedOneAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	r      int
+}
+
+// namedOneAsync returns namedOne as a future: polling it runs namedOne up to its next
+// await, and its value is what namedOne returns.
+func namedOneAsync(e *Env, n int) future.Future[int] {
+	return &namedOneAsyncFuture{e: e, n: n}
+}
+
+// Poll runs namedOne until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls namedOne deferred run first, as in Go.
+func (f *namedOneAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that namedOne deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *namedOneAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *namedOneAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:670
+			f.defers = append(f.defers, func() { f.r *= 2 })
+//line funcs.go:671
+			if f.n%2 == 0 {
+				f.state = 1
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:4449
+		case 1:
+//line funcs.go:672
+			f.aw1 = f.e.Val(f.n)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4455
+		case 2:
+//line funcs.go:672
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.r = v
+			f.state = -1
+			f.runDefers()
+			return f.r, true
+//line funcs_async.go:4467
+		case 3:
+//line funcs.go:674
+			f.r = f.n
+//line funcs.go:675
+			f.r = f.r + 1
+			f.state = -1
+			f.runDefers()
+			return f.r, true
+//line funcs_async.go:4476
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that namedOne awaits, if any, then runs the calls
+// namedOne deferred; namedOne goes no further.
+func (f *namedOneAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// namedOne is what namedOneAsync compiles; it is not called.
+var _ = namedOne
+
+//line funcs_async.go:4502
+
+// blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
+type blankResultAsyncFuture struct {
+	state   int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1     future.Future[int] // the future awaited
+	result1 int
+	e       *Env
+	n       int
+	err     error
+}
+
+// blankResultAsync returns blankResult as a future: polling it runs blankResult up to its next
+// await, and its value is what blankResult returns.
+func blankResultAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &blankResultAsyncFuture{e: e, n: n}
+}
+
+// Poll runs blankResult until it awaits a future that is not ready, or returns.
+func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:680
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4529
+		case 1:
+//line funcs.go:680
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:681
+			if v > 4 {
+				f.err = ErrBig
+				f.state = -1
+				return future.Result[int]{Value: f.result1, Err: f.err}, true
+			}
+//line funcs.go:685
+			f.result1, f.err = v, nil
+			f.state = -1
+			return future.Result[int]{Value: f.result1, Err: f.err}, true
+//line funcs_async.go:4547
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that blankResult awaits, if any; blankResult goes no further.
+func (f *blankResultAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// blankResult is what blankResultAsync compiles; it is not called.
+var _ = blankResult

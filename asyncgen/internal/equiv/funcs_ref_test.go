@@ -4,6 +4,7 @@ package equiv
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -554,4 +555,48 @@ func runesRef[S ~string](e *Env, s S) (string, error) {
 		b.WriteRune(r)
 	}
 	return b.String(), nil
+}
+
+func namedResultsRef(e *Env, n int) (total int, err error) {
+	defer func() {
+		if err != nil {
+			total = -total
+			err = fmt.Errorf("wrapped: %w", err)
+		}
+	}()
+	defer e.Note("deferred total=%d", total)
+	for i := range n {
+		v := awaitRef(e.Val(i))
+		total += v
+		if total > 10 {
+			err = ErrBig
+			return
+		}
+	}
+	if n == 3 {
+		return tryRef(e.Fallible(n))
+	}
+	if n == 5 {
+		return 100, ErrOdd
+	}
+	total, err = tryRef(e.Fallible(total))
+	return
+}
+
+func namedOneRef(e *Env, n int) (r int) {
+	defer func() { r *= 2 }()
+	if n%2 == 0 {
+		return awaitRef(e.Val(n))
+	}
+	r = n
+	return r + 1
+}
+
+func blankResultRef(e *Env, n int) (_ int, err error) {
+	v := awaitRef(e.Val(n))
+	if v > 4 {
+		err = ErrBig
+		return
+	}
+	return v, nil
 }

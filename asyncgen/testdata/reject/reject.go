@@ -101,12 +101,6 @@ func inCondition(f future.Future[bool]) {
 type T struct{ x int }
 
 //blitz:async
-func named(f future.Future[int]) (n int) {
-	n = future.Await(f)
-	return n
-}
-
-//blitz:async
 func toField(f future.Future[int], t *T) {
 	t.x = future.Await(f)
 }
