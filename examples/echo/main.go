@@ -7,9 +7,9 @@
 // examples/echomachine is the same server with its state machines written by
 // hand, for those who want to see the mechanism.
 //
-// After editing an async function, run go generate. In this repository the
-// go:generate line runs the generator from the workspace; in a module of
-// your own, add it as a tool and write the line as
+// After editing an async function, run go generate. In this repository
+// the generator runs from the workspace (go run); in a module of your own,
+// add it as a tool and write the go:generate line as
 //
 //	go get -tool github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 //	//go:generate go tool blitzgen
