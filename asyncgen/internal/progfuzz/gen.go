@@ -1,0 +1,1135 @@
+package progfuzz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Result is the result list of a generated function.
+type Result int
+
+const (
+	// NoResult is a function without results (a Future[struct{}]).
+	NoResult Result = iota
+	// IntResult is a function returning int (a Future[int]).
+	IntResult
+	// IntErrResult is a function returning (int, error) (a
+	// Future[Result[int]]).
+	IntErrResult
+)
+
+// Program is one generated async function.
+type Program struct {
+	Name   string
+	Result Result
+	// Source is the function's declaration, its //blitz:async directive
+	// included; it uses the parameters e *Env and n int, the package's
+	// import of future and nothing else.
+	Source string
+	// Awaits counts the await statements written (some may never run).
+	Awaits int
+}
+
+// Generate writes the program of one seed; the same seed gives the same
+// program.
+func Generate(name string, seed uint64) Program {
+	return GenerateFrom(name, rand.NewPCG(seed, 0xb11e))
+}
+
+// GenerateFrom writes a program drawing its choices from src.
+func GenerateFrom(name string, src rand.Source) Program {
+	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%26)}
+	g.result = Result(g.rng.IntN(3))
+	return g.function(name)
+}
+
+// kind is the type of a variable of a generated program.
+type kind int
+
+const (
+	kInt kind = iota
+	kRune
+	kStr
+	kErr
+	kSlice // []int
+	kArr   // [3]int
+	kAny
+	kFunc // func(int) int
+)
+
+type variable struct {
+	name string
+	kind kind
+	// loops is the number of loops around the declaration (inside the
+	// function or the innermost function literal): a function literal
+	// captures only variables declared outside every loop, since the
+	// generator rejects capturing a per-iteration variable.
+	loops int
+	// readOnly marks a loop counter, which the body must not assign.
+	readOnly bool
+}
+
+type scope struct {
+	vars []*variable
+	// barrier marks the scope of a function literal's body: lookups
+	// through it see only variables that may be captured.
+	barrier bool
+}
+
+// target is a statement that break or continue may name: a loop or a
+// switch.
+type target struct {
+	loop  bool
+	label string
+	used  bool
+}
+
+type gen struct {
+	rng    *rand.Rand
+	result Result
+	lines  []string
+	indent int
+	scopes []*scope
+	// targets are the enclosing loops and switches, innermost last;
+	// nil inside a function literal's body, whose statements cannot
+	// jump out of it.
+	targets []*target
+	loops   int // loops around the current statement
+	inLit   bool
+	budget  int // statements left to write
+	depth   int // nesting of blocks
+	ids     int // statement counter, for distinct log lines and names
+	awaits  int
+}
+
+func (g *gen) emit(format string, args ...any) {
+	g.lines = append(g.lines, strings.Repeat("\t", g.indent)+fmt.Sprintf(format, args...))
+}
+
+func (g *gen) id() int { g.ids++; return g.ids }
+
+func (g *gen) chance(p float64) bool { return g.rng.Float64() < p }
+
+func (g *gen) push(barrier bool) { g.scopes = append(g.scopes, &scope{barrier: barrier}) }
+func (g *gen) pop()              { g.scopes = g.scopes[:len(g.scopes)-1] }
+
+// declare adds a variable to the innermost scope.
+func (g *gen) declare(name string, k kind) *variable {
+	v := &variable{name: name, kind: k, loops: g.loops}
+	s := g.scopes[len(g.scopes)-1]
+	s.vars = append(s.vars, v)
+	return v
+}
+
+// visible returns the variables of kind k that the current statement may
+// use (the innermost declaration of each name; through a function
+// literal's barrier only those declared outside every loop).
+func (g *gen) visible(k kind, assign bool) []*variable {
+	var out []*variable
+	seen := map[string]bool{}
+	barrier := false
+	for i := len(g.scopes) - 1; i >= 0; i-- {
+		s := g.scopes[i]
+		for j := len(s.vars) - 1; j >= 0; j-- {
+			v := s.vars[j]
+			if seen[v.name] {
+				continue
+			}
+			seen[v.name] = true
+			if v.kind != k || (barrier && v.loops > 0) || (assign && v.readOnly) {
+				continue
+			}
+			out = append(out, v)
+		}
+		if s.barrier {
+			barrier = true
+		}
+	}
+	return out
+}
+
+func (g *gen) pick(k kind, assign bool) *variable {
+	vs := g.visible(k, assign)
+	if len(vs) == 0 {
+		return nil
+	}
+	return vs[g.rng.IntN(len(vs))]
+}
+
+// inScope reports whether name is declared in the innermost scope.
+func (g *gen) inScope(name string) bool {
+	for _, v := range g.scopes[len(g.scopes)-1].vars {
+		if v.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+var pools = map[kind][]string{
+	kInt:   {"a", "b", "x", "y", "k"},
+	kStr:   {"s", "t"},
+	kErr:   {"err"},
+	kSlice: {"xs", "ys"},
+	kArr:   {"arr"},
+	kAny:   {"val"},
+	kFunc:  {"fn"},
+}
+
+// newName returns a name for a new variable of kind k in the innermost
+// scope: often one that an outer scope already has (shadowing it), never
+// one the innermost scope has.
+func (g *gen) newName(k kind) string {
+	pool := pools[k]
+	for range 3 {
+		name := pool[g.rng.IntN(len(pool))]
+		if !g.inScope(name) {
+			return name
+		}
+	}
+	return fmt.Sprintf("%s%d", pool[0], g.id())
+}
+
+// note records v's value in the log (and uses it, so that the program
+// compiles).
+func (g *gen) note(v *variable) {
+	verb := "%d"
+	if v.kind == kStr || v.kind == kErr || v.kind == kAny || v.kind == kSlice || v.kind == kArr {
+		verb = "%v"
+	}
+	if v.kind == kStr {
+		verb = "%q"
+	}
+	if v.kind == kFunc {
+		g.emit("e.Note(\"s%d %s()=%%d\", %s(%s))", g.id(), v.name, v.name, g.intExpr(1))
+		return
+	}
+	g.emit("e.Note(\"s%d %s=%s\", %s)", g.id(), v.name, verb, v.name)
+}
+
+// intExpr is an int expression without calls or awaits whose value stays
+// small: variables, small constants, lengths, + - and multiplication and
+// remainder by constants.
+func (g *gen) intExpr(depth int) string {
+	if depth <= 0 || g.chance(0.3) {
+		return g.intAtom()
+	}
+	a, b := g.intExpr(depth-1), g.intExpr(depth-1)
+	switch g.rng.IntN(5) {
+	case 0:
+		return fmt.Sprintf("%s + %s", a, b)
+	case 1:
+		return fmt.Sprintf("%s - %s", a, b)
+	case 2:
+		return fmt.Sprintf("(%s) * %d", a, 2+g.rng.IntN(4))
+	case 3:
+		return fmt.Sprintf("(%s) %% %d", a, 2+g.rng.IntN(6))
+	default:
+		return fmt.Sprintf("(%s + %s) %% 97", a, b)
+	}
+}
+
+func (g *gen) intAtom() string {
+	switch g.rng.IntN(8) {
+	case 0, 1:
+		return fmt.Sprint(g.rng.IntN(10))
+	case 2:
+		if v := g.pick(kStr, false); v != nil {
+			return fmt.Sprintf("len(%s)", v.name)
+		}
+	case 3:
+		if v := g.pick(kSlice, false); v != nil {
+			return fmt.Sprintf("len(%s)", v.name)
+		}
+	case 4:
+		if v := g.pick(kArr, false); v != nil {
+			return fmt.Sprintf("%s[%d]", v.name, g.rng.IntN(3))
+		}
+	case 5:
+		if v := g.pick(kRune, false); v != nil {
+			return fmt.Sprintf("int(%s)", v.name)
+		}
+	}
+	if v := g.pick(kInt, false); v != nil {
+		return v.name
+	}
+	return "n"
+}
+
+// small is an int expression in [0, 97).
+func (g *gen) small() string {
+	e := g.intExpr(2)
+	if g.chance(0.5) {
+		return fmt.Sprintf("(%s) %% 97", e)
+	}
+	return fmt.Sprintf("(%s) %% 7", e)
+}
+
+// bound is a small non-negative loop bound.
+func (g *gen) bound() string {
+	switch g.rng.IntN(4) {
+	case 0:
+		return fmt.Sprint(g.rng.IntN(4))
+	case 1:
+		return "n % 4"
+	default:
+		return fmt.Sprintf("(%s%%3 + 3) %% 4", g.intAtom())
+	}
+}
+
+var strLits = []string{`""`, `"go"`, `"héllo"`, `"a\xffb"`, `"日本"`, `"xyz"`}
+
+func (g *gen) strExpr() string {
+	if v := g.pick(kStr, false); v != nil && g.chance(0.6) {
+		if g.chance(0.3) {
+			return v.name + " + " + strLits[g.rng.IntN(len(strLits))]
+		}
+		return v.name
+	}
+	return strLits[g.rng.IntN(len(strLits))]
+}
+
+func (g *gen) cond() string {
+	switch g.rng.IntN(9) {
+	case 0:
+		if v := g.pick(kErr, false); v != nil {
+			if g.chance(0.5) {
+				return v.name + " != nil"
+			}
+			return v.name + " == nil"
+		}
+	case 1:
+		if v := g.pick(kStr, false); v != nil {
+			return fmt.Sprintf("len(%s) > %d", v.name, g.rng.IntN(4))
+		}
+	case 2:
+		return fmt.Sprintf("%s && %s", g.cond(), g.cond())
+	case 3:
+		return fmt.Sprintf("(%s || %s)", g.cond(), g.cond())
+	case 4:
+		return fmt.Sprintf("!(%s)", g.cond())
+	}
+	ops := []string{"<", ">", "==", "!=", "<=", ">="}
+	if g.chance(0.4) {
+		return fmt.Sprintf("(%s)%%2 == %d", g.intExpr(1), g.rng.IntN(2))
+	}
+	return fmt.Sprintf("%s %s %s", g.intExpr(1), ops[g.rng.IntN(len(ops))], g.intExpr(1))
+}
+
+// valFuture is a future of an int.
+func (g *gen) valFuture() string { return fmt.Sprintf("e.Val(%s)", g.small()) }
+
+func (g *gen) await() string {
+	g.awaits++
+	return "future.Await(" + g.valFuture() + ")"
+}
+
+func (g *gen) try(str bool) string {
+	g.awaits++
+	if str {
+		return fmt.Sprintf("future.Try(e.Text(%s))", g.strExpr())
+	}
+	return fmt.Sprintf("future.Try(e.Fallible(%s))", g.small())
+}
+
+func (g *gen) function(name string) Program {
+	res := map[Result]string{NoResult: "", IntResult: " int", IntErrResult: " (int, error)"}[g.result]
+	g.emit("//blitz:async")
+	g.emit("func %s(e *Env, n int)%s {", name, res)
+	g.indent++
+	g.push(false)
+	g.declare("n", kInt)
+	// An await first, so that every program waits at least once.
+	first, rhs := g.newName(kInt), g.await()
+	v := g.declare(first, kInt)
+	g.emit("%s := %s", v.name, rhs)
+	g.note(v)
+	for g.budget > 0 {
+		g.stmt()
+	}
+	g.finalReturn()
+	g.pop()
+	g.indent--
+	g.emit("}")
+	return Program{Name: name, Result: g.result, Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits}
+}
+
+// block writes statements until the budget or the block's own length runs
+// out, or until a statement that does not fall through.
+func (g *gen) block() {
+	n := 1 + g.rng.IntN(5)
+	for i := 0; i < n && g.budget > 0; i++ {
+		if g.stmt() {
+			return
+		}
+	}
+}
+
+// nested writes a block one level deeper in its own scope.
+func (g *gen) nested(body func()) {
+	g.indent++
+	g.depth++
+	g.push(false)
+	if body != nil {
+		body()
+	}
+	g.block()
+	g.pop()
+	g.depth--
+	g.indent--
+}
+
+func (g *gen) finalReturn() {
+	switch g.result {
+	case IntResult:
+		g.emit("return %s", g.intExpr(2))
+	case IntErrResult:
+		if v := g.pick(kErr, false); v != nil && g.chance(0.3) {
+			g.emit("return %s, %s", g.intExpr(2), v.name)
+		} else {
+			g.emit("return %s, nil", g.intExpr(2))
+		}
+	}
+}
+
+// ret writes an early return, reporting that the block ends.
+func (g *gen) ret() bool {
+	switch g.result {
+	case NoResult:
+		g.emit("return")
+	case IntResult:
+		if g.chance(0.3) {
+			g.emit("return %s", g.await())
+		} else {
+			g.emit("return %s", g.intExpr(2))
+		}
+	case IntErrResult:
+		switch g.rng.IntN(3) {
+		case 0:
+			g.emit("return %s", g.try(false))
+		case 1:
+			if v := g.pick(kErr, false); v != nil {
+				g.emit("return %s, %s", g.intExpr(1), v.name)
+				break
+			}
+			fallthrough
+		default:
+			g.emit("return %s, nil", g.intExpr(2))
+		}
+	}
+	return true
+}
+
+// stmt writes one statement and reports whether it does not fall through.
+func (g *gen) stmt() bool {
+	g.budget--
+	deep := g.depth >= 4
+	for {
+		switch c := g.rng.IntN(24); {
+		case c < 3:
+			g.declInt()
+		case c < 5:
+			g.assignInt()
+		case c == 5:
+			if !g.inLit {
+				g.emit("%s", g.await())
+				return false
+			}
+		case c == 6:
+			g.declOther()
+		case c == 7:
+			g.tryStmt()
+		case c == 8 && !deep:
+			g.ifStmt()
+		case c == 9 && !deep && g.loops < 3:
+			g.forStmt()
+		case c == 10 && !deep && g.loops < 3:
+			g.rangeStmt()
+		case c == 11 && !deep:
+			g.switchStmt()
+		case c == 12 && !deep:
+			g.typeSwitch()
+		case c == 13:
+			if g.jump(false) {
+				return false
+			}
+		case c == 14 && !g.inLit && g.depth > 0:
+			if g.chance(0.5) {
+				g.emit("if %s {", g.cond())
+				g.indent++
+				g.ret()
+				g.indent--
+				g.emit("}")
+				return false
+			}
+			if g.budget < 3 || g.chance(0.2) {
+				return g.ret()
+			}
+			continue
+		case c == 15 && !g.inLit && !deep:
+			g.closure()
+		case c == 16:
+			g.otherAssign()
+		case c == 17 && g.depth > 0:
+			return g.jump(true)
+		default:
+			continue
+		}
+		return false
+	}
+}
+
+// awaitOK reports whether the current statement may await.
+func (g *gen) awaitOK() bool { return !g.inLit && g.chance(0.45) }
+
+func (g *gen) declInt() {
+	name := g.newName(kInt)
+	var rhs string
+	if g.awaitOK() {
+		rhs = g.await()
+	} else {
+		rhs = g.small()
+	}
+	isAwait := strings.HasPrefix(rhs, "future.")
+	switch g.rng.IntN(4) {
+	case 0:
+		if isAwait {
+			// var x = future.Await(f) is rejected (as an await nested
+			// in a larger expression).
+			g.emit("%s := %s", name, rhs)
+			break
+		}
+		g.emit("var %s = %s", name, rhs)
+	case 1:
+		if !isAwait {
+			g.emit("var %s int", name)
+			v := g.declare(name, kInt)
+			g.note(v)
+			return
+		}
+		fallthrough
+	default:
+		g.emit("%s := %s", name, rhs)
+	}
+	g.note(g.declare(name, kInt))
+}
+
+func (g *gen) assignInt() {
+	v := g.pick(kInt, true)
+	if v == nil {
+		g.declInt()
+		return
+	}
+	op := []string{"=", "+=", "-=", "="}[g.rng.IntN(4)]
+	if g.awaitOK() {
+		g.emit("%s %s %s", v.name, op, g.await())
+	} else if g.chance(0.2) {
+		g.emit("%s %%= %d", v.name, 2+g.rng.IntN(50))
+	} else if g.chance(0.2) {
+		g.emit("%s++", v.name)
+	} else {
+		g.emit("%s %s %s", v.name, op, g.small())
+	}
+	g.note(v)
+}
+
+func (g *gen) declOther() {
+	switch g.rng.IntN(4) {
+	case 0:
+		name := g.newName(kStr)
+		if g.awaitOK() {
+			g.awaits++
+			g.emit("%s := future.Await(e.Str(%s))", name, g.strExpr())
+		} else {
+			g.emit("%s := %s", name, g.strExpr())
+		}
+		g.note(g.declare(name, kStr))
+	case 1:
+		name := g.newName(kSlice)
+		var elems []string
+		for range g.rng.IntN(4) {
+			elems = append(elems, g.small())
+		}
+		g.emit("%s := []int{%s}", name, strings.Join(elems, ", "))
+		g.note(g.declare(name, kSlice))
+	case 2:
+		name := g.newName(kArr)
+		g.emit("%s := [3]int{%s, %s, %s}", name, g.small(), g.small(), g.small())
+		g.note(g.declare(name, kArr))
+	default:
+		name := g.newName(kAny)
+		if g.chance(0.5) {
+			g.emit("var %s any = %s", name, g.strExpr())
+		} else {
+			g.emit("var %s any = %s", name, g.intExpr(1))
+		}
+		g.note(g.declare(name, kAny))
+	}
+}
+
+// otherAssign assigns a variable of a kind other than int.
+func (g *gen) otherAssign() {
+	switch g.rng.IntN(5) {
+	case 0:
+		if v := g.pick(kStr, true); v != nil {
+			if g.awaitOK() {
+				g.awaits++
+				g.emit("%s = future.Await(e.Str(%s))", v.name, g.strExpr())
+			} else {
+				g.emit("%s += %s", v.name, strLits[1+g.rng.IntN(len(strLits)-1)])
+			}
+			g.note(v)
+			return
+		}
+	case 1:
+		if v := g.pick(kSlice, true); v != nil {
+			g.emit("%s = append(%s, %s)", v.name, v.name, g.small())
+			g.note(v)
+			return
+		}
+	case 2:
+		if v := g.pick(kArr, true); v != nil {
+			if g.awaitOK() {
+				// An await assigned to an element is rejected: through
+				// a variable.
+				name, rhs := g.newName(kInt), g.await()
+				t := g.declare(name, kInt)
+				g.emit("%s := %s", t.name, rhs)
+				g.emit("%s[%d] = %s", v.name, g.rng.IntN(3), t.name)
+			} else {
+				g.emit("%s[%d] = %s", v.name, g.rng.IntN(3), g.small())
+			}
+			g.note(v)
+			return
+		}
+	case 3:
+		if v := g.pick(kAny, true); v != nil {
+			if g.chance(0.5) {
+				g.emit("%s = %s", v.name, g.strExpr())
+			} else {
+				g.emit("%s = %s", v.name, g.intExpr(1))
+			}
+			g.note(v)
+			return
+		}
+	case 4:
+		if v := g.pick(kFunc, false); v != nil {
+			if t := g.pick(kInt, true); t != nil {
+				g.emit("%s = %s(%s) %% 997", t.name, v.name, g.intExpr(1))
+				g.note(t)
+				return
+			}
+		}
+	}
+	g.declOther()
+}
+
+// tryStmt writes one of the forms of future.Try.
+func (g *gen) tryStmt() {
+	if g.inLit {
+		g.assignInt()
+		return
+	}
+	str := g.chance(0.25)
+	vk := kInt
+	if str {
+		vk = kStr
+	}
+	switch g.rng.IntN(6) {
+	case 0:
+		g.emit("%s", g.try(str))
+		return
+	case 1, 2:
+		// v, err := Try: at least one of them new in this scope.
+		vname := g.newName(vk)
+		ename := "err"
+		if g.inScope(ename) && g.chance(0.5) {
+			// err is assigned, v declared.
+		} else if g.inScope(ename) {
+			ename = g.newName(kErr)
+		}
+		lhsV, lhsE := vname, ename
+		if g.chance(0.15) {
+			lhsV = "_"
+		} else if g.chance(0.15) {
+			lhsE = "_"
+		}
+		if lhsV == "_" && lhsE != "_" && g.inScope(lhsE) {
+			lhsE = g.newName(kErr)
+		}
+		if lhsV == "_" && lhsE == "_" {
+			lhsE = ename
+		}
+		g.emit("%s, %s := %s", lhsV, lhsE, g.try(str))
+		if lhsV != "_" {
+			g.note(g.declare(lhsV, vk))
+		}
+		if lhsE != "_" {
+			var ev *variable
+			if g.inScope(lhsE) {
+				for _, x := range g.scopes[len(g.scopes)-1].vars {
+					if x.name == lhsE {
+						ev = x
+					}
+				}
+			} else {
+				ev = g.declare(lhsE, kErr)
+			}
+			g.note(ev)
+		}
+	default:
+		v, ev := g.pick(vk, true), g.pick(kErr, true)
+		if v == nil && ev == nil {
+			g.emit("%s", g.try(str))
+			return
+		}
+		lhsV, lhsE := "_", "_"
+		if v != nil {
+			lhsV = v.name
+		}
+		if ev != nil {
+			lhsE = ev.name
+		}
+		g.emit("%s, %s = %s", lhsV, lhsE, g.try(str))
+		if v != nil {
+			g.note(v)
+		}
+		if ev != nil {
+			g.note(ev)
+		}
+	}
+}
+
+// initStmt is an init for an if or a switch, declaring one variable that
+// the caller then declares in the statement's scope; it awaits often.
+func (g *gen) initStmt() (string, *variable) {
+	if g.inLit || g.chance(0.5) {
+		return "", nil
+	}
+	switch g.rng.IntN(3) {
+	case 0:
+		name := g.newName(kInt)
+		return fmt.Sprintf("%s := %s; ", name, g.await()), &variable{name: name, kind: kInt}
+	case 1:
+		name := g.newName(kErr)
+		return fmt.Sprintf("_, %s := %s; ", name, g.try(false)), &variable{name: name, kind: kErr}
+	default:
+		name := g.newName(kInt)
+		return fmt.Sprintf("%s := %s; ", name, g.small()), &variable{name: name, kind: kInt}
+	}
+}
+
+func (g *gen) declareInit(v *variable) {
+	if v != nil {
+		d := g.declare(v.name, v.kind)
+		g.note(d)
+	}
+}
+
+func (g *gen) ifStmt() {
+	g.push(false) // the init's scope
+	init, iv := g.initStmt()
+	cond := g.cond()
+	if iv != nil {
+		g.scopes[len(g.scopes)-1].vars = append(g.scopes[len(g.scopes)-1].vars, &variable{name: iv.name, kind: iv.kind, loops: g.loops})
+		if iv.kind == kErr && g.chance(0.7) {
+			cond = iv.name + " != nil"
+		} else if iv.kind == kInt && g.chance(0.7) {
+			cond = fmt.Sprintf("%s%%2 == 0", iv.name)
+		}
+	}
+	if iv != nil && !strings.Contains(cond, iv.name) {
+		cond = fmt.Sprintf("%s && %s", g.use(iv), cond)
+	}
+	g.emit("if %s%s {", init, cond)
+	g.nested(func() { g.useInit(iv) })
+	for g.chance(0.3) {
+		g.emit("} else if %s {", g.cond())
+		g.nested(func() { g.useInit(iv) })
+	}
+	if g.chance(0.5) {
+		g.emit("} else {")
+		g.nested(func() { g.useInit(iv) })
+	}
+	g.emit("}")
+	g.pop()
+}
+
+// use is a condition that reads v and is true.
+func (g *gen) use(v *variable) string {
+	if v.kind == kErr {
+		return fmt.Sprintf("(%s == nil || %s != nil)", v.name, v.name)
+	}
+	return fmt.Sprintf("%s != %s+1", v.name, v.name)
+}
+
+// useInit notes the init's variable in a branch (so that it is used).
+func (g *gen) useInit(iv *variable) {
+	if iv != nil && g.chance(0.6) {
+		g.note(&variable{name: iv.name, kind: iv.kind})
+	}
+}
+
+// label returns a label for a loop or switch, used only if the body names
+// it.
+func (g *gen) label() string { return fmt.Sprintf("L%d", g.id()) }
+
+// loopBody writes a loop's header (with its label if the body used it)
+// and body.
+func (g *gen) loop(header string, isLoop bool, pre func()) {
+	t := &target{loop: isLoop, label: g.label()}
+	at := len(g.lines)
+	g.emit("%s {", header)
+	g.targets = append(g.targets, t)
+	if isLoop {
+		g.loops++
+	}
+	g.nested(pre)
+	if isLoop {
+		g.loops--
+	}
+	g.targets = g.targets[:len(g.targets)-1]
+	g.emit("}")
+	if t.used {
+		g.lines = append(g.lines[:at], append([]string{strings.Repeat("\t", g.indent) + t.label + ":"}, g.lines[at:]...)...)
+	}
+}
+
+// jump writes a break or continue to an enclosing loop or switch, under
+// an if unless bare; it reports whether it wrote anything.
+func (g *gen) jump(bare bool) bool {
+	if len(g.targets) == 0 {
+		return false
+	}
+	cont := g.chance(0.4)
+	// The innermost target, or a labeled outer one.
+	i := len(g.targets) - 1
+	labeled := g.chance(0.4)
+	if labeled {
+		i = g.rng.IntN(len(g.targets))
+	}
+	if cont {
+		for i >= 0 && !g.targets[i].loop {
+			i--
+			labeled = true
+		}
+		if i < 0 {
+			return false
+		}
+	}
+	t := g.targets[i]
+	word := "break"
+	if cont {
+		word = "continue"
+	}
+	if labeled || (cont && i != g.innermostLoop()) {
+		t.used = true
+		word += " " + t.label
+	}
+	if bare {
+		g.emit("%s", word)
+		return true
+	}
+	g.emit("if %s {", g.cond())
+	g.indent++
+	g.emit("e.Note(\"s%d %s\")", g.id(), word)
+	g.emit("%s", word)
+	g.indent--
+	g.emit("}")
+	return true
+}
+
+func (g *gen) innermostLoop() int {
+	for i := len(g.targets) - 1; i >= 0; i-- {
+		if g.targets[i].loop {
+			return i
+		}
+	}
+	return -1
+}
+
+func (g *gen) forStmt() {
+	switch g.rng.IntN(3) {
+	case 0:
+		g.push(false)
+		i := g.newName(kInt)
+		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s++", i, i, g.bound(), i), true, func() {
+			v := g.declare(i, kInt)
+			v.readOnly = true
+			// The clause's variable belongs to the loop: declared in
+			// the body's scope for capture purposes.
+			g.note(v)
+		})
+		g.pop()
+	case 1:
+		c := fmt.Sprintf("c%d", g.id())
+		g.emit("%s := 0", c)
+		cv := g.declare(c, kInt)
+		cv.readOnly = true
+		g.loop(fmt.Sprintf("for %s < %s", c, g.bound()), true, func() {
+			g.emit("%s++", c)
+		})
+	default:
+		c := fmt.Sprintf("c%d", g.id())
+		g.emit("%s := 0", c)
+		cv := g.declare(c, kInt)
+		cv.readOnly = true
+		b := g.bound()
+		g.loop("for", true, func() {
+			g.emit("%s++", c)
+			g.emit("if %s > %s {", c, b)
+			g.emit("\tbreak")
+			g.emit("}")
+		})
+	}
+}
+
+func (g *gen) rangeStmt() {
+	g.push(false)
+	defer g.pop()
+	switch g.rng.IntN(6) {
+	case 0, 1:
+		// over an int
+		if g.chance(0.2) {
+			g.loop(fmt.Sprintf("for range %s", g.bound()), true, nil)
+			return
+		}
+		if v := g.pick(kInt, true); v != nil && g.chance(0.3) {
+			g.loop(fmt.Sprintf("for %s = range %s", v.name, g.bound()), true, func() { g.note(v) })
+			return
+		}
+		i := g.newName(kInt)
+		g.loop(fmt.Sprintf("for %s := range %s", i, g.bound()), true, func() {
+			g.note(g.declare(i, kInt))
+		})
+	case 2:
+		xs := g.pick(kSlice, false)
+		x := "[]int{1, 2, 3}"
+		if xs != nil {
+			x = xs.name
+		}
+		i, v := g.newName(kInt), g.newName(kInt)
+		for v == i {
+			v = fmt.Sprintf("v%d", g.id())
+		}
+		switch g.rng.IntN(3) {
+		case 0:
+			g.loop(fmt.Sprintf("for %s, %s := range %s", i, v, x), true, func() {
+				g.note(g.declare(i, kInt))
+				g.note(g.declare(v, kInt))
+			})
+		case 1:
+			g.loop(fmt.Sprintf("for _, %s := range %s", v, x), true, func() {
+				g.note(g.declare(v, kInt))
+			})
+		default:
+			g.loop(fmt.Sprintf("for %s := range %s", i, x), true, func() {
+				g.note(g.declare(i, kInt))
+			})
+		}
+	case 3:
+		arr := g.pick(kArr, false)
+		if arr == nil {
+			g.loop(fmt.Sprintf("for range %s", g.bound()), true, nil)
+			return
+		}
+		i, v := g.newName(kInt), g.newName(kInt)
+		for v == i {
+			v = fmt.Sprintf("v%d", g.id())
+		}
+		if g.chance(0.5) {
+			g.loop(fmt.Sprintf("for %s, %s := range %s", i, v, arr.name), true, func() {
+				g.note(g.declare(i, kInt))
+				g.note(g.declare(v, kInt))
+			})
+		} else {
+			g.loop(fmt.Sprintf("for %s := range %s", i, arr.name), true, func() {
+				g.note(g.declare(i, kInt))
+			})
+		}
+	default:
+		s := g.strExpr()
+		i, r := g.newName(kInt), fmt.Sprintf("r%d", g.id())
+		if g.chance(0.3) {
+			g.loop(fmt.Sprintf("for %s := range %s", i, s), true, func() {
+				g.note(g.declare(i, kInt))
+			})
+			return
+		}
+		g.loop(fmt.Sprintf("for %s, %s := range %s", i, r, s), true, func() {
+			g.note(g.declare(i, kInt))
+			g.note(g.declare(r, kRune))
+		})
+	}
+}
+
+func (g *gen) switchStmt() {
+	g.push(false)
+	defer g.pop()
+	init, iv := g.initStmt()
+	tagged := g.chance(0.6)
+	header := "switch " + init
+	mod := 2 + g.rng.IntN(3)
+	if tagged {
+		tag := fmt.Sprintf("(%s) %% %d", g.intExpr(1), mod)
+		if iv != nil && iv.kind == kInt && g.chance(0.7) {
+			tag = fmt.Sprintf("%s %% %d", iv.name, mod)
+		}
+		header += tag
+	} else if init != "" {
+		header = strings.TrimSuffix(header, " ") + ";"
+		header = "switch " + init
+		header = strings.TrimSuffix(header, " ")
+	} else {
+		header = "switch"
+	}
+	if iv != nil {
+		g.scopes[len(g.scopes)-1].vars = append(g.scopes[len(g.scopes)-1].vars, &variable{name: iv.name, kind: iv.kind, loops: g.loops})
+	}
+	t := &target{label: g.label()}
+	at := len(g.lines)
+	g.emit("%s {", header)
+	g.targets = append(g.targets, t)
+	nclauses := 1 + g.rng.IntN(3)
+	// Case values: distinct constants below mod (a tagged switch).
+	vals := g.rng.Perm(mod)
+	next := 0
+	for c := 0; c < nclauses; c++ {
+		last := c == nclauses-1
+		if tagged {
+			if next >= len(vals) {
+				break
+			}
+			k := 1 + g.rng.IntN(2)
+			var cs []string
+			for ; k > 0 && next < len(vals); k-- {
+				cs = append(cs, fmt.Sprint(vals[next]))
+				next++
+			}
+			g.emit("case %s:", strings.Join(cs, ", "))
+			last = last || next >= len(vals)
+		} else {
+			g.emit("case %s:", g.cond())
+		}
+		first := c == 0
+		g.nested(func() {
+			if first && iv != nil {
+				// The init's variable must be used somewhere.
+				g.note(&variable{name: iv.name, kind: iv.kind})
+				return
+			}
+			g.useInit(iv)
+		})
+		if !last && g.chance(0.3) && !g.endsJump() {
+			g.emit("\tfallthrough")
+		}
+	}
+	if g.chance(0.5) {
+		g.emit("default:")
+		g.nested(func() { g.useInit(iv) })
+	}
+	g.targets = g.targets[:len(g.targets)-1]
+	g.emit("}")
+	if t.used {
+		g.lines = append(g.lines[:at], append([]string{strings.Repeat("\t", g.indent) + t.label + ":"}, g.lines[at:]...)...)
+	}
+}
+
+// endsJump reports whether the last line written is a bare jump or
+// return, after which fallthrough may not follow.
+func (g *gen) endsJump() bool {
+	last := strings.TrimSpace(g.lines[len(g.lines)-1])
+	for _, w := range []string{"break", "continue", "return", "fallthrough"} {
+		if last == w || strings.HasPrefix(last, w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gen) typeSwitch() {
+	a := g.pick(kAny, false)
+	if a == nil {
+		g.declOther()
+		return
+	}
+	g.push(false)
+	defer g.pop()
+	bind := g.chance(0.7)
+	name := g.newName(kInt)
+	t := &target{label: g.label()}
+	at := len(g.lines)
+	if bind {
+		g.emit("switch %s := %s.(type) {", name, a.name)
+	} else {
+		g.emit("switch %s.(type) {", a.name)
+	}
+	g.targets = append(g.targets, t)
+	clauses := []struct {
+		cases string
+		k     kind
+	}{{"int", kInt}, {"string", kStr}, {"bool, float64", kAny}, {"nil", kAny}, {"error", kErr}}
+	for _, i := range g.rng.Perm(len(clauses))[:1+g.rng.IntN(3)] {
+		cl := clauses[i]
+		g.emit("case %s:", cl.cases)
+		g.nested(func() {
+			if bind {
+				v := g.declare(name, cl.k)
+				g.note(v)
+			}
+		})
+	}
+	if g.chance(0.5) {
+		g.emit("default:")
+		g.nested(func() {
+			if bind {
+				g.note(g.declare(name, kAny))
+			}
+		})
+	}
+	g.targets = g.targets[:len(g.targets)-1]
+	g.emit("}")
+	if t.used {
+		g.lines = append(g.lines[:at], append([]string{strings.Repeat("\t", g.indent) + t.label + ":"}, g.lines[at:]...)...)
+	}
+}
+
+// closure writes a function literal, called at once or stored in a
+// variable and called now and later. Its body captures only variables
+// declared outside every loop and does not await.
+func (g *gen) closure() {
+	saveT, saveLoops, saveDepth, saveBudget := g.targets, g.loops, g.depth, g.budget
+	// The literal's body gets a small budget of its own.
+	g.targets, g.loops, g.inLit, g.budget = nil, 0, true, min(g.budget, 1+g.rng.IntN(4))
+	defer func() {
+		g.targets, g.loops, g.depth, g.inLit = saveT, saveLoops, saveDepth, false
+		g.budget = saveBudget - 2
+	}()
+	if g.chance(0.4) {
+		g.emit("func() {")
+		g.indent++
+		g.push(true)
+		g.block()
+		g.pop()
+		g.indent--
+		g.emit("}()")
+		return
+	}
+	name := g.newName(kFunc)
+	k := fmt.Sprintf("p%d", g.id())
+	g.emit("%s := func(%s int) int {", name, k)
+	g.indent++
+	g.push(true)
+	g.declare(k, kInt)
+	g.emit("e.Note(\"s%d %s(%%d)\", %s)", g.id(), name, k)
+	g.block()
+	g.emit("return %s", g.intExpr(2))
+	g.pop()
+	g.indent--
+	g.emit("}")
+	g.targets, g.loops, g.inLit = saveT, saveLoops, false
+	v := g.declare(name, kFunc)
+	v.loops = saveLoops
+	g.note(v)
+}

@@ -1,0 +1,325 @@
+package progfuzz
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/asyncgen"
+)
+
+var (
+	flagN     = flag.Int("progfuzz.n", 0, "programs to generate (0: 30 with -short, 150 without)")
+	flagSeed  = flag.Uint64("progfuzz.seed", 1, "seed of the first program")
+	flagBatch = flag.Int("progfuzz.batch", 0, "programs per package build (0: all of them, at most 150)")
+	flagSched = flag.Int("progfuzz.scheds", 0, "readiness schedules per program and argument (0: 6 with -short, 20 without)")
+	flagSave  = flag.String("progfuzz.save", "", "directory to write each failing program to, as a corpus file")
+)
+
+// program is a Program with where it came from, for the report.
+type program struct {
+	Program
+	origin string // "seed N" or the corpus file
+}
+
+// TestFuzzPrograms generates programs, compiles them with the generator
+// and runs each generated and as its reference (the same source with
+// every await blocking) over many readiness schedules, and cancelled at
+// every await. It also runs the corpus in testdata/corpus, programs that
+// once found a bug.
+func TestFuzzPrograms(t *testing.T) {
+	needGo(t)
+	n := *flagN
+	if n == 0 {
+		n = 150
+		if testing.Short() {
+			n = 30
+		}
+	}
+	batch := *flagBatch
+	if batch <= 0 {
+		batch = min(n, 150)
+	}
+	progs := corpus(t)
+	for i := range n {
+		seed := *flagSeed + uint64(i)
+		progs = append(progs, program{Generate(fmt.Sprintf("p%d", seed), seed), fmt.Sprintf("seed %d", seed)})
+	}
+	for len(progs) > 0 {
+		k := min(batch, len(progs))
+		runBatch(t, progs[:k])
+		progs = progs[k:]
+	}
+}
+
+// corpus loads testdata/corpus: each file holds one async function,
+// named after the file, and may say "// known: <bug>" to be skipped until
+// the generator is fixed.
+func corpus(t *testing.T) []program {
+	names, err := filepath.Glob("testdata/corpus/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []program
+	for _, file := range names {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(filepath.Base(file), ".go")
+		if m := regexp.MustCompile(`(?m)^// known: (.*)$`).FindSubmatch(src); m != nil {
+			t.Run("corpus/"+name, func(t *testing.T) { t.Skipf("known: %s", m[1]) })
+			continue
+		}
+		p, err := parseProgram(name, string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out = append(out, program{p, file})
+	}
+	return out
+}
+
+// parseProgram takes the function out of a corpus file.
+func parseProgram(name, src string) (Program, error) {
+	i := strings.Index(src, "//blitz:async\nfunc "+name+"(e *Env, n int)")
+	if i < 0 {
+		return Program{}, fmt.Errorf("no //blitz:async function %s(e *Env, n int)", name)
+	}
+	p := Program{Name: name, Source: src[i:]}
+	sig := p.Source[:strings.Index(p.Source, "{")]
+	switch {
+	case strings.HasSuffix(sig, "(int, error) "):
+		p.Result = IntErrResult
+	case strings.HasSuffix(sig, "int) int "):
+		p.Result = IntResult
+	}
+	return p, nil
+}
+
+// fileHeader starts every program's file.
+const fileHeader = "package " + runPackage + "\n\nimport \"github.com/blitz-go/blitz/future\"\n\n"
+
+// goEnv is the environment of the go command in the temporary module: its
+// own module (outside the workspace), offline.
+var goEnv = []string{"GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local"}
+
+// runBatch builds one temporary module holding progs and runs its test.
+func runBatch(t *testing.T, progs []program) {
+	dir := t.TempDir()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := fmt.Sprintf("module %s\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/blitz-go/blitz/future v0.1.0\n\tgithub.com/blitz-go/blitz/waker v0.1.0\n)\n\n"+
+		"replace (\n\tgithub.com/blitz-go/blitz/future => %s\n\tgithub.com/blitz-go/blitz/waker => %s\n)\n",
+		runPackage, filepath.Join(root, "future"), filepath.Join(root, "waker"))
+	var sum []byte
+	for _, m := range []string{"future", "waker"} {
+		b, err := os.ReadFile(filepath.Join(root, m, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum = append(sum, b...)
+	}
+	write(t, dir, "go.mod", gomod)
+	write(t, dir, "go.sum", string(sum))
+	write(t, dir, "env.go", envSource)
+
+	byName := map[string]program{}
+	for _, p := range progs {
+		byName[p.Name] = p
+		write(t, dir, p.Name+".go", fileHeader+p.Source)
+		write(t, dir, p.Name+"_ref_test.go", Reference(p.Program))
+	}
+	for _, kv := range goEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+
+	// Generate; a program the generator rejects (or that does not
+	// type-check) is reported and left out, and the rest generated again.
+	var out map[string][]byte
+	for range len(progs) + 1 {
+		out, err = asyncgen.GenerateFiles(dir, ".")
+		if err == nil {
+			break
+		}
+		bad := blame(err.Error(), byName)
+		if len(bad) == 0 {
+			t.Fatalf("generator: %v", err)
+		}
+		for _, name := range bad {
+			fail(t, byName[name], "the generator rejected it or it does not type-check:\n"+lines(err.Error(), name))
+			delete(byName, name)
+			os.Remove(filepath.Join(dir, name+".go"))
+			os.Remove(filepath.Join(dir, name+"_ref_test.go"))
+		}
+	}
+	if err != nil {
+		t.Fatalf("generator: %v", err)
+	}
+	for path, src := range out {
+		if err := os.WriteFile(path, src, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range byName {
+		if _, ok := out[filepath.Join(dir, name+"_async.go")]; !ok {
+			fail(t, byName[name], "the generator wrote nothing for it")
+			delete(byName, name)
+		}
+	}
+	write(t, dir, "driver_test.go", driver(byName))
+
+	scheds := *flagSched
+	if scheds == 0 {
+		scheds = 20
+		if testing.Short() {
+			scheds = 6
+		}
+	}
+	// A build failure in a generated file is the generator's: the
+	// programs type-check. Leave those out and run the rest.
+	for range len(progs) + 1 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		cmd := exec.CommandContext(ctx, "go", "test", "-v", "-count=1", "-vet=off", "-timeout=9m", ".", "-args", fmt.Sprintf("-scheds=%d", scheds))
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), goEnv...)
+		res, err := cmd.CombinedOutput()
+		cancel()
+		if err == nil {
+			if m := regexp.MustCompile(`RUNS (\d+)`).FindSubmatch(res); m != nil {
+				t.Logf("%d programs: %s runs (program x argument x schedule) compared with the reference; each also cancelled at every await", len(byName), m[1])
+			}
+			return
+		}
+		failed := map[string]bool{}
+		for _, m := range regexp.MustCompile(`FAILPROG (\w+)`).FindAllSubmatch(res, -1) {
+			failed[string(m[1])] = true
+		}
+		if len(failed) > 0 {
+			for name := range failed {
+				fail(t, byName[name], lines(string(res), "FAILPROG "+name))
+			}
+			return
+		}
+		bad := blame(string(res), byName)
+		if len(bad) == 0 {
+			t.Fatalf("go test in %s: %v\n%s", dir, err, res)
+		}
+		for _, name := range bad {
+			async, _ := os.ReadFile(filepath.Join(dir, name+"_async.go"))
+			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name)+"\ngenerated:\n"+string(async))
+			delete(byName, name)
+			for _, f := range []string{".go", "_ref_test.go", "_async.go"} {
+				os.Remove(filepath.Join(dir, name+f))
+			}
+		}
+		write(t, dir, "driver_test.go", driver(byName))
+	}
+}
+
+// Reference returns the reference of p, a test file: the function renamed
+// NameRef, with future.Await and future.Try replaced by functions that
+// block on the future.
+func Reference(p Program) string {
+	src := strings.Replace(p.Source, "func "+p.Name+"(", "func "+p.Name+"Ref(", 1)
+	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
+	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
+	src = strings.Replace(src, "//blitz:async\n", "", 1)
+	return "package " + runPackage + "\n\n" + src
+}
+
+// driver returns driver_test.go for the programs.
+func driver(progs map[string]program) string {
+	names := make([]string, 0, len(progs))
+	for name := range progs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(driverSource)
+	b.WriteString("\nvar cases = []testCase{\n")
+	for _, name := range names {
+		var ref string
+		switch progs[name].Result {
+		case NoResult:
+			ref = fmt.Sprintf("%sRef(e, n); return show(struct{}{}, nil)", name)
+		case IntResult:
+			ref = fmt.Sprintf("return show(%sRef(e, n), nil)", name)
+		default:
+			ref = fmt.Sprintf("return show(%sRef(e, n))", name)
+		}
+		fmt.Fprintf(&b, "\t{%q, func(e *Env, n int) future.Future[string] { return gen(%sAsync(e, n)) },\n\t\tfunc(e *Env, n int) string { %s }},\n", name, name, ref)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// blame returns the programs whose files the messages name.
+func blame(msg string, progs map[string]program) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(\w+?)(?:_async|_ref_test)?\.go:\d+`).FindAllStringSubmatch(msg, -1) {
+		if _, ok := progs[m[1]]; ok && !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lines returns the lines of msg that mention s.
+func lines(msg, s string) string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// fail reports a program that found a bug, with its origin and source,
+// and saves it as a corpus file with -progfuzz.save.
+func fail(t *testing.T, p program, why string) {
+	t.Helper()
+	t.Errorf("program %s (%s): %s\nprogram:\n%s", p.Name, p.origin, why, p.Source)
+	if *flagSave != "" {
+		if err := os.MkdirAll(*flagSave, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		write(t, *flagSave, p.Name+".go", fileHeader+"// From "+p.origin+": "+firstLine(why)+"\n\n"+p.Source)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// needGo skips a test that needs the go command.
+func needGo(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("needs the go command: %v", err)
+	}
+}
+

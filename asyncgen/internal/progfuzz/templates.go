@@ -1,0 +1,259 @@
+package progfuzz
+
+// The files of the temporary package the programs run in, besides the
+// programs, their generated futures and their references.
+
+// runPackage is the temporary package's name.
+const runPackage = "progfuzzrun"
+
+// envSource is env.go: the Env every program takes, futures whose
+// readiness a seeded schedule decides and a log of side effects.
+const envSource = `package progfuzzrun
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// Env is what a program sees: futures whose readiness a seeded random
+// schedule decides, and a log of side effects.
+type Env struct {
+	rng *rand.Rand
+	Log []string
+	// Live counts the futures made and not yet completed or cancelled.
+	Live int
+}
+
+// NewEnv returns an Env whose schedule seed decides.
+func NewEnv(seed uint64) *Env { return &Env{rng: rand.New(rand.NewPCG(seed, 0x5eed))} }
+
+// Note records a side effect.
+func (e *Env) Note(format string, args ...any) { e.Log = append(e.Log, fmt.Sprintf(format, args...)) }
+
+// Val returns a future of v that is pending for a random number of polls
+// (waking its task each time) before it is ready.
+func (e *Env) Val(v int) future.Future[int] {
+	e.Live++
+	return &val{e: e, v: v, pending: e.rng.IntN(3)}
+}
+
+// Str is Val for a string.
+func (e *Env) Str(s string) future.Future[string] {
+	return future.Map(e.Val(0), func(int) string { return s })
+}
+
+type val struct {
+	e       *Env
+	v       int
+	pending int
+	done    bool
+}
+
+func (f *val) Poll(cx *future.Context) (int, bool) {
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if f.pending > 0 {
+		f.pending--
+		cx.Wake(cx.Waker())
+		return 0, false
+	}
+	f.done = true
+	f.e.Live--
+	return f.v, true
+}
+
+func (f *val) Cancel() {
+	if !f.done {
+		f.done = true
+		f.e.Live--
+	}
+}
+
+// ErrOdd is the error of a Fallible future of an odd value.
+var ErrOdd = errors.New("odd")
+
+// Fallible is Val for a Result: v with ErrOdd if v is odd, v alone if it
+// is even.
+func (e *Env) Fallible(v int) future.Future[future.Result[int]] {
+	return future.Map(e.Val(v), func(v int) future.Result[int] {
+		if v%2 != 0 {
+			return future.Result[int]{Value: v, Err: ErrOdd}
+		}
+		return future.Ok(v)
+	})
+}
+
+// Text is Fallible for a string: s with ErrOdd if its length is odd.
+func (e *Env) Text(s string) future.Future[future.Result[string]] {
+	return future.Map(e.Fallible(len(s)), func(r future.Result[int]) future.Result[string] {
+		return future.Result[string]{Value: s, Err: r.Err}
+	})
+}
+`
+
+// driverSource is driver_test.go without its table of cases: it runs
+// every program generated and as its reference, and cancels the generated
+// one at every await. A failure's message starts with failMark and the
+// program's name.
+const driverSource = `package progfuzzrun
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+var (
+	scheds = flag.Int("scheds", 10, "readiness schedules per program and argument")
+	args   = flag.Int("args", 5, "arguments n = 0..args-1 per program")
+)
+
+// maxPolls bounds a run: a program that does not finish within it is
+// reported instead of hanging the test.
+const maxPolls = 1 << 20
+
+var errTooLong = errors.New("did not complete within maxPolls polls")
+
+// poll drives f to completion with a waker that does nothing (every leaf
+// future of Env is ready after a few polls).
+func poll[T any](f future.Future[T]) (T, error) {
+	cx := future.NewContext(waker.Noop())
+	for range maxPolls {
+		if v, ok := f.Poll(cx); ok {
+			return v, nil
+		}
+	}
+	var zero T
+	return zero, errTooLong
+}
+
+// awaitRef is future.Await in the reference programs.
+func awaitRef[T any](f future.Future[T]) T {
+	v, err := poll(f)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// tryRef is future.Try in the reference programs.
+func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
+	r := awaitRef(f)
+	return r.Value, r.Err
+}
+
+func show[T any](v T, err error) string { return fmt.Sprintf("%v / %v", v, err) }
+
+func gen[T any](f future.Future[T]) future.Future[string] {
+	return future.Map(f, func(v T) string {
+		if r, ok := any(v).(future.Result[int]); ok {
+			return show(r.Get())
+		}
+		return show(v, nil)
+	})
+}
+
+type testCase struct {
+	name string
+	gen  func(e *Env, n int) future.Future[string]
+	ref  func(e *Env, n int) string
+}
+
+// guard reports a panic out of fn as the program's failure.
+func guard(t *testing.T, name string, fn func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("FAILPROG %s: panicked: %v", name, r)
+		}
+	}()
+	fn()
+}
+
+func TestPrograms(t *testing.T) {
+	runs := 0
+	for _, c := range cases {
+		guard(t, c.name, func() {
+			for n := range *args {
+				for seed := range uint64(*scheds) {
+					eg, er := NewEnv(seed), NewEnv(seed)
+					want := c.ref(er, n)
+					got, err := poll(c.gen(eg, n))
+					if err != nil {
+						t.Errorf("FAILPROG %s n=%d sched=%d: generated: %v", c.name, n, seed, err)
+						return
+					}
+					if got != want || !slices.Equal(eg.Log, er.Log) {
+						t.Errorf("FAILPROG %s n=%d sched=%d: generated %q, log %q; reference %q, log %q", c.name, n, seed, got, eg.Log, want, er.Log)
+						return
+					}
+					if eg.Live != 0 {
+						t.Errorf("FAILPROG %s n=%d sched=%d: %d futures left pending", c.name, n, seed, eg.Live)
+						return
+					}
+					runs++
+				}
+			}
+		})
+	}
+	t.Logf("RUNS %d", runs)
+}
+
+func TestCancelAtEveryAwait(t *testing.T) {
+	cx := future.NewContext(waker.Noop())
+	for _, c := range cases {
+		guard(t, c.name, func() {
+			for n := range *args {
+				for seed := range uint64(max(1, *scheds/4)) {
+					full := NewEnv(seed)
+					c.ref(full, n)
+					for k := 0; k < maxPolls; k++ {
+						e := NewEnv(seed)
+						f := c.gen(e, n)
+						done := false
+						for range k {
+							if _, done = f.Poll(cx); done {
+								break
+							}
+						}
+						if done {
+							break
+						}
+						future.Cancel(f)
+						if e.Live != 0 {
+							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: %d futures left pending after Cancel", c.name, n, seed, k, e.Live)
+							return
+						}
+						if len(e.Log) > len(full.Log) || !slices.Equal(e.Log, full.Log[:len(e.Log)]) {
+							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: log %q is not a prefix of %q", c.name, n, seed, k, e.Log, full.Log)
+							return
+						}
+						if !pollPanics(f, cx) {
+							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: a poll after Cancel did not panic with ErrPolledAfterCancel", c.name, n, seed, k)
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func pollPanics(f future.Future[string], cx *future.Context) (ok bool) {
+	defer func() {
+		err, _ := recover().(error)
+		ok = errors.Is(err, future.ErrPolledAfterCancel)
+	}()
+	f.Poll(cx)
+	return false
+}
+`
