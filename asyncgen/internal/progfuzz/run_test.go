@@ -322,4 +322,3 @@ func needGo(t *testing.T) {
 		t.Skipf("needs the go command: %v", err)
 	}
 }
-
