@@ -6,8 +6,8 @@
 // 100 ms the server allows.
 //
 // The connection handler and the lookup are async functions (handle and
-// lookup, marked //blitz:async): they wait with future.Try as if they
-// blocked, and the blitzgen generator compiles each into a state machine
+// lookup, marked //blitz:async): they wait with future.Await and future.Try
+// as if they blocked, and blitzgen compiles each into a state machine
 // (handleAsync and lookupAsync, in main_async.go). runtime.TryTimeout bounds
 // a lookup, and runtime.Serve runs the accept loop, one handler task per
 // connection. Run go generate after editing them; in a module of your own,
