@@ -352,12 +352,14 @@ type gen struct {
 	hoistList []*types.Var
 	typeName  string
 	ctorName  string
-	selfType  string       // typeName with its type arguments
-	selfRef   string       // an expression naming the direct-style function (a method expression for a method)
-	named     []*ast.Ident // the named results, if they are
-	resFields []string     // their fields
-	tparams   string       // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
-	targs     string       // the type parameters as arguments: "[T, U]"
+	selfType  string                // typeName with its type arguments
+	selfRef   string                // an expression naming the direct-style function (a method expression for a method)
+	cells     map[*types.Var]string // per-iteration variables kept by reference: the name of a copy of their pointer
+	captures  []*types.Var          // the cells the item being emitted refers to from function literals
+	named     []*ast.Ident          // the named results, if they are
+	resFields []string              // their fields
+	tparams   string                // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
+	targs     string                // the type parameters as arguments: "[T, U]"
 
 	// Deferred calls: the field that holds them, the names of the
 	// temporaries that hold a deferred call's function and arguments.
@@ -529,7 +531,7 @@ func (g *gen) run() (string, error) {
 		return "", errors.Join(g.errs...)
 	}
 	g.hoist()
-	g.checkCaptures()
+	g.markCells()
 	if len(g.errs) > 0 {
 		return "", errors.Join(g.errs...)
 	}
@@ -1344,7 +1346,9 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 	exit := &block{}
 	var post *block
 	lp := &loopCtx{brk: exit, cont: head}
-	if s.Post != nil {
+	if init, ok := s.Init.(*ast.AssignStmt); s.Post != nil || ok && init.Tok == token.DEFINE {
+		// Without a post statement, the block that copies the init's
+		// variables for the next iteration (see loopNext).
 		post = &block{targeted: true}
 		lp.cont = post
 	}
@@ -1361,9 +1365,14 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 		post.id = len(g.blocks)
 		g.blocks = append(g.blocks, post)
 		g.cur = post
-		g.checkPlain(s.Post)
-		g.add(stmtItem{s: s.Post})
-		g.add(gotoItem{to: head, pos: s.Post.Pos()})
+		g.add(loopNext{g.loopVars(s.Init)})
+		if s.Post != nil {
+			g.checkPlain(s.Post)
+			g.add(stmtItem{s: s.Post})
+			g.add(gotoItem{to: head, pos: s.Post.Pos()})
+		} else {
+			g.add(gotoItem{to: head, pos: s.Body.Rbrace})
+		}
 	}
 	if hasBreakTo(s.Body, label) {
 		exit.targeted = true
@@ -1514,65 +1523,6 @@ func (g *gen) inLoop(v *types.Var) bool {
 	return false
 }
 
-// checkCaptures rejects what could tell one iteration's variable from the
-// next once it is a field: a closure that captures it, its address, a
-// pointer method called on it.
-func (g *gen) checkCaptures() {
-	perIter := func(id *ast.Ident) (*types.Var, bool) {
-		v, ok := g.info.Uses[id].(*types.Var)
-		if !ok {
-			return nil, false
-		}
-		_, hoisted := g.hoisted[v]
-		return v, hoisted && g.inLoop(v)
-	}
-	msg := "a variable declared in a loop that awaits and %s is not supported in an async function yet (each iteration has its own %s, the state machine one); write a copy declared after the iteration's last await instead"
-	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			ast.Inspect(n.Body, func(m ast.Node) bool {
-				if id, ok := m.(*ast.Ident); ok {
-					if v, ok := perIter(id); ok {
-						g.reject(id.Pos(), msg, "captured by a function literal", v.Name())
-					}
-				}
-				return true
-			})
-			return false
-		case *ast.SliceExpr:
-			if _, arr := g.info.TypeOf(n.X).Underlying().(*types.Array); arr {
-				if id := g.storageRoot(n.X); id != nil {
-					if v, ok := perIter(id); ok {
-						g.reject(n.Pos(), msg, "sliced", v.Name())
-					}
-				}
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				if id := g.storageRoot(n.X); id != nil {
-					if v, ok := perIter(id); ok {
-						g.reject(n.Pos(), msg, "whose address is taken", v.Name())
-					}
-				}
-			}
-		case *ast.SelectorExpr:
-			if sel, ok := g.info.Selections[n]; ok && sel.Kind() == types.MethodVal {
-				recv := sel.Obj().Type().(*types.Signature).Recv()
-				_, ptrRecv := recv.Type().(*types.Pointer)
-				_, ptrX := g.info.TypeOf(n.X).Underlying().(*types.Pointer)
-				if ptrRecv && !ptrX {
-					if id := g.storageRoot(n.X); id != nil {
-						if v, ok := perIter(id); ok {
-							g.reject(n.Pos(), msg, "whose pointer method is called", v.Name())
-						}
-					}
-				}
-			}
-		}
-		return true
-	})
-}
-
 // storageRoot returns the variable whose storage e is part of (e is the
 // variable, one of its struct fields or array elements, at any depth, with
 // no pointer between), or nil.
@@ -1672,9 +1622,14 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 		root = &ast.BlockStmt{List: []ast.Stmt{s}}
 	}
 	plans := map[*ast.DeferStmt]*deferPlan{}
+	newCells := map[*ast.AssignStmt][]*types.Var{} // the cells each x := e declares
 	out := astutil.Apply(root, func(c *astutil.Cursor) bool {
 		stack = append(stack, c.Node())
 		switch x := c.Node().(type) {
+		case *ast.AssignStmt:
+			if vs := g.cellDefs(x); vs != nil {
+				newCells[x] = vs
+			}
 		case *ast.DeferStmt:
 			if inLit == 0 {
 				// Planned from the source's nodes, which the rewrite
@@ -1708,6 +1663,10 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 			if obj == nil {
 				obj = g.info.Defs[x]
 			}
+			if v, ok := obj.(*types.Var); ok && g.isCell(v) {
+				c.Replace(g.cellRef(v, x.NamePos, inLit > 0))
+				break
+			}
 			if v, ok := obj.(*types.Var); ok {
 				if field, ok := g.hoisted[v]; ok {
 					// At the identifier's position, so that the printer keeps
@@ -1720,6 +1679,7 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 			}
 		case *ast.AssignStmt:
 			if x.Tok == token.DEFINE {
+				g.insertNewCells(c, newCells[x])
 				g.defineToAssign(c, x)
 			}
 		case *ast.DeclStmt:
@@ -1768,8 +1728,8 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 func (g *gen) defineToAssign(c *astutil.Cursor, s *ast.AssignStmt) {
 	any := false
 	for _, l := range s.Lhs {
-		if _, ok := l.(*ast.SelectorExpr); ok {
-			any = true
+		if _, ok := l.(*ast.Ident); !ok {
+			any = true // a field (f.x) or a cell ((*f.x))
 		}
 	}
 	if !any {
@@ -1800,7 +1760,12 @@ func (g *gen) hoistDecl(c *astutil.Cursor, d *ast.DeclStmt) {
 			// Names were rewritten already: a field is a selector now,
 			// which a ValueSpec cannot hold, so look the object up.
 			v, _ := g.info.Defs[id].(*types.Var)
-			if field, ok := g.hoisted[v]; ok && v != nil {
+			if g.isCell(v) {
+				// A new variable, zero until assigned.
+				out = append(out, g.newCell(v))
+				lhs = append(lhs, "*"+g.recv+"."+g.hoisted[v])
+				changed = true
+			} else if field, ok := g.hoisted[v]; ok && v != nil {
 				lhs = append(lhs, g.recv+"."+field)
 				changed = true
 				if len(vs.Values) == 0 {
@@ -1958,6 +1923,10 @@ func (g *gen) emit() string {
 		b.WriteString(f + "\n")
 	}
 	for _, v := range g.hoistList {
+		if g.isCell(v) {
+			fmt.Fprintf(&b, "%s *%s // a new variable per iteration\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
+			continue
+		}
 		fmt.Fprintf(&b, "%s %s\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
 	}
 	b.WriteString("}\n\n")
@@ -2006,8 +1975,12 @@ func (g *gen) emit() string {
 			continue
 		}
 		fmt.Fprintf(&body, "case %d:\n", blk.id)
+		declared := map[*types.Var]bool{}
 		for _, it := range blk.items {
-			g.emitItem(&body, blk, it)
+			var item strings.Builder
+			g.emitItem(&item, blk, it)
+			body.WriteString(g.takeCaptures(declared))
+			body.WriteString(item.String())
 		}
 		body.WriteString(linePlace + "\n")
 	}
@@ -2099,6 +2072,11 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 			}
 		}
 		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\nreturn\n}\n%s.%s = nil\n", lhs, g.ready, r, it.field, g.cx, g.ready, r, it.field)
+		if it.lhs != nil && it.define && !direct {
+			if v, _ := g.info.Defs[it.lhs].(*types.Var); g.isCell(v) {
+				b.WriteString(g.newCell(v) + "\n")
+			}
+		}
 		if it.lhs != nil && it.lhs.Name != "_" && !direct {
 			op := "="
 			if it.op != token.DEFINE && it.op != token.ASSIGN {
@@ -2174,7 +2152,11 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				fmt.Fprintf(b, "case %s:\n", strings.Join(exprs, ", "))
 			}
 			if v, ok := g.info.Implicits[cc].(*types.Var); ok && bound != "" {
-				fmt.Fprintf(b, "%s.%s = %s\n", r, g.hoisted[v], bound)
+				if g.isCell(v) {
+					fmt.Fprintf(b, "%s\n*%s.%s = %s\n", g.newCell(v), r, g.hoisted[v], bound)
+				} else {
+					fmt.Fprintf(b, "%s.%s = %s\n", r, g.hoisted[v], bound)
+				}
 			}
 			fmt.Fprintf(b, "%s.state = %d\n", r, it.targets[i].id)
 		}
@@ -2219,6 +2201,16 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		case "slice", "array":
 			value = fmt.Sprintf("%s.%s[%s.%s]", r, l.rng, r, l.idx)
 		}
+		if l.s.Tok == token.DEFINE {
+			// Each iteration's own variables.
+			for _, e := range []ast.Expr{l.s.Key, l.s.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					if v, _ := g.info.Defs[id].(*types.Var); g.isCell(v) {
+						b.WriteString(g.newCell(v) + "\n")
+					}
+				}
+			}
+		}
 		if l.s.Key != nil && !isBlank(l.s.Key) {
 			fmt.Fprintf(b, "%s = %s.%s\n", g.rewrite(l.s.Key, nil), r, l.idx)
 		}
@@ -2233,6 +2225,8 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		} else {
 			fmt.Fprintf(b, "%s.%s++\n", r, l.idx)
 		}
+	case loopNext:
+		g.emitLoopNext(b, it)
 	case endItem:
 		b.WriteString(g.line(it.pos))
 		switch g.resKind {

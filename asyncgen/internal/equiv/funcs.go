@@ -684,3 +684,89 @@ func blankResult(e *Env, n int) (_ int, err error) {
 	}
 	return v, nil
 }
+
+//blitz:async
+func captures(e *Env, n int) int {
+	var fs []func() int
+	var ps []*int
+	for i := 0; i < n; i++ { // i is copied for the next iteration before i++
+		v := future.Await(e.Val(i * 10))
+		fs = append(fs, func() int { return i*100 + v })
+		ps = append(ps, &v)
+		defer func() { e.Note("deferred i=%d v=%d", i, v) }()
+		v++ // seen by the closure and through the pointer
+		if i == 2 {
+			i++ // this iteration's i, which the next one starts from
+		}
+	}
+	for _, x := range []int{n, n + 1} {
+		w := future.Await(e.Val(x))
+		fs = append(fs, func() int { return x + w })
+	}
+	for j := 0; j < 3; { // no post statement: copied all the same
+		future.Await(e.Val(j))
+		fs = append(fs, func() int { return j })
+		j++
+	}
+	total := 0
+	for _, f := range fs {
+		total += f()
+	}
+	for _, p := range ps {
+		*p += 1000 // the iteration's variable: the closures see it
+	}
+	future.Await(e.Val(0))
+	for _, f := range fs { // called after later awaits
+		total += f()
+		e.Note("total=%d", total)
+	}
+	return total
+}
+
+// acc has an array to slice and a pointer method.
+type acc struct {
+	a [3]int
+	n int
+}
+
+func (a *acc) inc() { a.n++ }
+
+//blitz:async
+func cellForms(e *Env, n int) (string, error) {
+	var slices [][]int
+	var accs []*acc
+	var later []func() string
+	for i := range n % 5 {
+		var p acc
+		p.a[0] = i
+		k := future.Await(e.Val(i))
+		p.inc() // on the iteration's p
+		later = append(later, func() string { return fmt.Sprint("k", k) })
+		slices = append(slices, p.a[:])
+		accs = append(accs, &p)
+		switch v := any(k).(type) {
+		case int:
+			future.Await(e.Val(v))
+			later = append(later, func() string { return fmt.Sprint("v", v) })
+			v++
+		}
+		if q := k * 2; q >= 2 {
+			future.Await(e.Val(q))
+			later = append(later, func() string { return fmt.Sprint("q", q) })
+			q += 100
+		}
+		var r = k + 1
+		future.Await(e.Val(r))
+		later = append(later, func() string { return fmt.Sprint("r", r) })
+		p.a[1] = k // after the slice was taken: seen through it
+		k *= 3     // seen by the closure above
+	}
+	var b strings.Builder
+	for i, s := range slices {
+		fmt.Fprint(&b, s, accs[i].n, accs[i].a, " ")
+	}
+	for _, f := range later {
+		b.WriteString(f())
+	}
+	return b.String(), nil
+}

@@ -4566,3 +4566,492 @@ func (f *blankResultAsyncFuture) Cancel() {
 
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
+
+//line funcs_async.go:4571
+
+// capturesAsyncFuture is the state machine of captures: see capturesAsync.
+type capturesAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	defers     []func()           // the calls deferred and not yet run, in order
+	rangeValue []int
+	rangeIndex int
+	e          *Env
+	n          int
+	fs         []func() int
+	ps         []*int
+	i          *int // a new variable per iteration
+	x          *int // a new variable per iteration
+	j          *int // a new variable per iteration
+	total      int
+}
+
+// capturesAsync returns captures as a future: polling it runs captures up to its next
+// await, and its value is what captures returns.
+func capturesAsync(e *Env, n int) future.Future[int] {
+	return &capturesAsyncFuture{e: e, n: n}
+}
+
+// Poll runs captures until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls captures deferred run first, as in Go.
+func (f2 *capturesAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f2.state >= 0 {
+				f2.state = -1
+			}
+			f2.runDefers()
+		}
+	}()
+	v, ok := f2.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that captures deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f2 *capturesAsyncFuture) runDefers() {
+	defer func() {
+		if len(f2.defers) > 0 {
+			f2.runDefers()
+		}
+	}()
+	for len(f2.defers) > 0 {
+		deferred := f2.defers[len(f2.defers)-1]
+		f2.defers = f2.defers[:len(f2.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f2 *capturesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f2.state {
+		case 0:
+//line funcs.go:690
+			f2.fs = nil
+//line funcs.go:691
+			f2.ps = nil
+//line funcs.go:692
+			f2.i = new(int)
+			(*f2.i) = 0
+//line funcs.go:692
+			f2.state = 1
+			continue poll
+//line funcs_async.go:4644
+		case 1:
+//line funcs.go:692
+			if !((*f2.i) < f2.n) {
+				f2.state = 4
+				continue poll
+			}
+//line funcs.go:693
+			f2.aw1 = f2.e.Val((*f2.i) * 10)
+			f2.state = 2
+			fallthrough
+//line funcs_async.go:4655
+		case 2:
+//line funcs.go:693
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			i2 := f2.i
+//line funcs.go:694
+			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
+//line funcs.go:695
+			f2.ps = append(f2.ps, &v)
+//line funcs.go:696
+			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
+//line funcs.go:697
+			v++
+//line funcs.go:698
+			if (*f2.i) == 2 {
+				(*f2.i)++
+			}
+//line funcs.go:701
+			f2.state = 3
+			continue poll
+//line funcs_async.go:4679
+		case 3:
+			{
+				prev := f2.i
+				f2.i = new(int)
+				*f2.i = *prev
+			}
+//line funcs.go:692
+			(*f2.i)++
+//line funcs.go:692
+			f2.state = 1
+			continue poll
+//line funcs_async.go:4691
+		case 4:
+//line funcs.go:702
+			f2.rangeValue = []int{f2.n, f2.n + 1}
+			f2.rangeIndex = 0
+//line funcs.go:702
+			f2.state = 5
+			continue poll
+//line funcs_async.go:4699
+		case 5:
+//line funcs.go:702
+			if f2.rangeIndex >= len(f2.rangeValue) {
+				f2.state = 8
+				continue poll
+			}
+			f2.x = new(int)
+			(*f2.x) = f2.rangeValue[f2.rangeIndex]
+//line funcs.go:703
+			f2.aw1 = f2.e.Val((*f2.x))
+			f2.state = 6
+			fallthrough
+//line funcs_async.go:4712
+		case 6:
+//line funcs.go:703
+			w, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			x2 := f2.x
+//line funcs.go:704
+			f2.fs = append(f2.fs, func() int { return (*x2) + w })
+//line funcs.go:705
+			f2.state = 7
+			continue poll
+//line funcs_async.go:4726
+		case 7:
+//line funcs.go:702
+			f2.rangeIndex++
+//line funcs.go:702
+			f2.state = 5
+			continue poll
+//line funcs_async.go:4733
+		case 8:
+//line funcs.go:706
+			f2.j = new(int)
+			(*f2.j) = 0
+//line funcs.go:706
+			f2.state = 9
+			continue poll
+//line funcs_async.go:4741
+		case 9:
+//line funcs.go:706
+			if !((*f2.j) < 3) {
+				f2.state = 12
+				continue poll
+			}
+//line funcs.go:707
+			f2.aw1 = f2.e.Val((*f2.j))
+			f2.state = 10
+			fallthrough
+//line funcs_async.go:4752
+		case 10:
+//line funcs.go:707
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			j2 := f2.j
+//line funcs.go:708
+			f2.fs = append(f2.fs, func() int { return (*j2) })
+//line funcs.go:709
+			(*f2.j)++
+//line funcs.go:710
+			f2.state = 11
+			continue poll
+//line funcs_async.go:4768
+		case 11:
+			{
+				prev2 := f2.j
+				f2.j = new(int)
+				*f2.j = *prev2
+			}
+//line funcs.go:710
+			f2.state = 9
+			continue poll
+//line funcs_async.go:4778
+		case 12:
+//line funcs.go:711
+			f2.total = 0
+//line funcs.go:712
+			for _, f := range f2.fs {
+				f2.total += f()
+			}
+//line funcs.go:715
+			for _, p := range f2.ps {
+				*p += 1000
+			}
+//line funcs.go:718
+			f2.aw1 = f2.e.Val(0)
+			f2.state = 13
+			fallthrough
+//line funcs_async.go:4794
+		case 13:
+//line funcs.go:718
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:719
+			for _, f := range f2.fs {
+				f2.total += f()
+				f2.e.Note("total=%d", f2.total)
+			}
+//line funcs.go:723
+			{
+				var v2 int = f2.total
+				f2.state = -1
+				f2.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:4814
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that captures awaits, if any, then runs the calls
+// captures deferred; captures goes no further.
+func (f2 *capturesAsyncFuture) Cancel() {
+	switch f2.state {
+	case 2, 6, 10, 13:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	f2.runDefers()
+}
+
+// captures is what capturesAsync compiles; it is not called.
+var _ = captures
+
+//line funcs_async.go:4840
+
+// cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
+type cellFormsAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	slices     [][]int
+	accs       []*acc
+	later      []func() string
+	i          int
+	p          *acc // a new variable per iteration
+	k          *int // a new variable per iteration
+	v          *int // a new variable per iteration
+	q          *int // a new variable per iteration
+	r          *int // a new variable per iteration
+}
+
+// cellFormsAsync returns cellForms as a future: polling it runs cellForms up to its next
+// await, and its value is what cellForms returns.
+func cellFormsAsync(e *Env, n int) future.Future[future.Result[string]] {
+	return &cellFormsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs cellForms until it awaits a future that is not ready, or returns.
+func (f2 *cellFormsAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _ bool) {
+poll:
+	for {
+		switch f2.state {
+		case 0:
+//line funcs.go:736
+			f2.slices = nil
+//line funcs.go:737
+			f2.accs = nil
+//line funcs.go:738
+			f2.later = nil
+//line funcs.go:739
+			f2.rangeValue = f2.n % 5
+			f2.rangeIndex = 0
+//line funcs.go:739
+			f2.state = 1
+			continue poll
+//line funcs_async.go:4885
+		case 1:
+//line funcs.go:739
+			if f2.rangeIndex >= f2.rangeValue {
+				f2.state = 11
+				continue poll
+			}
+			f2.i = f2.rangeIndex
+//line funcs.go:740
+			f2.p = new(acc)
+//line funcs.go:741
+			(*f2.p).a[0] = f2.i
+//line funcs.go:742
+			f2.aw1 = f2.e.Val(f2.i)
+			f2.state = 2
+			fallthrough
+//line funcs_async.go:4901
+		case 2:
+//line funcs.go:742
+			v2, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.k = new(int)
+			(*f2.k) = v2
+//line funcs.go:743
+			(*f2.p).inc()
+			k2 := f2.k
+//line funcs.go:744
+			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
+//line funcs.go:745
+			f2.slices = append(f2.slices, (*f2.p).a[:])
+//line funcs.go:746
+			f2.accs = append(f2.accs, &(*f2.p))
+//line funcs.go:747
+			switch bound := any((*f2.k)).(type) {
+//line funcs.go:748
+			case int:
+				f2.v = new(int)
+				*f2.v = bound
+				f2.state = 3
+			default:
+				f2.state = 5
+			}
+			continue poll
+//line funcs_async.go:4931
+		case 3:
+//line funcs.go:749
+			f2.aw1 = f2.e.Val((*f2.v))
+			f2.state = 4
+			fallthrough
+//line funcs_async.go:4937
+		case 4:
+//line funcs.go:749
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			v3 := f2.v
+//line funcs.go:750
+			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
+//line funcs.go:751
+			(*f2.v)++
+//line funcs.go:752
+			f2.state = 5
+			continue poll
+//line funcs_async.go:4953
+		case 5:
+//line funcs.go:753
+			f2.q = new(int)
+			(*f2.q) = (*f2.k) * 2
+//line funcs.go:753
+			if (*f2.q) >= 2 {
+				f2.state = 6
+			} else {
+				f2.state = 8
+			}
+			continue poll
+//line funcs_async.go:4965
+		case 6:
+//line funcs.go:754
+			f2.aw1 = f2.e.Val((*f2.q))
+			f2.state = 7
+			fallthrough
+//line funcs_async.go:4971
+		case 7:
+//line funcs.go:754
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			q2 := f2.q
+//line funcs.go:755
+			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
+//line funcs.go:756
+			(*f2.q) += 100
+//line funcs.go:757
+			f2.state = 8
+			continue poll
+//line funcs_async.go:4987
+		case 8:
+//line funcs.go:758
+			f2.r = new(int)
+			*f2.r = (*f2.k) + 1
+//line funcs.go:759
+			f2.aw1 = f2.e.Val((*f2.r))
+			f2.state = 9
+			fallthrough
+//line funcs_async.go:4996
+		case 9:
+//line funcs.go:759
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			r2 := f2.r
+//line funcs.go:760
+			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
+//line funcs.go:761
+			(*f2.p).a[1] = (*f2.k)
+//line funcs.go:762
+			(*f2.k) *= 3
+//line funcs.go:763
+			f2.state = 10
+			continue poll
+//line funcs_async.go:5014
+		case 10:
+//line funcs.go:739
+			f2.rangeIndex++
+//line funcs.go:739
+			f2.state = 1
+			continue poll
+//line funcs_async.go:5021
+		case 11:
+//line funcs.go:764
+			var b strings.Builder
+//line funcs.go:765
+			for i, s := range f2.slices {
+				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
+			}
+//line funcs.go:768
+			for _, f := range f2.later {
+				b.WriteString(f())
+			}
+//line funcs.go:771
+			f2.state = -1
+			return future.Result[string]{Value: b.String(), Err: nil}, true
+//line funcs_async.go:5036
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that cellForms awaits, if any; cellForms goes no further.
+func (f2 *cellFormsAsyncFuture) Cancel() {
+	switch f2.state {
+	case 2, 4, 7, 9:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+	if f2.state != -1 {
+		f2.state = -2
+	}
+}
+
+// cellForms is what cellFormsAsync compiles; it is not called.
+var _ = cellForms

@@ -600,3 +600,79 @@ func blankResultRef(e *Env, n int) (_ int, err error) {
 	}
 	return v, nil
 }
+
+func capturesRef(e *Env, n int) int {
+	var fs []func() int
+	var ps []*int
+	for i := 0; i < n; i++ {
+		v := awaitRef(e.Val(i * 10))
+		fs = append(fs, func() int { return i*100 + v })
+		ps = append(ps, &v)
+		defer func() { e.Note("deferred i=%d v=%d", i, v) }()
+		v++
+		if i == 2 {
+			i++
+		}
+	}
+	for _, x := range []int{n, n + 1} {
+		w := awaitRef(e.Val(x))
+		fs = append(fs, func() int { return x + w })
+	}
+	for j := 0; j < 3; {
+		awaitRef(e.Val(j))
+		fs = append(fs, func() int { return j })
+		j++
+	}
+	total := 0
+	for _, f := range fs {
+		total += f()
+	}
+	for _, p := range ps {
+		*p += 1000
+	}
+	awaitRef(e.Val(0))
+	for _, f := range fs {
+		total += f()
+		e.Note("total=%d", total)
+	}
+	return total
+}
+
+func cellFormsRef(e *Env, n int) (string, error) {
+	var slices [][]int
+	var accs []*acc
+	var later []func() string
+	for i := range n % 5 {
+		var p acc
+		p.a[0] = i
+		k := awaitRef(e.Val(i))
+		p.inc()
+		later = append(later, func() string { return fmt.Sprint("k", k) })
+		slices = append(slices, p.a[:])
+		accs = append(accs, &p)
+		switch v := any(k).(type) {
+		case int:
+			awaitRef(e.Val(v))
+			later = append(later, func() string { return fmt.Sprint("v", v) })
+			v++
+		}
+		if q := k * 2; q >= 2 {
+			awaitRef(e.Val(q))
+			later = append(later, func() string { return fmt.Sprint("q", q) })
+			q += 100
+		}
+		var r = k + 1
+		awaitRef(e.Val(r))
+		later = append(later, func() string { return fmt.Sprint("r", r) })
+		p.a[1] = k
+		k *= 3
+	}
+	var b strings.Builder
+	for i, s := range slices {
+		fmt.Fprint(&b, s, accs[i].n, accs[i].a, " ")
+	}
+	for _, f := range later {
+		b.WriteString(f())
+	}
+	return b.String(), nil
+}

@@ -72,26 +72,6 @@ func inClosure(f future.Future[int]) {
 }
 
 //blitz:async
-func capturesLoopVar(f future.Future[int]) {
-	var fs []func() int
-	for i := 0; i < 3; i++ {
-		future.Await(f)
-		fs = append(fs, func() int { return i })
-	}
-	use(fs)
-}
-
-//blitz:async
-func addressOfLoopVar(f future.Future[int]) {
-	var ps []*int
-	for i := 0; i < 3; i++ {
-		future.Await(f)
-		ps = append(ps, &i)
-	}
-	use(ps)
-}
-
-//blitz:async
 func inCondition(f future.Future[bool]) {
 	if future.Await(f) {
 		use()
@@ -132,17 +112,6 @@ func awaitValue(f future.Future[int]) {
 }
 
 //blitz:async
-func slicesLoopArray(f future.Future[int]) {
-	var ss [][]int
-	for i := 0; i < 3; i++ {
-		var a [2]int
-		future.Await(f)
-		ss = append(ss, a[:])
-	}
-	use(ss)
-}
-
-//blitz:async
 func rangeChan(f future.Future[int], c chan int) {
 	for range c {
 		future.Await(f)
@@ -164,26 +133,6 @@ func rangeArrayCall(f future.Future[int]) {
 		future.Await(f)
 		use(i)
 	}
-}
-
-type pair struct {
-	a [2]int
-	t T
-}
-
-func (t *T) inc() { t.x++ }
-
-//blitz:async
-func addressOfLoopField(f future.Future[int]) {
-	var ps []*int
-	for i := 0; i < 3; i++ {
-		var p pair
-		future.Await(f)
-		ps = append(ps, &p.a[1])
-		use(p.a[:])
-		p.t.inc()
-	}
-	use(ps)
 }
 
 //blitz:async
