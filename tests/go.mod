@@ -6,6 +6,7 @@ tool github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
+	github.com/blitz-go/blitz/asyncgen v0.1.0
 	github.com/blitz-go/blitz/channels v0.1.0
 	github.com/blitz-go/blitz/future v0.1.0
 	github.com/blitz-go/blitz/runtime v0.1.0
@@ -16,7 +17,6 @@ require (
 )
 
 require (
-	github.com/blitz-go/blitz/asyncgen v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend-epoll v0.1.0 // indirect
 	github.com/blitz-go/blitz/backend-iocp v0.1.0 // indirect
