@@ -3,6 +3,7 @@ package progfuzz
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 )
 
@@ -23,6 +24,14 @@ const (
 type Program struct {
 	Name   string
 	Result Result
+	// Named is set when the results are named res (and rerr).
+	Named bool
+	// Receiver is "", "*Rec" or "Rec": the function is a method of
+	// Rec, its receiver named r.
+	Receiver string
+	// Generic is set when the function is generic, func name[N ~int](e
+	// *Env, n N), to be instantiated with Num.
+	Generic bool
 	// Source is the function's declaration, its //blitz:async directive
 	// included; it uses the parameters e *Env and n int, the package's
 	// import of future and nothing else.
@@ -41,6 +50,15 @@ func Generate(name string, seed uint64) Program {
 func GenerateFrom(name string, src rand.Source) Program {
 	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%26)}
 	g.result = Result(g.rng.IntN(3))
+	g.named = g.result != NoResult && g.chance(0.25)
+	switch g.rng.IntN(6) {
+	case 0:
+		g.receiver = "*Rec"
+	case 1:
+		g.receiver = "Rec"
+	case 2:
+		g.generic = true
+	}
 	return g.function(name)
 }
 
@@ -56,11 +74,16 @@ const (
 	kArr   // [3]int
 	kAny
 	kFunc // func(int) int
+	kPtr  // *int
+	kGen  // N, the type parameter of a generic program (~int)
 )
 
 type variable struct {
 	name string
 	kind kind
+	// field marks r.base, the receiver's field: an await may not be
+	// assigned to it directly.
+	field bool
 	// loops is the number of loops around the declaration (inside the
 	// function or the innermost function literal): a function literal
 	// captures only variables declared outside every loop, since the
@@ -86,8 +109,11 @@ type target struct {
 }
 
 type gen struct {
-	rng    *rand.Rand
-	result Result
+	rng      *rand.Rand
+	result   Result
+	named    bool
+	receiver string
+	generic  bool
 	lines  []string
 	indent int
 	scopes []*scope
@@ -157,6 +183,21 @@ func (g *gen) pick(k kind, assign bool) *variable {
 	return vs[g.rng.IntN(len(vs))]
 }
 
+// pickVar is pick for an assignment that only a variable may take (an
+// await's, a range's): not the receiver's field.
+func (g *gen) pickVar(k kind) *variable {
+	var vs []*variable
+	for _, v := range g.visible(k, true) {
+		if !v.field {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	return vs[g.rng.IntN(len(vs))]
+}
+
 // inScope reports whether name is declared in the innermost scope.
 func (g *gen) inScope(name string) bool {
 	for _, v := range g.scopes[len(g.scopes)-1].vars {
@@ -175,6 +216,8 @@ var pools = map[kind][]string{
 	kArr:   {"arr"},
 	kAny:   {"val"},
 	kFunc:  {"fn"},
+	kPtr:   {"p", "q"},
+	kGen:   {"g", "h"},
 }
 
 // newName returns a name for a new variable of kind k in the innermost
@@ -250,9 +293,19 @@ func (g *gen) intAtom() string {
 		if v := g.pick(kRune, false); v != nil {
 			return fmt.Sprintf("int(%s)", v.name)
 		}
+	case 6:
+		if v := g.pick(kPtr, false); v != nil {
+			return "*" + v.name
+		}
+		if v := g.pick(kGen, false); v != nil {
+			return fmt.Sprintf("int(%s)", v.name)
+		}
 	}
 	if v := g.pick(kInt, false); v != nil {
 		return v.name
+	}
+	if g.generic {
+		return "int(n)"
 	}
 	return "n"
 }
@@ -272,6 +325,9 @@ func (g *gen) bound() string {
 	case 0:
 		return fmt.Sprint(g.rng.IntN(4))
 	case 1:
+		if g.generic {
+			return "int(n) % 4"
+		}
 		return "n % 4"
 	default:
 		return fmt.Sprintf("(%s%%3 + 3) %% 4", g.intAtom())
@@ -335,11 +391,34 @@ func (g *gen) try(str bool) string {
 
 func (g *gen) function(name string) Program {
 	res := map[Result]string{NoResult: "", IntResult: " int", IntErrResult: " (int, error)"}[g.result]
+	if g.named {
+		res = map[Result]string{IntResult: " (res int)", IntErrResult: " (res int, rerr error)"}[g.result]
+	}
+	recv, tparams, ntype := "", "", "int"
+	if g.receiver != "" {
+		recv = "(r " + g.receiver + ") "
+	}
+	if g.generic {
+		tparams, ntype = "[N ~int]", "N"
+	}
 	g.emit("//blitz:async")
-	g.emit("func %s(e *Env, n int)%s {", name, res)
+	g.emit("func %s%s%s(e *Env, n %s)%s {", recv, name, tparams, ntype, res)
 	g.indent++
 	g.push(false)
-	g.declare("n", kInt)
+	if g.generic {
+		g.declare("n", kGen)
+	} else {
+		g.declare("n", kInt)
+	}
+	if g.receiver != "" {
+		g.declare("r.base", kInt).field = true
+	}
+	if g.named {
+		g.declare("res", kInt)
+		if g.result == IntErrResult {
+			g.declare("rerr", kErr)
+		}
+	}
 	// An await first, so that every program waits at least once.
 	first, rhs := g.newName(kInt), g.await()
 	v := g.declare(first, kInt)
@@ -352,7 +431,8 @@ func (g *gen) function(name string) Program {
 	g.pop()
 	g.indent--
 	g.emit("}")
-	return Program{Name: name, Result: g.result, Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits}
+	return Program{Name: name, Result: g.result, Named: g.named, Receiver: g.receiver, Generic: g.generic,
+		Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits}
 }
 
 // block writes statements until the budget or the block's own length runs
@@ -381,6 +461,10 @@ func (g *gen) nested(body func()) {
 }
 
 func (g *gen) finalReturn() {
+	if g.named && g.chance(0.4) {
+		g.emit("return")
+		return
+	}
 	switch g.result {
 	case IntResult:
 		g.emit("return %s", g.intExpr(2))
@@ -395,6 +479,10 @@ func (g *gen) finalReturn() {
 
 // ret writes an early return, reporting that the block ends.
 func (g *gen) ret() bool {
+	if g.named && g.chance(0.3) {
+		g.emit("return")
+		return true
+	}
 	switch g.result {
 	case NoResult:
 		g.emit("return")
@@ -473,6 +561,17 @@ func (g *gen) stmt() bool {
 			g.otherAssign()
 		case c == 17 && g.depth > 0:
 			return g.jump(true)
+		case c == 18:
+			g.ptrOrGen()
+		case c == 19:
+			g.deferStmt()
+		case c == 20 && g.depth > 0 && g.chance(0.3):
+			// A panic: the deferred calls run, and it leaves the future.
+			g.emit("if %s {", g.cond())
+			g.emit("\tpanic(%q)", fmt.Sprintf("s%d", g.id()))
+			g.emit("}")
+		case c == 21:
+			g.multi()
 		default:
 			continue
 		}
@@ -522,7 +621,7 @@ func (g *gen) assignInt() {
 		return
 	}
 	op := []string{"=", "+=", "-=", "="}[g.rng.IntN(4)]
-	if g.awaitOK() {
+	if !v.field && g.awaitOK() {
 		g.emit("%s %s %s", v.name, op, g.await())
 	} else if g.chance(0.2) {
 		g.emit("%s %%= %d", v.name, 2+g.rng.IntN(50))
@@ -679,7 +778,7 @@ func (g *gen) tryStmt() {
 			g.note(ev)
 		}
 	default:
-		v, ev := g.pick(vk, true), g.pick(kErr, true)
+		v, ev := g.pickVar(vk), g.pickVar(kErr)
 		if v == nil && ev == nil {
 			g.emit("%s", g.try(str))
 			return
@@ -739,7 +838,7 @@ func (g *gen) ifStmt() {
 			cond = fmt.Sprintf("%s%%2 == 0", iv.name)
 		}
 	}
-	if iv != nil && !strings.Contains(cond, iv.name) {
+	if iv != nil && !regexp.MustCompile(`\b`+iv.name+`\b`).MatchString(cond) {
 		cond = fmt.Sprintf("%s && %s", g.use(iv), cond)
 	}
 	g.emit("if %s%s {", init, cond)
@@ -895,7 +994,7 @@ func (g *gen) rangeStmt() {
 			g.loop(fmt.Sprintf("for range %s", g.bound()), true, nil)
 			return
 		}
-		if v := g.pick(kInt, true); v != nil && g.chance(0.3) {
+		if v := g.pickVar(kInt); v != nil && g.chance(0.3) {
 			g.loop(fmt.Sprintf("for %s = range %s", v.name, g.bound()), true, func() { g.note(v) })
 			return
 		}
@@ -913,7 +1012,18 @@ func (g *gen) rangeStmt() {
 		for v == i {
 			v = fmt.Sprintf("v%d", g.id())
 		}
-		switch g.rng.IntN(3) {
+		a, b := g.pickVar(kInt), g.pickVar(kInt)
+		switch g.rng.IntN(4) {
+		case 3:
+			if a == nil || b == nil || a == b {
+				g.loop(fmt.Sprintf("for range %s", x), true, nil)
+				break
+			}
+			// Existing variables as the iteration variables.
+			g.loop(fmt.Sprintf("for %s, %s = range %s", a.name, b.name, x), true, func() {
+				g.note(a)
+				g.note(b)
+			})
 		case 0:
 			g.loop(fmt.Sprintf("for %s, %s := range %s", i, v, x), true, func() {
 				g.note(g.declare(i, kInt))
@@ -1132,4 +1242,146 @@ func (g *gen) closure() {
 	v := g.declare(name, kFunc)
 	v.loops = saveLoops
 	g.note(v)
+}
+
+// ptrOrGen declares or assigns a pointer, or a variable of the type
+// parameter.
+func (g *gen) ptrOrGen() {
+	if g.generic && g.chance(0.6) {
+		if v := g.pick(kGen, true); v != nil && g.chance(0.6) {
+			if g.awaitOK() {
+				t, rhs := g.newName(kInt), g.await()
+				g.declare(t, kInt)
+				g.emit("%s := %s", t, rhs)
+				g.emit("%s = N(%s)", v.name, t)
+			} else {
+				g.emit("%s += N(%s)", v.name, g.small())
+			}
+			g.note(v)
+			return
+		}
+		name := g.newName(kGen)
+		if g.chance(0.4) {
+			g.emit("var %s N", name)
+		} else {
+			g.emit("%s := N(%s)", name, g.small())
+		}
+		g.note(g.declare(name, kGen))
+		return
+	}
+	if p := g.pick(kPtr, false); p != nil && g.chance(0.6) {
+		g.emit("*%s %s %s", p.name, []string{"=", "+="}[g.rng.IntN(2)], g.small())
+		g.emit("e.Note(\"s%d *%s=%%d\", *%s)", g.id(), p.name, p.name)
+		return
+	}
+	// The address of a variable declared outside every loop (a variable
+	// of an iteration may not have its address taken).
+	var targets []*variable
+	for _, v := range g.visible(kInt, false) {
+		if v.loops == 0 && !v.field {
+			targets = append(targets, v)
+		}
+	}
+	if len(targets) == 0 {
+		g.assignInt()
+		return
+	}
+	t := targets[g.rng.IntN(len(targets))]
+	name := g.newName(kPtr)
+	g.emit("%s := &%s", name, t.name)
+	g.declare(name, kPtr)
+	g.emit("e.Note(\"s%d *%s=%%d\", *%s)", g.id(), name, name)
+}
+
+// deferStmt writes a defer: of a call whose arguments are evaluated now,
+// of a function literal that reads variables when it runs, or of a
+// function variable.
+func (g *gen) deferStmt() {
+	id := g.id()
+	switch g.rng.IntN(4) {
+	case 0:
+		if f := g.pick(kFunc, false); f != nil {
+			g.emit("defer %s(%s)", f.name, g.intExpr(1))
+			return
+		}
+		fallthrough
+	case 1:
+		g.emit("defer e.Note(\"s%d deferred %%d %%v\", %s, %s)", id, g.intExpr(2), g.cond())
+	default:
+		// The literal sees the variables as they are when it runs; it may
+		// change a named result, after the return set it.
+		saveT, saveLoops, saveDepth, saveBudget, saveLit := g.targets, g.loops, g.depth, g.budget, g.inLit
+		g.targets, g.loops, g.inLit, g.budget = nil, 0, true, min(g.budget, g.rng.IntN(3))
+		g.emit("defer func() {")
+		g.indent++
+		g.push(true)
+		g.emit("e.Note(\"s%d deferred %%d\", %s)", id, g.intExpr(2))
+		g.block()
+		if g.named && g.chance(0.5) {
+			g.emit("res += %s", g.small())
+			g.emit("e.Note(\"s%d res=%%d\", res)", g.id())
+		}
+		g.pop()
+		g.indent--
+		g.emit("}()")
+		g.targets, g.loops, g.depth, g.inLit, g.budget = saveT, saveLoops, saveDepth, saveLit, saveBudget-1
+	}
+}
+
+// multi writes an assignment or declaration of two variables at once.
+func (g *gen) multi() {
+	a, b := g.pick(kInt, true), g.pick(kInt, true)
+	switch g.rng.IntN(4) {
+	case 0:
+		if a != nil && b != nil && a != b {
+			// A swap, Go's parallel assignment.
+			g.emit("%s, %s = %s, %s", a.name, b.name, b.name, a.name)
+			g.note(a)
+			g.note(b)
+			return
+		}
+		fallthrough
+	case 1:
+		// x, y := ..., with y already declared in this scope (assigned)
+		// or new.
+		x := g.newName(kInt)
+		var y *variable
+		for _, v := range g.scopes[len(g.scopes)-1].vars {
+			if v.kind == kInt && !v.readOnly && !v.field && v.name != "n" && g.chance(0.5) {
+				y = v
+			}
+		}
+		rx, ry := g.small(), g.small()
+		if y == nil {
+			y = g.declare(g.newName(kInt), kInt)
+			for y.name == x {
+				y.name = fmt.Sprintf("k%d", g.id())
+			}
+		}
+		g.emit("%s, %s := %s, %s", x, y.name, rx, ry)
+		g.note(g.declare(x, kInt))
+		g.note(y)
+	case 2:
+		x, y := g.newName(kInt), fmt.Sprintf("m%d", g.id())
+		if g.chance(0.5) {
+			g.emit("var %s, %s int", x, y)
+		} else {
+			g.emit("var %s, %s = %s, %s", x, y, g.small(), g.small())
+		}
+		g.note(g.declare(x, kInt))
+		g.note(g.declare(y, kInt))
+	default:
+		if a == nil {
+			g.declInt()
+			return
+		}
+		s := g.pick(kStr, true)
+		if s == nil || a.field || s.field {
+			g.assignInt()
+			return
+		}
+		g.emit("%s, %s = %s, %s", a.name, s.name, g.small(), g.strExpr())
+		g.note(a)
+		g.note(s)
+	}
 }

@@ -232,7 +232,7 @@ func runBatch(t *testing.T, progs []program) {
 // NameRef, with future.Await and future.Try replaced by functions that
 // block on the future.
 func Reference(p Program) string {
-	src := strings.Replace(p.Source, "func "+p.Name+"(", "func "+p.Name+"Ref(", 1)
+	src := regexp.MustCompile(`\b`+p.Name+`([(\[])`).ReplaceAllString(p.Source, p.Name+"Ref$1")
 	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
 	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
 	src = strings.Replace(src, "//blitz:async\n", "", 1)
@@ -250,16 +250,37 @@ func driver(progs map[string]program) string {
 	b.WriteString(driverSource)
 	b.WriteString("\nvar cases = []testCase{\n")
 	for _, name := range names {
-		var ref string
-		switch progs[name].Result {
-		case NoResult:
-			ref = fmt.Sprintf("%sRef(e, n); return show(struct{}{}, nil)", name)
-		case IntResult:
-			ref = fmt.Sprintf("return show(%sRef(e, n), nil)", name)
-		default:
-			ref = fmt.Sprintf("return show(%sRef(e, n))", name)
+		p := progs[name]
+		// The call of the function, with Async or Ref.
+		call := func(suffix string) string {
+			c := name + suffix
+			if p.Receiver != "" {
+				c = "rc." + c
+			}
+			if p.Generic {
+				return c + "[Num](e, Num(n))"
+			}
+			return c + "(e, n)"
 		}
-		fmt.Fprintf(&b, "\t{%q, func(e *Env, n int) future.Future[string] { return gen(%sAsync(e, n)) },\n\t\tfunc(e *Env, n int) string { %s }},\n", name, name, ref)
+		var ref string
+		switch p.Result {
+		case NoResult:
+			ref = fmt.Sprintf("%s; out := show(struct{}{}, nil)", call("Ref"))
+		case IntResult:
+			ref = fmt.Sprintf("out := show(%s, nil)", call("Ref"))
+		default:
+			ref = fmt.Sprintf("out := show(%s)", call("Ref"))
+		}
+		genf := fmt.Sprintf("gen(%s)", call("Async"))
+		if p.Receiver != "" {
+			// A method also shows its receiver's field at the end.
+			ref = "rc := &Rec{base: n}; " + ref + "; return out + fmt.Sprint(\" base=\", rc.base)"
+			genf = fmt.Sprintf("rc := &Rec{base: n}; return future.Map(%s, func(out string) string { return out + fmt.Sprint(\" base=\", rc.base) })", genf)
+		} else {
+			ref += "; return out"
+			genf = "return " + genf
+		}
+		fmt.Fprintf(&b, "\t{%q, func(e *Env, n int) future.Future[string] { %s },\n\t\tfunc(e *Env, n int) string { %s }},\n", name, genf, ref)
 	}
 	b.WriteString("}\n")
 	return b.String()

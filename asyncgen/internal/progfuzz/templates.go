@@ -23,8 +23,9 @@ import (
 type Env struct {
 	rng *rand.Rand
 	Log []string
-	// Live counts the futures made and not yet completed or cancelled.
-	Live int
+	// Live counts the futures made and not yet completed or cancelled;
+	// Made counts all the futures made (one per await).
+	Live, Made int
 }
 
 // NewEnv returns an Env whose schedule seed decides.
@@ -37,6 +38,7 @@ func (e *Env) Note(format string, args ...any) { e.Log = append(e.Log, fmt.Sprin
 // (waking its task each time) before it is ready.
 func (e *Env) Val(v int) future.Future[int] {
 	e.Live++
+	e.Made++
 	return &val{e: e, v: v, pending: e.rng.IntN(3)}
 }
 
@@ -72,6 +74,12 @@ func (f *val) Cancel() {
 		f.e.Live--
 	}
 }
+
+// Rec is the receiver of the programs that are methods.
+type Rec struct{ base int }
+
+// Num is the type argument of the generic programs.
+type Num int
 
 // ErrOdd is the error of a Fallible future of an odd value.
 var ErrOdd = errors.New("odd")
@@ -136,8 +144,17 @@ func poll[T any](f future.Future[T]) (T, error) {
 	return zero, errTooLong
 }
 
-// awaitRef is future.Await in the reference programs.
+// awaitRef is future.Await in the reference programs. When refCancelAt
+// is positive, the refCancelAt-th await (refAwaits counts them) cancels its
+// future and panics with errRefCancelled: the reference of a generated
+// program cancelled at that await, whose deferred calls run as the panic
+// unwinds.
 func awaitRef[T any](f future.Future[T]) T {
+	refAwaits++
+	if refAwaits == refCancelAt {
+		future.Cancel(f)
+		panic(errRefCancelled)
+	}
 	v, err := poll(f)
 	if err != nil {
 		panic(err)
@@ -145,10 +162,35 @@ func awaitRef[T any](f future.Future[T]) T {
 	return v
 }
 
+// refCancelAt and refAwaits drive awaitRef; the tests are not parallel.
+var refCancelAt, refAwaits int
+
+var errRefCancelled = errors.New("reference cancelled")
+
 // tryRef is future.Try in the reference programs.
 func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
 	r := awaitRef(f)
 	return r.Value, r.Err
+}
+
+// catch runs fn and returns what it panicked with, or nil.
+func catch(fn func()) (p any) {
+	defer func() { p = recover() }()
+	fn()
+	return nil
+}
+
+// outcome runs fn and returns its result, or what it panicked with.
+func outcome(fn func() (string, error)) string {
+	var out string
+	var err error
+	if p := catch(func() { out, err = fn() }); p != nil {
+		return fmt.Sprintf("panic: %v", p)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return out
 }
 
 func show[T any](v T, err error) string { return fmt.Sprintf("%v / %v", v, err) }
@@ -168,30 +210,15 @@ type testCase struct {
 	ref  func(e *Env, n int) string
 }
 
-// guard reports a panic out of fn as the program's failure.
-func guard(t *testing.T, name string, fn func()) {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Errorf("FAILPROG %s: panicked: %v", name, r)
-		}
-	}()
-	fn()
-}
-
 func TestPrograms(t *testing.T) {
 	runs := 0
 	for _, c := range cases {
-		guard(t, c.name, func() {
+		func() {
 			for n := range *args {
 				for seed := range uint64(*scheds) {
 					eg, er := NewEnv(seed), NewEnv(seed)
-					want := c.ref(er, n)
-					got, err := poll(c.gen(eg, n))
-					if err != nil {
-						t.Errorf("FAILPROG %s n=%d sched=%d: generated: %v", c.name, n, seed, err)
-						return
-					}
+					want := outcome(func() (string, error) { return c.ref(er, n), nil })
+					got := outcome(func() (string, error) { return poll(c.gen(eg, n)) })
 					if got != want || !slices.Equal(eg.Log, er.Log) {
 						t.Errorf("FAILPROG %s n=%d sched=%d: generated %q, log %q; reference %q, log %q", c.name, n, seed, got, eg.Log, want, er.Log)
 						return
@@ -203,38 +230,55 @@ func TestPrograms(t *testing.T) {
 					runs++
 				}
 			}
-		})
+		}()
 	}
 	t.Logf("RUNS %d", runs)
 }
 
+// TestCancelAtEveryAwait polls each generated program k times and cancels
+// it, for every k up to its completion: no future made stays pending; the
+// log is the reference's cancelled at the same await (the deferred calls
+// due run, in Go's order); a poll after Cancel panics with
+// future.ErrPolledAfterCancel.
 func TestCancelAtEveryAwait(t *testing.T) {
 	cx := future.NewContext(waker.Noop())
 	for _, c := range cases {
-		guard(t, c.name, func() {
+		func() {
 			for n := range *args {
 				for seed := range uint64(max(1, *scheds/4)) {
-					full := NewEnv(seed)
-					c.ref(full, n)
 					for k := 0; k < maxPolls; k++ {
 						e := NewEnv(seed)
 						f := c.gen(e, n)
 						done := false
 						for range k {
-							if _, done = f.Poll(cx); done {
+							if p := catch(func() { _, done = f.Poll(cx) }); p != nil {
+								done = true // it panicked: TestPrograms compares that
+							}
+							if done {
 								break
 							}
 						}
 						if done {
 							break
 						}
-						future.Cancel(f)
+						got := catch(func() { future.Cancel(f) })
 						if e.Live != 0 {
 							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: %d futures left pending after Cancel", c.name, n, seed, k, e.Live)
 							return
 						}
-						if len(e.Log) > len(full.Log) || !slices.Equal(e.Log, full.Log[:len(e.Log)]) {
-							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: log %q is not a prefix of %q", c.name, n, seed, k, e.Log, full.Log)
+						ref := NewEnv(seed)
+						var want any
+						if e.Made > 0 {
+							refAwaits, refCancelAt = 0, e.Made
+							want = catch(func() { c.ref(ref, n) })
+							refCancelAt = 0
+						}
+						if got == nil && e.Made > 0 {
+							got = errRefCancelled // Cancel returned: the reference's panic went through
+						}
+						if fmt.Sprint(got) != fmt.Sprint(want) || !slices.Equal(e.Log, ref.Log) || ref.Live != 0 {
+							t.Errorf("FAILPROG %s n=%d sched=%d k=%d: cancelled: panic %v, log %q; reference cancelled at await %d: panic %v, log %q, %d pending",
+								c.name, n, seed, k, got, e.Log, e.Made, want, ref.Log, ref.Live)
 							return
 						}
 						if !pollPanics(f, cx) {
@@ -244,7 +288,7 @@ func TestCancelAtEveryAwait(t *testing.T) {
 					}
 				}
 			}
-		})
+		}()
 	}
 }
 
