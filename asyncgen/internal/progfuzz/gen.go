@@ -114,9 +114,9 @@ type gen struct {
 	named    bool
 	receiver string
 	generic  bool
-	lines  []string
-	indent int
-	scopes []*scope
+	lines    []string
+	indent   int
+	scopes   []*scope
 	// targets are the enclosing loops and switches, innermost last;
 	// nil inside a function literal's body, whose statements cannot
 	// jump out of it.
