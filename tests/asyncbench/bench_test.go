@@ -80,8 +80,13 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 	g := NewGate()
 	handles := make([]runtime.JoinHandle[future.Result[int]], n)
 	results := make([]outcome, n)
-	var wg sync.WaitGroup
-	wg.Add(n)
+	var wg sync.WaitGroup // the goroutines, when kind is "goroutine"
+	released := false
+	defer func() {
+		if !released { // a watchdog failed: let the waiters go
+			g.Release()
+		}
+	}()
 	rssBefore, rssOK := rssBytes()
 	before := liveBytes()
 	mBefore := mallocs()
@@ -94,6 +99,7 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 		case "proposed":
 			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleProposed(c, g))
 		case "goroutine":
+			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				results[i].value, results[i].err = handleBlocking(c, g)
@@ -110,6 +116,7 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 		m.rss = (float64(rssAfter) - float64(rssBefore)) / float64(n)
 	}
 	g.Release()
+	released = true
 	if kind == "goroutine" {
 		wg.Wait()
 	} else {
