@@ -313,6 +313,7 @@ type rangeLoop struct {
 // are evaluated in one block, as Go does, and each clause is a block.
 type switchItem struct {
 	s       ast.Stmt // *ast.SwitchStmt or *ast.TypeSwitchStmt
+	tag     ast.Expr // the tag with its awaits replaced, if it had any
 	targets []*block // by clause
 	join    *block   // when no clause is default
 }
@@ -354,6 +355,7 @@ type gen struct {
 	ctorName  string
 	selfType  string                // typeName with its type arguments
 	selfRef   string                // an expression naming the direct-style function (a method expression for a method)
+	synth     map[*types.Var]bool   // the linearizer's temporaries
 	cells     map[*types.Var]string // per-iteration variables kept by reference: the name of a copy of their pointer
 	captures  []*types.Var          // the cells the item being emitted refers to from function literals
 	named     []*ast.Ident          // the named results, if they are
@@ -641,8 +643,7 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			if call, ok := g.isAwait(s.Rhs[0]); ok {
 				id, isID := ast.Unparen(s.Lhs[0]).(*ast.Ident)
 				if !isID {
-					g.reject(s.Pos(), "an await assigned to anything but a variable is not supported in an async function yet; write v := future.Await(f) and assign v instead")
-					return false
+					break // a[i] = Await(f): the linearizer orders the index and the await
 				}
 				// x op= Await(f) reads x after the await: Go leaves the
 				// order of a variable's read and a call unspecified.
@@ -682,8 +683,6 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 				return true
 			}
 		}
-		g.reject(s.Pos(), "an await in a return statement is not supported in an async function yet; write v := future.Await(f) and return v instead")
-		return false
 	case *ast.BlockStmt:
 		g.reject(s.Pos(), "a block statement holding an await is not supported in an async function yet; write its statements without the braces instead")
 		return false
@@ -696,6 +695,9 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 	if what := construct(s); what != "" {
 		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write it with if and for instead", what)
 		return false
+	}
+	if handled, term := g.lowerNested(s, lp); handled {
+		return term
 	}
 	g.rejectNested(s)
 	return false
@@ -774,14 +776,20 @@ func (g *gen) litHasAwait(n ast.Node) bool {
 
 // rejectNested reports the first await of n that sits inside a larger
 // expression.
-func (g *gen) rejectNested(n ast.Node) {
+func (g *gen) rejectNested(n ast.Node) { g.rejectAwaitIn(n, "") }
+
+// rejectAwaitIn reports the first await of n, with msg if it is not "",
+// or one in a function literal.
+func (g *gen) rejectAwaitIn(n ast.Node, msg string) {
 	if n == nil {
 		return
 	}
 	ast.Inspect(n, func(n ast.Node) bool {
 		if e, ok := n.(ast.Expr); ok {
 			if call, ok := g.isAwait(e); ok {
-				if g.isTry(call) {
+				if msg != "" {
+					g.reject(e.Pos(), "%s", msg)
+				} else if g.isTry(call) {
 					g.reject(e.Pos(), "an await nested in a larger expression is not supported in an async function yet; write v, err := future.Try(f) as a statement of its own and use v and err instead")
 				} else {
 					g.reject(e.Pos(), "an await nested in a larger expression is not supported in an async function yet; write v := future.Await(f) as a statement of its own and use v instead")
@@ -928,8 +936,17 @@ func (g *gen) lowerAwait(call *ast.CallExpr, lhs *ast.Ident, define bool, pos to
 		return
 	}
 	if g.hasAwait(call.Args[0]) {
-		g.rejectNested(call.Args[0])
-		return
+		// future.Await(g(future.Await(f))): the inner awaits first.
+		arg, ok := g.lowerCond(call.Args[0], nil)
+		if !ok {
+			return
+		}
+		c := *call
+		c.Args = []ast.Expr{arg}
+		if tv, ok := g.info.Types[call]; ok {
+			g.info.Types[&c] = tv
+		}
+		call = &c
 	}
 	ft := types.TypeString(g.awaitedType(call), g.qualifier)
 	field, ok := g.awFields[ft]
@@ -971,11 +988,11 @@ func (g *gen) force(s ast.Stmt) {
 }
 
 func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
-	if g.hasAwait(s.Cond) {
-		g.rejectNested(s.Cond)
+	if !g.lowerInit(s.Init, lp) {
 		return false
 	}
-	if !g.lowerInit(s.Init, lp) {
+	cond, ok := g.lowerCond(s.Cond, lp)
+	if !ok {
 		return false
 	}
 	then := g.newBlock()
@@ -994,7 +1011,7 @@ func (g *gen) lowerIf(s *ast.IfStmt, lp *loopCtx) bool {
 	} else {
 		els = getJoin()
 	}
-	g.add(branchItem{cond: s.Cond, then: then, els: els, pos: s.Pos()})
+	g.add(branchItem{cond: cond, then: then, els: els, pos: s.Pos()})
 	g.cur = then
 	tThen := g.lowerList(s.Body.List, lp)
 	if !tThen {
@@ -1072,8 +1089,8 @@ func (g *gen) bind(label string, lp *loopCtx) {
 func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	label := g.takeLabel()
 	init, head, body := switchParts(st)
-	if g.hasAwait(head) {
-		g.rejectNested(head)
+	if _, ts := st.(*ast.TypeSwitchStmt); ts && g.hasAwait(head) {
+		g.rejectAwaitIn(head, "an await in a type switch's guard is not supported in an async function yet; write v := future.Await(f) before the switch and switch on v.(type) instead")
 		return false
 	}
 	if ts, ok := st.(*ast.TypeSwitchStmt); ok {
@@ -1093,7 +1110,7 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	for _, c := range s.Body.List {
 		for _, e := range c.(*ast.CaseClause).List {
 			if g.hasAwait(e) {
-				g.rejectNested(e)
+				g.rejectAwaitIn(e, "an await in a case expression is not supported in an async function yet (case expressions are evaluated only until one matches); write v := future.Await(f) before the switch and use v instead")
 				return false
 			}
 		}
@@ -1101,8 +1118,15 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	if !g.lowerInit(s.Init, lp) {
 		return false
 	}
-	join := &block{}
 	it := switchItem{s: st}
+	if sw, ok := st.(*ast.SwitchStmt); ok && g.hasAwait(sw.Tag) {
+		tag, ok := g.lowerCond(sw.Tag, lp)
+		if !ok {
+			return false
+		}
+		it.tag = tag
+	}
+	join := &block{}
 	hasDefault := false
 	for _, c := range s.Body.List {
 		b := g.newBlock()
@@ -1168,7 +1192,7 @@ func switchParts(st ast.Stmt) (ast.Stmt, ast.Node, *ast.BlockStmt) {
 func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	label := g.takeLabel()
 	if g.hasAwait(s.X) || g.hasAwait(s.Key) || g.hasAwait(s.Value) {
-		g.rejectNested(s.X)
+		g.rejectAwaitIn(s.X, "an await in a range expression is not supported in an async function yet; write v := future.Await(f) before the loop and range over v instead")
 		return false
 	}
 	l := &rangeLoop{s: s}
@@ -1328,17 +1352,17 @@ func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
 
 func (g *gen) lowerFor(s *ast.ForStmt) bool {
 	label := g.takeLabel()
-	if g.hasAwait(s.Init) || g.hasAwait(s.Cond) || g.hasAwait(s.Post) {
-		g.rejectNested(s.Init)
-		g.rejectNested(s.Cond)
-		g.rejectNested(s.Post)
+	if g.hasAwait(s.Cond) || g.hasAwait(s.Post) {
+		msg := "an await in a for loop's condition or post statement is not supported in an async function yet; write the await in the loop's body (for { v := future.Await(f); if !cond { break }; ... }) instead"
+		g.rejectAwaitIn(s.Cond, msg)
+		g.rejectAwaitIn(s.Post, msg)
 		return false
 	}
 	g.loops = append(g.loops, s)
-	if s.Init != nil {
-		g.checkPlain(s.Init)
-		g.force(s.Init)
-		g.add(stmtItem{s: s.Init})
+	// The init runs once, before the loop: an await in it is lowered as
+	// the statement it is.
+	if !g.lowerInit(s.Init, nil) {
+		return false
 	}
 	head := g.newBlock()
 	head.targeted = true
@@ -1404,6 +1428,9 @@ func itemNodes(it any) []ast.Node {
 	case switchItem:
 		ns := []ast.Node{}
 		_, head, body := switchParts(it.s)
+		if it.tag != nil {
+			head = it.tag
+		}
 		if head != nil {
 			ns = append(ns, head)
 		}
@@ -1445,6 +1472,9 @@ func (g *gen) hoist() {
 	}
 	local := func(obj types.Object) (*types.Var, bool) {
 		v, ok := obj.(*types.Var)
+		if ok && g.synth[v] {
+			return v, true // a temporary of the linearizer
+		}
 		if !ok || v.IsField() || v.Pkg() != g.pkg || v.Parent() == g.pkg.Scope() || v.Parent() == nil {
 			return nil, false
 		}
@@ -2122,6 +2152,9 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString(g.line(it.s.Pos()))
 		b.WriteString("switch ")
 		_, head, body := switchParts(it.s)
+		if it.tag != nil {
+			head = it.tag
+		}
 		bound := ""
 		if ts, ok := it.s.(*ast.TypeSwitchStmt); ok {
 			var x ast.Expr

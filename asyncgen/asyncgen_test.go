@@ -219,7 +219,7 @@ func TestCommand(t *testing.T) {
 		t.Fatalf("blitzgen over fresh packages: %v\n%s", err, out)
 	}
 	out, err = exec.Command("go", "run", "./cmd/blitzgen", "./testdata/reject").CombinedOutput()
-	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: an await in a return statement")) {
+	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: a go statement is not supported")) {
 		t.Fatalf("blitzgen over rejected functions: %v\n%s", err, out)
 	}
 }

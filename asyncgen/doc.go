@@ -44,8 +44,12 @@
 //		return 0, err
 //	}
 //
-// Either await may also be the init statement of an if or a switch
-// (if _, err := future.Try(f); err != nil { ... }).
+// Either await may also be the init statement of an if, a switch or a for
+// loop (if _, err := future.Try(f); err != nil { ... }). future.Await may
+// also sit inside a larger expression, return future.Await(f), nil or if
+// future.Await(f) > 0 or x := g(future.Await(f)): it is evaluated where Go
+// evaluates it, after the calls to its left and before those to its right,
+// and the right operand of && and || waits only if Go would evaluate it.
 //
 // Deferred calls work as in Go: the function and its arguments are evaluated
 // at the defer statement, and the calls run last first when the function
@@ -57,8 +61,8 @@
 // recover is rejected; a deferred function of another package cannot be
 // checked, and a recover in it returns nil.
 //
-// What the generator does not support yet (go, goto, select, an await inside
-// a larger expression, ...) it rejects with the position and what to write
+// What the generator does not support yet (go, goto, select, an await in a
+// for loop's condition or in a case expression, ...) it rejects with the position and what to write
 // instead; it never accepts code whose meaning it would change. The command blitzgen runs it from go
 // generate.
 package asyncgen

@@ -97,3 +97,16 @@ func (e *Env) Text(s string) future.Future[future.Result[string]] {
 func Later[T any](e *Env, v T) future.Future[T] {
 	return future.Map(e.Val(0), func(int) T { return v })
 }
+
+// Tick records tag and returns v: a call whose order the log shows.
+func (e *Env) Tick(tag string, v int) int {
+	e.Note("tick %s", tag)
+	return v
+}
+
+// Step is Val that records tag when the future is made, so that the log
+// shows where an await's operand was evaluated among the calls around it.
+func (e *Env) Step(tag string, v int) future.Future[int] {
+	e.Note("step %s", tag)
+	return e.Val(v)
+}

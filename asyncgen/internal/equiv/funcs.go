@@ -770,3 +770,68 @@ func cellForms(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+type point struct{ x, y int }
+
+func (p point) sum(a, b int) int { return p.x + p.y + a + b }
+
+func (p *point) move(d int) int {
+	p.x += d
+	return p.x
+}
+
+func sum3(a, b, c int) int { return a*100 + b*10 + c }
+
+//blitz:async
+func nestedExprs(e *Env, n int) (int, error) {
+	// Calls left of an await run before it, the rest after it.
+	a := sum3(e.Tick("a", 1), future.Await(e.Step("s1", n)), e.Tick("c", 3))
+	e.Note("a=%d", a)
+	if future.Await(e.Step("s2", n)) > 4 {
+		return future.Await(e.Step("s3", a)), nil
+	}
+	// && and || run their right operand only when the left does not decide.
+	if n%2 == 0 && future.Await(e.Step("s4", n)) > 1 || n == 7 || future.Await(e.Step("s5", n+1)) == 4 {
+		e.Note("cond true")
+	}
+	arr := []int{e.Tick("x", 0), future.Await(e.Step("s6", n)), 2}
+	arr[e.Tick("index", n%3)] = future.Await(e.Step("s7", 10))
+	arr[e.Tick("index2", 1)] += future.Await(e.Step("s8", 5)) * e.Tick("after", 2)
+	counts := map[int]int{future.Await(e.Step("s9", 1)): e.Tick("v", 4)}
+	counts[future.Await(e.Step("s10", n%3))]++
+	var z = future.Await(e.Step("s11", future.Await(e.Step("s12", n))+1)) * 2 // an await's argument awaits first
+	p := point{x: 1, y: 2}
+	z += p.sum(e.Tick("s1", 1), future.Await(e.Step("s13", n)))
+	z += p.move(future.Await(e.Step("s14", 3))) // the pointer method moves p itself
+	z += future.Await(Later(e, p)).x
+	z -= -future.Await(e.Step("s15", 2))
+	switch future.Await(e.Step("s16", n)) % 3 {
+	case 0:
+		z++
+	case 1:
+		z += future.Await(e.Step("s17", 100))
+	}
+	if b := e.Tick("init", n) > 2; b && !future.Await(Later(e, n > 5)) {
+		z *= 2
+	}
+	for i := future.Await(e.Step("s18", n%4)); i > 0; i-- {
+		z += future.Await(e.Step("s19", i))
+	}
+	e.Note("%v %v %v", arr, counts, p)
+	if z > 1000 {
+		return 0, fmt.Errorf("z=%d: %w", future.Await(e.Step("s20", z)), ErrBig)
+	}
+	return z + len(arr), nil
+}
+
+//blitz:async
+func nestedTry(e *Env, n int) int {
+	total := 0
+	for v, err := future.Try(e.Fallible(n)); err == nil && v < 12; v++ {
+		total += future.Await(e.Val(v))
+	}
+	if _, err := future.Try(e.Fallible(n)); err != nil || future.Await(e.Val(n)) > 3 {
+		total++
+	}
+	return total
+}

@@ -5055,3 +5055,711 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
+
+//line funcs_async.go:5060
+
+// nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
+type nestedExprsAsyncFuture struct {
+	state  int                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int]   // the future awaited
+	aw2    future.Future[point] // the future awaited
+	aw3    future.Future[bool]  // the future awaited
+	e      *Env
+	n      int
+	tmp    int
+	a      int
+	tmp5   bool
+	tmp7   bool
+	tmp9   int
+	arr    []int
+	tmp11  int
+	tmp13  int
+	counts map[int]int
+	z      int
+	p      point
+	tmp19  int
+	b      bool
+	tmp25  bool
+	i      int
+}
+
+// nestedExprsAsync returns nestedExprs as a future: polling it runs nestedExprs up to its next
+// await, and its value is what nestedExprs returns.
+func nestedExprsAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &nestedExprsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs nestedExprs until it awaits a future that is not ready, or returns.
+func (f *nestedExprsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:788
+			f.tmp = f.e.Tick("a", 1)
+//line funcs.go:788
+			f.aw1 = f.e.Step("s1", f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:5105
+		case 1:
+//line funcs.go:788
+			tmp2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:788
+			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
+//line funcs.go:789
+			f.e.Note("a=%d", f.a)
+//line funcs.go:790
+			f.aw1 = f.e.Step("s2", f.n)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:5121
+		case 2:
+//line funcs.go:790
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:790
+			if tmp3 > 4 {
+				f.state = 3
+			} else {
+				f.state = 5
+			}
+			continue poll
+//line funcs_async.go:5136
+		case 3:
+//line funcs.go:791
+			f.aw1 = f.e.Step("s3", f.a)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:5142
+		case 4:
+//line funcs.go:791
+			tmp4, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:791
+			f.state = -1
+			return future.Result[int]{Value: tmp4, Err: nil}, true
+//line funcs_async.go:5153
+		case 5:
+//line funcs.go:794
+			f.tmp5 = f.n%2 == 0
+//line funcs.go:794
+			if f.tmp5 {
+				f.state = 6
+			} else {
+				f.state = 8
+			}
+			continue poll
+//line funcs_async.go:5164
+		case 6:
+//line funcs.go:794
+			f.aw1 = f.e.Step("s4", f.n)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:5170
+		case 7:
+//line funcs.go:794
+			tmp6, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:794
+			f.tmp5 = tmp6 > 1
+//line funcs.go:794
+			f.state = 8
+			continue poll
+//line funcs_async.go:5183
+		case 8:
+//line funcs.go:794
+			f.tmp7 = f.tmp5 || f.n == 7
+//line funcs.go:794
+			if !f.tmp7 {
+				f.state = 9
+			} else {
+				f.state = 11
+			}
+			continue poll
+//line funcs_async.go:5194
+		case 9:
+//line funcs.go:794
+			f.aw1 = f.e.Step("s5", f.n+1)
+			f.state = 10
+			fallthrough
+//line funcs_async.go:5200
+		case 10:
+//line funcs.go:794
+			tmp8, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:794
+			f.tmp7 = tmp8 == 4
+//line funcs.go:794
+			f.state = 11
+			continue poll
+//line funcs_async.go:5213
+		case 11:
+//line funcs.go:794
+			if f.tmp7 {
+				f.state = 12
+			} else {
+				f.state = 13
+			}
+			continue poll
+//line funcs_async.go:5222
+		case 12:
+//line funcs.go:795
+			f.e.Note("cond true")
+//line funcs.go:796
+			f.state = 13
+			continue poll
+//line funcs_async.go:5229
+		case 13:
+//line funcs.go:797
+			f.tmp9 = f.e.Tick("x", 0)
+//line funcs.go:797
+			f.aw1 = f.e.Step("s6", f.n)
+			f.state = 14
+			fallthrough
+//line funcs_async.go:5237
+		case 14:
+//line funcs.go:797
+			tmp10, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:797
+			f.arr = []int{f.tmp9, tmp10, 2}
+//line funcs.go:798
+			f.tmp11 = f.e.Tick("index", f.n%3)
+//line funcs.go:798
+			f.aw1 = f.e.Step("s7", 10)
+			f.state = 15
+			fallthrough
+//line funcs_async.go:5253
+		case 15:
+//line funcs.go:798
+			tmp12, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:798
+			f.arr[f.tmp11] = tmp12
+//line funcs.go:799
+			f.tmp13 = f.e.Tick("index2", 1)
+//line funcs.go:799
+			f.aw1 = f.e.Step("s8", 5)
+			f.state = 16
+			fallthrough
+//line funcs_async.go:5269
+		case 16:
+//line funcs.go:799
+			tmp14, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:799
+			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
+//line funcs.go:800
+			f.aw1 = f.e.Step("s9", 1)
+			f.state = 17
+			fallthrough
+//line funcs_async.go:5283
+		case 17:
+//line funcs.go:800
+			tmp15, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:800
+			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
+//line funcs.go:801
+			f.aw1 = f.e.Step("s10", f.n%3)
+			f.state = 18
+			fallthrough
+//line funcs_async.go:5297
+		case 18:
+//line funcs.go:801
+			tmp16, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:801
+			f.counts[tmp16]++
+//line funcs.go:802
+			f.aw1 = f.e.Step("s12", f.n)
+			f.state = 19
+			fallthrough
+//line funcs_async.go:5311
+		case 19:
+//line funcs.go:802
+			tmp17, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:802
+			f.aw1 = f.e.Step("s11", tmp17+1)
+			f.state = 20
+			fallthrough
+//line funcs_async.go:5323
+		case 20:
+//line funcs.go:802
+			tmp18, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:802
+			f.z = tmp18 * 2
+//line funcs.go:803
+			f.p = point{x: 1, y: 2}
+//line funcs.go:804
+			f.tmp19 = f.e.Tick("s1", 1)
+//line funcs.go:804
+			f.aw1 = f.e.Step("s13", f.n)
+			f.state = 21
+			fallthrough
+//line funcs_async.go:5341
+		case 21:
+//line funcs.go:804
+			tmp20, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:804
+			f.z += f.p.sum(f.tmp19, tmp20)
+//line funcs.go:805
+			f.aw1 = f.e.Step("s14", 3)
+			f.state = 22
+			fallthrough
+//line funcs_async.go:5355
+		case 22:
+//line funcs.go:805
+			tmp21, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:805
+			f.z += f.p.move(tmp21)
+//line funcs.go:806
+			f.aw2 = Later(f.e, f.p)
+			f.state = 23
+			fallthrough
+//line funcs_async.go:5369
+		case 23:
+//line funcs.go:806
+			tmp22, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:806
+			f.z += tmp22.x
+//line funcs.go:807
+			f.aw1 = f.e.Step("s15", 2)
+			f.state = 24
+			fallthrough
+//line funcs_async.go:5383
+		case 24:
+//line funcs.go:807
+			tmp23, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:807
+			f.z -= -tmp23
+//line funcs.go:808
+			f.aw1 = f.e.Step("s16", f.n)
+			f.state = 25
+			fallthrough
+//line funcs_async.go:5397
+		case 25:
+//line funcs.go:808
+			tmp24, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:808
+			switch tmp24 % 3 {
+//line funcs.go:809
+			case 0:
+				f.state = 26
+//line funcs.go:811
+			case 1:
+				f.state = 27
+			default:
+				f.state = 29
+			}
+			continue poll
+//line funcs_async.go:5417
+		case 26:
+//line funcs.go:810
+			f.z++
+//line funcs.go:813
+			f.state = 29
+			continue poll
+//line funcs_async.go:5424
+		case 27:
+//line funcs.go:812
+			f.aw1 = f.e.Step("s17", 100)
+			f.state = 28
+			fallthrough
+//line funcs_async.go:5430
+		case 28:
+//line funcs.go:812
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.z += v
+//line funcs.go:813
+			f.state = 29
+			continue poll
+//line funcs_async.go:5442
+		case 29:
+//line funcs.go:814
+			f.b = f.e.Tick("init", f.n) > 2
+//line funcs.go:814
+			f.tmp25 = f.b
+//line funcs.go:814
+			if f.tmp25 {
+				f.state = 30
+			} else {
+				f.state = 32
+			}
+			continue poll
+//line funcs_async.go:5455
+		case 30:
+//line funcs.go:814
+			f.aw3 = Later(f.e, f.n > 5)
+			f.state = 31
+			fallthrough
+//line funcs_async.go:5461
+		case 31:
+//line funcs.go:814
+			tmp26, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = nil
+//line funcs.go:814
+			f.tmp25 = !tmp26
+//line funcs.go:814
+			f.state = 32
+			continue poll
+//line funcs_async.go:5474
+		case 32:
+//line funcs.go:814
+			if f.tmp25 {
+				f.state = 33
+			} else {
+				f.state = 34
+			}
+			continue poll
+//line funcs_async.go:5483
+		case 33:
+//line funcs.go:815
+			f.z *= 2
+//line funcs.go:816
+			f.state = 34
+			continue poll
+//line funcs_async.go:5490
+		case 34:
+//line funcs.go:817
+			f.aw1 = f.e.Step("s18", f.n%4)
+			f.state = 35
+			fallthrough
+//line funcs_async.go:5496
+		case 35:
+//line funcs.go:817
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.i = v
+//line funcs.go:817
+			f.state = 36
+			continue poll
+//line funcs_async.go:5508
+		case 36:
+//line funcs.go:817
+			if !(f.i > 0) {
+				f.state = 39
+				continue poll
+			}
+//line funcs.go:818
+			f.aw1 = f.e.Step("s19", f.i)
+			f.state = 37
+			fallthrough
+//line funcs_async.go:5519
+		case 37:
+//line funcs.go:818
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.z += v
+//line funcs.go:819
+			f.state = 38
+			continue poll
+//line funcs_async.go:5531
+		case 38:
+//line funcs.go:817
+			f.i--
+//line funcs.go:817
+			f.state = 36
+			continue poll
+//line funcs_async.go:5538
+		case 39:
+//line funcs.go:820
+			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
+//line funcs.go:821
+			if f.z > 1000 {
+				f.state = 40
+			} else {
+				f.state = 42
+			}
+			continue poll
+//line funcs_async.go:5549
+		case 40:
+//line funcs.go:822
+			f.aw1 = f.e.Step("s20", f.z)
+			f.state = 41
+			fallthrough
+//line funcs_async.go:5555
+		case 41:
+//line funcs.go:822
+			tmp27, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:822
+			f.state = -1
+			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
+//line funcs_async.go:5566
+		case 42:
+//line funcs.go:824
+			f.state = -1
+			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
+//line funcs_async.go:5571
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that nestedExprs awaits, if any; nestedExprs goes no further.
+func (f *nestedExprsAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 4, 7, 10, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25, 28, 35, 37, 41:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 23:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	case 31:
+		future.Cancel(f.aw3)
+		f.aw3 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// nestedExprs is what nestedExprsAsync compiles; it is not called.
+var _ = nestedExprs
+
+//line funcs_async.go:5601
+
+// nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
+type nestedTryAsyncFuture struct {
+	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[future.Result[int]] // the future awaited
+	aw2   future.Future[int]                // the future awaited
+	e     *Env
+	n     int
+	total int
+	v     int
+	err   error
+	err2  error
+	tmp   bool
+}
+
+// nestedTryAsync returns nestedTry as a future: polling it runs nestedTry up to its next
+// await, and its value is what nestedTry returns.
+func nestedTryAsync(e *Env, n int) future.Future[int] {
+	return &nestedTryAsyncFuture{e: e, n: n}
+}
+
+// Poll runs nestedTry until it awaits a future that is not ready, or returns.
+func (f *nestedTryAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:829
+			f.total = 0
+//line funcs.go:830
+			f.aw1 = f.e.Fallible(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:5635
+		case 1:
+//line funcs.go:830
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v, f.err = v2.Value, v2.Err
+//line funcs.go:830
+			f.state = 2
+			continue poll
+//line funcs_async.go:5647
+		case 2:
+//line funcs.go:830
+			if !(f.err == nil && f.v < 12) {
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:831
+			f.aw2 = f.e.Val(f.v)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:5658
+		case 3:
+//line funcs.go:831
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.total += v2
+//line funcs.go:832
+			f.state = 4
+			continue poll
+//line funcs_async.go:5670
+		case 4:
+//line funcs.go:830
+			f.v++
+//line funcs.go:830
+			f.state = 2
+			continue poll
+//line funcs_async.go:5677
+		case 5:
+//line funcs.go:833
+			f.aw1 = f.e.Fallible(f.n)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:5683
+		case 6:
+//line funcs.go:833
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			_, f.err2 = v2.Value, v2.Err
+//line funcs.go:833
+			f.tmp = f.err2 != nil
+//line funcs.go:833
+			if !f.tmp {
+				f.state = 7
+			} else {
+				f.state = 9
+			}
+			continue poll
+//line funcs_async.go:5701
+		case 7:
+//line funcs.go:833
+			f.aw2 = f.e.Val(f.n)
+			f.state = 8
+			fallthrough
+//line funcs_async.go:5707
+		case 8:
+//line funcs.go:833
+			tmp2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:833
+			f.tmp = tmp2 > 3
+//line funcs.go:833
+			f.state = 9
+			continue poll
+//line funcs_async.go:5720
+		case 9:
+//line funcs.go:833
+			if f.tmp {
+				f.state = 10
+			} else {
+				f.state = 11
+			}
+			continue poll
+//line funcs_async.go:5729
+		case 10:
+//line funcs.go:834
+			f.total++
+//line funcs.go:835
+			f.state = 11
+			continue poll
+//line funcs_async.go:5736
+		case 11:
+//line funcs.go:836
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:5741
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that nestedTry awaits, if any; nestedTry goes no further.
+func (f *nestedTryAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 3, 8:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// nestedTry is what nestedTryAsync compiles; it is not called.
+var _ = nestedTry

@@ -676,3 +676,55 @@ func cellFormsRef(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func nestedExprsRef(e *Env, n int) (int, error) {
+
+	a := sum3(e.Tick("a", 1), awaitRef(e.Step("s1", n)), e.Tick("c", 3))
+	e.Note("a=%d", a)
+	if awaitRef(e.Step("s2", n)) > 4 {
+		return awaitRef(e.Step("s3", a)), nil
+	}
+
+	if n%2 == 0 && awaitRef(e.Step("s4", n)) > 1 || n == 7 || awaitRef(e.Step("s5", n+1)) == 4 {
+		e.Note("cond true")
+	}
+	arr := []int{e.Tick("x", 0), awaitRef(e.Step("s6", n)), 2}
+	arr[e.Tick("index", n%3)] = awaitRef(e.Step("s7", 10))
+	arr[e.Tick("index2", 1)] += awaitRef(e.Step("s8", 5)) * e.Tick("after", 2)
+	counts := map[int]int{awaitRef(e.Step("s9", 1)): e.Tick("v", 4)}
+	counts[awaitRef(e.Step("s10", n%3))]++
+	var z = awaitRef(e.Step("s11", awaitRef(e.Step("s12", n))+1)) * 2 // an await's argument awaits first
+	p := point{x: 1, y: 2}
+	z += p.sum(e.Tick("s1", 1), awaitRef(e.Step("s13", n)))
+	z += p.move(awaitRef(e.Step("s14", 3)))
+	z += awaitRef(Later(e, p)).x
+	z -= -awaitRef(e.Step("s15", 2))
+	switch awaitRef(e.Step("s16", n)) % 3 {
+	case 0:
+		z++
+	case 1:
+		z += awaitRef(e.Step("s17", 100))
+	}
+	if b := e.Tick("init", n) > 2; b && !awaitRef(Later(e, n > 5)) {
+		z *= 2
+	}
+	for i := awaitRef(e.Step("s18", n%4)); i > 0; i-- {
+		z += awaitRef(e.Step("s19", i))
+	}
+	e.Note("%v %v %v", arr, counts, p)
+	if z > 1000 {
+		return 0, fmt.Errorf("z=%d: %w", awaitRef(e.Step("s20", z)), ErrBig)
+	}
+	return z + len(arr), nil
+}
+
+func nestedTryRef(e *Env, n int) int {
+	total := 0
+	for v, err := tryRef(e.Fallible(n)); err == nil && v < 12; v++ {
+		total += awaitRef(e.Val(v))
+	}
+	if _, err := tryRef(e.Fallible(n)); err != nil || awaitRef(e.Val(n)) > 3 {
+		total++
+	}
+	return total
+}

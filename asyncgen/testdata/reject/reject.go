@@ -7,16 +7,6 @@ import "github.com/blitz-go/blitz/future"
 func use(...any) {}
 
 //blitz:async
-func nested(f future.Future[int]) int {
-	return 1 + future.Await(f)
-}
-
-//blitz:async
-func inReturn(f future.Future[int]) (int, error) {
-	return future.Await(f), nil
-}
-
-//blitz:async
 func goStmt(f future.Future[int]) {
 	go use()
 	future.Await(f)
@@ -71,19 +61,7 @@ func inClosure(f future.Future[int]) {
 	use(g)
 }
 
-//blitz:async
-func inCondition(f future.Future[bool]) {
-	if future.Await(f) {
-		use()
-	}
-}
-
 type T struct{ x int }
-
-//blitz:async
-func toField(f future.Future[int], t *T) {
-	t.x = future.Await(f)
-}
 
 //blitz:async
 func blockStmt(f future.Future[int]) {
@@ -153,13 +131,6 @@ func tryValue(f future.Future[future.Result[int]]) {
 	use(try(f))
 }
 
-//blitz:async
-func tryInForInit(f future.Future[future.Result[int]]) {
-	for n, err := future.Try(f); err == nil && n > 0; n-- {
-		use(n)
-	}
-}
-
 func recovers() { recover() }
 
 func (t *T) recovers() { _ = recover() }
@@ -178,3 +149,26 @@ type pairOf[A, _ any] struct{ a A }
 func (p pairOf[A, _]) blankTypeParam(f future.Future[A]) A {
 	return future.Await(f)
 }
+
+//blitz:async
+func forCondAwait(f future.Future[int]) {
+	for i := 0; i < future.Await(f); i++ {
+		use(i)
+	}
+}
+
+//blitz:async
+func rangeAwait(f future.Future[[]int]) {
+	for i := range future.Await(f) {
+		use(i)
+	}
+}
+
+//blitz:async
+func shortCircuitTry(f future.Future[future.Result[int]], ok bool) {
+	if ok && use2(future.Try(f)) {
+		use()
+	}
+}
+
+func use2(int, error) bool { return true }
