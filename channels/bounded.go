@@ -453,10 +453,14 @@ func (c *Bounded[T]) Send(v T) SendFuture[T] {
 // Poll tries to send; see SendFuture. The owner calls it.
 func (f *SendFuture[T]) Poll(cx *future.Context) (error, bool) {
 	f.ph.check()
+	if !cx.Proceed() {
+		return nil, false
+	}
 	err, ok := f.c.pollSend(&f.n, f.v, cx, cx.Waker())
 	if !ok {
 		return nil, false
 	}
+	cx.Spend()
 	f.ph = mpDone
 	var zero T
 	v := f.v
@@ -498,10 +502,14 @@ func (c *Bounded[T]) Recv() RecvFuture[T] {
 // Poll tries to receive; see RecvFuture. The owner calls it.
 func (f *RecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.ph.check()
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
 	v, err, ok := f.c.pollRecv(&f.n, cx, cx.Waker())
 	if !ok {
 		return future.Result[T]{}, false
 	}
+	cx.Spend()
 	f.ph = mpDone
 	return future.Result[T]{Value: v, Err: err}, true
 }

@@ -250,6 +250,9 @@ func (r *BroadcastReceiver[T]) Recv() BroadcastRecvFuture[T] {
 // Poll completes with the next message (or an error), or waits.
 func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.b.waiting.keepWaiting(&f.w, cx.Waker()) {
@@ -261,6 +264,7 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	for {
 		v, err := r.TryRecv()
 		if err != ErrEmpty {
+			cx.Spend()
 			f.done = true
 			return future.Result[T]{Value: v, Err: err}, true
 		}

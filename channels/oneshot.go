@@ -261,9 +261,13 @@ func (r OneshotReceiver[T]) Recv() OneshotRecvFuture[T] {
 // Poll completes with the value or ErrClosed, or registers cx's Waker.
 func (f *OneshotRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
 	st := f.st
 	for {
 		if v, err := st.tryRecv(st.state.Load()); err != ErrEmpty {
+			cx.Spend()
 			f.done = true
 			return future.Result[T]{Value: v, Err: err}, true
 		}

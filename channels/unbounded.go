@@ -241,10 +241,14 @@ func (u *Unbounded[T]) Recv() UnboundedRecvFuture[T] {
 // Poll tries to receive. The owner calls it.
 func (f *UnboundedRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.ph.check()
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
 	v, err, ok := f.u.pollRecv(&f.n, cx.Waker())
 	if !ok {
 		return future.Result[T]{}, false
 	}
+	cx.Spend()
 	f.ph = mpDone
 	return future.Result[T]{Value: v, Err: err}, true
 }

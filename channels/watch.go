@@ -197,6 +197,9 @@ func (r *WatchReceiver[T]) Changed() ChangedFuture[T] {
 // Poll completes once the value changed or the watch closed, or waits.
 func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	f.checkPoll()
+	if !cx.Proceed() {
+		return nil, false
+	}
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.w.waiting.keepWaiting(&f.wt, cx.Waker()) {
@@ -207,6 +210,7 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	}
 	for {
 		if err := r.check(); err != errNotYet {
+			cx.Spend()
 			f.done = true
 			return err, true
 		}

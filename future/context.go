@@ -6,10 +6,10 @@ import "github.com/blitz-go/blitz/waker"
 // executor's workers (a goroutine blocked in BlockOn, a test).
 const NoWorker = -1
 
-// Context is what a poll receives: the Waker of the task being polled, and
-// the current worker, executor and task, which a runtime in another
-// language would keep in thread-locals: Go has no goroutine-local storage,
-// so the poll carries them.
+// Context is what a poll receives: the Waker of the task being polled, the
+// current worker, executor and task, and the task's cooperative budget,
+// which a runtime in another language would keep in thread-locals: Go has
+// no goroutine-local storage, so the poll carries them.
 //
 // A Context is valid only during the Poll call it was passed to: the executor
 // reuses it for the next poll. A future must not keep it or hand it to another
@@ -20,6 +20,9 @@ type Context struct {
 	exec   Executor
 	task   any
 	worker int
+	// budget is the cooperative budget of the task poll (see Budget), nil
+	// when the poll has none. Copies made by WithWaker share it.
+	budget *Budget
 }
 
 // NewContext returns a Context for polling a future outside any executor,
@@ -33,8 +36,10 @@ func NewContext(w waker.Waker) *Context {
 // one Context serves a worker's whole life and a poll allocates nothing.
 // task is the executor's handle of the task being polled (the scheduler's is
 // a *header.Header), worker the index of the polling worker or NoWorker.
+// Reset leaves cx without a budget; an executor that budgets its tasks'
+// polls calls SetBudget after it.
 func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
-	cx.waker, cx.exec, cx.task, cx.worker = w, exec, task, worker
+	cx.waker, cx.exec, cx.task, cx.worker, cx.budget = w, exec, task, worker, nil
 }
 
 // Waker returns the Waker that wakes the task being polled.
@@ -74,7 +79,8 @@ func (cx *Context) Wake(w waker.Waker) {
 
 // WithWaker returns a copy of cx whose Waker is w, for a combinator that
 // gives a child its own waker (to learn which child was woken). The copy
-// keeps the executor, task and worker of cx and is valid as long as cx is.
+// keeps the executor, task and worker of cx, shares its budget, and is
+// valid as long as cx is.
 func (cx *Context) WithWaker(w waker.Waker) Context {
 	c := *cx
 	c.waker = w

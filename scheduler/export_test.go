@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/blitz-go/blitz/future"
+import (
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+)
 
 // Seams for the external tests.
 
@@ -16,3 +20,21 @@ func IsParking(s *Scheduler, cx *future.Context) bool {
 // ParkedWorkers returns how many workers the idle state counts as parked.
 // Any goroutine may call it.
 func ParkedWorkers(s *Scheduler) int { return s.idle.Parked() }
+
+// GlobalInterval returns the global-queue interval a worker uses when its
+// polls take avgPollNs on average.
+func GlobalInterval(avgPollNs float64) int { return int(globalInterval(avgPollNs)) }
+
+// Adapt runs one step of a worker's adaptation from an average poll time of
+// avgPollNs, for a tick that made n polls in d, and returns the new average
+// and interval.
+func Adapt(avgPollNs float64, n int, d time.Duration) (float64, int) {
+	w := &worker{avgPollNs: avgPollNs, interval: DefaultGlobalInterval}
+	w.adapt(n, d)
+	return w.avgPollNs, int(w.interval)
+}
+
+// InitialAvgPollNs is the average poll time a new worker starts from.
+func InitialAvgPollNs() float64 {
+	return float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
+}

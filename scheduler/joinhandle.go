@@ -37,16 +37,23 @@ func (j JoinHandle[T]) task() *task[T] {
 // Poll returns the task's outcome once it finished; until then it registers
 // cx's Waker, which the task's completion wakes. It may be polled again
 // after it returned the outcome, and returns the same outcome. It makes
-// JoinHandle a future.Future[future.Result[T]]. Called by the task or
-// goroutine awaiting the handle.
+// JoinHandle a future.Future[future.Result[T]]. Returning the outcome
+// consumes a unit of the polling task's budget; with none left, Poll yields
+// instead (see the future package, "The cooperative budget"). Called by the
+// task or goroutine awaiting the handle.
 func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	t := j.task()
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.Load().Detached() {
+		cx.Spend()
 		return future.Fail[T](ErrDetached), true
 	}
 	if t.done {
+		cx.Spend()
 		return t.res, true
 	}
 	t.addJoin(cx.Waker())

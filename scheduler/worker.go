@@ -54,6 +54,17 @@ type worker struct {
 	parking bool
 	// cx is the Context of every poll this worker makes, reset per poll.
 	cx future.Context
+	// budget is the cooperative budget of each task poll: reset before the
+	// poll and handed to it through cx (see the future package, "The
+	// cooperative budget"); after the poll, budget.Yielded tells runTask
+	// to defer the task.
+	budget future.Budget
+	// deferred holds the tasks that yielded (a Yield, or a spent budget)
+	// in this tick, oldest first: they run again only after the worker has
+	// run out of other tasks and has run the driver (see the package doc,
+	// "Yielded tasks"). Not visible to thieves, so run moves them to the
+	// local queue after every tick.
+	deferred []*header.Header
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
 	pub publishedCounters
@@ -72,7 +83,9 @@ func newWorker(s *Scheduler, id int) *worker {
 }
 
 // run is the worker goroutine: ticks of up to BudgetPerTick polls, the driver
-// between ticks, and a park when a tick found nothing to do.
+// between ticks, then the tasks the tick deferred back to the local queue,
+// and a park when a tick found nothing to do (a tick that deferred a task
+// ran it, so it does not park).
 func (w *worker) run() {
 	defer w.s.wg.Done()
 	if w.s.cfg.LockOSThreads {
@@ -81,11 +94,26 @@ func (w *worker) run() {
 	}
 	for !w.s.closing.Load() {
 		w.maintain()
+		w.flushDeferred()
 		if w.tick() == 0 && !w.park() {
 			break
 		}
 	}
 	w.publish()
+}
+
+// flushDeferred moves the deferred tasks, oldest first, to the back of the
+// local queue, where thieves see them, and notifies an idle worker once.
+func (w *worker) flushDeferred() {
+	if len(w.deferred) == 0 {
+		return
+	}
+	for i, h := range w.deferred {
+		w.local.Push(h, &w.s.global)
+		w.deferred[i] = nil
+	}
+	w.deferred = w.deferred[:0]
+	w.s.idle.NotifyOne()
 }
 
 // maintain runs the driver, if any, and returns its answer (see
@@ -99,13 +127,18 @@ func (w *worker) maintain() time.Duration {
 	return d.Maintain(&w.cx)
 }
 
-// tick runs up to BudgetPerTick tasks and returns how many it ran.
+// tick runs up to BudgetPerTick tasks and returns how many it ran. It ends
+// early when the worker's own sources are empty and a task was deferred:
+// the driver runs before the deferred tasks, and before any stealing.
 func (w *worker) tick() int {
 	start := time.Now()
 	ran := 0
 	for ran < BudgetPerTick && !w.s.closing.Load() {
 		h := w.next()
 		if h == nil {
+			if len(w.deferred) > 0 {
+				break
+			}
 			if h = w.search(); h == nil {
 				break
 			}
@@ -241,14 +274,22 @@ func (w *worker) runTask(h *header.Header) {
 	// costs 4% of a yield); a future must not keep it (see future.Context),
 	// and the next poll or Driver run resets it.
 	w.cx.Reset(h.Waker(), w.s, h, w.id)
+	w.budget.Reset()
+	w.cx.SetBudget(&w.budget)
 	if h.Task().Poll(&w.cx) {
 		return
 	}
 	switch h.TransitionToIdle() {
 	case header.IdleReschedule:
-		// Woken during its own poll (a yield, or a wake from elsewhere):
-		// to the back of the local queue, not the LIFO slot, so that it
-		// yields to the tasks already waiting.
+		if w.budget.Yielded() {
+			// A yield (or a spent budget): after everything else this
+			// worker can run, and after the driver.
+			w.deferred = append(w.deferred, h)
+			return
+		}
+		// Woken during its own poll by a wake from elsewhere: to the
+		// back of the local queue, not the LIFO slot, so that it goes
+		// after the tasks already waiting.
 		w.local.Push(h, &w.s.global)
 		w.s.idle.NotifyOne()
 	case header.IdleAbort:
@@ -345,18 +386,30 @@ func (w *worker) adapt(n int, d time.Duration) {
 	const alpha = 0.1
 	sample := float64(d.Nanoseconds()) / float64(n)
 	w.avgPollNs = alpha*sample + (1-alpha)*w.avgPollNs
-	iv := float64(targetGlobalLatency.Nanoseconds()) / max(w.avgPollNs, 1)
-	w.interval = uint32(min(max(iv, MinGlobalInterval), MaxGlobalInterval))
+	w.interval = globalInterval(w.avgPollNs)
 }
 
-// drain hands every task in the worker's LIFO and local queue to f. Called
-// by the shutdown goroutine after the worker exited.
+// globalInterval is the global-queue interval for polls of avgPollNs on
+// average: targetGlobalLatency over it, clamped to [MinGlobalInterval,
+// MaxGlobalInterval].
+func globalInterval(avgPollNs float64) uint32 {
+	iv := float64(targetGlobalLatency.Nanoseconds()) / max(avgPollNs, 1)
+	return uint32(min(max(iv, MinGlobalInterval), MaxGlobalInterval))
+}
+
+// drain hands every task in the worker's LIFO, deferred list and local
+// queue to f. Called by the shutdown goroutine after the worker exited.
 func (w *worker) drain(f func(*header.Header)) {
 	for i := 0; i < w.lifoLen; i++ {
 		f(w.lifo[i])
 		w.lifo[i] = nil
 	}
 	w.lifoLen = 0
+	for i, h := range w.deferred {
+		f(h)
+		w.deferred[i] = nil
+	}
+	w.deferred = w.deferred[:0]
 	for h := w.local.Pop(); h != nil; h = w.local.Pop() {
 		f(h)
 	}

@@ -11,9 +11,13 @@ type YieldFuture struct {
 }
 
 // Yield returns a future that gives the worker to the other tasks once: its
-// first poll wakes its own task and returns not-ready, so the task goes to
-// the back of its worker's local queue (not the LIFO slot) and is polled
-// again after the tasks already waiting; its second poll completes.
+// first poll wakes its own task as a yield (future.Context.Yield) and returns
+// not-ready, so the worker sets the task aside and polls it again only after
+// it has run every other task it can run without stealing and has run its
+// driver (collected I/O completions, fired due timers): a task yielding in
+// a loop lets a pending accept or read through at the next yield. The
+// second poll completes. Outside a scheduler the first poll wakes the
+// task's waker.
 func Yield() future.Future[struct{}] { return &YieldFuture{} }
 
 // Poll implements the yield; see Yield.
@@ -22,7 +26,7 @@ func (y *YieldFuture) Poll(cx *future.Context) (struct{}, bool) {
 		return struct{}{}, true
 	}
 	y.yielded = true
-	cx.Waker().Wake()
+	cx.Yield()
 	return struct{}{}, false
 }
 

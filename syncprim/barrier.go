@@ -245,8 +245,22 @@ var _ future.Future[BarrierResult] = (*BarrierFuture)(nil)
 var _ future.Canceler = (*BarrierFuture)(nil)
 
 // Poll arrives on the first poll and completes once the round is complete.
-// The owner calls it.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget"). The
+// owner calls it.
 func (f *BarrierFuture) Poll(cx *future.Context) (BarrierResult, bool) {
+	if f.st != barrierDone && f.st != barrierCancelled && !cx.Proceed() {
+		return BarrierResult{}, false
+	}
+	r, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return r, ok
+}
+
+// poll is Poll past the budget check.
+func (f *BarrierFuture) poll(cx *future.Context) (BarrierResult, bool) {
 	switch f.st {
 	case barrierDone:
 		panic(future.ErrPolledAfterCompletion)

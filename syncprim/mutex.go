@@ -129,11 +129,20 @@ type LockFuture struct {
 	op acquireOp
 }
 
-// Poll returns the guard and true once the mutex is locked.
+// Poll returns the guard and true once the mutex is locked. Taking the lock
+// consumes a unit of the task's budget; with none left, Poll yields instead
+// of locking, so that tasks contending the mutex on one worker take turns
+// (see the future package, "The cooperative budget").
 func (f *LockFuture) Poll(cx *future.Context) (MutexGuard, bool) {
-	if m := f.m; f.op.phase == opNew && m.c.state.CompareAndSwap(0, mutexLocked) {
-		f.op.phase = opDone
-		return m.guard(), true
+	if f.op.phase == opNew {
+		if !cx.Proceed() {
+			return MutexGuard{}, false
+		}
+		if m := f.m; m.c.state.CompareAndSwap(0, mutexLocked) {
+			f.op.phase = opDone
+			cx.Spend()
+			return m.guard(), true
+		}
 	}
 	return f.pollSlow(cx)
 }

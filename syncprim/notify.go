@@ -273,8 +273,22 @@ type NotifiedFuture struct {
 var _ future.Future[struct{}] = (*NotifiedFuture)(nil)
 var _ future.Canceler = (*NotifiedFuture)(nil)
 
-// Poll completes when notified. The owner calls it.
+// Poll completes when notified. Completing consumes a unit of the task's
+// budget; with none left, Poll yields instead (see the future package, "The
+// cooperative budget"). The owner calls it.
 func (f *NotifiedFuture) Poll(cx *future.Context) (struct{}, bool) {
+	if f.st != notifiedDone && f.st != notifiedCancelled && !cx.Proceed() {
+		return struct{}{}, false
+	}
+	_, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return struct{}{}, ok
+}
+
+// poll is Poll past the budget check.
+func (f *NotifiedFuture) poll(cx *future.Context) (struct{}, bool) {
 	switch f.st {
 	case notifiedDone:
 		panic(future.ErrPolledAfterCompletion)

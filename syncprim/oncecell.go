@@ -314,8 +314,22 @@ var _ future.Future[future.Result[int]] = (*InitFuture[int])(nil)
 var _ future.Canceler = (*InitFuture[int])(nil)
 
 // Poll completes with the value, or with the error of this caller's own
-// failed init. The owner calls it.
+// failed init. Completing consumes a unit of the task's budget; with none
+// left, Poll yields instead (see the future package, "The cooperative
+// budget"). The owner calls it.
 func (f *InitFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	if f.st != initDone && f.st != initCancelled && !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
+	r, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return r, ok
+}
+
+// poll is Poll past the budget check.
+func (f *InitFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {
 	switch f.st {
 	case initDone:
 		panic(future.ErrPolledAfterCompletion)

@@ -386,14 +386,29 @@ type acquireOp struct {
 }
 
 // poll advances the acquire: (nil or ErrClosed or err, true) when done.
-// The future's owner calls it.
+// Completing consumes a unit of the task's budget; with none left, poll
+// yields instead (see the future package, "The cooperative budget"). The
+// future's owner calls it.
 func (op *acquireOp) poll(cx *future.Context) (error, bool) {
 	switch op.phase {
 	case opDone:
 		panic(future.ErrPolledAfterCompletion)
 	case opCancelled:
 		panic(future.ErrPolledAfterCancel)
-	case opQueued:
+	}
+	if !cx.Proceed() {
+		return nil, false
+	}
+	err, ok := op.advance(cx)
+	if ok {
+		cx.Spend()
+	}
+	return err, ok
+}
+
+// advance is poll past the phase and budget checks.
+func (op *acquireOp) advance(cx *future.Context) (error, bool) {
+	if op.phase == opQueued {
 		return op.pollQueued(cx)
 	}
 	if op.n < 0 || op.n > MaxPermits {
