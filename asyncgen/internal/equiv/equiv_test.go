@@ -182,6 +182,13 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(nestedExprsRef(e, n)) }},
 	{"nestedTry", func(e *Env, n int) future.Future[string] { return gen(nestedTryAsync(e, n)) },
 		func(e *Env, n int) string { return show(nestedTryRef(e, n), nil) }},
+	{"genericMethodDefer", func(e *Env, n int) future.Future[string] {
+		b := &box[string]{e: e, v: []string{"a", "b", "c", "d", "e"}}
+		return gen(b.drainAsync(n, strings.ToUpper))
+	}, func(e *Env, n int) string {
+		b := &box[string]{e: e, v: []string{"a", "b", "c", "d", "e"}}
+		return show(b.drainRef(n, strings.ToUpper))
+	}},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

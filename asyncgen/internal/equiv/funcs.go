@@ -835,3 +835,25 @@ func nestedTry(e *Env, n int) int {
 	}
 	return total
 }
+
+//blitz:async
+func (b *box[E]) drain(n int, show func(E) string) (count int, err error) {
+	defer func() {
+		if count > 3 {
+			err = ErrBig
+			count = -count
+		}
+	}()
+	var shown []func() string
+	for i := range min(n, len(b.v)) {
+		x := b.v[i]
+		future.Await(b.e.Val(i))
+		shown = append(shown, func() string { return show(x) }) // x: this iteration's
+		defer b.e.Note("drained %s", show(x))
+		count++
+	}
+	for _, s := range shown {
+		b.e.Note("shown %s", s())
+	}
+	return
+}

@@ -5763,3 +5763,159 @@ func (f *nestedTryAsyncFuture) Cancel() {
 
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
+
+//line funcs_async.go:5768
+
+// boxDrainAsyncFuture is the state machine of drain: see drainAsync.
+type boxDrainAsyncFuture[E any] struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	defers     []func()           // the calls deferred and not yet run, in order
+	rangeValue int
+	rangeIndex int
+	b          *box[E]
+	n          int
+	show       func(E) string
+	count      int
+	err        error
+	shown      []func() string
+	i          int
+	x          *E // a new variable per iteration
+}
+
+// drainAsync returns drain as a future: polling it runs drain up to its next
+// await, and its value is what drain returns.
+func (b *box[E]) drainAsync(n int, show func(E) string) future.Future[future.Result[int]] {
+	_ = (*box[E]).drain
+	return &boxDrainAsyncFuture[E]{b: b, n: n, show: show}
+}
+
+// Poll runs drain until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls drain deferred run first, as in Go.
+func (f *boxDrainAsyncFuture[E]) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that drain deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *boxDrainAsyncFuture[E]) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *boxDrainAsyncFuture[E]) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:841
+			f.defers = append(f.defers, func() {
+				if f.count > 3 {
+					f.err = ErrBig
+					f.count = -f.count
+				}
+			})
+//line funcs.go:847
+			f.shown = nil
+//line funcs.go:848
+			f.rangeValue = min(f.n, len(f.b.v))
+			f.rangeIndex = 0
+//line funcs.go:848
+			f.state = 1
+			continue poll
+//line funcs_async.go:5847
+		case 1:
+//line funcs.go:848
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:849
+			f.x = new(E)
+			(*f.x) = f.b.v[f.i]
+//line funcs.go:850
+			f.aw1 = f.b.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:5862
+		case 2:
+//line funcs.go:850
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			x2 := f.x
+//line funcs.go:851
+			f.shown = append(f.shown, func() string { return f.show((*x2)) })
+//line funcs.go:852
+			{
+				deferred := f.b.e.Note
+				d2 := f.show((*f.x))
+				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
+			}
+//line funcs.go:853
+			f.count++
+//line funcs.go:854
+			f.state = 3
+			continue poll
+//line funcs_async.go:5884
+		case 3:
+//line funcs.go:848
+			f.rangeIndex++
+//line funcs.go:848
+			f.state = 1
+			continue poll
+//line funcs_async.go:5891
+		case 4:
+//line funcs.go:855
+			for _, s := range f.shown {
+				f.b.e.Note("shown %s", s())
+			}
+//line funcs.go:858
+			f.state = -1
+			f.runDefers()
+			return future.Result[int]{Value: f.count, Err: f.err}, true
+//line funcs_async.go:5901
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that drain awaits, if any, then runs the calls
+// drain deferred; drain goes no further.
+func (f *boxDrainAsyncFuture[E]) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}

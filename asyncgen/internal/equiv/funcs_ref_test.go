@@ -728,3 +728,24 @@ func nestedTryRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func (b *box[E]) drainRef(n int, show func(E) string) (count int, err error) {
+	defer func() {
+		if count > 3 {
+			err = ErrBig
+			count = -count
+		}
+	}()
+	var shown []func() string
+	for i := range min(n, len(b.v)) {
+		x := b.v[i]
+		awaitRef(b.e.Val(i))
+		shown = append(shown, func() string { return show(x) })
+		defer b.e.Note("drained %s", show(x))
+		count++
+	}
+	for _, s := range shown {
+		b.e.Note("shown %s", s())
+	}
+	return
+}
