@@ -687,10 +687,12 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		g.reject(s.Pos(), "a block statement holding an await is not supported in an async function yet; write its statements without the braces instead")
 		return false
 	case *ast.DeferStmt:
-		if !g.litHasAwait(s) {
-			g.reject(s.Pos(), "an await in a deferred call is not supported in an async function yet; write v := future.Await(f) before the defer statement and defer the call with v instead")
+		if g.litHasAwait(s) {
+			g.rejectNested(s) // the literal's message
 			return false
 		}
+		g.reject(s.Pos(), "an await in a deferred call is not supported in an async function yet; write v := future.Await(f) before the defer statement and defer the call with v instead")
+		return false
 	}
 	if what := construct(s); what != "" {
 		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write it with if and for instead", what)
@@ -717,8 +719,6 @@ func construct(s ast.Stmt) string {
 		return "a labeled statement"
 	case *ast.GoStmt:
 		return "a go statement"
-	case *ast.DeferStmt:
-		return "a defer statement"
 	}
 	return ""
 }
@@ -806,7 +806,8 @@ func (g *gen) rejectAwaitIn(n ast.Node, msg string) {
 }
 
 // checkPlain rejects, in a statement without awaits, what would change
-// meaning inside Poll: go, defer, goto, select, labels, local types.
+// meaning inside Poll (go, goto, select, local types, a deferred function
+// whose recover would not work) and notes the defer statements.
 func (g *gen) checkPlain(s ast.Stmt) {
 	ast.Inspect(s, func(n ast.Node) bool {
 		switch n := n.(type) {

@@ -172,3 +172,8 @@ func shortCircuitTry(f future.Future[future.Result[int]], ok bool) {
 }
 
 func use2(int, error) bool { return true }
+
+//blitz:async
+func deferAwaitInLiteral(f future.Future[int]) {
+	defer func() { future.Await(f) }()
+}
