@@ -62,6 +62,15 @@ func GenerateFrom(name string, src rand.Source) Program {
 	return g.function(name)
 }
 
+// Cells reports whether a function literal may capture, and & take the
+// address of, a variable declared in a loop (each iteration's own
+// variable, which the generator keeps in a heap cell).
+var Cells = true
+
+// ShadowFuture reports whether a program may declare a variable named
+// future (which shadows the package) before a return.
+var ShadowFuture = false
+
 // kind is the type of a variable of a generated program.
 type kind int
 
@@ -73,9 +82,10 @@ const (
 	kSlice // []int
 	kArr   // [3]int
 	kAny
-	kFunc // func(int) int
-	kPtr  // *int
-	kGen  // N, the type parameter of a generic program (~int)
+	kFunc  // func(int) int
+	kPtr   // *int
+	kFuncs // []func() int
+	kGen   // N, the type parameter of a generic program (~int)
 )
 
 type variable struct {
@@ -163,7 +173,7 @@ func (g *gen) visible(k kind, assign bool) []*variable {
 				continue
 			}
 			seen[v.name] = true
-			if v.kind != k || (barrier && v.loops > 0) || (assign && v.readOnly) {
+			if v.kind != k || (barrier && v.loops > 0 && !Cells) || (assign && v.readOnly) {
 				continue
 			}
 			out = append(out, v)
@@ -209,7 +219,7 @@ func (g *gen) inScope(name string) bool {
 }
 
 var pools = map[kind][]string{
-	kInt:   {"a", "b", "x", "y", "k"},
+	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "new", "state", "ready", "cx", "aw1", "prev"},
 	kStr:   {"s", "t"},
 	kErr:   {"err"},
 	kSlice: {"xs", "ys"},
@@ -218,6 +228,7 @@ var pools = map[kind][]string{
 	kFunc:  {"fn"},
 	kPtr:   {"p", "q"},
 	kGen:   {"g", "h"},
+	kFuncs: {"fns"},
 }
 
 // newName returns a name for a new variable of kind k in the innermost
@@ -572,6 +583,23 @@ func (g *gen) stmt() bool {
 			g.emit("}")
 		case c == 21:
 			g.multi()
+		case c == 22 && !g.inLit:
+			g.funcs()
+		case c == 23 && !g.inLit && g.depth > 0 && ShadowFuture && g.chance(0.3):
+			// A variable named future ends its block (no await may
+			// follow it in its scope), with a return that the generated
+			// code writes with the package's name.
+			g.emit("future := %s", g.small())
+			g.emit("e.Note(\"s%d future=%%d\", future)", g.id())
+			switch g.result {
+			case NoResult:
+				g.emit("return")
+			case IntResult:
+				g.emit("return future")
+			case IntErrResult:
+				g.emit("return future, nil")
+			}
+			return true
 		default:
 			continue
 		}
@@ -1278,7 +1306,7 @@ func (g *gen) ptrOrGen() {
 	// of an iteration may not have its address taken).
 	var targets []*variable
 	for _, v := range g.visible(kInt, false) {
-		if v.loops == 0 && !v.field {
+		if (v.loops == 0 || Cells) && !v.field {
 			targets = append(targets, v)
 		}
 	}
@@ -1384,4 +1412,52 @@ func (g *gen) multi() {
 		g.note(a)
 		g.note(s)
 	}
+}
+
+// funcs declares a slice of closures, appends a closure to it (capturing
+// the variables of this iteration, if in a loop) or calls the closures it
+// holds, in a loop that may await.
+func (g *gen) funcs() {
+	fns := g.pick(kFuncs, true)
+	if fns == nil {
+		name := g.newName(kFuncs)
+		g.emit("var %s []func() int", name)
+		v := g.declare(name, kFuncs)
+		g.emit("e.Note(\"s%d len(%s)=%%d\", len(%s))", g.id(), name, name)
+		fns = v
+	}
+	if g.chance(0.6) {
+		saveT, saveLoops, saveDepth, saveBudget := g.targets, g.loops, g.depth, g.budget
+		g.targets, g.loops, g.inLit, g.budget = nil, 0, true, min(g.budget, g.rng.IntN(3))
+		g.emit("%s = append(%s, func() int {", fns.name, fns.name)
+		g.indent++
+		g.push(true)
+		g.emit("e.Note(\"s%d closure %%d\", %s)", g.id(), g.intExpr(2))
+		g.block()
+		g.emit("return %s", g.intExpr(2))
+		g.pop()
+		g.indent--
+		g.emit("})")
+		g.targets, g.loops, g.depth, g.inLit, g.budget = saveT, saveLoops, saveDepth, false, saveBudget-1
+		return
+	}
+	fc := fmt.Sprintf("fc%d", g.id())
+	if g.chance(0.5) {
+		g.emit("for _, %s := range %s {", fc, fns.name)
+		g.emit("\te.Note(\"s%d call %%d\", %s())", g.id(), fc)
+		g.emit("}")
+		return
+	}
+	// A loop that awaits between the calls.
+	k := fmt.Sprintf("k%d", g.id())
+	g.emit("for _, %s := range %s {", fc, fns.name)
+	g.emit("\t%s := %s", k, g.awaitOf(fc+"()"))
+	g.emit("\te.Note(\"s%d call %%d\", %s)", g.id(), k)
+	g.emit("}")
+}
+
+// awaitOf is an await of Val(x).
+func (g *gen) awaitOf(x string) string {
+	g.awaits++
+	return fmt.Sprintf("future.Await(e.Val(%s))", x)
 }

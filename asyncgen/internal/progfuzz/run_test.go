@@ -22,6 +22,7 @@ var (
 	flagBatch = flag.Int("progfuzz.batch", 0, "programs per package build (0: all of them, at most 150)")
 	flagSched = flag.Int("progfuzz.scheds", 0, "readiness schedules per program and argument (0: 6 with -short, 20 without)")
 	flagSave  = flag.String("progfuzz.save", "", "directory to write each failing program to, as a corpus file")
+	flagKeep  = flag.String("progfuzz.keep", "", "directory to build the (last) package in and keep, instead of a temporary one")
 )
 
 // program is a Program with where it came from, for the report.
@@ -44,11 +45,11 @@ func TestFuzzPrograms(t *testing.T) {
 			n = 30
 		}
 	}
+	progs := corpus(t)
 	batch := *flagBatch
 	if batch <= 0 {
-		batch = min(n, 150)
+		batch = min(n+len(progs), 150)
 	}
-	progs := corpus(t)
 	for i := range n {
 		seed := *flagSeed + uint64(i)
 		progs = append(progs, program{Generate(fmt.Sprintf("p%d", seed), seed), fmt.Sprintf("seed %d", seed)})
@@ -115,6 +116,15 @@ var goEnv = []string{"GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHA
 // runBatch builds one temporary module holding progs and runs its test.
 func runBatch(t *testing.T, progs []program) {
 	dir := t.TempDir()
+	if *flagKeep != "" {
+		dir = *flagKeep
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +188,9 @@ func runBatch(t *testing.T, progs []program) {
 			delete(byName, name)
 		}
 	}
+	if len(byName) == 0 {
+		return
+	}
 	write(t, dir, "driver_test.go", driver(byName))
 
 	scheds := *flagSched
@@ -223,6 +236,9 @@ func runBatch(t *testing.T, progs []program) {
 			for _, f := range []string{".go", "_ref_test.go", "_async.go"} {
 				os.Remove(filepath.Join(dir, name+f))
 			}
+		}
+		if len(byName) == 0 {
+			return
 		}
 		write(t, dir, "driver_test.go", driver(byName))
 	}

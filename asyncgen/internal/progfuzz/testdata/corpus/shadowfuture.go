@@ -1,0 +1,19 @@
+package progfuzzrun
+
+import "github.com/blitz-go/blitz/future"
+
+// known: a local variable named future breaks the generated return (future.Result is not a type)
+
+// A local variable named future, legal after the last await in its scope:
+// the generated return wraps its value as future.Result[int]{...}, which
+// the local shadows ("future.Result is not a type").
+
+//blitz:async
+func shadowfuture(e *Env, n int) (int, error) {
+	x := future.Await(e.Val(n))
+	if x > 2 {
+		future := x + 1
+		return future, nil
+	}
+	return x, nil
+}
