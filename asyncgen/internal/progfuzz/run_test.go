@@ -91,18 +91,26 @@ func corpus(t *testing.T) []program {
 
 // parseProgram takes the function out of a corpus file.
 func parseProgram(name, src string) (Program, error) {
-	i := strings.Index(src, "//blitz:async\nfunc "+name+"(e *Env, n int)")
-	if i < 0 {
-		return Program{}, fmt.Errorf("no //blitz:async function %s(e *Env, n int)", name)
+	re := regexp.MustCompile(`(?m)^//blitz:async\nfunc (\(r (\*?Rec)\) )?` + name + `(\[N ~int\])?\(e \*Env, n (?:int|N)\)(.*) \{$`)
+	m := re.FindStringSubmatchIndex(src)
+	if m == nil {
+		return Program{}, fmt.Errorf("no //blitz:async function %s(e *Env, n int) in the generator's forms", name)
 	}
-	p := Program{Name: name, Source: src[i:]}
-	sig := p.Source[:strings.Index(p.Source, "{")]
-	switch {
-	case strings.HasSuffix(sig, "(int, error) "):
-		p.Result = IntErrResult
-	case strings.HasSuffix(sig, "int) int "):
+	p := Program{Name: name, Source: src[m[0]:]}
+	if m[4] >= 0 {
+		p.Receiver = src[m[4]:m[5]]
+	}
+	p.Generic = m[6] >= 0
+	switch res := src[m[8]:m[9]]; res {
+	case "":
+	case " int", " (res int)":
 		p.Result = IntResult
+	case " (int, error)", " (res int, rerr error)":
+		p.Result = IntErrResult
+	default:
+		return Program{}, fmt.Errorf("%s: results %q are not one of the generator's", name, res)
 	}
+	p.Named = strings.Contains(src[m[8]:m[9]], "res ")
 	return p, nil
 }
 
@@ -221,7 +229,7 @@ func runBatch(t *testing.T, progs []program) {
 		}
 		if len(failed) > 0 {
 			for name := range failed {
-				fail(t, byName[name], lines(string(res), "FAILPROG "+name))
+				fail(t, byName[name], lines(string(res), "FAILPROG "+name+" "))
 			}
 			return
 		}
@@ -231,7 +239,7 @@ func runBatch(t *testing.T, progs []program) {
 		}
 		for _, name := range bad {
 			async, _ := os.ReadFile(filepath.Join(dir, name+"_async.go"))
-			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name)+"\ngenerated:\n"+string(async))
+			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name+".go:")+"\ngenerated:\n"+string(async))
 			delete(byName, name)
 			for _, f := range []string{".go", "_ref_test.go", "_async.go"} {
 				os.Remove(filepath.Join(dir, name+f))
