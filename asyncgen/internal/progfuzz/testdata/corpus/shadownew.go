@@ -1,0 +1,22 @@
+package progfuzzrun
+
+import "github.com/blitz-go/blitz/future"
+
+// known: a local variable named new breaks the generated new(int) of a per-iteration cell
+
+// A local variable named new, in the case that declares a per-iteration
+// cell: the generated f.x = new(int) calls the local ("cannot call new").
+
+//blitz:async
+func shadownew(e *Env, n int) int {
+	var fns []func() int
+	for i := range 3 {
+		future.Await(e.Val(i))
+		new := i + n
+		x := new * 2
+		fns = append(fns, func() int { return x })
+		future.Await(e.Val(x))
+		e.Note("x=%d", x)
+	}
+	return fns[0]() + fns[2]()
+}

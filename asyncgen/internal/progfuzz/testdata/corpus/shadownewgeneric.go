@@ -1,0 +1,18 @@
+package progfuzzrun
+
+import "github.com/blitz-go/blitz/future"
+
+// known: a local variable named new breaks the generated *new(N) zero of a type parameter
+
+// A local variable named new before the zeroing of a hoisted variable of
+// a type parameter: the generated f.g = *new(N) calls the local.
+
+//blitz:async
+func shadownewgeneric[N ~int](e *Env, n N) int {
+	x := future.Await(e.Val(int(n)))
+	new := x + 1
+	e.Note("new=%d", new)
+	var g N
+	future.Await(e.Val(int(g)))
+	return int(g) + x
+}
