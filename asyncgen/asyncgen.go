@@ -305,8 +305,9 @@ type rangeLoop struct {
 	next  string // field holding the next index of a string
 	arrN  int64  // the length of an array not evaluated
 	exit  *block
-	value bool // the value variable is present and not blank
-	named bool // a string of another type than string, converted to decode it
+	x     ast.Expr // the range expression, its awaits replaced by temporaries
+	value bool     // the value variable is present and not blank
+	named bool     // a string of another type than string, converted to decode it
 }
 
 // switchItem dispatches a lowered switch: the tag and the case expressions
@@ -1192,11 +1193,12 @@ func switchParts(st ast.Stmt) (ast.Stmt, ast.Node, *ast.BlockStmt) {
 
 func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	label := g.takeLabel()
-	if g.hasAwait(s.X) || g.hasAwait(s.Key) || g.hasAwait(s.Value) {
-		g.rejectAwaitIn(s.X, "an await in a range expression is not supported in an async function yet; write v := future.Await(f) before the loop and range over v instead")
+	if g.hasAwait(s.Key) || g.hasAwait(s.Value) {
+		g.rejectNested(s.Key)
+		g.rejectNested(s.Value)
 		return false
 	}
-	l := &rangeLoop{s: s}
+	l := &rangeLoop{s: s, x: s.X}
 	l.value = s.Value != nil && !isBlank(s.Value)
 	xt := g.info.TypeOf(s.X)
 	rngType := types.TypeString(types.Default(xt), g.qualifier)
@@ -1250,6 +1252,14 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		l.next = freshIn(g.fields, "rangeNext")
 		g.extra = append(g.extra, l.next+" int")
 		g.imports["utf8"] = "unicode/utf8"
+	}
+	if g.hasAwait(s.X) {
+		// Evaluated once, before the loop: its awaits first.
+		x, ok := g.lowerCond(s.X, nil)
+		if !ok {
+			return false
+		}
+		l.x = x
 	}
 	g.add(rangeInit{l})
 	head := g.newBlock()
@@ -1353,12 +1363,6 @@ func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
 
 func (g *gen) lowerFor(s *ast.ForStmt) bool {
 	label := g.takeLabel()
-	if g.hasAwait(s.Cond) || g.hasAwait(s.Post) {
-		msg := "an await in a for loop's condition or post statement is not supported in an async function yet; write the await in the loop's body (for { v := future.Await(f); if !cond { break }; ... }) instead"
-		g.rejectAwaitIn(s.Cond, msg)
-		g.rejectAwaitIn(s.Post, msg)
-		return false
-	}
 	g.loops = append(g.loops, s)
 	// The init runs once, before the loop: an await in it is lowered as
 	// the statement it is.
@@ -1381,7 +1385,13 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 	g.cur = head
 	if s.Cond != nil {
 		exit.targeted = true
-		g.add(loopHead{cond: s.Cond, exit: exit, pos: s.Pos()})
+		// A condition's awaits are lowered into the head, which every
+		// iteration starts with.
+		cond, ok := g.lowerCond(s.Cond, nil)
+		if !ok {
+			return false
+		}
+		g.add(loopHead{cond: cond, exit: exit, pos: s.Pos()})
 	}
 	if !g.lowerList(s.Body.List, lp) {
 		g.add(gotoItem{to: lp.cont, pos: s.Body.Rbrace})
@@ -1392,8 +1402,7 @@ func (g *gen) lowerFor(s *ast.ForStmt) bool {
 		g.cur = post
 		g.add(loopNext{g.loopVars(s.Init)})
 		if s.Post != nil {
-			g.checkPlain(s.Post)
-			g.add(stmtItem{s: s.Post})
+			g.lowerStmt(s.Post, nil)
 			g.add(gotoItem{to: head, pos: s.Post.Pos()})
 		} else {
 			g.add(gotoItem{to: head, pos: s.Body.Rbrace})
@@ -1443,7 +1452,7 @@ func itemNodes(it any) []ast.Node {
 		return ns
 	case rangeInit:
 		if it.l.rng != "" {
-			return []ast.Node{it.l.s.X}
+			return []ast.Node{it.l.x}
 		}
 	case rangeHead:
 		var ns []ast.Node
@@ -2203,7 +2212,7 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		l := it.l
 		b.WriteString(g.line(l.s.Pos()))
 		if l.rng != "" {
-			fmt.Fprintf(b, "%s.%s = %s\n", r, l.rng, g.rewrite(l.s.X, nil))
+			fmt.Fprintf(b, "%s.%s = %s\n", r, l.rng, g.rewrite(l.x, nil))
 		}
 		fmt.Fprintf(b, "%s.%s = 0\n", r, l.idx)
 	case rangeHead:

@@ -189,6 +189,8 @@ var cases = []struct {
 		b := &box[string]{e: e, v: []string{"a", "b", "c", "d", "e"}}
 		return show(b.drainRef(n, strings.ToUpper))
 	}},
+	{"loopAwaits", func(e *Env, n int) future.Future[string] { return gen(loopAwaitsAsync(e, n)) },
+		func(e *Env, n int) string { return show(loopAwaitsRef(e, n), nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

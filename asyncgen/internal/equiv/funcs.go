@@ -857,3 +857,23 @@ func (b *box[E]) drain(n int, show func(E) string) (count int, err error) {
 	}
 	return
 }
+
+//blitz:async
+func loopAwaits(e *Env, n int) int {
+	total := 0
+	// The condition's awaits run before every iteration, the post's after.
+	for i := 0; i < future.Await(e.Step("limit", n%5)); i += future.Await(e.Step("inc", 1)) {
+		total += i
+		if i == 3 {
+			continue // to the post statement, and its await
+		}
+		e.Note("i=%d", i)
+	}
+	for j := range future.Await(Later(e, []int{n, 2 * n})) { // evaluated once
+		total += future.Await(e.Val(j))
+	}
+	for k := n; k > 0 && future.Await(e.Step("k", k)) != 2; k-- {
+		total++
+	}
+	return total
+}

@@ -5919,3 +5919,228 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	}
 	f.runDefers()
 }
+
+//line funcs_async.go:5924
+
+// loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
+type loopAwaitsAsyncFuture struct {
+	state      int                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int]   // the future awaited
+	aw2        future.Future[[]int] // the future awaited
+	rangeValue []int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	j          int
+	k          int
+	tmp3       bool
+}
+
+// loopAwaitsAsync returns loopAwaits as a future: polling it runs loopAwaits up to its next
+// await, and its value is what loopAwaits returns.
+func loopAwaitsAsync(e *Env, n int) future.Future[int] {
+	return &loopAwaitsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs loopAwaits until it awaits a future that is not ready, or returns.
+func (f *loopAwaitsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:863
+			f.total = 0
+//line funcs.go:865
+			f.i = 0
+//line funcs.go:865
+			f.state = 1
+			continue poll
+//line funcs_async.go:5961
+		case 1:
+//line funcs.go:865
+			f.aw1 = f.e.Step("limit", f.n%5)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:5967
+		case 2:
+//line funcs.go:865
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:865
+			if !(f.i < tmp) {
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:866
+			f.total += f.i
+//line funcs.go:867
+			if f.i == 3 {
+				f.state = 3
+				continue poll
+			}
+//line funcs.go:870
+			f.e.Note("i=%d", f.i)
+//line funcs.go:871
+			f.state = 3
+			continue poll
+//line funcs_async.go:5992
+		case 3:
+//line funcs.go:865
+			f.aw1 = f.e.Step("inc", 1)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:5998
+		case 4:
+//line funcs.go:865
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.i += v
+//line funcs.go:865
+			f.state = 1
+			continue poll
+//line funcs_async.go:6010
+		case 5:
+//line funcs.go:872
+			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
+			f.state = 6
+			fallthrough
+//line funcs_async.go:6016
+		case 6:
+//line funcs.go:872
+			tmp2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:872
+			f.rangeValue = tmp2
+			f.rangeIndex = 0
+//line funcs.go:872
+			f.state = 7
+			continue poll
+//line funcs_async.go:6030
+		case 7:
+//line funcs.go:872
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 10
+				continue poll
+			}
+			f.j = f.rangeIndex
+//line funcs.go:873
+			f.aw1 = f.e.Val(f.j)
+			f.state = 8
+			fallthrough
+//line funcs_async.go:6042
+		case 8:
+//line funcs.go:873
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:874
+			f.state = 9
+			continue poll
+//line funcs_async.go:6054
+		case 9:
+//line funcs.go:872
+			f.rangeIndex++
+//line funcs.go:872
+			f.state = 7
+			continue poll
+//line funcs_async.go:6061
+		case 10:
+//line funcs.go:875
+			f.k = f.n
+//line funcs.go:875
+			f.state = 11
+			continue poll
+//line funcs_async.go:6068
+		case 11:
+//line funcs.go:875
+			f.tmp3 = f.k > 0
+//line funcs.go:875
+			if f.tmp3 {
+				f.state = 12
+			} else {
+				f.state = 14
+			}
+			continue poll
+//line funcs_async.go:6079
+		case 12:
+//line funcs.go:875
+			f.aw1 = f.e.Step("k", f.k)
+			f.state = 13
+			fallthrough
+//line funcs_async.go:6085
+		case 13:
+//line funcs.go:875
+			tmp4, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:875
+			f.tmp3 = tmp4 != 2
+//line funcs.go:875
+			f.state = 14
+			continue poll
+//line funcs_async.go:6098
+		case 14:
+//line funcs.go:875
+			if !(f.tmp3) {
+				f.state = 16
+				continue poll
+			}
+//line funcs.go:876
+			f.total++
+//line funcs.go:877
+			f.state = 15
+			continue poll
+//line funcs_async.go:6110
+		case 15:
+//line funcs.go:875
+			f.k--
+//line funcs.go:875
+			f.state = 11
+			continue poll
+//line funcs_async.go:6117
+		case 16:
+//line funcs.go:878
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:6122
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that loopAwaits awaits, if any; loopAwaits goes no further.
+func (f *loopAwaitsAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 4, 8, 13:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 6:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// loopAwaits is what loopAwaitsAsync compiles; it is not called.
+var _ = loopAwaits

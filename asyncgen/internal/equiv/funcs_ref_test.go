@@ -749,3 +749,22 @@ func (b *box[E]) drainRef(n int, show func(E) string) (count int, err error) {
 	}
 	return
 }
+
+func loopAwaitsRef(e *Env, n int) int {
+	total := 0
+
+	for i := 0; i < awaitRef(e.Step("limit", n%5)); i += awaitRef(e.Step("inc", 1)) {
+		total += i
+		if i == 3 {
+			continue
+		}
+		e.Note("i=%d", i)
+	}
+	for j := range awaitRef(Later(e, []int{n, 2 * n})) {
+		total += awaitRef(e.Val(j))
+	}
+	for k := n; k > 0 && awaitRef(e.Step("k", k)) != 2; k-- {
+		total++
+	}
+	return total
+}

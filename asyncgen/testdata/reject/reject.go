@@ -151,20 +151,6 @@ func (p pairOf[A, _]) blankTypeParam(f future.Future[A]) A {
 }
 
 //blitz:async
-func forCondAwait(f future.Future[int]) {
-	for i := 0; i < future.Await(f); i++ {
-		use(i)
-	}
-}
-
-//blitz:async
-func rangeAwait(f future.Future[[]int]) {
-	for i := range future.Await(f) {
-		use(i)
-	}
-}
-
-//blitz:async
 func shortCircuitTry(f future.Future[future.Result[int]], ok bool) {
 	if ok && use2(future.Try(f)) {
 		use()
@@ -176,4 +162,10 @@ func use2(int, error) bool { return true }
 //blitz:async
 func deferAwaitInLiteral(f future.Future[int]) {
 	defer func() { future.Await(f) }()
+}
+
+//blitz:async
+func rangeKeyAwait(f future.Future[int], a []int) {
+	for a[future.Await(f)] = range 3 {
+	}
 }
