@@ -314,7 +314,7 @@ type rangeLoop struct {
 // are evaluated in one block, as Go does, and each clause is a block.
 type switchItem struct {
 	s       ast.Stmt // *ast.SwitchStmt or *ast.TypeSwitchStmt
-	tag     ast.Expr // the tag with its awaits replaced, if it had any
+	tag     ast.Expr // the tag (a type switch: the guard's operand) with its awaits replaced, if it had any
 	targets []*block // by clause
 	join    *block   // when no clause is default
 }
@@ -1090,11 +1090,7 @@ func (g *gen) bind(label string, lp *loopCtx) {
 
 func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	label := g.takeLabel()
-	init, head, body := switchParts(st)
-	if _, ts := st.(*ast.TypeSwitchStmt); ts && g.hasAwait(head) {
-		g.rejectAwaitIn(head, "an await in a type switch's guard is not supported in an async function yet; write v := future.Await(f) before the switch and switch on v.(type) instead")
-		return false
-	}
+	init, _, body := switchParts(st)
 	if ts, ok := st.(*ast.TypeSwitchStmt); ok {
 		// Each clause's variable is set by the dispatch, in another case
 		// than the clause's: a field.
@@ -1127,6 +1123,14 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 			return false
 		}
 		it.tag = tag
+	}
+	if ts, ok := st.(*ast.TypeSwitchStmt); ok && g.hasAwait(ts.Assign) {
+		// The guard's operand, evaluated once: its awaits first.
+		x, ok := g.lowerCond(typeSwitchOperand(ts), lp)
+		if !ok {
+			return false
+		}
+		it.tag = x
 	}
 	join := &block{}
 	hasDefault := false
@@ -1174,6 +1178,18 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 	g.blocks = append(g.blocks, join)
 	g.cur = join
 	return !join.targeted
+}
+
+// typeSwitchOperand returns x of a type switch's guard x.(type).
+func typeSwitchOperand(ts *ast.TypeSwitchStmt) ast.Expr {
+	var x ast.Expr
+	switch a := ts.Assign.(type) {
+	case *ast.AssignStmt:
+		x = a.Rhs[0]
+	case *ast.ExprStmt:
+		x = a.X
+	}
+	return ast.Unparen(x).(*ast.TypeAssertExpr).X
 }
 
 // switchParts returns a switch's init, its tag (or type switch guard) and
@@ -2167,17 +2183,15 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		}
 		bound := ""
 		if ts, ok := it.s.(*ast.TypeSwitchStmt); ok {
-			var x ast.Expr
-			switch a := ts.Assign.(type) {
-			case *ast.AssignStmt:
+			if _, ok := ts.Assign.(*ast.AssignStmt); ok {
 				bound = g.fresh("bound")
-				x = a.Rhs[0]
 				b.WriteString(bound + " := ")
-			case *ast.ExprStmt:
-				x = a.X
 			}
-			ta := ast.Unparen(x).(*ast.TypeAssertExpr)
-			b.WriteString(g.rewrite(ta.X, nil) + ".(type) ")
+			operand := typeSwitchOperand(ts)
+			if it.tag != nil {
+				operand = it.tag
+			}
+			b.WriteString(g.rewrite(operand, nil) + ".(type) ")
 		} else if head != nil {
 			b.WriteString(g.rewrite(head, nil) + " ")
 		}

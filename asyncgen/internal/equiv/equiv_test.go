@@ -191,6 +191,8 @@ var cases = []struct {
 	}},
 	{"loopAwaits", func(e *Env, n int) future.Future[string] { return gen(loopAwaitsAsync(e, n)) },
 		func(e *Env, n int) string { return show(loopAwaitsRef(e, n), nil) }},
+	{"typeSwitchGuard", func(e *Env, n int) future.Future[string] { return gen(typeSwitchGuardAsync(e, n)) },
+		func(e *Env, n int) string { return show(typeSwitchGuardRef(e, n)) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

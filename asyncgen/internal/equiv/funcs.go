@@ -877,3 +877,24 @@ func loopAwaits(e *Env, n int) int {
 	}
 	return total
 }
+
+//blitz:async
+func typeSwitchGuard(e *Env, n int) (string, error) {
+	values := []any{n, "s", nil, 2.5}
+	var b strings.Builder
+	for i := range n % 5 {
+		switch v := future.Await(Later(e, values[i%len(values)])).(type) {
+		case int:
+			b.WriteString(strings.Repeat("i", v%3))
+		case string:
+			b.WriteString(v + future.Await(e.Str("!")))
+		default:
+			e.Note("other %v", v)
+		}
+		switch future.Await(Later(e, values[(i+1)%len(values)])).(type) {
+		case nil:
+			b.WriteString("nil")
+		}
+	}
+	return b.String(), nil
+}

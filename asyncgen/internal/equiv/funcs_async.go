@@ -6144,3 +6144,186 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
+
+//line funcs_async.go:6149
+
+// typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
+type typeSwitchGuardAsyncFuture struct {
+	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[any]    // the future awaited
+	aw2        future.Future[string] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	values     []any
+	b          strings.Builder
+	i          int
+	v          int
+	v2         any
+	v3         string
+}
+
+// typeSwitchGuardAsync returns typeSwitchGuard as a future: polling it runs typeSwitchGuard up to its next
+// await, and its value is what typeSwitchGuard returns.
+func typeSwitchGuardAsync(e *Env, n int) future.Future[future.Result[string]] {
+	return &typeSwitchGuardAsyncFuture{e: e, n: n}
+}
+
+// Poll runs typeSwitchGuard until it awaits a future that is not ready, or returns.
+func (f *typeSwitchGuardAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:883
+			f.values = []any{f.n, "s", nil, 2.5}
+//line funcs.go:884
+			f.b = strings.Builder{}
+//line funcs.go:885
+			f.rangeValue = f.n % 5
+			f.rangeIndex = 0
+//line funcs.go:885
+			f.state = 1
+			continue poll
+//line funcs_async.go:6190
+		case 1:
+//line funcs.go:885
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 12
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:886
+			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
+			f.state = 2
+			fallthrough
+//line funcs_async.go:6202
+		case 2:
+//line funcs.go:886
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:886
+			switch bound := tmp.(type) {
+//line funcs.go:887
+			case int:
+				f.v = bound
+				f.state = 3
+//line funcs.go:889
+			case string:
+				f.v3 = bound
+				f.state = 4
+			default:
+				f.v2 = bound
+				f.state = 5
+			}
+			continue poll
+//line funcs_async.go:6225
+		case 3:
+//line funcs.go:888
+			f.b.WriteString(strings.Repeat("i", f.v%3))
+//line funcs.go:893
+			f.state = 7
+			continue poll
+//line funcs_async.go:6232
+		case 4:
+//line funcs.go:890
+			f.aw2 = f.e.Str("!")
+			f.state = 6
+			continue poll
+//line funcs_async.go:6238
+		case 5:
+//line funcs.go:892
+			f.e.Note("other %v", f.v2)
+//line funcs.go:893
+			f.state = 7
+			continue poll
+//line funcs_async.go:6245
+		case 6:
+//line funcs.go:890
+			tmp2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:890
+			f.b.WriteString(f.v3 + tmp2)
+//line funcs.go:893
+			f.state = 7
+			continue poll
+//line funcs_async.go:6258
+		case 7:
+//line funcs.go:894
+			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
+			f.state = 8
+			fallthrough
+//line funcs_async.go:6264
+		case 8:
+//line funcs.go:894
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:894
+			switch tmp3.(type) {
+//line funcs.go:895
+			case nil:
+				f.state = 9
+			default:
+				f.state = 10
+			}
+			continue poll
+//line funcs_async.go:6281
+		case 9:
+//line funcs.go:896
+			f.b.WriteString("nil")
+//line funcs.go:897
+			f.state = 10
+			continue poll
+//line funcs_async.go:6288
+		case 10:
+//line funcs.go:898
+			f.state = 11
+			continue poll
+//line funcs_async.go:6293
+		case 11:
+//line funcs.go:885
+			f.rangeIndex++
+//line funcs.go:885
+			f.state = 1
+			continue poll
+//line funcs_async.go:6300
+		case 12:
+//line funcs.go:899
+			f.state = -1
+			return future.Result[string]{Value: f.b.String(), Err: nil}, true
+//line funcs_async.go:6305
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that typeSwitchGuard awaits, if any; typeSwitchGuard goes no further.
+func (f *typeSwitchGuardAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 8:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 6:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
+var _ = typeSwitchGuard

@@ -768,3 +768,23 @@ func loopAwaitsRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func typeSwitchGuardRef(e *Env, n int) (string, error) {
+	values := []any{n, "s", nil, 2.5}
+	var b strings.Builder
+	for i := range n % 5 {
+		switch v := awaitRef(Later(e, values[i%len(values)])).(type) {
+		case int:
+			b.WriteString(strings.Repeat("i", v%3))
+		case string:
+			b.WriteString(v + awaitRef(e.Str("!")))
+		default:
+			e.Note("other %v", v)
+		}
+		switch awaitRef(Later(e, values[(i+1)%len(values)])).(type) {
+		case nil:
+			b.WriteString("nil")
+		}
+	}
+	return b.String(), nil
+}

@@ -35,13 +35,6 @@ func deferRecover(f future.Future[int]) {
 }
 
 //blitz:async
-func typeSwitchAwait(f future.Future[any]) {
-	switch future.Await(f).(type) {
-	case int:
-	}
-}
-
-//blitz:async
 func switchCaseAwait(f future.Future[int], n int) {
 	switch n {
 	case future.Await(f):
