@@ -9,10 +9,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
 )
@@ -138,14 +140,118 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 	return m
 }
 
-// TestIdleMeasureSmoke runs the idle measurement at a small size: every
-// handler of each kind parks at the gate, holds some memory there, and
-// returns the right total once released.
+// gatherWidth is how many results each idle gatherer collects: the first
+// two are there when it starts, and it waits for the last.
+const gatherWidth = 3
+
+// gatherTotal is what each idle gatherer returns: result j is j+1, weighted
+// by its position j+1.
+const gatherTotal = 1*1 + 2*2 + 3*3
+
+// measureIdleGather starts n gatherers of the given kind, each over its own
+// gatherWidth oneshots of which all but the last hold their value, measures
+// the memory they hold once every one waits for its last result, sends the
+// last results and checks what they return. As in measureIdle, what exists
+// before and after the gatherers (the oneshots, the handles) is allocated
+// before the baseline.
+func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) idleMeasure {
+	tb.Helper()
+	last := make([]channels.OneshotSender[int], n)
+	rss := make([][]channels.OneshotReceiver[int], n)
+	for i := range rss {
+		rss[i] = make([]channels.OneshotReceiver[int], gatherWidth)
+		for j := range rss[i] {
+			var s channels.OneshotSender[int]
+			s, rss[i][j] = channels.NewOneshot[int]()
+			if j < gatherWidth-1 {
+				if err := s.Send(j + 1); err != nil {
+					tb.Fatal(err)
+				}
+			} else {
+				last[i] = s
+			}
+		}
+	}
+	sendLast := func() {
+		for _, s := range last {
+			if err := s.Send(gatherWidth); err != nil {
+				tb.Error(err)
+			}
+		}
+	}
+	handles := make([]runtime.JoinHandle[future.Result[int]], n)
+	results := make([]outcome, n)
+	var wg sync.WaitGroup // the goroutines, when kind is "goroutine"
+	var started atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel() // a watchdog failed: the goroutines' receives end
+	polled := rt.Stats().Polled
+	rssBefore, rssOK := rssBytes()
+	before := liveBytes()
+	mBefore := mallocs()
+	for i, rs := range rss {
+		switch kind {
+		case "generated":
+			handles[i] = runtime.SpawnOn(rt.Handle(), gatherAsync(rs))
+		case "hand":
+			handles[i] = runtime.SpawnOn[future.Result[int]](rt.Handle(), newGatherFuture(rs))
+		case "goroutine":
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				started.Add(1)
+				results[i].value, results[i].err = gatherBlocking(ctx, rs)
+			}()
+		default:
+			tb.Fatalf("no kind %q", kind)
+		}
+	}
+	if kind == "goroutine" {
+		waitFor(tb, 5*time.Minute, "every gatherer started", func() bool { return started.Load() == int64(n) })
+	} else {
+		// Each task takes the results that are there and waits for the
+		// last in its first poll.
+		waitFor(tb, 5*time.Minute, "every gatherer polled", func() bool { return rt.Stats().Polled-polled >= uint64(n) })
+	}
+	var m idleMeasure
+	m.allocs = float64(mallocs()-mBefore) / float64(n)
+	m.bytes = float64(liveBytes()-before) / float64(n)
+	if rssAfter, ok := rssBytes(); ok && rssOK {
+		m.rss = (float64(rssAfter) - float64(rssBefore)) / float64(n)
+	}
+	sendLast()
+	if kind == "goroutine" {
+		wg.Wait()
+	} else {
+		for i, jh := range handles {
+			res, err := jh.Wait(ctx)
+			if err != nil {
+				tb.Fatalf("%s gatherer %d: %v", kind, i, err)
+			}
+			results[i].value, results[i].err = res.Get()
+		}
+	}
+	for i, r := range results {
+		if r.value != gatherTotal || r.err != nil {
+			tb.Fatalf("%s gatherer %d returned %d, %v; want %d", kind, i, r.value, r.err, gatherTotal)
+		}
+	}
+	return m
+}
+
+// TestIdleMeasureSmoke runs the idle measurements at a small size: every
+// handler of each kind parks at the gate, every gatherer at its last result,
+// holds some memory there, and returns the right total once released.
 func TestIdleMeasureSmoke(t *testing.T) {
 	rt := newRuntime(t, runtime.Config{})
 	for _, kind := range append(futureKinds, "goroutine") {
 		if m := measureIdle(t, rt.Handle(), kind, 200); m.bytes <= 0 || m.allocs <= 0 {
 			t.Errorf("%s: %+v, want some bytes and allocations per handler", kind, m)
+		}
+	}
+	for _, kind := range []string{"generated", "hand", "goroutine"} {
+		if m := measureIdleGather(t, rt, kind, 200); m.bytes <= 0 || m.allocs <= 0 {
+			t.Errorf("gather %s: %+v, want some bytes and allocations per gatherer", kind, m)
 		}
 	}
 }
@@ -178,6 +284,41 @@ func BenchmarkIdle(b *testing.B) {
 			var m idleMeasure
 			for range b.N {
 				m = measureIdle(b, rt.Handle(), kind, n)
+			}
+			b.ReportMetric(m.bytes, "bytes/task")
+			b.ReportMetric(m.allocs, "allocs/task")
+			if m.rss != 0 {
+				b.ReportMetric(m.rss, "rss-bytes/task")
+			}
+			if s, ok := sizes[kind]; ok {
+				b.ReportMetric(float64(s), "struct-bytes")
+			}
+		})
+	}
+}
+
+// BenchmarkIdleGather is BenchmarkIdle for gather: each gatherer takes two
+// results that are there and waits for a third, on a oneshot. The generated
+// future, the hand-written one and a goroutine; the same metrics and sizes.
+func BenchmarkIdleGather(b *testing.B) {
+	n := 100_000
+	if testing.Short() {
+		n = 1_000
+	}
+	sizes := map[string]uintptr{
+		"generated": unsafe.Sizeof(gatherAsyncFuture{}),
+		"hand":      unsafe.Sizeof(gatherFuture{}),
+	}
+	for _, kind := range []string{"hand", "generated", "goroutine"} {
+		b.Run("impl="+kind, func(b *testing.B) {
+			rt := newRuntime(b, runtime.Config{})
+			n := n
+			if kind == "goroutine" {
+				n /= 10
+			}
+			var m idleMeasure
+			for range b.N {
+				m = measureIdleGather(b, rt, kind, n)
 			}
 			b.ReportMetric(m.bytes, "bytes/task")
 			b.ReportMetric(m.allocs, "allocs/task")
