@@ -195,6 +195,8 @@ func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) i
 			handles[i] = runtime.SpawnOn(rt.Handle(), gatherAsync(rs))
 		case "hand":
 			handles[i] = runtime.SpawnOn[future.Result[int]](rt.Handle(), newGatherFuture(rs))
+		case "proposed":
+			handles[i] = runtime.SpawnOn[future.Result[int]](rt.Handle(), newGatherProposed(rs))
 		case "goroutine":
 			wg.Add(1)
 			go func() {
@@ -249,7 +251,7 @@ func TestIdleMeasureSmoke(t *testing.T) {
 			t.Errorf("%s: %+v, want some bytes and allocations per handler", kind, m)
 		}
 	}
-	for _, kind := range []string{"generated", "hand", "goroutine"} {
+	for _, kind := range append(futureKinds, "goroutine") {
 		if m := measureIdleGather(t, rt, kind, 200); m.bytes <= 0 || m.allocs <= 0 {
 			t.Errorf("gather %s: %+v, want some bytes and allocations per gatherer", kind, m)
 		}
@@ -298,8 +300,9 @@ func BenchmarkIdle(b *testing.B) {
 }
 
 // BenchmarkIdleGather is BenchmarkIdle for gather: each gatherer takes two
-// results that are there and waits for a third, on a oneshot. The generated
-// future, the hand-written one and a goroutine; the same metrics and sizes.
+// results that are there and waits for a third, on a oneshot. The
+// hand-written future, the generated one, the generated one edited as
+// proposed_test.go says, and a goroutine; the same metrics and sizes.
 func BenchmarkIdleGather(b *testing.B) {
 	n := 100_000
 	if testing.Short() {
@@ -308,8 +311,9 @@ func BenchmarkIdleGather(b *testing.B) {
 	sizes := map[string]uintptr{
 		"generated": unsafe.Sizeof(gatherAsyncFuture{}),
 		"hand":      unsafe.Sizeof(gatherFuture{}),
+		"proposed":  unsafe.Sizeof(gatherProposed{}),
 	}
-	for _, kind := range []string{"hand", "generated", "goroutine"} {
+	for _, kind := range []string{"hand", "generated", "proposed", "goroutine"} {
 		b.Run("impl="+kind, func(b *testing.B) {
 			rt := newRuntime(b, runtime.Config{})
 			n := n

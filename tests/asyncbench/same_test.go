@@ -206,10 +206,13 @@ func runGather(t *testing.T, h runtime.Handle, kind string, gc gatherCase) outco
 		send('a')
 		send('c')
 		<-done
-	case "generated", "hand":
+	case "generated", "hand", "proposed":
 		f := gatherAsync(rs)
-		if kind == "hand" {
+		switch kind {
+		case "hand":
 			f = newGatherFuture(rs)
+		case "proposed":
+			f = newGatherProposed(rs)
 		}
 		jh := runtime.SpawnOn(h, f)
 		send('a')
@@ -225,8 +228,8 @@ func runGather(t *testing.T, h runtime.Handle, kind string, gc gatherCase) outco
 	return out
 }
 
-// TestGatherSameOutcome: the generated fan-out, the hand-written one and the
-// goroutine give the same weighted sum, or the same error for the first
+// TestGatherSameOutcome: the generated fan-out, the hand-written one, the
+// proposed one and the goroutine give the same weighted sum, or the same error for the first
 // closed sender (matching channels.ErrClosed), whichever results were there
 // before they started.
 func TestGatherSameOutcome(t *testing.T) {
@@ -246,7 +249,7 @@ func TestGatherSameOutcome(t *testing.T) {
 	}
 	for _, gc := range cases {
 		want := runGather(t, rt.Handle(), "goroutine", gc)
-		for _, kind := range []string{"generated", "hand"} {
+		for _, kind := range futureKinds {
 			if got := runGather(t, rt.Handle(), kind, gc); !sameOutcome(got, want, channels.ErrClosed) {
 				t.Fatalf("case %q: %s gave %+v, the goroutine %+v", gc, kind, got, want)
 			}
