@@ -1105,12 +1105,10 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 		Init ast.Stmt
 		Body *ast.BlockStmt
 	}{init, body}
+	caseAwait := false
 	for _, c := range s.Body.List {
 		for _, e := range c.(*ast.CaseClause).List {
-			if g.hasAwait(e) {
-				g.rejectAwaitIn(e, "an await in a case expression is not supported in an async function yet (case expressions are evaluated only until one matches); write v := future.Await(f) before the switch and use v instead")
-				return false
-			}
+			caseAwait = caseAwait || g.hasAwait(e)
 		}
 	}
 	if !g.lowerInit(s.Init, lp) {
@@ -1146,7 +1144,13 @@ func (g *gen) lowerSwitch(st ast.Stmt, lp *loopCtx) bool {
 		it.join = join
 		join.targeted = true
 	}
-	g.add(it)
+	if caseAwait {
+		if !g.lowerCaseChain(st.(*ast.SwitchStmt), it, lp) {
+			return false
+		}
+	} else {
+		g.add(it)
+	}
 	inner := &loopCtx{brk: join}
 	g.bind(label, inner)
 	if lp != nil {
@@ -1451,6 +1455,11 @@ func itemNodes(it any) []ast.Node {
 		return []ast.Node{it.cond}
 	case loopHead:
 		return []ast.Node{it.cond}
+	case caseTest:
+		if it.tag != nil {
+			return []ast.Node{it.tag, it.expr}
+		}
+		return []ast.Node{it.expr}
 	case switchItem:
 		ns := []ast.Node{}
 		_, head, body := switchParts(it.s)
@@ -2284,6 +2293,8 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		}
 	case loopNext:
 		g.emitLoopNext(b, it)
+	case caseTest:
+		g.emitCaseTest(b, it)
 	case endItem:
 		b.WriteString(g.line(it.pos))
 		switch g.resKind {

@@ -18,9 +18,11 @@ package asyncgen
 // their own), hoisted like any other when they live across an await.
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 )
 
 // linearizer collects the statements that evaluate a statement's awaits,
@@ -401,4 +403,57 @@ func (g *gen) lowerCond(e ast.Expr, lp *loopCtx) (ast.Expr, bool) {
 		g.lowerStmt(p, lp)
 	}
 	return out, true
+}
+
+// caseTest is one step of a switch whose case expressions await: if the
+// tag equals the case expression (or, without a tag, if it holds), go to
+// the clause.
+type caseTest struct {
+	tag, expr ast.Expr // tag nil for a switch without one
+	to        *block
+	pos       token.Pos
+}
+
+// lowerCaseChain dispatches a switch with awaits in its case expressions
+// as Go evaluates it: the tag once, into a temporary, then each case
+// expression top to bottom and left to right, its awaits first, until one
+// equals the tag; then the default clause, or the end of the switch.
+func (g *gen) lowerCaseChain(sw *ast.SwitchStmt, it switchItem, lp *loopCtx) bool {
+	var tag ast.Expr
+	if sw.Tag != nil {
+		t := sw.Tag
+		if it.tag != nil {
+			t = it.tag
+		}
+		l := g.newLinearizer()
+		tag = l.spill(t, g.info.TypeOf(sw.Tag))
+		for _, p := range l.pre {
+			g.lowerStmt(p, lp)
+		}
+	}
+	def := it.join
+	for i, c := range sw.Body.List {
+		cc := c.(*ast.CaseClause)
+		if cc.List == nil {
+			def = it.targets[i]
+		}
+		for _, e := range cc.List {
+			x, ok := g.lowerCond(e, lp)
+			if !ok {
+				return false
+			}
+			g.add(caseTest{tag: tag, expr: x, to: it.targets[i], pos: e.Pos()})
+		}
+	}
+	g.add(gotoItem{to: def, pos: sw.Body.Rbrace})
+	return true
+}
+
+func (g *gen) emitCaseTest(b *strings.Builder, it caseTest) {
+	b.WriteString(g.line(it.pos))
+	cond := g.rewrite(it.expr, nil)
+	if it.tag != nil {
+		cond = g.rewrite(it.tag, nil) + " == " + cond
+	}
+	fmt.Fprintf(b, "if %s {\n%s\n}\n", cond, g.jump(it.to))
 }

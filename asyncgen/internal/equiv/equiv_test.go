@@ -193,6 +193,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(loopAwaitsRef(e, n), nil) }},
 	{"typeSwitchGuard", func(e *Env, n int) future.Future[string] { return gen(typeSwitchGuardAsync(e, n)) },
 		func(e *Env, n int) string { return show(typeSwitchGuardRef(e, n)) }},
+	{"caseAwaits", func(e *Env, n int) future.Future[string] { return gen(caseAwaitsAsync(e, n)) },
+		func(e *Env, n int) string { return show(caseAwaitsRef(e, n)) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

@@ -898,3 +898,29 @@ func typeSwitchGuard(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+//blitz:async
+func caseAwaits(e *Env, n int) (int, error) {
+	total := 0
+	for i := range n % 6 {
+		// The tag once, then the cases in order until one matches: the
+		// log shows which futures were made.
+		switch e.Tick("tag", i) {
+		case future.Await(e.Step("zero", 0)), e.Tick("one", 1):
+			total++
+		case future.Await(e.Step("two", 2)):
+			total += future.Await(e.Val(10))
+		default:
+			total += 100
+		case 3, future.Await(e.Step("four", 4)):
+			total += 1000
+		}
+		switch {
+		case i > 3:
+			total *= 2
+		case future.Await(Later(e, i%2 == 0)):
+			total--
+		}
+	}
+	return total, nil
+}

@@ -6327,3 +6327,237 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
+
+//line funcs_async.go:6332
+
+// caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
+type caseAwaitsAsyncFuture struct {
+	state      int                 // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int]  // the future awaited
+	aw2        future.Future[bool] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	tmp        int
+}
+
+// caseAwaitsAsync returns caseAwaits as a future: polling it runs caseAwaits up to its next
+// await, and its value is what caseAwaits returns.
+func caseAwaitsAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &caseAwaitsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs caseAwaits until it awaits a future that is not ready, or returns.
+func (f *caseAwaitsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:904
+			f.total = 0
+//line funcs.go:905
+			f.rangeValue = f.n % 6
+			f.rangeIndex = 0
+//line funcs.go:905
+			f.state = 1
+			continue poll
+//line funcs_async.go:6368
+		case 1:
+//line funcs.go:905
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 16
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:908
+			f.tmp = f.e.Tick("tag", f.i)
+//line funcs.go:909
+			f.aw1 = f.e.Step("zero", 0)
+			f.state = 6
+			continue poll
+//line funcs_async.go:6382
+		case 2:
+//line funcs.go:910
+			f.total++
+//line funcs.go:917
+			f.state = 10
+			continue poll
+//line funcs_async.go:6389
+		case 3:
+//line funcs.go:912
+			f.aw1 = f.e.Val(10)
+			f.state = 9
+			continue poll
+//line funcs_async.go:6395
+		case 4:
+//line funcs.go:914
+			f.total += 100
+//line funcs.go:917
+			f.state = 10
+			continue poll
+//line funcs_async.go:6402
+		case 5:
+//line funcs.go:916
+			f.total += 1000
+//line funcs.go:917
+			f.state = 10
+			continue poll
+//line funcs_async.go:6409
+		case 6:
+//line funcs.go:909
+			tmp2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:909
+			if f.tmp == tmp2 {
+				f.state = 2
+				continue poll
+			}
+//line funcs.go:909
+			if f.tmp == f.e.Tick("one", 1) {
+				f.state = 2
+				continue poll
+			}
+//line funcs.go:911
+			f.aw1 = f.e.Step("two", 2)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:6431
+		case 7:
+//line funcs.go:911
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:911
+			if f.tmp == tmp3 {
+				f.state = 3
+				continue poll
+			}
+//line funcs.go:915
+			if f.tmp == 3 {
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:915
+			f.aw1 = f.e.Step("four", 4)
+			f.state = 8
+			fallthrough
+//line funcs_async.go:6453
+		case 8:
+//line funcs.go:915
+			tmp4, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:915
+			if f.tmp == tmp4 {
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:917
+			f.state = 4
+			continue poll
+//line funcs_async.go:6469
+		case 9:
+//line funcs.go:912
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:917
+			f.state = 10
+			continue poll
+//line funcs_async.go:6481
+		case 10:
+//line funcs.go:919
+			if f.i > 3 {
+				f.state = 11
+				continue poll
+			}
+//line funcs.go:921
+			f.aw2 = Later(f.e, f.i%2 == 0)
+			f.state = 13
+			continue poll
+//line funcs_async.go:6492
+		case 11:
+//line funcs.go:920
+			f.total *= 2
+//line funcs.go:923
+			f.state = 14
+			continue poll
+//line funcs_async.go:6499
+		case 12:
+//line funcs.go:922
+			f.total--
+//line funcs.go:923
+			f.state = 14
+			continue poll
+//line funcs_async.go:6506
+		case 13:
+//line funcs.go:921
+			tmp5, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:921
+			if tmp5 {
+				f.state = 12
+				continue poll
+			}
+//line funcs.go:923
+			f.state = 14
+			continue poll
+//line funcs_async.go:6522
+		case 14:
+//line funcs.go:924
+			f.state = 15
+			continue poll
+//line funcs_async.go:6527
+		case 15:
+//line funcs.go:905
+			f.rangeIndex++
+//line funcs.go:905
+			f.state = 1
+			continue poll
+//line funcs_async.go:6534
+		case 16:
+//line funcs.go:925
+			f.state = -1
+			return future.Result[int]{Value: f.total, Err: nil}, true
+//line funcs_async.go:6539
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that caseAwaits awaits, if any; caseAwaits goes no further.
+func (f *caseAwaitsAsyncFuture) Cancel() {
+	switch f.state {
+	case 6, 7, 8, 9:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 13:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// caseAwaits is what caseAwaitsAsync compiles; it is not called.
+var _ = caseAwaits

@@ -788,3 +788,27 @@ func typeSwitchGuardRef(e *Env, n int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func caseAwaitsRef(e *Env, n int) (int, error) {
+	total := 0
+	for i := range n % 6 {
+
+		switch e.Tick("tag", i) {
+		case awaitRef(e.Step("zero", 0)), e.Tick("one", 1):
+			total++
+		case awaitRef(e.Step("two", 2)):
+			total += awaitRef(e.Val(10))
+		default:
+			total += 100
+		case 3, awaitRef(e.Step("four", 4)):
+			total += 1000
+		}
+		switch {
+		case i > 3:
+			total *= 2
+		case awaitRef(Later(e, i%2 == 0)):
+			total--
+		}
+	}
+	return total, nil
+}

@@ -35,13 +35,6 @@ func deferRecover(f future.Future[int]) {
 }
 
 //blitz:async
-func switchCaseAwait(f future.Future[int], n int) {
-	switch n {
-	case future.Await(f):
-	}
-}
-
-//blitz:async
 func rangeMap(f future.Future[int], m map[int]int) {
 	for range m {
 		future.Await(f)
