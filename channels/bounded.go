@@ -451,6 +451,8 @@ func (c *Bounded[T]) Send(v T) SendFuture[T] {
 }
 
 // Poll tries to send; see SendFuture. The owner calls it.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *SendFuture[T]) Poll(cx *future.Context) (error, bool) {
 	f.ph.check()
 	if !cx.Proceed() {
@@ -500,6 +502,8 @@ func (c *Bounded[T]) Recv() RecvFuture[T] {
 }
 
 // Poll tries to receive; see RecvFuture. The owner calls it.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *RecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.ph.check()
 	if !cx.Proceed() {

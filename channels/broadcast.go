@@ -248,6 +248,8 @@ func (r *BroadcastReceiver[T]) Recv() BroadcastRecvFuture[T] {
 }
 
 // Poll completes with the next message (or an error), or waits.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.checkPoll()
 	if !cx.Proceed() {

@@ -12,7 +12,12 @@
 //     pointer implements future.Future and future.Canceler. A task embeds it
 //     in its state, so waiting allocates nothing: the waker.Waiter lives in
 //     the future. Polling after completion or cancel panics with future's
-//     sentinels; Cancel is idempotent and allowed at any time.
+//     sentinels; Cancel is idempotent and allowed at any time. Each future
+//     that completes consumes a unit of the polling task's cooperative
+//     budget, and one that finds the budget spent yields instead of taking
+//     a value (see the future package, "The cooperative budget"): a task
+//     receiving from a channel that stays full returns to its worker every
+//     future.TaskBudget receives.
 //   - XBlocking(ctx, ...): for ordinary goroutines, waiting on a pooled
 //     waker.Signal in the same FIFO waiter list as the tasks.
 //

@@ -259,6 +259,8 @@ func (r OneshotReceiver[T]) Recv() OneshotRecvFuture[T] {
 }
 
 // Poll completes with the value or ErrClosed, or registers cx's Waker.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *OneshotRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.checkPoll()
 	if !cx.Proceed() {

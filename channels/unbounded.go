@@ -239,6 +239,8 @@ func (u *Unbounded[T]) Recv() UnboundedRecvFuture[T] {
 }
 
 // Poll tries to receive. The owner calls it.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *UnboundedRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	f.ph.check()
 	if !cx.Proceed() {

@@ -195,6 +195,8 @@ func (r *WatchReceiver[T]) Changed() ChangedFuture[T] {
 }
 
 // Poll completes once the value changed or the watch closed, or waits.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the package doc, "Tiers").
 func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	f.checkPoll()
 	if !cx.Proceed() {

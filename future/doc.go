@@ -38,11 +38,12 @@
 //
 // A [Context] is what a poll receives: the Waker of the task being polled,
 // and what a runtime in another language would keep in thread-locals (the
-// current executor, task and worker, the runtime's services): Go has no
-// goroutine-local storage, so the poll carries them. The executor makes one
-// per worker and [Context.Reset]s it before each poll, so a poll allocates
-// nothing; the flip side is that a Context is valid only during the Poll it
-// was passed to. A future keeps a copy of cx.Waker(), never cx itself.
+// current executor, task and worker, the runtime's services, the task's
+// cooperative budget): Go has no goroutine-local storage, so the poll
+// carries them. The executor makes one per worker and [Context.Reset]s it
+// before each poll, so a poll allocates nothing; the flip side is that a
+// Context is valid only during the Poll it was passed to. A future keeps a
+// copy of cx.Waker(), never cx itself.
 //
 // A future that wakes another task while being polled (a channel send that
 // completes a receive) calls cx.Wake(w) rather than w.Wake(): the same wake,
@@ -52,6 +53,35 @@
 // The combinators pass their own cx to their children unchanged: a child's
 // wake wakes the whole task, which polls the combinator, which polls its
 // children.
+//
+// # The cooperative budget
+//
+// A task poll can do a great deal of work before it returns: a loop over a
+// channel that stays ready, or a lock that is always free, never returns
+// not-ready, and the worker running it runs nothing else, not the other
+// tasks, not the I/O completions and timers. So each task poll on an
+// executor gets a budget of [TaskBudget] (128) operations. The leaf futures
+// of blitz (channel receives and sends, locks, semaphores, notifications,
+// JoinHandles, socket and file I/O, sleeps) consume a unit each time they
+// complete; once the budget is spent, the next leaf returns not-ready
+// instead, having woken its task as a yield, and the task runs again after
+// the other runnable tasks and after the executor has polled its I/O and
+// timers, with a new budget. A leaf that is not ready spends nothing, so a
+// Select over many pending futures never spends the budget and never
+// spins. Outside an executor (Block, NewContext) there is no budget.
+//
+// A leaf written by hand joins in with two calls: [Context.Proceed] at the
+// top of its Poll (return not-ready at once when it reports false: the wake
+// is arranged) and [Context.Spend] when the poll completes. [ConsumeBudget]
+// is the same as a future, for a loop that does work of its own between
+// awaits. [Context.Yield] wakes the task as a yield, which is what a yield
+// future does. [Unconstrained] runs a future without the budget, for a
+// short burst that must not be split across polls.
+//
+// An executor keeps a [Budget] per worker, resets it before each task
+// poll, hands it to the poll with [Context.SetBudget], and asks
+// [Budget.Yielded] after the poll whether to queue the task behind the
+// others. The copies that [Context.WithWaker] makes share the budget.
 //
 // # Cancellation
 //
@@ -169,6 +199,12 @@
 //
 // # Alternatives rejected
 //
+//   - Spending the budget on every leaf poll, ready or not, and refunding
+//     nothing: a Select over many pending futures would spend it in one poll
+//     and then yield in every poll, a spin. Only completions spend.
+//   - Leaving the budget to the executor (a cap on polls per tick): it
+//     cannot see inside a poll, which is where a task that never returns
+//     not-ready spends its time.
 //   - Fair (random-start) races, as Go's select statement and Tokio's
 //     default select!: they avoid starvation, but a deterministic runtime
 //     would have to seed them, and most races here are of a few futures

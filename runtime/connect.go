@@ -35,8 +35,23 @@ func (c *ConnectFuture[S]) withErr(err error) *ConnectFuture[S] {
 	return c
 }
 
-// Poll connects.
+// Poll connects. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (c *ConnectFuture[S]) Poll(cx *future.Context) (future.Result[S], bool) {
+	c.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[S]{}, false
+	}
+	v, ok := c.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (c *ConnectFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 	c.f.checkPoll()
 	if c.err != nil {
 		c.f.done = true

@@ -202,8 +202,25 @@ func (f *FileIOFuture) left() int {
 	return t
 }
 
-// Poll runs the operation.
+// Poll runs the operation. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (f *FileIOFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	if f.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}

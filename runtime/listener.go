@@ -47,8 +47,23 @@ type AcceptFuture[S any] struct {
 	delay   time.Duration
 }
 
-// Poll accepts a connection.
+// Poll accepts a connection. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (a *AcceptFuture[S]) Poll(cx *future.Context) (future.Result[S], bool) {
+	a.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[S]{}, false
+	}
+	v, ok := a.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 	a.f.checkPoll()
 	for {
 		if a.waiting {

@@ -84,8 +84,23 @@ type ReadPooledFuture struct {
 	own []byte // the fallback buffer when the pool ran dry
 }
 
-// Poll reads.
+// Poll reads. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], bool) {
+	r.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[PooledBuf]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], bool) {
 	r.f.checkPoll()
 	d, ring := r.n.rt.io, r.n.ring
 	for {

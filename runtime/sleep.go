@@ -107,7 +107,10 @@ func (s *SleepFuture) ResetAfter(d time.Duration) { s.Reset(after(d)) }
 // Poll completes once the deadline has passed; until then it waits in the
 // timer wheel of the runtime polling cx with cx's Waker. A deadline already
 // passed at the first poll (after a Reset, the first poll since) completes
-// it at once. Polling after Cancel panics with future.ErrPolledAfterCancel.
+// it at once. Completing consumes a unit of the task's budget; with none
+// left, Poll yields instead (see the future package, "The cooperative
+// budget"); a sleep that already completed returns at once again. Polling
+// after Cancel panics with future.ErrPolledAfterCancel.
 func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 	switch {
 	case s.cancelled:
@@ -115,6 +118,20 @@ func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 	case s.done:
 		return struct{}{}, true
 	}
+	if !cx.Proceed() {
+		return struct{}{}, false
+	}
+	_, ok := s.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return struct{}{}, ok
+}
+
+// poll is Poll without the budget, for a sleep not yet done: Poll's, and a
+// Timeout's look at its deadline, which must fire even when the inner future
+// spends the whole budget in every poll.
+func (s *SleepFuture) poll(cx *future.Context) (struct{}, bool) {
 	if s.drv == nil && s.fb == nil {
 		if rt, ok := cx.Services().(*Runtime); ok && !rt.timers.closed.Load() {
 			s.drv = rt.timers

@@ -136,8 +136,23 @@ type ReadFuture struct {
 	fast bool
 }
 
-// Poll reads.
+// Poll reads. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	r.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	r.f.checkPoll()
 	if !r.f.submitted {
 		if len(r.buf) == 0 {
@@ -216,8 +231,23 @@ type WriteFuture struct {
 	fast bool
 }
 
-// Poll writes.
+// Poll writes. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	w.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := w.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (w *WriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	w.f.checkPoll()
 	if !w.f.submitted {
 		if len(w.buf) == 0 {
@@ -268,8 +298,25 @@ type WriteAllFuture struct {
 }
 
 // Poll writes until buf is sent or an error; the result is the byte count,
-// with the error if any.
+// with the error if any. Completing consumes a unit of the task's budget;
+// with none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if w.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := w.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	if w.done {
 		panic(future.ErrPolledAfterCompletion)
 	}

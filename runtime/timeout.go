@@ -56,7 +56,9 @@ func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Resul
 var errNilTimeout = fmt.Errorf("runtime: Timeout or Deadline: %w", ErrNilFuture)
 
 // Poll polls the inner future first (a future ready at the deadline wins),
-// then the timer. Polling after completion panics with
+// then the timer. The timer is looked at outside the task's budget, so a
+// deadline passes even for an inner future that spends the whole budget in
+// every poll. Polling after completion panics with
 // future.ErrPolledAfterCompletion, after Cancel with
 // future.ErrPolledAfterCancel.
 func (t *timeoutFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
@@ -70,12 +72,20 @@ func (t *timeoutFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 		t.finish()
 		return future.Ok(v), true
 	}
-	if _, ok := t.sleep.Poll(cx); ok {
+	if _, ok := t.sleepPoll(cx); ok {
 		future.Cancel(t.f)
 		t.finish()
 		return future.Fail[T](ErrTimeout), true
 	}
 	return future.Result[T]{}, false
+}
+
+// sleepPoll polls the timer without the budget.
+func (t *timeoutFuture[T]) sleepPoll(cx *future.Context) (struct{}, bool) {
+	if t.sleep.done {
+		return struct{}{}, true
+	}
+	return t.sleep.poll(cx)
 }
 
 // finish releases the inner future and the timer.

@@ -156,8 +156,23 @@ type SendToFuture struct {
 	f         ioFuture
 }
 
-// Poll sends.
+// Poll sends. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (s *SendToFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	s.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := s.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (s *SendToFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	s.f.checkPoll()
 	if !s.f.submitted {
 		op := backend.Op{Kind: backend.KindSendTo, FD: s.n.fd, Buf: s.buf, Addr: s.addr, Timeout: time.Duration(s.n.writeTimeout.Load())}
@@ -200,8 +215,23 @@ type RecvFromFuture struct {
 	f   ioFuture
 }
 
-// Poll receives.
+// Poll receives. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (r *RecvFromFuture) Poll(cx *future.Context) (future.Result[Datagram], bool) {
+	r.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[Datagram]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *RecvFromFuture) poll(cx *future.Context) (future.Result[Datagram], bool) {
 	r.f.checkPoll()
 	if !r.f.submitted {
 		_, prev, has, pending, err := r.f.start(cx, r.n, &r.n.rd)

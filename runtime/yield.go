@@ -9,6 +9,7 @@ import (
 // scheduler.YieldFuture.
 type YieldFuture = scheduler.YieldFuture
 
-// Yield returns a future that lets the worker run the other waiting tasks
-// once before the calling task continues; see scheduler.Yield.
+// Yield returns a future that lets the worker run the other waiting tasks,
+// collect I/O completions and fire due timers once before the calling task
+// continues; see scheduler.Yield.
 func Yield() future.Future[struct{}] { return scheduler.Yield() }

@@ -12,6 +12,8 @@ import (
 const (
 	// BudgetPerTick is how many polls a worker makes in one tick before it
 	// does its maintenance (the driver) and looks at the global queue again.
+	// A tick ends sooner when only yielded tasks are left to run. It is not
+	// the budget of one poll, which is future.TaskBudget operations.
 	BudgetPerTick = 128
 	// MaxLIFOPollsPerTick caps the polls taken from the LIFO slot in a tick,
 	// so that two tasks waking each other cannot starve the local queue.

@@ -25,12 +25,24 @@
 // # Workers
 //
 // Each worker is a goroutine with a LIFO slot, a 256-slot local queue
-// (wsqueue), an adaptive global-queue interval, a random generator for
-// steal victims, its counters and one future.Context reused for every poll.
-// The run loop (worker.run) is: run the Driver; run a tick of at most
-// BudgetPerTick (128) polls; if the tick found nothing, park. Each
-// "polls" counter step is one poll; a tick ends early when nothing is
-// left to run.
+// (wsqueue), a list of deferred (yielded) tasks, an adaptive global-queue
+// interval, a random generator for steal victims, its counters, one
+// future.Context reused for every poll and the future.Budget of each poll.
+// The run loop (worker.run) is: run the Driver; move the deferred tasks to
+// the local queue; run a tick of at most BudgetPerTick (128) polls; if the
+// tick found nothing, park. Each "polls" counter step is one poll; a tick
+// ends early when nothing is left to run, and when only deferred tasks
+// are (see "Yielded tasks").
+//
+// # The cooperative budget
+//
+// Before each task poll the worker resets its future.Budget (TaskBudget,
+// 128 operations) and gives it to the poll through the Context; the leaf
+// futures of channels, syncprim, the runtime and JoinHandle spend it as
+// they complete, and a leaf that finds it spent wakes its task as a yield
+// and returns not-ready (see the future package, "The cooperative
+// budget"). BudgetPerTick bounds the polls between two runs of the Driver;
+// the task budget bounds the operations inside one poll.
 //
 // # Work-finding order
 //
@@ -42,11 +54,13 @@
 //  2. the LIFO slot, at most MaxLIFOPollsPerTick (3) times in a row;
 //  3. the local queue (FIFO);
 //  4. the global queue, when all of the above are empty;
-//  5. stealing, as a searcher (idle.State.TryBecomeSearcher: at most half the
+//  5. if the tick deferred a task (a yield), nothing more: the tick ends,
+//     and the Driver runs before the deferred tasks (see "Yielded tasks");
+//  6. stealing, as a searcher (idle.State.TryBecomeSearcher: at most half the
 //     workers search at once): half of a random victim's local queue, trying
 //     every other worker once from a random start;
-//  6. the global queue once more;
-//  7. park.
+//  7. the global queue once more;
+//  8. park.
 //
 // The interval of step 1 adapts to the tasks: after each tick the average
 // poll duration is updated (an exponentially weighted average, weight 0.1),
@@ -79,9 +93,12 @@
 //     LIFO slot (Scheduler.WakeLocal). Go has no thread-locals from which a
 //     waker could learn the current worker; the Context carries the worker
 //     instead. Primitives that wake a waiter while being polled use cx.Wake;
-//   - a task woken during its own poll (the notified bit set while Running:
-//     a yield, or a wake racing the poll) goes to the back of the local
-//     queue, not the LIFO slot, so that it yields to the waiting tasks.
+//   - a task that yielded during its own poll (future.Context.Yield: a
+//     Yield future, or a spent budget) goes to the worker's deferred list
+//     (see "Yielded tasks");
+//   - a task woken during its own poll otherwise (the notified bit set
+//     while Running: a wake racing the poll) goes to the back of the local
+//     queue, not the LIFO slot, so that it goes after the waiting tasks.
 //
 // Spawn from inside a task (a Context of one of the scheduler's workers)
 // puts the new task in the LIFO slot; Spawn from outside puts it on the
@@ -96,6 +113,32 @@
 // the local queue instead, so two tasks waking each other cannot starve the
 // rest; the count restarts with every task taken from a queue (Tokio's
 // definition of the cap).
+//
+// # Yielded tasks
+//
+// A task that yields wants the worker to do everything else first,
+// including the I/O completions and timers its yield may be waiting for
+// (a task that yields in a loop until a connection comes in). Queued at
+// the back of the local queue it would run again at once whenever the
+// queue is short, and the Driver would run only once per tick of
+// BudgetPerTick polls: a yielding task alone on its worker would yield 127
+// times for every look at the I/O. So a task whose poll yielded (the
+// Budget says Yielded after the poll, and the task was woken during it)
+// goes to the worker's deferred list instead. When the worker finds
+// nothing else to run in its own sources (the LIFO, the local queue, the
+// global queue), before it steals, it ends the tick; the run loop then
+// runs the Driver (without blocking), moves the deferred tasks, oldest
+// first, to the back of the local queue, and starts a new tick without
+// parking. A yielding task therefore sees a ready completion at its next
+// poll.
+//
+// The deferred list is private, like the LIFO, so it must not hold
+// runnable tasks for long where no other worker can take them: it is
+// emptied into the local queue, where thieves see it (with one
+// notification of an idle worker), after every tick, so it holds at most
+// the tasks of one tick, and a worker that always has local work still
+// runs its yielded tasks after each tick. At shutdown the deferred tasks
+// are dropped with the local queue's.
 //
 // # LIFO slot or stack
 //
@@ -233,11 +276,11 @@
 // racing the shutdown is either swept or refused); the idle State's Close
 // wakes every parked worker. Once every worker has exited, one goroutine
 // closes the global queue and finishes every task left with ErrShutdown:
-// the LIFO slots and local queues first, then the global queue, then
-// whatever the owned list still holds (idle tasks, and tasks woken after
-// the global queue closed, which a closed queue refuses and the sweep then
-// finds). header.Header.TransitionToShutdown claims each task, ignoring
-// shields.
+// the LIFO slots, deferred lists and local queues first, then the global
+// queue, then whatever the owned list still holds (idle tasks, and tasks
+// woken after the global queue closed, which a closed queue refuses and
+// the sweep then finds). header.Header.TransitionToShutdown claims each
+// task, ignoring shields.
 //
 // # Backpressure
 //

@@ -16,7 +16,11 @@
 //     reports copies). Polling it after it completed panics with
 //     future.ErrPolledAfterCompletion, after Cancel with
 //     future.ErrPolledAfterCancel; Cancel is idempotent and allowed at any
-//     time.
+//     time. Each future that completes consumes a unit of the polling
+//     task's cooperative budget, and one that finds the budget spent yields
+//     instead of taking the resource (see the future package, "The
+//     cooperative budget"): tasks taking a free lock in a loop on one
+//     worker take turns instead of one taking it for ever.
 //   - XBlocking(ctx, ...) blocks an ordinary goroutine on a pooled
 //     waker.Signal (no allocation in steady state). When ctx is done it
 //     returns an error wrapping ctx.Err() and leaves no trace; a resource

@@ -1,0 +1,98 @@
+package runtime_test
+
+import (
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+// acceptSpinner is a task that yields in a loop while an accept is
+// pending: each poll looks at the accept, then yields. It records how many
+// times it was polled, and the count at the poll that got the connection.
+type acceptSpinner struct {
+	acc   *runtime.AcceptFuture[*runtime.TCPStream]
+	y     runtime.YieldFuture
+	polls atomic.Int64
+	at    atomic.Int64
+}
+
+func (s *acceptSpinner) Poll(cx *future.Context) (future.Result[*runtime.TCPStream], bool) {
+	n := s.polls.Add(1)
+	if r, ok := s.acc.Poll(cx); ok {
+		s.at.Store(n)
+		return r, true
+	}
+	s.y.Reset()
+	if _, ok := s.y.Poll(cx); ok {
+		panic("the first poll of a YieldFuture completed")
+	}
+	return future.Result[*runtime.TCPStream]{}, false
+}
+
+// TestYieldingTaskSeesAcceptWithinTenYields: a task that yields in a loop
+// while its accept is pending gets the connection within 10 polls of the
+// dial's return: a yield runs the task again only after the worker has
+// collected I/O completions, not once per tick of 128 polls. Five
+// connections on every backend.
+func TestYieldingTaskSeesAcceptWithinTenYields(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 1
+		rt := newRuntime(t, cfg)
+		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		for round := range 5 {
+			s := &acceptSpinner{acc: l.Accept()}
+			h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](s))
+			deadline := time.Now().Add(10 * time.Second)
+			for s.polls.Load() < 20 {
+				require.True(t, time.Now().Before(deadline), "the spinner did not start")
+				time.Sleep(time.Millisecond)
+			}
+			c, err := net.Dial("tcp", l.AddrPort().String())
+			require.NoError(t, err)
+			from := s.polls.Load() // the connection is in the accept queue by now
+			r, err := h.Wait(testCtx(t))
+			require.NoError(t, err)
+			require.NoError(t, r.Err)
+			got := s.at.Load() - from
+			t.Logf("round %d: accepted %d polls after the dial returned", round, got)
+			require.LessOrEqual(t, got, int64(10), "round %d: polls of the yielding task between the dial and its accept", round)
+			require.NoError(t, r.Value.Close())
+			require.NoError(t, c.Close())
+		}
+	})
+}
+
+// TestTimeoutFiresOverABudgetSpender: Timeout around a future that is never
+// done but finds a ready sleep in every step (it spends the whole budget in
+// each poll) still times out: the deadline is looked at outside the budget.
+// Without a budget the inner poll would not return (it gives up after 3 s,
+// completing, so that a failure ends).
+func TestTimeoutFiresOverABudgetSpender(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Workers: 1, Backend: runtime.BackendNone})
+	steps := 0
+	start := time.Now()
+	spender := future.PollFn(func(cx *future.Context) (struct{}, bool) {
+		for {
+			if _, ok := runtime.Sleep(0).Poll(cx); !ok {
+				return struct{}{}, false
+			}
+			steps++
+			if steps%1024 == 0 && time.Since(start) > 3*time.Second {
+				return struct{}{}, true
+			}
+		}
+	})
+	h := runtime.SpawnOn(rt.Handle(), runtime.Timeout(20*time.Millisecond, spender))
+	r, err := h.Wait(testCtx(t))
+	require.NoError(t, err)
+	require.ErrorIs(t, r.Err, runtime.ErrTimeout)
+	require.Greater(t, steps, 128)
+}
