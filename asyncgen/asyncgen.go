@@ -692,8 +692,12 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			g.rejectNested(s) // the literal's message
 			return false
 		}
-		g.reject(s.Pos(), "an await in a deferred call is not supported in an async function yet; write v := future.Await(f) before the defer statement and defer the call with v instead")
-		return false
+		if _, ok := g.isAwait(s.Call); ok {
+			g.reject(s.Pos(), "a deferred await is not supported in an async function (a deferred call cannot wait); write the await before the return instead")
+			return false
+		}
+		// defer g(future.Await(f)): the arguments are evaluated at the
+		// defer statement, so the awaits run there (the linearizer).
 	}
 	if what := construct(s); what != "" {
 		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write it with if and for instead", what)

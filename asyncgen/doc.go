@@ -62,7 +62,7 @@
 // checked, and a recover in it returns nil.
 //
 // What the generator does not support yet (go, goto, select, an await in a
-// deferred call's arguments, ...) it rejects with the position and what to write
+// function literal, ...) it rejects with the position and what to write
 // instead; it never accepts code whose meaning it would change. The command blitzgen runs it from go
 // generate.
 package asyncgen

@@ -351,6 +351,14 @@ func (g *gen) lowerNested(s ast.Stmt, lp *loopCtx) (handled, term bool) {
 		}
 		l.operands(ops)
 		out = &c
+	case *ast.DeferStmt:
+		call, ok := l.expr(s.Call).(*ast.CallExpr)
+		if !ok {
+			return true, false
+		}
+		c := *s
+		c.Call = call
+		out = &c
 	case *ast.IncDecStmt:
 		c := *s
 		l.operands([]*ast.Expr{&c.X})

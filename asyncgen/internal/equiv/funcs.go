@@ -924,3 +924,13 @@ func caseAwaits(e *Env, n int) (int, error) {
 	}
 	return total, nil
 }
+
+//blitz:async
+func deferAwaits(e *Env, n int) int {
+	// The deferred call's arguments, awaits included, are evaluated here.
+	defer e.Note("deferred %d %d", e.Tick("before", n), future.Await(e.Step("arg", n*2)))
+	c := counter{e: e, name: "c", n: n}
+	defer c.showPtr(fmt.Sprint("ptr", future.Await(e.Val(1))))
+	c.n = future.Await(e.Val(n + 5))
+	return c.n
+}

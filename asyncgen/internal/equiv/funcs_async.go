@@ -6561,3 +6561,147 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
+
+//line funcs_async.go:6566
+
+// deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
+type deferAwaitsAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	tmp    int
+	c      counter
+}
+
+// deferAwaitsAsync returns deferAwaits as a future: polling it runs deferAwaits up to its next
+// await, and its value is what deferAwaits returns.
+func deferAwaitsAsync(e *Env, n int) future.Future[int] {
+	return &deferAwaitsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs deferAwaits until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls deferAwaits deferred run first, as in Go.
+func (f *deferAwaitsAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that deferAwaits deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *deferAwaitsAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:931
+			f.tmp = f.e.Tick("before", f.n)
+//line funcs.go:931
+			f.aw1 = f.e.Step("arg", f.n*2)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:6628
+		case 1:
+//line funcs.go:931
+			tmp2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:931
+			{
+				deferred := f.e.Note
+				d2 := f.tmp
+				d3 := tmp2
+				f.defers = append(f.defers, func() { deferred("deferred %d %d", d2, d3) })
+			}
+//line funcs.go:932
+			f.c = counter{e: f.e, name: "c", n: f.n}
+//line funcs.go:933
+			f.aw1 = f.e.Val(1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:6649
+		case 2:
+//line funcs.go:933
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:933
+			{
+				deferred := f.c.showPtr
+				d := fmt.Sprint("ptr", tmp3)
+				f.defers = append(f.defers, func() { deferred(d) })
+			}
+//line funcs.go:934
+			f.aw1 = f.e.Val(f.n + 5)
+			f.state = 3
+			fallthrough
+//line funcs_async.go:6667
+		case 3:
+//line funcs.go:934
+			tmp4, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:934
+			f.c.n = tmp4
+//line funcs.go:935
+			{
+				var v int = f.c.n
+				f.state = -1
+				f.runDefers()
+				return v, true
+			}
+//line funcs_async.go:6684
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that deferAwaits awaits, if any, then runs the calls
+// deferAwaits deferred; deferAwaits goes no further.
+func (f *deferAwaitsAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 3:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// deferAwaits is what deferAwaitsAsync compiles; it is not called.
+var _ = deferAwaits

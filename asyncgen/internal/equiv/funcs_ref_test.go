@@ -812,3 +812,12 @@ func caseAwaitsRef(e *Env, n int) (int, error) {
 	}
 	return total, nil
 }
+
+func deferAwaitsRef(e *Env, n int) int {
+
+	defer e.Note("deferred %d %d", e.Tick("before", n), awaitRef(e.Step("arg", n*2)))
+	c := counter{e: e, name: "c", n: n}
+	defer c.showPtr(fmt.Sprint("ptr", awaitRef(e.Val(1))))
+	c.n = awaitRef(e.Val(n + 5))
+	return c.n
+}

@@ -126,7 +126,7 @@ func deferRecoverFunc(f future.Future[int], t *T) {
 	defer recovers()
 	defer t.recovers()
 	future.Await(f)
-	defer use(future.Await(f))
+	defer future.Await(f)
 }
 
 type pairOf[A, _ any] struct{ a A }
