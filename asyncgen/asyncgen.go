@@ -984,6 +984,9 @@ func (g *gen) force(s ast.Stmt) {
 		return
 	}
 	ast.Inspect(s, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false // its parameters and locals are the literal's
+		}
 		if id, ok := n.(*ast.Ident); ok {
 			if v, ok := g.info.Defs[id].(*types.Var); ok {
 				g.forced[v] = true

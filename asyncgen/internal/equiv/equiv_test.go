@@ -197,6 +197,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(caseAwaitsRef(e, n)) }},
 	{"deferAwaits", func(e *Env, n int) future.Future[string] { return gen(deferAwaitsAsync(e, n)) },
 		func(e *Env, n int) string { return show(deferAwaitsRef(e, n), nil) }},
+	{"litInInit", func(e *Env, n int) future.Future[string] { return gen(litInInitAsync(e, n)) },
+		func(e *Env, n int) string { return show(litInInitRef(e, n), nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

@@ -934,3 +934,14 @@ func deferAwaits(e *Env, n int) int {
 	c.n = future.Await(e.Val(n + 5))
 	return c.n
 }
+
+//blitz:async
+func litInInit(e *Env, n int) int {
+	total := 0
+	// A function literal in a lowered if's init: its parameter and locals
+	// belong to the literal, not to the state machine.
+	if add := func(a int) int { b := a + 1; return b }; add(n) > 2 {
+		total += future.Await(e.Val(add(n)))
+	}
+	return total
+}

@@ -6705,3 +6705,85 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
+
+//line funcs_async.go:6710
+
+// litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
+type litInInitAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	total int
+	add   func(a int) int
+}
+
+// litInInitAsync returns litInInit as a future: polling it runs litInInit up to its next
+// await, and its value is what litInInit returns.
+func litInInitAsync(e *Env, n int) future.Future[int] {
+	return &litInInitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs litInInit until it awaits a future that is not ready, or returns.
+func (f *litInInitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:940
+			f.total = 0
+//line funcs.go:943
+			f.add = func(a int) int { b := a + 1; return b }
+//line funcs.go:943
+			if f.add(f.n) > 2 {
+				f.state = 1
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:6745
+		case 1:
+//line funcs.go:944
+			f.aw1 = f.e.Val(f.add(f.n))
+			f.state = 2
+			fallthrough
+//line funcs_async.go:6751
+		case 2:
+//line funcs.go:944
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:945
+			f.state = 3
+			continue poll
+//line funcs_async.go:6763
+		case 3:
+//line funcs.go:946
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:6768
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that litInInit awaits, if any; litInInit goes no further.
+func (f *litInInitAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// litInInit is what litInInitAsync compiles; it is not called.
+var _ = litInInit

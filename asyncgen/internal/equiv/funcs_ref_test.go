@@ -821,3 +821,12 @@ func deferAwaitsRef(e *Env, n int) int {
 	c.n = awaitRef(e.Val(n + 5))
 	return c.n
 }
+
+func litInInitRef(e *Env, n int) int {
+	total := 0
+
+	if add := func(a int) int { b := a + 1; return b }; add(n) > 2 {
+		total += awaitRef(e.Val(add(n)))
+	}
+	return total
+}
