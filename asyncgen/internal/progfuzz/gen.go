@@ -38,6 +38,9 @@ type Program struct {
 	Source string
 	// Awaits counts the await statements written (some may never run).
 	Awaits int
+	// WildLine is the line of Source (from 1) where GenerateWild put a
+	// construct the generator rejects; 0 if there is none.
+	WildLine int
 }
 
 // Generate writes the program of one seed; the same seed gives the same
@@ -48,7 +51,20 @@ func Generate(name string, seed uint64) Program {
 
 // GenerateFrom writes a program drawing its choices from src.
 func GenerateFrom(name string, src rand.Source) Program {
-	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%26)}
+	return generate(name, src, false)
+}
+
+// GenerateWild is GenerateFrom that may also write one construct the
+// generator may reject (go, select, a local type, future.Try nested in an
+// expression, an await in a function literal, in a block, in a deferred
+// call's arguments or in a case expression, a range over a map that awaits,
+// a deferred recover), at Program.WildLine.
+func GenerateWild(name string, src rand.Source) Program {
+	return generate(name, src, true)
+}
+
+func generate(name string, src rand.Source, wild bool) Program {
+	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%26), wild: wild}
 	g.result = Result(g.rng.IntN(3))
 	g.named = g.result != NoResult && g.chance(0.25)
 	switch g.rng.IntN(6) {
@@ -137,6 +153,10 @@ type gen struct {
 	depth   int // nesting of blocks
 	ids     int // statement counter, for distinct log lines and names
 	awaits  int
+	// wild, when set, makes the program hold one construct the
+	// generator rejects, at line wildLine of the source.
+	wild     bool
+	wildLine int
 }
 
 func (g *gen) emit(format string, args ...any) {
@@ -219,7 +239,7 @@ func (g *gen) inScope(name string) bool {
 }
 
 var pools = map[kind][]string{
-	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "new", "state", "ready", "cx", "aw1", "prev"},
+	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "state", "ready", "cx", "aw1", "prev", "tmp", "tmp2"},
 	kStr:   {"s", "t"},
 	kErr:   {"err"},
 	kSlice: {"xs", "ys"},
@@ -443,7 +463,7 @@ func (g *gen) function(name string) Program {
 	g.indent--
 	g.emit("}")
 	return Program{Name: name, Result: g.result, Named: g.named, Receiver: g.receiver, Generic: g.generic,
-		Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits}
+		Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits, WildLine: g.wildLine}
 }
 
 // block writes statements until the budget or the block's own length runs
@@ -523,9 +543,13 @@ func (g *gen) ret() bool {
 // stmt writes one statement and reports whether it does not fall through.
 func (g *gen) stmt() bool {
 	g.budget--
+	if g.wild && g.wildLine == 0 && !g.inLit && g.chance(0.15) {
+		g.wildStmt()
+		return false
+	}
 	deep := g.depth >= 4
 	for {
-		switch c := g.rng.IntN(24); {
+		switch c := g.rng.IntN(26); {
 		case c < 3:
 			g.declInt()
 		case c < 5:
@@ -585,6 +609,8 @@ func (g *gen) stmt() bool {
 			g.multi()
 		case c == 22 && !g.inLit:
 			g.funcs()
+		case (c == 24 || c == 25) && !g.inLit && !deep && g.loops < 3:
+			g.nestedStmt()
 		case c == 23 && !g.inLit && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
@@ -614,19 +640,17 @@ func (g *gen) declInt() {
 	name := g.newName(kInt)
 	var rhs string
 	if g.awaitOK() {
-		rhs = g.await()
+		if g.chance(0.5) {
+			rhs = g.await()
+		} else {
+			rhs = g.awaitExpr(2)
+		}
 	} else {
 		rhs = g.small()
 	}
-	isAwait := strings.HasPrefix(rhs, "future.")
+	isAwait := strings.Contains(rhs, "future.")
 	switch g.rng.IntN(4) {
 	case 0:
-		if isAwait {
-			// var x = future.Await(f) is rejected (as an await nested
-			// in a larger expression).
-			g.emit("%s := %s", name, rhs)
-			break
-		}
 		g.emit("var %s = %s", name, rhs)
 	case 1:
 		if !isAwait {
@@ -649,7 +673,10 @@ func (g *gen) assignInt() {
 		return
 	}
 	op := []string{"=", "+=", "-=", "="}[g.rng.IntN(4)]
-	if !v.field && g.awaitOK() {
+	if g.awaitOK() && (v.field || g.chance(0.4)) {
+		// An await in an expression, assigned to any operand.
+		g.emit("%s %s %s", v.name, op, g.awaitExpr(2))
+	} else if !v.field && g.awaitOK() {
 		g.emit("%s %s %s", v.name, op, g.await())
 	} else if g.chance(0.2) {
 		g.emit("%s %%= %d", v.name, 2+g.rng.IntN(50))
@@ -1145,10 +1172,20 @@ func (g *gen) switchStmt() {
 				cs = append(cs, fmt.Sprint(vals[next]))
 				next++
 			}
+			if !g.inLit && g.chance(0.2) {
+				// A case expression that awaits, evaluated only if no
+				// case before it matched.
+				g.awaits++
+				cs = append(cs, fmt.Sprintf("future.Await(e.Val(%d))", 10+g.id()))
+			}
 			g.emit("case %s:", strings.Join(cs, ", "))
 			last = last || next >= len(vals)
 		} else {
-			g.emit("case %s:", g.cond())
+			if !g.inLit && g.chance(0.2) {
+				g.emit("case %s:", g.awaitCond())
+			} else {
+				g.emit("case %s:", g.cond())
+			}
 		}
 		first := c == 0
 		g.nested(func() {
@@ -1460,4 +1497,197 @@ func (g *gen) funcs() {
 func (g *gen) awaitOf(x string) string {
 	g.awaits++
 	return fmt.Sprintf("future.Await(e.Val(%s))", x)
+}
+
+// wildStmt writes a statement the generator rejects, and where.
+func (g *gen) wildStmt() {
+	g.wildLine = len(g.lines) + 1
+	k := g.newName(kInt)
+	switch g.rng.IntN(10) {
+	case 0:
+		// future.Try nested in an expression.
+		g.emit("%s := first(%s)", k, g.try(false))
+	case 1:
+		g.emit("switch %s {", g.small())
+		g.emit("case %s:", g.await())
+		g.emit("}")
+		return
+	case 2:
+		g.emit("go func() {}()")
+		return
+	case 3:
+		g.emit("select {")
+		g.emit("default:")
+		g.emit("}")
+		return
+	case 4:
+		g.emit("{")
+		g.emit("\t%s", g.await())
+		g.emit("}")
+		return
+	case 5:
+		g.emit("defer e.Note(\"%%d\", %s)", g.await())
+		return
+	case 6:
+		g.emit("for %s := range map[int]int{1: 2} {", k)
+		g.emit("\t%s", g.await())
+		g.emit("\te.Note(\"%%d\", %s)", k)
+		g.emit("}")
+		return
+	case 7:
+		g.emit("func() {")
+		g.emit("\t%s", g.await())
+		g.emit("}()")
+		return
+	case 8:
+		g.emit("type T%d int", g.id())
+		return
+	default:
+		g.emit("defer func() { recover() }()")
+		return
+	}
+	g.note(g.declare(k, kInt))
+}
+
+// awaitExpr is an int expression holding awaits (no other calls, so that
+// the order of evaluation Go leaves unspecified does not matter): awaits
+// of expressions that may themselves await, sums, remainders, and
+// && or || whose right operand awaits.
+func (g *gen) awaitExpr(depth int) string {
+	if depth <= 0 || g.chance(0.3) {
+		if g.chance(0.3) && depth > 0 {
+			g.awaits++
+			return fmt.Sprintf("future.Await(e.Val((%s) %% 97))", g.awaitExpr(depth-1))
+		}
+		return g.await()
+	}
+	switch g.rng.IntN(5) {
+	case 0:
+		return fmt.Sprintf("%s + %s", g.awaitExpr(depth-1), g.intExpr(1))
+	case 1:
+		return fmt.Sprintf("%s - %s", g.intExpr(1), g.awaitExpr(depth-1))
+	case 2:
+		return fmt.Sprintf("(%s + %s) %% 97", g.awaitExpr(depth-1), g.awaitExpr(depth-1))
+	case 3:
+		return fmt.Sprintf("(%s) %% %d", g.awaitExpr(depth-1), 2+g.rng.IntN(6))
+	default:
+		// The right operand of && runs only if the left one holds.
+		return fmt.Sprintf("boolInt(%s)", g.awaitCond())
+	}
+}
+
+// awaitCond is a condition holding awaits.
+func (g *gen) awaitCond() string {
+	ops := []string{"<", ">", "==", "!=", "<=", ">="}
+	c := fmt.Sprintf("%s %s %s", g.awaitExpr(1), ops[g.rng.IntN(len(ops))], g.intExpr(1))
+	switch g.rng.IntN(3) {
+	case 0:
+		return fmt.Sprintf("%s && %s", g.cond(), c)
+	case 1:
+		return fmt.Sprintf("(%s || %s)", g.cond(), c)
+	}
+	return c
+}
+
+// nestedStmt writes a statement whose expressions hold awaits.
+func (g *gen) nestedStmt() {
+	switch g.rng.IntN(9) {
+	case 0:
+		g.emit("e.Note(\"s%d nested %%d %%d\", %s, %s)", g.id(), g.intExpr(1), g.awaitExpr(2))
+	case 1:
+		g.emit("if %s {", g.awaitCond())
+		g.nested(nil)
+		if g.chance(0.5) {
+			g.emit("} else if %s {", g.awaitCond())
+			g.nested(nil)
+		}
+		g.emit("}")
+	case 2:
+		if xs := g.pick(kSlice, true); xs != nil {
+			g.emit("%s = append(%s, %s)", xs.name, xs.name, g.awaitExpr(1))
+			g.note(xs)
+			return
+		}
+		name := g.newName(kSlice)
+		g.emit("%s := []int{%s, %s}", name, g.awaitExpr(1), g.intExpr(1))
+		g.note(g.declare(name, kSlice))
+	case 3:
+		if arr := g.pickVar(kArr); arr != nil {
+			// The index is evaluated with the right-hand side.
+			g.emit("%s[(%s%%3+3)%%3] = %s", arr.name, g.intExpr(1), g.awaitExpr(1))
+			g.note(arr)
+			return
+		}
+		name := g.newName(kArr)
+		g.emit("%s := [3]int{%s, %s, %s}", name, g.intExpr(1), g.awaitExpr(1), g.small())
+		g.note(g.declare(name, kArr))
+	case 4:
+		// A switch's tag.
+		g.push(false)
+		t := &target{label: g.label()}
+		at := len(g.lines)
+		g.emit("switch (%s) %% 3 {", g.awaitExpr(1))
+		g.targets = append(g.targets, t)
+		for _, c := range g.rng.Perm(3)[:1+g.rng.IntN(2)] {
+			if c == 0 {
+				g.emit("case 0:")
+			} else {
+				g.emit("case %d, -%d:", c, c)
+			}
+			g.nested(nil)
+		}
+		g.targets = g.targets[:len(g.targets)-1]
+		g.emit("}")
+		if t.used {
+			g.lines = append(g.lines[:at], append([]string{strings.Repeat("\t", g.indent) + t.label + ":"}, g.lines[at:]...)...)
+		}
+		g.pop()
+	case 5:
+		if a := g.pick(kAny, false); a != nil && g.chance(0.5) {
+			// A type switch whose guard awaits.
+			g.emit("switch %s := any(%s).(type) {", "tv", g.awaitExpr(1))
+			g.emit("case int:")
+			g.emit("\te.Note(\"s%d tv=%%d\", tv)", g.id())
+			g.emit("case string:")
+			g.emit("\te.Note(\"s%d tv=%%q\", tv)", g.id())
+			g.emit("}")
+			return
+		}
+		g.emit("e.Note(\"s%d nested %%v\", %s)", g.id(), g.awaitCond())
+	case 6:
+		// A loop whose condition awaits, before each test.
+		g.push(false)
+		i := g.newName(kInt)
+		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s++", i, i, g.awaitBound(), i), true, func() {
+			v := g.declare(i, kInt)
+			v.readOnly = true
+			g.note(v)
+		})
+		g.pop()
+	case 7:
+		// A post statement that awaits (at least 1, so the loop ends).
+		g.push(false)
+		i := g.newName(kInt)
+		g.awaits++
+		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s += future.Await(e.Val(%d))", i, i, g.bound(), i, 1+g.rng.IntN(2)), true, func() {
+			v := g.declare(i, kInt)
+			v.readOnly = true
+			g.note(v)
+		})
+		g.pop()
+	default:
+		// A range over an integer that awaits, once before the loop.
+		g.push(false)
+		i := g.newName(kInt)
+		g.loop(fmt.Sprintf("for %s := range %s", i, g.awaitBound()), true, func() {
+			g.note(g.declare(i, kInt))
+		})
+		g.pop()
+	}
+}
+
+// awaitBound is a loop bound in [-3, 3] that awaits.
+func (g *gen) awaitBound() string {
+	g.awaits++
+	return fmt.Sprintf("future.Await(e.Val(%s)) %% 4", g.bound())
 }

@@ -137,20 +137,7 @@ func runBatch(t *testing.T, progs []program) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod := fmt.Sprintf("module %s\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/blitz-go/blitz/future v0.1.0\n\tgithub.com/blitz-go/blitz/waker v0.1.0\n)\n\n"+
-		"replace (\n\tgithub.com/blitz-go/blitz/future => %s\n\tgithub.com/blitz-go/blitz/waker => %s\n)\n",
-		runPackage, filepath.Join(root, "future"), filepath.Join(root, "waker"))
-	var sum []byte
-	for _, m := range []string{"future", "waker"} {
-		b, err := os.ReadFile(filepath.Join(root, m, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum = append(sum, b...)
-	}
-	write(t, dir, "go.mod", gomod)
-	write(t, dir, "go.sum", string(sum))
-	write(t, dir, "env.go", envSource)
+	writeModule(t, dir, root)
 
 	byName := map[string]program{}
 	for _, p := range progs {
@@ -250,6 +237,27 @@ func runBatch(t *testing.T, progs []program) {
 		}
 		write(t, dir, "driver_test.go", driver(byName))
 	}
+}
+
+// writeModule writes the temporary module's go.mod, go.sum and env.go
+// into dir: a module of its own (outside the workspace) that reaches the
+// repository's future and waker modules under root by replace.
+func writeModule(t testing.TB, dir, root string) {
+	t.Helper()
+	gomod := fmt.Sprintf("module %s\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/blitz-go/blitz/future v0.1.0\n\tgithub.com/blitz-go/blitz/waker v0.1.0\n)\n\n"+
+		"replace (\n\tgithub.com/blitz-go/blitz/future => %s\n\tgithub.com/blitz-go/blitz/waker => %s\n)\n",
+		runPackage, filepath.Join(root, "future"), filepath.Join(root, "waker"))
+	var sum []byte
+	for _, m := range []string{"future", "waker"} {
+		b, err := os.ReadFile(filepath.Join(root, m, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum = append(sum, b...)
+	}
+	write(t, dir, "go.mod", gomod)
+	write(t, dir, "go.sum", string(sum))
+	write(t, dir, "env.go", envSource)
 }
 
 // Reference returns the reference of p, a test file: the function renamed
@@ -353,7 +361,7 @@ func firstLine(s string) string {
 	return s
 }
 
-func write(t *testing.T, dir, name, content string) {
+func write(t testing.TB, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o666); err != nil {
 		t.Fatal(err)
@@ -361,7 +369,7 @@ func write(t *testing.T, dir, name, content string) {
 }
 
 // needGo skips a test that needs the go command.
-func needGo(t *testing.T) {
+func needGo(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skipf("needs the go command: %v", err)

@@ -75,6 +75,17 @@ func (f *val) Cancel() {
 	}
 }
 
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// first returns v.
+func first(v int, _ error) int { return v }
+
 // Rec is the receiver of the programs that are methods.
 type Rec struct{ base int }
 
