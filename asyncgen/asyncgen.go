@@ -685,8 +685,21 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 			}
 		}
 	case *ast.BlockStmt:
-		g.reject(s.Pos(), "a block statement holding an await is not supported in an async function yet; write its statements without the braces instead")
-		return false
+		// Its statements join the current block without braces: the
+		// variables it declares become fields, so that they neither
+		// collide with nor shadow the enclosing ones in the same case.
+		// (Nested statements keep their own braces or start blocks.)
+		for _, st := range s.List {
+			switch st := st.(type) {
+			case *ast.AssignStmt:
+				if st.Tok == token.DEFINE {
+					g.force(st)
+				}
+			case *ast.DeclStmt:
+				g.force(st)
+			}
+		}
+		return g.lowerList(s.List, lp)
 	case *ast.DeferStmt:
 		if g.litHasAwait(s) {
 			g.rejectNested(s) // the literal's message

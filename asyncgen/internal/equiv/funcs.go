@@ -945,3 +945,25 @@ func litInInit(e *Env, n int) int {
 	}
 	return total
 }
+
+//blitz:async
+func blocks(e *Env, n int) int {
+	x := n
+	{
+		x := future.Await(e.Val(x * 2)) // shadows the outer x
+		y := x + 1
+		{
+			var y = y * 10 // shadows again
+			future.Await(e.Val(y))
+			x += y
+		}
+		e.Note("inner x=%d y=%d", x, y)
+	}
+	y := x // the outer x
+	{
+		if y > 3 {
+			return future.Await(e.Val(y))
+		}
+	}
+	return x + y
+}

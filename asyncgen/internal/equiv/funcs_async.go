@@ -6787,3 +6787,119 @@ func (f *litInInitAsyncFuture) Cancel() {
 
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
+
+//line funcs_async.go:6792
+
+// blocksAsyncFuture is the state machine of blocks: see blocksAsync.
+type blocksAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	x     int
+	x2    int
+	y     int
+	y2    int
+	y3    int
+}
+
+// blocksAsync returns blocks as a future: polling it runs blocks up to its next
+// await, and its value is what blocks returns.
+func blocksAsync(e *Env, n int) future.Future[int] {
+	return &blocksAsyncFuture{e: e, n: n}
+}
+
+// Poll runs blocks until it awaits a future that is not ready, or returns.
+func (f *blocksAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:951
+			f.x = f.n
+//line funcs.go:953
+			f.aw1 = f.e.Val(f.x * 2)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:6825
+		case 1:
+//line funcs.go:953
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x2 = v
+//line funcs.go:954
+			f.y = f.x2 + 1
+//line funcs.go:956
+			f.y2 = f.y * 10
+//line funcs.go:957
+			f.aw1 = f.e.Val(f.y2)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:6842
+		case 2:
+//line funcs.go:957
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:958
+			f.x2 += f.y2
+//line funcs.go:960
+			f.e.Note("inner x=%d y=%d", f.x2, f.y)
+//line funcs.go:962
+			f.y3 = f.x
+//line funcs.go:964
+			if f.y3 > 3 {
+				f.state = 3
+			} else {
+				f.state = 5
+			}
+			continue poll
+//line funcs_async.go:6863
+		case 3:
+//line funcs.go:965
+			f.aw1 = f.e.Val(f.y3)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:6869
+		case 4:
+//line funcs.go:965
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v, true
+//line funcs_async.go:6879
+		case 5:
+//line funcs.go:968
+			f.state = -1
+			return f.x + f.y3, true
+//line funcs_async.go:6884
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that blocks awaits, if any; blocks goes no further.
+func (f *blocksAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 4:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// blocks is what blocksAsync compiles; it is not called.
+var _ = blocks

@@ -830,3 +830,25 @@ func litInInitRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func blocksRef(e *Env, n int) int {
+	x := n
+	{
+		x := awaitRef(e.Val(x * 2))
+		y := x + 1
+		{
+			var y = y * 10
+			awaitRef( // shadows again
+				e.Val(y))
+			x += y
+		}
+		e.Note("inner x=%d y=%d", x, y)
+	}
+	y := x
+	{
+		if y > 3 {
+			return awaitRef(e.Val(y))
+		}
+	}
+	return x + y
+}

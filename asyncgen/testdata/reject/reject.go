@@ -50,13 +50,6 @@ func inClosure(f future.Future[int]) {
 type T struct{ x int }
 
 //blitz:async
-func blockStmt(f future.Future[int]) {
-	{
-		future.Await(f)
-	}
-}
-
-//blitz:async
 func localType(f future.Future[int]) {
 	type local int
 	future.Await(f)
