@@ -359,6 +359,10 @@ func (g *gen) lowerNested(s ast.Stmt, lp *loopCtx) (handled, term bool) {
 		c := *s
 		c.Call = call
 		out = &c
+	case *ast.SendStmt:
+		c := *s
+		l.operands([]*ast.Expr{&c.Chan, &c.Value})
+		out = &c
 	case *ast.IncDecStmt:
 		c := *s
 		l.operands([]*ast.Expr{&c.X})

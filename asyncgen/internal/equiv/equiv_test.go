@@ -201,6 +201,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(litInInitRef(e, n), nil) }},
 	{"blocks", func(e *Env, n int) future.Future[string] { return gen(blocksAsync(e, n)) },
 		func(e *Env, n int) string { return show(blocksRef(e, n), nil) }},
+	{"sends", func(e *Env, n int) future.Future[string] { return gen(sendsAsync(e, n)) },
+		func(e *Env, n int) string { return show(sendsRef(e, n), nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

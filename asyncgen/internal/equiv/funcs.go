@@ -967,3 +967,11 @@ func blocks(e *Env, n int) int {
 	}
 	return x + y
 }
+
+//blitz:async
+func sends(e *Env, n int) int {
+	chs := []chan int{make(chan int, 4), make(chan int, 4)}
+	chs[e.Tick("chan", n%2)] <- future.Await(e.Step("sent", n))
+	chs[n%2] <- future.Await(e.Val(n+1)) + e.Tick("after", 1)
+	return <-chs[n%2] + <-chs[n%2]
+}

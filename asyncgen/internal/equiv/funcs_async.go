@@ -6903,3 +6903,85 @@ func (f *blocksAsyncFuture) Cancel() {
 
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
+
+//line funcs_async.go:6908
+
+// sendsAsyncFuture is the state machine of sends: see sendsAsync.
+type sendsAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	chs   []chan int
+	tmp   int
+}
+
+// sendsAsync returns sends as a future: polling it runs sends up to its next
+// await, and its value is what sends returns.
+func sendsAsync(e *Env, n int) future.Future[int] {
+	return &sendsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs sends until it awaits a future that is not ready, or returns.
+func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:973
+			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
+//line funcs.go:974
+			f.tmp = f.e.Tick("chan", f.n%2)
+//line funcs.go:974
+			f.aw1 = f.e.Step("sent", f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:6939
+		case 1:
+//line funcs.go:974
+			tmp2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:974
+			f.chs[f.tmp] <- tmp2
+//line funcs.go:975
+			f.aw1 = f.e.Val(f.n + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:6953
+		case 2:
+//line funcs.go:975
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:975
+			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
+//line funcs.go:976
+			f.state = -1
+			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
+//line funcs_async.go:6966
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that sends awaits, if any; sends goes no further.
+func (f *sendsAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// sends is what sendsAsync compiles; it is not called.
+var _ = sends

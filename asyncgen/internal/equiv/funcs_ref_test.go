@@ -852,3 +852,10 @@ func blocksRef(e *Env, n int) int {
 	}
 	return x + y
 }
+
+func sendsRef(e *Env, n int) int {
+	chs := []chan int{make(chan int, 4), make(chan int, 4)}
+	chs[e.Tick("chan", n%2)] <- awaitRef(e.Step("sent", n))
+	chs[n%2] <- awaitRef(e.Val(n+1)) + e.Tick("after", 1)
+	return <-chs[n%2] + <-chs[n%2]
+}
