@@ -1588,13 +1588,56 @@ func (g *gen) hoist() {
 		g.resFields = append(g.resFields, g.hoisted[v])
 	}
 	for _, v := range order {
-		if len(used[v]) > 1 || g.forced[v] {
+		if len(used[v]) > 1 || g.forced[v] || g.shadowsGenerated(v) {
 			add(v)
 		}
 	}
 	for _, v := range g.implicit {
 		add(v)
 	}
+}
+
+// shadowsGenerated reports whether local v has a name that the generated
+// code may use in v's scope (a predeclared identifier such as new, true or
+// len, the future package, an imported package, a type of the package), so
+// that it must be a field, which shadows nothing. A variable of a function
+// literal is the literal's own; one declared in a loop that is copied as it
+// is (without awaits) cannot become a field without losing its iteration's
+// identity, so it is rejected.
+func (g *gen) shadowsGenerated(v *types.Var) bool {
+	name := v.Name()
+	conflict := name == "future" || name == "utf8" || types.Universe.Lookup(name) != nil
+	if tn, ok := g.pkg.Scope().Lookup(name).(*types.TypeName); ok && tn != nil {
+		conflict = true
+	}
+	for _, n := range g.byPath {
+		conflict = conflict || n == name
+	}
+	if !conflict || g.synth[v] {
+		return false
+	}
+	inside := func(n ast.Node) bool { return v.Pos() >= n.Pos() && v.Pos() < n.End() }
+	shadows := true
+	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
+		if !shadows || n == nil || !inside(n) {
+			return shadows
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			shadows = false
+		case *ast.ForStmt, *ast.RangeStmt:
+			lowered := false
+			for _, l := range g.loops {
+				lowered = lowered || l == n
+			}
+			if !lowered {
+				g.reject(v.Pos(), "a variable named %s in a loop without awaits is not supported in an async function (the generated code uses the name %s); write another name instead", name, name)
+				shadows = false
+			}
+		}
+		return shadows
+	})
+	return shadows
 }
 
 // inLoop reports whether v is declared inside a lowered loop, where Go

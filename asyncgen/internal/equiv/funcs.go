@@ -975,3 +975,56 @@ func sends(e *Env, n int) int {
 	chs[n%2] <- future.Await(e.Val(n+1)) + e.Tick("after", 1)
 	return <-chs[n%2] + <-chs[n%2]
 }
+
+// Locals named like what the generated code uses: they become fields,
+// which shadow nothing.
+
+//blitz:async
+func shadowFuture(e *Env, n int) (int, error) {
+	x := future.Await(e.Val(n))
+	if x > 2 {
+		future := x + 1
+		return future, nil
+	}
+	return x, nil
+}
+
+//blitz:async
+func shadowNew(e *Env, n int) int {
+	var fns []func() int
+	for i := range 3 {
+		future.Await(e.Val(i))
+		new := i + n
+		x := new * 2
+		fns = append(fns, func() int { return x })
+		future.Await(e.Val(x))
+		e.Note("x=%d", x)
+	}
+	return fns[0]() + fns[2]()
+}
+
+//blitz:async
+func shadowNewGeneric[N ~int](e *Env, n N) int {
+	x := future.Await(e.Val(int(n)))
+	new := x + 1
+	e.Note("new=%d", new)
+	var g N
+	future.Await(e.Val(int(g)))
+	return int(g) + x
+}
+
+//blitz:async
+func shadowTrue(e *Env, n int) int {
+	x := future.Await(e.Val(n))
+	true := x > 1
+	e.Note("true=%v", true)
+	return x
+}
+
+//blitz:async
+func shadowType(e *Env, n int) point {
+	defer e.Note("deferred")
+	v := future.Await(e.Val(n))
+	point := point{x: v, y: 1} // the result is evaluated into a temporary of type point
+	return point
+}

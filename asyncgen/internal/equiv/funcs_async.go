@@ -6985,3 +6985,439 @@ func (f *sendsAsyncFuture) Cancel() {
 
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
+
+//line funcs_async.go:6990
+
+// shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
+type shadowFutureAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	e      *Env
+	n      int
+	future int
+}
+
+// shadowFutureAsync returns shadowFuture as a future: polling it runs shadowFuture up to its next
+// await, and its value is what shadowFuture returns.
+func shadowFutureAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &shadowFutureAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowFuture until it awaits a future that is not ready, or returns.
+func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:984
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7016
+		case 1:
+//line funcs.go:984
+			x, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:985
+			if x > 2 {
+				f.future = x + 1
+				f.state = -1
+				return future.Result[int]{Value: f.future, Err: nil}, true
+			}
+//line funcs.go:989
+			f.state = -1
+			return future.Result[int]{Value: x, Err: nil}, true
+//line funcs_async.go:7033
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowFuture awaits, if any; shadowFuture goes no further.
+func (f *shadowFutureAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// shadowFuture is what shadowFutureAsync compiles; it is not called.
+var _ = shadowFuture
+
+//line funcs_async.go:7057
+
+// shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
+type shadowNewAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	fns        []func() int
+	i          int
+	new        int
+	x          *int // a new variable per iteration
+}
+
+// shadowNewAsync returns shadowNew as a future: polling it runs shadowNew up to its next
+// await, and its value is what shadowNew returns.
+func shadowNewAsync(e *Env, n int) future.Future[int] {
+	return &shadowNewAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowNew until it awaits a future that is not ready, or returns.
+func (f *shadowNewAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:994
+			f.fns = nil
+//line funcs.go:995
+			f.rangeValue = 3
+			f.rangeIndex = 0
+//line funcs.go:995
+			f.state = 1
+			continue poll
+//line funcs_async.go:7093
+		case 1:
+//line funcs.go:995
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 5
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:996
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7105
+		case 2:
+//line funcs.go:996
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:997
+			f.new = f.i + f.n
+//line funcs.go:998
+			f.x = new(int)
+			(*f.x) = f.new * 2
+			x2 := f.x
+//line funcs.go:999
+			f.fns = append(f.fns, func() int { return (*x2) })
+//line funcs.go:1000
+			f.aw1 = f.e.Val((*f.x))
+			f.state = 3
+			fallthrough
+//line funcs_async.go:7125
+		case 3:
+//line funcs.go:1000
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1001
+			f.e.Note("x=%d", (*f.x))
+//line funcs.go:1002
+			f.state = 4
+			continue poll
+//line funcs_async.go:7138
+		case 4:
+//line funcs.go:995
+			f.rangeIndex++
+//line funcs.go:995
+			f.state = 1
+			continue poll
+//line funcs_async.go:7145
+		case 5:
+//line funcs.go:1003
+			f.state = -1
+			return f.fns[0]() + f.fns[2](), true
+//line funcs_async.go:7150
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowNew awaits, if any; shadowNew goes no further.
+func (f *shadowNewAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 3:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// shadowNew is what shadowNewAsync compiles; it is not called.
+var _ = shadowNew
+
+//line funcs_async.go:7174
+
+// shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
+type shadowNewGenericAsyncFuture[N ~int] struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     N
+	x     int
+	new   int
+	g     N
+}
+
+// shadowNewGenericAsync returns shadowNewGeneric as a future: polling it runs shadowNewGeneric up to its next
+// await, and its value is what shadowNewGeneric returns.
+func shadowNewGenericAsync[N ~int](e *Env, n N) future.Future[int] {
+	_ = shadowNewGeneric[N]
+	return &shadowNewGenericAsyncFuture[N]{e: e, n: n}
+}
+
+// Poll runs shadowNewGeneric until it awaits a future that is not ready, or returns.
+func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1008
+			f.aw1 = f.e.Val(int(f.n))
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7203
+		case 1:
+//line funcs.go:1008
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x = v
+//line funcs.go:1009
+			f.new = f.x + 1
+//line funcs.go:1010
+			f.e.Note("new=%d", f.new)
+//line funcs.go:1011
+			f.g = *new(N)
+//line funcs.go:1012
+			f.aw1 = f.e.Val(int(f.g))
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7222
+		case 2:
+//line funcs.go:1012
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1013
+			f.state = -1
+			return int(f.g) + f.x, true
+//line funcs_async.go:7233
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowNewGeneric awaits, if any; shadowNewGeneric goes no further.
+func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+//line funcs_async.go:7254
+
+// shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
+type shadowTrueAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	true  bool
+}
+
+// shadowTrueAsync returns shadowTrue as a future: polling it runs shadowTrue up to its next
+// await, and its value is what shadowTrue returns.
+func shadowTrueAsync(e *Env, n int) future.Future[int] {
+	return &shadowTrueAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowTrue until it awaits a future that is not ready, or returns.
+func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1018
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7280
+		case 1:
+//line funcs.go:1018
+			x, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1019
+			f.true = x > 1
+//line funcs.go:1020
+			f.e.Note("true=%v", f.true)
+//line funcs.go:1021
+			f.state = -1
+			return x, true
+//line funcs_async.go:7295
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowTrue awaits, if any; shadowTrue goes no further.
+func (f *shadowTrueAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// shadowTrue is what shadowTrueAsync compiles; it is not called.
+var _ = shadowTrue
+
+//line funcs_async.go:7319
+
+// shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
+type shadowTypeAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	point  point
+}
+
+// shadowTypeAsync returns shadowType as a future: polling it runs shadowType up to its next
+// await, and its value is what shadowType returns.
+func shadowTypeAsync(e *Env, n int) future.Future[point] {
+	return &shadowTypeAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowType until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls shadowType deferred run first, as in Go.
+func (f *shadowTypeAsyncFuture) Poll(cx *future.Context) (point, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that shadowType deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *shadowTypeAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1026
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("deferred") })
+			}
+//line funcs.go:1027
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7383
+		case 1:
+//line funcs.go:1027
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1028
+			f.point = point{x: v, y: 1}
+//line funcs.go:1029
+			{
+				var v2 point = f.point
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:7400
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowType awaits, if any, then runs the calls
+// shadowType deferred; shadowType goes no further.
+func (f *shadowTypeAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// shadowType is what shadowTypeAsync compiles; it is not called.
+var _ = shadowType

@@ -859,3 +859,48 @@ func sendsRef(e *Env, n int) int {
 	chs[n%2] <- awaitRef(e.Val(n+1)) + e.Tick("after", 1)
 	return <-chs[n%2] + <-chs[n%2]
 }
+
+func shadowFutureRef(e *Env, n int) (int, error) {
+	x := awaitRef(e.Val(n))
+	if x > 2 {
+		future := x + 1
+		return future, nil
+	}
+	return x, nil
+}
+
+func shadowNewRef(e *Env, n int) int {
+	var fns []func() int
+	for i := range 3 {
+		awaitRef(e.Val(i))
+		new := i + n
+		x := new * 2
+		fns = append(fns, func() int { return x })
+		awaitRef(e.Val(x))
+		e.Note("x=%d", x)
+	}
+	return fns[0]() + fns[2]()
+}
+
+func shadowNewGenericRef[N ~int](e *Env, n N) int {
+	x := awaitRef(e.Val(int(n)))
+	new := x + 1
+	e.Note("new=%d", new)
+	var g N
+	awaitRef(e.Val(int(g)))
+	return int(g) + x
+}
+
+func shadowTrueRef(e *Env, n int) int {
+	x := awaitRef(e.Val(n))
+	true := x > 1
+	e.Note("true=%v", true)
+	return x
+}
+
+func shadowTypeRef(e *Env, n int) point {
+	defer e.Note("deferred")
+	v := awaitRef(e.Val(n))
+	point := point{x: v, y: 1}
+	return point
+}

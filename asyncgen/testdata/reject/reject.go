@@ -148,3 +148,15 @@ func rangeKeyAwait(f future.Future[int], a []int) {
 	for a[future.Await(f)] = range 3 {
 	}
 }
+
+//blitz:async
+func shadowInPlainLoop(f future.Future[int]) int {
+	n := future.Await(f)
+	for i := 0; i < 3; i++ {
+		len := i
+		if len > 1 {
+			return len
+		}
+	}
+	return n
+}
