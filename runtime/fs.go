@@ -164,7 +164,24 @@ type OpenFuture struct {
 }
 
 // Poll opens the file and gives it, on io_uring, its ring side.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (o *OpenFuture) Poll(cx *future.Context) (future.Result[*File], bool) {
+	if o.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[*File]{}, false
+	}
+	v, ok := o.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (o *OpenFuture) poll(cx *future.Context) (future.Result[*File], bool) {
 	if o.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}
@@ -382,7 +399,24 @@ type CloseFuture struct {
 }
 
 // Poll waits for the ring's operations, then closes.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (c *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
+	if c.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[struct{}]{}, false
+	}
+	v, ok := c.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (c *CloseFuture) poll(cx *future.Context) (future.Result[struct{}], bool) {
 	if c.done {
 		panic(future.ErrPolledAfterCompletion)
 	}

@@ -210,7 +210,24 @@ func (f *FileOpFuture[T]) runOnRawFD() (T, error) {
 }
 
 // Poll runs the operation: on the ring if it takes it, else on the pool.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (f *FileOpFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	if f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
+	v, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (f *FileOpFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {
 	if f.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}

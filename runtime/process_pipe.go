@@ -164,7 +164,24 @@ type PipeWriteFuture struct {
 }
 
 // Poll takes the write's turn and submits it at the first poll.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (w *PipeWriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if w.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := w.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (w *PipeWriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	if w.done {
 		panic(future.ErrPolledAfterCompletion)
 	}
@@ -339,7 +356,24 @@ type PipeReadFuture struct {
 }
 
 // Poll returns pending data at once, else reads on the pool.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (r *PipeReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if r.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *PipeReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	if r.done {
 		panic(future.ErrPolledAfterCompletion)
 	}

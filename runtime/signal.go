@@ -478,7 +478,27 @@ func platformSignal(h Handle, name string, sig os.Signal) *SignalFuture {
 // is closed and drained. Polling after completion panics with
 // future.ErrPolledAfterCompletion, after Cancel with
 // future.ErrPolledAfterCancel.
+// Completing consumes a unit of the task's budget; with none left, Poll
+// yields instead (see the future package, "The cooperative budget").
 func (f *SignalFuture) Poll(cx *future.Context) (future.Result[os.Signal], bool) {
+	switch {
+	case f.cancelled:
+		panic(future.ErrPolledAfterCancel)
+	case f.done:
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[os.Signal]{}, false
+	}
+	v, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (f *SignalFuture) poll(cx *future.Context) (future.Result[os.Signal], bool) {
 	switch {
 	case f.cancelled:
 		panic(future.ErrPolledAfterCancel)

@@ -138,3 +138,43 @@ func ExampleTrySpawn() {
 	// true
 	// <nil>
 }
+
+// A task that does 300 steps of work, awaiting future.ConsumeBudget after
+// each, returns to its worker whenever it has spent its budget of
+// future.TaskBudget operations: it is polled 3 times. Under
+// future.Unconstrained the same loop runs in one poll.
+func Example_budget() {
+	s, err := scheduler.New(scheduler.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer s.Shutdown(ctx)
+
+	steps := func() future.Future[int] {
+		polls, done := 0, 0
+		var step future.Future[struct{}]
+		return future.PollFn(func(cx *future.Context) (int, bool) {
+			polls++
+			for done < 300 {
+				if step == nil {
+					step = future.ConsumeBudget()
+				}
+				if _, ok := step.Poll(cx); !ok {
+					return 0, false // budget spent: the task was woken as a yield
+				}
+				step = nil
+				done++ // a step of work
+			}
+			return polls, true
+		})
+	}
+	polls, _ := scheduler.Spawn(s, nil, steps()).Wait(ctx)
+	fmt.Println("polls:", polls)
+	polls, _ = scheduler.Spawn(s, nil, future.Unconstrained(steps())).Wait(ctx)
+	fmt.Println("unconstrained polls:", polls)
+	// Output:
+	// polls: 3
+	// unconstrained polls: 1
+}

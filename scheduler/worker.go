@@ -103,7 +103,10 @@ func (w *worker) run() {
 }
 
 // flushDeferred moves the deferred tasks, oldest first, to the back of the
-// local queue, where thieves see them, and notifies an idle worker once.
+// local queue, where thieves see them. It notifies an idle worker only when
+// this worker now holds more than the one task it runs next: a task
+// yielding alone on its worker would otherwise wake an idle worker at every
+// yield, to find nothing or to steal the yielder.
 func (w *worker) flushDeferred() {
 	if len(w.deferred) == 0 {
 		return
@@ -113,7 +116,9 @@ func (w *worker) flushDeferred() {
 		w.deferred[i] = nil
 	}
 	w.deferred = w.deferred[:0]
-	w.s.idle.NotifyOne()
+	if w.local.Len()+w.lifoLen > 1 {
+		w.s.idle.NotifyOne()
+	}
 }
 
 // maintain runs the driver, if any, and returns its answer (see
