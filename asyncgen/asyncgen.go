@@ -87,8 +87,18 @@ func GenerateFiles(dir string, patterns ...string) (map[string][]byte, error) {
 	for _, pkg := range pkgs {
 		for _, e := range pkg.Errors {
 			// A stale generated file may not compile against the source
-			// it is regenerated from; the source files must.
-			if !strings.Contains(e.Pos, genSuffix+":") {
+			// it is regenerated from; the source files must. A type
+			// error's position is told by its //line directives (the
+			// source's line), so it is judged below by its real file.
+			// The go command's own build of the package reports the
+			// same errors as one list error, "# path\n...": skipped.
+			build := e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# "+pkg.PkgPath+"\n")
+			if e.Kind != packages.TypeError && !build && !strings.Contains(e.Pos, genSuffix+":") {
+				errs = append(errs, fmt.Errorf("blitzgen: %s", e))
+			}
+		}
+		for _, e := range pkg.TypeErrors {
+			if !strings.HasSuffix(e.Fset.PositionFor(e.Pos, false).Filename, genSuffix) {
 				errs = append(errs, fmt.Errorf("blitzgen: %s", e))
 			}
 		}

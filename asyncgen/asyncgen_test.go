@@ -233,3 +233,33 @@ func needGo(t *testing.T) {
 		t.Skipf("needs the go command: %v", err)
 	}
 }
+
+// TestStaleGeneratedFileIsIgnored regenerates a package whose generated
+// file no longer compiles (as after its source changed): the errors in it,
+// reported through its //line directives at the source's lines, must not
+// stop the generator.
+func TestStaleGeneratedFileIsIgnored(t *testing.T) {
+	needGo(t)
+	name := filepath.Join("testdata", "stale", "stale_async.go")
+	stale := asyncgen.Header + "\n\npackage stale\n\nfunc DoubleAsync() int {\n//line stale.go:9\n\treturn undefinedSince\n}\n"
+	if err := os.WriteFile(name, []byte(stale), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(name) })
+	out, err := asyncgen.GenerateFiles("testdata/stale", ".")
+	if err != nil {
+		t.Fatalf("a stale generated file stopped the generator: %v", err)
+	}
+	if len(out) != 1 {
+		t.Fatalf("generated %d files, want 1", len(out))
+	}
+	// An error in a source file still stops it.
+	broken := filepath.Join("testdata", "stale", "broken.go")
+	if err := os.WriteFile(broken, []byte("package stale\n\nvar _ int = \"not an int\"\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(broken) })
+	if _, err := asyncgen.GenerateFiles("testdata/stale", "."); err == nil || !strings.Contains(err.Error(), "broken.go:3") {
+		t.Fatalf("an error in a source file: got %v, want one at broken.go:3", err)
+	}
+}
