@@ -1342,7 +1342,7 @@ func (g *gen) ptrOrGen() {
 	// The address of a variable declared outside every loop (a variable
 	// of an iteration may not have its address taken).
 	var targets []*variable
-	for _, v := range g.visible(kInt, false) {
+	for _, v := range g.visible(kInt, true) { // not a loop counter
 		if (v.loops == 0 || Cells) && !v.field {
 			targets = append(targets, v)
 		}

@@ -31,8 +31,18 @@ type Env struct {
 // NewEnv returns an Env whose schedule seed decides.
 func NewEnv(seed uint64) *Env { return &Env{rng: rand.New(rand.NewPCG(seed, 0x5eed))} }
 
-// Note records a side effect.
-func (e *Env) Note(format string, args ...any) { e.Log = append(e.Log, fmt.Sprintf(format, args...)) }
+// Note records a side effect. A program that notes more than maxLog
+// lines runs away (a loop that does not end): it panics with errRunaway.
+func (e *Env) Note(format string, args ...any) {
+	if len(e.Log) >= maxLog {
+		panic(errRunaway)
+	}
+	e.Log = append(e.Log, fmt.Sprintf(format, args...))
+}
+
+const maxLog = 100000
+
+var errRunaway = errors.New("runaway: noted more than maxLog lines")
 
 // Val returns a future of v that is pending for a random number of polls
 // (waking its task each time) before it is ready.
@@ -124,8 +134,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/waker"
@@ -221,15 +234,35 @@ type testCase struct {
 	ref  func(e *Env, n int) string
 }
 
+// watch reports the program that runs longer than a minute (a loop that
+// neither notes nor awaits) and ends the test binary, which would hang.
+func watch(name string) (done func()) {
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-stop:
+		case <-time.After(time.Minute):
+			fmt.Printf("FAILPROG %s : still running after a minute\n", name)
+			os.Exit(1)
+		}
+	}()
+	return func() { close(stop) }
+}
+
 func TestPrograms(t *testing.T) {
 	runs := 0
 	for _, c := range cases {
+		done := watch(c.name)
 		func() {
 			for n := range *args {
 				for seed := range uint64(*scheds) {
 					eg, er := NewEnv(seed), NewEnv(seed)
 					want := outcome(func() (string, error) { return c.ref(er, n), nil })
 					got := outcome(func() (string, error) { return poll(c.gen(eg, n)) })
+					if strings.Contains(got+want, errRunaway.Error()) {
+						t.Errorf("FAILPROG %s n=%d sched=%d: generated %.200q; reference %.200q", c.name, n, seed, got, want)
+						return
+					}
 					if got != want || !slices.Equal(eg.Log, er.Log) {
 						t.Errorf("FAILPROG %s n=%d sched=%d: generated %q, log %q; reference %q, log %q", c.name, n, seed, got, eg.Log, want, er.Log)
 						return
@@ -242,6 +275,7 @@ func TestPrograms(t *testing.T) {
 				}
 			}
 		}()
+		done()
 	}
 	t.Logf("RUNS %d", runs)
 }
@@ -254,6 +288,7 @@ func TestPrograms(t *testing.T) {
 func TestCancelAtEveryAwait(t *testing.T) {
 	cx := future.NewContext(waker.Noop())
 	for _, c := range cases {
+		done := watch(c.name)
 		func() {
 			for n := range *args {
 				for seed := range uint64(max(1, *scheds/4)) {
@@ -300,6 +335,7 @@ func TestCancelAtEveryAwait(t *testing.T) {
 				}
 			}
 		}()
+		done()
 	}
 }
 

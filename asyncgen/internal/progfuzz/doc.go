@@ -1,0 +1,35 @@
+// Package progfuzz fuzzes the blitzgen generator with generated programs.
+//
+// [Generate] writes, from a seed, an async function over an Env like the
+// equivalence harness's (futures whose readiness a seeded schedule decides,
+// and a log of side effects): statement sequences, :=, = and op= with
+// awaits on the right or nested in expressions, awaits as statements,
+// future.Try, if/else chains, every for form, range over integers, slices,
+// arrays and strings, switch and type switch with fallthrough, labeled
+// break and continue, early returns, panics, defer, closures called at once
+// or later (capturing each iteration's variables), pointers, shadowed
+// names, named results, methods and generic functions. Every step notes a
+// side effect; arithmetic stays small and never divides; loops are bounded.
+// Every program type-checks.
+//
+// TestFuzzPrograms writes a batch of programs into a temporary module (its
+// own go.mod, reaching the repository's future and waker modules by
+// replace), runs the generator on it, writes each program's reference (the
+// same source with every await blocking on its future) and a driver test,
+// and runs go test there: each program runs generated and as its reference
+// over several arguments and readiness schedules (same result or panic,
+// same log, every future completed), and is cancelled at every await (the
+// log is the reference's cancelled at the same await, the deferred calls
+// due included; no future is left pending). testdata/corpus holds programs
+// that found bugs and runs with every batch; a file that says
+// "// known: <bug>" is skipped until the generator is fixed.
+//
+// Long runs:
+//
+//	go test -run TestFuzzPrograms -args -progfuzz.n=3000 -progfuzz.seed=1000 -progfuzz.save=/tmp/found
+//
+// FuzzGenerator is a native fuzz target: the input's bytes drive the same
+// generator, which may add one construct the generator may reject; the
+// generator must accept the program, writing gofmt-clean code that
+// type-checks, or reject that construct with positioned messages.
+package progfuzz
