@@ -1607,6 +1607,45 @@ func (g *gen) hoist() {
 	}
 }
 
+// namesInCopied reports whether the generated code of a copied return or
+// defer statement may use name: the future package, true, append, and the
+// names in printed types (predeclared types, the package's types, imported
+// packages).
+func (g *gen) namesInCopied(name string) bool {
+	switch name {
+	case "future", "true", "append":
+		return true
+	}
+	if _, ok := types.Universe.Lookup(name).(*types.TypeName); ok {
+		return true
+	}
+	if _, ok := g.pkg.Scope().Lookup(name).(*types.TypeName); ok {
+		return true
+	}
+	for _, n := range g.byPath {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// hasReturnOrDefer reports whether n holds a return or a defer statement
+// outside function literals.
+func hasReturnOrDefer(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt, *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // shadowsGenerated reports whether local v has a name that the generated
 // code may use in v's scope (a predeclared identifier such as new, true or
 // len, the future package, an imported package, a type of the package), so
@@ -1641,7 +1680,12 @@ func (g *gen) shadowsGenerated(v *types.Var) bool {
 				lowered = lowered || l == n
 			}
 			if !lowered {
-				g.reject(v.Pos(), "a variable named %s in a loop without awaits is not supported in an async function (the generated code uses the name %s); write another name instead", name, name)
+				// Copied as it is: the generated code in it is that of its
+				// returns and defers, which name future, true, append and
+				// types.
+				if g.namesInCopied(name) && hasReturnOrDefer(n) {
+					g.reject(v.Pos(), "a variable named %s in a loop without awaits that returns or defers is not supported in an async function (the generated code uses the name %s); write another name instead", name, name)
+				}
 				shadows = false
 			}
 		}

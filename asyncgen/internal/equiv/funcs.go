@@ -1028,3 +1028,16 @@ func shadowType(e *Env, n int) point {
 	point := point{x: v, y: 1} // the result is evaluated into a temporary of type point
 	return point
 }
+
+//blitz:async
+func shadowInPlainLoop(e *Env, n int) int {
+	total := future.Await(e.Val(n))
+	for i := 0; i < 3; i++ { // copied: its len is the loop's own
+		len := i * total
+		if len > 7 {
+			return len
+		}
+		defer e.Note("len=%d", len)
+	}
+	return total
+}

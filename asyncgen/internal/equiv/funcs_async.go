@@ -7421,3 +7421,119 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
+
+//line funcs_async.go:7426
+
+// shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
+type shadowInPlainLoopAsyncFuture struct {
+	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+}
+
+// shadowInPlainLoopAsync returns shadowInPlainLoop as a future: polling it runs shadowInPlainLoop up to its next
+// await, and its value is what shadowInPlainLoop returns.
+func shadowInPlainLoopAsync(e *Env, n int) future.Future[int] {
+	return &shadowInPlainLoopAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowInPlainLoop until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls shadowInPlainLoop deferred run first, as in Go.
+func (f *shadowInPlainLoopAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that shadowInPlainLoop deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *shadowInPlainLoopAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1034
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7484
+		case 1:
+//line funcs.go:1034
+			total, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1035
+			for i := 0; i < 3; i++ {
+				len := i * total
+				if len > 7 {
+					{
+						var v int = len
+						f.state = -1
+						f.runDefers()
+						return v, true
+					}
+				}
+				{
+					deferred := f.e.Note
+					d2 := len
+					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
+				}
+			}
+//line funcs.go:1042
+			{
+				var v int = total
+				f.state = -1
+				f.runDefers()
+				return v, true
+			}
+//line funcs_async.go:7516
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowInPlainLoop awaits, if any, then runs the calls
+// shadowInPlainLoop deferred; shadowInPlainLoop goes no further.
+func (f *shadowInPlainLoopAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
+var _ = shadowInPlainLoop

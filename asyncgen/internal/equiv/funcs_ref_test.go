@@ -904,3 +904,15 @@ func shadowTypeRef(e *Env, n int) point {
 	point := point{x: v, y: 1}
 	return point
 }
+
+func shadowInPlainLoopRef(e *Env, n int) int {
+	total := awaitRef(e.Val(n))
+	for i := 0; i < 3; i++ {
+		len := i * total
+		if len > 7 {
+			return len
+		}
+		defer e.Note("len=%d", len)
+	}
+	return total
+}

@@ -153,9 +153,9 @@ func rangeKeyAwait(f future.Future[int], a []int) {
 func shadowInPlainLoop(f future.Future[int]) int {
 	n := future.Await(f)
 	for i := 0; i < 3; i++ {
-		len := i
-		if len > 1 {
-			return len
+		true := i > 1
+		if true {
+			return i // return i, true would return the local
 		}
 	}
 	return n
