@@ -204,10 +204,10 @@
 // ListenTCP, DialTCP, BindUDP, ListenUnix, DialUnix and BindUnixDatagram
 // make sockets of the runtime's backend. Their operations return futures
 // (AcceptFuture, ConnectFuture, ReadFuture, WriteFuture, WriteAllFuture,
-// RecvFromFuture, SendToFuture, ReadPooledFuture), value types whose
-// pointer is the future.Future, meant to live inside the task's state
-// machine so that waiting allocates nothing; examples/echo is a server
-// written so. Resolve looks a name up on a goroutine of its own; DialTCP
+// RecvFromFuture, SendToFuture, ReadPooledFuture) by pointer, ready for
+// future.Await and future.Try in an async function or for a field of a
+// hand-written state machine; examples/echo is a server written the first
+// way, examples/echomachine the second. Resolve looks a name up on a goroutine of its own; DialTCP
 // resolves names itself and tries each address.
 //
 // A socket has one operation of each direction in flight at a time: one

@@ -5,6 +5,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"runtime/debug"
 	"time"
@@ -68,9 +69,9 @@ type ServeStats struct {
 // cancels every handler.
 //
 // A handler owns its connection and closes it. If the handler function
-// itself panics (before it returns a future), that connection is closed,
-// counted as a failed handler with the panic as a *PanicError, and the
-// server goes on.
+// itself panics (before it returns a future) or returns nil, that
+// connection is closed, counted as a failed handler (with the panic as a
+// *PanicError, or an error matching ErrNilFuture), and the server goes on.
 func Serve[S any](l Acceptor[S], handler func(S) future.Future[error], cfg ServeConfig) *ServeFuture[S] {
 	return &ServeFuture[S]{l: l, handler: handler, stop: cfg.Stop, grace: cfg.Grace}
 }
@@ -168,25 +169,39 @@ func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
 	}
 }
 
-// startHandler calls the handler function for conn. If it panics, the
-// panic counts as that connection's handler failing (a *PanicError, as a
-// handler task's own panic does), conn is closed if it is an io.Closer, and
-// the server goes on: one bad connection does not stop the others.
+// startHandler calls the handler function for conn. If it panics, or
+// returns no future (nil), that counts as the connection's handler failing
+// (a *PanicError, as a handler task's own panic does, or an error matching
+// ErrNilFuture), conn is closed if it is an io.Closer, and the server goes
+// on: one bad connection does not stop the others or stay open.
 func (s *ServeFuture[S]) startHandler(conn S) (h future.Future[error], ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.stats.Completed++
-			s.stats.Failed++
-			if s.stats.HandlerErr == nil {
-				s.stats.HandlerErr = &PanicError{Value: v, Stack: debug.Stack()}
-			}
-			if c, isCloser := any(conn).(io.Closer); isCloser {
-				_ = c.Close()
-			}
+			s.handlerFailed(conn, &PanicError{Value: v, Stack: debug.Stack()})
 			h, ok = nil, false
 		}
 	}()
-	return s.handler(conn), true
+	if h = s.handler(conn); h == nil {
+		s.handlerFailed(conn, errNilHandler)
+		return nil, false
+	}
+	return h, true
+}
+
+// errNilHandler is the failure of a handler function that returned nil.
+var errNilHandler = fmt.Errorf("runtime: Serve: the handler function returned a nil future: %w", ErrNilFuture)
+
+// handlerFailed counts a connection whose handler never started, with err,
+// and closes conn if it can.
+func (s *ServeFuture[S]) handlerFailed(conn S, err error) {
+	s.stats.Completed++
+	s.stats.Failed++
+	if s.stats.HandlerErr == nil {
+		s.stats.HandlerErr = err
+	}
+	if c, isCloser := any(conn).(io.Closer); isCloser {
+		_ = c.Close()
+	}
 }
 
 // reap takes the outcomes of the finished handlers into the counts. It

@@ -351,8 +351,9 @@ func TestServeManyConnectionsStress(t *testing.T) {
 }
 
 // TestServeHandlerFunctionPanics: a handler function that panics for one
-// connection costs that connection only: it is closed, counted as failed
-// with a *PanicError, and the server goes on serving the next.
+// connection, or returns nil for another, costs that connection only: it
+// is closed, counted as failed (the first failure, a *PanicError, is the
+// one reported), and the server goes on serving the next.
 func TestServeHandlerFunctionPanics(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
 		rt := newRuntime(t, cfg)
@@ -362,8 +363,11 @@ func TestServeHandlerFunctionPanics(t *testing.T) {
 		var calls atomic.Int32
 		lines := newLineHandler(p)
 		handler := func(s *runtime.TCPStream) future.Future[error] {
-			if calls.Add(1) == 1 {
+			switch calls.Add(1) {
+			case 1:
 				panic("no handler for the first")
+			case 2:
+				return nil
 			}
 			return lines(s)
 		}
@@ -374,14 +378,18 @@ func TestServeHandlerFunctionPanics(t *testing.T) {
 		assert.Empty(t, replies[0])
 		replies, errs, wg = clients(l.AddrPort().String(), []string{"quick"})
 		wg.Wait()
+		assert.NoError(t, errs[0], "the connection whose handler function returned nil was closed")
+		assert.Empty(t, replies[0])
+		replies, errs, wg = clients(l.AddrPort().String(), []string{"quick"})
+		wg.Wait()
 		require.NoError(t, errs[0])
 		assert.Equal(t, "done:quick", replies[0], "the server went on")
 		require.NoError(t, l.Close())
 		stats, err := h.Wait(testCtx(t))
 		require.NoError(t, err)
-		assert.Equal(t, 2, stats.Accepted)
-		assert.Equal(t, 2, stats.Completed)
-		assert.Equal(t, 1, stats.Failed)
+		assert.Equal(t, 3, stats.Accepted)
+		assert.Equal(t, 3, stats.Completed)
+		assert.Equal(t, 2, stats.Failed)
 		var pe *runtime.PanicError
 		require.ErrorAs(t, stats.HandlerErr, &pe)
 		assert.Equal(t, "no handler for the first", pe.Value)
