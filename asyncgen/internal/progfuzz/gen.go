@@ -239,17 +239,23 @@ func (g *gen) inScope(name string) bool {
 }
 
 var pools = map[kind][]string{
-	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "state", "ready", "cx", "aw1", "prev", "tmp", "tmp2"},
+	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "new", "true", "state", "ready", "cx", "aw1", "prev", "tmp", "tmp2"},
 	kStr:   {"s", "t"},
 	kErr:   {"err"},
 	kSlice: {"xs", "ys"},
 	kArr:   {"arr"},
-	kAny:   {"val"},
+	kAny:   {"anyv"},
 	kFunc:  {"fn"},
 	kPtr:   {"p", "q"},
 	kGen:   {"g", "h"},
 	kFuncs: {"fns"},
 }
+
+// outsideLoops are names that the generated code uses itself (a package
+// it imports, a predeclared function or constant): a local of that name
+// becomes a field, and is rejected in a loop without awaits, whose code is
+// copied as it is. The generator declares them outside loops only.
+var outsideLoops = map[string]bool{"utf8": true, "new": true, "true": true}
 
 // newName returns a name for a new variable of kind k in the innermost
 // scope: often one that an outer scope already has (shadowing it), never
@@ -258,6 +264,9 @@ func (g *gen) newName(k kind) string {
 	pool := pools[k]
 	for range 3 {
 		name := pool[g.rng.IntN(len(pool))]
+		if outsideLoops[name] && (g.loops > 0 || g.inLit) {
+			continue
+		}
 		if !g.inScope(name) {
 			return name
 		}
@@ -1007,7 +1016,7 @@ func (g *gen) forStmt() {
 	switch g.rng.IntN(3) {
 	case 0:
 		g.push(false)
-		i := g.newName(kInt)
+		i := g.loopVarName()
 		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s++", i, i, g.bound(), i), true, func() {
 			v := g.declare(i, kInt)
 			v.readOnly = true
@@ -1053,7 +1062,7 @@ func (g *gen) rangeStmt() {
 			g.loop(fmt.Sprintf("for %s = range %s", v.name, g.bound()), true, func() { g.note(v) })
 			return
 		}
-		i := g.newName(kInt)
+		i := g.loopVarName()
 		g.loop(fmt.Sprintf("for %s := range %s", i, g.bound()), true, func() {
 			g.note(g.declare(i, kInt))
 		})
@@ -1063,7 +1072,7 @@ func (g *gen) rangeStmt() {
 		if xs != nil {
 			x = xs.name
 		}
-		i, v := g.newName(kInt), g.newName(kInt)
+		i, v := g.loopVarName(), g.loopVarName()
 		for v == i {
 			v = fmt.Sprintf("v%d", g.id())
 		}
@@ -1099,7 +1108,7 @@ func (g *gen) rangeStmt() {
 			g.loop(fmt.Sprintf("for range %s", g.bound()), true, nil)
 			return
 		}
-		i, v := g.newName(kInt), g.newName(kInt)
+		i, v := g.loopVarName(), g.loopVarName()
 		for v == i {
 			v = fmt.Sprintf("v%d", g.id())
 		}
@@ -1115,7 +1124,7 @@ func (g *gen) rangeStmt() {
 		}
 	default:
 		s := g.strExpr()
-		i, r := g.newName(kInt), fmt.Sprintf("r%d", g.id())
+		i, r := g.loopVarName(), fmt.Sprintf("r%d", g.id())
 		if g.chance(0.3) {
 			g.loop(fmt.Sprintf("for %s := range %s", i, s), true, func() {
 				g.note(g.declare(i, kInt))
@@ -1657,7 +1666,7 @@ func (g *gen) nestedStmt() {
 	case 6:
 		// A loop whose condition awaits, before each test.
 		g.push(false)
-		i := g.newName(kInt)
+		i := g.loopVarName()
 		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s++", i, i, g.awaitBound(), i), true, func() {
 			v := g.declare(i, kInt)
 			v.readOnly = true
@@ -1667,7 +1676,7 @@ func (g *gen) nestedStmt() {
 	case 7:
 		// A post statement that awaits (at least 1, so the loop ends).
 		g.push(false)
-		i := g.newName(kInt)
+		i := g.loopVarName()
 		g.awaits++
 		g.loop(fmt.Sprintf("for %s := 0; %s < %s; %s += future.Await(e.Val(%d))", i, i, g.bound(), i, 1+g.rng.IntN(2)), true, func() {
 			v := g.declare(i, kInt)
@@ -1678,7 +1687,7 @@ func (g *gen) nestedStmt() {
 	default:
 		// A range over an integer that awaits, once before the loop.
 		g.push(false)
-		i := g.newName(kInt)
+		i := g.loopVarName()
 		g.loop(fmt.Sprintf("for %s := range %s", i, g.awaitBound()), true, func() {
 			g.note(g.declare(i, kInt))
 		})
@@ -1690,4 +1699,12 @@ func (g *gen) nestedStmt() {
 func (g *gen) awaitBound() string {
 	g.awaits++
 	return fmt.Sprintf("future.Await(e.Val(%s)) %% 4", g.bound())
+}
+
+// loopVarName is newName for a variable that a loop's header declares
+// (inside the loop).
+func (g *gen) loopVarName() string {
+	g.loops++
+	defer func() { g.loops-- }()
+	return g.newName(kInt)
 }

@@ -2,8 +2,6 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: a local variable named future breaks the generated return (future.Result is not a type)
-
 // A local variable named future, legal after the last await in its scope:
 // the generated return wraps its value as future.Result[int]{...}, which
 // the local shadows ("future.Result is not a type").

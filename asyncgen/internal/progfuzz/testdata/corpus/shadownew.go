@@ -2,8 +2,6 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: a local variable named new breaks the generated new(int) of a per-iteration cell
-
 // A local variable named new, in the case that declares a per-iteration
 // cell: the generated f.x = new(int) calls the local ("cannot call new").
 

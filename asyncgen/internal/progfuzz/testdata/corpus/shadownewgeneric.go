@@ -2,8 +2,6 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: a local variable named new breaks the generated *new(N) zero of a type parameter
-
 // A local variable named new before the zeroing of a hoisted variable of
 // a type parameter: the generated f.g = *new(N) calls the local.
 

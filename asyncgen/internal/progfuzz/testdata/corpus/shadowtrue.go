@@ -2,8 +2,6 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: a local variable named true is what the generated return gives Poll as its ready flag
-
 // A local variable named true: the generated return is "return x, true",
 // which returns the local as Poll's ready flag, so for n < 2 the future
 // reports pending after it returned and the next poll panics.
