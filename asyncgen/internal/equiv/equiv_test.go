@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/waker"
@@ -235,13 +236,17 @@ func TestGeneratedMatchesReference(t *testing.T) {
 	runs := 0
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// A watchdog: a generated future that stays pending without a
+			// wake would block forever; Block cancels it and reports.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
 			for n := range 9 {
 				for seed := range uint64(seeds(t)) {
 					eg, er := NewEnv(seed), NewEnv(seed)
 					got := outcome(func() string {
-						v, err := future.Block(context.Background(), c.gen(eg, n))
+						v, err := future.Block(ctx, c.gen(eg, n))
 						if err != nil {
-							t.Fatal(err)
+							t.Fatalf("n=%d seed=%d: the generated future did not complete: %v", n, seed, err)
 						}
 						return v
 					})
