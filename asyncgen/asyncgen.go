@@ -73,10 +73,15 @@ func Generate(dir string, patterns ...string) ([]string, error) {
 // GenerateFiles is Generate without writing: it returns the content of each
 // generated file by its path.
 func GenerateFiles(dir string, patterns ...string) (map[string][]byte, error) {
+	overlay, err := constructorStubs(dir, patterns...)
+	if err != nil {
+		return nil, err
+	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo,
-		Dir: dir,
+		Dir:     dir,
+		Overlay: overlay,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {

@@ -263,3 +263,25 @@ func TestStaleGeneratedFileIsIgnored(t *testing.T) {
 		t.Fatalf("an error in a source file: got %v, want one at broken.go:3", err)
 	}
 }
+
+// TestFirstRunBeforeConstructorsExist generates a package that calls the
+// constructors the generator is about to write (from another async
+// function, from a method's caller, a generic one), with no generated file
+// yet: the first go generate a user runs on new code.
+func TestFirstRunBeforeConstructorsExist(t *testing.T) {
+	needGo(t)
+	out, err := asyncgen.GenerateFiles("testdata/firstrun", ".")
+	if err != nil {
+		t.Fatalf("the first run stopped: %v", err)
+	}
+	if len(out) != 1 {
+		t.Fatalf("generated %d files, want 1", len(out))
+	}
+	for _, src := range out {
+		for _, want := range []string{"func greetAsync(", "func (g *Greeter) GreetAsync(", "func firstAsync[T any](", "func allAsync("} {
+			if !bytes.Contains(src, []byte(want)) {
+				t.Errorf("the generated file lacks %q", want)
+			}
+		}
+	}
+}

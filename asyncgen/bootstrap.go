@@ -1,0 +1,146 @@
+package asyncgen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// The first run on new code. A package that calls a constructor the
+// generator has yet to write (main calls greetAsync, one async function
+// awaits another's) does not compile before the generator has run, and the
+// generator needs the package's types. So the packages are first parsed
+// only, and each generated file is replaced, for the type-checked load, by
+// a stub that declares the constructors its source's async functions will
+// have: the same names, parameters and type parameters, and the future
+// type of their results. The constructors' callers then type-check with
+// their real types, before any generated file exists and whatever state
+// (stale, broken) one is in. The stubs are never written.
+
+// constructorStubs returns the overlay of stub generated files for the
+// packages patterns name: generated file path -> stub source. Files whose
+// async functions cannot be stubbed (results the generator refuses) are
+// left out; the generator reports those functions itself.
+func constructorStubs(dir string, patterns ...string) (map[string][]byte, error) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("blitzgen: %w", err)
+	}
+	overlay := map[string][]byte{}
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Syntax {
+			if isGenerated(file) {
+				continue
+			}
+			if stub := stubFile(pkg.Fset, file); stub != nil {
+				name := pkg.Fset.File(file.Pos()).Name()
+				overlay[strings.TrimSuffix(name, ".go")+genSuffix] = stub
+			}
+		}
+	}
+	return overlay, nil
+}
+
+// stubFuture is the import name of the future package in a stub, chosen
+// not to collide with the source's own import names.
+const stubFuture = "blitzgenStubFuture"
+
+// stubFile is the stub of the generated file of file, nil if file has no
+// async function. The stub keeps the source's imports (the parameter types
+// name them as the source does); those it does not use are type errors in
+// a generated file, which the generator ignores.
+func stubFile(fset *token.FileSet, file *ast.File) []byte {
+	var decls bytes.Buffer
+	for _, d := range file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || !isAsync(fn) {
+			continue
+		}
+		res, ok := stubResult(fset, fn.Type.Results)
+		if !ok {
+			continue
+		}
+		decls.WriteString("func ")
+		if fn.Recv != nil {
+			decls.WriteString("(" + printFields(fset, fn.Recv) + ") ")
+		}
+		decls.WriteString(fn.Name.Name + "Async")
+		if fn.Type.TypeParams != nil {
+			decls.WriteString("[" + printFields(fset, fn.Type.TypeParams) + "]")
+		}
+		decls.WriteString("(" + printFields(fset, fn.Type.Params) + ") " + stubFuture + ".Future[" + res + "] { panic(0) }\n")
+	}
+	if decls.Len() == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(Header + "\n\npackage " + file.Name.Name + "\n\n")
+	b.WriteString("import " + stubFuture + " \"github.com/blitz-go/blitz/future\"\n")
+	for _, imp := range file.Imports {
+		b.WriteString("import " + printNode(fset, imp) + "\n")
+	}
+	b.WriteString("\n")
+	b.Write(decls.Bytes())
+	return b.Bytes()
+}
+
+// stubResult is the type a constructor's future yields for results, as
+// the generator shapes it: struct{} for none, T for one, Result[T] for
+// (T, error); ok is false for the lists it refuses.
+func stubResult(fset *token.FileSet, results *ast.FieldList) (string, bool) {
+	var types []ast.Expr
+	if results != nil {
+		for _, f := range results.List {
+			for range max(len(f.Names), 1) {
+				types = append(types, f.Type)
+			}
+		}
+	}
+	switch len(types) {
+	case 0:
+		return "struct{}", true
+	case 1:
+		return printNode(fset, types[0]), true
+	case 2:
+		if id, ok := types[1].(*ast.Ident); ok && id.Name == "error" {
+			return stubFuture + ".Result[" + printNode(fset, types[0]) + "]", true
+		}
+	}
+	return "", false
+}
+
+// printFields prints a parameter or type parameter list without its
+// parentheses or brackets.
+func printFields(fset *token.FileSet, fl *ast.FieldList) string {
+	if fl == nil {
+		return ""
+	}
+	parts := make([]string, 0, len(fl.List))
+	for _, f := range fl.List {
+		names := make([]string, len(f.Names))
+		for i, id := range f.Names {
+			names[i] = id.Name
+		}
+		p := printNode(fset, f.Type)
+		if len(names) > 0 {
+			p = strings.Join(names, ", ") + " " + p
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printNode prints n as Go source.
+func printNode(fset *token.FileSet, n any) string {
+	var b bytes.Buffer
+	if err := printer.Fprint(&b, fset, n); err != nil {
+		panic(err) // the nodes come from the parser
+	}
+	return b.String()
+}
