@@ -101,6 +101,7 @@ const (
 	kFunc  // func(int) int
 	kPtr   // *int
 	kFuncs // []func() int
+	kChan  // chan int, buffered
 	kGen   // N, the type parameter of a generic program (~int)
 )
 
@@ -249,6 +250,7 @@ var pools = map[kind][]string{
 	kPtr:   {"p", "q"},
 	kGen:   {"g", "h"},
 	kFuncs: {"fns"},
+	kChan:  {"ch"},
 }
 
 // outsideLoops are names that the generated code uses itself (a package
@@ -558,7 +560,7 @@ func (g *gen) stmt() bool {
 	}
 	deep := g.depth >= 4
 	for {
-		switch c := g.rng.IntN(26); {
+		switch c := g.rng.IntN(28); {
 		case c < 3:
 			g.declInt()
 		case c < 5:
@@ -620,6 +622,14 @@ func (g *gen) stmt() bool {
 			g.funcs()
 		case (c == 24 || c == 25) && !g.inLit && !deep && g.loops < 3:
 			g.nestedStmt()
+		case c == 26 && !deep:
+			// A block statement, which may await; its variables are its
+			// own.
+			g.emit("{")
+			g.nested(nil)
+			g.emit("}")
+		case c == 27:
+			g.chanStmt()
 		case c == 23 && !g.inLit && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
@@ -1707,4 +1717,32 @@ func (g *gen) loopVarName() string {
 	g.loops++
 	defer func() { g.loops-- }()
 	return g.newName(kInt)
+}
+
+// chanStmt makes a buffered channel, sends to it (the value may await)
+// while it has room, or receives from it while it holds values: nothing
+// blocks.
+func (g *gen) chanStmt() {
+	ch := g.pick(kChan, false)
+	if ch == nil {
+		name := g.newName(kChan)
+		g.emit("%s := make(chan int, %d)", name, 1+g.rng.IntN(4))
+		ch = g.declare(name, kChan)
+		g.emit("e.Note(\"s%d len(%s)=%%d\", len(%s))", g.id(), name, name)
+		return
+	}
+	if g.chance(0.5) {
+		v := g.small()
+		if g.awaitOK() {
+			v = g.awaitExpr(1)
+		}
+		g.emit("if len(%s) < cap(%s) {", ch.name, ch.name)
+		g.emit("\t%s <- %s", ch.name, v)
+		g.emit("}")
+		g.emit("e.Note(\"s%d len(%s)=%%d\", len(%s))", g.id(), ch.name, ch.name)
+		return
+	}
+	g.emit("if len(%s) > 0 {", ch.name)
+	g.emit("\te.Note(\"s%d received %%d\", <-%s)", g.id(), ch.name)
+	g.emit("}")
 }
