@@ -2,8 +2,6 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: a local named like a type of the package (val, env.go's leaf future) in a loop without awaits is rejected, though the generated code does not use the name there
-
 // A loop without awaits is copied as it is; its local val shadows the
 // package's type val only inside the loop, where the generated code does
 // not name the type.
