@@ -1272,13 +1272,10 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		l.kind = "slice"
 	case *types.Array:
 		l.kind = "array"
-		if !l.value {
+		if !l.value && !hasCallOrReceive(g.info, s.X) {
 			// Go does not evaluate the range expression then: its length
-			// is a constant, unless it holds a call or a receive.
-			if hasCallOrReceive(g.info, s.X) {
-				g.reject(s.X.Pos(), "a range loop holding an await over an array expression with a call is not supported in an async function yet; write the array to a variable first instead")
-				return false
-			}
+			// is a constant (not so when it holds a call or a receive,
+			// which are evaluated).
 			l.arrN = u.Len()
 		}
 	case *types.Map:
@@ -1297,7 +1294,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		// Declared in the loop's scope: fields, like a for loop's init.
 		g.force(&ast.AssignStmt{Lhs: []ast.Expr{orBlank(s.Key), orBlank(s.Value)}, Tok: token.DEFINE})
 	}
-	if l.kind != "array" || l.value {
+	if l.kind != "array" || l.value || hasCallOrReceive(g.info, s.X) {
 		l.rng = freshIn(g.fields, "rangeValue")
 		g.extra = append(g.extra, l.rng+" "+rngType)
 	}

@@ -216,6 +216,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(shadowTypeRef(e, n), nil) }},
 	{"shadowInPlainLoop", func(e *Env, n int) future.Future[string] { return gen(shadowInPlainLoopAsync(e, n)) },
 		func(e *Env, n int) string { return show(shadowInPlainLoopRef(e, n), nil) }},
+	{"rangeArrayCall", func(e *Env, n int) future.Future[string] { return gen(rangeArrayCallAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeArrayCallRef(e, n), nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

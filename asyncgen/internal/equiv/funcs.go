@@ -1041,3 +1041,20 @@ func shadowInPlainLoop(e *Env, n int) int {
 	}
 	return total
 }
+
+//blitz:async
+func rangeArrayCall(e *Env, n int) int {
+	total := 0
+	// A call in the range expression: Go evaluates it (len is not
+	// constant), once.
+	for i := range e.array(n) {
+		total += future.Await(e.Val(i))
+	}
+	return total
+}
+
+// array records that it was called and returns an array.
+func (e *Env) array(n int) [3]int {
+	e.Note("array(%d)", n)
+	return [3]int{n, n, n}
+}

@@ -7537,3 +7537,97 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
+
+//line funcs_async.go:7542
+
+// rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
+type rangeArrayCallAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue [3]int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	i          int
+}
+
+// rangeArrayCallAsync returns rangeArrayCall as a future: polling it runs rangeArrayCall up to its next
+// await, and its value is what rangeArrayCall returns.
+func rangeArrayCallAsync(e *Env, n int) future.Future[int] {
+	return &rangeArrayCallAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeArrayCall until it awaits a future that is not ready, or returns.
+func (f *rangeArrayCallAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1047
+			f.total = 0
+//line funcs.go:1050
+			f.rangeValue = f.e.array(f.n)
+			f.rangeIndex = 0
+//line funcs.go:1050
+			f.state = 1
+			continue poll
+//line funcs_async.go:7576
+		case 1:
+//line funcs.go:1050
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:1051
+			f.aw1 = f.e.Val(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7588
+		case 2:
+//line funcs.go:1051
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:1052
+			f.state = 3
+			continue poll
+//line funcs_async.go:7600
+		case 3:
+//line funcs.go:1050
+			f.rangeIndex++
+//line funcs.go:1050
+			f.state = 1
+			continue poll
+//line funcs_async.go:7607
+		case 4:
+//line funcs.go:1053
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:7612
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeArrayCall awaits, if any; rangeArrayCall goes no further.
+func (f *rangeArrayCallAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
+var _ = rangeArrayCall

@@ -916,3 +916,12 @@ func shadowInPlainLoopRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func rangeArrayCallRef(e *Env, n int) int {
+	total := 0
+
+	for i := range e.array(n) {
+		total += awaitRef(e.Val(i))
+	}
+	return total
+}

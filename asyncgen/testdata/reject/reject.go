@@ -82,16 +82,6 @@ func rangeFunc(f future.Future[int], seq func(func(int) bool)) {
 	}
 }
 
-func arr() [2]int { return [2]int{} }
-
-//blitz:async
-func rangeArrayCall(f future.Future[int]) {
-	for i := range arr() {
-		future.Await(f)
-		use(i)
-	}
-}
-
 //blitz:async
 func tryToField(f future.Future[future.Result[int]], t *T) error {
 	var err error
