@@ -452,8 +452,12 @@ func Consumable() error {
 		main    []byte
 		want    string // a line its output must contain
 		leaf    bool   // its module graph must hold only the module
+		tool    string // a public module's command it installs with go get -tool, then runs go generate
 	}
 	consumers := []consumer{{name: "readme", modules: []string{"runtime", "future"}, main: readme, want: "hello, world <nil>"}}
+	if bytes.Contains(readme, []byte("//blitz:async")) {
+		consumers[0].tool = "asyncgen/cmd/blitzgen" // as the README's set-up says: go get -tool, go generate
+	}
 	entries, err := os.ReadDir(filepath.Join("examples", "consumers"))
 	if err != nil {
 		return err
@@ -468,6 +472,12 @@ func Consumable() error {
 		}
 		c := consumer{name: e.Name(), modules: []string{e.Name()}, main: main, want: "ok: " + e.Name()}
 		c.leaf = e.Name() == "wsqueue" || e.Name() == "timerwheel"
+		if e.Name() == "asyncgen" {
+			// The generator is a tool: its program is the user's, with an
+			// async function that go generate compiles before it runs.
+			c.modules = []string{"runtime", "future"}
+			c.tool = "asyncgen/cmd/blitzgen"
+		}
 		consumers = append(consumers, c)
 	}
 
@@ -498,6 +508,14 @@ func Consumable() error {
 		}
 		if err := goIn(dir, env, args...); err != nil {
 			return fmt.Errorf("consumer %s: go get: %w", c.name, err)
+		}
+		if c.tool != "" {
+			if err := goIn(dir, env, "get", "-tool", modulePrefix+"/"+c.tool+"@"+pre); err != nil {
+				return fmt.Errorf("consumer %s: go get -tool: %w", c.name, err)
+			}
+			if err := goIn(dir, env, "generate", "./..."); err != nil {
+				return fmt.Errorf("consumer %s: go generate: %w", c.name, err)
+			}
 		}
 		var out bytes.Buffer
 		if err := goInTo(dir, env, &out, "run", "."); err != nil {

@@ -1,4 +1,4 @@
-// Command hello is the README's first program: a runtime, one task spawned
+// Command hello is the README's program without the generator: a runtime, one task spawned
 // from an ordinary goroutine and waited for, three sleeping futures run
 // concurrently with future.JoinAll and collected in order, and a timeout
 // around a future that takes too long. It spawns one task; the rest runs on

@@ -1,5 +1,5 @@
-// Command helloasync is the README's second program: the first program's
-// greetings written as async functions, which the blitzgen generator
+// Command helloasync is the README's first program: greetings written as
+// async functions, which the blitzgen generator
 // compiles into futures (main_async.go).
 package main
 

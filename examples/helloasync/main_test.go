@@ -13,7 +13,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestMainPrintsTheGreetings runs the README's second program and checks
+// TestMainPrintsTheGreetings runs the README's first program and checks
 // its output.
 func TestMainPrintsTheGreetings(t *testing.T) {
 	r, w, err := os.Pipe()
