@@ -38,6 +38,10 @@ type Program struct {
 	Source string
 	// Awaits counts the await statements written (some may never run).
 	Awaits int
+	// Helper, if not empty, is the name of an async function
+	// func Helper(e *Env, n int) int that Source declares first and the
+	// program awaits (future.Await(HelperAsync(e, x))).
+	Helper string
 	// WildLine is the line of Source (from 1) where GenerateWild put a
 	// construct the generator rejects; 0 if there is none.
 	WildLine int
@@ -75,7 +79,24 @@ func generate(name string, src rand.Source, wild bool) Program {
 	case 2:
 		g.generic = true
 	}
-	return g.function(name)
+	var helper Program
+	if g.chance(0.3) {
+		// A small async function that the program awaits.
+		h := &gen{rng: g.rng, budget: 2 + g.rng.IntN(6), result: IntResult}
+		helper = h.function(name + "h")
+		g.helper = helper.Name
+	}
+	p := g.function(name)
+	if g.helper != "" {
+		p.Helper = helper.Name
+		p.Source = helper.Source + "\n" + p.Source
+		p.Awaits += helper.Awaits
+		p.WildLine += strings.Count(helper.Source, "\n") + 1
+		if g.wildLine == 0 {
+			p.WildLine = 0
+		}
+	}
+	return p
 }
 
 // Cells reports whether a function literal may capture, and & take the
@@ -139,6 +160,7 @@ type gen struct {
 	rng      *rand.Rand
 	result   Result
 	named    bool
+	helper   string // the async function the program may await
 	receiver string
 	generic  bool
 	lines    []string
@@ -420,6 +442,9 @@ func (g *gen) valFuture() string { return fmt.Sprintf("e.Val(%s)", g.small()) }
 
 func (g *gen) await() string {
 	g.awaits++
+	if g.helper != "" && g.chance(0.25) {
+		return fmt.Sprintf("future.Await(%sAsync(e, %s))", g.helper, g.small())
+	}
 	return "future.Await(" + g.valFuture() + ")"
 }
 

@@ -97,6 +97,9 @@ func parseProgram(name, src string) (Program, error) {
 		return Program{}, fmt.Errorf("no //blitz:async function %s(e *Env, n int) in the generator's forms", name)
 	}
 	p := Program{Name: name, Source: src[m[0]:]}
+	if i := strings.Index(src, "//blitz:async\nfunc "+name+"h(e *Env, n int) int {"); i >= 0 && i < m[0] {
+		p.Helper, p.Source = name+"h", src[i:]
+	}
 	if m[4] >= 0 {
 		p.Receiver = src[m[4]:m[5]]
 	}
@@ -265,9 +268,15 @@ func writeModule(t testing.TB, dir, root string) {
 // block on the future.
 func Reference(p Program) string {
 	src := regexp.MustCompile(`\b`+p.Name+`([(\[])`).ReplaceAllString(p.Source, p.Name+"Ref$1")
+	if p.Helper != "" {
+		// The helper's reference is called, blocking, where the program
+		// awaits the helper's future.
+		src = strings.Replace(src, "func "+p.Helper+"(", "func "+p.Helper+"Ref(", 1)
+		src = strings.ReplaceAll(src, "future.Await("+p.Helper+"Async(", "("+p.Helper+"Ref(")
+	}
 	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
 	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
-	src = strings.Replace(src, "//blitz:async\n", "", 1)
+	src = strings.ReplaceAll(src, "//blitz:async\n", "")
 	return "package " + runPackage + "\n\n" + src
 }
 
