@@ -149,6 +149,27 @@ func BenchmarkYieldMany(b *testing.B) {
 	})
 }
 
+// BenchmarkYieldAlone runs one task that yields b.N times on a runtime of
+// one worker: ns/op is the cost of a yield when nothing else is runnable,
+// which includes a look at the I/O and the timers (the driver runs before
+// a yielded task runs again). The none backend shows the yield without
+// I/O.
+func BenchmarkYieldAlone(b *testing.B) {
+	for _, backend := range []string{runtime.BackendAuto, runtime.BackendNone} {
+		name := backend
+		if name == "" {
+			name = "auto"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt := newBenchRuntime(b, runtime.Config{Workers: 1, Backend: backend})
+			b.ReportAllocs()
+			l := newLatch(1)
+			runtime.SpawnOn[struct{}](rt.Handle(), &yieldTask{left: b.N, l: l})
+			<-l.done
+		})
+	}
+}
+
 // pinger spawns its ponger, sends it a ping through one oneshot and waits
 // for the pong through another.
 type pinger struct {
