@@ -31,8 +31,8 @@
 // The run loop (worker.run) is: run the Driver; move the deferred tasks to
 // the local queue; run a tick of at most BudgetPerTick (128) polls; if the
 // tick found nothing, park. Each "polls" counter step is one poll; a tick
-// ends early when nothing is left to run, and when only deferred tasks
-// are (see "Yielded tasks").
+// ends early when nothing is left to run. When only deferred tasks are
+// left, the tick runs the Driver and requeues them (see "Yielded tasks").
 //
 // # The cooperative budget
 //
@@ -54,8 +54,9 @@
 //  2. the LIFO slot, at most MaxLIFOPollsPerTick (3) times in a row;
 //  3. the local queue (FIFO);
 //  4. the global queue, when all of the above are empty;
-//  5. if the tick deferred a task (a yield), nothing more: the tick ends,
-//     and the Driver runs before the deferred tasks (see "Yielded tasks");
+//  5. if the tick deferred a task (a yield), the Driver runs, then the
+//     deferred tasks go to the local queue and the search starts again at
+//     step 1 (see "Yielded tasks");
 //  6. stealing, as a searcher (idle.State.TryBecomeSearcher: at most half the
 //     workers search at once): half of a random victim's local queue, trying
 //     every other worker once from a random start;
@@ -126,19 +127,22 @@
 // Budget says Yielded after the poll, and the task was woken during it)
 // goes to the worker's deferred list instead. When the worker finds
 // nothing else to run in its own sources (the LIFO, the local queue, the
-// global queue), before it steals, it ends the tick; the run loop then
-// runs the Driver (without blocking), moves the deferred tasks, oldest
-// first, to the back of the local queue, and starts a new tick without
-// parking. A yielding task therefore sees a ready completion at its next
+// global queue), before it steals, it runs the Driver (without blocking),
+// moves the deferred tasks, oldest first, to the back of the local queue,
+// and goes on with its tick (it does not end it: that would cost two clock
+// reads and a publication of the counters per yield of a task alone on its
+// worker). A yielding task therefore sees a ready completion at its next
 // poll.
 //
 // The deferred list is private, like the LIFO, so it must not hold
 // runnable tasks for long where no other worker can take them: it is
-// emptied into the local queue, where thieves see it (with one
-// notification of an idle worker), after every tick, so it holds at most
-// the tasks of one tick, and a worker that always has local work still
-// runs its yielded tasks after each tick. At shutdown the deferred tasks
-// are dropped with the local queue's.
+// emptied into the local queue, where thieves see it, whenever the worker
+// runs out of other work and after every tick, so it holds at most the
+// tasks of one tick, and a worker that always has local work still runs
+// its yielded tasks after each tick. The move notifies an idle worker when
+// the worker then holds more than the one task it runs next (a task
+// yielding alone does not wake the idle workers at every yield). At
+// shutdown the deferred tasks are dropped with the local queue's.
 //
 // # LIFO slot or stack
 //
