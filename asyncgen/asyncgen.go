@@ -1278,6 +1278,15 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 			// which are evaluated).
 			l.arrN = u.Len()
 		}
+	case *types.Pointer:
+		// A pointer to an array: ranged through the pointer, read at each
+		// iteration (f.rangeValue[i] indexes through it), not copied.
+		if a, ok := u.Elem().Underlying().(*types.Array); ok {
+			l.kind = "array"
+			if !l.value && !hasCallOrReceive(g.info, s.X) {
+				l.arrN = a.Len()
+			}
+		}
 	case *types.Map:
 		g.reject(s.Pos(), "a range loop over a map holding an await is not supported in an async function yet; write a loop over a slice of its keys instead")
 		return false
@@ -2355,6 +2364,19 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString(g.line(l.s.Pos()))
 		if l.rng != "" {
 			fmt.Fprintf(b, "%s.%s = %s\n", r, l.rng, g.rewrite(l.x, nil))
+		} else {
+			// Not evaluated, but a use, as in Go: a local that only the
+			// range expression names would be unused in the case.
+			ast.Inspect(l.x, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if v, ok := g.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Parent() != g.pkg.Scope() {
+						if _, hoisted := g.hoisted[v]; !hoisted {
+							fmt.Fprintf(b, "_ = %s\n", id.Name)
+						}
+					}
+				}
+				return true
+			})
 		}
 		fmt.Fprintf(b, "%s.%s = 0\n", r, l.idx)
 	case rangeHead:

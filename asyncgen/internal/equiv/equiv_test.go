@@ -218,6 +218,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(shadowInPlainLoopRef(e, n), nil) }},
 	{"rangeArrayCall", func(e *Env, n int) future.Future[string] { return gen(rangeArrayCallAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeArrayCallRef(e, n), nil) }},
+	{"rangeArrayPointer", func(e *Env, n int) future.Future[string] { return gen(rangeArrayPointerAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeArrayPointerRef(e, n), nil) }},
 	{"tries", func(e *Env, n int) future.Future[string] { return gen(triesAsync(e, n)) },
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },

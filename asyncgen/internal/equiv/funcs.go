@@ -1058,3 +1058,19 @@ func (e *Env) array(n int) [3]int {
 	e.Note("array(%d)", n)
 	return [3]int{n, n, n}
 }
+
+//blitz:async
+func rangeArrayPointer(e *Env, n int) int {
+	a := [3]int{n, n + 1, n + 2}
+	p := &a
+	total := 0
+	for i, x := range p { // through the pointer: changes in the body are seen
+		a[2] = 100
+		total += future.Await(e.Val(x)) * (i + 1)
+	}
+	var nilp *[2]int
+	for i := range nilp { // the length is constant: nilp is not read
+		total += future.Await(e.Val(i))
+	}
+	return total
+}

@@ -7631,3 +7631,150 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
+
+//line funcs_async.go:7636
+
+// rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
+type rangeArrayPointerAsyncFuture struct {
+	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[int] // the future awaited
+	rangeValue  *[3]int
+	rangeIndex  int
+	rangeIndex2 int
+	e           *Env
+	n           int
+	a           [3]int
+	total       int
+	i           int
+	x           int
+	i2          int
+}
+
+// rangeArrayPointerAsync returns rangeArrayPointer as a future: polling it runs rangeArrayPointer up to its next
+// await, and its value is what rangeArrayPointer returns.
+func rangeArrayPointerAsync(e *Env, n int) future.Future[int] {
+	return &rangeArrayPointerAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeArrayPointer until it awaits a future that is not ready, or returns.
+func (f *rangeArrayPointerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1064
+			f.a = [3]int{f.n, f.n + 1, f.n + 2}
+//line funcs.go:1065
+			p := &f.a
+//line funcs.go:1066
+			f.total = 0
+//line funcs.go:1067
+			f.rangeValue = p
+			f.rangeIndex = 0
+//line funcs.go:1067
+			f.state = 1
+			continue poll
+//line funcs_async.go:7678
+		case 1:
+//line funcs.go:1067
+			if f.rangeIndex >= len(f.rangeValue) {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+			f.x = f.rangeValue[f.rangeIndex]
+//line funcs.go:1068
+			f.a[2] = 100
+//line funcs.go:1069
+			f.aw1 = f.e.Val(f.x)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7693
+		case 2:
+//line funcs.go:1069
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1069
+			f.total += tmp * (f.i + 1)
+//line funcs.go:1070
+			f.state = 3
+			continue poll
+//line funcs_async.go:7706
+		case 3:
+//line funcs.go:1067
+			f.rangeIndex++
+//line funcs.go:1067
+			f.state = 1
+			continue poll
+//line funcs_async.go:7713
+		case 4:
+//line funcs.go:1071
+			var nilp *[2]int
+//line funcs.go:1072
+			_ = nilp
+			f.rangeIndex2 = 0
+//line funcs.go:1072
+			f.state = 5
+			continue poll
+//line funcs_async.go:7723
+		case 5:
+//line funcs.go:1072
+			if f.rangeIndex2 >= 2 {
+				f.state = 8
+				continue poll
+			}
+			f.i2 = f.rangeIndex2
+//line funcs.go:1073
+			f.aw1 = f.e.Val(f.i2)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:7735
+		case 6:
+//line funcs.go:1073
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:1074
+			f.state = 7
+			continue poll
+//line funcs_async.go:7747
+		case 7:
+//line funcs.go:1072
+			f.rangeIndex2++
+//line funcs.go:1072
+			f.state = 5
+			continue poll
+//line funcs_async.go:7754
+		case 8:
+//line funcs.go:1075
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:7759
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeArrayPointer awaits, if any; rangeArrayPointer goes no further.
+func (f *rangeArrayPointerAsyncFuture) Cancel() {
+	switch f.state {
+	case 2, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
+var _ = rangeArrayPointer

@@ -925,3 +925,18 @@ func rangeArrayCallRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func rangeArrayPointerRef(e *Env, n int) int {
+	a := [3]int{n, n + 1, n + 2}
+	p := &a
+	total := 0
+	for i, x := range p {
+		a[2] = 100
+		total += awaitRef(e.Val(x)) * (i + 1)
+	}
+	var nilp *[2]int
+	for i := range nilp {
+		total += awaitRef(e.Val(i))
+	}
+	return total
+}
