@@ -62,8 +62,9 @@ type worker struct {
 	// deferred holds the tasks that yielded (a Yield, or a spent budget)
 	// in this tick, oldest first: they run again only after the worker has
 	// run out of other tasks and has run the driver (see the package doc,
-	// "Yielded tasks"). Not visible to thieves, so run moves them to the
-	// local queue after every tick.
+	// "Yielded tasks"). Not visible to thieves, so the worker moves them
+	// to the local queue whenever it runs out of other tasks, and after
+	// every tick. Owned by the worker's goroutine.
 	deferred []*header.Header
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
