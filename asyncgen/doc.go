@@ -44,6 +44,14 @@
 //		return 0, err
 //	}
 //
+// The markers take a Future, so a future that its package returns by value
+// (the channels' and the sync primitives', whose Poll has a pointer
+// receiver) is awaited through its address; the generator keeps it in the
+// state machine:
+//
+//	rx := jobs.Recv()
+//	job, err := future.Try(&rx)
+//
 // Either await may also be the init statement of an if, a switch or a for
 // loop (if _, err := future.Try(f); err != nil { ... }). future.Await may
 // also sit inside a larger expression, return future.Await(f), nil or if
@@ -63,6 +71,18 @@
 //
 // What the generator does not support yet (go, goto, select, an await in a
 // function literal, ...) it rejects with the position and what to write
-// instead; it never accepts code whose meaning it would change. The command blitzgen runs it from go
-// generate.
+// instead; it never accepts code whose meaning it would change.
+//
+// The command blitzgen runs it from go generate. Add it to a module as a
+// tool and name it in a go:generate line of the package:
+//
+//	go get -tool github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
+//	//go:generate go tool blitzgen
+//
+// The package may already call the constructors the run is about to write
+// (the first run on new code): they are type-checked against their
+// signatures, which the generator knows from the functions. The generated
+// files are gofmt-clean, carry the Code generated header, and map their
+// lines back to the source with //line directives, so compile errors and
+// panics name the source's lines; commit them with the source.
 package asyncgen
