@@ -26,7 +26,9 @@ type Program struct {
 	Result Result
 	// Named is set when the results are named res (and rerr).
 	Named bool
-	// Receiver is "", "*Rec" or "Rec": the function is a method of
+	// Receiver is "", "*Rec", "Rec", "*Box[N]" or "Box[N]": the function
+	// is a method of Rec or of the generic Box (instantiated with Num), its
+	// receiver named r.
 	// Rec, its receiver named r.
 	Receiver string
 	// Generic is set when the function is generic, func name[N ~int](e
@@ -77,7 +79,13 @@ func generate(name string, src rand.Source, wild bool) Program {
 	case 1:
 		g.receiver = "Rec"
 	case 2:
-		g.generic = true
+		g.generic, g.nGen = true, true
+	case 3:
+		// A method of a generic type.
+		g.receiver, g.generic = "*Box[N]", true
+		if g.chance(0.5) {
+			g.receiver = "Box[N]"
+		}
 	}
 	var helper Program
 	if g.chance(0.3) {
@@ -161,6 +169,7 @@ type gen struct {
 	result   Result
 	named    bool
 	helper   string // the async function the program may await
+	nGen     bool   // n is of the type parameter N
 	receiver string
 	generic  bool
 	lines    []string
@@ -368,7 +377,7 @@ func (g *gen) intAtom() string {
 	if v := g.pick(kInt, false); v != nil {
 		return v.name
 	}
-	if g.generic {
+	if g.nGen {
 		return "int(n)"
 	}
 	return "n"
@@ -389,7 +398,7 @@ func (g *gen) bound() string {
 	case 0:
 		return fmt.Sprint(g.rng.IntN(4))
 	case 1:
-		if g.generic {
+		if g.nGen {
 			return "int(n) % 4"
 		}
 		return "n % 4"
@@ -465,19 +474,21 @@ func (g *gen) function(name string) Program {
 	if g.receiver != "" {
 		recv = "(r " + g.receiver + ") "
 	}
-	if g.generic {
+	if g.nGen {
 		tparams, ntype = "[N ~int]", "N"
 	}
 	g.emit("//blitz:async")
 	g.emit("func %s%s%s(e *Env, n %s)%s {", recv, name, tparams, ntype, res)
 	g.indent++
 	g.push(false)
-	if g.generic {
+	if g.nGen {
 		g.declare("n", kGen)
 	} else {
 		g.declare("n", kInt)
 	}
-	if g.receiver != "" {
+	if strings.Contains(g.receiver, "Box") {
+		g.declare("r.base", kGen).field = true
+	} else if g.receiver != "" {
 		g.declare("r.base", kInt).field = true
 	}
 	if g.named {
@@ -498,7 +509,7 @@ func (g *gen) function(name string) Program {
 	g.pop()
 	g.indent--
 	g.emit("}")
-	return Program{Name: name, Result: g.result, Named: g.named, Receiver: g.receiver, Generic: g.generic,
+	return Program{Name: name, Result: g.result, Named: g.named, Receiver: g.receiver, Generic: g.nGen,
 		Source: strings.Join(g.lines, "\n") + "\n", Awaits: g.awaits, WildLine: g.wildLine}
 }
 

@@ -91,7 +91,7 @@ func corpus(t *testing.T) []program {
 
 // parseProgram takes the function out of a corpus file.
 func parseProgram(name, src string) (Program, error) {
-	re := regexp.MustCompile(`(?m)^//blitz:async\nfunc (\(r (\*?Rec)\) )?` + name + `(\[N ~int\])?\(e \*Env, n (?:int|N)\)(.*) \{$`)
+	re := regexp.MustCompile(`(?m)^//blitz:async\nfunc (\(r (\*?Rec|\*?Box\[N\])\) )?` + name + `(\[N ~int\])?\(e \*Env, n (?:int|N)\)(.*) \{$`)
 	m := re.FindStringSubmatchIndex(src)
 	if m == nil {
 		return Program{}, fmt.Errorf("no //blitz:async function %s(e *Env, n int) in the generator's forms", name)
@@ -315,8 +315,12 @@ func driver(progs map[string]program) string {
 		genf := fmt.Sprintf("gen(%s)", call("Async"))
 		if p.Receiver != "" {
 			// A method also shows its receiver's field at the end.
-			ref = "rc := &Rec{base: n}; " + ref + "; return out + fmt.Sprint(\" base=\", rc.base)"
-			genf = fmt.Sprintf("rc := &Rec{base: n}; return future.Map(%s, func(out string) string { return out + fmt.Sprint(\" base=\", rc.base) })", genf)
+			rc := "rc := &Rec{base: n}; "
+			if strings.Contains(p.Receiver, "Box") {
+				rc = "rc := &Box[Num]{base: Num(n)}; "
+			}
+			ref = rc + ref + "; return out + fmt.Sprint(\" base=\", rc.base)"
+			genf = fmt.Sprintf("%sreturn future.Map(%s, func(out string) string { return out + fmt.Sprint(\" base=\", rc.base) })", rc, genf)
 		} else {
 			ref += "; return out"
 			genf = "return " + genf

@@ -99,6 +99,9 @@ func first(v int, _ error) int { return v }
 // Rec is the receiver of the programs that are methods.
 type Rec struct{ base int }
 
+// Box is the generic receiver of the programs that are its methods.
+type Box[T ~int] struct{ base T }
+
 // Num is the type argument of the generic programs.
 type Num int
 
