@@ -290,6 +290,12 @@ var pools = map[kind][]string{
 // copied as it is. The generator declares them outside loops only.
 var outsideLoops = map[string]bool{"utf8": true, "new": true, "true": true}
 
+// TypeSwitchShadowBug keeps the names of outsideLoops out of a type
+// switch's binding, where the generator mishandles them (a copied type
+// switch binding new reads fields it never sets; the corpus file
+// typeswitchshadow.go holds the case), so that long runs find other bugs.
+var TypeSwitchShadowBug = true
+
 // newName returns a name for a new variable of kind k in the innermost
 // scope: often one that an outer scope already has (shadowing it), never
 // one the innermost scope has.
@@ -1288,6 +1294,9 @@ func (g *gen) typeSwitch() {
 	defer g.pop()
 	bind := g.chance(0.7)
 	name := g.newName(kInt)
+	if outsideLoops[name] && TypeSwitchShadowBug {
+		name = fmt.Sprintf("tv%d", g.id())
+	}
 	t := &target{label: g.label()}
 	at := len(g.lines)
 	if bind {
