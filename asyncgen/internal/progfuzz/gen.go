@@ -113,8 +113,10 @@ func generate(name string, src rand.Source, wild bool) Program {
 var Cells = true
 
 // ShadowFuture reports whether a program may declare a variable named
-// future (which shadows the package) before a return.
-var ShadowFuture = false
+// future (which shadows the package) before a return, outside loops (in
+// a loop without awaits the generator rejects it, since the generated
+// return there would name the package).
+var ShadowFuture = true
 
 // kind is the type of a variable of a generated program.
 type kind int
@@ -672,7 +674,7 @@ func (g *gen) stmt() bool {
 			g.emit("}")
 		case c == 27:
 			g.chanStmt()
-		case c == 23 && !g.inLit && g.depth > 0 && ShadowFuture && g.chance(0.3):
+		case c == 23 && !g.inLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
 			// code writes with the package's name.
@@ -990,7 +992,7 @@ func (g *gen) useInit(iv *variable) {
 // it.
 func (g *gen) label() string { return fmt.Sprintf("L%d", g.id()) }
 
-// loopBody writes a loop's header (with its label if the body used it)
+// loop writes a loop's or switch's header (with its label if the body used it)
 // and body.
 func (g *gen) loop(header string, isLoop bool, pre func()) {
 	t := &target{loop: isLoop, label: g.label()}
