@@ -77,8 +77,22 @@ func blockingOn[T any](rt *Runtime, fn func() (T, error)) *BlockingFuture[T] {
 }
 
 // Poll submits the call at the first poll and returns its outcome once fn
-// has returned.
+// has returned. Returning the outcome consumes a unit of the task's budget;
+// with none left, Poll yields instead (see the future package, "The
+// cooperative budget").
 func (b *BlockingFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	if !cx.Proceed() {
+		return future.Result[T]{}, false
+	}
+	v, ok := b.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (b *BlockingFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {
 	b.mu.Lock()
 	switch b.state {
 	case blockingIdle:
