@@ -357,12 +357,18 @@ type gen struct {
 	label    string
 	labelUse bool
 
-	extra     []string            // generated fields ("name type") other than awaits
-	implicit  []*types.Var        // the variables of lowered type switches' clauses
-	label0    string              // the label of the loop or switch being lowered
-	labels    map[string]*loopCtx // lowered loops and switches by label
-	awFields  map[string]string   // future type -> field
-	awOrder   []string
+	extra     []string              // generated fields ("name type") other than awaits
+	implicit  []*types.Var          // the variables of lowered type switches' clauses
+	label0    string                // the label of the loop or switch being lowered
+	labels    map[string]*loopCtx   // lowered loops and switches by label
+	awFields  map[string]string     // the key of a future's type (see awaitField) -> its field
+	awOrder   []string              // the keys, in the order of their fields
+	awType    map[string]string     // field -> its type, as printed
+	awZero    map[string]string     // field -> the value that empties it
+	awValue   map[string]bool       // the fields that hold a future by value (an awaited local)
+	awCount   int                   // the awN fields named so far
+	awLocals  map[*types.Var]string // locals awaited through their address, held as fields of their own type: the field
+	addrOnly  map[*types.Var]bool   // locals used only by declarations, assignments and one await of their address
 	forced    map[*types.Var]bool
 	loops     []ast.Node // lowered loops, for per-iteration checks
 	hoisted   map[*types.Var]string
@@ -537,7 +543,12 @@ func (g *gen) run() (string, error) {
 	}
 	g.selfType = g.typeName + g.targs
 	g.awFields = map[string]string{}
+	g.awType = map[string]string{}
+	g.awZero = map[string]string{}
+	g.awValue = map[string]bool{}
+	g.awLocals = map[*types.Var]string{}
 	g.forced = map[*types.Var]bool{}
+	g.findAddrOnly()
 
 	g.rejectAwaitValues()
 	g.cur = g.newBlock()
@@ -982,13 +993,7 @@ func (g *gen) lowerAwait(call *ast.CallExpr, lhs *ast.Ident, define bool, pos to
 		}
 		call = &c
 	}
-	ft := types.TypeString(g.awaitedType(call), g.qualifier)
-	field, ok := g.awFields[ft]
-	if !ok {
-		field = freshIn(g.fields, "aw"+strconv.Itoa(len(g.awFields)+1))
-		g.awFields[ft] = field
-		g.awOrder = append(g.awOrder, ft)
-	}
+	field := g.awaitField(call)
 	next := g.newBlock()
 	next.targeted = true
 	g.add(awaitStart{call: call, field: field, resume: next, pos: pos})
@@ -1575,6 +1580,10 @@ func (g *gen) hoist() {
 		}
 	}
 	g.hoisted = map[*types.Var]string{}
+	for v, field := range g.awLocals {
+		// Fields already, shared by type (see awaitField); not listed.
+		g.hoisted[v] = field
+	}
 	add := func(v *types.Var) {
 		if _, ok := g.hoisted[v]; ok || v.Name() == "_" {
 			return
@@ -2106,8 +2115,9 @@ func (g *gen) emit() string {
 	r := g.recv
 	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s%s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName, g.tparams)
 	fmt.Fprintf(&b, "state int // the block Poll runs next; -1 once returned, -2 once cancelled\n")
-	for _, ft := range g.awOrder {
-		fmt.Fprintf(&b, "%s %s // the future awaited\n", g.awFields[ft], ft)
+	for _, key := range g.awOrder {
+		field := g.awFields[key]
+		fmt.Fprintf(&b, "%s %s // the future awaited\n", field, g.awType[field])
 	}
 	if g.defers != "" {
 		fmt.Fprintf(&b, "%s []func() // the calls deferred and not yet run, in order\n", g.defers)
@@ -2217,7 +2227,11 @@ func (g *gen) emit() string {
 	if len(fields) > 0 {
 		fmt.Fprintf(&b, "switch %s.state {\n", r)
 		for _, f := range fields {
-			fmt.Fprintf(&b, "case %s:\nfuture.Cancel(%s.%s)\n%s.%s = nil\n", strings.Join(byField[f], ", "), r, f, r, f)
+			ref := r + "." + f
+			if g.awValue[f] {
+				ref = "&" + ref
+			}
+			fmt.Fprintf(&b, "case %s:\nfuture.Cancel(%s)\n%s.%s = %s\n", strings.Join(byField[f], ", "), ref, r, f, g.awZero[f])
 		}
 		b.WriteString("}\n")
 	}
@@ -2243,7 +2257,10 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString("\n")
 	case awaitStart:
 		b.WriteString(g.line(it.pos))
-		fmt.Fprintf(b, "%s.%s = %s\n", r, it.field, g.rewrite(it.call.Args[0], nil))
+		if !g.awValue[it.field] {
+			// An awaited local's field is set where it was declared.
+			fmt.Fprintf(b, "%s.%s = %s\n", r, it.field, g.rewrite(it.call.Args[0], nil))
+		}
 		if it.resume.id == blk.id+1 {
 			fmt.Fprintf(b, "%s.state = %d\nfallthrough\n", r, it.resume.id)
 		} else {
@@ -2264,7 +2281,7 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				lhs = g.value
 			}
 		}
-		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\nreturn\n}\n%s.%s = nil\n", lhs, g.ready, r, it.field, g.cx, g.ready, r, it.field)
+		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\nreturn\n}\n%s.%s = %s\n", lhs, g.ready, r, it.field, g.cx, g.ready, r, it.field, g.awZero[it.field])
 		if it.lhs != nil && it.define && !direct {
 			if v, _ := g.info.Defs[it.lhs].(*types.Var); g.isCell(v) {
 				b.WriteString(g.newCell(v) + "\n")

@@ -37,7 +37,8 @@ func (g *gen) markCells() {
 			return nil, false
 		}
 		_, hoisted := g.hoisted[v]
-		return v, hoisted && g.inLoop(v)
+		_, awaited := g.awLocals[v] // its field is assigned at each declaration
+		return v, hoisted && !awaited && g.inLoop(v)
 	}
 	mark := func(id *ast.Ident) {
 		if v, ok := perIter(id); ok {

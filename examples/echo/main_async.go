@@ -14,9 +14,10 @@ import (
 
 // echoAsyncFuture is the state machine of echo: see echoAsync.
 type echoAsyncFuture struct {
-	state  int                               // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[future.Result[int]] // the future awaited
-	defers []func()                          // the calls deferred and not yet run, in order
+	state  int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    *runtime.ReadFuture     // the future awaited
+	aw2    *runtime.WriteAllFuture // the future awaited
+	defers []func()                // the calls deferred and not yet run, in order
 	s      *runtime.TCPStream
 	echoed *atomic.Int64
 	buf    []byte
@@ -80,13 +81,13 @@ poll:
 //line main.go:66
 			f.state = 1
 			continue poll
-//line main_async.go:84
+//line main_async.go:85
 		case 1:
 //line main.go:67
 			f.aw1 = f.s.Read(f.buf)
 			f.state = 2
 			fallthrough
-//line main_async.go:90
+//line main_async.go:91
 		case 2:
 //line main.go:67
 			v, ready := f.aw1.Poll(cx)
@@ -114,17 +115,17 @@ poll:
 				}
 			}
 //line main.go:74
-			f.aw1 = f.s.WriteAll(f.buf[:f.n])
+			f.aw2 = f.s.WriteAll(f.buf[:f.n])
 			f.state = 3
 			fallthrough
-//line main_async.go:121
+//line main_async.go:122
 		case 3:
 //line main.go:74
-			v, ready := f.aw1.Poll(cx)
+			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
+			f.aw2 = nil
 			f.n, f.err = v.Value, v.Err
 //line main.go:75
 			f.echoed.Add(int64(f.n))
@@ -140,7 +141,7 @@ poll:
 //line main.go:79
 			f.state = 1
 			continue poll
-//line main_async.go:144
+//line main_async.go:145
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -153,9 +154,12 @@ poll:
 // echo deferred; echo goes no further.
 func (f *echoAsyncFuture) Cancel() {
 	switch f.state {
-	case 2, 3:
+	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
+	case 3:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
 	}
 	if f.state != -1 {
 		f.state = -2

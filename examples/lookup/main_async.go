@@ -85,8 +85,9 @@ var _ = lookup
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
 	state   int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1     future.Future[future.Result[string]] // the future awaited
-	aw2     future.Future[future.Result[int]]    // the future awaited
+	aw1     *runtime.StreamFuture[string]        // the future awaited
+	aw2     future.Future[future.Result[string]] // the future awaited
+	aw3     *runtime.WriteAllFuture              // the future awaited
 	defers  []func()                             // the calls deferred and not yet run, in order
 	s       *runtime.TCPStream
 	db      kv.DB
@@ -150,13 +151,13 @@ poll:
 //line main.go:81
 			f.state = 1
 			continue poll
-//line main_async.go:154
+//line main_async.go:155
 		case 1:
 //line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:160
+//line main_async.go:161
 		case 2:
 //line main.go:82
 			v2, ready := f.aw1.Poll(cx)
@@ -185,31 +186,31 @@ poll:
 				}
 			}
 //line main.go:89
-			f.aw1 = runtime.TryTimeout(f.timeout, lookupAsync(f.db, key))
+			f.aw2 = runtime.TryTimeout(f.timeout, lookupAsync(f.db, key))
 			f.state = 3
 			fallthrough
-//line main_async.go:192
+//line main_async.go:193
 		case 3:
 //line main.go:89
-			v2, ready := f.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f.aw1 = nil
-			var v string
-			v, f.err = v2.Value, v2.Err
-//line main.go:90
-			f.aw2 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
-			f.state = 4
-			fallthrough
-//line main_async.go:206
-		case 4:
-//line main.go:90
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
+			var v string
+			v, f.err = v2.Value, v2.Err
+//line main.go:90
+			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
+			f.state = 4
+			fallthrough
+//line main_async.go:207
+		case 4:
+//line main.go:90
+			v2, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = nil
 			_, f.err2 = v2.Value, v2.Err
 //line main.go:90
 			if f.err2 != nil {
@@ -218,7 +219,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line main_async.go:222
+//line main_async.go:223
 		case 5:
 //line main.go:91
 			{
@@ -227,12 +228,12 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line main_async.go:231
+//line main_async.go:232
 		case 6:
 //line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:236
+//line main_async.go:237
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -245,12 +246,15 @@ poll:
 // handle deferred; handle goes no further.
 func (f *handleAsyncFuture) Cancel() {
 	switch f.state {
-	case 2, 3:
+	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	case 4:
+	case 3:
 		future.Cancel(f.aw2)
 		f.aw2 = nil
+	case 4:
+		future.Cancel(f.aw3)
+		f.aw3 = nil
 	}
 	if f.state != -1 {
 		f.state = -2

@@ -13,9 +13,9 @@ import (
 
 // workerAsyncFuture is the state machine of worker: see workerAsync.
 type workerAsyncFuture struct {
-	state int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1   future.Future[future.Result[string]] // the future awaited
-	aw2   future.Future[syncprim.MutexGuard]   // the future awaited
+	state int                         // the block Poll runs next; -1 once returned, -2 once cancelled
+	recv  channels.RecvFuture[string] // the future awaited
+	lock  syncprim.LockFuture         // the future awaited
 	in    *channels.Bounded[string]
 	c     *counter
 	done  int
@@ -42,19 +42,18 @@ poll:
 //line main_async.go:43
 		case 1:
 //line main.go:43
-			recv := f.in.Recv()
+			f.recv = f.in.Recv()
 //line main.go:44
-			f.aw1 = &recv
 			f.state = 2
 			fallthrough
-//line main_async.go:51
+//line main_async.go:50
 		case 2:
 //line main.go:44
-			v, ready := f.aw1.Poll(cx)
+			v, ready := f.recv.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
+			f.recv = channels.RecvFuture[string]{}
 			var err error
 			f.line, err = v.Value, v.Err
 //line main.go:45
@@ -63,19 +62,18 @@ poll:
 				return f.done, true
 			}
 //line main.go:48
-			lock := f.c.mu.Lock()
+			f.lock = f.c.mu.Lock()
 //line main.go:49
-			f.aw2 = &lock
 			f.state = 3
 			fallthrough
-//line main_async.go:72
+//line main_async.go:70
 		case 3:
 //line main.go:49
-			g, ready := f.aw2.Poll(cx)
+			g, ready := f.lock.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw2 = nil
+			f.lock = syncprim.LockFuture{}
 //line main.go:50
 			for _, word := range strings.Fields(f.line) {
 				f.c.counts[word]++
@@ -89,7 +87,7 @@ poll:
 //line main.go:56
 			f.state = 1
 			continue poll
-//line main_async.go:93
+//line main_async.go:91
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -102,11 +100,11 @@ poll:
 func (f *workerAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
+		future.Cancel(&f.recv)
+		f.recv = channels.RecvFuture[string]{}
 	case 3:
-		future.Cancel(f.aw2)
-		f.aw2 = nil
+		future.Cancel(&f.lock)
+		f.lock = syncprim.LockFuture{}
 	}
 	if f.state != -1 {
 		f.state = -2

@@ -7,17 +7,18 @@ import (
 	"fmt"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/syncprim"
 	"io"
 )
 
-//line funcs_async.go:14
+//line funcs_async.go:15
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
-	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1   future.Future[future.Result[int]] // the future awaited
-	aw2   future.Future[int]                // the future awaited
-	aw3   future.Future[struct{}]           // the future awaited
+	state int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	rf    ReadFuture              // the future awaited
+	wf    WriteFuture             // the future awaited
+	gf    syncprim.NotifiedFuture // the future awaited
 	c     *Conn
 	g     *Gate
 	total int
@@ -41,22 +42,21 @@ poll:
 //line funcs.go:22
 			f.state = 1
 			continue poll
-//line funcs_async.go:45
+//line funcs_async.go:46
 		case 1:
 //line funcs.go:23
-			rf := f.c.Read()
+			f.rf = f.c.Read()
 //line funcs.go:24
-			f.aw1 = &rf
 			f.state = 2
 			fallthrough
 //line funcs_async.go:53
 		case 2:
 //line funcs.go:24
-			r, ready := f.aw1.Poll(cx)
+			r, ready := f.rf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
+			f.rf = ReadFuture{}
 //line funcs.go:25
 			var err error
 			f.v, err = r.Get()
@@ -90,69 +90,66 @@ poll:
 //line funcs_async.go:91
 		case 4:
 //line funcs.go:36
-			wf := f.c.Write(f.v / 2)
+			f.wf = f.c.Write(f.v / 2)
 //line funcs.go:37
-			f.aw2 = &wf
 			f.state = 6
 			continue poll
-//line funcs_async.go:99
+//line funcs_async.go:98
 		case 5:
 //line funcs.go:39
 			f.total += f.v
 //line funcs.go:40
 			f.state = 7
 			continue poll
-//line funcs_async.go:106
+//line funcs_async.go:105
 		case 6:
 //line funcs.go:37
-			v2, ready := f.aw2.Poll(cx)
+			v2, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw2 = nil
+			f.wf = WriteFuture{}
 			f.total += v2
 //line funcs.go:40
 			f.state = 7
 			continue poll
-//line funcs_async.go:118
+//line funcs_async.go:117
 		case 7:
 //line funcs.go:41
 			f.state = 1
 			continue poll
-//line funcs_async.go:123
+//line funcs_async.go:122
 		case 8:
 //line funcs.go:42
-			gf := f.g.Wait()
+			f.gf = f.g.Wait()
 //line funcs.go:43
-			f.aw3 = &gf
 			f.state = 9
 			fallthrough
-//line funcs_async.go:131
+//line funcs_async.go:129
 		case 9:
 //line funcs.go:43
-			_, ready := f.aw3.Poll(cx)
+			_, ready := f.gf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw3 = nil
+			f.gf = syncprim.NotifiedFuture{}
 //line funcs.go:44
-			wf := f.c.Write(f.total)
+			f.wf = f.c.Write(f.total)
 //line funcs.go:45
-			f.aw2 = &wf
 			f.state = 10
 			fallthrough
-//line funcs_async.go:145
+//line funcs_async.go:142
 		case 10:
 //line funcs.go:45
-			_, ready := f.aw2.Poll(cx)
+			_, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw2 = nil
+			f.wf = WriteFuture{}
 //line funcs.go:46
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:156
+//line funcs_async.go:153
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -165,14 +162,14 @@ poll:
 func (f *handleAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
+		future.Cancel(&f.rf)
+		f.rf = ReadFuture{}
 	case 6, 10:
-		future.Cancel(f.aw2)
-		f.aw2 = nil
+		future.Cancel(&f.wf)
+		f.wf = WriteFuture{}
 	case 9:
-		future.Cancel(f.aw3)
-		f.aw3 = nil
+		future.Cancel(&f.gf)
+		f.gf = syncprim.NotifiedFuture{}
 	}
 	if f.state != -1 {
 		f.state = -2
@@ -182,12 +179,12 @@ func (f *handleAsyncFuture) Cancel() {
 // handle is what handleAsync compiles; it is not called.
 var _ = handle
 
-//line funcs_async.go:186
+//line funcs_async.go:183
 
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
-	state      int                               // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[future.Result[int]] // the future awaited
+	state      int                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	rf         channels.OneshotRecvFuture[int] // the future awaited
 	rangeValue []channels.OneshotReceiver[int]
 	rangeIndex int
 	rs         []channels.OneshotReceiver[int]
@@ -216,7 +213,7 @@ poll:
 //line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:220
+//line funcs_async.go:217
 		case 1:
 //line funcs.go:56
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -226,19 +223,18 @@ poll:
 			f.i = f.rangeIndex
 			f.r = f.rangeValue[f.rangeIndex]
 //line funcs.go:57
-			rf := f.r.Recv()
+			f.rf = f.r.Recv()
 //line funcs.go:58
-			f.aw1 = &rf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:235
+//line funcs_async.go:231
 		case 2:
 //line funcs.go:58
-			res, ready := f.aw1.Poll(cx)
+			res, ready := f.rf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
+			f.rf = channels.OneshotRecvFuture[int]{}
 //line funcs.go:59
 			v, err := res.Get()
 //line funcs.go:60
@@ -251,19 +247,19 @@ poll:
 //line funcs.go:64
 			f.state = 3
 			continue poll
-//line funcs_async.go:255
+//line funcs_async.go:251
 		case 3:
 //line funcs.go:56
 			f.rangeIndex++
 //line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:262
+//line funcs_async.go:258
 		case 4:
 //line funcs.go:65
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:267
+//line funcs_async.go:263
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -276,8 +272,8 @@ poll:
 func (f *gatherAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
+		future.Cancel(&f.rf)
+		f.rf = channels.OneshotRecvFuture[int]{}
 	}
 	if f.state != -1 {
 		f.state = -2
@@ -287,12 +283,12 @@ func (f *gatherAsyncFuture) Cancel() {
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:291
+//line funcs_async.go:287
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
+	state      int         // the block Poll runs next; -1 once returned, -2 once cancelled
+	lf         LaterFuture // the future awaited
 	rangeValue int
 	rangeIndex int
 	k          int
@@ -320,7 +316,7 @@ poll:
 //line funcs.go:75
 			f.state = 1
 			continue poll
-//line funcs_async.go:324
+//line funcs_async.go:320
 		case 1:
 //line funcs.go:75
 			if f.rangeIndex >= f.rangeValue {
@@ -329,36 +325,35 @@ poll:
 			}
 			f.i = f.rangeIndex
 //line funcs.go:76
-			lf := Later(f.i)
+			f.lf = Later(f.i)
 //line funcs.go:77
-			f.aw1 = &lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:338
+//line funcs_async.go:333
 		case 2:
 //line funcs.go:77
-			v, ready := f.aw1.Poll(cx)
+			v, ready := f.lf.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
+			f.lf = LaterFuture{}
 			f.sum += v
 //line funcs.go:78
 			f.state = 3
 			continue poll
-//line funcs_async.go:350
+//line funcs_async.go:345
 		case 3:
 //line funcs.go:75
 			f.rangeIndex++
 //line funcs.go:75
 			f.state = 1
 			continue poll
-//line funcs_async.go:357
+//line funcs_async.go:352
 		case 4:
 //line funcs.go:79
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:362
+//line funcs_async.go:357
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -371,8 +366,8 @@ poll:
 func (f *awaitLoopAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
+		future.Cancel(&f.lf)
+		f.lf = LaterFuture{}
 	}
 	if f.state != -1 {
 		f.state = -2
@@ -382,12 +377,12 @@ func (f *awaitLoopAsyncFuture) Cancel() {
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:386
+//line funcs_async.go:381
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
+	state      int          // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        *LaterFuture // the future awaited
 	rangeValue int
 	rangeIndex int
 	lf         *LaterFuture
@@ -416,7 +411,7 @@ poll:
 //line funcs.go:89
 			f.state = 1
 			continue poll
-//line funcs_async.go:420
+//line funcs_async.go:415
 		case 1:
 //line funcs.go:89
 			if f.rangeIndex >= f.rangeValue {
@@ -430,7 +425,7 @@ poll:
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:434
+//line funcs_async.go:429
 		case 2:
 //line funcs.go:91
 			v, ready := f.aw1.Poll(cx)
@@ -442,19 +437,19 @@ poll:
 //line funcs.go:92
 			f.state = 3
 			continue poll
-//line funcs_async.go:446
+//line funcs_async.go:441
 		case 3:
 //line funcs.go:89
 			f.rangeIndex++
 //line funcs.go:89
 			f.state = 1
 			continue poll
-//line funcs_async.go:453
+//line funcs_async.go:448
 		case 4:
 //line funcs.go:93
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:458
+//line funcs_async.go:453
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -110,3 +110,43 @@ func (e *Env) Step(tag string, v int) future.Future[int] {
 	e.Note("step %s", tag)
 	return e.Val(v)
 }
+
+// ValFuture holds a future by value, the way channels and syncprim return
+// theirs: its pointer is the future (future.Await(&x)). It must not be
+// copied once made (it holds a noCopy, which go vet's copylocks check
+// sees), and polling a zero ValFuture panics, so that a test sees an await
+// of a future the generated code emptied.
+type ValFuture[T any] struct {
+	_ noCopy
+	f future.Future[T]
+}
+
+// ValueOf returns f as a ValFuture.
+func ValueOf[T any](f future.Future[T]) ValFuture[T] { return ValFuture[T]{f: f} }
+
+// errZeroValFuture is what polling a zero ValFuture panics with.
+var errZeroValFuture = errors.New("equiv: a zero ValFuture polled")
+
+// Poll polls the future held.
+func (x *ValFuture[T]) Poll(cx *future.Context) (T, bool) {
+	if x.f == nil {
+		panic(errZeroValFuture)
+	}
+	return x.f.Poll(cx)
+}
+
+// Cancel cancels the future held, if any.
+func (x *ValFuture[T]) Cancel() {
+	if x.f != nil {
+		future.Cancel(x.f)
+	}
+}
+
+// Made reports whether x holds a future.
+func (x *ValFuture[T]) Made() bool { return x.f != nil }
+
+// noCopy makes go vet's copylocks check report copies of what holds it.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

@@ -224,6 +224,12 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(triesRef(e, n)) }},
 	{"tryReturn", func(e *Env, n int) future.Future[string] { return gen(tryReturnAsync(e, n)) },
 		func(e *Env, n int) string { return show(tryReturnRef(e, n)) }},
+	{"addrAwait", func(e *Env, n int) future.Future[string] { return gen(addrAwaitAsync(e, n)) },
+		func(e *Env, n int) string { return show(addrAwaitRef(e, n)) }},
+	{"addrAwaitLoop", func(e *Env, n int) future.Future[string] { return gen(addrAwaitLoopAsync(e, n)) },
+		func(e *Env, n int) string { return show(addrAwaitLoopRef(e, n), nil) }},
+	{"addrAwaitShared", func(e *Env, n int) future.Future[string] { return gen(addrAwaitSharedAsync(e, n)) },
+		func(e *Env, n int) string { return show(addrAwaitSharedRef(e, n), nil) }},
 }
 
 func seeds(t *testing.T) int {

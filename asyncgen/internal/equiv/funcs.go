@@ -1074,3 +1074,72 @@ func rangeArrayPointer(e *Env, n int) int {
 	}
 	return total
 }
+
+// The awaits of a local through its address, future.Await(&x): a local
+// used only so is held as a field of its own type; other locals are not.
+
+//blitz:async
+func addrAwait(e *Env, n int) (int, error) {
+	x := ValueOf(e.Val(n))
+	v := future.Await(&x)
+	e.Note("v=%d", v)
+	y := ValueOf(e.Fallible(v + 1)) // another local of another type
+	w, err := future.Try(&y)
+	if err != nil {
+		e.Note("w=%d err=%v", w, err)
+	}
+	var z ValFuture[int] // declared, then assigned
+	e.Note("w=%d", w)
+	z = ValueOf(e.Val(w * 2))
+	v += future.Await(&z)
+	a, b := ValueOf(e.Val(v)), n // declared beside another
+	v += future.Await(&a) + b
+	{
+		x := ValueOf(e.Val(3)) // in a block statement: shadows x
+		v += future.Await(&x)
+	}
+	return v, err
+}
+
+//blitz:async
+func addrAwaitLoop(e *Env, n int) int {
+	total := 0
+	for i := range n {
+		x := ValueOf[int](nil)
+		if i == 2 {
+			continue // declared and not awaited
+		}
+		x = ValueOf(e.Val(i))
+		total += future.Await(&x)
+		x = ValueOf[int](nil) // assigned after its await, never awaited
+	}
+	for k := 0; k < n%3; k++ {
+		var x ValFuture[string]
+		x = ValueOf(e.Str(strings.Repeat("b", k)))
+		e.Note("s=%q", future.Await(&x))
+	}
+	return total
+}
+
+//blitz:async
+func addrAwaitShared(e *Env, n int) int {
+	// Awaited twice, reassigned between: not a field of its own type.
+	x := ValueOf(e.Val(n))
+	a := future.Await(&x)
+	x = ValueOf(e.Val(a + 1))
+	b := future.Await(&x)
+	// Declared before a loop and awaited in it: the same.
+	y := ValueOf(e.Val(b))
+	for i := 0; i < 1; i++ {
+		b += future.Await(&y)
+	}
+	// Used besides its await: a field, awaited through a pointer.
+	z := ValueOf(e.Val(b))
+	e.Note("z made: %v", z.Made())
+	c := future.Await(&z)
+	e.Note("z still made: %v", z.Made())
+	// A pointer awaited as it is.
+	p := new(ValFuture[int])
+	*p = ValueOf(e.Val(c))
+	return a + b + c + future.Await(p)
+}

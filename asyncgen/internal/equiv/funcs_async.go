@@ -7778,3 +7778,450 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
+
+//line funcs_async.go:7783
+
+// addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
+type addrAwaitAsyncFuture struct {
+	state int                           // the block Poll runs next; -1 once returned, -2 once cancelled
+	x     ValFuture[int]                // the future awaited
+	y     ValFuture[future.Result[int]] // the future awaited
+	e     *Env
+	n     int
+	v     int
+	err   error
+	b     int
+}
+
+// addrAwaitAsync returns addrAwait as a future: polling it runs addrAwait up to its next
+// await, and its value is what addrAwait returns.
+func addrAwaitAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &addrAwaitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs addrAwait until it awaits a future that is not ready, or returns.
+func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1083
+			f.x = ValueOf(f.e.Val(f.n))
+//line funcs.go:1084
+			f.state = 1
+			fallthrough
+//line funcs_async.go:7813
+		case 1:
+//line funcs.go:1084
+			v2, ready := f.x.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x = ValFuture[int]{}
+			f.v = v2
+//line funcs.go:1085
+			f.e.Note("v=%d", f.v)
+//line funcs.go:1086
+			f.y = ValueOf(f.e.Fallible(f.v + 1))
+//line funcs.go:1087
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7829
+		case 2:
+//line funcs.go:1087
+			v2, ready := f.y.Poll(cx)
+			if !ready {
+				return
+			}
+			f.y = ValFuture[future.Result[int]]{}
+			var w int
+			w, f.err = v2.Value, v2.Err
+//line funcs.go:1088
+			if f.err != nil {
+				f.e.Note("w=%d err=%v", w, f.err)
+			}
+//line funcs.go:1091
+			f.x = ValFuture[int]{}
+//line funcs.go:1092
+			f.e.Note("w=%d", w)
+//line funcs.go:1093
+			f.x = ValueOf(f.e.Val(w * 2))
+//line funcs.go:1094
+			f.state = 3
+			fallthrough
+//line funcs_async.go:7852
+		case 3:
+//line funcs.go:1094
+			v2, ready := f.x.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x = ValFuture[int]{}
+			f.v += v2
+//line funcs.go:1095
+			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
+//line funcs.go:1096
+			f.state = 4
+			fallthrough
+//line funcs_async.go:7866
+		case 4:
+//line funcs.go:1096
+			tmp, ready := f.x.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x = ValFuture[int]{}
+//line funcs.go:1096
+			f.v += tmp + f.b
+//line funcs.go:1098
+			f.x = ValueOf(f.e.Val(3))
+//line funcs.go:1099
+			f.state = 5
+			fallthrough
+//line funcs_async.go:7881
+		case 5:
+//line funcs.go:1099
+			v2, ready := f.x.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x = ValFuture[int]{}
+			f.v += v2
+//line funcs.go:1101
+			f.state = -1
+			return future.Result[int]{Value: f.v, Err: f.err}, true
+//line funcs_async.go:7893
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addrAwait awaits, if any; addrAwait goes no further.
+func (f *addrAwaitAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 3, 4, 5:
+		future.Cancel(&f.x)
+		f.x = ValFuture[int]{}
+	case 2:
+		future.Cancel(&f.y)
+		f.y = ValFuture[future.Result[int]]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// addrAwait is what addrAwaitAsync compiles; it is not called.
+var _ = addrAwait
+
+//line funcs_async.go:7920
+
+// addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
+type addrAwaitLoopAsyncFuture struct {
+	state      int               // the block Poll runs next; -1 once returned, -2 once cancelled
+	x          ValFuture[int]    // the future awaited
+	x2         ValFuture[string] // the future awaited
+	rangeValue int
+	rangeIndex int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	k          int
+}
+
+// addrAwaitLoopAsync returns addrAwaitLoop as a future: polling it runs addrAwaitLoop up to its next
+// await, and its value is what addrAwaitLoop returns.
+func addrAwaitLoopAsync(e *Env, n int) future.Future[int] {
+	return &addrAwaitLoopAsyncFuture{e: e, n: n}
+}
+
+// Poll runs addrAwaitLoop until it awaits a future that is not ready, or returns.
+func (f *addrAwaitLoopAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1106
+			f.total = 0
+//line funcs.go:1107
+			f.rangeValue = f.n
+			f.rangeIndex = 0
+//line funcs.go:1107
+			f.state = 1
+			continue poll
+//line funcs_async.go:7956
+		case 1:
+//line funcs.go:1107
+			if f.rangeIndex >= f.rangeValue {
+				f.state = 4
+				continue poll
+			}
+			f.i = f.rangeIndex
+//line funcs.go:1108
+			f.x = ValueOf[int](nil)
+//line funcs.go:1109
+			if f.i == 2 {
+				f.state = 3
+				continue poll
+			}
+//line funcs.go:1112
+			f.x = ValueOf(f.e.Val(f.i))
+//line funcs.go:1113
+			f.state = 2
+			fallthrough
+//line funcs_async.go:7976
+		case 2:
+//line funcs.go:1113
+			v, ready := f.x.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x = ValFuture[int]{}
+			f.total += v
+//line funcs.go:1114
+			f.x = ValueOf[int](nil)
+//line funcs.go:1115
+			f.state = 3
+			continue poll
+//line funcs_async.go:7990
+		case 3:
+//line funcs.go:1107
+			f.rangeIndex++
+//line funcs.go:1107
+			f.state = 1
+			continue poll
+//line funcs_async.go:7997
+		case 4:
+//line funcs.go:1116
+			f.k = 0
+//line funcs.go:1116
+			f.state = 5
+			continue poll
+//line funcs_async.go:8004
+		case 5:
+//line funcs.go:1116
+			if !(f.k < f.n%3) {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:1117
+			f.x2 = ValFuture[string]{}
+//line funcs.go:1118
+			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
+//line funcs.go:1119
+			f.state = 6
+			fallthrough
+//line funcs_async.go:8018
+		case 6:
+//line funcs.go:1119
+			tmp, ready := f.x2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.x2 = ValFuture[string]{}
+//line funcs.go:1119
+			f.e.Note("s=%q", tmp)
+//line funcs.go:1120
+			f.state = 7
+			continue poll
+//line funcs_async.go:8031
+		case 7:
+//line funcs.go:1116
+			f.k++
+//line funcs.go:1116
+			f.state = 5
+			continue poll
+//line funcs_async.go:8038
+		case 8:
+//line funcs.go:1121
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:8043
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addrAwaitLoop awaits, if any; addrAwaitLoop goes no further.
+func (f *addrAwaitLoopAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(&f.x)
+		f.x = ValFuture[int]{}
+	case 6:
+		future.Cancel(&f.x2)
+		f.x2 = ValFuture[string]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
+var _ = addrAwaitLoop
+
+//line funcs_async.go:8070
+
+// addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
+type addrAwaitSharedAsyncFuture struct {
+	state int             // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   *ValFuture[int] // the future awaited
+	e     *Env
+	n     int
+	x     ValFuture[int]
+	a     int
+	b     int
+	y     ValFuture[int]
+	i     int
+	z     ValFuture[int]
+	c     int
+}
+
+// addrAwaitSharedAsync returns addrAwaitShared as a future: polling it runs addrAwaitShared up to its next
+// await, and its value is what addrAwaitShared returns.
+func addrAwaitSharedAsync(e *Env, n int) future.Future[int] {
+	return &addrAwaitSharedAsyncFuture{e: e, n: n}
+}
+
+// Poll runs addrAwaitShared until it awaits a future that is not ready, or returns.
+func (f *addrAwaitSharedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1127
+			f.x = ValueOf(f.e.Val(f.n))
+//line funcs.go:1128
+			f.aw1 = &f.x
+			f.state = 1
+			fallthrough
+//line funcs_async.go:8105
+		case 1:
+//line funcs.go:1128
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.a = v
+//line funcs.go:1129
+			f.x = ValueOf(f.e.Val(f.a + 1))
+//line funcs.go:1130
+			f.aw1 = &f.x
+			f.state = 2
+			fallthrough
+//line funcs_async.go:8120
+		case 2:
+//line funcs.go:1130
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.b = v
+//line funcs.go:1132
+			f.y = ValueOf(f.e.Val(f.b))
+//line funcs.go:1133
+			f.i = 0
+//line funcs.go:1133
+			f.state = 3
+			continue poll
+//line funcs_async.go:8136
+		case 3:
+//line funcs.go:1133
+			if !(f.i < 1) {
+				f.state = 6
+				continue poll
+			}
+//line funcs.go:1134
+			f.aw1 = &f.y
+			f.state = 4
+			fallthrough
+//line funcs_async.go:8147
+		case 4:
+//line funcs.go:1134
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.b += v
+//line funcs.go:1135
+			f.state = 5
+			continue poll
+//line funcs_async.go:8159
+		case 5:
+//line funcs.go:1133
+			f.i++
+//line funcs.go:1133
+			f.state = 3
+			continue poll
+//line funcs_async.go:8166
+		case 6:
+//line funcs.go:1137
+			f.z = ValueOf(f.e.Val(f.b))
+//line funcs.go:1138
+			f.e.Note("z made: %v", f.z.Made())
+//line funcs.go:1139
+			f.aw1 = &f.z
+			f.state = 7
+			fallthrough
+//line funcs_async.go:8176
+		case 7:
+//line funcs.go:1139
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.c = v
+//line funcs.go:1140
+			f.e.Note("z still made: %v", f.z.Made())
+//line funcs.go:1142
+			p := new(ValFuture[int])
+//line funcs.go:1143
+			*p = ValueOf(f.e.Val(f.c))
+//line funcs.go:1144
+			f.aw1 = p
+			f.state = 8
+			fallthrough
+//line funcs_async.go:8195
+		case 8:
+//line funcs.go:1144
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1144
+			f.state = -1
+			return f.a + f.b + f.c + tmp, true
+//line funcs_async.go:8206
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addrAwaitShared awaits, if any; addrAwaitShared goes no further.
+func (f *addrAwaitSharedAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2, 4, 7, 8:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
+var _ = addrAwaitShared

@@ -940,3 +940,66 @@ func rangeArrayPointerRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func addrAwaitRef(e *Env, n int) (int, error) {
+	x := ValueOf(e.Val(n))
+	v := awaitRef(&x)
+	e.Note("v=%d", v)
+	y := ValueOf(e.Fallible(v + 1))
+	w, err := tryRef(&y)
+	if err != nil {
+		e.Note("w=%d err=%v", w, err)
+	}
+	var z ValFuture[int] // declared, then assigned
+	e.Note("w=%d", w)
+	z = ValueOf(e.Val(w * 2))
+	v += awaitRef(&z)
+	a, b := ValueOf(e.Val(v)), n
+	v += awaitRef(&a) + b
+	{
+		x := ValueOf(e.Val(3))
+		v += awaitRef(&x)
+	}
+	return v, err
+}
+
+func addrAwaitLoopRef(e *Env, n int) int {
+	total := 0
+	for i := range n {
+		x := ValueOf[int](nil)
+		if i == 2 {
+			continue
+		}
+		x = ValueOf(e.Val(i))
+		total += awaitRef(&x)
+		x = ValueOf[int](nil)
+	}
+	for k := 0; k < n%3; k++ {
+		var x ValFuture[string]
+		x = ValueOf(e.Str(strings.Repeat("b", k)))
+		e.Note("s=%q", awaitRef(&x))
+	}
+	return total
+}
+
+func addrAwaitSharedRef(e *Env, n int) int {
+
+	x := ValueOf(e.Val(n))
+	a := awaitRef(&x)
+	x = ValueOf(e.Val(a + 1))
+	b := awaitRef(&x)
+
+	y := ValueOf(e.Val(b))
+	for i := 0; i < 1; i++ {
+		b += awaitRef(&y)
+	}
+
+	z := ValueOf(e.Val(b))
+	e.Note("z made: %v", z.Made())
+	c := awaitRef(&z)
+	e.Note("z still made: %v", z.Made())
+
+	p := new(ValFuture[int])
+	*p = ValueOf(e.Val(c))
+	return a + b + c + awaitRef(p)
+}
