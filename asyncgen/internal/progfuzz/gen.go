@@ -129,11 +129,12 @@ const (
 	kSlice // []int
 	kArr   // [3]int
 	kAny
-	kFunc  // func(int) int
-	kPtr   // *int
-	kFuncs // []func() int
-	kChan  // chan int, buffered
-	kGen   // N, the type parameter of a generic program (~int)
+	kFunc    // func(int) int
+	kPtr     // *int
+	kFuncs   // []func() int
+	kChan    // chan int, buffered
+	kCounter // Counter, a struct with a pointer method
+	kGen     // N, the type parameter of a generic program (~int)
 )
 
 type variable struct {
@@ -273,17 +274,18 @@ func (g *gen) inScope(name string) bool {
 }
 
 var pools = map[kind][]string{
-	kInt:   {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "new", "true", "state", "ready", "cx", "aw1", "prev", "tmp", "tmp2"},
-	kStr:   {"s", "t"},
-	kErr:   {"err"},
-	kSlice: {"xs", "ys"},
-	kArr:   {"arr"},
-	kAny:   {"anyv"},
-	kFunc:  {"fn"},
-	kPtr:   {"p", "q"},
-	kGen:   {"g", "h"},
-	kFuncs: {"fns"},
-	kChan:  {"ch"},
+	kInt:     {"a", "b", "x", "y", "k", "x2", "v", "f", "utf8", "new", "true", "state", "ready", "cx", "aw1", "prev", "tmp", "tmp2"},
+	kStr:     {"s", "t"},
+	kErr:     {"err"},
+	kSlice:   {"xs", "ys"},
+	kArr:     {"arr"},
+	kAny:     {"anyv"},
+	kFunc:    {"fn"},
+	kPtr:     {"p", "q"},
+	kGen:     {"g", "h"},
+	kFuncs:   {"fns"},
+	kChan:    {"ch"},
+	kCounter: {"cnt", "c"},
 }
 
 // outsideLoops are names that the generated code uses itself (a package
@@ -604,7 +606,7 @@ func (g *gen) stmt() bool {
 	}
 	deep := g.depth >= 4
 	for {
-		switch c := g.rng.IntN(28); {
+		switch c := g.rng.IntN(29); {
 		case c < 3:
 			g.declInt()
 		case c < 5:
@@ -674,6 +676,8 @@ func (g *gen) stmt() bool {
 			g.emit("}")
 		case c == 27:
 			g.chanStmt()
+		case c == 28:
+			g.counterStmt()
 		case c == 23 && !g.inLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
@@ -1792,4 +1796,42 @@ func (g *gen) chanStmt() {
 	g.emit("if len(%s) > 0 {", ch.name)
 	g.emit("\te.Note(\"s%d received %%d\", <-%s)", g.id(), ch.name)
 	g.emit("}")
+}
+
+// counterStmt declares a Counter, calls its pointer method (on the
+// variable itself, which a per-iteration variable must keep in a cell),
+// defers the call (binding the receiver's address at the defer), takes a
+// method value, or slices an array and writes through the slice.
+func (g *gen) counterStmt() {
+	c := g.pick(kCounter, true)
+	switch {
+	case c == nil:
+		name := g.newName(kCounter)
+		if g.chance(0.5) {
+			g.emit("var %s Counter", name)
+		} else {
+			g.emit("%s := Counter{n: %s}", name, g.small())
+		}
+		g.emit("e.Note(\"s%d %s=%%d\", %s.n)", g.id(), name, name)
+		g.declare(name, kCounter)
+	case g.chance(0.4):
+		g.emit("e.Note(\"s%d %s.Add=%%d\", %s.Add(%s))", g.id(), c.name, c.name, g.small())
+	case g.chance(0.3):
+		g.emit("defer %s.Add(%s)", c.name, g.small())
+	case g.chance(0.4):
+		m := fmt.Sprintf("add%d", g.id())
+		g.emit("%s := %s.Add", m, c.name)
+		g.emit("e.Note(\"s%d %s=%%d\", %s(%s))", g.id(), m, m, g.small())
+	default:
+		arr := g.pickVar(kArr)
+		if arr == nil {
+			g.emit("e.Note(\"s%d %s.n=%%d\", %s.n)", g.id(), c.name, c.name)
+			return
+		}
+		// A slice of the array aliases it.
+		sl := fmt.Sprintf("sl%d", g.id())
+		g.emit("%s := %s[1:]", sl, arr.name)
+		g.emit("%s[0] = %s", sl, g.small())
+		g.emit("e.Note(\"s%d %s=%%v\", %s)", g.id(), arr.name, arr.name)
+	}
 }

@@ -99,6 +99,15 @@ func first(v int, _ error) int { return v }
 // Rec is the receiver of the programs that are methods.
 type Rec struct{ base int }
 
+// Counter has a pointer method.
+type Counter struct{ n int }
+
+// Add adds k and returns the sum.
+func (c *Counter) Add(k int) int {
+	c.n += k
+	return c.n
+}
+
 // Box is the generic receiver of the programs that are its methods.
 type Box[T ~int] struct{ base T }
 
