@@ -90,6 +90,16 @@
 // the parent's data is still in cache; polling the child's JoinHandle waits
 // for it.
 //
+// Tasks share the workers cooperatively, and a budget keeps that fair: in
+// one poll a task may complete future.TaskBudget (128) operations on the
+// runtime's leaves (socket and file I/O, sleeps, channels, locks, join
+// handles); the next one returns not ready and yields the task, so a task
+// that loops over a channel that stays ready, or takes a free lock again and
+// again, still lets the other tasks run. A task that yields (Yield, or a
+// spent budget) runs again after its worker has run its other tasks and
+// polled the I/O driver and the timers. future.Unconstrained runs a future
+// outside the budget, for the rare loop that must not yield.
+//
 // A nil future is misuse, answered at the call with an error matching
 // ErrNilFuture: the error BlockOn returns, the outcome of the JoinHandle a
 // spawn returns, the result of Blocking, Timeout and Deadline, or the panic

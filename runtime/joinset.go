@@ -238,12 +238,18 @@ func (f *JoinNextFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	if f.done {
 		panic(future.ErrPolledAfterCompletion)
 	}
+	if !cx.Proceed() {
+		return future.Result[T]{}, false // the task's budget is spent: it yields
+	}
 	s := f.s
 	s.mu.Lock()
 	r, done, wake := f.pollLocked(cx)
 	s.mu.Unlock()
 	for _, w := range wake {
 		w.Wake()
+	}
+	if done {
+		cx.Spend()
 	}
 	return r, done
 }

@@ -392,3 +392,42 @@ func TestJoinSetConcurrentWaiters(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinSetNextSpendsTheBudget: a task taking 300 outcomes that are all
+// ready, one Next after another in one poll, yields to the budget at least
+// every future.TaskBudget of them, and still takes every outcome once.
+func TestJoinSetNextSpendsTheBudget(t *testing.T) {
+	const n = 300
+	rt := newRuntime(t, runtime.Config{Workers: 1})
+	var set runtime.JoinSet[int]
+	var finished atomic.Int32
+	for i := range n {
+		set.SpawnOn(rt.Handle(), future.Map(future.Ready(i), func(v int) int { finished.Add(1); return v }))
+	}
+	require.Eventually(t, func() bool { return finished.Load() == n }, 20*time.Second, time.Millisecond)
+	var polls int
+	seen := make(map[int]bool)
+	var next *runtime.JoinNextFuture[int]
+	drain := future.PollFn(func(cx *future.Context) (struct{}, bool) {
+		polls++
+		for len(seen) < n {
+			if next == nil {
+				next = set.Next()
+			}
+			r, ok := next.Poll(cx)
+			if !ok {
+				return struct{}{}, false
+			}
+			next = nil
+			require.NoError(t, r.Err)
+			require.False(t, seen[r.Value], "outcome %d taken twice", r.Value)
+			seen[r.Value] = true
+		}
+		return struct{}{}, true
+	})
+	_, err := runtime.SpawnOn(rt.Handle(), drain).Wait(testCtx(t))
+	require.NoError(t, err)
+	assert.Len(t, seen, n)
+	assert.GreaterOrEqual(t, polls, (n+future.TaskBudget-1)/future.TaskBudget, "the budget made the task yield")
+	assert.LessOrEqual(t, polls, 2*((n+future.TaskBudget-1)/future.TaskBudget), "every outcome was ready: the polls are the budget's")
+}
