@@ -315,15 +315,25 @@ type endItem struct{ pos token.Pos }
 type rangeLoop struct {
 	s     *ast.RangeStmt
 	kind  string // "int", "slice", "array", "string"
-	rng   string // field holding the range expression's value; "" for an array not evaluated
-	idx   string // field holding the index
+	rng   string // field holding the range expression's value; "" for an array not evaluated, or direct
+	idx   string // field holding the index; "" when the key is the index (keyIdx)
 	next  string // field holding the next index of a string
 	arrN  int64  // the length of an array not evaluated
 	exit  *block
 	x     ast.Expr // the range expression, its awaits replaced by temporaries
 	value bool     // the value variable is present and not blank
 	named bool     // a string of another type than string, converted to decode it
+
+	// direct: the range expression is a variable that nothing assigns
+	// while the loop runs, ranged as it is instead of a copy; keyIdx: the
+	// key variable, declared by the loop and never assigned or referenced
+	// otherwise than read, is the index (see rangeParts).
+	direct, keyIdx bool
 }
+
+// evaluated reports whether the loop reads its range expression (into a
+// field, or as the variable it is).
+func (l *rangeLoop) evaluated() bool { return l.rng != "" || l.direct }
 
 // switchItem dispatches a lowered switch: the tag and the case expressions
 // are evaluated in one block, as Go does, and each clause is a block.
@@ -1304,16 +1314,27 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		return false
 	}
 	g.loops = append(g.loops, s)
+	l.direct, l.keyIdx = g.rangeParts(s, l.kind)
 	if s.Tok == token.DEFINE {
-		// Declared in the loop's scope: fields, like a for loop's init.
-		g.force(&ast.AssignStmt{Lhs: []ast.Expr{orBlank(s.Key), orBlank(s.Value)}, Tok: token.DEFINE})
+		// Declared in the loop's scope; assigned in the head block, a
+		// case of its own, so that they are locals of that case unless
+		// another variable of the loop's body has the same name (which
+		// Go allows in the body's scope, and the case does not have).
+		// Hoisting makes them fields where they live longer.
+		for _, e := range []ast.Expr{s.Key, s.Value} {
+			if id, ok := e.(*ast.Ident); ok && (g.redeclaredIn(id, s.Body) || l.keyIdx && e == s.Key) {
+				g.force(&ast.AssignStmt{Lhs: []ast.Expr{id}, Tok: token.DEFINE})
+			}
+		}
 	}
-	if l.kind != "array" || l.value || hasCallOrReceive(g.info, s.X) {
+	if (l.kind != "array" || l.value || hasCallOrReceive(g.info, s.X)) && !l.direct {
 		l.rng = freshIn(g.fields, "rangeValue")
 		g.extra = append(g.extra, l.rng+" "+rngType)
 	}
-	l.idx = freshIn(g.fields, "rangeIndex")
-	g.extra = append(g.extra, l.idx+" "+idxType)
+	if !l.keyIdx {
+		l.idx = freshIn(g.fields, "rangeIndex")
+		g.extra = append(g.extra, l.idx+" "+idxType)
+	}
 	if l.kind == "string" {
 		l.next = freshIn(g.fields, "rangeNext")
 		g.extra = append(g.extra, l.next+" int")
@@ -1522,9 +1543,14 @@ func itemNodes(it any) []ast.Node {
 		}
 		return ns
 	case rangeInit:
+		var ns []ast.Node
 		if it.l.rng != "" {
-			return []ast.Node{it.l.x}
+			ns = append(ns, it.l.x)
 		}
+		if it.l.keyIdx {
+			ns = append(ns, it.l.s.Key)
+		}
+		return ns
 	case rangeHead:
 		var ns []ast.Node
 		if it.l.s.Key != nil {
@@ -1533,7 +1559,14 @@ func itemNodes(it any) []ast.Node {
 		if it.l.s.Value != nil {
 			ns = append(ns, it.l.s.Value)
 		}
+		if it.l.direct {
+			ns = append(ns, it.l.x)
+		}
 		return ns
+	case rangeNext:
+		if it.l.keyIdx {
+			return []ast.Node{it.l.s.Key}
+		}
 	}
 	return nil
 }
@@ -2381,7 +2414,7 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString(g.line(l.s.Pos()))
 		if l.rng != "" {
 			fmt.Fprintf(b, "%s.%s = %s\n", r, l.rng, g.rewrite(l.x, nil))
-		} else {
+		} else if !l.direct {
 			// Not evaluated, but a use, as in Go: a local that only the
 			// range expression names would be unused in the case.
 			ast.Inspect(l.x, func(n ast.Node) bool {
@@ -2395,18 +2428,19 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				return true
 			})
 		}
-		fmt.Fprintf(b, "%s.%s = 0\n", r, l.idx)
+		fmt.Fprintf(b, "%s = 0\n", g.rangeIndex(l))
 	case rangeHead:
 		l := it.l
 		b.WriteString(g.line(l.s.Pos()))
-		limit := fmt.Sprintf("len(%s.%s)", r, l.rng)
+		idx, rng := g.rangeIndex(l), g.rangeValue(l)
+		limit := fmt.Sprintf("len(%s)", rng)
 		switch {
 		case l.kind == "int":
-			limit = r + "." + l.rng
-		case l.rng == "":
+			limit = rng
+		case !l.evaluated():
 			limit = strconv.FormatInt(l.arrN, 10)
 		}
-		fmt.Fprintf(b, "if %s.%s >= %s {\n%s\n}\n", r, l.idx, limit, g.jump(l.exit))
+		fmt.Fprintf(b, "if %s >= %s {\n%s\n}\n", idx, limit, g.jump(l.exit))
 		value := ""
 		switch l.kind {
 		case "string":
@@ -2416,14 +2450,14 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				v = g.fresh("r")
 				value = v
 			}
-			rest := fmt.Sprintf("%s.%s[%s.%s:]", r, l.rng, r, l.idx)
+			rest := fmt.Sprintf("%s[%s:]", rng, idx)
 			if l.named {
 				rest = "string(" + rest + ")"
 			}
-			fmt.Fprintf(b, "%s, %s := utf8.DecodeRuneInString(%s)\n%s.%s = %s.%s + %s\n",
-				v, width, rest, r, l.next, r, l.idx, width)
+			fmt.Fprintf(b, "%s, %s := utf8.DecodeRuneInString(%s)\n%s.%s = %s + %s\n",
+				v, width, rest, r, l.next, idx, width)
 		case "slice", "array":
-			value = fmt.Sprintf("%s.%s[%s.%s]", r, l.rng, r, l.idx)
+			value = fmt.Sprintf("%s[%s]", rng, idx)
 		}
 		if l.s.Tok == token.DEFINE {
 			// Each iteration's own variables.
@@ -2435,19 +2469,19 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 				}
 			}
 		}
-		if l.s.Key != nil && !isBlank(l.s.Key) {
-			fmt.Fprintf(b, "%s = %s.%s\n", g.rewrite(l.s.Key, nil), r, l.idx)
+		if l.s.Key != nil && !isBlank(l.s.Key) && !l.keyIdx {
+			fmt.Fprintf(b, "%s %s %s\n", g.rewrite(l.s.Key, nil), g.rangeAssign(l.s, l.s.Key), idx)
 		}
 		if l.value {
-			fmt.Fprintf(b, "%s = %s\n", g.rewrite(l.s.Value, nil), value)
+			fmt.Fprintf(b, "%s %s %s\n", g.rewrite(l.s.Value, nil), g.rangeAssign(l.s, l.s.Value), value)
 		}
 	case rangeNext:
 		l := it.l
 		b.WriteString(g.line(l.s.Pos()))
 		if l.kind == "string" {
-			fmt.Fprintf(b, "%s.%s = %s.%s\n", r, l.idx, r, l.next)
+			fmt.Fprintf(b, "%s = %s.%s\n", g.rangeIndex(l), r, l.next)
 		} else {
-			fmt.Fprintf(b, "%s.%s++\n", r, l.idx)
+			fmt.Fprintf(b, "%s++\n", g.rangeIndex(l))
 		}
 	case loopNext:
 		g.emitLoopNext(b, it)

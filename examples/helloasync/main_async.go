@@ -74,7 +74,6 @@ var _ = greet
 type greetAllAsyncFuture struct {
 	state      int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[future.Result[string]] // the future awaited
-	rangeValue []guest
 	rangeIndex int
 	guests     []guest
 	limit      time.Duration
@@ -97,24 +96,23 @@ poll:
 //line main.go:36
 			f.out = nil
 //line main.go:37
-			f.rangeValue = f.guests
 			f.rangeIndex = 0
 //line main.go:37
 			f.state = 1
 			continue poll
-//line main_async.go:106
+//line main_async.go:104
 		case 1:
 //line main.go:37
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.rangeIndex >= len(f.guests) {
 				f.state = 4
 				continue poll
 			}
-			f.g = f.rangeValue[f.rangeIndex]
+			f.g = f.guests[f.rangeIndex]
 //line main.go:38
 			f.aw1 = runtime.Timeout(f.limit, greetAsync(f.g.name, f.g.delay))
 			f.state = 2
 			fallthrough
-//line main_async.go:118
+//line main_async.go:116
 		case 2:
 //line main.go:38
 			r, ready := f.aw1.Poll(cx)
@@ -133,19 +131,19 @@ poll:
 //line main.go:44
 			f.state = 3
 			continue poll
-//line main_async.go:137
+//line main_async.go:135
 		case 3:
 //line main.go:37
 			f.rangeIndex++
 //line main.go:37
 			f.state = 1
 			continue poll
-//line main_async.go:144
+//line main_async.go:142
 		case 4:
 //line main.go:45
 			f.state = -1
 			return f.out, true
-//line main_async.go:149
+//line main_async.go:147
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -183,14 +183,11 @@ var _ = handle
 
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
-	state      int                             // the block Poll runs next; -1 once returned, -2 once cancelled
-	rf         channels.OneshotRecvFuture[int] // the future awaited
-	rangeValue []channels.OneshotReceiver[int]
-	rangeIndex int
-	rs         []channels.OneshotReceiver[int]
-	sum        int
-	i          int
-	r          channels.OneshotReceiver[int]
+	state int                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	rf    channels.OneshotRecvFuture[int] // the future awaited
+	rs    []channels.OneshotReceiver[int]
+	sum   int
+	i     int
 }
 
 // gatherAsync returns gather as a future: polling it runs gather up to its next
@@ -208,26 +205,24 @@ poll:
 //line funcs.go:55
 			f.sum = 0
 //line funcs.go:56
-			f.rangeValue = f.rs
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:217
+//line funcs_async.go:213
 		case 1:
 //line funcs.go:56
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.rs) {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
-			f.r = f.rangeValue[f.rangeIndex]
+			r := f.rs[f.i]
 //line funcs.go:57
-			f.rf = f.r.Recv()
+			f.rf = r.Recv()
 //line funcs.go:58
 			f.state = 2
 			fallthrough
-//line funcs_async.go:231
+//line funcs_async.go:226
 		case 2:
 //line funcs.go:58
 			res, ready := f.rf.Poll(cx)
@@ -247,19 +242,19 @@ poll:
 //line funcs.go:64
 			f.state = 3
 			continue poll
-//line funcs_async.go:251
+//line funcs_async.go:246
 		case 3:
 //line funcs.go:56
-			f.rangeIndex++
+			f.i++
 //line funcs.go:56
 			f.state = 1
 			continue poll
-//line funcs_async.go:258
+//line funcs_async.go:253
 		case 4:
 //line funcs.go:65
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:263
+//line funcs_async.go:258
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -283,17 +278,15 @@ func (f *gatherAsyncFuture) Cancel() {
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:287
+//line funcs_async.go:282
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
-	state      int         // the block Poll runs next; -1 once returned, -2 once cancelled
-	lf         LaterFuture // the future awaited
-	rangeValue int
-	rangeIndex int
-	k          int
-	sum        int
-	i          int
+	state int         // the block Poll runs next; -1 once returned, -2 once cancelled
+	lf    LaterFuture // the future awaited
+	k     int
+	sum   int
+	i     int
 }
 
 // awaitLoopAsync returns awaitLoop as a future: polling it runs awaitLoop up to its next
@@ -311,25 +304,23 @@ poll:
 //line funcs.go:74
 			f.sum = 0
 //line funcs.go:75
-			f.rangeValue = f.k
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:75
 			f.state = 1
 			continue poll
-//line funcs_async.go:320
+//line funcs_async.go:312
 		case 1:
 //line funcs.go:75
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.k {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:76
 			f.lf = Later(f.i)
 //line funcs.go:77
 			f.state = 2
 			fallthrough
-//line funcs_async.go:333
+//line funcs_async.go:324
 		case 2:
 //line funcs.go:77
 			v, ready := f.lf.Poll(cx)
@@ -341,19 +332,19 @@ poll:
 //line funcs.go:78
 			f.state = 3
 			continue poll
-//line funcs_async.go:345
+//line funcs_async.go:336
 		case 3:
 //line funcs.go:75
-			f.rangeIndex++
+			f.i++
 //line funcs.go:75
 			f.state = 1
 			continue poll
-//line funcs_async.go:352
+//line funcs_async.go:343
 		case 4:
 //line funcs.go:79
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:357
+//line funcs_async.go:348
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -377,18 +368,16 @@ func (f *awaitLoopAsyncFuture) Cancel() {
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:381
+//line funcs_async.go:372
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
-	state      int          // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        *LaterFuture // the future awaited
-	rangeValue int
-	rangeIndex int
-	lf         *LaterFuture
-	k          int
-	sum        int
-	i          int
+	state int          // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   *LaterFuture // the future awaited
+	lf    *LaterFuture
+	k     int
+	sum   int
+	i     int
 }
 
 // awaitLoopReusedAsync returns awaitLoopReused as a future: polling it runs awaitLoopReused up to its next
@@ -406,26 +395,24 @@ poll:
 //line funcs.go:88
 			f.sum = 0
 //line funcs.go:89
-			f.rangeValue = f.k
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:89
 			f.state = 1
 			continue poll
-//line funcs_async.go:415
+//line funcs_async.go:403
 		case 1:
 //line funcs.go:89
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.k {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:90
 			f.lf.Reset(f.i)
 //line funcs.go:91
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:429
+//line funcs_async.go:416
 		case 2:
 //line funcs.go:91
 			v, ready := f.aw1.Poll(cx)
@@ -437,19 +424,19 @@ poll:
 //line funcs.go:92
 			f.state = 3
 			continue poll
-//line funcs_async.go:441
+//line funcs_async.go:428
 		case 3:
 //line funcs.go:89
-			f.rangeIndex++
+			f.i++
 //line funcs.go:89
 			f.state = 1
 			continue poll
-//line funcs_async.go:448
+//line funcs_async.go:435
 		case 4:
 //line funcs.go:93
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:453
+//line funcs_async.go:440
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

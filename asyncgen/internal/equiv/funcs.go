@@ -1143,3 +1143,56 @@ func addrAwaitShared(e *Env, n int) int {
 	*p = ValueOf(e.Val(c))
 	return a + b + c + future.Await(p)
 }
+
+// Range loops whose expression and key are used as they are, and those
+// that keep their copies.
+
+//blitz:async
+func rangeDirect(e *Env, n int) int {
+	s := []int{n, n + 1, n + 2}
+	total := 0
+	for i, x := range s { // s and i only read: ranged as they are
+		total += future.Await(e.Val(x)) * (i + 1)
+		x := x * 2 // redeclared in the body: the value is a field
+		total += x
+	}
+	t := []int{1, 2, 3}
+	for i, x := range t {
+		t = []int{9} // reassigned: the loop ranges over its first value
+		total += future.Await(e.Val(x + i))
+	}
+	u := []int{4, 5}
+	p := &u
+	for _, x := range u {
+		*p = nil // reassigned through a pointer taken before the loop
+		total += future.Await(e.Val(x))
+	}
+	for i := range n {
+		if i%2 == 0 {
+			i += 3 // assigned: not the index
+		}
+		total += future.Await(e.Val(i))
+	}
+	for i := range len(s) {
+		q := &i // addressed: not the index
+		*q++
+		total += future.Await(e.Val(i))
+	}
+	str := "héllo"[n%2:]
+	for i, r := range str {
+		total += future.Await(e.Val(i)) + int(r)%7
+	}
+	var fs []func() int
+	for i, x := range s { // captured: each iteration's own
+		fs = append(fs, func() int { return i * x })
+		future.Await(e.Val(i))
+	}
+	for _, f := range fs {
+		total += f()
+	}
+	k := n % 4
+	for i := range k {
+		total += future.Await(e.Val(i * k))
+	}
+	return total + len(t) + len(u)
+}

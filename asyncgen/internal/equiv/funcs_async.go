@@ -1293,9 +1293,8 @@ type rangeIntAsyncFuture struct {
 	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1         future.Future[int] // the future awaited
 	rangeValue  int
-	rangeIndex  int
 	rangeValue2 int
-	rangeIndex2 int
+	rangeIndex  int
 	e           *Env
 	n           int
 	total       int
@@ -1318,18 +1317,17 @@ poll:
 			f.total = 0
 //line funcs.go:213
 			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:213
 			f.state = 1
 			continue poll
-//line funcs_async.go:1326
+//line funcs_async.go:1325
 		case 1:
 //line funcs.go:213
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:214
 			if f.i == 2 {
 				f.state = 3
@@ -1339,7 +1337,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1343
+//line funcs_async.go:1341
 		case 2:
 //line funcs.go:217
 			v, ready := f.aw1.Poll(cx)
@@ -1354,25 +1352,25 @@ poll:
 //line funcs.go:220
 			f.state = 3
 			continue poll
-//line funcs_async.go:1358
+//line funcs_async.go:1356
 		case 3:
 //line funcs.go:213
-			f.rangeIndex++
+			f.i++
 //line funcs.go:213
 			f.state = 1
 			continue poll
-//line funcs_async.go:1365
+//line funcs_async.go:1363
 		case 4:
 //line funcs.go:221
 			f.rangeValue2 = 2
-			f.rangeIndex2 = 0
+			f.rangeIndex = 0
 //line funcs.go:221
 			f.state = 5
 			continue poll
-//line funcs_async.go:1373
+//line funcs_async.go:1371
 		case 5:
 //line funcs.go:221
-			if f.rangeIndex2 >= f.rangeValue2 {
+			if f.rangeIndex >= f.rangeValue2 {
 				f.state = 8
 				continue poll
 			}
@@ -1380,7 +1378,7 @@ poll:
 			f.aw1 = f.e.Val(0)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1384
+//line funcs_async.go:1382
 		case 6:
 //line funcs.go:222
 			_, ready := f.aw1.Poll(cx)
@@ -1391,19 +1389,19 @@ poll:
 //line funcs.go:223
 			f.state = 7
 			continue poll
-//line funcs_async.go:1395
+//line funcs_async.go:1393
 		case 7:
 //line funcs.go:221
-			f.rangeIndex2++
+			f.rangeIndex++
 //line funcs.go:221
 			f.state = 5
 			continue poll
-//line funcs_async.go:1402
+//line funcs_async.go:1400
 		case 8:
 //line funcs.go:224
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1407
+//line funcs_async.go:1405
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1427,14 +1425,13 @@ func (f *rangeIntAsyncFuture) Cancel() {
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1431
+//line funcs_async.go:1429
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
 	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue []int
-	rangeIndex int
 	e          *Env
 	n          int
 	s          []int
@@ -1461,19 +1458,18 @@ poll:
 			f.total = 0
 //line funcs.go:231
 			f.rangeValue = f.s
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:231
 			f.state = 1
 			continue poll
-//line funcs_async.go:1469
+//line funcs_async.go:1466
 		case 1:
 //line funcs.go:231
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
-			f.x = f.rangeValue[f.rangeIndex]
+			f.x = f.rangeValue[f.i]
 //line funcs.go:232
 			f.s = append(f.s, f.x)
 //line funcs.go:233
@@ -1482,7 +1478,7 @@ poll:
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1486
+//line funcs_async.go:1482
 		case 2:
 //line funcs.go:234
 			v, ready := f.aw1.Poll(cx)
@@ -1502,19 +1498,19 @@ poll:
 //line funcs.go:240
 			f.state = 3
 			continue poll
-//line funcs_async.go:1506
+//line funcs_async.go:1502
 		case 3:
 //line funcs.go:231
-			f.rangeIndex++
+			f.i++
 //line funcs.go:231
 			f.state = 1
 			continue poll
-//line funcs_async.go:1513
+//line funcs_async.go:1509
 		case 4:
 //line funcs.go:241
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1518
+//line funcs_async.go:1514
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1538,27 +1534,23 @@ func (f *rangeSliceAsyncFuture) Cancel() {
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1542
+//line funcs_async.go:1538
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
-	state       int                   // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1         future.Future[string] // the future awaited
-	aw2         future.Future[int]    // the future awaited
-	rangeValue  string
-	rangeIndex  int
-	rangeNext   int
-	rangeValue2 string
-	rangeIndex2 int
-	rangeNext2  int
-	e           *Env
-	n           int
-	s           string
-	b           strings.Builder
-	last        int
-	i           int
-	r           rune
-	i2          int
+	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[string] // the future awaited
+	aw2        future.Future[int]    // the future awaited
+	rangeNext  int
+	rangeNext2 int
+	e          *Env
+	n          int
+	s          string
+	b          strings.Builder
+	last       int
+	i          int
+	r          rune
+	i2         int
 }
 
 // rangeStringAsync returns rangeString as a future: polling it runs rangeString up to its next
@@ -1580,27 +1572,25 @@ poll:
 //line funcs.go:248
 			f.last = 0
 //line funcs.go:249
-			f.rangeValue = f.s
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:249
 			f.state = 1
 			continue poll
-//line funcs_async.go:1589
+//line funcs_async.go:1580
 		case 1:
 //line funcs.go:249
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
 			}
-			r2, width := utf8.DecodeRuneInString(f.rangeValue[f.rangeIndex:])
-			f.rangeNext = f.rangeIndex + width
-			f.i = f.rangeIndex
+			r2, width := utf8.DecodeRuneInString(f.s[f.i:])
+			f.rangeNext = f.i + width
 			f.r = r2
 //line funcs.go:250
 			f.aw1 = f.e.Str(string(f.r))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1604
+//line funcs_async.go:1594
 		case 2:
 //line funcs.go:250
 			t, ready := f.aw1.Poll(cx)
@@ -1617,36 +1607,34 @@ poll:
 //line funcs.go:254
 			f.state = 3
 			continue poll
-//line funcs_async.go:1621
+//line funcs_async.go:1611
 		case 3:
 //line funcs.go:249
-			f.rangeIndex = f.rangeNext
+			f.i = f.rangeNext
 //line funcs.go:249
 			f.state = 1
 			continue poll
-//line funcs_async.go:1628
+//line funcs_async.go:1618
 		case 4:
 //line funcs.go:255
-			f.rangeValue2 = f.s
-			f.rangeIndex2 = 0
+			f.i2 = 0
 //line funcs.go:255
 			f.state = 5
 			continue poll
-//line funcs_async.go:1636
+//line funcs_async.go:1625
 		case 5:
 //line funcs.go:255
-			if f.rangeIndex2 >= len(f.rangeValue2) {
+			if f.i2 >= len(f.s) {
 				f.state = 8
 				continue poll
 			}
-			_, width2 := utf8.DecodeRuneInString(f.rangeValue2[f.rangeIndex2:])
-			f.rangeNext2 = f.rangeIndex2 + width2
-			f.i2 = f.rangeIndex2
+			_, width2 := utf8.DecodeRuneInString(f.s[f.i2:])
+			f.rangeNext2 = f.i2 + width2
 //line funcs.go:256
 			f.aw2 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1650
+//line funcs_async.go:1638
 		case 6:
 //line funcs.go:256
 			_, ready := f.aw2.Poll(cx)
@@ -1659,19 +1647,19 @@ poll:
 //line funcs.go:258
 			f.state = 7
 			continue poll
-//line funcs_async.go:1663
+//line funcs_async.go:1651
 		case 7:
 //line funcs.go:255
-			f.rangeIndex2 = f.rangeNext2
+			f.i2 = f.rangeNext2
 //line funcs.go:255
 			f.state = 5
 			continue poll
-//line funcs_async.go:1670
+//line funcs_async.go:1658
 		case 8:
 //line funcs.go:259
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1675
+//line funcs_async.go:1663
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1698,22 +1686,21 @@ func (f *rangeStringAsyncFuture) Cancel() {
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1702
+//line funcs_async.go:1690
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
-	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1         future.Future[int] // the future awaited
-	rangeValue  [3]int
-	rangeIndex  int
-	rangeIndex2 int
-	e           *Env
-	n           int
-	a           [3]int
-	total       int
-	i           int
-	x           int
-	j           int
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue [3]int
+	rangeIndex int
+	e          *Env
+	n          int
+	a          [3]int
+	total      int
+	i          int
+	x          int
+	j          int
 }
 
 // rangeArrayAsync returns rangeArray as a future: polling it runs rangeArray up to its next
@@ -1741,7 +1728,7 @@ poll:
 //line funcs.go:267
 			f.state = 1
 			continue poll
-//line funcs_async.go:1745
+//line funcs_async.go:1732
 		case 1:
 //line funcs.go:267
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -1756,7 +1743,7 @@ poll:
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1760
+//line funcs_async.go:1747
 		case 2:
 //line funcs.go:269
 			v, ready := f.aw1.Poll(cx)
@@ -1769,33 +1756,32 @@ poll:
 //line funcs.go:271
 			f.state = 3
 			continue poll
-//line funcs_async.go:1773
+//line funcs_async.go:1760
 		case 3:
 //line funcs.go:267
 			f.rangeIndex++
 //line funcs.go:267
 			f.state = 1
 			continue poll
-//line funcs_async.go:1780
+//line funcs_async.go:1767
 		case 4:
 //line funcs.go:272
-			f.rangeIndex2 = 0
+			f.j = 0
 //line funcs.go:272
 			f.state = 5
 			continue poll
-//line funcs_async.go:1787
+//line funcs_async.go:1774
 		case 5:
 //line funcs.go:272
-			if f.rangeIndex2 >= 3 {
+			if f.j >= 3 {
 				f.state = 8
 				continue poll
 			}
-			f.j = f.rangeIndex2
 //line funcs.go:273
 			f.aw1 = f.e.Val(f.j)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1799
+//line funcs_async.go:1785
 		case 6:
 //line funcs.go:273
 			_, ready := f.aw1.Poll(cx)
@@ -1808,19 +1794,19 @@ poll:
 //line funcs.go:275
 			f.state = 7
 			continue poll
-//line funcs_async.go:1812
+//line funcs_async.go:1798
 		case 7:
 //line funcs.go:272
-			f.rangeIndex2++
+			f.j++
 //line funcs.go:272
 			f.state = 5
 			continue poll
-//line funcs_async.go:1819
+//line funcs_async.go:1805
 		case 8:
 //line funcs.go:276
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1824
+//line funcs_async.go:1810
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1844,19 +1830,17 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1848
+//line funcs_async.go:1834
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
-	rangeValue int
-	rangeIndex int
-	e          *Env
-	n          int
-	total      int
-	i          int
-	k          int
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	total int
+	i     int
+	k     int
 }
 
 // switchAwaitAsync returns switchAwait as a future: polling it runs switchAwait up to its next
@@ -1874,19 +1858,17 @@ poll:
 //line funcs.go:281
 			f.total = 0
 //line funcs.go:282
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:282
 			f.state = 1
 			continue poll
-//line funcs_async.go:1883
+//line funcs_async.go:1866
 		case 1:
 //line funcs.go:282
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 9
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:283
 			f.k = f.i % 4
 //line funcs.go:283
@@ -1901,13 +1883,13 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1905
+//line funcs_async.go:1887
 		case 2:
 //line funcs.go:285
 			f.aw1 = f.e.Val(f.i)
 			f.state = 5
 			continue poll
-//line funcs_async.go:1911
+//line funcs_async.go:1893
 		case 3:
 //line funcs.go:293
 			f.e.Note("two or fell")
@@ -1920,7 +1902,7 @@ poll:
 			f.aw1 = f.e.Val(f.k)
 			f.state = 6
 			continue poll
-//line funcs_async.go:1924
+//line funcs_async.go:1906
 		case 4:
 //line funcs.go:300
 			if f.i > 6 {
@@ -1930,7 +1912,7 @@ poll:
 //line funcs.go:303
 			f.state = 7
 			continue poll
-//line funcs_async.go:1934
+//line funcs_async.go:1916
 		case 5:
 //line funcs.go:285
 			v, ready := f.aw1.Poll(cx)
@@ -1950,7 +1932,7 @@ poll:
 //line funcs.go:291
 			f.state = 3
 			continue poll
-//line funcs_async.go:1954
+//line funcs_async.go:1936
 		case 6:
 //line funcs.go:297
 			w, ready := f.aw1.Poll(cx)
@@ -1963,21 +1945,21 @@ poll:
 //line funcs.go:303
 			f.state = 7
 			continue poll
-//line funcs_async.go:1967
+//line funcs_async.go:1949
 		case 7:
 //line funcs.go:304
 			f.e.Note("after %d", f.i)
 //line funcs.go:305
 			f.state = 8
 			continue poll
-//line funcs_async.go:1974
+//line funcs_async.go:1956
 		case 8:
 //line funcs.go:282
-			f.rangeIndex++
+			f.i++
 //line funcs.go:282
 			f.state = 1
 			continue poll
-//line funcs_async.go:1981
+//line funcs_async.go:1963
 		case 9:
 //line funcs.go:306
 			switch {
@@ -1991,20 +1973,20 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:1995
+//line funcs_async.go:1977
 		case 10:
 //line funcs.go:308
 			f.aw1 = f.e.Val(0)
 			f.state = 12
 			continue poll
-//line funcs_async.go:2001
+//line funcs_async.go:1983
 		case 11:
 //line funcs.go:311
 			f.total *= 3
 //line funcs.go:312
 			f.state = 13
 			continue poll
-//line funcs_async.go:2008
+//line funcs_async.go:1990
 		case 12:
 //line funcs.go:308
 			_, ready := f.aw1.Poll(cx)
@@ -2017,12 +1999,12 @@ poll:
 //line funcs.go:312
 			f.state = 13
 			continue poll
-//line funcs_async.go:2021
+//line funcs_async.go:2003
 		case 13:
 //line funcs.go:313
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2026
+//line funcs_async.go:2008
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2046,7 +2028,7 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2050
+//line funcs_async.go:2032
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2075,7 +2057,7 @@ poll:
 			f.aw1 = f.e.Val(3)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2079
+//line funcs_async.go:2061
 		case 1:
 //line funcs.go:319
 			v, ready := f.aw1.Poll(cx)
@@ -2088,7 +2070,7 @@ poll:
 			f.aw1 = f.e.Val(2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2092
+//line funcs_async.go:2074
 		case 2:
 //line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
@@ -2101,7 +2083,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2105
+//line funcs_async.go:2087
 		case 3:
 //line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
@@ -2119,13 +2101,13 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2123
+//line funcs_async.go:2105
 		case 4:
 //line funcs.go:324
 			f.aw1 = f.e.Val(f.x * 100)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2129
+//line funcs_async.go:2111
 		case 5:
 //line funcs.go:324
 			v, ready := f.aw1.Poll(cx)
@@ -2135,13 +2117,13 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2139
+//line funcs_async.go:2121
 		case 6:
 //line funcs.go:326
 			f.aw1 = f.e.Val(f.x)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2145
+//line funcs_async.go:2127
 		case 7:
 //line funcs.go:326
 			v, ready := f.aw1.Poll(cx)
@@ -2151,7 +2133,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2155
+//line funcs_async.go:2137
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2175,14 +2157,13 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2179
+//line funcs_async.go:2161
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
 	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue string
-	rangeIndex int
 	rangeNext  int
 	e          *Env
 	n          int
@@ -2211,7 +2192,7 @@ poll:
 //line funcs.go:333
 			f.state = 1
 			continue poll
-//line funcs_async.go:2215
+//line funcs_async.go:2196
 		case 1:
 //line funcs.go:333
 			if !(f.i < f.n) {
@@ -2220,26 +2201,25 @@ poll:
 			}
 //line funcs.go:335
 			f.rangeValue = "abcd"
-			f.rangeIndex = 0
+			f.j = 0
 //line funcs.go:335
 			f.state = 2
 			continue poll
-//line funcs_async.go:2228
+//line funcs_async.go:2209
 		case 2:
 //line funcs.go:335
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.j >= len(f.rangeValue) {
 				f.state = 5
 				continue poll
 			}
-			r, width := utf8.DecodeRuneInString(string(f.rangeValue[f.rangeIndex:]))
-			f.rangeNext = f.rangeIndex + width
-			f.j = f.rangeIndex
+			r, width := utf8.DecodeRuneInString(string(f.rangeValue[f.j:]))
+			f.rangeNext = f.j + width
 			f.c = r
 //line funcs.go:336
 			f.aw1 = f.e.Val(f.i + f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2243
+//line funcs_async.go:2223
 		case 3:
 //line funcs.go:336
 			v, ready := f.aw1.Poll(cx)
@@ -2283,33 +2263,33 @@ poll:
 //line funcs.go:364
 			f.state = 4
 			continue poll
-//line funcs_async.go:2287
+//line funcs_async.go:2267
 		case 4:
 //line funcs.go:335
-			f.rangeIndex = f.rangeNext
+			f.j = f.rangeNext
 //line funcs.go:335
 			f.state = 2
 			continue poll
-//line funcs_async.go:2294
+//line funcs_async.go:2274
 		case 5:
 //line funcs.go:365
 			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:366
 			f.state = 6
 			continue poll
-//line funcs_async.go:2301
+//line funcs_async.go:2281
 		case 6:
 //line funcs.go:333
 			f.i++
 //line funcs.go:333
 			f.state = 1
 			continue poll
-//line funcs_async.go:2308
+//line funcs_async.go:2288
 		case 7:
 //line funcs.go:367
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2313
+//line funcs_async.go:2293
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2333,7 +2313,7 @@ func (f *labelsAsyncFuture) Cancel() {
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2337
+//line funcs_async.go:2317
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2341,7 +2321,6 @@ type typeSwitchAsyncFuture struct {
 	aw1        future.Future[int]    // the future awaited
 	aw2        future.Future[string] // the future awaited
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	values     []any
@@ -2372,18 +2351,17 @@ poll:
 			f.b = strings.Builder{}
 //line funcs.go:374
 			f.rangeValue = f.n % 7
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:374
 			f.state = 1
 			continue poll
-//line funcs_async.go:2380
+//line funcs_async.go:2359
 		case 1:
 //line funcs.go:374
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 15
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:375
 			switch bound := f.values[f.i%len(f.values)].(type) {
 //line funcs.go:376
@@ -2407,39 +2385,39 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2411
+//line funcs_async.go:2389
 		case 2:
 //line funcs.go:377
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 7
 			continue poll
-//line funcs_async.go:2417
+//line funcs_async.go:2395
 		case 3:
 //line funcs.go:381
 			f.aw2 = f.e.Str("x")
 			f.state = 8
 			continue poll
-//line funcs_async.go:2423
+//line funcs_async.go:2401
 		case 4:
 //line funcs.go:384
 			f.aw1 = f.e.Val(0)
 			f.state = 9
 			continue poll
-//line funcs_async.go:2429
+//line funcs_async.go:2407
 		case 5:
 //line funcs.go:387
 			f.b.WriteString(f.v2.Error())
 //line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2436
+//line funcs_async.go:2414
 		case 6:
 //line funcs.go:389
 			f.e.Note("other %v", f.v3)
 //line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2443
+//line funcs_async.go:2421
 		case 7:
 //line funcs.go:377
 			w, ready := f.aw1.Poll(cx)
@@ -2454,7 +2432,7 @@ poll:
 //line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2458
+//line funcs_async.go:2436
 		case 8:
 //line funcs.go:381
 			s, ready := f.aw2.Poll(cx)
@@ -2467,7 +2445,7 @@ poll:
 //line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2471
+//line funcs_async.go:2449
 		case 9:
 //line funcs.go:384
 			_, ready := f.aw1.Poll(cx)
@@ -2480,7 +2458,7 @@ poll:
 //line funcs.go:390
 			f.state = 10
 			continue poll
-//line funcs_async.go:2484
+//line funcs_async.go:2462
 		case 10:
 //line funcs.go:391
 			switch f.values[(f.i+1)%len(f.values)].(type) {
@@ -2491,13 +2469,13 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2495
+//line funcs_async.go:2473
 		case 11:
 //line funcs.go:393
 			f.aw1 = f.e.Val(1)
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2501
+//line funcs_async.go:2479
 		case 12:
 //line funcs.go:393
 			_, ready := f.aw1.Poll(cx)
@@ -2510,24 +2488,24 @@ poll:
 //line funcs.go:395
 			f.state = 13
 			continue poll
-//line funcs_async.go:2514
+//line funcs_async.go:2492
 		case 13:
 //line funcs.go:396
 			f.state = 14
 			continue poll
-//line funcs_async.go:2519
+//line funcs_async.go:2497
 		case 14:
 //line funcs.go:374
-			f.rangeIndex++
+			f.i++
 //line funcs.go:374
 			f.state = 1
 			continue poll
-//line funcs_async.go:2526
+//line funcs_async.go:2504
 		case 15:
 //line funcs.go:397
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2531
+//line funcs_async.go:2509
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2554,32 +2532,29 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2558
+//line funcs_async.go:2536
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
-	state       int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1         future.Future[future.Result[int]]    // the future awaited
-	aw2         future.Future[int]                   // the future awaited
-	aw3         future.Future[future.Result[string]] // the future awaited
-	rangeValue  int
-	rangeIndex  int
-	rangeValue2 int
-	rangeIndex2 int
-	e           *Env
-	n           int
-	total       int
-	err         error
-	y           int
-	z           int
-	i           int
-	i2          int
-	v           int
-	err2        error
-	v2          int
-	w           int
-	s           string
-	err22       error
+	state      int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[future.Result[int]]    // the future awaited
+	aw2        future.Future[int]                   // the future awaited
+	aw3        future.Future[future.Result[string]] // the future awaited
+	rangeValue int
+	e          *Env
+	n          int
+	total      int
+	err        error
+	y          int
+	z          int
+	i          int
+	i2         int
+	v          int
+	err2       error
+	v2         int
+	w          int
+	s          string
+	err22      error
 }
 
 // triesAsync returns tries as a future: polling it runs tries up to its next
@@ -2600,7 +2575,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2604
+//line funcs_async.go:2579
 		case 1:
 //line funcs.go:403
 			v2, ready := f.aw1.Poll(cx)
@@ -2621,7 +2596,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2625
+//line funcs_async.go:2600
 		case 2:
 //line funcs.go:409
 			v2, ready := f.aw1.Poll(cx)
@@ -2638,7 +2613,7 @@ poll:
 			f.aw1 = f.e.Fallible(2)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2642
+//line funcs_async.go:2617
 		case 3:
 //line funcs.go:412
 			v2, ready := f.aw1.Poll(cx)
@@ -2653,7 +2628,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.n * 3)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2657
+//line funcs_async.go:2632
 		case 4:
 //line funcs.go:414
 			_, ready := f.aw1.Poll(cx)
@@ -2665,7 +2640,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2669
+//line funcs_async.go:2644
 		case 5:
 //line funcs.go:415
 			v2, ready := f.aw1.Poll(cx)
@@ -2675,24 +2650,22 @@ poll:
 			f.aw1 = nil
 			f.z, _ = v2.Value, v2.Err
 //line funcs.go:416
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:416
 			f.state = 6
 			continue poll
-//line funcs_async.go:2684
+//line funcs_async.go:2658
 		case 6:
 //line funcs.go:416
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 9
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:417
 			f.aw1 = f.e.Fallible(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2696
+//line funcs_async.go:2669
 		case 7:
 //line funcs.go:417
 			v2, ready := f.aw1.Poll(cx)
@@ -2711,14 +2684,14 @@ poll:
 //line funcs.go:422
 			f.state = 8
 			continue poll
-//line funcs_async.go:2715
+//line funcs_async.go:2688
 		case 8:
 //line funcs.go:416
-			f.rangeIndex++
+			f.i++
 //line funcs.go:416
 			f.state = 6
 			continue poll
-//line funcs_async.go:2722
+//line funcs_async.go:2695
 		case 9:
 //line funcs.go:423
 			if f.n > 5 {
@@ -2727,13 +2700,13 @@ poll:
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2731
+//line funcs_async.go:2704
 		case 10:
 //line funcs.go:424
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2737
+//line funcs_async.go:2710
 		case 11:
 //line funcs.go:424
 			v2, ready := f.aw1.Poll(cx)
@@ -2743,27 +2716,26 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2747
+//line funcs_async.go:2720
 		case 12:
 //line funcs.go:426
-			f.rangeValue2 = 3
-			f.rangeIndex2 = 0
+			f.rangeValue = 3
+			f.i2 = 0
 //line funcs.go:426
 			f.state = 13
 			continue poll
-//line funcs_async.go:2755
+//line funcs_async.go:2728
 		case 13:
 //line funcs.go:426
-			if f.rangeIndex2 >= f.rangeValue2 {
+			if f.i2 >= f.rangeValue {
 				f.state = 19
 				continue poll
 			}
-			f.i2 = f.rangeIndex2
 //line funcs.go:427
 			f.aw1 = f.e.Fallible(f.n + f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2767
+//line funcs_async.go:2739
 		case 14:
 //line funcs.go:427
 			v2, ready := f.aw1.Poll(cx)
@@ -2779,39 +2751,39 @@ poll:
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2783
+//line funcs_async.go:2755
 		case 15:
 //line funcs.go:428
 			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:429
 			f.state = 17
 			continue poll
-//line funcs_async.go:2790
+//line funcs_async.go:2762
 		case 16:
 //line funcs.go:430
 			f.total += f.v
 //line funcs.go:431
 			f.state = 17
 			continue poll
-//line funcs_async.go:2797
+//line funcs_async.go:2769
 		case 17:
 //line funcs.go:432
 			f.state = 18
 			continue poll
-//line funcs_async.go:2802
+//line funcs_async.go:2774
 		case 18:
 //line funcs.go:426
-			f.rangeIndex2++
+			f.i2++
 //line funcs.go:426
 			f.state = 13
 			continue poll
-//line funcs_async.go:2809
+//line funcs_async.go:2781
 		case 19:
 //line funcs.go:433
 			f.aw2 = f.e.Val(f.n)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2815
+//line funcs_async.go:2787
 		case 20:
 //line funcs.go:433
 			v2, ready := f.aw2.Poll(cx)
@@ -2829,20 +2801,20 @@ poll:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2833
+//line funcs_async.go:2805
 		case 21:
 //line funcs.go:435
 			f.total++
 //line funcs.go:436
 			f.state = 22
 			continue poll
-//line funcs_async.go:2840
+//line funcs_async.go:2812
 		case 22:
 //line funcs.go:437
 			f.aw1 = f.e.Fallible(f.z)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2846
+//line funcs_async.go:2818
 		case 23:
 //line funcs.go:437
 			v2, ready := f.aw1.Poll(cx)
@@ -2863,7 +2835,7 @@ poll:
 			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
 			f.state = 24
 			fallthrough
-//line funcs_async.go:2867
+//line funcs_async.go:2839
 		case 24:
 //line funcs.go:445
 			v2, ready := f.aw3.Poll(cx)
@@ -2877,7 +2849,7 @@ poll:
 //line funcs.go:447
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:2881
+//line funcs_async.go:2853
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2907,7 +2879,7 @@ func (f *triesAsyncFuture) Cancel() {
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:2911
+//line funcs_async.go:2883
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -2936,13 +2908,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:2940
+//line funcs_async.go:2912
 		case 1:
 //line funcs.go:454
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2946
+//line funcs_async.go:2918
 		case 2:
 //line funcs.go:454
 			v2, ready := f.aw1.Poll(cx)
@@ -2952,13 +2924,13 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:2956
+//line funcs_async.go:2928
 		case 3:
 //line funcs.go:456
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2962
+//line funcs_async.go:2934
 		case 4:
 //line funcs.go:456
 			v2, ready := f.aw1.Poll(cx)
@@ -2970,7 +2942,7 @@ poll:
 //line funcs.go:457
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:2974
+//line funcs_async.go:2946
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2994,7 +2966,7 @@ func (f *tryReturnAsyncFuture) Cancel() {
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:2998
+//line funcs_async.go:2970
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3002,7 +2974,6 @@ type defersAsyncFuture struct {
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	x          int
@@ -3063,7 +3034,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3067
+//line funcs_async.go:3038
 		case 1:
 //line funcs.go:484
 			v, ready := f.aw1.Poll(cx)
@@ -3100,7 +3071,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3104
+//line funcs_async.go:3075
 		case 2:
 //line funcs.go:492
 			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
@@ -3108,7 +3079,7 @@ poll:
 			f.aw1 = f.e.Val(f.x + 1)
 			f.state = 4
 			continue poll
-//line funcs_async.go:3112
+//line funcs_async.go:3083
 		case 3:
 //line funcs.go:496
 			note := f.e.Note
@@ -3123,7 +3094,7 @@ poll:
 //line funcs.go:499
 			f.state = 5
 			continue poll
-//line funcs_async.go:3127
+//line funcs_async.go:3098
 		case 4:
 //line funcs.go:493
 			y, ready := f.aw1.Poll(cx)
@@ -3136,22 +3107,21 @@ poll:
 //line funcs.go:495
 			f.state = 5
 			continue poll
-//line funcs_async.go:3140
+//line funcs_async.go:3111
 		case 5:
 //line funcs.go:500
 			f.rangeValue = f.n % 4
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:500
 			f.state = 6
 			continue poll
-//line funcs_async.go:3148
+//line funcs_async.go:3119
 		case 6:
 //line funcs.go:500
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 9
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:501
 			{
 				deferred := f.e.Note
@@ -3163,7 +3133,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3167
+//line funcs_async.go:3137
 		case 7:
 //line funcs.go:502
 			_, ready := f.aw1.Poll(cx)
@@ -3174,14 +3144,14 @@ poll:
 //line funcs.go:503
 			f.state = 8
 			continue poll
-//line funcs_async.go:3178
+//line funcs_async.go:3148
 		case 8:
 //line funcs.go:500
-			f.rangeIndex++
+			f.i++
 //line funcs.go:500
 			f.state = 6
 			continue poll
-//line funcs_async.go:3185
+//line funcs_async.go:3155
 		case 9:
 //line funcs.go:504
 			for i := 0; i < 2; i++ {
@@ -3211,7 +3181,7 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3215
+//line funcs_async.go:3185
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3237,7 +3207,7 @@ func (f *defersAsyncFuture) Cancel() {
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3241
+//line funcs_async.go:3211
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3302,7 +3272,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3306
+//line funcs_async.go:3276
 		case 1:
 //line funcs.go:518
 			v2, ready := f.aw1.Poll(cx)
@@ -3321,7 +3291,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3325
+//line funcs_async.go:3295
 		case 2:
 //line funcs.go:523
 			v2, ready := f.aw1.Poll(cx)
@@ -3352,7 +3322,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.v * f.w)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3356
+//line funcs_async.go:3326
 		case 3:
 //line funcs.go:532
 			v2, ready := f.aw1.Poll(cx)
@@ -3368,7 +3338,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3372
+//line funcs_async.go:3342
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3394,7 +3364,7 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3398
+//line funcs_async.go:3368
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3402,7 +3372,6 @@ type deferFormsAsyncFuture struct {
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	m          map[int]int
@@ -3494,23 +3463,22 @@ poll:
 			}
 //line funcs.go:548
 			f.rangeValue = f.n % 3
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:548
 			f.state = 1
 			continue poll
-//line funcs_async.go:3502
+//line funcs_async.go:3471
 		case 1:
 //line funcs.go:548
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:549
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3514
+//line funcs_async.go:3482
 		case 2:
 //line funcs.go:549
 			k, ready := f.aw1.Poll(cx)
@@ -3529,14 +3497,14 @@ poll:
 //line funcs.go:552
 			f.state = 3
 			continue poll
-//line funcs_async.go:3533
+//line funcs_async.go:3501
 		case 3:
 //line funcs.go:548
-			f.rangeIndex++
+			f.i++
 //line funcs.go:548
 			f.state = 1
 			continue poll
-//line funcs_async.go:3540
+//line funcs_async.go:3508
 		case 4:
 //line funcs.go:553
 			if f.n == 4 {
@@ -3548,7 +3516,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3552
+//line funcs_async.go:3520
 		case 5:
 //line funcs.go:556
 			_, ready := f.aw1.Poll(cx)
@@ -3565,7 +3533,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3569
+//line funcs_async.go:3537
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3591,17 +3559,15 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3595
+//line funcs_async.go:3563
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
-	rangeValue int
-	rangeIndex int
-	s          *stack
-	n          int
-	i          int
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	s     *stack
+	n     int
+	i     int
 }
 
 // pushAllAsync returns pushAll as a future: polling it runs pushAll up to its next
@@ -3617,24 +3583,22 @@ poll:
 		switch f.state {
 		case 0:
 //line funcs.go:568
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:568
 			f.state = 1
 			continue poll
-//line funcs_async.go:3626
+//line funcs_async.go:3591
 		case 1:
 //line funcs.go:568
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:569
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3638
+//line funcs_async.go:3602
 		case 2:
 //line funcs.go:569
 			v, ready := f.aw1.Poll(cx)
@@ -3647,19 +3611,19 @@ poll:
 //line funcs.go:571
 			f.state = 3
 			continue poll
-//line funcs_async.go:3651
+//line funcs_async.go:3615
 		case 3:
 //line funcs.go:568
-			f.rangeIndex++
+			f.i++
 //line funcs.go:568
 			f.state = 1
 			continue poll
-//line funcs_async.go:3658
+//line funcs_async.go:3622
 		case 4:
 //line funcs.go:572
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:3663
+//line funcs_async.go:3627
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3683,7 +3647,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:3687
+//line funcs_async.go:3651
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -3694,7 +3658,6 @@ type stackSumCopyAsyncFuture struct {
 	s          stack
 	n          int
 	total      int
-	x          int
 }
 
 // sumCopyAsync returns sumCopy as a future: polling it runs sumCopy up to its next
@@ -3719,19 +3682,19 @@ poll:
 //line funcs.go:579
 			f.state = 1
 			continue poll
-//line funcs_async.go:3723
+//line funcs_async.go:3686
 		case 1:
 //line funcs.go:579
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-			f.x = f.rangeValue[f.rangeIndex]
+			x := f.rangeValue[f.rangeIndex]
 //line funcs.go:580
-			f.aw1 = f.s.e.Val(f.x)
+			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3735
+//line funcs_async.go:3698
 		case 2:
 //line funcs.go:580
 			v, ready := f.aw1.Poll(cx)
@@ -3744,14 +3707,14 @@ poll:
 //line funcs.go:582
 			f.state = 3
 			continue poll
-//line funcs_async.go:3748
+//line funcs_async.go:3711
 		case 3:
 //line funcs.go:579
 			f.rangeIndex++
 //line funcs.go:579
 			f.state = 1
 			continue poll
-//line funcs_async.go:3755
+//line funcs_async.go:3718
 		case 4:
 //line funcs.go:583
 			if f.total > 50 {
@@ -3761,7 +3724,7 @@ poll:
 //line funcs.go:586
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:3765
+//line funcs_async.go:3728
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3785,7 +3748,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:3789
+//line funcs_async.go:3752
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -3810,7 +3773,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3814
+//line funcs_async.go:3777
 		case 1:
 //line funcs.go:591
 			v, ready := f.aw1.Poll(cx)
@@ -3820,7 +3783,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:3824
+//line funcs_async.go:3787
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3844,23 +3807,21 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:3848
+//line funcs_async.go:3811
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
-	aw2        future.Future[T]   // the future awaited
-	rangeValue []T
-	rangeIndex int
-	e          *Env
-	xs         []T
-	key        func(T) K
-	m          map[K]int
-	last       T
-	i          int
-	x          T
-	w          int
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	aw2   future.Future[T]   // the future awaited
+	e     *Env
+	xs    []T
+	key   func(T) K
+	m     map[K]int
+	last  T
+	i     int
+	x     T
+	w     int
 }
 
 // collectAsync returns collect as a future: polling it runs collect up to its next
@@ -3881,25 +3842,23 @@ poll:
 //line funcs.go:597
 			f.last = *new(T)
 //line funcs.go:598
-			f.rangeValue = f.xs
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:598
 			f.state = 1
 			continue poll
-//line funcs_async.go:3890
+//line funcs_async.go:3850
 		case 1:
 //line funcs.go:598
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
-			f.i = f.rangeIndex
-			f.x = f.rangeValue[f.rangeIndex]
+			f.x = f.xs[f.i]
 //line funcs.go:599
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3903
+//line funcs_async.go:3862
 		case 2:
 //line funcs.go:599
 			v, ready := f.aw1.Poll(cx)
@@ -3912,7 +3871,7 @@ poll:
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3916
+//line funcs_async.go:3875
 		case 3:
 //line funcs.go:600
 			y, ready := f.aw2.Poll(cx)
@@ -3927,14 +3886,14 @@ poll:
 //line funcs.go:603
 			f.state = 4
 			continue poll
-//line funcs_async.go:3931
+//line funcs_async.go:3890
 		case 4:
 //line funcs.go:598
-			f.rangeIndex++
+			f.i++
 //line funcs.go:598
 			f.state = 1
 			continue poll
-//line funcs_async.go:3938
+//line funcs_async.go:3897
 		case 5:
 //line funcs.go:604
 			f.e.Note("last %v", f.last)
@@ -3946,7 +3905,7 @@ poll:
 //line funcs.go:608
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:3950
+//line funcs_async.go:3909
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3970,20 +3929,18 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:3974
+//line funcs_async.go:3933
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
-	aw2        future.Future[E]   // the future awaited
-	rangeValue int
-	rangeIndex int
-	b          *box[E]
-	n          int
-	mk         func(int) E
-	zero       E
-	i          int
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	aw2   future.Future[E]   // the future awaited
+	b     *box[E]
+	n     int
+	mk    func(int) E
+	zero  E
+	i     int
 }
 
 // fillAsync returns fill as a future: polling it runs fill up to its next
@@ -4002,24 +3959,22 @@ poll:
 //line funcs.go:619
 			f.zero = *new(E)
 //line funcs.go:620
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:620
 			f.state = 1
 			continue poll
-//line funcs_async.go:4011
+//line funcs_async.go:3967
 		case 1:
 //line funcs.go:620
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:621
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4023
+//line funcs_async.go:3978
 		case 2:
 //line funcs.go:621
 			w, ready := f.aw1.Poll(cx)
@@ -4033,7 +3988,7 @@ poll:
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4037
+//line funcs_async.go:3992
 		case 3:
 //line funcs.go:623
 			v2, ready := f.aw2.Poll(cx)
@@ -4045,19 +4000,19 @@ poll:
 //line funcs.go:624
 			f.state = 4
 			continue poll
-//line funcs_async.go:4049
+//line funcs_async.go:4004
 		case 4:
 //line funcs.go:620
-			f.rangeIndex++
+			f.i++
 //line funcs.go:620
 			f.state = 1
 			continue poll
-//line funcs_async.go:4056
+//line funcs_async.go:4011
 		case 5:
 //line funcs.go:625
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:4061
+//line funcs_async.go:4016
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4081,20 +4036,18 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4085
+//line funcs_async.go:4040
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int] // the future awaited
-	rangeValue S
-	rangeIndex int
-	rangeNext  int
-	e          *Env
-	s          S
-	b          strings.Builder
-	i          int
-	r          rune
+	state     int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1       future.Future[int] // the future awaited
+	rangeNext int
+	e         *Env
+	s         S
+	b         strings.Builder
+	i         int
+	r         rune
 }
 
 // runesAsync returns runes as a future: polling it runs runes up to its next
@@ -4113,27 +4066,25 @@ poll:
 //line funcs.go:633
 			f.b = strings.Builder{}
 //line funcs.go:634
-			f.rangeValue = f.s
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:634
 			f.state = 1
 			continue poll
-//line funcs_async.go:4122
+//line funcs_async.go:4074
 		case 1:
 //line funcs.go:634
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
 			}
-			r2, width := utf8.DecodeRuneInString(string(f.rangeValue[f.rangeIndex:]))
-			f.rangeNext = f.rangeIndex + width
-			f.i = f.rangeIndex
+			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
+			f.rangeNext = f.i + width
 			f.r = r2
 //line funcs.go:635
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4137
+//line funcs_async.go:4088
 		case 2:
 //line funcs.go:635
 			_, ready := f.aw1.Poll(cx)
@@ -4146,19 +4097,19 @@ poll:
 //line funcs.go:637
 			f.state = 3
 			continue poll
-//line funcs_async.go:4150
+//line funcs_async.go:4101
 		case 3:
 //line funcs.go:634
-			f.rangeIndex = f.rangeNext
+			f.i = f.rangeNext
 //line funcs.go:634
 			f.state = 1
 			continue poll
-//line funcs_async.go:4157
+//line funcs_async.go:4108
 		case 4:
 //line funcs.go:638
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:4162
+//line funcs_async.go:4113
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4179,21 +4130,19 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4183
+//line funcs_async.go:4134
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
-	state      int                               // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1        future.Future[int]                // the future awaited
-	aw2        future.Future[future.Result[int]] // the future awaited
-	defers     []func()                          // the calls deferred and not yet run, in order
-	rangeValue int
-	rangeIndex int
-	e          *Env
-	n          int
-	total      int
-	err        error
-	i          int
+	state  int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int]                // the future awaited
+	aw2    future.Future[future.Result[int]] // the future awaited
+	defers []func()                          // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	total  int
+	err    error
+	i      int
 }
 
 // namedResultsAsync returns namedResults as a future: polling it runs namedResults up to its next
@@ -4254,24 +4203,22 @@ poll:
 				f.defers = append(f.defers, func() { deferred("deferred total=%d", d2) })
 			}
 //line funcs.go:650
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:650
 			f.state = 1
 			continue poll
-//line funcs_async.go:4263
+//line funcs_async.go:4211
 		case 1:
 //line funcs.go:650
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:651
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4275
+//line funcs_async.go:4222
 		case 2:
 //line funcs.go:651
 			v, ready := f.aw1.Poll(cx)
@@ -4291,14 +4238,14 @@ poll:
 //line funcs.go:657
 			f.state = 3
 			continue poll
-//line funcs_async.go:4295
+//line funcs_async.go:4242
 		case 3:
 //line funcs.go:650
-			f.rangeIndex++
+			f.i++
 //line funcs.go:650
 			f.state = 1
 			continue poll
-//line funcs_async.go:4302
+//line funcs_async.go:4249
 		case 4:
 //line funcs.go:658
 			if f.n == 3 {
@@ -4307,13 +4254,13 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:4311
+//line funcs_async.go:4258
 		case 5:
 //line funcs.go:659
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:4317
+//line funcs_async.go:4264
 		case 6:
 //line funcs.go:659
 			v2, ready := f.aw2.Poll(cx)
@@ -4325,7 +4272,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:4329
+//line funcs_async.go:4276
 		case 7:
 //line funcs.go:661
 			if f.n == 5 {
@@ -4338,7 +4285,7 @@ poll:
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:4342
+//line funcs_async.go:4289
 		case 8:
 //line funcs.go:664
 			v2, ready := f.aw2.Poll(cx)
@@ -4351,7 +4298,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:4355
+//line funcs_async.go:4302
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4380,7 +4327,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:4384
+//line funcs_async.go:4331
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -4445,13 +4392,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:4449
+//line funcs_async.go:4396
 		case 1:
 //line funcs.go:672
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4455
+//line funcs_async.go:4402
 		case 2:
 //line funcs.go:672
 			v, ready := f.aw1.Poll(cx)
@@ -4463,7 +4410,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:4467
+//line funcs_async.go:4414
 		case 3:
 //line funcs.go:674
 			f.r = f.n
@@ -4472,7 +4419,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:4476
+//line funcs_async.go:4423
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4498,7 +4445,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:4502
+//line funcs_async.go:4449
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -4525,7 +4472,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4529
+//line funcs_async.go:4476
 		case 1:
 //line funcs.go:680
 			v, ready := f.aw1.Poll(cx)
@@ -4543,7 +4490,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:4547
+//line funcs_async.go:4494
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4567,7 +4514,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:4571
+//line funcs_async.go:4518
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -4640,7 +4587,7 @@ poll:
 //line funcs.go:692
 			f2.state = 1
 			continue poll
-//line funcs_async.go:4644
+//line funcs_async.go:4591
 		case 1:
 //line funcs.go:692
 			if !((*f2.i) < f2.n) {
@@ -4651,7 +4598,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:4655
+//line funcs_async.go:4602
 		case 2:
 //line funcs.go:693
 			v, ready := f2.aw1.Poll(cx)
@@ -4675,7 +4622,7 @@ poll:
 //line funcs.go:701
 			f2.state = 3
 			continue poll
-//line funcs_async.go:4679
+//line funcs_async.go:4626
 		case 3:
 			{
 				prev := f2.i
@@ -4687,7 +4634,7 @@ poll:
 //line funcs.go:692
 			f2.state = 1
 			continue poll
-//line funcs_async.go:4691
+//line funcs_async.go:4638
 		case 4:
 //line funcs.go:702
 			f2.rangeValue = []int{f2.n, f2.n + 1}
@@ -4695,7 +4642,7 @@ poll:
 //line funcs.go:702
 			f2.state = 5
 			continue poll
-//line funcs_async.go:4699
+//line funcs_async.go:4646
 		case 5:
 //line funcs.go:702
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -4708,7 +4655,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:4712
+//line funcs_async.go:4659
 		case 6:
 //line funcs.go:703
 			w, ready := f2.aw1.Poll(cx)
@@ -4722,14 +4669,14 @@ poll:
 //line funcs.go:705
 			f2.state = 7
 			continue poll
-//line funcs_async.go:4726
+//line funcs_async.go:4673
 		case 7:
 //line funcs.go:702
 			f2.rangeIndex++
 //line funcs.go:702
 			f2.state = 5
 			continue poll
-//line funcs_async.go:4733
+//line funcs_async.go:4680
 		case 8:
 //line funcs.go:706
 			f2.j = new(int)
@@ -4737,7 +4684,7 @@ poll:
 //line funcs.go:706
 			f2.state = 9
 			continue poll
-//line funcs_async.go:4741
+//line funcs_async.go:4688
 		case 9:
 //line funcs.go:706
 			if !((*f2.j) < 3) {
@@ -4748,7 +4695,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:4752
+//line funcs_async.go:4699
 		case 10:
 //line funcs.go:707
 			_, ready := f2.aw1.Poll(cx)
@@ -4764,7 +4711,7 @@ poll:
 //line funcs.go:710
 			f2.state = 11
 			continue poll
-//line funcs_async.go:4768
+//line funcs_async.go:4715
 		case 11:
 			{
 				prev2 := f2.j
@@ -4774,7 +4721,7 @@ poll:
 //line funcs.go:710
 			f2.state = 9
 			continue poll
-//line funcs_async.go:4778
+//line funcs_async.go:4725
 		case 12:
 //line funcs.go:711
 			f2.total = 0
@@ -4790,7 +4737,7 @@ poll:
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:4794
+//line funcs_async.go:4741
 		case 13:
 //line funcs.go:718
 			_, ready := f2.aw1.Poll(cx)
@@ -4810,7 +4757,7 @@ poll:
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4814
+//line funcs_async.go:4761
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4836,14 +4783,13 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:4840
+//line funcs_async.go:4787
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
 	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	slices     [][]int
@@ -4877,18 +4823,17 @@ poll:
 			f2.later = nil
 //line funcs.go:739
 			f2.rangeValue = f2.n % 5
-			f2.rangeIndex = 0
+			f2.i = 0
 //line funcs.go:739
 			f2.state = 1
 			continue poll
-//line funcs_async.go:4885
+//line funcs_async.go:4831
 		case 1:
 //line funcs.go:739
-			if f2.rangeIndex >= f2.rangeValue {
+			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-			f2.i = f2.rangeIndex
 //line funcs.go:740
 			f2.p = new(acc)
 //line funcs.go:741
@@ -4897,7 +4842,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:4901
+//line funcs_async.go:4846
 		case 2:
 //line funcs.go:742
 			v2, ready := f2.aw1.Poll(cx)
@@ -4927,13 +4872,13 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:4931
+//line funcs_async.go:4876
 		case 3:
 //line funcs.go:749
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:4937
+//line funcs_async.go:4882
 		case 4:
 //line funcs.go:749
 			_, ready := f2.aw1.Poll(cx)
@@ -4949,7 +4894,7 @@ poll:
 //line funcs.go:752
 			f2.state = 5
 			continue poll
-//line funcs_async.go:4953
+//line funcs_async.go:4898
 		case 5:
 //line funcs.go:753
 			f2.q = new(int)
@@ -4961,13 +4906,13 @@ poll:
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:4965
+//line funcs_async.go:4910
 		case 6:
 //line funcs.go:754
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:4971
+//line funcs_async.go:4916
 		case 7:
 //line funcs.go:754
 			_, ready := f2.aw1.Poll(cx)
@@ -4983,7 +4928,7 @@ poll:
 //line funcs.go:757
 			f2.state = 8
 			continue poll
-//line funcs_async.go:4987
+//line funcs_async.go:4932
 		case 8:
 //line funcs.go:758
 			f2.r = new(int)
@@ -4992,7 +4937,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:4996
+//line funcs_async.go:4941
 		case 9:
 //line funcs.go:759
 			_, ready := f2.aw1.Poll(cx)
@@ -5010,14 +4955,14 @@ poll:
 //line funcs.go:763
 			f2.state = 10
 			continue poll
-//line funcs_async.go:5014
+//line funcs_async.go:4959
 		case 10:
 //line funcs.go:739
-			f2.rangeIndex++
+			f2.i++
 //line funcs.go:739
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5021
+//line funcs_async.go:4966
 		case 11:
 //line funcs.go:764
 			var b strings.Builder
@@ -5032,7 +4977,7 @@ poll:
 //line funcs.go:771
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:5036
+//line funcs_async.go:4981
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5056,7 +5001,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:5060
+//line funcs_async.go:5005
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -5101,7 +5046,7 @@ poll:
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5105
+//line funcs_async.go:5050
 		case 1:
 //line funcs.go:788
 			tmp2, ready := f.aw1.Poll(cx)
@@ -5117,7 +5062,7 @@ poll:
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5121
+//line funcs_async.go:5066
 		case 2:
 //line funcs.go:790
 			tmp3, ready := f.aw1.Poll(cx)
@@ -5132,13 +5077,13 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:5136
+//line funcs_async.go:5081
 		case 3:
 //line funcs.go:791
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5142
+//line funcs_async.go:5087
 		case 4:
 //line funcs.go:791
 			tmp4, ready := f.aw1.Poll(cx)
@@ -5149,7 +5094,7 @@ poll:
 //line funcs.go:791
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:5153
+//line funcs_async.go:5098
 		case 5:
 //line funcs.go:794
 			f.tmp5 = f.n%2 == 0
@@ -5160,13 +5105,13 @@ poll:
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:5164
+//line funcs_async.go:5109
 		case 6:
 //line funcs.go:794
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:5170
+//line funcs_async.go:5115
 		case 7:
 //line funcs.go:794
 			tmp6, ready := f.aw1.Poll(cx)
@@ -5179,7 +5124,7 @@ poll:
 //line funcs.go:794
 			f.state = 8
 			continue poll
-//line funcs_async.go:5183
+//line funcs_async.go:5128
 		case 8:
 //line funcs.go:794
 			f.tmp7 = f.tmp5 || f.n == 7
@@ -5190,13 +5135,13 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:5194
+//line funcs_async.go:5139
 		case 9:
 //line funcs.go:794
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:5200
+//line funcs_async.go:5145
 		case 10:
 //line funcs.go:794
 			tmp8, ready := f.aw1.Poll(cx)
@@ -5209,7 +5154,7 @@ poll:
 //line funcs.go:794
 			f.state = 11
 			continue poll
-//line funcs_async.go:5213
+//line funcs_async.go:5158
 		case 11:
 //line funcs.go:794
 			if f.tmp7 {
@@ -5218,14 +5163,14 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:5222
+//line funcs_async.go:5167
 		case 12:
 //line funcs.go:795
 			f.e.Note("cond true")
 //line funcs.go:796
 			f.state = 13
 			continue poll
-//line funcs_async.go:5229
+//line funcs_async.go:5174
 		case 13:
 //line funcs.go:797
 			f.tmp9 = f.e.Tick("x", 0)
@@ -5233,7 +5178,7 @@ poll:
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:5237
+//line funcs_async.go:5182
 		case 14:
 //line funcs.go:797
 			tmp10, ready := f.aw1.Poll(cx)
@@ -5249,7 +5194,7 @@ poll:
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:5253
+//line funcs_async.go:5198
 		case 15:
 //line funcs.go:798
 			tmp12, ready := f.aw1.Poll(cx)
@@ -5265,7 +5210,7 @@ poll:
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:5269
+//line funcs_async.go:5214
 		case 16:
 //line funcs.go:799
 			tmp14, ready := f.aw1.Poll(cx)
@@ -5279,7 +5224,7 @@ poll:
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:5283
+//line funcs_async.go:5228
 		case 17:
 //line funcs.go:800
 			tmp15, ready := f.aw1.Poll(cx)
@@ -5293,7 +5238,7 @@ poll:
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:5297
+//line funcs_async.go:5242
 		case 18:
 //line funcs.go:801
 			tmp16, ready := f.aw1.Poll(cx)
@@ -5307,7 +5252,7 @@ poll:
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:5311
+//line funcs_async.go:5256
 		case 19:
 //line funcs.go:802
 			tmp17, ready := f.aw1.Poll(cx)
@@ -5319,7 +5264,7 @@ poll:
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:5323
+//line funcs_async.go:5268
 		case 20:
 //line funcs.go:802
 			tmp18, ready := f.aw1.Poll(cx)
@@ -5337,7 +5282,7 @@ poll:
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:5341
+//line funcs_async.go:5286
 		case 21:
 //line funcs.go:804
 			tmp20, ready := f.aw1.Poll(cx)
@@ -5351,7 +5296,7 @@ poll:
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:5355
+//line funcs_async.go:5300
 		case 22:
 //line funcs.go:805
 			tmp21, ready := f.aw1.Poll(cx)
@@ -5365,7 +5310,7 @@ poll:
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:5369
+//line funcs_async.go:5314
 		case 23:
 //line funcs.go:806
 			tmp22, ready := f.aw2.Poll(cx)
@@ -5379,7 +5324,7 @@ poll:
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:5383
+//line funcs_async.go:5328
 		case 24:
 //line funcs.go:807
 			tmp23, ready := f.aw1.Poll(cx)
@@ -5393,7 +5338,7 @@ poll:
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:5397
+//line funcs_async.go:5342
 		case 25:
 //line funcs.go:808
 			tmp24, ready := f.aw1.Poll(cx)
@@ -5413,20 +5358,20 @@ poll:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:5417
+//line funcs_async.go:5362
 		case 26:
 //line funcs.go:810
 			f.z++
 //line funcs.go:813
 			f.state = 29
 			continue poll
-//line funcs_async.go:5424
+//line funcs_async.go:5369
 		case 27:
 //line funcs.go:812
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:5430
+//line funcs_async.go:5375
 		case 28:
 //line funcs.go:812
 			v, ready := f.aw1.Poll(cx)
@@ -5438,7 +5383,7 @@ poll:
 //line funcs.go:813
 			f.state = 29
 			continue poll
-//line funcs_async.go:5442
+//line funcs_async.go:5387
 		case 29:
 //line funcs.go:814
 			f.b = f.e.Tick("init", f.n) > 2
@@ -5451,13 +5396,13 @@ poll:
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:5455
+//line funcs_async.go:5400
 		case 30:
 //line funcs.go:814
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:5461
+//line funcs_async.go:5406
 		case 31:
 //line funcs.go:814
 			tmp26, ready := f.aw3.Poll(cx)
@@ -5470,7 +5415,7 @@ poll:
 //line funcs.go:814
 			f.state = 32
 			continue poll
-//line funcs_async.go:5474
+//line funcs_async.go:5419
 		case 32:
 //line funcs.go:814
 			if f.tmp25 {
@@ -5479,20 +5424,20 @@ poll:
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:5483
+//line funcs_async.go:5428
 		case 33:
 //line funcs.go:815
 			f.z *= 2
 //line funcs.go:816
 			f.state = 34
 			continue poll
-//line funcs_async.go:5490
+//line funcs_async.go:5435
 		case 34:
 //line funcs.go:817
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:5496
+//line funcs_async.go:5441
 		case 35:
 //line funcs.go:817
 			v, ready := f.aw1.Poll(cx)
@@ -5504,7 +5449,7 @@ poll:
 //line funcs.go:817
 			f.state = 36
 			continue poll
-//line funcs_async.go:5508
+//line funcs_async.go:5453
 		case 36:
 //line funcs.go:817
 			if !(f.i > 0) {
@@ -5515,7 +5460,7 @@ poll:
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:5519
+//line funcs_async.go:5464
 		case 37:
 //line funcs.go:818
 			v, ready := f.aw1.Poll(cx)
@@ -5527,14 +5472,14 @@ poll:
 //line funcs.go:819
 			f.state = 38
 			continue poll
-//line funcs_async.go:5531
+//line funcs_async.go:5476
 		case 38:
 //line funcs.go:817
 			f.i--
 //line funcs.go:817
 			f.state = 36
 			continue poll
-//line funcs_async.go:5538
+//line funcs_async.go:5483
 		case 39:
 //line funcs.go:820
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
@@ -5545,13 +5490,13 @@ poll:
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:5549
+//line funcs_async.go:5494
 		case 40:
 //line funcs.go:822
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:5555
+//line funcs_async.go:5500
 		case 41:
 //line funcs.go:822
 			tmp27, ready := f.aw1.Poll(cx)
@@ -5562,12 +5507,12 @@ poll:
 //line funcs.go:822
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:5566
+//line funcs_async.go:5511
 		case 42:
 //line funcs.go:824
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:5571
+//line funcs_async.go:5516
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5597,7 +5542,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:5601
+//line funcs_async.go:5546
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -5631,7 +5576,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5635
+//line funcs_async.go:5580
 		case 1:
 //line funcs.go:830
 			v2, ready := f.aw1.Poll(cx)
@@ -5643,7 +5588,7 @@ poll:
 //line funcs.go:830
 			f.state = 2
 			continue poll
-//line funcs_async.go:5647
+//line funcs_async.go:5592
 		case 2:
 //line funcs.go:830
 			if !(f.err == nil && f.v < 12) {
@@ -5654,7 +5599,7 @@ poll:
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5658
+//line funcs_async.go:5603
 		case 3:
 //line funcs.go:831
 			v2, ready := f.aw2.Poll(cx)
@@ -5666,20 +5611,20 @@ poll:
 //line funcs.go:832
 			f.state = 4
 			continue poll
-//line funcs_async.go:5670
+//line funcs_async.go:5615
 		case 4:
 //line funcs.go:830
 			f.v++
 //line funcs.go:830
 			f.state = 2
 			continue poll
-//line funcs_async.go:5677
+//line funcs_async.go:5622
 		case 5:
 //line funcs.go:833
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5683
+//line funcs_async.go:5628
 		case 6:
 //line funcs.go:833
 			v2, ready := f.aw1.Poll(cx)
@@ -5697,13 +5642,13 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:5701
+//line funcs_async.go:5646
 		case 7:
 //line funcs.go:833
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5707
+//line funcs_async.go:5652
 		case 8:
 //line funcs.go:833
 			tmp2, ready := f.aw2.Poll(cx)
@@ -5716,7 +5661,7 @@ poll:
 //line funcs.go:833
 			f.state = 9
 			continue poll
-//line funcs_async.go:5720
+//line funcs_async.go:5665
 		case 9:
 //line funcs.go:833
 			if f.tmp {
@@ -5725,19 +5670,19 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:5729
+//line funcs_async.go:5674
 		case 10:
 //line funcs.go:834
 			f.total++
 //line funcs.go:835
 			f.state = 11
 			continue poll
-//line funcs_async.go:5736
+//line funcs_async.go:5681
 		case 11:
 //line funcs.go:836
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:5741
+//line funcs_async.go:5686
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5764,7 +5709,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:5768
+//line funcs_async.go:5713
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -5772,7 +5717,6 @@ type boxDrainAsyncFuture[E any] struct {
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
-	rangeIndex int
 	b          *box[E]
 	n          int
 	show       func(E) string
@@ -5839,18 +5783,17 @@ poll:
 			f.shown = nil
 //line funcs.go:848
 			f.rangeValue = min(f.n, len(f.b.v))
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:848
 			f.state = 1
 			continue poll
-//line funcs_async.go:5847
+//line funcs_async.go:5791
 		case 1:
 //line funcs.go:848
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:849
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
@@ -5858,7 +5801,7 @@ poll:
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5862
+//line funcs_async.go:5805
 		case 2:
 //line funcs.go:850
 			_, ready := f.aw1.Poll(cx)
@@ -5880,14 +5823,14 @@ poll:
 //line funcs.go:854
 			f.state = 3
 			continue poll
-//line funcs_async.go:5884
+//line funcs_async.go:5827
 		case 3:
 //line funcs.go:848
-			f.rangeIndex++
+			f.i++
 //line funcs.go:848
 			f.state = 1
 			continue poll
-//line funcs_async.go:5891
+//line funcs_async.go:5834
 		case 4:
 //line funcs.go:855
 			for _, s := range f.shown {
@@ -5897,7 +5840,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:5901
+//line funcs_async.go:5844
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5920,7 +5863,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:5924
+//line funcs_async.go:5867
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -5928,7 +5871,6 @@ type loopAwaitsAsyncFuture struct {
 	aw1        future.Future[int]   // the future awaited
 	aw2        future.Future[[]int] // the future awaited
 	rangeValue []int
-	rangeIndex int
 	e          *Env
 	n          int
 	total      int
@@ -5957,13 +5899,13 @@ poll:
 //line funcs.go:865
 			f.state = 1
 			continue poll
-//line funcs_async.go:5961
+//line funcs_async.go:5903
 		case 1:
 //line funcs.go:865
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5967
+//line funcs_async.go:5909
 		case 2:
 //line funcs.go:865
 			tmp, ready := f.aw1.Poll(cx)
@@ -5988,13 +5930,13 @@ poll:
 //line funcs.go:871
 			f.state = 3
 			continue poll
-//line funcs_async.go:5992
+//line funcs_async.go:5934
 		case 3:
 //line funcs.go:865
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5998
+//line funcs_async.go:5940
 		case 4:
 //line funcs.go:865
 			v, ready := f.aw1.Poll(cx)
@@ -6006,13 +5948,13 @@ poll:
 //line funcs.go:865
 			f.state = 1
 			continue poll
-//line funcs_async.go:6010
+//line funcs_async.go:5952
 		case 5:
 //line funcs.go:872
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6016
+//line funcs_async.go:5958
 		case 6:
 //line funcs.go:872
 			tmp2, ready := f.aw2.Poll(cx)
@@ -6022,23 +5964,22 @@ poll:
 			f.aw2 = nil
 //line funcs.go:872
 			f.rangeValue = tmp2
-			f.rangeIndex = 0
+			f.j = 0
 //line funcs.go:872
 			f.state = 7
 			continue poll
-//line funcs_async.go:6030
+//line funcs_async.go:5972
 		case 7:
 //line funcs.go:872
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-			f.j = f.rangeIndex
 //line funcs.go:873
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6042
+//line funcs_async.go:5983
 		case 8:
 //line funcs.go:873
 			v, ready := f.aw1.Poll(cx)
@@ -6050,21 +5991,21 @@ poll:
 //line funcs.go:874
 			f.state = 9
 			continue poll
-//line funcs_async.go:6054
+//line funcs_async.go:5995
 		case 9:
 //line funcs.go:872
-			f.rangeIndex++
+			f.j++
 //line funcs.go:872
 			f.state = 7
 			continue poll
-//line funcs_async.go:6061
+//line funcs_async.go:6002
 		case 10:
 //line funcs.go:875
 			f.k = f.n
 //line funcs.go:875
 			f.state = 11
 			continue poll
-//line funcs_async.go:6068
+//line funcs_async.go:6009
 		case 11:
 //line funcs.go:875
 			f.tmp3 = f.k > 0
@@ -6075,13 +6016,13 @@ poll:
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:6079
+//line funcs_async.go:6020
 		case 12:
 //line funcs.go:875
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6085
+//line funcs_async.go:6026
 		case 13:
 //line funcs.go:875
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6094,7 +6035,7 @@ poll:
 //line funcs.go:875
 			f.state = 14
 			continue poll
-//line funcs_async.go:6098
+//line funcs_async.go:6039
 		case 14:
 //line funcs.go:875
 			if !(f.tmp3) {
@@ -6106,19 +6047,19 @@ poll:
 //line funcs.go:877
 			f.state = 15
 			continue poll
-//line funcs_async.go:6110
+//line funcs_async.go:6051
 		case 15:
 //line funcs.go:875
 			f.k--
 //line funcs.go:875
 			f.state = 11
 			continue poll
-//line funcs_async.go:6117
+//line funcs_async.go:6058
 		case 16:
 //line funcs.go:878
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6122
+//line funcs_async.go:6063
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6145,7 +6086,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:6149
+//line funcs_async.go:6090
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -6153,7 +6094,6 @@ type typeSwitchGuardAsyncFuture struct {
 	aw1        future.Future[any]    // the future awaited
 	aw2        future.Future[string] // the future awaited
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	values     []any
@@ -6182,23 +6122,22 @@ poll:
 			f.b = strings.Builder{}
 //line funcs.go:885
 			f.rangeValue = f.n % 5
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:885
 			f.state = 1
 			continue poll
-//line funcs_async.go:6190
+//line funcs_async.go:6130
 		case 1:
 //line funcs.go:885
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:886
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6202
+//line funcs_async.go:6141
 		case 2:
 //line funcs.go:886
 			tmp, ready := f.aw1.Poll(cx)
@@ -6221,27 +6160,27 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6225
+//line funcs_async.go:6164
 		case 3:
 //line funcs.go:888
 			f.b.WriteString(strings.Repeat("i", f.v%3))
 //line funcs.go:893
 			f.state = 7
 			continue poll
-//line funcs_async.go:6232
+//line funcs_async.go:6171
 		case 4:
 //line funcs.go:890
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:6238
+//line funcs_async.go:6177
 		case 5:
 //line funcs.go:892
 			f.e.Note("other %v", f.v2)
 //line funcs.go:893
 			f.state = 7
 			continue poll
-//line funcs_async.go:6245
+//line funcs_async.go:6184
 		case 6:
 //line funcs.go:890
 			tmp2, ready := f.aw2.Poll(cx)
@@ -6254,13 +6193,13 @@ poll:
 //line funcs.go:893
 			f.state = 7
 			continue poll
-//line funcs_async.go:6258
+//line funcs_async.go:6197
 		case 7:
 //line funcs.go:894
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6264
+//line funcs_async.go:6203
 		case 8:
 //line funcs.go:894
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6277,31 +6216,31 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:6281
+//line funcs_async.go:6220
 		case 9:
 //line funcs.go:896
 			f.b.WriteString("nil")
 //line funcs.go:897
 			f.state = 10
 			continue poll
-//line funcs_async.go:6288
+//line funcs_async.go:6227
 		case 10:
 //line funcs.go:898
 			f.state = 11
 			continue poll
-//line funcs_async.go:6293
+//line funcs_async.go:6232
 		case 11:
 //line funcs.go:885
-			f.rangeIndex++
+			f.i++
 //line funcs.go:885
 			f.state = 1
 			continue poll
-//line funcs_async.go:6300
+//line funcs_async.go:6239
 		case 12:
 //line funcs.go:899
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:6305
+//line funcs_async.go:6244
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6328,7 +6267,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:6332
+//line funcs_async.go:6271
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -6336,7 +6275,6 @@ type caseAwaitsAsyncFuture struct {
 	aw1        future.Future[int]  // the future awaited
 	aw2        future.Future[bool] // the future awaited
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	total      int
@@ -6360,52 +6298,51 @@ poll:
 			f.total = 0
 //line funcs.go:905
 			f.rangeValue = f.n % 6
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:905
 			f.state = 1
 			continue poll
-//line funcs_async.go:6368
+//line funcs_async.go:6306
 		case 1:
 //line funcs.go:905
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:908
 			f.tmp = f.e.Tick("tag", f.i)
 //line funcs.go:909
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:6382
+//line funcs_async.go:6319
 		case 2:
 //line funcs.go:910
 			f.total++
 //line funcs.go:917
 			f.state = 10
 			continue poll
-//line funcs_async.go:6389
+//line funcs_async.go:6326
 		case 3:
 //line funcs.go:912
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:6395
+//line funcs_async.go:6332
 		case 4:
 //line funcs.go:914
 			f.total += 100
 //line funcs.go:917
 			f.state = 10
 			continue poll
-//line funcs_async.go:6402
+//line funcs_async.go:6339
 		case 5:
 //line funcs.go:916
 			f.total += 1000
 //line funcs.go:917
 			f.state = 10
 			continue poll
-//line funcs_async.go:6409
+//line funcs_async.go:6346
 		case 6:
 //line funcs.go:909
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6427,7 +6364,7 @@ poll:
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6431
+//line funcs_async.go:6368
 		case 7:
 //line funcs.go:911
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6449,7 +6386,7 @@ poll:
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6453
+//line funcs_async.go:6390
 		case 8:
 //line funcs.go:915
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6465,7 +6402,7 @@ poll:
 //line funcs.go:917
 			f.state = 4
 			continue poll
-//line funcs_async.go:6469
+//line funcs_async.go:6406
 		case 9:
 //line funcs.go:912
 			v, ready := f.aw1.Poll(cx)
@@ -6477,7 +6414,7 @@ poll:
 //line funcs.go:917
 			f.state = 10
 			continue poll
-//line funcs_async.go:6481
+//line funcs_async.go:6418
 		case 10:
 //line funcs.go:919
 			if f.i > 3 {
@@ -6488,21 +6425,21 @@ poll:
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:6492
+//line funcs_async.go:6429
 		case 11:
 //line funcs.go:920
 			f.total *= 2
 //line funcs.go:923
 			f.state = 14
 			continue poll
-//line funcs_async.go:6499
+//line funcs_async.go:6436
 		case 12:
 //line funcs.go:922
 			f.total--
 //line funcs.go:923
 			f.state = 14
 			continue poll
-//line funcs_async.go:6506
+//line funcs_async.go:6443
 		case 13:
 //line funcs.go:921
 			tmp5, ready := f.aw2.Poll(cx)
@@ -6518,24 +6455,24 @@ poll:
 //line funcs.go:923
 			f.state = 14
 			continue poll
-//line funcs_async.go:6522
+//line funcs_async.go:6459
 		case 14:
 //line funcs.go:924
 			f.state = 15
 			continue poll
-//line funcs_async.go:6527
+//line funcs_async.go:6464
 		case 15:
 //line funcs.go:905
-			f.rangeIndex++
+			f.i++
 //line funcs.go:905
 			f.state = 1
 			continue poll
-//line funcs_async.go:6534
+//line funcs_async.go:6471
 		case 16:
 //line funcs.go:925
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:6539
+//line funcs_async.go:6476
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6562,7 +6499,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:6566
+//line funcs_async.go:6503
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -6624,7 +6561,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6628
+//line funcs_async.go:6565
 		case 1:
 //line funcs.go:931
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6645,7 +6582,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6649
+//line funcs_async.go:6586
 		case 2:
 //line funcs.go:933
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6663,7 +6600,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6667
+//line funcs_async.go:6604
 		case 3:
 //line funcs.go:934
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6680,7 +6617,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:6684
+//line funcs_async.go:6621
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6706,7 +6643,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:6710
+//line funcs_async.go:6647
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -6741,13 +6678,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:6745
+//line funcs_async.go:6682
 		case 1:
 //line funcs.go:944
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6751
+//line funcs_async.go:6688
 		case 2:
 //line funcs.go:944
 			v, ready := f.aw1.Poll(cx)
@@ -6759,12 +6696,12 @@ poll:
 //line funcs.go:945
 			f.state = 3
 			continue poll
-//line funcs_async.go:6763
+//line funcs_async.go:6700
 		case 3:
 //line funcs.go:946
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6768
+//line funcs_async.go:6705
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6788,7 +6725,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:6792
+//line funcs_async.go:6729
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -6821,7 +6758,7 @@ poll:
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6825
+//line funcs_async.go:6762
 		case 1:
 //line funcs.go:953
 			v, ready := f.aw1.Poll(cx)
@@ -6838,7 +6775,7 @@ poll:
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6842
+//line funcs_async.go:6779
 		case 2:
 //line funcs.go:957
 			_, ready := f.aw1.Poll(cx)
@@ -6859,13 +6796,13 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6863
+//line funcs_async.go:6800
 		case 3:
 //line funcs.go:965
 			f.aw1 = f.e.Val(f.y3)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6869
+//line funcs_async.go:6806
 		case 4:
 //line funcs.go:965
 			v, ready := f.aw1.Poll(cx)
@@ -6875,12 +6812,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:6879
+//line funcs_async.go:6816
 		case 5:
 //line funcs.go:968
 			f.state = -1
 			return f.x + f.y3, true
-//line funcs_async.go:6884
+//line funcs_async.go:6821
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6904,7 +6841,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:6908
+//line funcs_async.go:6845
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -6935,7 +6872,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6939
+//line funcs_async.go:6876
 		case 1:
 //line funcs.go:974
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6949,7 +6886,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6953
+//line funcs_async.go:6890
 		case 2:
 //line funcs.go:975
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6962,7 +6899,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:976
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:6966
+//line funcs_async.go:6903
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6986,7 +6923,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:6990
+//line funcs_async.go:6927
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -7012,7 +6949,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7016
+//line funcs_async.go:6953
 		case 1:
 //line funcs.go:984
 			x, ready := f.aw1.Poll(cx)
@@ -7029,7 +6966,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 //line funcs.go:989
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:7033
+//line funcs_async.go:6970
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7053,14 +6990,13 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:7057
+//line funcs_async.go:6994
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
 	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue int
-	rangeIndex int
 	e          *Env
 	n          int
 	fns        []func() int
@@ -7085,23 +7021,22 @@ poll:
 			f.fns = nil
 //line funcs.go:995
 			f.rangeValue = 3
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:995
 			f.state = 1
 			continue poll
-//line funcs_async.go:7093
+//line funcs_async.go:7029
 		case 1:
 //line funcs.go:995
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:996
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7105
+//line funcs_async.go:7040
 		case 2:
 //line funcs.go:996
 			_, ready := f.aw1.Poll(cx)
@@ -7121,7 +7056,7 @@ poll:
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7125
+//line funcs_async.go:7060
 		case 3:
 //line funcs.go:1000
 			_, ready := f.aw1.Poll(cx)
@@ -7134,19 +7069,19 @@ poll:
 //line funcs.go:1002
 			f.state = 4
 			continue poll
-//line funcs_async.go:7138
+//line funcs_async.go:7073
 		case 4:
 //line funcs.go:995
-			f.rangeIndex++
+			f.i++
 //line funcs.go:995
 			f.state = 1
 			continue poll
-//line funcs_async.go:7145
+//line funcs_async.go:7080
 		case 5:
 //line funcs.go:1003
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:7150
+//line funcs_async.go:7085
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7170,7 +7105,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:7174
+//line funcs_async.go:7109
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -7199,7 +7134,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7203
+//line funcs_async.go:7138
 		case 1:
 //line funcs.go:1008
 			v, ready := f.aw1.Poll(cx)
@@ -7218,7 +7153,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7222
+//line funcs_async.go:7157
 		case 2:
 //line funcs.go:1012
 			_, ready := f.aw1.Poll(cx)
@@ -7229,7 +7164,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1013
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:7233
+//line funcs_async.go:7168
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7250,7 +7185,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:7254
+//line funcs_async.go:7189
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -7276,7 +7211,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7280
+//line funcs_async.go:7215
 		case 1:
 //line funcs.go:1018
 			x, ready := f.aw1.Poll(cx)
@@ -7291,7 +7226,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1021
 			f.state = -1
 			return x, true
-//line funcs_async.go:7295
+//line funcs_async.go:7230
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7315,7 +7250,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:7319
+//line funcs_async.go:7254
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -7379,7 +7314,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7383
+//line funcs_async.go:7318
 		case 1:
 //line funcs.go:1027
 			v, ready := f.aw1.Poll(cx)
@@ -7396,7 +7331,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:7400
+//line funcs_async.go:7335
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7422,7 +7357,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:7426
+//line funcs_async.go:7361
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -7480,7 +7415,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7484
+//line funcs_async.go:7419
 		case 1:
 //line funcs.go:1034
 			total, ready := f.aw1.Poll(cx)
@@ -7512,7 +7447,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7516
+//line funcs_async.go:7451
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7538,14 +7473,13 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:7542
+//line funcs_async.go:7477
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
 	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue [3]int
-	rangeIndex int
 	e          *Env
 	n          int
 	total      int
@@ -7568,23 +7502,22 @@ poll:
 			f.total = 0
 //line funcs.go:1050
 			f.rangeValue = f.e.array(f.n)
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:1050
 			f.state = 1
 			continue poll
-//line funcs_async.go:7576
+//line funcs_async.go:7510
 		case 1:
 //line funcs.go:1050
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:1051
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7588
+//line funcs_async.go:7521
 		case 2:
 //line funcs.go:1051
 			v, ready := f.aw1.Poll(cx)
@@ -7596,19 +7529,19 @@ poll:
 //line funcs.go:1052
 			f.state = 3
 			continue poll
-//line funcs_async.go:7600
+//line funcs_async.go:7533
 		case 3:
 //line funcs.go:1050
-			f.rangeIndex++
+			f.i++
 //line funcs.go:1050
 			f.state = 1
 			continue poll
-//line funcs_async.go:7607
+//line funcs_async.go:7540
 		case 4:
 //line funcs.go:1053
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7612
+//line funcs_async.go:7545
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7632,22 +7565,20 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:7636
+//line funcs_async.go:7569
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
-	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1         future.Future[int] // the future awaited
-	rangeValue  *[3]int
-	rangeIndex  int
-	rangeIndex2 int
-	e           *Env
-	n           int
-	a           [3]int
-	total       int
-	i           int
-	x           int
-	i2          int
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	a     [3]int
+	p     *[3]int
+	total int
+	i     int
+	nilp  *[2]int
+	i2    int
 }
 
 // rangeArrayPointerAsync returns rangeArrayPointer as a future: polling it runs rangeArrayPointer up to its next
@@ -7665,31 +7596,29 @@ poll:
 //line funcs.go:1064
 			f.a = [3]int{f.n, f.n + 1, f.n + 2}
 //line funcs.go:1065
-			p := &f.a
+			f.p = &f.a
 //line funcs.go:1066
 			f.total = 0
 //line funcs.go:1067
-			f.rangeValue = p
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:1067
 			f.state = 1
 			continue poll
-//line funcs_async.go:7678
+//line funcs_async.go:7608
 		case 1:
 //line funcs.go:1067
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
-			f.x = f.rangeValue[f.rangeIndex]
+			x := f.p[f.i]
 //line funcs.go:1068
 			f.a[2] = 100
 //line funcs.go:1069
-			f.aw1 = f.e.Val(f.x)
+			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7693
+//line funcs_async.go:7622
 		case 2:
 //line funcs.go:1069
 			tmp, ready := f.aw1.Poll(cx)
@@ -7702,36 +7631,34 @@ poll:
 //line funcs.go:1070
 			f.state = 3
 			continue poll
-//line funcs_async.go:7706
+//line funcs_async.go:7635
 		case 3:
 //line funcs.go:1067
-			f.rangeIndex++
+			f.i++
 //line funcs.go:1067
 			f.state = 1
 			continue poll
-//line funcs_async.go:7713
+//line funcs_async.go:7642
 		case 4:
 //line funcs.go:1071
-			var nilp *[2]int
+			f.nilp = nil
 //line funcs.go:1072
-			_ = nilp
-			f.rangeIndex2 = 0
+			f.i2 = 0
 //line funcs.go:1072
 			f.state = 5
 			continue poll
-//line funcs_async.go:7723
+//line funcs_async.go:7651
 		case 5:
 //line funcs.go:1072
-			if f.rangeIndex2 >= 2 {
+			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-			f.i2 = f.rangeIndex2
 //line funcs.go:1073
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7735
+//line funcs_async.go:7662
 		case 6:
 //line funcs.go:1073
 			v, ready := f.aw1.Poll(cx)
@@ -7743,19 +7670,19 @@ poll:
 //line funcs.go:1074
 			f.state = 7
 			continue poll
-//line funcs_async.go:7747
+//line funcs_async.go:7674
 		case 7:
 //line funcs.go:1072
-			f.rangeIndex2++
+			f.i2++
 //line funcs.go:1072
 			f.state = 5
 			continue poll
-//line funcs_async.go:7754
+//line funcs_async.go:7681
 		case 8:
 //line funcs.go:1075
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7759
+//line funcs_async.go:7686
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7779,7 +7706,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:7783
+//line funcs_async.go:7710
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -7809,7 +7736,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1084
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7813
+//line funcs_async.go:7740
 		case 1:
 //line funcs.go:1084
 			v2, ready := f.x.Poll(cx)
@@ -7825,7 +7752,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1087
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7829
+//line funcs_async.go:7756
 		case 2:
 //line funcs.go:1087
 			v2, ready := f.y.Poll(cx)
@@ -7848,7 +7775,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1094
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7852
+//line funcs_async.go:7779
 		case 3:
 //line funcs.go:1094
 			v2, ready := f.x.Poll(cx)
@@ -7862,7 +7789,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1096
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7866
+//line funcs_async.go:7793
 		case 4:
 //line funcs.go:1096
 			tmp, ready := f.x.Poll(cx)
@@ -7877,7 +7804,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1099
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7881
+//line funcs_async.go:7808
 		case 5:
 //line funcs.go:1099
 			v2, ready := f.x.Poll(cx)
@@ -7889,7 +7816,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1101
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:7893
+//line funcs_async.go:7820
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7916,20 +7843,18 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:7920
+//line funcs_async.go:7847
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
-	state      int               // the block Poll runs next; -1 once returned, -2 once cancelled
-	x          ValFuture[int]    // the future awaited
-	x2         ValFuture[string] // the future awaited
-	rangeValue int
-	rangeIndex int
-	e          *Env
-	n          int
-	total      int
-	i          int
-	k          int
+	state int               // the block Poll runs next; -1 once returned, -2 once cancelled
+	x     ValFuture[int]    // the future awaited
+	x2    ValFuture[string] // the future awaited
+	e     *Env
+	n     int
+	total int
+	i     int
+	k     int
 }
 
 // addrAwaitLoopAsync returns addrAwaitLoop as a future: polling it runs addrAwaitLoop up to its next
@@ -7947,19 +7872,17 @@ poll:
 //line funcs.go:1106
 			f.total = 0
 //line funcs.go:1107
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line funcs.go:1107
 			f.state = 1
 			continue poll
-//line funcs_async.go:7956
+//line funcs_async.go:7880
 		case 1:
 //line funcs.go:1107
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line funcs.go:1108
 			f.x = ValueOf[int](nil)
 //line funcs.go:1109
@@ -7972,7 +7895,7 @@ poll:
 //line funcs.go:1113
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7976
+//line funcs_async.go:7899
 		case 2:
 //line funcs.go:1113
 			v, ready := f.x.Poll(cx)
@@ -7986,21 +7909,21 @@ poll:
 //line funcs.go:1115
 			f.state = 3
 			continue poll
-//line funcs_async.go:7990
+//line funcs_async.go:7913
 		case 3:
 //line funcs.go:1107
-			f.rangeIndex++
+			f.i++
 //line funcs.go:1107
 			f.state = 1
 			continue poll
-//line funcs_async.go:7997
+//line funcs_async.go:7920
 		case 4:
 //line funcs.go:1116
 			f.k = 0
 //line funcs.go:1116
 			f.state = 5
 			continue poll
-//line funcs_async.go:8004
+//line funcs_async.go:7927
 		case 5:
 //line funcs.go:1116
 			if !(f.k < f.n%3) {
@@ -8014,7 +7937,7 @@ poll:
 //line funcs.go:1119
 			f.state = 6
 			fallthrough
-//line funcs_async.go:8018
+//line funcs_async.go:7941
 		case 6:
 //line funcs.go:1119
 			tmp, ready := f.x2.Poll(cx)
@@ -8027,19 +7950,19 @@ poll:
 //line funcs.go:1120
 			f.state = 7
 			continue poll
-//line funcs_async.go:8031
+//line funcs_async.go:7954
 		case 7:
 //line funcs.go:1116
 			f.k++
 //line funcs.go:1116
 			f.state = 5
 			continue poll
-//line funcs_async.go:8038
+//line funcs_async.go:7961
 		case 8:
 //line funcs.go:1121
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8043
+//line funcs_async.go:7966
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8066,7 +7989,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:8070
+//line funcs_async.go:7993
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -8101,7 +8024,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8105
+//line funcs_async.go:8028
 		case 1:
 //line funcs.go:1128
 			v, ready := f.aw1.Poll(cx)
@@ -8116,7 +8039,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8120
+//line funcs_async.go:8043
 		case 2:
 //line funcs.go:1130
 			v, ready := f.aw1.Poll(cx)
@@ -8132,7 +8055,7 @@ poll:
 //line funcs.go:1133
 			f.state = 3
 			continue poll
-//line funcs_async.go:8136
+//line funcs_async.go:8059
 		case 3:
 //line funcs.go:1133
 			if !(f.i < 1) {
@@ -8143,7 +8066,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8147
+//line funcs_async.go:8070
 		case 4:
 //line funcs.go:1134
 			v, ready := f.aw1.Poll(cx)
@@ -8155,14 +8078,14 @@ poll:
 //line funcs.go:1135
 			f.state = 5
 			continue poll
-//line funcs_async.go:8159
+//line funcs_async.go:8082
 		case 5:
 //line funcs.go:1133
 			f.i++
 //line funcs.go:1133
 			f.state = 3
 			continue poll
-//line funcs_async.go:8166
+//line funcs_async.go:8089
 		case 6:
 //line funcs.go:1137
 			f.z = ValueOf(f.e.Val(f.b))
@@ -8172,7 +8095,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8176
+//line funcs_async.go:8099
 		case 7:
 //line funcs.go:1139
 			v, ready := f.aw1.Poll(cx)
@@ -8191,7 +8114,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8195
+//line funcs_async.go:8118
 		case 8:
 //line funcs.go:1144
 			tmp, ready := f.aw1.Poll(cx)
@@ -8202,7 +8125,7 @@ poll:
 //line funcs.go:1144
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:8206
+//line funcs_async.go:8129
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8225,3 +8148,422 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
+
+//line funcs_async.go:8153
+
+// rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
+type rangeDirectAsyncFuture struct {
+	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1         future.Future[int] // the future awaited
+	rangeValue  []int
+	rangeValue2 []int
+	rangeIndex  int
+	rangeIndex2 int
+	rangeValue3 int
+	rangeIndex3 int
+	rangeNext   int
+	rangeIndex4 int
+	e           *Env
+	n           int
+	s           []int
+	total       int
+	i           int
+	x           int
+	t           []int
+	i2          int
+	u           []int
+	p           *[]int
+	str         string
+	i3          int
+	r           rune
+	fs          []func() int
+	k           int
+	i4          int
+}
+
+// rangeDirectAsync returns rangeDirect as a future: polling it runs rangeDirect up to its next
+// await, and its value is what rangeDirect returns.
+func rangeDirectAsync(e *Env, n int) future.Future[int] {
+	return &rangeDirectAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeDirect until it awaits a future that is not ready, or returns.
+func (f2 *rangeDirectAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f2.state {
+		case 0:
+//line funcs.go:1152
+			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
+//line funcs.go:1153
+			f2.total = 0
+//line funcs.go:1154
+			f2.i = 0
+//line funcs.go:1154
+			f2.state = 1
+			continue poll
+//line funcs_async.go:8206
+		case 1:
+//line funcs.go:1154
+			if f2.i >= len(f2.s) {
+				f2.state = 4
+				continue poll
+			}
+			f2.x = f2.s[f2.i]
+//line funcs.go:1155
+			f2.aw1 = f2.e.Val(f2.x)
+			f2.state = 2
+			fallthrough
+//line funcs_async.go:8218
+		case 2:
+//line funcs.go:1155
+			tmp, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:1155
+			f2.total += tmp * (f2.i + 1)
+//line funcs.go:1156
+			x := f2.x * 2
+//line funcs.go:1157
+			f2.total += x
+//line funcs.go:1158
+			f2.state = 3
+			continue poll
+//line funcs_async.go:8235
+		case 3:
+//line funcs.go:1154
+			f2.i++
+//line funcs.go:1154
+			f2.state = 1
+			continue poll
+//line funcs_async.go:8242
+		case 4:
+//line funcs.go:1159
+			f2.t = []int{1, 2, 3}
+//line funcs.go:1160
+			f2.rangeValue = f2.t
+			f2.i2 = 0
+//line funcs.go:1160
+			f2.state = 5
+			continue poll
+//line funcs_async.go:8252
+		case 5:
+//line funcs.go:1160
+			if f2.i2 >= len(f2.rangeValue) {
+				f2.state = 8
+				continue poll
+			}
+			x := f2.rangeValue[f2.i2]
+//line funcs.go:1161
+			f2.t = []int{9}
+//line funcs.go:1162
+			f2.aw1 = f2.e.Val(x + f2.i2)
+			f2.state = 6
+			fallthrough
+//line funcs_async.go:8266
+		case 6:
+//line funcs.go:1162
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1163
+			f2.state = 7
+			continue poll
+//line funcs_async.go:8278
+		case 7:
+//line funcs.go:1160
+			f2.i2++
+//line funcs.go:1160
+			f2.state = 5
+			continue poll
+//line funcs_async.go:8285
+		case 8:
+//line funcs.go:1164
+			f2.u = []int{4, 5}
+//line funcs.go:1165
+			f2.p = &f2.u
+//line funcs.go:1166
+			f2.rangeValue2 = f2.u
+			f2.rangeIndex = 0
+//line funcs.go:1166
+			f2.state = 9
+			continue poll
+//line funcs_async.go:8297
+		case 9:
+//line funcs.go:1166
+			if f2.rangeIndex >= len(f2.rangeValue2) {
+				f2.state = 12
+				continue poll
+			}
+			x := f2.rangeValue2[f2.rangeIndex]
+//line funcs.go:1167
+			*f2.p = nil
+//line funcs.go:1168
+			f2.aw1 = f2.e.Val(x)
+			f2.state = 10
+			fallthrough
+//line funcs_async.go:8311
+		case 10:
+//line funcs.go:1168
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1169
+			f2.state = 11
+			continue poll
+//line funcs_async.go:8323
+		case 11:
+//line funcs.go:1166
+			f2.rangeIndex++
+//line funcs.go:1166
+			f2.state = 9
+			continue poll
+//line funcs_async.go:8330
+		case 12:
+//line funcs.go:1170
+			f2.rangeIndex2 = 0
+//line funcs.go:1170
+			f2.state = 13
+			continue poll
+//line funcs_async.go:8337
+		case 13:
+//line funcs.go:1170
+			if f2.rangeIndex2 >= f2.n {
+				f2.state = 16
+				continue poll
+			}
+			i := f2.rangeIndex2
+//line funcs.go:1171
+			if i%2 == 0 {
+				i += 3
+			}
+//line funcs.go:1174
+			f2.aw1 = f2.e.Val(i)
+			f2.state = 14
+			fallthrough
+//line funcs_async.go:8353
+		case 14:
+//line funcs.go:1174
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1175
+			f2.state = 15
+			continue poll
+//line funcs_async.go:8365
+		case 15:
+//line funcs.go:1170
+			f2.rangeIndex2++
+//line funcs.go:1170
+			f2.state = 13
+			continue poll
+//line funcs_async.go:8372
+		case 16:
+//line funcs.go:1176
+			f2.rangeValue3 = len(f2.s)
+			f2.rangeIndex3 = 0
+//line funcs.go:1176
+			f2.state = 17
+			continue poll
+//line funcs_async.go:8380
+		case 17:
+//line funcs.go:1176
+			if f2.rangeIndex3 >= f2.rangeValue3 {
+				f2.state = 20
+				continue poll
+			}
+			i := f2.rangeIndex3
+//line funcs.go:1177
+			q := &i
+//line funcs.go:1178
+			*q++
+//line funcs.go:1179
+			f2.aw1 = f2.e.Val(i)
+			f2.state = 18
+			fallthrough
+//line funcs_async.go:8396
+		case 18:
+//line funcs.go:1179
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1180
+			f2.state = 19
+			continue poll
+//line funcs_async.go:8408
+		case 19:
+//line funcs.go:1176
+			f2.rangeIndex3++
+//line funcs.go:1176
+			f2.state = 17
+			continue poll
+//line funcs_async.go:8415
+		case 20:
+//line funcs.go:1181
+			f2.str = "héllo"[f2.n%2:]
+//line funcs.go:1182
+			f2.i3 = 0
+//line funcs.go:1182
+			f2.state = 21
+			continue poll
+//line funcs_async.go:8424
+		case 21:
+//line funcs.go:1182
+			if f2.i3 >= len(f2.str) {
+				f2.state = 24
+				continue poll
+			}
+			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
+			f2.rangeNext = f2.i3 + width
+			f2.r = r2
+//line funcs.go:1183
+			f2.aw1 = f2.e.Val(f2.i3)
+			f2.state = 22
+			fallthrough
+//line funcs_async.go:8438
+		case 22:
+//line funcs.go:1183
+			tmp2, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:1183
+			f2.total += tmp2 + int(f2.r)%7
+//line funcs.go:1184
+			f2.state = 23
+			continue poll
+//line funcs_async.go:8451
+		case 23:
+//line funcs.go:1182
+			f2.i3 = f2.rangeNext
+//line funcs.go:1182
+			f2.state = 21
+			continue poll
+//line funcs_async.go:8458
+		case 24:
+//line funcs.go:1185
+			f2.fs = nil
+//line funcs.go:1186
+			f2.rangeIndex4 = 0
+//line funcs.go:1186
+			f2.state = 25
+			continue poll
+//line funcs_async.go:8467
+		case 25:
+//line funcs.go:1186
+			if f2.rangeIndex4 >= len(f2.s) {
+				f2.state = 28
+				continue poll
+			}
+			i := f2.rangeIndex4
+			x := f2.s[f2.rangeIndex4]
+//line funcs.go:1187
+			f2.fs = append(f2.fs, func() int { return i * x })
+//line funcs.go:1188
+			f2.aw1 = f2.e.Val(i)
+			f2.state = 26
+			fallthrough
+//line funcs_async.go:8482
+		case 26:
+//line funcs.go:1188
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:1189
+			f2.state = 27
+			continue poll
+//line funcs_async.go:8493
+		case 27:
+//line funcs.go:1186
+			f2.rangeIndex4++
+//line funcs.go:1186
+			f2.state = 25
+			continue poll
+//line funcs_async.go:8500
+		case 28:
+//line funcs.go:1190
+			for _, f := range f2.fs {
+				f2.total += f()
+			}
+//line funcs.go:1193
+			f2.k = f2.n % 4
+//line funcs.go:1194
+			f2.i4 = 0
+//line funcs.go:1194
+			f2.state = 29
+			continue poll
+//line funcs_async.go:8513
+		case 29:
+//line funcs.go:1194
+			if f2.i4 >= f2.k {
+				f2.state = 32
+				continue poll
+			}
+//line funcs.go:1195
+			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
+			f2.state = 30
+			fallthrough
+//line funcs_async.go:8524
+		case 30:
+//line funcs.go:1195
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1196
+			f2.state = 31
+			continue poll
+//line funcs_async.go:8536
+		case 31:
+//line funcs.go:1194
+			f2.i4++
+//line funcs.go:1194
+			f2.state = 29
+			continue poll
+//line funcs_async.go:8543
+		case 32:
+//line funcs.go:1197
+			f2.state = -1
+			return f2.total + len(f2.t) + len(f2.u), true
+//line funcs_async.go:8548
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeDirect awaits, if any; rangeDirect goes no further.
+func (f2 *rangeDirectAsyncFuture) Cancel() {
+	switch f2.state {
+	case 2, 6, 10, 14, 18, 22, 26, 30:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+	if f2.state != -1 {
+		f2.state = -2
+	}
+}
+
+// rangeDirect is what rangeDirectAsync compiles; it is not called.
+var _ = rangeDirect

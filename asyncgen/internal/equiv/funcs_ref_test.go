@@ -1003,3 +1003,52 @@ func addrAwaitSharedRef(e *Env, n int) int {
 	*p = ValueOf(e.Val(c))
 	return a + b + c + awaitRef(p)
 }
+
+func rangeDirectRef(e *Env, n int) int {
+	s := []int{n, n + 1, n + 2}
+	total := 0
+	for i, x := range s {
+		total += awaitRef(e.Val(x)) * (i + 1)
+		x := x * 2
+		total += x
+	}
+	t := []int{1, 2, 3}
+	for i, x := range t {
+		t = []int{9}
+		total += awaitRef(e.Val(x + i))
+	}
+	u := []int{4, 5}
+	p := &u
+	for _, x := range u {
+		*p = nil
+		total += awaitRef(e.Val(x))
+	}
+	for i := range n {
+		if i%2 == 0 {
+			i += 3
+		}
+		total += awaitRef(e.Val(i))
+	}
+	for i := range len(s) {
+		q := &i
+		*q++
+		total += awaitRef(e.Val(i))
+	}
+	str := "héllo"[n%2:]
+	for i, r := range str {
+		total += awaitRef(e.Val(i)) + int(r)%7
+	}
+	var fs []func() int
+	for i, x := range s {
+		fs = append(fs, func() int { return i * x })
+		awaitRef(e.Val(i))
+	}
+	for _, f := range fs {
+		total += f()
+	}
+	k := n % 4
+	for i := range k {
+		total += awaitRef(e.Val(i * k))
+	}
+	return total + len(t) + len(u)
+}

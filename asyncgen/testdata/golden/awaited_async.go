@@ -10,16 +10,14 @@ import (
 
 // awaitedAsyncFuture is the state machine of Awaited: see AwaitedAsync.
 type awaitedAsyncFuture struct {
-	state      int    // the block Poll runs next; -1 once returned, -2 once cancelled
-	r          Ready  // the future awaited
-	aw1        *Ready // the future awaited
-	rangeValue int
-	rangeIndex int
-	p          *Ready
-	n          int
-	v          int
-	i          int
-	s          Ready
+	state int    // the block Poll runs next; -1 once returned, -2 once cancelled
+	r     Ready  // the future awaited
+	aw1   *Ready // the future awaited
+	p     *Ready
+	n     int
+	v     int
+	i     int
+	s     Ready
 }
 
 // AwaitedAsync returns Awaited as a future: polling it runs Awaited up to its next
@@ -39,7 +37,7 @@ poll:
 //line awaited.go:21
 			f.state = 1
 			fallthrough
-//line awaited_async.go:43
+//line awaited_async.go:41
 		case 1:
 //line awaited.go:21
 			v2, ready := f.r.Poll(cx)
@@ -52,7 +50,7 @@ poll:
 			f.aw1 = f.p
 			f.state = 2
 			fallthrough
-//line awaited_async.go:56
+//line awaited_async.go:54
 		case 2:
 //line awaited.go:22
 			v2, ready := f.aw1.Poll(cx)
@@ -62,25 +60,23 @@ poll:
 			f.aw1 = nil
 			f.v += v2
 //line awaited.go:23
-			f.rangeValue = f.n
-			f.rangeIndex = 0
+			f.i = 0
 //line awaited.go:23
 			f.state = 3
 			continue poll
-//line awaited_async.go:71
+//line awaited_async.go:68
 		case 3:
 //line awaited.go:23
-			if f.rangeIndex >= f.rangeValue {
+			if f.i >= f.n {
 				f.state = 6
 				continue poll
 			}
-			f.i = f.rangeIndex
 //line awaited.go:24
 			f.r = NewReady(f.i)
 //line awaited.go:25
 			f.state = 4
 			fallthrough
-//line awaited_async.go:84
+//line awaited_async.go:80
 		case 4:
 //line awaited.go:25
 			v2, ready := f.r.Poll(cx)
@@ -92,14 +88,14 @@ poll:
 //line awaited.go:26
 			f.state = 5
 			continue poll
-//line awaited_async.go:96
+//line awaited_async.go:92
 		case 5:
 //line awaited.go:23
-			f.rangeIndex++
+			f.i++
 //line awaited.go:23
 			f.state = 3
 			continue poll
-//line awaited_async.go:103
+//line awaited_async.go:99
 		case 6:
 //line awaited.go:27
 			f.s = NewReady(f.v)
@@ -107,7 +103,7 @@ poll:
 			f.aw1 = &f.s
 			f.state = 7
 			fallthrough
-//line awaited_async.go:111
+//line awaited_async.go:107
 		case 7:
 //line awaited.go:28
 			v2, ready := f.aw1.Poll(cx)
@@ -119,7 +115,7 @@ poll:
 //line awaited.go:29
 			f.state = -1
 			return f.v + f.s.v, true
-//line awaited_async.go:123
+//line awaited_async.go:119
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -74,12 +74,10 @@ var _ = (*Client).Fetch
 type sumAsyncFuture[N Number, S ~[]N] struct {
 	state      int              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[N] // the future awaited
-	rangeValue S
 	rangeIndex int
 	get        func(N) future.Future[N]
 	xs         S
 	total      N
-	x          N
 }
 
 // SumAsync returns Sum as a future: polling it runs Sum up to its next
@@ -98,24 +96,23 @@ poll:
 //line methods.go:22
 			f.total = *new(N)
 //line methods.go:23
-			f.rangeValue = f.xs
 			f.rangeIndex = 0
 //line methods.go:23
 			f.state = 1
 			continue poll
-//line methods_async.go:107
+//line methods_async.go:104
 		case 1:
 //line methods.go:23
-			if f.rangeIndex >= len(f.rangeValue) {
+			if f.rangeIndex >= len(f.xs) {
 				f.state = 4
 				continue poll
 			}
-			f.x = f.rangeValue[f.rangeIndex]
+			x := f.xs[f.rangeIndex]
 //line methods.go:24
-			f.aw1 = f.get(f.x)
+			f.aw1 = f.get(x)
 			f.state = 2
 			fallthrough
-//line methods_async.go:119
+//line methods_async.go:116
 		case 2:
 //line methods.go:24
 			v, ready := f.aw1.Poll(cx)
@@ -127,19 +124,19 @@ poll:
 //line methods.go:25
 			f.state = 3
 			continue poll
-//line methods_async.go:131
+//line methods_async.go:128
 		case 3:
 //line methods.go:23
 			f.rangeIndex++
 //line methods.go:23
 			f.state = 1
 			continue poll
-//line methods_async.go:138
+//line methods_async.go:135
 		case 4:
 //line methods.go:26
 			f.state = -1
 			return f.total, true
-//line methods_async.go:143
+//line methods_async.go:140
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

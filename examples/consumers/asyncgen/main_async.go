@@ -15,7 +15,6 @@ import (
 type countAsyncFuture struct {
 	state      int                     // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[struct{}] // the future awaited
-	rangeValue int
 	rangeIndex int
 	n          int
 	d          time.Duration
@@ -37,15 +36,14 @@ poll:
 //line main.go:27
 			f.slept = 0
 //line main.go:28
-			f.rangeValue = f.n
 			f.rangeIndex = 0
 //line main.go:28
 			f.state = 1
 			continue poll
-//line main_async.go:46
+//line main_async.go:44
 		case 1:
 //line main.go:28
-			if f.rangeIndex >= f.rangeValue {
+			if f.rangeIndex >= f.n {
 				f.state = 4
 				continue poll
 			}
@@ -53,7 +51,7 @@ poll:
 			f.aw1 = runtime.Sleep(f.d)
 			f.state = 2
 			fallthrough
-//line main_async.go:57
+//line main_async.go:55
 		case 2:
 //line main.go:29
 			_, ready := f.aw1.Poll(cx)
@@ -66,14 +64,14 @@ poll:
 //line main.go:31
 			f.state = 3
 			continue poll
-//line main_async.go:70
+//line main_async.go:68
 		case 3:
 //line main.go:28
 			f.rangeIndex++
 //line main.go:28
 			f.state = 1
 			continue poll
-//line main_async.go:77
+//line main_async.go:75
 		case 4:
 //line main.go:32
 			if f.slept != f.n {
@@ -83,7 +81,7 @@ poll:
 //line main.go:35
 			f.state = -1
 			return future.Result[int]{Value: f.slept, Err: nil}, true
-//line main_async.go:87
+//line main_async.go:85
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
