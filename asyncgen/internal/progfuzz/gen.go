@@ -134,6 +134,7 @@ const (
 	kFuncs   // []func() int
 	kChan    // chan int, buffered
 	kCounter // Counter, a struct with a pointer method
+	kMap     // map[int]int
 	kGen     // N, the type parameter of a generic program (~int)
 )
 
@@ -286,6 +287,7 @@ var pools = map[kind][]string{
 	kFuncs:   {"fns"},
 	kChan:    {"ch"},
 	kCounter: {"cnt", "c"},
+	kMap:     {"m"},
 }
 
 // outsideLoops are names that the generated code uses itself (a package
@@ -321,7 +323,7 @@ func (g *gen) newName(k kind) string {
 // compiles).
 func (g *gen) note(v *variable) {
 	verb := "%d"
-	if v.kind == kStr || v.kind == kErr || v.kind == kAny || v.kind == kSlice || v.kind == kArr {
+	if v.kind == kStr || v.kind == kErr || v.kind == kAny || v.kind == kSlice || v.kind == kArr || v.kind == kMap {
 		verb = "%v"
 	}
 	if v.kind == kStr {
@@ -606,7 +608,7 @@ func (g *gen) stmt() bool {
 	}
 	deep := g.depth >= 4
 	for {
-		switch c := g.rng.IntN(29); {
+		switch c := g.rng.IntN(30); {
 		case c < 3:
 			g.declInt()
 		case c < 5:
@@ -678,6 +680,8 @@ func (g *gen) stmt() bool {
 			g.chanStmt()
 		case c == 28:
 			g.counterStmt()
+		case c == 29:
+			g.mapStmt()
 		case c == 23 && !g.inLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
@@ -1833,5 +1837,39 @@ func (g *gen) counterStmt() {
 		g.emit("%s := %s[1:]", sl, arr.name)
 		g.emit("%s[0] = %s", sl, g.small())
 		g.emit("e.Note(\"s%d %s=%%v\", %s)", g.id(), arr.name, arr.name)
+	}
+}
+
+// mapStmt declares a map, sets an element (the value and the key may
+// await), deletes one, or sums the values in a loop without awaits (in any
+// order: the sum does not depend on it).
+func (g *gen) mapStmt() {
+	m := g.pick(kMap, true)
+	switch {
+	case m == nil:
+		name := g.newName(kMap)
+		g.emit("%s := map[int]int{%d: %s}", name, g.rng.IntN(5), g.small())
+		g.note(g.declare(name, kMap))
+	case g.chance(0.5):
+		k, v := g.small(), g.small()
+		if g.awaitOK() {
+			if g.chance(0.5) {
+				k = fmt.Sprintf("(%s) %% 5", g.awaitExpr(1))
+			} else {
+				v = g.awaitExpr(1)
+			}
+		}
+		g.emit("%s[%s] = %s", m.name, k, v)
+		g.note(m)
+	case g.chance(0.5):
+		g.emit("delete(%s, %s)", m.name, g.small())
+		g.note(m)
+	default:
+		tot, v := fmt.Sprintf("tot%d", g.id()), fmt.Sprintf("mv%d", g.id())
+		g.emit("%s := 0", tot)
+		g.emit("for _, %s := range %s {", v, m.name)
+		g.emit("\t%s += %s", tot, v)
+		g.emit("}")
+		g.emit("e.Note(\"s%d %s=%%d\", %s)", g.id(), tot, tot)
 	}
 }
