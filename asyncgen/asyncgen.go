@@ -380,8 +380,11 @@ type gen struct {
 	awLocals  map[*types.Var]string // locals awaited through their address, held as fields of their own type: the field
 	addrOnly  map[*types.Var]bool   // locals used only by declarations, assignments and one await of their address
 	forced    map[*types.Var]bool
-	loops     []ast.Node // lowered loops, for per-iteration checks
-	hoisted   map[*types.Var]string
+	loops     []ast.Node            // lowered loops, for per-iteration checks
+	hoisted   map[*types.Var]string // the variables that are not locals of one case: their field, or their name as a local of Poll (pollLocal)
+	pollLocal map[*types.Var]bool   // hoisted variables that are locals of Poll (see polllocal.go)
+	pollList  []*types.Var
+	pollIdent map[*ast.Ident]bool // the identifiers the rewrite made for them
 	hoistList []*types.Var
 	typeName  string
 	ctorName  string
@@ -1613,6 +1616,8 @@ func (g *gen) hoist() {
 		}
 	}
 	g.hoisted = map[*types.Var]string{}
+	g.pollLocal = map[*types.Var]bool{}
+	g.pollIdent = map[*ast.Ident]bool{}
 	for v, field := range g.awLocals {
 		// Fields already, shared by type (see awaitField); not listed.
 		g.hoisted[v] = field
@@ -1651,7 +1656,11 @@ func (g *gen) hoist() {
 		g.resFields = append(g.resFields, g.hoisted[v])
 	}
 	for _, v := range order {
-		if len(used[v]) > 1 || g.forced[v] || g.shadowsGenerated(v) {
+		forced := g.forced[v] || g.shadowsGenerated(v)
+		switch {
+		case len(used[v]) > 1 && !forced && g.pollLocalOK(v):
+			g.addPollLocal(v)
+		case len(used[v]) > 1 || forced:
 			add(v)
 		}
 	}
@@ -1902,6 +1911,12 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 				c.Replace(g.cellRef(v, x.NamePos, inLit > 0))
 				break
 			}
+			if v, ok := obj.(*types.Var); ok && g.pollLocal[v] {
+				id := &ast.Ident{Name: g.hoisted[v], NamePos: x.NamePos}
+				g.pollIdent[id] = true
+				c.Replace(id)
+				break
+			}
 			if v, ok := obj.(*types.Var); ok {
 				if field, ok := g.hoisted[v]; ok {
 					// At the identifier's position, so that the printer keeps
@@ -1963,15 +1978,15 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 func (g *gen) defineToAssign(c *astutil.Cursor, s *ast.AssignStmt) {
 	any := false
 	for _, l := range s.Lhs {
-		if _, ok := l.(*ast.Ident); !ok {
-			any = true // a field (f.x) or a cell ((*f.x))
+		if id, ok := l.(*ast.Ident); !ok || g.pollIdent[id] {
+			any = true // a field (f.x), a cell ((*f.x)) or a local of Poll
 		}
 	}
 	if !any {
 		return
 	}
 	for _, l := range s.Lhs {
-		if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+		if id, ok := l.(*ast.Ident); ok && id.Name != "_" && !g.pollIdent[id] {
 			if v, ok := g.info.Defs[id].(*types.Var); ok {
 				c.InsertBefore(raw("var " + id.Name + " " + types.TypeString(v.Type(), g.qualifier)))
 			}
@@ -2000,11 +2015,11 @@ func (g *gen) hoistDecl(c *astutil.Cursor, d *ast.DeclStmt) {
 				out = append(out, g.newCell(v))
 				lhs = append(lhs, "*"+g.recv+"."+g.hoisted[v])
 				changed = true
-			} else if field, ok := g.hoisted[v]; ok && v != nil {
-				lhs = append(lhs, g.recv+"."+field)
+			} else if _, ok := g.hoisted[v]; ok && v != nil {
+				lhs = append(lhs, g.varRef(v))
 				changed = true
 				if len(vs.Values) == 0 {
-					out = append(out, g.recv+"."+field+" = "+g.zero(v.Type()))
+					out = append(out, g.varRef(v)+" = "+g.zero(v.Type()))
 				}
 			} else {
 				lhs = append(lhs, id.Name)
@@ -2232,6 +2247,9 @@ func (g *gen) emit() string {
 	} else {
 		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns.\n", name)
 		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.selfType, g.cx, g.resType)
+	}
+	for _, v := range g.pollList {
+		fmt.Fprintf(&b, "var %s %s // a local of Poll: not live across an await\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
 	}
 	if g.labelUse {
 		fmt.Fprintf(&b, "%s:\n", g.label)

@@ -38,7 +38,7 @@ func (g *gen) markCells() {
 		}
 		_, hoisted := g.hoisted[v]
 		_, awaited := g.awLocals[v] // its field is assigned at each declaration
-		return v, hoisted && !awaited && g.inLoop(v)
+		return v, hoisted && !awaited && !g.pollLocal[v] && g.inLoop(v)
 	}
 	mark := func(id *ast.Ident) {
 		if v, ok := perIter(id); ok {

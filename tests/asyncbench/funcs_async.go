@@ -22,7 +22,6 @@ type handleAsyncFuture struct {
 	c     *Conn
 	g     *Gate
 	total int
-	v     int
 }
 
 // handleAsync returns handle as a future: polling it runs handle up to its next
@@ -33,6 +32,7 @@ func handleAsync(c *Conn, g *Gate) future.Future[future.Result[int]] {
 
 // Poll runs handle until it awaits a future that is not ready, or returns.
 func (f *handleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var v int // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -59,7 +59,7 @@ poll:
 			f.rf = ReadFuture{}
 //line funcs.go:25
 			var err error
-			f.v, err = r.Get()
+			v, err = r.Get()
 //line funcs.go:26
 			if errors.Is(err, io.EOF) {
 				f.state = 8
@@ -73,10 +73,10 @@ poll:
 //line funcs.go:32
 			switch {
 //line funcs.go:33
-			case f.v < 0:
+			case v < 0:
 				f.state = 3
 //line funcs.go:35
-			case f.v%2 == 0:
+			case v%2 == 0:
 				f.state = 4
 			default:
 				f.state = 5
@@ -90,14 +90,14 @@ poll:
 //line funcs_async.go:91
 		case 4:
 //line funcs.go:36
-			f.wf = f.c.Write(f.v / 2)
+			f.wf = f.c.Write(v / 2)
 //line funcs.go:37
 			f.state = 6
 			continue poll
 //line funcs_async.go:98
 		case 5:
 //line funcs.go:39
-			f.total += f.v
+			f.total += v
 //line funcs.go:40
 			f.state = 7
 			continue poll

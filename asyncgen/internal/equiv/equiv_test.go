@@ -226,6 +226,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(tryReturnRef(e, n)) }},
 	{"rangeDirect", func(e *Env, n int) future.Future[string] { return gen(rangeDirectAsync(e, n)) },
 		func(e *Env, n int) string { return show(rangeDirectRef(e, n), nil) }},
+	{"pollLocals", func(e *Env, n int) future.Future[string] { return gen(pollLocalsAsync(e, n)) },
+		func(e *Env, n int) string { return show(pollLocalsRef(e, n), nil) }},
 	{"addrAwait", func(e *Env, n int) future.Future[string] { return gen(addrAwaitAsync(e, n)) },
 		func(e *Env, n int) string { return show(addrAwaitRef(e, n)) }},
 	{"addrAwaitLoop", func(e *Env, n int) future.Future[string] { return gen(addrAwaitLoopAsync(e, n)) },

@@ -1196,3 +1196,55 @@ func rangeDirect(e *Env, n int) int {
 	}
 	return total + len(t) + len(u)
 }
+
+// Variables used by two blocks with no await between their declaration and
+// their uses are locals of Poll; the others stay fields.
+
+//blitz:async
+func pollLocals(e *Env, n int) int {
+	total := 0
+	for i := range n + 2 {
+		v := e.Tick("v", i*3%7) // tested by the dispatch, read by the clauses
+		switch {
+		case v < 2:
+			total += future.Await(e.Val(v))
+		case v%2 == 0:
+			w := v / 2
+			total += future.Await(e.Val(w)) + v // v read after an await: a field
+		default:
+			total += v
+		}
+		k := e.Tick("k", i)
+		if k == 1 {
+			future.Await(e.Val(k))
+			continue
+		}
+		total += k
+	}
+	last := -1
+	for i := 0; i < n; i++ {
+		if i == 3 {
+			last = i // read after the loop, across its awaits: a field
+			break
+		}
+		future.Await(e.Val(i))
+	}
+	if n > 3 {
+		x := e.Tick("a", n)
+		switch {
+		case x > 4:
+			total += x
+		default:
+			total += future.Await(e.Val(x))
+		}
+	} else {
+		x := e.Tick("b", n) // another x: renamed
+		switch {
+		case x > 1:
+			total -= x
+		default:
+			total -= future.Await(e.Val(x + 1))
+		}
+	}
+	return total*10 + last
+}

@@ -6737,7 +6737,6 @@ type blocksAsyncFuture struct {
 	x2    int
 	y     int
 	y2    int
-	y3    int
 }
 
 // blocksAsync returns blocks as a future: polling it runs blocks up to its next
@@ -6748,6 +6747,7 @@ func blocksAsync(e *Env, n int) future.Future[int] {
 
 // Poll runs blocks until it awaits a future that is not ready, or returns.
 func (f *blocksAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	var y2 int // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -6788,9 +6788,9 @@ poll:
 //line funcs.go:960
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
 //line funcs.go:962
-			f.y3 = f.x
+			y2 = f.x
 //line funcs.go:964
-			if f.y3 > 3 {
+			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
@@ -6799,7 +6799,7 @@ poll:
 //line funcs_async.go:6800
 		case 3:
 //line funcs.go:965
-			f.aw1 = f.e.Val(f.y3)
+			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
 //line funcs_async.go:6806
@@ -6816,7 +6816,7 @@ poll:
 		case 5:
 //line funcs.go:968
 			f.state = -1
-			return f.x + f.y3, true
+			return f.x + y2, true
 //line funcs_async.go:6821
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
@@ -8567,3 +8567,319 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
+
+//line funcs_async.go:8572
+
+// pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
+type pollLocalsAsyncFuture struct {
+	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[int] // the future awaited
+	rangeValue int
+	e          *Env
+	n          int
+	total      int
+	i          int
+	v          int
+	last       int
+	i2         int
+}
+
+// pollLocalsAsync returns pollLocals as a future: polling it runs pollLocals up to its next
+// await, and its value is what pollLocals returns.
+func pollLocalsAsync(e *Env, n int) future.Future[int] {
+	return &pollLocalsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs pollLocals until it awaits a future that is not ready, or returns.
+func (f *pollLocalsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	var k int  // a local of Poll: not live across an await
+	var x2 int // a local of Poll: not live across an await
+	var x3 int // a local of Poll: not live across an await
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1205
+			f.total = 0
+//line funcs.go:1206
+			f.rangeValue = f.n + 2
+			f.i = 0
+//line funcs.go:1206
+			f.state = 1
+			continue poll
+//line funcs_async.go:8611
+		case 1:
+//line funcs.go:1206
+			if f.i >= f.rangeValue {
+				f.state = 12
+				continue poll
+			}
+//line funcs.go:1207
+			f.v = f.e.Tick("v", f.i*3%7)
+//line funcs.go:1208
+			switch {
+//line funcs.go:1209
+			case f.v < 2:
+				f.state = 2
+//line funcs.go:1211
+			case f.v%2 == 0:
+				f.state = 3
+			default:
+				f.state = 4
+			}
+			continue poll
+//line funcs_async.go:8632
+		case 2:
+//line funcs.go:1210
+			f.aw1 = f.e.Val(f.v)
+			f.state = 5
+			continue poll
+//line funcs_async.go:8638
+		case 3:
+//line funcs.go:1212
+			w := f.v / 2
+//line funcs.go:1213
+			f.aw1 = f.e.Val(w)
+			f.state = 6
+			continue poll
+//line funcs_async.go:8646
+		case 4:
+//line funcs.go:1215
+			f.total += f.v
+//line funcs.go:1216
+			f.state = 7
+			continue poll
+//line funcs_async.go:8653
+		case 5:
+//line funcs.go:1210
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v2
+//line funcs.go:1216
+			f.state = 7
+			continue poll
+//line funcs_async.go:8665
+		case 6:
+//line funcs.go:1213
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1213
+			f.total += tmp + f.v
+//line funcs.go:1216
+			f.state = 7
+			continue poll
+//line funcs_async.go:8678
+		case 7:
+//line funcs.go:1217
+			k = f.e.Tick("k", f.i)
+//line funcs.go:1218
+			if k == 1 {
+				f.state = 8
+			} else {
+				f.state = 10
+			}
+			continue poll
+//line funcs_async.go:8689
+		case 8:
+//line funcs.go:1219
+			f.aw1 = f.e.Val(k)
+			f.state = 9
+			fallthrough
+//line funcs_async.go:8695
+		case 9:
+//line funcs.go:1219
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1220
+			f.state = 11
+			continue poll
+//line funcs_async.go:8706
+		case 10:
+//line funcs.go:1222
+			f.total += k
+//line funcs.go:1223
+			f.state = 11
+			continue poll
+//line funcs_async.go:8713
+		case 11:
+//line funcs.go:1206
+			f.i++
+//line funcs.go:1206
+			f.state = 1
+			continue poll
+//line funcs_async.go:8720
+		case 12:
+//line funcs.go:1224
+			f.last = -1
+//line funcs.go:1225
+			f.i2 = 0
+//line funcs.go:1225
+			f.state = 13
+			continue poll
+//line funcs_async.go:8729
+		case 13:
+//line funcs.go:1225
+			if !(f.i2 < f.n) {
+				f.state = 16
+				continue poll
+			}
+//line funcs.go:1226
+			if f.i2 == 3 {
+				f.last = f.i2
+				f.state = 16
+				continue poll
+			}
+//line funcs.go:1230
+			f.aw1 = f.e.Val(f.i2)
+			f.state = 14
+			fallthrough
+//line funcs_async.go:8746
+		case 14:
+//line funcs.go:1230
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1231
+			f.state = 15
+			continue poll
+//line funcs_async.go:8757
+		case 15:
+//line funcs.go:1225
+			f.i2++
+//line funcs.go:1225
+			f.state = 13
+			continue poll
+//line funcs_async.go:8764
+		case 16:
+//line funcs.go:1232
+			if f.n > 3 {
+				f.state = 17
+			} else {
+				f.state = 18
+			}
+			continue poll
+//line funcs_async.go:8773
+		case 17:
+//line funcs.go:1233
+			x2 = f.e.Tick("a", f.n)
+//line funcs.go:1234
+			switch {
+//line funcs.go:1235
+			case x2 > 4:
+				f.state = 19
+			default:
+				f.state = 20
+			}
+			continue poll
+//line funcs_async.go:8786
+		case 18:
+//line funcs.go:1241
+			x3 = f.e.Tick("b", f.n)
+//line funcs.go:1242
+			switch {
+//line funcs.go:1243
+			case x3 > 1:
+				f.state = 23
+			default:
+				f.state = 24
+			}
+			continue poll
+//line funcs_async.go:8799
+		case 19:
+//line funcs.go:1236
+			f.total += x2
+//line funcs.go:1239
+			f.state = 22
+			continue poll
+//line funcs_async.go:8806
+		case 20:
+//line funcs.go:1238
+			f.aw1 = f.e.Val(x2)
+			f.state = 21
+			fallthrough
+//line funcs_async.go:8812
+		case 21:
+//line funcs.go:1238
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v2
+//line funcs.go:1239
+			f.state = 22
+			continue poll
+//line funcs_async.go:8824
+		case 22:
+//line funcs.go:1240
+			f.state = 27
+			continue poll
+//line funcs_async.go:8829
+		case 23:
+//line funcs.go:1244
+			f.total -= x3
+//line funcs.go:1247
+			f.state = 26
+			continue poll
+//line funcs_async.go:8836
+		case 24:
+//line funcs.go:1246
+			f.aw1 = f.e.Val(x3 + 1)
+			f.state = 25
+			fallthrough
+//line funcs_async.go:8842
+		case 25:
+//line funcs.go:1246
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total -= v2
+//line funcs.go:1247
+			f.state = 26
+			continue poll
+//line funcs_async.go:8854
+		case 26:
+//line funcs.go:1248
+			f.state = 27
+			continue poll
+//line funcs_async.go:8859
+		case 27:
+//line funcs.go:1249
+			f.state = -1
+			return f.total*10 + f.last, true
+//line funcs_async.go:8864
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that pollLocals awaits, if any; pollLocals goes no further.
+func (f *pollLocalsAsyncFuture) Cancel() {
+	switch f.state {
+	case 5, 6, 9, 14, 21, 25:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// pollLocals is what pollLocalsAsync compiles; it is not called.
+var _ = pollLocals

@@ -1052,3 +1052,51 @@ func rangeDirectRef(e *Env, n int) int {
 	}
 	return total + len(t) + len(u)
 }
+
+func pollLocalsRef(e *Env, n int) int {
+	total := 0
+	for i := range n + 2 {
+		v := e.Tick("v", i*3%7)
+		switch {
+		case v < 2:
+			total += awaitRef(e.Val(v))
+		case v%2 == 0:
+			w := v / 2
+			total += awaitRef(e.Val(w)) + v
+		default:
+			total += v
+		}
+		k := e.Tick("k", i)
+		if k == 1 {
+			awaitRef(e.Val(k))
+			continue
+		}
+		total += k
+	}
+	last := -1
+	for i := 0; i < n; i++ {
+		if i == 3 {
+			last = i
+			break
+		}
+		awaitRef(e.Val(i))
+	}
+	if n > 3 {
+		x := e.Tick("a", n)
+		switch {
+		case x > 4:
+			total += x
+		default:
+			total += awaitRef(e.Val(x))
+		}
+	} else {
+		x := e.Tick("b", n)
+		switch {
+		case x > 1:
+			total -= x
+		default:
+			total -= awaitRef(e.Val(x + 1))
+		}
+	}
+	return total*10 + last
+}
