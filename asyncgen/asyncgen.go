@@ -2378,6 +2378,12 @@ func (g *gen) emitItem(b *strings.Builder, blk *block, it any) {
 		fmt.Fprintf(b, "if !(%s) {\n%s\n}\n", g.rewrite(it.cond, nil), g.jump(it.exit))
 	case gotoItem:
 		b.WriteString(g.line(it.pos))
+		if last := blk.items[len(blk.items)-1]; it.to.id == blk.id+1 && last == any(it) {
+			// The next case: no round through the loop and the dispatch.
+			it.to.targeted = true
+			fmt.Fprintf(b, "%s.state = %d\nfallthrough\n", r, it.to.id)
+			break
+		}
 		b.WriteString(g.jump(it.to) + "\n")
 	case switchItem:
 		b.WriteString(g.line(it.s.Pos()))

@@ -80,7 +80,7 @@ poll:
 			f.buf = make([]byte, 4096)
 //line main.go:66
 			f.state = 1
-			continue poll
+			fallthrough
 //line main_async.go:85
 		case 1:
 //line main.go:67

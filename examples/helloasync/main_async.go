@@ -99,7 +99,7 @@ poll:
 			f.rangeIndex = 0
 //line main.go:37
 			f.state = 1
-			continue poll
+			fallthrough
 //line main_async.go:104
 		case 1:
 //line main.go:37
@@ -130,7 +130,7 @@ poll:
 			f.out = append(f.out, r.Value)
 //line main.go:44
 			f.state = 3
-			continue poll
+			fallthrough
 //line main_async.go:135
 		case 3:
 //line main.go:37

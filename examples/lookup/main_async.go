@@ -150,7 +150,7 @@ poll:
 			f.r = runtime.NewBufReader(f.s, 0)
 //line main.go:81
 			f.state = 1
-			continue poll
+			fallthrough
 //line main_async.go:155
 		case 1:
 //line main.go:82

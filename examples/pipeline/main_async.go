@@ -38,7 +38,7 @@ poll:
 			f.done = 0
 //line main.go:42
 			f.state = 1
-			continue poll
+			fallthrough
 //line main_async.go:43
 		case 1:
 //line main.go:43

@@ -41,7 +41,7 @@ poll:
 			f.total = 0
 //line funcs.go:22
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:46
 		case 1:
 //line funcs.go:23
@@ -112,7 +112,7 @@ poll:
 			f.total += v2
 //line funcs.go:40
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:117
 		case 7:
 //line funcs.go:41
@@ -208,7 +208,7 @@ poll:
 			f.i = 0
 //line funcs.go:56
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:213
 		case 1:
 //line funcs.go:56
@@ -241,7 +241,7 @@ poll:
 			f.sum += v * (f.i + 1)
 //line funcs.go:64
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:246
 		case 3:
 //line funcs.go:56
@@ -307,7 +307,7 @@ poll:
 			f.i = 0
 //line funcs.go:75
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:312
 		case 1:
 //line funcs.go:75
@@ -331,7 +331,7 @@ poll:
 			f.sum += v
 //line funcs.go:78
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:336
 		case 3:
 //line funcs.go:75
@@ -398,7 +398,7 @@ poll:
 			f.i = 0
 //line funcs.go:89
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:403
 		case 1:
 //line funcs.go:89
@@ -423,7 +423,7 @@ poll:
 			f.sum += v
 //line funcs.go:92
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:428
 		case 3:
 //line funcs.go:89

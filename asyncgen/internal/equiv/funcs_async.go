@@ -256,12 +256,12 @@ poll:
 			f.n = y
 //line funcs.go:46
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:261
 		case 7:
 //line funcs.go:48
 			f.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:266
 		case 8:
 //line funcs.go:49
@@ -333,7 +333,7 @@ poll:
 			f.i = 0
 //line funcs.go:56
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:338
 		case 1:
 //line funcs.go:56
@@ -369,7 +369,7 @@ poll:
 			f.e.Note("i=%d sum=%d", f.i, f.sum)
 //line funcs.go:66
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:374
 		case 3:
 //line funcs.go:56
@@ -433,7 +433,7 @@ poll:
 			f.steps = 0
 //line funcs.go:73
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:438
 		case 1:
 //line funcs.go:73
@@ -515,7 +515,7 @@ poll:
 			f.b = strings.Builder{}
 //line funcs.go:83
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:520
 		case 1:
 //line funcs.go:84
@@ -602,7 +602,7 @@ poll:
 			f.i = 0
 //line funcs.go:97
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:607
 		case 1:
 //line funcs.go:97
@@ -614,7 +614,7 @@ poll:
 			f.j = 0
 //line funcs.go:98
 			f.state = 2
-			continue poll
+			fallthrough
 //line funcs_async.go:619
 		case 2:
 //line funcs.go:98
@@ -643,7 +643,7 @@ poll:
 			}
 //line funcs.go:104
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:648
 		case 4:
 //line funcs.go:98
@@ -662,7 +662,7 @@ poll:
 			}
 //line funcs.go:112
 			f.state = 6
-			continue poll
+			fallthrough
 //line funcs_async.go:667
 		case 6:
 //line funcs.go:97
@@ -749,7 +749,7 @@ poll:
 			f.e.Note("inner x=%d", x)
 //line funcs.go:122
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:754
 		case 3:
 //line funcs.go:123
@@ -1113,7 +1113,7 @@ poll:
 			f.i = 0
 //line funcs.go:182
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1118
 		case 1:
 //line funcs.go:182
@@ -1159,7 +1159,7 @@ poll:
 			f.acc += v + f.r
 //line funcs.go:187
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:1164
 		case 5:
 //line funcs.go:190
@@ -1180,7 +1180,7 @@ poll:
 			f.e.Note("i=%d acc=%d", f.i, f.acc)
 //line funcs.go:193
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:1185
 		case 7:
 //line funcs.go:182
@@ -1320,7 +1320,7 @@ poll:
 			f.i = 0
 //line funcs.go:213
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1325
 		case 1:
 //line funcs.go:213
@@ -1351,7 +1351,7 @@ poll:
 			f.n--
 //line funcs.go:220
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:1356
 		case 3:
 //line funcs.go:213
@@ -1366,7 +1366,7 @@ poll:
 			f.rangeIndex = 0
 //line funcs.go:221
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:1371
 		case 5:
 //line funcs.go:221
@@ -1388,7 +1388,7 @@ poll:
 			f.aw1 = nil
 //line funcs.go:223
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:1393
 		case 7:
 //line funcs.go:221
@@ -1461,7 +1461,7 @@ poll:
 			f.i = 0
 //line funcs.go:231
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1466
 		case 1:
 //line funcs.go:231
@@ -1497,7 +1497,7 @@ poll:
 			f.e.Note("i=%d x=%d", f.i, f.x)
 //line funcs.go:240
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:1502
 		case 3:
 //line funcs.go:231
@@ -1575,7 +1575,7 @@ poll:
 			f.i = 0
 //line funcs.go:249
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1580
 		case 1:
 //line funcs.go:249
@@ -1606,7 +1606,7 @@ poll:
 			f.last = f.i
 //line funcs.go:254
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:1611
 		case 3:
 //line funcs.go:249
@@ -1620,7 +1620,7 @@ poll:
 			f.i2 = 0
 //line funcs.go:255
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:1625
 		case 5:
 //line funcs.go:255
@@ -1646,7 +1646,7 @@ poll:
 			f.last += f.i2
 //line funcs.go:258
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:1651
 		case 7:
 //line funcs.go:255
@@ -1727,7 +1727,7 @@ poll:
 			f.rangeIndex = 0
 //line funcs.go:267
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1732
 		case 1:
 //line funcs.go:267
@@ -1755,7 +1755,7 @@ poll:
 			f.total += v + f.i
 //line funcs.go:271
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:1760
 		case 3:
 //line funcs.go:267
@@ -1769,7 +1769,7 @@ poll:
 			f.j = 0
 //line funcs.go:272
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:1774
 		case 5:
 //line funcs.go:272
@@ -1793,7 +1793,7 @@ poll:
 			f.total += f.j
 //line funcs.go:275
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:1798
 		case 7:
 //line funcs.go:272
@@ -1861,7 +1861,7 @@ poll:
 			f.i = 0
 //line funcs.go:282
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:1866
 		case 1:
 //line funcs.go:282
@@ -1944,14 +1944,14 @@ poll:
 			f.total += w
 //line funcs.go:303
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:1949
 		case 7:
 //line funcs.go:304
 			f.e.Note("after %d", f.i)
 //line funcs.go:305
 			f.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:1956
 		case 8:
 //line funcs.go:282
@@ -1998,7 +1998,7 @@ poll:
 			f.total *= 2
 //line funcs.go:312
 			f.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:2003
 		case 13:
 //line funcs.go:313
@@ -2191,7 +2191,7 @@ poll:
 			f.i = 0
 //line funcs.go:333
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:2196
 		case 1:
 //line funcs.go:333
@@ -2204,7 +2204,7 @@ poll:
 			f.j = 0
 //line funcs.go:335
 			f.state = 2
-			continue poll
+			fallthrough
 //line funcs_async.go:2209
 		case 2:
 //line funcs.go:335
@@ -2262,7 +2262,7 @@ poll:
 			f.total += v
 //line funcs.go:364
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:2267
 		case 4:
 //line funcs.go:335
@@ -2276,7 +2276,7 @@ poll:
 			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:366
 			f.state = 6
-			continue poll
+			fallthrough
 //line funcs_async.go:2281
 		case 6:
 //line funcs.go:333
@@ -2354,7 +2354,7 @@ poll:
 			f.i = 0
 //line funcs.go:374
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:2359
 		case 1:
 //line funcs.go:374
@@ -2457,7 +2457,7 @@ poll:
 			f.b.WriteString("nil")
 //line funcs.go:390
 			f.state = 10
-			continue poll
+			fallthrough
 //line funcs_async.go:2462
 		case 10:
 //line funcs.go:391
@@ -2487,12 +2487,12 @@ poll:
 			f.b.WriteString("+")
 //line funcs.go:395
 			f.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:2492
 		case 13:
 //line funcs.go:396
 			f.state = 14
-			continue poll
+			fallthrough
 //line funcs_async.go:2497
 		case 14:
 //line funcs.go:374
@@ -2653,7 +2653,7 @@ poll:
 			f.i = 0
 //line funcs.go:416
 			f.state = 6
-			continue poll
+			fallthrough
 //line funcs_async.go:2658
 		case 6:
 //line funcs.go:416
@@ -2683,7 +2683,7 @@ poll:
 			f.total += v
 //line funcs.go:422
 			f.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:2688
 		case 8:
 //line funcs.go:416
@@ -2723,7 +2723,7 @@ poll:
 			f.i2 = 0
 //line funcs.go:426
 			f.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:2728
 		case 13:
 //line funcs.go:426
@@ -2764,12 +2764,12 @@ poll:
 			f.total += f.v
 //line funcs.go:431
 			f.state = 17
-			continue poll
+			fallthrough
 //line funcs_async.go:2769
 		case 17:
 //line funcs.go:432
 			f.state = 18
-			continue poll
+			fallthrough
 //line funcs_async.go:2774
 		case 18:
 //line funcs.go:426
@@ -2807,7 +2807,7 @@ poll:
 			f.total++
 //line funcs.go:436
 			f.state = 22
-			continue poll
+			fallthrough
 //line funcs_async.go:2812
 		case 22:
 //line funcs.go:437
@@ -3106,7 +3106,7 @@ poll:
 			f.x += y
 //line funcs.go:495
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:3111
 		case 5:
 //line funcs.go:500
@@ -3114,7 +3114,7 @@ poll:
 			f.i = 0
 //line funcs.go:500
 			f.state = 6
-			continue poll
+			fallthrough
 //line funcs_async.go:3119
 		case 6:
 //line funcs.go:500
@@ -3143,7 +3143,7 @@ poll:
 			f.aw1 = nil
 //line funcs.go:503
 			f.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:3148
 		case 8:
 //line funcs.go:500
@@ -3466,7 +3466,7 @@ poll:
 			f.i = 0
 //line funcs.go:548
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:3471
 		case 1:
 //line funcs.go:548
@@ -3496,7 +3496,7 @@ poll:
 			f.m[k+10] = k
 //line funcs.go:552
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:3501
 		case 3:
 //line funcs.go:548
@@ -3586,7 +3586,7 @@ poll:
 			f.i = 0
 //line funcs.go:568
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:3591
 		case 1:
 //line funcs.go:568
@@ -3610,7 +3610,7 @@ poll:
 			f.s.items = append(f.s.items, v)
 //line funcs.go:571
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:3615
 		case 3:
 //line funcs.go:568
@@ -3681,7 +3681,7 @@ poll:
 			f.rangeIndex = 0
 //line funcs.go:579
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:3686
 		case 1:
 //line funcs.go:579
@@ -3706,7 +3706,7 @@ poll:
 			f.total += v
 //line funcs.go:582
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:3711
 		case 3:
 //line funcs.go:579
@@ -3845,7 +3845,7 @@ poll:
 			f.i = 0
 //line funcs.go:598
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:3850
 		case 1:
 //line funcs.go:598
@@ -3885,7 +3885,7 @@ poll:
 			f.last = f.x
 //line funcs.go:603
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:3890
 		case 4:
 //line funcs.go:598
@@ -3962,7 +3962,7 @@ poll:
 			f.i = 0
 //line funcs.go:620
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:3967
 		case 1:
 //line funcs.go:620
@@ -3999,7 +3999,7 @@ poll:
 			f.zero = v2
 //line funcs.go:624
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:4004
 		case 4:
 //line funcs.go:620
@@ -4069,7 +4069,7 @@ poll:
 			f.i = 0
 //line funcs.go:634
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:4074
 		case 1:
 //line funcs.go:634
@@ -4096,7 +4096,7 @@ poll:
 			f.b.WriteRune(f.r)
 //line funcs.go:637
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:4101
 		case 3:
 //line funcs.go:634
@@ -4206,7 +4206,7 @@ poll:
 			f.i = 0
 //line funcs.go:650
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:4211
 		case 1:
 //line funcs.go:650
@@ -4237,7 +4237,7 @@ poll:
 			}
 //line funcs.go:657
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:4242
 		case 3:
 //line funcs.go:650
@@ -4586,7 +4586,7 @@ poll:
 			(*f2.i) = 0
 //line funcs.go:692
 			f2.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:4591
 		case 1:
 //line funcs.go:692
@@ -4621,7 +4621,7 @@ poll:
 			}
 //line funcs.go:701
 			f2.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:4626
 		case 3:
 			{
@@ -4641,7 +4641,7 @@ poll:
 			f2.rangeIndex = 0
 //line funcs.go:702
 			f2.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:4646
 		case 5:
 //line funcs.go:702
@@ -4668,7 +4668,7 @@ poll:
 			f2.fs = append(f2.fs, func() int { return (*x2) + w })
 //line funcs.go:705
 			f2.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:4673
 		case 7:
 //line funcs.go:702
@@ -4683,7 +4683,7 @@ poll:
 			(*f2.j) = 0
 //line funcs.go:706
 			f2.state = 9
-			continue poll
+			fallthrough
 //line funcs_async.go:4688
 		case 9:
 //line funcs.go:706
@@ -4710,7 +4710,7 @@ poll:
 			(*f2.j)++
 //line funcs.go:710
 			f2.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:4715
 		case 11:
 			{
@@ -4826,7 +4826,7 @@ poll:
 			f2.i = 0
 //line funcs.go:739
 			f2.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:4831
 		case 1:
 //line funcs.go:739
@@ -4893,7 +4893,7 @@ poll:
 			(*f2.v)++
 //line funcs.go:752
 			f2.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:4898
 		case 5:
 //line funcs.go:753
@@ -4927,7 +4927,7 @@ poll:
 			(*f2.q) += 100
 //line funcs.go:757
 			f2.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:4932
 		case 8:
 //line funcs.go:758
@@ -4954,7 +4954,7 @@ poll:
 			(*f2.k) *= 3
 //line funcs.go:763
 			f2.state = 10
-			continue poll
+			fallthrough
 //line funcs_async.go:4959
 		case 10:
 //line funcs.go:739
@@ -5123,7 +5123,7 @@ poll:
 			f.tmp5 = tmp6 > 1
 //line funcs.go:794
 			f.state = 8
-			continue poll
+			fallthrough
 //line funcs_async.go:5128
 		case 8:
 //line funcs.go:794
@@ -5153,7 +5153,7 @@ poll:
 			f.tmp7 = tmp8 == 4
 //line funcs.go:794
 			f.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:5158
 		case 11:
 //line funcs.go:794
@@ -5169,7 +5169,7 @@ poll:
 			f.e.Note("cond true")
 //line funcs.go:796
 			f.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:5174
 		case 13:
 //line funcs.go:797
@@ -5382,7 +5382,7 @@ poll:
 			f.z += v
 //line funcs.go:813
 			f.state = 29
-			continue poll
+			fallthrough
 //line funcs_async.go:5387
 		case 29:
 //line funcs.go:814
@@ -5414,7 +5414,7 @@ poll:
 			f.tmp25 = !tmp26
 //line funcs.go:814
 			f.state = 32
-			continue poll
+			fallthrough
 //line funcs_async.go:5419
 		case 32:
 //line funcs.go:814
@@ -5430,7 +5430,7 @@ poll:
 			f.z *= 2
 //line funcs.go:816
 			f.state = 34
-			continue poll
+			fallthrough
 //line funcs_async.go:5435
 		case 34:
 //line funcs.go:817
@@ -5448,7 +5448,7 @@ poll:
 			f.i = v
 //line funcs.go:817
 			f.state = 36
-			continue poll
+			fallthrough
 //line funcs_async.go:5453
 		case 36:
 //line funcs.go:817
@@ -5471,7 +5471,7 @@ poll:
 			f.z += v
 //line funcs.go:819
 			f.state = 38
-			continue poll
+			fallthrough
 //line funcs_async.go:5476
 		case 38:
 //line funcs.go:817
@@ -5587,7 +5587,7 @@ poll:
 			f.v, f.err = v2.Value, v2.Err
 //line funcs.go:830
 			f.state = 2
-			continue poll
+			fallthrough
 //line funcs_async.go:5592
 		case 2:
 //line funcs.go:830
@@ -5610,7 +5610,7 @@ poll:
 			f.total += v2
 //line funcs.go:832
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:5615
 		case 4:
 //line funcs.go:830
@@ -5660,7 +5660,7 @@ poll:
 			f.tmp = tmp2 > 3
 //line funcs.go:833
 			f.state = 9
-			continue poll
+			fallthrough
 //line funcs_async.go:5665
 		case 9:
 //line funcs.go:833
@@ -5676,7 +5676,7 @@ poll:
 			f.total++
 //line funcs.go:835
 			f.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:5681
 		case 11:
 //line funcs.go:836
@@ -5786,7 +5786,7 @@ poll:
 			f.i = 0
 //line funcs.go:848
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:5791
 		case 1:
 //line funcs.go:848
@@ -5822,7 +5822,7 @@ poll:
 			f.count++
 //line funcs.go:854
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:5827
 		case 3:
 //line funcs.go:848
@@ -5898,7 +5898,7 @@ poll:
 			f.i = 0
 //line funcs.go:865
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:5903
 		case 1:
 //line funcs.go:865
@@ -5929,7 +5929,7 @@ poll:
 			f.e.Note("i=%d", f.i)
 //line funcs.go:871
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:5934
 		case 3:
 //line funcs.go:865
@@ -5967,7 +5967,7 @@ poll:
 			f.j = 0
 //line funcs.go:872
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:5972
 		case 7:
 //line funcs.go:872
@@ -5990,7 +5990,7 @@ poll:
 			f.total += v
 //line funcs.go:874
 			f.state = 9
-			continue poll
+			fallthrough
 //line funcs_async.go:5995
 		case 9:
 //line funcs.go:872
@@ -6004,7 +6004,7 @@ poll:
 			f.k = f.n
 //line funcs.go:875
 			f.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:6009
 		case 11:
 //line funcs.go:875
@@ -6034,7 +6034,7 @@ poll:
 			f.tmp3 = tmp4 != 2
 //line funcs.go:875
 			f.state = 14
-			continue poll
+			fallthrough
 //line funcs_async.go:6039
 		case 14:
 //line funcs.go:875
@@ -6046,7 +6046,7 @@ poll:
 			f.total++
 //line funcs.go:877
 			f.state = 15
-			continue poll
+			fallthrough
 //line funcs_async.go:6051
 		case 15:
 //line funcs.go:875
@@ -6125,7 +6125,7 @@ poll:
 			f.i = 0
 //line funcs.go:885
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:6130
 		case 1:
 //line funcs.go:885
@@ -6192,7 +6192,7 @@ poll:
 			f.b.WriteString(f.v3 + tmp2)
 //line funcs.go:893
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:6197
 		case 7:
 //line funcs.go:894
@@ -6222,12 +6222,12 @@ poll:
 			f.b.WriteString("nil")
 //line funcs.go:897
 			f.state = 10
-			continue poll
+			fallthrough
 //line funcs_async.go:6227
 		case 10:
 //line funcs.go:898
 			f.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:6232
 		case 11:
 //line funcs.go:885
@@ -6301,7 +6301,7 @@ poll:
 			f.i = 0
 //line funcs.go:905
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:6306
 		case 1:
 //line funcs.go:905
@@ -6413,7 +6413,7 @@ poll:
 			f.total += v
 //line funcs.go:917
 			f.state = 10
-			continue poll
+			fallthrough
 //line funcs_async.go:6418
 		case 10:
 //line funcs.go:919
@@ -6454,12 +6454,12 @@ poll:
 			}
 //line funcs.go:923
 			f.state = 14
-			continue poll
+			fallthrough
 //line funcs_async.go:6459
 		case 14:
 //line funcs.go:924
 			f.state = 15
-			continue poll
+			fallthrough
 //line funcs_async.go:6464
 		case 15:
 //line funcs.go:905
@@ -6695,7 +6695,7 @@ poll:
 			f.total += v
 //line funcs.go:945
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:6700
 		case 3:
 //line funcs.go:946
@@ -7024,7 +7024,7 @@ poll:
 			f.i = 0
 //line funcs.go:995
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:7029
 		case 1:
 //line funcs.go:995
@@ -7068,7 +7068,7 @@ poll:
 			f.e.Note("x=%d", (*f.x))
 //line funcs.go:1002
 			f.state = 4
-			continue poll
+			fallthrough
 //line funcs_async.go:7073
 		case 4:
 //line funcs.go:995
@@ -7505,7 +7505,7 @@ poll:
 			f.i = 0
 //line funcs.go:1050
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:7510
 		case 1:
 //line funcs.go:1050
@@ -7528,7 +7528,7 @@ poll:
 			f.total += v
 //line funcs.go:1052
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:7533
 		case 3:
 //line funcs.go:1050
@@ -7603,7 +7603,7 @@ poll:
 			f.i = 0
 //line funcs.go:1067
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:7608
 		case 1:
 //line funcs.go:1067
@@ -7630,7 +7630,7 @@ poll:
 			f.total += tmp * (f.i + 1)
 //line funcs.go:1070
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:7635
 		case 3:
 //line funcs.go:1067
@@ -7646,7 +7646,7 @@ poll:
 			f.i2 = 0
 //line funcs.go:1072
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:7651
 		case 5:
 //line funcs.go:1072
@@ -7669,7 +7669,7 @@ poll:
 			f.total += v
 //line funcs.go:1074
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:7674
 		case 7:
 //line funcs.go:1072
@@ -7875,7 +7875,7 @@ poll:
 			f.i = 0
 //line funcs.go:1107
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:7880
 		case 1:
 //line funcs.go:1107
@@ -7908,7 +7908,7 @@ poll:
 			f.x = ValueOf[int](nil)
 //line funcs.go:1115
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:7913
 		case 3:
 //line funcs.go:1107
@@ -7922,7 +7922,7 @@ poll:
 			f.k = 0
 //line funcs.go:1116
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:7927
 		case 5:
 //line funcs.go:1116
@@ -7949,7 +7949,7 @@ poll:
 			f.e.Note("s=%q", tmp)
 //line funcs.go:1120
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:7954
 		case 7:
 //line funcs.go:1116
@@ -8054,7 +8054,7 @@ poll:
 			f.i = 0
 //line funcs.go:1133
 			f.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:8059
 		case 3:
 //line funcs.go:1133
@@ -8077,7 +8077,7 @@ poll:
 			f.b += v
 //line funcs.go:1135
 			f.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:8082
 		case 5:
 //line funcs.go:1133
@@ -8201,7 +8201,7 @@ poll:
 			f2.i = 0
 //line funcs.go:1154
 			f2.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:8206
 		case 1:
 //line funcs.go:1154
@@ -8230,7 +8230,7 @@ poll:
 			f2.total += x
 //line funcs.go:1158
 			f2.state = 3
-			continue poll
+			fallthrough
 //line funcs_async.go:8235
 		case 3:
 //line funcs.go:1154
@@ -8247,7 +8247,7 @@ poll:
 			f2.i2 = 0
 //line funcs.go:1160
 			f2.state = 5
-			continue poll
+			fallthrough
 //line funcs_async.go:8252
 		case 5:
 //line funcs.go:1160
@@ -8273,7 +8273,7 @@ poll:
 			f2.total += v
 //line funcs.go:1163
 			f2.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:8278
 		case 7:
 //line funcs.go:1160
@@ -8292,7 +8292,7 @@ poll:
 			f2.rangeIndex = 0
 //line funcs.go:1166
 			f2.state = 9
-			continue poll
+			fallthrough
 //line funcs_async.go:8297
 		case 9:
 //line funcs.go:1166
@@ -8318,7 +8318,7 @@ poll:
 			f2.total += v
 //line funcs.go:1169
 			f2.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:8323
 		case 11:
 //line funcs.go:1166
@@ -8332,7 +8332,7 @@ poll:
 			f2.rangeIndex2 = 0
 //line funcs.go:1170
 			f2.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:8337
 		case 13:
 //line funcs.go:1170
@@ -8360,7 +8360,7 @@ poll:
 			f2.total += v
 //line funcs.go:1175
 			f2.state = 15
-			continue poll
+			fallthrough
 //line funcs_async.go:8365
 		case 15:
 //line funcs.go:1170
@@ -8375,7 +8375,7 @@ poll:
 			f2.rangeIndex3 = 0
 //line funcs.go:1176
 			f2.state = 17
-			continue poll
+			fallthrough
 //line funcs_async.go:8380
 		case 17:
 //line funcs.go:1176
@@ -8403,7 +8403,7 @@ poll:
 			f2.total += v
 //line funcs.go:1180
 			f2.state = 19
-			continue poll
+			fallthrough
 //line funcs_async.go:8408
 		case 19:
 //line funcs.go:1176
@@ -8419,7 +8419,7 @@ poll:
 			f2.i3 = 0
 //line funcs.go:1182
 			f2.state = 21
-			continue poll
+			fallthrough
 //line funcs_async.go:8424
 		case 21:
 //line funcs.go:1182
@@ -8446,7 +8446,7 @@ poll:
 			f2.total += tmp2 + int(f2.r)%7
 //line funcs.go:1184
 			f2.state = 23
-			continue poll
+			fallthrough
 //line funcs_async.go:8451
 		case 23:
 //line funcs.go:1182
@@ -8462,7 +8462,7 @@ poll:
 			f2.rangeIndex4 = 0
 //line funcs.go:1186
 			f2.state = 25
-			continue poll
+			fallthrough
 //line funcs_async.go:8467
 		case 25:
 //line funcs.go:1186
@@ -8488,7 +8488,7 @@ poll:
 			f2.aw1 = nil
 //line funcs.go:1189
 			f2.state = 27
-			continue poll
+			fallthrough
 //line funcs_async.go:8493
 		case 27:
 //line funcs.go:1186
@@ -8508,7 +8508,7 @@ poll:
 			f2.i4 = 0
 //line funcs.go:1194
 			f2.state = 29
-			continue poll
+			fallthrough
 //line funcs_async.go:8513
 		case 29:
 //line funcs.go:1194
@@ -8531,7 +8531,7 @@ poll:
 			f2.total += v
 //line funcs.go:1196
 			f2.state = 31
-			continue poll
+			fallthrough
 //line funcs_async.go:8536
 		case 31:
 //line funcs.go:1194
@@ -8606,7 +8606,7 @@ poll:
 			f.i = 0
 //line funcs.go:1206
 			f.state = 1
-			continue poll
+			fallthrough
 //line funcs_async.go:8611
 		case 1:
 //line funcs.go:1206
@@ -8673,7 +8673,7 @@ poll:
 			f.total += tmp + f.v
 //line funcs.go:1216
 			f.state = 7
-			continue poll
+			fallthrough
 //line funcs_async.go:8678
 		case 7:
 //line funcs.go:1217
@@ -8708,7 +8708,7 @@ poll:
 			f.total += k
 //line funcs.go:1223
 			f.state = 11
-			continue poll
+			fallthrough
 //line funcs_async.go:8713
 		case 11:
 //line funcs.go:1206
@@ -8724,7 +8724,7 @@ poll:
 			f.i2 = 0
 //line funcs.go:1225
 			f.state = 13
-			continue poll
+			fallthrough
 //line funcs_async.go:8729
 		case 13:
 //line funcs.go:1225
@@ -8752,7 +8752,7 @@ poll:
 			f.aw1 = nil
 //line funcs.go:1231
 			f.state = 15
-			continue poll
+			fallthrough
 //line funcs_async.go:8757
 		case 15:
 //line funcs.go:1225
@@ -8819,7 +8819,7 @@ poll:
 			f.total += v2
 //line funcs.go:1239
 			f.state = 22
-			continue poll
+			fallthrough
 //line funcs_async.go:8824
 		case 22:
 //line funcs.go:1240
@@ -8849,12 +8849,12 @@ poll:
 			f.total -= v2
 //line funcs.go:1247
 			f.state = 26
-			continue poll
+			fallthrough
 //line funcs_async.go:8854
 		case 26:
 //line funcs.go:1248
 			f.state = 27
-			continue poll
+			fallthrough
 //line funcs_async.go:8859
 		case 27:
 //line funcs.go:1249

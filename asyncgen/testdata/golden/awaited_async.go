@@ -63,7 +63,7 @@ poll:
 			f.i = 0
 //line awaited.go:23
 			f.state = 3
-			continue poll
+			fallthrough
 //line awaited_async.go:68
 		case 3:
 //line awaited.go:23
@@ -87,7 +87,7 @@ poll:
 			f.v += v2
 //line awaited.go:26
 			f.state = 5
-			continue poll
+			fallthrough
 //line awaited_async.go:92
 		case 5:
 //line awaited.go:23

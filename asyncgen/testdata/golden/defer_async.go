@@ -74,7 +74,7 @@ poll:
 			f.buf = make([]byte, 16)
 //line defer.go:15
 			f.state = 1
-			continue poll
+			fallthrough
 //line defer_async.go:79
 		case 1:
 //line defer.go:16

@@ -41,7 +41,7 @@ poll:
 			f.i = 0
 //line golden.go:14
 			f.state = 1
-			continue poll
+			fallthrough
 //line golden_async.go:46
 		case 1:
 //line golden.go:14
@@ -75,7 +75,7 @@ poll:
 			f.total += f.n
 //line golden.go:22
 			f.state = 3
-			continue poll
+			fallthrough
 //line golden_async.go:80
 		case 3:
 //line golden.go:14

@@ -99,7 +99,7 @@ poll:
 			f.rangeIndex = 0
 //line methods.go:23
 			f.state = 1
-			continue poll
+			fallthrough
 //line methods_async.go:104
 		case 1:
 //line methods.go:23
@@ -123,7 +123,7 @@ poll:
 			f.total += v
 //line methods.go:25
 			f.state = 3
-			continue poll
+			fallthrough
 //line methods_async.go:128
 		case 3:
 //line methods.go:23

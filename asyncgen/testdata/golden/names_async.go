@@ -54,7 +54,7 @@ poll2:
 			f2.i = 0
 //line names.go:11
 			f2.state = 2
-			continue poll2
+			fallthrough
 //line names_async.go:59
 		case 2:
 //line names.go:11
@@ -78,7 +78,7 @@ poll2:
 			f2.state2 += aw1 + f2.i
 //line names.go:14
 			f2.state = 4
-			continue poll2
+			fallthrough
 //line names_async.go:83
 		case 4:
 //line names.go:11

@@ -36,7 +36,7 @@ poll:
 			f.n = 0
 //line try.go:17
 			f.state = 1
-			continue poll
+			fallthrough
 //line try_async.go:41
 		case 1:
 //line try.go:17

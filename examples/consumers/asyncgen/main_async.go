@@ -39,7 +39,7 @@ poll:
 			f.rangeIndex = 0
 //line main.go:28
 			f.state = 1
-			continue poll
+			fallthrough
 //line main_async.go:44
 		case 1:
 //line main.go:28
@@ -63,7 +63,7 @@ poll:
 			f.slept++
 //line main.go:31
 			f.state = 3
-			continue poll
+			fallthrough
 //line main_async.go:68
 		case 3:
 //line main.go:28
