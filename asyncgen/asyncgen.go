@@ -1656,6 +1656,9 @@ func (g *gen) hoist() {
 		g.resFields = append(g.resFields, g.hoisted[v])
 	}
 	for _, v := range order {
+		if _, done := g.hoisted[v]; done {
+			continue // a parameter, a named result or an awaited local
+		}
 		forced := g.forced[v] || g.shadowsGenerated(v)
 		switch {
 		case len(used[v]) > 1 && !forced && g.pollLocalOK(v):
