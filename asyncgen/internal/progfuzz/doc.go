@@ -7,10 +7,15 @@
 // future.Try, if/else chains, every for form, range over integers, slices,
 // arrays and strings, switch and type switch with fallthrough, labeled
 // break and continue, early returns, panics, defer, closures called at once
-// or later (capturing each iteration's variables), pointers, shadowed
-// names, named results, methods and generic functions. Every step notes a
-// side effect; arithmetic stays small and never divides; loops are bounded.
-// Every program type-checks.
+// or later (capturing each iteration's variables), pointers, a struct with
+// a pointer method, slices of arrays, maps, buffered channels, block
+// statements, shadowed names (names the generated code uses among them),
+// named results, methods, generic functions, methods of a generic type, and
+// a second async function that the program awaits. Every step notes a side
+// effect; arithmetic stays small and never divides; loops are bounded; an
+// expression that awaits holds no other call that writes, since Go leaves
+// the order of such calls and variable reads unspecified. Every program
+// type-checks.
 //
 // TestFuzzPrograms writes a batch of programs into a temporary module (its
 // own go.mod, reaching the repository's future and waker modules by
