@@ -56,6 +56,11 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 		g.awCount++
 		base = "aw" + strconv.Itoa(g.awCount)
 	}
+	if base == "poll" || base == "runDefers" {
+		// The methods of a machine with defers, which a defer statement
+		// later in the function may call for: never a field's name.
+		g.fields[base] = true
+	}
 	field := freshIn(g.fields, base)
 	g.awFields[key] = field
 	g.awOrder = append(g.awOrder, key)

@@ -1248,3 +1248,12 @@ func pollLocals(e *Env, n int) int {
 	}
 	return total*10 + last
 }
+
+//blitz:async
+func addrAwaitNames(e *Env, n int) int {
+	poll := ValueOf(e.Val(n)) // named like a method of a machine with defers
+	v := future.Await(&poll)
+	defer e.Note("deferred %d", v)
+	runDefers := ValueOf(e.Val(v + 1))
+	return future.Await(&runDefers)
+}

@@ -8883,3 +8883,118 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
+
+//line funcs_async.go:8888
+
+// addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
+type addrAwaitNamesAsyncFuture struct {
+	state  int            // the block Poll runs next; -1 once returned, -2 once cancelled
+	poll2  ValFuture[int] // the future awaited
+	defers []func()       // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+}
+
+// addrAwaitNamesAsync returns addrAwaitNames as a future: polling it runs addrAwaitNames up to its next
+// await, and its value is what addrAwaitNames returns.
+func addrAwaitNamesAsync(e *Env, n int) future.Future[int] {
+	return &addrAwaitNamesAsyncFuture{e: e, n: n}
+}
+
+// Poll runs addrAwaitNames until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls addrAwaitNames deferred run first, as in Go.
+func (f *addrAwaitNamesAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that addrAwaitNames deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *addrAwaitNamesAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1254
+			f.poll2 = ValueOf(f.e.Val(f.n))
+//line funcs.go:1255
+			f.state = 1
+			fallthrough
+//line funcs_async.go:8947
+		case 1:
+//line funcs.go:1255
+			v, ready := f.poll2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.poll2 = ValFuture[int]{}
+//line funcs.go:1256
+			{
+				deferred := f.e.Note
+				d2 := v
+				f.defers = append(f.defers, func() { deferred("deferred %d", d2) })
+			}
+//line funcs.go:1257
+			f.poll2 = ValueOf(f.e.Val(v + 1))
+//line funcs.go:1258
+			f.state = 2
+			fallthrough
+//line funcs_async.go:8966
+		case 2:
+//line funcs.go:1258
+			v2, ready := f.poll2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.poll2 = ValFuture[int]{}
+			f.state = -1
+			f.runDefers()
+			return v2, true
+//line funcs_async.go:8977
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addrAwaitNames awaits, if any, then runs the calls
+// addrAwaitNames deferred; addrAwaitNames goes no further.
+func (f *addrAwaitNamesAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(&f.poll2)
+		f.poll2 = ValFuture[int]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
+var _ = addrAwaitNames

@@ -1100,3 +1100,11 @@ func pollLocalsRef(e *Env, n int) int {
 	}
 	return total*10 + last
 }
+
+func addrAwaitNamesRef(e *Env, n int) int {
+	poll := ValueOf(e.Val(n))
+	v := awaitRef(&poll)
+	defer e.Note("deferred %d", v)
+	runDefers := ValueOf(e.Val(v + 1))
+	return awaitRef(&runDefers)
+}
