@@ -70,7 +70,7 @@ func GenerateWild(name string, src rand.Source) Program {
 }
 
 func generate(name string, src rand.Source, wild bool) Program {
-	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%26), wild: wild}
+	g := &gen{rng: rand.New(src), budget: 14 + int(src.Uint64()%uint64(max(1, MaxStatements-13))), wild: wild}
 	g.result = Result(g.rng.IntN(3))
 	g.named = g.result != NoResult && g.chance(0.25)
 	switch g.rng.IntN(6) {
@@ -106,6 +106,9 @@ func generate(name string, src rand.Source, wild bool) Program {
 	}
 	return p
 }
+
+// MaxStatements bounds the statements of a program (from 14 up to it).
+var MaxStatements = 39
 
 // Cells reports whether a function literal may capture, and & take the
 // address of, a variable declared in a loop (each iteration's own

@@ -22,6 +22,7 @@ var (
 	flagBatch = flag.Int("progfuzz.batch", 0, "programs per package build (0: all of them, at most 150)")
 	flagSched = flag.Int("progfuzz.scheds", 0, "readiness schedules per program and argument (0: 6 with -short, 20 without)")
 	flagSave  = flag.String("progfuzz.save", "", "directory to write each failing program to, as a corpus file")
+	flagSize  = flag.Int("progfuzz.size", 0, "the most statements a program has (0: the generator's default)")
 	flagKeep  = flag.String("progfuzz.keep", "", "directory to build the (last) package in and keep, instead of a temporary one")
 )
 
@@ -44,6 +45,10 @@ func TestFuzzPrograms(t *testing.T) {
 		if testing.Short() {
 			n = 30
 		}
+	}
+	if *flagSize > 0 {
+		defer func(old int) { MaxStatements = old }(MaxStatements)
+		MaxStatements = *flagSize
 	}
 	progs := corpus(t)
 	batch := *flagBatch
