@@ -367,36 +367,37 @@ type gen struct {
 	label    string
 	labelUse bool
 
-	extra     []string              // generated fields ("name type") other than awaits
-	implicit  []*types.Var          // the variables of lowered type switches' clauses
-	label0    string                // the label of the loop or switch being lowered
-	labels    map[string]*loopCtx   // lowered loops and switches by label
-	awFields  map[string]string     // the key of a future's type (see awaitField) -> its field
-	awOrder   []string              // the keys, in the order of their fields
-	awType    map[string]string     // field -> its type, as printed
-	awZero    map[string]string     // field -> the value that empties it
-	awValue   map[string]bool       // the fields that hold a future by value (an awaited local)
-	awCount   int                   // the awN fields named so far
-	awLocals  map[*types.Var]string // locals awaited through their address, held as fields of their own type: the field
-	addrOnly  map[*types.Var]bool   // locals used only by declarations, assignments and one await of their address
-	forced    map[*types.Var]bool
-	loops     []ast.Node            // lowered loops, for per-iteration checks
-	hoisted   map[*types.Var]string // the variables that are not locals of one case: their field, or their name as a local of Poll (pollLocal)
-	pollLocal map[*types.Var]bool   // hoisted variables that are locals of Poll (see polllocal.go)
-	pollList  []*types.Var
-	pollIdent map[*ast.Ident]bool // the identifiers the rewrite made for them
-	hoistList []*types.Var
-	typeName  string
-	ctorName  string
-	selfType  string                // typeName with its type arguments
-	selfRef   string                // an expression naming the direct-style function (a method expression for a method)
-	synth     map[*types.Var]bool   // the linearizer's temporaries
-	cells     map[*types.Var]string // per-iteration variables kept by reference: the name of a copy of their pointer
-	captures  []*types.Var          // the cells the item being emitted refers to from function literals
-	named     []*ast.Ident          // the named results, if they are
-	resFields []string              // their fields
-	tparams   string                // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
-	targs     string                // the type parameters as arguments: "[T, U]"
+	extra        []string              // generated fields ("name type") other than awaits
+	implicit     []*types.Var          // the variables of lowered type switches' clauses
+	label0       string                // the label of the loop or switch being lowered
+	labels       map[string]*loopCtx   // lowered loops and switches by label
+	awFields     map[string]string     // the key of a future's type (see awaitField) -> its field
+	awOrder      []string              // the keys, in the order of their fields
+	awType       map[string]string     // field -> its type, as printed
+	awZero       map[string]string     // field -> the value that empties it
+	awValue      map[string]bool       // the fields that hold a future by value (an awaited local)
+	awCount      int                   // the awN fields named so far
+	awLocals     map[*types.Var]string // locals awaited through their address, held as fields of their own type: the field
+	addrOnly     map[*types.Var]bool   // locals used only by declarations, assignments and one await of their address
+	addrAssigned map[*types.Var]bool   // those of them assigned besides their declaration
+	forced       map[*types.Var]bool
+	loops        []ast.Node            // lowered loops, for per-iteration checks
+	hoisted      map[*types.Var]string // the variables that are not locals of one case: their field, or their name as a local of Poll (pollLocal)
+	pollLocal    map[*types.Var]bool   // hoisted variables that are locals of Poll (see polllocal.go)
+	pollList     []*types.Var
+	pollIdent    map[*ast.Ident]bool // the identifiers the rewrite made for them
+	hoistList    []*types.Var
+	typeName     string
+	ctorName     string
+	selfType     string                // typeName with its type arguments
+	selfRef      string                // an expression naming the direct-style function (a method expression for a method)
+	synth        map[*types.Var]bool   // the linearizer's temporaries
+	cells        map[*types.Var]string // per-iteration variables kept by reference: the name of a copy of their pointer
+	captures     []*types.Var          // the cells the item being emitted refers to from function literals
+	named        []*ast.Ident          // the named results, if they are
+	resFields    []string              // their fields
+	tparams      string                // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
+	targs        string                // the type parameters as arguments: "[T, U]"
 
 	// Deferred calls: the field that holds them, the names of the
 	// temporaries that hold a deferred call's function and arguments.

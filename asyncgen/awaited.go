@@ -15,7 +15,9 @@ package asyncgen
 //     because a completed or cancelled future holds nothing registered, and
 //     nothing reads x after its await. The one await must be its only one:
 //     a second await of the same x (say in a loop without a new declaration)
-//     would poll the emptied field. Locals of one type share a field.
+//     would poll the emptied field. Locals of one type share a field,
+//     except one assigned besides its declaration (perhaps while another
+//     waits in the shared field), which gets a field of its own.
 //   - An operand of a concrete pointer type *T: a field of type *T, polled
 //     with a static call.
 //   - Anything else: a field of the awaited interface type, Future[V].
@@ -41,6 +43,11 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 	if v := g.awaitedLocal(arg); v != nil {
 		typ = types.TypeString(v.Type(), g.qualifier)
 		key, zero, base, value = "value "+typ, g.zero(v.Type()), v.Name(), true
+		if g.addrAssigned[v] {
+			// Assigned elsewhere, perhaps while another local of its type
+			// waits in the shared field: a field of its own.
+			key += " " + strconv.Itoa(int(v.Pos()))
+		}
 		defer func() { g.awLocals[v] = g.awFields[key] }()
 	} else if t := g.info.TypeOf(arg); isConcretePointer(t) {
 		typ = types.TypeString(t, g.qualifier)
@@ -146,6 +153,7 @@ func (g *gen) findAddrOnly() {
 	awaited := map[*ast.Ident]bool{} // the x of each marker call's &x
 	assigned := map[*ast.Ident]bool{}
 	other := map[*types.Var]bool{}
+	assignedVars := map[*types.Var]bool{} // assigned besides their declaration
 	count := map[*types.Var]int{}
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -184,13 +192,16 @@ func (g *gen) findAddrOnly() {
 			switch {
 			case awaited[n]:
 				count[v]++
-			case !assigned[n]:
+			case assigned[n]:
+				assignedVars[v] = true
+			default:
 				other[v] = true
 			}
 		}
 		return true
 	})
 	g.addrOnly = map[*types.Var]bool{}
+	g.addrAssigned = map[*types.Var]bool{}
 	for v, k := range count {
 		if k != 1 || other[v] || v.IsField() || v.Pkg() != g.pkg {
 			continue
@@ -202,5 +213,6 @@ func (g *gen) findAddrOnly() {
 			continue
 		}
 		g.addrOnly[v] = true
+		g.addrAssigned[v] = assignedVars[v]
 	}
 }

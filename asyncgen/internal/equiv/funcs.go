@@ -1257,3 +1257,12 @@ func addrAwaitNames(e *Env, n int) int {
 	runDefers := ValueOf(e.Val(v + 1))
 	return future.Await(&runDefers)
 }
+
+//blitz:async
+func addrAwaitReassigned(e *Env, n int) int {
+	a := ValueOf(e.Val(n))
+	v := future.Await(&a)
+	b := ValueOf(e.Val(v + 1))
+	a = ValueOf[int](nil) // assigned while b waits: a field of its own
+	return v + future.Await(&b)
+}

@@ -7713,6 +7713,7 @@ type addrAwaitAsyncFuture struct {
 	state int                           // the block Poll runs next; -1 once returned, -2 once cancelled
 	x     ValFuture[int]                // the future awaited
 	y     ValFuture[future.Result[int]] // the future awaited
+	z     ValFuture[int]                // the future awaited
 	e     *Env
 	n     int
 	v     int
@@ -7736,7 +7737,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1084
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7740
+//line funcs_async.go:7741
 		case 1:
 //line funcs.go:1084
 			v2, ready := f.x.Poll(cx)
@@ -7752,7 +7753,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1087
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7756
+//line funcs_async.go:7757
 		case 2:
 //line funcs.go:1087
 			v2, ready := f.y.Poll(cx)
@@ -7767,29 +7768,29 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
 //line funcs.go:1091
-			f.x = ValFuture[int]{}
+			f.z = ValFuture[int]{}
 //line funcs.go:1092
 			f.e.Note("w=%d", w)
 //line funcs.go:1093
-			f.x = ValueOf(f.e.Val(w * 2))
+			f.z = ValueOf(f.e.Val(w * 2))
 //line funcs.go:1094
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7779
+//line funcs_async.go:7780
 		case 3:
 //line funcs.go:1094
-			v2, ready := f.x.Poll(cx)
+			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
-			f.x = ValFuture[int]{}
+			f.z = ValFuture[int]{}
 			f.v += v2
 //line funcs.go:1095
 			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
 //line funcs.go:1096
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7793
+//line funcs_async.go:7794
 		case 4:
 //line funcs.go:1096
 			tmp, ready := f.x.Poll(cx)
@@ -7804,7 +7805,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1099
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7808
+//line funcs_async.go:7809
 		case 5:
 //line funcs.go:1099
 			v2, ready := f.x.Poll(cx)
@@ -7816,7 +7817,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1101
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:7820
+//line funcs_async.go:7821
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7828,12 +7829,15 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 // Cancel cancels the future that addrAwait awaits, if any; addrAwait goes no further.
 func (f *addrAwaitAsyncFuture) Cancel() {
 	switch f.state {
-	case 1, 3, 4, 5:
+	case 1, 4, 5:
 		future.Cancel(&f.x)
 		f.x = ValFuture[int]{}
 	case 2:
 		future.Cancel(&f.y)
 		f.y = ValFuture[future.Result[int]]{}
+	case 3:
+		future.Cancel(&f.z)
+		f.z = ValFuture[int]{}
 	}
 	if f.state != -1 {
 		f.state = -2
@@ -7843,7 +7847,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:7847
+//line funcs_async.go:7851
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -7876,7 +7880,7 @@ poll:
 //line funcs.go:1107
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7880
+//line funcs_async.go:7884
 		case 1:
 //line funcs.go:1107
 			if f.i >= f.n {
@@ -7895,7 +7899,7 @@ poll:
 //line funcs.go:1113
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7899
+//line funcs_async.go:7903
 		case 2:
 //line funcs.go:1113
 			v, ready := f.x.Poll(cx)
@@ -7909,21 +7913,21 @@ poll:
 //line funcs.go:1115
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7913
+//line funcs_async.go:7917
 		case 3:
 //line funcs.go:1107
 			f.i++
 //line funcs.go:1107
 			f.state = 1
 			continue poll
-//line funcs_async.go:7920
+//line funcs_async.go:7924
 		case 4:
 //line funcs.go:1116
 			f.k = 0
 //line funcs.go:1116
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7927
+//line funcs_async.go:7931
 		case 5:
 //line funcs.go:1116
 			if !(f.k < f.n%3) {
@@ -7937,7 +7941,7 @@ poll:
 //line funcs.go:1119
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7941
+//line funcs_async.go:7945
 		case 6:
 //line funcs.go:1119
 			tmp, ready := f.x2.Poll(cx)
@@ -7950,19 +7954,19 @@ poll:
 //line funcs.go:1120
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7954
+//line funcs_async.go:7958
 		case 7:
 //line funcs.go:1116
 			f.k++
 //line funcs.go:1116
 			f.state = 5
 			continue poll
-//line funcs_async.go:7961
+//line funcs_async.go:7965
 		case 8:
 //line funcs.go:1121
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7966
+//line funcs_async.go:7970
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7989,7 +7993,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:7993
+//line funcs_async.go:7997
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -8024,7 +8028,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8028
+//line funcs_async.go:8032
 		case 1:
 //line funcs.go:1128
 			v, ready := f.aw1.Poll(cx)
@@ -8039,7 +8043,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8043
+//line funcs_async.go:8047
 		case 2:
 //line funcs.go:1130
 			v, ready := f.aw1.Poll(cx)
@@ -8055,7 +8059,7 @@ poll:
 //line funcs.go:1133
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8059
+//line funcs_async.go:8063
 		case 3:
 //line funcs.go:1133
 			if !(f.i < 1) {
@@ -8066,7 +8070,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8070
+//line funcs_async.go:8074
 		case 4:
 //line funcs.go:1134
 			v, ready := f.aw1.Poll(cx)
@@ -8078,14 +8082,14 @@ poll:
 //line funcs.go:1135
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8082
+//line funcs_async.go:8086
 		case 5:
 //line funcs.go:1133
 			f.i++
 //line funcs.go:1133
 			f.state = 3
 			continue poll
-//line funcs_async.go:8089
+//line funcs_async.go:8093
 		case 6:
 //line funcs.go:1137
 			f.z = ValueOf(f.e.Val(f.b))
@@ -8095,7 +8099,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8099
+//line funcs_async.go:8103
 		case 7:
 //line funcs.go:1139
 			v, ready := f.aw1.Poll(cx)
@@ -8114,7 +8118,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8118
+//line funcs_async.go:8122
 		case 8:
 //line funcs.go:1144
 			tmp, ready := f.aw1.Poll(cx)
@@ -8125,7 +8129,7 @@ poll:
 //line funcs.go:1144
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:8129
+//line funcs_async.go:8133
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8149,7 +8153,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:8153
+//line funcs_async.go:8157
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -8202,7 +8206,7 @@ poll:
 //line funcs.go:1154
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:8206
+//line funcs_async.go:8210
 		case 1:
 //line funcs.go:1154
 			if f2.i >= len(f2.s) {
@@ -8214,7 +8218,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:8218
+//line funcs_async.go:8222
 		case 2:
 //line funcs.go:1155
 			tmp, ready := f2.aw1.Poll(cx)
@@ -8231,14 +8235,14 @@ poll:
 //line funcs.go:1158
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:8235
+//line funcs_async.go:8239
 		case 3:
 //line funcs.go:1154
 			f2.i++
 //line funcs.go:1154
 			f2.state = 1
 			continue poll
-//line funcs_async.go:8242
+//line funcs_async.go:8246
 		case 4:
 //line funcs.go:1159
 			f2.t = []int{1, 2, 3}
@@ -8248,7 +8252,7 @@ poll:
 //line funcs.go:1160
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:8252
+//line funcs_async.go:8256
 		case 5:
 //line funcs.go:1160
 			if f2.i2 >= len(f2.rangeValue) {
@@ -8262,7 +8266,7 @@ poll:
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:8266
+//line funcs_async.go:8270
 		case 6:
 //line funcs.go:1162
 			v, ready := f2.aw1.Poll(cx)
@@ -8274,14 +8278,14 @@ poll:
 //line funcs.go:1163
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:8278
+//line funcs_async.go:8282
 		case 7:
 //line funcs.go:1160
 			f2.i2++
 //line funcs.go:1160
 			f2.state = 5
 			continue poll
-//line funcs_async.go:8285
+//line funcs_async.go:8289
 		case 8:
 //line funcs.go:1164
 			f2.u = []int{4, 5}
@@ -8293,7 +8297,7 @@ poll:
 //line funcs.go:1166
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:8297
+//line funcs_async.go:8301
 		case 9:
 //line funcs.go:1166
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -8307,7 +8311,7 @@ poll:
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:8311
+//line funcs_async.go:8315
 		case 10:
 //line funcs.go:1168
 			v, ready := f2.aw1.Poll(cx)
@@ -8319,21 +8323,21 @@ poll:
 //line funcs.go:1169
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:8323
+//line funcs_async.go:8327
 		case 11:
 //line funcs.go:1166
 			f2.rangeIndex++
 //line funcs.go:1166
 			f2.state = 9
 			continue poll
-//line funcs_async.go:8330
+//line funcs_async.go:8334
 		case 12:
 //line funcs.go:1170
 			f2.rangeIndex2 = 0
 //line funcs.go:1170
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:8337
+//line funcs_async.go:8341
 		case 13:
 //line funcs.go:1170
 			if f2.rangeIndex2 >= f2.n {
@@ -8349,7 +8353,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:8353
+//line funcs_async.go:8357
 		case 14:
 //line funcs.go:1174
 			v, ready := f2.aw1.Poll(cx)
@@ -8361,14 +8365,14 @@ poll:
 //line funcs.go:1175
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:8365
+//line funcs_async.go:8369
 		case 15:
 //line funcs.go:1170
 			f2.rangeIndex2++
 //line funcs.go:1170
 			f2.state = 13
 			continue poll
-//line funcs_async.go:8372
+//line funcs_async.go:8376
 		case 16:
 //line funcs.go:1176
 			f2.rangeValue3 = len(f2.s)
@@ -8376,7 +8380,7 @@ poll:
 //line funcs.go:1176
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:8380
+//line funcs_async.go:8384
 		case 17:
 //line funcs.go:1176
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -8392,7 +8396,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:8396
+//line funcs_async.go:8400
 		case 18:
 //line funcs.go:1179
 			v, ready := f2.aw1.Poll(cx)
@@ -8404,14 +8408,14 @@ poll:
 //line funcs.go:1180
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:8408
+//line funcs_async.go:8412
 		case 19:
 //line funcs.go:1176
 			f2.rangeIndex3++
 //line funcs.go:1176
 			f2.state = 17
 			continue poll
-//line funcs_async.go:8415
+//line funcs_async.go:8419
 		case 20:
 //line funcs.go:1181
 			f2.str = "héllo"[f2.n%2:]
@@ -8420,7 +8424,7 @@ poll:
 //line funcs.go:1182
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:8424
+//line funcs_async.go:8428
 		case 21:
 //line funcs.go:1182
 			if f2.i3 >= len(f2.str) {
@@ -8434,7 +8438,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:8438
+//line funcs_async.go:8442
 		case 22:
 //line funcs.go:1183
 			tmp2, ready := f2.aw1.Poll(cx)
@@ -8447,14 +8451,14 @@ poll:
 //line funcs.go:1184
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:8451
+//line funcs_async.go:8455
 		case 23:
 //line funcs.go:1182
 			f2.i3 = f2.rangeNext
 //line funcs.go:1182
 			f2.state = 21
 			continue poll
-//line funcs_async.go:8458
+//line funcs_async.go:8462
 		case 24:
 //line funcs.go:1185
 			f2.fs = nil
@@ -8463,7 +8467,7 @@ poll:
 //line funcs.go:1186
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:8467
+//line funcs_async.go:8471
 		case 25:
 //line funcs.go:1186
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -8478,7 +8482,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:8482
+//line funcs_async.go:8486
 		case 26:
 //line funcs.go:1188
 			_, ready := f2.aw1.Poll(cx)
@@ -8489,14 +8493,14 @@ poll:
 //line funcs.go:1189
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:8493
+//line funcs_async.go:8497
 		case 27:
 //line funcs.go:1186
 			f2.rangeIndex4++
 //line funcs.go:1186
 			f2.state = 25
 			continue poll
-//line funcs_async.go:8500
+//line funcs_async.go:8504
 		case 28:
 //line funcs.go:1190
 			for _, f := range f2.fs {
@@ -8509,7 +8513,7 @@ poll:
 //line funcs.go:1194
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:8513
+//line funcs_async.go:8517
 		case 29:
 //line funcs.go:1194
 			if f2.i4 >= f2.k {
@@ -8520,7 +8524,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:8524
+//line funcs_async.go:8528
 		case 30:
 //line funcs.go:1195
 			v, ready := f2.aw1.Poll(cx)
@@ -8532,19 +8536,19 @@ poll:
 //line funcs.go:1196
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:8536
+//line funcs_async.go:8540
 		case 31:
 //line funcs.go:1194
 			f2.i4++
 //line funcs.go:1194
 			f2.state = 29
 			continue poll
-//line funcs_async.go:8543
+//line funcs_async.go:8547
 		case 32:
 //line funcs.go:1197
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:8548
+//line funcs_async.go:8552
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8568,7 +8572,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:8572
+//line funcs_async.go:8576
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -8607,7 +8611,7 @@ poll:
 //line funcs.go:1206
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8611
+//line funcs_async.go:8615
 		case 1:
 //line funcs.go:1206
 			if f.i >= f.rangeValue {
@@ -8628,13 +8632,13 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:8632
+//line funcs_async.go:8636
 		case 2:
 //line funcs.go:1210
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:8638
+//line funcs_async.go:8642
 		case 3:
 //line funcs.go:1212
 			w := f.v / 2
@@ -8642,14 +8646,14 @@ poll:
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:8646
+//line funcs_async.go:8650
 		case 4:
 //line funcs.go:1215
 			f.total += f.v
 //line funcs.go:1216
 			f.state = 7
 			continue poll
-//line funcs_async.go:8653
+//line funcs_async.go:8657
 		case 5:
 //line funcs.go:1210
 			v2, ready := f.aw1.Poll(cx)
@@ -8661,7 +8665,7 @@ poll:
 //line funcs.go:1216
 			f.state = 7
 			continue poll
-//line funcs_async.go:8665
+//line funcs_async.go:8669
 		case 6:
 //line funcs.go:1213
 			tmp, ready := f.aw1.Poll(cx)
@@ -8674,7 +8678,7 @@ poll:
 //line funcs.go:1216
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8678
+//line funcs_async.go:8682
 		case 7:
 //line funcs.go:1217
 			k = f.e.Tick("k", f.i)
@@ -8685,13 +8689,13 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:8689
+//line funcs_async.go:8693
 		case 8:
 //line funcs.go:1219
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:8695
+//line funcs_async.go:8699
 		case 9:
 //line funcs.go:1219
 			_, ready := f.aw1.Poll(cx)
@@ -8702,21 +8706,21 @@ poll:
 //line funcs.go:1220
 			f.state = 11
 			continue poll
-//line funcs_async.go:8706
+//line funcs_async.go:8710
 		case 10:
 //line funcs.go:1222
 			f.total += k
 //line funcs.go:1223
 			f.state = 11
 			fallthrough
-//line funcs_async.go:8713
+//line funcs_async.go:8717
 		case 11:
 //line funcs.go:1206
 			f.i++
 //line funcs.go:1206
 			f.state = 1
 			continue poll
-//line funcs_async.go:8720
+//line funcs_async.go:8724
 		case 12:
 //line funcs.go:1224
 			f.last = -1
@@ -8725,7 +8729,7 @@ poll:
 //line funcs.go:1225
 			f.state = 13
 			fallthrough
-//line funcs_async.go:8729
+//line funcs_async.go:8733
 		case 13:
 //line funcs.go:1225
 			if !(f.i2 < f.n) {
@@ -8742,7 +8746,7 @@ poll:
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:8746
+//line funcs_async.go:8750
 		case 14:
 //line funcs.go:1230
 			_, ready := f.aw1.Poll(cx)
@@ -8753,14 +8757,14 @@ poll:
 //line funcs.go:1231
 			f.state = 15
 			fallthrough
-//line funcs_async.go:8757
+//line funcs_async.go:8761
 		case 15:
 //line funcs.go:1225
 			f.i2++
 //line funcs.go:1225
 			f.state = 13
 			continue poll
-//line funcs_async.go:8764
+//line funcs_async.go:8768
 		case 16:
 //line funcs.go:1232
 			if f.n > 3 {
@@ -8769,7 +8773,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:8773
+//line funcs_async.go:8777
 		case 17:
 //line funcs.go:1233
 			x2 = f.e.Tick("a", f.n)
@@ -8782,7 +8786,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:8786
+//line funcs_async.go:8790
 		case 18:
 //line funcs.go:1241
 			x3 = f.e.Tick("b", f.n)
@@ -8795,20 +8799,20 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:8799
+//line funcs_async.go:8803
 		case 19:
 //line funcs.go:1236
 			f.total += x2
 //line funcs.go:1239
 			f.state = 22
 			continue poll
-//line funcs_async.go:8806
+//line funcs_async.go:8810
 		case 20:
 //line funcs.go:1238
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:8812
+//line funcs_async.go:8816
 		case 21:
 //line funcs.go:1238
 			v2, ready := f.aw1.Poll(cx)
@@ -8820,25 +8824,25 @@ poll:
 //line funcs.go:1239
 			f.state = 22
 			fallthrough
-//line funcs_async.go:8824
+//line funcs_async.go:8828
 		case 22:
 //line funcs.go:1240
 			f.state = 27
 			continue poll
-//line funcs_async.go:8829
+//line funcs_async.go:8833
 		case 23:
 //line funcs.go:1244
 			f.total -= x3
 //line funcs.go:1247
 			f.state = 26
 			continue poll
-//line funcs_async.go:8836
+//line funcs_async.go:8840
 		case 24:
 //line funcs.go:1246
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:8842
+//line funcs_async.go:8846
 		case 25:
 //line funcs.go:1246
 			v2, ready := f.aw1.Poll(cx)
@@ -8850,17 +8854,17 @@ poll:
 //line funcs.go:1247
 			f.state = 26
 			fallthrough
-//line funcs_async.go:8854
+//line funcs_async.go:8858
 		case 26:
 //line funcs.go:1248
 			f.state = 27
 			fallthrough
-//line funcs_async.go:8859
+//line funcs_async.go:8863
 		case 27:
 //line funcs.go:1249
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:8864
+//line funcs_async.go:8868
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8884,7 +8888,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:8888
+//line funcs_async.go:8892
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -8943,7 +8947,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1255
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8947
+//line funcs_async.go:8951
 		case 1:
 //line funcs.go:1255
 			v, ready := f.poll2.Poll(cx)
@@ -8962,7 +8966,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1258
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8966
+//line funcs_async.go:8970
 		case 2:
 //line funcs.go:1258
 			v2, ready := f.poll2.Poll(cx)
@@ -8973,7 +8977,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:8977
+//line funcs_async.go:8981
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8998,3 +9002,85 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
+
+//line funcs_async.go:9007
+
+// addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
+type addrAwaitReassignedAsyncFuture struct {
+	state int            // the block Poll runs next; -1 once returned, -2 once cancelled
+	a     ValFuture[int] // the future awaited
+	b     ValFuture[int] // the future awaited
+	e     *Env
+	n     int
+	v     int
+}
+
+// addrAwaitReassignedAsync returns addrAwaitReassigned as a future: polling it runs addrAwaitReassigned up to its next
+// await, and its value is what addrAwaitReassigned returns.
+func addrAwaitReassignedAsync(e *Env, n int) future.Future[int] {
+	return &addrAwaitReassignedAsyncFuture{e: e, n: n}
+}
+
+// Poll runs addrAwaitReassigned until it awaits a future that is not ready, or returns.
+func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1263
+			f.a = ValueOf(f.e.Val(f.n))
+//line funcs.go:1264
+			f.state = 1
+			fallthrough
+//line funcs_async.go:9035
+		case 1:
+//line funcs.go:1264
+			v2, ready := f.a.Poll(cx)
+			if !ready {
+				return
+			}
+			f.a = ValFuture[int]{}
+			f.v = v2
+//line funcs.go:1265
+			f.b = ValueOf(f.e.Val(f.v + 1))
+//line funcs.go:1266
+			f.a = ValueOf[int](nil)
+//line funcs.go:1267
+			f.state = 2
+			fallthrough
+//line funcs_async.go:9051
+		case 2:
+//line funcs.go:1267
+			tmp, ready := f.b.Poll(cx)
+			if !ready {
+				return
+			}
+			f.b = ValFuture[int]{}
+//line funcs.go:1267
+			f.state = -1
+			return f.v + tmp, true
+//line funcs_async.go:9062
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addrAwaitReassigned awaits, if any; addrAwaitReassigned goes no further.
+func (f *addrAwaitReassignedAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(&f.a)
+		f.a = ValFuture[int]{}
+	case 2:
+		future.Cancel(&f.b)
+		f.b = ValFuture[int]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
+var _ = addrAwaitReassigned

@@ -1108,3 +1108,11 @@ func addrAwaitNamesRef(e *Env, n int) int {
 	runDefers := ValueOf(e.Val(v + 1))
 	return awaitRef(&runDefers)
 }
+
+func addrAwaitReassignedRef(e *Env, n int) int {
+	a := ValueOf(e.Val(n))
+	v := awaitRef(&a)
+	b := ValueOf(e.Val(v + 1))
+	a = ValueOf[int](nil)
+	return v + awaitRef(&b)
+}
