@@ -1548,7 +1548,9 @@ func itemNodes(it any) []ast.Node {
 		return ns
 	case rangeInit:
 		var ns []ast.Node
-		if it.l.rng != "" {
+		if !it.l.direct {
+			// Evaluated into its field, or an array not evaluated but used
+			// (_ = x) here, which a local of another case could not be.
 			ns = append(ns, it.l.x)
 		}
 		if it.l.keyIdx {

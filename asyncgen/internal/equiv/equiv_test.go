@@ -232,6 +232,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(addrAwaitNamesRef(e, n), nil) }},
 	{"addrAwaitReassigned", func(e *Env, n int) future.Future[string] { return gen(addrAwaitReassignedAsync(e, n)) },
 		func(e *Env, n int) string { return show(addrAwaitReassignedRef(e, n), nil) }},
+	{"rangeArrayLater", func(e *Env, n int) future.Future[string] { return gen(rangeArrayLaterAsync(e, n)) },
+		func(e *Env, n int) string { return show(rangeArrayLaterRef(e, n), nil) }},
 	{"addrAwait", func(e *Env, n int) future.Future[string] { return gen(addrAwaitAsync(e, n)) },
 		func(e *Env, n int) string { return show(addrAwaitRef(e, n)) }},
 	{"addrAwaitLoop", func(e *Env, n int) future.Future[string] { return gen(addrAwaitLoopAsync(e, n)) },

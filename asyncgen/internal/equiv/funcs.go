@@ -1266,3 +1266,17 @@ func addrAwaitReassigned(e *Env, n int) int {
 	a = ValueOf[int](nil) // assigned while b waits: a field of its own
 	return v + future.Await(&b)
 }
+
+//blitz:async
+func rangeArrayLater(e *Env, n int) int {
+	arr := [3]int{n, future.Await(e.Val(n)), 2}
+	e.Note("arr=%v", arr)
+	total := 0
+	for i := 0; i < n%3; i += future.Await(e.Val(1)) {
+		total += i
+	}
+	for k := range arr { // not evaluated: its length is constant
+		total += future.Await(e.Val(k))
+	}
+	return total
+}

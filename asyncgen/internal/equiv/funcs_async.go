@@ -9084,3 +9084,148 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
+
+//line funcs_async.go:9089
+
+// rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
+type rangeArrayLaterAsyncFuture struct {
+	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+	arr   [3]int
+	total int
+	i     int
+	k     int
+}
+
+// rangeArrayLaterAsync returns rangeArrayLater as a future: polling it runs rangeArrayLater up to its next
+// await, and its value is what rangeArrayLater returns.
+func rangeArrayLaterAsync(e *Env, n int) future.Future[int] {
+	return &rangeArrayLaterAsyncFuture{e: e, n: n}
+}
+
+// Poll runs rangeArrayLater until it awaits a future that is not ready, or returns.
+func (f *rangeArrayLaterAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1272
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:9119
+		case 1:
+//line funcs.go:1272
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1272
+			f.arr = [3]int{f.n, tmp, 2}
+//line funcs.go:1273
+			f.e.Note("arr=%v", f.arr)
+//line funcs.go:1274
+			f.total = 0
+//line funcs.go:1275
+			f.i = 0
+//line funcs.go:1275
+			f.state = 2
+			fallthrough
+//line funcs_async.go:9138
+		case 2:
+//line funcs.go:1275
+			if !(f.i < f.n%3) {
+				f.state = 5
+				continue poll
+			}
+//line funcs.go:1276
+			f.total += f.i
+//line funcs.go:1277
+			f.state = 3
+			fallthrough
+//line funcs_async.go:9150
+		case 3:
+//line funcs.go:1275
+			f.aw1 = f.e.Val(1)
+			f.state = 4
+			fallthrough
+//line funcs_async.go:9156
+		case 4:
+//line funcs.go:1275
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.i += v
+//line funcs.go:1275
+			f.state = 2
+			continue poll
+//line funcs_async.go:9168
+		case 5:
+//line funcs.go:1278
+			f.k = 0
+//line funcs.go:1278
+			f.state = 6
+			fallthrough
+//line funcs_async.go:9175
+		case 6:
+//line funcs.go:1278
+			if f.k >= 3 {
+				f.state = 9
+				continue poll
+			}
+//line funcs.go:1279
+			f.aw1 = f.e.Val(f.k)
+			f.state = 7
+			fallthrough
+//line funcs_async.go:9186
+		case 7:
+//line funcs.go:1279
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.total += v
+//line funcs.go:1280
+			f.state = 8
+			fallthrough
+//line funcs_async.go:9198
+		case 8:
+//line funcs.go:1278
+			f.k++
+//line funcs.go:1278
+			f.state = 6
+			continue poll
+//line funcs_async.go:9205
+		case 9:
+//line funcs.go:1281
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:9210
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that rangeArrayLater awaits, if any; rangeArrayLater goes no further.
+func (f *rangeArrayLaterAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 4, 7:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
+var _ = rangeArrayLater

@@ -1116,3 +1116,16 @@ func addrAwaitReassignedRef(e *Env, n int) int {
 	a = ValueOf[int](nil)
 	return v + awaitRef(&b)
 }
+
+func rangeArrayLaterRef(e *Env, n int) int {
+	arr := [3]int{n, awaitRef(e.Val(n)), 2}
+	e.Note("arr=%v", arr)
+	total := 0
+	for i := 0; i < n%3; i += awaitRef(e.Val(1)) {
+		total += i
+	}
+	for k := range arr {
+		total += awaitRef(e.Val(k))
+	}
+	return total
+}
