@@ -52,6 +52,13 @@
 //	rx := jobs.Recv()
 //	job, err := future.Try(&rx)
 //
+// When the variable is used for nothing but its declaration, assignments
+// and that one await, declared just before it (no await between), the
+// state machine holds it by value and polls it directly, as a hand-written
+// future would: awaiting it allocates nothing. Otherwise (another use, or a
+// second await of it) it lives in the state machine as any variable that
+// lives across an await, and is awaited through its address.
+//
 // Either await may also be the init statement of an if, a switch or a for
 // loop (if _, err := future.Try(f); err != nil { ... }). future.Await may
 // also sit inside a larger expression, return future.Await(f), nil or if
