@@ -53,8 +53,9 @@
 //	job, err := future.Try(&rx)
 //
 // When the variable is used for nothing but its declaration, assignments
-// and that one await, declared just before it (no await between), the
-// state machine holds it by value and polls it directly, as a hand-written
+// and that one await, and is declared in the same statement list as the
+// await with no await between (not outside a loop, if or switch that holds
+// the await), the state machine holds it by value and polls it directly, as a hand-written
 // future would: awaiting it allocates nothing. Otherwise (another use, or a
 // second await of it) it lives in the state machine as any variable that
 // lives across an await, and is awaited through its address.
