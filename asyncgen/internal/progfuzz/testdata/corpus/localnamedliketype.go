@@ -4,7 +4,7 @@ import "github.com/blitz-go/blitz/future"
 
 // A loop without awaits is copied as it is; its local val shadows the
 // package's type val only inside the loop, where the generated code does
-// not name the type.
+// not name the type (the generator once rejected it).
 
 //blitz:async
 func localnamedliketype(e *Env, n int) int {

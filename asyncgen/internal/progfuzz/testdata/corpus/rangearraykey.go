@@ -2,12 +2,10 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// known: an array ranged by key only after an await is not hoisted, and the loop head reads it from another case (undefined: arr)
-
 // An array variable ranged by its key only, with an await between its
 // declaration and the loop: the loop's head, in a later case, reads the
-// array (its length), which stays a local of the first case ("undefined:
-// arr").
+// array (its length), so the array must be a field (it once stayed a
+// local of the first case: "undefined: arr").
 
 //blitz:async
 func rangearraykey(e *Env, n int) {

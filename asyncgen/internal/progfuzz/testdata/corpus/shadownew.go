@@ -3,7 +3,8 @@ package progfuzzrun
 import "github.com/blitz-go/blitz/future"
 
 // A local variable named new, in the case that declares a per-iteration
-// cell: the generated f.x = new(int) calls the local ("cannot call new").
+// cell, whose generated f.x = new(int) once called the local ("cannot call
+// new").
 
 //blitz:async
 func shadownew(e *Env, n int) int {

@@ -2,8 +2,8 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// A local variable named new before the zeroing of a hoisted variable of
-// a type parameter: the generated f.g = *new(N) calls the local.
+// A local variable named new before the zeroing of a hoisted variable of a
+// type parameter, whose generated f.g = *new(N) once called the local.
 
 //blitz:async
 func shadownewgeneric[N ~int](e *Env, n N) int {

@@ -2,9 +2,10 @@ package progfuzzrun
 
 import "github.com/blitz-go/blitz/future"
 
-// A local variable named true: the generated return is "return x, true",
-// which returns the local as Poll's ready flag, so for n < 2 the future
-// reports pending after it returned and the next poll panics.
+// A local variable named true before a return: the generated return
+// "return x, true" once returned the local as Poll's ready flag, so for
+// n < 2 the future reported pending after it returned and the next poll
+// panicked.
 
 //blitz:async
 func shadowtrue(e *Env, n int) int {
