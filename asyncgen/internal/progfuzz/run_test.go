@@ -126,8 +126,9 @@ func parseProgram(name, src string) (Program, error) {
 const fileHeader = "package " + runPackage + "\n\nimport \"github.com/blitz-go/blitz/future\"\n\n"
 
 // goEnv is the environment of the go command in the temporary module: its
-// own module (outside the workspace), offline.
-var goEnv = []string{"GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local"}
+// own module (outside the workspace), with the local toolchain; the
+// modules it needs are those the repository's own tests load.
+var goEnv = []string{"GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
 
 // runBatch builds one temporary module holding progs and runs its test.
 func runBatch(t *testing.T, progs []program) {
