@@ -386,6 +386,7 @@ type gen struct {
 	pollLocal    map[*types.Var]bool   // hoisted variables that are locals of Poll (see polllocal.go)
 	pollList     []*types.Var
 	pollIdent    map[*ast.Ident]bool // the identifiers the rewrite made for them
+	cellDerefs   map[ast.Expr]bool   // the (*f.x) the rewrite made for cells, never nil pointers
 	hoistList    []*types.Var
 	typeName     string
 	ctorName     string
@@ -1425,13 +1426,6 @@ func isBlank(e ast.Expr) bool {
 	return ok && id.Name == "_"
 }
 
-func orBlank(e ast.Expr) ast.Expr {
-	if e == nil {
-		return ast.NewIdent("_")
-	}
-	return e
-}
-
 // hasCallOrReceive reports whether e holds a function call or a receive
 // (a conversion is not a call).
 func hasCallOrReceive(info *types.Info, e ast.Expr) bool {
@@ -1932,6 +1926,12 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 						Sel: &ast.Ident{Name: field, NamePos: x.NamePos},
 					})
 				}
+			}
+		case *ast.UnaryExpr:
+			// &x of a cell is its pointer: &(*f.x) is f.x, which a cell
+			// never holds nil.
+			if x.Op == token.AND && g.cellDerefs[x.X] {
+				c.Replace(x.X.(*ast.ParenExpr).X.(*ast.StarExpr).X)
 			}
 		case *ast.AssignStmt:
 			if x.Tok == token.DEFINE {

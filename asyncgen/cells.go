@@ -96,7 +96,12 @@ func (g *gen) cellRef(v *types.Var, pos token.Pos, inLit bool) ast.Expr {
 		g.captures = append(g.captures, v)
 		ptr = &ast.Ident{Name: g.cells[v], NamePos: pos}
 	}
-	return &ast.ParenExpr{Lparen: pos, X: &ast.StarExpr{Star: pos, X: ptr}}
+	ref := &ast.ParenExpr{Lparen: pos, X: &ast.StarExpr{Star: pos, X: ptr}}
+	if g.cellDerefs == nil {
+		g.cellDerefs = map[ast.Expr]bool{}
+	}
+	g.cellDerefs[ref] = true
+	return ref
 }
 
 // newCell is the statement that points cell v's field at a new variable.

@@ -4860,7 +4860,7 @@ poll:
 //line funcs.go:745
 			f2.slices = append(f2.slices, (*f2.p).a[:])
 //line funcs.go:746
-			f2.accs = append(f2.accs, &(*f2.p))
+			f2.accs = append(f2.accs, f2.p)
 //line funcs.go:747
 			switch bound := any((*f2.k)).(type) {
 //line funcs.go:748
@@ -6319,7 +6319,7 @@ poll:
 		case 2:
 //line funcs.go:910
 			f.total++
-//line funcs.go:917
+//line funcs.go:918
 			f.state = 10
 			continue poll
 //line funcs_async.go:6326
@@ -6330,16 +6330,16 @@ poll:
 			continue poll
 //line funcs_async.go:6332
 		case 4:
-//line funcs.go:914
+//line funcs.go:915
 			f.total += 100
-//line funcs.go:917
+//line funcs.go:918
 			f.state = 10
 			continue poll
 //line funcs_async.go:6339
 		case 5:
-//line funcs.go:916
-			f.total += 1000
 //line funcs.go:917
+			f.total += 1000
+//line funcs.go:918
 			f.state = 10
 			continue poll
 //line funcs_async.go:6346
@@ -6377,29 +6377,29 @@ poll:
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:915
+//line funcs.go:916
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:915
+//line funcs.go:916
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
 //line funcs_async.go:6390
 		case 8:
-//line funcs.go:915
+//line funcs.go:916
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:915
+//line funcs.go:916
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:917
+//line funcs.go:918
 			f.state = 4
 			continue poll
 //line funcs_async.go:6406
@@ -6411,53 +6411,53 @@ poll:
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:917
+//line funcs.go:918
 			f.state = 10
 			fallthrough
 //line funcs_async.go:6418
 		case 10:
-//line funcs.go:919
+//line funcs.go:920
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:921
+//line funcs.go:922
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
 //line funcs_async.go:6429
 		case 11:
-//line funcs.go:920
+//line funcs.go:921
 			f.total *= 2
-//line funcs.go:923
+//line funcs.go:924
 			f.state = 14
 			continue poll
 //line funcs_async.go:6436
 		case 12:
-//line funcs.go:922
-			f.total--
 //line funcs.go:923
+			f.total--
+//line funcs.go:924
 			f.state = 14
 			continue poll
 //line funcs_async.go:6443
 		case 13:
-//line funcs.go:921
+//line funcs.go:922
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:921
+//line funcs.go:922
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:923
+//line funcs.go:924
 			f.state = 14
 			fallthrough
 //line funcs_async.go:6459
 		case 14:
-//line funcs.go:924
+//line funcs.go:925
 			f.state = 15
 			fallthrough
 //line funcs_async.go:6464
@@ -6469,7 +6469,7 @@ poll:
 			continue poll
 //line funcs_async.go:6471
 		case 16:
-//line funcs.go:925
+//line funcs.go:926
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
 //line funcs_async.go:6476
@@ -6555,62 +6555,62 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:931
+//line funcs.go:932
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:931
+//line funcs.go:932
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:6565
 		case 1:
-//line funcs.go:931
+//line funcs.go:932
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:931
+//line funcs.go:932
 			{
 				deferred := f.e.Note
 				d2 := f.tmp
 				d3 := tmp2
 				f.defers = append(f.defers, func() { deferred("deferred %d %d", d2, d3) })
 			}
-//line funcs.go:932
-			f.c = counter{e: f.e, name: "c", n: f.n}
 //line funcs.go:933
+			f.c = counter{e: f.e, name: "c", n: f.n}
+//line funcs.go:934
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:6586
 		case 2:
-//line funcs.go:933
+//line funcs.go:934
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:933
+//line funcs.go:934
 			{
 				deferred := f.c.showPtr
 				d := fmt.Sprint("ptr", tmp3)
 				f.defers = append(f.defers, func() { deferred(d) })
 			}
-//line funcs.go:934
+//line funcs.go:935
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
 //line funcs_async.go:6604
 		case 3:
-//line funcs.go:934
+//line funcs.go:935
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:934
-			f.c.n = tmp4
 //line funcs.go:935
+			f.c.n = tmp4
+//line funcs.go:936
 			{
 				var v int = f.c.n
 				f.state = -1
@@ -6667,11 +6667,11 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:940
+//line funcs.go:941
 			f.total = 0
-//line funcs.go:943
+//line funcs.go:944
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:943
+//line funcs.go:944
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
@@ -6680,25 +6680,25 @@ poll:
 			continue poll
 //line funcs_async.go:6682
 		case 1:
-//line funcs.go:944
+//line funcs.go:945
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
 //line funcs_async.go:6688
 		case 2:
-//line funcs.go:944
+//line funcs.go:945
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:945
+//line funcs.go:946
 			f.state = 3
 			fallthrough
 //line funcs_async.go:6700
 		case 3:
-//line funcs.go:946
+//line funcs.go:947
 			f.state = -1
 			return f.total, true
 //line funcs_async.go:6705
@@ -6752,44 +6752,44 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:951
+//line funcs.go:952
 			f.x = f.n
-//line funcs.go:953
+//line funcs.go:954
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:6762
 		case 1:
-//line funcs.go:953
+//line funcs.go:954
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:954
+//line funcs.go:955
 			f.y = f.x2 + 1
-//line funcs.go:956
-			f.y2 = f.y * 10
 //line funcs.go:957
+			f.y2 = f.y * 10
+//line funcs.go:958
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:6779
 		case 2:
-//line funcs.go:957
+//line funcs.go:958
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:958
+//line funcs.go:959
 			f.x2 += f.y2
-//line funcs.go:960
+//line funcs.go:961
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:962
+//line funcs.go:963
 			y2 = f.x
-//line funcs.go:964
+//line funcs.go:965
 			if y2 > 3 {
 				f.state = 3
 			} else {
@@ -6798,13 +6798,13 @@ poll:
 			continue poll
 //line funcs_async.go:6800
 		case 3:
-//line funcs.go:965
+//line funcs.go:966
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
 //line funcs_async.go:6806
 		case 4:
-//line funcs.go:965
+//line funcs.go:966
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -6814,7 +6814,7 @@ poll:
 			return v, true
 //line funcs_async.go:6816
 		case 5:
-//line funcs.go:968
+//line funcs.go:969
 			f.state = -1
 			return f.x + y2, true
 //line funcs_async.go:6821
@@ -6864,39 +6864,39 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:973
+//line funcs.go:974
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:974
+//line funcs.go:975
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:974
+//line funcs.go:975
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:6876
 		case 1:
-//line funcs.go:974
+//line funcs.go:975
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:974
-			f.chs[f.tmp] <- tmp2
 //line funcs.go:975
+			f.chs[f.tmp] <- tmp2
+//line funcs.go:976
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:6890
 		case 2:
-//line funcs.go:975
+//line funcs.go:976
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:975
-			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
 //line funcs.go:976
+			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
+//line funcs.go:977
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
 //line funcs_async.go:6903
@@ -6945,25 +6945,25 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:984
+//line funcs.go:985
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:6953
 		case 1:
-//line funcs.go:984
+//line funcs.go:985
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:985
+//line funcs.go:986
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:989
+//line funcs.go:990
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
 //line funcs_async.go:6970
@@ -7017,68 +7017,68 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:994
-			f.fns = nil
 //line funcs.go:995
+			f.fns = nil
+//line funcs.go:996
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:995
+//line funcs.go:996
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7029
 		case 1:
-//line funcs.go:995
+//line funcs.go:996
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:996
+//line funcs.go:997
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7040
 		case 2:
-//line funcs.go:996
+//line funcs.go:997
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:997
-			f.new = f.i + f.n
 //line funcs.go:998
+			f.new = f.i + f.n
+//line funcs.go:999
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:999
-			f.fns = append(f.fns, func() int { return (*x2) })
 //line funcs.go:1000
+			f.fns = append(f.fns, func() int { return (*x2) })
+//line funcs.go:1001
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
 //line funcs_async.go:7060
 		case 3:
-//line funcs.go:1000
+//line funcs.go:1001
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1001
-			f.e.Note("x=%d", (*f.x))
 //line funcs.go:1002
+			f.e.Note("x=%d", (*f.x))
+//line funcs.go:1003
 			f.state = 4
 			fallthrough
 //line funcs_async.go:7073
 		case 4:
-//line funcs.go:995
+//line funcs.go:996
 			f.i++
-//line funcs.go:995
+//line funcs.go:996
 			f.state = 1
 			continue poll
 //line funcs_async.go:7080
 		case 5:
-//line funcs.go:1003
+//line funcs.go:1004
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
 //line funcs_async.go:7085
@@ -7130,38 +7130,38 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1008
+//line funcs.go:1009
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7138
 		case 1:
-//line funcs.go:1008
+//line funcs.go:1009
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1009
-			f.new = f.x + 1
 //line funcs.go:1010
-			f.e.Note("new=%d", f.new)
+			f.new = f.x + 1
 //line funcs.go:1011
-			f.g = *new(N)
+			f.e.Note("new=%d", f.new)
 //line funcs.go:1012
+			f.g = *new(N)
+//line funcs.go:1013
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7157
 		case 2:
-//line funcs.go:1012
+//line funcs.go:1013
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1013
+//line funcs.go:1014
 			f.state = -1
 			return int(f.g) + f.x, true
 //line funcs_async.go:7168
@@ -7207,23 +7207,23 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1018
+//line funcs.go:1019
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7215
 		case 1:
-//line funcs.go:1018
+//line funcs.go:1019
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1019
-			f.true = x > 1
 //line funcs.go:1020
-			f.e.Note("true=%v", f.true)
+			f.true = x > 1
 //line funcs.go:1021
+			f.e.Note("true=%v", f.true)
+//line funcs.go:1022
 			f.state = -1
 			return x, true
 //line funcs_async.go:7230
@@ -7305,26 +7305,26 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1026
+//line funcs.go:1027
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("deferred") })
 			}
-//line funcs.go:1027
+//line funcs.go:1028
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7318
 		case 1:
-//line funcs.go:1027
+//line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1028
-			f.point = point{x: v, y: 1}
 //line funcs.go:1029
+			f.point = point{x: v, y: 1}
+//line funcs.go:1030
 			{
 				var v2 point = f.point
 				f.state = -1
@@ -7411,19 +7411,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1034
+//line funcs.go:1035
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7419
 		case 1:
-//line funcs.go:1034
+//line funcs.go:1035
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1035
+//line funcs.go:1036
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -7440,7 +7440,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1042
+//line funcs.go:1043
 			{
 				var v int = total
 				f.state = -1
@@ -7498,47 +7498,47 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1047
+//line funcs.go:1048
 			f.total = 0
-//line funcs.go:1050
+//line funcs.go:1051
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1050
+//line funcs.go:1051
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7510
 		case 1:
-//line funcs.go:1050
+//line funcs.go:1051
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1051
+//line funcs.go:1052
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7521
 		case 2:
-//line funcs.go:1051
+//line funcs.go:1052
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1052
+//line funcs.go:1053
 			f.state = 3
 			fallthrough
 //line funcs_async.go:7533
 		case 3:
-//line funcs.go:1050
+//line funcs.go:1051
 			f.i++
-//line funcs.go:1050
+//line funcs.go:1051
 			f.state = 1
 			continue poll
 //line funcs_async.go:7540
 		case 4:
-//line funcs.go:1053
+//line funcs.go:1054
 			f.state = -1
 			return f.total, true
 //line funcs_async.go:7545
@@ -7593,93 +7593,93 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1064
-			f.a = [3]int{f.n, f.n + 1, f.n + 2}
 //line funcs.go:1065
-			f.p = &f.a
+			f.a = [3]int{f.n, f.n + 1, f.n + 2}
 //line funcs.go:1066
+			f.p = &f.a
+//line funcs.go:1067
 			f.total = 0
-//line funcs.go:1067
+//line funcs.go:1068
 			f.i = 0
-//line funcs.go:1067
+//line funcs.go:1068
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7608
 		case 1:
-//line funcs.go:1067
+//line funcs.go:1068
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1068
-			f.a[2] = 100
 //line funcs.go:1069
+			f.a[2] = 100
+//line funcs.go:1070
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7622
 		case 2:
-//line funcs.go:1069
+//line funcs.go:1070
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1069
-			f.total += tmp * (f.i + 1)
 //line funcs.go:1070
+			f.total += tmp * (f.i + 1)
+//line funcs.go:1071
 			f.state = 3
 			fallthrough
 //line funcs_async.go:7635
 		case 3:
-//line funcs.go:1067
+//line funcs.go:1068
 			f.i++
-//line funcs.go:1067
+//line funcs.go:1068
 			f.state = 1
 			continue poll
 //line funcs_async.go:7642
 		case 4:
-//line funcs.go:1071
+//line funcs.go:1072
 			f.nilp = nil
-//line funcs.go:1072
+//line funcs.go:1073
 			f.i2 = 0
-//line funcs.go:1072
+//line funcs.go:1073
 			f.state = 5
 			fallthrough
 //line funcs_async.go:7651
 		case 5:
-//line funcs.go:1072
+//line funcs.go:1073
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1073
+//line funcs.go:1074
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
 //line funcs_async.go:7662
 		case 6:
-//line funcs.go:1073
+//line funcs.go:1074
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1074
+//line funcs.go:1075
 			f.state = 7
 			fallthrough
 //line funcs_async.go:7674
 		case 7:
-//line funcs.go:1072
+//line funcs.go:1073
 			f.i2++
-//line funcs.go:1072
+//line funcs.go:1073
 			f.state = 5
 			continue poll
 //line funcs_async.go:7681
 		case 8:
-//line funcs.go:1075
+//line funcs.go:1076
 			f.state = -1
 			return f.total, true
 //line funcs_async.go:7686
@@ -7732,30 +7732,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1083
-			f.x = ValueOf(f.e.Val(f.n))
 //line funcs.go:1084
+			f.x = ValueOf(f.e.Val(f.n))
+//line funcs.go:1085
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7741
 		case 1:
-//line funcs.go:1084
+//line funcs.go:1085
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1085
-			f.e.Note("v=%d", f.v)
 //line funcs.go:1086
-			f.y = ValueOf(f.e.Fallible(f.v + 1))
+			f.e.Note("v=%d", f.v)
 //line funcs.go:1087
+			f.y = ValueOf(f.e.Fallible(f.v + 1))
+//line funcs.go:1088
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7757
 		case 2:
-//line funcs.go:1087
+//line funcs.go:1088
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -7763,58 +7763,58 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1088
+//line funcs.go:1089
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1091
-			f.z = ValFuture[int]{}
 //line funcs.go:1092
-			f.e.Note("w=%d", w)
+			f.z = ValFuture[int]{}
 //line funcs.go:1093
-			f.z = ValueOf(f.e.Val(w * 2))
+			f.e.Note("w=%d", w)
 //line funcs.go:1094
+			f.z = ValueOf(f.e.Val(w * 2))
+//line funcs.go:1095
 			f.state = 3
 			fallthrough
 //line funcs_async.go:7780
 		case 3:
-//line funcs.go:1094
+//line funcs.go:1095
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1095
-			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
 //line funcs.go:1096
+			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
+//line funcs.go:1097
 			f.state = 4
 			fallthrough
 //line funcs_async.go:7794
 		case 4:
-//line funcs.go:1096
+//line funcs.go:1097
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1096
+//line funcs.go:1097
 			f.v += tmp + f.b
-//line funcs.go:1098
-			f.x = ValueOf(f.e.Val(3))
 //line funcs.go:1099
+			f.x = ValueOf(f.e.Val(3))
+//line funcs.go:1100
 			f.state = 5
 			fallthrough
 //line funcs_async.go:7809
 		case 5:
-//line funcs.go:1099
+//line funcs.go:1100
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1101
+//line funcs.go:1102
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
 //line funcs_async.go:7821
@@ -7873,97 +7873,97 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1106
+//line funcs.go:1107
 			f.total = 0
-//line funcs.go:1107
+//line funcs.go:1108
 			f.i = 0
-//line funcs.go:1107
+//line funcs.go:1108
 			f.state = 1
 			fallthrough
 //line funcs_async.go:7884
 		case 1:
-//line funcs.go:1107
+//line funcs.go:1108
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1108
-			f.x = ValueOf[int](nil)
 //line funcs.go:1109
+			f.x = ValueOf[int](nil)
+//line funcs.go:1110
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1112
-			f.x = ValueOf(f.e.Val(f.i))
 //line funcs.go:1113
+			f.x = ValueOf(f.e.Val(f.i))
+//line funcs.go:1114
 			f.state = 2
 			fallthrough
 //line funcs_async.go:7903
 		case 2:
-//line funcs.go:1113
+//line funcs.go:1114
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1114
-			f.x = ValueOf[int](nil)
 //line funcs.go:1115
+			f.x = ValueOf[int](nil)
+//line funcs.go:1116
 			f.state = 3
 			fallthrough
 //line funcs_async.go:7917
 		case 3:
-//line funcs.go:1107
+//line funcs.go:1108
 			f.i++
-//line funcs.go:1107
+//line funcs.go:1108
 			f.state = 1
 			continue poll
 //line funcs_async.go:7924
 		case 4:
-//line funcs.go:1116
+//line funcs.go:1117
 			f.k = 0
-//line funcs.go:1116
+//line funcs.go:1117
 			f.state = 5
 			fallthrough
 //line funcs_async.go:7931
 		case 5:
-//line funcs.go:1116
+//line funcs.go:1117
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1117
-			f.x2 = ValFuture[string]{}
-//line funcs.go:1118
-			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
 //line funcs.go:1119
+			f.x2 = ValFuture[string]{}
+//line funcs.go:1120
+			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
+//line funcs.go:1121
 			f.state = 6
 			fallthrough
 //line funcs_async.go:7945
 		case 6:
-//line funcs.go:1119
+//line funcs.go:1121
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1119
+//line funcs.go:1121
 			f.e.Note("s=%q", tmp)
-//line funcs.go:1120
+//line funcs.go:1122
 			f.state = 7
 			fallthrough
 //line funcs_async.go:7958
 		case 7:
-//line funcs.go:1116
+//line funcs.go:1117
 			f.k++
-//line funcs.go:1116
+//line funcs.go:1117
 			f.state = 5
 			continue poll
 //line funcs_async.go:7965
 		case 8:
-//line funcs.go:1121
+//line funcs.go:1123
 			f.state = -1
 			return f.total, true
 //line funcs_async.go:7970
@@ -8022,111 +8022,111 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1127
+//line funcs.go:1129
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1128
+//line funcs.go:1130
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
 //line funcs_async.go:8032
 		case 1:
-//line funcs.go:1128
+//line funcs.go:1130
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1129
+//line funcs.go:1131
 			f.x = ValueOf(f.e.Val(f.a + 1))
-//line funcs.go:1130
+//line funcs.go:1132
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
 //line funcs_async.go:8047
 		case 2:
-//line funcs.go:1130
+//line funcs.go:1132
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1132
+//line funcs.go:1134
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1133
+//line funcs.go:1135
 			f.i = 0
-//line funcs.go:1133
+//line funcs.go:1135
 			f.state = 3
 			fallthrough
 //line funcs_async.go:8063
 		case 3:
-//line funcs.go:1133
+//line funcs.go:1135
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1134
+//line funcs.go:1136
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
 //line funcs_async.go:8074
 		case 4:
-//line funcs.go:1134
+//line funcs.go:1136
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1135
+//line funcs.go:1137
 			f.state = 5
 			fallthrough
 //line funcs_async.go:8086
 		case 5:
-//line funcs.go:1133
+//line funcs.go:1135
 			f.i++
-//line funcs.go:1133
+//line funcs.go:1135
 			f.state = 3
 			continue poll
 //line funcs_async.go:8093
 		case 6:
-//line funcs.go:1137
-			f.z = ValueOf(f.e.Val(f.b))
-//line funcs.go:1138
-			f.e.Note("z made: %v", f.z.Made())
 //line funcs.go:1139
+			f.z = ValueOf(f.e.Val(f.b))
+//line funcs.go:1140
+			f.e.Note("z made: %v", f.z.Made())
+//line funcs.go:1141
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
 //line funcs_async.go:8103
 		case 7:
-//line funcs.go:1139
+//line funcs.go:1141
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1140
-			f.e.Note("z still made: %v", f.z.Made())
 //line funcs.go:1142
-			p := new(ValFuture[int])
-//line funcs.go:1143
-			*p = ValueOf(f.e.Val(f.c))
+			f.e.Note("z still made: %v", f.z.Made())
 //line funcs.go:1144
+			p := new(ValFuture[int])
+//line funcs.go:1145
+			*p = ValueOf(f.e.Val(f.c))
+//line funcs.go:1146
 			f.aw1 = p
 			f.state = 8
 			fallthrough
 //line funcs_async.go:8122
 		case 8:
-//line funcs.go:1144
+//line funcs.go:1146
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1144
+//line funcs.go:1146
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
 //line funcs_async.go:8133
@@ -8197,236 +8197,236 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1152
+//line funcs.go:1154
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1153
+//line funcs.go:1155
 			f2.total = 0
-//line funcs.go:1154
+//line funcs.go:1156
 			f2.i = 0
-//line funcs.go:1154
+//line funcs.go:1156
 			f2.state = 1
 			fallthrough
 //line funcs_async.go:8210
 		case 1:
-//line funcs.go:1154
+//line funcs.go:1156
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1155
+//line funcs.go:1157
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
 //line funcs_async.go:8222
 		case 2:
-//line funcs.go:1155
+//line funcs.go:1157
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1155
-			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1156
-			x := f2.x * 2
 //line funcs.go:1157
-			f2.total += x
+			f2.total += tmp * (f2.i + 1)
 //line funcs.go:1158
+			x := f2.x * 2
+//line funcs.go:1159
+			f2.total += x
+//line funcs.go:1160
 			f2.state = 3
 			fallthrough
 //line funcs_async.go:8239
 		case 3:
-//line funcs.go:1154
+//line funcs.go:1156
 			f2.i++
-//line funcs.go:1154
+//line funcs.go:1156
 			f2.state = 1
 			continue poll
 //line funcs_async.go:8246
 		case 4:
-//line funcs.go:1159
+//line funcs.go:1161
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1160
+//line funcs.go:1162
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1160
+//line funcs.go:1162
 			f2.state = 5
 			fallthrough
 //line funcs_async.go:8256
 		case 5:
-//line funcs.go:1160
+//line funcs.go:1162
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1161
+//line funcs.go:1163
 			f2.t = []int{9}
-//line funcs.go:1162
+//line funcs.go:1164
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
 //line funcs_async.go:8270
 		case 6:
-//line funcs.go:1162
+//line funcs.go:1164
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1163
+//line funcs.go:1165
 			f2.state = 7
 			fallthrough
 //line funcs_async.go:8282
 		case 7:
-//line funcs.go:1160
+//line funcs.go:1162
 			f2.i2++
-//line funcs.go:1160
+//line funcs.go:1162
 			f2.state = 5
 			continue poll
 //line funcs_async.go:8289
 		case 8:
-//line funcs.go:1164
-			f2.u = []int{4, 5}
-//line funcs.go:1165
-			f2.p = &f2.u
 //line funcs.go:1166
+			f2.u = []int{4, 5}
+//line funcs.go:1167
+			f2.p = &f2.u
+//line funcs.go:1168
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1166
+//line funcs.go:1168
 			f2.state = 9
 			fallthrough
 //line funcs_async.go:8301
 		case 9:
-//line funcs.go:1166
+//line funcs.go:1168
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1167
+//line funcs.go:1169
 			*f2.p = nil
-//line funcs.go:1168
+//line funcs.go:1170
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
 //line funcs_async.go:8315
 		case 10:
-//line funcs.go:1168
+//line funcs.go:1170
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1169
+//line funcs.go:1171
 			f2.state = 11
 			fallthrough
 //line funcs_async.go:8327
 		case 11:
-//line funcs.go:1166
+//line funcs.go:1168
 			f2.rangeIndex++
-//line funcs.go:1166
+//line funcs.go:1168
 			f2.state = 9
 			continue poll
 //line funcs_async.go:8334
 		case 12:
-//line funcs.go:1170
+//line funcs.go:1172
 			f2.rangeIndex2 = 0
-//line funcs.go:1170
+//line funcs.go:1172
 			f2.state = 13
 			fallthrough
 //line funcs_async.go:8341
 		case 13:
-//line funcs.go:1170
+//line funcs.go:1172
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1171
+//line funcs.go:1173
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1174
+//line funcs.go:1176
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
 //line funcs_async.go:8357
 		case 14:
-//line funcs.go:1174
+//line funcs.go:1176
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1175
+//line funcs.go:1177
 			f2.state = 15
 			fallthrough
 //line funcs_async.go:8369
 		case 15:
-//line funcs.go:1170
+//line funcs.go:1172
 			f2.rangeIndex2++
-//line funcs.go:1170
+//line funcs.go:1172
 			f2.state = 13
 			continue poll
 //line funcs_async.go:8376
 		case 16:
-//line funcs.go:1176
+//line funcs.go:1178
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1176
+//line funcs.go:1178
 			f2.state = 17
 			fallthrough
 //line funcs_async.go:8384
 		case 17:
-//line funcs.go:1176
+//line funcs.go:1178
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1177
-			q := &i
-//line funcs.go:1178
-			*q++
 //line funcs.go:1179
+			q := &i
+//line funcs.go:1180
+			*q++
+//line funcs.go:1181
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
 //line funcs_async.go:8400
 		case 18:
-//line funcs.go:1179
+//line funcs.go:1181
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1180
+//line funcs.go:1182
 			f2.state = 19
 			fallthrough
 //line funcs_async.go:8412
 		case 19:
-//line funcs.go:1176
+//line funcs.go:1178
 			f2.rangeIndex3++
-//line funcs.go:1176
+//line funcs.go:1178
 			f2.state = 17
 			continue poll
 //line funcs_async.go:8419
 		case 20:
-//line funcs.go:1181
+//line funcs.go:1183
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1182
+//line funcs.go:1184
 			f2.i3 = 0
-//line funcs.go:1182
+//line funcs.go:1184
 			f2.state = 21
 			fallthrough
 //line funcs_async.go:8428
 		case 21:
-//line funcs.go:1182
+//line funcs.go:1184
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -8434,118 +8434,118 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1183
+//line funcs.go:1185
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
 //line funcs_async.go:8442
 		case 22:
-//line funcs.go:1183
+//line funcs.go:1185
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1183
+//line funcs.go:1185
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1184
+//line funcs.go:1186
 			f2.state = 23
 			fallthrough
 //line funcs_async.go:8455
 		case 23:
-//line funcs.go:1182
+//line funcs.go:1184
 			f2.i3 = f2.rangeNext
-//line funcs.go:1182
+//line funcs.go:1184
 			f2.state = 21
 			continue poll
 //line funcs_async.go:8462
 		case 24:
-//line funcs.go:1185
+//line funcs.go:1187
 			f2.fs = nil
-//line funcs.go:1186
+//line funcs.go:1188
 			f2.rangeIndex4 = 0
-//line funcs.go:1186
+//line funcs.go:1188
 			f2.state = 25
 			fallthrough
 //line funcs_async.go:8471
 		case 25:
-//line funcs.go:1186
+//line funcs.go:1188
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1187
+//line funcs.go:1189
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1188
+//line funcs.go:1190
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
 //line funcs_async.go:8486
 		case 26:
-//line funcs.go:1188
+//line funcs.go:1190
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1189
+//line funcs.go:1191
 			f2.state = 27
 			fallthrough
 //line funcs_async.go:8497
 		case 27:
-//line funcs.go:1186
+//line funcs.go:1188
 			f2.rangeIndex4++
-//line funcs.go:1186
+//line funcs.go:1188
 			f2.state = 25
 			continue poll
 //line funcs_async.go:8504
 		case 28:
-//line funcs.go:1190
+//line funcs.go:1192
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1193
+//line funcs.go:1195
 			f2.k = f2.n % 4
-//line funcs.go:1194
+//line funcs.go:1196
 			f2.i4 = 0
-//line funcs.go:1194
+//line funcs.go:1196
 			f2.state = 29
 			fallthrough
 //line funcs_async.go:8517
 		case 29:
-//line funcs.go:1194
+//line funcs.go:1196
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1195
+//line funcs.go:1197
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
 //line funcs_async.go:8528
 		case 30:
-//line funcs.go:1195
+//line funcs.go:1197
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1196
+//line funcs.go:1198
 			f2.state = 31
 			fallthrough
 //line funcs_async.go:8540
 		case 31:
-//line funcs.go:1194
+//line funcs.go:1196
 			f2.i4++
-//line funcs.go:1194
+//line funcs.go:1196
 			f2.state = 29
 			continue poll
 //line funcs_async.go:8547
 		case 32:
-//line funcs.go:1197
+//line funcs.go:1199
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
 //line funcs_async.go:8552
@@ -8603,29 +8603,29 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1205
+//line funcs.go:1207
 			f.total = 0
-//line funcs.go:1206
+//line funcs.go:1208
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1206
+//line funcs.go:1208
 			f.state = 1
 			fallthrough
 //line funcs_async.go:8615
 		case 1:
-//line funcs.go:1206
+//line funcs.go:1208
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1207
-			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1208
-			switch {
 //line funcs.go:1209
+			f.v = f.e.Tick("v", f.i*3%7)
+//line funcs.go:1210
+			switch {
+//line funcs.go:1211
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1211
+//line funcs.go:1213
 			case f.v%2 == 0:
 				f.state = 3
 			default:
@@ -8634,55 +8634,55 @@ poll:
 			continue poll
 //line funcs_async.go:8636
 		case 2:
-//line funcs.go:1210
+//line funcs.go:1212
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
 //line funcs_async.go:8642
 		case 3:
-//line funcs.go:1212
+//line funcs.go:1214
 			w := f.v / 2
-//line funcs.go:1213
+//line funcs.go:1215
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
 //line funcs_async.go:8650
 		case 4:
-//line funcs.go:1215
+//line funcs.go:1217
 			f.total += f.v
-//line funcs.go:1216
+//line funcs.go:1218
 			f.state = 7
 			continue poll
 //line funcs_async.go:8657
 		case 5:
-//line funcs.go:1210
+//line funcs.go:1212
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1216
+//line funcs.go:1218
 			f.state = 7
 			continue poll
 //line funcs_async.go:8669
 		case 6:
-//line funcs.go:1213
+//line funcs.go:1215
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1213
+//line funcs.go:1215
 			f.total += tmp + f.v
-//line funcs.go:1216
+//line funcs.go:1218
 			f.state = 7
 			fallthrough
 //line funcs_async.go:8682
 		case 7:
-//line funcs.go:1217
+//line funcs.go:1219
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1218
+//line funcs.go:1220
 			if k == 1 {
 				f.state = 8
 			} else {
@@ -8691,82 +8691,82 @@ poll:
 			continue poll
 //line funcs_async.go:8693
 		case 8:
-//line funcs.go:1219
+//line funcs.go:1221
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
 //line funcs_async.go:8699
 		case 9:
-//line funcs.go:1219
+//line funcs.go:1221
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1220
+//line funcs.go:1222
 			f.state = 11
 			continue poll
 //line funcs_async.go:8710
 		case 10:
-//line funcs.go:1222
+//line funcs.go:1224
 			f.total += k
-//line funcs.go:1223
+//line funcs.go:1225
 			f.state = 11
 			fallthrough
 //line funcs_async.go:8717
 		case 11:
-//line funcs.go:1206
+//line funcs.go:1208
 			f.i++
-//line funcs.go:1206
+//line funcs.go:1208
 			f.state = 1
 			continue poll
 //line funcs_async.go:8724
 		case 12:
-//line funcs.go:1224
+//line funcs.go:1226
 			f.last = -1
-//line funcs.go:1225
+//line funcs.go:1227
 			f.i2 = 0
-//line funcs.go:1225
+//line funcs.go:1227
 			f.state = 13
 			fallthrough
 //line funcs_async.go:8733
 		case 13:
-//line funcs.go:1225
+//line funcs.go:1227
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1226
+//line funcs.go:1228
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1230
+//line funcs.go:1232
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
 //line funcs_async.go:8750
 		case 14:
-//line funcs.go:1230
+//line funcs.go:1232
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1231
+//line funcs.go:1233
 			f.state = 15
 			fallthrough
 //line funcs_async.go:8761
 		case 15:
-//line funcs.go:1225
+//line funcs.go:1227
 			f.i2++
-//line funcs.go:1225
+//line funcs.go:1227
 			f.state = 13
 			continue poll
 //line funcs_async.go:8768
 		case 16:
-//line funcs.go:1232
+//line funcs.go:1234
 			if f.n > 3 {
 				f.state = 17
 			} else {
@@ -8775,11 +8775,11 @@ poll:
 			continue poll
 //line funcs_async.go:8777
 		case 17:
-//line funcs.go:1233
-			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1234
-			switch {
 //line funcs.go:1235
+			x2 = f.e.Tick("a", f.n)
+//line funcs.go:1236
+			switch {
+//line funcs.go:1237
 			case x2 > 4:
 				f.state = 19
 			default:
@@ -8788,11 +8788,11 @@ poll:
 			continue poll
 //line funcs_async.go:8790
 		case 18:
-//line funcs.go:1241
-			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1242
-			switch {
 //line funcs.go:1243
+			x3 = f.e.Tick("b", f.n)
+//line funcs.go:1244
+			switch {
+//line funcs.go:1245
 			case x3 > 1:
 				f.state = 23
 			default:
@@ -8801,67 +8801,67 @@ poll:
 			continue poll
 //line funcs_async.go:8803
 		case 19:
-//line funcs.go:1236
+//line funcs.go:1238
 			f.total += x2
-//line funcs.go:1239
+//line funcs.go:1241
 			f.state = 22
 			continue poll
 //line funcs_async.go:8810
 		case 20:
-//line funcs.go:1238
+//line funcs.go:1240
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
 //line funcs_async.go:8816
 		case 21:
-//line funcs.go:1238
+//line funcs.go:1240
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1239
+//line funcs.go:1241
 			f.state = 22
 			fallthrough
 //line funcs_async.go:8828
 		case 22:
-//line funcs.go:1240
+//line funcs.go:1242
 			f.state = 27
 			continue poll
 //line funcs_async.go:8833
 		case 23:
-//line funcs.go:1244
+//line funcs.go:1246
 			f.total -= x3
-//line funcs.go:1247
+//line funcs.go:1249
 			f.state = 26
 			continue poll
 //line funcs_async.go:8840
 		case 24:
-//line funcs.go:1246
+//line funcs.go:1248
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
 //line funcs_async.go:8846
 		case 25:
-//line funcs.go:1246
+//line funcs.go:1248
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1247
+//line funcs.go:1249
 			f.state = 26
 			fallthrough
 //line funcs_async.go:8858
 		case 26:
-//line funcs.go:1248
+//line funcs.go:1250
 			f.state = 27
 			fallthrough
 //line funcs_async.go:8863
 		case 27:
-//line funcs.go:1249
+//line funcs.go:1251
 			f.state = -1
 			return f.total*10 + f.last, true
 //line funcs_async.go:8868
@@ -8942,33 +8942,33 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1254
+//line funcs.go:1256
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1255
+//line funcs.go:1257
 			f.state = 1
 			fallthrough
 //line funcs_async.go:8951
 		case 1:
-//line funcs.go:1255
+//line funcs.go:1257
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1256
+//line funcs.go:1258
 			{
 				deferred := f.e.Note
 				d2 := v
 				f.defers = append(f.defers, func() { deferred("deferred %d", d2) })
 			}
-//line funcs.go:1257
+//line funcs.go:1259
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1258
+//line funcs.go:1260
 			f.state = 2
 			fallthrough
 //line funcs_async.go:8970
 		case 2:
-//line funcs.go:1258
+//line funcs.go:1260
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -9026,36 +9026,36 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1263
+//line funcs.go:1265
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1264
+//line funcs.go:1266
 			f.state = 1
 			fallthrough
 //line funcs_async.go:9035
 		case 1:
-//line funcs.go:1264
+//line funcs.go:1266
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1265
-			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1266
-			f.a = ValueOf[int](nil)
 //line funcs.go:1267
+			f.b = ValueOf(f.e.Val(f.v + 1))
+//line funcs.go:1268
+			f.a = ValueOf[int](nil)
+//line funcs.go:1269
 			f.state = 2
 			fallthrough
 //line funcs_async.go:9051
 		case 2:
-//line funcs.go:1267
+//line funcs.go:1269
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1267
+//line funcs.go:1269
 			f.state = -1
 			return f.v + tmp, true
 //line funcs_async.go:9062
@@ -9111,99 +9111,99 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1272
+//line funcs.go:1274
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:9119
 		case 1:
-//line funcs.go:1272
+//line funcs.go:1274
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1272
-			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1273
-			f.e.Note("arr=%v", f.arr)
 //line funcs.go:1274
+			f.arr = [3]int{f.n, tmp, 2}
+//line funcs.go:1275
+			f.e.Note("arr=%v", f.arr)
+//line funcs.go:1276
 			f.total = 0
-//line funcs.go:1275
+//line funcs.go:1277
 			f.i = 0
-//line funcs.go:1275
+//line funcs.go:1277
 			f.state = 2
 			fallthrough
 //line funcs_async.go:9138
 		case 2:
-//line funcs.go:1275
+//line funcs.go:1277
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1276
+//line funcs.go:1278
 			f.total += f.i
-//line funcs.go:1277
+//line funcs.go:1279
 			f.state = 3
 			fallthrough
 //line funcs_async.go:9150
 		case 3:
-//line funcs.go:1275
+//line funcs.go:1277
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
 //line funcs_async.go:9156
 		case 4:
-//line funcs.go:1275
+//line funcs.go:1277
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1275
+//line funcs.go:1277
 			f.state = 2
 			continue poll
 //line funcs_async.go:9168
 		case 5:
-//line funcs.go:1278
+//line funcs.go:1280
 			f.k = 0
-//line funcs.go:1278
+//line funcs.go:1280
 			f.state = 6
 			fallthrough
 //line funcs_async.go:9175
 		case 6:
-//line funcs.go:1278
+//line funcs.go:1280
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1279
+//line funcs.go:1281
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
 //line funcs_async.go:9186
 		case 7:
-//line funcs.go:1279
+//line funcs.go:1281
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1280
+//line funcs.go:1282
 			f.state = 8
 			fallthrough
 //line funcs_async.go:9198
 		case 8:
-//line funcs.go:1278
+//line funcs.go:1280
 			f.k++
-//line funcs.go:1278
+//line funcs.go:1280
 			f.state = 6
 			continue poll
 //line funcs_async.go:9205
 		case 9:
-//line funcs.go:1281
+//line funcs.go:1283
 			f.state = -1
 			return f.total, true
 //line funcs_async.go:9210

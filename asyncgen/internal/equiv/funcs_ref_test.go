@@ -798,6 +798,7 @@ func caseAwaitsRef(e *Env, n int) (int, error) {
 			total++
 		case awaitRef(e.Step("two", 2)):
 			total += awaitRef(e.Val(10))
+
 		default:
 			total += 100
 		case 3, awaitRef(e.Step("four", 4)):
@@ -975,6 +976,7 @@ func addrAwaitLoopRef(e *Env, n int) int {
 		x = ValueOf[int](nil)
 	}
 	for k := 0; k < n%3; k++ {
+		//lint:ignore S1021 the declaration and the assignment are separate on purpose: the generator must handle both
 		var x ValFuture[string]
 		x = ValueOf(e.Str(strings.Repeat("b", k)))
 		e.Note("s=%q", awaitRef(&x))
