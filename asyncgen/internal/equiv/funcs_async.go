@@ -7934,14 +7934,16 @@ poll:
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1119
+//line funcs.go:1118
 			f.x2 = ValFuture[string]{}
+//line funcs.go:1119
+			f.e.Note("k=%d", f.k)
 //line funcs.go:1120
 			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
 //line funcs.go:1121
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7945
+//line funcs_async.go:7947
 		case 6:
 //line funcs.go:1121
 			tmp, ready := f.x2.Poll(cx)
@@ -7954,19 +7956,19 @@ poll:
 //line funcs.go:1122
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7958
+//line funcs_async.go:7960
 		case 7:
 //line funcs.go:1117
 			f.k++
 //line funcs.go:1117
 			f.state = 5
 			continue poll
-//line funcs_async.go:7965
+//line funcs_async.go:7967
 		case 8:
 //line funcs.go:1123
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7970
+//line funcs_async.go:7972
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7993,7 +7995,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:7997
+//line funcs_async.go:7999
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -8028,7 +8030,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8032
+//line funcs_async.go:8034
 		case 1:
 //line funcs.go:1130
 			v, ready := f.aw1.Poll(cx)
@@ -8043,7 +8045,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8047
+//line funcs_async.go:8049
 		case 2:
 //line funcs.go:1132
 			v, ready := f.aw1.Poll(cx)
@@ -8059,7 +8061,7 @@ poll:
 //line funcs.go:1135
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8063
+//line funcs_async.go:8065
 		case 3:
 //line funcs.go:1135
 			if !(f.i < 1) {
@@ -8070,7 +8072,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8074
+//line funcs_async.go:8076
 		case 4:
 //line funcs.go:1136
 			v, ready := f.aw1.Poll(cx)
@@ -8082,14 +8084,14 @@ poll:
 //line funcs.go:1137
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8086
+//line funcs_async.go:8088
 		case 5:
 //line funcs.go:1135
 			f.i++
 //line funcs.go:1135
 			f.state = 3
 			continue poll
-//line funcs_async.go:8093
+//line funcs_async.go:8095
 		case 6:
 //line funcs.go:1139
 			f.z = ValueOf(f.e.Val(f.b))
@@ -8099,7 +8101,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8103
+//line funcs_async.go:8105
 		case 7:
 //line funcs.go:1141
 			v, ready := f.aw1.Poll(cx)
@@ -8118,7 +8120,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8122
+//line funcs_async.go:8124
 		case 8:
 //line funcs.go:1146
 			tmp, ready := f.aw1.Poll(cx)
@@ -8129,7 +8131,7 @@ poll:
 //line funcs.go:1146
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:8133
+//line funcs_async.go:8135
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8153,7 +8155,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:8157
+//line funcs_async.go:8159
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -8206,7 +8208,7 @@ poll:
 //line funcs.go:1156
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:8210
+//line funcs_async.go:8212
 		case 1:
 //line funcs.go:1156
 			if f2.i >= len(f2.s) {
@@ -8218,7 +8220,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:8222
+//line funcs_async.go:8224
 		case 2:
 //line funcs.go:1157
 			tmp, ready := f2.aw1.Poll(cx)
@@ -8235,14 +8237,14 @@ poll:
 //line funcs.go:1160
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:8239
+//line funcs_async.go:8241
 		case 3:
 //line funcs.go:1156
 			f2.i++
 //line funcs.go:1156
 			f2.state = 1
 			continue poll
-//line funcs_async.go:8246
+//line funcs_async.go:8248
 		case 4:
 //line funcs.go:1161
 			f2.t = []int{1, 2, 3}
@@ -8252,7 +8254,7 @@ poll:
 //line funcs.go:1162
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:8256
+//line funcs_async.go:8258
 		case 5:
 //line funcs.go:1162
 			if f2.i2 >= len(f2.rangeValue) {
@@ -8266,7 +8268,7 @@ poll:
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:8270
+//line funcs_async.go:8272
 		case 6:
 //line funcs.go:1164
 			v, ready := f2.aw1.Poll(cx)
@@ -8278,14 +8280,14 @@ poll:
 //line funcs.go:1165
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:8282
+//line funcs_async.go:8284
 		case 7:
 //line funcs.go:1162
 			f2.i2++
 //line funcs.go:1162
 			f2.state = 5
 			continue poll
-//line funcs_async.go:8289
+//line funcs_async.go:8291
 		case 8:
 //line funcs.go:1166
 			f2.u = []int{4, 5}
@@ -8297,7 +8299,7 @@ poll:
 //line funcs.go:1168
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:8301
+//line funcs_async.go:8303
 		case 9:
 //line funcs.go:1168
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -8311,7 +8313,7 @@ poll:
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:8315
+//line funcs_async.go:8317
 		case 10:
 //line funcs.go:1170
 			v, ready := f2.aw1.Poll(cx)
@@ -8323,21 +8325,21 @@ poll:
 //line funcs.go:1171
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:8327
+//line funcs_async.go:8329
 		case 11:
 //line funcs.go:1168
 			f2.rangeIndex++
 //line funcs.go:1168
 			f2.state = 9
 			continue poll
-//line funcs_async.go:8334
+//line funcs_async.go:8336
 		case 12:
 //line funcs.go:1172
 			f2.rangeIndex2 = 0
 //line funcs.go:1172
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:8341
+//line funcs_async.go:8343
 		case 13:
 //line funcs.go:1172
 			if f2.rangeIndex2 >= f2.n {
@@ -8353,7 +8355,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:8357
+//line funcs_async.go:8359
 		case 14:
 //line funcs.go:1176
 			v, ready := f2.aw1.Poll(cx)
@@ -8365,14 +8367,14 @@ poll:
 //line funcs.go:1177
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:8369
+//line funcs_async.go:8371
 		case 15:
 //line funcs.go:1172
 			f2.rangeIndex2++
 //line funcs.go:1172
 			f2.state = 13
 			continue poll
-//line funcs_async.go:8376
+//line funcs_async.go:8378
 		case 16:
 //line funcs.go:1178
 			f2.rangeValue3 = len(f2.s)
@@ -8380,7 +8382,7 @@ poll:
 //line funcs.go:1178
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:8384
+//line funcs_async.go:8386
 		case 17:
 //line funcs.go:1178
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -8396,7 +8398,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:8400
+//line funcs_async.go:8402
 		case 18:
 //line funcs.go:1181
 			v, ready := f2.aw1.Poll(cx)
@@ -8408,14 +8410,14 @@ poll:
 //line funcs.go:1182
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:8412
+//line funcs_async.go:8414
 		case 19:
 //line funcs.go:1178
 			f2.rangeIndex3++
 //line funcs.go:1178
 			f2.state = 17
 			continue poll
-//line funcs_async.go:8419
+//line funcs_async.go:8421
 		case 20:
 //line funcs.go:1183
 			f2.str = "héllo"[f2.n%2:]
@@ -8424,7 +8426,7 @@ poll:
 //line funcs.go:1184
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:8428
+//line funcs_async.go:8430
 		case 21:
 //line funcs.go:1184
 			if f2.i3 >= len(f2.str) {
@@ -8438,7 +8440,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:8442
+//line funcs_async.go:8444
 		case 22:
 //line funcs.go:1185
 			tmp2, ready := f2.aw1.Poll(cx)
@@ -8451,14 +8453,14 @@ poll:
 //line funcs.go:1186
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:8455
+//line funcs_async.go:8457
 		case 23:
 //line funcs.go:1184
 			f2.i3 = f2.rangeNext
 //line funcs.go:1184
 			f2.state = 21
 			continue poll
-//line funcs_async.go:8462
+//line funcs_async.go:8464
 		case 24:
 //line funcs.go:1187
 			f2.fs = nil
@@ -8467,7 +8469,7 @@ poll:
 //line funcs.go:1188
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:8471
+//line funcs_async.go:8473
 		case 25:
 //line funcs.go:1188
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -8482,7 +8484,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:8486
+//line funcs_async.go:8488
 		case 26:
 //line funcs.go:1190
 			_, ready := f2.aw1.Poll(cx)
@@ -8493,14 +8495,14 @@ poll:
 //line funcs.go:1191
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:8497
+//line funcs_async.go:8499
 		case 27:
 //line funcs.go:1188
 			f2.rangeIndex4++
 //line funcs.go:1188
 			f2.state = 25
 			continue poll
-//line funcs_async.go:8504
+//line funcs_async.go:8506
 		case 28:
 //line funcs.go:1192
 			for _, f := range f2.fs {
@@ -8513,7 +8515,7 @@ poll:
 //line funcs.go:1196
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:8517
+//line funcs_async.go:8519
 		case 29:
 //line funcs.go:1196
 			if f2.i4 >= f2.k {
@@ -8524,7 +8526,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:8528
+//line funcs_async.go:8530
 		case 30:
 //line funcs.go:1197
 			v, ready := f2.aw1.Poll(cx)
@@ -8536,19 +8538,19 @@ poll:
 //line funcs.go:1198
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:8540
+//line funcs_async.go:8542
 		case 31:
 //line funcs.go:1196
 			f2.i4++
 //line funcs.go:1196
 			f2.state = 29
 			continue poll
-//line funcs_async.go:8547
+//line funcs_async.go:8549
 		case 32:
 //line funcs.go:1199
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:8552
+//line funcs_async.go:8554
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8572,7 +8574,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:8576
+//line funcs_async.go:8578
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -8611,7 +8613,7 @@ poll:
 //line funcs.go:1208
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8615
+//line funcs_async.go:8617
 		case 1:
 //line funcs.go:1208
 			if f.i >= f.rangeValue {
@@ -8632,13 +8634,13 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:8636
+//line funcs_async.go:8638
 		case 2:
 //line funcs.go:1212
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:8642
+//line funcs_async.go:8644
 		case 3:
 //line funcs.go:1214
 			w := f.v / 2
@@ -8646,14 +8648,14 @@ poll:
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:8650
+//line funcs_async.go:8652
 		case 4:
 //line funcs.go:1217
 			f.total += f.v
 //line funcs.go:1218
 			f.state = 7
 			continue poll
-//line funcs_async.go:8657
+//line funcs_async.go:8659
 		case 5:
 //line funcs.go:1212
 			v2, ready := f.aw1.Poll(cx)
@@ -8665,7 +8667,7 @@ poll:
 //line funcs.go:1218
 			f.state = 7
 			continue poll
-//line funcs_async.go:8669
+//line funcs_async.go:8671
 		case 6:
 //line funcs.go:1215
 			tmp, ready := f.aw1.Poll(cx)
@@ -8678,7 +8680,7 @@ poll:
 //line funcs.go:1218
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8682
+//line funcs_async.go:8684
 		case 7:
 //line funcs.go:1219
 			k = f.e.Tick("k", f.i)
@@ -8689,13 +8691,13 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:8693
+//line funcs_async.go:8695
 		case 8:
 //line funcs.go:1221
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:8699
+//line funcs_async.go:8701
 		case 9:
 //line funcs.go:1221
 			_, ready := f.aw1.Poll(cx)
@@ -8706,21 +8708,21 @@ poll:
 //line funcs.go:1222
 			f.state = 11
 			continue poll
-//line funcs_async.go:8710
+//line funcs_async.go:8712
 		case 10:
 //line funcs.go:1224
 			f.total += k
 //line funcs.go:1225
 			f.state = 11
 			fallthrough
-//line funcs_async.go:8717
+//line funcs_async.go:8719
 		case 11:
 //line funcs.go:1208
 			f.i++
 //line funcs.go:1208
 			f.state = 1
 			continue poll
-//line funcs_async.go:8724
+//line funcs_async.go:8726
 		case 12:
 //line funcs.go:1226
 			f.last = -1
@@ -8729,7 +8731,7 @@ poll:
 //line funcs.go:1227
 			f.state = 13
 			fallthrough
-//line funcs_async.go:8733
+//line funcs_async.go:8735
 		case 13:
 //line funcs.go:1227
 			if !(f.i2 < f.n) {
@@ -8746,7 +8748,7 @@ poll:
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:8750
+//line funcs_async.go:8752
 		case 14:
 //line funcs.go:1232
 			_, ready := f.aw1.Poll(cx)
@@ -8757,14 +8759,14 @@ poll:
 //line funcs.go:1233
 			f.state = 15
 			fallthrough
-//line funcs_async.go:8761
+//line funcs_async.go:8763
 		case 15:
 //line funcs.go:1227
 			f.i2++
 //line funcs.go:1227
 			f.state = 13
 			continue poll
-//line funcs_async.go:8768
+//line funcs_async.go:8770
 		case 16:
 //line funcs.go:1234
 			if f.n > 3 {
@@ -8773,7 +8775,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:8777
+//line funcs_async.go:8779
 		case 17:
 //line funcs.go:1235
 			x2 = f.e.Tick("a", f.n)
@@ -8786,7 +8788,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:8790
+//line funcs_async.go:8792
 		case 18:
 //line funcs.go:1243
 			x3 = f.e.Tick("b", f.n)
@@ -8799,20 +8801,20 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:8803
+//line funcs_async.go:8805
 		case 19:
 //line funcs.go:1238
 			f.total += x2
 //line funcs.go:1241
 			f.state = 22
 			continue poll
-//line funcs_async.go:8810
+//line funcs_async.go:8812
 		case 20:
 //line funcs.go:1240
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:8816
+//line funcs_async.go:8818
 		case 21:
 //line funcs.go:1240
 			v2, ready := f.aw1.Poll(cx)
@@ -8824,25 +8826,25 @@ poll:
 //line funcs.go:1241
 			f.state = 22
 			fallthrough
-//line funcs_async.go:8828
+//line funcs_async.go:8830
 		case 22:
 //line funcs.go:1242
 			f.state = 27
 			continue poll
-//line funcs_async.go:8833
+//line funcs_async.go:8835
 		case 23:
 //line funcs.go:1246
 			f.total -= x3
 //line funcs.go:1249
 			f.state = 26
 			continue poll
-//line funcs_async.go:8840
+//line funcs_async.go:8842
 		case 24:
 //line funcs.go:1248
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:8846
+//line funcs_async.go:8848
 		case 25:
 //line funcs.go:1248
 			v2, ready := f.aw1.Poll(cx)
@@ -8854,17 +8856,17 @@ poll:
 //line funcs.go:1249
 			f.state = 26
 			fallthrough
-//line funcs_async.go:8858
+//line funcs_async.go:8860
 		case 26:
 //line funcs.go:1250
 			f.state = 27
 			fallthrough
-//line funcs_async.go:8863
+//line funcs_async.go:8865
 		case 27:
 //line funcs.go:1251
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:8868
+//line funcs_async.go:8870
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8888,7 +8890,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:8892
+//line funcs_async.go:8894
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -8947,7 +8949,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1257
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8951
+//line funcs_async.go:8953
 		case 1:
 //line funcs.go:1257
 			v, ready := f.poll2.Poll(cx)
@@ -8966,7 +8968,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1260
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8970
+//line funcs_async.go:8972
 		case 2:
 //line funcs.go:1260
 			v2, ready := f.poll2.Poll(cx)
@@ -8977,7 +8979,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:8981
+//line funcs_async.go:8983
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9003,7 +9005,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:9007
+//line funcs_async.go:9009
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -9031,7 +9033,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1266
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9035
+//line funcs_async.go:9037
 		case 1:
 //line funcs.go:1266
 			v2, ready := f.a.Poll(cx)
@@ -9047,7 +9049,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1269
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9051
+//line funcs_async.go:9053
 		case 2:
 //line funcs.go:1269
 			tmp, ready := f.b.Poll(cx)
@@ -9058,7 +9060,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1269
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:9062
+//line funcs_async.go:9064
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9085,7 +9087,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:9089
+//line funcs_async.go:9091
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -9115,7 +9117,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9119
+//line funcs_async.go:9121
 		case 1:
 //line funcs.go:1274
 			tmp, ready := f.aw1.Poll(cx)
@@ -9134,7 +9136,7 @@ poll:
 //line funcs.go:1277
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9138
+//line funcs_async.go:9140
 		case 2:
 //line funcs.go:1277
 			if !(f.i < f.n%3) {
@@ -9146,13 +9148,13 @@ poll:
 //line funcs.go:1279
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9150
+//line funcs_async.go:9152
 		case 3:
 //line funcs.go:1277
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9156
+//line funcs_async.go:9158
 		case 4:
 //line funcs.go:1277
 			v, ready := f.aw1.Poll(cx)
@@ -9164,14 +9166,14 @@ poll:
 //line funcs.go:1277
 			f.state = 2
 			continue poll
-//line funcs_async.go:9168
+//line funcs_async.go:9170
 		case 5:
 //line funcs.go:1280
 			f.k = 0
 //line funcs.go:1280
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9175
+//line funcs_async.go:9177
 		case 6:
 //line funcs.go:1280
 			if f.k >= 3 {
@@ -9182,7 +9184,7 @@ poll:
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9186
+//line funcs_async.go:9188
 		case 7:
 //line funcs.go:1281
 			v, ready := f.aw1.Poll(cx)
@@ -9194,19 +9196,19 @@ poll:
 //line funcs.go:1282
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9198
+//line funcs_async.go:9200
 		case 8:
 //line funcs.go:1280
 			f.k++
 //line funcs.go:1280
 			f.state = 6
 			continue poll
-//line funcs_async.go:9205
+//line funcs_async.go:9207
 		case 9:
 //line funcs.go:1283
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9210
+//line funcs_async.go:9212
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -976,8 +976,8 @@ func addrAwaitLoopRef(e *Env, n int) int {
 		x = ValueOf[int](nil)
 	}
 	for k := 0; k < n%3; k++ {
-		//lint:ignore S1021 the declaration and the assignment are separate on purpose: the generator must handle both
-		var x ValFuture[string]
+		var x ValFuture[string] // declared, then assigned after a statement: the generator must handle both
+		e.Note("k=%d", k)
 		x = ValueOf(e.Str(strings.Repeat("b", k)))
 		e.Note("s=%q", awaitRef(&x))
 	}

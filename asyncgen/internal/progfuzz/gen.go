@@ -948,13 +948,6 @@ func (g *gen) initStmt() (string, *variable) {
 	}
 }
 
-func (g *gen) declareInit(v *variable) {
-	if v != nil {
-		d := g.declare(v.name, v.kind)
-		g.note(d)
-	}
-}
-
 func (g *gen) ifStmt() {
 	g.push(false) // the init's scope
 	init, iv := g.initStmt()
@@ -1217,7 +1210,6 @@ func (g *gen) switchStmt() {
 		}
 		header += tag
 	} else if init != "" {
-		header = strings.TrimSuffix(header, " ") + ";"
 		header = "switch " + init
 		header = strings.TrimSuffix(header, " ")
 	} else {
@@ -1785,7 +1777,7 @@ func (g *gen) chanStmt() {
 	if ch == nil {
 		name := g.newName(kChan)
 		g.emit("%s := make(chan int, %d)", name, 1+g.rng.IntN(4))
-		ch = g.declare(name, kChan)
+		g.declare(name, kChan)
 		g.emit("e.Note(\"s%d len(%s)=%%d\", len(%s))", g.id(), name, name)
 		return
 	}
