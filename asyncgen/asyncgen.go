@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1727,6 +1728,10 @@ func (g *gen) shadowsGenerated(v *types.Var) bool {
 	if !conflict || g.synth[v] {
 		return false
 	}
+	if g.copiedTypeSwitchVar(v) {
+		g.reject(v.Pos(), "a type switch variable named %s is not supported in an async function (the generated code uses the name %s); write another name instead", name, name)
+		return false
+	}
 	inside := func(n ast.Node) bool { return v.Pos() >= n.Pos() && v.Pos() < n.End() }
 	shadows := true
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
@@ -1754,6 +1759,18 @@ func (g *gen) shadowsGenerated(v *types.Var) bool {
 		return shadows
 	})
 	return shadows
+}
+
+// copiedTypeSwitchVar reports whether v is the variable of a clause of a
+// type switch that is copied as it is (one without awaits): its binding
+// stays in the copied switch, so it cannot become a field.
+func (g *gen) copiedTypeSwitchVar(v *types.Var) bool {
+	for n, obj := range g.info.Implicits {
+		if _, clause := n.(*ast.CaseClause); clause && obj == v {
+			return !slices.Contains(g.implicit, v)
+		}
+	}
+	return false
 }
 
 // inLoop reports whether v is declared inside a lowered loop, where Go

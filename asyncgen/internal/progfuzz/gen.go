@@ -300,9 +300,9 @@ var pools = map[kind][]string{
 var outsideLoops = map[string]bool{"utf8": true, "new": true, "true": true}
 
 // TypeSwitchShadowBug keeps the names of outsideLoops out of a type
-// switch's binding, where the generator mishandles them (a copied type
-// switch binding new reads fields it never sets; the corpus file
-// typeswitchshadow.go holds the case), so that long runs find other bugs.
+// switch's binding. A copied type switch binding such a name once read
+// fields it never set; the generator now refuses the name there (see
+// testdata/reject in the asyncgen module), so programs must not use it.
 var TypeSwitchShadowBug = true
 
 // newName returns a name for a new variable of kind k in the innermost

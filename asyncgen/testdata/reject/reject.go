@@ -150,3 +150,14 @@ func shadowInPlainLoop(f future.Future[int]) int {
 	}
 	return n
 }
+
+//blitz:async
+func shadowInTypeSwitch(f future.Future[int]) int {
+	x := future.Await(f)
+	var a any = x
+	switch len := a.(type) {
+	case int:
+		return len
+	}
+	return x
+}
