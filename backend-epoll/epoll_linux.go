@@ -15,7 +15,10 @@ type Backend struct {
 	*reactor.Reactor
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend  = (*Backend)(nil)
+	_ backend.Pollable = (*Backend)(nil)
+)
 
 // Name returns "epoll".
 func (*Backend) Name() string { return "epoll" }
@@ -159,3 +162,8 @@ func (p *poller) Close() error {
 	}
 	return err2
 }
+
+// FD returns the epoll set's descriptor, which polls readable when the set
+// has a ready descriptor (the eventfd of Wake included): the reactor's
+// PollFD, for a waiter in Go's own poller.
+func (p *poller) FD() int { return p.epfd }

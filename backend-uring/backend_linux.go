@@ -64,6 +64,10 @@ type Backend struct {
 	// it blocks, and cleared after; Submit reads it under mu, so an op
 	// submitted while Wait blocks is pushed to the kernel at once.
 	waiting atomic.Bool
+	// polling is set by StartPolling and cleared by StopPolling, under mu:
+	// the waiter waits in Go's poller on the ring's descriptor, so an op
+	// submitted now must reach the kernel at once, as while waiting is set.
+	polling atomic.Bool
 
 	// cqMu is held by the one goroutine consuming the CQ: Wait (ErrBusy to
 	// a second one) or Close. The fields below are guarded by it.
@@ -215,7 +219,7 @@ func (b *Backend) Submit(op *backend.Op) error {
 		return err
 	}
 	b.r.publish()
-	if b.waiting.Load() {
+	if b.pushesAtOnce() {
 		return b.r.submit()
 	}
 	return nil

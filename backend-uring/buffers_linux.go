@@ -188,7 +188,7 @@ func (b *Backend) recycle(g *group, id uint16) error {
 			return nil
 		}
 		b.provide(g, int(id), 1)
-		if b.waiting.Load() {
+		if b.pushesAtOnce() {
 			return b.r.submit()
 		}
 	case bufEmulate:

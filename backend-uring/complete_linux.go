@@ -51,7 +51,7 @@ harvest:
 			b.process(c)
 		}
 	}
-	if b.waiting.Load() || b.r.pending() > 0 {
+	if b.pushesAtOnce() || b.r.pending() > 0 {
 		// Re-arms made while processing go out now: Wait may block next.
 		b.r.submit()
 	}

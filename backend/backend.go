@@ -198,3 +198,35 @@ const (
 	OpenAppend                          // writes at the current position append
 	OpenExclusive                       // with OpenCreate: fail with ErrFileExists if it exists
 )
+
+// Pollable is implemented by a backend that can be waited on through Go's
+// own network poller instead of a blocking Wait, so that the goroutine
+// waiting for completions parks as a goroutine does on a net.Conn: its
+// thread and Go's P are free for other goroutines while it waits, and no
+// system call holds either.
+//
+// The waiter (the one goroutine that would call Wait) uses it like this:
+//
+//	until := b.StartPolling()
+//	n, _ := b.Wait(out, 0) // after registering interest in PollFD's readiness
+//	// if n == 0: wait for PollFD to become readable, or until passes
+//	b.StopPolling()
+//
+// While polling is on, PollFD polls readable whenever a completion is ready
+// for Wait, a Wake is pending, or the backend's own deadline (a linked
+// timeout, a KindTimeout) is due, and a Submit reaches the kernel at once,
+// as it does while a goroutine blocks in Wait. Readiness is edge-triggered:
+// the waiter must look with Wait(out, 0) after it has registered its
+// interest, and again after each readiness, before it waits once more.
+type Pollable interface {
+	// PollFD returns the descriptor to wait on, and false when this
+	// instance cannot be polled (then the caller uses Wait).
+	PollFD() (FD, bool)
+	// StartPolling turns polling on (again: it may be called repeatedly)
+	// and returns how long until the backend's own next deadline, when the
+	// waiter must call Wait(out, 0) even if PollFD stayed quiet; negative
+	// when the backend has none it keeps in user space.
+	StartPolling() time.Duration
+	// StopPolling turns polling off; Submit may batch again.
+	StopPolling()
+}

@@ -130,3 +130,35 @@ func (s *State) send(id int, k wake) {
 // trailingZeros is bits.TrailingZeros64, named for the diagnostics in
 // state.go.
 func trailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
+
+// NotifyWorker wakes worker id as a searcher if it is parked, and reports
+// whether it did. It is NotifyOne for work that only worker id can take (its
+// own I/O ring, which no other worker waits on): it claims that worker
+// whatever the searching count, so a woken worker may take the searchers
+// past half the workers for the moment it needs to look. As for NotifyOne,
+// the caller publishes its work first, and the worker checks for that work
+// after it announced itself parked (rule 1 and rule 2 of "No lost wakeup",
+// with worker id's own source in place of the shared ones). Any goroutine
+// may call it. It panics with [ErrWorkerID] for a bad id.
+func (s *State) NotifyWorker(id int) bool {
+	s.checkID(id)
+	mask := uint64(1) << (id & 63)
+	word := &s.bitmap[id>>6]
+	if word.Load()&mask == 0 { // load: pairs with PrepareToPark's Or; rule 1 after the caller published
+		return false
+	}
+	s.word.Add(searchingOne) // add: rule 3, the woken worker's searcher slot, taken before the claim
+	for {
+		old := word.Load() // load: pairs with PrepareToPark's Or
+		if old&mask == 0 {
+			// Claimed, closed or cancelled meanwhile: the worker is awake.
+			s.word.Add(minusSearching) // add: we hold one searcher, so the low half cannot borrow
+			return false
+		}
+		if word.CompareAndSwap(old, old&^mask) { // CAS: rule 4, the one clear of this bit
+			s.word.Add(minusParked) // add: after the bit clear, so parked never counts fewer than the set bits
+			s.send(id, wakeNotify)
+			return true
+		}
+	}
+}

@@ -66,11 +66,28 @@ type ioDriver struct {
 	// errs counts Wait errors other than ErrClosed (they are not expected;
 	// the count is in Stats so that they are not silent).
 	errs atomic.Uint64
+	// workers is the scheduler's worker count: ring i is served by workers
+	// i, i+len(rings), ... Immutable.
+	workers int
 }
 
 // ioRing is one backend instance and who sleeps in it.
 type ioRing struct {
 	b backend.Backend
+	// d is the driver and index the ring's place in its rings. Immutable.
+	d     *ioDriver
+	index int
+	// inflight counts the ops submitted to the ring whose final completion
+	// has not been dispatched: raised by submit, lowered by collect. A worker parks in the ring only while it is
+	// positive (TryAcquire); otherwise on its channel, and the submit that
+	// raises it from zero brings a worker back (watch). The pairing: the
+	// submitter raises it and then loads holder and the workers' parked
+	// bits; a parking worker sets its parked bit and then loads inflight.
+	inflight atomic.Int64
+	// poller waits for the ring's completions in Go's poller, nil when the
+	// backend cannot be polled so (then Block sleeps in its Wait).
+	// Immutable after newIODriver.
+	poller *ringPoller
 	// holder is the id of the worker that holds the ring (sleeps in its
 	// Wait), -1 when none. Written under the driver's hmu; also loaded
 	// without it by Unpark, which only needs a recent value (a claim's
@@ -111,19 +128,52 @@ type ioWaiter interface {
 
 // newIODriver makes the driver of the backend instances bs (at least one,
 // all of one kind). count and size are the read pool's in all.
-func newIODriver(bs []backend.Backend, count, size int) *ioDriver {
-	d := &ioDriver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size}
+func newIODriver(bs []backend.Backend, workers, count, size int) *ioDriver {
+	d := &ioDriver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size, workers: workers}
 	// Each ring's share of the pool, a power of two (buffer rings need one).
 	d.poolCount = 1
 	for d.poolCount*2 <= count/len(bs) {
 		d.poolCount *= 2
 	}
-	for _, b := range bs {
-		r := &ioRing{b: b, out: make([]backend.Completion, completionBatch)}
+	for i, b := range bs {
+		r := &ioRing{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
 		r.holder.Store(-1)
+		r.poller = newRingPoller(d, r)
 		d.rings = append(d.rings, r)
 	}
 	return d
+}
+
+// submit submits op to r, counted in flight until its final completion is
+// dispatched: every op, with an owner or not (a close, a cancel), so that a
+// ring with any op in flight has a worker waiting in it, which is also what
+// pushes a queued submission to the kernel. The first op of a ring nobody
+// waits in brings one of its parked workers back to wait there (watch).
+// The count goes up before the Submit, so that collect's decrement cannot
+// come first.
+func (r *ioRing) submit(op *backend.Op) error {
+	if r.inflight.Add(1) == 1 { // add: pairs with TryAcquire's load, after the parker's bit was set
+		r.d.watch(r)
+	}
+	if err := r.b.Submit(op); err != nil {
+		r.inflight.Add(-1)
+		return err
+	}
+	return nil
+}
+
+// watch wakes a parked worker of r if none holds r: one that parked on its
+// channel because r had nothing in flight. A worker that is running polls r
+// at each tick and looks at inflight before it parks again.
+func (d *ioDriver) watch(r *ioRing) {
+	if r.holder.Load() >= 0 || d.sched == nil {
+		return
+	}
+	for id := r.index; id < d.workers; id += len(d.rings) {
+		if d.sched.NotifyWorker(id) {
+			return
+		}
+	}
 }
 
 // home picks the ring of a new socket, round-robin.
@@ -151,6 +201,9 @@ func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration)
 	}
 	for i := range n {
 		c := &r.out[i]
+		if !c.More() {
+			r.inflight.Add(-1)
+		}
 		if w, ok := c.Op.Owner.(ioWaiter); ok {
 			w.complete(cx, c)
 		}
@@ -165,6 +218,12 @@ func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration)
 // keep the tick short.
 func (d *ioDriver) poll(cx *future.Context) {
 	r := d.ringOf(cx.Worker())
+	if r.inflight.Load() == 0 {
+		// Nothing in flight, so nothing to collect and nothing queued
+		// (every submission is counted): a yield on an idle ring costs an
+		// atomic load, not a system call.
+		return
+	}
 	if !r.reap.TryLock() {
 		return
 	}
@@ -177,11 +236,17 @@ func (d *ioDriver) poll(cx *future.Context) {
 }
 
 // TryAcquire makes worker id the holder of its ring, sleeping for up to
-// timeout, if nobody holds it. If another holder wakes within timeout, it
-// covers this one's deadline (the timers are shared, so it will fire this
-// worker's timers too), and this one sleeps without a limit.
+// timeout, if the ring has an op in flight and nobody holds it. If another
+// holder wakes within timeout, it covers this one's deadline (the timers are
+// shared, so it will fire this worker's timers too), and this one sleeps
+// without a limit. With nothing in flight the worker parks on its channel,
+// which a spawn or a wake reaches for the price of a channel send, not a
+// ring wake; the submit that gives the ring an op brings it back (watch).
 func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
 	r := d.ringOf(id)
+	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submitted's add
+		return false
+	}
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
 	if r.holder.Load() >= 0 {
@@ -257,7 +322,12 @@ func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
 		r.reap.Unlock()
 		return r.kicked.Swap(false)
 	}
-	got := d.collect(r, cx, timeout) > 0
+	var got bool
+	if r.poller != nil {
+		got = r.poller.wait(cx, timeout)
+	} else {
+		got = d.collect(r, cx, timeout) > 0
+	}
 	r.reap.Unlock()
 	r.unparked.Store(false) // a claim's token is in the worker's channel; ParkWith looks there next
 	return r.kicked.Swap(false) || got
@@ -331,6 +401,9 @@ func (d *ioDriver) close(s *scheduler.Scheduler) {
 	var cx future.Context
 	cx.Reset(waker.Waker{}, s, nil, future.NoWorker)
 	for _, r := range d.rings {
+		if r.poller != nil {
+			r.poller.close()
+		}
 		_ = r.b.Close()
 		r.reap.Lock()
 		for d.collect(r, &cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
@@ -342,6 +415,9 @@ func (d *ioDriver) close(s *scheduler.Scheduler) {
 // closeBackends closes the rings of a driver that never ran.
 func (d *ioDriver) closeBackends() {
 	for _, r := range d.rings {
+		if r.poller != nil {
+			r.poller.close()
+		}
 		_ = r.b.Close()
 	}
 }

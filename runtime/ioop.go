@@ -58,7 +58,7 @@ func (o *ioOp) submitAs(cx *future.Context, r *ioRing, owner ioWaiter) error {
 	o.wk = cx.Waker()
 	o.state = ioInFlight
 	o.mu.Unlock()
-	if err := r.b.Submit(&o.op); err != nil {
+	if err := r.submit(&o.op); err != nil {
 		o.mu.Lock()
 		o.state, o.wk = ioIdle, waker.Waker{}
 		o.mu.Unlock()
@@ -99,7 +99,7 @@ func (o *ioOp) abandon() {
 		// are rare and idle connections many. Its completion has no Owner,
 		// so the driver skips it. A refused cancel (backend closed) changes
 		// nothing: the backend's Close cancels the op anyway.
-		_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+		_ = o.ring.submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
 		return
 	case ioDone:
 		c := o.res
@@ -124,7 +124,7 @@ func (o *ioOp) requestCancel() bool {
 	if !inFlight {
 		return false
 	}
-	_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+	_ = o.ring.submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
 	return true
 }
 
@@ -138,7 +138,7 @@ func (o *ioOp) cancelKeeping() bool {
 	case ioInFlight:
 		o.wk = waker.Waker{}
 		o.mu.Unlock()
-		_ = o.ring.b.Submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
+		_ = o.ring.submit(&backend.Op{Kind: backend.KindCancel, Target: &o.op})
 		return true
 	case ioDone:
 		o.mu.Unlock()

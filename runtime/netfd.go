@@ -193,7 +193,7 @@ func (n *netFD) close() error {
 // release gives the descriptor back, once, when it is closed and unused.
 func (n *netFD) release() {
 	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
-	if err := n.ring.b.Submit(op); err != nil {
+	if err := n.ring.submit(op); err != nil {
 		// The backend is closed (the runtime shut down): close directly.
 		_ = n.ring.b.CloseFD(n.fd)
 	}

@@ -405,7 +405,7 @@ func (c *Child) reap() {
 		if fd != backend.InvalidFD {
 			// Polls of other waiters may still be in flight: a KindClose
 			// completes them (with ErrCanceled) before it closes.
-			if c.ring.b.Submit(&backend.Op{Kind: backend.KindClose, FD: fd}) != nil {
+			if c.ring.submit(&backend.Op{Kind: backend.KindClose, FD: fd}) != nil {
 				_ = c.ring.b.CloseFD(fd) // backend closed: nothing in flight
 			}
 		}

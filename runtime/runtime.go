@@ -146,7 +146,7 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 		if bs != nil {
-			rt.io = newIODriver(bs, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.io = newIODriver(bs, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
 			rt.backendName = bs[0].Name()
 			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
 		}
@@ -158,11 +158,6 @@ func New(cfg Config) (*Runtime, error) {
 		Driver:       drv,
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
-		// With several rings a worker submits to its own; io_uring finishes
-		// a request on the thread that submitted it, best the worker's own.
-		// epoll has no such tie, but measured faster locked too: TCPEcho
-		// 10-25% in A/B runs, with a tenth of the parks.
-		LockOSThreads: rt.io != nil && len(rt.io.rings) > 1,
 	})
 	if err != nil {
 		if rt.io != nil {

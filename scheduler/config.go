@@ -67,10 +67,14 @@ type Blocker interface {
 	Driver
 	// TryAcquire makes worker id the one that blocks in the driver, about
 	// to sleep for up to timeout (negative: no limit), or returns false if
-	// another worker is. A driver made of parts (the runtime's per-worker
-	// io_uring rings) may admit one holder per part: then several workers
-	// hold it at once, each in its own part. Called by a worker about to
-	// park.
+	// another worker is, or if the driver has nothing a worker must wait
+	// for (no I/O in flight): the worker then parks on its channel, which
+	// costs less to wake, and the driver brings it back with
+	// Scheduler.NotifyWorker when it gets something to wait for. A driver
+	// made of parts (the runtime's per-worker io_uring rings) may admit one
+	// holder per part: then several workers hold it at once, each in its
+	// own part. Called by a worker about to park, after it announced itself
+	// parked.
 	TryAcquire(id int, timeout time.Duration) bool
 	// Covers reports whether the worker holding the blocker will wake
 	// within timeout (negative: ever), making it so if it can (by waking

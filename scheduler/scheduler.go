@@ -109,6 +109,16 @@ func (s *Scheduler) WakeLocal(cx *future.Context, wk waker.Waker) bool {
 // timer due sooner than any parked worker expects.
 func (s *Scheduler) Notify() { s.idle.NotifyOne() }
 
+// NotifyWorker wakes worker id if it is parked, whatever the other workers
+// do, and reports whether it did: for work only that worker looks at (the
+// runtime calls it when an I/O ring that no worker waits on gets an
+// operation in flight, and worker id is one that waits on that ring). The
+// worker runs the Driver and parks again. The caller publishes the work
+// first (the operation is counted in flight), and the Blocker's TryAcquire
+// looks at it after the worker announced itself parked, so one of the two
+// sees the other. id is from 0 to Workers()-1.
+func (s *Scheduler) NotifyWorker(id int) bool { return s.idle.NotifyWorker(id) }
+
 // localWorker returns the worker whose poll cx belongs to, or nil.
 func (s *Scheduler) localWorker(cx *future.Context) *worker {
 	if cx == nil || cx.Executor() != future.Executor(s) {

@@ -41,6 +41,14 @@ type Reactor struct {
 	kicked bool
 	// wakePending: Wake was called and no Wait has returned since.
 	wakePending bool
+	// polling: the waiter waits in Go's poller on the poller's descriptor
+	// (StartPolling to StopPolling), so a completion posted in user space
+	// must kick the poller as it does for a sleeping Wait.
+	polling bool
+	// pollUntil is the deadline StartPolling returned (as sleepUntil), which
+	// the waiter in Go's poller sleeps towards; a Wait(out, 0) in between
+	// restores sleepUntil to it, so a sooner deadline still kicks.
+	pollUntil int64
 	// pollerClosed is set under both mu and pollMu; read under either.
 	pollerClosed bool
 
@@ -172,14 +180,14 @@ func (r *Reactor) startTimeoutLocked(op *backend.Op) {
 func (r *Reactor) armLocked(op *backend.Op) {
 	when := deadlineAfter(r.now(), op.Timeout)
 	r.heap.push(op, when)
-	if r.sleeping && when < r.sleepUntil {
+	if (r.sleeping || r.polling) && when < r.sleepUntil {
 		r.kickLocked()
 	}
 }
 
 // kickLocked wakes the sleeping Wait, once per sleep.
 func (r *Reactor) kickLocked() {
-	if r.sleeping && !r.kicked && !r.pollerClosed {
+	if (r.sleeping || r.polling) && !r.kicked && !r.pollerClosed {
 		r.kicked = true
 		_ = r.poller.Wake()
 	}
@@ -260,7 +268,11 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 			return 0, backend.ErrClosed
 		}
 		now := r.now()
-		if r.wakePending || (polled && now >= deadline) {
+		// A Wake ends a wait, but a Wait that does not wait (timeout 0)
+		// still looks at the poller once: its caller may be waiting in
+		// Go's poller on the poller's descriptor (StartPolling), whose
+		// readiness edge for these events it may have consumed already.
+		if (r.wakePending && (polled || timeout != 0)) || (polled && now >= deadline) {
 			r.wakePending = false
 			r.mu.Unlock()
 			return 0, nil
@@ -274,6 +286,9 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 		n, err := r.poll(now, until)
 		r.mu.Lock()
 		r.sleeping = false
+		if r.polling {
+			r.sleepUntil = r.pollUntil
+		}
 		r.mu.Unlock()
 		if err != nil {
 			return 0, err
