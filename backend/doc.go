@@ -40,6 +40,14 @@
 // blocked in Wait reach the kernel at once; otherwise a backend may batch
 // them until the next Flush or Wait.
 //
+// A backend that implements Pollable (io_uring, epoll) can also be waited
+// for in Go's own network poller: its PollFD polls readable when Wait has
+// something to return, so the waiter parks as a goroutine does on a
+// net.Conn, with no system call holding its thread. Between StartPolling
+// and StopPolling submissions reach the kernel at once, as during a
+// blocking Wait. Readiness is an edge: the waiter looks with Wait(out, 0)
+// after it registered its interest, and again after each readiness.
+//
 // # Cancellation and timeouts
 //
 // Go has no destructors, so abandoning an operation is explicit: a KindCancel

@@ -181,27 +181,38 @@
 // Waker beside it, and returns not-ready; the completion wakes the task.
 // Completions are collected in two places. At the start of each tick a
 // worker collects whatever its ring (below) has ready without blocking,
-// unless another worker is collecting that ring. And when workers run
-// out of work, a parked worker sleeps in the backend's Wait, with the next
-// timer deadline as its timeout: an I/O completion, a timer and a new task
-// all end that sleep (a claim of that worker calls the backend's Wake; a
-// sooner timer does too). Nothing busy-polls.
+// unless another worker is collecting that ring; a ring with nothing in
+// flight costs that tick one atomic load. And when workers run out of work,
+// a worker whose ring has operations in flight waits for them, with the
+// next timer deadline as its timeout: an I/O completion, a timer and a new
+// task all end that wait (a claim of that worker calls the backend's Wake;
+// a sooner timer does too). A worker whose ring has nothing in flight parks
+// on a channel instead, which is cheaper to wake; the first operation
+// submitted to its ring, by a task or a goroutine, wakes it to wait there.
+// Nothing busy-polls.
+//
+// On io_uring and epoll the wait is Go's own: the ring's descriptor (the
+// io_uring instance, the epoll set) is registered with Go's network poller,
+// and the waiting worker parks as a goroutine parks on a net.Conn. No
+// system call blocks, so the worker's thread and Go's P run other
+// goroutines meanwhile, and no worker keeps an OS thread. On kqueue and
+// IOCP the waiting worker blocks in the backend's Wait, a system call that
+// keeps its P until Go's sysmon hands it to another thread (20 us at best,
+// longer after a busy stretch), so a goroutine made runnable just before
+// such a wait can be late by that much.
 //
 // With io_uring and epoll the runtime runs one ring (backend instance) per
-// worker (Config.IORings): each worker collects from and sleeps in its own
+// worker (Config.IORings): each worker collects from and waits in its own
 // ring, so the kernel's share of the I/O (a loopback send runs the
 // receiver's TCP stack inside io_uring_enter) runs on every core rather
 // than on whichever thread holds the one ring, and a wake-up goes to the
-// one worker whose ring has work. On io_uring the workers keep their OS
-// threads, since io_uring finishes a request on the thread that submitted
-// it. A socket is homed on
-// one ring for its life, chosen round-robin when it is made: its
-// operations, its close and its pooled buffers all go to that ring,
-// whichever task or goroutine submits them. Of the parked workers, those
-// whose deadline another's covers sleep without a limit, so a deadline
-// wakes one worker. The cost: a worker stuck in a long poll delays its own
-// ring's completions (not the others') until its next tick. kqueue and
-// IOCP run one instance.
+// one worker whose ring has work. A socket is homed on one ring for its
+// life, chosen round-robin when it is made: its operations, its close and
+// its pooled buffers all go to that ring, whichever task or goroutine
+// submits them. Of the waiting workers, those whose deadline another's
+// covers sleep without a limit, so a deadline wakes one worker. The cost: a
+// worker stuck in a long poll delays its own ring's completions (not the
+// others') until its next tick. kqueue and IOCP run one instance.
 //
 // A cancelled I/O future submits a cancel for its operation and leaves; the
 // backend keeps the operation's buffer referenced until the kernel is done

@@ -125,12 +125,11 @@ type Config struct {
 	// standard logger (log.Printf) and the program goes on.
 	OnPanic func(*PanicError)
 	// LockOSThreads makes each worker goroutine keep one OS thread for its
-	// life (runtime.LockOSThread). The runtime sets it when every worker
-	// has an io_uring ring of its own: the kernel finishes a ring's requests
-	// on the thread that submitted them, and a worker that keeps its thread
-	// is that thread, instead of an idle one the kernel would wake for it.
-	// A locked worker costs more to park on its channel, so it is off by
-	// default.
+	// life (runtime.LockOSThread). A locked worker costs more to park on
+	// its channel (its thread sleeps with it, and Go hands its P to
+	// another thread), so it is off by default and the runtime does not set
+	// it; it is for a Driver whose kernel state is tied to the thread that
+	// made it.
 	LockOSThreads bool
 }
 

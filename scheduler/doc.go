@@ -194,28 +194,35 @@
 //
 // # Parking in the driver
 //
-// When Config.Driver is also a Blocker (the runtime's I/O driver), the first
-// worker to park takes it and sleeps in the driver's wait, which is the I/O
-// backend's, with the next timer deadline as the timeout; the other workers
-// park on their channels. (A Blocker may admit one holder per part of
-// itself: the runtime's io_uring driver has a ring per worker, and each
-// worker sleeps in its own.) The idle State's unparker is the Blocker's
-// Unpark, so a claim of that worker (a spawn from outside, a wake from a
-// goroutine, a sooner timer) ends the backend's wait. Tasks that the wait's
-// completions wake go to the global queue, since the worker is transitioning
-// to park; the park then ends with idle.Interrupted and the worker runs them.
-// While every worker is busy, the driver's Maintain at the start of each
-// tick collects completions without blocking: any worker polls the I/O. A
-// worker that holds the driver only while it sleeps leaves it free for the
-// next worker to park, so whenever every worker is parked one of them is in
-// the driver's wait. That worker alone sleeps towards the next timer
-// deadline; the others park without a timeout when the Blocker says the
-// holder Covers their deadline, so a deadline wakes one worker rather than
-// all of them. A worker that parks with a sooner deadline than the
-// holder's, or a timer armed sooner, makes the holder's Block return so
-// that it sleeps again with the new timeout. The cost: while the holder is
-// awake and stuck in a long poll, due timers wait for it (or for a spawn
-// that wakes another worker), as they do in Tokio.
+// When Config.Driver is also a Blocker (the runtime's I/O driver), a worker
+// about to park asks it (TryAcquire) whether to sleep in the driver's wait
+// rather than on its channel. The driver says yes only when it has
+// something to wait for (I/O in flight) and no other worker is waiting in
+// it; a Blocker may admit one holder per part of itself (the runtime has an
+// I/O ring per worker, and each worker waits in its own). A worker whose
+// driver has nothing in flight parks on its channel, the cheapest wake
+// there is, and the driver brings it back with NotifyWorker when it gets
+// something to wait for: the driver publishes the work and then looks at
+// the worker's parked bit, the worker sets that bit and then asks the
+// driver, so one of the two sees the other.
+//
+// The idle State's unparker is the Blocker's Unpark, so a claim of a worker
+// waiting in the driver (a spawn from outside, a wake from a goroutine, a
+// sooner timer) ends that wait. Tasks that the wait's completions wake go
+// to the global queue, since the worker is transitioning to park; the park
+// then ends with idle.Interrupted and the worker runs them. While every
+// worker is busy, the driver's Maintain at the start of each tick collects
+// completions without blocking.
+//
+// Timers: a holder sleeps towards the next timer deadline; the other
+// workers park without a timeout when the Blocker says a holder Covers
+// their deadline, so a deadline wakes one worker rather than all of them. A
+// worker that parks with a sooner deadline than the holder's, or a timer
+// armed sooner, makes the holder's Block return so that it sleeps again
+// with the new timeout. With no holder at all, each parked worker keeps its
+// own timeout. The cost: while the holder is awake and stuck in a long
+// poll, due timers wait for it (or for a spawn that wakes another worker),
+// as they do in Tokio.
 //
 // # JoinHandle
 //
