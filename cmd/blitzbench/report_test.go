@@ -57,7 +57,7 @@ func TestTablesNameEveryComparison(t *testing.T) {
 	assert.Contains(t, text.String(), "LocalPushPop: wsqueue vs chan")
 	assert.Contains(t, text.String(), "5.17x")
 	assert.Contains(t, text.String(), "not measured")
-	assert.Contains(t, md.String(), "| `BenchmarkLocalPushPop` (ns per push+pop) | wsqueue | chan | 12.0 | 62.0 | **5.17x** | 0.00 | 0.00 |")
+	assert.Contains(t, md.String(), "| `BenchmarkLocalPushPop` (ns per push+pop) | wsqueue | chan | 12.0 | 62.0 |  | **5.17x** | 0.00 | 0.00 |")
 }
 
 func TestSVGIsWellFormedWithOneBarPerMeasuredRow(t *testing.T) {
@@ -148,4 +148,17 @@ func benchmarkFuncs(t *testing.T, dir string) (funcs map[string]bool, src string
 		}
 	}
 	return funcs, all.String()
+}
+
+// TestMarkdownCarriesTokioFigure: a runtime row whose shape Tokio's benchmarks share shows Tokio's
+// figure in its own column; the others leave it empty.
+func TestMarkdownCarriesTokioFigure(t *testing.T) {
+	out := "BenchmarkChainedSpawn/blitz-2  1  200000 ns/op  200.0 ns/spawn\n" +
+		"BenchmarkChainedSpawn/goroutines-2  1  300000 ns/op  300.0 ns/spawn\n"
+	rs, err := parseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	rows := buildRows([]comparison{{"runtime", "BenchmarkChainedSpawn", "blitz", "goroutines", "spawn", "ns/spawn"}}, rs)
+	var md strings.Builder
+	writeMarkdown(&md, rows)
+	assert.Contains(t, md.String(), "| blitz | goroutines | 200 | 300 | "+num(tokioFigures["BenchmarkChainedSpawn/blitz"])+" | **1.50x** |")
 }

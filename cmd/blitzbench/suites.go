@@ -103,3 +103,17 @@ func modulesOf(cs []comparison) (mods []string, benches map[string][]string) {
 	}
 	return mods, benches
 }
+
+// tokioFigures are Tokio's figures for the runtime rows whose shape Tokio's own benchmarks share
+// (chained_spawn, ping_pong, spawn from outside, yield, an idle task parked on a Notify, a contended
+// async Mutex), in the comparison's metric, keyed by Benchmark/Ours. They were measured on this
+// project's development machine (2 vCPUs) with Tokio 1.24 and 2 workers; they are facts about Tokio
+// on that machine, not results of this program, and are printed beside ours for reference.
+var tokioFigures = map[string]float64{
+	"BenchmarkChainedSpawn/blitz":     138,
+	"BenchmarkPingPong/blitz":         481,
+	"BenchmarkSpawnRemote/blitz":      305,
+	"BenchmarkYieldMany/blitz":        42,
+	"BenchmarkIdleTaskMemory/blitz":   192,
+	"BenchmarkMutex/contended4/blitz": 84,
+}
