@@ -35,6 +35,14 @@ func newBenchRuntime(b *testing.B, cfg runtime.Config) *runtime.Runtime {
 	return rt
 }
 
+// forBackends runs f as name/auto, with the default Config, and as
+// name/none, with BackendNone: the second shows the scheduler's own costs
+// apart from parking in the I/O driver.
+func forBackends(b *testing.B, name string, f func(*testing.B, runtime.Config)) {
+	b.Run(name+"/auto", func(b *testing.B) { f(b, runtime.Config{}) })
+	b.Run(name+"/none", func(b *testing.B) { f(b, runtime.Config{Backend: runtime.BackendNone}) })
+}
+
 // spawnAll is the root task of BenchmarkSpawnMany: its one poll spawns n
 // trivial tasks.
 type spawnAll struct {
@@ -74,8 +82,8 @@ func BenchmarkSpawnMany(b *testing.B) {
 // BenchmarkSpawnRemote spawns b.N trivial tasks from a goroutine outside the
 // runtime (through the global queue) and waits for all of them.
 func BenchmarkSpawnRemote(b *testing.B) {
-	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, runtime.Config{})
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) {
+		rt := newBenchRuntime(b, cfg)
 		b.ReportAllocs()
 		l := newLatch(b.N)
 		h := rt.Handle()
@@ -208,7 +216,7 @@ func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
 // ping_pong). ns/ping is the cost of one exchange, spawn included.
 func BenchmarkPingPong(b *testing.B) {
 	const pairs = 1000
-	b.Run("blitz", func(b *testing.B) { benchPingPong(b, runtime.Config{}, pairs) })
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { benchPingPong(b, cfg, pairs) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -265,7 +273,7 @@ func (c chain) Poll(cx *future.Context) (struct{}, bool) {
 // next (Tokio's chained_spawn); ns/spawn is the cost of one link.
 func BenchmarkChainedSpawn(b *testing.B) {
 	const depth = 1000
-	b.Run("blitz", func(b *testing.B) { benchChained(b, runtime.Config{}, depth) })
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { benchChained(b, cfg, depth) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		var link func(int, *latch)
@@ -344,8 +352,8 @@ func BenchmarkIdleTaskMemory(b *testing.B) {
 	if testing.Short() {
 		n = 10_000
 	}
-	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, runtime.Config{})
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) {
+		rt := newBenchRuntime(b, cfg)
 		h := rt.Handle()
 		handles := make([]runtime.JoinHandle[struct{}], n)
 		var perTask float64
