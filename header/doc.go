@@ -152,9 +152,11 @@
 // result. Init sets it to 1 for the scheduler's reference, plus 1 for the
 // JoinHandle's when join is true. The blitz scheduler uses it as follows:
 //
-//   - The scheduler drops its reference when the task completes, after it
-//     stored the result for the handle (or, if the handle was detached,
-//     dropped it).
+//   - The scheduler drops its reference when the task completes, in the
+//     same compare-and-swap ([Header.TransitionToCompleteAndUnref]). It
+//     stores the result for the handle afterwards, under a lock of the task
+//     that the handle's release takes too, and reads the detached bit again
+//     under it: whichever of the two comes second drops the result.
 //   - The JoinHandle drops its reference only when it is detached. Taking the
 //     result does not drop it: a handle may be polled again and returns the
 //     same outcome. A handle that is merely forgotten drops nothing (Go has no
@@ -182,9 +184,8 @@
 // [Scheduler] interface. The concrete task embeds its Header, so no separate
 // allocation holds it, and queues and lists link *Header values
 // ([Header.QueueNext] is the global queue's intrusive link). Nothing frees a
-// task: see "Reference count". [Header.Waker] is built once by Init
-// (waker.New checks its argument with reflection, which a hot poll path
-// should not repeat) and handed to every poll; waking it is [Header.Wake].
+// task: see "Reference count". [Header.Waker] is the Waker handed to every
+// poll; waking it is [Header.Wake].
 //
 // # Ordering
 //

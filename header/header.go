@@ -51,9 +51,6 @@ type Header struct {
 	// sched is where Wake sends the header. Set by Init, read-only
 	// afterwards.
 	sched Scheduler
-	// wk is the Waker of this header, built once by Init so that a poll
-	// hands it out without the check waker.New makes. Read-only after Init.
-	wk waker.Waker
 }
 
 // Init sets h up for a new task: lifecycle Idle, reference count 1 (the
@@ -70,7 +67,6 @@ func (h *Header) Init(task Task, sched Scheduler, join bool) {
 	}
 	h.state.Store(uint64(MakeState(Idle, false, false, join, false, 0, ref)))
 	h.task, h.sched = task, sched
-	h.wk = waker.New(h)
 }
 
 // Load returns the current state word. Any goroutine may call it; the answer
@@ -80,8 +76,10 @@ func (h *Header) Load() State { return State(h.state.Load()) }
 // Task returns the concrete task set by Init.
 func (h *Header) Task() Task { return h.task }
 
-// Waker returns the Waker of this task: waking it is h.Wake.
-func (h *Header) Waker() waker.Waker { return h.wk }
+// Waker returns the Waker of this task: waking it is h.Wake. It is built
+// on each call rather than kept in the Header, which saves the task 16
+// bytes; waker.New's check of a pointer costs about a nanosecond.
+func (h *Header) Waker() waker.Waker { return waker.New(h) }
 
 // QueueNext returns the address of the global queue's link, which makes
 // *Header a globalq.Node.
@@ -227,6 +225,24 @@ func (h *Header) TransitionToComplete() State {
 			panic(fmt.Errorf("%w: to complete from %v", ErrBadTransition, cur))
 		}
 		if h.cas(cur, cur.withLifecycle(Complete)&^notifiedBit) {
+			return cur
+		}
+	}
+}
+
+// TransitionToCompleteAndUnref is TransitionToComplete followed by Unref,
+// in one compare-and-swap: it moves a Running task to Complete, clears the
+// notified bit, drops one reference (the scheduler's) and returns the state
+// before. The caller knows it dropped the last reference when the state
+// before had a count of 1. Called on a task that is not Running, or whose
+// count is zero, it panics with ErrBadTransition.
+func (h *Header) TransitionToCompleteAndUnref() State {
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() != Running || cur.RefCount() == 0 {
+			panic(fmt.Errorf("%w: to complete and unref from %v", ErrBadTransition, cur))
+		}
+		if h.cas(cur, cur.withLifecycle(Complete)&^notifiedBit-refOne) {
 			return cur
 		}
 	}

@@ -258,6 +258,33 @@ func TestTransitionToComplete(t *testing.T) {
 	})
 }
 
+func TestTransitionToCompleteAndUnref(t *testing.T) {
+	// As TestTransitionToComplete, with the reference count owned too: it
+	// must drop exactly one reference in the same step, and refuse (panic,
+	// nothing changed) a task with none.
+	var rows []row
+	for _, l := range []header.Lifecycle{header.Idle, header.Scheduled, header.Complete} {
+		for _, n := range bools {
+			for _, ref := range []int{0, 1, 2} {
+				rows = append(rows, row{from: st{l: l, n: n, ref: ref}, panics: true})
+			}
+		}
+	}
+	for _, n := range bools {
+		rows = append(rows, row{from: st{l: header.Running, n: n, ref: 0}, panics: true})
+		for _, ref := range []int{1, 2, header.MaxRefCount} {
+			rows = append(rows, row{
+				from: st{l: header.Running, n: n, ref: ref},
+				to:   st{l: header.Complete, ref: ref - 1}, want: true,
+			})
+		}
+	}
+	checkRows(t, ownLifecycle|ownNotified|ownRef, rows, func(h *header.Header) any {
+		before := h.Load()
+		return h.TransitionToCompleteAndUnref() == before
+	})
+}
+
 func TestCancel(t *testing.T) {
 	var rows []row
 	for _, l := range lifecycles {
@@ -427,7 +454,7 @@ func TestInitSetsIdleWithReferences(t *testing.T) {
 	h.Init(task, nopScheduler{}, true)
 	assert.Equal(t, st{l: header.Idle, j: true, ref: 2}.S(), h.Load(), "scheduler's and JoinHandle's references")
 	assert.Same(t, task, h.Task())
-	assert.Same(t, &h, h.Waker().Target(), "the Waker built by Init wakes h")
+	assert.Same(t, &h, h.Waker().Target(), "the Waker wakes h")
 
 	var h2 header.Header
 	h2.Init(nopTask{}, nopScheduler{}, false)

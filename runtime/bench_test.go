@@ -43,6 +43,14 @@ func forBackends(b *testing.B, name string, f func(*testing.B, runtime.Config)) 
 	b.Run(name+"/none", func(b *testing.B) { f(b, runtime.Config{Backend: runtime.BackendNone}) })
 }
 
+// forSpawns runs f for both ways of spawning a future that is a value:
+// blitz holds it in the task (SpawnValue, SpawnValueOn; value is true),
+// blitz-iface in an interface (Spawn, SpawnOn), each with both backends.
+func forSpawns(b *testing.B, f func(b *testing.B, cfg runtime.Config, value bool)) {
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { f(b, cfg, true) })
+	forBackends(b, "blitz-iface", func(b *testing.B, cfg runtime.Config) { f(b, cfg, false) })
+}
+
 // spawnAll is the root task of BenchmarkSpawnMany: its one poll spawns n
 // trivial tasks.
 type spawnAll struct {
@@ -82,13 +90,17 @@ func BenchmarkSpawnMany(b *testing.B) {
 // BenchmarkSpawnRemote spawns b.N trivial tasks from a goroutine outside the
 // runtime (through the global queue) and waits for all of them.
 func BenchmarkSpawnRemote(b *testing.B) {
-	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) {
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) {
 		rt := newBenchRuntime(b, cfg)
 		b.ReportAllocs()
 		l := newLatch(b.N)
 		h := rt.Handle()
 		for range b.N {
-			runtime.SpawnOn[struct{}](h, doneFuture{l})
+			if value {
+				runtime.SpawnValueOn[struct{}](h, doneFuture{l})
+			} else {
+				runtime.SpawnOn[struct{}](h, doneFuture{l})
+			}
 		}
 		<-l.done
 	})
@@ -182,6 +194,7 @@ func BenchmarkYieldAlone(b *testing.B) {
 // for the pong through another.
 type pinger struct {
 	sent       bool
+	value      bool // spawn the ponger by value
 	ping, pong *oneshot
 	l          *latch
 }
@@ -190,7 +203,11 @@ func (p *pinger) Poll(cx *future.Context) (struct{}, bool) {
 	if !p.sent {
 		p.sent = true
 		p.ping, p.pong = new(oneshot), new(oneshot)
-		runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
+		if p.value {
+			runtime.SpawnValue[struct{}](cx, ponger{ping: p.ping, pong: p.pong})
+		} else {
+			runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
+		}
 		p.ping.send(cx)
 	}
 	if _, ok := p.pong.Poll(cx); !ok {
@@ -216,7 +233,7 @@ func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
 // ping_pong). ns/ping is the cost of one exchange, spawn included.
 func BenchmarkPingPong(b *testing.B) {
 	const pairs = 1000
-	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { benchPingPong(b, cfg, pairs) })
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) { benchPingPong(b, cfg, pairs, value) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -239,15 +256,20 @@ func BenchmarkPingPong(b *testing.B) {
 	})
 }
 
-// benchPingPong is BenchmarkPingPong's blitz side with cfg.
-func benchPingPong(b *testing.B, cfg runtime.Config, pairs int) {
+// benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning by
+// value or through an interface.
+func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, value bool) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(pairs)
 		for range pairs {
-			runtime.SpawnOn[struct{}](h, &pinger{l: l})
+			if value {
+				runtime.SpawnValueOn[struct{}](h, pinger{l: l, value: true})
+			} else {
+				runtime.SpawnOn[struct{}](h, &pinger{l: l})
+			}
 		}
 		<-l.done
 	}
@@ -257,13 +279,17 @@ func benchPingPong(b *testing.B, cfg runtime.Config, pairs int) {
 // chain spawns the next link until depth reaches zero.
 type chain struct {
 	depth int
+	value bool // spawn the next link by value
 	l     *latch
 }
 
 func (c chain) Poll(cx *future.Context) (struct{}, bool) {
-	if c.depth == 0 {
+	switch {
+	case c.depth == 0:
 		c.l.countDown()
-	} else {
+	case c.value:
+		runtime.SpawnValue[struct{}](cx, chain{depth: c.depth - 1, value: true, l: c.l})
+	default:
 		runtime.Spawn[struct{}](cx, &chain{depth: c.depth - 1, l: c.l})
 	}
 	return struct{}{}, true
@@ -273,7 +299,7 @@ func (c chain) Poll(cx *future.Context) (struct{}, bool) {
 // next (Tokio's chained_spawn); ns/spawn is the cost of one link.
 func BenchmarkChainedSpawn(b *testing.B) {
 	const depth = 1000
-	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { benchChained(b, cfg, depth) })
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) { benchChained(b, cfg, depth, value) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		var link func(int, *latch)
@@ -293,14 +319,19 @@ func BenchmarkChainedSpawn(b *testing.B) {
 	})
 }
 
-// benchChained is BenchmarkChainedSpawn's blitz side with cfg.
-func benchChained(b *testing.B, cfg runtime.Config, depth int) {
+// benchChained is BenchmarkChainedSpawn's blitz side with cfg, spawning
+// by value or through an interface.
+func benchChained(b *testing.B, cfg runtime.Config, depth int, value bool) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(1)
-		runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
+		if value {
+			runtime.SpawnValueOn[struct{}](h, chain{depth: depth, value: true, l: l})
+		} else {
+			runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
+		}
 		<-l.done
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
@@ -314,8 +345,8 @@ func BenchmarkLIFO(b *testing.B) {
 		name string
 		lifo int
 	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}} {
-		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000) })
-		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000) })
+		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000, false) })
+		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000, false) })
 	}
 }
 
@@ -352,7 +383,7 @@ func BenchmarkIdleTaskMemory(b *testing.B) {
 	if testing.Short() {
 		n = 10_000
 	}
-	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) {
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) {
 		rt := newBenchRuntime(b, cfg)
 		h := rt.Handle()
 		handles := make([]runtime.JoinHandle[struct{}], n)
@@ -361,7 +392,11 @@ func BenchmarkIdleTaskMemory(b *testing.B) {
 			var polled atomic.Int64
 			before := liveBytes()
 			for i := range handles {
-				handles[i] = runtime.SpawnOn[struct{}](h, &idleFuture{polled: &polled})
+				if value {
+					handles[i] = runtime.SpawnValueOn[struct{}](h, idleFuture{polled: &polled})
+				} else {
+					handles[i] = runtime.SpawnOn[struct{}](h, &idleFuture{polled: &polled})
+				}
 			}
 			for polled.Load() < int64(n) {
 				time.Sleep(time.Millisecond)

@@ -23,11 +23,11 @@ import (
 // ErrCancelled or ErrShutdown and ErrPanicked, and errors.As finds the
 // *PanicError.
 type JoinHandle[T any] struct {
-	t *task[T]
+	t *core[T]
 }
 
 // task returns the task, panicking for the zero handle.
-func (j JoinHandle[T]) task() *task[T] {
+func (j JoinHandle[T]) task() *core[T] {
 	if j.t == nil {
 		panic(ErrZeroHandle)
 	}

@@ -9,15 +9,46 @@ import (
 // which the shutdown needs to reach tasks that sit in no queue: a task idle
 // on a waker that will never fire must still have its JoinHandle resolved.
 // It is Tokio's OwnedTasks: shards of intrusive doubly linked lists, each
-// under its own mutex, a task's shard chosen by its address so that spawns
-// on different workers rarely share a lock.
+// under its own mutex. A task spawned by a worker goes to that worker's own
+// shard (index = worker id), whose lock the worker then takes without
+// contention and finds in its cache when the task finishes on the same
+// worker, as a chain of spawns does; a task spawned from outside goes to a
+// shard chosen by its address.
 type ownedTasks struct {
 	shards []ownedShard
-	// mask is len(shards)-1; len(shards) is a power of two.
-	mask uintptr
-	// live counts linked tasks, for Stats and Config.MaxLiveTasks. Raised
-	// by insert (or by TrySpawn's reservation) and lowered by remove.
-	live atomic.Int64
+	// mask is len(shards)-1; len(shards) is a power of two, at least the
+	// number of workers.
+	mask uint32
+	// live is the count of linked tasks, for Stats and
+	// Config.MaxLiveTasks.
+	live liveCounter
+}
+
+// liveCounter counts the linked tasks. A task of a scheduler with
+// Config.MaxLiveTasks is counted in bounded, which gives TrySpawn its exact
+// bound; any other task in its shard's n, under the shard's lock, so that
+// spawns and completions on different workers share no cache line.
+type liveCounter struct {
+	// bounded is raised by reserve (TrySpawn) or by insert (Spawn) and
+	// lowered by unlink, for the tasks counted there (taskBase.bounded).
+	bounded atomic.Int64
+	// shards are the owned shards (the slice of ownedTasks), whose counts
+	// Load adds. Set by init.
+	shards []ownedShard
+}
+
+// Load returns the number of linked tasks: exact when every task is
+// counted in bounded; otherwise the sum of the shards' counts, each read
+// under its lock, one after the other.
+func (c *liveCounter) Load() int64 {
+	n := c.bounded.Load()
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		n += sh.n
+		sh.mu.Unlock()
+	}
+	return n
 }
 
 // ownedShard is one list.
@@ -26,6 +57,9 @@ type ownedShard struct {
 	mu sync.Mutex
 	// head is the first task, guarded by mu.
 	head *taskBase
+	// n counts the tasks linked here that liveCounter.bounded does not.
+	// Guarded by mu.
+	n int64
 	// closed is set by the shutdown sweep, guarded by mu; no task is linked
 	// afterwards.
 	closed bool
@@ -38,19 +72,45 @@ func (o *ownedTasks) init(workers int) {
 		n *= 2
 	}
 	o.shards = make([]ownedShard, n)
-	o.mask = uintptr(n - 1)
+	o.mask = uint32(n - 1)
+	o.live.shards = o.shards
 }
 
-// insert links t and reports true, or reports false if the list is closed
-// (shutdown began). reserved says the live count was already raised (by
-// TrySpawn); insert lowers it again on failure.
-func (o *ownedTasks) insert(t *taskBase, reserved bool) bool {
-	sh := &o.shards[t.shardIndex(o.mask)]
+// reserve raises the live count for a TrySpawn, unless it is at max
+// (then it reports false). Without a bound (max 0) it does nothing and
+// reports true.
+func (o *ownedTasks) reserve(max int64) bool {
+	if max <= 0 {
+		return true
+	}
+	// Reserve before spawning: the count never exceeds max, however
+	// many goroutines spawn at once (see the package doc, "Backpressure").
+	// A CAS loop rather than add-then-undo, so that a refusal never shows
+	// in Stats().Live nor refuses another TrySpawn while a slot is free.
+	for {
+		n := o.live.bounded.Load()
+		if n >= max {
+			return false
+		}
+		if o.live.bounded.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// insert links t into shard i and reports true, or reports false if the
+// list is closed (shutdown began). bounded says the scheduler has a
+// Config.MaxLiveTasks, so that t is counted in live.bounded; reserved says
+// reserve already counted it there (TrySpawn), and insert uncounts it again
+// on failure.
+func (o *ownedTasks) insert(t *taskBase, i uint32, bounded, reserved bool) bool {
+	sh := &o.shards[i&o.mask]
+	t.shard, t.bounded = i&o.mask, bounded
 	sh.mu.Lock()
 	if sh.closed {
 		sh.mu.Unlock()
 		if reserved {
-			o.live.Add(-1)
+			o.live.bounded.Add(-1)
 		}
 		return false
 	}
@@ -60,28 +120,31 @@ func (o *ownedTasks) insert(t *taskBase, reserved bool) bool {
 	}
 	sh.head = t
 	t.linked = true
+	if !bounded {
+		sh.n++
+	}
 	sh.mu.Unlock()
-	if !reserved {
-		o.live.Add(1)
+	if bounded && !reserved {
+		o.live.bounded.Add(1)
 	}
 	return true
 }
 
 // remove unlinks t if it is linked.
 func (o *ownedTasks) remove(t *taskBase) {
-	sh := &o.shards[t.shardIndex(o.mask)]
+	sh := &o.shards[t.shard]
 	sh.mu.Lock()
 	if !t.linked {
 		sh.mu.Unlock()
 		return
 	}
-	sh.unlink(t)
+	o.unlink(sh, t)
 	sh.mu.Unlock()
-	o.live.Add(-1)
 }
 
-// unlink takes t out of the shard's list. Called with sh.mu held.
-func (sh *ownedShard) unlink(t *taskBase) {
+// unlink takes t out of shard sh's list and uncounts it. Called with sh.mu
+// held.
+func (o *ownedTasks) unlink(sh *ownedShard, t *taskBase) {
 	if t.prev != nil {
 		t.prev.next = t.next
 	} else {
@@ -91,6 +154,11 @@ func (sh *ownedShard) unlink(t *taskBase) {
 		t.next.prev = t.prev
 	}
 	t.prev, t.next, t.linked = nil, nil, false
+	if t.bounded {
+		o.live.bounded.Add(-1)
+	} else {
+		sh.n--
+	}
 }
 
 // closeAndPop closes every shard to inserts and then hands each task still
@@ -112,9 +180,8 @@ func (o *ownedTasks) closeAndPop(f func(*taskBase)) {
 				sh.mu.Unlock()
 				break
 			}
-			sh.unlink(t)
+			o.unlink(sh, t)
 			sh.mu.Unlock()
-			o.live.Add(-1)
 			f(t)
 		}
 	}

@@ -23,13 +23,38 @@ func Spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 	return spawn(s, cx, f)
 }
 
+// SpawnValue is Spawn for a future held by value: f is copied into the
+// task's own allocation and polled through its address, so that spawning
+// allocates once, for the task and the future together, where Spawn stores
+// the future in an interface (which allocates for a future that is not a
+// pointer, and the caller usually allocated it already). The future's
+// methods are those of *F: its Poll and, if it has one, its Cancel take a
+// pointer receiver or a value one. The value type T is given, F and PF are
+// inferred from f:
+//
+//	h := scheduler.SpawnValue[int](s, cx, countdown{left: 10})
+//
+// (Go does not infer T from the methods of *F.) As with Spawn, after
+// shutdown began f is not started: its Cancel, if any, is called and the
+// handle is already resolved with ErrShutdown. A future that must be
+// reached from outside the task (a pointer kept or handed to someone else)
+// is a pointer, for Spawn: SpawnValue holds a copy of f.
+func SpawnValue[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler, cx *future.Context, f F) JoinHandle[T] {
+	t := &valueTask[T, F, PF]{fut: f}
+	t.Init(t, s, true)
+	return spawnCore(s, cx, &t.core)
+}
+
 // resolvedHandle returns the handle of a task that never runs, already
 // finished with err.
 func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {
 	t := newTask[T](s, nil)
 	t.TransitionToShutdown() // claims the unscheduled task for the abort
 	t.Abort(err)
-	return JoinHandle[T]{t: t}
+	return JoinHandle[T]{t: &t.core}
 }
 
 // TrySpawn is Spawn with backpressure, and an exact bound: when
@@ -44,30 +69,17 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	if s.closing.Load() {
 		return JoinHandle[T]{}, ErrShutdown
 	}
-	reserved := false
-	if max := int64(s.cfg.MaxLiveTasks); max > 0 {
-		// Reserve before spawning: the count never exceeds max, however
-		// many goroutines spawn at once (see the package doc,
-		// "Backpressure"). A CAS
-		// loop rather than add-then-undo, so that a refusal never shows in
-		// Stats().Live nor refuses another TrySpawn while a slot is free.
-		for {
-			n := s.owned.live.Load()
-			if n >= max {
-				return JoinHandle[T]{}, ErrBackpressure
-			}
-			if s.owned.live.CompareAndSwap(n, n+1) {
-				break
-			}
-		}
-		reserved = true
+	max := int64(s.cfg.MaxLiveTasks)
+	if !s.owned.reserve(max) {
+		return JoinHandle[T]{}, ErrBackpressure
 	}
 	t := newTask(s, f)
-	if !s.owned.insert(&t.taskBase, reserved) {
+	w := s.localWorker(cx)
+	if !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), max > 0, max > 0) {
 		return JoinHandle[T]{}, ErrShutdown
 	}
-	s.start(cx, &t.taskBase)
-	return JoinHandle[T]{t: t}, nil
+	s.start(w, &t.taskBase)
+	return JoinHandle[T]{t: &t.core}, nil
 }
 
 // newTask builds the task of f with its header set up (Idle, join interest).
@@ -79,23 +91,39 @@ func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 
 // spawn is Spawn after its argument checks.
 func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
-	t := newTask(s, f)
-	if s.closing.Load() || !s.owned.insert(&t.taskBase, false) {
-		// Shutdown began: resolve the handle without running f.
+	return spawnCore(s, cx, &newTask(s, f).core)
+}
+
+// spawnCore links and starts the new task t, whatever kind holds its
+// future, or resolves its handle with ErrShutdown without running it.
+func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
+	w := s.localWorker(cx)
+	if s.closing.Load() || !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), s.cfg.MaxLiveTasks > 0, false) {
+		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()
-		t.Abort(ErrShutdown)
+		t.Task().Abort(ErrShutdown)
 		return JoinHandle[T]{t: t}
 	}
-	s.start(cx, &t.taskBase)
+	s.start(w, &t.taskBase)
 	return JoinHandle[T]{t: t}
 }
 
-// start schedules a new, linked task: on the spawning worker's LIFO slot, or
-// on the global queue.
-func (s *Scheduler) start(cx *future.Context, t *taskBase) {
+// shardOf picks the owned shard of a task spawned by worker w: the worker's
+// own, which only its spawns use (nil w, a spawn from outside: a shard by
+// the task's address).
+func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
+	if w != nil {
+		return uint32(w.id)
+	}
+	return t.hashShard(s.owned.mask)
+}
+
+// start schedules a new, linked task: on the spawning worker w's LIFO
+// slot, or, for a nil w, on the global queue.
+func (s *Scheduler) start(w *worker, t *taskBase) {
 	h := &t.Header
 	h.TransitionToScheduled() // Idle to Scheduled: always ScheduleEnqueue here
-	if w := s.localWorker(cx); w != nil {
+	if w != nil {
 		w.ctr.spawned++
 		w.scheduleLocal(h)
 		return

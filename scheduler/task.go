@@ -10,57 +10,92 @@ import (
 	"github.com/blitz-go/blitz/waker"
 )
 
-// taskBase is the untyped part of every task: the header the queues hold and
-// the links of the owned-task list (see owned.go).
+// taskBase is the untyped part of every task: the header the queues hold,
+// the links of the owned-task list (see owned.go), and the lock and flags of
+// the handoff to the JoinHandle. The small fields share one word.
 type taskBase struct {
 	header.Header
 	// prev and next link the task into its owned shard. Guarded by the
 	// shard's mutex; nil when unlinked.
 	prev, next *taskBase
+	// mu guards done and the outcome fields of core (res, join, more): the
+	// handoff between the party that completes the task and the
+	// JoinHandle.
+	mu sync.Mutex
+	// shard is the index of the owned shard the task is linked into. Set by
+	// insert before the task is shared; read-only afterwards.
+	shard uint32
 	// linked is true while the task is in its owned shard, guarded by the
 	// shard's mutex. Whoever unlinks the task (its completion, or the
 	// shutdown sweep) is the one that finishes it.
 	linked bool
+	// bounded says the task is counted in the owned list's
+	// live.bounded (see liveCounter). Set by insert before the task is
+	// shared; read-only afterwards.
+	bounded bool
+	// done is set once, when the outcome was stored or dropped. Guarded by
+	// mu.
+	done bool
+	// dropped is set when a valueTask's future completed or was cancelled
+	// and has been zeroed. Owned, like the future, by the worker that moved
+	// the header to Running.
+	dropped bool
 }
 
 // sched returns the scheduler that owns the task.
 func (b *taskBase) sched() *Scheduler { return b.Scheduler().(*Scheduler) }
 
-// shardIndex hashes the task's address to an owned shard. The address is only
-// hashed, never turned back into a pointer.
-func (b *taskBase) shardIndex(mask uintptr) uintptr {
+// hashShard hashes the task's address to an owned shard, for a spawn from
+// outside the workers. The address is only hashed, never turned back into a
+// pointer.
+func (b *taskBase) hashShard(mask uint32) uint32 {
 	a := uintptr(unsafe.Pointer(b))
-	return (a>>7 ^ a>>13) & mask
+	return uint32(a>>7^a>>13) & mask
 }
 
-// task is the concrete task behind a header: the future and, once it is
-// done, the result for the JoinHandle.
-type task[T any] struct {
+// core is the typed part that every kind of task shares: the outcome that
+// the JoinHandle collects. A JoinHandle[T] points to it, whatever holds the
+// future (task or valueTask, which embed it).
+type core[T any] struct {
 	taskBase
-	// fut is the user's future. Owned by the worker that moved the header to
-	// Running (only it polls or cancels it); set to nil when the task
-	// completes or is aborted, so the GC can reclaim it.
-	fut future.Future[T]
-	// mu guards done, res and join: the handoff between the worker that
-	// completes the task and the JoinHandle.
-	mu sync.Mutex
-	// done is set once, when res holds the outcome. Guarded by mu.
-	done bool
-	// res is the outcome: the value, or the error of a panic, a cancellation
-	// or the shutdown. Guarded by mu; zeroed when nobody can collect it.
+	// res is the outcome: the value, or the error of a panic, a
+	// cancellation or the shutdown. Guarded by mu; zeroed when nobody can
+	// collect it.
 	res future.Result[T]
 	// join is the Waker the JoinHandle registered, woken once at completion;
 	// more holds the Wakers of any further awaiters (copies of the handle
 	// polled or waited on by several tasks or goroutines), nil in the common
-	// case of one, so that a task stays one 160-byte allocation. Guarded by
-	// mu.
+	// case of one. Guarded by mu.
 	join waker.Waker
 	more *[]waker.Waker
 }
 
+// task is the task of a future held in an interface (Spawn, TrySpawn).
+type task[T any] struct {
+	core[T]
+	// fut is the user's future. Owned by the worker that moved the header to
+	// Running (only it polls or cancels it); set to nil when the task
+	// completes or is aborted, so the GC can reclaim it.
+	fut future.Future[T]
+}
+
+// valueTask is the task of a future held by value (SpawnValue): the future
+// lives in the task's own allocation, and is polled through its address.
+type valueTask[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}] struct {
+	core[T]
+	// fut is the user's future. Owned by the worker that moved the header to
+	// Running (only it polls or cancels it); zeroed, and dropped set, when
+	// the task completes or is aborted, so the GC can reclaim what it
+	// referred to.
+	fut F
+}
+
 // addJoin registers wk to be woken at completion, unless a registered Waker
 // already wakes the same target. Called with mu held.
-func (t *task[T]) addJoin(wk waker.Waker) {
+func (t *core[T]) addJoin(wk waker.Waker) {
 	if t.join.IsZero() || t.join.WillWake(wk) {
 		t.join = wk
 		return
@@ -78,7 +113,7 @@ func (t *task[T]) addJoin(wk waker.Waker) {
 }
 
 // removeJoin forgets wk (a Wait whose context ended). Called with mu held.
-func (t *task[T]) removeJoin(wk waker.Waker) {
+func (t *core[T]) removeJoin(wk waker.Waker) {
 	if t.join.WillWake(wk) {
 		t.join = waker.Waker{}
 	}
@@ -101,13 +136,7 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 	v, ok, perr := t.pollFuture(cx)
 	switch {
 	case perr != nil:
-		// The future is in an unknown state: cancel it so it releases what
-		// it registered, and report the panic. A second panic, in that
-		// Cancel, has no handle to go to: it is reported on its own.
-		if cpe := t.cancelFuture(); cpe != nil {
-			t.sched().ReportPanic("the Cancel of a task's future, after its poll panicked", cpe)
-		}
-		t.finish(cx, future.Fail[T](perr))
+		t.failPoll(cx, perr, t.cancelFuture())
 		return true
 	case ok:
 		t.fut = nil
@@ -151,9 +180,77 @@ func (t *task[T]) cancelFuture() (perr *PanicError) {
 // errors.Is matches err and ErrPanicked and errors.As finds the panic.
 // Called only by the party that moved the header to Running for the
 // purpose (a worker whose transition said abort, or the shutdown).
-func (t *task[T]) Abort(err error) {
-	if pe := t.cancelFuture(); pe != nil {
-		err = fmt.Errorf("%w; then its future's Cancel panicked: %w", err, pe)
+func (t *task[T]) Abort(err error) { t.abort(err, t.cancelFuture()) }
+
+// Poll polls the future once, through its address; see task.Poll.
+func (t *valueTask[T, F, PF]) Poll(cx *future.Context) bool {
+	v, ok, perr := t.pollFuture(cx)
+	switch {
+	case perr != nil:
+		t.failPoll(cx, perr, t.cancelFuture())
+		return true
+	case ok:
+		t.dropFuture()
+		t.finish(cx, future.Ok(v))
+		return true
+	}
+	return false
+}
+
+// pollFuture polls t.fut and converts a panic into a *PanicError.
+func (t *valueTask[T, F, PF]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			perr = recoverPanic(r)
+		}
+	}()
+	v, ok = PF(&t.fut).Poll(cx)
+	return v, ok, nil
+}
+
+// dropFuture zeroes the future, once it will not be polled or cancelled
+// again.
+func (t *valueTask[T, F, PF]) dropFuture() {
+	var zero F
+	t.fut = zero
+	t.dropped = true
+}
+
+// cancelFuture cancels the future, unless it completed or was cancelled
+// before, and drops it; see task.cancelFuture.
+func (t *valueTask[T, F, PF]) cancelFuture() (perr *PanicError) {
+	if t.dropped {
+		return nil
+	}
+	defer func() {
+		t.dropFuture()
+		if r := recover(); r != nil {
+			perr = recoverPanic(r)
+		}
+	}()
+	future.Cancel(PF(&t.fut))
+	return nil
+}
+
+// Abort cancels the future and finishes the task with err; see task.Abort.
+func (t *valueTask[T, F, PF]) Abort(err error) { t.abort(err, t.cancelFuture()) }
+
+// failPoll finishes the task whose poll panicked with perr. The future was
+// in an unknown state, so the caller cancelled it to release what it
+// registered; a second panic, cpe of that Cancel, has no handle to go to:
+// it is reported on its own.
+func (t *core[T]) failPoll(cx *future.Context, perr, cpe *PanicError) {
+	if cpe != nil {
+		t.sched().ReportPanic("the Cancel of a task's future, after its poll panicked", cpe)
+	}
+	t.finish(cx, future.Fail[T](perr))
+}
+
+// abort finishes an aborted task with err, whose future's Cancel panicked
+// with cpe if cpe is not nil.
+func (t *core[T]) abort(err error, cpe *PanicError) {
+	if cpe != nil {
+		err = fmt.Errorf("%w; then its future's Cancel panicked: %w", err, cpe)
 	}
 	t.finish(nil, future.Fail[T](err))
 }
@@ -162,32 +259,46 @@ func (t *task[T]) Abort(err error) {
 // hands res to the JoinHandle (waking it through cx when there is one, so a
 // joining task on this worker runs next). If the handle was detached, res is
 // dropped and a panic is reported (Config.OnPanic, or the log).
-func (t *task[T]) finish(cx *future.Context, res future.Result[T]) {
+//
+// The scheduler's reference is dropped by the completing transition itself.
+// A handle detached before that transition can no longer look at the task,
+// so no lock is needed; otherwise the outcome is stored under mu, and the
+// detached bit read again under it: the handle's Detach, which releases the
+// outcome under mu too, then sees either no outcome (finish, second, drops
+// it) or the stored one (Detach, second, drops it).
+func (t *core[T]) finish(cx *future.Context, res future.Result[T]) {
 	s := t.sched()
-	prev := t.TransitionToComplete()
+	prev := t.TransitionToCompleteAndUnref()
 	s.owned.remove(&t.taskBase)
 	s.countFinish(cx, res.Err)
-	t.mu.Lock()
 	if prev.Detached() {
-		t.mu.Unlock()
-		t.Unref()
-		if pe := panicOf(res.Err); pe != nil {
-			s.deliverPanic("a detached task", pe)
-		}
+		t.dropOutcome(s, res.Err)
 		return
 	}
-	t.res, t.done = res, true
+	t.mu.Lock()
+	t.done = true
+	if t.Load().Detached() {
+		t.mu.Unlock()
+		t.dropOutcome(s, res.Err)
+		return
+	}
+	t.res = res
 	w, more := t.join, t.more
 	t.join, t.more = waker.Waker{}, nil
 	t.mu.Unlock()
-	// The handle still holds its reference, so this is not the last one:
-	// the result stays for it (see JoinHandle.Detach).
-	t.Unref()
 	wakeFrom(cx, w)
 	if more != nil {
 		for _, w := range *more {
 			wakeFrom(cx, w)
 		}
+	}
+}
+
+// dropOutcome is the end of a finish that nobody will collect: a panic is
+// reported, any other outcome forgotten.
+func (t *core[T]) dropOutcome(s *Scheduler, err error) {
+	if pe := panicOf(err); pe != nil {
+		s.deliverPanic("a detached task", pe)
 	}
 }
 
