@@ -57,7 +57,18 @@ type Header struct {
 // scheduler's) plus 1 if join is true (the JoinHandle's), join interest as
 // join says. The caller then schedules it (TransitionToScheduled, then a
 // push). Init must be called before h is shared, and only once.
-func (h *Header) Init(task Task, sched Scheduler, join bool) {
+func (h *Header) Init(task Task, sched Scheduler, join bool) { h.init(Idle, task, sched, join) }
+
+// InitScheduled is Init for a task that its spawner pushes to a run queue
+// right away: the lifecycle starts at Scheduled, which saves the
+// TransitionToScheduled (a compare-and-swap) of every spawn. The caller
+// must then push h, or claim it with TransitionToShutdown if it cannot.
+func (h *Header) InitScheduled(task Task, sched Scheduler, join bool) {
+	h.init(Scheduled, task, sched, join)
+}
+
+// init is Init with the first lifecycle l.
+func (h *Header) init(l Lifecycle, task Task, sched Scheduler, join bool) {
 	if task == nil || sched == nil {
 		panic(ErrNilTask)
 	}
@@ -65,7 +76,7 @@ func (h *Header) Init(task Task, sched Scheduler, join bool) {
 	if join {
 		ref = 2
 	}
-	h.state.Store(uint64(MakeState(Idle, false, false, join, false, 0, ref)))
+	h.state.Store(uint64(MakeState(l, false, false, join, false, 0, ref)))
 	h.task, h.sched = task, sched
 }
 

@@ -464,6 +464,24 @@ func TestInitSetsIdleWithReferences(t *testing.T) {
 	assert.Same(t, &h, *h2.QueueNext())
 }
 
+func TestInitScheduled(t *testing.T) {
+	var s countScheduler
+	var h header.Header
+	task := &struct{ nopTask }{}
+	h.InitScheduled(task, &s, true)
+	assert.Equal(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "scheduled, with both references")
+	assert.Same(t, task, h.Task())
+	h.Wake()
+	assert.Zero(t, s.n, "a wake of a scheduled task is not pushed again")
+	assert.True(t, h.Load().Notified())
+	assert.Equal(t, header.RunPoll, h.TransitionToRunning())
+
+	var h2 header.Header
+	h2.InitScheduled(nopTask{}, nopScheduler{}, false)
+	assert.Equal(t, st{l: header.Scheduled, ref: 1}.S(), h2.Load())
+	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h2.InitScheduled(nil, nopScheduler{}, false) })
+}
+
 func TestInitPanicsOnNil(t *testing.T) {
 	var h header.Header
 	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(nil, nopScheduler{}, false) })

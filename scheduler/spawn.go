@@ -44,7 +44,7 @@ func SpawnValue[T any, F any, PF interface {
 	future.Future[T]
 }](s *Scheduler, cx *future.Context, f F) JoinHandle[T] {
 	t := &valueTask[T, F, PF]{fut: f}
-	t.Init(t, s, true)
+	t.InitScheduled(t, s, true)
 	return spawnCore(s, cx, &t.core)
 }
 
@@ -73,7 +73,8 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	if !s.owned.reserve(max) {
 		return JoinHandle[T]{}, ErrBackpressure
 	}
-	t := newTask(s, f)
+	t := &task[T]{fut: f}
+	t.InitScheduled(t, s, true)
 	w := s.localWorker(cx)
 	if !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), max > 0, max > 0) {
 		return JoinHandle[T]{}, ErrShutdown
@@ -91,11 +92,14 @@ func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 
 // spawn is Spawn after its argument checks.
 func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
-	return spawnCore(s, cx, &newTask(s, f).core)
+	t := &task[T]{fut: f}
+	t.InitScheduled(t, s, true)
+	return spawnCore(s, cx, &t.core)
 }
 
 // spawnCore links and starts the new task t, whatever kind holds its
-// future, or resolves its handle with ErrShutdown without running it.
+// future, or resolves its handle with ErrShutdown without running it. t's
+// header was set up by InitScheduled.
 func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
 	w := s.localWorker(cx)
 	if s.closing.Load() || !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), s.cfg.MaxLiveTasks > 0, false) {
@@ -118,11 +122,10 @@ func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
 	return t.hashShard(s.owned.mask)
 }
 
-// start schedules a new, linked task: on the spawning worker w's LIFO
-// slot, or, for a nil w, on the global queue.
+// start queues a new, linked task, Scheduled since its InitScheduled: on
+// the spawning worker w's LIFO slot, or, for a nil w, on the global queue.
 func (s *Scheduler) start(w *worker, t *taskBase) {
 	h := &t.Header
-	h.TransitionToScheduled() // Idle to Scheduled: always ScheduleEnqueue here
 	if w != nil {
 		w.ctr.spawned++
 		w.scheduleLocal(h)
