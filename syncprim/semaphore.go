@@ -35,8 +35,8 @@ const MaxPermits = min(1<<60, math.MaxInt)
 //
 //	state = (available - bias) << flagBits | closedBit | waitersBit
 //
-// bias is the wrapper type's (0 for Semaphore, 1 for Mutex, MaxReaders for
-// RwLock), so that the zero state word is a ready Mutex or RwLock.
+// bias is the wrapper type's (0 for Semaphore, MaxReaders for RwLock), so
+// that the zero state word is a ready RwLock.
 const (
 	waitersBit int64 = 1 << 0 // the waiter list is not empty; free is 0
 	closedBit  int64 = 1 << 1 // Close was called
@@ -50,10 +50,10 @@ type grant struct {
 	need, got int64
 }
 
-// semCore is the counting semaphore that Semaphore, Mutex and RwLock share.
+// semCore is the counting semaphore that Semaphore and RwLock share.
 // Its zero value holds bias permits. Every method takes the wrapper's bias
 // (available = stored + bias) and max (the largest stored value a release
-// may reach; 0 for Mutex and RwLock, so that an extra release is caught).
+// may reach; 0 for RwLock, so that an extra release is caught).
 type semCore struct {
 	// state is the word described above. Fast paths (tryAcquire, release
 	// with no waiters) CAS it without the lock. While waitersBit is set it
@@ -154,7 +154,7 @@ func (c *semCore) handOffLocked(n, max int64, wl *waker.WakeList) error {
 	s := c.state.Load()
 	// Free is 0 (stored -bias), so the limit on available permits is
 	// max+bias = max-stored; the head's accumulated permits count toward it.
-	// More than that is a Mutex or RwLock unlocked too often: nothing changes.
+	// More than that is an RwLock unlocked too often: nothing changes.
 	if h := c.waiters.Front(); h != nil && h.Value.got > max-s>>flagBits-n {
 		return overflowErr(max)
 	}
@@ -339,15 +339,12 @@ func (c *semCore) waitBlocking(ctx context.Context, w *waker.Waiter[grant], sig 
 // The wrapper types of a semCore, for an acquireOp.
 const (
 	kindSemaphore uint8 = iota // bias 0, max MaxPermits
-	kindMutex                  // bias 1, max 0
 	kindRwLock                 // bias MaxReaders, max 0
 )
 
 // kindBias returns the bias of a kind.
 func kindBias(k uint8) int64 {
 	switch k {
-	case kindMutex:
-		return mutexBias
 	case kindRwLock:
 		return MaxReaders
 	}
