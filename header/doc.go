@@ -170,8 +170,12 @@
 //     of storing it, and the Detach of a task already complete clears the
 //     stored one.
 //
-// Tasks are never recycled: every spawn allocates a new one, so a Waker that
-// outlives its task wakes a complete task, which the state word ignores.
+// A Waker that outlives its task wakes a complete task, which the state
+// word ignores. A scheduler may recycle a task object whose references were
+// all dropped ([Header.ReinitScheduled]); a Waker of the former task then
+// wakes the new one, a spurious wake, which futures tolerate. The blitz
+// scheduler recycles only tasks spawned without a JoinHandle, so that no
+// handle of a former task can reach a new one.
 // [Header.Ref] stops at [MaxRefCount] with [ErrRefOverflow]; an Unref at
 // zero means some owner dropped twice and panics with [ErrBadTransition].
 //

@@ -67,6 +67,32 @@ func (h *Header) InitScheduled(task Task, sched Scheduler, join bool) {
 	h.init(Scheduled, task, sched, join)
 }
 
+// ReinitScheduled makes h, the header of a task that is Complete and whose
+// references were all dropped, the header of a new task of the same kind
+// on the same scheduler: Scheduled, with references and join interest as
+// InitScheduled sets them; the task and the scheduler set by Init are kept.
+// It is for a scheduler that recycles task objects, and the caller must own
+// h exclusively (nobody else holds a reference). A Waker of the former task
+// still kept somewhere wakes the new one: a spurious wake, which futures
+// tolerate, never a lost one. On any other state it panics with
+// ErrBadTransition and changes nothing.
+func (h *Header) ReinitScheduled(join bool) {
+	ref := 1
+	if join {
+		ref = 2
+	}
+	next := MakeState(Scheduled, false, false, join, false, 0, ref)
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() != Complete || cur.RefCount() != 0 {
+			panic(fmt.Errorf("%w: reinit from %v", ErrBadTransition, cur))
+		}
+		if h.cas(cur, next) {
+			return
+		}
+	}
+}
+
 // init is Init with the first lifecycle l.
 func (h *Header) init(l Lifecycle, task Task, sched Scheduler, join bool) {
 	if task == nil || sched == nil {

@@ -482,6 +482,36 @@ func TestInitScheduled(t *testing.T) {
 	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h2.InitScheduled(nil, nopScheduler{}, false) })
 }
 
+func TestReinitScheduled(t *testing.T) {
+	// Only a Complete header with no reference may be reused; any other
+	// state panics and is left as it was.
+	for _, l := range lifecycles {
+		for _, ref := range []int{0, 1, 2} {
+			for _, jd := range joins {
+				from := st{l: l, j: jd[0], d: jd[1], c: true, ref: ref}.S()
+				var h header.Header
+				task := &struct{ nopTask }{}
+				h.Init(task, nopScheduler{}, false)
+				h.SetStateForTest(from)
+				if l != header.Complete || ref != 0 {
+					v := recovered(func() { h.ReinitScheduled(true) })
+					err, ok := v.(error)
+					require.Truef(t, ok, "from %v: no error panic (got %v)", from, v)
+					require.ErrorIsf(t, err, header.ErrBadTransition, "from %v", from)
+					require.Equalf(t, from, h.Load(), "from %v: changed by a refused reinit", from)
+					continue
+				}
+				h.ReinitScheduled(false)
+				require.Equalf(t, st{l: header.Scheduled, ref: 1}.S(), h.Load(), "from %v", from)
+				require.Same(t, task, h.Task(), "the task is kept")
+				h.SetStateForTest(from)
+				h.ReinitScheduled(true)
+				require.Equalf(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "from %v", from)
+			}
+		}
+	}
+}
+
 func TestInitPanicsOnNil(t *testing.T) {
 	var h header.Header
 	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(nil, nopScheduler{}, false) })

@@ -51,6 +51,23 @@ func forSpawns(b *testing.B, f func(b *testing.B, cfg runtime.Config, value bool
 	forBackends(b, "blitz-iface", func(b *testing.B, cfg runtime.Config) { f(b, cfg, false) })
 }
 
+// How the benchmarks that spawn from tasks spawn: through an interface
+// (Spawn), by value (SpawnValue), or by value without a handle
+// (SpawnValueDetached, whose task objects the workers recycle).
+const (
+	spawnIface = iota
+	spawnValue
+	spawnDetached
+)
+
+// forSpawnModes is forSpawns with a third way, blitz-detached: by value
+// and without a JoinHandle, like the goroutine side, which has none.
+func forSpawnModes(b *testing.B, f func(b *testing.B, cfg runtime.Config, mode int)) {
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnValue) })
+	forBackends(b, "blitz-iface", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnIface) })
+	forBackends(b, "blitz-detached", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnDetached) })
+}
+
 // spawnAll is the root task of BenchmarkSpawnMany: its one poll spawns n
 // trivial tasks.
 type spawnAll struct {
@@ -194,7 +211,7 @@ func BenchmarkYieldAlone(b *testing.B) {
 // for the pong through another.
 type pinger struct {
 	sent       bool
-	value      bool // spawn the ponger by value
+	mode       int // how to spawn the ponger
 	ping, pong *oneshot
 	l          *latch
 }
@@ -203,9 +220,12 @@ func (p *pinger) Poll(cx *future.Context) (struct{}, bool) {
 	if !p.sent {
 		p.sent = true
 		p.ping, p.pong = new(oneshot), new(oneshot)
-		if p.value {
+		switch p.mode {
+		case spawnValue:
 			runtime.SpawnValue[struct{}](cx, ponger{ping: p.ping, pong: p.pong})
-		} else {
+		case spawnDetached:
+			runtime.SpawnValueDetached[struct{}](cx, ponger{ping: p.ping, pong: p.pong})
+		default:
 			runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
 		}
 		p.ping.send(cx)
@@ -233,7 +253,7 @@ func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
 // ping_pong). ns/ping is the cost of one exchange, spawn included.
 func BenchmarkPingPong(b *testing.B) {
 	const pairs = 1000
-	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) { benchPingPong(b, cfg, pairs, value) })
+	forSpawnModes(b, func(b *testing.B, cfg runtime.Config, mode int) { benchPingPong(b, cfg, pairs, mode) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -256,18 +276,21 @@ func BenchmarkPingPong(b *testing.B) {
 	})
 }
 
-// benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning by
-// value or through an interface.
-func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, value bool) {
+// benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning as
+// mode says.
+func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, mode int) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(pairs)
 		for range pairs {
-			if value {
-				runtime.SpawnValueOn[struct{}](h, pinger{l: l, value: true})
-			} else {
+			switch mode {
+			case spawnValue:
+				runtime.SpawnValueOn[struct{}](h, pinger{l: l, mode: mode})
+			case spawnDetached:
+				runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: mode})
+			default:
 				runtime.SpawnOn[struct{}](h, &pinger{l: l})
 			}
 		}
@@ -279,7 +302,7 @@ func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, value bool) {
 // chain spawns the next link until depth reaches zero.
 type chain struct {
 	depth int
-	value bool // spawn the next link by value
+	mode  int // how to spawn the next link
 	l     *latch
 }
 
@@ -287,8 +310,10 @@ func (c chain) Poll(cx *future.Context) (struct{}, bool) {
 	switch {
 	case c.depth == 0:
 		c.l.countDown()
-	case c.value:
-		runtime.SpawnValue[struct{}](cx, chain{depth: c.depth - 1, value: true, l: c.l})
+	case c.mode == spawnValue:
+		runtime.SpawnValue[struct{}](cx, chain{depth: c.depth - 1, mode: c.mode, l: c.l})
+	case c.mode == spawnDetached:
+		runtime.SpawnValueDetached[struct{}](cx, chain{depth: c.depth - 1, mode: c.mode, l: c.l})
 	default:
 		runtime.Spawn[struct{}](cx, &chain{depth: c.depth - 1, l: c.l})
 	}
@@ -299,7 +324,7 @@ func (c chain) Poll(cx *future.Context) (struct{}, bool) {
 // next (Tokio's chained_spawn); ns/spawn is the cost of one link.
 func BenchmarkChainedSpawn(b *testing.B) {
 	const depth = 1000
-	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) { benchChained(b, cfg, depth, value) })
+	forSpawnModes(b, func(b *testing.B, cfg runtime.Config, mode int) { benchChained(b, cfg, depth, mode) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		var link func(int, *latch)
@@ -320,16 +345,19 @@ func BenchmarkChainedSpawn(b *testing.B) {
 }
 
 // benchChained is BenchmarkChainedSpawn's blitz side with cfg, spawning
-// by value or through an interface.
-func benchChained(b *testing.B, cfg runtime.Config, depth int, value bool) {
+// as mode says (the first link from outside, the others from tasks).
+func benchChained(b *testing.B, cfg runtime.Config, depth int, mode int) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(1)
-		if value {
-			runtime.SpawnValueOn[struct{}](h, chain{depth: depth, value: true, l: l})
-		} else {
+		switch mode {
+		case spawnValue:
+			runtime.SpawnValueOn[struct{}](h, chain{depth: depth, mode: mode, l: l})
+		case spawnDetached:
+			runtime.SpawnValueDetachedOn[struct{}](h, chain{depth: depth, mode: mode, l: l})
+		default:
 			runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
 		}
 		<-l.done
@@ -345,8 +373,8 @@ func BenchmarkLIFO(b *testing.B) {
 		name string
 		lifo int
 	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}} {
-		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000, false) })
-		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000, false) })
+		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000, spawnIface) })
+		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000, spawnIface) })
 	}
 }
 

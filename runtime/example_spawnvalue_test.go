@@ -51,3 +51,31 @@ func ExampleSpawnValue() {
 	fmt.Println(sum, err)
 	// Output: 14 <nil>
 }
+
+// relay passes a count down a chain of detached tasks: each link spawns
+// the next without a JoinHandle, and the last one reports on a channel.
+// The workers reuse the memory of finished links.
+type relay struct {
+	left int
+	out  chan<- string
+}
+
+func (r *relay) Poll(cx *future.Context) (struct{}, bool) {
+	if r.left == 0 {
+		r.out <- "relay done"
+	} else {
+		runtime.SpawnValueDetached[struct{}](cx, relay{left: r.left - 1, out: r.out})
+	}
+	return struct{}{}, true
+}
+
+// Spawning tasks that nobody joins, by value and without a handle.
+func ExampleSpawnValueDetached() {
+	rt, _ := runtime.New(runtime.Config{Workers: 2})
+	defer rt.Shutdown(context.Background())
+
+	out := make(chan string, 1)
+	runtime.SpawnValueDetachedOn[struct{}](rt.Handle(), relay{left: 1000, out: out})
+	fmt.Println(<-out)
+	// Output: relay done
+}

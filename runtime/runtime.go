@@ -379,3 +379,32 @@ func SpawnValueOn[T any, F any, PF interface {
 }](h Handle, f F) JoinHandle[T] {
 	return scheduler.SpawnValue[T, F, PF](h.Runtime().sched, nil, f)
 }
+
+// SpawnValueDetached is SpawnValue without a JoinHandle, as if detached at
+// once: the task runs on unobserved, its value is dropped and a panic is
+// reported (Config.OnPanic, or the standard logger). Because no handle can
+// refer to it, the finished task's memory is reused by a later
+// SpawnValueDetached of the same future type on the same worker, so that a
+// chain of such spawns does not allocate. It is called from inside a task
+// and panics with ErrNoRuntime if no runtime polls cx.
+func SpawnValueDetached[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](cx *future.Context, f F) {
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
+	scheduler.SpawnValueDetached[T, F, PF](h.rt.sched, cx, f)
+}
+
+// SpawnValueDetachedOn is SpawnValueOn without a JoinHandle (see
+// SpawnValueDetached), from any goroutine. From outside the workers it
+// allocates the task. After Shutdown began f is not polled: its Cancel, if
+// any, is called.
+func SpawnValueDetachedOn[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](h Handle, f F) {
+	scheduler.SpawnValueDetached[T, F, PF](h.Runtime().sched, nil, f)
+}

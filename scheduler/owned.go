@@ -63,7 +63,23 @@ type ownedShard struct {
 	// closed is set by the shutdown sweep, guarded by mu; no task is linked
 	// afterwards.
 	closed bool
+	// recycled holds up to recycleSlots finished tasks spawned without a
+	// handle (*valueTask of any type, nil for a free slot), kept for a
+	// later spawn of the same type (see Scheduler.recycle). Shard i <
+	// Config.Workers is worker i's own: its recycled slots are owned by
+	// that worker's goroutine, and never touched by anyone else (not even
+	// under mu).
+	recycled [recycleSlots]any
+	// evict is the slot the next recycle replaces when all are taken, so
+	// that tasks of a type no longer spawned do not hold the slots for
+	// ever. Owned like recycled.
+	evict uint8
 }
+
+// recycleSlots is the number of finished tasks a worker keeps for reuse:
+// enough for the few task types that a spawn-heavy task alternates
+// between (a chain, a ping and its pong), few enough to scan.
+const recycleSlots = 4
 
 // init makes the shards: a power of two, at least 4 per worker.
 func (o *ownedTasks) init(workers int) {

@@ -48,6 +48,75 @@ func SpawnValue[T any, F any, PF interface {
 	return spawnCore(s, cx, &t.core)
 }
 
+// SpawnValueDetached is SpawnValue without a JoinHandle, as if it were
+// detached at once: the task runs on unobserved, its value is dropped, and
+// a panic is reported (Config.OnPanic, or the standard logger). After
+// shutdown began f is not started: its Cancel, if any, is called. Spawned
+// from a task on one of s's workers (cx), it reuses the memory of a task of
+// the same type that finished on that worker, when there is one, instead
+// of allocating: with no handle, nothing can tell the new task from the old
+// one (a Waker of the old task that is still kept somewhere wakes the new
+// one, a spurious wake, which futures tolerate).
+func SpawnValueDetached[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler, cx *future.Context, f F) {
+	w := s.localWorker(cx)
+	var t *valueTask[T, F, PF]
+	if w != nil {
+		t = reuse[T, F, PF](&s.owned.shards[w.id])
+	}
+	if t != nil {
+		t.fut, t.dropped, t.done = f, false, false
+		t.ReinitScheduled(false)
+	} else {
+		t = &valueTask[T, F, PF]{fut: f}
+		t.InitScheduled(t, s, false)
+	}
+	if s.closing.Load() || !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), s.cfg.MaxLiveTasks > 0, false) {
+		t.TransitionToShutdown()
+		t.Abort(ErrShutdown)
+		return
+	}
+	s.start(w, &t.taskBase)
+}
+
+// reuse takes a recycled task of type valueTask[T, F, PF] from worker
+// shard sh's slots, or returns nil. Called only on that worker.
+func reuse[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](sh *ownedShard) *valueTask[T, F, PF] {
+	for i, r := range sh.recycled {
+		if t, ok := r.(*valueTask[T, F, PF]); ok {
+			sh.recycled[i] = nil
+			return t
+		}
+	}
+	return nil
+}
+
+// recycle keeps t, a finished task spawned without a handle, in a slot of
+// the finishing worker (cx's), for reuse by SpawnValueDetached: a free
+// slot, or else the one evict points to, whose task the GC then takes. It
+// does nothing off the workers. Nothing references t but stale Wakers, and
+// the worker's Context of its last poll, which the next poll resets.
+func (s *Scheduler) recycle(cx *future.Context, t any) {
+	w := s.localWorker(cx)
+	if w == nil {
+		return
+	}
+	sh := &s.owned.shards[w.id]
+	for i, r := range sh.recycled {
+		if r == nil {
+			sh.recycled[i] = t
+			return
+		}
+	}
+	sh.recycled[sh.evict] = t
+	sh.evict = (sh.evict + 1) % recycleSlots
+}
+
 // resolvedHandle returns the handle of a task that never runs, already
 // finished with err.
 func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {

@@ -191,7 +191,9 @@ func (t *valueTask[T, F, PF]) Poll(cx *future.Context) bool {
 		return true
 	case ok:
 		t.dropFuture()
-		t.finish(cx, future.Ok(v))
+		if t.finish(cx, future.Ok(v)) {
+			t.sched().recycle(cx, t)
+		}
 		return true
 	}
 	return false
@@ -265,15 +267,23 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 // so no lock is needed; otherwise the outcome is stored under mu, and the
 // detached bit read again under it: the handle's Detach, which releases the
 // outcome under mu too, then sees either no outcome (finish, second, drops
-// it) or the stored one (Detach, second, drops it).
-func (t *core[T]) finish(cx *future.Context, res future.Result[T]) {
+// it) or the stored one (Detach, second, drops it). A task spawned without
+// a handle (SpawnValueDetached) has neither join interest nor the detached
+// bit: its outcome is dropped, and finish reports true, for the caller to
+// recycle the task object, which nothing references any more but stale
+// Wakers (see recycle).
+func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle bool) {
 	s := t.sched()
 	prev := t.TransitionToCompleteAndUnref()
 	s.owned.remove(&t.taskBase)
 	s.countFinish(cx, res.Err)
+	if !prev.JoinInterest() && !prev.Detached() {
+		t.dropOutcome(s, res.Err)
+		return true
+	}
 	if prev.Detached() {
 		t.dropOutcome(s, res.Err)
-		return
+		return false
 	}
 	t.mu.Lock()
 	t.done = true
@@ -292,11 +302,15 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) {
 			wakeFrom(cx, w)
 		}
 	}
+	return false
 }
 
 // dropOutcome is the end of a finish that nobody will collect: a panic is
 // reported, any other outcome forgotten.
 func (t *core[T]) dropOutcome(s *Scheduler, err error) {
+	if err == nil {
+		return // panicOf allocates, even for nil
+	}
 	if pe := panicOf(err); pe != nil {
 		s.deliverPanic("a detached task", pe)
 	}
