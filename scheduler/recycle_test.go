@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -317,4 +318,31 @@ func TestSpawnValueDetachedPanicReported(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("panic not reported")
 	}
+}
+
+// TestSpawnValueDetachedChainAllocs: once its worker has recycled a few
+// task objects, a chain of detached spawns allocates nothing per link (a
+// finish without a handle used to allocate in the check for a panic, even
+// for a nil error, and every link allocated its task).
+func TestSpawnValueDetachedChainAllocs(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1})
+	const n = 10_000
+	run := func() {
+		var seen []*header.Header
+		done := make(chan struct{})
+		scheduler.SpawnValueDetached[struct{}](e.s, nil, link{left: n, s: e.s, seen: &seen, done: done})
+		select {
+		case <-done:
+		case <-time.After(waitTimeout):
+			t.Fatalf("chain did not finish; stats %+v", e.s.Stats())
+		}
+	}
+	run() // warm up: the slice of addresses grows, the slots fill
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	run()
+	goruntime.ReadMemStats(&after)
+	perLink := float64(after.Mallocs-before.Mallocs) / n
+	t.Logf("%.3f allocations per link", perLink)
+	require.Less(t, perLink, 0.5, "allocations per link of a detached chain")
 }
