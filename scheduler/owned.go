@@ -5,48 +5,59 @@ import (
 	"sync/atomic"
 )
 
-// ownedTasks is the list of every live task (spawned, not yet finished),
-// which the shutdown needs to reach tasks that sit in no queue: a task idle
-// on a waker that will never fire must still have its JoinHandle resolved.
-// It is Tokio's OwnedTasks: shards of intrusive doubly linked lists, each
-// under its own mutex. A task spawned by a worker goes to that worker's own
-// shard (index = worker id), whose lock the worker then takes without
-// contention and finds in its cache when the task finishes on the same
-// worker, as a chain of spawns does; a task spawned from outside goes to a
-// shard chosen by its address.
+// ownedTasks is the list of the live tasks that may sit in no queue,
+// which the shutdown needs to reach: a task idle on a waker that will never
+// fire must still have its JoinHandle resolved. It is Tokio's OwnedTasks:
+// shards of intrusive doubly linked lists, each under its own mutex.
+//
+// A task is linked when it can first be in no queue: a task spawned from
+// outside the workers at once (the global queue refuses it once shutdown
+// began, and the sweep must find it), a task spawned by a worker at its
+// first poll that does not complete (until then it sits in that worker's
+// queues, which the shutdown drains after the workers exited). A task that
+// completes at its first poll, as a link of a chain of spawns does, is
+// never linked. The shard is chosen at the spawn: the spawning worker's own
+// (index = worker id), whose lock that worker then takes without
+// contention; for a spawn from outside, one chosen by the task's address.
+//
+// Every task is counted as live from its spawn to its finish, whether
+// linked or not (see liveCounter).
 type ownedTasks struct {
 	shards []ownedShard
 	// mask is len(shards)-1; len(shards) is a power of two, at least the
 	// number of workers.
 	mask uint32
-	// live is the count of linked tasks, for Stats and
-	// Config.MaxLiveTasks.
+	// live is the count of live tasks, for Stats and Config.MaxLiveTasks.
 	live liveCounter
 }
 
-// liveCounter counts the linked tasks. A task of a scheduler with
+// Where a task is counted (taskBase.counted).
+const (
+	notCounted     uint8 = iota
+	countedInShard       // in its shard's n
+	countedBounded       // in liveCounter.bounded
+)
+
+// liveCounter counts the live tasks. A task of a scheduler with
 // Config.MaxLiveTasks is counted in bounded, which gives TrySpawn its exact
-// bound; any other task in its shard's n, under the shard's lock, so that
-// spawns and completions on different workers share no cache line.
+// bound; any other task in its shard's n, so that spawns and completions on
+// different workers share no cache line.
 type liveCounter struct {
-	// bounded is raised by reserve (TrySpawn) or by insert (Spawn) and
-	// lowered by unlink, for the tasks counted there (taskBase.bounded).
+	// bounded is raised by reserve (TrySpawn) or by count (Spawn) and
+	// lowered by uncount, for the tasks counted there.
 	bounded atomic.Int64
 	// shards are the owned shards (the slice of ownedTasks), whose counts
 	// Load adds. Set by init.
 	shards []ownedShard
 }
 
-// Load returns the number of linked tasks: exact when every task is
-// counted in bounded; otherwise the sum of the shards' counts, each read
-// under its lock, one after the other.
+// Load returns the number of live tasks: exact when every task is counted
+// in bounded; otherwise the sum of the shards' counts, read one after the
+// other.
 func (c *liveCounter) Load() int64 {
 	n := c.bounded.Load()
 	for i := range c.shards {
-		sh := &c.shards[i]
-		sh.mu.Lock()
-		n += sh.n
-		sh.mu.Unlock()
+		n += c.shards[i].n.Load()
 	}
 	return n
 }
@@ -57,9 +68,10 @@ type ownedShard struct {
 	mu sync.Mutex
 	// head is the first task, guarded by mu.
 	head *taskBase
-	// n counts the tasks linked here that liveCounter.bounded does not.
-	// Guarded by mu.
-	n int64
+	// n counts the live tasks of this shard that liveCounter.bounded does
+	// not: raised at their spawn, lowered at their finish, by whichever
+	// goroutine does either.
+	n atomic.Int64
 	// closed is set by the shutdown sweep, guarded by mu; no task is linked
 	// afterwards.
 	closed bool
@@ -114,20 +126,44 @@ func (o *ownedTasks) reserve(max int64) bool {
 	}
 }
 
-// insert links t into shard i and reports true, or reports false if the
-// list is closed (shutdown began). bounded says the scheduler has a
-// Config.MaxLiveTasks, so that t is counted in live.bounded; reserved says
-// reserve already counted it there (TrySpawn), and insert uncounts it again
-// on failure.
-func (o *ownedTasks) insert(t *taskBase, i uint32, bounded, reserved bool) bool {
-	sh := &o.shards[i&o.mask]
-	t.shard, t.bounded = i&o.mask, bounded
+// count makes t a live task of shard i: counted in live.bounded if bounded
+// (the scheduler has a Config.MaxLiveTasks; reserved says reserve already
+// counted it), in the shard's n otherwise. Called by the spawn, before t is
+// shared.
+func (o *ownedTasks) count(t *taskBase, i uint32, bounded, reserved bool) {
+	t.shard = i & o.mask
+	switch {
+	case bounded:
+		if !reserved {
+			o.live.bounded.Add(1)
+		}
+		t.counted = countedBounded
+	default:
+		o.shards[t.shard].n.Add(1)
+		t.counted = countedInShard
+	}
+}
+
+// uncount undoes count, once; it does nothing for a task not counted. Called
+// by the task's finish (or by a TrySpawn that gives t up).
+func (o *ownedTasks) uncount(t *taskBase) {
+	switch t.counted {
+	case countedBounded:
+		o.live.bounded.Add(-1)
+	case countedInShard:
+		o.shards[t.shard].n.Add(-1)
+	}
+	t.counted = notCounted
+}
+
+// link links t into its shard and reports true, or reports false if the
+// list is closed (the shutdown sweep began, which it does only after the
+// workers exited: a link from a worker's poll always succeeds).
+func (o *ownedTasks) link(t *taskBase) bool {
+	sh := &o.shards[t.shard]
 	sh.mu.Lock()
 	if sh.closed {
 		sh.mu.Unlock()
-		if reserved {
-			o.live.bounded.Add(-1)
-		}
 		return false
 	}
 	t.next = sh.head
@@ -136,31 +172,30 @@ func (o *ownedTasks) insert(t *taskBase, i uint32, bounded, reserved bool) bool 
 	}
 	sh.head = t
 	t.linked = true
-	if !bounded {
-		sh.n++
-	}
 	sh.mu.Unlock()
-	if bounded && !reserved {
-		o.live.bounded.Add(1)
-	}
 	return true
 }
 
-// remove unlinks t if it is linked.
+// remove unlinks t if it is linked, and uncounts it: the finish of a task.
+// Called by the party that completed t. Reading linked without the lock is
+// safe there: only link (on the worker polling t, before the transition
+// that hands t to its next poller) and the shutdown sweep (after the
+// workers exited, on the goroutine that then finishes t) write it, and
+// both happen before this finish.
 func (o *ownedTasks) remove(t *taskBase) {
-	sh := &o.shards[t.shard]
-	sh.mu.Lock()
-	if !t.linked {
+	if t.linked {
+		sh := &o.shards[t.shard]
+		sh.mu.Lock()
+		if t.linked {
+			sh.unlink(t)
+		}
 		sh.mu.Unlock()
-		return
 	}
-	o.unlink(sh, t)
-	sh.mu.Unlock()
+	o.uncount(t)
 }
 
-// unlink takes t out of shard sh's list and uncounts it. Called with sh.mu
-// held.
-func (o *ownedTasks) unlink(sh *ownedShard, t *taskBase) {
+// unlink takes t out of the shard's list. Called with sh.mu held.
+func (sh *ownedShard) unlink(t *taskBase) {
 	if t.prev != nil {
 		t.prev.next = t.next
 	} else {
@@ -170,14 +205,9 @@ func (o *ownedTasks) unlink(sh *ownedShard, t *taskBase) {
 		t.next.prev = t.prev
 	}
 	t.prev, t.next, t.linked = nil, nil, false
-	if t.bounded {
-		o.live.bounded.Add(-1)
-	} else {
-		sh.n--
-	}
 }
 
-// closeAndPop closes every shard to inserts and then hands each task still
+// closeAndPop closes every shard to links and then hands each task still
 // linked to f, one at a time, unlinked and outside the lock. Called once, by
 // the shutdown, after the workers have exited.
 func (o *ownedTasks) closeAndPop(f func(*taskBase)) {
@@ -196,9 +226,9 @@ func (o *ownedTasks) closeAndPop(f func(*taskBase)) {
 				sh.mu.Unlock()
 				break
 			}
-			o.unlink(sh, t)
+			sh.unlink(t)
 			sh.mu.Unlock()
-			f(t)
+			f(t) // its finish uncounts it
 		}
 	}
 }

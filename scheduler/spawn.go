@@ -67,13 +67,13 @@ func SpawnValueDetached[T any, F any, PF interface {
 		t = reuse[T, F, PF](&s.owned.shards[w.id])
 	}
 	if t != nil {
-		t.fut, t.dropped, t.done = f, false, false
+		t.fut, t.dropped, t.done = f, false, false // linked and counted were reset by its finish
 		t.ReinitScheduled(false)
 	} else {
 		t = &valueTask[T, F, PF]{fut: f}
 		t.InitScheduled(t, s, false)
 	}
-	if s.closing.Load() || !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), s.cfg.MaxLiveTasks > 0, false) {
+	if !s.admit(w, &t.taskBase, false) {
 		t.TransitionToShutdown()
 		t.Abort(ErrShutdown)
 		return
@@ -87,8 +87,8 @@ func reuse[T any, F any, PF interface {
 	*F
 	future.Future[T]
 }](sh *ownedShard) *valueTask[T, F, PF] {
-	for i, r := range sh.recycled {
-		if t, ok := r.(*valueTask[T, F, PF]); ok {
+	for i := range sh.recycled { // by index: ranging over the array copies it
+		if t, ok := sh.recycled[i].(*valueTask[T, F, PF]); ok {
 			sh.recycled[i] = nil
 			return t
 		}
@@ -107,8 +107,8 @@ func (s *Scheduler) recycle(cx *future.Context, t any) {
 		return
 	}
 	sh := &s.owned.shards[w.id]
-	for i, r := range sh.recycled {
-		if r == nil {
+	for i := range sh.recycled {
+		if sh.recycled[i] == nil {
 			sh.recycled[i] = t
 			return
 		}
@@ -145,7 +145,8 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	t := &task[T]{fut: f}
 	t.InitScheduled(t, s, true)
 	w := s.localWorker(cx)
-	if !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), max > 0, max > 0) {
+	if !s.admit(w, &t.taskBase, max > 0) {
+		s.owned.uncount(&t.taskBase)
 		return JoinHandle[T]{}, ErrShutdown
 	}
 	s.start(w, &t.taskBase)
@@ -171,7 +172,7 @@ func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 // header was set up by InitScheduled.
 func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
 	w := s.localWorker(cx)
-	if s.closing.Load() || !s.owned.insert(&t.taskBase, s.shardOf(w, &t.taskBase), s.cfg.MaxLiveTasks > 0, false) {
+	if !s.admit(w, &t.taskBase, false) {
 		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()
 		t.Task().Abort(ErrShutdown)
@@ -179,6 +180,24 @@ func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T
 	}
 	s.start(w, &t.taskBase)
 	return JoinHandle[T]{t: t}
+}
+
+// admit counts the new task t as live and, for a spawn from outside the
+// workers (nil w), links it into the owned list (a task spawned by worker
+// w is linked at its first poll that does not complete; until then it is
+// in w's queues). It reports false when shutdown began: then t may be
+// counted, and the caller either finishes it (which uncounts it) or
+// uncounts it. reserved says TrySpawn already counted it (reserve); if
+// admit refuses before counting, it drops that reservation.
+func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
+	if s.closing.Load() {
+		if reserved {
+			s.owned.live.bounded.Add(-1)
+		}
+		return false
+	}
+	s.owned.count(t, s.shardOf(w, t), s.cfg.MaxLiveTasks > 0, reserved)
+	return w != nil || s.owned.link(t)
 }
 
 // shardOf picks the owned shard of a task spawned by worker w: the worker's

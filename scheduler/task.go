@@ -22,17 +22,19 @@ type taskBase struct {
 	// handoff between the party that completes the task and the
 	// JoinHandle.
 	mu sync.Mutex
-	// shard is the index of the owned shard the task is linked into. Set by
-	// insert before the task is shared; read-only afterwards.
+	// shard is the index of the owned shard the task is counted in and
+	// linked into. Set by the spawn before the task is shared; read-only
+	// afterwards.
 	shard uint32
-	// linked is true while the task is in its owned shard, guarded by the
-	// shard's mutex. Whoever unlinks the task (its completion, or the
-	// shutdown sweep) is the one that finishes it.
+	// linked is true while the task is in its owned shard. Written under
+	// the shard's mutex; see ownedTasks.remove for its unlocked read.
+	// Whoever unlinks the task (its completion, or the shutdown sweep) is
+	// the one that finishes it.
 	linked bool
-	// bounded says the task is counted in the owned list's
-	// live.bounded (see liveCounter). Set by insert before the task is
-	// shared; read-only afterwards.
-	bounded bool
+	// counted says where the task is counted as live (notCounted,
+	// countedInShard, countedBounded). Set by the spawn before the task is
+	// shared, reset by its finish.
+	counted uint8
 	// done is set once, when the outcome was stored or dropped. Guarded by
 	// mu.
 	done bool
@@ -40,6 +42,16 @@ type taskBase struct {
 	// and has been zeroed. Owned, like the future, by the worker that moved
 	// the header to Running.
 	dropped bool
+}
+
+// pending links the task into its owned shard after a poll that did not
+// complete, if it is not linked yet: from now on it may wait in no queue.
+// Called only by the worker polling the task (see ownedTasks.remove for
+// why linked may be read here without the lock).
+func (b *taskBase) pending() {
+	if !b.linked {
+		b.sched().owned.link(b) // on a worker: the list is not closed yet
+	}
 }
 
 // sched returns the scheduler that owns the task.
@@ -143,6 +155,7 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 		t.finish(cx, future.Ok(v))
 		return true
 	}
+	t.pending()
 	return false
 }
 
@@ -196,6 +209,7 @@ func (t *valueTask[T, F, PF]) Poll(cx *future.Context) bool {
 		}
 		return true
 	}
+	t.pending()
 	return false
 }
 
