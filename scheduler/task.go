@@ -79,7 +79,14 @@ type core[T any] struct {
 	// polled or waited on by several tasks or goroutines), nil in the common
 	// case of one. Guarded by mu.
 	join waker.Waker
-	more *[]waker.Waker
+	more *awaiters
+}
+
+// awaiters holds the Wakers of the awaiters of a task beyond the first:
+// ws, in inline for the first few, so that they take one allocation.
+type awaiters struct {
+	ws     []waker.Waker
+	inline [3]waker.Waker
 }
 
 // task is the task of a future held in an interface (Spawn, TrySpawn).
@@ -113,15 +120,16 @@ func (t *core[T]) addJoin(wk waker.Waker) {
 		return
 	}
 	if t.more == nil {
-		t.more = new([]waker.Waker)
+		t.more = new(awaiters)
+		t.more.ws = t.more.inline[:0]
 	}
-	for i, w := range *t.more {
+	for i, w := range t.more.ws {
 		if w.WillWake(wk) {
-			(*t.more)[i] = wk
+			t.more.ws[i] = wk
 			return
 		}
 	}
-	*t.more = append(*t.more, wk)
+	t.more.ws = append(t.more.ws, wk)
 }
 
 // removeJoin forgets wk (a Wait whose context ended). Called with mu held.
@@ -132,13 +140,14 @@ func (t *core[T]) removeJoin(wk waker.Waker) {
 	if t.more == nil {
 		return
 	}
-	ws := (*t.more)[:0]
-	for _, w := range *t.more {
+	ws := t.more.ws[:0]
+	for _, w := range t.more.ws {
 		if !w.WillWake(wk) {
 			ws = append(ws, w)
 		}
 	}
-	*t.more = ws
+	clear(t.more.ws[len(ws):]) // drop the removed Wakers' targets
+	t.more.ws = ws
 }
 
 // Poll polls the future once. On completion it completes the header and
@@ -312,7 +321,7 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 	t.mu.Unlock()
 	wakeFrom(cx, w)
 	if more != nil {
-		for _, w := range *more {
+		for _, w := range more.ws {
 			wakeFrom(cx, w)
 		}
 	}
@@ -338,4 +347,13 @@ func wakeFrom(cx *future.Context, w waker.Waker) {
 	} else {
 		w.Wake()
 	}
+}
+
+// moreWakers returns the Wakers of the awaiters beyond the first. Called
+// with mu held.
+func (t *core[T]) moreWakers() []waker.Waker {
+	if t.more == nil {
+		return nil
+	}
+	return t.more.ws
 }
