@@ -10,13 +10,14 @@ import (
 // fire must still have its JoinHandle resolved. It is Tokio's OwnedTasks:
 // shards of intrusive doubly linked lists, each under its own mutex.
 //
-// A task is linked when it can first be in no queue: a task spawned from
-// outside the workers at once (the global queue refuses it once shutdown
-// began, and the sweep must find it), a task spawned by a worker at its
-// first poll that does not complete (until then it sits in that worker's
-// queues, which the shutdown drains after the workers exited). A task that
-// completes at its first poll, as a link of a chain of spawns does, is
-// never linked. The shard is chosen at the spawn: the spawning worker's own
+// A task is linked when it can first be in no queue: at its first poll
+// that does not complete (ownedTasks.link, from taskBase.pending). Until
+// then it sits in a queue, which the shutdown drains after the workers
+// exited: a worker's LIFO slot or local queue, or the global queue, whose
+// Push refuses a spawn once the drain began (the spawn then resolves the
+// task itself). A task that completes at its first poll, as a link of a
+// chain of spawns or a trivial task spawned from outside does, is never
+// linked. The shard is chosen at the spawn: the spawning worker's own
 // (index = worker id), whose lock that worker then takes without
 // contention; for a spawn from outside, one chosen by the task's address.
 //
@@ -157,8 +158,8 @@ func (o *ownedTasks) uncount(t *taskBase) {
 }
 
 // link links t into its shard and reports true, or reports false if the
-// list is closed (the shutdown sweep began, which it does only after the
-// workers exited: a link from a worker's poll always succeeds).
+// list is closed. It is called only from a worker's poll, and the shutdown
+// sweep closes the list only after the workers exited, so it succeeds.
 func (o *ownedTasks) link(t *taskBase) bool {
 	sh := &o.shards[t.shard]
 	sh.mu.Lock()

@@ -73,12 +73,10 @@ func SpawnValueDetached[T any, F any, PF interface {
 		t = &valueTask[T, F, PF]{fut: f}
 		t.InitScheduled(t, s, false)
 	}
-	if !s.admit(w, &t.taskBase, false) {
+	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		t.TransitionToShutdown()
 		t.Abort(ErrShutdown)
-		return
 	}
-	s.start(w, &t.taskBase)
 }
 
 // reuse takes a recycled task of type valueTask[T, F, PF] from worker
@@ -145,11 +143,10 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	t := &task[T]{fut: f}
 	t.InitScheduled(t, s, true)
 	w := s.localWorker(cx)
-	if !s.admit(w, &t.taskBase, max > 0) {
+	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
 		s.owned.uncount(&t.taskBase)
 		return JoinHandle[T]{}, ErrShutdown
 	}
-	s.start(w, &t.taskBase)
 	return JoinHandle[T]{t: &t.core}, nil
 }
 
@@ -172,23 +169,20 @@ func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 // header was set up by InitScheduled.
 func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
 	w := s.localWorker(cx)
-	if !s.admit(w, &t.taskBase, false) {
+	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()
 		t.Task().Abort(ErrShutdown)
-		return JoinHandle[T]{t: t}
 	}
-	s.start(w, &t.taskBase)
 	return JoinHandle[T]{t: t}
 }
 
-// admit counts the new task t as live and, for a spawn from outside the
-// workers (nil w), links it into the owned list (a task spawned by worker
-// w is linked at its first poll that does not complete; until then it is
-// in w's queues). It reports false when shutdown began: then t may be
-// counted, and the caller either finishes it (which uncounts it) or
-// uncounts it. reserved says TrySpawn already counted it (reserve); if
-// admit refuses before counting, it drops that reservation.
+// admit counts the new task t, spawned by worker w (nil from outside the
+// workers), as live, or reports false when shutdown began. reserved says
+// TrySpawn already counted it (reserve); a refusal drops that reservation.
+// The task is not linked into the owned list yet: it is until its first
+// poll that does not complete in a queue, which the shutdown drains (see
+// ownedTasks).
 func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
 	if s.closing.Load() {
 		if reserved {
@@ -197,7 +191,7 @@ func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
 		return false
 	}
 	s.owned.count(t, s.shardOf(w, t), s.cfg.MaxLiveTasks > 0, reserved)
-	return w != nil || s.owned.link(t)
+	return true
 }
 
 // shardOf picks the owned shard of a task spawned by worker w: the worker's
@@ -210,15 +204,23 @@ func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
 	return t.hashShard(s.owned.mask)
 }
 
-// start queues a new, linked task, Scheduled since its InitScheduled: on
-// the spawning worker w's LIFO slot, or, for a nil w, on the global queue.
-func (s *Scheduler) start(w *worker, t *taskBase) {
+// start queues a new task, Scheduled since its InitScheduled and counted
+// by admit: on the spawning worker w's LIFO slot, or, for a nil w, on the
+// global queue. It reports false when the global queue refused t (it
+// closed: the shutdown's drain began, and will not see t); the caller then
+// finishes or uncounts t. A worker's queues never refuse: the drain takes
+// them only after the workers exited.
+func (s *Scheduler) start(w *worker, t *taskBase) bool {
 	h := &t.Header
 	if w != nil {
 		w.ctr.spawned++
 		w.scheduleLocal(h)
-		return
+		return true
+	}
+	if !s.global.Push(h) {
+		return false
 	}
 	s.spawnedRemote.Add(1)
-	s.Schedule(h)
+	s.idle.NotifyOne()
+	return true
 }
