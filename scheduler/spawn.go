@@ -164,7 +164,7 @@ func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 	return spawnCore(s, cx, &t.core)
 }
 
-// spawnCore links and starts the new task t, whatever kind holds its
+// spawnCore counts and queues the new task t, whatever kind holds its
 // future, or resolves its handle with ErrShutdown without running it. t's
 // header was set up by InitScheduled.
 func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
@@ -195,8 +195,8 @@ func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
 }
 
 // shardOf picks the owned shard of a task spawned by worker w: the worker's
-// own, which only its spawns use (nil w, a spawn from outside: a shard by
-// the task's address).
+// own (for a nil w, a spawn from outside, a shard chosen by the task's
+// address, which may be a worker's).
 func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
 	if w != nil {
 		return uint32(w.id)

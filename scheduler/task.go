@@ -98,8 +98,9 @@ type task[T any] struct {
 	fut future.Future[T]
 }
 
-// valueTask is the task of a future held by value (SpawnValue): the future
-// lives in the task's own allocation, and is polled through its address.
+// valueTask is the task of a future held by value (SpawnValue,
+// SpawnValueDetached): the future lives in the task's own allocation, and
+// is polled through its address.
 type valueTask[T any, F any, PF interface {
 	*F
 	future.Future[T]
@@ -286,8 +287,8 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 // dropped and a panic is reported (Config.OnPanic, or the log).
 //
 // The scheduler's reference is dropped by the completing transition itself.
-// A handle detached before that transition can no longer look at the task,
-// so no lock is needed; otherwise the outcome is stored under mu, and the
+// A handle detached before that transition no longer reads the outcome
+// (its Poll answers ErrDetached), so no lock is needed; otherwise the outcome is stored under mu, and the
 // detached bit read again under it: the handle's Detach, which releases the
 // outcome under mu too, then sees either no outcome (finish, second, drops
 // it) or the stored one (Detach, second, drops it). A task spawned without
