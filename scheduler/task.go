@@ -316,9 +316,18 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 		t.dropOutcome(s, res.Err)
 		return
 	}
-	t.res = res
+	// res is still zero: write only what is not (a pointer write costs a
+	// write barrier while the GC marks, which a spawn-heavy program makes
+	// it do much of the time; a nil error, or a struct{} value, costs
+	// nothing then).
+	t.res.Value = res.Value
+	if res.Err != nil {
+		t.res.Err = res.Err
+	}
 	w, more := t.join, t.more
-	t.join, t.more = waker.Waker{}, nil
+	if !w.IsZero() || more != nil {
+		t.join, t.more = waker.Waker{}, nil
+	}
 	t.mu.Unlock()
 	wakeFrom(cx, w)
 	if more != nil {
