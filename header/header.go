@@ -114,8 +114,9 @@ func (h *Header) Load() State { return State(h.state.Load()) }
 func (h *Header) Task() Task { return h.task }
 
 // Waker returns the Waker of this task: waking it is h.Wake. It is built
-// on each call rather than kept in the Header, which saves the task 16
-X
+// on each call rather than kept in the Header, which saves every task 16
+// bytes for about 2 ns per call (waker.New's check of the pointer's type;
+// BenchmarkWaker).
 func (h *Header) Waker() waker.Waker { return waker.New(h) }
 
 // QueueNext returns the address of the global queue's link, which makes
