@@ -165,8 +165,13 @@ func (m *Mutex) lockBlockingSlow(ctx context.Context, w *waker.Waiter[mutexWait]
 	m.mu.Lock()
 	gen, ok := m.queueLocked(w, wk, false)
 	m.mu.Unlock()
+	var werr error
+	wait := true
 	for !ok {
-		werr := sig.Wait(ctx)
+		if wait {
+			werr = sig.Wait(ctx)
+		}
+		wait = true
 		switch w.Value.state.Load() { // after the wake; pairs with the waking party's Store
 		case mwGranted:
 			return m.state.Load() >> mGenShift, nil // stable: we hold the lock
@@ -193,7 +198,10 @@ func (m *Mutex) lockBlockingSlow(ctx context.Context, w *waker.Waiter[mutexWait]
 		// wake of a recycled Signal), a done ctx, or a wake racing with us.
 		m.mu.Lock()
 		if w.Value.state.Load() != mwQueued {
-			m.mu.Unlock() // woken meanwhile: the switch above takes it
+			// Woken meanwhile, its wake perhaps merged into the one
+			// just consumed: back to the switch without waiting.
+			m.mu.Unlock()
+			wait = false
 			continue
 		}
 		if werr != nil {
