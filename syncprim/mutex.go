@@ -165,7 +165,19 @@ func (m *Mutex) lockBlockingSlow(ctx context.Context, w *waker.Waiter[mutexWait]
 	m.mu.Lock()
 	gen, ok := m.queueLocked(w, wk, false)
 	m.mu.Unlock()
+	if ok {
+		return gen, nil
+	}
+	return m.waitBlocking(ctx, w, sig, wk)
+}
+
+// waitBlocking is LockBlocking's wait, once w is queued with wk, which
+// wakes sig: until w is handed the lock or wins it after a wake, or ctx is
+// done. On return w is unlinked.
+func (m *Mutex) waitBlocking(ctx context.Context, w *waker.Waiter[mutexWait], sig *waker.Signal, wk waker.Waker) (uint64, error) {
 	var werr error
+	var gen uint64
+	ok := false
 	wait := true
 	for !ok {
 		if wait {

@@ -2,6 +2,7 @@ package syncprim
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -222,4 +223,92 @@ func TestMutexWaitersNotStarvedByBargers(t *testing.T) {
 	waitAll(t, append(loops, waiterTask)...)
 	require.Positive(t, others.Load(), "the loops never ran")
 	t.Logf("loops took %d locks; the most they took during one wait of a waiter: %d", others.Load(), maxPassed.Load())
+}
+
+// TestMutexCancelStress: tasks and goroutines lock a Mutex while giving up
+// at random: tasks cancel their future before polling it again (queued,
+// woken to retry, or already handed the lock), goroutines lock with a
+// deadline of a few microseconds. Nobody is ever inside together with
+// another, every party finishes (a wake lost by a cancel would leave the
+// others waiting), and at the end the mutex is unlocked with nobody queued
+// and no flag left set.
+func TestMutexCancelStress(t *testing.T) {
+	iters := 20_000
+	if testing.Short() {
+		iters = 2_000
+	}
+	sch := newScheduler(t, 2)
+	var m Mutex
+	var inside atomic.Int32
+	var locked, gaveUp atomic.Int64
+	critical := func() {
+		if inside.Add(1) != 1 {
+			t.Error("two holders inside the mutex")
+		}
+		inside.Add(-1)
+		locked.Add(1)
+	}
+	const tasks, goroutines = 3, 3
+	hs := make([]scheduler.JoinHandle[struct{}], tasks)
+	for i := range hs {
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		var f LockFuture
+		waiting := false
+		n := 0
+		hs[i] = spawnFn(sch, func(cx *future.Context) bool {
+			for n < iters {
+				if waiting && rng.IntN(4) == 0 {
+					f.Cancel() // whatever state it is in
+					waiting = false
+					gaveUp.Add(1)
+					n++
+					continue
+				}
+				if !waiting {
+					f, waiting = m.Lock(), true
+				}
+				g, ok := f.Poll(cx)
+				if !ok {
+					return false
+				}
+				waiting = false
+				critical()
+				g.Unlock()
+				n++
+			}
+			return true
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 11))
+			for range iters {
+				lctx, lcancel := context.WithTimeout(ctx, time.Duration(rng.IntN(20))*time.Microsecond)
+				g, err := m.LockBlocking(lctx)
+				lcancel()
+				if err != nil {
+					if ctx.Err() != nil {
+						return // the watchdog: reported below
+					}
+					gaveUp.Add(1)
+					continue
+				}
+				critical()
+				g.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, ctx.Err(), "the goroutines did not finish: a lost wakeup")
+	waitAll(t, hs...)
+	t.Logf("%d locks, %d given up", locked.Load(), gaveUp.Load())
+	require.Equal(t, int64((tasks+goroutines)*iters), locked.Load()+gaveUp.Load())
+	require.Equal(t, 0, m.waiters())
+	require.Zero(t, m.state.Load()&(mLocked|mWaiters|mWoken|mHandoff), "flags left in the state word")
+	g, ok := m.TryLock()
+	require.True(t, ok)
+	g.Unlock()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
 	"github.com/stretchr/testify/require"
 )
 
@@ -308,4 +309,81 @@ func TestMutexModel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMutexBlockingWokenAfterCtxDone: a goroutine's wait ends with its
+// ctx's error, and the unlock's wake lands just after (simulated here by
+// waiting on a Signal other than the one the wake goes to). If the lock is
+// free, the goroutine takes it (a free lock wins over a done ctx); if a
+// locker barged in, the goroutine gives up and the wake passes on: the
+// holder's unlock wakes the next waiter.
+func TestMutexBlockingWokenAfterCtxDone(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	queue := func(m *Mutex) (*waker.Waiter[mutexWait], waker.Waker) {
+		w, wk := new(waker.Waiter[mutexWait]), waker.New(new(waker.Signal))
+		m.mu.Lock()
+		_, ok := m.queueLocked(w, wk, false)
+		m.mu.Unlock()
+		require.False(t, ok)
+		return w, wk
+	}
+
+	var m Mutex
+	g, _ := m.TryLock()
+	w, wk := queue(&m)
+	g.Unlock() // wakes w; the lock is free
+	gen, err := m.waitBlocking(done, w, new(waker.Signal), wk)
+	require.NoError(t, err, "the free lock wins")
+	_, ok := m.TryLock()
+	require.False(t, ok)
+	MutexGuard{m: &m, seq: gen}.Unlock()
+	require.Zero(t, m.state.Load()&(mLocked|mWaiters|mWoken|mHandoff))
+
+	g, _ = m.TryLock()
+	w, wk = queue(&m)
+	c := newLock(&m)
+	cx, cw := newCountCx()
+	_, ok = c.f.Poll(cx)
+	require.False(t, ok)
+	g.Unlock()            // wakes w
+	g2, ok := m.TryLock() // barges in
+	require.True(t, ok)
+	_, err = m.waitBlocking(done, w, new(waker.Signal), wk)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 1, m.waiters())
+	require.Zero(t, m.state.Load()&mWoken, "the woken flag stayed with the goroutine that gave up")
+	g2.Unlock() // wakes c
+	require.Equal(t, int32(1), cw.n.Load())
+	gc, ok := c.f.Poll(cx)
+	require.True(t, ok)
+	gc.Unlock()
+}
+
+// TestMutexRepollKeepsPlaceNewWaker: a queued future polled again with
+// another Waker keeps its place in the queue and is woken through the new
+// Waker.
+func TestMutexRepollKeepsPlaceNewWaker(t *testing.T) {
+	var m Mutex
+	g, _ := m.TryLock()
+	cx1, cw1 := newCountCx()
+	cx2, cw2 := newCountCx()
+	b, c := newLock(&m), newLock(&m)
+	_, ok := b.f.Poll(cx1)
+	require.False(t, ok)
+	_, ok = c.f.Poll(cx1)
+	require.False(t, ok)
+	_, ok = b.f.Poll(cx2) // not woken: still queued, first
+	require.False(t, ok)
+	require.Equal(t, 2, m.waiters())
+	g.Unlock()
+	require.Equal(t, int32(0), cw1.n.Load())
+	require.Equal(t, int32(1), cw2.n.Load())
+	gb, ok := b.f.Poll(cx2)
+	require.True(t, ok)
+	gb.Unlock() // wakes c through cx1's Waker
+	require.Equal(t, int32(1), cw1.n.Load())
+	gc, ok := c.f.Poll(cx1)
+	require.True(t, ok)
+	gc.Unlock()
 }
