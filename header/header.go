@@ -286,6 +286,24 @@ func (h *Header) TransitionToCompleteAndUnref() State {
 	}
 }
 
+// SetJoinWaiter sets the join-waiter bit, which tells the completion that
+// an awaiter of the JoinHandle registered a Waker, and reports false; or,
+// if the task is already Complete, changes nothing and reports true (the
+// awaiter then takes the outcome instead of waiting). Any goroutine may
+// call it; the bit is never cleared (a later wake of a stale Waker is
+// spurious, and harmless).
+func (h *Header) SetJoinWaiter() (complete bool) {
+	for {
+		cur := h.Load()
+		if cur.Lifecycle() == Complete {
+			return true
+		}
+		if cur.JoinWaiter() || h.cas(cur, cur|joinWaiterBit) {
+			return false
+		}
+	}
+}
+
 // CancelResult says what Cancel did.
 type CancelResult uint8
 

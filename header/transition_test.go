@@ -3,6 +3,7 @@ package header_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -507,6 +508,36 @@ func TestReinitScheduled(t *testing.T) {
 				h.SetStateForTest(from)
 				h.ReinitScheduled(true)
 				require.Equalf(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "from %v", from)
+			}
+		}
+	}
+}
+
+func TestSetJoinWaiter(t *testing.T) {
+	for _, l := range lifecycles {
+		for _, jd := range joins {
+			for _, ref := range []int{0, 1, 2} {
+				from := st{l: l, j: jd[0], d: jd[1], n: true, ref: ref}.S()
+				var h header.Header
+				h.Init(nopTask{}, nopScheduler{}, true)
+				h.SetStateForTest(from)
+				complete := h.SetJoinWaiter()
+				if l == header.Complete {
+					require.Truef(t, complete, "from %v", from)
+					require.Equalf(t, from, h.Load(), "from %v: changed", from)
+					continue
+				}
+				require.Falsef(t, complete, "from %v", from)
+				got := h.Load()
+				require.Truef(t, got.JoinWaiter(), "from %v: bit not set", from)
+				require.Equalf(t, from.String(), strings.Replace(got.String(), "|joinwaiter", "", 1), "from %v: other fields changed", from)
+				require.False(t, h.SetJoinWaiter(), "set twice")
+				require.Equal(t, got, h.Load(), "set twice: changed")
+				// The bit survives the completion, for the completer to see.
+				if l == header.Running && ref > 0 {
+					require.True(t, h.TransitionToCompleteAndUnref().JoinWaiter())
+					require.True(t, h.SetJoinWaiter(), "complete now")
+				}
 			}
 		}
 	}

@@ -67,7 +67,7 @@ func SpawnValueDetached[T any, F any, PF interface {
 		t = reuse[T, F, PF](&s.owned.shards[w.id])
 	}
 	if t != nil {
-		t.fut, t.dropped, t.done = f, false, false // linked and counted were reset by its finish
+		t.fut, t.dropped = f, false // linked and counted were reset by its finish
 		t.ReinitScheduled(false)
 	} else {
 		t = &valueTask[T, F, PF]{fut: f}

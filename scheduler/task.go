@@ -18,9 +18,9 @@ type taskBase struct {
 	// prev and next link the task into its owned shard. Guarded by the
 	// shard's mutex; nil when unlinked.
 	prev, next *taskBase
-	// mu guards done and the outcome fields of core (res, join, more): the
-	// handoff between the party that completes the task and the
-	// JoinHandle.
+	// mu guards the Wakers of the JoinHandle's awaiters (core's join and
+	// more), and orders the handle's reads of the outcome (core's res)
+	// with its release by Detach (see finish).
 	mu sync.Mutex
 	// shard is the index of the owned shard the task is counted in and
 	// linked into. Set by the spawn before the task is shared; read-only
@@ -35,9 +35,6 @@ type taskBase struct {
 	// countedInShard, countedBounded). Set by the spawn before the task is
 	// shared, reset by its finish.
 	counted uint8
-	// done is set once, when the outcome was stored or dropped. Guarded by
-	// mu.
-	done bool
 	// dropped is set when a valueTask's future completed or was cancelled
 	// and has been zeroed. Owned, like the future, by the worker that moved
 	// the header to Running.
@@ -71,8 +68,10 @@ func (b *taskBase) hashShard(mask uint32) uint32 {
 type core[T any] struct {
 	taskBase
 	// res is the outcome: the value, or the error of a panic, a
-	// cancellation or the shutdown. Guarded by mu; zeroed when nobody can
-	// collect it.
+	// cancellation or the shutdown. Written by finish before the completing
+	// transition, which publishes it; read, and zeroed when nobody can
+	// collect it any more, under mu by the handle, or by the party holding
+	// the last reference (see finish).
 	res future.Result[T]
 	// join is the Waker the JoinHandle registered, woken once at completion;
 	// more holds the Wakers of any further awaiters (copies of the handle
@@ -282,52 +281,64 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 }
 
 // finish completes the header, unlinks the task from the owned list and
-// hands res to the JoinHandle (waking it through cx when there is one, so a
-// joining task on this worker runs next). If the handle was detached, res is
-// dropped and a panic is reported (Config.OnPanic, or the log).
+// hands res to the JoinHandle (waking its awaiters through cx when there is
+// one, so a joining task on this worker runs next). If the handle was
+// detached, res is dropped and a panic is reported (Config.OnPanic, or the
+// log).
 //
-// The scheduler's reference is dropped by the completing transition itself.
-// A handle detached before that transition no longer reads the outcome
-// (its Poll answers ErrDetached), so no lock is needed; otherwise the outcome is stored under mu, and the
-// detached bit read again under it: the handle's Detach, which releases the
-// outcome under mu too, then sees either no outcome (finish, second, drops
-// it) or the stored one (Detach, second, drops it). A task spawned without
-// a handle (SpawnValueDetached) has neither join interest nor the detached
-// bit: its outcome is dropped, and finish reports true, for the caller to
-// recycle the task object, which nothing references any more but stale
-// Wakers (see recycle).
+// The handoff takes no lock unless an awaiter registered a Waker. The
+// outcome is written before the completing transition, which publishes it
+// (a handle reads res only once it sees Complete) and drops the
+// scheduler's reference in the same compare-and-swap. Whoever then holds
+// the last reference releases a detached task's outcome: finish, when the
+// handle's Detach dropped its reference before that transition (or before
+// finish began, and then finish wrote nothing), or the Detach that drops
+// it after. A task spawned without a handle (SpawnValueDetached) has
+// neither join interest nor the detached bit, for good: its outcome is
+// dropped, and finish reports true, for the caller to recycle the task
+// object, which nothing references any more but stale Wakers (see
+// recycle).
 func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle bool) {
 	s := t.sched()
+	before := t.Load()
+	handleless := !before.JoinInterest() && !before.Detached()
+	// Join interest is cleared only by Detach: with it, a handle may still
+	// collect the outcome. Nobody reads res before the transition below.
+	stored := before.JoinInterest()
+	if stored {
+		// res is still zero: write only what is not (a pointer write
+		// costs a write barrier while the GC marks, which a spawn-heavy
+		// program makes it do much of the time; a nil error, or a
+		// struct{} value, costs nothing then).
+		t.res.Value = res.Value
+		if res.Err != nil {
+			t.res.Err = res.Err
+		}
+	}
 	prev := t.TransitionToCompleteAndUnref()
 	s.owned.remove(&t.taskBase)
 	s.countFinish(cx, res.Err)
-	if !prev.JoinInterest() && !prev.Detached() {
+	switch {
+	case handleless:
 		t.dropOutcome(s, res.Err)
 		return true
-	}
-	if prev.Detached() {
+	case prev.Detached() && (!stored || prev.RefCount() == 1):
+		if stored {
+			t.res = future.Result[T]{} // the last reference: nobody reads it now
+		}
 		t.dropOutcome(s, res.Err)
+		// The Detach that set the bit has yet to drop the handle's
+		// reference when it is not the last: being the last then, it
+		// releases the stored outcome and reports its panic.
+	}
+	// Wake the awaiters, also those of a handle detached since they
+	// registered: their Poll answers ErrDetached.
+	if !prev.JoinWaiter() {
 		return false
 	}
 	t.mu.Lock()
-	t.done = true
-	if t.Load().Detached() {
-		t.mu.Unlock()
-		t.dropOutcome(s, res.Err)
-		return
-	}
-	// res is still zero: write only what is not (a pointer write costs a
-	// write barrier while the GC marks, which a spawn-heavy program makes
-	// it do much of the time; a nil error, or a struct{} value, costs
-	// nothing then).
-	t.res.Value = res.Value
-	if res.Err != nil {
-		t.res.Err = res.Err
-	}
 	w, more := t.join, t.more
-	if !w.IsZero() || more != nil {
-		t.join, t.more = waker.Waker{}, nil
-	}
+	t.join, t.more = waker.Waker{}, nil
 	t.mu.Unlock()
 	wakeFrom(cx, w)
 	if more != nil {
