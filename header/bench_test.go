@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/waker"
 )
 
 // mutexState is the reference for the benchmarks: the same fields as the
@@ -145,4 +146,16 @@ func BenchmarkPollCycle(b *testing.B) {
 			}
 		}
 	})
+}
+
+// sinkWaker keeps BenchmarkWaker's result alive.
+var sinkWaker waker.Waker
+
+// BenchmarkWaker: the Waker a worker hands to every poll, built on each
+// call (waker.New and its check of the pointer's type).
+func BenchmarkWaker(b *testing.B) {
+	h := benchHeader()
+	for range b.N {
+		sinkWaker = h.Waker()
+	}
 }

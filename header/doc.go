@@ -12,10 +12,10 @@
 // One atomic.Uint64 in the Header holds everything the scheduler and the
 // wakers race on, laid out as follows (bit 0 least significant):
 //
-//	 63            40 39      32 31   28 27  26  25  24 23       16 15      0
-//	+----------------+----------+-------+---+---+---+---+-----------+---------+
-//	| ref count (24) |shield (8)| rsvd  |det|join|can|ntf| lifecycle | reserved|
-//	+----------------+----------+-------+---+---+---+---+-----------+---------+
+//	 63            40 39      32 31  29 28 27  26  25  24 23       16 15      0
+//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
+//	| ref count (24) |shield (8)| rsvd |jw |det|join|can|ntf| lifecycle | reserved|
+//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
 //
 // Who writes which field:
 //
@@ -28,6 +28,9 @@
 //   - cancelled: set once by any goroutine (Cancel), never cleared.
 //   - join interest and detached: set by Init; Detach (the JoinHandle's
 //     owner) clears join interest and sets detached.
+//   - join waiter: set by an awaiter of the JoinHandle that registered its
+//     Waker ([Header.SetJoinWaiter]), never cleared; the completion reads
+//     it to know whether to wake anyone.
 //   - shield depth: the task's own poll (AddShield, RemoveShield), so only
 //     the worker running it.
 //   - reference count: anyone holding a reference (Ref, Unref).
@@ -152,9 +155,12 @@
 // result. Init sets it to 1 for the scheduler's reference, plus 1 for the
 // JoinHandle's when join is true. The blitz scheduler uses it as follows:
 //
-//   - The scheduler drops its reference when the task completes, after it
-//     stored the result for the handle (or, if the handle was detached,
-//     dropped it).
+//   - The scheduler stores the result for the handle, then drops its
+//     reference when the task completes, in the same compare-and-swap
+//     ([Header.TransitionToCompleteAndUnref]) that publishes the result
+//     (a handle reads it once it sees Complete). If the handle was
+//     detached, whichever of the two holds the last reference releases the
+//     result.
 //   - The JoinHandle drops its reference only when it is detached. Taking the
 //     result does not drop it: a handle may be polled again and returns the
 //     same outcome. A handle that is merely forgotten drops nothing (Go has no
@@ -168,8 +174,12 @@
 //     of storing it, and the Detach of a task already complete clears the
 //     stored one.
 //
-// Tasks are never recycled: every spawn allocates a new one, so a Waker that
-// outlives its task wakes a complete task, which the state word ignores.
+// A Waker that outlives its task wakes a complete task, which the state
+// word ignores. A scheduler may recycle a task object whose references were
+// all dropped ([Header.ReinitScheduled]); a Waker of the former task then
+// wakes the new one, a spurious wake, which futures tolerate. The blitz
+// scheduler recycles only tasks spawned without a JoinHandle, so that no
+// handle of a former task can reach a new one.
 // [Header.Ref] stops at [MaxRefCount] with [ErrRefOverflow]; an Unref at
 // zero means some owner dropped twice and panics with [ErrBadTransition].
 //
@@ -182,9 +192,8 @@
 // [Scheduler] interface. The concrete task embeds its Header, so no separate
 // allocation holds it, and queues and lists link *Header values
 // ([Header.QueueNext] is the global queue's intrusive link). Nothing frees a
-// task: see "Reference count". [Header.Waker] is built once by Init
-// (waker.New checks its argument with reflection, which a hot poll path
-// should not repeat) and handed to every poll; waking it is [Header.Wake].
+// task: see "Reference count". [Header.Waker] is the Waker handed to every
+// poll; waking it is [Header.Wake].
 //
 // # Ordering
 //

@@ -5,10 +5,10 @@ import "fmt"
 // State is one value of the packed 64-bit state word, laid out as follows
 // (bit 0 is the least significant):
 //
-//	 63            40 39      32 31   28 27  26  25  24 23       16 15      0
-//	+----------------+----------+-------+---+---+---+---+-----------+---------+
-//	| ref count (24) |shield (8)| rsvd  |det|join|can|ntf| lifecycle | reserved|
-//	+----------------+----------+-------+---+---+---+---+-----------+---------+
+//	 63            40 39      32 31  29 28 27  26  25  24 23       16 15      0
+//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
+//	| ref count (24) |shield (8)| rsvd |jw |det|join|can|ntf| lifecycle | reserved|
+//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
 //
 // State is a plain value: reading its fields is free, and only Header's
 // transitions move the word itself.
@@ -53,6 +53,7 @@ const (
 	cancelledBit    = State(1) << 25
 	joinInterestBit = State(1) << 26
 	detachedBit     = State(1) << 27
+	joinWaiterBit   = State(1) << 28
 
 	shieldShift = 32
 	shieldMask  = State(0xff) << shieldShift
@@ -89,6 +90,11 @@ func (s State) JoinInterest() bool { return s&joinInterestBit != 0 }
 // collect the result.
 func (s State) Detached() bool { return s&detachedBit != 0 }
 
+// JoinWaiter reports the join-waiter bit: an awaiter of the JoinHandle
+// registered its Waker (Header.SetJoinWaiter), so the completion must wake
+// it.
+func (s State) JoinWaiter() bool { return s&joinWaiterBit != 0 }
+
 // ShieldDepth returns the number of shields in force.
 func (s State) ShieldDepth() int { return int((s & shieldMask) >> shieldShift) }
 
@@ -114,10 +120,10 @@ func (s State) String() string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("%v%s%s%s%s shield=%d ref=%d", s.Lifecycle(),
+	return fmt.Sprintf("%v%s%s%s%s%s shield=%d ref=%d", s.Lifecycle(),
 		flag(s.Notified(), "notified"), flag(s.Cancelled(), "cancelled"),
 		flag(s.JoinInterest(), "join"), flag(s.Detached(), "detached"),
-		s.ShieldDepth(), s.RefCount())
+		flag(s.JoinWaiter(), "joinwaiter"), s.ShieldDepth(), s.RefCount())
 }
 
 // MakeState builds a state word from its fields, for tests and for Init. It

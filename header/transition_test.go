@@ -3,6 +3,7 @@ package header_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -258,6 +259,33 @@ func TestTransitionToComplete(t *testing.T) {
 	})
 }
 
+func TestTransitionToCompleteAndUnref(t *testing.T) {
+	// As TestTransitionToComplete, with the reference count owned too: it
+	// must drop exactly one reference in the same step, and refuse (panic,
+	// nothing changed) a task with none.
+	var rows []row
+	for _, l := range []header.Lifecycle{header.Idle, header.Scheduled, header.Complete} {
+		for _, n := range bools {
+			for _, ref := range []int{0, 1, 2} {
+				rows = append(rows, row{from: st{l: l, n: n, ref: ref}, panics: true})
+			}
+		}
+	}
+	for _, n := range bools {
+		rows = append(rows, row{from: st{l: header.Running, n: n, ref: 0}, panics: true})
+		for _, ref := range []int{1, 2, header.MaxRefCount} {
+			rows = append(rows, row{
+				from: st{l: header.Running, n: n, ref: ref},
+				to:   st{l: header.Complete, ref: ref - 1}, want: true,
+			})
+		}
+	}
+	checkRows(t, ownLifecycle|ownNotified|ownRef, rows, func(h *header.Header) any {
+		before := h.Load()
+		return h.TransitionToCompleteAndUnref() == before
+	})
+}
+
 func TestCancel(t *testing.T) {
 	var rows []row
 	for _, l := range lifecycles {
@@ -427,7 +455,7 @@ func TestInitSetsIdleWithReferences(t *testing.T) {
 	h.Init(task, nopScheduler{}, true)
 	assert.Equal(t, st{l: header.Idle, j: true, ref: 2}.S(), h.Load(), "scheduler's and JoinHandle's references")
 	assert.Same(t, task, h.Task())
-	assert.Same(t, &h, h.Waker().Target(), "the Waker built by Init wakes h")
+	assert.Same(t, &h, h.Waker().Target(), "the Waker wakes h")
 
 	var h2 header.Header
 	h2.Init(nopTask{}, nopScheduler{}, false)
@@ -435,6 +463,84 @@ func TestInitSetsIdleWithReferences(t *testing.T) {
 	assert.Nil(t, *h2.QueueNext())
 	*h2.QueueNext() = &h
 	assert.Same(t, &h, *h2.QueueNext())
+}
+
+func TestInitScheduled(t *testing.T) {
+	var s countScheduler
+	var h header.Header
+	task := &struct{ nopTask }{}
+	h.InitScheduled(task, &s, true)
+	assert.Equal(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "scheduled, with both references")
+	assert.Same(t, task, h.Task())
+	h.Wake()
+	assert.Zero(t, s.n, "a wake of a scheduled task is not pushed again")
+	assert.True(t, h.Load().Notified())
+	assert.Equal(t, header.RunPoll, h.TransitionToRunning())
+
+	var h2 header.Header
+	h2.InitScheduled(nopTask{}, nopScheduler{}, false)
+	assert.Equal(t, st{l: header.Scheduled, ref: 1}.S(), h2.Load())
+	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h2.InitScheduled(nil, nopScheduler{}, false) })
+}
+
+func TestReinitScheduled(t *testing.T) {
+	// Only a Complete header with no reference may be reused; any other
+	// state panics and is left as it was.
+	for _, l := range lifecycles {
+		for _, ref := range []int{0, 1, 2} {
+			for _, jd := range joins {
+				from := st{l: l, j: jd[0], d: jd[1], c: true, ref: ref}.S()
+				var h header.Header
+				task := &struct{ nopTask }{}
+				h.Init(task, nopScheduler{}, false)
+				h.SetStateForTest(from)
+				if l != header.Complete || ref != 0 {
+					v := recovered(func() { h.ReinitScheduled(true) })
+					err, ok := v.(error)
+					require.Truef(t, ok, "from %v: no error panic (got %v)", from, v)
+					require.ErrorIsf(t, err, header.ErrBadTransition, "from %v", from)
+					require.Equalf(t, from, h.Load(), "from %v: changed by a refused reinit", from)
+					continue
+				}
+				h.ReinitScheduled(false)
+				require.Equalf(t, st{l: header.Scheduled, ref: 1}.S(), h.Load(), "from %v", from)
+				require.Same(t, task, h.Task(), "the task is kept")
+				h.SetStateForTest(from)
+				h.ReinitScheduled(true)
+				require.Equalf(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "from %v", from)
+			}
+		}
+	}
+}
+
+func TestSetJoinWaiter(t *testing.T) {
+	for _, l := range lifecycles {
+		for _, jd := range joins {
+			for _, ref := range []int{0, 1, 2} {
+				from := st{l: l, j: jd[0], d: jd[1], n: true, ref: ref}.S()
+				var h header.Header
+				h.Init(nopTask{}, nopScheduler{}, true)
+				h.SetStateForTest(from)
+				complete := h.SetJoinWaiter()
+				if l == header.Complete {
+					require.Truef(t, complete, "from %v", from)
+					require.Equalf(t, from, h.Load(), "from %v: changed", from)
+					continue
+				}
+				require.Falsef(t, complete, "from %v", from)
+				got := h.Load()
+				require.Truef(t, got.JoinWaiter(), "from %v: bit not set", from)
+				require.Equalf(t, from.String(), strings.Replace(got.String(), "|joinwaiter", "", 1), "from %v: other fields changed", from)
+				require.False(t, h.SetJoinWaiter(), "set twice")
+				require.Equal(t, got, h.Load(), "set twice: changed")
+				// The bit survives the completion, for the completer to see.
+				if l == header.Running && ref > 0 {
+					require.True(t, h.TransitionToCompleteAndUnref().JoinWaiter())
+					require.True(t, h.SetJoinWaiter(), "complete now")
+				}
+			}
+		}
+	}
 }
 
 func TestInitPanicsOnNil(t *testing.T) {

@@ -35,6 +35,39 @@ func newBenchRuntime(b *testing.B, cfg runtime.Config) *runtime.Runtime {
 	return rt
 }
 
+// forBackends runs f as name/auto, with the default Config, and as
+// name/none, with BackendNone: the second shows the scheduler's own costs
+// apart from parking in the I/O driver.
+func forBackends(b *testing.B, name string, f func(*testing.B, runtime.Config)) {
+	b.Run(name+"/auto", func(b *testing.B) { f(b, runtime.Config{}) })
+	b.Run(name+"/none", func(b *testing.B) { f(b, runtime.Config{Backend: runtime.BackendNone}) })
+}
+
+// forSpawns runs f for both ways of spawning a future that is a value:
+// blitz holds it in the task (SpawnValue, SpawnValueOn; value is true),
+// blitz-iface in an interface (Spawn, SpawnOn), each with both backends.
+func forSpawns(b *testing.B, f func(b *testing.B, cfg runtime.Config, value bool)) {
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { f(b, cfg, true) })
+	forBackends(b, "blitz-iface", func(b *testing.B, cfg runtime.Config) { f(b, cfg, false) })
+}
+
+// How the benchmarks that spawn from tasks spawn: through an interface
+// (Spawn), by value (SpawnValue), or by value without a handle
+// (SpawnValueDetached, whose task objects the workers recycle).
+const (
+	spawnIface = iota
+	spawnValue
+	spawnDetached
+)
+
+// forSpawnModes is forSpawns with a third way, blitz-detached: by value
+// and without a JoinHandle, like the goroutine side, which has none.
+func forSpawnModes(b *testing.B, f func(b *testing.B, cfg runtime.Config, mode int)) {
+	forBackends(b, "blitz", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnValue) })
+	forBackends(b, "blitz-iface", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnIface) })
+	forBackends(b, "blitz-detached", func(b *testing.B, cfg runtime.Config) { f(b, cfg, spawnDetached) })
+}
+
 // spawnAll is the root task of BenchmarkSpawnMany: its one poll spawns n
 // trivial tasks.
 type spawnAll struct {
@@ -74,13 +107,17 @@ func BenchmarkSpawnMany(b *testing.B) {
 // BenchmarkSpawnRemote spawns b.N trivial tasks from a goroutine outside the
 // runtime (through the global queue) and waits for all of them.
 func BenchmarkSpawnRemote(b *testing.B) {
-	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, runtime.Config{})
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) {
+		rt := newBenchRuntime(b, cfg)
 		b.ReportAllocs()
 		l := newLatch(b.N)
 		h := rt.Handle()
 		for range b.N {
-			runtime.SpawnOn[struct{}](h, doneFuture{l})
+			if value {
+				runtime.SpawnValueOn[struct{}](h, doneFuture{l})
+			} else {
+				runtime.SpawnOn[struct{}](h, doneFuture{l})
+			}
 		}
 		<-l.done
 	})
@@ -174,6 +211,7 @@ func BenchmarkYieldAlone(b *testing.B) {
 // for the pong through another.
 type pinger struct {
 	sent       bool
+	mode       int // how to spawn the ponger
 	ping, pong *oneshot
 	l          *latch
 }
@@ -182,7 +220,14 @@ func (p *pinger) Poll(cx *future.Context) (struct{}, bool) {
 	if !p.sent {
 		p.sent = true
 		p.ping, p.pong = new(oneshot), new(oneshot)
-		runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
+		switch p.mode {
+		case spawnValue:
+			runtime.SpawnValue[struct{}](cx, ponger{ping: p.ping, pong: p.pong})
+		case spawnDetached:
+			runtime.SpawnValueDetached[struct{}](cx, ponger{ping: p.ping, pong: p.pong})
+		default:
+			runtime.Spawn[struct{}](cx, &ponger{ping: p.ping, pong: p.pong})
+		}
 		p.ping.send(cx)
 	}
 	if _, ok := p.pong.Poll(cx); !ok {
@@ -208,7 +253,7 @@ func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
 // ping_pong). ns/ping is the cost of one exchange, spawn included.
 func BenchmarkPingPong(b *testing.B) {
 	const pairs = 1000
-	b.Run("blitz", func(b *testing.B) { benchPingPong(b, runtime.Config{}, pairs) })
+	forSpawnModes(b, func(b *testing.B, cfg runtime.Config, mode int) { benchPingPong(b, cfg, pairs, mode) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -231,15 +276,23 @@ func BenchmarkPingPong(b *testing.B) {
 	})
 }
 
-// benchPingPong is BenchmarkPingPong's blitz side with cfg.
-func benchPingPong(b *testing.B, cfg runtime.Config, pairs int) {
+// benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning as
+// mode says.
+func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, mode int) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(pairs)
 		for range pairs {
-			runtime.SpawnOn[struct{}](h, &pinger{l: l})
+			switch mode {
+			case spawnValue:
+				runtime.SpawnValueOn[struct{}](h, pinger{l: l, mode: mode})
+			case spawnDetached:
+				runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: mode})
+			default:
+				runtime.SpawnOn[struct{}](h, &pinger{l: l})
+			}
 		}
 		<-l.done
 	}
@@ -249,13 +302,19 @@ func benchPingPong(b *testing.B, cfg runtime.Config, pairs int) {
 // chain spawns the next link until depth reaches zero.
 type chain struct {
 	depth int
+	mode  int // how to spawn the next link
 	l     *latch
 }
 
 func (c chain) Poll(cx *future.Context) (struct{}, bool) {
-	if c.depth == 0 {
+	switch {
+	case c.depth == 0:
 		c.l.countDown()
-	} else {
+	case c.mode == spawnValue:
+		runtime.SpawnValue[struct{}](cx, chain{depth: c.depth - 1, mode: c.mode, l: c.l})
+	case c.mode == spawnDetached:
+		runtime.SpawnValueDetached[struct{}](cx, chain{depth: c.depth - 1, mode: c.mode, l: c.l})
+	default:
 		runtime.Spawn[struct{}](cx, &chain{depth: c.depth - 1, l: c.l})
 	}
 	return struct{}{}, true
@@ -265,7 +324,7 @@ func (c chain) Poll(cx *future.Context) (struct{}, bool) {
 // next (Tokio's chained_spawn); ns/spawn is the cost of one link.
 func BenchmarkChainedSpawn(b *testing.B) {
 	const depth = 1000
-	b.Run("blitz", func(b *testing.B) { benchChained(b, runtime.Config{}, depth) })
+	forSpawnModes(b, func(b *testing.B, cfg runtime.Config, mode int) { benchChained(b, cfg, depth, mode) })
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		var link func(int, *latch)
@@ -285,14 +344,22 @@ func BenchmarkChainedSpawn(b *testing.B) {
 	})
 }
 
-// benchChained is BenchmarkChainedSpawn's blitz side with cfg.
-func benchChained(b *testing.B, cfg runtime.Config, depth int) {
+// benchChained is BenchmarkChainedSpawn's blitz side with cfg, spawning
+// as mode says (the first link from outside, the others from tasks).
+func benchChained(b *testing.B, cfg runtime.Config, depth int, mode int) {
 	rt := newBenchRuntime(b, cfg)
 	h := rt.Handle()
 	b.ReportAllocs()
 	for range b.N {
 		l := newLatch(1)
-		runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
+		switch mode {
+		case spawnValue:
+			runtime.SpawnValueOn[struct{}](h, chain{depth: depth, mode: mode, l: l})
+		case spawnDetached:
+			runtime.SpawnValueDetachedOn[struct{}](h, chain{depth: depth, mode: mode, l: l})
+		default:
+			runtime.SpawnOn[struct{}](h, chain{depth: depth, l: l})
+		}
 		<-l.done
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
@@ -306,8 +373,8 @@ func BenchmarkLIFO(b *testing.B) {
 		name string
 		lifo int
 	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}} {
-		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000) })
-		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000) })
+		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, runtime.Config{LIFO: m.lifo}, 1000, spawnIface) })
+		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, runtime.Config{LIFO: m.lifo}, 1000, spawnIface) })
 	}
 }
 
@@ -344,8 +411,8 @@ func BenchmarkIdleTaskMemory(b *testing.B) {
 	if testing.Short() {
 		n = 10_000
 	}
-	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, runtime.Config{})
+	forSpawns(b, func(b *testing.B, cfg runtime.Config, value bool) {
+		rt := newBenchRuntime(b, cfg)
 		h := rt.Handle()
 		handles := make([]runtime.JoinHandle[struct{}], n)
 		var perTask float64
@@ -353,7 +420,11 @@ func BenchmarkIdleTaskMemory(b *testing.B) {
 			var polled atomic.Int64
 			before := liveBytes()
 			for i := range handles {
-				handles[i] = runtime.SpawnOn[struct{}](h, &idleFuture{polled: &polled})
+				if value {
+					handles[i] = runtime.SpawnValueOn[struct{}](h, idleFuture{polled: &polled})
+				} else {
+					handles[i] = runtime.SpawnOn[struct{}](h, &idleFuture{polled: &polled})
+				}
 			}
 			for polled.Load() < int64(n) {
 				time.Sleep(time.Millisecond)

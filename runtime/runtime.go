@@ -340,3 +340,66 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	return nil
 }
+
+// SpawnValue is Spawn for a future held by value: f is copied into the
+// task's own allocation and polled through its address, so that the spawn
+// allocates once, where Spawn stores f in an interface (and the caller
+// usually allocated f on its own). F's pointer type is the future: its
+// Poll, and its Cancel if it has one, may take a pointer or a value
+// receiver. T is given and F inferred:
+//
+//	runtime.SpawnValue[int](cx, sum{a: 1, b: 2})
+//
+// Like Spawn, it is called from inside a task and panics with ErrNoRuntime
+// if no runtime polls cx. Spawn a pointer instead when the future must
+// also be reached from outside the task: SpawnValue holds a copy of f.
+func SpawnValue[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](cx *future.Context, f F) JoinHandle[T] {
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
+	return scheduler.SpawnValue[T, F, PF](h.rt.sched, cx, f)
+}
+
+// SpawnValueOn is SpawnOn for a future held by value (see SpawnValue): it
+// starts f as a task on h's runtime from any goroutine, in one allocation.
+// After Shutdown began, f's Cancel (if any) is called, f is not polled, and
+// the JoinHandle reports ErrShutdown.
+func SpawnValueOn[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](h Handle, f F) JoinHandle[T] {
+	return scheduler.SpawnValue[T, F, PF](h.Runtime().sched, nil, f)
+}
+
+// SpawnValueDetached is SpawnValue without a JoinHandle, as if detached at
+// once: the task runs on unobserved, its value is dropped and a panic is
+// reported (Config.OnPanic, or the standard logger). Because no handle can
+// refer to it, the finished task's memory is reused by a later
+// SpawnValueDetached of the same future type on the same worker, so that a
+// chain of such spawns does not allocate. It is called from inside a task
+// and panics with ErrNoRuntime if no runtime polls cx.
+func SpawnValueDetached[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](cx *future.Context, f F) {
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
+	scheduler.SpawnValueDetached[T, F, PF](h.rt.sched, cx, f)
+}
+
+// SpawnValueDetachedOn is SpawnValueOn without a JoinHandle (see
+// SpawnValueDetached), from any goroutine. From outside the workers it
+// allocates the task. After Shutdown began f is not polled: its Cancel, if
+// any, is called.
+func SpawnValueDetachedOn[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](h Handle, f F) {
+	scheduler.SpawnValueDetached[T, F, PF](h.Runtime().sched, nil, f)
+}

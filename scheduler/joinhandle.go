@@ -23,11 +23,11 @@ import (
 // ErrCancelled or ErrShutdown and ErrPanicked, and errors.As finds the
 // *PanicError.
 type JoinHandle[T any] struct {
-	t *task[T]
+	t *core[T]
 }
 
 // task returns the task, panicking for the zero handle.
-func (j JoinHandle[T]) task() *task[T] {
+func (j JoinHandle[T]) task() *core[T] {
 	if j.t == nil {
 		panic(ErrZeroHandle)
 	}
@@ -48,16 +48,21 @@ func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.Load().Detached() {
+	st := t.Load()
+	if st.Detached() {
 		cx.Spend()
 		return future.Fail[T](ErrDetached), true
 	}
-	if t.done {
-		cx.Spend()
-		return t.res, true
+	// Register, then tell the completion so (SetJoinWaiter); a completion
+	// that came first, which will not wake anyone, is seen either way.
+	if st.Lifecycle() != header.Complete {
+		t.addJoin(cx.Waker())
+		if !t.SetJoinWaiter() {
+			return future.Result[T]{}, false
+		}
 	}
-	t.addJoin(cx.Waker())
-	return future.Result[T]{}, false
+	cx.Spend()
+	return t.res, true
 }
 
 // Future returns j as a future.Future, for the combinators, whose type
@@ -132,22 +137,31 @@ func (j JoinHandle[T]) Detach() {
 		return // the task will see the detached bit when it finishes
 	}
 	// The task already finished: release the outcome now, and report a
-	// panic that nobody will collect any more.
+	// panic that nobody will collect any more. Awaiters that registered
+	// before (another copy's Wait) are woken, not dropped: the finish may
+	// not have taken them yet, and their Poll now answers ErrDetached.
 	t.mu.Lock()
 	err := t.res.Err
 	t.res = future.Result[T]{}
+	w, more := t.join, t.more
 	t.join, t.more = waker.Waker{}, nil
 	t.mu.Unlock()
+	w.Wake()
+	if more != nil {
+		for _, w := range more.ws {
+			w.Wake()
+		}
+	}
 	if pe := panicOf(err); pe != nil {
 		t.sched().deliverPanic("a detached task", pe)
 	}
 }
 
 // IsFinished reports whether the task finished (completed, panicked, was
-// cancelled or dropped by the shutdown), so that Poll would return at once.
+// cancelled or dropped by the shutdown) and its outcome waits in the
+// handle, so that Poll would return it at once. A detached handle keeps no
+// outcome: it reports false. Any goroutine may call it; it takes no lock.
 func (j JoinHandle[T]) IsFinished() bool {
-	t := j.task()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.done
+	st := j.task().Load()
+	return st.Lifecycle() == header.Complete && !st.Detached()
 }

@@ -5,19 +5,62 @@ import (
 	"sync/atomic"
 )
 
-// ownedTasks is the list of every live task (spawned, not yet finished),
-// which the shutdown needs to reach tasks that sit in no queue: a task idle
-// on a waker that will never fire must still have its JoinHandle resolved.
-// It is Tokio's OwnedTasks: shards of intrusive doubly linked lists, each
-// under its own mutex, a task's shard chosen by its address so that spawns
-// on different workers rarely share a lock.
+// ownedTasks is the list of the live tasks that may sit in no queue,
+// which the shutdown needs to reach: a task idle on a waker that will never
+// fire must still have its JoinHandle resolved. It is Tokio's OwnedTasks:
+// shards of intrusive doubly linked lists, each under its own mutex.
+//
+// A task is linked when it can first be in no queue: at its first poll
+// that does not complete (ownedTasks.link, from taskBase.pending). Until
+// then it sits in a queue, which the shutdown drains after the workers
+// exited: a worker's LIFO slot or local queue, or the global queue, whose
+// Push refuses a spawn once the drain began (the spawn then resolves the
+// task itself). A task that completes at its first poll, as a link of a
+// chain of spawns or a trivial task spawned from outside does, is never
+// linked. The shard is chosen at the spawn: the spawning worker's own
+// (index = worker id), whose lock that worker then takes without
+// contention; for a spawn from outside, one chosen by the task's address.
+//
+// Every task is counted as live from its spawn to its finish, whether
+// linked or not (see liveCounter).
 type ownedTasks struct {
 	shards []ownedShard
-	// mask is len(shards)-1; len(shards) is a power of two.
-	mask uintptr
-	// live counts linked tasks, for Stats and Config.MaxLiveTasks. Raised
-	// by insert (or by TrySpawn's reservation) and lowered by remove.
-	live atomic.Int64
+	// mask is len(shards)-1; len(shards) is a power of two, at least the
+	// number of workers.
+	mask uint32
+	// live is the count of live tasks, for Stats and Config.MaxLiveTasks.
+	live liveCounter
+}
+
+// Where a task is counted (taskBase.counted).
+const (
+	notCounted     uint8 = iota
+	countedInShard       // in its shard's n
+	countedBounded       // in liveCounter.bounded
+)
+
+// liveCounter counts the live tasks. A task of a scheduler with
+// Config.MaxLiveTasks is counted in bounded, which gives TrySpawn its exact
+// bound; any other task in its shard's n, so that spawns and completions on
+// different workers share no cache line.
+type liveCounter struct {
+	// bounded is raised by reserve (TrySpawn) or by count (Spawn) and
+	// lowered by uncount, for the tasks counted there.
+	bounded atomic.Int64
+	// shards are the owned shards (the slice of ownedTasks), whose counts
+	// Load adds. Set by init.
+	shards []ownedShard
+}
+
+// Load returns the number of live tasks: exact when every task is counted
+// in bounded; otherwise the sum of the shards' counts, read one after the
+// other.
+func (c *liveCounter) Load() int64 {
+	n := c.bounded.Load()
+	for i := range c.shards {
+		n += c.shards[i].n.Load()
+	}
+	return n
 }
 
 // ownedShard is one list.
@@ -26,10 +69,30 @@ type ownedShard struct {
 	mu sync.Mutex
 	// head is the first task, guarded by mu.
 	head *taskBase
+	// n counts the live tasks of this shard that liveCounter.bounded does
+	// not: raised at their spawn, lowered at their finish, by whichever
+	// goroutine does either.
+	n atomic.Int64
 	// closed is set by the shutdown sweep, guarded by mu; no task is linked
 	// afterwards.
 	closed bool
+	// recycled holds up to recycleSlots finished tasks spawned without a
+	// handle (*valueTask of any type, nil for a free slot), kept for a
+	// later spawn of the same type (see Scheduler.recycle). Shard i <
+	// Config.Workers is worker i's own: its recycled slots are owned by
+	// that worker's goroutine, and never touched by anyone else (not even
+	// under mu).
+	recycled [recycleSlots]any
+	// evict is the slot the next recycle replaces when all are taken, so
+	// that tasks of a type no longer spawned do not hold the slots for
+	// ever. Owned like recycled.
+	evict uint8
 }
+
+// recycleSlots is the number of finished tasks a worker keeps for reuse:
+// enough for the few task types that a spawn-heavy task alternates
+// between (a chain, a ping and its pong), few enough to scan.
+const recycleSlots = 4
 
 // init makes the shards: a power of two, at least 4 per worker.
 func (o *ownedTasks) init(workers int) {
@@ -38,20 +101,70 @@ func (o *ownedTasks) init(workers int) {
 		n *= 2
 	}
 	o.shards = make([]ownedShard, n)
-	o.mask = uintptr(n - 1)
+	o.mask = uint32(n - 1)
+	o.live.shards = o.shards
 }
 
-// insert links t and reports true, or reports false if the list is closed
-// (shutdown began). reserved says the live count was already raised (by
-// TrySpawn); insert lowers it again on failure.
-func (o *ownedTasks) insert(t *taskBase, reserved bool) bool {
-	sh := &o.shards[t.shardIndex(o.mask)]
+// reserve raises the live count for a TrySpawn, unless it is at max
+// (then it reports false). Without a bound (max 0) it does nothing and
+// reports true.
+func (o *ownedTasks) reserve(max int64) bool {
+	if max <= 0 {
+		return true
+	}
+	// Reserve before spawning: the count never exceeds max, however
+	// many goroutines spawn at once (see the package doc, "Backpressure").
+	// A CAS loop rather than add-then-undo, so that a refusal never shows
+	// in Stats().Live nor refuses another TrySpawn while a slot is free.
+	for {
+		n := o.live.bounded.Load()
+		if n >= max {
+			return false
+		}
+		if o.live.bounded.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// count makes t a live task of shard i: counted in live.bounded if bounded
+// (the scheduler has a Config.MaxLiveTasks; reserved says reserve already
+// counted it), in the shard's n otherwise. Called by the spawn, before t is
+// shared.
+func (o *ownedTasks) count(t *taskBase, i uint32, bounded, reserved bool) {
+	t.shard = i & o.mask
+	switch {
+	case bounded:
+		if !reserved {
+			o.live.bounded.Add(1)
+		}
+		t.counted = countedBounded
+	default:
+		o.shards[t.shard].n.Add(1)
+		t.counted = countedInShard
+	}
+}
+
+// uncount undoes count, once; it does nothing for a task not counted. Called
+// by the task's finish (or by a TrySpawn that gives t up).
+func (o *ownedTasks) uncount(t *taskBase) {
+	switch t.counted {
+	case countedBounded:
+		o.live.bounded.Add(-1)
+	case countedInShard:
+		o.shards[t.shard].n.Add(-1)
+	}
+	t.counted = notCounted
+}
+
+// link links t into its shard and reports true, or reports false if the
+// list is closed. It is called only from a worker's poll, and the shutdown
+// sweep closes the list only after the workers exited, so it succeeds.
+func (o *ownedTasks) link(t *taskBase) bool {
+	sh := &o.shards[t.shard]
 	sh.mu.Lock()
 	if sh.closed {
 		sh.mu.Unlock()
-		if reserved {
-			o.live.Add(-1)
-		}
 		return false
 	}
 	t.next = sh.head
@@ -61,23 +174,25 @@ func (o *ownedTasks) insert(t *taskBase, reserved bool) bool {
 	sh.head = t
 	t.linked = true
 	sh.mu.Unlock()
-	if !reserved {
-		o.live.Add(1)
-	}
 	return true
 }
 
-// remove unlinks t if it is linked.
+// remove unlinks t if it is linked, and uncounts it: the finish of a task.
+// Called by the party that completed t. Reading linked without the lock is
+// safe there: only link (on the worker polling t, before the transition
+// that hands t to its next poller) and the shutdown sweep (after the
+// workers exited, on the goroutine that then finishes t) write it, and
+// both happen before this finish.
 func (o *ownedTasks) remove(t *taskBase) {
-	sh := &o.shards[t.shardIndex(o.mask)]
-	sh.mu.Lock()
-	if !t.linked {
+	if t.linked {
+		sh := &o.shards[t.shard]
+		sh.mu.Lock()
+		if t.linked {
+			sh.unlink(t)
+		}
 		sh.mu.Unlock()
-		return
 	}
-	sh.unlink(t)
-	sh.mu.Unlock()
-	o.live.Add(-1)
+	o.uncount(t)
 }
 
 // unlink takes t out of the shard's list. Called with sh.mu held.
@@ -93,7 +208,7 @@ func (sh *ownedShard) unlink(t *taskBase) {
 	t.prev, t.next, t.linked = nil, nil, false
 }
 
-// closeAndPop closes every shard to inserts and then hands each task still
+// closeAndPop closes every shard to links and then hands each task still
 // linked to f, one at a time, unlinked and outside the lock. Called once, by
 // the shutdown, after the workers have exited.
 func (o *ownedTasks) closeAndPop(f func(*taskBase)) {
@@ -114,8 +229,7 @@ func (o *ownedTasks) closeAndPop(f func(*taskBase)) {
 			}
 			sh.unlink(t)
 			sh.mu.Unlock()
-			o.live.Add(-1)
-			f(t)
+			f(t) // its finish uncounts it
 		}
 	}
 }

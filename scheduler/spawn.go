@@ -23,13 +23,105 @@ func Spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 	return spawn(s, cx, f)
 }
 
+// SpawnValue is Spawn for a future held by value: f is copied into the
+// task's own allocation and polled through its address, so that spawning
+// allocates once, for the task and the future together, where Spawn stores
+// the future in an interface (which allocates for a future that is not a
+// pointer, and the caller usually allocated it already). The future's
+// methods are those of *F: its Poll and, if it has one, its Cancel take a
+// pointer receiver or a value one. The value type T is given, F and PF are
+// inferred from f:
+//
+//	h := scheduler.SpawnValue[int](s, cx, countdown{left: 10})
+//
+// (Go does not infer T from the methods of *F.) As with Spawn, after
+// shutdown began f is not started: its Cancel, if any, is called and the
+// handle is already resolved with ErrShutdown. A future that must be
+// reached from outside the task (a pointer kept or handed to someone else)
+// is a pointer, for Spawn: SpawnValue holds a copy of f.
+func SpawnValue[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler, cx *future.Context, f F) JoinHandle[T] {
+	t := &valueTask[T, F, PF]{fut: f}
+	t.InitScheduled(t, s, true)
+	return spawnCore(s, cx, &t.core)
+}
+
+// SpawnValueDetached is SpawnValue without a JoinHandle, as if it were
+// detached at once: the task runs on unobserved, its value is dropped, and
+// a panic is reported (Config.OnPanic, or the standard logger). After
+// shutdown began f is not started: its Cancel, if any, is called. Spawned
+// from a task on one of s's workers (cx), it reuses the memory of a task of
+// the same type that finished on that worker, when there is one, instead
+// of allocating: with no handle, nothing can tell the new task from the old
+// one (a Waker of the old task that is still kept somewhere wakes the new
+// one, a spurious wake, which futures tolerate).
+func SpawnValueDetached[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler, cx *future.Context, f F) {
+	w := s.localWorker(cx)
+	var t *valueTask[T, F, PF]
+	if w != nil {
+		t = reuse[T, F, PF](&s.owned.shards[w.id])
+	}
+	if t != nil {
+		t.fut, t.dropped = f, false // linked and counted were reset by its finish
+		t.ReinitScheduled(false)
+	} else {
+		t = &valueTask[T, F, PF]{fut: f}
+		t.InitScheduled(t, s, false)
+	}
+	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
+		t.TransitionToShutdown()
+		t.Abort(ErrShutdown)
+	}
+}
+
+// reuse takes a recycled task of type valueTask[T, F, PF] from worker
+// shard sh's slots, or returns nil. Called only on that worker.
+func reuse[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](sh *ownedShard) *valueTask[T, F, PF] {
+	for i := range sh.recycled { // by index: ranging over the array copies it
+		if t, ok := sh.recycled[i].(*valueTask[T, F, PF]); ok {
+			sh.recycled[i] = nil
+			return t
+		}
+	}
+	return nil
+}
+
+// recycle keeps t, a finished task spawned without a handle, in a slot of
+// the finishing worker (cx's), for reuse by SpawnValueDetached: a free
+// slot, or else the one evict points to, whose task the GC then takes. It
+// does nothing off the workers. Nothing references t but stale Wakers, and
+// the worker's Context of its last poll, which the next poll resets.
+func (s *Scheduler) recycle(cx *future.Context, t any) {
+	w := s.localWorker(cx)
+	if w == nil {
+		return
+	}
+	sh := &s.owned.shards[w.id]
+	for i := range sh.recycled {
+		if sh.recycled[i] == nil {
+			sh.recycled[i] = t
+			return
+		}
+	}
+	sh.recycled[sh.evict] = t
+	sh.evict = (sh.evict + 1) % recycleSlots
+}
+
 // resolvedHandle returns the handle of a task that never runs, already
 // finished with err.
 func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {
 	t := newTask[T](s, nil)
 	t.TransitionToShutdown() // claims the unscheduled task for the abort
 	t.Abort(err)
-	return JoinHandle[T]{t: t}
+	return JoinHandle[T]{t: &t.core}
 }
 
 // TrySpawn is Spawn with backpressure, and an exact bound: when
@@ -44,30 +136,18 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	if s.closing.Load() {
 		return JoinHandle[T]{}, ErrShutdown
 	}
-	reserved := false
-	if max := int64(s.cfg.MaxLiveTasks); max > 0 {
-		// Reserve before spawning: the count never exceeds max, however
-		// many goroutines spawn at once (see the package doc,
-		// "Backpressure"). A CAS
-		// loop rather than add-then-undo, so that a refusal never shows in
-		// Stats().Live nor refuses another TrySpawn while a slot is free.
-		for {
-			n := s.owned.live.Load()
-			if n >= max {
-				return JoinHandle[T]{}, ErrBackpressure
-			}
-			if s.owned.live.CompareAndSwap(n, n+1) {
-				break
-			}
-		}
-		reserved = true
+	max := int64(s.cfg.MaxLiveTasks)
+	if !s.owned.reserve(max) {
+		return JoinHandle[T]{}, ErrBackpressure
 	}
-	t := newTask(s, f)
-	if !s.owned.insert(&t.taskBase, reserved) {
+	t := &task[T]{fut: f}
+	t.InitScheduled(t, s, true)
+	w := s.localWorker(cx)
+	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
+		s.owned.uncount(&t.taskBase)
 		return JoinHandle[T]{}, ErrShutdown
 	}
-	s.start(cx, &t.taskBase)
-	return JoinHandle[T]{t: t}, nil
+	return JoinHandle[T]{t: &t.core}, nil
 }
 
 // newTask builds the task of f with its header set up (Idle, join interest).
@@ -79,27 +159,68 @@ func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 
 // spawn is Spawn after its argument checks.
 func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
-	t := newTask(s, f)
-	if s.closing.Load() || !s.owned.insert(&t.taskBase, false) {
-		// Shutdown began: resolve the handle without running f.
+	t := &task[T]{fut: f}
+	t.InitScheduled(t, s, true)
+	return spawnCore(s, cx, &t.core)
+}
+
+// spawnCore counts and queues the new task t, whatever kind holds its
+// future, or resolves its handle with ErrShutdown without running it. t's
+// header was set up by InitScheduled.
+func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
+	w := s.localWorker(cx)
+	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
+		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()
-		t.Abort(ErrShutdown)
-		return JoinHandle[T]{t: t}
+		t.Task().Abort(ErrShutdown)
 	}
-	s.start(cx, &t.taskBase)
 	return JoinHandle[T]{t: t}
 }
 
-// start schedules a new, linked task: on the spawning worker's LIFO slot, or
-// on the global queue.
-func (s *Scheduler) start(cx *future.Context, t *taskBase) {
+// admit counts the new task t, spawned by worker w (nil from outside the
+// workers), as live, or reports false when shutdown began. reserved says
+// TrySpawn already counted it (reserve); a refusal drops that reservation.
+// The task is not linked into the owned list yet: it is until its first
+// poll that does not complete in a queue, which the shutdown drains (see
+// ownedTasks).
+func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
+	if s.closing.Load() {
+		if reserved {
+			s.owned.live.bounded.Add(-1)
+		}
+		return false
+	}
+	s.owned.count(t, s.shardOf(w, t), s.cfg.MaxLiveTasks > 0, reserved)
+	return true
+}
+
+// shardOf picks the owned shard of a task spawned by worker w: the worker's
+// own (for a nil w, a spawn from outside, a shard chosen by the task's
+// address, which may be a worker's).
+func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
+	if w != nil {
+		return uint32(w.id)
+	}
+	return t.hashShard(s.owned.mask)
+}
+
+// start queues a new task, Scheduled since its InitScheduled and counted
+// by admit: on the spawning worker w's LIFO slot, or, for a nil w, on the
+// global queue. It reports false when the global queue refused t (it
+// closed: the shutdown's drain began, and will not see t); the caller then
+// finishes or uncounts t. A worker's queues never refuse: the drain takes
+// them only after the workers exited.
+func (s *Scheduler) start(w *worker, t *taskBase) bool {
 	h := &t.Header
-	h.TransitionToScheduled() // Idle to Scheduled: always ScheduleEnqueue here
-	if w := s.localWorker(cx); w != nil {
+	if w != nil {
 		w.ctr.spawned++
 		w.scheduleLocal(h)
-		return
+		return true
+	}
+	if !s.global.Push(h) {
+		return false
 	}
 	s.spawnedRemote.Add(1)
-	s.Schedule(h)
+	s.idle.NotifyOne()
+	return true
 }

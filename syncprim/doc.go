@@ -35,8 +35,8 @@
 //
 //	state = (available - bias) << 2 | closed bit | waiters bit
 //
-// where bias is 0 for a Semaphore (1 for a Mutex, MaxReaders for an RwLock,
-// so that their zero value is unlocked; see below), and a mutex guards the
+// where bias is 0 for a Semaphore (MaxReaders for an RwLock, so that its
+// zero value is unlocked; see below), and a mutex guards the
 // waiter list. The protocol:
 //
 //   - TryAcquire is one CAS that takes permits; it fails if the waiters bit
@@ -77,22 +77,49 @@
 //
 // # Mutex
 //
-// A Mutex is the semaphore core with one permit, so it inherits FIFO order
-// and direct hand-off: Unlock with waiters gives the lock straight to the
-// first of them, and TryLock fails while anyone is queued. The zero Mutex is
-// unlocked because the core stores available-1: state 0 means "unlocked,
-// nobody queued", so TryLock is one CAS (0 to locked) and an uncontended
-// Unlock two (the guard's check below, then locked to 0), with no lazy
-// initialization. A MutexGuard knows which acquisition it belongs to: the
-// mutex counts its unlocks, a guard carries the count at its acquisition,
-// and Unlock advances the count with a CAS from that value before it
-// releases the permit. So a second Unlock, through the guard or a copy of
-// it, panics with ErrGuardReleased and cannot release a later holder's
-// lock; the zero MutexGuard panics with ErrNotLocked. Hand-off trades
-// throughput under heavy contention for fairness: unlike sync.Mutex, a goroutine or task that keeps
-// relocking cannot barge past one that is waiting, so each contended lock
-// pays a wakeup (the package's BenchmarkMutex measures the cost against
-// sync.Mutex).
+// A Mutex has a state word of its own,
+//
+//	state = generation << 4 | handoff | woken | waiters | locked
+//
+// and a waiter list under a mutex, in which tasks and goroutines queue in
+// FIFO order. The zero word is an unlocked Mutex with nobody queued, so
+// the zero Mutex needs no initialization. Its policy is fair without
+// paying a task switch for every contended lock:
+//
+//   - Locking is a CAS that sets locked when it is clear, whoever is
+//     queued: a running task or goroutine that relocks may take the lock
+//     before a queued waiter gets to run (it barges). TryLock is that CAS.
+//   - Unlock with nobody queued, or with a woken waiter already on its way,
+//     is one CAS that clears locked. With waiters queued and nobody woken,
+//     it takes the first waiter off the list, sets woken and clears locked
+//     in one CAS under the list's lock, and wakes that waiter: only one
+//     waiter at a time is woken to compete.
+//   - A woken waiter tries for the lock. If somebody barged in first, it
+//     goes back to the front of the list and sets handoff, and the next
+//     Unlock hands the lock straight to it: the lock stays locked, so
+//     nobody can barge in between. So a waiter, once at the head of the
+//     queue, loses at most one race: it is passed over only by the lockers
+//     that get in between the unlock that woke it and its retry (for a
+//     task, until its worker polls it; a task takes at most its
+//     cooperative budget of locks in one poll). Waiters behind it keep
+//     their order. No waiter starves.
+//   - A waiter that gives up (Cancel, a done ctx) leaves the list at once.
+//     If it had been woken, the wake passes on to the next waiter (or to
+//     the holder's Unlock); if it had been handed the lock, it unlocks.
+//
+// Compared with a strict hand-off at every unlock (what the Semaphore and
+// the RwLock do), this lets a task that locks and unlocks in a loop keep the lock
+// for the rest of its poll while others wait, instead of switching tasks
+// at every lock; compared with sync.Mutex, whose starvation mode begins
+// after a waiter has waited 1 ms, the hand-off here begins after the first
+// lost race.
+//
+// A MutexGuard knows which acquisition it belongs to: the generation counts
+// the unlocks, a guard carries the generation at its acquisition, and
+// Unlock's CAS expects it. So a second Unlock, through the guard or a copy
+// of it, finds the generation moved on and panics with ErrGuardReleased,
+// and cannot release a later holder's lock; the zero MutexGuard panics with
+// ErrNotLocked. An uncontended lock and unlock are a Load and a CAS each.
 //
 // # RwLock
 //

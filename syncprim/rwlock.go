@@ -25,9 +25,9 @@ type RwLock struct {
 	// c is the semaphore with bias MaxReaders: state 0 is unlocked.
 	c semCore
 	// wseq counts the write unlocks and downgrades, to tell write
-	// acquisitions apart as Mutex.seq does: loaded by the writer once it
-	// holds the lock, CAS (from its guard's value) by its Unlock or
-	// Downgrade before it releases any permit.
+	// acquisitions apart as the Mutex's generation does: loaded by the
+	// writer once it holds the lock, CAS (from its guard's value) by its
+	// Unlock or Downgrade before it releases any permit.
 	wseq atomic.Uint64
 }
 

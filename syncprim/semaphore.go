@@ -35,8 +35,8 @@ const MaxPermits = min(1<<60, math.MaxInt)
 //
 //	state = (available - bias) << flagBits | closedBit | waitersBit
 //
-// bias is the wrapper type's (0 for Semaphore, 1 for Mutex, MaxReaders for
-// RwLock), so that the zero state word is a ready Mutex or RwLock.
+// bias is the wrapper type's (0 for Semaphore, MaxReaders for RwLock), so
+// that the zero state word is a ready RwLock.
 const (
 	waitersBit int64 = 1 << 0 // the waiter list is not empty; free is 0
 	closedBit  int64 = 1 << 1 // Close was called
@@ -47,13 +47,69 @@ const (
 // many have been handed to it so far (only the head of the list accumulates).
 // Unlinked with got == need: acquired; unlinked with got < need: closed.
 type grant struct {
+	// need and got are written under the semaphore's lock (got also by
+	// the waiter after it was unlinked, its own from then on).
 	need, got int64
+	// taken is set, after got, by the party that unlinks the waiter to
+	// wake it (a release that completed its grant, Close), and cleared by
+	// the waiter under the lock before it is pushed: the waiter loads it
+	// without the lock, so that a woken waiter finishes without taking the
+	// lock again (the Store is the partner of that Load, and orders got
+	// before it).
+	taken atomic.Bool
 }
 
-// semCore is the counting semaphore that Semaphore, Mutex and RwLock share.
+// result is the outcome of a waiter that was taken off the list: nil when
+// it was granted what it needed, ErrClosed when Close took it. The waiter
+// calls it once taken is set, or under the lock once it is unlinked.
+func (g *grant) result() error {
+	if g.got == g.need {
+		return nil
+	}
+	return ErrClosed
+}
+
+// wakeBatchCap is how many Wakers a wakeBatch holds.
+const wakeBatchCap = 8
+
+// wakeBatch is the semaphore's small waker.WakeList: it collects, under the
+// lock, the Wakers of the waiters a release or Close took off the list, to
+// be called after unlocking. A release of a lock wakes one waiter or a few,
+// and zeroing a full WakeList at every contended release cost more than the
+// rest of the batch. When it is full, push wakes at once, under the lock
+// (Wake never blocks). The zero wakeBatch is empty; declare it as a local
+// variable of the goroutine that uses it.
+type wakeBatch struct {
+	n      int
+	wakers [wakeBatchCap]waker.Waker
+}
+
+// push adds wk to the batch, or wakes it at once when the batch is full.
+func (b *wakeBatch) push(wk waker.Waker) {
+	if b.n == len(b.wakers) {
+		wk.Wake()
+		return
+	}
+	b.wakers[b.n] = wk
+	b.n++
+}
+
+// wakeAll calls the batch's Wakers in push order and empties it. Call it
+// after releasing the lock under which the batch was filled.
+func (b *wakeBatch) wakeAll() {
+	n := b.n
+	b.n = 0 // first: a Wake that panics leaves the batch empty
+	for i := range n {
+		wk := b.wakers[i]
+		b.wakers[i] = waker.Waker{}
+		wk.Wake()
+	}
+}
+
+// semCore is the counting semaphore that Semaphore and RwLock share.
 // Its zero value holds bias permits. Every method takes the wrapper's bias
 // (available = stored + bias) and max (the largest stored value a release
-// may reach; 0 for Mutex and RwLock, so that an extra release is caught).
+// may reach; 0 for RwLock, so that an extra release is caught).
 type semCore struct {
 	// state is the word described above. Fast paths (tryAcquire, release
 	// with no waiters) CAS it without the lock. While waitersBit is set it
@@ -114,11 +170,11 @@ func (c *semCore) release(n, max int64) {
 // releaseSlow releases n permits under the lock and wakes, after unlocking,
 // the waiters that were granted their permits.
 func (c *semCore) releaseSlow(n, max int64) {
-	var wl waker.WakeList
+	var wl wakeBatch
 	c.mu.Lock()
 	err := c.releaseLocked(n, max, &wl)
 	c.mu.Unlock()
-	wl.WakeAll()
+	wl.wakeAll()
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +184,7 @@ func (c *semCore) releaseSlow(n, max int64) {
 // else adds them to the free count. It returns the panic value of an
 // over-release instead of panicking, so that the caller unlocks first.
 // c.mu must be held.
-func (c *semCore) releaseLocked(n, max int64, wl *waker.WakeList) error {
+func (c *semCore) releaseLocked(n, max int64, wl *wakeBatch) error {
 	for {
 		s := c.state.Load()
 		if s&waitersBit != 0 {
@@ -150,11 +206,11 @@ func (c *semCore) releaseLocked(n, max int64, wl *waker.WakeList) error {
 // cleared if the list is now empty. waitersBit must be set, so free is 0 and
 // state is stable under the lock.
 // c.mu must be held.
-func (c *semCore) handOffLocked(n, max int64, wl *waker.WakeList) error {
+func (c *semCore) handOffLocked(n, max int64, wl *wakeBatch) error {
 	s := c.state.Load()
 	// Free is 0 (stored -bias), so the limit on available permits is
 	// max+bias = max-stored; the head's accumulated permits count toward it.
-	// More than that is a Mutex or RwLock unlocked too often: nothing changes.
+	// More than that is an RwLock unlocked too often: nothing changes.
 	if h := c.waiters.Front(); h != nil && h.Value.got > max-s>>flagBits-n {
 		return overflowErr(max)
 	}
@@ -170,7 +226,8 @@ func (c *semCore) handOffLocked(n, max int64, wl *waker.WakeList) error {
 			break // n is 0
 		}
 		c.waiters.PopFront()
-		pushWake(wl, w.Waker())
+		w.Value.taken.Store(true) // after got; pairs with the waiter's Load
+		wl.push(w.Waker())
 	}
 	s += n << flagBits
 	if c.waiters.IsEmpty() {
@@ -178,16 +235,6 @@ func (c *semCore) handOffLocked(n, max int64, wl *waker.WakeList) error {
 	}
 	c.state.Store(s) // stable: lock-free writers back off while waitersBit is set
 	return nil
-}
-
-// pushWake adds wk to wl, or wakes it at once (under the lock; Wake never
-// blocks) when wl is full.
-func pushWake(wl *waker.WakeList, wk waker.Waker) {
-	if wl.CanPush() {
-		wl.Push(wk)
-		return
-	}
-	wk.Wake()
 }
 
 // acquireLocked is the slow path of an acquire, run under the lock so that
@@ -203,7 +250,8 @@ func (c *semCore) acquireLocked(w *waker.Waiter[grant], n, bias int64, wk waker.
 		case s&closedBit != 0:
 			return false, ErrClosed
 		case s&waitersBit != 0: // free is 0 and state is ours while we hold mu
-			w.Value = grant{need: n}
+			w.Value.need, w.Value.got = n, 0
+			w.Value.taken.Store(false)
 			c.waiters.PushBack(w, wk)
 			return false, nil
 		}
@@ -218,7 +266,8 @@ func (c *semCore) acquireLocked(w *waker.Waiter[grant], n, bias int64, wk waker.
 		// whose CAS came first made us see its permits; a later one sees
 		// waitersBit and takes the lock.
 		if c.state.CompareAndSwap(s, (-bias)<<flagBits|waitersBit) {
-			w.Value = grant{need: n, got: free}
+			w.Value.need, w.Value.got = n, free
+			w.Value.taken.Store(false)
 			c.waiters.PushBack(w, wk)
 			return false, nil
 		}
@@ -231,7 +280,7 @@ func (c *semCore) acquireLocked(w *waker.Waiter[grant], n, bias int64, wk waker.
 // over-release check cannot fail for permits that were taken, so its result
 // is dropped.
 // c.mu must be held.
-func (c *semCore) leaveLocked(w *waker.Waiter[grant], max int64, wl *waker.WakeList) {
+func (c *semCore) leaveLocked(w *waker.Waiter[grant], max int64, wl *wakeBatch) {
 	if c.waiters.Remove(w) {
 		_ = c.handOffLocked(w.Value.got, max, wl) // waitersBit is still set
 		w.Value.got = 0
@@ -247,7 +296,7 @@ func (c *semCore) leaveLocked(w *waker.Waiter[grant], max int64, wl *waker.WakeL
 // permits become free) and reports whether this call closed it.
 // Any goroutine may call it.
 func (c *semCore) close() bool {
-	var wl waker.WakeList
+	var wl wakeBatch
 	c.mu.Lock()
 	for {
 		s := c.state.Load()
@@ -264,13 +313,14 @@ func (c *semCore) close() bool {
 		for w := c.waiters.PopFront(); w != nil; w = c.waiters.PopFront() {
 			s += w.Value.got << flagBits
 			w.Value.got = 0
-			pushWake(&wl, w.Waker())
+			w.Value.taken.Store(true) // after got; pairs with the waiter's Load
+			wl.push(w.Waker())
 		}
 		c.state.Store(s&^waitersBit | closedBit)
 		break
 	}
 	c.mu.Unlock()
-	wl.WakeAll()
+	wl.wakeAll()
 	return true
 }
 
@@ -316,20 +366,19 @@ func (c *semCore) acquireBlocking(ctx context.Context, n, bias, max int64) error
 func (c *semCore) waitBlocking(ctx context.Context, w *waker.Waiter[grant], sig *waker.Signal, max int64) error {
 	for {
 		werr := sig.Wait(ctx)
+		if w.Value.taken.Load() { // pairs with the waking party's Store
+			return w.Value.result()
+		}
 		c.mu.Lock()
 		if !w.Linked() {
-			g := w.Value
 			c.mu.Unlock()
-			if g.got == g.need {
-				return nil
-			}
-			return ErrClosed
+			return w.Value.result()
 		}
 		if werr != nil {
-			var wl waker.WakeList
+			var wl wakeBatch
 			c.leaveLocked(w, max, &wl)
 			c.mu.Unlock()
-			wl.WakeAll()
+			wl.wakeAll()
 			return fmt.Errorf("syncprim: acquire: %w", werr)
 		}
 		c.mu.Unlock() // spurious wakeup (a late wake of a recycled Signal)
@@ -339,15 +388,12 @@ func (c *semCore) waitBlocking(ctx context.Context, w *waker.Waiter[grant], sig 
 // The wrapper types of a semCore, for an acquireOp.
 const (
 	kindSemaphore uint8 = iota // bias 0, max MaxPermits
-	kindMutex                  // bias 1, max 0
 	kindRwLock                 // bias MaxReaders, max 0
 )
 
 // kindBias returns the bias of a kind.
 func kindBias(k uint8) int64 {
 	switch k {
-	case kindMutex:
-		return mutexBias
 	case kindRwLock:
 		return MaxReaders
 	}
@@ -440,22 +486,20 @@ func (op *acquireOp) advance(cx *future.Context) (error, bool) {
 
 // pollQueued is a poll after the waiter was pushed: "Unlinked means woken".
 func (op *acquireOp) pollQueued(cx *future.Context) (error, bool) {
-	c := op.core
-	c.mu.Lock()
-	if op.w.Linked() {
-		if wk := cx.Waker(); !op.w.Waker().WillWake(wk) {
-			op.w.SetWaker(wk)
+	if !op.w.Value.taken.Load() { // pairs with the waking party's Store
+		c := op.core
+		c.mu.Lock()
+		if op.w.Linked() {
+			if wk := cx.Waker(); !op.w.Waker().WillWake(wk) {
+				op.w.SetWaker(wk)
+			}
+			c.mu.Unlock()
+			return nil, false
 		}
 		c.mu.Unlock()
-		return nil, false
 	}
-	g := op.w.Value
-	c.mu.Unlock()
 	op.phase = opDone
-	if g.got == g.need {
-		return nil, true
-	}
-	return ErrClosed, true
+	return op.w.Value.result(), true
 }
 
 // cancel leaves the queue at once and passes on what the future was handed
@@ -471,12 +515,12 @@ func (op *acquireOp) cancel() {
 		return
 	}
 	op.phase = opCancelled
-	var wl waker.WakeList
+	var wl wakeBatch
 	c := op.core
 	c.mu.Lock()
 	c.leaveLocked(&op.w, kindMax(op.kind), &wl)
 	c.mu.Unlock()
-	wl.WakeAll()
+	wl.wakeAll()
 }
 
 // Semaphore is a counting semaphore, FIFO-fair with direct hand-off: see

@@ -1,0 +1,54 @@
+package scheduler
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// sizeFut is a 16-byte future, for the size of a valueTask.
+type sizeFut struct{ a, b uintptr }
+
+func (*sizeFut) Poll(*future.Context) (struct{}, bool) { return struct{}{}, true }
+
+// TestTaskSizes pins the size of the task types: a task of struct{} holding
+// a 16-byte future by value is one 136-byte allocation (the 144-byte size
+// class), an idle task of BenchmarkIdleTaskMemory's shape 144 bytes.
+func TestTaskSizes(t *testing.T) {
+	require.Equal(t, uintptr(80), unsafe.Sizeof(taskBase{}), "taskBase")
+	require.Equal(t, uintptr(120), unsafe.Sizeof(core[struct{}]{}), "core[struct{}]")
+	require.Equal(t, uintptr(136), unsafe.Sizeof(task[struct{}]{}), "task[struct{}]")
+	require.Equal(t, uintptr(136), unsafe.Sizeof(valueTask[struct{}, sizeFut, *sizeFut]{}), "valueTask of 16 bytes")
+}
+
+// TestMoreAwaitersOneAllocation: the Wakers of awaiters beyond the first
+// take one allocation for up to four of them (three allocations for two
+// before: the slice header, then the array twice as append grew it).
+func TestMoreAwaitersOneAllocation(t *testing.T) {
+	sigs := make([]waker.Signal, 4)
+	wks := make([]waker.Waker, len(sigs))
+	for i := range sigs {
+		wks[i] = waker.New(&sigs[i])
+	}
+	var c core[int]
+	allocs := testing.AllocsPerRun(100, func() {
+		c.join, c.more = waker.Waker{}, nil
+		for _, wk := range wks {
+			c.addJoin(wk)
+		}
+	})
+	require.Equal(t, 1.0, allocs, "allocations for %d awaiters", len(wks))
+	require.True(t, c.join.WillWake(wks[0]))
+	n := 0
+	for _, w := range c.moreWakers() {
+		require.True(t, w.WillWake(wks[n+1]))
+		n++
+	}
+	require.Equal(t, 3, n)
+	c.removeJoin(wks[2])
+	require.Len(t, c.moreWakers(), 2)
+}
