@@ -153,12 +153,12 @@ func benchmarkFuncs(t *testing.T, dir string) (funcs map[string]bool, src string
 // TestMarkdownCarriesTokioFigure: a runtime row whose shape Tokio's benchmarks share shows Tokio's
 // figure in its own column; the others leave it empty.
 func TestMarkdownCarriesTokioFigure(t *testing.T) {
-	out := "BenchmarkChainedSpawn/blitz-2  1  200000 ns/op  200.0 ns/spawn\n" +
+	out := "BenchmarkChainedSpawn/blitz/auto-2  1  200000 ns/op  200.0 ns/spawn\n" +
 		"BenchmarkChainedSpawn/goroutines-2  1  300000 ns/op  300.0 ns/spawn\n"
 	rs, err := parseBench(strings.NewReader(out))
 	require.NoError(t, err)
-	rows := buildRows([]comparison{{"runtime", "BenchmarkChainedSpawn", "blitz", "goroutines", "spawn", "ns/spawn"}}, rs)
+	rows := buildRows([]comparison{{"runtime", "BenchmarkChainedSpawn", "blitz/auto", "goroutines", "spawn", "ns/spawn"}}, rs)
 	var md strings.Builder
 	writeMarkdown(&md, rows)
-	assert.Contains(t, md.String(), "| blitz | goroutines | 200 | 300 | "+num(tokioFigures["BenchmarkChainedSpawn/blitz"])+" | **1.50x** |")
+	assert.Contains(t, md.String(), "| blitz/auto | goroutines | 200 | 300 | "+num(tokioFigures["BenchmarkChainedSpawn/blitz/auto"])+" | **1.50x** |")
 }
