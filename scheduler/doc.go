@@ -9,18 +9,25 @@
 //
 // # Tasks
 //
-// A task is a task[T]: a header.Header (the packed state word, the global
-// queue's link, the way back to the task), the user's future, and the
-// outcome for its JoinHandle. Queues, wakers and lists hold *header.Header
-// only. A task is one allocation (160 bytes for a task of struct{}); a
-// future that is pointer-shaped (a pointer, or a struct of one pointer)
-// adds nothing more.
+// A task is a header.Header (the packed state word, the global queue's
+// link, the way back to the task), the user's future, and the outcome for
+// its JoinHandle. Queues, wakers and lists hold *header.Header only. Spawn
+// takes the future as an interface, so a task is one allocation beside the
+// caller's future; SpawnValue holds the future by value inside the task,
+// one allocation for both (144 bytes for a small future);
+// SpawnValueDetached has no JoinHandle, and a worker reuses the memory of
+// tasks of the same type that finished on it, so a chain of detached
+// spawns allocates nothing in the steady state.
 //
-// Every live task is also linked into an owned-task list (Tokio's
-// OwnedTasks): shards of intrusive lists, chosen by the task's address,
-// each under its own mutex. The shutdown needs it to reach tasks that are
-// in no queue (idle on a waker that will never fire). Whoever unlinks a
-// task finishes it: its completion, or the shutdown's sweep.
+// A live task that may wait in no queue is linked into an owned-task list
+// (Tokio's OwnedTasks): shards of intrusive lists, each under its own
+// mutex: the spawning worker's shard, or one chosen by address for a spawn
+// from outside. The shutdown needs it to reach tasks that are in no queue
+// (idle on a waker that will never fire). A task is linked at its first
+// poll that does not complete; until then it sits in a queue, which the
+// shutdown drains. So a task that completes in its first poll never takes
+// the lock. Whoever unlinks a task finishes it: its completion, or the
+// shutdown's sweep.
 //
 // # Workers
 //
@@ -283,8 +290,9 @@
 // # Shutdown
 //
 // Scheduler.Shutdown: the closing flag stops the workers after their
-// current poll and refuses new spawns (the owned list closes, so a spawn
-// racing the shutdown is either swept or refused); the idle State's Close
+// current poll and refuses new spawns (a spawn racing the shutdown is
+// refused by the closing flag or by the closed global queue, or is drained
+// from a queue and finished like the others); the idle State's Close
 // wakes every parked worker. Once every worker has exited, one goroutine
 // closes the global queue and finishes every task left with ErrShutdown:
 // the LIFO slots, deferred lists and local queues first, then the global

@@ -177,9 +177,9 @@ func TestJoinHandleDetach(t *testing.T) {
 
 // TestJoinHandleDetachAfterCompletion detaches a handle whose task already
 // completed: the handle documents that Poll and Wait then return
-// ErrDetached, but they return the zero value and a nil error (Detach
-// cleared the result and Poll looks at done before the detached bit), which
-// a caller cannot tell from a task that returned 0.
+// ErrDetached; they did once return the zero value and a nil error (Detach
+// cleared the result before Poll looked at the detached bit), which a
+// caller cannot tell from a task that returned 0.
 func TestJoinHandleDetachAfterCompletion(t *testing.T) {
 	e := newEnv(t, scheduler.Config{Workers: 2})
 	h := scheduler.Spawn(e.s, nil, future.Ready(5))
