@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"net"
 	"testing"
 	"time"
 
@@ -75,31 +76,55 @@ func testPollingWake(t *testing.T, nb NewFunc) {
 	}
 }
 
+// polledRecv is a recv submitted while polling is on, with the peer that
+// feeds it.
+type polledRecv struct {
+	h    *harness
+	pb   backend.Pollable
+	fd   backend.FD // the backend's PollFD
+	op   *backend.Op
+	buf  []byte
+	peer net.Conn
+}
+
+// startPolledRecv turns polling on (off again at the test's end), looks
+// once, and submits a recv on a fresh connection.
+func startPolledRecv(t *testing.T, nb NewFunc, userData uint64) *polledRecv {
+	h := newHarness(t, nb)
+	pb, fd := pollable(t, h)
+	conn, peer := h.netPeer()
+	pb.StartPolling()
+	t.Cleanup(pb.StopPolling)
+	pumpZero(t, h)
+	r := &polledRecv{h: h, pb: pb, fd: fd, buf: make([]byte, 16), peer: peer}
+	r.op = &backend.Op{Kind: backend.KindRecv, FD: conn, Buf: r.buf, UserData: userData}
+	h.mustSubmit(r.op)
+	return r
+}
+
+// check fails the test unless the recv's completion c carried want.
+func (r *polledRecv) check(t *testing.T, c backend.Completion, want string) {
+	t.Helper()
+	if c.Err != nil || string(r.buf[:max(0, c.N)]) != want {
+		t.Fatalf("recv: N %d, Err %v, data %q, want %q", c.N, c.Err, r.buf[:max(0, c.N)], want)
+	}
+}
+
 // testPollingSubmitRecv: a recv submitted while polling reaches the kernel
 // without a Flush or a Wait, so the data a peer sends later makes the
 // descriptor readable and a Wait(0) returns the recv.
 func testPollingSubmitRecv(t *testing.T, nb NewFunc) {
-	h := newHarness(t, nb)
-	pb, fd := pollable(t, h)
-	p := newPoller(t, fd)
-	conn, peer := h.netPeer()
-	pb.StartPolling()
-	defer pb.StopPolling()
-	pumpZero(t, h)
-	buf := make([]byte, 16)
-	op := &backend.Op{Kind: backend.KindRecv, FD: conn, Buf: buf, UserData: 7}
-	h.mustSubmit(op)
+	r := startPolledRecv(t, nb, 7)
+	p := newPoller(t, r.fd)
 	go func() {
 		time.Sleep(20 * time.Millisecond)
-		netWrite(h, peer, []byte("polled"))
+		netWrite(r.h, r.peer, []byte("polled"))
 	}()
-	var r record
-	if !p.await(t, 5*time.Second, completedIn(t, h, op, &r)) {
+	var got record
+	if !p.await(t, 5*time.Second, completedIn(t, r.h, r.op, &got)) {
 		t.Fatal("a recv submitted while polling did not complete by readiness of the descriptor")
 	}
-	if r.c.Err != nil || string(buf[:r.c.N]) != "polled" {
-		t.Fatalf("recv: N %d, Err %v, data %q", r.c.N, r.c.Err, buf[:max(0, r.c.N)])
-	}
+	r.check(t, got.c, "polled")
 }
 
 // testPollingWaitZeroAfterWake: a Wait(0) made while a Wake is pending still
@@ -108,27 +133,17 @@ func testPollingSubmitRecv(t *testing.T, nb NewFunc) {
 // returned early for the Wake would leave the completion to a wait that
 // never wakes.
 func testPollingWaitZeroAfterWake(t *testing.T, nb NewFunc) {
-	h := newHarness(t, nb)
-	pb, _ := pollable(t, h)
-	conn, peer := h.netPeer()
-	pb.StartPolling()
-	defer pb.StopPolling()
-	pumpZero(t, h)
-	buf := make([]byte, 16)
-	op := &backend.Op{Kind: backend.KindRecv, FD: conn, Buf: buf, UserData: 8}
-	h.mustSubmit(op)
-	netWrite(h, peer, []byte("both"))
+	r := startPolledRecv(t, nb, 8)
+	netWrite(r.h, r.peer, []byte("both"))
 	time.Sleep(50 * time.Millisecond) // the data is in; its readiness is pending
-	if err := h.b.Wake(); err != nil {
+	if err := r.h.b.Wake(); err != nil {
 		t.Fatalf("Wake: %v", err)
 	}
-	var r record
-	if !completedIn(t, h, op, &r)() {
+	var got record
+	if !completedIn(t, r.h, r.op, &got)() {
 		t.Fatal("Wait(0) with a Wake pending returned without the recv whose data had arrived")
 	}
-	if r.c.Err != nil || string(buf[:r.c.N]) != "both" {
-		t.Fatalf("recv: N %d, Err %v, data %q", r.c.N, r.c.Err, buf[:max(0, r.c.N)])
-	}
+	r.check(t, got.c, "both")
 }
 
 // testPollingOwnDeadline: a KindTimeout submitted while polling completes
