@@ -43,8 +43,10 @@ func (g *parkGate) openNow() {
 // parkingScenarios are the ways work reaches parked workers: a spawn from
 // outside, a ring op from a task, a ring op submitted from a goroutine to a
 // ring whose worker parked on its channel (it must be brought back to the
-// ring), a wake from a goroutine, and a timer.
-var parkingScenarios = []string{"spawn", "ringOpFromTask", "ringOpFromOutside", "outsideWake", "timer"}
+// ring), an op whose only way to complete is its timeout, kept by the
+// backend (the reactor's timer heap on epoll), submitted from a goroutine
+// at any moment of the holder's wait, a wake from a goroutine, and a timer.
+var parkingScenarios = []string{"spawn", "ringOpFromTask", "ringOpFromOutside", "timedOpFromOutside", "outsideWake", "timer"}
 
 // TestWakeWhileParking is the torture test of parking: work arrives at
 // random moments relative to the workers' parks (on their channels, or in a
@@ -166,6 +168,10 @@ func parkingRound(rt *runtime.Runtime, rng *rand.Rand, s int, c1, c2 net.Conn) e
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	case "timedOpFromOutside":
+		op := backend.Op{Kind: backend.KindTimeout, Timeout: delay + time.Microsecond}
+		_, err := runtime.BlockOn(ctx, h, runtime.NewOpFuture(op))
+		return err
 	case "outsideWake":
 		g := &parkGate{}
 		jh := runtime.SpawnOn[struct{}](h, g)

@@ -287,7 +287,14 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 		r.mu.Lock()
 		r.sleeping = false
 		if r.polling {
+			// Back to the polled waiter's deadline. A deadline armed while
+			// this Wait was in the poller was measured against this Wait's
+			// (and made no kick); if it is sooner than the waiter's, kick
+			// now, so that the waiter looks again and takes it.
 			r.sleepUntil = r.pollUntil
+			if len(r.heap) > 0 && r.heap[0].when < r.pollUntil {
+				r.kickLocked()
+			}
 		}
 		r.mu.Unlock()
 		if err != nil {
