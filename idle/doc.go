@@ -49,7 +49,10 @@
 //
 // Whoever makes work available (spawn from outside a worker, a wake from an
 // I/O completion, a push to the global queue, a local push that other
-// workers could steal) publishes it and then calls [State.NotifyOne].
+// workers could steal) publishes it and then calls [State.NotifyOne]. Work
+// that only one worker can take (an I/O ring that only that worker waits
+// in) is published the same way and followed by [State.NotifyWorker](id),
+// which claims that worker if it is parked, whoever else searches.
 //
 // # Sleeping elsewhere
 //

@@ -78,9 +78,10 @@ type ioRing struct {
 	d     *ioDriver
 	index int
 	// inflight counts the ops submitted to the ring whose final completion
-	// has not been dispatched: raised by submit, lowered by collect. A worker parks in the ring only while it is
-	// positive (TryAcquire); otherwise on its channel, and the submit that
-	// raises it from zero brings a worker back (watch). The pairing: the
+	// has not been dispatched: raised by submit, lowered by collect. A
+	// worker parks in the ring only while it is positive (TryAcquire);
+	// otherwise on its channel, and the submit that raises it from zero
+	// brings a worker back (watch). The pairing: the
 	// submitter raises it and then loads holder and the workers' parked
 	// bits; a parking worker sets its parked bit and then loads inflight.
 	inflight atomic.Int64
@@ -138,7 +139,7 @@ func newIODriver(bs []backend.Backend, workers, count, size int) *ioDriver {
 	for i, b := range bs {
 		r := &ioRing{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
 		r.holder.Store(-1)
-		r.poller = newRingPoller(d, r)
+		r.poller = newRingPoller(r)
 		d.rings = append(d.rings, r)
 	}
 	return d
@@ -244,7 +245,7 @@ func (d *ioDriver) poll(cx *future.Context) {
 // ring wake; the submit that gives the ring an op brings it back (watch).
 func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
 	r := d.ringOf(id)
-	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submitted's add
+	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submit's add
 		return false
 	}
 	d.hmu.Lock()

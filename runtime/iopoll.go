@@ -21,7 +21,6 @@ import (
 // Every field is used only by the worker holding the ring, under the ring's
 // reap lock, except f, which close closes after the workers have stopped.
 type ringPoller struct {
-	d  *ioDriver
 	r  *ioRing
 	pb backend.Pollable
 	// f is a duplicate of the ring's descriptor, non-blocking, registered
@@ -40,7 +39,7 @@ type ringPoller struct {
 
 // newRingPoller registers r's descriptor with Go's poller, or returns nil
 // when r's backend cannot be polled so.
-func newRingPoller(d *ioDriver, r *ioRing) *ringPoller {
+func newRingPoller(r *ioRing) *ringPoller {
 	pb, ok := r.b.(backend.Pollable)
 	if !ok {
 		return nil
@@ -58,7 +57,7 @@ func newRingPoller(d *ioDriver, r *ioRing) *ringPoller {
 		_ = f.Close()
 		return nil
 	}
-	p := &ringPoller{d: d, r: r, pb: pb, f: f, rc: rc}
+	p := &ringPoller{r: r, pb: pb, f: f, rc: rc}
 	p.check = p.look
 	return p
 }
@@ -70,7 +69,7 @@ func newRingPoller(d *ioDriver, r *ioRing) *ringPoller {
 // Called by Block, with r.reap held.
 func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 	if timeout == 0 {
-		return p.d.collect(p.r, cx, 0) > 0
+		return p.r.d.collect(p.r, cx, 0) > 0
 	}
 	var end time.Time
 	if timeout > 0 {
@@ -87,7 +86,7 @@ func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 		if !until.IsZero() && !until.After(time.Now()) {
 			// A deadline is due: the backend's own (Wait fires it) or
 			// the caller's.
-			if p.d.collect(p.r, cx, 0) > 0 {
+			if p.r.d.collect(p.r, cx, 0) > 0 {
 				return true
 			}
 			if !end.IsZero() && !end.After(time.Now()) {
@@ -124,7 +123,7 @@ func (p *ringPoller) look(uintptr) bool {
 		return true
 	}
 	p.first = false
-	if p.d.collect(p.r, p.cx, 0) > 0 {
+	if p.r.d.collect(p.r, p.cx, 0) > 0 {
 		p.got = true
 		return true
 	}
