@@ -41,8 +41,10 @@ func (b *Budget) Reset() { b.left, b.yielded = TaskBudget, false }
 // Yielded reports whether the poll since the last Reset asked its task to
 // run again after the other runnable tasks (Context.Yield, or a spent
 // budget): the executor then queues the task behind them, and behind its
-// driver (I/O, timers), rather than at once. Executors call it after a poll
-// that returned not-ready with the task woken.
+// driver (I/O, timers), rather than at once. Executors call it after every
+// poll that returned not-ready, and must reschedule the task when it
+// reports true whether or not the task was woken: a yield with the task's
+// own Waker wakes nothing (see Context.Yield).
 func (b *Budget) Yielded() bool { return b.yielded }
 
 // Remaining returns the units left in the current poll.
@@ -92,11 +94,24 @@ func (cx *Context) Spend() {
 // completions, timers), so that a task yielding in a loop lets those
 // through. Outside an executor it is cx.Waker().Wake(). The polling
 // goroutine calls it.
+//
+// In a budgeted poll (SetBudget), the yield is recorded in the Budget, and
+// the executor, which reschedules every task whose poll returned not-ready
+// with Budget.Yielded set, needs no wake: Yield wakes nothing when cx
+// carries the task's own Waker (the one Reset installed), which saves a
+// compare-and-swap on the task's state per yield. Under a combinator's
+// child Waker (a Context from WithWaker) it still wakes that Waker, so the
+// combinator learns which child to poll again.
 func (cx *Context) Yield() {
-	if b := cx.budget; b != nil {
-		b.yielded = true
+	b := cx.budget
+	if b == nil {
+		cx.waker.Wake()
+		return
 	}
-	cx.waker.Wake()
+	b.yielded = true
+	if cx.child {
+		cx.waker.Wake()
+	}
 }
 
 // unconstrainedFut is Unconstrained's future.

@@ -49,8 +49,9 @@ func TestNoBudgetProceedsAlways(t *testing.T) {
 	require.Equal(t, int32(1), w.n.Load())
 }
 
-// A budget of TaskBudget units: the next Proceed refuses, wakes the task as
-// a yield and reports it to the executor; the spending stops at exactly
+// A budget of TaskBudget units: the next Proceed refuses and reports the
+// yield to the executor through the budget, without waking the task's own
+// Waker (the executor reschedules it); the spending stops at exactly
 // TaskBudget. Reset starts over.
 func TestBudgetSpentYields(t *testing.T) {
 	cx, b, w := budgetCx()
@@ -62,7 +63,7 @@ func TestBudgetSpentYields(t *testing.T) {
 	require.Equal(t, future.TaskBudget, spent)
 	require.Zero(t, b.Remaining())
 	require.True(t, b.Yielded())
-	require.Equal(t, int32(1), w.n.Load(), "wakes")
+	require.Zero(t, w.n.Load(), "wakes of the task's own Waker")
 
 	polls := 1
 	for ; !ok; polls++ {
@@ -157,9 +158,32 @@ func TestConsumeBudget(t *testing.T) {
 	_, ok = f.Poll(cx)
 	require.False(t, ok)
 	require.True(t, b.Yielded())
-	require.Equal(t, int32(1), w.n.Load())
+	require.Zero(t, w.n.Load())
 	b.Reset()
 	_, ok = f.Poll(cx)
 	require.True(t, ok)
 	require.Equal(t, future.TaskBudget-1, b.Remaining())
+}
+
+// Under a combinator's child Waker (WithWaker), a yield wakes that Waker as
+// well as recording the yield, so the combinator learns which child to poll
+// again; with the task's own Waker it only records it. Without a budget it
+// is a plain wake.
+func TestYieldWakesOnlyChildWakers(t *testing.T) {
+	cx, b, own := budgetCx()
+	cx.Yield()
+	require.True(t, b.Yielded())
+	require.Zero(t, own.n.Load())
+
+	b.Reset()
+	child := new(countWaker)
+	ccx := cx.WithWaker(waker.New(child))
+	ccx.Yield()
+	require.True(t, b.Yielded())
+	require.Equal(t, int32(1), child.n.Load())
+	require.Zero(t, own.n.Load())
+
+	plain, w := newCx()
+	plain.Yield()
+	require.Equal(t, int32(1), w.n.Load())
 }

@@ -16,7 +16,13 @@ const NoWorker = -1
 // goroutine; it keeps a copy of cx.Waker() instead. Context's methods are
 // called by the goroutine making the poll.
 type Context struct {
-	waker  waker.Waker
+	waker waker.Waker
+	// child is set in the copies WithWaker makes: their Waker is a
+	// combinator's child Waker, not the task's own, so Yield must wake it
+	// for the combinator to learn which child to poll again; with the
+	// task's own Waker the executor's budget carries the yield without a
+	// wake.
+	child  bool
 	exec   Executor
 	task   any
 	worker int
@@ -39,7 +45,7 @@ func NewContext(w waker.Waker) *Context {
 // Reset leaves cx without a budget; an executor that budgets its tasks'
 // polls calls SetBudget after it.
 func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
-	cx.waker, cx.exec, cx.task, cx.worker, cx.budget = w, exec, task, worker, nil
+	cx.waker, cx.child, cx.exec, cx.task, cx.worker, cx.budget = w, false, exec, task, worker, nil
 }
 
 // Waker returns the Waker that wakes the task being polled.
@@ -83,6 +89,6 @@ func (cx *Context) Wake(w waker.Waker) {
 // valid as long as cx is.
 func (cx *Context) WithWaker(w waker.Waker) Context {
 	c := *cx
-	c.waker = w
+	c.waker, c.child = w, true
 	return c
 }

@@ -81,7 +81,10 @@
 // An executor keeps a [Budget] per worker, resets it before each task
 // poll, hands it to the poll with [Context.SetBudget], and asks
 // [Budget.Yielded] after the poll whether to queue the task behind the
-// others. The copies that [Context.WithWaker] makes share the budget.
+// others; it must then reschedule the task itself, because in a budgeted
+// poll a yield with the task's own Waker records the yield and wakes
+// nothing (a child Waker from [Context.WithWaker] is still woken). The
+// copies that [Context.WithWaker] makes share the budget.
 //
 // # Cancellation
 //

@@ -233,17 +233,31 @@ const (
 // the poll (IdleReschedule). If cancellation is effective the task stays
 // Running (IdleAbort). Called on a task that is not Running it panics with
 // ErrBadTransition.
-func (h *Header) TransitionToIdle() IdleResult {
+func (h *Header) TransitionToIdle() IdleResult { return h.leaveRunning(false, "idle") }
+
+// TransitionToYielded is TransitionToIdle for a poll that yielded: the task
+// goes back to Scheduled (IdleReschedule) whether or not its notified bit
+// was set, and the bit is cleared; if cancellation is effective it stays
+// Running (IdleAbort). It is how an executor reschedules a task whose yield
+// woke nothing (future.Context.Yield) in the one compare-and-swap a wake
+// and a TransitionToIdle would have taken two for. Called on a task that
+// is not Running it panics with ErrBadTransition.
+func (h *Header) TransitionToYielded() IdleResult { return h.leaveRunning(true, "yielded") }
+
+// leaveRunning is TransitionToIdle, and TransitionToYielded when reschedule
+// is true (as if the notified bit were set); to names the transition in
+// the panic.
+func (h *Header) leaveRunning(reschedule bool, to string) IdleResult {
 	for {
 		cur := h.Load()
 		if cur.Lifecycle() != Running {
-			panic(fmt.Errorf("%w: to idle from %v", ErrBadTransition, cur))
+			panic(fmt.Errorf("%w: to %s from %v", ErrBadTransition, to, cur))
 		}
 		if cur.CancellationEffective() {
 			return IdleAbort
 		}
 		next, res := cur.withLifecycle(Idle), IdleWaiting
-		if cur.Notified() {
+		if reschedule || cur.Notified() {
 			next, res = cur.withLifecycle(Scheduled)&^notifiedBit, IdleReschedule
 		}
 		if h.cas(cur, next) {

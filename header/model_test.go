@@ -51,12 +51,14 @@ const (
 	opRef
 	opUnref
 	opDetach
+	opYielded
 	opCount
 )
 
 var opNames = [opCount]string{
 	"TransitionToScheduled", "TransitionToRunning", "TransitionToIdle", "TransitionToComplete",
 	"Cancel", "AddShield", "RemoveShield", "Ref", "Unref", "Detach",
+	"TransitionToYielded",
 }
 
 // apply performs op on m. It returns the result in the form applyHeader
@@ -97,6 +99,15 @@ func (m *model) apply(op int) (result string, panics bool) {
 		}
 		m.lifecycle = Idle
 		return "waiting", false
+	case opYielded:
+		if m.lifecycle != Running {
+			return "", true
+		}
+		if m.effective() {
+			return "abort", false
+		}
+		m.lifecycle, m.notified = Scheduled, false
+		return "reschedule", false
 	case opComplete:
 		if m.lifecycle != Running {
 			return "", true
@@ -172,6 +183,10 @@ func applyHeader(h *Header, op int) (result string, panicked any) {
 		return map[IdleResult]string{
 			IdleWaiting: "waiting", IdleReschedule: "reschedule", IdleAbort: "abort",
 		}[h.TransitionToIdle()], nil
+	case opYielded:
+		return map[IdleResult]string{
+			IdleWaiting: "waiting", IdleReschedule: "reschedule", IdleAbort: "abort",
+		}[h.TransitionToYielded()], nil
 	case opComplete:
 		return h.TransitionToComplete().String(), nil
 	case opCancel:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/waker"
 )
 
 // countingDriver counts the Maintain calls of the workers and has nothing
@@ -228,4 +229,67 @@ func TestYieldingTaskDroppedAtShutdown(t *testing.T) {
 			require.False(t, p.done.Load())
 		}
 	}
+}
+
+// flagWaker records that its child was woken, then wakes the task: the
+// child waker of a combinator that polls only the children woken since.
+type flagWaker struct {
+	woken atomic.Bool
+	task  waker.Waker
+}
+
+func (f *flagWaker) Wake() { f.woken.Store(true); f.task.Wake() }
+
+// TestYieldUnderAChildWakerReachesTheCombinator: a combinator that gives
+// its child a Waker of its own and polls the child again only once that
+// Waker fired still sees a child that yields (a yield with the task's own
+// Waker wakes nothing, which must not apply to a child's Waker), and the
+// task still runs after the driver. A task cancelled while it is set aside
+// after a yield is aborted, not polled.
+func TestYieldUnderAChildWakerReachesTheCombinator(t *testing.T) {
+	const yields = 20
+	d := new(countingDriver)
+	e := newEnv(t, scheduler.Config{Workers: 1, Driver: d})
+	fw := &flagWaker{}
+	fw.woken.Store(true) // the first poll polls the child
+	var y scheduler.YieldFuture
+	childPolls := 0
+	p := newProbe(e, "combinator", func(cx *future.Context) (int, bool) {
+		if !fw.woken.Swap(false) {
+			return 0, false // nothing woke the child: not polled
+		}
+		fw.task = cx.Waker()
+		ccx := cx.WithWaker(waker.New(fw))
+		childPolls++
+		if childPolls > yields {
+			return childPolls, true
+		}
+		y.Reset()
+		y.Poll(&ccx)
+		return 0, false
+	})
+	n, err := wait(e, scheduler.Spawn(e.s, nil, future.Future[int](p)), "combinator")
+	require.NoError(t, err)
+	require.Equal(t, yields+1, n)
+}
+
+// TestCancelWhileSetAsideAfterAYield: a task that yields in a loop and is
+// cancelled from outside is aborted with ErrCancelled at its next turn,
+// whether the cancel lands while it runs or while it waits behind the
+// driver.
+func TestCancelWhileSetAsideAfterAYield(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1, Driver: new(countingDriver)})
+	var polls atomic.Int64
+	var y scheduler.YieldFuture
+	p := newProbe(e, "spinner", func(cx *future.Context) (int, bool) {
+		polls.Add(1)
+		y.Reset()
+		y.Poll(cx)
+		return 0, false
+	})
+	jh := scheduler.Spawn(e.s, nil, future.Future[int](p))
+	require.Eventually(t, func() bool { return polls.Load() > 100 }, 10*time.Second, time.Millisecond)
+	jh.Cancel()
+	_, err := wait(e, jh, "spinner")
+	require.ErrorIs(t, err, scheduler.ErrCancelled)
 }

@@ -25,10 +25,14 @@ type worker struct {
 	local   *wsqueue.Owner[header.Header]
 	stealer *wsqueue.Stealer[header.Header]
 	// lifo holds the tasks woken or spawned by this worker's polls, newest
-	// last; lifoLen of them are set. Its capacity is Config.LIFO (1 for the
-	// slot, 4 for the stack). Not visible to thieves.
-	lifo    []*header.Header
+	// last; lifoLen of them are set, and at most lifoCap (Config.LIFO: 1
+	// for the slot, 4 for the stack). Not visible to thieves. It lives in
+	// the worker, between its pads, rather than in a slice of its own: two
+	// workers' 32-byte slices were allocated side by side, and every LIFO
+	// push of one invalidated the other's cache line.
+	lifo    [LIFOStack]*header.Header
 	lifoLen int
+	lifoCap int
 	// lifoPolls counts the polls taken from the LIFO since the last task
 	// taken from a queue (a LIFO "tick", as Tokio counts it).
 	lifoPolls int
@@ -41,8 +45,10 @@ type worker struct {
 	// global queue; avgPollNs the EWMA of a poll's duration it comes from.
 	interval  uint32
 	avgPollNs float64
-	// rng picks steal victims.
+	// rng picks steal victims; its source is pcg, kept in the worker for
+	// the same reason as lifo.
 	rng *rand.Rand
+	pcg rand.PCG
 	// searching is true while the idle State counts this worker as a
 	// searcher.
 	searching bool
@@ -76,8 +82,9 @@ type worker struct {
 func newWorker(s *Scheduler, id int) *worker {
 	w := &worker{id: id, s: s, interval: DefaultGlobalInterval}
 	w.local, w.stealer = wsqueue.New[header.Header]()
-	w.lifo = make([]*header.Header, s.cfg.LIFO)
-	w.rng = rand.New(rand.NewPCG(rand.Uint64(), uint64(id)))
+	w.lifoCap = s.cfg.LIFO
+	w.pcg.Seed(rand.Uint64(), uint64(id))
+	w.rng = rand.New(&w.pcg)
 	w.avgPollNs = float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
 	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
 	return w
@@ -290,14 +297,19 @@ func (w *worker) runTask(h *header.Header) {
 	if h.Task().Poll(&w.cx) {
 		return
 	}
-	switch h.TransitionToIdle() {
-	case header.IdleReschedule:
-		if w.budget.Yielded() {
-			// A yield (or a spent budget): after everything else this
-			// worker can run, and after the driver.
-			w.deferred = append(w.deferred, h)
+	if w.budget.Yielded() {
+		// A yield (or a spent budget), which may have woken nothing
+		// (future.Context.Yield): after everything else this worker can
+		// run, and after the driver.
+		if h.TransitionToYielded() == header.IdleAbort {
+			h.Task().Abort(ErrCancelled)
 			return
 		}
+		w.deferred = append(w.deferred, h)
+		return
+	}
+	switch h.TransitionToIdle() {
+	case header.IdleReschedule:
 		// Woken during its own poll by a wake from elsewhere: to the
 		// back of the local queue, not the LIFO slot, so that it goes
 		// after the tasks already waiting.
@@ -318,9 +330,9 @@ func (w *worker) scheduleLocal(h *header.Header) {
 		w.s.Schedule(h)
 		return
 	}
-	if w.lifoLen == len(w.lifo) {
+	if w.lifoLen == w.lifoCap {
 		old := w.lifo[0]
-		copy(w.lifo, w.lifo[1:])
+		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
 		w.lifoLen--
 		w.local.Push(old, &w.s.global)
 		w.s.idle.NotifyOne()

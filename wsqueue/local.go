@@ -77,7 +77,12 @@ func (q *queue[T]) at(p hookPoint) {
 // goroutine needs a happens-before edge (a channel send, a mutex), as for any
 // non-concurrent Go value. The zero Owner is not usable: use [New] or
 // [NewSize].
+//
+// The owner-only fields sit between pads: the Owner is a small allocation of
+// its own, and two workers' Owners allocated one after the other would
+// otherwise share a cache line that both write at every push.
 type Owner[T any] struct {
+	_ pad
 	q *queue[T]
 	// stealSeen is the steal index from the owner's latest read of head. The
 	// real steal index can only be ahead of it, so tail-stealSeen over-counts
@@ -91,6 +96,7 @@ type Owner[T any] struct {
 	dirty uint32
 	// batch is the reusable overflow buffer, capacity/2+1 long. Owner only.
 	batch []*T
+	_     pad
 }
 
 // Stealer is the handle other goroutines use to steal from a local queue.
