@@ -14,14 +14,13 @@ import (
 
 // echoAsyncFuture is the state machine of echo: see echoAsync.
 type echoAsyncFuture struct {
-	state  int                     // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    *runtime.ReadFuture     // the future awaited
-	aw2    *runtime.WriteAllFuture // the future awaited
-	defers []func()                // the calls deferred and not yet run, in order
+	state  int                       // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    *runtime.ReadPooledFuture // the future awaited
+	aw2    *runtime.WriteAllFuture   // the future awaited
+	defers []func()                  // the calls deferred and not yet run, in order
 	s      *runtime.TCPStream
 	echoed *atomic.Int64
-	buf    []byte
-	n      int
+	data   runtime.PooledBuf
 	err    error
 }
 
@@ -69,34 +68,32 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line main.go:63
+//line main.go:68
 			{
 				deferred := f.s.Close
 				f.defers = append(f.defers, func() { deferred() })
 			}
-//line main.go:64
+//line main.go:69
 			_ = f.s.SetNoDelay(true)
-//line main.go:65
-			f.buf = make([]byte, 4096)
-//line main.go:66
+//line main.go:70
 			f.state = 1
 			fallthrough
-//line main_async.go:85
+//line main_async.go:82
 		case 1:
-//line main.go:67
-			f.aw1 = f.s.Read(f.buf)
+//line main.go:71
+			f.aw1 = f.s.ReadPooled()
 			f.state = 2
 			fallthrough
-//line main_async.go:91
+//line main_async.go:88
 		case 2:
-//line main.go:67
+//line main.go:71
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-			f.n, f.err = v.Value, v.Err
-//line main.go:68
+			f.data, f.err = v.Value, v.Err
+//line main.go:72
 			if errors.Is(f.err, io.EOF) {
 				{
 					var v error = nil
@@ -105,7 +102,7 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:71
+//line main.go:75
 			if f.err != nil {
 				{
 					var v error = f.err
@@ -114,22 +111,25 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:74
-			f.aw2 = f.s.WriteAll(f.buf[:f.n])
+//line main.go:78
+			f.aw2 = f.s.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
-//line main_async.go:122
+//line main_async.go:119
 		case 3:
-//line main.go:74
+//line main.go:78
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-			f.n, f.err = v.Value, v.Err
-//line main.go:75
-			f.echoed.Add(int64(f.n))
-//line main.go:76
+			var n int
+			n, f.err = v.Value, v.Err
+//line main.go:79
+			f.data.Release()
+//line main.go:80
+			f.echoed.Add(int64(n))
+//line main.go:81
 			if f.err != nil {
 				{
 					var v error = f.err
@@ -138,7 +138,7 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:79
+//line main.go:84
 			f.state = 1
 			continue poll
 //line main_async.go:145
