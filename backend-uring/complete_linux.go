@@ -263,7 +263,7 @@ func (b *Backend) completion(r *record) Completion {
 	case backend.KindAccept:
 		return b.acceptCompletion(op, res, false, r)
 	case backend.KindRecvFrom:
-		c.Addr = unixio.DecodeRaw(&r.addr, r.msg.Namelen)
+		c.Addr = unixio.DecodeRaw(&r.x().addr, r.x().msg.Namelen)
 	case backend.KindPoll:
 		c.N = int(unixio.PollEvents(int(res)))
 	case backend.KindCancel, backend.KindClose, backend.KindConnect, backend.KindNop,
@@ -273,7 +273,7 @@ func (b *Backend) completion(r *record) Completion {
 		c.N, c.FD = 0, backend.FD(res)
 	case backend.KindStatx:
 		c.N = 0
-		decodeStatx(r.stx, &op.File.Stat)
+		decodeStatx(r.x().stx, &op.File.Stat)
 	case backend.KindRecv:
 		if r.flags&recBuffer != 0 {
 			if res == 0 {
@@ -331,8 +331,8 @@ func (b *Backend) acceptCompletion(op *backend.Op, res int32, more bool, r *reco
 	}
 	c.FD = backend.FD(res)
 	if r != nil && (op.Flags&backend.Multishot == 0 || !b.nativeMultishot) {
-		c.Addr = unixio.DecodeRaw(&r.addr, r.addrLen)
-		r.addrLen = unix.SizeofSockaddrAny
+		c.Addr = unixio.DecodeRaw(&r.x().addr, r.x().addrLen)
+		r.x().addrLen = unix.SizeofSockaddrAny
 		return c
 	}
 	if sa, err := unix.Getpeername(int(res)); err == nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/stretchr/testify/require"
 )
 
@@ -61,4 +62,14 @@ func TestToken(t *testing.T) {
 		require.Equal(t, c.slot, slot)
 	}
 	require.NotZero(t, token(tagOp, 1, 0))
+}
+
+// TestRecordIsSmall: the record of an op in flight is what every idle
+// connection's pending recv costs the backend; what only some kinds need
+// lives in recordExt, made for the slots that serve them.
+func TestRecordIsSmall(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(record{}), uintptr(96), "record")
+	var s slab
+	_, r := s.alloc(&backend.Op{Kind: backend.KindRecv})
+	require.Nil(t, r.ext, "a recv's record has no extension")
 }

@@ -231,30 +231,30 @@ func (b *Backend) encode(op *backend.Op, r *record) error {
 		if a.Family == backend.FamilyInet4 && isInet6Socket(op.FD) {
 			a = backend.Addr{Family: backend.FamilyInet6, IP: mapped(a)}
 		}
-		n, err := unixio.EncodeRaw(a, &r.addr)
+		n, err := unixio.EncodeRaw(a, &r.x().addr)
 		if err != nil {
 			return err
 		}
-		r.addrLen = n
+		r.x().addrLen = n
 	case backend.KindReadv, backend.KindWritev:
 		bufs := backend.LimitVec(op.Bufs) // the iovec count and the total within the kernel's limits
-		if cap(r.iov) < len(bufs) {
-			r.iov = make([]unix.Iovec, len(bufs))
+		if cap(r.x().iov) < len(bufs) {
+			r.x().iov = make([]unix.Iovec, len(bufs))
 		}
-		r.iov = r.iov[:len(bufs)]
+		r.x().iov = r.x().iov[:len(bufs)]
 		for i, buf := range bufs {
-			r.iov[i] = unix.Iovec{}
+			r.x().iov[i] = unix.Iovec{}
 			if len(buf) > 0 {
-				r.iov[i].Base = &buf[0]
-				r.iov[i].SetLen(len(buf))
+				r.x().iov[i].Base = &buf[0]
+				r.x().iov[i].SetLen(len(buf))
 			}
 		}
 	case backend.KindTimeout:
 		setTimespec(&r.ts, op.Timeout)
 	case backend.KindOpenAt, backend.KindStatx:
-		r.path = append(append(r.path[:0], op.File.Path...), 0)
-		if op.Kind == backend.KindStatx && r.stx == nil {
-			r.stx = new(unix.Statx_t)
+		r.x().path = append(append(r.x().path[:0], op.File.Path...), 0)
+		if op.Kind == backend.KindStatx && r.x().stx == nil {
+			r.x().stx = new(unix.Statx_t)
 		}
 	}
 	return nil
@@ -274,13 +274,13 @@ func (b *Backend) arm(slot int32, r *record) {
 	case backend.KindAccept:
 		b.prepAccept(s, r)
 	case backend.KindConnect:
-		s.Opcode, s.Addr, s.Off = opConnect, uint64(uintptrOf(&r.addr)), uint64(r.addrLen)
+		s.Opcode, s.Addr, s.Off = opConnect, uint64(uintptrOf(&r.x().addr)), uint64(r.x().addrLen)
 	case backend.KindRecv:
 		b.prepRecv(s, r)
 	case backend.KindSend:
 		s.Opcode, s.Addr, s.Len, s.OpFlags = opSend, bufAddr(op.Buf), rwLen(op.Buf), unixio.SendFlags
 	case backend.KindRecvFrom:
-		r.addrLen = unix.SizeofSockaddrAny
+		r.x().addrLen = unix.SizeofSockaddrAny
 		b.prepMsg(s, r, opRecvmsg, 0)
 		b.hintPollFirst(s, op)
 	case backend.KindSendTo:
@@ -296,7 +296,7 @@ func (b *Backend) arm(slot int32, r *record) {
 		if op.Kind == backend.KindWritev {
 			s.Opcode = opWritev
 		}
-		s.Addr, s.Len, s.Off = uint64(uintptrOf(&r.iov[0])), uint32(len(r.iov)), uint64(op.Offset)
+		s.Addr, s.Len, s.Off = uint64(uintptrOf(&r.x().iov[0])), uint32(len(r.x().iov)), uint64(op.Offset)
 	case backend.KindCancel:
 		s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, op.Target.Internal.Token
 	case backend.KindTimeout:
@@ -312,15 +312,15 @@ func (b *Backend) arm(slot int32, r *record) {
 	}
 }
 
-// prepFile fills the file-system ops. The kernel reads the path (r.path,
-// NUL-terminated by encode) and writes the statx buffer (r.stx) while the
+// prepFile fills the file-system ops. The kernel reads the path (r.x().path,
+// NUL-terminated by encode) and writes the statx buffer (r.x().stx) while the
 // request runs; both live in the record until its last CQE.
 func prepFile(s *sqe, r *record) {
 	op := r.op
 	switch op.Kind {
 	case backend.KindOpenAt:
 		mode, _ := unixio.OpenMode(op.File.OpenFlags) // CheckOp made sure it converts
-		s.Opcode, s.FD, s.Addr = opOpenat, unix.AT_FDCWD, uint64(uintptrOf(&r.path[0]))
+		s.Opcode, s.FD, s.Addr = opOpenat, unix.AT_FDCWD, uint64(uintptrOf(&r.x().path[0]))
 		s.Len, s.OpFlags = op.File.Perm, uint32(mode)
 	case backend.KindFsync:
 		s.Opcode = opFsync
@@ -328,7 +328,7 @@ func prepFile(s *sqe, r *record) {
 			s.OpFlags = fsyncDataSync
 		}
 	case backend.KindStatx:
-		s.Opcode, s.Addr, s.Off = opStatx, uint64(uintptrOf(&r.path[0])), uint64(uintptrOf(r.stx))
+		s.Opcode, s.Addr, s.Off = opStatx, uint64(uintptrOf(&r.x().path[0])), uint64(uintptrOf(r.x().stx))
 		s.Len = unix.STATX_BASIC_STATS | unix.STATX_BTIME
 		if op.File.Path == "" {
 			s.OpFlags = unix.AT_EMPTY_PATH
@@ -359,8 +359,8 @@ func (b *Backend) prepAccept(s *sqe, r *record) {
 		s.Ioprio = acceptMultishot
 		return
 	}
-	r.addrLen = unix.SizeofSockaddrAny
-	s.Addr, s.Off = uint64(uintptrOf(&r.addr)), uint64(uintptrOf(&r.addrLen))
+	r.x().addrLen = unix.SizeofSockaddrAny
+	s.Addr, s.Off = uint64(uintptrOf(&r.x().addr)), uint64(uintptrOf(&r.x().addrLen))
 }
 
 // prepRecv fills a recv: into Buf, into a kernel-selected group buffer, or
@@ -392,14 +392,14 @@ func (b *Backend) hintPollFirst(s *sqe, op *backend.Op) {
 // address in the record.
 func (b *Backend) prepMsg(s *sqe, r *record, opcode uint8, flags uint32) {
 	buf := backend.LimitRW(r.op.Buf) // a longer datagram fails with EMSGSIZE
-	r.iov1 = unix.Iovec{}
+	r.x().iov1 = unix.Iovec{}
 	if len(buf) > 0 {
-		r.iov1.Base = &buf[0]
-		r.iov1.SetLen(len(buf))
+		r.x().iov1.Base = &buf[0]
+		r.x().iov1.SetLen(len(buf))
 	}
-	r.msg = unix.Msghdr{Name: (*byte)(unsafe.Pointer(&r.addr)), Namelen: r.addrLen, Iov: &r.iov1}
-	r.msg.SetIovlen(1)
-	s.Opcode, s.Addr, s.Len, s.OpFlags = opcode, uint64(uintptrOf(&r.msg)), 1, flags
+	r.x().msg = unix.Msghdr{Name: (*byte)(unsafe.Pointer(&r.x().addr)), Namelen: r.x().addrLen, Iov: &r.x().iov1}
+	r.x().msg.SetIovlen(1)
+	s.Opcode, s.Addr, s.Len, s.OpFlags = opcode, uint64(uintptrOf(&r.x().msg)), 1, flags
 }
 
 // pollMask converts Events to the poll32_events of POLL_ADD (halfwords

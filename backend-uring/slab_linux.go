@@ -80,7 +80,18 @@ type record struct {
 	wait           int32 // a parked close: older ops on its fd still in flight
 	deadline       int64 // recLinked: when the op times out (monotonic ns)
 
-	ts      kernelTimespec
+	// ts is the timespec of a linked timeout or a Timeout op.
+	ts kernelTimespec
+	// ext holds what only some kinds hand the kernel (addresses, msghdr,
+	// iovecs, paths, statx): made on the slot's first such op (x) and kept
+	// for the slot's later ops, so that the record of a plain recv or send,
+	// which is what every idle connection has in flight, stays small.
+	ext *recordExt
+}
+
+// recordExt is the part of a record that connect, accept, sendto,
+// recvfrom, readv, writev and the file-system ops use.
+type recordExt struct {
 	addrLen uint32
 	addr    unix.RawSockaddrAny
 	iov1    unix.Iovec
@@ -89,9 +100,18 @@ type record struct {
 	// path is the NUL-terminated copy of File.Path that an openat or statx
 	// hands the kernel; stx is the buffer a statx fills, decoded into
 	// File.Stat at the completion. Both are made on the slot's first file
-	// op and reused, so that an idle socket's record pays 32 bytes for them.
+	// op and reused.
 	path []byte
 	stx  *unix.Statx_t
+}
+
+// x returns the record's extension, making it on first use. Called with
+// the backend's mu held.
+func (r *record) x() *recordExt {
+	if r.ext == nil {
+		r.ext = &recordExt{addrLen: unix.SizeofSockaddrAny}
+	}
+	return r.ext
 }
 
 const chunkSize = 256
@@ -145,9 +165,11 @@ func (s *slab) alloc(op *backend.Op) (int32, *record) {
 func (s *slab) release(slot int32) {
 	r := s.get(slot)
 	r.op = nil
-	r.msg = unix.Msghdr{}
-	r.iov1 = unix.Iovec{}
-	clear(r.iov)
+	if x := r.ext; x != nil {
+		x.msg = unix.Msghdr{}
+		x.iov1 = unix.Iovec{}
+		clear(x.iov)
+	}
 	r.gen = (r.gen + 1) & genMask
 	if r.gen == 0 {
 		r.gen = 1
