@@ -1,0 +1,1041 @@
+package httpserver
+
+// The connection task: one per connection, it reads and parses requests,
+// hands each to its handler, performs the handler's body reads and writes,
+// and keeps the connection alive between requests. See "The connection
+// task" in the package documentation.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz/syncprim"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// errTimeout is the failure of a read or write past its deadline: a
+// timeout that matches os.ErrDeadlineExceeded.
+var errTimeout = fmt.Errorf("httpserver: i/o timeout: %w", os.ErrDeadlineExceeded)
+
+// errConnClosed is the failure of a handler's read or write once its
+// connection is gone.
+var errConnClosed = fmt.Errorf("httpserver: connection closed: %w", net.ErrClosed)
+
+// lingerTime bounds the reading and discarding after an error response,
+// before the close (so that the client reads the response rather than a
+// reset), as net/http's.
+const lingerTime = 500 * time.Millisecond
+
+// connPhase is where a connection task is.
+type connPhase uint8
+
+const (
+	phRead        connPhase = iota // waiting for, or reading, a request's header block
+	phDispatch                     // waiting for a handler goroutine
+	phServe                        // a handler goroutine runs: doing what it asks
+	phTaskBody                     // reading a task handler's request body in full
+	phTaskRun                      // polling a task handler's future
+	phFinal                        // writing the last bytes of a response
+	phDrain                        // discarding the body the handler left
+	phError                        // writing an error response
+	phLinger                       // discarding input for a while before closing
+	phWaitHandler                  // the connection failed: waiting for the handler to return
+	phDone
+)
+
+// connTask is the future a connection's task runs, held by value in the
+// task (one allocation for the task and it).
+type connTask struct{ c *conn }
+
+// Poll runs the connection.
+func (t *connTask) Poll(cx *future.Context) (struct{}, bool) { return t.c.poll(cx) }
+
+// Cancel closes the connection (the runtime is shutting down).
+func (t *connTask) Cancel() { t.c.cancel() }
+
+// conn is a connection being served. Every field is owned by its task,
+// except those under mu and killed.
+type conn struct {
+	s      *Server
+	rwc    Conn
+	pooled pooledReader // rwc, if it reads into the runtime's pool
+	remote string
+	phase  connPhase
+
+	// Input. in is the input not consumed yet: a view of pb (a pooled
+	// buffer, held while hasPB), of rbuf (the buffer of a Conn that is not
+	// pooled) or of acc (a header block gathered over several reads).
+	// scanned is how much of a partial header block was searched for its
+	// end.
+	rd      *runtime.ReadPooledFuture
+	reading bool
+	rbuf    []byte
+	pb      runtime.PooledBuf
+	hasPB   bool
+	in      []byte
+	acc     []byte
+	scanned int
+
+	// Output in flight: the buffers left to write.
+	wbufs   [][]byte
+	writing bool
+
+	// timer bounds the wait in progress; timerOn is set while it is armed
+	// for timerAt.
+	timer   runtime.SleepFuture
+	timerOn bool
+	timerAt time.Time
+
+	// The request in progress.
+	ex            *exchange
+	dec           bodyDecoder
+	reqs          int       // requests started on this connection
+	idleSince     time.Time // when the connection went idle (or was accepted)
+	headerStart   time.Time // the first byte of the request's header block
+	readDeadline  time.Time // ReadTimeout's end for this request, zero if none
+	writeDeadline time.Time // WriteTimeout's end, zero if none
+	acquire       syncprim.AcquireFuture
+	acquiring     bool
+	taskFut       future.Future[struct{}]
+	taskBody      []byte
+	// curOp is the handler's operation being done (phServe).
+	curOp opKind
+	// continueStaged is set while the 100 Continue is being written.
+	continueStaged bool
+	// afterWrite says what follows the write of phError and phFinal.
+	closeAfter bool
+	drained    int64
+	lingered   int
+
+	// killed is set by Close (and by Shutdown's deadline); the task then
+	// closes the connection at its next poll. Loaded by the task.
+	killed atomic.Bool
+	// rwcClosed makes the close of rwc happen once (the task, or Close).
+	rwcClosed atomic.Bool
+
+	// mu guards wk and idle, shared with Shutdown and Close.
+	mu sync.Mutex
+	// wk is the task's Waker (written by the task, under mu, when it
+	// changes); idle is set while the task waits for a request with
+	// nothing of it read.
+	wk   waker.Waker
+	idle bool
+}
+
+func newConn(s *Server, c Conn) *conn {
+	cn := &conn{s: s, rwc: c, idleSince: time.Now()}
+	if p, ok := c.(pooledReader); ok {
+		cn.pooled = p
+	}
+	if a := c.RemoteAddr(); a != nil {
+		cn.remote = a.String()
+	}
+	return cn
+}
+
+// wakeIfIdle wakes the task if it waits idle, so that it sees the
+// shutdown. Any goroutine may call it.
+func (c *conn) wakeIfIdle() {
+	c.mu.Lock()
+	wk, idle := c.wk, c.idle
+	c.mu.Unlock()
+	if idle {
+		wk.Wake()
+	}
+}
+
+// kill closes the connection from outside its task (Close): the task's
+// operations fail and its next poll ends it. Any goroutine may call it.
+func (c *conn) kill() {
+	c.killed.Store(true)
+	c.closeRWC()
+	c.mu.Lock()
+	wk := c.wk
+	c.mu.Unlock()
+	wk.Wake()
+}
+
+func (c *conn) closeRWC() {
+	if c.rwcClosed.CompareAndSwap(false, true) {
+		_ = c.rwc.Close()
+	}
+}
+
+func (c *conn) setIdle(idle bool) {
+	c.mu.Lock()
+	c.idle = idle
+	c.mu.Unlock()
+}
+
+// poll runs the connection as far as it can go.
+func (c *conn) poll(cx *future.Context) (struct{}, bool) {
+	if wk := cx.Waker(); wk != c.wk {
+		c.mu.Lock()
+		c.wk = wk
+		c.mu.Unlock()
+	}
+	for {
+		if c.killed.Load() && c.phase != phWaitHandler && c.phase != phDone {
+			c.fail(errConnClosed)
+			continue
+		}
+		var ready bool
+		switch c.phase {
+		case phRead:
+			ready = c.pollRequest(cx)
+		case phDispatch:
+			ready = c.pollDispatch(cx)
+		case phServe:
+			ready = c.pollServe(cx)
+		case phTaskBody:
+			ready = c.pollTaskBody(cx)
+		case phTaskRun:
+			ready = c.pollTaskRun(cx)
+		case phFinal:
+			ready = c.pollFinal(cx)
+		case phDrain:
+			ready = c.pollDrain(cx)
+		case phError:
+			ready = c.pollError(cx)
+		case phLinger:
+			ready = c.pollLinger(cx)
+		case phWaitHandler:
+			ready = c.pollWaitHandler(cx)
+		case phDone:
+			return struct{}{}, true
+		}
+		if !ready {
+			return struct{}{}, false
+		}
+	}
+}
+
+// ---- Input ----
+
+// fill reads the next data into c.in (which must be empty), waiting at
+// most until deadline (none if zero). ok is false while the read is
+// pending (or on err).
+func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error) {
+	var n int
+	if c.pooled != nil {
+		if c.rd == nil {
+			c.rd = c.pooled.ReadPooled()
+		}
+		r, done := c.rd.Poll(cx)
+		if done {
+			c.rd = nil
+			if r.Err != nil {
+				return false, r.Err
+			}
+			c.pb, c.hasPB = r.Value, true
+			c.in = c.pb.Bytes()
+			return true, nil
+		}
+	} else {
+		if c.rbuf == nil {
+			c.rbuf = make([]byte, 4096)
+		}
+		r, done := c.rwc.PollRead(cx, c.rbuf)
+		c.reading = !done
+		if done {
+			if r.Err != nil && r.Value == 0 {
+				return false, r.Err
+			}
+			n = r.Value
+			c.in = c.rbuf[:n]
+			return true, nil
+		}
+	}
+	if !deadline.IsZero() && c.timerFired(cx, deadline) {
+		c.cancelRead()
+		return false, errTimeout
+	}
+	return false, nil
+}
+
+func (c *conn) cancelRead() {
+	if c.rd != nil {
+		c.rd.Cancel()
+		c.rd = nil
+	}
+	if c.reading {
+		c.rwc.CancelRead()
+		c.reading = false
+	}
+}
+
+// consume drops n bytes of input, and the buffer they were in once it is
+// used up.
+func (c *conn) consume(n int) {
+	c.in = c.in[n:]
+	if len(c.in) == 0 {
+		c.in = nil
+		c.acc = nil
+		c.releasePB()
+	}
+}
+
+func (c *conn) releasePB() {
+	if c.hasPB {
+		c.pb.Release()
+		c.pb, c.hasPB = runtime.PooledBuf{}, false
+	}
+}
+
+// timerFired arms the timer for deadline if it is not, and reports
+// whether it has passed.
+func (c *conn) timerFired(cx *future.Context, deadline time.Time) bool {
+	if !c.timerOn || !c.timerAt.Equal(deadline) {
+		c.timer.Reset(deadline)
+		c.timerOn, c.timerAt = true, deadline
+	}
+	_, fired := c.timer.Poll(cx)
+	return fired
+}
+
+func (c *conn) stopTimer() {
+	if c.timerOn {
+		c.timer.Cancel()
+		c.timerOn = false
+	}
+}
+
+// ---- Output ----
+
+// flush writes c.wbufs, waiting at most until deadline. done is false
+// while a write is pending.
+func (c *conn) flush(cx *future.Context, deadline time.Time) (done bool, err error) {
+	for len(c.wbufs) > 0 {
+		b := c.wbufs[0]
+		if len(b) == 0 {
+			c.wbufs = c.wbufs[1:]
+			continue
+		}
+		r, ok := c.rwc.PollWrite(cx, b)
+		if !ok {
+			c.writing = true
+			if !deadline.IsZero() && c.timerFired(cx, deadline) {
+				c.rwc.CancelWrite()
+				c.writing = false
+				return true, errTimeout
+			}
+			return false, nil
+		}
+		c.writing = false
+		if r.Err != nil {
+			return true, r.Err
+		}
+		c.wbufs[0] = b[r.Value:]
+	}
+	c.wbufs = nil
+	return true, nil
+}
+
+// ---- Requests ----
+
+// pollRequest waits for a request and parses its header block.
+func (c *conn) pollRequest(cx *future.Context) bool {
+	maxHeader := c.s.maxHeaderBytes()
+	for {
+		if len(c.in) > 0 {
+			if c.headerStart.IsZero() {
+				c.headerStart = time.Now()
+				if c.reqs == 0 {
+					c.headerStart = c.idleSince // the first request's bound runs from the accept
+				}
+				c.setIdle(false)
+			}
+			end := findHeaderEnd(c.in, c.scanned)
+			if end < 0 {
+				if len(c.in) > maxHeader {
+					c.startError(errHeaderTooLarge)
+					return true
+				}
+				c.scanned = len(c.in)
+				if c.acc == nil {
+					// Gather the partial block in a buffer of its own, so
+					// that the pooled one goes back.
+					c.acc = make([]byte, len(c.in), max(2*len(c.in), 1024))
+					copy(c.acc, c.in)
+					c.releasePB()
+					c.in = c.acc
+				}
+			} else {
+				if end > maxHeader {
+					c.startError(errHeaderTooLarge)
+					return true
+				}
+				p, perr := parseRequest(c.in[:end])
+				c.consume(end)
+				c.scanned = 0
+				if perr != nil {
+					c.startError(perr)
+					return true
+				}
+				c.startRequest(p)
+				return true
+			}
+		} else if c.s.shuttingDown.Load() {
+			// Idle at a shutdown: nothing of a request was read.
+			c.close()
+			return true
+		}
+		var deadline time.Time
+		if c.headerStart.IsZero() {
+			if !c.idleSinceMarked() {
+				return true // the shutdown began meanwhile
+			}
+			if c.reqs == 0 {
+				if d := c.s.headerTimeout(); d > 0 {
+					deadline = c.idleSince.Add(d)
+				}
+			} else if d := c.s.idleTimeout(); d > 0 {
+				deadline = c.idleSince.Add(d)
+			}
+		} else if d := c.s.headerTimeout(); d > 0 {
+			deadline = c.headerStart.Add(d)
+		}
+		ok, err := c.fill(cx, deadline)
+		if err != nil {
+			// End of stream, a reset, a timeout: close without a word
+			// (as net/http does for a read error before a request).
+			c.close()
+			return true
+		}
+		if !ok {
+			return false
+		}
+		if c.acc != nil {
+			// Append to the gathered block and give the buffer back.
+			c.acc = append(c.acc, c.in...)
+			c.releasePB()
+			c.in = c.acc
+		}
+	}
+}
+
+// idleSinceMarked marks the connection idle (if it is not yet) and
+// reports false if a shutdown began: then the connection was closed.
+func (c *conn) idleSinceMarked() bool {
+	c.mu.Lock()
+	c.idle = true
+	c.mu.Unlock()
+	if c.s.shuttingDown.Load() {
+		c.close()
+		return false
+	}
+	return true
+}
+
+// startRequest sets up the exchange of a parsed request and moves on to
+// its handler.
+func (c *conn) startRequest(p *parsedRequest) {
+	s := c.s
+	c.reqs++
+	ctx := context.WithValue(s.baseCtx, http.LocalAddrContextKey, c.rwc.LocalAddr())
+	ctx, cancel := context.WithCancel(ctx)
+	req := p.req.WithContext(ctx)
+	req.RemoteAddr = c.remote
+	ex := &exchange{req: req, cancel: cancel, expectContinue: p.expectContinue}
+	ex.w = response{ex: ex, s: s, header: make(http.Header), declared: -1}
+	ex.body.ex = ex
+	c.dec.reset(p.bodyKind, p.contentLength)
+	ex.bodyDone = c.dec.done
+	ex.bodyRemaining = p.contentLength
+	if p.bodyKind == bodyNone {
+		req.Body = http.NoBody
+	} else {
+		req.Body = &ex.body
+	}
+	c.ex = ex
+	c.closeAfter = !p.keepAlive
+	now := time.Now()
+	c.readDeadline, c.writeDeadline = time.Time{}, time.Time{}
+	if s.ReadTimeout > 0 {
+		c.readDeadline = c.headerStart.Add(s.ReadTimeout)
+	}
+	if s.WriteTimeout > 0 {
+		c.writeDeadline = now.Add(s.WriteTimeout)
+	}
+	if s.TaskHandler != nil {
+		ex.taskMode = true
+		c.phase = phTaskBody
+		return
+	}
+	ex.done = make(chan struct{}, 1)
+	c.phase = phDispatch
+}
+
+// pollDispatch gets a handler goroutine for the request.
+func (c *conn) pollDispatch(cx *future.Context) bool {
+	if !c.acquiring {
+		if c.s.sem.TryAcquire(1) {
+			c.startHandler()
+			return true
+		}
+		c.acquire = c.s.sem.Acquire(1)
+		c.acquiring = true
+	}
+	err, ok := c.acquire.Poll(cx)
+	if !ok {
+		return false
+	}
+	c.acquiring = false
+	if err != nil {
+		c.fail(err)
+		return true
+	}
+	c.startHandler()
+	return true
+}
+
+func (c *conn) startHandler() {
+	c.phase = phServe
+	go c.s.runHandler(c.ex, c.s.handler())
+}
+
+// pollServe does what the handler goroutine asks, until it returns.
+func (c *conn) pollServe(cx *future.Context) bool {
+	ex := c.ex
+	for {
+		switch c.curOp {
+		case opRead:
+			n, err, ok := c.bodyRead(cx, ex.rbuf)
+			if !ok {
+				return false
+			}
+			c.curOp = opNone
+			fatal := err != nil && err != io.EOF
+			ex.complete(n, err)
+			if fatal {
+				c.fail(err)
+				return true
+			}
+			continue
+		case opWrite:
+			done, err := c.flush(cx, c.writeDeadline)
+			if !done {
+				return false
+			}
+			c.curOp = opNone
+			ex.mu.Lock()
+			ex.headerSent = true
+			ex.mu.Unlock()
+			ex.complete(0, err)
+			if err != nil {
+				c.fail(err)
+				return true
+			}
+			continue
+		}
+		ex.mu.Lock()
+		switch {
+		case ex.op != opNone:
+			c.curOp = ex.op
+			if ex.op == opWrite {
+				c.wbufs = ex.wbufs
+			}
+			ex.mu.Unlock()
+		case ex.finished:
+			ex.mu.Unlock()
+			c.startFinal()
+			return true
+		default:
+			ex.taskWk, ex.taskWaiting = cx.Waker(), true
+			ex.mu.Unlock()
+			return false
+		}
+	}
+}
+
+// bodyRead decodes request body bytes into p, reading as needed; the
+// first read of a request that expects 100 Continue writes it first.
+func (c *conn) bodyRead(cx *future.Context, p []byte) (n int, err error, ok bool) {
+	if !c.continueDone(cx) {
+		return 0, nil, false
+	}
+	if c.continueStaged {
+		done, err := c.flush(cx, c.writeDeadline)
+		if !done {
+			return 0, nil, false
+		}
+		c.continueStaged = false
+		if err != nil {
+			return 0, err, true
+		}
+	}
+	for {
+		if c.dec.done {
+			c.bodyEnded()
+			return 0, io.EOF, true
+		}
+		if len(c.in) > 0 {
+			consumed, produced, derr := c.dec.decode(c.in, p)
+			c.consume(consumed)
+			c.noteRemaining()
+			if derr != nil {
+				return produced, derr, true
+			}
+			if c.dec.done {
+				c.bodyEnded()
+				return produced, io.EOF, true
+			}
+			if produced > 0 {
+				return produced, nil, true
+			}
+			continue
+		}
+		got, ferr := c.fill(cx, c.readDeadline)
+		if ferr != nil {
+			if errors.Is(ferr, io.EOF) {
+				ferr = io.ErrUnexpectedEOF
+			}
+			return 0, ferr, true
+		}
+		if !got {
+			return 0, nil, false
+		}
+	}
+}
+
+// continueDone stages the 100 Continue if the request expects one and no
+// response is on the wire yet; it reports false only when it could not
+// decide (never, today: staging needs no I/O).
+func (c *conn) continueDone(*future.Context) bool {
+	ex := c.ex
+	if !ex.expectContinue {
+		return true
+	}
+	ex.mu.Lock()
+	send := !ex.continueSent && !ex.headerSent
+	if send {
+		ex.continueSent = true
+	}
+	ex.mu.Unlock()
+	if send {
+		c.wbufs = [][]byte{continueLine}
+		c.continueStaged = true
+	}
+	return true
+}
+
+var continueLine = []byte("HTTP/1.1 100 Continue\r\n\r\n")
+
+func (c *conn) bodyEnded() {
+	c.ex.mu.Lock()
+	c.ex.bodyDone = true
+	c.ex.bodyRemaining = 0
+	c.ex.mu.Unlock()
+}
+
+func (c *conn) noteRemaining() {
+	if c.dec.kind == bodyLength {
+		c.ex.mu.Lock()
+		c.ex.bodyRemaining = c.dec.remaining
+		c.ex.mu.Unlock()
+	}
+}
+
+// startFinal moves on to writing the last bytes of the response.
+func (c *conn) startFinal() {
+	ex := c.ex
+	ex.mu.Lock()
+	final, aborted, closeAfter := ex.final, ex.aborted, ex.closeAfter
+	ex.mu.Unlock()
+	if aborted {
+		// A panicking handler: the connection closes, with whatever was
+		// sent (as net/http does).
+		c.finishExchange()
+		c.close()
+		return
+	}
+	c.closeAfter = c.closeAfter || closeAfter
+	c.wbufs = [][]byte{final}
+	c.phase = phFinal
+}
+
+// pollFinal writes the response's last bytes, then keeps the connection
+// for the next request, drains the body left, or closes.
+func (c *conn) pollFinal(cx *future.Context) bool {
+	done, err := c.flush(cx, c.writeDeadline)
+	if !done {
+		return false
+	}
+	bodyDone := c.dec.done
+	c.finishExchange()
+	switch {
+	case err != nil:
+		c.close()
+	case c.closeAfter && !bodyDone:
+		c.startLinger()
+	case c.closeAfter:
+		c.close()
+	case !bodyDone:
+		c.drained = 0
+		c.phase = phDrain
+	default:
+		c.nextRequest()
+	}
+	return true
+}
+
+// finishExchange ends the request: its context is cancelled and its
+// buffer goes back to the pool.
+func (c *conn) finishExchange() {
+	ex := c.ex
+	if ex == nil {
+		return
+	}
+	ex.cancel()
+	ex.mu.Lock()
+	out := ex.finalOut
+	ex.final, ex.finalOut = nil, nil
+	ex.mu.Unlock()
+	putOut(out)
+	c.ex = nil
+	c.taskFut = nil
+	c.taskBody = nil
+}
+
+// nextRequest readies the connection for its next request.
+func (c *conn) nextRequest() {
+	c.phase = phRead
+	c.headerStart = time.Time{}
+	c.idleSince = time.Now()
+	c.scanned = 0
+	c.dec = bodyDecoder{}
+}
+
+// pollDrain discards the request body the handler left, up to
+// maxDrainBytes, then goes on to the next request (or closes).
+func (c *conn) pollDrain(cx *future.Context) bool {
+	for !c.dec.done {
+		if c.drained > maxDrainBytes {
+			c.close()
+			return true
+		}
+		if len(c.in) > 0 {
+			consumed, _, err := c.dec.decode(c.in, nil)
+			c.consume(consumed)
+			c.drained += int64(consumed)
+			if err != nil {
+				c.close()
+				return true
+			}
+			continue
+		}
+		ok, err := c.fill(cx, c.readDeadline)
+		if err != nil {
+			c.close()
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
+	c.nextRequest()
+	return true
+}
+
+// ---- Errors and closing ----
+
+// startError answers a request the server refuses, then closes.
+func (c *conn) startError(e *protoError) {
+	text := strconv.Itoa(e.status) + " " + http.StatusText(e.status)
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 ")
+	b.WriteString(text)
+	b.WriteString("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: ")
+	b.WriteString(strconv.Itoa(len(text)))
+	b.WriteString("\r\n\r\n")
+	b.WriteString(text)
+	c.wbufs = [][]byte{b.Bytes()}
+	c.writeDeadline = time.Time{}
+	if c.s.WriteTimeout > 0 {
+		c.writeDeadline = time.Now().Add(c.s.WriteTimeout)
+	}
+	c.setIdle(false)
+	c.phase = phError
+}
+
+// pollError writes the error response, then lingers.
+func (c *conn) pollError(cx *future.Context) bool {
+	done, err := c.flush(cx, c.writeDeadline)
+	if !done {
+		return false
+	}
+	if err != nil {
+		c.close()
+		return true
+	}
+	c.startLinger()
+	return true
+}
+
+// startLinger shuts the sending side and reads what the client still
+// sends for a while, so that it reads the response before the close (a
+// close with unread input sends a reset, which may discard it).
+func (c *conn) startLinger() {
+	if cw, ok := c.rwc.(closeWriter); ok {
+		_ = cw.CloseWrite()
+	}
+	c.lingered = 0
+	c.timerOn = false // a new deadline below
+	c.timer.Reset(time.Now().Add(lingerTime))
+	c.timerOn, c.timerAt = true, c.timer.Deadline()
+	c.phase = phLinger
+}
+
+func (c *conn) pollLinger(cx *future.Context) bool {
+	for {
+		if len(c.in) > 0 {
+			c.lingered += len(c.in)
+			c.consume(len(c.in))
+		}
+		if c.lingered > maxDrainBytes {
+			c.close()
+			return true
+		}
+		ok, err := c.fill(cx, c.timerAt)
+		if err != nil {
+			c.close()
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// fail ends the connection after err: if a handler goroutine still runs,
+// the task first waits for it to return (its operations fail with err).
+func (c *conn) fail(err error) {
+	c.cancelRead()
+	if c.writing {
+		c.rwc.CancelWrite()
+		c.writing = false
+	}
+	if c.acquiring {
+		c.acquire.Cancel()
+		c.acquiring = false
+	}
+	c.closeRWC()
+	ex := c.ex
+	if ex != nil && !ex.taskMode && (c.phase == phServe || c.phase == phFinal) {
+		ex.cancel()
+		ex.mu.Lock()
+		if ex.dead == nil {
+			ex.dead = fmt.Errorf("httpserver: connection failed: %w", err)
+		}
+		ex.mu.Unlock()
+		if c.curOp != opNone {
+			c.curOp = opNone
+			ex.complete(0, ex.dead)
+		}
+		c.phase = phWaitHandler
+		return
+	}
+	c.finishExchange()
+	c.close()
+}
+
+// pollWaitHandler fails the handler's operations until it returns.
+func (c *conn) pollWaitHandler(cx *future.Context) bool {
+	ex := c.ex
+	for {
+		ex.mu.Lock()
+		switch {
+		case ex.op != opNone:
+			ex.mu.Unlock()
+			ex.complete(0, ex.dead)
+			continue
+		case ex.finished:
+			ex.mu.Unlock()
+			c.finishExchange()
+			c.close()
+			return true
+		}
+		ex.taskWk, ex.taskWaiting = cx.Waker(), true
+		ex.mu.Unlock()
+		return false
+	}
+}
+
+// close ends the task: everything it holds is released.
+func (c *conn) close() {
+	c.cancelRead()
+	if c.writing {
+		c.rwc.CancelWrite()
+		c.writing = false
+	}
+	if c.acquiring {
+		c.acquire.Cancel()
+		c.acquiring = false
+	}
+	if c.taskFut != nil {
+		future.Cancel(c.taskFut)
+		c.taskFut = nil
+	}
+	c.finishExchange()
+	c.releasePB()
+	c.in, c.acc, c.rbuf, c.wbufs = nil, nil, nil, nil
+	c.stopTimer()
+	c.closeRWC()
+	c.setIdle(false)
+	c.phase = phDone
+	c.s.removeConn(c)
+}
+
+// cancel is the task's cancellation (the runtime shuts down): the
+// connection closes; a handler goroutine still running finds its
+// operations failing.
+func (c *conn) cancel() {
+	if c.phase == phDone {
+		return
+	}
+	if ex := c.ex; ex != nil && !ex.taskMode {
+		ex.cancel()
+		ex.mu.Lock()
+		if ex.dead == nil {
+			ex.dead = errConnClosed
+		}
+		ex.mu.Unlock()
+		if c.curOp != opNone {
+			c.curOp = opNone
+			ex.complete(0, ex.dead)
+		}
+		c.ex = nil // the goroutine still uses it: its buffer is not recycled
+	}
+	c.close()
+}
+
+// ---- Task handlers ----
+
+// pollTaskBody reads a task handler's request body in full, then starts
+// the handler's future.
+func (c *conn) pollTaskBody(cx *future.Context) bool {
+	ex := c.ex
+	limit := c.s.maxTaskBody()
+	for !c.dec.done {
+		if !c.continueStaged && ex.expectContinue && !ex.continueSent {
+			c.continueDone(cx)
+		}
+		if c.continueStaged {
+			done, err := c.flush(cx, c.writeDeadline)
+			if !done {
+				return false
+			}
+			c.continueStaged = false
+			if err != nil {
+				c.fail(err)
+				return true
+			}
+		}
+		if len(c.in) > 0 {
+			if len(c.taskBody) == cap(c.taskBody) {
+				c.taskBody = append(c.taskBody, make([]byte, 4096)...)[:len(c.taskBody)]
+			}
+			consumed, produced, err := c.dec.decode(c.in, c.taskBody[len(c.taskBody):cap(c.taskBody)])
+			c.consume(consumed)
+			c.taskBody = c.taskBody[:len(c.taskBody)+produced]
+			if err != nil {
+				c.finishExchange()
+				c.startError(badRequest("malformed request body"))
+				return true
+			}
+			if int64(len(c.taskBody)) > limit {
+				c.finishExchange()
+				c.startError(&protoError{status: http.StatusRequestEntityTooLarge, msg: "request body too large"})
+				return true
+			}
+			continue
+		}
+		ok, err := c.fill(cx, c.readDeadline)
+		if err != nil {
+			c.fail(err)
+			return true
+		}
+		if !ok {
+			return false
+		}
+	}
+	ex.bodyDone = true
+	if len(c.taskBody) > 0 {
+		ex.req.Body = io.NopCloser(bytes.NewReader(c.taskBody))
+	}
+	c.startTaskHandler()
+	return true
+}
+
+// startTaskHandler calls the task handler for its future.
+func (c *conn) startTaskHandler() {
+	ex := c.ex
+	var f future.Future[struct{}]
+	if !c.guard(func() { f = c.s.TaskHandler.ServeHTTPTask(&ex.w, ex.req) }) {
+		return
+	}
+	if f == nil {
+		f = future.Ready(struct{}{})
+	}
+	c.taskFut = f
+	c.phase = phTaskRun
+}
+
+// pollTaskRun polls the task handler's future; when it completes, the
+// response goes out.
+func (c *conn) pollTaskRun(cx *future.Context) bool {
+	var ok bool
+	if !c.guard(func() { _, ok = c.taskFut.Poll(cx) }) {
+		return true
+	}
+	if !ok {
+		return false
+	}
+	c.taskFut = nil
+	ex := c.ex
+	var final []byte
+	var closeAfter bool
+	if !c.guard(func() { final, closeAfter = ex.w.finishResponse() }) {
+		return true
+	}
+	ex.final, ex.finalOut, ex.closeAfter = final, ex.w.out, closeAfter
+	ex.w.out = nil
+	c.startFinal()
+	return true
+}
+
+// guard runs fn (the task handler's code) and reports false if it
+// panicked: the panic is logged and the connection closed.
+func (c *conn) guard(fn func()) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				c.s.logf("httpserver: panic serving %s: %v\n%s", c.remote, v, debug.Stack())
+			}
+			if c.taskFut != nil {
+				func() {
+					defer func() { _ = recover() }()
+					future.Cancel(c.taskFut)
+				}()
+				c.taskFut = nil
+			}
+			c.close()
+			ok = false
+		}
+	}()
+	fn()
+	return true
+}

@@ -1,0 +1,601 @@
+package httpserver
+
+// The handler's side of a request: the exchange it shares with the
+// connection task, the ResponseWriter and the request body. See "Who owns
+// what" in the package documentation.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/waker"
+)
+
+// opKind is what a handler goroutine asks of the connection task.
+type opKind uint8
+
+const (
+	opNone  opKind = iota
+	opRead         // decode body bytes into rbuf
+	opWrite        // write wbufs
+)
+
+// bufferSize is how much of a response body is buffered before the
+// response is committed with chunked encoding: a handler that writes at
+// most this much before it returns gets a Content-Length instead.
+const bufferSize = 4096
+
+// outPool recycles the buffers a response is built in. The buffer a
+// handler finished with goes to the connection task with the final bytes,
+// and the task puts it back after writing them.
+var outPool = sync.Pool{New: func() any { b := make([]byte, 0, bufferSize+512); return &b }}
+
+func getOut() *[]byte { return outPool.Get().(*[]byte) }
+
+func putOut(b *[]byte) {
+	if b == nil || cap(*b) > 64<<10 {
+		return
+	}
+	*b = (*b)[:0]
+	outPool.Put(b)
+}
+
+// exchange is one request between its connection task and its handler
+// (a goroutine, or a task handler polled by the connection task itself).
+// The goroutine posts one operation at a time (a body read, a write) and
+// waits on done for the task to complete it; when the handler returns it
+// posts the final bytes and goes.
+type exchange struct {
+	req    *http.Request
+	cancel context.CancelFunc
+	w      response
+	body   requestBody
+	// taskMode is set for a TaskHandler: nothing is posted, the
+	// connection task collects the response when the future completes.
+	// Immutable after dispatch.
+	taskMode bool
+	// expectContinue is the request's Expect: 100-continue. Immutable.
+	expectContinue bool
+
+	// done carries the completion of an operation to the waiting
+	// goroutine (capacity 1: one operation at a time).
+	done chan struct{}
+
+	// mu guards the fields below, shared by the goroutine and the task.
+	mu sync.Mutex
+	// op, rbuf and wbufs are the operation posted; op is opNone when none
+	// is. n and err are its outcome, set by the task before it signals
+	// done.
+	op    opKind
+	rbuf  []byte
+	wbufs [][]byte
+	n     int
+	err   error
+	// taskWk is the connection task's Waker while taskWaiting: the task
+	// waits for the handler to post something.
+	taskWk      waker.Waker
+	taskWaiting bool
+	// finished is set when the handler returned; final are the last
+	// bytes of the response (nil after an abort), out the buffer they
+	// live in, closeAfter whether the connection must close after them.
+	finished   bool
+	aborted    bool
+	final      []byte
+	finalOut   *[]byte
+	closeAfter bool
+	// dead is the connection's failure: operations posted after it fail
+	// with it.
+	dead error
+	// bodyDone is set by the task when the body was read to its end;
+	// bodyRemaining is what is left of a Content-Length body (-1 when
+	// unknown). continueSent records the 100 Continue, headerSent the
+	// first bytes of the response on the wire.
+	bodyDone      bool
+	bodyRemaining int64
+	continueSent  bool
+	headerSent    bool
+}
+
+// post hands op to the connection task and waits for its outcome. Called
+// by the handler goroutine only.
+func (ex *exchange) post(op opKind, rbuf []byte, wbufs [][]byte) (int, error) {
+	ex.mu.Lock()
+	if ex.dead != nil {
+		err := ex.dead
+		ex.mu.Unlock()
+		return 0, err
+	}
+	ex.op, ex.rbuf, ex.wbufs = op, rbuf, wbufs
+	wk, waiting := ex.taskWk, ex.taskWaiting
+	ex.taskWaiting = false
+	ex.mu.Unlock()
+	if waiting {
+		wk.Wake()
+	}
+	<-ex.done
+	ex.mu.Lock()
+	n, err := ex.n, ex.err
+	ex.mu.Unlock()
+	return n, err
+}
+
+// finish hands the final bytes to the task. Called by the handler
+// goroutine once, when the handler returned (or panicked: aborted).
+func (ex *exchange) finish(final []byte, out *[]byte, closeAfter, aborted bool) {
+	ex.mu.Lock()
+	ex.finished, ex.final, ex.finalOut, ex.closeAfter, ex.aborted = true, final, out, closeAfter, aborted
+	wk, waiting := ex.taskWk, ex.taskWaiting
+	ex.taskWaiting = false
+	ex.mu.Unlock()
+	if waiting {
+		wk.Wake()
+	}
+}
+
+// complete ends the posted operation with n and err and lets the
+// goroutine go on. Called by the connection task.
+func (ex *exchange) complete(n int, err error) {
+	ex.mu.Lock()
+	ex.op, ex.rbuf, ex.wbufs, ex.n, ex.err = opNone, nil, nil, n, err
+	ex.mu.Unlock()
+	ex.done <- struct{}{}
+}
+
+// runHandler is the handler goroutine: it runs the handler, recovers its
+// panic, and hands the rest of the response to the connection task.
+func (s *Server) runHandler(ex *exchange, h http.Handler) {
+	defer s.sem.Release(1)
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				s.logf("httpserver: panic serving %s: %v\n%s", ex.req.RemoteAddr, v, debug.Stack())
+			}
+			ex.finish(nil, ex.w.out, true, true)
+			ex.w.out = nil
+		}
+	}()
+	h.ServeHTTP(&ex.w, ex.req)
+	final, closeAfter := ex.w.finishResponse()
+	ex.finish(final, ex.w.out, closeAfter, false)
+	ex.w.out = nil
+}
+
+// response is the http.ResponseWriter of a request. Its fields are the
+// handler's (one goroutine, or the task handler's task).
+type response struct {
+	ex     *exchange
+	s      *Server
+	header http.Header
+	status int
+	// wroteHeader is set by WriteHeader (the status is fixed);
+	// committed once the header block is built (and handed over or
+	// about to be).
+	wroteHeader, committed bool
+	// out holds the bytes not yet handed to the task: the header block
+	// once committed, then body bytes (chunk-framed when chunked). Before
+	// the commit, body holds the body bytes.
+	out  *[]byte
+	body []byte
+	// chunked: the body goes out in chunks. raw: with neither chunks nor
+	// a Content-Length, the end of the body is the connection's close.
+	chunked, raw bool
+	// noBody: HEAD, or a status without a body; written bytes are
+	// counted and dropped.
+	noBody bool
+	// declared is the handler's Content-Length, -1 if none; written
+	// counts the body bytes the handler wrote.
+	declared, written int64
+	closeAfter        bool
+	// err is the first failure of a write to the connection: later
+	// writes return it.
+	err error
+}
+
+// Header returns the response header map; see http.ResponseWriter.
+func (w *response) Header() http.Header { return w.header }
+
+// WriteHeader sends the status with the header as it is now; see
+// http.ResponseWriter. A 1xx status other than 101 is sent as an
+// interim response and the header stays open.
+func (w *response) WriteHeader(code int) {
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
+	}
+	if w.wroteHeader {
+		w.s.logf("httpserver: superfluous response.WriteHeader call (status %d after %d)", code, w.status)
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		w.writeInterim(code)
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	if cl := w.header.Get("Content-Length"); cl != "" {
+		if n, ok := parseContentLength(cl); ok {
+			w.declared = n
+		} else {
+			w.s.logf("httpserver: invalid Content-Length %q", cl)
+			w.header.Del("Content-Length")
+		}
+	}
+	w.noBody = w.ex.req.Method == http.MethodHead || !bodyAllowed(code)
+}
+
+// writeInterim sends a 1xx response (103 Early Hints, ...) at once.
+func (w *response) writeInterim(code int) {
+	if w.ex.taskMode {
+		return // a task handler's response goes out at its end
+	}
+	b := make([]byte, 0, 256)
+	b = appendStatusLine(b, code)
+	b = appendHeader(b, w.header)
+	b = append(b, "\r\n"...)
+	if _, err := w.ex.post(opWrite, nil, [][]byte{b}); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// Write writes body bytes; see http.ResponseWriter.
+func (w *response) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if w.noBody {
+		if w.ex.req.Method == http.MethodHead && bodyAllowed(w.status) {
+			w.written += int64(len(p))
+			return len(p), nil
+		}
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.declared >= 0 && w.written+int64(len(p)) > w.declared {
+		return 0, http.ErrContentLength
+	}
+	w.written += int64(len(p))
+	if !w.committed {
+		if len(w.body)+len(p) <= bufferSize || w.ex.taskMode {
+			w.body = append(w.body, p...)
+			return len(p), nil
+		}
+		w.commit(false)
+	}
+	if w.ex.taskMode {
+		w.appendBody(p)
+		return len(p), nil
+	}
+	// Committed: stage small writes, hand big ones over without a copy
+	// (the goroutine waits while the task writes p).
+	if len(*w.out)+len(p) <= bufferSize {
+		w.appendBody(p)
+		return len(p), nil
+	}
+	var pre, post []byte
+	if w.chunked {
+		*w.out = appendChunkHeader(*w.out, len(p))
+		post = crlf
+	}
+	pre = *w.out
+	bufs := [][]byte{pre, p}
+	if post != nil {
+		bufs = append(bufs, post)
+	}
+	_, err := w.ex.post(opWrite, nil, bufs)
+	*w.out = (*w.out)[:0]
+	if err != nil {
+		w.err = err
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteString is Write for a string.
+func (w *response) WriteString(s string) (int, error) {
+	return w.Write([]byte(s))
+}
+
+// appendBody stages p (committed), framed as a chunk when chunked.
+func (w *response) appendBody(p []byte) {
+	if w.chunked {
+		*w.out = appendChunkHeader(*w.out, len(p))
+		*w.out = append(*w.out, p...)
+		*w.out = append(*w.out, "\r\n"...)
+		return
+	}
+	*w.out = append(*w.out, p...)
+}
+
+// Flush sends what is buffered; see http.Flusher. A TaskHandler's Flush
+// does nothing: its response goes out when its future completes.
+func (w *response) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush that reports the failure (http.ResponseController
+// uses it).
+func (w *response) FlushError() error {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.ex.taskMode {
+		return nil
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if !w.committed {
+		w.commit(false)
+	}
+	if len(*w.out) == 0 {
+		return nil
+	}
+	_, err := w.ex.post(opWrite, nil, [][]byte{*w.out})
+	*w.out = (*w.out)[:0]
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// finishResponse builds the last bytes of the response once the handler
+// returned, and says whether the connection must close after them.
+func (w *response) finishResponse() ([]byte, bool) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if !w.committed {
+		w.commit(true)
+	}
+	if w.chunked && w.err == nil {
+		*w.out = append(*w.out, "0\r\n\r\n"...)
+	}
+	if w.declared >= 0 && w.written < w.declared && !w.noBody {
+		// The handler promised more than it wrote: the client would wait
+		// for the rest, so the connection must end.
+		w.closeAfter = true
+	}
+	return *w.out, w.closeAfter
+}
+
+// commit builds the header block into out, followed by the body bytes
+// buffered so far. final: the handler has returned, so the length of the
+// body is known.
+func (w *response) commit(final bool) {
+	w.committed = true
+	if w.out == nil {
+		w.out = getOut()
+	}
+	h := w.header
+	req := w.ex.req
+	ex := w.ex
+
+	// Connection management.
+	if req.Close || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || hasToken(h["Connection"], "close") {
+		w.closeAfter = true
+	}
+	ex.mu.Lock()
+	bodyDone, remaining, continueSent := ex.bodyDone, ex.bodyRemaining, ex.continueSent
+	ex.mu.Unlock()
+	if !bodyDone {
+		switch {
+		case ex.expectContinue && !continueSent:
+			// The client may or may not send the body it announced.
+			w.closeAfter = true
+		case final && remaining > maxDrainBytes:
+			// Too much left to drain (a chunked body, of unknown length,
+			// is drained up to the bound after the response).
+			w.closeAfter = true
+		}
+	}
+
+	// Framing.
+	if !w.noBody || (req.Method == http.MethodHead && bodyAllowed(w.status)) {
+		switch {
+		case w.declared >= 0:
+		case final && (!w.noBody || w.written > 0):
+			w.declared = int64(len(w.body))
+			if w.noBody {
+				w.declared = w.written
+			}
+			h.Set("Content-Length", strconv.FormatInt(w.declared, 10))
+		case w.noBody:
+		case req.ProtoAtLeast(1, 1):
+			w.chunked = true
+		default:
+			w.raw = true
+			w.closeAfter = true
+		}
+	}
+	delete(h, "Transfer-Encoding")
+	if !bodyAllowed(w.status) {
+		if w.status == http.StatusNoContent || w.status < 200 {
+			delete(h, "Content-Length")
+		}
+	}
+	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(w.body) > 0 && h.Get("Content-Encoding") == "" {
+		h.Set("Content-Type", http.DetectContentType(w.body))
+	}
+
+	b := appendStatusLine(*w.out, w.status)
+	b = appendHeader(b, h)
+	if _, ok := h["Date"]; !ok {
+		b = append(b, "Date: "...)
+		b = append(b, httpDate()...)
+		b = append(b, "\r\n"...)
+	}
+	if w.chunked {
+		b = append(b, "Transfer-Encoding: chunked\r\n"...)
+	}
+	switch {
+	case w.closeAfter && !hasToken(h["Connection"], "close"):
+		b = append(b, "Connection: close\r\n"...)
+	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !hasToken(h["Connection"], "keep-alive"):
+		b = append(b, "Connection: keep-alive\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	*w.out = b
+	if len(w.body) > 0 && !w.noBody {
+		w.appendBody(w.body)
+	}
+	w.body = nil
+}
+
+// bodyAllowed reports whether a response with status may have a body.
+func bodyAllowed(status int) bool {
+	switch {
+	case status >= 100 && status <= 199:
+		return false
+	case status == http.StatusNoContent, status == http.StatusNotModified:
+		return false
+	}
+	return true
+}
+
+func hasToken(vs []string, tok string) bool {
+	for _, v := range vs {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// statusLines caches the status lines of the common statuses.
+var statusLines = func() map[int]string {
+	m := make(map[int]string)
+	for _, c := range []int{100, 101, 103, 200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308,
+		400, 401, 403, 404, 405, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 429, 431,
+		500, 501, 502, 503, 504, 505} {
+		m[c] = "HTTP/1.1 " + strconv.Itoa(c) + " " + http.StatusText(c) + "\r\n"
+	}
+	return m
+}()
+
+func appendStatusLine(b []byte, code int) []byte {
+	if s, ok := statusLines[code]; ok {
+		return append(b, s...)
+	}
+	b = append(b, "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, ' ')
+	text := http.StatusText(code)
+	if text == "" {
+		text = "status code " + strconv.Itoa(code)
+	}
+	b = append(b, text...)
+	return append(b, "\r\n"...)
+}
+
+// appendHeader writes h's fields in key order, dropping invalid names and
+// turning line breaks in values into spaces (as net/http does).
+func appendHeader(b []byte, h http.Header) []byte {
+	var arr [16]string
+	keys := arr[:0]
+	for k := range h {
+		keys = append(keys, k)
+	}
+	if len(keys) > 1 {
+		slices.Sort(keys)
+	}
+	for _, k := range keys {
+		if !validToken([]byte(k)) {
+			continue
+		}
+		for _, v := range h[k] {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			start := len(b)
+			b = append(b, strings.TrimSpace(v)...)
+			for i := start; i < len(b); i++ {
+				if b[i] == '\r' || b[i] == '\n' {
+					b[i] = ' '
+				}
+			}
+			b = append(b, "\r\n"...)
+		}
+	}
+	return b
+}
+
+func appendChunkHeader(b []byte, n int) []byte {
+	b = strconv.AppendInt(b, int64(n), 16)
+	return append(b, "\r\n"...)
+}
+
+// dateCache is the Date header of the current second.
+type dateCache struct {
+	sec int64
+	b   []byte
+}
+
+var currentDate atomic.Pointer[dateCache]
+
+// httpDate returns the Date header value for now, formatted once a second.
+func httpDate() []byte {
+	now := time.Now()
+	sec := now.Unix()
+	if d := currentDate.Load(); d != nil && d.sec == sec {
+		return d.b
+	}
+	d := &dateCache{sec: sec, b: now.UTC().AppendFormat(nil, http.TimeFormat)}
+	currentDate.Store(d)
+	return d.b
+}
+
+// requestBody is the Body of a request for a goroutine handler: its reads
+// are decoded by the connection task.
+type requestBody struct {
+	ex     *exchange
+	closed bool
+	eof    bool
+	// mu serialises the handler's reads (a body may be read from more
+	// than one goroutine, one at a time).
+	mu sync.Mutex
+}
+
+// errBodyReadAfterClose is http.ErrBodyReadAfterClose.
+var errBodyReadAfterClose = http.ErrBodyReadAfterClose
+
+// Read reads body bytes: the first read of a request that expects 100
+// Continue sends it.
+func (b *requestBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.closed:
+		return 0, errBodyReadAfterClose
+	case b.eof:
+		return 0, io.EOF
+	case len(p) == 0:
+		return 0, nil
+	}
+	n, err := b.ex.post(opRead, p, nil)
+	if errors.Is(err, io.EOF) {
+		b.eof = true
+	}
+	return n, err
+}
+
+// Close marks the body closed; the server drains or discards what is
+// left when the handler returns.
+func (b *requestBody) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,389 @@
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz/syncprim"
+)
+
+// Conn is a connection the server can serve: a byte stream read and
+// written by polling, with its addresses. *runtime.TCPStream and
+// *runtime.UnixStream are Conns; so is any stream that wraps one (a TLS
+// stream, for instance). A Conn that also has the method
+//
+//	ReadPooled() *runtime.ReadPooledFuture
+//
+// (the runtime's sockets) is read into the runtime's buffer pool, so that
+// it holds no read buffer while it waits for a request; another Conn is
+// read into a buffer of its own. A Conn with a CloseWrite() error method
+// gets a lingering close after an error response, as net/http gives one.
+type Conn interface {
+	runtime.AsyncReader
+	runtime.AsyncWriter
+	Close() error
+	LocalAddr() net.Addr
+	RemoteAddr() net.Addr
+}
+
+// pooledReader is a Conn that reads into the runtime's pool.
+type pooledReader interface {
+	ReadPooled() *runtime.ReadPooledFuture
+}
+
+// closeWriter is a Conn whose sending side can be shut down alone.
+type closeWriter interface {
+	CloseWrite() error
+}
+
+// ErrServerClosed is what Serve returns after Shutdown or Close: it is
+// http.ErrServerClosed, so code written for net/http checks it unchanged.
+var ErrServerClosed = http.ErrServerClosed
+
+// DefaultMaxHandlerGoroutines is the bound on the goroutines that run
+// handlers at once when Server.MaxHandlerGoroutines is zero.
+const DefaultMaxHandlerGoroutines = 10000
+
+// DefaultMaxTaskBodyBytes bounds the request body a TaskHandler receives
+// when Server.MaxTaskBodyBytes is zero.
+const DefaultMaxTaskBodyBytes = 1 << 20
+
+// maxDrainBytes is how much of a request body the handler left unread the
+// server reads and discards to keep the connection; past it, the
+// connection is closed instead (as net/http's 256 KiB).
+const maxDrainBytes = 256 << 10
+
+// Server serves HTTP/1.1 (and 1.0) on a blitz runtime. Its fields are
+// read when Serve or ServeConn is first called; do not change them after.
+// The zero Server serves with no timeouts, http.DefaultServeMux when
+// Handler is nil, net/http's default header limit (1 MiB) and
+// DefaultMaxHandlerGoroutines handler goroutines.
+type Server struct {
+	// Handler answers requests on goroutines; nil means
+	// http.DefaultServeMux. Ignored when TaskHandler is set.
+	Handler http.Handler
+	// TaskHandler, when set, answers every request as a task on the
+	// runtime instead of on a goroutine; see TaskHandler.
+	TaskHandler TaskHandler
+
+	// ReadHeaderTimeout bounds the reading of a request's header block,
+	// from its first byte (from the accept, for a connection's first
+	// request); zero means ReadTimeout, and both zero means no bound. A
+	// client that is too slow is disconnected.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds the reading of a whole request, body included:
+	// a body read after it fails with a timeout error (and the connection
+	// is closed).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds the writing of a response, from the end of the
+	// request's header block: a write after it fails, and the connection
+	// is closed.
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its
+	// next request; zero means ReadTimeout, and both zero means no bound.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and header block; a longer
+	// one is answered with 431 Request Header Fields Too Large. Zero means
+	// http.DefaultMaxHeaderBytes (1 MiB).
+	MaxHeaderBytes int
+	// MaxHandlerGoroutines bounds the goroutines that run Handler at
+	// once; a request that finds them all busy waits, as a task, for one.
+	// Zero means DefaultMaxHandlerGoroutines.
+	MaxHandlerGoroutines int
+	// MaxTaskBodyBytes bounds the body of a request for a TaskHandler,
+	// which the server reads in full first: a longer one is answered with
+	// 413 Request Entity Too Large. Zero means DefaultMaxTaskBodyBytes.
+	MaxTaskBodyBytes int64
+	// DisableKeepAlives closes every connection after one response.
+	DisableKeepAlives bool
+	// ErrorLog receives the panics of handlers and the failures of
+	// accept; nil means the standard logger.
+	ErrorLog *log.Logger
+
+	// initOnce makes the fields below.
+	initOnce sync.Once
+	// sem bounds the handler goroutines (acquired by a connection task,
+	// released by the goroutine when its handler returns).
+	sem *syncprim.Semaphore
+	// baseCtx is the parent of every request's context; cancelBase
+	// cancels it (Close, or a Shutdown whose context ended).
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+
+	// shuttingDown is set once by Shutdown or Close and never cleared;
+	// loaded by connection tasks (before they wait idle) and handler
+	// goroutines (as they build a response's Connection header).
+	shuttingDown atomic.Bool
+
+	// mu guards the fields below.
+	mu sync.Mutex
+	// conns holds every connection being served, from its accept until
+	// its task ends.
+	conns map[*conn]struct{}
+	// listeners holds the listeners of the running Serve calls.
+	listeners map[*runtime.TCPListener]struct{}
+	// closed is set by Close (force), after which nothing is served.
+	closed bool
+	// drained is closed once shuttingDown is set and conns and listeners
+	// are both empty; made by the first Shutdown.
+	drained chan struct{}
+}
+
+func (s *Server) init() {
+	s.initOnce.Do(func() {
+		n := s.MaxHandlerGoroutines
+		if n <= 0 {
+			n = DefaultMaxHandlerGoroutines
+		}
+		s.sem = syncprim.NewSemaphore(n)
+		s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
+		s.conns = make(map[*conn]struct{})
+		s.listeners = make(map[*runtime.TCPListener]struct{})
+	})
+}
+
+func (s *Server) maxHeaderBytes() int {
+	if s.MaxHeaderBytes > 0 {
+		return s.MaxHeaderBytes
+	}
+	return http.DefaultMaxHeaderBytes
+}
+
+func (s *Server) headerTimeout() time.Duration {
+	if s.ReadHeaderTimeout > 0 {
+		return s.ReadHeaderTimeout
+	}
+	return s.ReadTimeout
+}
+
+func (s *Server) idleTimeout() time.Duration {
+	if s.IdleTimeout > 0 {
+		return s.IdleTimeout
+	}
+	return s.ReadTimeout
+}
+
+func (s *Server) maxTaskBody() int64 {
+	if s.MaxTaskBodyBytes > 0 {
+		return s.MaxTaskBodyBytes
+	}
+	return DefaultMaxTaskBodyBytes
+}
+
+func (s *Server) handler() http.Handler {
+	if s.Handler != nil {
+		return s.Handler
+	}
+	return http.DefaultServeMux
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.ErrorLog != nil {
+		s.ErrorLog.Printf(format, args...)
+	} else {
+		log.Printf(format, args...)
+	}
+}
+
+// Serve accepts connections on l, on h's runtime, and serves each as a
+// task, until Shutdown or Close; then it returns ErrServerClosed. Another
+// failure of the listener is returned as it is. Serve blocks the calling
+// goroutine (call it from a goroutine, not from a task); the accept loop
+// itself is a task of h's runtime. Serve owns l and closes it. Several
+// Serve calls may share a Server.
+func (s *Server) Serve(h runtime.Handle, l *runtime.TCPListener) error {
+	s.init()
+	s.mu.Lock()
+	if s.shuttingDown.Load() {
+		s.mu.Unlock()
+		_ = l.Close()
+		return ErrServerClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	jh := runtime.SpawnOn(h, future.Future[error](&acceptLoop{s: s, l: l}))
+	err, werr := jh.Wait(context.Background())
+	_ = l.Close()
+	s.mu.Lock()
+	delete(s.listeners, l)
+	s.checkDrainedLocked()
+	s.mu.Unlock()
+	if werr != nil {
+		err = werr
+	}
+	if s.shuttingDown.Load() {
+		return ErrServerClosed
+	}
+	return err
+}
+
+// ServeConn serves one connection that was accepted elsewhere, as a task
+// of h's runtime, and returns at once; the server owns c from then on and
+// closes it. Shutdown waits for it as for the connections of Serve. After
+// Shutdown or Close it closes c and returns ErrServerClosed.
+func (s *Server) ServeConn(h runtime.Handle, c Conn) error {
+	s.init()
+	cn, err := s.newConn(c)
+	if err != nil {
+		return err
+	}
+	runtime.SpawnValueDetachedOn[struct{}](h, connTask{cn})
+	return nil
+}
+
+// newConn registers a connection; it refuses (and closes c) once the
+// server shuts down.
+func (s *Server) newConn(c Conn) (*conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shuttingDown.Load() {
+		_ = c.Close()
+		return nil, ErrServerClosed
+	}
+	cn := newConn(s, c)
+	s.conns[cn] = struct{}{}
+	return cn, nil
+}
+
+// removeConn forgets a connection whose task ended.
+func (s *Server) removeConn(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.checkDrainedLocked()
+	s.mu.Unlock()
+}
+
+// checkDrainedLocked closes drained once a shutdown found nothing left.
+// s.mu must be held.
+func (s *Server) checkDrainedLocked() {
+	if s.drained != nil && len(s.conns) == 0 && len(s.listeners) == 0 {
+		select {
+		case <-s.drained:
+		default:
+			close(s.drained)
+		}
+	}
+}
+
+// Shutdown stops the server gracefully: it closes the listeners, closes
+// every connection waiting idle for a request, and waits for the requests
+// in flight to be answered (their connections close after the response).
+// It returns nil once every connection is gone; if ctx ends first, it
+// closes the connections left (as Close does) and returns ctx.Err(). A
+// request's context is not cancelled by a graceful Shutdown, only by
+// Close or by the end of Shutdown's ctx.
+//
+// Shutdown blocks its goroutine: call it from a goroutine, not from a
+// task. Any goroutine may call it, more than once.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.init()
+	s.mu.Lock()
+	s.shuttingDown.Store(true)
+	if s.drained == nil {
+		s.drained = make(chan struct{})
+	}
+	drained := s.drained
+	s.closeListenersLocked()
+	conns := s.connsLocked()
+	s.checkDrainedLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.wakeIfIdle()
+	}
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		_ = s.Close()
+		return ctx.Err()
+	}
+}
+
+// Close stops the server at once: it closes the listeners and every
+// connection, and cancels the context of every request. Handlers still
+// running go on (their writes and body reads fail); Close does not wait
+// for them. Any goroutine may call it.
+func (s *Server) Close() error {
+	s.init()
+	s.mu.Lock()
+	s.shuttingDown.Store(true)
+	s.closed = true
+	if s.drained == nil {
+		s.drained = make(chan struct{})
+	}
+	s.closeListenersLocked()
+	conns := s.connsLocked()
+	s.checkDrainedLocked()
+	s.mu.Unlock()
+	s.cancelBase()
+	for _, c := range conns {
+		c.kill()
+	}
+	return nil
+}
+
+func (s *Server) closeListenersLocked() {
+	for l := range s.listeners {
+		_ = l.Close()
+	}
+}
+
+func (s *Server) connsLocked() []*conn {
+	cs := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// acceptLoop is the task of Serve: it accepts connections and starts a
+// task for each. Owned by its task.
+type acceptLoop struct {
+	s   *Server
+	l   *runtime.TCPListener
+	acc *runtime.AcceptFuture[*runtime.TCPStream]
+}
+
+// Poll accepts until the listener is closed.
+func (a *acceptLoop) Poll(cx *future.Context) (error, bool) {
+	for {
+		if a.acc == nil {
+			a.acc = a.l.Accept()
+		}
+		r, ok := a.acc.Poll(cx)
+		if !ok {
+			return nil, false
+		}
+		a.acc = nil
+		if r.Err != nil {
+			if errors.Is(r.Err, runtime.ErrClosed) || errors.Is(r.Err, runtime.ErrShutdown) {
+				return nil, true
+			}
+			a.s.logf("httpserver: accept: %v", r.Err)
+			return fmt.Errorf("httpserver: accept: %w", r.Err), true
+		}
+		cn, err := a.s.newConn(r.Value)
+		if err != nil {
+			return nil, true
+		}
+		runtime.SpawnValueDetached[struct{}](cx, connTask{cn})
+	}
+}
+
+// Cancel stops accepting (the runtime is shutting down).
+func (a *acceptLoop) Cancel() {
+	if a.acc != nil {
+		a.acc.Cancel()
+		a.acc = nil
+	}
+	_ = a.l.Close()
+}
