@@ -203,6 +203,29 @@ func Bench() error {
 	return goIn(".", append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, toolEnv...), "run", benchstatPkg, out)
 }
 
+// Peers compares blitz's servers with the peer libraries' (the peers module: Go's net and net/http,
+// gnet, nbio and nbhttp, fasthttp), each server in a process of its own and the load in another: echo
+// and HTTP throughput in total and per core of server CPU, then the memory of PEERS_IDLE (default 10000)
+// idle connections that each made one round trip. PEERS_FLAGS adds flags to the throughput runs (e.g.
+// "-count 5 -duration 10s -conns 128"). Run it on an otherwise idle machine.
+func Peers() error {
+	extra := strings.Fields(os.Getenv("PEERS_FLAGS"))
+	idle := envOr("PEERS_IDLE", "10000")
+	runs := [][]string{
+		append([]string{"-mode", "echo"}, extra...),
+		append([]string{"-mode", "http"}, extra...),
+		{"-mode", "idle", "-idle", "echo", "-conns", idle},
+		{"-mode", "idle", "-idle", "http", "-conns", idle},
+	}
+	for _, args := range runs {
+		if err := goIn("peers", nil, append([]string{"run", "./cmd/peerbench"}, args...)...); err != nil {
+			return err
+		}
+		fmt.Println()
+	}
+	return nil
+}
+
 // Fuzz runs each fuzz target of every module for FUZZTIME (default 30s).
 func Fuzz() error {
 	fuzztime := envOr("FUZZTIME", "30s")

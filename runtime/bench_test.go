@@ -186,6 +186,44 @@ func BenchmarkYieldMany(b *testing.B) {
 	})
 }
 
+// BenchmarkYieldManyPaired is BenchmarkYieldMany with the blitz run and the
+// goroutine run alternating inside each op, so that both see the same
+// machine: on a shared or noisy machine the ratio it reports (blitz/go) holds
+// where two sub-benchmarks run seconds apart do not. ns/yield and
+// go-ns/yield are the two sides' figures.
+func BenchmarkYieldManyPaired(b *testing.B) {
+	const tasks, yields = 1000, 1000
+	rt := newBenchRuntime(b, runtime.Config{})
+	h := rt.Handle()
+	var blitz, gor time.Duration
+	for range b.N {
+		start := time.Now()
+		l := newLatch(tasks)
+		for range tasks {
+			runtime.SpawnOn[struct{}](h, &yieldTask{left: yields, l: l})
+		}
+		<-l.done
+		blitz += time.Since(start)
+		start = time.Now()
+		var wg sync.WaitGroup
+		wg.Add(tasks)
+		for range tasks {
+			go func() {
+				defer wg.Done()
+				for range yields {
+					goruntime.Gosched()
+				}
+			}()
+		}
+		wg.Wait()
+		gor += time.Since(start)
+	}
+	n := float64(b.N * tasks * yields)
+	b.ReportMetric(float64(blitz.Nanoseconds())/n, "ns/yield")
+	b.ReportMetric(float64(gor.Nanoseconds())/n, "go-ns/yield")
+	b.ReportMetric(float64(blitz)/float64(gor), "ratio")
+}
+
 // BenchmarkYieldAlone runs one task that yields b.N times on a runtime of
 // one worker: ns/op is the cost of a yield when nothing else is runnable,
 // which includes a look at the I/O and the timers (the driver runs before

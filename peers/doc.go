@@ -1,0 +1,18 @@
+// Package peers runs blitz's servers beside the servers of the libraries
+// it is compared with (Go's net and net/http, gnet, nbio and nbhttp,
+// fasthttp) and the load that measures them, so that the comparison in
+// BENCHMARKS.md can be taken again with one command:
+//
+//	go run ./peers/cmd/peerbench -mode echo
+//	go run ./peers/cmd/peerbench -mode http
+//	go run ./peers/cmd/peerbench -mode idle -conns 10000
+//
+// Each server runs in a process of its own, started by peerbench, and the
+// load generator runs in peerbench's process: the server's CPU time and
+// memory are read from /proc for the server alone, so throughput is
+// reported in total and per core of server CPU, and idle memory as the
+// growth of the server's resident set per connection.
+//
+// This module exists only for the comparison: no library module of blitz
+// depends on it or on the peers it imports. It runs on Linux.
+package peers

@@ -1,0 +1,59 @@
+module github.com/blitz-go/blitz/peers
+
+go 1.25.0
+
+require (
+	github.com/blitz-go/blitz/future v0.2.0
+	github.com/blitz-go/blitz/runtime v0.2.0
+	github.com/lesismal/nbio v1.6.8
+	github.com/panjf2000/gnet/v2 v2.9.7
+	github.com/valyala/fasthttp v1.74.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/blitz-go/blitz/backend v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend-epoll v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend-iocp v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend-kqueue v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend-unix v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend-uring v0.2.0 // indirect
+	github.com/blitz-go/blitz/blocking v0.2.0 // indirect
+	github.com/blitz-go/blitz/globalq v0.2.0 // indirect
+	github.com/blitz-go/blitz/header v0.2.0 // indirect
+	github.com/blitz-go/blitz/idle v0.2.0 // indirect
+	github.com/blitz-go/blitz/scheduler v0.2.0 // indirect
+	github.com/blitz-go/blitz/timerwheel v0.2.0 // indirect
+	github.com/blitz-go/blitz/waker v0.2.0 // indirect
+	github.com/blitz-go/blitz/wsqueue v0.2.0 // indirect
+	github.com/klauspost/compress v1.20.0 // indirect
+	github.com/lesismal/llib v1.2.2 // indirect
+	github.com/molecule-man/go-brrr v1.0.1 // indirect
+	github.com/panjf2000/ants/v2 v2.11.3 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.27.0 // indirect
+	golang.org/x/crypto v0.55.0 // indirect
+	golang.org/x/sync v0.11.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
+)
+
+replace (
+	github.com/blitz-go/blitz/backend => ../backend
+	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
+	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp
+	github.com/blitz-go/blitz/backend-kqueue => ../backend-kqueue
+	github.com/blitz-go/blitz/backend-unix => ../backend-unix
+	github.com/blitz-go/blitz/backend-uring => ../backend-uring
+	github.com/blitz-go/blitz/blocking => ../blocking
+	github.com/blitz-go/blitz/future => ../future
+	github.com/blitz-go/blitz/globalq => ../globalq
+	github.com/blitz-go/blitz/header => ../header
+	github.com/blitz-go/blitz/idle => ../idle
+	github.com/blitz-go/blitz/runtime => ../runtime
+	github.com/blitz-go/blitz/scheduler => ../scheduler
+	github.com/blitz-go/blitz/timerwheel => ../timerwheel
+	github.com/blitz-go/blitz/waker => ../waker
+	github.com/blitz-go/blitz/wsqueue => ../wsqueue
+)

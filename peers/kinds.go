@@ -1,0 +1,67 @@
+//go:build linux
+
+package peers
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Mode is what a server serves and how the load exercises it.
+type Mode string
+
+// The modes.
+const (
+	// Echo servers write back what they read; the load makes 64-byte round
+	// trips.
+	Echo Mode = "echo"
+	// HTTP servers answer GET / with a short body; the load makes
+	// keep-alive requests, one at a time per connection.
+	HTTP Mode = "http"
+)
+
+// Server is a running server: Addr is where it listens, Stop ends it.
+type Server struct {
+	Addr string
+	Stop func() error
+}
+
+// starter starts one kind of server listening on addr ("127.0.0.1:0"
+// picks a port).
+type starter func(addr string) (*Server, error)
+
+// kinds holds every server kind, by mode and name.
+var kinds = map[Mode]map[string]starter{
+	Echo: {
+		"go-net":      startGoNetEcho,
+		"blitz":       func(a string) (*Server, error) { return startBlitzEcho(a, "") },
+		"blitz-epoll": func(a string) (*Server, error) { return startBlitzEcho(a, "epoll") },
+		"gnet":        startGnetEcho,
+		"nbio":        startNbioEcho,
+	},
+	HTTP: {
+		"net-http":          startNetHTTP,
+		"blitz-netlistener": startBlitzNetListenerHTTP,
+		"nbhttp":            startNbHTTP,
+		"fasthttp":          startFastHTTP,
+	},
+}
+
+// Kinds returns the server kinds of mode m, sorted.
+func Kinds(m Mode) []string {
+	var names []string
+	for k := range kinds[m] {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Start starts the server kind of mode m on addr.
+func Start(m Mode, kind, addr string) (*Server, error) {
+	s, ok := kinds[m][kind]
+	if !ok {
+		return nil, fmt.Errorf("peers: no %s server named %q (have %v)", m, kind, Kinds(m))
+	}
+	return s(addr)
+}

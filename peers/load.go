@@ -1,0 +1,206 @@
+//go:build linux
+
+package peers
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Payload is the size of an echo round trip.
+const Payload = 64
+
+// request is the HTTP load's request.
+var request = []byte("GET / HTTP/1.1\r\nHost: peers\r\nUser-Agent: peerbench\r\n\r\n")
+
+// Load is what a load run did.
+type Load struct {
+	// Ops counts completed round trips (echo) or responses (HTTP).
+	Ops int64
+	// Elapsed is the run's wall time.
+	Elapsed time.Duration
+}
+
+// PerSecond is Ops per second of wall time.
+func (l Load) PerSecond() float64 { return float64(l.Ops) / l.Elapsed.Seconds() }
+
+// Client is one connection of the load, able to make one round trip of
+// its mode.
+type Client struct {
+	c   net.Conn
+	r   *bufio.Reader
+	m   Mode
+	buf []byte
+}
+
+// Dial connects to addr from source (the zero Addr lets the kernel pick).
+func Dial(m Mode, addr string, source netip.Addr) (*Client, error) {
+	d := net.Dialer{Timeout: 10 * time.Second}
+	if source.IsValid() {
+		d.LocalAddr = &net.TCPAddr{IP: source.AsSlice()}
+	}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	cl := &Client{c: c, m: m}
+	if m == HTTP {
+		cl.r = bufio.NewReaderSize(c, 1024)
+	} else {
+		cl.buf = make([]byte, Payload)
+	}
+	return cl, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.c.Close() }
+
+// RoundTrip makes one echo round trip or one HTTP request and checks the
+// answer.
+func (c *Client) RoundTrip() error {
+	if c.m == HTTP {
+		return c.httpRoundTrip()
+	}
+	out := bytes.Repeat([]byte{'x'}, Payload)
+	if _, err := c.c.Write(out); err != nil {
+		return err
+	}
+	if _, err := io.ReadFull(c.c, c.buf); err != nil {
+		return err
+	}
+	if !bytes.Equal(c.buf, out) {
+		return errors.New("peers: echo answered other bytes")
+	}
+	return nil
+}
+
+// httpRoundTrip sends one request and reads one response with a
+// Content-Length body.
+func (c *Client) httpRoundTrip() error {
+	if _, err := c.c.Write(request); err != nil {
+		return err
+	}
+	status, err := c.r.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(status, []byte("HTTP/1.1 200")) {
+		return fmt.Errorf("peers: status %q", bytes.TrimSpace(status))
+	}
+	length := -1
+	for {
+		line, err := c.r.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
+			if length, err = strconv.Atoi(string(bytes.TrimSpace(v))); err != nil {
+				return fmt.Errorf("peers: Content-Length %q", v)
+			}
+		}
+	}
+	if length < 0 {
+		return errors.New("peers: response without Content-Length")
+	}
+	_, err = c.r.Discard(length)
+	return err
+}
+
+// Run makes round trips on conns connections to addr for d and reports how
+// many completed. Any failed round trip fails the run.
+func Run(m Mode, addr string, conns int, d time.Duration) (Load, error) {
+	clients, err := DialMany(m, addr, conns, nil)
+	if err != nil {
+		return Load{}, err
+	}
+	defer closeAll(clients)
+	var ops atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make([]error, len(clients))
+	start := time.Now()
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := c.RoundTrip(); err != nil {
+					errs[i] = err
+					return
+				}
+				ops.Add(1)
+			}
+		}()
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	return Load{Ops: ops.Load(), Elapsed: time.Since(start)}, errors.Join(errs...)
+}
+
+// DialMany opens n connections to addr, the sources taken in turn (none:
+// the kernel picks), 64 dials at a time, and makes one round trip on each.
+func DialMany(m Mode, addr string, n int, sources []netip.Addr) ([]*Client, error) {
+	clients := make([]*Client, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, 64) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				var src netip.Addr
+				if len(sources) > 0 {
+					src = sources[i%len(sources)]
+				}
+				c, err := Dial(m, addr, src)
+				if err == nil {
+					err = c.RoundTrip()
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("connection %d: %w", i, err)
+					if c != nil {
+						c.Close()
+					}
+					next.Store(int64(n)) // stop the others
+					return
+				}
+				clients[i] = c
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		closeAll(clients)
+		return nil, err
+	}
+	return clients, nil
+}
+
+// CloseAll closes every client.
+func CloseAll(clients []*Client) { closeAll(clients) }
+
+func closeAll(clients []*Client) {
+	for _, c := range clients {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
