@@ -117,8 +117,11 @@ type conn struct {
 	continueStaged bool
 	// afterWrite says what follows the write of phError and phFinal.
 	closeAfter bool
-	drained    int64
-	lingered   int
+	// bodyErr is the failure of the request body, returned to every read
+	// after it.
+	bodyErr  error
+	drained  int64
+	lingered int
 
 	// killed is set by Close (and by Shutdown's deadline); the task then
 	// closes the connection at its next poll. Loaded by the task.
@@ -518,12 +521,12 @@ func (c *conn) pollServe(cx *future.Context) bool {
 				return false
 			}
 			c.curOp = opNone
-			fatal := err != nil && err != io.EOF
-			ex.complete(n, err)
-			if fatal {
-				c.fail(err)
-				return true
+			if err != nil && err != io.EOF {
+				// The body is broken (malformed, cut short, too slow): the
+				// handler may still answer, then the connection closes.
+				c.bodyErr, c.closeAfter = err, true
 			}
+			ex.complete(n, err)
 			continue
 		case opWrite:
 			done, err := c.flush(cx, c.writeDeadline)
@@ -576,6 +579,9 @@ func (c *conn) bodyRead(cx *future.Context, p []byte) (n int, err error, ok bool
 		if err != nil {
 			return 0, err, true
 		}
+	}
+	if c.bodyErr != nil {
+		return 0, c.bodyErr, true
 	}
 	for {
 		if c.dec.done {
@@ -717,6 +723,7 @@ func (c *conn) nextRequest() {
 	c.idleSince = time.Now()
 	c.scanned = 0
 	c.dec = bodyDecoder{}
+	c.bodyErr = nil
 }
 
 // pollDrain discards the request body the handler left, up to
