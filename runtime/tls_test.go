@@ -1,0 +1,144 @@
+package runtime_test
+
+import (
+	"crypto/sha256"
+	"crypto/tls"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// serveTLSEcho serves tlsEchoHandler on a TLSListener of rt until the test
+// ends, and returns its address.
+func serveTLSEcho(t *testing.T, rt *runtime.Runtime, cfg *tls.Config) string {
+	t.Helper()
+	l, err := runtime.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	h := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l, tlsEchoHandler, runtime.ServeConfig{})))
+	t.Cleanup(func() {
+		close(stop)
+		_ = l.Close()
+		st, err := h.Wait(testCtx(t))
+		require.NoError(t, err)
+		assert.NoError(t, st.HandlerErr, "a handler failed")
+	})
+	return l.Addr().String()
+}
+
+// A task-side TLS server (TLSListener, Serve) echoes small and large
+// payloads to crypto/tls clients on goroutines, several at once; the
+// hashes of what each client sent and read back match.
+func TestTLSServerEchoesGoClients(t *testing.T) {
+	pki, _ := testCerts(t)
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 2
+		rt := newRuntime(t, cfg)
+		addr := serveTLSEcho(t, rt, pki.serverConfig())
+		sizes := []int{1, 100, 16 << 10, 100 << 10, 8 << 20}
+		clients := 8
+		if testing.Short() {
+			clients = 4
+		}
+		errs := make(chan error, clients*len(sizes))
+		for c := 0; c < clients; c++ {
+			go func() {
+				for i, n := range sizes {
+					if i == len(sizes)-1 && c > 0 {
+						n = 1 << 20 // one 8 MiB client; the others send 1 MiB
+					}
+					p := testPayload(n)
+					sum, got, err := goTLSEchoClient(addr, pki.clientConfig(), p)
+					switch {
+					case err != nil:
+						errs <- fmt.Errorf("client %d, %d bytes: %w", c, n, err)
+					case got != int64(n) || sum != sha256.Sum256(p):
+						errs <- fmt.Errorf("client %d: sent %d bytes, read back %d, hashes match: %v", c, n, got, sum == sha256.Sum256(p))
+					default:
+						errs <- nil
+					}
+				}
+			}()
+		}
+		for i := 0; i < clients*len(sizes); i++ {
+			select {
+			case err := <-errs:
+				require.NoError(t, err)
+			case <-testCtx(t).Done():
+				t.Fatal("the echo clients did not finish")
+			}
+		}
+	})
+}
+
+// tlsClientEcho is a task-side TLS client: dial addr, handshake, write
+// payload (and close_notify) while reading everything back until the
+// server's close_notify; it returns what it read.
+func tlsClientEcho(h runtime.Handle, addr string, cfg *tls.Config, payload []byte) future.Future[future.Result[[]byte]] {
+	var s *runtime.TLSStream
+	var got []byte
+	return future.Map(tlsChain(
+		func() future.Future[error] {
+			return future.Map(runtime.DialTCP(h, addr, 5*time.Second), func(r future.Result[*runtime.TCPStream]) error {
+				if r.Err == nil {
+					s = runtime.TLSClient(r.Value, cfg)
+				}
+				return r.Err
+			})
+		},
+		func() future.Future[error] { return tlsErrOf[struct{}](s.Handshake()) },
+		func() future.Future[error] {
+			w := tlsChain(
+				func() future.Future[error] { return tlsErrOf[int](s.WriteAll(payload)) },
+				func() future.Future[error] { return tlsErrOf[struct{}](s.CloseWrite()) },
+			)
+			r := future.Map(runtime.ReadToEnd(s), func(r future.Result[[]byte]) error { got = r.Value; return r.Err })
+			return future.Map(future.Join2(w, r), func(p future.Pair[error, error]) error {
+				if p.First != nil {
+					return p.First
+				}
+				return p.Second
+			})
+		},
+	), func(err error) future.Result[[]byte] {
+		if s != nil {
+			_ = s.Close()
+		}
+		return future.Result[[]byte]{Value: got, Err: err}
+	})
+}
+
+// A task-side TLS client echoes small and large payloads through a
+// crypto/tls server on Go's net, several connections at once.
+func TestTLSClientAgainstGoServer(t *testing.T) {
+	pki, _ := testCerts(t)
+	addr := goTLSEchoServer(t, pki.serverConfig())
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 2
+		rt := newRuntime(t, cfg)
+		sizes := []int{1, 1000, 8 << 20}
+		for _, n := range sizes {
+			p := testPayload(n)
+			conns := 6
+			if n > 1<<20 {
+				conns = 1
+			}
+			hs := make([]runtime.JoinHandle[future.Result[[]byte]], conns)
+			for i := range hs {
+				hs[i] = runtime.SpawnOn(rt.Handle(), tlsClientEcho(rt.Handle(), addr, pki.clientConfig(), p))
+			}
+			for _, h := range hs {
+				r, err := h.Wait(testCtx(t))
+				require.NoError(t, err)
+				require.NoError(t, r.Err)
+				require.Equal(t, n, len(r.Value))
+				require.Equal(t, sha256.Sum256(p), sha256.Sum256(r.Value))
+			}
+		}
+	})
+}
