@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -25,18 +26,36 @@ var ErrBusy = errors.New("runtime: another operation of this direction is in fli
 // read, the connection to the next accept. Nothing is lost, and the ops
 // stay in order.
 //
-// io.mu guards owner, lingering and stash along with the ioOp's own state.
+// A socket's read slot lives in its netFD for good. Its write slot does
+// not: a connection that waits for its peer would hold one for nothing
+// between its writes, so a write slot is given up (retired to writeSlots)
+// as soon as its op ended and nothing lingers in it, and the next write of
+// the socket takes one from writeSlots again (netFD.writeSlot). sock says
+// whose a write slot is at the moment; a claimer that loaded netFD.wr and
+// finds, under io.mu, that the slot went to another socket (or to none)
+// loads netFD.wr again (claimStale).
+//
+// io.mu guards owner, lingering, sock and stash along with the ioOp's own
+// state.
 type ioSlot struct {
 	io ioOp
 	// owner is the future whose op is in the slot, nil when free.
 	owner *ioFuture
-	// lingering is set when the owner cancelled: the op is still in flight
-	// or its result is stored, for the next claimer to take over.
-	lingering bool
+	// sock is the socket whose write slot this is, nil while it is
+	// retired (or in writeSlots). Unused by read slots.
+	sock *netFD
 	// stash holds bytes a read took over and could not deliver (the next
 	// read's buffer was smaller), served first by the next read.
 	stash []byte
+	// lingering is set when the owner cancelled: the op is still in flight
+	// or its result is stored, for the next claimer to take over.
+	lingering bool
+	// write marks a write slot (retired when idle). Immutable.
+	write bool
 }
+
+// writeSlots holds retired write slots for the next write of any socket.
+var writeSlots = sync.Pool{New: func() any { return &ioSlot{write: true} }}
 
 // claimStatus is claim's answer.
 type claimStatus uint8
@@ -46,6 +65,7 @@ const (
 	claimWait                      // a cancelled op still runs: wait, the waker is registered
 	claimBusy                      // another live future owns the slot
 	claimClosed                    // the socket was closed
+	claimStale                     // a write slot retired since the caller loaded it: load netFD.wr again
 )
 
 // ioFuture is the part of every socket future that deals with its slot.
@@ -60,11 +80,15 @@ type ioFuture struct {
 // claim takes the slot for f. On claimed it returns what a cancelled
 // predecessor left: the bytes of a read (stash first), or its completion
 // (has reports whether there was one).
-func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, closed bool) (data []byte, prev backend.Completion, has bool, st claimStatus) {
-	f.slot = slot
+func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, n *netFD) (data []byte, prev backend.Completion, has bool, st claimStatus) {
 	o := &slot.io
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if slot.write && slot.sock != n {
+		return nil, prev, false, claimStale
+	}
+	f.slot = slot
+	closed := n.closed.Load()
 	if slot.owner != nil && !slot.lingering {
 		if slot.owner == f {
 			return nil, prev, false, claimed
@@ -101,9 +125,13 @@ func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, closed bool) (data []
 // pending (wait for a cancelled predecessor), or an error to complete with
 // (ErrBusy, ErrClosed), or ready with the predecessor's leftovers. A
 // predecessor's completion that the socket's close made useless is
-// disposed of here.
+// disposed of here. slot is the socket's read slot, or what its
+// writeSlot returned.
 func (f *ioFuture) start(cx *future.Context, n *netFD, slot *ioSlot) (data []byte, prev backend.Completion, has, pending bool, err error) {
-	data, prev, has, st := f.claim(cx, slot, n.closed.Load())
+	data, prev, has, st := f.claim(cx, slot, n)
+	for st == claimStale {
+		data, prev, has, st = f.claim(cx, n.writeSlot(), n)
+	}
 	switch st {
 	case claimWait:
 		return nil, prev, false, true, nil
@@ -157,17 +185,29 @@ func (f *ioFuture) wait(cx *future.Context) (backend.Completion, bool) {
 	return c, ok
 }
 
-// release frees the slot (the caller finished with it).
+// release frees the slot (the caller finished with it). A write slot with
+// nothing left in it is retired: detached from its socket and put back in
+// writeSlots.
 func (f *ioFuture) release() {
 	if !f.owns {
 		return
 	}
-	o := &f.slot.io
+	s := f.slot
+	o := &s.io
 	o.mu.Lock()
-	if f.slot.owner == f {
-		f.slot.owner = nil
+	if s.owner == f {
+		s.owner = nil
+	}
+	retire := s.write && s.sock != nil && s.owner == nil && !s.lingering && o.state == ioIdle
+	if retire {
+		s.sock.wr.CompareAndSwap(s, nil) // pairs with writeSlot's load; a claimer that loaded s sees sock nil
+		s.sock = nil
+		o.op, o.ring = backend.Op{}, nil // drop the buffers the op referenced
 	}
 	o.mu.Unlock()
+	if retire {
+		writeSlots.Put(s)
+	}
 	f.owns, f.submitted, f.done = false, false, true
 }
 
@@ -199,14 +239,20 @@ func (f *ioFuture) checkPoll() {
 	}
 }
 
-// closed disposes of what a lingering op left once the socket is closed:
-// an accepted connection is closed. Called by netFD.close after the close
-// op was submitted; a lingering op still in flight is disposed of by the
-// next claim (which sees the socket closed) or never needs to be (its
-// completion, ErrCanceled by the close, carries nothing).
-func (s *ioSlot) closed(r *ioRing) {
+// closed disposes of what a lingering op left once the socket n is
+// closed: an accepted connection is closed. Called by netFD.close after the
+// close op was submitted; a lingering op still in flight is disposed of by
+// the next claim (which sees the socket closed) or never needs to be (its
+// completion, ErrCanceled by the close, carries nothing). A write slot
+// retired in the meantime is left alone.
+func (s *ioSlot) closed(n *netFD) {
+	r := n.ring
 	o := &s.io
 	o.mu.Lock()
+	if s.write && s.sock != n {
+		o.mu.Unlock()
+		return
+	}
 	var c backend.Completion
 	take := s.lingering && o.state == ioDone
 	if take {

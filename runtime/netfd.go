@@ -54,8 +54,9 @@ type netFD struct {
 	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
 	// and write-side op (send, sendto, connect): at most one of each is in
 	// flight, and a cancelled one stays in its slot until it completes (see
-	// ioSlot). wr is made on the first write (writeSlot): an idle
-	// connection, which only waits to read, does not pay for it.
+	// ioSlot). wr is taken by a write (writeSlot) and given up when the
+	// write ended (see ioSlot): an idle connection, which only waits to
+	// read, does not pay for it.
 	rd ioSlot
 	wr atomic.Pointer[ioSlot]
 	// readHot says the next read should try the backend's fast path first
@@ -127,13 +128,26 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	return 0, true, err
 }
 
-// writeSlot returns the write-side slot, making it on first use.
+// writeSlot returns the write-side slot, taking one from writeSlots when
+// the socket has none. The slot may be retired before the caller claims
+// it: start's claim sees that and calls writeSlot again.
 func (n *netFD) writeSlot() *ioSlot {
-	if s := n.wr.Load(); s != nil {
-		return s
+	for {
+		if s := n.wr.Load(); s != nil { // load: pairs with release's retiring CAS
+			return s
+		}
+		s := writeSlots.Get().(*ioSlot)
+		s.io.mu.Lock()
+		s.sock = n
+		s.io.mu.Unlock()
+		if n.wr.CompareAndSwap(nil, s) { // publish: pairs with the load above in other claimers
+			return s
+		}
+		s.io.mu.Lock()
+		s.sock = nil
+		s.io.mu.Unlock()
+		writeSlots.Put(s)
 	}
-	n.wr.CompareAndSwap(nil, new(ioSlot))
-	return n.wr.Load()
 }
 
 // ringFor returns the home ring of a new socket of h's runtime. It fails
@@ -183,9 +197,9 @@ func (n *netFD) close() error {
 	if !busy {
 		n.release()
 	}
-	n.rd.closed(n.ring)
+	n.rd.closed(n)
 	if w := n.wr.Load(); w != nil {
-		w.closed(n.ring)
+		w.closed(n)
 	}
 	return nil
 }

@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// idleBackends are the backends of this platform that start here.
+func idleBackends(t *testing.T) []string {
+	var names []string
+	for _, n := range []string{BackendURing, BackendEpoll, BackendKqueue, BackendIOCP} {
+		if rt, err := New(Config{Workers: 1, Backend: n}); err == nil {
+			_ = rt.Shutdown(context.Background())
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// idlePair starts a runtime on backend bk and returns a connection of it
+// accepted from a net.Conn client; both are closed and the runtime shut
+// down when the test ends.
+func idlePair(t *testing.T, bk string) (*Runtime, *TCPStream, net.Conn) {
+	t.Helper()
+	rt, err := New(Config{Workers: 2, Backend: bk})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, rt.Shutdown(ctx))
+	})
+	l, err := ListenTCP(rt.Handle(), "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := net.Dial("tcp", l.AddrPort().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	r, err := BlockOn(ctx, rt.Handle(), l.Accept())
+	require.NoError(t, err)
+	require.NoError(t, r.Err)
+	t.Cleanup(func() { _ = r.Value.Close() })
+	return rt, r.Value, c
+}
+
+// TestIdleConnHoldsNoWriteSlot: once its write ended, a connection holds
+// no write slot (an idle connection would otherwise keep one, op record
+// and all, for nothing), and the next write takes one again.
+func TestIdleConnHoldsNoWriteSlot(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for i := range 3 {
+				msg := []byte(fmt.Sprintf("round %d", i))
+				r, err := BlockOn(ctx, rt.Handle(), s.WriteAll(msg))
+				require.NoError(t, err)
+				require.NoError(t, r.Err)
+				require.Nil(t, s.n.wr.Load(), "the write slot is given up when the write ended")
+				got := make([]byte, len(msg))
+				require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+				_, err = io.ReadFull(c, got)
+				require.NoError(t, err)
+				require.Equal(t, msg, got)
+			}
+		})
+	}
+}
+
+// TestWriteSlotsReusedAcrossSockets writes from many tasks on many
+// sockets at once, so that write slots retire and are taken by other
+// sockets while claimers race them: every socket's peer must receive
+// exactly its own bytes, in order.
+func TestWriteSlotsReusedAcrossSockets(t *testing.T) {
+	socks, rounds := 16, 200
+	if testing.Short() {
+		socks, rounds = 8, 50
+	}
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, err := New(Config{Workers: 2, Backend: bk})
+			require.NoError(t, err)
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				require.NoError(t, rt.Shutdown(ctx))
+			}()
+			l, err := ListenTCP(rt.Handle(), "127.0.0.1:0")
+			require.NoError(t, err)
+			defer l.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var wg sync.WaitGroup
+			errs := make(chan error, 2*socks)
+			for i := range socks {
+				c, err := net.Dial("tcp", l.AddrPort().String())
+				require.NoError(t, err)
+				defer c.Close()
+				r, err := BlockOn(ctx, rt.Handle(), l.Accept())
+				require.NoError(t, err)
+				require.NoError(t, r.Err)
+				s := r.Value
+				defer s.Close()
+				want := make([]byte, 0, rounds*8)
+				for k := range rounds {
+					want = append(want, fmt.Sprintf("%02d:%04d;", i, k)...)
+				}
+				wg.Add(2)
+				go func() { // the writer: one write a round, each from a task of its own
+					defer wg.Done()
+					for k := range rounds {
+						r, err := BlockOn(ctx, rt.Handle(), s.WriteAll(want[k*8:(k+1)*8]))
+						if err == nil {
+							err = r.Err
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+				go func() { // the peer
+					defer wg.Done()
+					got := make([]byte, len(want))
+					_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+					if _, err := io.ReadFull(c, got); err != nil {
+						errs <- err
+						return
+					}
+					if string(got) != string(want) {
+						errs <- fmt.Errorf("socket %d received %q, want %q", i, got, want)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
