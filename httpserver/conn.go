@@ -712,7 +712,6 @@ func (c *conn) finishExchange() {
 	ex.mu.Unlock()
 	putOut(out)
 	c.ex = nil
-	c.taskFut = nil
 	c.taskBody = nil
 }
 

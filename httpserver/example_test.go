@@ -1,0 +1,91 @@
+package httpserver_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/httpserver"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+// A net/http handler served by connection tasks of a blitz runtime.
+func Example() {
+	rt, err := runtime.New(runtime.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Shutdown(context.Background())
+	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := &httpserver.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "hello, %s\n", r.URL.Query().Get("name"))
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       time.Minute,
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(rt.Handle(), l) }()
+
+	tr := &http.Transport{}
+	resp, err := (&http.Client{Transport: tr}).Get("http://" + l.AddrPort().String() + "/?name=gopher")
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	tr.CloseIdleConnections()
+	fmt.Print(resp.Status, ": ", string(body))
+
+	_ = srv.Shutdown(context.Background())
+	fmt.Println(<-done)
+	// Output:
+	// 200 OK: hello, gopher
+	// http: Server closed
+}
+
+// A TaskHandler answers on the runtime itself: its future waits (here on
+// the runtime's timer) without holding a goroutine. An async function
+// marked //blitz:async, compiled by blitzgen, makes such a future from
+// straight-line code; here future.Map composes one.
+func ExampleTaskHandler() {
+	rt, err := runtime.New(runtime.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Shutdown(context.Background())
+	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	srv := &httpserver.Server{
+		TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
+			return future.Map(runtime.Sleep(10*time.Millisecond), func(struct{}) struct{} {
+				fmt.Fprintln(w, "answered by a task")
+				return struct{}{}
+			})
+		}),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(rt.Handle(), l) }()
+
+	tr := &http.Transport{}
+	resp, err := (&http.Client{Transport: tr}).Get("http://" + l.AddrPort().String() + "/")
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	tr.CloseIdleConnections()
+	fmt.Print(string(body))
+	_ = srv.Shutdown(context.Background())
+	<-done
+	// Output:
+	// answered by a task
+}
