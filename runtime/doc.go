@@ -287,11 +287,18 @@
 // still releases it. Every SignalStream of the runtime is closed by the time
 // Shutdown returns.
 //
-// # Statistics
+// # Statistics and metrics
 //
 // Stats returns the scheduler's counters (spawned, polled, stolen, parked,
 // live tasks, panics, cancellations, per-worker figures) and the number of
-// pending timers.
+// pending timers. Metrics returns those and the rest of the runtime's
+// figures: each worker's counters and local queue, the global queue, the
+// blocking pool (goroutines, idle, queued, calls run, panics), each I/O
+// ring's operations in flight and its operations submitted and finished by
+// kind, and the live timers. Metrics.WritePrometheus writes them in the
+// Prometheus text exposition format; the inspect package serves that over
+// HTTP and publishes the Metrics as an expvar variable, so that a program
+// importing this package links no HTTP server unless it asks for one.
 //
 // # Blocking calls and files
 //

@@ -85,6 +85,9 @@ type ioRing struct {
 	// submitter raises it and then loads holder and the workers' parked
 	// bits; a parking worker sets its parked bit and then loads inflight.
 	inflight atomic.Int64
+	// ops counts the ring's operations by kind, for Metrics: submit adds
+	// to submitted, collect to completed.
+	ops opCounters
 	// poller waits for the ring's completions in Go's poller, nil when the
 	// backend cannot be polled so (then Block sleeps in its Wait).
 	// Immutable after newIODriver.
@@ -156,8 +159,10 @@ func (r *ioRing) submit(op *backend.Op) error {
 	if r.inflight.Add(1) == 1 { // add: pairs with TryAcquire's load, after the parker's bit was set
 		r.d.watch(r)
 	}
+	r.ops.submit(op.Kind) // before the op can complete, so completed never passes submitted
 	if err := r.b.Submit(op); err != nil {
 		r.inflight.Add(-1)
+		r.ops.complete(op.Kind)
 		return err
 	}
 	return nil
@@ -204,6 +209,7 @@ func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration)
 		c := &r.out[i]
 		if !c.More() {
 			r.inflight.Add(-1)
+			r.ops.complete(c.Op.Kind)
 		}
 		if w, ok := c.Op.Owner.(ioWaiter); ok {
 			w.complete(cx, c)

@@ -1,0 +1,209 @@
+package runtime_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/runtime"
+)
+
+// opsOf returns the counts of kind summed over the rings.
+func opsOf(m runtime.Metrics, kind string) (submitted, completed uint64) {
+	for _, r := range m.IO {
+		for _, o := range r.Ops {
+			if o.Kind == kind {
+				submitted += o.Submitted
+				completed += o.Completed
+			}
+		}
+	}
+	return submitted, completed
+}
+
+// TestMetricsCountTheWork: tasks, socket operations, blocking calls and
+// sleeps show in Metrics as they happen, on every backend, and the
+// operations in flight go back to what they were once the sockets are
+// closed.
+func TestMetricsCountTheWork(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 2
+		rt := newRuntime(t, cfg)
+		before := rt.Metrics()
+		require.Len(t, before.Workers, 2)
+		assert.Equal(t, rt.Backend(), before.Backend)
+
+		const tasks = 100
+		for range tasks {
+			_, err := runtime.SpawnOn(rt.Handle(), future.Ready(1)).Wait(testCtx(t))
+			require.NoError(t, err)
+		}
+		_, err := runtime.BlockOn(testCtx(t), rt.Handle(), runtime.Blocking(func() (int, error) { return 1, nil }))
+		require.NoError(t, err)
+
+		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		require.NoError(t, err)
+		server := runtime.SpawnOn(rt.Handle(), future.Future[int](&acceptLoop{l: l}))
+		runEchoClients(t, l.AddrPort().String(), 2, 5)
+
+		sleeper := runtime.SpawnOn(rt.Handle(), future.Future[struct{}](runtime.Sleep(time.Hour)))
+		require.Eventually(t, func() bool { return rt.Metrics().Timers.Live >= 1 }, 10*time.Second, time.Millisecond)
+
+		m := rt.Metrics()
+		assert.GreaterOrEqual(t, m.Tasks.Spawned-before.Tasks.Spawned, uint64(tasks+2))
+		assert.GreaterOrEqual(t, m.Tasks.Live, int64(2), "the accept loop and the sleeper")
+		var polls uint64
+		for _, w := range m.Workers {
+			polls += w.Polls
+		}
+		assert.GreaterOrEqual(t, polls, uint64(tasks))
+		assert.GreaterOrEqual(t, m.Blocking.Ran, uint64(1))
+		assert.GreaterOrEqual(t, m.Blocking.Started, uint64(1))
+		if cfg.Backend != runtime.BackendNone {
+			require.NotEmpty(t, m.IO)
+			acc, _ := opsOf(m, "accept")
+			assert.GreaterOrEqual(t, acc, uint64(2), "accepts submitted")
+			var inFlight int64
+			for _, r := range m.IO {
+				inFlight += r.InFlight
+			}
+			assert.GreaterOrEqual(t, inFlight, int64(1), "the pending accept")
+		}
+
+		sleeper.Cancel()
+		require.NoError(t, l.Close())
+		_, err = server.Wait(testCtx(t))
+		require.NoError(t, err)
+		if cfg.Backend != runtime.BackendNone {
+			// Every submitted op ends: in flight goes back to zero, and
+			// each kind's completions catch up with its submissions.
+			require.Eventually(t, func() bool {
+				m := rt.Metrics()
+				for _, r := range m.IO {
+					if r.InFlight != 0 {
+						return false
+					}
+					for _, o := range r.Ops {
+						if o.InFlight() != 0 {
+							return false
+						}
+					}
+				}
+				return true
+			}, 10*time.Second, time.Millisecond, "ops still in flight: %+v", rt.Metrics().IO)
+		}
+	})
+}
+
+// promSample is a sample line of the text format: name, labels, value.
+var promSample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (\S+)$`)
+
+// checkPrometheus parses text as the Prometheus text exposition format,
+// strictly: every sample's family has one HELP and one TYPE line before
+// its samples, the families are not interleaved, counters end in _total,
+// values are numbers and no series repeats. It returns the samples by
+// series.
+func checkPrometheus(t *testing.T, text string) map[string]float64 {
+	t.Helper()
+	types := map[string]string{}
+	helps := map[string]bool{}
+	series := map[string]float64{}
+	done := map[string]bool{} // families whose samples are over
+	current := ""
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for line := 1; sc.Scan(); line++ {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "# HELP "):
+			f := strings.SplitN(l[len("# HELP "):], " ", 2)
+			require.Len(t, f, 2, "line %d: %q", line, l)
+			require.False(t, helps[f[0]], "line %d: second HELP for %s", line, f[0])
+			helps[f[0]] = true
+		case strings.HasPrefix(l, "# TYPE "):
+			f := strings.Fields(l[len("# TYPE "):])
+			require.Len(t, f, 2, "line %d: %q", line, l)
+			require.Contains(t, []string{"counter", "gauge"}, f[1], "line %d", line)
+			require.Empty(t, types[f[0]], "line %d: second TYPE for %s", line, f[0])
+			types[f[0]] = f[1]
+			if current != "" {
+				done[current] = true
+			}
+			current = f[0]
+		default:
+			mt := promSample.FindStringSubmatch(l)
+			require.NotNil(t, mt, "line %d is not a sample: %q", line, l)
+			name := mt[1]
+			require.Equal(t, current, name, "line %d: sample outside its family", line)
+			require.False(t, done[name], "line %d: family %s interleaved", line, name)
+			require.True(t, helps[name], "line %d: no HELP for %s", line, name)
+			if types[name] == "counter" {
+				require.True(t, strings.HasSuffix(name, "_total"), "counter %s", name)
+			}
+			v, err := strconv.ParseFloat(mt[3], 64)
+			require.NoError(t, err, "line %d", line)
+			key := name + mt[2]
+			_, dup := series[key]
+			require.False(t, dup, "line %d: series %s repeats", line, key)
+			series[key] = v
+		}
+	}
+	require.NoError(t, sc.Err())
+	return series
+}
+
+// TestWritePrometheus: the exposition is valid text format and carries the
+// figures of Metrics, per worker and per ring.
+func TestWritePrometheus(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 2
+		rt := newRuntime(t, cfg)
+		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		require.NoError(t, err)
+		server := runtime.SpawnOn(rt.Handle(), future.Future[int](&acceptLoop{l: l}))
+		runEchoClients(t, l.AddrPort().String(), 1, 3)
+
+		m := rt.Metrics()
+		var b bytes.Buffer
+		require.NoError(t, m.WritePrometheus(&b))
+		s := checkPrometheus(t, b.String())
+		assert.Equal(t, float64(2), s["blitz_workers"])
+		for i, w := range m.Workers {
+			assert.Equal(t, float64(w.Polls), s[fmt.Sprintf(`blitz_worker_polls_total{worker="%d"}`, i)])
+		}
+		assert.Equal(t, float64(m.Tasks.Spawned), s["blitz_tasks_spawned_total"])
+		assert.Equal(t, float64(m.Tasks.Live), s["blitz_tasks_live"])
+		if cfg.Backend != runtime.BackendNone {
+			acc, _ := opsOf(m, "accept")
+			var fromText float64
+			for i := range m.IO {
+				fromText += s[fmt.Sprintf(`blitz_io_ops_submitted_total{ring="%d",kind="accept"}`, i)]
+			}
+			assert.Equal(t, float64(acc), fromText)
+		}
+		require.NoError(t, l.Close())
+		_, err = server.Wait(testCtx(t))
+		require.NoError(t, err)
+	})
+}
+
+// A writer that fails makes WritePrometheus return its error.
+func TestWritePrometheusWriteError(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Workers: 1, Backend: runtime.BackendNone})
+	err := rt.Metrics().WritePrometheus(failWriter{})
+	require.ErrorIs(t, err, errWrite)
+}
+
+var errWrite = fmt.Errorf("write refused")
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
