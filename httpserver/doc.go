@@ -1,3 +1,120 @@
 // Package httpserver is an HTTP/1.1 server on the blitz runtime that serves
-// ordinary net/http Handlers.
+// ordinary net/http Handlers. Each connection is a task of the runtime, not
+// a goroutine: a keep-alive connection waiting for its next request holds
+// a small state machine and no goroutine, and (on the runtime's sockets)
+// no read buffer either. A handler runs on a goroutine only while it has a
+// request to answer.
+//
+//	rt, _ := runtime.New(runtime.Config{})
+//	l, _ := runtime.ListenTCP(rt.Handle(), ":8080")
+//	srv := &httpserver.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+//	go srv.Serve(rt.Handle(), l) // returns ErrServerClosed after Shutdown
+//	...
+//	srv.Shutdown(ctx)
+//	rt.Shutdown(ctx)
+//
+// Server's fields have net/http's names and meanings where net/http has
+// them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout,
+// MaxHeaderBytes, ErrorLog, Shutdown, Close), so most programs move over by
+// changing the type of their server and the listener.
+//
+// # The connection task
+//
+// A connection is owned by its task from the accept to the close; nothing
+// else reads or writes it. The task:
+//
+//  1. Waits for a request. Reads go into a buffer of the runtime's pool
+//     taken when data arrives (runtime.TCPStream.ReadPooled), and the
+//     buffer goes back as soon as its bytes are consumed, so an idle
+//     connection holds none. A header block that spans reads is gathered
+//     in a buffer of its own, up to MaxHeaderBytes.
+//  2. Parses the request line and header block itself, strictly (HTTP/1.1
+//     and HTTP/1.0; CRLF line ends; no line folding; one Host, required
+//     for HTTP/1.1; one framing: Content-Length or chunked). A request it
+//     refuses gets its status (400, 417, 431, 501 for a transfer coding
+//     other than chunked, 505 for another version) and the connection
+//     closes, after a short linger so that the client reads the answer.
+//  3. Hands the request to a Handler on a goroutine (see below), or polls a
+//     TaskHandler's future itself.
+//  4. While the handler runs, performs what it asks: a read of the request
+//     body is decoded (Content-Length or chunked; trailers are checked and
+//     dropped) by the task straight into the handler's buffer; a write or
+//     a Flush is written by the task, the handler's goroutine waiting.
+//  5. When the handler returns, writes the rest of the response, discards
+//     what the handler left of the request body (up to 256 KiB, else the
+//     connection closes), and goes back to 1 for the next request. Requests
+//     that arrived early (pipelining) are already buffered; they are
+//     answered in order.
+//
+// The goroutine of a Handler comes from a pool bounded by
+// MaxHandlerGoroutines: a request that finds it full waits, as a task,
+// for a goroutine to finish. The goroutine is taken when the request's
+// header block has been parsed and given back when the handler returns;
+// between requests, and while a client is slow to send its header, the
+// connection holds none.
+//
+// # Responses
+//
+// The ResponseWriter is an http.ResponseWriter and an http.Flusher (and
+// has FlushError, for http.ResponseController). It buffers: a response
+// whose handler returns having written at most 4 KiB, without a Flush,
+// gets a Content-Length; a larger or flushed one is sent with chunked
+// encoding (HTTP/1.1) or delimited by the close (HTTP/1.0). A write of
+// more than 4 KiB goes to the connection without a copy. The Date header
+// is added, Content-Type is sniffed as net/http does, a response to HEAD
+// carries no body (and the Content-Length a GET would have, when the
+// handler wrote one), nor do 1xx, 204 and 304. A 1xx other than 101 from
+// WriteHeader is sent at once as an interim response. The connection is
+// kept alive unless the request or the handler's header says Connection:
+// close, the request is HTTP/1.0 without keep-alive, DisableKeepAlives is
+// set, or the server is shutting down.
+//
+// Expect: 100-continue is answered with 100 Continue when the handler
+// first reads the body, and not at all if it answers without reading (the
+// connection then closes after the response, since the client may or may
+// not send the body).
+//
+// Not supported: http.Hijacker (the connection belongs to its task, and
+// the runtime offers no way to hand a stream to a goroutine as a net.Conn
+// with the bytes already buffered), full-duplex handlers (a body read and
+// a write of one request are done one at a time, in the order the handler
+// asks), response trailers, and ResponseController's deadlines. A Handler
+// is not told that its client disconnected until it reads or writes (its
+// request's context ends when the connection is closed by the server, by
+// Close, or by Shutdown's deadline).
+//
+// # Task handlers
+//
+// A TaskHandler answers a request with a future that the connection's
+// task polls: no goroutine at all, for handlers that wait on the
+// runtime's own timers, sockets and channels. It receives the whole
+// request body at once (bounded by MaxTaskBodyBytes) and its response goes
+// out when the future completes. See TaskHandler and ExampleTaskHandler.
+//
+// # Limits and timeouts
+//
+// ReadHeaderTimeout bounds the header block from its first byte (the
+// first request's from the accept); IdleTimeout bounds the wait for the
+// next request on a keep-alive connection; ReadTimeout bounds a whole
+// request, body included; WriteTimeout bounds a response from the end of
+// its request's header block. A connection past a read bound is closed
+// without an answer, as net/http does. MaxHeaderBytes bounds the header
+// block (431). A chunk-size line is bounded to 4 KiB and the trailer
+// section to 16 KiB.
+//
+// # Shutdown
+//
+// Shutdown closes the listeners, closes the connections that wait idle,
+// lets each request in flight finish (its response says Connection:
+// close) and returns when no connection is left, or closes them all when
+// its context ends. Close closes everything at once and cancels the
+// requests' contexts; a TaskHandler's future is cancelled.
+//
+// # Other connections
+//
+// The server reads and writes a connection through the Conn interface
+// (runtime.AsyncReader, runtime.AsyncWriter, Close and the addresses), so
+// a stream that wraps a socket, such as a TLS stream, can be served with
+// ServeConn. A Conn that is not one of the runtime's sockets is read into
+// a 4 KiB buffer of its own, which it keeps while idle.
 package httpserver
