@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/blitz-go/blitz/future v0.2.0
+	github.com/blitz-go/blitz/httpserver v0.2.0
 	github.com/blitz-go/blitz/runtime v0.2.0
 	github.com/lesismal/nbio v1.6.8
 	github.com/panjf2000/gnet/v2 v2.9.7
@@ -23,6 +24,7 @@ require (
 	github.com/blitz-go/blitz/header v0.2.0 // indirect
 	github.com/blitz-go/blitz/idle v0.2.0 // indirect
 	github.com/blitz-go/blitz/scheduler v0.2.0 // indirect
+	github.com/blitz-go/blitz/syncprim v0.2.0 // indirect
 	github.com/blitz-go/blitz/timerwheel v0.2.0 // indirect
 	github.com/blitz-go/blitz/waker v0.2.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.2.0 // indirect
@@ -34,7 +36,7 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
-	golang.org/x/sync v0.11.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )
@@ -50,9 +52,11 @@ replace (
 	github.com/blitz-go/blitz/future => ../future
 	github.com/blitz-go/blitz/globalq => ../globalq
 	github.com/blitz-go/blitz/header => ../header
+	github.com/blitz-go/blitz/httpserver => ../httpserver
 	github.com/blitz-go/blitz/idle => ../idle
 	github.com/blitz-go/blitz/runtime => ../runtime
 	github.com/blitz-go/blitz/scheduler => ../scheduler
+	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel
 	github.com/blitz-go/blitz/waker => ../waker
 	github.com/blitz-go/blitz/wsqueue => ../wsqueue

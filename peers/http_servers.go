@@ -13,6 +13,7 @@ import (
 	"github.com/lesismal/nbio/nbhttp"
 	"github.com/valyala/fasthttp"
 
+	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/runtime"
 )
 
@@ -99,5 +100,30 @@ func startFastHTTP(addr string) (*Server, error) {
 	go func() { done <- srv.Serve(l) }()
 	return &Server{Addr: l.Addr().String(), Stop: func() error {
 		return errors.Join(srv.Shutdown(), <-done)
+	}}, nil
+}
+
+// startBlitzHTTP is blitz's own HTTP/1.1 server (package httpserver) with
+// the same net/http handler: connections are tasks, and a handler
+// goroutine is taken only while a request is being answered.
+func startBlitzHTTP(addr string) (*Server, error) {
+	rt, err := runtime.New(runtime.Config{})
+	if err != nil {
+		return nil, err
+	}
+	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	if err != nil {
+		_ = rt.Shutdown(context.Background())
+		return nil, err
+	}
+	srv := &httpserver.Server{Handler: http.HandlerFunc(hello), ReadHeaderTimeout: time.Minute}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(rt.Handle(), l) }()
+	return &Server{Addr: l.AddrPort().String(), Stop: func() error {
+		err := srv.Close()
+		if e := <-done; !errors.Is(e, http.ErrServerClosed) {
+			err = errors.Join(err, e)
+		}
+		return errors.Join(err, rt.Shutdown(context.Background()))
 	}}, nil
 }

@@ -42,6 +42,7 @@ var kinds = map[Mode]map[string]starter{
 	HTTP: {
 		"net-http":          startNetHTTP,
 		"blitz-netlistener": startBlitzNetListenerHTTP,
+		"blitz-http":        startBlitzHTTP,
 		"nbhttp":            startNbHTTP,
 		"fasthttp":          startFastHTTP,
 	},
