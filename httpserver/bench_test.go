@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	goruntime "runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -335,7 +336,9 @@ func TestIdleConnRSS(t *testing.T) {
 
 // rssServerMain is the server child of TestIdleConnRSS: it prints its
 // address, and at "measure" its VmRSS (KiB) before and after, its heap
-// in use before and after, and its goroutines before and after.
+// in use before and after, and its goroutines before and after. With
+// RSS_HEAPPROFILE set, it writes a heap profile there once the connections
+// are idle.
 func rssServerMain() int {
 	addr, stop := benchServer(nopTB{}, os.Getenv("RSS_KIND"))
 	defer stop()
@@ -361,6 +364,12 @@ func rssServerMain() int {
 	}
 	time.Sleep(200 * time.Millisecond)
 	rss1, heap1, g1 := settle()
+	if name := os.Getenv("RSS_HEAPPROFILE"); name != "" {
+		if f, err := os.Create(name); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 	fmt.Println(rss0, rss1, heap0, heap1, g0, g1)
 	sc.Scan() // until the parent closes stdin
 	return 0
