@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/runtime"
 )
@@ -48,12 +49,25 @@ func benchHandler() http.Handler {
 	})
 }
 
+// benchTaskHandler is benchHandler as a TaskHandler.
+func benchTaskHandler() httpserver.TaskHandler {
+	h := benchHandler()
+	return httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
+		h.ServeHTTP(w, r)
+		return nil
+	})
+}
+
 // benchServer starts one of the servers under test and returns its
 // address and a stop function.
 func benchServer(tb testing.TB, kind string) (string, func()) {
 	switch kind {
-	case "blitz":
-		rt, err := runtime.New(runtime.Config{})
+	case "blitz", "blitz-epoll", "blitz-task":
+		cfg := runtime.Config{}
+		if kind == "blitz-epoll" {
+			cfg.Backend = runtime.BackendEpoll
+		}
+		rt, err := runtime.New(cfg)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -62,6 +76,9 @@ func benchServer(tb testing.TB, kind string) (string, func()) {
 			tb.Fatal(err)
 		}
 		srv := &httpserver.Server{Handler: benchHandler()}
+		if kind == "blitz-task" {
+			srv.TaskHandler = benchTaskHandler()
+		}
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(rt.Handle(), l) }()
 		return l.AddrPort().String(), func() {
@@ -89,13 +106,16 @@ func benchServer(tb testing.TB, kind string) (string, func()) {
 // BenchmarkServe measures requests per second of keep-alive connections
 // (one request in flight each) driven by a load generator in a child
 // process, this server against net/http on Go's listener with the same
-// handler. ns/op is the time per request over all connections.
+// handler. ns/op is the time per request over all connections. blitz
+// runs on the runtime's default backend (io_uring where the kernel
+// allows it), blitz-epoll on epoll, blitz-task answers with a
+// TaskHandler (no goroutine) on the default backend.
 //
 //	go test -run XXX -bench Serve -count 6 .
 func BenchmarkServe(b *testing.B) {
 	for _, path := range []string{"/hello", "/4k"} {
 		for _, conns := range []int{1, 64} {
-			for _, kind := range []string{"blitz", "nethttp"} {
+			for _, kind := range []string{"blitz", "blitz-epoll", "blitz-task", "nethttp"} {
 				b.Run(fmt.Sprintf("%s/conns=%d/%s", strings.TrimPrefix(path, "/"), conns, kind), func(b *testing.B) {
 					addr, stop := benchServer(b, kind)
 					defer stop()
