@@ -329,13 +329,18 @@ func (s *TLSStream) Close() error {
 // writes fail (crypto/tls's error); reading goes on. It does not shut down
 // the transport's sending side (as tls.Conn.CloseWrite does not); Close
 // the stream when done. It is a write: it must not run with another write
-// of the stream. Before the handshake has completed it fails with
-// crypto/tls's error.
+// of the stream. It waits for a handshake that is running; before any
+// handshake, or after a failed one, it fails with crypto/tls's error.
 func (s *TLSStream) CloseWrite() *StreamFuture[struct{}] {
 	started := false
 	return &StreamFuture[struct{}]{
 		poll: func(cx *future.Context) (future.Result[struct{}], bool) {
 			if !started {
+				if s.hs.Load() != tlsHSIdle { // acquire: pairs with handshake's Store
+					if _, ok := s.handshake(cx, &s.wr.seat); !ok {
+						return future.Result[struct{}]{}, false
+					}
+				}
 				started = true
 				if err := s.tc.CloseWrite(); err != nil {
 					return future.Fail[struct{}](err), true
@@ -348,9 +353,14 @@ func (s *TLSStream) CloseWrite() *StreamFuture[struct{}] {
 			}
 			return future.Ok(struct{}{}), true
 		},
-		// The alert stays queued: a later flush would send it, but writes
-		// fail after CloseWrite, so only another CloseWrite does.
-		cancel: func() {},
+		// Abandoned after the alert was queued, the alert stays queued
+		// (writes fail after CloseWrite, so only another CloseWrite sends
+		// it); abandoned while driving the handshake, the handshake fails.
+		cancel: func() {
+			if !started {
+				s.leaveHandshake(&s.wr.seat)
+			}
+		},
 	}
 }
 

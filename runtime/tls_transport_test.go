@@ -40,7 +40,7 @@ func TestTLSOverUnix(t *testing.T) {
 		u := ok(t, await(t, rt, future.Future[future.Result[*runtime.UnixStream]](runtime.DialUnix(rt.Handle(), path))))
 		s := runtime.TLSClient(u, pki.clientConfig())
 		p := testPayload(1 << 20)
-		got := ok(t, await(t, rt, tlsEchoOver(s, p)))
+		got := ok(t, await(t, rt, tlsEchoOver(s, p, false)))
 		assert.Equal(t, sha256.Sum256(p), sha256.Sum256(got))
 
 		require.NoError(t, l.Close())
@@ -70,7 +70,7 @@ func TestTLSOverPlainTransport(t *testing.T) {
 		tcp := ok(t, await(t, rt, future.Future[future.Result[*runtime.TCPStream]](runtime.DialTCP(rt.Handle(), addr, 5*time.Second))))
 		s := runtime.TLSClient(plainTransport{tcp}, pki.clientConfig())
 		assert.Equal(t, "tls", s.LocalAddr().Network())
-		got := ok(t, await(t, rt, tlsEchoOver(s, p)))
+		got := ok(t, await(t, rt, tlsEchoOver(s, p, false)))
 		assert.Equal(t, sha256.Sum256(p), sha256.Sum256(got))
 
 		// Server: a crypto/tls client on a goroutine.
