@@ -571,6 +571,9 @@ func (c *conn) pollServe(cx *future.Context) bool {
 				// The body is broken (malformed, cut short, too slow): the
 				// handler may still answer, then the connection closes.
 				c.bodyErr, c.closeAfter = err, true
+				ex.mu.Lock()
+				ex.bodyBroken = true
+				ex.mu.Unlock()
 			}
 			ex.complete(n, err)
 			continue
