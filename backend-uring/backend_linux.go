@@ -53,6 +53,7 @@ type Backend struct {
 	mu       sync.Mutex
 	slab     slab
 	fdHeads  []int32 // slot+1 of the first record on each descriptor, 0 if none
+	arms     armTable
 	parked   []int32 // closes waiting for older ops on their descriptor
 	seq      uint64
 	internal int    // internal CQEs still to come (wake, timers, provides, cancels)

@@ -97,6 +97,8 @@ func (b *Backend) process(c cqe) {
 		if !b.closing {
 			b.armWake()
 		}
+	case tagArm:
+		b.armCQE(gen, slot, c)
 	case tagTimer:
 		b.internal--
 		if uint32(c.UserData) == b.timerSeq {

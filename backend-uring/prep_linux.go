@@ -510,6 +510,12 @@ func (b *Backend) submitClose(slot int32, r *record) {
 	if r.op.FD >= maxListedFD {
 		r.fd = -1
 	}
+	// A receive armed on fd is cancelled by its token (without
+	// CANCEL_FD, or beside it): the kernel would otherwise keep it, and the
+	// socket, past the close.
+	if b.cancelArmed(r.fd) {
+		_ = b.reserve(2) // the linked pair below must not be split by a flush
+	}
 	if b.nativeCancelFD {
 		b.olderOnFD(r.fd, r.seq, false)
 		c := b.push(token(tagAux, r.gen, slot))

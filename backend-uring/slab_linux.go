@@ -19,6 +19,7 @@ const (
 	tagProvide = 5 // a PROVIDE_BUFFERS request
 	tagCancel  = 6 // an internal ASYNC_CANCEL or TIMEOUT_REMOVE
 	tagQTimer  = 7 // the timeout of an op queued behind another on its descriptor
+	tagArm     = 8 // an armed receive (ArmRecv): generation and slot of b.arms
 
 	genMask = 1<<24 - 1
 )

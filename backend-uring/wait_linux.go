@@ -179,6 +179,14 @@ func (b *Backend) cancelAll() {
 			}
 		}
 	}
+	if !b.cancelAny {
+		for slot, rec := range b.arms.recs {
+			if rec.gen != 0 {
+				s := b.pushInternal(token(tagCancel, 0, 0))
+				s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, token(tagArm, rec.gen, int32(slot))
+			}
+		}
+	}
 	s := b.pushInternal(token(tagCancel, 0, 0))
 	s.Opcode, s.FD = opAsyncCancel, -1
 	if b.cancelAny {
@@ -197,7 +205,7 @@ func (b *Backend) drain() {
 		b.harvest()
 		b.extra = append(b.extra, buf[:b.outN]...)
 		b.mu.Lock()
-		busy := b.slab.used > 0 || b.internal > 0
+		busy := b.slab.used > 0 || b.internal > 0 || b.arms.live > 0
 		if busy {
 			b.r.submit()
 		}

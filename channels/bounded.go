@@ -460,6 +460,7 @@ func (f *SendFuture[T]) Poll(cx *future.Context) (error, bool) {
 	}
 	err, ok := f.c.pollSend(&f.n, f.v, cx, cx.Waker())
 	if !ok {
+		cx.Waiting(waitBoundedSend, 0) // for a task dump
 		return nil, false
 	}
 	cx.Spend()
@@ -511,6 +512,7 @@ func (f *RecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	v, err, ok := f.c.pollRecv(&f.n, cx, cx.Waker())
 	if !ok {
+		cx.Waiting(waitBoundedRecv, 0) // for a task dump
 		return future.Result[T]{}, false
 	}
 	cx.Spend()
@@ -528,6 +530,17 @@ func (f *RecvFuture[T]) Cancel() {
 	f.ph = mpCancelled
 	f.c.recvq.cancel(&f.c.mu, &f.n)
 }
+
+// What the tasks waiting in a channel's futures wait on, for a task dump
+// (future.Context.Waiting).
+var (
+	waitBoundedSend   = future.NewWaitKind("Bounded.Send", future.WaitNoObject)
+	waitBoundedRecv   = future.NewWaitKind("Bounded.Recv", future.WaitNoObject)
+	waitUnboundedRecv = future.NewWaitKind("Unbounded.Recv", future.WaitNoObject)
+	waitOneshotRecv   = future.NewWaitKind("Oneshot.Recv", future.WaitNoObject)
+	waitBroadcastRecv = future.NewWaitKind("Broadcast.Recv", future.WaitNoObject)
+	waitWatchChanged  = future.NewWaitKind("Watch.Changed", future.WaitNoObject)
+)
 
 // blockingYields is how many times a blocking call yields the processor
 // and retries before it parks: parking and waking a goroutine through a

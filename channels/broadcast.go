@@ -258,6 +258,7 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.b.waiting.keepWaiting(&f.w, cx.Waker()) {
+			cx.Waiting(waitBroadcastRecv, 0) // for a task dump
 			return future.Result[T]{}, false
 		}
 		r.b.waiting.unregister(&f.w)
@@ -272,6 +273,7 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 		}
 		if r.b.waiting.register(&f.w, cx.Waker(), r.ready) {
 			f.pushed = true
+			cx.Waiting(waitBroadcastRecv, 0) // for a task dump
 			return future.Result[T]{}, false
 		}
 	}

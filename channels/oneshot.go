@@ -276,6 +276,7 @@ func (f *OneshotRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool)
 		gen, ok := st.register(cx.Waker(), f.gen, f.registered)
 		if ok {
 			f.gen, f.registered = gen, true
+			cx.Waiting(waitOneshotRecv, 0) // for a task dump
 			return future.Result[T]{}, false
 		}
 	}

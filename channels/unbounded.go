@@ -248,6 +248,7 @@ func (f *UnboundedRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	}
 	v, err, ok := f.u.pollRecv(&f.n, cx.Waker())
 	if !ok {
+		cx.Waiting(waitUnboundedRecv, 0) // for a task dump
 		return future.Result[T]{}, false
 	}
 	cx.Spend()

@@ -205,6 +205,7 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.w.waiting.keepWaiting(&f.wt, cx.Waker()) {
+			cx.Waiting(waitWatchChanged, 0) // for a task dump
 			return nil, false
 		}
 		r.w.waiting.unregister(&f.wt)
@@ -218,6 +219,7 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 		}
 		if r.w.waiting.register(&f.wt, cx.Waker(), r.ready) {
 			f.pushed = true
+			cx.Waiting(waitWatchChanged, 0) // for a task dump
 			return nil, false
 		}
 	}

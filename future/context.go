@@ -1,6 +1,14 @@
 package future
 
-import "github.com/blitz-go/blitz/waker"
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/waker"
+)
 
 // NoWorker is Context.Worker's answer when the poll is not made by one of an
 // executor's workers (a goroutine blocked in BlockOn, a test).
@@ -29,6 +37,11 @@ type Context struct {
 	// budget is the cooperative budget of the task poll (see Budget), nil
 	// when the poll has none. Copies made by WithWaker share it.
 	budget *Budget
+	// wait is the polled task's WaitSlot, nil when the executor keeps
+	// none; waitSeq is the poll's sequence number, shifted into place for
+	// Waiting. Set by SetWaitSlot; copies made by WithWaker share them.
+	wait    *WaitSlot
+	waitSeq uint64
 }
 
 // NewContext returns a Context for polling a future outside any executor,
@@ -46,6 +59,7 @@ func NewContext(w waker.Waker) *Context {
 // polls calls SetBudget after it.
 func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
 	cx.waker, cx.child, cx.exec, cx.task, cx.worker, cx.budget = w, false, exec, task, worker, nil
+	cx.wait = nil
 }
 
 // Waker returns the Waker that wakes the task being polled.
@@ -91,4 +105,170 @@ func (cx *Context) WithWaker(w waker.Waker) Context {
 	c := *cx
 	c.waker, c.child = w, true
 	return c
+}
+
+// What a task waits on. A task dump names, for each task that waits, the
+// leaf future it waits on ("Mutex.Lock", "TCPStream.Read fd 12", "Sleep
+// until 12:00:03.100"). The leaf records it on its pending path with
+// Context.Waiting, which costs one atomic store and no allocation: a kind
+// registered once with NewWaitKind, and an object number whose meaning the
+// kind's WaitObject gives. The executor gives each poll the task's WaitSlot
+// (SetWaitSlot) and the dump reads the slot, concurrently, as a Wait.
+
+// WaitKind is a registered kind of wait: a leaf future's name, such as
+// "Mutex.Lock", and how its object number reads. The zero WaitKind is "no
+// recorded wait".
+type WaitKind uint8
+
+// WaitObject says what the object number of a wait is, for its
+// description.
+type WaitObject uint8
+
+// The object numbers of waits.
+const (
+	// WaitNoObject: the number is not shown ("Mutex.Lock").
+	WaitNoObject WaitObject = iota
+	// WaitFD: a file descriptor or handle ("TCPStream.Read fd 12").
+	WaitFD
+	// WaitDeadline: a wall-clock deadline in Unix milliseconds ("Sleep
+	// until 12:00:03.100"); see WaitDeadlineOf.
+	WaitDeadline
+	// WaitTask: the id of a task ("JoinHandle task 17").
+	WaitTask
+	// WaitNumber: any other number ("Semaphore.Acquire 4", the permits).
+	WaitNumber
+)
+
+// MaxWaitObject is the largest object number a wait keeps: larger ones
+// are cut to their low 48 bits.
+const MaxWaitObject = 1<<48 - 1
+
+// ErrTooManyWaitKinds is the panic value of NewWaitKind when 255 kinds are
+// registered already.
+var ErrTooManyWaitKinds = errors.New("future: too many wait kinds")
+
+// waitKinds is the registry of WaitKinds, index = kind. Written under
+// waitKindsMu by NewWaitKind; read by Wait.String (any goroutine) through
+// the atomic pointer, which publishes the entry.
+var (
+	waitKindsMu sync.Mutex
+	waitKindsN  int
+	waitKinds   [256]atomic.Pointer[waitKindInfo]
+)
+
+// waitKindInfo is a registered WaitKind.
+type waitKindInfo struct {
+	name string
+	obj  WaitObject
+}
+
+// NewWaitKind registers a kind of wait named name whose object number
+// reads as obj says, and returns it. Leaf futures register theirs once, in
+// a package variable. The registry holds 255 kinds; past that NewWaitKind
+// panics with ErrTooManyWaitKinds. Any goroutine may call it.
+func NewWaitKind(name string, obj WaitObject) WaitKind {
+	waitKindsMu.Lock()
+	defer waitKindsMu.Unlock()
+	if waitKindsN == len(waitKinds)-1 {
+		panic(ErrTooManyWaitKinds)
+	}
+	waitKindsN++
+	waitKinds[waitKindsN].Store(&waitKindInfo{name: name, obj: obj})
+	return WaitKind(waitKindsN)
+}
+
+// Name returns the kind's name, "" for the zero WaitKind.
+func (k WaitKind) Name() string {
+	if p := waitKinds[k].Load(); p != nil {
+		return p.name
+	}
+	return ""
+}
+
+// Object returns how the kind's object number reads.
+func (k WaitKind) Object() WaitObject {
+	if p := waitKinds[k].Load(); p != nil {
+		return p.obj
+	}
+	return WaitNoObject
+}
+
+// WaitSlot is where an executor keeps what a task waits on: one word,
+// written by the leaf futures polled in the task's polls (Context.Waiting,
+// an atomic store) and read by any goroutine (Load). The zero WaitSlot
+// holds no wait.
+type WaitSlot struct {
+	// w is the packed Wait: kind (bits 0-7), the sequence number of the
+	// poll that recorded it (bits 8-15), the object (bits 16-63). Stored
+	// by the poller, loaded by the dump; nothing else pairs with it.
+	w atomic.Uint64
+}
+
+// Load returns the last wait recorded.
+func (s *WaitSlot) Load() Wait { return Wait(s.w.Load()) }
+
+// Store records w; for an executor that resets the slot (a recycled task).
+func (s *WaitSlot) Store(w Wait) { s.w.Store(uint64(w)) }
+
+// Wait is a snapshot of a WaitSlot.
+type Wait uint64
+
+// MakeWait packs a wait of kind k on object obj, recorded by poll seq.
+func MakeWait(k WaitKind, seq uint8, obj uint64) Wait {
+	return Wait(uint64(k) | uint64(seq)<<8 | (obj&MaxWaitObject)<<16)
+}
+
+// Kind returns the wait's kind, zero for none.
+func (w Wait) Kind() WaitKind { return WaitKind(w) }
+
+// Seq returns the sequence number of the poll that recorded the wait (see
+// SetWaitSlot): the wait is current only if that poll is the task's last.
+func (w Wait) Seq() uint8 { return uint8(w >> 8) }
+
+// Object returns the wait's object number.
+func (w Wait) Object() uint64 { return uint64(w) >> 16 }
+
+// String describes the wait: the kind's name, then its object as the kind
+// says ("fd 12", "until 12:00:03.100" in local time, "task 17"). The zero
+// Wait is "".
+func (w Wait) String() string {
+	k := w.Kind()
+	if k == 0 {
+		return ""
+	}
+	name, obj := k.Name(), w.Object()
+	switch k.Object() {
+	case WaitFD:
+		return name + " fd " + strconv.FormatUint(obj, 10)
+	case WaitDeadline:
+		return name + " until " + time.UnixMilli(int64(obj)).Format("15:04:05.000")
+	case WaitTask:
+		return name + " task " + strconv.FormatUint(obj, 10)
+	case WaitNumber:
+		return name + " " + strconv.FormatUint(obj, 10)
+	}
+	return name
+}
+
+// WaitDeadlineOf is the object number of a WaitDeadline wait ending at t.
+func WaitDeadlineOf(t time.Time) uint64 { return uint64(max(t.UnixMilli(), 0)) }
+
+// SetWaitSlot makes slot the place where Waiting records the waits of the
+// poll cx is for, the poll numbered seq (the executor counts the task's
+// polls; a reader compares the recorded Seq with the task's last poll to
+// ignore a wait recorded by an earlier poll). nil means none, which Reset
+// also sets: Waiting then does nothing. Executors call it after Reset.
+func (cx *Context) SetWaitSlot(slot *WaitSlot, seq uint8) {
+	cx.wait, cx.waitSeq = slot, uint64(seq)<<8
+}
+
+// Waiting records that the task being polled waits on a k (with object
+// number obj, as k's WaitObject says), for a task dump. A leaf future calls
+// it on the path where it returns not-ready, after registering its Waker;
+// when several leaves of one poll do, the last one is recorded. It costs an
+// atomic store, and nothing outside an executor that keeps a WaitSlot.
+func (cx *Context) Waiting(k WaitKind, obj uint64) {
+	if cx.wait != nil {
+		cx.wait.w.Store(uint64(k) | cx.waitSeq | (obj&MaxWaitObject)<<16)
+	}
 }

@@ -89,6 +89,28 @@ func TestPipelining(t *testing.T) {
 			}
 			require.Equal(t, want, string(body), "response %d", i)
 		}
+
+		// Header blocks split over reads, the second arriving with the
+		// end of the first.
+		_, err = io.WriteString(c, "GET /a HTTP/1.1\r\nHo")
+		require.NoError(t, err)
+		time.Sleep(20 * time.Millisecond)
+		_, err = io.WriteString(c, "st: x\r\n\r\nGET /b HTTP/1.1\r\nHo")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(br, nil)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		require.Equal(t, "GET /a ", string(body))
+		time.Sleep(20 * time.Millisecond)
+		_, err = io.WriteString(c, "st: x\r\nX-A: 1\r\n")
+		require.NoError(t, err)
+		time.Sleep(20 * time.Millisecond)
+		_, err = io.WriteString(c, "\r\n")
+		require.NoError(t, err)
+		resp, err = http.ReadResponse(br, nil)
+		require.NoError(t, err)
+		body, _ = io.ReadAll(resp.Body)
+		require.Equal(t, "GET /b ", string(body))
 	})
 }
 

@@ -66,62 +66,39 @@ func (t *connTask) Poll(cx *future.Context) (struct{}, bool) { return t.c.poll(c
 // Cancel closes the connection (the runtime is shutting down).
 func (t *connTask) Cancel() { t.c.cancel() }
 
-// conn is a connection being served. Every field is owned by its task,
-// except those under mu and killed.
+// conn is a connection being served: what it holds while idle. The
+// state of a request in progress (and of input not consumed yet) is in
+// active, which exists only then; an idle keep-alive connection holds this
+// struct, its task and its socket, and nothing else. Every field is owned
+// by the task, except those under mu and the atomics.
 type conn struct {
 	s      *Server
 	rwc    Conn
-	pooled pooledReader // rwc, if it reads into the runtime's pool
 	remote string
 	phase  connPhase
-
-	// Input. in is the input not consumed yet: a view of pb (a pooled
-	// buffer, held while hasPB), of rbuf (the buffer of a Conn that is not
-	// pooled) or of acc (a header block gathered over several reads).
-	// scanned is how much of a partial header block was searched for its
-	// end.
-	rd      *runtime.ReadPooledFuture
+	// pooled: rwc is a pooledReader.
+	pooled bool
+	// reading is set while a PollRead of a Conn that is not pooled is in
+	// flight (into rbuf, its buffer, kept across reads); rd is the pooled
+	// read in flight.
 	reading bool
+	rd      *runtime.ReadPooledFuture
 	rbuf    []byte
-	pb      runtime.PooledBuf
-	hasPB   bool
-	in      []byte
-	acc     []byte
-	scanned int
 
-	// Output in flight: the buffers left to write.
-	wbufs   [][]byte
-	writing bool
-
-	// timer bounds the wait in progress; timerOn is set while it is armed
-	// for timerAt.
-	timer   runtime.SleepFuture
+	// timer bounds the wait in progress, made at the first timed wait;
+	// timerOn is set while it is armed for timerAt.
+	timer   *runtime.SleepFuture
 	timerOn bool
 	timerAt time.Time
 
-	// The request in progress.
-	ex            *exchange
-	dec           bodyDecoder
-	reqs          int       // requests started on this connection
-	idleSince     time.Time // when the connection went idle (or was accepted)
-	headerStart   time.Time // the first byte of the request's header block
-	readDeadline  time.Time // ReadTimeout's end for this request, zero if none
-	writeDeadline time.Time // WriteTimeout's end, zero if none
-	acquire       syncprim.AcquireFuture
-	acquiring     bool
-	taskFut       future.Future[struct{}]
-	taskBody      []byte
-	// curOp is the handler's operation being done (phServe).
-	curOp opKind
-	// continueStaged is set while the 100 Continue is being written.
-	continueStaged bool
-	// afterWrite says what follows the write of phError and phFinal.
-	closeAfter bool
-	// bodyErr is the failure of the request body, returned to every read
-	// after it.
-	bodyErr  error
-	drained  int64
-	lingered int
+	// reqs counts the requests started on this connection; idleSince is
+	// when it went idle (or was accepted).
+	reqs      int
+	idleSince time.Time
+
+	// The request in progress, and the input not consumed yet; nil while
+	// idle.
+	*active
 
 	// killed is set by Close (and by Shutdown's deadline); the task then
 	// closes the connection at its next poll. Loaded by the task.
@@ -138,11 +115,71 @@ type conn struct {
 	idle bool
 }
 
+// active is the state of a connection between the first byte of a
+// request and the moment it goes idle again. Owned by the task; recycled
+// through activePool.
+type active struct {
+	// in is the input not consumed yet: a view of pb (a pooled buffer,
+	// held while hasPB), of the conn's rbuf, or of acc (a header block
+	// gathered over several reads). scanned is how much of a partial
+	// header block was searched for its end.
+	pb      runtime.PooledBuf
+	hasPB   bool
+	in      []byte
+	acc     []byte
+	scanned int
+
+	// Output in flight: the buffers left to write.
+	wbufs   [][]byte
+	writing bool
+
+	ex            *exchange
+	dec           bodyDecoder
+	headerStart   time.Time // the first byte of the request's header block
+	readDeadline  time.Time // ReadTimeout's end for this request, zero if none
+	writeDeadline time.Time // WriteTimeout's end, zero if none
+	acquire       syncprim.AcquireFuture
+	acquiring     bool
+	taskFut       future.Future[struct{}]
+	taskBody      []byte
+	// curOp is the handler's operation being done (phServe).
+	curOp opKind
+	// continueStaged is set while the 100 Continue is being written.
+	continueStaged bool
+	// closeAfter: the connection closes after this response.
+	closeAfter bool
+	// bodyErr is the failure of the request body, returned to every read
+	// after it.
+	bodyErr  error
+	drained  int64
+	lingered int
+}
+
+// activePool recycles the request state of connections going idle.
+var activePool = sync.Pool{New: func() any { return new(active) }}
+
+// ensureActive gives the connection its request state.
+func (c *conn) ensureActive() {
+	if c.active == nil {
+		c.active = activePool.Get().(*active)
+	}
+}
+
+// releaseActive returns the request state of a connection going idle (or
+// closing); nothing of it may be in use.
+func (c *conn) releaseActive() {
+	a := c.active
+	if a == nil {
+		return
+	}
+	c.active = nil
+	*a = active{}
+	activePool.Put(a)
+}
+
 func newConn(s *Server, c Conn) *conn {
 	cn := &conn{s: s, rwc: c, idleSince: time.Now()}
-	if p, ok := c.(pooledReader); ok {
-		cn.pooled = p
-	}
+	_, cn.pooled = c.(pooledReader)
 	if a := c.RemoteAddr(); a != nil {
 		cn.remote = a.String()
 	}
@@ -233,9 +270,9 @@ func (c *conn) poll(cx *future.Context) (struct{}, bool) {
 // pending (or on err).
 func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error) {
 	var n int
-	if c.pooled != nil {
+	if c.pooled {
 		if c.rd == nil {
-			c.rd = c.pooled.ReadPooled()
+			c.rd = c.rwc.(pooledReader).ReadPooled()
 		}
 		r, done := c.rd.Poll(cx)
 		if done {
@@ -243,6 +280,7 @@ func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error)
 			if r.Err != nil {
 				return false, r.Err
 			}
+			c.ensureActive()
 			c.pb, c.hasPB = r.Value, true
 			c.in = c.pb.Bytes()
 			return true, nil
@@ -258,6 +296,7 @@ func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error)
 				return false, r.Err
 			}
 			n = r.Value
+			c.ensureActive()
 			c.in = c.rbuf[:n]
 			return true, nil
 		}
@@ -292,7 +331,7 @@ func (c *conn) consume(n int) {
 }
 
 func (c *conn) releasePB() {
-	if c.hasPB {
+	if c.active != nil && c.hasPB {
 		c.pb.Release()
 		c.pb, c.hasPB = runtime.PooledBuf{}, false
 	}
@@ -301,6 +340,9 @@ func (c *conn) releasePB() {
 // timerFired arms the timer for deadline if it is not, and reports
 // whether it has passed.
 func (c *conn) timerFired(cx *future.Context, deadline time.Time) bool {
+	if c.timer == nil {
+		c.timer = new(runtime.SleepFuture)
+	}
 	if !c.timerOn || !c.timerAt.Equal(deadline) {
 		c.timer.Reset(deadline)
 		c.timerOn, c.timerAt = true, deadline
@@ -353,7 +395,7 @@ func (c *conn) flush(cx *future.Context, deadline time.Time) (done bool, err err
 func (c *conn) pollRequest(cx *future.Context) bool {
 	maxHeader := c.s.maxHeaderBytes()
 	for {
-		if len(c.in) > 0 {
+		if c.active != nil && len(c.in) > 0 {
 			if c.headerStart.IsZero() {
 				c.headerStart = time.Now()
 				if c.reqs == 0 {
@@ -368,11 +410,15 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 					return true
 				}
 				c.scanned = len(c.in)
+				// Gather the partial block at the start of a buffer of its
+				// own (acc), so that the pooled one goes back and the
+				// next read is appended to it. acc != nil means in is a
+				// view of acc, perhaps past an earlier request.
 				if c.acc == nil {
-					// Gather the partial block in a buffer of its own, so
-					// that the pooled one goes back.
-					c.acc = make([]byte, len(c.in), max(2*len(c.in), 1024))
-					copy(c.acc, c.in)
+					c.acc = make([]byte, 0, max(2*len(c.in), 1024))
+				}
+				if len(c.acc) == 0 || &c.in[0] != &c.acc[0] {
+					c.acc = append(c.acc[:0], c.in...)
 					c.releasePB()
 					c.in = c.acc
 				}
@@ -397,7 +443,7 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 			return true
 		}
 		var deadline time.Time
-		if c.headerStart.IsZero() {
+		if c.active == nil || c.headerStart.IsZero() {
 			if !c.idleSinceMarked() {
 				return true // the shutdown began meanwhile
 			}
@@ -525,6 +571,9 @@ func (c *conn) pollServe(cx *future.Context) bool {
 				// The body is broken (malformed, cut short, too slow): the
 				// handler may still answer, then the connection closes.
 				c.bodyErr, c.closeAfter = err, true
+				ex.mu.Lock()
+				ex.bodyBroken = true
+				ex.mu.Unlock()
 			}
 			ex.complete(n, err)
 			continue
@@ -701,6 +750,9 @@ func (c *conn) pollFinal(cx *future.Context) bool {
 // finishExchange ends the request: its context is cancelled and its
 // buffer goes back to the pool.
 func (c *conn) finishExchange() {
+	if c.active == nil {
+		return
+	}
 	ex := c.ex
 	if ex == nil {
 		return
@@ -718,11 +770,14 @@ func (c *conn) finishExchange() {
 // nextRequest readies the connection for its next request.
 func (c *conn) nextRequest() {
 	c.phase = phRead
-	c.headerStart = time.Time{}
 	c.idleSince = time.Now()
-	c.scanned = 0
-	c.dec = bodyDecoder{}
-	c.bodyErr = nil
+	if len(c.in) == 0 {
+		c.releaseActive()
+		return
+	}
+	// Pipelined input: keep it, start the next request's state afresh.
+	a := c.active
+	*a = active{pb: a.pb, hasPB: a.hasPB, in: a.in, acc: a.acc}
 }
 
 // pollDrain discards the request body the handler left, up to
@@ -798,8 +853,11 @@ func (c *conn) startLinger() {
 	if cw, ok := c.rwc.(closeWriter); ok {
 		_ = cw.CloseWrite()
 	}
+	c.ensureActive()
 	c.lingered = 0
-	c.timerOn = false // a new deadline below
+	if c.timer == nil {
+		c.timer = new(runtime.SleepFuture)
+	}
 	c.timer.Reset(time.Now().Add(lingerTime))
 	c.timerOn, c.timerAt = true, c.timer.Deadline()
 	c.phase = phLinger
@@ -830,6 +888,10 @@ func (c *conn) pollLinger(cx *future.Context) bool {
 // the task first waits for it to return (its operations fail with err).
 func (c *conn) fail(err error) {
 	c.cancelRead()
+	if c.active == nil {
+		c.close()
+		return
+	}
 	if c.writing {
 		c.rwc.CancelWrite()
 		c.writing = false
@@ -883,21 +945,24 @@ func (c *conn) pollWaitHandler(cx *future.Context) bool {
 // close ends the task: everything it holds is released.
 func (c *conn) close() {
 	c.cancelRead()
-	if c.writing {
-		c.rwc.CancelWrite()
-		c.writing = false
+	if c.active != nil {
+		if c.writing {
+			c.rwc.CancelWrite()
+			c.writing = false
+		}
+		if c.acquiring {
+			c.acquire.Cancel()
+			c.acquiring = false
+		}
+		if c.taskFut != nil {
+			future.Cancel(c.taskFut)
+			c.taskFut = nil
+		}
+		c.finishExchange()
+		c.releasePB()
+		c.active = nil // not recycled: a handler goroutine may still see parts of it
 	}
-	if c.acquiring {
-		c.acquire.Cancel()
-		c.acquiring = false
-	}
-	if c.taskFut != nil {
-		future.Cancel(c.taskFut)
-		c.taskFut = nil
-	}
-	c.finishExchange()
-	c.releasePB()
-	c.in, c.acc, c.rbuf, c.wbufs = nil, nil, nil, nil
+	c.rbuf = nil
 	c.stopTimer()
 	c.closeRWC()
 	c.setIdle(false)
@@ -910,6 +975,10 @@ func (c *conn) close() {
 // operations failing.
 func (c *conn) cancel() {
 	if c.phase == phDone {
+		return
+	}
+	if c.active == nil {
+		c.close()
 		return
 	}
 	if ex := c.ex; ex != nil && !ex.taskMode {

@@ -7,6 +7,8 @@ require (
 	github.com/blitz-go/blitz/runtime v0.2.0
 	github.com/blitz-go/blitz/syncprim v0.2.0
 	github.com/blitz-go/blitz/waker v0.2.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (
@@ -23,6 +25,7 @@ require (
 	github.com/blitz-go/blitz/scheduler v0.2.0 // indirect
 	github.com/blitz-go/blitz/timerwheel v0.2.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.2.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 )
 

@@ -98,9 +98,11 @@ type exchange struct {
 	dead error
 	// bodyDone is set by the task when the body was read to its end;
 	// bodyRemaining is what is left of a Content-Length body (-1 when
-	// unknown). continueSent records the 100 Continue, headerSent the
+	// unknown); bodyBroken is set when a read of the body failed (the
+	// connection closes after the response). continueSent records the 100 Continue, headerSent the
 	// first bytes of the response on the wire.
 	bodyDone      bool
+	bodyBroken    bool
 	bodyRemaining int64
 	continueSent  bool
 	headerSent    bool
@@ -388,6 +390,9 @@ func (w *response) commit(final bool) {
 	}
 	ex.mu.Lock()
 	bodyDone, remaining, continueSent := ex.bodyDone, ex.bodyRemaining, ex.continueSent
+	if ex.bodyBroken {
+		w.closeAfter = true
+	}
 	ex.mu.Unlock()
 	if !bodyDone {
 		switch {

@@ -49,6 +49,9 @@ type closeWriter interface {
 // http.ErrServerClosed, so code written for net/http checks it unchanged.
 var ErrServerClosed = http.ErrServerClosed
 
+// ErrNilConn is the error of ServeConn given a nil Conn.
+var ErrNilConn = errors.New("httpserver: nil Conn")
+
 // DefaultMaxHandlerGoroutines is the bound on the goroutines that run
 // handlers at once when Server.MaxHandlerGoroutines is zero.
 const DefaultMaxHandlerGoroutines = 10000
@@ -229,8 +232,12 @@ func (s *Server) Serve(h runtime.Handle, l *runtime.TCPListener) error {
 // ServeConn serves one connection that was accepted elsewhere, as a task
 // of h's runtime, and returns at once; the server owns c from then on and
 // closes it. Shutdown waits for it as for the connections of Serve. After
-// Shutdown or Close it closes c and returns ErrServerClosed.
+// Shutdown or Close it closes c and returns ErrServerClosed; a nil c is
+// refused with ErrNilConn.
 func (s *Server) ServeConn(h runtime.Handle, c Conn) error {
+	if c == nil {
+		return ErrNilConn
+	}
 	s.init()
 	cn, err := s.newConn(c)
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 // Poll run on a worker of the runtime and must not block it (see the
 // runtime package, "Tasks and goroutines"). A panic in either closes the
 // connection and is logged, as a Handler's is. If the connection or the
-// server is closed first, the future is cancelled.
+// server is closed first, the future is cancelled. A nil future means the
+// handler answered in ServeHTTPTask itself.
 type TaskHandler interface {
 	ServeHTTPTask(w http.ResponseWriter, r *http.Request) future.Future[struct{}]
 }

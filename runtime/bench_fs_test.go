@@ -103,6 +103,7 @@ const fileReaders = 10_000
 // blockingPool: the same tasks on a runtime without io_uring, where
 // File.ReadAt runs on the blocking pool (default cap of 512 threads);
 // osFileGoroutines: a goroutine per reader calling os.File.ReadAt.
+// "cpu-ns/read" is the process's CPU time per read (Linux only).
 func BenchmarkFileRead(b *testing.B) {
 	b.Run("uring", func(b *testing.B) {
 		rt, err := runtime.New(runtime.Config{Backend: runtime.BackendURing})
@@ -116,7 +117,7 @@ func BenchmarkFileRead(b *testing.B) {
 	b.Run("osFileGoroutines", func(b *testing.B) {
 		f := benchFile(b)
 		b.ResetTimer()
-		start := time.Now()
+		start, cpu := time.Now(), processCPU()
 		var wg sync.WaitGroup
 		for i := range fileReaders {
 			wg.Add(1)
@@ -134,6 +135,7 @@ func BenchmarkFileRead(b *testing.B) {
 		}
 		wg.Wait()
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+		reportCPUPerRead(b, processCPU()-cpu)
 	})
 }
 
@@ -152,7 +154,7 @@ func benchFileRead(b *testing.B, cfg runtime.Config, ring bool) {
 	_ = osf.Close() // the readers' file is f: one regular file open, as in osFileGoroutines
 	defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](f.Value.Close()))
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	hs := make([]runtime.JoinHandle[error], fileReaders)
 	for i := range hs {
 		hs[i] = runtime.SpawnOn(h, future.Future[error](&fileReader{f: f.Value, left: share(b.N, fileReaders, i), buf: make([]byte, 4096), rng: rand.New(rand.NewPCG(uint64(i), 1))}))
@@ -163,6 +165,16 @@ func benchFileRead(b *testing.B, cfg runtime.Config, ring bool) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "reads/s")
+	reportCPUPerRead(b, processCPU()-cpu)
+}
+
+// reportCPUPerRead reports the CPU time the process spent per read
+// ("cpu-ns/read", user and system, all threads), where the system can
+// tell: a figure that a loaded machine disturbs less than the time.
+func reportCPUPerRead(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/read")
+	}
 }
 
 // fileReader is a task reading 4 KiB at random offsets, left times. Its

@@ -18,7 +18,8 @@ import (
 // copies what is cached and fails with EAGAIN instead of waiting for the
 // disk. A hit saves the submission, the completion and the task's wake; a
 // miss costs one system call, so after noWaitMaxMisses misses in a row a
-// file is tried once every noWaitProbe reads only, until a hit.
+// file is tried once every noWaitProbe reads only, until a hit. A file
+// opened with O_DIRECT never tries (see forFD).
 const (
 	noWaitMaxMisses = 8
 	noWaitProbe     = 16
@@ -34,6 +35,18 @@ type noWaitState struct {
 	misses      atomic.Int32  // consecutive misses
 	tick        atomic.Uint32 // reads since the misses passed the bound
 	unsupported atomic.Bool
+}
+
+// forFD turns RWF_NOWAIT off for a descriptor opened with O_DIRECT: a
+// direct read has no page cache to find its data in, so preadv2 with
+// RWF_NOWAIT does not fail with EAGAIN but reads the disk and waits for it,
+// which would block the worker for the disk's latency and hold the read
+// off the ring. Called once, before the File is handed out, for a file the
+// blocking pool opened (the ring never opens with O_DIRECT).
+func (s *noWaitState) forFD(fd backend.FD) {
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil && fl&unix.O_DIRECT != 0 {
+		s.unsupported.Store(true)
+	}
 }
 
 // worth reports whether the next read should try RWF_NOWAIT.

@@ -11,6 +11,9 @@ import (
 // noWaitState is empty where there is no io_uring: see fileio_linux.go.
 type noWaitState struct{}
 
+// forFD has nothing to decide here.
+func (*noWaitState) forFD(backend.FD) {}
+
 // tryNoWait never reads without the ring here (there is no ring).
 func (f *FileIOFuture) tryNoWait() (backend.Completion, bool) { return backend.Completion{}, false }
 

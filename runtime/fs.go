@@ -134,8 +134,11 @@ func Create(name string) *OpenFuture {
 // OpenFile opens name with os.OpenFile's flags (os.O_RDONLY, os.O_RDWR,
 // os.O_CREATE, os.O_EXCL, os.O_APPEND, os.O_TRUNC, ...) and permissions,
 // close-on-exec. On io_uring the open is an openat on the polling worker's
-// ring (flags beyond those listed, like os.O_SYNC, take the blocking pool);
-// the descriptor is then wrapped with os.NewFile. One difference with
+// ring (flags beyond those listed, like os.O_SYNC or syscall.O_DIRECT, take
+// the blocking pool for the open, and the data operations still go to the
+// ring; O_DIRECT's reads and writes need the buffers, offsets and lengths
+// aligned as the kernel requires); the descriptor is then wrapped with
+// os.NewFile. One difference with
 // os.OpenFile follows from io_uring trying the open without blocking first:
 // a FIFO opened read-only does not wait for a writer (reads see the end of
 // the file until one comes). A FIFO opened write-only without a reader, which
@@ -284,7 +287,11 @@ func (f *File) attachRing(d *ioDriver) {
 	if err != nil {
 		return // no descriptor to share: the blocking pool does the I/O
 	}
-	_ = sc.Control(func(fd uintptr) { f.ring = newFileRing(d, backend.FD(fd)) })
+	_ = sc.Control(func(fd uintptr) {
+		fr := newFileRing(d, backend.FD(fd))
+		fr.noWait.forFD(fr.fd) // os.OpenFile may have passed O_DIRECT
+		f.ring = fr
+	})
 }
 
 // dataOp makes the future of a data operation, on the ring or, without

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -310,4 +311,45 @@ func TestFileReadCachedSkipsTheRing(t *testing.T) {
 		require.ErrorIs(t, res.Err, runtime.ErrTimeout, "an empty FIFO has nothing to read")
 	}
 	assert.True(t, runtime.UsedRing(fut), "a FIFO's read waits on the ring")
+}
+
+// TestFileReadDirectTakesTheRing: a file opened with O_DIRECT has no page
+// cache to read from, so its reads go to the ring instead of a preadv2 with
+// RWF_NOWAIT, which would read the disk on the worker and wait for it; the
+// data is the file's, by ReadAt and by Read.
+func TestFileReadDirectTakesTheRing(t *testing.T) {
+	rt := newRuntime(t, runtime.Config{Backend: runtime.BackendURing})
+	data := randomBytes(64<<10, 11)
+	name := filepath.Join(fsTempDir(t), "direct")
+	require.NoError(t, os.WriteFile(name, data, 0o600))
+	f, err := awaitOpen(t, rt, runtime.OpenFile(name, os.O_RDONLY|syscall.O_DIRECT, 0))
+	if errors.Is(err, syscall.EINVAL) {
+		t.Skip("no O_DIRECT on this filesystem")
+	}
+	require.NoError(t, err)
+	defer awaitClose(t, rt, f.Close())
+	if !runtime.FileOnRing(f) {
+		t.Skip("no io_uring here")
+	}
+	buf := alignedBlock(t, 4096)
+	for i := range 8 {
+		fut := f.ReadAt(buf, int64(i)*4096)
+		n, err := awaitN(t, rt, fut)
+		require.NoError(t, err)
+		require.Equal(t, data[i*4096:(i+1)*4096], buf[:n])
+		assert.True(t, runtime.UsedRing(fut), "read %d of an O_DIRECT file skipped the ring", i)
+	}
+	fut := f.Read(buf)
+	n, err := awaitN(t, rt, fut)
+	require.NoError(t, err)
+	require.Equal(t, data[:n], buf[:n])
+	assert.True(t, runtime.UsedRing(fut), "a Read of an O_DIRECT file skipped the ring")
+}
+
+// alignedBlock is n bytes aligned on a 4 KiB boundary, as O_DIRECT needs.
+func alignedBlock(t *testing.T, n int) []byte {
+	t.Helper()
+	mem := make([]byte, n+4096)
+	off := (4096 - int(uintptr(unsafe.Pointer(&mem[0]))%4096)) % 4096
+	return mem[off : off+n : off+n]
 }

@@ -250,9 +250,15 @@ func (f *JoinNextFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	if done {
 		cx.Spend()
+	} else {
+		cx.Waiting(waitJoinNext, 0) // for a task dump
 	}
 	return r, done
 }
+
+// waitJoinNext is what a task waiting in JoinSet.Next waits on, for a task
+// dump (future.Context.Waiting).
+var waitJoinNext = future.NewWaitKind("JoinSet.Next", future.WaitNoObject)
 
 // pollLocked is Poll under s.mu; it returns the Wakers of the other pending
 // Nexts to wake when this poll took the set's last task. s.mu must be held.

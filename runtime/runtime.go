@@ -70,6 +70,23 @@ type Config struct {
 	// BlockingIdleTimeout is how long an idle blocking thread lingers
 	// before it exits; 0 means blocking.DefaultIdleTimeout (10 s).
 	BlockingIdleTimeout time.Duration
+	// The task identity switches (see "Task identity and dumps" in the
+	// package doc). Ids, parents, ages, poll counts and what tasks wait on
+	// are always kept; what costs more is off unless asked for.
+	//
+	// SpawnSites records the file:line of each spawn for Dump (a
+	// runtime.Callers and a small allocation per spawn). PollTiming
+	// measures each poll (two clock reads) for Dump's poll times.
+	// ProfileLabels runs each poll under the task's pprof labels
+	// (blitz.task, its name; blitz.task.id), so that CPU profiles
+	// attribute time to tasks. NoTraceRegions stops tasks from showing in
+	// the execution tracer (runtime/trace), where each task is otherwise a
+	// trace task and each poll a region in it, at a cost only while the
+	// tracer runs.
+	SpawnSites, PollTiming, ProfileLabels, NoTraceRegions bool
+	// noTaskIdentity turns the ids and the dump's bookkeeping off, for the
+	// benchmarks that measure their cost (task_export_test.go).
+	noTaskIdentity bool
 }
 
 // The names of Config.Backend.
@@ -158,6 +175,12 @@ func New(cfg Config) (*Runtime, error) {
 		Driver:       drv,
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
+
+		SpawnSites:     cfg.SpawnSites,
+		PollTiming:     cfg.PollTiming,
+		ProfileLabels:  cfg.ProfileLabels,
+		NoTraceRegions: cfg.NoTraceRegions,
+		NoTaskIdentity: cfg.noTaskIdentity,
 	})
 	if err != nil {
 		if rt.io != nil {
@@ -226,7 +249,8 @@ type JoinHandle[T any] = scheduler.JoinHandle[T]
 // Spawn starts f as a task on the runtime polling cx, from inside a task:
 // the new task goes to this worker's LIFO slot and runs next. It panics with
 // ErrNoRuntime if no runtime polls cx; from outside a task use SpawnOn. A nil
-// f starts nothing: the JoinHandle is resolved with ErrNilFuture.
+// f starts nothing: the JoinHandle is resolved with ErrNilFuture. Wrap f
+// with Named to name the task.
 func Spawn[T any](cx *future.Context, f future.Future[T]) JoinHandle[T] {
 	h, ok := Current(cx)
 	if !ok {
@@ -239,6 +263,8 @@ func Spawn[T any](cx *future.Context, f future.Future[T]) JoinHandle[T] {
 // goes to the global queue and an idle worker is woken. After Shutdown began,
 // f is cancelled unpolled and the JoinHandle reports ErrShutdown. A nil f
 // starts nothing: the JoinHandle is resolved with ErrNilFuture.
+//
+// A future wrapped by Named gives the task its name, as with Spawn.
 func SpawnOn[T any](h Handle, f future.Future[T]) JoinHandle[T] {
 	return scheduler.Spawn(h.Runtime().sched, nil, f)
 }

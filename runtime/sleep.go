@@ -124,9 +124,16 @@ func (s *SleepFuture) Poll(cx *future.Context) (struct{}, bool) {
 	_, ok := s.poll(cx)
 	if ok {
 		cx.Spend()
+	} else {
+		cx.Waiting(waitSleep, future.WaitDeadlineOf(s.deadline)) // for a task dump
 	}
 	return struct{}{}, ok
 }
+
+// waitSleep is what a task waiting in a sleep waits on, for a task dump
+// (future.Context.Waiting). A Timeout's own timer records nothing: the
+// inner future's wait is the one to show.
+var waitSleep = future.NewWaitKind("Sleep", future.WaitDeadline)
 
 // poll is Poll without the budget, for a sleep not yet done: Poll's, and a
 // Timeout's look at its deadline, which must fire even when the inner future

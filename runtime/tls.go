@@ -91,6 +91,15 @@ type pooledReader interface {
 	ReadPooled() *ReadPooledFuture
 }
 
+// futureWriter is a transport whose writes are futures of their own
+// (conn's Write). The TLSStream writes with them rather than with PollWrite,
+// whose state, kept in the stream between writes, would keep the last
+// buffer written (a 16 KiB buffer of tlsBufs) alive while the connection
+// is idle.
+type futureWriter interface {
+	Write(buf []byte) *WriteFuture
+}
+
 // TLSStream is a TLS connection over a runtime stream, used by tasks: an
 // AsyncReader and AsyncWriter (so Read, ReadFull, WriteAll, Copy and
 // BufReader work on it), with futures like TCPStream's. Make one with
@@ -116,6 +125,7 @@ type TLSStream struct {
 	_      noCopy
 	tr     TLSTransport
 	pooled pooledReader // tr's pooled reads; nil when tr has none. Immutable.
+	fw     futureWriter // tr's write futures; nil when tr has none. Immutable.
 	tc     *tls.Conn    // immutable; used by the handshake goroutine until the handshake ends, then by the tasks
 	sh     tlsShim
 
@@ -156,11 +166,12 @@ type tlsReadSide struct {
 // tlsWriteSide is the state of the ciphertext being sent.
 type tlsWriteSide struct {
 	seat    tlsSeat
-	sending []byte // ciphertext taken from the shim's queue, being written; nil when none
-	off     int    // bytes of sending written
-	active  bool   // a PollWrite's plaintext is encrypted and being sent
-	n       int    // that PollWrite's count of plaintext bytes
-	err     error  // a transport write failed: a record may be cut, so every later write fails
+	sending []byte       // ciphertext taken from the shim's queue, being written; nil when none
+	wf      *WriteFuture // the transport's write of sending[off:] in flight, with fw
+	off     int          // bytes of sending written
+	active  bool         // a PollWrite's plaintext is encrypted and being sent
+	n       int          // that PollWrite's count of plaintext bytes
+	err     error        // a transport write failed: a record may be cut, so every later write fails
 }
 
 // tlsWriteChunk bounds the plaintext one PollWrite encrypts (a few records).
@@ -206,6 +217,7 @@ func TLSClient(tr TLSTransport, cfg *tls.Config) *TLSStream {
 func newTLSStream(tr TLSTransport) *TLSStream {
 	s := &TLSStream{tr: tr}
 	s.pooled, _ = tr.(pooledReader)
+	s.fw, _ = tr.(futureWriter)
 	s.sh.cond.L = &s.sh.mu
 	s.sh.tr = tr
 	return s
@@ -317,13 +329,18 @@ func (s *TLSStream) Close() error {
 // writes fail (crypto/tls's error); reading goes on. It does not shut down
 // the transport's sending side (as tls.Conn.CloseWrite does not); Close
 // the stream when done. It is a write: it must not run with another write
-// of the stream. Before the handshake has completed it fails with
-// crypto/tls's error.
+// of the stream. It waits for a handshake that is running; before any
+// handshake, or after a failed one, it fails with crypto/tls's error.
 func (s *TLSStream) CloseWrite() *StreamFuture[struct{}] {
 	started := false
 	return &StreamFuture[struct{}]{
 		poll: func(cx *future.Context) (future.Result[struct{}], bool) {
 			if !started {
+				if s.hs.Load() != tlsHSIdle { // acquire: pairs with handshake's Store
+					if _, ok := s.handshake(cx, &s.wr.seat); !ok {
+						return future.Result[struct{}]{}, false
+					}
+				}
 				started = true
 				if err := s.tc.CloseWrite(); err != nil {
 					return future.Fail[struct{}](err), true
@@ -336,9 +353,14 @@ func (s *TLSStream) CloseWrite() *StreamFuture[struct{}] {
 			}
 			return future.Ok(struct{}{}), true
 		},
-		// The alert stays queued: a later flush would send it, but writes
-		// fail after CloseWrite, so only another CloseWrite does.
-		cancel: func() {},
+		// Abandoned after the alert was queued, the alert stays queued
+		// (writes fail after CloseWrite, so only another CloseWrite sends
+		// it); abandoned while driving the handshake, the handshake fails.
+		cancel: func() {
+			if !started {
+				s.leaveHandshake(&s.wr.seat)
+			}
+		},
 	}
 }
 
@@ -457,7 +479,7 @@ func (s *TLSStream) pollFlushQueue(cx *future.Context) (error, bool) {
 				return nil, true
 			}
 		}
-		r, ok := s.tr.PollWrite(cx, w.sending[w.off:])
+		r, ok := s.pollTransportWrite(cx)
 		if !ok {
 			return nil, false
 		}
@@ -471,6 +493,35 @@ func (s *TLSStream) pollFlushQueue(cx *future.Context) (error, bool) {
 			putTLSBuf(w.sending)
 			w.sending = nil
 		}
+	}
+}
+
+// pollTransportWrite polls the transport's write of sending[off:],
+// starting it if none is in flight. The writer calls it.
+func (s *TLSStream) pollTransportWrite(cx *future.Context) (future.Result[int], bool) {
+	w := &s.wr
+	if s.fw == nil {
+		return s.tr.PollWrite(cx, w.sending[w.off:])
+	}
+	if w.wf == nil {
+		w.wf = s.fw.Write(w.sending[w.off:])
+	}
+	r, ok := w.wf.Poll(cx)
+	if ok {
+		w.wf = nil
+	}
+	return r, ok
+}
+
+// cancelTransportWrite cancels the transport's write in flight, if any.
+func (s *TLSStream) cancelTransportWrite() {
+	w := &s.wr
+	switch {
+	case w.wf != nil:
+		w.wf.Cancel()
+		w.wf = nil
+	case w.sending != nil:
+		s.tr.CancelWrite()
 	}
 }
 
@@ -658,7 +709,7 @@ func (s *TLSStream) leaveHandshake(seat *tlsSeat) bool {
 	if s.wr.sending != nil {
 		// A cut record: the stream is failed anyway; the transport may
 		// still hold the buffer, so it is dropped, not recycled.
-		s.tr.CancelWrite()
+		s.cancelTransportWrite()
 		s.wr.sending = nil
 		s.wr.err = ErrTLSHandshakeCancelled
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"io"
 	"math/big"
 	"net"
@@ -219,15 +220,26 @@ func goTLSEchoClient(addr string, cfg *tls.Config, payload []byte) ([32]byte, in
 	return sum, n, rerr
 }
 
-// testPayload returns n pseudo-random bytes.
+// testPayload returns n pseudo-random bytes (xorshift, 8 bytes a step).
 func testPayload(n int) []byte {
-	b := make([]byte, n)
-	x := uint64(0x9e3779b97f4a7c15)
-	for i := range b {
+	b := make([]byte, n+7)
+	x := uint64(0x9e3779b97f4a7c15) ^ uint64(n)
+	for i := 0; i < n; i += 8 {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		b[i] = byte(x)
+		binary.LittleEndian.PutUint64(b[i:], x)
 	}
-	return b
+	return b[:n:n]
+}
+
+// tlsLight reports whether the TLS tests trim their largest loads (under
+// -short or the race detector): the 8 MiB echoes and the 200 idle
+// connections then run on the automatic backend only.
+func tlsLight() bool { return testing.Short() || tlsRace }
+
+// tlsHeavyBackend reports whether the backend of cfg runs the largest
+// loads: every backend normally, the automatic one only when tlsLight.
+func tlsHeavyBackend(cfg runtime.Config) bool {
+	return !tlsLight() || cfg.Backend == runtime.BackendAuto
 }

@@ -131,6 +131,34 @@ type Config struct {
 	// it; it is for a Driver whose kernel state is tied to the thread that
 	// made it.
 	LockOSThreads bool
+
+	// The task identity switches (see the package doc, "Task identity").
+	// Ids, parents, ages, poll counts and waits cost little and are always
+	// kept unless NoTaskIdentity; each of the others costs more and is off
+	// by default, except NoTraceRegions, whose regions cost only while the
+	// execution tracer runs.
+
+	// SpawnSites records where each task was spawned (the caller of the
+	// spawn function), which Dump shows as file:line: a runtime.Callers
+	// and a small allocation per spawn.
+	SpawnSites bool
+	// PollTiming measures every poll (two clock reads), for the total poll
+	// time Dump shows, and makes the ages and wait times Dump shows exact
+	// rather than accurate to a worker's tick.
+	PollTiming bool
+	// ProfileLabels runs every poll under the task's pprof labels
+	// (blitz.task, its name, and blitz.task.id), so that a CPU profile
+	// attributes the time to tasks: two runtime/pprof.SetGoroutineLabels
+	// per poll, and the label set made once per task.
+	ProfileLabels bool
+	// NoTraceRegions turns off the execution tracer's view of tasks:
+	// without it, while runtime/trace runs, each task is a trace task
+	// and each poll a region in it.
+	NoTraceRegions bool
+	// NoTaskIdentity turns off the ids and the bookkeeping Dump reads (ids,
+	// parents, ages, poll counts, waits), to measure what they cost:
+	// JoinHandle.ID is then 0 and Dump shows less.
+	NoTaskIdentity bool
 }
 
 // withDefaults validates c and fills in the defaults.

@@ -26,6 +26,9 @@ type JoinHandle[T any] struct {
 	t *core[T]
 }
 
+// waitJoin is what a task awaiting a JoinHandle waits on, in Dump.
+var waitJoin = future.NewWaitKind("JoinHandle", future.WaitTask)
+
 // task returns the task, panicking for the zero handle.
 func (j JoinHandle[T]) task() *core[T] {
 	if j.t == nil {
@@ -58,6 +61,7 @@ func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	if st.Lifecycle() != header.Complete {
 		t.addJoin(cx.Waker())
 		if !t.SetJoinWaiter() {
+			cx.Waiting(waitJoin, t.id)
 			return future.Result[T]{}, false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/globalq"
@@ -45,6 +46,12 @@ type Scheduler struct {
 	spawnedRemote atomic.Uint64
 	panicked      atomic.Uint64
 	cancelled     atomic.Uint64
+	// epoch is when New ran: the origin of the tasks' clock (now).
+	// Immutable.
+	epoch time.Time
+	// ids is the last task id handed out (see newID): workers reserve
+	// blocks of idBlock from it, spawns from outside one id each.
+	ids atomic.Uint64
 }
 
 // New starts a scheduler with cfg (see Config for the defaults). It returns
@@ -54,7 +61,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{cfg: cfg, done: make(chan struct{})}
+	s := &Scheduler{cfg: cfg, done: make(chan struct{}), epoch: time.Now()}
 	s.idle = idle.New(cfg.Workers)
 	if b, ok := cfg.Driver.(Blocker); ok {
 		s.blocker = b

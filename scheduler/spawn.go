@@ -20,7 +20,8 @@ func Spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHand
 	if f == nil {
 		return resolvedHandle[T](s, ErrNilFuture)
 	}
-	return spawn(s, cx, f)
+	f, name := unname(f)
+	return spawn(s, cx, f, name)
 }
 
 // SpawnValue is Spawn for a future held by value: f is copied into the
@@ -45,7 +46,7 @@ func SpawnValue[T any, F any, PF interface {
 }](s *Scheduler, cx *future.Context, f F) JoinHandle[T] {
 	t := &valueTask[T, F, PF]{fut: f}
 	t.InitScheduled(t, s, true)
-	return spawnCore(s, cx, &t.core)
+	return spawnCore(s, cx, &t.core, "")
 }
 
 // SpawnValueDetached is SpawnValue without a JoinHandle, as if it were
@@ -66,13 +67,15 @@ func SpawnValueDetached[T any, F any, PF interface {
 	if w != nil {
 		t = reuse[T, F, PF](&s.owned.shards[w.id])
 	}
-	if t != nil {
+	fresh := t == nil
+	if !fresh {
 		t.fut, t.dropped = f, false // linked and counted were reset by its finish
 		t.ReinitScheduled(false)
 	} else {
 		t = &valueTask[T, F, PF]{fut: f}
 		t.InitScheduled(t, s, false)
 	}
+	s.identify(w, cx, &t.taskBase, "", fresh)
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		t.TransitionToShutdown()
 		t.Abort(ErrShutdown)
@@ -119,6 +122,7 @@ func (s *Scheduler) recycle(cx *future.Context, t any) {
 // finished with err.
 func resolvedHandle[T any](s *Scheduler, err error) JoinHandle[T] {
 	t := newTask[T](s, nil)
+	s.identify(nil, nil, &t.taskBase, "", true)
 	t.TransitionToShutdown() // claims the unscheduled task for the abort
 	t.Abort(err)
 	return JoinHandle[T]{t: &t.core}
@@ -140,9 +144,11 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	if !s.owned.reserve(max) {
 		return JoinHandle[T]{}, ErrBackpressure
 	}
+	f, name := unname(f)
 	t := &task[T]{fut: f}
 	t.InitScheduled(t, s, true)
 	w := s.localWorker(cx)
+	s.identify(w, cx, &t.taskBase, name, true)
 	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
 		s.owned.uncount(&t.taskBase)
 		return JoinHandle[T]{}, ErrShutdown
@@ -157,18 +163,19 @@ func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 	return t
 }
 
-// spawn is Spawn after its argument checks.
-func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) JoinHandle[T] {
+// spawn is Spawn after its argument checks, for a task named name.
+func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T], name string) JoinHandle[T] {
 	t := &task[T]{fut: f}
 	t.InitScheduled(t, s, true)
-	return spawnCore(s, cx, &t.core)
+	return spawnCore(s, cx, &t.core, name)
 }
 
-// spawnCore counts and queues the new task t, whatever kind holds its
-// future, or resolves its handle with ErrShutdown without running it. t's
-// header was set up by InitScheduled.
-func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T]) JoinHandle[T] {
+// spawnCore gives the new task t its identity (named name), counts and
+// queues it, whatever kind holds its future, or resolves its handle with
+// ErrShutdown without running it. t's header was set up by InitScheduled.
+func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T], name string) JoinHandle[T] {
 	w := s.localWorker(cx)
+	s.identify(w, cx, &t.taskBase, name, true)
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/blitz-go/blitz/future"
@@ -39,6 +40,32 @@ type taskBase struct {
 	// and has been zeroed. Owned, like the future, by the worker that moved
 	// the header to Running.
 	dropped bool
+	// The task's identity and what Dump shows of it (see identity.go and
+	// the package doc, "Task identity"). id, parent and born are written by
+	// the spawn before the task is shared (or by the reuse of a recycled
+	// task, which owns it), and read-only while the task is live; Dump
+	// reads them under the owned shard's mutex, which the link that made
+	// the task visible to it took after the spawn.
+	//
+	// id is unique in the scheduler, never 0; parent the id of the task
+	// whose poll spawned this one, 0 for a spawn from outside the tasks;
+	// born the coarse time of the spawn (identity.go, "clock").
+	id, parent uint64
+	born       int64
+	// run packs the number of polls (low 32 bits) and the coarse time of
+	// the last poll's start in milliseconds (high 32 bits, wrapping). Stored
+	// by the worker that polls the task, at each poll (notePoll); loaded
+	// by Dump.
+	run atomic.Uint64
+	// wait is what the task waits on, recorded by the leaf futures of its
+	// polls (future.Context.Waiting); loaded by Dump, which trusts it only
+	// if its Seq is the last poll's (run's low 8 bits).
+	wait future.WaitSlot
+	// ext is the side record of what few tasks carry (a name, a spawn
+	// site, the profiler's labels, the tracer's task, the poll time), nil
+	// for most. Stored only by whoever owns the task (its spawn, the worker
+	// polling it); loaded by Dump.
+	ext atomic.Pointer[taskExt]
 }
 
 // pending links the task into its owned shard after a poll that did not
@@ -317,6 +344,9 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 	}
 	prev := t.TransitionToCompleteAndUnref()
 	s.owned.remove(&t.taskBase)
+	if t.ext.Load() != nil {
+		t.endTrace(s.localWorker(cx))
+	}
 	s.countFinish(cx, res.Err)
 	switch {
 	case handleless:

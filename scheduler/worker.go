@@ -3,6 +3,7 @@ package scheduler
 import (
 	"math/rand/v2"
 	"runtime"
+	"runtime/trace"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -72,6 +73,24 @@ type worker struct {
 	// to the local queue whenever it runs out of other tasks, and after
 	// every tick. Owned by the worker's goroutine.
 	deferred []*header.Header
+	// nextID and endID delimit the ids this worker reserved (newID): it
+	// hands out nextID+1 to endID.
+	nextID, endID uint64
+	// clock is the worker's coarse clock, nanoseconds since the
+	// scheduler's epoch, and clockMs the same in milliseconds (wrapping):
+	// the start of the current tick, or of the current poll with
+	// Config.PollTiming (setClock).
+	clock   int64
+	clockMs uint32
+	// identity, observe and traceable are the Config switches as the
+	// poll needs them: the bookkeeping of Dump; a poll measured or
+	// labelled; polls traced while the tracer runs. Immutable.
+	identity, observe, traceable bool
+	// tracing is the task whose poll is a trace region now, and endTrace
+	// the tracer's task of a task that finished in that poll, to end once
+	// the region has (see taskBase.endTrace).
+	tracing  *taskBase
+	endTrace *trace.Task
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
 	pub publishedCounters
@@ -87,6 +106,10 @@ func newWorker(s *Scheduler, id int) *worker {
 	w.rng = rand.New(&w.pcg)
 	w.avgPollNs = float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
 	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
+	w.identity = !s.cfg.NoTaskIdentity
+	w.observe = s.cfg.PollTiming || s.cfg.ProfileLabels
+	w.traceable = !s.cfg.NoTraceRegions
+	w.setClock(time.Now())
 	return w
 }
 
@@ -146,6 +169,7 @@ func (w *worker) maintain() time.Duration {
 // the counters at every yield of a task alone on its worker.
 func (w *worker) tick() int {
 	start := time.Now()
+	w.setClock(start)
 	ran := 0
 	for ran < BudgetPerTick && !w.s.closing.Load() {
 		h := w.next()
@@ -292,7 +316,17 @@ func (w *worker) runTask(h *header.Header) {
 	w.cx.Reset(h.Waker(), w.s, h, w.id)
 	w.budget.Reset()
 	w.cx.SetBudget(&w.budget)
-	if h.Task().Poll(&w.cx) {
+	t := taskOf(h)
+	if w.identity {
+		w.cx.SetWaitSlot(&t.wait, t.notePoll(w))
+	}
+	var done bool
+	if w.observing() {
+		done = w.pollObserved(h, t)
+	} else {
+		done = h.Task().Poll(&w.cx)
+	}
+	if done {
 		return
 	}
 	if w.budget.Yielded() {

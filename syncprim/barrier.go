@@ -255,9 +255,15 @@ func (f *BarrierFuture) Poll(cx *future.Context) (BarrierResult, bool) {
 	r, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
+	} else {
+		cx.Waiting(waitBarrier, 0) // for a task dump
 	}
 	return r, ok
 }
+
+// waitBarrier is what a task waiting in Barrier.Wait waits on, for a task
+// dump (future.Context.Waiting).
+var waitBarrier = future.NewWaitKind("Barrier.Wait", future.WaitNoObject)
 
 // poll is Poll past the budget check.
 func (f *BarrierFuture) poll(cx *future.Context) (BarrierResult, bool) {

@@ -457,8 +457,16 @@ func (f *LockFuture) Poll(cx *future.Context) (MutexGuard, bool) {
 			return MutexGuard{m: f.m, seq: gen}, true
 		}
 	}
-	return f.pollSlow(cx)
+	g, ok := f.pollSlow(cx)
+	if !ok {
+		cx.Waiting(waitMutexLock, 0) // for a task dump
+	}
+	return g, ok
 }
+
+// waitMutexLock is what a task waiting in Mutex.Lock waits on, for a task
+// dump (future.Context.Waiting).
+var waitMutexLock = future.NewWaitKind("Mutex.Lock", future.WaitNoObject)
 
 // pollSlow is Poll past the first poll's try.
 func (f *LockFuture) pollSlow(cx *future.Context) (MutexGuard, bool) {

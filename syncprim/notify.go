@@ -283,9 +283,15 @@ func (f *NotifiedFuture) Poll(cx *future.Context) (struct{}, bool) {
 	_, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
+	} else {
+		cx.Waiting(waitNotified, 0) // for a task dump
 	}
 	return struct{}{}, ok
 }
+
+// waitNotified is what a task waiting in Notify.Notified waits on, for a task
+// dump (future.Context.Waiting).
+var waitNotified = future.NewWaitKind("Notify.Notified", future.WaitNoObject)
 
 // poll is Poll past the budget check.
 func (f *NotifiedFuture) poll(cx *future.Context) (struct{}, bool) {

@@ -324,9 +324,15 @@ func (f *InitFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	r, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
+	} else {
+		cx.Waiting(waitOnceInit, 0) // for a task dump
 	}
 	return r, ok
 }
+
+// waitOnceInit is what a task waiting in OnceCell.Init waits on, for a task
+// dump (future.Context.Waiting).
+var waitOnceInit = future.NewWaitKind("OnceCell.Init", future.WaitNoObject)
 
 // poll is Poll past the budget check.
 func (f *InitFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {

@@ -182,6 +182,7 @@ type RLockFuture struct {
 // Poll returns the read guard and true once l is read-locked.
 func (f *RLockFuture) Poll(cx *future.Context) (ReadGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
+		cx.Waiting(waitRLock, 0) // for a task dump
 		return ReadGuard{}, false
 	}
 	return f.l.readGuard(), true
@@ -202,6 +203,7 @@ type WLockFuture struct {
 // Poll returns the write guard and true once l is write-locked.
 func (f *WLockFuture) Poll(cx *future.Context) (WriteGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
+		cx.Waiting(waitWLock, 0) // for a task dump
 		return WriteGuard{}, false
 	}
 	return f.l.writeGuard(), true
@@ -209,6 +211,13 @@ func (f *WLockFuture) Poll(cx *future.Context) (WriteGuard, bool) {
 
 // Cancel leaves the queue; permits handed to the future are released.
 func (f *WLockFuture) Cancel() { f.op.cancel() }
+
+// What tasks waiting in RwLock.RLock and RwLock.Lock wait on, for a task
+// dump (future.Context.Waiting).
+var (
+	waitRLock = future.NewWaitKind("RwLock.RLock", future.WaitNoObject)
+	waitWLock = future.NewWaitKind("RwLock.Lock", future.WaitNoObject)
+)
 
 var (
 	_ future.Future[ReadGuard]  = (*RLockFuture)(nil)

@@ -623,7 +623,18 @@ type AcquireFuture struct {
 
 // Poll returns (nil, true) once the permits are acquired, (ErrClosed, true)
 // or (ErrInvalidPermits, true), or (nil, false) while queued.
-func (f *AcquireFuture) Poll(cx *future.Context) (error, bool) { return f.op.poll(cx) }
+func (f *AcquireFuture) Poll(cx *future.Context) (error, bool) {
+	err, ok := f.op.poll(cx)
+	if !ok {
+		cx.Waiting(waitAcquire, uint64(f.op.n)) // for a task dump
+	}
+	return err, ok
+}
+
+// waitAcquire is what a task waiting in Semaphore.Acquire (or
+// AcquirePermit) waits on, with the number of permits, for a task dump
+// (future.Context.Waiting).
+var waitAcquire = future.NewWaitKind("Semaphore.Acquire", future.WaitNumber)
 
 // Cancel leaves the queue; permits handed to the future go to the next
 // waiters. Idempotent, allowed before the first poll and after completion.

@@ -23,6 +23,11 @@ type fdState struct {
 	// probed: fstat has classified the descriptor for read and write ops;
 	// isFile: it is a regular file or block device (never waited on).
 	probed, isFile bool
+	// armed: a receive is armed (ArmRecv), into group armGroup, its
+	// completion keyed armKey.
+	armed    bool
+	armGroup uint16
+	armKey   uint64
 }
 
 // queue returns the queue an op of kind k waits in.

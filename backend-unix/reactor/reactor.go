@@ -373,6 +373,9 @@ func (r *Reactor) dispatch(events []Event) {
 		fs.mu.Lock()
 		if ev.Ready&(backend.EventIn|backend.EventErr|backend.EventHup) != 0 {
 			r.run(fs, ev.FD, &fs.rq)
+			if fs.armed && fs.rq.empty() {
+				r.runArmed(fs, ev.FD)
+			}
 		}
 		if ev.Ready&(backend.EventOut|backend.EventErr|backend.EventHup) != 0 {
 			r.run(fs, ev.FD, &fs.wq)
@@ -414,6 +417,7 @@ func (r *Reactor) cancelQueued(fs *fdState) {
 			r.finish(op, backend.Completion{Err: backend.ErrCanceled})
 		}
 	}
+	r.disarm(fs, backend.Completion{Err: backend.ErrCanceled})
 }
 
 // closeFD cancels the ops waiting on fd, deregisters and closes it.
@@ -470,6 +474,9 @@ func (r *Reactor) forget(fd int) {
 	}
 	fs.mu.Lock()
 	fs.registered, fs.probed, fs.isFile = false, false, false
+	// A receive armed on the earlier descriptor, closed behind the
+	// reactor's back, ends.
+	r.disarm(fs, backend.Completion{Err: backend.ErrCanceled})
 	fs.mu.Unlock()
 }
 

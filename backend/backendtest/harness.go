@@ -53,6 +53,9 @@ type harness struct {
 	fds map[backend.FD]bool
 	// closed is set once close ran.
 	closed bool
+	// arms maps the key of each armed receive (backend.RecvArmer) to the
+	// placeholder op that stands for it in inflight and queued (see arm).
+	arms map[uint64]*backend.Op
 
 	// out is the Wait buffer; only the pumping goroutine uses it.
 	out []backend.Completion
@@ -71,6 +74,7 @@ func newHarness(tb testing.TB, newBackend func(testing.TB) backend.Backend) *har
 		inflight: make(map[*backend.Op]bool),
 		queued:   make(map[*backend.Op][]record),
 		fds:      make(map[backend.FD]bool),
+		arms:     make(map[uint64]*backend.Op),
 		out:      make([]backend.Completion, 64),
 	}
 	tb.Cleanup(h.close)
@@ -113,8 +117,18 @@ func (h *harness) recordLocked(c backend.Completion) {
 	r := record{c: c, seq: h.seq}
 	op := c.Op
 	if op == nil {
-		h.tb.Errorf("completion with nil Op (UserData %d, N %d, Err %v)", c.UserData, c.N, c.Err)
-		return
+		// An armed receive's completion: it stands in the accounts as its
+		// placeholder op.
+		if op = h.arms[c.UserData]; op == nil {
+			h.tb.Errorf("completion with nil Op (UserData %d, N %d, Err %v) and no receive armed with that key", c.UserData, c.N, c.Err)
+			return
+		}
+		if c.Flags&backend.More != 0 {
+			h.tb.Errorf("armed receive's completion (key %d) has More", c.UserData)
+		}
+		delete(h.arms, c.UserData)
+		c.Op = op
+		r.c = c
 	}
 	if !h.inflight[op] {
 		h.tb.Errorf("stray completion: %s op (UserData %d) is not in flight (N %d, Err %v, Flags %b)",

@@ -25,7 +25,7 @@ func tests() []test {
 	for _, g := range [][]test{
 		coreTests, waitTests, tcpTests, acceptTests, datagramTests, unixTests, fileTests, fsOpTests,
 		timeoutTests, cancelTests, pollTests, bufferTests, closeTests, loadTests,
-		optionTests, bigIOTests, pollingTests,
+		optionTests, bigIOTests, pollingTests, armedTests,
 	} {
 		all = append(all, g...)
 	}

@@ -1,0 +1,55 @@
+package channels_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/channels"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// pollWaiting polls f once with a Context that keeps a WaitSlot, as a
+// task's poll does, expects it pending, and returns the wait it recorded;
+// it then cancels f.
+func pollWaiting[T any](t *testing.T, f future.Future[T]) string {
+	t.Helper()
+	var slot future.WaitSlot
+	cx := future.NewContext(waker.Noop())
+	cx.SetWaitSlot(&slot, 3)
+	_, ok := f.Poll(cx)
+	require.False(t, ok, "the future completed: nothing to wait for")
+	w := slot.Load()
+	require.Equal(t, uint8(3), w.Seq(), "recorded by this poll")
+	future.Cancel(f)
+	return w.String()
+}
+
+// TestPendingRecordsWait: every waiting future of the package records
+// what it waits on when it returns not-ready, for a task dump.
+func TestPendingRecordsWait(t *testing.T) {
+	b := channels.NewBounded[int](1)
+	rf := b.Recv()
+	require.Equal(t, "Bounded.Recv", pollWaiting[future.Result[int]](t, &rf))
+	require.NoError(t, b.TrySend(1))
+	sf := b.Send(2)
+	require.Equal(t, "Bounded.Send", pollWaiting[error](t, &sf))
+
+	u := channels.NewUnbounded[int]()
+	uf := u.Recv()
+	require.Equal(t, "Unbounded.Recv", pollWaiting[future.Result[int]](t, &uf))
+
+	tx, rx := channels.NewOneshot[int]()
+	of := rx.Recv()
+	require.Equal(t, "Oneshot.Recv", pollWaiting[future.Result[int]](t, &of))
+	_ = tx
+
+	bc := channels.NewBroadcast[int](4)
+	bf := bc.Subscribe().Recv()
+	require.Equal(t, "Broadcast.Recv", pollWaiting[future.Result[int]](t, &bf))
+
+	w := channels.NewWatch(0)
+	cf := w.Subscribe().Changed()
+	require.Equal(t, "Watch.Changed", pollWaiting[error](t, &cf))
+}

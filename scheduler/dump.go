@@ -1,0 +1,356 @@
+package scheduler
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/header"
+)
+
+// This file is the task dump: Tasks takes a snapshot of the listed tasks,
+// Dump and DumpEach write it. See the package doc, "Task dump".
+
+// TaskState is where a task is in its life, as a dump shows it.
+type TaskState uint8
+
+// The task states.
+const (
+	// TaskIdle: the task waits for a wake.
+	TaskIdle TaskState = iota
+	// TaskScheduled: the task was woken and waits in a queue to be polled.
+	TaskScheduled
+	// TaskRunning: a worker is polling the task.
+	TaskRunning
+	// TaskComplete: the task finished after the snapshot began.
+	TaskComplete
+)
+
+// String returns "idle", "scheduled", "running" or "complete".
+func (s TaskState) String() string {
+	switch s {
+	case TaskIdle:
+		return "idle"
+	case TaskScheduled:
+		return "scheduled"
+	case TaskRunning:
+		return "running"
+	}
+	return "complete"
+}
+
+// TaskInfo is a snapshot of one live task.
+type TaskInfo struct {
+	// ID is the task's id; Parent the id of the task that spawned it, 0
+	// for a spawn from outside the tasks.
+	ID, Parent uint64
+	// Name is the task's name (Named, SetName), "" for none.
+	Name string
+	// State is the task's state when the snapshot read it.
+	State TaskState
+	// Age is the time since the spawn.
+	Age time.Duration
+	// Polls counts the task's polls (modulo 2^32).
+	Polls uint32
+	// SinceLastPoll is the time since the task's last poll began: for an
+	// idle task, about how long it has waited.
+	SinceLastPoll time.Duration
+	// PollTime is the total duration of the task's polls, with
+	// Config.PollTiming; 0 without.
+	PollTime time.Duration
+	// Wait is what the idle task waits on, as its last poll recorded it
+	// (future.Context.Waiting); zero when the task is not idle or no leaf
+	// future recorded a wait.
+	Wait future.Wait
+	// Site is the spawn site, "file:line", and Func the function there,
+	// with Config.SpawnSites; "" without.
+	Site, Func string
+}
+
+// Tasks returns a snapshot of the live tasks that have been polled at
+// least once, in no particular order, and the number of live tasks
+// (Stats().Live): the difference are tasks queued since their spawn and
+// not yet polled, or in their first poll. The ages and wait times are
+// accurate to a worker's tick (at most BudgetPerTick polls) unless
+// Config.PollTiming makes them exact. Any goroutine may call it; it holds
+// each owned shard's mutex while it copies that shard's tasks.
+func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
+	type raw struct {
+		id, parent uint64
+		born       int64
+		run        uint64
+		wait       future.Wait
+		st         header.State
+		x          *taskExt
+	}
+	var raws []raw
+	for i := range s.owned.shards {
+		sh := &s.owned.shards[i]
+		sh.mu.Lock()
+		for t := sh.head; t != nil; t = t.next {
+			raws = append(raws, raw{
+				id: t.id, parent: t.parent, born: t.born,
+				run:  t.run.Load(),  // run: stored by the polling worker
+				wait: t.wait.Load(), // wait: stored by the leaf futures of its poll
+				st:   t.Load(),
+				x:    t.ext.Load(), // ext: stored by the task's owner
+			})
+		}
+		sh.mu.Unlock()
+	}
+	live = s.owned.live.Load()
+	now := s.now()
+	nowMs := uint32(now / int64(time.Millisecond))
+	sites := make(map[[spawnPCs]uintptr][2]string)
+	tasks = make([]TaskInfo, len(raws))
+	for i, r := range raws {
+		ti := &tasks[i]
+		ti.ID, ti.Parent = r.id, r.parent
+		ti.Age = time.Duration(max(now-r.born, 0))
+		ti.Polls = uint32(r.run)
+		ti.SinceLastPoll = time.Duration(nowMs-uint32(r.run>>32)) * time.Millisecond // wraps after 49 days
+		switch r.st.Lifecycle() {
+		case header.Idle:
+			ti.State = TaskIdle
+			if r.wait.Seq() == uint8(r.run) {
+				ti.Wait = r.wait
+			}
+		case header.Scheduled:
+			ti.State = TaskScheduled
+		case header.Running:
+			ti.State = TaskRunning
+		default:
+			ti.State = TaskComplete
+		}
+		if x := r.x; x != nil {
+			ti.Name = x.name
+			ti.PollTime = time.Duration(x.pollNanos.Load()) // pollNanos: added to by the polling worker
+			if x.pcs[0] != 0 {
+				site, ok := sites[x.pcs]
+				if !ok {
+					site = spawnSite(x.pcs[:])
+					sites[x.pcs] = site
+				}
+				ti.Site, ti.Func = site[0], site[1]
+			}
+		}
+	}
+	return tasks, live
+}
+
+// spawnSite returns the "file:line" and the function of the first frame of
+// pcs outside this package and the runtime module: the spawn's caller.
+func spawnSite(pcs []uintptr) [2]string {
+	n := 0
+	for n < len(pcs) && pcs[n] != 0 {
+		n++
+	}
+	frames := runtime.CallersFrames(pcs[:n])
+	var f runtime.Frame
+	for more := true; more; {
+		f, more = frames.Next()
+		if !internalFrame(f.Function) {
+			break
+		}
+	}
+	return [2]string{f.File + ":" + strconv.Itoa(f.Line), f.Function}
+}
+
+// internalFrame reports whether fn is a function of this package or the
+// runtime module's, whose frames a spawn site skips.
+func internalFrame(fn string) bool {
+	for _, p := range [...]string{"github.com/blitz-go/blitz/scheduler.", "github.com/blitz-go/blitz/runtime."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Dump writes the live tasks to w, grouped as a goroutine dump groups
+// identical stacks: one stanza per state, wait kind, name and spawn site,
+// with the number of tasks, their ids (the first ten) and the range of
+// their ages, waits and polls; the largest groups first. See the package
+// doc, "Task dump", for the format. Any goroutine may call it; it returns
+// the error of writing to w.
+func (s *Scheduler) Dump(w io.Writer) error { return s.dump(w, true) }
+
+// DumpEach is Dump with one stanza per task, in the order of their ids,
+// with all that Tasks tells of it.
+func (s *Scheduler) DumpEach(w io.Writer) error { return s.dump(w, false) }
+
+// dump is Dump (grouped) and DumpEach.
+func (s *Scheduler) dump(w io.Writer, grouped bool) error {
+	tasks, live := s.Tasks()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "blitz tasks: %d live, %d listed", live, len(tasks))
+	if n := live - int64(len(tasks)); n > 0 {
+		fmt.Fprintf(bw, " (%d queued since their spawn or in their first poll)", n)
+	}
+	bw.WriteString("\n")
+	if grouped {
+		dumpGroups(bw, tasks)
+	} else {
+		slices.SortFunc(tasks, func(a, b TaskInfo) int { return cmp.Compare(a.ID, b.ID) })
+		for i := range tasks {
+			dumpTask(bw, &tasks[i])
+		}
+	}
+	return bw.Flush()
+}
+
+// dumpTask writes one task's stanza:
+//
+//	task 17 "worker": idle 3.2s, waiting on TCPStream.Read fd 12
+//		age 5.1s, polls 12, poll time 1.2ms, parent task 3
+//		spawned at /src/app/main.go:42 (main.serve)
+func dumpTask(w *bufio.Writer, t *TaskInfo) {
+	fmt.Fprintf(w, "\ntask %d", t.ID)
+	if t.Name != "" {
+		fmt.Fprintf(w, " %q", t.Name)
+	}
+	fmt.Fprintf(w, ": %s", t.State)
+	if t.State == TaskIdle {
+		fmt.Fprintf(w, " %s", fmtDur(t.SinceLastPoll))
+		if t.Wait != 0 {
+			fmt.Fprintf(w, ", waiting on %s", t.Wait)
+		}
+	}
+	fmt.Fprintf(w, "\n\tage %s, polls %d", fmtDur(t.Age), t.Polls)
+	if t.PollTime > 0 {
+		fmt.Fprintf(w, ", poll time %s", fmtDur(t.PollTime))
+	}
+	if t.Parent != 0 {
+		fmt.Fprintf(w, ", parent task %d", t.Parent)
+	}
+	w.WriteString("\n")
+	if t.Site != "" {
+		fmt.Fprintf(w, "\tspawned at %s (%s)\n", t.Site, t.Func)
+	}
+}
+
+// groupKey is what the tasks of a group of Dump share.
+type groupKey struct {
+	state      TaskState
+	wait       future.WaitKind
+	name, site string
+}
+
+// dumpGroups writes the tasks grouped by groupKey, the largest groups
+// first:
+//
+//	2 tasks: idle, waiting on Mutex.Lock, "worker"
+//		ids 4, 9
+//		age 1.2s to 3.4s, idle 0.5s to 3.0s, polls 1 to 3
+//		spawned at /src/app/main.go:42 (main.main)
+//
+// A group of one task shows its wait's object ("TCPStream.Read fd 12").
+func dumpGroups(w *bufio.Writer, tasks []TaskInfo) {
+	groups := make(map[groupKey][]*TaskInfo)
+	for i := range tasks {
+		t := &tasks[i]
+		k := groupKey{t.State, t.Wait.Kind(), t.Name, t.Site}
+		groups[k] = append(groups[k], t)
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k, g := range groups {
+		keys = append(keys, k)
+		slices.SortFunc(g, func(a, b *TaskInfo) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		if c := cmp.Compare(len(groups[b]), len(groups[a])); c != 0 {
+			return c
+		}
+		return cmp.Compare(groups[a][0].ID, groups[b][0].ID)
+	})
+	for _, k := range keys {
+		g := groups[k]
+		first := g[0]
+		if len(g) == 1 {
+			w.WriteString("\n1 task: ")
+		} else {
+			fmt.Fprintf(w, "\n%d tasks: ", len(g))
+		}
+		w.WriteString(k.state.String())
+		if k.wait != 0 {
+			desc := k.wait.Name()
+			if len(g) == 1 {
+				desc = first.Wait.String()
+			}
+			fmt.Fprintf(w, ", waiting on %s", desc)
+		}
+		if k.name != "" {
+			fmt.Fprintf(w, ", %q", k.name)
+		}
+		w.WriteString("\n\tid")
+		if len(g) > 1 {
+			w.WriteString("s")
+		}
+		for i, t := range g {
+			if i == 10 {
+				w.WriteString(", ...")
+				break
+			}
+			if i > 0 {
+				w.WriteString(",")
+			}
+			fmt.Fprintf(w, " %d", t.ID)
+		}
+		w.WriteString("\n\tage ")
+		writeRange(w, g, func(t *TaskInfo) time.Duration { return t.Age })
+		if k.state == TaskIdle {
+			w.WriteString(", idle ")
+			writeRange(w, g, func(t *TaskInfo) time.Duration { return t.SinceLastPoll })
+		}
+		lo, hi := first.Polls, first.Polls
+		var pt time.Duration
+		for _, t := range g {
+			lo, hi = min(lo, t.Polls), max(hi, t.Polls)
+			pt += t.PollTime
+		}
+		if lo == hi {
+			fmt.Fprintf(w, ", polls %d", lo)
+		} else {
+			fmt.Fprintf(w, ", polls %d to %d", lo, hi)
+		}
+		if pt > 0 {
+			fmt.Fprintf(w, ", poll time %s in all", fmtDur(pt))
+		}
+		w.WriteString("\n")
+		if k.site != "" {
+			fmt.Fprintf(w, "\tspawned at %s (%s)\n", k.site, first.Func)
+		}
+	}
+}
+
+// writeRange writes the range of f over g: "1.2s", or "1.2s to 3.4s".
+func writeRange(w *bufio.Writer, g []*TaskInfo, f func(*TaskInfo) time.Duration) {
+	lo, hi := f(g[0]), f(g[0])
+	for _, t := range g[1:] {
+		lo, hi = min(lo, f(t)), max(hi, f(t))
+	}
+	w.WriteString(fmtDur(lo))
+	if fmtDur(hi) != fmtDur(lo) {
+		w.WriteString(" to ")
+		w.WriteString(fmtDur(hi))
+	}
+}
+
+// fmtDur rounds d for a dump: to the millisecond under a minute (to the
+// microsecond under a millisecond), to the second above.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Minute:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,307 @@
+package scheduler
+
+import (
+	"context"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
+	"strconv"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/header"
+)
+
+// This file gives tasks their identity: ids, names, spawn sites, parents,
+// the per-poll bookkeeping that Dump reads, and the profiler's labels and
+// the tracer's tasks around polls. See the package doc, "Task identity".
+
+// idBlock is how many ids a worker reserves at once from Scheduler.ids,
+// so that a spawn on a worker pays no shared atomic.
+const idBlock = 256
+
+// spawnPCs is how many return addresses a spawn site keeps: enough to get
+// past the spawn functions of this package and the runtime's to the
+// caller's frame (see spawnSite).
+const spawnPCs = 6
+
+// taskExt is the side record of a task that carries more than its id: a
+// name, a spawn site, the profiler's labels, the tracer's task, the poll
+// time. A task has none until one of them is wanted. name and pcs are
+// written before the record is published (taskBase.ext's atomic store)
+// and never after; the rest as each field says.
+type taskExt struct {
+	name string
+	// pcs are the return addresses of the spawn (Config.SpawnSites), zero
+	// when not recorded.
+	pcs [spawnPCs]uintptr
+	// pollNanos is the total duration of the task's polls
+	// (Config.PollTiming). Added to by the polling worker, loaded by Dump.
+	pollNanos atomic.Int64
+	// labels are the task's pprof labels (Config.ProfileLabels), made at
+	// its first labelled poll. Owned by the worker polling the task.
+	labels context.Context
+	// traceCtx and traceTask are the execution tracer's task, made at the
+	// task's first poll while the tracer runs, ended by its finish. Owned
+	// by the worker polling the task, then by the party finishing it.
+	traceCtx  context.Context
+	traceTask *trace.Task
+}
+
+// taskOf returns the task whose header is h. Every Header of a Scheduler
+// is the first field of a taskBase (assertHeaderFirst), so the conversion
+// only changes the pointer's type, not the object it points into.
+func taskOf(h *header.Header) *taskBase { return (*taskBase)(unsafe.Pointer(h)) }
+
+// assertHeaderFirst fails to compile if Header is not taskBase's first
+// field, which taskOf relies on.
+var _ [0]struct{} = [unsafe.Offsetof(taskBase{}.Header)]struct{}{}
+
+// newID returns a new task id: from worker w's block, refilled from ids
+// when spent, or, for a nil w (a spawn from outside), from ids directly.
+// Called on w's goroutine.
+func (s *Scheduler) newID(w *worker) uint64 {
+	if w == nil {
+		return s.ids.Add(1) // ids: shared with every block reservation
+	}
+	if w.nextID == w.endID {
+		end := s.ids.Add(idBlock) // reserves (end-idBlock, end]
+		w.nextID, w.endID = end-idBlock, end
+	}
+	w.nextID++
+	return w.nextID
+}
+
+// now is the scheduler's clock: nanoseconds since New, from the monotonic
+// clock.
+func (s *Scheduler) now() int64 { return int64(time.Since(s.epoch)) }
+
+// setClock sets worker w's coarse clock (the time its tick started, or its
+// poll with Config.PollTiming): spawns and polls on w read it instead of
+// the system clock. Called on w's goroutine.
+func (w *worker) setClock(t time.Time) {
+	w.clock = int64(t.Sub(w.s.epoch))
+	w.clockMs = uint32(w.clock / int64(time.Millisecond))
+}
+
+// identify gives the new task b its id, parent and birth time, and its
+// side record when it has a name or the spawn sites are recorded; fresh
+// says b is newly allocated (its atomics are zero), else it is a recycled
+// task whose bookkeeping is reset. skip is runtime.Callers' skip for the
+// spawn's caller. Called by the spawn, before b is shared.
+func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name string, fresh bool) {
+	if !fresh {
+		b.run.Store(0)
+		b.wait.Store(0)
+		b.ext.Store(nil)
+	}
+	if s.cfg.NoTaskIdentity {
+		if name != "" {
+			b.ext.Store(&taskExt{name: name})
+		}
+		return
+	}
+	b.id = s.newID(w)
+	if w != nil {
+		b.born = w.clock
+		b.parent = 0
+		if h, ok := cx.Task().(*header.Header); ok {
+			b.parent = taskOf(h).id // w != nil: cx is this scheduler's poll
+		}
+	} else {
+		b.born = s.now()
+	}
+	if name != "" || s.cfg.SpawnSites {
+		x := &taskExt{name: name}
+		if s.cfg.SpawnSites {
+			runtime.Callers(3, x.pcs[:])
+		}
+		b.ext.Store(x)
+	}
+}
+
+// notePoll counts a poll of t by worker w and stamps it with w's clock;
+// it returns the poll's sequence number for the WaitSlot. Called by the
+// worker that moved t to Running.
+func (t *taskBase) notePoll(w *worker) uint8 {
+	polls := uint32(t.run.Load()) + 1                  // run: only this worker writes it now
+	t.run.Store(uint64(w.clockMs)<<32 | uint64(polls)) // run: loaded by Dump
+	return uint8(polls)
+}
+
+// extOrNew returns t's side record, making it if t has none. Called by the
+// party that owns t (the worker polling it).
+func (t *taskBase) extOrNew() *taskExt {
+	if x := t.ext.Load(); x != nil {
+		return x
+	}
+	x := new(taskExt)
+	t.ext.Store(x) // ext: publishes the record to Dump
+	return x
+}
+
+// observing reports whether a poll on w needs pollObserved: a Config
+// switch is on, or the execution tracer runs and polls are traced.
+func (w *worker) observing() bool {
+	return w.observe || (w.traceable && trace.IsEnabled())
+}
+
+// pollObserved polls h's task as runTask does, measuring the poll
+// (Config.PollTiming), under the task's pprof labels
+// (Config.ProfileLabels), and as a region of the tracer's task of t while
+// the tracer runs. Called by the worker that moved h to Running.
+func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
+	cfg := &w.s.cfg
+	var start time.Time
+	if cfg.PollTiming {
+		start = time.Now()
+		w.setClock(start)
+	}
+	if cfg.ProfileLabels {
+		pprof.SetGoroutineLabels(t.labels())
+	}
+	var region *trace.Region
+	if !cfg.NoTraceRegions && trace.IsEnabled() {
+		x := t.extOrNew()
+		if x.traceTask == nil {
+			x.traceCtx, x.traceTask = trace.NewTask(context.Background(), traceTaskType(x.name))
+			trace.Log(x.traceCtx, "blitz.task.id", strconv.FormatUint(t.id, 10))
+		}
+		w.tracing = t
+		region = trace.StartRegion(x.traceCtx, "blitz.poll")
+	}
+	done := h.Task().Poll(&w.cx)
+	if region != nil {
+		region.End()
+		w.tracing = nil
+		if w.endTrace != nil {
+			w.endTrace.End() // the task finished in this poll
+			w.endTrace = nil
+		}
+	}
+	if cfg.ProfileLabels {
+		pprof.SetGoroutineLabels(context.Background())
+	}
+	if cfg.PollTiming && !done {
+		// Only while t lives: a finished task may be reused.
+		t.extOrNew().pollNanos.Add(int64(time.Since(start))) // pollNanos: loaded by Dump
+	}
+	return done
+}
+
+// traceTaskType is the execution tracer's task type of a task named name.
+func traceTaskType(name string) string {
+	if name == "" {
+		return "blitz.task"
+	}
+	return name
+}
+
+// labels returns t's pprof label set, made at its first labelled poll
+// and kept in its side record. Called by the worker polling t.
+func (t *taskBase) labels() context.Context {
+	x := t.extOrNew()
+	if x.labels == nil {
+		id := strconv.FormatUint(t.id, 10)
+		if x.name != "" {
+			x.labels = pprof.WithLabels(context.Background(), pprof.Labels("blitz.task", x.name, "blitz.task.id", id))
+		} else {
+			x.labels = pprof.WithLabels(context.Background(), pprof.Labels("blitz.task.id", id))
+		}
+	}
+	return x.labels
+}
+
+// endTrace ends the tracer's task of t, if it has one: at once, or, when
+// t finishes inside the traced poll of worker w, after that poll's region
+// ends (pollObserved). Called by the party finishing t.
+func (t *taskBase) endTrace(w *worker) {
+	x := t.ext.Load()
+	if x == nil || x.traceTask == nil {
+		return
+	}
+	tk := x.traceTask
+	x.traceTask, x.traceCtx = nil, nil
+	if w != nil && w.tracing == t {
+		w.endTrace = tk
+		return
+	}
+	tk.End()
+}
+
+// named is the future Named returns: f, and the name its spawn gives the
+// task.
+type named[T any] struct {
+	name string
+	f    future.Future[T]
+}
+
+// Named returns f carrying a name for its task: Spawn and TrySpawn (and
+// the runtime's Spawn, SpawnOn and TrySpawnOn) unwrap it, run f itself as
+// the task's future, and give the task that name, which Dump, the
+// JoinHandle's Name, the pprof labels and the execution tracer show. Any
+// other use polls and cancels f through it. For a task spawned by value
+// (SpawnValue, SpawnValueDetached), the task names itself with SetName.
+func Named[T any](name string, f future.Future[T]) future.Future[T] {
+	return &named[T]{name: name, f: f}
+}
+
+// Poll polls the wrapped future.
+func (n *named[T]) Poll(cx *future.Context) (T, bool) { return n.f.Poll(cx) }
+
+// Cancel cancels the wrapped future.
+func (n *named[T]) Cancel() { future.Cancel(n.f) }
+
+// unname returns the future and the name of a Named future, f itself and
+// "" for any other.
+func unname[T any](f future.Future[T]) (future.Future[T], string) {
+	if n, ok := f.(*named[T]); ok && n.f != nil {
+		return n.f, n.name
+	}
+	return f, ""
+}
+
+// SetName names the task being polled with cx, a poll of one of s's
+// workers (it reports false, doing nothing, for any other Context): for a
+// task spawned by value, which Named cannot wrap, or to rename a task as
+// it goes. Called by the task's poll.
+func (s *Scheduler) SetName(cx *future.Context, name string) bool {
+	h, ok := cx.Task().(*header.Header)
+	if !ok || s.localWorker(cx) == nil || h.Scheduler() != header.Scheduler(s) {
+		return false
+	}
+	t := taskOf(h)
+	x := &taskExt{name: name}
+	if old := t.ext.Load(); old != nil {
+		x.pcs = old.pcs
+		x.pollNanos.Store(old.pollNanos.Load())
+		x.traceCtx, x.traceTask = old.traceCtx, old.traceTask
+		// labels are remade with the new name at the next labelled poll.
+	}
+	t.ext.Store(x) // ext: publishes the new record to Dump
+	return true
+}
+
+// TaskID returns the id of the task being polled with cx, if it is one
+// of s's: ok is false for any other Context.
+func (s *Scheduler) TaskID(cx *future.Context) (id uint64, ok bool) {
+	h, ok := cx.Task().(*header.Header)
+	if !ok || h.Scheduler() != header.Scheduler(s) {
+		return 0, false
+	}
+	return taskOf(h).id, true
+}
+
+// ID returns the task's id: unique among the tasks of its scheduler, never
+// 0 (0 with Config.NoTaskIdentity).
+func (j JoinHandle[T]) ID() uint64 { return j.task().id }
+
+// Name returns the task's name, "" when it has none.
+func (j JoinHandle[T]) Name() string {
+	if x := j.task().ext.Load(); x != nil {
+		return x.name
+	}
+	return ""
+}
