@@ -10,6 +10,8 @@ package main
 //	BENCH_OUT             file that `bench` writes (default bench.txt)
 //	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
 //	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
+//	BLITZ_INSTALL_CHROMIUM=1  let `test` install Chromium from Debian's packages when absent, and make the
+//	                      browser tests fail instead of skipping when it cannot be found
 //	BLITZ_LOAD            busy loops that `loaded` runs beside the tests (default 2)
 //
 // Mage itself comes from the root module's `tool` directive and the linters run with `go run
@@ -56,6 +58,9 @@ var crossTargets = []struct{ goos, goarch string }{
 
 // Test runs every module's tests, with -race where the platform supports it.
 func Test() error {
+	if err := ensureChromium(); err != nil {
+		return err
+	}
 	args := []string{"test"}
 	if raceSupported() {
 		args = append(args, "-race")
@@ -413,10 +418,28 @@ func findWine() (string, error) {
 	return loader, nil
 }
 
+// ensureChromium installs Chromium from Debian's packages for the browser tests (the runtime's console
+// page is tested in headless Chromium) when BLITZ_INSTALL_CHROMIUM=1 and no chromium is on PATH, and
+// then sets BLITZ_REQUIRE_CHROMIUM=1 so that those tests fail rather than skip without it.
+func ensureChromium() error {
+	if os.Getenv("BLITZ_INSTALL_CHROMIUM") != "1" || runtime.GOOS != "linux" {
+		return nil
+	}
+	if _, err := exec.LookPath("chromium"); err != nil {
+		fmt.Println("== installing chromium from Debian's packages")
+		for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "chromium"}} {
+			if err := aptGet(args...); err != nil {
+				return err
+			}
+		}
+	}
+	return os.Setenv("BLITZ_REQUIRE_CHROMIUM", "1")
+}
+
 // aptGet runs apt-get as root, through sudo when this process is not root.
 func aptGet(args ...string) error {
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		return fmt.Errorf("cannot install Wine: %w", err)
+		return fmt.Errorf("cannot install Debian packages: %w", err)
 	}
 	name := "apt-get"
 	if os.Geteuid() != 0 {

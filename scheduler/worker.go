@@ -142,10 +142,8 @@ func (w *worker) flushDeferred() {
 	if len(w.deferred) == 0 {
 		return
 	}
-	for i, h := range w.deferred {
-		w.local.Push(h, &w.s.global)
-		w.deferred[i] = nil
-	}
+	w.local.PushBatch(w.deferred, &w.s.global) // one tail store for the lot, not one per task
+	clear(w.deferred)
 	w.deferred = w.deferred[:0]
 	if w.local.Len()+w.lifoLen > 1 {
 		w.s.idle.NotifyOne()
