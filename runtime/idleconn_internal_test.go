@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz/future"
 	"github.com/stretchr/testify/require"
 )
 
@@ -65,7 +66,7 @@ func TestIdleConnHoldsNoWriteSlot(t *testing.T) {
 				r, err := BlockOn(ctx, rt.Handle(), s.WriteAll(msg))
 				require.NoError(t, err)
 				require.NoError(t, r.Err)
-				require.Nil(t, s.n.wr.Load(), "the write slot is given up when the write ended")
+				require.True(t, s.n.wr.idle(), "the write slot's op record is given up when the write ended")
 				got := make([]byte, len(msg))
 				require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
 				_, err = io.ReadFull(c, got)
@@ -146,6 +147,135 @@ func TestWriteSlotsReusedAcrossSockets(t *testing.T) {
 			for err := range errs {
 				t.Error(err)
 			}
+		})
+	}
+}
+
+// waitFor polls cond every millisecond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// armState reads n's armed receive's state.
+func (n *netFD) armStateNow() armState {
+	n.arm.mu.Lock()
+	defer n.arm.mu.Unlock()
+	return n.arm.state
+}
+
+// TestPooledReadWaitsWithoutOpRecord: a pooled read waiting for data on a
+// backend that arms receives holds no op record in the socket (its read
+// slot is idle): the receive is armed in the backend. With arming off (the
+// fallback, forced), it waits through the slot, and reads the same data.
+func TestPooledReadWaitsWithoutOpRecord(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		for _, fallback := range []bool{false, true} {
+			name := bk
+			if fallback {
+				name += "/fallback"
+			}
+			t.Run(name, func(t *testing.T) {
+				armDisabled.Store(fallback)
+				defer armDisabled.Store(false)
+				rt, s, c := idlePair(t, bk)
+				canArm := !fallback && s.n.ring.armer() != nil
+				if !fallback && !canArm && bk != BackendIOCP {
+					t.Fatalf("backend %s does not arm receives", bk)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				for i := range 3 {
+					h := SpawnOn(rt.Handle(), future.Future[future.Result[PooledBuf]](s.ReadPooled()))
+					if canArm {
+						waitFor(t, "the receive is armed", func() bool { return s.n.armStateNow() == armArmed })
+						require.True(t, s.n.rd.idle(), "an armed pooled read holds no op record")
+					} else {
+						waitFor(t, "the read waits in its slot", func() bool { return !s.n.rd.idle() })
+					}
+					msg := fmt.Sprintf("request %d", i)
+					_, err := c.Write([]byte(msg))
+					require.NoError(t, err)
+					r, err := h.Wait(ctx)
+					require.NoError(t, err)
+					require.NoError(t, r.Err)
+					require.Equal(t, msg, string(r.Value.Bytes()))
+					r.Value.Release()
+					require.True(t, s.n.rd.idle(), "nothing left in the read slot")
+				}
+			})
+		}
+	}
+}
+
+// TestCancelledArmedReadGoesToNextRead: a pooled read cancelled while its
+// receive is armed loses nothing: the data that arrives after goes to the
+// next Read (the part that does not fit its buffer to the one after), or
+// to the next pooled read.
+func TestCancelledArmedReadGoesToNextRead(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			if s.n.ring.armer() == nil {
+				t.Skip("the backend does not arm receives")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for _, next := range []string{"read", "pooled"} {
+				rp := s.ReadPooled()
+				h := SpawnOn(rt.Handle(), future.Future[future.Result[PooledBuf]](rp))
+				waitFor(t, "the receive is armed", func() bool { return s.n.armStateNow() == armArmed })
+				h.Cancel()
+				_, _ = h.Wait(ctx)
+				_, err := c.Write([]byte("0123456789"))
+				require.NoError(t, err)
+				switch next {
+				case "read":
+					got := make([]byte, 0, 10)
+					for len(got) < 10 {
+						buf := make([]byte, 4)
+						r, err := BlockOn(ctx, rt.Handle(), s.Read(buf))
+						require.NoError(t, err)
+						require.NoError(t, r.Err)
+						got = append(got, buf[:r.Value]...)
+					}
+					require.Equal(t, "0123456789", string(got))
+				case "pooled":
+					var got []byte
+					for len(got) < 10 {
+						r, err := BlockOn(ctx, rt.Handle(), s.ReadPooled())
+						require.NoError(t, err)
+						require.NoError(t, r.Err)
+						got = append(got, r.Value.Bytes()...)
+						r.Value.Release()
+					}
+					require.Equal(t, "0123456789", string(got))
+				}
+			}
+		})
+	}
+}
+
+// TestArmedReadClosed: closing a stream under a waiting pooled read ends
+// it with ErrClosed, and a cancelled read's leftovers are given back.
+func TestArmedReadClosed(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, _ := idlePair(t, bk)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			h := SpawnOn(rt.Handle(), future.Future[future.Result[PooledBuf]](s.ReadPooled()))
+			waitFor(t, "the read waits", func() bool { return s.n.armStateNow() == armArmed || !s.n.rd.idle() })
+			require.NoError(t, s.Close())
+			r, err := h.Wait(ctx)
+			require.NoError(t, err)
+			require.ErrorIs(t, r.Err, ErrClosed)
+			waitFor(t, "the armed receive ended", func() bool { return s.n.armStateNow() == armIdle })
 		})
 	}
 }

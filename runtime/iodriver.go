@@ -207,11 +207,17 @@ func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration)
 	}
 	for i := range n {
 		c := &r.out[i]
+		kind := backend.KindRecv // an armed receive's completion has no Op (see recvArm)
+		if c.Op != nil {
+			kind = c.Op.Kind
+		}
 		if !c.More() {
 			r.inflight.Add(-1)
-			r.ops.complete(c.Op.Kind)
+			r.ops.complete(kind)
 		}
-		if w, ok := c.Op.Owner.(ioWaiter); ok {
+		if c.Op == nil {
+			r.armComplete(cx, c)
+		} else if w, ok := c.Op.Owner.(ioWaiter); ok {
 			w.complete(cx, c)
 		}
 		r.out[i] = backend.Completion{} // drop the references for the GC

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -15,7 +16,7 @@ import (
 var ErrBusy = errors.New("runtime: another operation of this direction is in flight on the socket")
 
 // ioSlot is one direction of a socket: the op in flight and who waits for
-// it. Its ioOp lives in the socket, not in the future, for two reasons.
+// it. Its ioOp lives with the socket, not in the future, for two reasons.
 // Memory the backend points into must not be reused while the op is in
 // flight, and a future's memory is the user's to reuse (a state machine
 // assigns a new ReadFuture to the same field); and a cancelled op must not
@@ -26,36 +27,78 @@ var ErrBusy = errors.New("runtime: another operation of this direction is in fli
 // read, the connection to the next accept. Nothing is lost, and the ops
 // stay in order.
 //
-// A socket's read slot lives in its netFD for good. Its write slot does
-// not: a connection that waits for its peer would hold one for nothing
-// between its writes, so a write slot is given up (retired to writeSlots)
-// as soon as its op ended and nothing lingers in it, and the next write of
-// the socket takes one from writeSlots again (netFD.writeSlot). sock says
-// whose a write slot is at the moment; a claimer that loaded netFD.wr and
-// finds, under io.mu, that the slot went to another socket (or to none)
-// loads netFD.wr again (claimStale).
-//
-// io.mu guards owner, lingering, sock and stash along with the ioOp's own
-// state.
+// The ioSlot itself is a handle of one word in the socket: the op record
+// (slotState) is attached to it while an op uses it, lingers in it or
+// left bytes in it, and given back to slotStates as soon as none does, so
+// that an idle connection holds no op record for the direction it does not
+// use, and none for a read it waits for through an armed receive (see
+// recvArm). A claimer that loaded the handle's state finds, under the
+// state's io.mu, whether it still serves this handle (home); if it was
+// given up meanwhile (and perhaps taken by another socket), the claimer
+// loads the handle again (claimStale).
 type ioSlot struct {
+	// cur is the attached state, nil when none: set from nil by get, back
+	// to nil by retire, each under the state's io.mu.
+	cur atomic.Pointer[slotState]
+}
+
+// slotState is an ioSlot's op record while attached. io.mu guards owner,
+// home, lingering and stash along with the ioOp's own state.
+type slotState struct {
 	io ioOp
 	// owner is the future whose op is in the slot, nil when free.
 	owner *ioFuture
-	// sock is the socket whose write slot this is, nil while it is
-	// retired (or in writeSlots). Unused by read slots.
-	sock *netFD
+	// home is the handle the state is attached to, nil once given up.
+	home *ioSlot
 	// stash holds bytes a read took over and could not deliver (the next
 	// read's buffer was smaller), served first by the next read.
 	stash []byte
 	// lingering is set when the owner cancelled: the op is still in flight
 	// or its result is stored, for the next claimer to take over.
 	lingering bool
-	// write marks a write slot (retired when idle). Immutable.
-	write bool
 }
 
-// writeSlots holds retired write slots for the next write of any socket.
-var writeSlots = sync.Pool{New: func() any { return &ioSlot{write: true} }}
+// slotStates holds the op records no socket holds.
+var slotStates = sync.Pool{New: func() any { return new(slotState) }}
+
+// get returns the handle's state, attaching one from slotStates if none
+// is. The state may be given up before the caller locks it: claim checks
+// home.
+func (s *ioSlot) get() *slotState {
+	for {
+		if st := s.cur.Load(); st != nil { // load: pairs with retire's CAS and another get's
+			return st
+		}
+		st := slotStates.Get().(*slotState)
+		st.io.mu.Lock()
+		st.home = s
+		st.io.mu.Unlock()
+		if s.cur.CompareAndSwap(nil, st) { // publish: pairs with the load above
+			return st
+		}
+		st.io.mu.Lock()
+		st.home = nil
+		st.io.mu.Unlock()
+		slotStates.Put(st)
+	}
+}
+
+// idle reports whether the handle has no state attached: no op in flight
+// or lingering, no bytes left.
+func (s *ioSlot) idle() bool { return s.cur.Load() == nil }
+
+// retireLocked gives st up if nothing uses it: no owner, nothing lingering
+// or stored, no bytes left. It reports whether it did; the caller puts st
+// back in slotStates after unlocking. Called with st.io.mu held.
+func (st *slotState) retireLocked() bool {
+	if st.home == nil || st.owner != nil || st.lingering || st.io.state != ioIdle || len(st.stash) > 0 {
+		return false
+	}
+	st.home.cur.CompareAndSwap(st, nil) // pairs with get's load; a claimer that loaded st sees home nil
+	st.home = nil
+	st.io.op, st.io.ring = backend.Op{}, nil // drop what the op referenced
+	return true
+}
 
 // claimStatus is claim's answer.
 type claimStatus uint8
@@ -65,13 +108,13 @@ const (
 	claimWait                      // a cancelled op still runs: wait, the waker is registered
 	claimBusy                      // another live future owns the slot
 	claimClosed                    // the socket was closed
-	claimStale                     // a write slot retired since the caller loaded it: load netFD.wr again
+	claimStale                     // the state was given up since the caller loaded it: load the handle again
 )
 
 // ioFuture is the part of every socket future that deals with its slot.
 // Futures embed it by value; it is not copied after the first poll.
 type ioFuture struct {
-	slot      *ioSlot
+	slot      *slotState
 	owns      bool
 	submitted bool
 	done      bool
@@ -80,11 +123,12 @@ type ioFuture struct {
 // claim takes the slot for f. On claimed it returns what a cancelled
 // predecessor left: the bytes of a read (stash first), or its completion
 // (has reports whether there was one).
-func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, n *netFD) (data []byte, prev backend.Completion, has bool, st claimStatus) {
+func (f *ioFuture) claim(cx *future.Context, h *ioSlot, n *netFD) (data []byte, prev backend.Completion, has bool, st claimStatus) {
+	slot := h.get()
 	o := &slot.io
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if slot.write && slot.sock != n {
+	if slot.home != h {
 		return nil, prev, false, claimStale
 	}
 	f.slot = slot
@@ -111,7 +155,7 @@ func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, n *netFD) (data []byt
 		slot.lingering = false
 	}
 	if closed {
-		slot.owner = nil
+		slot.owner = nil // given up by the socket's close (closed)
 		return nil, prev, has, claimClosed
 	}
 	slot.owner, f.owns = f, true
@@ -125,12 +169,12 @@ func (f *ioFuture) claim(cx *future.Context, slot *ioSlot, n *netFD) (data []byt
 // pending (wait for a cancelled predecessor), or an error to complete with
 // (ErrBusy, ErrClosed), or ready with the predecessor's leftovers. A
 // predecessor's completion that the socket's close made useless is
-// disposed of here. slot is the socket's read slot, or what its
-// writeSlot returned.
+// disposed of here. slot is the socket's read slot (&n.rd) or write slot
+// (n.writeSlot()).
 func (f *ioFuture) start(cx *future.Context, n *netFD, slot *ioSlot) (data []byte, prev backend.Completion, has, pending bool, err error) {
 	data, prev, has, st := f.claim(cx, slot, n)
 	for st == claimStale {
-		data, prev, has, st = f.claim(cx, n.writeSlot(), n)
+		data, prev, has, st = f.claim(cx, slot, n)
 	}
 	switch st {
 	case claimWait:
@@ -185,9 +229,8 @@ func (f *ioFuture) wait(cx *future.Context) (backend.Completion, bool) {
 	return c, ok
 }
 
-// release frees the slot (the caller finished with it). A write slot with
-// nothing left in it is retired: detached from its socket and put back in
-// writeSlots.
+// release frees the slot (the caller finished with it). A state with
+// nothing left in it is given up (see ioSlot).
 func (f *ioFuture) release() {
 	if !f.owns {
 		return
@@ -198,15 +241,10 @@ func (f *ioFuture) release() {
 	if s.owner == f {
 		s.owner = nil
 	}
-	retire := s.write && s.sock != nil && s.owner == nil && !s.lingering && o.state == ioIdle
-	if retire {
-		s.sock.wr.CompareAndSwap(s, nil) // pairs with writeSlot's load; a claimer that loaded s sees sock nil
-		s.sock = nil
-		o.op, o.ring = backend.Op{}, nil // drop the buffers the op referenced
-	}
+	retire := s.retireLocked()
 	o.mu.Unlock()
 	if retire {
-		writeSlots.Put(s)
+		slotStates.Put(s)
 	}
 	f.owns, f.submitted, f.done = false, false, true
 }
@@ -243,13 +281,16 @@ func (f *ioFuture) checkPoll() {
 // closed: an accepted connection is closed. Called by netFD.close after the
 // close op was submitted; a lingering op still in flight is disposed of by
 // the next claim (which sees the socket closed) or never needs to be (its
-// completion, ErrCanceled by the close, carries nothing). A write slot
-// retired in the meantime is left alone.
-func (s *ioSlot) closed(n *netFD) {
+// completion, ErrCanceled by the close, carries nothing).
+func (h *ioSlot) closed(n *netFD) {
+	s := h.cur.Load()
+	if s == nil {
+		return
+	}
 	r := n.ring
 	o := &s.io
 	o.mu.Lock()
-	if s.write && s.sock != n {
+	if s.home != h {
 		o.mu.Unlock()
 		return
 	}
@@ -262,7 +303,11 @@ func (s *ioSlot) closed(n *netFD) {
 		s.lingering = false
 	}
 	s.stash = nil
+	retire := s.retireLocked()
 	o.mu.Unlock()
+	if retire {
+		slotStates.Put(s)
+	}
 	if take {
 		r.dispose(&c)
 	}

@@ -54,11 +54,14 @@ type netFD struct {
 	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
 	// and write-side op (send, sendto, connect): at most one of each is in
 	// flight, and a cancelled one stays in its slot until it completes (see
-	// ioSlot). wr is taken by a write (writeSlot) and given up when the
-	// write ended (see ioSlot): an idle connection, which only waits to
-	// read, does not pay for it.
-	rd ioSlot
-	wr atomic.Pointer[ioSlot]
+	// ioSlot). Each is a handle: the op record is attached only while an
+	// op uses it (see ioSlot), so an idle connection, which only waits to
+	// read (through an armed receive where the backend has them, see
+	// recvArm), holds none.
+	rd, wr ioSlot
+	// arm is the socket's armed receive, which a pooled read waits on
+	// instead of an op in rd where the backend arms receives (see recvArm).
+	arm recvArm
 	// readHot says the next read should try the backend's fast path first
 	// (TryRecv): set when a read filled a whole buffer of at least
 	// hotReadSize bytes (a bulk transfer) or a TryRecv found data, cleared
@@ -128,27 +131,8 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	return 0, true, err
 }
 
-// writeSlot returns the write-side slot, taking one from writeSlots when
-// the socket has none. The slot may be retired before the caller claims
-// it: start's claim sees that and calls writeSlot again.
-func (n *netFD) writeSlot() *ioSlot {
-	for {
-		if s := n.wr.Load(); s != nil { // load: pairs with release's retiring CAS
-			return s
-		}
-		s := writeSlots.Get().(*ioSlot)
-		s.io.mu.Lock()
-		s.sock = n
-		s.io.mu.Unlock()
-		if n.wr.CompareAndSwap(nil, s) { // publish: pairs with the load above in other claimers
-			return s
-		}
-		s.io.mu.Lock()
-		s.sock = nil
-		s.io.mu.Unlock()
-		writeSlots.Put(s)
-	}
-}
+// writeSlot returns the write-side slot.
+func (n *netFD) writeSlot() *ioSlot { return &n.wr }
 
 // ringFor returns the home ring of a new socket of h's runtime. It fails
 // with ErrShutdown once the runtime's Shutdown began.
@@ -198,9 +182,8 @@ func (n *netFD) close() error {
 		n.release()
 	}
 	n.rd.closed(n)
-	if w := n.wr.Load(); w != nil {
-		w.closed(n)
-	}
+	n.wr.closed(n)
+	n.armClosed()
 	return nil
 }
 

@@ -19,6 +19,8 @@ const poolGroup = 1
 type readPool struct {
 	once sync.Once
 	err  error
+	// arms are the ring's armed receives (see recvArm).
+	arms armTable
 }
 
 // readPool registers r's pool once and returns its buffer size.
@@ -73,6 +75,14 @@ func (p PooledBuf) Release() {
 // buffers at all. When the pool is empty at that moment, the read goes on
 // with a buffer of its own, allocated for it (no data is lost, nothing
 // spins). End of stream is io.EOF.
+//
+// It is the way a server reads: a connection waiting for its peer then
+// costs its task and its socket, a few hundred bytes, and on io_uring,
+// epoll and kqueue no operation record either (the receive is armed in the
+// backend, a few bytes there). A read timeout (SetReadTimeout) makes the
+// read wait through an operation of its own, as Read does. Write the data
+// back, or copy what must be kept, then Release the buffer: a held buffer
+// is one fewer for every connection of the runtime.
 func (c *conn) ReadPooled() *ReadPooledFuture { return &ReadPooledFuture{n: c.n} }
 
 // ReadPooledFuture is the future of ReadPooled: its pointer is a
@@ -82,6 +92,8 @@ type ReadPooledFuture struct {
 	n   *netFD
 	f   ioFuture
 	own []byte // the fallback buffer when the pool ran dry
+	// armed: the read owns the socket's armed receive (see recvArm).
+	armed bool
 }
 
 // Poll reads. Completing consumes a unit of the task's budget; with
@@ -109,6 +121,11 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 			if err != nil {
 				r.f.done = true
 				return future.Fail[PooledBuf](r.n.opError("read", err)), true
+			}
+			if r.own == nil {
+				if v, ready, handled := r.pollArmed(cx, size); handled {
+					return v, ready
+				}
 			}
 			data, _, _, pending, err := r.f.start(cx, r.n, &r.n.rd)
 			if pending {
@@ -159,4 +176,11 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 
 // Cancel abandons the read; data it received is delivered to the stream's
 // next read.
-func (r *ReadPooledFuture) Cancel() { r.f.cancel() }
+func (r *ReadPooledFuture) Cancel() {
+	if r.armed {
+		r.cancelArmed()
+		r.f.done = true
+		return
+	}
+	r.f.cancel()
+}

@@ -173,6 +173,24 @@ func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			r.f.done = true
 			return future.Fail[int](r.n.opError("read", err)), true
 		}
+		if data == nil {
+			// A cancelled pooled read's armed receive: wait for it, or
+			// take what it got.
+			var eof, pending bool
+			data, eof, pending, err = r.n.takeArmed(cx)
+			switch {
+			case pending:
+				r.f.release()
+				r.f.done = false
+				return future.Result[int]{}, false
+			case err != nil:
+				r.f.release()
+				return future.Fail[int](r.n.opError("read", err)), true
+			case eof:
+				r.f.release()
+				return future.Result[int]{Err: io.EOF}, true
+			}
+		}
 		if data != nil {
 			// A cancelled read's data, or the rest of it: deliver it first.
 			n := copy(r.buf, data)
