@@ -74,12 +74,12 @@ func BenchmarkFileRandomRead(b *testing.B) {
 					b.Skip("no io_uring here")
 				}
 				_ = rt.Shutdown(context.Background())
-				benchRandomReads(b, mf, kind, runtime.Config{Backend: runtime.BackendURing}, true)
+				benchRandomReads(b, mf, kind, &runtime.Config{Backend: runtime.BackendURing})
 			})
 			b.Run("epollPool", func(b *testing.B) {
-				benchRandomReads(b, mf, kind, runtime.Config{Backend: runtime.BackendEpoll}, false)
+				benchRandomReads(b, mf, kind, &runtime.Config{Backend: runtime.BackendEpoll})
 			})
-			b.Run("goroutines", func(b *testing.B) { benchRandomReads(b, mf, kind, runtime.Config{}, false) })
+			b.Run("goroutines", func(b *testing.B) { benchRandomReads(b, mf, kind, nil) })
 		})
 	}
 }
@@ -271,10 +271,10 @@ func missOffsets(rng *rand.Rand, offs []int64, m *missFile, kind readKind) {
 	}
 }
 
-// benchRandomReads runs b.N rounds on a runtime made with cfg (ring says
-// whether its files must be on io_uring), or on goroutines for the zero
-// Config.
-func benchRandomReads(b *testing.B, m *missFile, kind readKind, cfg runtime.Config, ring bool) {
+// benchRandomReads runs b.N rounds of kind as tasks of a runtime made with
+// cfg (its files on io_uring with BackendURing, on the blocking pool
+// otherwise), or as goroutines when cfg is nil.
+func benchRandomReads(b *testing.B, m *missFile, kind readKind, cfg *runtime.Config) {
 	const reads = missReaders * missReadsPerTask
 	offs := make([]int64, reads)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -290,7 +290,7 @@ func benchRandomReads(b *testing.B, m *missFile, kind readKind, cfg runtime.Conf
 		flag |= unix.O_DIRECT
 	}
 	var round func() error
-	if cfg.Backend == "" {
+	if cfg == nil {
 		osf, err := os.OpenFile(m.path(), flag, 0)
 		if err != nil {
 			b.Fatal(err)
@@ -298,13 +298,13 @@ func benchRandomReads(b *testing.B, m *missFile, kind readKind, cfg runtime.Conf
 		defer osf.Close()
 		round = func() error { return goroutineRound(osf, offs, bufs) }
 	} else {
-		rt := newBenchRuntime(b, cfg)
+		rt := newBenchRuntime(b, *cfg)
 		h := rt.Handle()
 		r, err := runtime.BlockOn(context.Background(), h, future.Future[future.Result[*runtime.File]](runtime.OpenFile(m.path(), flag, 0)))
 		if err != nil || r.Err != nil {
 			b.Fatal(err, r.Err)
 		}
-		if runtime.FileOnRing(r.Value) != ring {
+		if ring := cfg.Backend == runtime.BackendURing; runtime.FileOnRing(r.Value) != ring {
 			b.Fatalf("file on the ring: %v, want %v", !ring, ring)
 		}
 		defer runtime.BlockOn(context.Background(), h, future.Future[future.Result[struct{}]](r.Value.Close()))
