@@ -2,16 +2,15 @@ package runtime
 
 import (
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync"
 )
 
-// This file is the task dump: on demand (Dump, DumpEach), over HTTP
-// (DumpHandler) and on a signal (DumpOnSignal). See the package doc, "Task
-// identity and dumps", for the format.
+// This file is the task dump: on demand (Dump, DumpEach) and on a signal
+// (DumpOnSignal). See the package doc, "Task identity and dumps", for the
+// format. The runtime links no HTTP server: a handler that serves the dump
+// belongs with the other handlers, in the inspect package.
 
 // Dump writes the runtime's live tasks to w, grouped as a goroutine dump
 // groups identical stacks: tasks in the same state, waiting on the same
@@ -23,23 +22,6 @@ func (rt *Runtime) Dump(w io.Writer) error { return rt.sched.Dump(w) }
 
 // DumpEach is Dump with one stanza per task, in the order of their ids.
 func (rt *Runtime) DumpEach(w io.Writer) error { return rt.sched.DumpEach(w) }
-
-// DumpHandler returns an http.Handler that serves rt's task dump as text,
-// in the spirit of net/http/pprof's goroutine profile: grouped (Dump) by
-// default, one stanza per task (DumpEach) with ?debug=2.
-//
-//	http.Handle("/debug/blitz/tasks", runtime.DumpHandler(rt))
-func DumpHandler(rt *Runtime) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		if d, _ := strconv.Atoi(r.FormValue("debug")); d >= 2 {
-			rt.DumpEach(w)
-			return
-		}
-		rt.Dump(w)
-	})
-}
 
 // DumpOnSignal writes the task dump (Dump) to w each time the process
 // receives sig, until stop is called, as the Go runtime dumps its

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -134,29 +133,6 @@ func (n namingTask) Poll(cx *future.Context) (int, bool) {
 	id, _ := runtime.TaskID(cx)
 	n.ids <- id
 	return 0, true
-}
-
-// TestDumpHandler: the handler serves the grouped dump, and one stanza per
-// task with ?debug=2.
-func TestDumpHandler(t *testing.T) {
-	rt := newRuntime(t, runtime.Config{Workers: 1})
-	var hs []runtime.JoinHandle[struct{}]
-	for range 2 {
-		hs = append(hs, runtime.SpawnOn(rt.Handle(), runtime.Named("napper", runtime.Sleep(time.Hour))))
-	}
-	waitIdle(t, rt, 2)
-	srv := runtime.DumpHandler(rt)
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/blitz/tasks", nil))
-	require.Equal(t, 200, rec.Code)
-	require.Equal(t, "text/plain; charset=utf-8", rec.Header().Get("Content-Type"))
-	require.Contains(t, rec.Body.String(), "2 tasks: idle, waiting on Sleep, \"napper\"")
-	rec = httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest("GET", "/debug/blitz/tasks?debug=2", nil))
-	for _, h := range hs {
-		require.Contains(t, rec.Body.String(), fmt.Sprintf("\ntask %d \"napper\": idle ", h.ID()))
-		h.Cancel()
-	}
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
