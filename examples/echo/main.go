@@ -22,6 +22,16 @@
 //	go run ./examples/echo                      # serve on 127.0.0.1:7007
 //	go run ./examples/echo -addr :9000 -grace 5s
 //	nc 127.0.0.1 7007                           # type lines, get them back
+//
+// With -debug it also serves, on a plain net/http server of its own, what
+// the runtime is doing: the live console for a browser, the task dump and
+// the metrics for curl and Prometheus, and Go's own pprof. The connection
+// tasks are named "echo connection", the accept loop "accept loop".
+//
+//	go run ./examples/echo -debug 127.0.0.1:7008
+//	open http://127.0.0.1:7008/console/           # workers, tasks, I/O, live
+//	curl http://127.0.0.1:7008/debug/tasks        # the task dump (?debug=2: one per task)
+//	curl http://127.0.0.1:7008/metrics            # Prometheus text format
 package main
 
 //go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
@@ -46,6 +56,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:7007", "address to listen on")
 	grace := flag.Duration("grace", 2*time.Second, "how long connections may finish after a stop")
+	flag.StringVar(&debugAddr, "debug", "", "address for the console, task dump, metrics and pprof (off when empty)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,13 +108,22 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 		return err
 	}
 	fmt.Fprintf(out, "echo: listening on %s (backend %s)\n", l.Addr(), rt.Backend())
+	stopDebug, err := serveDebug(rt, out)
+	if err != nil {
+		_ = l.Close()
+		_ = rt.Shutdown(context.Background())
+		return err
+	}
+	defer stopDebug()
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
 	var echoed atomic.Int64 // every byte written back, by every connection
-	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] { return echoAsync(s, &echoed) },
-		runtime.ServeConfig{Grace: grace})))
+	server := runtime.SpawnOn(rt.Handle(), runtime.Named("accept loop", future.Future[runtime.ServeStats](runtime.Serve(l,
+		func(s *runtime.TCPStream) future.Future[error] {
+			return runtime.Named("echo connection", echoAsync(s, &echoed))
+		},
+		runtime.ServeConfig{Grace: grace}))))
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "echo: stopping: no new connections")
