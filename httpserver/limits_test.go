@@ -30,7 +30,12 @@ func TestMaxHandlerGoroutines(t *testing.T) {
 					break
 				}
 			}
-			time.Sleep(30 * time.Millisecond)
+			// Wait (boundedly) for a second handler, so that the bound is
+			// reached whatever the machine's load.
+			for end := time.Now().Add(2 * time.Second); running.Load() < 2 && time.Now().Before(end); {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(10 * time.Millisecond)
 			running.Add(-1)
 			_, _ = io.WriteString(w, "ok")
 		}),

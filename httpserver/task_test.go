@@ -57,7 +57,7 @@ func TestTaskHandlerAsyncFunction(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		require.Less(t, time.Since(start), time.Duration(n)*100*time.Millisecond/2, "the sleeps overlapped")
+		require.Less(t, time.Since(start), time.Duration(n)*90*time.Millisecond, "the sleeps overlapped")
 	})
 }
 
