@@ -225,6 +225,8 @@ func (f *ioFuture) wait(cx *future.Context) (backend.Completion, bool) {
 	c, ok := f.slot.io.poll(cx)
 	if ok {
 		f.release()
+	} else {
+		cx.Waiting(ioWaitKinds[f.slot.io.op.Kind], uint64(f.slot.io.op.FD)) // for a task dump
 	}
 	return c, ok
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
 )
@@ -63,3 +64,13 @@ const (
 // is what Dump writes, for a program that shows tasks its own way. Any
 // goroutine may call it.
 func (rt *Runtime) Tasks() (tasks []TaskInfo, live int64) { return rt.sched.Tasks() }
+
+// ioWaitKinds are the waits of tasks whose socket operation is in flight,
+// by the operation's kind ("I/O recv fd 12"), recorded where a socket
+// future waits for its operation (ioFuture.wait).
+var ioWaitKinds = func() (ks [256]future.WaitKind) {
+	for k := backend.Kind(1); k.Valid(); k++ {
+		ks[k] = future.NewWaitKind("I/O "+k.String(), future.WaitFD)
+	}
+	return ks
+}()
