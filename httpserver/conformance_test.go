@@ -633,3 +633,27 @@ func TestRequestContextCancelledByClose(t *testing.T) {
 
 // Unused import guards.
 var _ = bufio.NewReader
+
+// A client that closes its connection while its request is being handled
+// cancels the request's context, as with net/http.
+func TestClientGoneCancelsContext(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		entered := make(chan struct{})
+		done := make(chan error, 1)
+		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
+			select {
+			case <-r.Context().Done():
+				done <- r.Context().Err()
+			case <-time.After(10 * time.Second):
+				done <- fmt.Errorf("the context was not cancelled")
+			}
+		})})
+		c, _ := rawConn(t, ts)
+		_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		<-entered
+		require.NoError(t, c.Close())
+		require.ErrorIs(t, <-done, context.Canceled)
+	})
+}

@@ -150,7 +150,10 @@ type active struct {
 	closeAfter bool
 	// bodyErr is the failure of the request body, returned to every read
 	// after it.
-	bodyErr  error
+	bodyErr error
+	// peerGone: the read kept pending while the handler ran failed (the
+	// client closed the connection).
+	peerGone bool
 	drained  int64
 	lingered int
 }
@@ -593,6 +596,7 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			}
 			continue
 		}
+		c.watchPeer(cx)
 		ex.mu.Lock()
 		switch {
 		case ex.op != opNone:
@@ -610,6 +614,21 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			ex.mu.Unlock()
 			return false
 		}
+	}
+}
+
+// watchPeer keeps a read pending while the handler runs with the request
+// body consumed, as net/http's background read does: if the client closes
+// the connection (or it fails), the request's context is cancelled and the
+// connection closes after the response; data that arrives (the next
+// request) is kept for later, and no more is read meanwhile.
+func (c *conn) watchPeer(cx *future.Context) {
+	if !c.dec.done || len(c.in) > 0 || c.peerGone {
+		return
+	}
+	if _, err := c.fill(cx, time.Time{}); err != nil {
+		c.peerGone, c.closeAfter = true, true
+		c.ex.cancel()
 	}
 }
 

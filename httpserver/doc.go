@@ -78,10 +78,13 @@
 // the runtime offers no way to hand a stream to a goroutine as a net.Conn
 // with the bytes already buffered), full-duplex handlers (a body read and
 // a write of one request are done one at a time, in the order the handler
-// asks), response trailers, and ResponseController's deadlines. A Handler
-// is not told that its client disconnected until it reads or writes (its
-// request's context ends when the connection is closed by the server, by
-// Close, or by Shutdown's deadline).
+// asks), response trailers, and ResponseController's deadlines.
+//
+// A request's context is cancelled when its handler returns, when the
+// client closes the connection while the handler runs (once the handler
+// has read the body, the task keeps a read pending, as net/http's
+// background read does; a pipelined next request that arrives meanwhile
+// is kept for later), and by Close or the end of Shutdown's context.
 //
 // # Task handlers
 //
