@@ -626,3 +626,87 @@ func BenchmarkSleepLateness(b *testing.B) {
 		report(b, all)
 	})
 }
+
+// identityWorkloads are the workloads of BenchmarkIdentityPaired, each one
+// op on rt: a chain of 1,000 spawns by value, 100 tasks yielding 100 times,
+// 1,000 ping-pongs (each spawning its ponger by value).
+var identityWorkloads = []struct {
+	name string
+	run  func(rt *runtime.Runtime)
+}{
+	{"chained", func(rt *runtime.Runtime) {
+		l := newLatch(1)
+		runtime.SpawnValueOn[struct{}](rt.Handle(), chain{depth: 1000, mode: spawnValue, l: l})
+		<-l.done
+	}},
+	{"yield", func(rt *runtime.Runtime) {
+		l := newLatch(100)
+		for range 100 {
+			runtime.SpawnOn[struct{}](rt.Handle(), &yieldTask{left: 100, l: l})
+		}
+		<-l.done
+	}},
+	{"pingpong", func(rt *runtime.Runtime) {
+		l := newLatch(1000)
+		for range 1000 {
+			runtime.SpawnValueOn[struct{}](rt.Handle(), pinger{l: l, mode: spawnValue})
+		}
+		<-l.done
+	}},
+}
+
+// BenchmarkIdentityPaired measures what each part of task identity costs:
+// the same workload on two runtimes, alternating inside each op (and which
+// goes first) so that a noisy machine does not bias the ratio (see
+// BenchmarkYieldManyPaired). "identity" compares the default (ids,
+// parents, ages, poll counts, waits) with all of it off; the others compare
+// the default with one costly switch on. ratio is the median of the ops'
+// on/off ratios, which a burst of load from elsewhere moves less than a
+// ratio of sums; on-ms and off-ms are the two sides' mean per op.
+func BenchmarkIdentityPaired(b *testing.B) {
+	def := runtime.Config{}
+	variants := []struct {
+		name    string
+		off, on runtime.Config
+	}{
+		{"identity", runtime.WithoutTaskIdentity(def), def},
+		{"spawnsites", def, runtime.Config{SpawnSites: true}},
+		{"polltiming", def, runtime.Config{PollTiming: true}},
+		{"labels", def, runtime.Config{ProfileLabels: true}},
+	}
+	for _, w := range identityWorkloads {
+		for _, v := range variants {
+			b.Run(w.name+"/"+v.name, func(b *testing.B) {
+				off, on := newBenchRuntime(b, v.off), newBenchRuntime(b, v.on)
+				var tOff, tOn time.Duration
+				ratios := make([]float64, 0, b.N)
+				for i := range b.N {
+					t0 := time.Now()
+					if i%2 == 0 {
+						w.run(off)
+					} else {
+						w.run(on)
+					}
+					t1 := time.Now()
+					if i%2 == 0 {
+						w.run(on)
+					} else {
+						w.run(off)
+					}
+					t2 := time.Now()
+					dOff, dOn := t1.Sub(t0), t2.Sub(t1)
+					if i%2 == 1 {
+						dOff, dOn = dOn, dOff
+					}
+					tOff += dOff
+					tOn += dOn
+					ratios = append(ratios, float64(dOn)/float64(dOff))
+				}
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "ratio")
+				b.ReportMetric(float64(tOn.Nanoseconds())/float64(b.N)/1e6, "on-ms")
+				b.ReportMetric(float64(tOff.Nanoseconds())/float64(b.N)/1e6, "off-ms")
+			})
+		}
+	}
+}

@@ -55,7 +55,9 @@ type TaskInfo struct {
 	Name string
 	// State is the task's state when the snapshot read it.
 	State TaskState
-	// Age is the time since the spawn.
+	// Age is the time since the spawn; for a task spawned from outside
+	// the workers (SpawnOn), since its first poll, which saves the spawn a
+	// clock read.
 	Age time.Duration
 	// Polls counts the task's polls (modulo 2^32).
 	Polls uint32

@@ -111,7 +111,9 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 			b.parent = taskOf(h).id // w != nil: cx is this scheduler's poll
 		}
 	} else {
-		b.born = s.now()
+		// A spawn from outside reads no clock (about as long as the rest
+		// of the spawn): the first poll sets born (notePoll).
+		b.born = 0
 	}
 	if name != "" || s.cfg.SpawnSites {
 		x := &taskExt{name: name}
@@ -122,10 +124,16 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 	}
 }
 
-// notePoll counts a poll of t by worker w and stamps it with w's clock;
+// notePoll counts a poll of t by worker w and stamps it with w's clock,
+// and, at the first poll of a task spawned from outside, sets its birth;
 // it returns the poll's sequence number for the WaitSlot. Called by the
 // worker that moved t to Running.
 func (t *taskBase) notePoll(w *worker) uint8 {
+	if t.born == 0 {
+		// The first poll, before the link (ownedTasks.link) that
+		// publishes the task to Dump.
+		t.born = w.clock
+	}
 	polls := uint32(t.run.Load()) + 1                  // run: only this worker writes it now
 	t.run.Store(uint64(w.clockMs)<<32 | uint64(polls)) // run: loaded by Dump
 	return uint8(polls)

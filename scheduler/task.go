@@ -49,7 +49,8 @@ type taskBase struct {
 	//
 	// id is unique in the scheduler, never 0; parent the id of the task
 	// whose poll spawned this one, 0 for a spawn from outside the tasks;
-	// born the coarse time of the spawn (identity.go, "clock").
+	// born the coarse time of the spawn (worker.clock), or, for a spawn
+	// from outside the workers, of the first poll (notePoll).
 	id, parent uint64
 	born       int64
 	// run packs the number of polls (low 32 bits) and the coarse time of
