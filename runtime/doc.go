@@ -300,6 +300,60 @@
 // HTTP and publishes the Metrics as an expvar variable, so that a program
 // importing this package links no HTTP server unless it asks for one.
 //
+// # Task identity and dumps
+//
+// A goroutine dump shows a runtime's workers, not its tasks; these show
+// the tasks. Every task has an id, unique in its runtime (JoinHandle.ID,
+// and TaskID(cx) inside the task), knows the task that spawned it, its
+// age and its number of polls. Name a task by wrapping its future,
+// Spawn(cx, Named("conn", f)), or from inside it, SetTaskName(cx, "conn")
+// (for the Value spawns, which Named cannot wrap).
+//
+// Dump writes the live tasks as a goroutine dump writes goroutines, tasks
+// in the same state waiting on the same kind of thing with the same name
+// and spawn site grouped with their count; DumpEach writes one stanza per
+// task; Tasks returns them as values; DumpOnSignal writes the dump when
+// the process gets a signal the program chooses (syscall.SIGUSR1, say):
+//
+//	blitz tasks: 10003 live, 10000 listed (3 queued since their spawn or in their first poll)
+//
+//	9998 tasks: idle, waiting on Mutex.Lock, "worker"
+//		ids 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, ...
+//		age 1.2s to 3.4s, idle 2ms to 3.1s, polls 1 to 3
+//		spawned at /src/app/main.go:42 (main.serve)
+//
+//	1 task: idle, waiting on I/O recv fd 12, "conn"
+//		id 9
+//		age 5.1s, idle 3.2s, polls 12
+//
+//	1 task: running, "spinner"
+//		id 3
+//		age 8s, polls 4
+//
+// What a task waits on is recorded by the future it waits in: sleeps
+// ("Sleep until 12:00:03.100"), JoinHandles ("JoinHandle task 7"),
+// JoinSet.Next, socket operations ("I/O recv fd 12"), and the futures of
+// the syncprim and channels packages ("Mutex.Lock", "Oneshot.Recv",
+// "Notify.Notified", ...); a future of your own records its wait with
+// future.Context.Waiting. "idle" is the time since the task's last poll,
+// about how long it has waited. Listed are the tasks polled at least once;
+// those queued since their spawn are counted. Ages and idle times are
+// accurate to a worker's tick unless Config.PollTiming makes them exact.
+//
+// Go's own tools see tasks too. With Config.ProfileLabels, each poll runs
+// under the task's pprof labels (blitz.task, the name; blitz.task.id), so
+// that a CPU profile (go tool pprof -tagfocus blitz.task=conn) attributes
+// time to tasks. While the execution tracer runs (runtime/trace, or
+// /debug/pprof/trace), each task is a trace task and each poll a
+// "blitz.poll" region in it, which go tool trace shows per task, unless
+// Config.NoTraceRegions. Config.SpawnSites records each spawn's file:line
+// for the dump.
+//
+// Ids, parents, ages, poll counts and waits cost a spawn, a yield or a
+// ping-pong about 2% (they take 48 bytes of each task); spawn sites,
+// poll timing and labels cost much more and are off by default (see the
+// Config fields).
+//
 // # Blocking calls and files
 //
 // Blocking(fn) is a future that runs fn on the runtime's blocking pool
