@@ -76,6 +76,9 @@ func benchServer(tb testing.TB, kind string) (string, func()) {
 			tb.Fatal(err)
 		}
 		srv := &httpserver.Server{Handler: benchHandler()}
+		if d, err := time.ParseDuration(os.Getenv("RSS_IDLETIMEOUT")); err == nil {
+			srv.IdleTimeout = d // the idle connections then hold a timer each
+		}
 		if kind == "blitz-task" {
 			srv.TaskHandler = benchTaskHandler()
 		}
@@ -92,6 +95,9 @@ func benchServer(tb testing.TB, kind string) (string, func()) {
 			tb.Fatal(err)
 		}
 		srv := &http.Server{Handler: benchHandler()}
+		if d, err := time.ParseDuration(os.Getenv("RSS_IDLETIMEOUT")); err == nil {
+			srv.IdleTimeout = d
+		}
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(l) }()
 		return l.Addr().String(), func() {
@@ -358,7 +364,7 @@ func TestIdleConnRSS(t *testing.T) {
 // address, and at "measure" its VmRSS (KiB) before and after, its heap
 // in use before and after, and its goroutines before and after. With
 // RSS_HEAPPROFILE set, it writes a heap profile there once the connections
-// are idle.
+// are idle; RSS_IDLETIMEOUT (a duration) sets both servers' IdleTimeout.
 func rssServerMain() int {
 	addr, stop := benchServer(nopTB{}, os.Getenv("RSS_KIND"))
 	defer stop()
