@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -90,4 +91,26 @@ func TestServeConnPlainStream(t *testing.T) {
 		require.ErrorIs(t, srv.ServeConn(rt.Handle(), nil), httpserver.ErrNilConn)
 		require.ErrorIs(t, srv.Serve(rt.Handle(), l), http.ErrServerClosed, "no serving after Shutdown")
 	})
+}
+
+// Serve on a listener closed under it returns an error matching
+// net.ErrClosed, not nil.
+func TestServeListenerClosed(t *testing.T) {
+	rt, err := runtime.New(runtime.Config{Workers: 1})
+	require.NoError(t, err)
+	defer rt.Shutdown(context.Background())
+	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := &httpserver.Server{ErrorLog: log.New(io.Discard, "", 0)}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(rt.Handle(), l) }()
+	time.Sleep(10 * time.Millisecond)
+	require.NoError(t, l.Close())
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, net.ErrClosed)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	require.NoError(t, srv.Shutdown(context.Background()))
 }

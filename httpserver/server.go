@@ -199,7 +199,9 @@ func (s *Server) logf(format string, args ...any) {
 
 // Serve accepts connections on l, on h's runtime, and serves each as a
 // task, until Shutdown or Close; then it returns ErrServerClosed. Another
-// failure of the listener is returned as it is. Serve blocks the calling
+// failure of the listener (l closed by someone else: an error matching
+// net.ErrClosed; the runtime shutting down: runtime.ErrShutdown) is
+// returned wrapped. The connections already accepted are served on. Serve blocks the calling
 // goroutine (call it from a goroutine, not from a task); the accept loop
 // itself is a task of h's runtime. Serve owns l and closes it. Several
 // Serve calls may share a Server.
@@ -372,10 +374,9 @@ func (a *acceptLoop) Poll(cx *future.Context) (error, bool) {
 		}
 		a.acc = nil
 		if r.Err != nil {
-			if errors.Is(r.Err, runtime.ErrClosed) || errors.Is(r.Err, runtime.ErrShutdown) {
-				return nil, true
+			if !a.s.shuttingDown.Load() {
+				a.s.logf("httpserver: accept: %v", r.Err)
 			}
-			a.s.logf("httpserver: accept: %v", r.Err)
 			return fmt.Errorf("httpserver: accept: %w", r.Err), true
 		}
 		cn, err := a.s.newConn(r.Value)
