@@ -88,10 +88,12 @@ func (c *conn) ReadPooled() *ReadPooledFuture { return &ReadPooledFuture{n: c.n}
 // ReadPooledFuture is the future of ReadPooled: its pointer is a
 // future.Future[future.Result[PooledBuf]] and a future.Canceler.
 type ReadPooledFuture struct {
-	_   noCopy
-	n   *netFD
-	f   ioFuture
-	own []byte // the fallback buffer when the pool ran dry
+	_ noCopy
+	n *netFD
+	f ioFuture
+	// own is the fallback buffer when the pool ran dry (a pointer: an idle
+	// connection's pending read should not pay a slice header for it).
+	own *[]byte
 	// armed: the read owns the socket's armed receive (see recvArm).
 	armed bool
 }
@@ -141,7 +143,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 			}
 			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: poolGroup, Timeout: time.Duration(r.n.readTimeout.Load())}
 			if r.own != nil {
-				op.Flags, op.Buf = backend.PollFirst, r.own[:size]
+				op.Flags, op.Buf = backend.PollFirst, (*r.own)[:size]
 			}
 			if err := r.f.submit(cx, r.n, op); err != nil {
 				r.f.done = true
@@ -156,7 +158,8 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
 			// The pool is empty: read into a buffer of this read's own.
 			size, _ := d.readPool(ring)
-			r.own = make([]byte, size)
+			own := make([]byte, size)
+			r.own = &own
 			r.f = ioFuture{}
 			continue
 		case c.Err != nil:
@@ -170,7 +173,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 		case c.N == 0:
 			return future.Result[PooledBuf]{Err: io.EOF}, true
 		}
-		return future.Ok(PooledBuf{b: r.own[:c.N]}), true
+		return future.Ok(PooledBuf{b: (*r.own)[:c.N]}), true
 	}
 }
 

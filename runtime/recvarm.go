@@ -17,7 +17,7 @@ import (
 // (backend.RecvArmer: io_uring where the kernel selects buffers, epoll,
 // kqueue) holds no op: the backend keeps a few bytes for the armed
 // receive, the ring's armTable maps its key to the socket, and the socket's
-// recvArm (64 bytes, in the netFD) holds the waiter and, once the
+// recvArm (in the netFD) holds the waiter and, once the
 // completion came, its result. So a connection waiting for its next request
 // costs its task, its socket and these records, and no buffer: the data
 // lands in a buffer of the read pool picked when it arrives.
@@ -40,16 +40,16 @@ const (
 
 // recvArm is a socket's armed receive. mu guards every field.
 type recvArm struct {
-	mu    sync.Mutex
-	state armState
+	mu sync.Mutex
 	// owner is the pooled read waiting for the receive, nil when none (an
 	// abandoned receive still armed, or its result stored, waits for the
 	// next read).
 	owner *ReadPooledFuture
 	// wk is the waker of the owner, or of a Read waiting to take over an
 	// abandoned receive.
-	wk  waker.Waker
-	res armResult
+	wk    waker.Waker
+	res   armResult
+	state armState
 }
 
 // armResult is an armed receive's completion.
@@ -313,7 +313,8 @@ again:
 	case errors.Is(res.err, backend.ErrNoBuffers):
 		// The pool is empty: read into a buffer of this read's own,
 		// through the slot.
-		r.own = make([]byte, size)
+		own := make([]byte, size)
+		r.own = &own
 		return v, false, false
 	case res.err != nil:
 		r.f.done = true
