@@ -8,6 +8,7 @@ package httpserver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -492,6 +493,12 @@ func (c *conn) idleSinceMarked() bool {
 	return true
 }
 
+// tlsStater is a Conn over TLS (runtime.TLSStream): its requests get
+// Request.TLS.
+type tlsStater interface {
+	ConnectionState() tls.ConnectionState
+}
+
 // startRequest sets up the exchange of a parsed request and moves on to
 // its handler.
 func (c *conn) startRequest(p *parsedRequest) {
@@ -501,6 +508,10 @@ func (c *conn) startRequest(p *parsedRequest) {
 	ctx, cancel := context.WithCancel(ctx)
 	req := p.req.WithContext(ctx)
 	req.RemoteAddr = c.remote
+	if ts, ok := c.rwc.(tlsStater); ok {
+		st := ts.ConnectionState()
+		req.TLS = &st
+	}
 	ex := &exchange{req: req, cancel: cancel, expectContinue: p.expectContinue}
 	ex.w = response{ex: ex, s: s, header: make(http.Header), declared: -1}
 	ex.body.ex = ex
