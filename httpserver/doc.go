@@ -117,9 +117,10 @@
 //
 // The server reads and writes a connection through the Conn interface
 // (runtime.AsyncReader, runtime.AsyncWriter, Close and the addresses), so
-// a stream that wraps a socket can be served with ServeConn: HTTPS is a
-// runtime.TLSStream accepted from a runtime.TLSListener and handed to
-// ServeConn, and its requests get Request.TLS (from the stream's
-// ConnectionState). A Conn that is not one of the runtime's sockets is
+// a stream that wraps a socket can be served: ServeAcceptor serves any
+// listener of the runtime whose streams are Conns (HTTPS on a
+// runtime.TLSListener, a runtime.UnixListener), ServeConn a single
+// connection accepted elsewhere. Requests over a runtime.TLSStream get
+// Request.TLS (from the stream's ConnectionState). A Conn that is not one of the runtime's sockets is
 // read into a 4 KiB buffer of its own, which it keeps while idle.
 package httpserver

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -133,7 +134,7 @@ type Server struct {
 	// its task ends.
 	conns map[*conn]struct{}
 	// listeners holds the listeners of the running Serve calls.
-	listeners map[*runtime.TCPListener]struct{}
+	listeners map[io.Closer]struct{}
 	// closed is set by Close (force), after which nothing is served.
 	closed bool
 	// drained is closed once shuttingDown is set and conns and listeners
@@ -150,7 +151,7 @@ func (s *Server) init() {
 		s.sem = syncprim.NewSemaphore(n)
 		s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 		s.conns = make(map[*conn]struct{})
-		s.listeners = make(map[*runtime.TCPListener]struct{})
+		s.listeners = make(map[io.Closer]struct{})
 	})
 }
 
@@ -206,6 +207,13 @@ func (s *Server) logf(format string, args ...any) {
 // itself is a task of h's runtime. Serve owns l and closes it. Several
 // Serve calls may share a Server.
 func (s *Server) Serve(h runtime.Handle, l *runtime.TCPListener) error {
+	return ServeAcceptor[*runtime.TCPStream](s, h, l)
+}
+
+// ServeAcceptor is Serve for any listener of the runtime whose streams are
+// Conns: a *runtime.TLSListener serves HTTPS, a *runtime.UnixListener
+// serves on a Unix socket.
+func ServeAcceptor[S Conn](s *Server, h runtime.Handle, l runtime.Acceptor[S]) error {
 	s.init()
 	s.mu.Lock()
 	if s.shuttingDown.Load() {
@@ -215,7 +223,7 @@ func (s *Server) Serve(h runtime.Handle, l *runtime.TCPListener) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
-	jh := runtime.SpawnOn(h, future.Future[error](&acceptLoop{s: s, l: l}))
+	jh := runtime.SpawnOn(h, future.Future[error](&acceptLoop[S]{s: s, l: l}))
 	err, werr := jh.Wait(context.Background())
 	_ = l.Close()
 	s.mu.Lock()
@@ -356,14 +364,14 @@ func (s *Server) connsLocked() []*conn {
 
 // acceptLoop is the task of Serve: it accepts connections and starts a
 // task for each. Owned by its task.
-type acceptLoop struct {
+type acceptLoop[S Conn] struct {
 	s   *Server
-	l   *runtime.TCPListener
-	acc *runtime.AcceptFuture[*runtime.TCPStream]
+	l   runtime.Acceptor[S]
+	acc *runtime.AcceptFuture[S]
 }
 
 // Poll accepts until the listener is closed.
-func (a *acceptLoop) Poll(cx *future.Context) (error, bool) {
+func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 	for {
 		if a.acc == nil {
 			a.acc = a.l.Accept()
@@ -388,7 +396,7 @@ func (a *acceptLoop) Poll(cx *future.Context) (error, bool) {
 }
 
 // Cancel stops accepting (the runtime is shutting down).
-func (a *acceptLoop) Cancel() {
+func (a *acceptLoop[S]) Cancel() {
 	if a.acc != nil {
 		a.acc.Cancel()
 		a.acc = nil

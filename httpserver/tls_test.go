@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
@@ -45,9 +44,9 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}, pool
 }
 
-// The runtime's TLS streams are Conns: HTTPS through ServeConn, with
-// Request.TLS set and keep-alive over the TLS connection.
-func TestServeConnTLS(t *testing.T) {
+// The runtime's TLS streams are Conns: HTTPS through ServeAcceptor on a
+// TLSListener, with Request.TLS set and keep-alive over the TLS connection.
+func TestServeTLS(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
 		cert, pool := selfSigned(t)
 		rt, err := runtime.New(cfg)
@@ -63,19 +62,8 @@ func TestServeConnTLS(t *testing.T) {
 			}
 			fmt.Fprintf(w, "%s over %s", r.URL.Path, tls.VersionName(r.TLS.Version))
 		})}
-		go func() {
-			for {
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				r, err := runtime.BlockOn(ctx, rt.Handle(), future.Future[future.Result[*runtime.TLSStream]](l.Accept()))
-				cancel()
-				if err != nil || r.Err != nil {
-					return
-				}
-				if srv.ServeConn(rt.Handle(), r.Value) != nil {
-					return
-				}
-			}
-		}()
+		served := make(chan error, 1)
+		go func() { served <- httpserver.ServeAcceptor[*runtime.TLSStream](srv, rt.Handle(), l) }()
 		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 		defer tr.CloseIdleConnections()
 		c := &http.Client{Transport: tr, Timeout: 20 * time.Second}
@@ -91,6 +79,6 @@ func TestServeConnTLS(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		require.NoError(t, srv.Shutdown(ctx))
-		require.NoError(t, l.Close())
+		require.ErrorIs(t, <-served, http.ErrServerClosed)
 	})
 }
