@@ -89,6 +89,8 @@ func (s *Scheduler) Services() any { return s.cfg.Services }
 // global queue and notifies an idle worker. It makes *Scheduler a
 // header.Scheduler; Header.Wake calls it from any goroutine. After shutdown
 // began the global queue refuses h, and the shutdown sweep finishes it.
+// h must be the header of a task spawned on s (the workers reach the task
+// around it from h).
 func (s *Scheduler) Schedule(h *header.Header) {
 	if s.global.Push(h) {
 		s.idle.NotifyOne()
