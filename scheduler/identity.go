@@ -89,8 +89,9 @@ func (w *worker) setClock(t time.Time) {
 // identify gives the new task b its id, parent and birth time, and its
 // side record when it has a name or the spawn sites are recorded; fresh
 // says b is newly allocated (its atomics are zero), else it is a recycled
-// task whose bookkeeping is reset. skip is runtime.Callers' skip for the
-// spawn's caller. Called by the spawn, before b is shared.
+// task whose bookkeeping is reset. The spawn site is the caller's frame
+// past this package's and the runtime's (spawnSite). Called by the spawn,
+// before b is shared.
 func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name string, fresh bool) {
 	if !fresh {
 		b.run.Store(0)
