@@ -512,7 +512,7 @@ func (c *conn) startRequest(p *parsedRequest) {
 		st := ts.ConnectionState()
 		req.TLS = &st
 	}
-	ex := &exchange{req: req, cancel: cancel, expectContinue: p.expectContinue}
+	ex := &exchange{req: req, cancel: cancel, expectContinue: p.expectContinue, rwc: c.rwc}
 	ex.w = response{ex: ex, s: s, header: make(http.Header), declared: -1}
 	ex.body.ex = ex
 	c.dec.reset(p.bodyKind, p.contentLength)
@@ -591,6 +591,9 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			}
 			ex.complete(n, err)
 			continue
+		case opHijack:
+			c.hijack()
+			return true
 		case opWrite:
 			done, err := c.flush(cx, c.writeDeadline)
 			if !done {
@@ -626,6 +629,32 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			return false
 		}
 	}
+}
+
+// hijack gives the connection up to the handler goroutine that asked
+// (Hijack): the read in flight is cancelled (what it received goes to the
+// stream's next read, the handler's), the input read past the request is
+// handed over, and the task ends without closing the socket. A Close that
+// got to the socket first wins: the Hijack fails.
+func (c *conn) hijack() {
+	ex := c.ex
+	c.curOp = opNone
+	if !c.rwcClosed.CompareAndSwap(false, true) {
+		ex.complete(0, errConnClosed)
+		c.fail(errConnClosed)
+		return
+	}
+	c.cancelRead()
+	buf := append([]byte(nil), c.in...)
+	c.consume(len(c.in))
+	ex.mu.Lock()
+	ex.hijacked, ex.hijackBuf = true, buf
+	ex.mu.Unlock()
+	ex.complete(0, nil)
+	// The exchange is the goroutine's now: it cancels the request's
+	// context when the handler returns.
+	c.active.ex = nil
+	c.close() // rwcClosed is set: the socket stays open
 }
 
 // watchPeer keeps a read pending while the handler runs with the request

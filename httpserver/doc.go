@@ -55,8 +55,8 @@
 //
 // # Responses
 //
-// The ResponseWriter is an http.ResponseWriter and an http.Flusher (and
-// has FlushError, for http.ResponseController). It buffers: a response
+// The ResponseWriter is an http.ResponseWriter, an http.Flusher and an
+// http.Hijacker (and has FlushError, for http.ResponseController). It buffers: a response
 // whose handler returns having written at most 4 KiB, without a Flush,
 // gets a Content-Length; a larger or flushed one is sent with chunked
 // encoding (HTTP/1.1) or delimited by the close (HTTP/1.0). A write of
@@ -74,11 +74,14 @@
 // connection then closes after the response, since the client may or may
 // not send the body).
 //
-// Not supported: http.Hijacker (the connection belongs to its task, and
-// the runtime offers no way to hand a stream to a goroutine as a net.Conn
-// with the bytes already buffered), full-duplex handlers (a body read and
-// a write of one request are done one at a time, in the order the handler
-// asks), response trailers, and ResponseController's deadlines.
+// A Handler may hijack the connection (http.Hijacker, for WebSockets and
+// the like) when it is one of the runtime's TCP or Unix streams: the task
+// gives it up and ends, and the handler gets it as a net.Conn
+// (runtime.NetConn) with the bytes already read past the request; see
+// Hijack. Not supported: hijacking other Conns or from a TaskHandler,
+// full-duplex handlers (a body read and a write of one request are done
+// one at a time, in the order the handler asks), response trailers, and
+// ResponseController's deadlines.
 //
 // A request's context is cancelled when its handler returns, when the
 // client closes the connection while the handler runs (once the handler

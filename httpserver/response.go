@@ -5,10 +5,13 @@ package httpserver
 // what" in the package documentation.
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -18,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -25,9 +29,10 @@ import (
 type opKind uint8
 
 const (
-	opNone  opKind = iota
-	opRead         // decode body bytes into rbuf
-	opWrite        // write wbufs
+	opNone   opKind = iota
+	opRead          // decode body bytes into rbuf
+	opWrite         // write wbufs
+	opHijack        // give the connection up to the handler
 )
 
 // bufferSize is how much of a response body is buffered before the
@@ -66,6 +71,8 @@ type exchange struct {
 	taskMode bool
 	// expectContinue is the request's Expect: 100-continue. Immutable.
 	expectContinue bool
+	// rwc is the connection, for Hijack. Immutable.
+	rwc Conn
 
 	// done carries the completion of an operation to the waiting
 	// goroutine (capacity 1: one operation at a time).
@@ -81,6 +88,11 @@ type exchange struct {
 	wbufs [][]byte
 	n     int
 	err   error
+	// hijacked is set by the task when it gave the connection up (with
+	// hijackBuf, the input it had read and not consumed); from then on
+	// the goroutine owns the exchange alone.
+	hijacked  bool
+	hijackBuf []byte
 	// taskWk is the connection task's Waker while taskWaiting: the task
 	// waits for the handler to post something.
 	taskWk      waker.Waker
@@ -167,6 +179,13 @@ func (s *Server) runHandler(ex *exchange, h http.Handler) {
 		}
 	}()
 	h.ServeHTTP(&ex.w, ex.req)
+	if ex.w.hijacked {
+		// The connection is the handler's; the task is gone.
+		ex.cancel()
+		putOut(ex.w.out)
+		ex.w.out = nil
+		return
+	}
 	final, closeAfter := ex.w.finishResponse()
 	ex.finish(final, ex.w.out, closeAfter, false)
 	ex.w.out = nil
@@ -198,6 +217,8 @@ type response struct {
 	// counts the body bytes the handler wrote.
 	declared, written int64
 	closeAfter        bool
+	// hijacked is set once Hijack succeeded.
+	hijacked bool
 	// err is the first failure of a write to the connection: later
 	// writes return it.
 	err error
@@ -210,6 +231,10 @@ func (w *response) Header() http.Header { return w.header }
 // http.ResponseWriter. A 1xx status other than 101 is sent as an
 // interim response and the header stays open.
 func (w *response) WriteHeader(code int) {
+	if w.hijacked {
+		w.s.logf("httpserver: response.WriteHeader on hijacked connection")
+		return
+	}
 	if code < 100 || code > 999 {
 		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
 	}
@@ -250,6 +275,9 @@ func (w *response) writeInterim(code int) {
 
 // Write writes body bytes; see http.ResponseWriter.
 func (w *response) Write(p []byte) (int, error) {
+	if w.hijacked {
+		return 0, http.ErrHijacked
+	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -329,6 +357,9 @@ func (w *response) Flush() { _ = w.FlushError() }
 // FlushError is Flush that reports the failure (http.ResponseController
 // uses it).
 func (w *response) FlushError() error {
+	if w.hijacked {
+		return http.ErrHijacked
+	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -350,6 +381,54 @@ func (w *response) FlushError() error {
 		w.err = err
 	}
 	return err
+}
+
+// errHijackUnsupported is the failure of Hijack on a connection that is
+// not one of the runtime's TCP or Unix streams, or in a TaskHandler.
+var errHijackUnsupported = fmt.Errorf("httpserver: Hijack: %w", http.ErrNotSupported)
+
+// Hijack gives the connection to the handler (see http.Hijacker): the
+// connection's task stops and forgets it (Shutdown and Close no longer
+// see it), and the handler gets a net.Conn over the stream (made by
+// runtime.NetConn) and a bufio.ReadWriter whose Reader first returns the
+// bytes the server had read past the request. What the response had
+// buffered is sent first if its header was committed, else dropped. Only
+// the runtime's TCP and Unix streams can be hijacked, and only by a
+// Handler (not a TaskHandler); otherwise the error matches
+// http.ErrNotSupported.
+func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	ex := w.ex
+	if w.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	var nc net.Conn
+	switch s := ex.rwc.(type) {
+	case *runtime.TCPStream:
+		nc = runtime.NetConn(s)
+	case *runtime.UnixStream:
+		nc = runtime.NetConn(s)
+	}
+	if nc == nil || ex.taskMode {
+		return nil, nil, errHijackUnsupported
+	}
+	if w.committed && len(*w.out) > 0 {
+		if err := w.FlushError(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if _, err := ex.post(opHijack, nil, nil); err != nil {
+		return nil, nil, err
+	}
+	w.hijacked = true
+	ex.mu.Lock()
+	buf := ex.hijackBuf
+	ex.hijackBuf = nil
+	ex.mu.Unlock()
+	var r io.Reader = nc
+	if len(buf) > 0 {
+		r = io.MultiReader(bytes.NewReader(buf), nc)
+	}
+	return nc, bufio.NewReadWriter(bufio.NewReader(r), bufio.NewWriter(nc)), nil
 }
 
 // finishResponse builds the last bytes of the response once the handler
