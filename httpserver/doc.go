@@ -56,9 +56,9 @@
 // # Responses
 //
 // The ResponseWriter is an http.ResponseWriter, an http.Flusher and an
-// http.Hijacker (and has FlushError, for http.ResponseController). It buffers: a response
-// whose handler returns having written at most 4 KiB, without a Flush,
-// gets a Content-Length; a larger or flushed one is sent with chunked
+// http.Hijacker (and has FlushError, for http.ResponseController). It
+// buffers: a response whose handler returns having written at most 4 KiB,
+// without a Flush, gets a Content-Length; a larger or flushed one is sent with chunked
 // encoding (HTTP/1.1) or delimited by the close (HTTP/1.0). A write of
 // more than 4 KiB goes to the connection without a copy. The Date header
 // is added, Content-Type is sniffed as net/http does, a response to HEAD
