@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/scheduler"
 )
 
 // Metrics are the runtime's figures at one moment: the scheduler's (per
@@ -31,7 +33,20 @@ type Metrics struct {
 	IOWaitErrors uint64
 	// Timers are the timer wheels' figures.
 	Timers TimerMetrics
+	// Uptime is the time since New.
+	Uptime time.Duration
+	// PollDurations is the histogram of every worker's poll durations,
+	// SlowPolls the count of polls of Config.SlowPoll or longer, and
+	// LatestSlowPolls the latest of them (up to 16) with their task's id
+	// and name, oldest first; all need Config.PollTiming.
+	PollDurations   Histogram
+	SlowPolls       uint64
+	LatestSlowPolls []SlowPoll
 }
+
+// SlowPoll is a poll that took Config.SlowPoll or longer: its task's id
+// and name, its duration, and when it ended.
+type SlowPoll = scheduler.SlowPoll
 
 // WorkerMetrics are one worker's counters (published by the worker at the
 // end of each tick and before each park) and its queue.
@@ -47,8 +62,16 @@ type WorkerMetrics struct {
 	LIFOHits uint64
 	// GlobalBatches counts its batch pops from the global queue.
 	GlobalBatches uint64
-	// Parks counts the times it parked.
-	Parks uint64
+	// Parks counts the times it parked; ParkedTime is the time it spent
+	// parked, and BusyTime the rest of the runtime's life (running tasks,
+	// its drivers, looking for work).
+	Parks                uint64
+	ParkedTime, BusyTime time.Duration
+	// SlowPolls counts its polls of Config.SlowPoll or longer, and
+	// PollDurations is the histogram of its polls' durations; both need
+	// Config.PollTiming.
+	SlowPolls     uint64
+	PollDurations Histogram
 	// LocalQueue is its local queue's length.
 	LocalQueue int
 }
@@ -104,7 +127,17 @@ func (o OpMetrics) InFlight() uint64 { return o.Submitted - o.Completed }
 type TimerMetrics struct {
 	// Live is the number of pending sleeps and deadlines.
 	Live int
+	// Fired counts the sleeps and deadlines fired; Lateness is the
+	// histogram of how long after their deadline (rounded up to the
+	// wheel's tick, Config.TimerTick) they fired.
+	Fired    uint64
+	Lateness Histogram
 }
+
+// Histogram counts durations in buckets of exponentially growing width
+// (scheduler.Histogram): Bounds are the upper bounds, Counts one count per
+// bound and a last for the durations above it, Sum their total.
+type Histogram = scheduler.Histogram
 
 // opKinds bounds the backend's operation kinds (backend.Kind values are
 // small integers from 1).
@@ -158,12 +191,18 @@ func (rt *Runtime) Metrics() Metrics {
 		Tasks:       TaskMetrics{Spawned: s.Spawned, Live: s.Live, Panicked: s.Panicked, Cancelled: s.Cancelled},
 		GlobalQueue: s.GlobalQueue,
 		Timers:      TimerMetrics{Live: rt.timers.pending()},
+		Uptime:      s.Uptime,
+
+		PollDurations: s.PollDurations, SlowPolls: s.SlowPolls, LatestSlowPolls: s.LatestSlowPolls,
 	}
+	m.Timers.Fired, m.Timers.Lateness = rt.timers.firedStats()
 	for i, w := range s.PerWorker {
 		m.Workers[i] = WorkerMetrics{
 			Polls: w.Polled, Spawned: w.Spawned, Completed: w.Completed,
 			Steals: w.Steals, Stolen: w.Stolen, LIFOHits: w.LIFOHits,
 			GlobalBatches: w.GlobalBatches, Parks: w.Parked, LocalQueue: w.LocalQueue,
+			ParkedTime: w.ParkedTime, BusyTime: max(s.Uptime-w.ParkedTime, 0),
+			SlowPolls: w.SlowPolls, PollDurations: w.PollDurations,
 		}
 	}
 	b := rt.pool.Stats()

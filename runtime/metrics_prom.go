@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // WritePrometheus writes m in the Prometheus text exposition format
@@ -33,6 +34,18 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 		p.family(c.name, "counter", c.help)
 		for i, wm := range m.Workers {
 			p.sample(c.name, []string{"worker", strconv.Itoa(i)}, float64(c.get(wm)))
+		}
+	}
+	for _, f := range []struct {
+		name, help string
+		get        func(WorkerMetrics) time.Duration
+	}{
+		{"blitz_worker_parked_seconds_total", "Time the worker spent parked.", func(w WorkerMetrics) time.Duration { return w.ParkedTime }},
+		{"blitz_worker_busy_seconds_total", "Time the worker was not parked: running tasks, its drivers, looking for work.", func(w WorkerMetrics) time.Duration { return w.BusyTime }},
+	} {
+		p.family(f.name, "counter", f.help)
+		for i, wm := range m.Workers {
+			p.sample(f.name, []string{"worker", strconv.Itoa(i)}, f.get(wm).Seconds())
 		}
 	}
 	p.family("blitz_worker_local_queue_depth", "gauge", "Tasks in the worker's local queue.")
@@ -70,6 +83,13 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 	}
 	p.counter("blitz_io_wait_errors_total", "Backend waits that failed.", m.IOWaitErrors)
 	p.gauge("blitz_timers_live", "Pending sleeps and deadlines.", float64(m.Timers.Live))
+	p.counter("blitz_timers_fired_total", "Sleeps and deadlines fired.", m.Timers.Fired)
+	p.histogram("blitz_timer_lateness_seconds", "How long after their deadline sleeps fired.", m.Timers.Lateness)
+	p.histogram("blitz_poll_duration_seconds", "Durations of task polls (with Config.PollTiming).", m.PollDurations)
+	if m.PollDurations.Counts != nil {
+		p.counter("blitz_slow_polls_total", "Polls of Config.SlowPoll or longer.", m.SlowPolls)
+	}
+	p.gauge("blitz_uptime_seconds", "Time since the runtime started.", m.Uptime.Seconds())
 	if p.err != nil {
 		return p.err
 	}
@@ -97,6 +117,25 @@ func (p *promWriter) gauge(name, help string, v float64) {
 func (p *promWriter) counter(name, help string, v uint64) {
 	p.family(name, "counter", help)
 	p.sample(name, nil, float64(v))
+}
+
+// histogram writes a histogram family in seconds: cumulative buckets, the
+// sum and the count. A histogram with no counts (not measured) writes
+// nothing.
+func (p *promWriter) histogram(name, help string, h Histogram) {
+	if h.Counts == nil {
+		return
+	}
+	p.family(name, "histogram", help)
+	var cum uint64
+	for i, b := range h.Bounds {
+		cum += h.Counts[i]
+		p.sample(name+"_bucket", []string{"le", strconv.FormatFloat(b.Seconds(), 'g', -1, 64)}, float64(cum))
+	}
+	cum += h.Counts[len(h.Bounds)]
+	p.sample(name+"_bucket", []string{"le", "+Inf"}, float64(cum))
+	p.sample(name+"_sum", nil, h.Sum.Seconds())
+	p.sample(name+"_count", nil, float64(cum))
 }
 
 // sample writes one sample; labels alternate names and values.

@@ -76,7 +76,9 @@ type Config struct {
 	//
 	// SpawnSites records the file:line of each spawn for Dump (a
 	// runtime.Callers and a small allocation per spawn). PollTiming
-	// measures each poll (two clock reads) for Dump's poll times.
+	// measures each poll (two clock reads) for Dump's poll times and for
+	// Metrics' poll-duration histogram and slow polls (those of SlowPoll
+	// or longer; 0 means scheduler.DefaultSlowPoll, 1ms).
 	// ProfileLabels runs each poll under the task's pprof labels
 	// (blitz.task, its name; blitz.task.id), so that CPU profiles
 	// attribute time to tasks. NoTraceRegions stops tasks from showing in
@@ -84,6 +86,7 @@ type Config struct {
 	// trace task and each poll a region in it, at a cost only while the
 	// tracer runs.
 	SpawnSites, PollTiming, ProfileLabels, NoTraceRegions bool
+	SlowPoll                                              time.Duration
 	// noTaskIdentity turns the ids and the dump's bookkeeping off, for the
 	// benchmarks that measure their cost (task_export_test.go).
 	noTaskIdentity bool
@@ -178,6 +181,7 @@ func New(cfg Config) (*Runtime, error) {
 
 		SpawnSites:     cfg.SpawnSites,
 		PollTiming:     cfg.PollTiming,
+		SlowPoll:       cfg.SlowPoll,
 		ProfileLabels:  cfg.ProfileLabels,
 		NoTraceRegions: cfg.NoTraceRegions,
 		NoTaskIdentity: cfg.noTaskIdentity,

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/timerwheel"
 	"github.com/blitz-go/blitz/waker"
 )
@@ -73,7 +74,16 @@ type timerShard struct {
 	// out collects the Wakers of the entries fired by the Advance in
 	// progress. Set and cleared under mu by fire.
 	out *[]waker.Waker
-	_   [128]byte
+	// firedAt is the time of the Advance in progress, since the timebase's
+	// origin, for the lateness of what it fires. Set under mu by fire.
+	firedAt time.Duration
+	// fired counts the sleeps fired and lateness how long after their
+	// deadline, for Metrics. Guarded by mu.
+	fired    uint64
+	lateness scheduler.Histogram
+	// tick is the wheel's tick. Read-only after newTimerDriver.
+	tick time.Duration
+	_    [128]byte
 }
 
 // newTimerDriver makes n shards (one per worker) counting ticks of tick from now.
@@ -85,6 +95,7 @@ func newTimerDriver(n int, tick time.Duration) *timerDriver {
 		sh := &d.shards[i]
 		sh.next.Store(math.MaxUint64)
 		sh.fireFn = sh.onFire
+		sh.tick = tick
 	}
 	d.wakeAt.Store(math.MaxUint64)
 	d.scratch = make([][]waker.Waker, n)
@@ -249,6 +260,7 @@ func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
 		out = &d.scratch[id]
 	}
 	sh.out = out
+	sh.firedAt = time.Since(d.base.Origin())
 	sh.wheel.Advance(now, sh.fireFn)
 	sh.out = nil
 	sh.refreshNext()
@@ -265,6 +277,8 @@ func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
 func (sh *timerShard) onFire(e *timerwheel.Entry[*sleepState]) {
 	s := e.Value
 	s.fired = true
+	sh.fired++
+	sh.lateness.Observe(max(sh.firedAt-time.Duration(e.Deadline())*sh.tick, 0))
 	*sh.out = append(*sh.out, s.wk)
 	s.wk = waker.Waker{}
 }
@@ -272,6 +286,28 @@ func (sh *timerShard) onFire(e *timerwheel.Entry[*sleepState]) {
 // nowTick returns the current tick, reading only the monotonic clock.
 func (d *timerDriver) nowTick() uint64 {
 	return uint64(time.Since(d.base.Origin()) / d.base.Tick())
+}
+
+// firedStats returns the sleeps fired and the histogram of their lateness,
+// over every shard.
+func (d *timerDriver) firedStats() (fired uint64, lateness scheduler.Histogram) {
+	for i := range d.shards {
+		sh := &d.shards[i]
+		sh.mu.Lock()
+		fired += sh.fired
+		if sh.lateness.Counts != nil {
+			if lateness.Counts == nil {
+				lateness = sh.lateness.Clone()
+			} else {
+				for j, c := range sh.lateness.Counts {
+					lateness.Counts[j] += c
+				}
+				lateness.Sum += sh.lateness.Sum
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return fired, lateness
 }
 
 // pending returns how many sleeps are in the wheels.

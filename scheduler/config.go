@@ -146,6 +146,10 @@ type Config struct {
 	// time Dump shows, and makes the ages and wait times Dump shows exact
 	// rather than accurate to a worker's tick.
 	PollTiming bool
+	// SlowPoll is the duration from which a poll counts as slow, with
+	// PollTiming: Stats counts the slow polls and keeps the latest with
+	// their task's id and name. 0 means DefaultSlowPoll.
+	SlowPoll time.Duration
 	// ProfileLabels runs every poll under the task's pprof labels
 	// (blitz.task, its name, and blitz.task.id), so that a CPU profile
 	// attributes the time to tasks: two runtime/pprof.SetGoroutineLabels
@@ -171,6 +175,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.LIFO == 0 {
 		c.LIFO = LIFOStack
+	}
+	if c.SlowPoll < 0 {
+		return c, fmt.Errorf("%w: SlowPoll = %v, want 0 or more", ErrConfig, c.SlowPoll)
+	}
+	if c.SlowPoll == 0 {
+		c.SlowPoll = DefaultSlowPoll
 	}
 	if c.LIFO != LIFOSlot && c.LIFO != LIFOStack {
 		return c, fmt.Errorf("%w: LIFO = %d, want %d or %d", ErrConfig, c.LIFO, LIFOSlot, LIFOStack)

@@ -164,9 +164,14 @@ func (w *worker) observing() bool {
 func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
 	cfg := &w.s.cfg
 	var start time.Time
+	// t's id and side record (its name) before the poll, for a slow poll:
+	// a task that finishes in the poll may be reused right after it.
+	var id uint64
+	var x *taskExt
 	if cfg.PollTiming {
 		start = time.Now()
 		w.setClock(start)
+		id, x = t.id, t.ext.Load()
 	}
 	if cfg.ProfileLabels {
 		pprof.SetGoroutineLabels(t.labels())
@@ -193,9 +198,13 @@ func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
 	if cfg.ProfileLabels {
 		pprof.SetGoroutineLabels(context.Background())
 	}
-	if cfg.PollTiming && !done {
-		// Only while t lives: a finished task may be reused.
-		t.extOrNew().pollNanos.Add(int64(time.Since(start))) // pollNanos: loaded by Dump
+	if cfg.PollTiming {
+		d := time.Since(start)
+		w.timedPoll(id, x, d)
+		if !done {
+			// Only while t lives: a finished task may be reused.
+			t.extOrNew().pollNanos.Add(int64(d)) // pollNanos: loaded by Dump
+		}
 	}
 	return done
 }

@@ -49,6 +49,8 @@ type Scheduler struct {
 	// epoch is when New ran: the origin of the tasks' clock (now).
 	// Immutable.
 	epoch time.Time
+	// slow keeps the latest slow polls (Config.PollTiming), for Stats.
+	slow slowPolls
 	// ids is the last task id handed out (see newID): workers reserve
 	// blocks of idBlock from it, spawns from outside one id each.
 	ids atomic.Uint64

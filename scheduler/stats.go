@@ -1,6 +1,9 @@
 package scheduler
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // counters are a worker's plain counters, written only by its goroutine
 // (the hot path pays no atomic for them) and copied to publishedCounters at
@@ -9,6 +12,9 @@ type counters struct {
 	polled, spawned, completed uint64
 	steals, stolen, lifoHits   uint64
 	globalBatches, parked      uint64
+	slowPolls                  uint64
+	// parkedNs is the time spent parked.
+	parkedNs int64
 }
 
 // publishedCounters is the copy of counters that Stats reads. Stored only by
@@ -17,6 +23,9 @@ type publishedCounters struct {
 	polled, spawned, completed atomic.Uint64
 	steals, stolen, lifoHits   atomic.Uint64
 	globalBatches, parked      atomic.Uint64
+	slowPolls                  atomic.Uint64
+	parkedNs                   atomic.Int64
+	pollHist                   histoCounters
 }
 
 // publish copies the worker's counters for Stats.
@@ -30,6 +39,11 @@ func (w *worker) publish() {
 	p.lifoHits.Store(c.lifoHits)
 	p.globalBatches.Store(c.globalBatches)
 	p.parked.Store(c.parked)
+	p.slowPolls.Store(c.slowPolls)
+	p.parkedNs.Store(c.parkedNs)
+	if w.s.cfg.PollTiming {
+		p.pollHist.store(&w.pollHist)
+	}
 }
 
 // WorkerStats are one worker's counters since New, as of the end of its last
@@ -54,6 +68,15 @@ type WorkerStats struct {
 	Parked uint64
 	// LocalQueue is the local queue's length when Stats read it.
 	LocalQueue int
+	// ParkedTime is the time the worker spent parked (asleep, or waiting
+	// in its driver with nothing to run); the rest of Stats.Uptime it was
+	// busy: running tasks, its driver, looking for work.
+	ParkedTime time.Duration
+	// SlowPolls counts its polls that took Config.SlowPoll or longer, and
+	// PollDurations is the histogram of its polls' durations; both need
+	// Config.PollTiming (PollDurations is empty without it).
+	SlowPolls     uint64
+	PollDurations Histogram
 }
 
 // Stats are the scheduler's counters, and the per-worker ones.
@@ -75,6 +98,15 @@ type Stats struct {
 	GlobalQueue int
 	// PerWorker holds each worker's counters, by worker index.
 	PerWorker []WorkerStats
+	// Uptime is the time since New.
+	Uptime time.Duration
+	// PollDurations is the histogram of every worker's poll durations and
+	// SlowPolls the count of slow polls, with Config.PollTiming;
+	// LatestSlowPolls holds the latest slow polls (up to 16), oldest
+	// first.
+	PollDurations   Histogram
+	SlowPolls       uint64
+	LatestSlowPolls []SlowPoll
 }
 
 // Stats returns the counters. Any goroutine may call it at any time; the
@@ -88,6 +120,7 @@ func (s *Scheduler) Stats() Stats {
 		Cancelled:   s.cancelled.Load(),
 		GlobalQueue: s.global.Len(),
 		PerWorker:   make([]WorkerStats, len(s.workers)),
+		Uptime:      time.Since(s.epoch),
 	}
 	for i, w := range s.workers {
 		p := &w.pub
@@ -101,12 +134,20 @@ func (s *Scheduler) Stats() Stats {
 			GlobalBatches: p.globalBatches.Load(),
 			Parked:        p.parked.Load(),
 			LocalQueue:    w.stealer.Len(),
+			ParkedTime:    time.Duration(p.parkedNs.Load()),
+			SlowPolls:     p.slowPolls.Load(),
 		}
+		if s.cfg.PollTiming {
+			ws.PollDurations.add(&p.pollHist)
+			st.PollDurations.add(&p.pollHist)
+		}
+		st.SlowPolls += ws.SlowPolls
 		st.PerWorker[i] = ws
 		st.Spawned += ws.Spawned
 		st.Polled += ws.Polled
 		st.Stolen += ws.Stolen
 		st.Parked += ws.Parked
 	}
+	st.LatestSlowPolls = s.slow.snapshot()
 	return st
 }

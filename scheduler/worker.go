@@ -91,6 +91,9 @@ type worker struct {
 	// the region has (see taskBase.endTrace).
 	tracing  *taskBase
 	endTrace *trace.Task
+	// pollHist is the histogram of this worker's poll durations, with
+	// Config.PollTiming; published to pub with ctr.
+	pollHist histo
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
 	pub publishedCounters
@@ -386,7 +389,9 @@ func (w *worker) park() bool {
 	timeout := w.maintain()
 	w.ctr.parked++
 	w.publish()
+	slept := time.Now()
 	r := w.sleep(timeout)
+	w.ctr.parkedNs += int64(time.Since(slept))
 	w.parking = false
 	switch r {
 	case idle.Notified:

@@ -25,8 +25,9 @@
 //
 // With -debug it also serves, on a plain net/http server of its own, what
 // the runtime is doing: the live console for a browser, the task dump and
-// the metrics for curl and Prometheus, and Go's own pprof. The connection
-// tasks are named "echo connection", the accept loop "accept loop".
+// the metrics for curl and Prometheus, and Go's own pprof; polls are then
+// timed (Config.PollTiming). The connection tasks are named "echo
+// connection", the accept loop "accept loop".
 //
 //	go run ./examples/echo -debug 127.0.0.1:7008
 //	open http://127.0.0.1:7008/console/           # workers, tasks, I/O, live
@@ -98,7 +99,9 @@ func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // listener's address once it listens.
 func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{})
+	// With the debug endpoint on, polls are timed too, for the console's
+	// poll times, histogram and slow polls (two clock reads per poll).
+	rt, err := runtime.New(runtime.Config{PollTiming: debugAddr != ""})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,81 @@
+package scheduler_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+)
+
+// With PollTiming, every poll lands in the poll-duration histogram, and a
+// poll over SlowPoll is counted and kept with its task's id and name;
+// parked time grows while the workers have nothing to do.
+func TestPollTimingMetrics(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 2, PollTiming: true, SlowPoll: 5 * time.Millisecond})
+	const quick = 50
+	for range quick {
+		_, err := wait(e, scheduler.Spawn(e.s, nil, future.Ready(1)), "quick")
+		require.NoError(t, err)
+	}
+	slow := scheduler.Spawn(e.s, nil, scheduler.Named("sluggard", future.PollFn(func(*future.Context) (int, bool) {
+		time.Sleep(20 * time.Millisecond) // a poll that keeps its worker
+		return 1, true
+	})))
+	_, err := wait(e, slow, "sluggard")
+	require.NoError(t, err)
+	time.Sleep(20 * time.Millisecond) // parked
+
+	var st scheduler.Stats
+	require.Eventually(t, func() bool {
+		st = e.s.Stats()
+		return st.PollDurations.Count() >= quick+1 && st.SlowPolls >= 1
+	}, 10*time.Second, time.Millisecond, "stats: %+v", st)
+	require.Len(t, st.PollDurations.Counts, scheduler.HistogramBuckets)
+	require.Len(t, st.PollDurations.Bounds, scheduler.HistogramBuckets-1)
+	assert.GreaterOrEqual(t, st.PollDurations.Sum, 20*time.Millisecond)
+	// The slow poll is in a bucket whose bound is at least 20ms.
+	var over uint64
+	for i, b := range st.PollDurations.Bounds {
+		if b >= 16*time.Millisecond {
+			over += st.PollDurations.Counts[i]
+		}
+	}
+	over += st.PollDurations.Counts[scheduler.HistogramBuckets-1]
+	assert.GreaterOrEqual(t, over, uint64(1))
+	require.NotEmpty(t, st.LatestSlowPolls)
+	last := st.LatestSlowPolls[len(st.LatestSlowPolls)-1]
+	assert.Equal(t, "sluggard", last.Name)
+	assert.Equal(t, slow.ID(), last.Task)
+	assert.GreaterOrEqual(t, last.Duration, 20*time.Millisecond)
+	var parked time.Duration
+	for _, w := range st.PerWorker {
+		parked += w.ParkedTime
+		assert.LessOrEqual(t, w.ParkedTime, st.Uptime)
+	}
+	assert.Greater(t, parked, time.Duration(0))
+}
+
+// Without PollTiming there is no histogram and no slow poll, however long
+// a poll takes.
+func TestNoPollTimingNoHistogram(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1, SlowPoll: time.Microsecond})
+	_, err := wait(e, scheduler.Spawn(e.s, nil, future.PollFn(func(*future.Context) (int, bool) {
+		time.Sleep(time.Millisecond)
+		return 1, true
+	})), "poll")
+	require.NoError(t, err)
+	st := e.s.Stats()
+	assert.Zero(t, st.PollDurations.Count())
+	assert.Zero(t, st.SlowPolls)
+	assert.Empty(t, st.LatestSlowPolls)
+}
+
+// A negative SlowPoll is refused.
+func TestSlowPollConfig(t *testing.T) {
+	_, err := scheduler.New(scheduler.Config{SlowPoll: -time.Second})
+	require.ErrorIs(t, err, scheduler.ErrConfig)
+}
