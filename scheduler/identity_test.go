@@ -310,3 +310,23 @@ func TestDumpWhileTasksChurn(t *testing.T) {
 type readyValue struct{}
 
 func (readyValue) Poll(*future.Context) (int, bool) { return 1, true }
+
+// TestNoTaskIdentity: with Config.NoTaskIdentity tasks have no ids and
+// record no waits, names still show, and the dump still lists the tasks.
+func TestNoTaskIdentity(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1, NoTaskIdentity: true})
+	g := new(latch)
+	h := scheduler.Spawn[int](e.s, nil, scheduler.Named("anonymous", future.Future[int](&gateWait{g: g, n: 1})))
+	require.Zero(t, h.ID())
+	require.Equal(t, "anonymous", h.Name())
+	eventually(t, func() bool { tasks, _ := e.s.Tasks(); return len(tasks) == 1 && tasks[0].State == scheduler.TaskIdle }, "the task listed idle")
+	tasks, live := e.s.Tasks()
+	require.Equal(t, int64(1), live)
+	require.Zero(t, tasks[0].Wait)
+	var buf bytes.Buffer
+	require.NoError(t, e.s.Dump(&buf))
+	require.Contains(t, buf.String(), "1 task: idle, \"anonymous\"\n")
+	g.Open()
+	_, err := wait(e, h, "anonymous")
+	require.NoError(t, err)
+}
