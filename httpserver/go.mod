@@ -3,6 +3,7 @@ module github.com/blitz-go/blitz/httpserver
 go 1.25.0
 
 require (
+	github.com/blitz-go/blitz/backend v0.2.0
 	github.com/blitz-go/blitz/future v0.2.0
 	github.com/blitz-go/blitz/runtime v0.2.0
 	github.com/blitz-go/blitz/syncprim v0.2.0
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	github.com/blitz-go/blitz/backend v0.2.0 // indirect
 	github.com/blitz-go/blitz/backend-epoll v0.2.0 // indirect
 	github.com/blitz-go/blitz/backend-iocp v0.2.0 // indirect
 	github.com/blitz-go/blitz/backend-kqueue v0.2.0 // indirect

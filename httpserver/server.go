@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/syncprim"
@@ -202,7 +203,8 @@ func (s *Server) logf(format string, args ...any) {
 // task, until Shutdown or Close; then it returns ErrServerClosed. Another
 // failure of the listener (l closed by someone else: an error matching
 // net.ErrClosed; the runtime shutting down: runtime.ErrShutdown) is
-// returned wrapped. The connections already accepted are served on. Serve blocks the calling
+// returned wrapped; a connection reset or aborted before its accept
+// completed is skipped. The connections already accepted are served on. Serve blocks the calling
 // goroutine (call it from a goroutine, not from a task); the accept loop
 // itself is a task of h's runtime. Serve owns l and closes it. Several
 // Serve calls may share a Server.
@@ -381,6 +383,11 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 			return nil, false
 		}
 		a.acc = nil
+		if r.Err != nil && connLevelAcceptError(r.Err) {
+			// A connection that failed between its arrival and its
+			// accept (reset, aborted): skip it, as net/http does.
+			continue
+		}
 		if r.Err != nil {
 			if !a.s.shuttingDown.Load() {
 				a.s.logf("httpserver: accept: %v", r.Err)
@@ -393,6 +400,18 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 		}
 		runtime.SpawnValueDetached[struct{}](cx, connTask{cn})
 	}
+}
+
+// connLevelAcceptError reports whether an accept failed for the
+// connection it was accepting (reset or aborted before the accept
+// completed, as Windows reports it) rather than for the listener.
+func connLevelAcceptError(err error) bool {
+	for _, e := range []error{backend.ErrConnReset, backend.ErrConnAborted, backend.ErrNotConnected, backend.ErrTimedOut, backend.ErrBrokenPipe} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // Cancel stops accepting (the runtime is shutting down).
