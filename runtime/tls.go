@@ -24,11 +24,13 @@ package runtime
 // waiting for data holds an async read and nothing else. PollWrite calls
 // tls.Conn.Write on the task too: the shim's Write only appends to a queue,
 // so it cannot block, and the task then sends the queue with the
-// transport's PollWrite. Nothing is lost on the way: bytes the shim has not
+// transport's write futures (or its PollWrite). Nothing is lost on the way: bytes the shim has not
 // given to crypto/tls stay in the shim, bytes it has stay in crypto/tls's
 // buffers, and records are queued and sent in the order crypto/tls made
 // them, whichever side made them (a read can make a record too: the answer
-// to a TLS 1.3 key update, an alert).
+// to a TLS 1.3 key update, an alert). Only the write side sends: a record a
+// read made waits in the queue for the next write or CloseWrite, so that
+// the transport has one writer.
 //
 // The handshake. crypto/tls's handshake is a function that calls Read and
 // Write and keeps its state on its stack; it cannot be left and resumed,
@@ -115,6 +117,9 @@ type futureWriter interface {
 // as crypto/tls accepts), io.ErrUnexpectedEOF in the middle of a record,
 // TLS alerts as crypto/tls reports them, the transport's timeout error
 // (os.ErrDeadlineExceeded) and net.ErrClosed after Close.
+//
+// A record that a read makes (the answer to a TLS 1.3 key update) is sent
+// with the next write or CloseWrite.
 //
 // A cancelled read (CancelRead) loses nothing and leaves the stream
 // usable. A cancelled write (CancelWrite) has already encrypted its bytes
