@@ -42,6 +42,10 @@ type Metrics struct {
 	PollDurations   Histogram
 	SlowPolls       uint64
 	LatestSlowPolls []SlowPoll
+	// SchedulingDelays is the histogram of the delays from a wake to the
+	// poll it led to (Config.PollTiming; a task's first poll after its
+	// spawn is not counted).
+	SchedulingDelays Histogram
 }
 
 // SlowPoll is a poll that took Config.SlowPoll or longer: its task's id
@@ -194,6 +198,7 @@ func (rt *Runtime) Metrics() Metrics {
 		Uptime:      s.Uptime,
 
 		PollDurations: s.PollDurations, SlowPolls: s.SlowPolls, LatestSlowPolls: s.LatestSlowPolls,
+		SchedulingDelays: s.SchedulingDelays,
 	}
 	m.Timers.Fired, m.Timers.Lateness = rt.timers.firedStats()
 	for i, w := range s.PerWorker {

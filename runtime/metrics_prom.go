@@ -86,6 +86,7 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 	p.counter("blitz_timers_fired_total", "Sleeps and deadlines fired.", m.Timers.Fired)
 	p.histogram("blitz_timer_lateness_seconds", "How long after their deadline sleeps fired.", m.Timers.Lateness)
 	p.histogram("blitz_poll_duration_seconds", "Durations of task polls (with Config.PollTiming).", m.PollDurations)
+	p.histogram("blitz_scheduling_delay_seconds", "Delays from a task's wake to its poll (with Config.PollTiming).", m.SchedulingDelays)
 	if m.PollDurations.Counts != nil {
 		p.counter("blitz_slow_polls_total", "Polls of Config.SlowPoll or longer.", m.SlowPolls)
 	}

@@ -268,6 +268,7 @@ func TestMetricsTimes(t *testing.T) {
 	assert.Equal(t, float64(m.PollDurations.Count()), s["blitz_poll_duration_seconds_count"])
 	assert.Equal(t, float64(m.Timers.Lateness.Count()), s["blitz_timer_lateness_seconds_count"])
 	assert.Equal(t, float64(m.SlowPolls), s["blitz_slow_polls_total"])
+	assert.Equal(t, float64(m.SchedulingDelays.Count()), s["blitz_scheduling_delay_seconds_count"])
 	var prev float64
 	for _, bound := range m.PollDurations.Bounds {
 		v := s[fmt.Sprintf(`blitz_poll_duration_seconds_bucket{le="%s"}`, strconv.FormatFloat(bound.Seconds(), 'g', -1, 64))]

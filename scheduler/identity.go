@@ -40,6 +40,10 @@ type taskExt struct {
 	// pollNanos is the total duration of the task's polls
 	// (Config.PollTiming). Added to by the polling worker, loaded by Dump.
 	pollNanos atomic.Int64
+	// scheduledAt is when a wake last scheduled the task (s.now), 0 once
+	// its next poll took it (Config.PollTiming): stored by the waker's
+	// scheduling (noteScheduled), swapped to 0 by the polling worker.
+	scheduledAt atomic.Int64
 	// labels are the task's pprof labels (Config.ProfileLabels), made at
 	// its first labelled poll. Owned by the worker polling the task.
 	labels context.Context
@@ -172,6 +176,7 @@ func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
 		start = time.Now()
 		w.setClock(start)
 		id, x = t.id, t.ext.Load()
+		w.noteDelay(x, start)
 	}
 	if cfg.ProfileLabels {
 		pprof.SetGoroutineLabels(t.labels())

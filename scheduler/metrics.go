@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"math/bits"
+
+	"github.com/blitz-go/blitz/header"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,5 +172,27 @@ func (w *worker) timedPoll(id uint64, x *taskExt, d time.Duration) {
 			p.Name = x.name
 		}
 		w.s.slow.note(p)
+	}
+}
+
+// noteScheduled records when the wake of h scheduled it, for the
+// scheduling delay (Config.PollTiming). Only a task with a side record is
+// measured: with PollTiming, every task that has been polled without
+// completing has one. Any goroutine that schedules h calls it.
+func (s *Scheduler) noteScheduled(h *header.Header) {
+	if x := taskOf(h).ext.Load(); x != nil {
+		x.scheduledAt.Store(s.now())
+	}
+}
+
+// noteDelay counts the time from the wake that scheduled the task whose
+// side record is x to its poll starting at start. Called by the polling
+// worker, with Config.PollTiming.
+func (w *worker) noteDelay(x *taskExt, start time.Time) {
+	if x == nil {
+		return
+	}
+	if at := x.scheduledAt.Swap(0); at != 0 {
+		w.schedHist.observe(max(start.Sub(w.s.epoch)-time.Duration(at), 0))
 	}
 }

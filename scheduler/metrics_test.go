@@ -9,6 +9,7 @@ import (
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/waker"
 )
 
 // With PollTiming, every poll lands in the poll-duration histogram, and a
@@ -78,4 +79,34 @@ func TestNoPollTimingNoHistogram(t *testing.T) {
 func TestSlowPollConfig(t *testing.T) {
 	_, err := scheduler.New(scheduler.Config{SlowPoll: -time.Second})
 	require.ErrorIs(t, err, scheduler.ErrConfig)
+}
+
+// With PollTiming, each wake that schedules a task and the poll it leads
+// to count a scheduling delay (not the first poll after the spawn).
+func TestSchedulingDelays(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 2, PollTiming: true})
+	const wakes = 20
+	wakers := make(chan waker.Waker, 1)
+	polls := 0
+	h := scheduler.Spawn(e.s, nil, future.PollFn(func(cx *future.Context) (int, bool) {
+		polls++
+		if polls > wakes {
+			return polls, true
+		}
+		wakers <- cx.Waker()
+		return 0, false
+	}))
+	for range wakes {
+		(<-wakers).Wake() // from this goroutine: through the global queue
+	}
+	n, err := wait(e, h, "woken task")
+	require.NoError(t, err)
+	require.Equal(t, wakes+1, n)
+	var st scheduler.Stats
+	require.Eventually(t, func() bool {
+		st = e.s.Stats()
+		return st.SchedulingDelays.Count() >= wakes
+	}, 10*time.Second, time.Millisecond, "delays counted: %d", st.SchedulingDelays.Count())
+	assert.Equal(t, uint64(wakes), st.SchedulingDelays.Count(), "one per wake, none for the spawn")
+	assert.Greater(t, st.SchedulingDelays.Sum, time.Duration(0))
 }

@@ -94,6 +94,9 @@ func (s *Scheduler) Services() any { return s.cfg.Services }
 // h must be the header of a task spawned on s (the workers reach the task
 // around it from h).
 func (s *Scheduler) Schedule(h *header.Header) {
+	if s.cfg.PollTiming {
+		s.noteScheduled(h)
+	}
 	if s.global.Push(h) {
 		s.idle.NotifyOne()
 	}
@@ -110,6 +113,9 @@ func (s *Scheduler) WakeLocal(cx *future.Context, wk waker.Waker) bool {
 		return false
 	}
 	if h.TransitionToScheduled() == header.ScheduleEnqueue {
+		if s.cfg.PollTiming {
+			s.noteScheduled(h)
+		}
 		w.scheduleLocal(h)
 	}
 	return true

@@ -25,7 +25,7 @@ type publishedCounters struct {
 	globalBatches, parked      atomic.Uint64
 	slowPolls                  atomic.Uint64
 	parkedNs                   atomic.Int64
-	pollHist                   histoCounters
+	pollHist, schedHist        histoCounters
 }
 
 // publish copies the worker's counters for Stats.
@@ -43,6 +43,7 @@ func (w *worker) publish() {
 	p.parkedNs.Store(c.parkedNs)
 	if w.s.cfg.PollTiming {
 		p.pollHist.store(&w.pollHist)
+		p.schedHist.store(&w.schedHist)
 	}
 }
 
@@ -77,6 +78,10 @@ type WorkerStats struct {
 	// Config.PollTiming (PollDurations is empty without it).
 	SlowPolls     uint64
 	PollDurations Histogram
+	// SchedulingDelays is the histogram of the delays from a wake to the
+	// poll it led to, for the tasks this worker polled (Config.PollTiming;
+	// a task's first poll after its spawn is not counted).
+	SchedulingDelays Histogram
 }
 
 // Stats are the scheduler's counters, and the per-worker ones.
@@ -107,6 +112,9 @@ type Stats struct {
 	PollDurations   Histogram
 	SlowPolls       uint64
 	LatestSlowPolls []SlowPoll
+	// SchedulingDelays is every worker's histogram of the delays from a
+	// wake to the poll it led to (Config.PollTiming).
+	SchedulingDelays Histogram
 }
 
 // Stats returns the counters. Any goroutine may call it at any time; the
@@ -140,6 +148,8 @@ func (s *Scheduler) Stats() Stats {
 		if s.cfg.PollTiming {
 			ws.PollDurations.add(&p.pollHist)
 			st.PollDurations.add(&p.pollHist)
+			ws.SchedulingDelays.add(&p.schedHist)
+			st.SchedulingDelays.add(&p.schedHist)
 		}
 		st.SlowPolls += ws.SlowPolls
 		st.PerWorker[i] = ws

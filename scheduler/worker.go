@@ -91,9 +91,10 @@ type worker struct {
 	// the region has (see taskBase.endTrace).
 	tracing  *taskBase
 	endTrace *trace.Task
-	// pollHist is the histogram of this worker's poll durations, with
+	// pollHist is the histogram of this worker's poll durations and
+	// schedHist that of the delays from a wake to the poll it led to, with
 	// Config.PollTiming; published to pub with ctr.
-	pollHist histo
+	pollHist, schedHist histo
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
 	pub publishedCounters
@@ -348,6 +349,9 @@ func (w *worker) runTask(h *header.Header) {
 		// Woken during its own poll by a wake from elsewhere: to the
 		// back of the local queue, not the LIFO slot, so that it goes
 		// after the tasks already waiting.
+		if w.s.cfg.PollTiming {
+			w.s.noteScheduled(h)
+		}
 		w.local.Push(h, &w.s.global)
 		w.s.idle.NotifyOne()
 	case header.IdleAbort:
