@@ -215,3 +215,35 @@ func TestTLSTaskToTask(t *testing.T) {
 		}
 	})
 }
+
+// One task writes and another reads the same TLSStream at once, both
+// starting before the handshake (one drives it, the other waits for it),
+// while the server echoes: the reader gets everything the writer sent.
+func TestTLSReaderAndWriterTasks(t *testing.T) {
+	pki, _ := testCerts(t)
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		cfg.Workers = 2
+		rt := newRuntime(t, cfg)
+		addr := serveTLSEcho(t, rt, pki.serverConfig())
+		tcp := ok(t, await(t, rt, future.Future[future.Result[*runtime.TCPStream]](runtime.DialTCP(rt.Handle(), addr, 5*time.Second))))
+		c := runtime.TLSClient(tcp, pki.clientConfig())
+		defer c.Close()
+		p := testPayload(2 << 20)
+		if tlsLight() {
+			p = p[:512<<10]
+		}
+		writer := runtime.SpawnOn(rt.Handle(), tlsChain(
+			func() future.Future[error] { return tlsErrOf[int](c.WriteAll(p)) },
+			func() future.Future[error] { return tlsErrOf[struct{}](c.CloseWrite()) },
+		))
+		reader := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[[]byte]](runtime.ReadToEnd(c)))
+		werr, err := writer.Wait(testCtx(t))
+		require.NoError(t, err)
+		require.NoError(t, werr)
+		got, err := reader.Wait(testCtx(t))
+		require.NoError(t, err)
+		require.NoError(t, got.Err)
+		assert.Equal(t, sha256.Sum256(p), sha256.Sum256(got.Value))
+		assert.True(t, c.ConnectionState().HandshakeComplete)
+	})
+}
