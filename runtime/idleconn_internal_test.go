@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -276,6 +277,37 @@ func TestArmedReadClosed(t *testing.T) {
 			require.NoError(t, err)
 			require.ErrorIs(t, r.Err, ErrClosed)
 			waitFor(t, "the armed receive ended", func() bool { return s.n.armStateNow() == armIdle })
+		})
+	}
+}
+
+// TestArmedReadInDump: a task waiting on an armed pooled read shows in the
+// task dump as waiting on its socket's receive, as one waiting on an op
+// does.
+func TestArmedReadInDump(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			if s.n.ring.armer() == nil {
+				t.Skip("the backend does not arm receives")
+			}
+			h := SpawnOn(rt.Handle(), future.Future[future.Result[PooledBuf]](s.ReadPooled()))
+			waitFor(t, "the receive is armed", func() bool { return s.n.armStateNow() == armArmed })
+			want := fmt.Sprintf("I/O recv fd %d", s.n.fd)
+			var dump strings.Builder
+			waitFor(t, "the dump shows the wait", func() bool {
+				dump.Reset()
+				require.NoError(t, rt.Dump(&dump))
+				return strings.Contains(dump.String(), want)
+			})
+			_, err := c.Write([]byte("x"))
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := h.Wait(ctx)
+			require.NoError(t, err)
+			require.NoError(t, r.Err)
+			r.Value.Release()
 		})
 	}
 }

@@ -288,6 +288,7 @@ again:
 				return future.Fail[PooledBuf](n.opError("read", err)), true, true
 			}
 			a.mu.Unlock()
+			cx.Waiting(ioWaitKinds[backend.KindRecv], uint64(n.fd)) // for a task dump, as ioFuture.wait
 			return v, false, true
 		}
 		// An abandoned receive, armed or done: this read takes it over.
@@ -299,6 +300,7 @@ again:
 			a.wk = wk
 		}
 		a.mu.Unlock()
+		cx.Waiting(ioWaitKinds[backend.KindRecv], uint64(n.fd))
 		return v, false, true
 	}
 	res := a.res
