@@ -113,8 +113,6 @@ type missFile struct {
 	mapped []byte
 	// evictIgnored says why the miss rows cannot run, "" when they can.
 	evictIgnored string
-	// warmed is set once the cached span was read through.
-	warmed bool
 }
 
 var (
