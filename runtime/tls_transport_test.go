@@ -136,3 +136,34 @@ func TestTLSCancelledWriteKeepsStreamUsable(t *testing.T) {
 		t.Logf("the peer read %d bytes of the cancelled write, then the next write", len(prefix))
 	})
 }
+
+// DialTLS connects and runs the handshake, taking the server name from the
+// address; a failed handshake is its error (and closes the connection), a
+// refused connection too.
+func TestTLSDial(t *testing.T) {
+	pki, other := testCerts(t)
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		rt := newRuntime(t, cfg)
+		addr := goTLSEchoServer(t, pki.serverConfig())
+		ccfg := pki.clientConfig()
+		ccfg.ServerName = "" // crypto/tls refuses a client without one: DialTLS takes "127.0.0.1" from addr
+		s := ok(t, await(t, rt, future.Future[future.Result[*runtime.TLSStream]](runtime.DialTLS(rt.Handle(), addr, ccfg, 5*time.Second))))
+		st := s.ConnectionState()
+		assert.True(t, st.HandshakeComplete)
+		assert.NotEmpty(t, st.VerifiedChains)
+		assert.Equal(t, "", ccfg.ServerName, "DialTLS modified the caller's config")
+		got := ok(t, await(t, rt, tlsEchoOver(s, []byte("dialled"), false)))
+		assert.Equal(t, "dialled", string(got))
+
+		_, err := awaitErr(t, rt, future.Future[future.Result[*runtime.TLSStream]](runtime.DialTLS(rt.Handle(), addr, other.clientConfig(), 5*time.Second)))
+		var verr *tls.CertificateVerificationError
+		assert.ErrorAs(t, err, &verr)
+
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		refused := ln.Addr().String()
+		ln.Close()
+		_, err = awaitErr(t, rt, future.Future[future.Result[*runtime.TLSStream]](runtime.DialTLS(rt.Handle(), refused, pki.clientConfig(), 5*time.Second)))
+		assert.ErrorIs(t, err, backend.ErrConnRefused)
+	})
+}
