@@ -23,6 +23,9 @@ import (
 type ring struct {
 	fd       int
 	features uint32
+	// enters counts the io_uring_enter calls (enter), for EnterCalls. Added
+	// to by whichever goroutine enters; loaded by any.
+	enters atomic.Uint64
 
 	sqMem, cqMem, sqeMem []byte // the mappings; cqMem is nil with featSingleMmap
 
@@ -170,7 +173,7 @@ func (r *ring) submit() error {
 		if n == 0 {
 			return nil
 		}
-		got, errno := sysEnter(r.fd, n, 0, 0, nil, 0)
+		got, errno := r.enter(n, 0, 0, nil, 0)
 		switch {
 		case errno == unix.EINTR:
 			continue
@@ -244,4 +247,10 @@ func errnoOf(err error) syscall.Errno {
 		return e
 	}
 	return 0
+}
+
+// enter is io_uring_enter(2) on the ring, counted in enters.
+func (r *ring) enter(toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, syscall.Errno) {
+	r.enters.Add(1)
+	return sysEnter(r.fd, toSubmit, minComplete, flags, arg, argSize)
 }

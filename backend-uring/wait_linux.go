@@ -97,7 +97,7 @@ func (b *Backend) block(left time.Duration) (bool, error) {
 		b.waiting.Store(false)
 		return false, err
 	}
-	_, errno := sysEnter(b.r.fd, 0, 1, flags, arg, argSize)
+	_, errno := b.r.enter(0, 1, flags, arg, argSize)
 	b.waiting.Store(false)
 	switch errno {
 	case 0, unix.EINTR, unix.EAGAIN, unix.EBUSY:
@@ -216,7 +216,7 @@ func (b *Backend) drain() {
 		if b.outN == len(buf) {
 			continue
 		}
-		if _, errno := sysEnter(b.r.fd, 0, 1, enterGetEvents, nil, 0); errno != 0 && errno != syscall.EINTR {
+		if _, errno := b.r.enter(0, 1, enterGetEvents, nil, 0); errno != 0 && errno != syscall.EINTR {
 			break // the ring is unusable; nothing more will come
 		}
 	}

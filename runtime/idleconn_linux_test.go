@@ -439,7 +439,7 @@ type idleEcho struct {
 	s      *runtime.TCPStream
 	served *atomic.Int64
 	data   runtime.PooledBuf
-	err    error
+	_      error // the generated machine's err, kept for the same size
 	// The echo4k variant's.
 	own bool
 	buf []byte

@@ -108,6 +108,10 @@ type BlockingMetrics struct {
 type RingMetrics struct {
 	// InFlight is the number of operations submitted and not finished.
 	InFlight int64
+	// EnterCalls counts the ring's calls into the kernel's queue
+	// (io_uring_enter to submit and to wait; epoll_wait or kevent on the
+	// reactor backends); 0 on a backend that does not count them (IOCP).
+	EnterCalls uint64
 	// Ops holds the counts of each kind of operation the ring has seen,
 	// in the backend's kind order.
 	Ops []OpMetrics
@@ -220,6 +224,9 @@ func (rt *Runtime) Metrics() Metrics {
 		m.IO = make([]RingMetrics, len(rt.io.rings))
 		for i, r := range rt.io.rings {
 			m.IO[i] = RingMetrics{InFlight: max(r.inflight.Load(), 0), Ops: r.ops.snapshot()}
+			if c, ok := r.b.(backend.EnterCounter); ok {
+				m.IO[i].EnterCalls = c.EnterCalls()
+			}
 		}
 	}
 	return m

@@ -81,6 +81,10 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 			}
 		}
 	}
+	p.family("blitz_io_enter_calls_total", "counter", "Calls into the kernel's queue: io_uring_enter, or the poller's wait.")
+	for i, r := range m.IO {
+		p.sample("blitz_io_enter_calls_total", []string{"ring", strconv.Itoa(i)}, float64(r.EnterCalls))
+	}
 	p.counter("blitz_io_wait_errors_total", "Backend waits that failed.", m.IOWaitErrors)
 	p.gauge("blitz_timers_live", "Pending sleeps and deadlines.", float64(m.Timers.Live))
 	p.counter("blitz_timers_fired_total", "Sleeps and deadlines fired.", m.Timers.Fired)

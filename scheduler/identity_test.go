@@ -77,7 +77,7 @@ func TestTaskIDsUnique(t *testing.T) {
 // the task being polled, and TaskID reads the id through the Context.
 func TestTaskNameAndParent(t *testing.T) {
 	e := newEnv(t, scheduler.Config{Workers: 2})
-	type out struct{ self, childParent uint64 }
+	type out struct{ self uint64 }
 	var child scheduler.JoinHandle[int]
 	h := scheduler.Spawn[out](e.s, nil, scheduler.Named("parent", future.PollFn(func(cx *future.Context) (out, bool) {
 		self, ok := e.s.TaskID(cx)

@@ -22,8 +22,8 @@ func (f *sizeFut) Poll(*future.Context) (struct{}, bool) {
 // idleSizeFut has the shape of BenchmarkIdleTaskMemory's idle future: a
 // Waker and a pointer, 24 bytes.
 type idleSizeFut struct {
-	wk waker.Waker
-	n  *int
+	_ waker.Waker
+	n *int
 }
 
 func (f *idleSizeFut) Poll(*future.Context) (struct{}, bool) { return struct{}{}, f.n == nil }

@@ -18,6 +18,9 @@ type Reactor struct {
 	unixio.Control
 
 	poller Poller
+	// waits counts the poller's Waits (poll), for EnterCalls. Added to
+	// under pollMu; loaded by any goroutine.
+	waits  atomic.Uint64
 	epoch  time.Time
 	fds    fdTable
 	groups groups
@@ -316,12 +319,17 @@ func (r *Reactor) poll(now, until int64) (int, error) {
 	if r.pollerClosed {
 		return 0, nil // Close ran; the loop sees closed
 	}
+	r.waits.Add(1)
 	n, err := r.poller.Wait(r.events, d)
 	if err != nil {
 		return 0, unixio.Error("wait", err)
 	}
 	return n, nil
 }
+
+// EnterCalls returns how many times the reactor waited in its poller
+// (epoll_wait, kevent); see backend.EnterCounter. Any goroutine.
+func (r *Reactor) EnterCalls() uint64 { return r.waits.Load() }
 
 // expire fires the timers that are due: KindTimeout ops complete with
 // ErrTimeout; linked timeouts take their op out of its queue, if it is
