@@ -282,8 +282,10 @@ func idleGoTLS(t *testing.T, pki *testPKI, n int, rt *runtime.Runtime) (before, 
 			}
 			conns <- c
 			buf := make([]byte, 4)
-			if _, err := c.Write([]byte("ping")); err == nil {
-				_, err = io.ReadFull(c, buf)
+			if _, err := c.Write([]byte("ping")); err != nil {
+				t.Error(err)
+			} else if _, err := io.ReadFull(c, buf); err != nil {
+				t.Error(err)
 			}
 			ready.Add(1)
 			_, _ = c.Read(buf)

@@ -219,13 +219,6 @@ func (c *tlsShim) SetDeadline(time.Time) error      { return nil }
 func (c *tlsShim) SetReadDeadline(time.Time) error  { return nil }
 func (c *tlsShim) SetWriteDeadline(time.Time) error { return nil }
 
-// hasOut reports whether ciphertext is queued.
-func (c *tlsShim) hasOut() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.out) > 0
-}
-
 // tlsNoAddr is the address of a transport that has none.
 type tlsNoAddr struct{}
 
