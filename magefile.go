@@ -10,8 +10,8 @@ package main
 //	BENCH_OUT             file that `bench` writes (default bench.txt)
 //	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
 //	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
-//	BLITZ_INSTALL_CHROMIUM=1  let `test` install Chromium from Debian's packages when absent, and make the
-//	                      browser tests fail instead of skipping when it cannot be found
+//	BLITZ_INSTALL_CHROMIUM=1  let `test` install Chromium and curl from Debian's packages when absent, and
+//	                      make the browser test fail instead of skipping when it cannot find Chromium
 //	BLITZ_LOAD            busy loops that `loaded` runs beside the tests (default 2)
 //
 // Mage itself comes from the root module's `tool` directive and the linters run with `go run
@@ -418,16 +418,24 @@ func findWine() (string, error) {
 	return loader, nil
 }
 
-// ensureChromium installs Chromium from Debian's packages for the browser tests (the runtime's console
-// page is tested in headless Chromium) when BLITZ_INSTALL_CHROMIUM=1 and no chromium is on PATH, and
-// then sets BLITZ_REQUIRE_CHROMIUM=1 so that those tests fail rather than skip without it.
+// ensureChromium installs what the tests drive from outside, when BLITZ_INSTALL_CHROMIUM=1 and they are
+// not on PATH: Chromium from Debian's packages (the runtime's console page is tested in headless
+// Chromium) and curl (the HTTP server is tested against it). It then sets BLITZ_REQUIRE_CHROMIUM=1 so
+// that the browser test fails rather than skips without it.
 func ensureChromium() error {
 	if os.Getenv("BLITZ_INSTALL_CHROMIUM") != "1" || runtime.GOOS != "linux" {
 		return nil
 	}
-	if _, err := exec.LookPath("chromium"); err != nil {
-		fmt.Println("== installing chromium from Debian's packages")
-		for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "chromium"}} {
+	var missing []string
+	for _, tool := range []string{"chromium", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Println("== installing", strings.Join(missing, " and "), "from Debian's packages")
+		install := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, missing...)
+		for _, args := range [][]string{{"update", "-qq"}, install} {
 			if err := aptGet(args...); err != nil {
 				return err
 			}
