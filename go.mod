@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/blitz-go/blitz/channels v0.2.0
 	github.com/blitz-go/blitz/future v0.2.0
+	github.com/blitz-go/blitz/httpserver v0.2.0
 	github.com/blitz-go/blitz/runtime v0.2.0
 	github.com/blitz-go/blitz/syncprim v0.2.0
 	github.com/blitz-go/blitz/timerwheel v0.2.0
@@ -54,6 +55,7 @@ replace (
 	github.com/blitz-go/blitz/future => ./future
 	github.com/blitz-go/blitz/globalq => ./globalq
 	github.com/blitz-go/blitz/header => ./header
+	github.com/blitz-go/blitz/httpserver => ./httpserver
 	github.com/blitz-go/blitz/idle => ./idle
 	github.com/blitz-go/blitz/parallel => ./parallel
 	github.com/blitz-go/blitz/runtime => ./runtime

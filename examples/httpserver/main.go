@@ -1,15 +1,23 @@
-// Command httpserver is plain net/http served over the blitz runtime's I/O:
-// runtime.NetListener adapts a runtime TCP listener to net.Listener, and
-// each connection it accepts is a net.Conn whose reads and writes are the
-// runtime's operations (io_uring, epoll, kqueue or IOCP). The handlers are
-// ordinary Go code; nothing in them knows about the runtime.
+// Command httpserver serves ordinary net/http handlers on the blitz runtime
+// with its HTTP/1.1 server (package httpserver): every connection is a task,
+// a keep-alive connection waiting for its next request holds no goroutine
+// and no buffer, and a handler runs on a goroutine from a bounded pool only
+// while it has a request. The handlers are ordinary Go code; nothing in them
+// knows about the runtime. (runtime.NetListener is the other way: net/http's
+// own server over the runtime's sockets, a goroutine per connection.)
 //
-// On interrupt (Ctrl-C) or SIGTERM it stops gracefully: http.Server.Shutdown
-// closes the listener and waits for the requests in flight, then the
-// runtime shuts down.
+// The same server shows what the runtime is doing: the live console at
+// /debug/console/, the task dump at /debug/tasks and the metrics at
+// /metrics. Polls are timed (Config.PollTiming) for the console's figures.
+//
+// On interrupt (Ctrl-C) or SIGTERM it stops gracefully: Shutdown closes the
+// listener and the idle connections and waits for the requests in flight,
+// then the runtime shuts down.
 //
 //	go run ./examples/httpserver               # serve on 127.0.0.1:8080
 //	curl http://127.0.0.1:8080/hello
+//	curl http://127.0.0.1:8080/debug/tasks
+//	open http://127.0.0.1:8080/debug/console/
 package main
 
 import (
@@ -25,7 +33,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz/runtime/inspect"
 )
 
 func main() {
@@ -38,8 +48,9 @@ func main() {
 	}
 }
 
-// handler is the application: ordinary net/http code.
-func handler() http.Handler {
+// handler is the application: ordinary net/http code, and rt's debugging
+// pages under /debug/ and /metrics.
+func handler(rt *runtime.Runtime) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from blitz, %s\n", r.RemoteAddr)
@@ -52,13 +63,16 @@ func handler() http.Handler {
 		}
 		fmt.Fprintf(w, "%d bytes\n", n)
 	})
+	mux.Handle("/debug/console/", http.StripPrefix("/debug/console", inspect.Console(rt)))
+	mux.Handle("GET /debug/tasks", inspect.DumpHandler(rt))
+	mux.Handle("GET /metrics", inspect.MetricsHandler(rt))
 	return mux
 }
 
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // address once it listens.
 func serve(ctx context.Context, addr string, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := runtime.New(runtime.Config{PollTiming: true})
 	if err != nil {
 		return err
 	}
@@ -67,13 +81,13 @@ func serve(ctx context.Context, addr string, out io.Writer, ready chan<- string)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &httpserver.Server{Handler: handler(rt), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(out, "httpserver: listening on http://%s (backend %s)\n", l.Addr(), rt.Backend())
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(runtime.NetListener(l)) }()
+	go func() { errc <- srv.Serve(rt.Handle(), l) }() // Serve blocks its goroutine; the accept loop is a task
 	select {
 	case err := <-errc:
 		return err

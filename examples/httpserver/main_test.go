@@ -37,6 +37,19 @@ func TestHTTPServer(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, "1048576 bytes\n", string(body))
 
+	for path, want := range map[string]string{
+		"/debug/tasks":    "blitz tasks:",
+		"/metrics":        "blitz_tasks_live ",
+		"/debug/console/": "<title>blitz console</title>",
+	} {
+		resp, err := client.Get(base + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Contains(t, string(body), want, path)
+	}
+
 	resp, err = client.Get(base + "/missing")
 	require.NoError(t, err)
 	resp.Body.Close()
