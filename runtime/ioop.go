@@ -82,6 +82,9 @@ func (o *ioOp) poll(cx *future.Context) (backend.Completion, bool) {
 		o.wk = wk
 	}
 	o.mu.Unlock()
+	if o.op.Kind.Valid() {
+		cx.Waiting(ioWaitKinds[o.op.Kind], uint64(o.op.FD)) // for a task dump: files, pipes, processes
+	}
 	return backend.Completion{}, false
 }
 
