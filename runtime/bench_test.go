@@ -314,6 +314,46 @@ func BenchmarkPingPong(b *testing.B) {
 	})
 }
 
+// BenchmarkPingPongPaired is BenchmarkPingPong's detached blitz side and
+// its goroutine side alternating inside each op (see
+// BenchmarkYieldManyPaired): ns/ping and go-ns/ping are the two sides, ratio
+// blitz/go.
+func BenchmarkPingPongPaired(b *testing.B) {
+	const pairs = 1000
+	rt := newBenchRuntime(b, runtime.Config{})
+	h := rt.Handle()
+	var blitz, gor time.Duration
+	for range b.N {
+		start := time.Now()
+		l := newLatch(pairs)
+		for range pairs {
+			runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: spawnDetached})
+		}
+		<-l.done
+		blitz += time.Since(start)
+		start = time.Now()
+		l = newLatch(pairs)
+		for range pairs {
+			go func() {
+				ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
+				go func() {
+					<-ping
+					pong <- struct{}{}
+				}()
+				ping <- struct{}{}
+				<-pong
+				l.countDown()
+			}()
+		}
+		<-l.done
+		gor += time.Since(start)
+	}
+	n := float64(b.N * pairs)
+	b.ReportMetric(float64(blitz.Nanoseconds())/n, "ns/ping")
+	b.ReportMetric(float64(gor.Nanoseconds())/n, "go-ns/ping")
+	b.ReportMetric(float64(blitz)/float64(gor), "ratio")
+}
+
 // benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning as
 // mode says.
 func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, mode int) {
