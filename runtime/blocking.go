@@ -146,6 +146,7 @@ func (b *BlockingFuture[T]) submit(cx *future.Context) error {
 	b.task.Run = b.run
 	b.task.Panicked = b.panicked
 	if err := h.rt.pool.Submit(&b.task); err != nil {
+		h.rt.blockingRejected.Add(1)
 		return fmt.Errorf("%w: %w", ErrShutdown, err)
 	}
 	return nil

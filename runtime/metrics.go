@@ -99,8 +99,10 @@ type BlockingMetrics struct {
 	// Queued is the calls waiting for a goroutine.
 	Queued int
 	// Started counts the goroutines started, Ran the calls run (panicked
-	// ones included), Panics the calls that panicked.
-	Started, Ran, Panics uint64
+	// ones included), Panics the calls that panicked, and Rejected the
+	// calls refused after the pool's shutdown or dropped from its queue by
+	// Shutdown.
+	Started, Ran, Panics, Rejected uint64
 }
 
 // RingMetrics are one I/O ring's figures: the operations submitted and
@@ -217,7 +219,7 @@ func (rt *Runtime) Metrics() Metrics {
 	b := rt.pool.Stats()
 	m.Blocking = BlockingMetrics{
 		Threads: b.Threads, Idle: b.Idle, Queued: b.Pending,
-		Started: b.Started, Ran: b.Ran, Panics: b.Panics,
+		Started: b.Started, Ran: b.Ran, Panics: b.Panics, Rejected: rt.blockingRejected.Load(),
 	}
 	if rt.io != nil {
 		m.IOWaitErrors = rt.io.errs.Load()

@@ -63,6 +63,7 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 	p.counter("blitz_blocking_threads_started_total", "Goroutines the blocking pool started.", m.Blocking.Started)
 	p.counter("blitz_blocking_calls_total", "Blocking calls run.", m.Blocking.Ran)
 	p.counter("blitz_blocking_panics_total", "Blocking calls that panicked.", m.Blocking.Panics)
+	p.counter("blitz_blocking_rejected_total", "Blocking calls refused or dropped by the shutdown.", m.Blocking.Rejected)
 	p.family("blitz_io_in_flight", "gauge", "I/O operations submitted to the ring and not finished.")
 	for i, r := range m.IO {
 		p.sample("blitz_io_in_flight", []string{"ring", strconv.Itoa(i)}, float64(r.InFlight))

@@ -283,3 +283,29 @@ func TestMetricsTimes(t *testing.T) {
 		prev = v
 	}
 }
+
+// The blocking calls still queued when the runtime shuts down are rejected,
+// and Metrics counts them.
+func TestMetricsBlockingRejected(t *testing.T) {
+	rt, err := runtime.New(runtime.Config{Workers: 1, BlockingThreads: 1})
+	require.NoError(t, err)
+	release := make(chan struct{})
+	running := make(chan struct{})
+	first := runtime.SpawnBlocking(rt.Handle(), func() int { close(running); <-release; return 0 })
+	<-running
+	const queued = 3
+	var hs []runtime.JoinHandle[int]
+	for range queued {
+		hs = append(hs, runtime.SpawnBlocking(rt.Handle(), func() int { return 1 }))
+	}
+	require.Eventually(t, func() bool { return rt.Metrics().Blocking.Queued == queued }, 10*time.Second, time.Millisecond)
+	time.AfterFunc(20*time.Millisecond, func() { close(release) })
+	require.NoError(t, rt.Shutdown(testCtx(t)))
+	assert.Equal(t, uint64(queued), rt.Metrics().Blocking.Rejected)
+	for _, h := range hs {
+		_, err := h.Wait(testCtx(t))
+		require.ErrorIs(t, err, runtime.ErrShutdown)
+	}
+	_, err = first.Wait(testCtx(t)) // its call ran, but its task went with the shutdown
+	require.ErrorIs(t, err, runtime.ErrShutdown)
+}

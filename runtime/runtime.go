@@ -117,6 +117,9 @@ type Runtime struct {
 	// pool runs blocking calls off the workers. It starts no goroutine
 	// until the first call.
 	pool *blocking.Pool
+	// blockingRejected counts the blocking calls the pool refused (after
+	// its shutdown) or rejected from its queue at Shutdown, for Metrics.
+	blockingRejected atomic.Uint64
 	// down is set once, first thing in Shutdown: from then on new sockets
 	// and processes are refused with ErrShutdown and the operations of
 	// existing sockets fail (see netFD.use). Loaded by any goroutine.
@@ -365,7 +368,9 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	// The tasks are gone, and with them whoever waited for a queued
 	// blocking call: those are rejected. Calls already running cannot be
 	// stopped; Shutdown waits for them as long as ctx allows.
-	if _, err := rt.pool.Shutdown(ctx, blocking.RejectQueued); err != nil {
+	rep, err := rt.pool.Shutdown(ctx, blocking.RejectQueued)
+	rt.blockingRejected.Add(uint64(rep.Rejected))
+	if err != nil {
 		return fmt.Errorf("runtime: blocking calls still running: %w", err)
 	}
 	return nil
