@@ -157,11 +157,11 @@ func missFileDir(size int64) (string, string) {
 			why += fmt.Sprintf("%s: %v; ", d, err)
 			continue
 		}
-		if st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC {
+		if t := uint32(st.Type); t == unix.TMPFS_MAGIC || t == unix.RAMFS_MAGIC { // Type is int32 on 386
 			why += d + " is in memory; "
 			continue
 		}
-		if free := int64(st.Bavail) * st.Bsize; free < size+size/4 {
+		if free := int64(st.Bavail) * int64(st.Bsize); free < size+size/4 {
 			why += fmt.Sprintf("%s has %d MiB free; ", d, free>>20)
 			continue
 		}
