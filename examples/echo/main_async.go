@@ -68,32 +68,32 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line main.go:68
+//line main.go:80
 			{
 				deferred := f.s.Close
 				f.defers = append(f.defers, func() { deferred() })
 			}
-//line main.go:69
+//line main.go:81
 			_ = f.s.SetNoDelay(true)
-//line main.go:70
+//line main.go:82
 			f.state = 1
 			fallthrough
 //line main_async.go:82
 		case 1:
-//line main.go:71
+//line main.go:83
 			f.aw1 = f.s.ReadPooled()
 			f.state = 2
 			fallthrough
 //line main_async.go:88
 		case 2:
-//line main.go:71
+//line main.go:83
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.data, f.err = v.Value, v.Err
-//line main.go:72
+//line main.go:84
 			if errors.Is(f.err, io.EOF) {
 				{
 					var v error = nil
@@ -102,7 +102,7 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:75
+//line main.go:87
 			if f.err != nil {
 				{
 					var v error = f.err
@@ -111,13 +111,13 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:78
+//line main.go:90
 			f.aw2 = f.s.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
 //line main_async.go:119
 		case 3:
-//line main.go:78
+//line main.go:90
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -125,11 +125,11 @@ poll:
 			f.aw2 = nil
 			var n int
 			n, f.err = v.Value, v.Err
-//line main.go:79
+//line main.go:91
 			f.data.Release()
-//line main.go:80
+//line main.go:92
 			f.echoed.Add(int64(n))
-//line main.go:81
+//line main.go:93
 			if f.err != nil {
 				{
 					var v error = f.err
@@ -138,7 +138,7 @@ poll:
 					return v, true
 				}
 			}
-//line main.go:84
+//line main.go:96
 			f.state = 1
 			continue poll
 //line main_async.go:145
