@@ -108,9 +108,13 @@ func TestTaskNameAndParent(t *testing.T) {
 type gateWait struct {
 	g *latch
 	n uint64
+	// work is how long each poll takes before it looks at the gate, so
+	// that even a coarse clock (Windows) measures a poll time.
+	work time.Duration
 }
 
 func (f *gateWait) Poll(cx *future.Context) (int, bool) {
+	time.Sleep(f.work)
 	if f.g.poll(cx) {
 		return 0, true
 	}
@@ -128,7 +132,7 @@ func TestDumpListsTasks(t *testing.T) {
 	for range 3 {
 		hs = append(hs, scheduler.Spawn[int](e.s, nil, scheduler.Named("grouped", future.Future[int](&gateWait{g: g, n: 5}))))
 	}
-	lone := scheduler.Spawn[int](e.s, nil, scheduler.Named("lone", future.Future[int](&gateWait{g: g, n: 42})))
+	lone := scheduler.Spawn[int](e.s, nil, scheduler.Named("lone", future.Future[int](&gateWait{g: g, n: 42, work: 20 * time.Millisecond})))
 	hs = append(hs, lone)
 	// running: pending once (so that it is listed), then spinning in its
 	// second poll until released.

@@ -181,7 +181,7 @@ func (w *worker) timedPoll(id uint64, x *taskExt, d time.Duration) {
 // completing has one. Any goroutine that schedules h calls it.
 func (s *Scheduler) noteScheduled(h *header.Header) {
 	if x := taskOf(h).ext.Load(); x != nil {
-		x.scheduledAt.Store(s.now())
+		x.scheduledAt.Store(s.now() + 1) // + 1: 0 means none, and a coarse clock may read 0
 	}
 }
 
@@ -193,6 +193,6 @@ func (w *worker) noteDelay(x *taskExt, start time.Time) {
 		return
 	}
 	if at := x.scheduledAt.Swap(0); at != 0 {
-		w.schedHist.observe(max(start.Sub(w.s.epoch)-time.Duration(at), 0))
+		w.schedHist.observe(max(start.Sub(w.s.epoch)-time.Duration(at-1), 0))
 	}
 }

@@ -28,12 +28,20 @@ func TestPollTimingMetrics(t *testing.T) {
 	})))
 	_, err := wait(e, slow, "sluggard")
 	require.NoError(t, err)
-	time.Sleep(20 * time.Millisecond) // parked
+	// Parked for 50ms, then woken: the park's time is counted when it
+	// ends (a coarse clock, as on Windows, may round short parks to 0).
+	time.Sleep(50 * time.Millisecond)
+	_, err = wait(e, scheduler.Spawn(e.s, nil, future.Ready(1)), "waker")
+	require.NoError(t, err)
 
 	var st scheduler.Stats
 	require.Eventually(t, func() bool {
 		st = e.s.Stats()
-		return st.PollDurations.Count() >= quick+1 && st.SlowPolls >= 1
+		var parked time.Duration
+		for _, w := range st.PerWorker {
+			parked += w.ParkedTime
+		}
+		return st.PollDurations.Count() >= quick+2 && st.SlowPolls >= 1 && parked >= 20*time.Millisecond
 	}, 10*time.Second, time.Millisecond, "stats: %+v", st)
 	require.Len(t, st.PollDurations.Counts, scheduler.HistogramBuckets)
 	require.Len(t, st.PollDurations.Bounds, scheduler.HistogramBuckets-1)
@@ -108,5 +116,6 @@ func TestSchedulingDelays(t *testing.T) {
 		return st.SchedulingDelays.Count() >= wakes
 	}, 10*time.Second, time.Millisecond, "delays counted: %d", st.SchedulingDelays.Count())
 	assert.Equal(t, uint64(wakes), st.SchedulingDelays.Count(), "one per wake, none for the spawn")
-	assert.Greater(t, st.SchedulingDelays.Sum, time.Duration(0))
+	// The sum is not checked: a coarse clock (Windows) measures delays of
+	// microseconds as 0.
 }
