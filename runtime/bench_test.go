@@ -150,78 +150,79 @@ func (t *yieldTask) Poll(cx *future.Context) (struct{}, bool) {
 	return struct{}{}, true
 }
 
+// yieldOp spawns tasks tasks on h that each yield yields times, and waits
+// for them: one op of BenchmarkYieldMany's blitz side.
+func yieldOp(h runtime.Handle, tasks, yields int) {
+	l := newLatch(tasks)
+	for range tasks {
+		runtime.SpawnOn[struct{}](h, &yieldTask{left: yields, l: l})
+	}
+	<-l.done
+}
+
+// goYieldOp is yieldOp with goroutines and runtime.Gosched.
+func goYieldOp(tasks, yields int) {
+	var wg sync.WaitGroup
+	wg.Add(tasks)
+	for range tasks {
+		go func() {
+			defer wg.Done()
+			for range yields {
+				goruntime.Gosched()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // BenchmarkYieldMany runs 1,000 tasks that each yield 1,000 times; an op is
 // the whole run and ns/yield the cost of one yield.
 func BenchmarkYieldMany(b *testing.B) {
 	const tasks, yields = 1000, 1000
 	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, runtime.Config{})
-		h := rt.Handle()
+		h := newBenchRuntime(b, runtime.Config{}).Handle()
 		b.ReportAllocs()
 		for range b.N {
-			l := newLatch(tasks)
-			for range tasks {
-				runtime.SpawnOn[struct{}](h, &yieldTask{left: yields, l: l})
-			}
-			<-l.done
+			yieldOp(h, tasks, yields)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks*yields), "ns/yield")
 	})
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			var wg sync.WaitGroup
-			wg.Add(tasks)
-			for range tasks {
-				go func() {
-					defer wg.Done()
-					for range yields {
-						goruntime.Gosched()
-					}
-				}()
-			}
-			wg.Wait()
+			goYieldOp(tasks, yields)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*tasks*yields), "ns/yield")
 	})
 }
 
-// BenchmarkYieldManyPaired is BenchmarkYieldMany with the blitz run and the
-// goroutine run alternating inside each op, so that both see the same
-// machine: on a shared or noisy machine the ratio it reports (blitz/go) holds
-// where two sub-benchmarks run seconds apart do not. ns/yield and
-// go-ns/yield are the two sides' figures.
-func BenchmarkYieldManyPaired(b *testing.B) {
-	const tasks, yields = 1000, 1000
-	rt := newBenchRuntime(b, runtime.Config{})
-	h := rt.Handle()
+// paired runs blitzOp and goOp one after the other in each of b.N ops, so
+// that both see the same machine: on a shared or noisy machine the ratio
+// it reports (blitz/go) holds where two sub-benchmarks run seconds apart do
+// not. units is how many of unit one op holds; the metrics are ns/unit
+// and go-ns/unit, the two sides' figures, and ratio.
+func paired(b *testing.B, units int, unit string, blitzOp, goOp func()) {
 	var blitz, gor time.Duration
 	for range b.N {
 		start := time.Now()
-		l := newLatch(tasks)
-		for range tasks {
-			runtime.SpawnOn[struct{}](h, &yieldTask{left: yields, l: l})
-		}
-		<-l.done
+		blitzOp()
 		blitz += time.Since(start)
 		start = time.Now()
-		var wg sync.WaitGroup
-		wg.Add(tasks)
-		for range tasks {
-			go func() {
-				defer wg.Done()
-				for range yields {
-					goruntime.Gosched()
-				}
-			}()
-		}
-		wg.Wait()
+		goOp()
 		gor += time.Since(start)
 	}
-	n := float64(b.N * tasks * yields)
-	b.ReportMetric(float64(blitz.Nanoseconds())/n, "ns/yield")
-	b.ReportMetric(float64(gor.Nanoseconds())/n, "go-ns/yield")
+	n := float64(b.N * units)
+	b.ReportMetric(float64(blitz.Nanoseconds())/n, "ns/"+unit)
+	b.ReportMetric(float64(gor.Nanoseconds())/n, "go-ns/"+unit)
 	b.ReportMetric(float64(blitz)/float64(gor), "ratio")
+}
+
+// BenchmarkYieldManyPaired is BenchmarkYieldMany with the blitz run and the
+// goroutine run alternating inside each op (see paired).
+func BenchmarkYieldManyPaired(b *testing.B) {
+	const tasks, yields = 1000, 1000
+	h := newBenchRuntime(b, runtime.Config{}).Handle()
+	paired(b, tasks*yields, "yield", func() { yieldOp(h, tasks, yields) }, func() { goYieldOp(tasks, yields) })
 }
 
 // BenchmarkYieldAlone runs one task that yields b.N times on a runtime of
@@ -286,6 +287,25 @@ func (p *ponger) Poll(cx *future.Context) (struct{}, bool) {
 	return struct{}{}, true
 }
 
+// goPingPongOp runs pairs ping-pongs with goroutines and channels: one op
+// of BenchmarkPingPong's goroutine side.
+func goPingPongOp(pairs int) {
+	l := newLatch(pairs)
+	for range pairs {
+		go func() {
+			ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
+			go func() {
+				<-ping
+				pong <- struct{}{}
+			}()
+			ping <- struct{}{}
+			<-pong
+			l.countDown()
+		}()
+	}
+	<-l.done
+}
+
 // BenchmarkPingPong runs 1,000 concurrent pairs per op: each pinger spawns a
 // ponger and they exchange a ping and a pong through two oneshots (Tokio's
 // ping_pong). ns/ping is the cost of one exchange, spawn included.
@@ -295,86 +315,46 @@ func BenchmarkPingPong(b *testing.B) {
 	b.Run("goroutines", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			l := newLatch(pairs)
-			for range pairs {
-				go func() {
-					ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
-					go func() {
-						<-ping
-						pong <- struct{}{}
-					}()
-					ping <- struct{}{}
-					<-pong
-					l.countDown()
-				}()
-			}
-			<-l.done
+			goPingPongOp(pairs)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/ping")
 	})
 }
 
 // BenchmarkPingPongPaired is BenchmarkPingPong's detached blitz side and
-// its goroutine side alternating inside each op (see
-// BenchmarkYieldManyPaired): ns/ping and go-ns/ping are the two sides, ratio
-// blitz/go.
+// its goroutine side alternating inside each op (see paired).
 func BenchmarkPingPongPaired(b *testing.B) {
 	const pairs = 1000
-	rt := newBenchRuntime(b, runtime.Config{})
-	h := rt.Handle()
-	var blitz, gor time.Duration
-	for range b.N {
-		start := time.Now()
-		l := newLatch(pairs)
-		for range pairs {
-			runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: spawnDetached})
-		}
-		<-l.done
-		blitz += time.Since(start)
-		start = time.Now()
-		l = newLatch(pairs)
-		for range pairs {
-			go func() {
-				ping, pong := make(chan struct{}, 1), make(chan struct{}, 1)
-				go func() {
-					<-ping
-					pong <- struct{}{}
-				}()
-				ping <- struct{}{}
-				<-pong
-				l.countDown()
-			}()
-		}
-		<-l.done
-		gor += time.Since(start)
-	}
-	n := float64(b.N * pairs)
-	b.ReportMetric(float64(blitz.Nanoseconds())/n, "ns/ping")
-	b.ReportMetric(float64(gor.Nanoseconds())/n, "go-ns/ping")
-	b.ReportMetric(float64(blitz)/float64(gor), "ratio")
+	h := newBenchRuntime(b, runtime.Config{}).Handle()
+	paired(b, pairs, "ping", func() { pingPongOp(h, pairs, spawnDetached) }, func() { goPingPongOp(pairs) })
 }
 
 // benchPingPong is BenchmarkPingPong's blitz side with cfg, spawning as
 // mode says.
 func benchPingPong(b *testing.B, cfg runtime.Config, pairs int, mode int) {
-	rt := newBenchRuntime(b, cfg)
-	h := rt.Handle()
+	h := newBenchRuntime(b, cfg).Handle()
 	b.ReportAllocs()
 	for range b.N {
-		l := newLatch(pairs)
-		for range pairs {
-			switch mode {
-			case spawnValue:
-				runtime.SpawnValueOn[struct{}](h, pinger{l: l, mode: mode})
-			case spawnDetached:
-				runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: mode})
-			default:
-				runtime.SpawnOn[struct{}](h, &pinger{l: l})
-			}
-		}
-		<-l.done
+		pingPongOp(h, pairs, mode)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pairs), "ns/ping")
+}
+
+// pingPongOp runs pairs ping-pongs on h, each pinger spawned from outside
+// as mode says: one op of BenchmarkPingPong's blitz side.
+func pingPongOp(h runtime.Handle, pairs, mode int) {
+	l := newLatch(pairs)
+	for range pairs {
+		switch mode {
+		case spawnValue:
+			runtime.SpawnValueOn[struct{}](h, pinger{l: l, mode: mode})
+		case spawnDetached:
+			runtime.SpawnValueDetachedOn[struct{}](h, pinger{l: l, mode: mode})
+		default:
+			runtime.SpawnOn[struct{}](h, &pinger{l: l})
+		}
+	}
+	<-l.done
 }
 
 // chain spawns the next link until depth reaches zero.

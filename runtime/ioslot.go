@@ -222,11 +222,9 @@ func (f *ioFuture) submit(cx *future.Context, n *netFD, op backend.Op) error {
 
 // wait returns the op's completion once it came, and frees the slot.
 func (f *ioFuture) wait(cx *future.Context) (backend.Completion, bool) {
-	c, ok := f.slot.io.poll(cx)
+	c, ok := f.slot.io.poll(cx) // records the wait for a task dump when not ok
 	if ok {
 		f.release()
-	} else {
-		cx.Waiting(ioWaitKinds[f.slot.io.op.Kind], uint64(f.slot.io.op.FD)) // for a task dump
 	}
 	return c, ok
 }
