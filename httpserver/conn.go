@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	goruntime "runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -565,9 +566,18 @@ func (c *conn) pollDispatch(cx *future.Context) bool {
 	return true
 }
 
+// startHandler starts the request's handler goroutine and yields to it:
+// the new goroutine is queued first on this worker's P, so the yield runs
+// it now, as if inline, while the worker goroutine waits in Go's global
+// queue (another P takes it if the handler blocks or runs long). A handler
+// that answers at once has finished when the yield returns, and pollServe
+// takes its response in the same poll: no wake of the task, and no
+// handler left queued behind a worker that parks in the backend's wait
+// (which keeps its P until Go's sysmon takes it back).
 func (c *conn) startHandler() {
 	c.phase = phServe
 	go c.s.runHandler(c.ex, c.s.handler())
+	goruntime.Gosched()
 }
 
 // pollServe does what the handler goroutine asks, until it returns.
