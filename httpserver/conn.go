@@ -432,14 +432,15 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 					c.startError(errHeaderTooLarge)
 					return true
 				}
-				p, perr := parseRequest(c.in[:end])
+				var p parsedRequest
+				perr := parseRequest(c.in[:end], &p)
 				c.consume(end)
 				c.scanned = 0
 				if perr != nil {
 					c.startError(perr)
 					return true
 				}
-				c.startRequest(p)
+				c.startRequest(&p)
 				return true
 			}
 		} else if c.s.shuttingDown.Load() {
@@ -505,15 +506,16 @@ type tlsStater interface {
 func (c *conn) startRequest(p *parsedRequest) {
 	s := c.s
 	c.reqs++
-	ctx := context.WithValue(s.baseCtx, http.LocalAddrContextKey, c.rwc.LocalAddr())
-	ctx, cancel := context.WithCancel(ctx)
-	req := p.req.WithContext(ctx)
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	ex := &exchange{cancel: cancel, expectContinue: p.expectContinue, rwc: c.rwc}
+	ex.ctx = reqContext{Context: ctx, rwc: c.rwc}
+	req := p.req.WithContext(&ex.ctx)
 	req.RemoteAddr = c.remote
 	if ts, ok := c.rwc.(tlsStater); ok {
 		st := ts.ConnectionState()
 		req.TLS = &st
 	}
-	ex := &exchange{req: req, cancel: cancel, expectContinue: p.expectContinue, rwc: c.rwc}
+	ex.req = req
 	ex.w = response{ex: ex, s: s, header: make(http.Header), declared: -1}
 	ex.body.ex = ex
 	c.dec.reset(p.bodyKind, p.contentLength)
@@ -566,8 +568,8 @@ func (c *conn) pollDispatch(cx *future.Context) bool {
 	return true
 }
 
-// startHandler starts the request's handler goroutine and yields to it:
-// the new goroutine is queued first on this worker's P, so the yield runs
+// startHandler hands the request to a handler goroutine (a parked one of
+// the pool, or a new one) and yields to it: the goroutine is queued first on this worker's P, so the yield runs
 // it now, as if inline, while the worker goroutine waits in Go's global
 // queue (another P takes it if the handler blocks or runs long). A handler
 // that answers at once has finished when the yield returns, and pollServe
@@ -576,7 +578,7 @@ func (c *conn) pollDispatch(cx *future.Context) bool {
 // (which keeps its P until Go's sysmon takes it back).
 func (c *conn) startHandler() {
 	c.phase = phServe
-	go c.s.runHandler(c.ex, c.s.handler())
+	c.s.dispatch(c.ex)
 	goruntime.Gosched()
 }
 

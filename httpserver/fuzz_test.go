@@ -26,14 +26,15 @@ func FuzzParseRequest(f *testing.F) {
 		if end < 0 {
 			return
 		}
-		p, perr := parseRequest(data[:end])
+		var p parsedRequest
+		perr := parseRequest(data[:end], &p)
 		if perr != nil {
 			if perr.status < 400 || perr.status > 599 {
 				t.Fatalf("refused with status %d", perr.status)
 			}
 			return
 		}
-		req := p.req
+		req := &p.req
 		switch {
 		case req.Method == "" || req.URL == nil:
 			t.Fatalf("incomplete request %+v", req)

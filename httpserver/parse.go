@@ -64,9 +64,11 @@ var (
 )
 
 // parsedRequest is what parseRequest makes of a header block: the request
-// without its body, and how the body is framed.
+// without its body, and how the body is framed. The connection task keeps
+// it on its stack; the request handed to the handler is a copy (made by
+// Request.WithContext).
 type parsedRequest struct {
-	req *http.Request
+	req http.Request
 	// bodyKind and contentLength say how the body is framed.
 	bodyKind      bodyKind
 	contentLength int64
@@ -88,15 +90,15 @@ const (
 )
 
 // parseRequest parses the header block hdr (as findHeaderEnd delimits it:
-// it ends with an empty line) into a request. A request the server must
-// refuse is a *protoError with the status to answer.
-func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
+// it ends with an empty line) into *p. A request the server must refuse
+// is a *protoError with the status to answer.
+func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 	for i := 0; i < maxLeadingCRLF && bytes.HasPrefix(hdr, crlf); i++ {
 		hdr = hdr[2:]
 	}
 	eol := bytes.Index(hdr, crlf)
 	if eol < 0 {
-		return nil, badRequest("malformed request line")
+		return badRequest("malformed request line")
 	}
 	line := hdr[:eol]
 	rest := hdr[eol+2:]
@@ -104,30 +106,31 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 	// request-line = method SP request-target SP HTTP-version
 	sp1 := bytes.IndexByte(line, ' ')
 	if sp1 <= 0 {
-		return nil, badRequest("malformed request line")
+		return badRequest("malformed request line")
 	}
 	method := line[:sp1]
 	if !validToken(method) {
-		return nil, badRequest("invalid method")
+		return badRequest("invalid method")
 	}
 	rl := line[sp1+1:]
 	sp2 := bytes.IndexByte(rl, ' ')
 	if sp2 <= 0 {
-		return nil, badRequest("malformed request line")
+		return badRequest("malformed request line")
 	}
 	target, version := rl[:sp2], rl[sp2+1:]
 	for _, b := range target {
 		if b <= ' ' || b == 0x7f {
-			return nil, badRequest("invalid request target")
+			return badRequest("invalid request target")
 		}
 	}
 	major, minor, perr := parseVersion(version)
 	if perr != nil {
-		return nil, perr
+		return perr
 	}
 
-	p := &parsedRequest{}
-	req := &http.Request{
+	*p = parsedRequest{}
+	req := &p.req
+	*req = http.Request{
 		Method:     internMethod(method),
 		Proto:      protoString(major, minor),
 		ProtoMajor: major,
@@ -135,14 +138,13 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 		Header:     make(http.Header, 8),
 		RequestURI: string(target),
 	}
-	p.req = req
 
 	// The header fields.
 	var hosts, lengths, encodings, connection, expects []string
 	for len(rest) > 2 {
 		eol := bytes.Index(rest, crlf)
 		if eol < 0 {
-			return nil, badRequest("malformed header line")
+			return badRequest("malformed header line")
 		}
 		fl := rest[:eol]
 		rest = rest[eol+2:]
@@ -150,16 +152,16 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 		if colon <= 0 {
 			// No name, or a line that starts with white space (obsolete
 			// line folding, which RFC 9112 lets a server reject).
-			return nil, badRequest("malformed header line")
+			return badRequest("malformed header line")
 		}
 		name := fl[:colon]
 		if !validToken(name) {
-			return nil, badRequest("invalid header name")
+			return badRequest("invalid header name")
 		}
 		value := trimOWS(fl[colon+1:])
 		for _, b := range value {
 			if (b < ' ' && b != '\t') || b == 0x7f {
-				return nil, badRequest("invalid header value")
+				return badRequest("invalid header value")
 			}
 		}
 		key := canonicalKey(name)
@@ -180,19 +182,19 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 		req.Header[key] = append(req.Header[key], v)
 	}
 	if len(rest) != 2 || rest[0] != '\r' || rest[1] != '\n' {
-		return nil, badRequest("malformed header block")
+		return badRequest("malformed header block")
 	}
 
 	// Host: exactly one in HTTP/1.1 (RFC 9112 section 3.2), at most one
 	// in HTTP/1.0.
 	if len(hosts) > 1 || (len(hosts) == 0 && minor == 1) {
-		return nil, badRequest("missing or repeated Host header")
+		return badRequest("missing or repeated Host header")
 	}
 	host := ""
 	if len(hosts) == 1 {
 		host = hosts[0]
 		if !validHost(host) {
-			return nil, badRequest("invalid Host header")
+			return badRequest("invalid Host header")
 		}
 	}
 
@@ -202,21 +204,21 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 	switch {
 	case req.Method == http.MethodConnect && !strings.HasPrefix(rawTarget, "/"):
 		if !validHost(rawTarget) || rawTarget == "" {
-			return nil, badRequest("invalid CONNECT target")
+			return badRequest("invalid CONNECT target")
 		}
 		req.URL = &url.URL{Host: rawTarget}
 	case rawTarget == "*":
 		if req.Method != http.MethodOptions {
-			return nil, badRequest("asterisk target for a method other than OPTIONS")
+			return badRequest("asterisk target for a method other than OPTIONS")
 		}
 		req.URL = &url.URL{Path: "*"}
 	default:
 		if !strings.HasPrefix(rawTarget, "/") && !hasHTTPScheme(rawTarget) {
-			return nil, badRequest("invalid request target")
+			return badRequest("invalid request target")
 		}
 		u, err := url.ParseRequestURI(rawTarget)
 		if err != nil {
-			return nil, badRequest("invalid request target")
+			return badRequest("invalid request target")
 		}
 		req.URL = u
 	}
@@ -253,39 +255,39 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 			}
 			continue
 		}
-		return nil, &protoError{status: http.StatusExpectationFailed, msg: "unsupported Expect"}
+		return &protoError{status: http.StatusExpectationFailed, msg: "unsupported Expect"}
 	}
 
 	// The body's framing (RFC 9112 section 6.3).
 	if len(encodings) > 0 {
 		if minor == 0 {
-			return nil, badRequest("Transfer-Encoding in an HTTP/1.0 request")
+			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
 		}
 		if len(lengths) > 0 {
 			// Both framings: a smuggling attempt or a broken proxy.
-			return nil, badRequest("both Transfer-Encoding and Content-Length")
+			return badRequest("both Transfer-Encoding and Content-Length")
 		}
 		if len(encodings) != 1 || !strings.EqualFold(strings.TrimSpace(encodings[0]), "chunked") {
 			if len(encodings) == 1 && !strings.Contains(encodings[0], ",") && validToken([]byte(strings.TrimSpace(encodings[0]))) {
-				return nil, &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding"}
+				return &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding"}
 			}
-			return nil, &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding list"}
+			return &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding list"}
 		}
 		p.bodyKind = bodyChunked
 		p.contentLength = -1
 		req.ContentLength = -1
 		req.TransferEncoding = []string{"chunked"}
 		delete(req.Header, "Transfer-Encoding")
-		return p, nil
+		return nil
 	}
 	if len(lengths) > 0 {
 		n, ok := parseContentLength(lengths[0])
 		if !ok {
-			return nil, badRequest("invalid Content-Length")
+			return badRequest("invalid Content-Length")
 		}
 		for _, v := range lengths[1:] {
 			if m, ok := parseContentLength(v); !ok || m != n {
-				return nil, badRequest("conflicting Content-Length")
+				return badRequest("conflicting Content-Length")
 			}
 		}
 		if len(lengths) > 1 {
@@ -297,7 +299,7 @@ func parseRequest(hdr []byte) (*parsedRequest, *protoError) {
 			p.bodyKind = bodyLength
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // parseVersion parses "HTTP/1.1" or "HTTP/1.0"; another well-formed

@@ -62,6 +62,7 @@ func putOut(b *[]byte) {
 // posts the final bytes and goes.
 type exchange struct {
 	req    *http.Request
+	ctx    reqContext
 	cancel context.CancelFunc
 	w      response
 	body   requestBody
@@ -118,6 +119,23 @@ type exchange struct {
 	bodyRemaining int64
 	continueSent  bool
 	headerSent    bool
+}
+
+// reqContext is a request's context: a child of the server's, with the
+// connection's local address as the value of http.LocalAddrContextKey
+// (made when asked for, not for every request). Immutable.
+type reqContext struct {
+	context.Context
+	rwc Conn
+}
+
+// Value returns the local address for http.LocalAddrContextKey, else the
+// parent's value.
+func (c *reqContext) Value(key any) any {
+	if key == http.LocalAddrContextKey {
+		return c.rwc.LocalAddr()
+	}
+	return c.Context.Value(key)
 }
 
 // post hands op to the connection task and waits for its outcome. Called
@@ -485,7 +503,9 @@ func (w *response) commit(final bool) {
 		}
 	}
 
-	// Framing.
+	// Framing. The Content-Length and Content-Type the server adds go
+	// straight into the header block (as net/http's do), not into h.
+	addLength := false
 	if !w.noBody || (req.Method == http.MethodHead && bodyAllowed(w.status)) {
 		switch {
 		case w.declared >= 0:
@@ -494,7 +514,8 @@ func (w *response) commit(final bool) {
 			if w.noBody {
 				w.declared = w.written
 			}
-			h.Set("Content-Length", strconv.FormatInt(w.declared, 10))
+			delete(h, "Content-Length") // set after WriteHeader: replaced
+			addLength = true
 		case w.noBody:
 		case req.ProtoAtLeast(1, 1):
 			w.chunked = true
@@ -509,12 +530,23 @@ func (w *response) commit(final bool) {
 			delete(h, "Content-Length")
 		}
 	}
+	ctype := ""
 	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(w.body) > 0 && h.Get("Content-Encoding") == "" {
-		h.Set("Content-Type", http.DetectContentType(w.body))
+		ctype = http.DetectContentType(w.body)
 	}
 
 	b := appendStatusLine(*w.out, w.status)
 	b = appendHeader(b, h)
+	if addLength {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, w.declared, 10)
+		b = append(b, "\r\n"...)
+	}
+	if ctype != "" {
+		b = append(b, "Content-Type: "...)
+		b = append(b, ctype...)
+		b = append(b, "\r\n"...)
+	}
 	if _, ok := h["Date"]; !ok {
 		b = append(b, "Date: "...)
 		b = append(b, httpDate()...)

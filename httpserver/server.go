@@ -123,6 +123,9 @@ type Server struct {
 	// cancels it (Close, or a Shutdown whose context ended).
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
+	// pool keeps the goroutines of returned handlers for the next
+	// requests.
+	pool handlerPool
 
 	// shuttingDown is set once by Shutdown or Close and never cleared;
 	// loaded by connection tasks (before they wait idle) and handler
@@ -150,6 +153,7 @@ func (s *Server) init() {
 			n = DefaultMaxHandlerGoroutines
 		}
 		s.sem = syncprim.NewSemaphore(n)
+		s.pool.init()
 		s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 		s.conns = make(map[*conn]struct{})
 		s.listeners = make(map[io.Closer]struct{})
@@ -315,6 +319,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	conns := s.connsLocked()
 	s.checkDrainedLocked()
 	s.mu.Unlock()
+	s.pool.close()
 	for _, c := range conns {
 		c.wakeIfIdle()
 	}
@@ -343,6 +348,7 @@ func (s *Server) Close() error {
 	conns := s.connsLocked()
 	s.checkDrainedLocked()
 	s.mu.Unlock()
+	s.pool.close()
 	s.cancelBase()
 	for _, c := range conns {
 		c.kill()

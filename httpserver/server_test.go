@@ -3,8 +3,11 @@ package httpserver_test
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	goruntime "runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/blitz-go/blitz/httpserver"
@@ -41,5 +44,46 @@ func TestGetKeepAlive(t *testing.T) {
 			require.Equal(t, 200, resp.StatusCode)
 			require.True(t, strings.HasPrefix(string(body), "hello, 127.0.0.1:"), string(body))
 		}
+	})
+}
+
+// Successive requests are served by parked handler goroutines (of 50
+// requests made one after another, some run on a goroutine that served an
+// earlier one), which end with the server (goleak, in TestMain, checks
+// that none is left), and a request's context carries the connection's
+// local address.
+func TestHandlerGoroutinesReusedAndLocalAddr(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		var mu sync.Mutex
+		seen := make(map[string]bool)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var buf [64]byte
+			id, _, _ := strings.Cut(string(buf[:goruntime.Stack(buf[:], false)]), " [")
+			mu.Lock()
+			seen[id] = true
+			mu.Unlock()
+			a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+			if !ok {
+				http.Error(w, "no local address", http.StatusInternalServerError)
+				return
+			}
+			fmt.Fprint(w, a.String())
+		})
+		ts := startServer(t, cfg, &httpserver.Server{Handler: h})
+		c := newClient(t)
+		const n = 50
+		for i := 0; i < n; i++ {
+			resp, err := c.Get(ts.url("/"))
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, 200, resp.StatusCode, string(body))
+			require.Equal(t, ts.addr, string(body))
+		}
+		ts.stop(t)
+		mu.Lock()
+		defer mu.Unlock()
+		require.Less(t, len(seen), n, "every request ran on a goroutine of its own")
 	})
 }
