@@ -71,7 +71,10 @@ var (
 // read and the write in flight, reused from one call to the next (the
 // socket's slots own the kernel's side, so reassigning them is safe; see
 // ioSlot). Owned by the one task reading (pr, reading) and the one task
-// writing (pw, writing).
+// writing (pw, writing). A stream allocates it on its first PollRead or
+// PollWrite (see conn.pollState), so that a stream read and written
+// through futures (Read, ReadPooled, WriteAll), as servers do, does not
+// carry it.
 type connPoll struct {
 	pr      ReadFuture
 	reading bool
@@ -79,15 +82,33 @@ type connPoll struct {
 	writing bool
 }
 
+// pollState returns the stream's PollRead/PollWrite state, allocating it on
+// first use. The reading and the writing task may both get here first (a
+// split stream): the compare-and-swap makes one allocation win, and both
+// use it (each its own half of it).
+func (s *conn) pollState() *connPoll {
+	if p := s.poll.Load(); p != nil { // load-acquire: pairs with the CompareAndSwap below
+		return p
+	}
+	p := new(connPoll)
+	if s.poll.CompareAndSwap(nil, p) { // publishes p to the other side's Load
+		return p
+	}
+	return s.poll.Load()
+}
+
 // PollRead reads from the stream; see AsyncReader.
 func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
-	p := &s.poll
+	p := s.pollState()
 	if !p.reading {
 		p.pr = ReadFuture{n: s.n, buf: buf}
 		p.reading = true
 	}
 	r, ok := p.pr.Poll(cx)
 	if ok {
+		// Drop the finished read, and with it the caller's buffer: an idle
+		// stream must not keep the last one alive.
+		p.pr = ReadFuture{}
 		p.reading = false
 	}
 	return r, ok
@@ -95,22 +116,24 @@ func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], boo
 
 // CancelRead abandons a PollRead in flight; see AsyncReader.
 func (s *conn) CancelRead() {
-	p := &s.poll
-	if p.reading {
+	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
+	if p != nil && p.reading {
 		p.pr.Cancel()
+		p.pr = ReadFuture{}
 		p.reading = false
 	}
 }
 
 // PollWrite writes to the stream; see AsyncWriter.
 func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
-	p := &s.poll
+	p := s.pollState()
 	if !p.writing {
 		p.pw = WriteFuture{n: s.n, buf: buf}
 		p.writing = true
 	}
 	r, ok := p.pw.Poll(cx)
 	if ok {
+		p.pw = WriteFuture{}
 		p.writing = false
 	}
 	return r, ok
@@ -118,9 +141,10 @@ func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bo
 
 // CancelWrite abandons a PollWrite in flight; see AsyncWriter.
 func (s *conn) CancelWrite() {
-	p := &s.poll
-	if p.writing {
+	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
+	if p != nil && p.writing {
 		p.pw.Cancel()
+		p.pw = WriteFuture{}
 		p.writing = false
 	}
 }

@@ -80,37 +80,36 @@ func Serve[S any](l Acceptor[S], handler func(S) future.Future[error], cfg Serve
 type servePhase uint8
 
 const (
-	serving    servePhase = iota // accepting and reaping
+	serving    servePhase = iota // accepting
 	draining                     // stopped accepting; waiting for handlers, perhaps bounded
-	cancelling                   // the handlers left were cancelled; reaping their outcomes
+	cancelling                   // the handlers left were cancelled; waiting for them to end
 	served                       // completed or cancelled
 )
 
 // ServeFuture is the future of Serve: a future.Future[ServeStats] and a
-// future.Canceler. All its fields are owned by the task that polls it.
+// future.Canceler.
 type ServeFuture[S any] struct {
-	// Every field is owned by the task polling the future (Poll, Cancel);
-	// the handlers' tasks reach it only through the JoinSet, which locks.
+	// Every field but set is owned by the task polling the future (Poll,
+	// Cancel); the handlers' tasks reach set only, which locks.
 	l       Acceptor[S]
 	handler func(S) future.Future[error]
 	// stop is cfg.Stop, nil once it completed or was cancelled.
 	stop  future.Future[struct{}]
 	grace time.Duration
 	phase servePhase
-	// handlers holds one task per connection in flight.
-	handlers JoinSet[error]
+	// set holds the handlers in flight, one task each, and the counts of
+	// those that ended.
+	set serveSet
 	// accept is the accept in flight, nil when none.
 	accept *AcceptFuture[S]
-	// next is the pending Next of handlers, nil when none.
-	next *JoinNextFuture[error]
 	// timer bounds the draining when timed is set.
 	timer SleepFuture
 	timed bool
 	stats ServeStats
 }
 
-// Poll accepts and spawns, reaps finished handlers, and runs the stop.
-// Polling after completion panics with future.ErrPolledAfterCompletion.
+// Poll accepts and spawns, and runs the stop. Polling after completion
+// panics with future.ErrPolledAfterCompletion.
 func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 	if s.phase == served {
 		panic(future.ErrPolledAfterCompletion)
@@ -125,10 +124,9 @@ func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 		s.acceptAll(cx)
 	}
 	for {
-		// Reaping comes after accepting, so a handler spawned by this poll
-		// is covered by the Next left pending here.
-		if s.reap(cx) {
+		if s.phase != serving && s.set.drained(cx) {
 			s.finish()
+			s.set.collect(&s.stats)
 			return s.stats, true
 		}
 		if s.phase != draining || !s.timed {
@@ -139,7 +137,7 @@ func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 		}
 		s.timed = false
 		s.phase = cancelling
-		s.handlers.CancelAll()
+		s.set.cancelAll(false)
 	}
 }
 
@@ -164,7 +162,7 @@ func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
 		}
 		s.stats.Accepted++
 		if h, ok := s.startHandler(r.Value); ok {
-			s.handlers.Spawn(cx, h)
+			s.set.spawn(cx, h)
 		}
 	}
 }
@@ -194,47 +192,11 @@ var errNilHandler = fmt.Errorf("runtime: Serve: the handler function returned a 
 // handlerFailed counts a connection whose handler never started, with err,
 // and closes conn if it can.
 func (s *ServeFuture[S]) handlerFailed(conn S, err error) {
-	s.stats.Completed++
-	s.stats.Failed++
-	if s.stats.HandlerErr == nil {
-		s.stats.HandlerErr = err
-	}
+	s.set.mu.Lock()
+	s.set.countLocked(err)
+	s.set.mu.Unlock()
 	if c, isCloser := any(conn).(io.Closer); isCloser {
 		_ = c.Close()
-	}
-}
-
-// reap takes the outcomes of the finished handlers into the counts. It
-// reports true when the set is empty and the server no longer accepts: it
-// is done.
-func (s *ServeFuture[S]) reap(cx *future.Context) bool {
-	for {
-		if s.next == nil {
-			s.next = s.handlers.Next()
-		}
-		r, ok := s.next.Poll(cx)
-		if !ok {
-			return false
-		}
-		s.next = nil
-		switch {
-		case errors.Is(r.Err, ErrJoinSetEmpty):
-			return s.phase != serving
-		case errors.Is(r.Err, ErrCancelled) || errors.Is(r.Err, ErrShutdown):
-			s.stats.Cancelled++
-		default:
-			s.stats.Completed++
-			err := r.Err // the task's panic, or the handler's nil future
-			if err == nil {
-				err = r.Value // the handler's own error
-			}
-			if err != nil {
-				s.stats.Failed++
-				if s.stats.HandlerErr == nil {
-					s.stats.HandlerErr = err
-				}
-			}
-		}
 	}
 }
 
@@ -245,7 +207,7 @@ func (s *ServeFuture[S]) beginStop() {
 	switch {
 	case s.grace < 0:
 		s.phase = cancelling
-		s.handlers.CancelAll()
+		s.set.cancelAll(false)
 	case s.grace > 0:
 		s.phase = draining
 		s.timer = SleepFuture{deadline: after(s.grace)}
@@ -286,10 +248,6 @@ func (s *ServeFuture[S]) Cancel() {
 		return
 	}
 	s.stopAccepting()
-	if s.next != nil {
-		s.next.Cancel()
-		s.next = nil
-	}
-	s.handlers.Close()
+	s.set.cancelAll(true)
 	s.finish()
 }

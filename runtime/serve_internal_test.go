@@ -68,13 +68,13 @@ func TestServeForgetsFinishedHandlers(t *testing.T) {
 		c.Close()
 		require.NoError(t, err, "connection %d", i)
 		require.Equal(t, "hi", string(b))
-		maxLen = max(maxLen, sf.handlers.Len())
+		maxLen = max(maxLen, sf.set.len())
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for sf.handlers.Len() != 0 && time.Now().Before(deadline) {
+	for sf.set.len() != 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	assert.Equal(t, 0, sf.handlers.Len(), "every finished handler left the set")
+	assert.Equal(t, 0, sf.set.len(), "every finished handler left the set")
 	assert.Less(t, maxLen, n/2, "handlers are reaped while the server runs, not at its end")
 	h.Cancel()
 	_, err = h.Wait(context.Background())

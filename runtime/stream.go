@@ -15,8 +15,9 @@ import (
 // flight at once (Split gives them to two tasks).
 type conn struct {
 	n *netFD
-	// poll is the state of PollRead and PollWrite (see AsyncReader).
-	poll connPoll
+	// poll is the state of PollRead and PollWrite (see AsyncReader), nil
+	// until the first of them (see pollState).
+	poll atomic.Pointer[connPoll]
 }
 
 // LocalAddr and RemoteAddr return the connection's addresses.

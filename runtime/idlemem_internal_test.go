@@ -1,0 +1,61 @@
+package runtime
+
+// The per-connection records an idle server connection holds, kept small.
+
+import (
+	"context"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIdleConnRecordSizes pins the sizes of the records every idle served
+// connection holds, so that a field added to one shows up here with its
+// cost (Go rounds each allocation up to its size class: 16, 24, 32, 48,
+// 64, ... 128, 144, ...).
+func TestIdleConnRecordSizes(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
+	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
+}
+
+// TestPollStateLazyAndReleased: a stream read and written through futures
+// carries no PollRead/PollWrite state, and once a PollRead or PollWrite
+// completed, the state keeps neither the finished future nor the caller's
+// buffer (an idle stream would hold the last buffer alive).
+func TestPollStateLazyAndReleased(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := BlockOn(ctx, rt.Handle(), s.WriteAll([]byte("x")))
+			require.NoError(t, err)
+			require.NoError(t, r.Err)
+			require.Nil(t, s.poll.Load(), "no PollRead/PollWrite state before the first PollRead or PollWrite")
+
+			out := []byte("ping")
+			w, err := BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
+				return s.PollWrite(cx, out)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, w.Err)
+			_, err = c.Write([]byte("pong"))
+			require.NoError(t, err)
+			in := make([]byte, 16)
+			rd, err := BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
+				return s.PollRead(cx, in)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, rd.Err)
+			p := s.poll.Load()
+			require.NotNil(t, p)
+			require.False(t, p.reading)
+			require.False(t, p.writing)
+			require.Nil(t, p.pr.buf, "the finished PollRead's buffer is not kept")
+			require.Nil(t, p.pw.buf, "the finished PollWrite's buffer is not kept")
+		})
+	}
+}
