@@ -5,13 +5,15 @@
 //
 //	go run ./peers/cmd/peerbench -mode echo
 //	go run ./peers/cmd/peerbench -mode http
-//	go run ./peers/cmd/peerbench -mode idle -conns 10000
+//	go run ./peers/cmd/peerbench -mode idle -conns 100000
 //
 // Each server runs in a process of its own, started by peerbench, and the
-// load generator runs in peerbench's process: the server's CPU time and
+// throughput load runs in peerbench's process: the server's CPU time and
 // memory are read from /proc for the server alone, so throughput is
-// reported in total and per core of server CPU, and idle memory as the
-// growth of the server's resident set per connection.
+// reported in total and per core of server CPU. Idle connections are held
+// by client processes, spread with the servers over as many processes as
+// the open-file limit asks (IdleFleet), and their memory is reported as
+// the growth of the servers' resident sets, in all and per connection.
 //
 // This module exists only for the comparison: no library module of blitz
 // depends on it or on the peers it imports. It runs on Linux.

@@ -10,6 +10,7 @@ require (
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/valyala/fasthttp v1.74.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
@@ -37,7 +38,6 @@ require (
 	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )
 

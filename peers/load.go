@@ -13,7 +13,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Payload is the size of an echo round trip.
@@ -43,10 +46,22 @@ type Client struct {
 }
 
 // Dial connects to addr from source (the zero Addr lets the kernel pick).
+// A source is bound without a port (IP_BIND_ADDRESS_NO_PORT): the kernel
+// picks the port on connecting, so that one port serves a source towards
+// many destinations.
 func Dial(m Mode, addr string, source netip.Addr) (*Client, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
 	if source.IsValid() {
 		d.LocalAddr = &net.TCPAddr{IP: source.AsSlice()}
+		d.Control = func(_, _ string, c syscall.RawConn) error {
+			var err error
+			if cerr := c.Control(func(fd uintptr) {
+				err = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+			}); cerr != nil {
+				return cerr
+			}
+			return err
+		}
 	}
 	c, err := d.Dial("tcp", addr)
 	if err != nil {

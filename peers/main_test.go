@@ -3,6 +3,8 @@
 package peers
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -13,7 +15,22 @@ import (
 // process-wide goroutines, which no Stop of theirs ends (gnet's default
 // ants pool, fasthttp's Date-header clock and its worker pool's cleaner,
 // which sleeps out its period after Shutdown).
+//
+// With PEERS_TEST_CHILD=1 the test binary is a child process of the
+// tests (see RunChild) instead: its arguments name the child.
+// PEERS_TEST_CHILD=fail-dial is the same, except that a dial child exits
+// at once with status 3, the way a crashing client would.
 func TestMain(m *testing.M) {
+	if c := os.Getenv("PEERS_TEST_CHILD"); c != "" {
+		if c == "fail-dial" && len(os.Args) > 1 && os.Args[1] == "dial" {
+			os.Exit(3)
+		}
+		if err := RunChild(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	goleak.VerifyTestMain(m,
 		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).purgeStaleWorkers"),
 		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"),

@@ -1,29 +1,33 @@
 //go:build linux
 
 // Command peerbench measures blitz's servers beside their peers, each
-// server in a process of its own and the load in this one (see package
-// peers):
+// server in a process of its own (see package peers):
 //
 //	peerbench -mode echo [-kinds blitz,gnet] [-conns 64] [-duration 5s] [-count 3]
 //	peerbench -mode http ...
-//	peerbench -mode idle [-idle echo|http] -conns 10000
+//	peerbench -mode idle [-idle echo|http] -conns 100000 [-procs 6] [-count 1]
 //
 // It prints a Markdown table: for echo and HTTP, round trips (or requests)
 // per second in total and per core of the server's CPU time, median and
-// range over -count runs; for idle, the growth of the server's resident
-// set per connection after each connection made one round trip.
+// range over -count runs, the load in peerbench's process; for idle, the
+// growth of the servers' resident sets, in all and per connection, after
+// each connection made one round trip, one row per run. The idle
+// connections are spread over -procs server processes, each with a client
+// process of its own (peers.IdleFleet), by default as few as the open-file
+// limit and the local port range allow.
+//
+// peerbench runs its own children: "peerbench serve ..." and
+// "peerbench dial ..." are the child processes (peers.RunChild).
 package main
 
 import (
-	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log"
-	"net/netip"
 	"os"
-	"os/exec"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -32,17 +36,19 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		serve(os.Args[2:])
+	if len(os.Args) > 1 && (os.Args[1] == "serve" || os.Args[1] == "dial") {
+		if err := peers.RunChild(os.Args[1:]); err != nil {
+			log.Fatal(err)
+		}
 		return
 	}
 	mode := flag.String("mode", "echo", "echo, http or idle")
 	idleMode := flag.String("idle", "echo", "with -mode idle: the servers measured, echo or http")
 	kindList := flag.String("kinds", "", "comma-separated server kinds (default: all of the mode)")
-	conns := flag.Int("conns", 64, "connections")
+	conns := flag.Int("conns", 64, "connections (with -mode idle: in all, over -procs processes)")
 	d := flag.Duration("duration", 5*time.Second, "length of a throughput run")
-	count := flag.Int("count", 3, "runs per kind")
-	sources := flag.Int("sources", 4, "with -mode idle: loopback source addresses 127.0.0.1.. to spread the client ports over")
+	count := flag.Int("count", 3, "runs per kind (with -mode idle: default 1)")
+	procs := flag.Int("procs", 0, "with -mode idle: server processes, and as many client processes, to spread the connections over (0: as few as the open-file limit and the local port range allow)")
 	flag.Parse()
 	m := peers.Mode(*mode)
 	if m == "idle" {
@@ -57,7 +63,12 @@ func main() {
 	}
 	var err error
 	if *mode == "idle" {
-		err = idle(m, kinds, *conns, *sources)
+		counted := false
+		flag.Visit(func(f *flag.Flag) { counted = counted || f.Name == "count" })
+		if !counted {
+			*count = 1
+		}
+		err = idle(m, kinds, *conns, *procs, *count)
 	} else {
 		err = throughput(m, kinds, *conns, *d, *count)
 	}
@@ -66,29 +77,10 @@ func main() {
 	}
 }
 
-// serve is the child: start one server, say where it listens, run until
-// stdin closes.
-func serve(args []string) {
-	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	mode := fs.String("mode", "echo", "echo or http")
-	kind := fs.String("kind", "", "server kind")
-	_ = fs.Parse(args)
-	s, err := peers.Start(peers.Mode(*mode), *kind, "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("ready %s\n", s.Addr)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	if err := s.Stop(); err != nil {
-		log.Fatal(err)
-	}
-}
-
 // child is a server process.
 type child struct {
-	cmd   *exec.Cmd
-	stdin io.Closer
-	addr  string
+	p    *peers.Proc
+	addr string
 }
 
 // start runs this program as a server child of kind.
@@ -97,49 +89,20 @@ func start(m peers.Mode, kind string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "serve", "-mode", string(m), "-kind", kind)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, addr, err := peers.StartServer(ctx, self, nil, m, kind, "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	// Some peers log to stdout: skip lines up to ours, and drain the rest.
-	r := bufio.NewReader(out)
-	var line string
-	for {
-		line, err = r.ReadString('\n')
-		if addr, ok := strings.CutPrefix(strings.TrimSpace(line), "ready "); ok {
-			go func() { _, _ = io.Copy(io.Discard, r) }()
-			return &child{cmd: cmd, stdin: in, addr: addr}, nil
-		}
-		if err != nil {
-			in.Close()
-			_ = cmd.Wait()
-			return nil, fmt.Errorf("peerbench: %s did not start (%q, %v)", kind, line, err)
-		}
-	}
+	return &child{p: p, addr: addr}, nil
 }
 
+// pid is the child's process id.
+func (c *child) pid() int { return c.p.Pid() }
+
 // stop ends the child and waits for it.
-func (c *child) stop() error {
-	c.stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		return errors.Join(errors.New("peerbench: server did not stop in 30s"), <-done)
-	}
-}
+func (c *child) stop() error { return c.p.Stop() }
 
 // throughput runs every kind count times and prints the table.
 func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count int) error {
@@ -157,12 +120,12 @@ func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count 
 			if err != nil {
 				return err
 			}
-			cpu0, err := peers.CPU(c.cmd.Process.Pid)
+			cpu0, err := peers.CPU(c.pid())
 			if err != nil {
 				return errors.Join(err, c.stop())
 			}
 			l, runErr := peers.Run(m, c.addr, conns, d)
-			cpu1, cpuErr := peers.CPU(c.cmd.Process.Pid)
+			cpu1, cpuErr := peers.CPU(c.pid())
 			if err := errors.Join(runErr, cpuErr, c.stop()); err != nil {
 				return fmt.Errorf("%s: %w", kind, err)
 			}
@@ -176,40 +139,50 @@ func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count 
 	return nil
 }
 
-// idle opens conns connections to every kind, one round trip each, and
-// prints the server's resident-set growth per connection.
-func idle(m peers.Mode, kinds []string, conns, sources int) error {
-	var src []netip.Addr
-	for i := range sources {
-		src = append(src, netip.AddrFrom4([4]byte{127, 0, 0, byte(1 + i)}))
+// idle opens conns connections to every kind over procs server processes
+// (see peers.IdleFleet), one round trip each, count times, and prints the
+// servers' resident-set growth, in all and per connection.
+func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
 	}
-	fmt.Printf("%s servers, %d connections each after one round trip, server and clients in separate processes\n\n", m, conns)
-	fmt.Println("| server | VmRSS before | VmRSS with the connections | per connection |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
+	if procs == 0 {
+		if procs, err = peers.MinProcs(conns); err != nil {
+			return err
+		}
+	}
+	share, err := peers.MaxShare()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s servers, %d idle connections after one round trip each, over %d server processes and %d client processes (at most %d per process here: open-file limit, local port range); %s\n\n",
+		m, conns, procs, procs, share, machine())
+	fmt.Println("| server | processes × connections | VmRSS before, all servers | VmRSS growth, all servers | growth per connection | per connection at the margin (½ to all) | fixed part of the growth |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, kind := range kinds {
-		c, err := start(m, kind)
-		if err != nil {
-			return err
+		for range count {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			r, err := peers.IdleFleet{Exe: self, Mode: m, Kind: kind, Conns: conns, Procs: procs}.Run(ctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+			shares := fmt.Sprint(r.Servers[0].Conns)
+			if last := r.Servers[len(r.Servers)-1].Conns; last != r.Servers[0].Conns {
+				shares = fmt.Sprintf("%d-%d", last, r.Servers[0].Conns)
+			}
+			fmt.Printf("| %s | %d × %s | %.1f MiB | %.1f MiB | %.0f B | %.0f B | %.1f MiB |\n",
+				kind, len(r.Servers), shares, mib(r.Before()), mib(r.Growth()), r.PerConn(), r.Marginal(), mib(r.Fixed()))
 		}
-		pid := c.cmd.Process.Pid
-		time.Sleep(500 * time.Millisecond)
-		before, err := peers.RSS(pid)
-		if err != nil {
-			return errors.Join(err, c.stop())
-		}
-		clients, err := peers.DialMany(m, c.addr, conns, src)
-		if err != nil {
-			return errors.Join(fmt.Errorf("%s: %w", kind, err), c.stop())
-		}
-		time.Sleep(2 * time.Second) // let the server settle (its GC, lazily freed pages)
-		after, err := peers.RSS(pid)
-		peers.CloseAll(clients)
-		if err := errors.Join(err, c.stop()); err != nil {
-			return err
-		}
-		fmt.Printf("| %s | %.1f MiB | %.1f MiB | %d B |\n", kind, mib(before), mib(after), (after-before)/int64(conns))
 	}
 	return nil
+}
+
+// machine describes where the figures were taken: Go, CPUs, kernel.
+func machine() string {
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	return fmt.Sprintf("%s %s/%s, %d CPUs, Linux %s", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH, goruntime.NumCPU(), strings.TrimSpace(string(kernel)))
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

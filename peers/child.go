@@ -1,0 +1,234 @@
+//go:build linux
+
+package peers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The child processes. A measurement runs each server, and with
+// IdleFleet each group of client connections, in a process of its own,
+// started from a program that hands its arguments to RunChild (peerbench
+// itself, or a test binary). A child talks with its parent by lines:
+//
+//   - serve -mode M -kind K [-addr A]: starts the server, prints
+//     "ready ADDR", and runs until its standard input closes, then stops
+//     the server and exits.
+//   - dial -mode M -addr A [-from S -sources N]: for each line "dial N" on
+//     its standard input, opens N more connections to A, each making one
+//     round trip, from the N IPv4 addresses that start at S in turn (none:
+//     the kernel picks), and prints "dialed TOTAL"; when its standard
+//     input closes, it closes every connection and exits.
+//
+// A child's other output on standard output is skipped; its standard
+// error is the parent's. A child also dies with its parent (the parent's
+// end of the pipe closes, and the kernel sends SIGKILL, Pdeathsig).
+
+// stopTimeout bounds the wait for a child to exit after its standard input
+// closed; then it is killed.
+const stopTimeout = 30 * time.Second
+
+// RunChild runs the child named by args[0] ("serve" or "dial") with the
+// rest of args as its flags, until its standard input closes.
+func RunChild(args []string) error {
+	if len(args) == 0 {
+		return errors.New("peers: no child named")
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	mode := fs.String("mode", "echo", "echo or http")
+	kind := fs.String("kind", "", "server kind (serve)")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (serve) or dial (dial)")
+	from := fs.String("from", "", "first source address (dial)")
+	sources := fs.Int("sources", 0, "source addresses, from -from on (dial)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	var src []netip.Addr
+	if *sources > 0 {
+		a, err := netip.ParseAddr(*from)
+		if err != nil || !a.Is4() {
+			return fmt.Errorf("peers: dial child: -from %q is not an IPv4 address", *from)
+		}
+		for range *sources {
+			src = append(src, a)
+			a = a.Next()
+		}
+	}
+	switch args[0] {
+	case "serve":
+		return serveChild(Mode(*mode), *kind, *addr)
+	case "dial":
+		return dialChild(Mode(*mode), *addr, src)
+	}
+	return fmt.Errorf("peers: no child named %q", args[0])
+}
+
+// serveChild is the serve child.
+func serveChild(m Mode, kind, addr string) error {
+	s, err := Start(m, kind, addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ready %s\n", s.Addr)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return s.Stop()
+}
+
+// dialChild is the dial child.
+func dialChild(m Mode, addr string, sources []netip.Addr) error {
+	var clients []*Client
+	defer func() { CloseAll(clients) }()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		f := strings.Fields(in.Text())
+		if len(f) != 2 || f[0] != "dial" {
+			return fmt.Errorf("peers: dial child: unknown command %q", in.Text())
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 0 {
+			return fmt.Errorf("peers: dial child: bad count %q", f[1])
+		}
+		more, err := DialMany(m, addr, n, sources)
+		if err != nil {
+			return err
+		}
+		clients = append(clients, more...)
+		fmt.Printf("dialed %d\n", len(clients))
+	}
+	return in.Err()
+}
+
+// Proc is a child process started by StartChild: the parent's side of the
+// line protocol.
+type Proc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// lines carries the child's output lines that start with "ready " or
+	// "dialed ", in order; closed when its standard output ends.
+	lines chan string
+	// eof is closed when the reader of the child's standard output has
+	// ended (the child exited, or closed its standard output).
+	eof chan struct{}
+	// stopOnce makes Stop idempotent; stopErr is its result.
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// StartChild runs exe (a program that hands its arguments to RunChild)
+// with args and env added to the environment.
+func StartChild(exe string, env []string, args ...string) (*Proc, error) {
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		in.Close()
+		return nil, err
+	}
+	p := &Proc{cmd: cmd, stdin: in, lines: make(chan string, 16), eof: make(chan struct{})}
+	go p.read(out)
+	return p, nil
+}
+
+// read passes the child's protocol lines to p.lines until its standard
+// output ends; some peers log to standard output, so other lines are
+// skipped.
+func (p *Proc) read(out io.Reader) {
+	defer close(p.eof)
+	defer close(p.lines)
+	r := bufio.NewScanner(out)
+	for r.Scan() {
+		if line := strings.TrimSpace(r.Text()); strings.HasPrefix(line, "ready ") || strings.HasPrefix(line, "dialed ") {
+			p.lines <- line
+		}
+	}
+	_, _ = io.Copy(io.Discard, out)
+}
+
+// Pid is the child's process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Await returns the rest of the child's next line that starts with
+// prefix, or an error if the child's output ends first (Stop then tells
+// how it exited), another protocol line comes, or ctx ends.
+func (p *Proc) Await(ctx context.Context, prefix string) (string, error) {
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			return "", fmt.Errorf("peers: child %d ended before saying %q", p.Pid(), prefix)
+		}
+		rest, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			return "", fmt.Errorf("peers: child %d said %q, want %q", p.Pid(), line, prefix)
+		}
+		return rest, nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("peers: child %d, waiting for %q: %w", p.Pid(), prefix, ctx.Err())
+	}
+}
+
+// Send writes line to the child's standard input.
+func (p *Proc) Send(line string) error {
+	_, err := io.WriteString(p.stdin, line+"\n")
+	return err
+}
+
+// Stop closes the child's standard input, waits for it to exit (killing it
+// after 30s) and reaps it. It returns the child's exit error, if any; later
+// calls return the same.
+func (p *Proc) Stop() error {
+	p.stopOnce.Do(func() {
+		p.stdin.Close()
+		var killed error
+		select {
+		case <-p.eof:
+		case <-time.After(stopTimeout):
+			killed = fmt.Errorf("peers: child %d did not exit %v after its input closed; killed", p.Pid(), stopTimeout)
+			_ = p.cmd.Process.Kill()
+		}
+		// Drain what read has not passed on, so that it reaches EOF.
+		go func() {
+			for range p.lines {
+			}
+		}()
+		<-p.eof
+		p.stopErr = errors.Join(killed, p.cmd.Wait())
+	})
+	return p.stopErr
+}
+
+// StartServer runs a serve child of mode m and kind on addr and waits
+// for it to listen; its Addr is returned beside it.
+func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, addr string) (*Proc, string, error) {
+	p, err := StartChild(exe, env, "serve", "-mode", string(m), "-kind", kind, "-addr", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	a, err := p.Await(ctx, "ready ")
+	if err != nil {
+		return nil, "", errors.Join(fmt.Errorf("peers: %s server did not start: %w", kind, err), p.Stop())
+	}
+	return p, a, nil
+}
