@@ -112,7 +112,10 @@ func benchServer(tb testing.TB, kind string) (string, func()) {
 // BenchmarkServe measures requests per second of keep-alive connections
 // (one request in flight each) driven by a load generator in a child
 // process, this server against net/http on Go's listener with the same
-// handler. ns/op is the time per request over all connections. blitz
+// handler. ns/op is the time per request over all connections;
+// server-cpu-ns/req the CPU time the server's process (this one) used per
+// request, a figure less sensitive than req/s to other load on the
+// machine. blitz
 // runs on the runtime's default backend (io_uring where the kernel
 // allows it), blitz-epoll on epoll, blitz-task answers with a
 // TaskHandler (no goroutine) on the default backend.
@@ -128,10 +131,14 @@ func BenchmarkServe(b *testing.B) {
 					lg := startLoadgen(b, addr, conns, path)
 					defer lg.close()
 					lg.run(b, 1000) // warm up
+					cpu0, cpuOK := processCPU()
 					b.ResetTimer()
 					elapsed := lg.run(b, b.N)
 					b.StopTimer()
 					b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+					if cpu1, ok := processCPU(); ok && cpuOK {
+						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "server-cpu-ns/req")
+					}
 				})
 			}
 		}

@@ -585,6 +585,7 @@ func (c *conn) startHandler() {
 // pollServe does what the handler goroutine asks, until it returns.
 func (c *conn) pollServe(cx *future.Context) bool {
 	ex := c.ex
+	watched := false
 	for {
 		switch c.curOp {
 		case opRead:
@@ -622,7 +623,6 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			}
 			continue
 		}
-		c.watchPeer(cx)
 		ex.mu.Lock()
 		switch {
 		case ex.op != opNone:
@@ -635,6 +635,13 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			ex.mu.Unlock()
 			c.startFinal()
 			return true
+		case !watched:
+			// About to wait for the handler: keep the peer watched (a
+			// handler that already returned needs no watch), then look
+			// again, since the handler may have posted meanwhile.
+			ex.mu.Unlock()
+			c.watchPeer(cx)
+			watched = true
 		default:
 			ex.taskWk, ex.taskWaiting = cx.Waker(), true
 			ex.mu.Unlock()
