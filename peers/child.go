@@ -25,7 +25,7 @@ import (
 // itself, or a test binary). A child talks with its parent by lines:
 //
 //   - serve -mode M -kind K [-addr A]: starts the server, prints
-//     "ready ADDR", and runs until its standard input closes, then stops
+//     "ready ADDR READPOOL" (Server.Addr and ReadPool), and runs until its standard input closes, then stops
 //     the server and exits.
 //   - dial -mode M -addr A [-from S -sources N]: for each line "dial N" on
 //     its standard input, opens N more connections to A, each making one
@@ -82,7 +82,7 @@ func serveChild(m Mode, kind, addr string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ready %s\n", s.Addr)
+	fmt.Printf("ready %s %d\n", s.Addr, s.ReadPool)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return s.Stop()
 }
@@ -220,15 +220,25 @@ func (p *Proc) Stop() error {
 }
 
 // StartServer runs a serve child of mode m and kind on addr and waits
-// for it to listen; its Addr is returned beside it.
-func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, addr string) (*Proc, string, error) {
+// for it to listen; the server's Addr and ReadPool are returned beside it
+// (its Stop is the child's).
+func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, addr string) (*Proc, Server, error) {
 	p, err := StartChild(exe, env, "serve", "-mode", string(m), "-kind", kind, "-addr", addr)
 	if err != nil {
-		return nil, "", err
+		return nil, Server{}, err
 	}
-	a, err := p.Await(ctx, "ready ")
+	line, err := p.Await(ctx, "ready ")
 	if err != nil {
-		return nil, "", errors.Join(fmt.Errorf("peers: %s server did not start: %w", kind, err), p.Stop())
+		return nil, Server{}, errors.Join(fmt.Errorf("peers: %s server did not start: %w", kind, err), p.Stop())
 	}
-	return p, a, nil
+	s := Server{Stop: p.Stop}
+	f := strings.Fields(line)
+	if len(f) == 2 {
+		s.Addr = f[0]
+		s.ReadPool, err = strconv.ParseInt(f[1], 10, 64)
+	}
+	if len(f) != 2 || err != nil {
+		return nil, Server{}, errors.Join(fmt.Errorf("peers: %s server said %q, want \"ready ADDR READPOOL\"", kind, "ready "+line), p.Stop())
+	}
+	return p, s, nil
 }

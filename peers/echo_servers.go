@@ -137,10 +137,17 @@ func (f *blitzEchoFuture) Cancel() {
 	f.s.Close()
 }
 
+// The blitz servers' read pool: the runtime's defaults, named so that a
+// report can tell the pool's size.
+const (
+	blitzReadBuffers    = 1024
+	blitzReadBufferSize = 4096
+)
+
 // startBlitzEcho is the blitz echo server on backend ("" for the default:
 // io_uring where the kernel allows it).
 func startBlitzEcho(addr, backend string) (*Server, error) {
-	rt, err := runtime.New(runtime.Config{Backend: backend})
+	rt, err := runtime.New(runtime.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +157,7 @@ func startBlitzEcho(addr, backend string) (*Server, error) {
 		return nil, err
 	}
 	srv := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l, blitzEcho, runtime.ServeConfig{})))
-	return &Server{Addr: l.AddrPort().String(), Stop: func() error {
+	return &Server{Addr: l.AddrPort().String(), ReadPool: blitzReadBuffers * blitzReadBufferSize, Stop: func() error {
 		_ = l.Close()
 		_, err := srv.Wait(context.Background())
 		return errors.Join(err, rt.Shutdown(context.Background()))

@@ -78,6 +78,10 @@ type IdleServer struct {
 	// Before, Half and Full are its VmRSS in bytes before any connection,
 	// with HalfConns and with Conns connections.
 	Before, Half, Full int64
+	// ReadPool is the size of its pool of read buffers (Server.ReadPool),
+	// made during the connections: part of the growth once its pages are
+	// touched.
+	ReadPool int64
 }
 
 // IdleReport is the result of an IdleFleet run.
@@ -100,6 +104,15 @@ func (r IdleReport) Before() int64 {
 	var n int64
 	for _, s := range r.Servers {
 		n += s.Before
+	}
+	return n
+}
+
+// ReadPool is the size of the servers' read pools, summed.
+func (r IdleReport) ReadPool() int64 {
+	var n int64
+	for _, s := range r.Servers {
+		n += s.ReadPool
 	}
 	return n
 }
@@ -167,7 +180,7 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		}
 	}()
 	for i := range f.Procs {
-		p, addr, err := StartServer(ctx, f.Exe, f.Env, f.Mode, f.Kind, fmt.Sprintf("127.0.0.%d:0", 2+i))
+		p, srv, err := StartServer(ctx, f.Exe, f.Env, f.Mode, f.Kind, fmt.Sprintf("127.0.0.%d:0", 2+i))
 		if err != nil {
 			return rep, err
 		}
@@ -176,7 +189,7 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		if i < f.Conns%f.Procs {
 			n++
 		}
-		rep.Servers = append(rep.Servers, IdleServer{Pid: p.Pid(), Addr: addr, HalfConns: n / 2, Conns: n})
+		rep.Servers = append(rep.Servers, IdleServer{Pid: p.Pid(), Addr: srv.Addr, HalfConns: n / 2, Conns: n, ReadPool: srv.ReadPool})
 	}
 	time.Sleep(settle)
 	fds := make([]int, len(servers))

@@ -67,7 +67,8 @@ func checkReaped(t *testing.T) {
 
 // Every echo server kind, spread over two processes with two client
 // processes, holds its share of the connections to the end; the figures
-// come out of /proc, and every child is reaped.
+// come out of /proc, the blitz servers tell their read pool, and every
+// child is reaped.
 func TestIdleFleetCountsAndMemory(t *testing.T) {
 	const procs, each = 2, 200
 	for _, kind := range Kinds(Echo) {
@@ -87,6 +88,13 @@ func TestIdleFleetCountsAndMemory(t *testing.T) {
 				}
 				if s.Before < 1<<20 || s.Half < 1<<20 || s.Full < 1<<20 {
 					t.Errorf("server %d: VmRSS %d, %d, %d; want each at least 1 MiB", s.Pid, s.Before, s.Half, s.Full)
+				}
+				wantPool := int64(0)
+				if strings.HasPrefix(kind, "blitz") {
+					wantPool = blitzReadBuffers * blitzReadBufferSize
+				}
+				if s.ReadPool != wantPool {
+					t.Errorf("server %d: read pool %d B, want %d", s.Pid, s.ReadPool, wantPool)
 				}
 				addrs[s.Addr] = true
 			}

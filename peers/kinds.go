@@ -21,9 +21,12 @@ const (
 )
 
 // Server is a running server: Addr is where it listens, Stop ends it.
+// ReadPool is the size in bytes of the pool of read buffers its
+// connections share, made on the first read (0: it has none).
 type Server struct {
-	Addr string
-	Stop func() error
+	Addr     string
+	ReadPool int64
+	Stop     func() error
 }
 
 // starter starts one kind of server listening on addr ("127.0.0.1:0"

@@ -91,11 +91,11 @@ func start(m peers.Mode, kind string) (*child, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, addr, err := peers.StartServer(ctx, self, nil, m, kind, "127.0.0.1:0")
+	p, s, err := peers.StartServer(ctx, self, nil, m, kind, "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	return &child{p: p, addr: addr}, nil
+	return &child{p: p, addr: s.Addr}, nil
 }
 
 // pid is the child's process id.
@@ -141,7 +141,8 @@ func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count 
 
 // idle opens conns connections to every kind over procs server processes
 // (see peers.IdleFleet), one round trip each, count times, and prints the
-// servers' resident-set growth, in all and per connection.
+// servers' resident-set growth, in all and per connection, and the size of
+// the read pools the growth includes once their pages are touched.
 func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -158,8 +159,8 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	}
 	fmt.Printf("%s servers, %d idle connections after one round trip each, over %d server processes and %d client processes (at most %d per process here: open-file limit, local port range); %s\n\n",
 		m, conns, procs, procs, share, machine())
-	fmt.Println("| server | processes × connections | VmRSS before, all servers | VmRSS growth, all servers | growth per connection | per connection at the margin (½ to all) | fixed part of the growth |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| server | processes × connections | VmRSS before, all servers | VmRSS growth, all servers | growth per connection | per connection at the margin (½ to all) | fixed part of the growth | read pools, all servers |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, kind := range kinds {
 		for range count {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -172,8 +173,12 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 			if last := r.Servers[len(r.Servers)-1].Conns; last != r.Servers[0].Conns {
 				shares = fmt.Sprintf("%d-%d", last, r.Servers[0].Conns)
 			}
-			fmt.Printf("| %s | %d × %s | %.1f MiB | %.1f MiB | %.0f B | %.0f B | %.1f MiB |\n",
-				kind, len(r.Servers), shares, mib(r.Before()), mib(r.Growth()), r.PerConn(), r.Marginal(), mib(r.Fixed()))
+			pool := "-"
+			if r.ReadPool() > 0 {
+				pool = fmt.Sprintf("%.1f MiB", mib(r.ReadPool()))
+			}
+			fmt.Printf("| %s | %d × %s | %.1f MiB | %.1f MiB | %.0f B | %.0f B | %.1f MiB | %s |\n",
+				kind, len(r.Servers), shares, mib(r.Before()), mib(r.Growth()), r.PerConn(), r.Marginal(), mib(r.Fixed()), pool)
 		}
 	}
 	return nil
