@@ -16,22 +16,23 @@ import (
 	"github.com/blitz-go/blitz/runtime"
 )
 
-// spinner is a task that burns CPU in polls of about a millisecond,
-// yielding between them, until stop is set.
+// spinner is a task that burns CPU in polls of a fixed amount of work
+// (about a millisecond on a quiet machine), yielding between them, until
+// stop is set; polls counts them.
 type spinner struct {
-	stop *atomic.Bool
-	sink int
+	stop  *atomic.Bool
+	polls atomic.Int64
+	sink  int
 }
 
 func (s *spinner) Poll(cx *future.Context) (struct{}, bool) {
 	if s.stop.Load() {
 		return struct{}{}, true
 	}
-	for end := time.Now().Add(time.Millisecond); time.Now().Before(end); {
-		for i := range 1000 {
-			s.sink += i * i
-		}
+	for i := range 1_000_000 {
+		s.sink += i * i
 	}
+	s.polls.Add(1)
 	cx.Yield()
 	return struct{}{}, false
 }
@@ -48,12 +49,18 @@ func TestProfileLabels(t *testing.T) {
 		t.Skipf("CPU profile unavailable: %v", err)
 	}
 	var stop atomic.Bool
-	h := runtime.SpawnOn(rt.Handle(), runtime.Named("spinning-task", future.Future[struct{}](&spinner{stop: &stop})))
-	spin := 400 * time.Millisecond
+	sp := &spinner{stop: &stop}
+	h := runtime.SpawnOn(rt.Handle(), runtime.Named("spinning-task", future.Future[struct{}](sp)))
+	// Spin for an amount of work, not of time: a loaded machine gives the
+	// worker less of each second, and the profiler samples CPU time (100
+	// samples a second of it).
+	polls := int64(300)
 	if testing.Short() {
-		spin = 200 * time.Millisecond
+		polls = 150
 	}
-	time.Sleep(spin)
+	for deadline := time.Now().Add(30 * time.Second); sp.polls.Load() < polls && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	stop.Store(true)
 	_, err := h.Wait(testCtx(t))
 	pprof.StopCPUProfile()

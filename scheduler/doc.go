@@ -16,9 +16,13 @@
 // caller's future; SpawnValue holds the future by value inside the task,
 // one allocation for both (192 bytes for a small future: 184 bytes of
 // task and 16 of future, the 192-byte size class);
-// SpawnValueDetached has no JoinHandle, and a worker reuses the memory of
-// tasks of the same type that finished on it, so a chain of detached
-// spawns allocates nothing in the steady state.
+// SpawnValueDetached has no JoinHandle, and reuses the memory of finished
+// tasks of the same type: a few that finished on the spawning worker, kept
+// in its own slots, and beyond them a pool per type (a sync.Pool, which the
+// GC empties) that any goroutine may take from. So a chain of detached
+// spawns allocates nothing in the steady state, and neither do bursts of
+// detached tasks spawned from outside the workers (a server's goroutine
+// spawning per request), which finish on the workers.
 //
 // A live task that may wait in no queue is linked into an owned-task list
 // (Tokio's OwnedTasks): shards of intrusive lists, each under its own

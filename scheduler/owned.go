@@ -82,7 +82,7 @@ type ownedShard struct {
 	// Config.Workers is worker i's own: its recycled slots are owned by
 	// that worker's goroutine, and never touched by anyone else (not even
 	// under mu).
-	recycled [recycleSlots]any
+	recycled [recycleSlots]spare
 	// evict is the slot the next recycle replaces when all are taken, so
 	// that tasks of a type no longer spawned do not hold the slots for
 	// ever. Owned like recycled.

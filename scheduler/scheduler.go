@@ -33,6 +33,13 @@ type Scheduler struct {
 	blocker Blocker
 	// owned lists every live task, for the shutdown.
 	owned ownedTasks
+	// spares holds, for each type of task spawned by value without a
+	// handle, a *sparesEntry: the pool of finished tasks of that type that
+	// a spawn from any goroutine may reuse (see recycle and sparesOf).
+	// Keyed by the type's nil *valueTask; safe for concurrent use.
+	spares sync.Map
+	// sparesHint is the entry of spares looked up last (see sparesOf).
+	sparesHint atomic.Pointer[sparesEntry]
 	// closing is set once by Shutdown; workers leave their loops when they
 	// see it, and spawns after it are refused.
 	closing atomic.Bool

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"sync"
+
 	"github.com/blitz-go/blitz/future"
 )
 
@@ -52,12 +54,14 @@ func SpawnValue[T any, F any, PF interface {
 // SpawnValueDetached is SpawnValue without a JoinHandle, as if it were
 // detached at once: the task runs on unobserved, its value is dropped, and
 // a panic is reported (Config.OnPanic, or the standard logger). After
-// shutdown began f is not started: its Cancel, if any, is called. Spawned
-// from a task on one of s's workers (cx), it reuses the memory of a task of
-// the same type that finished on that worker, when there is one, instead
-// of allocating: with no handle, nothing can tell the new task from the old
-// one (a Waker of the old task that is still kept somewhere wakes the new
-// one, a spurious wake, which futures tolerate).
+// shutdown began f is not started: its Cancel, if any, is called. It
+// reuses the memory of a finished task of the same type when there is one,
+// instead of allocating: first from the spawning worker's own slots (a
+// spawn from a task on one of s's workers, cx), then from s's spares of
+// that type, which any goroutine may take from (see recycle). With no
+// handle, nothing can tell the new task from the old one (a Waker of the
+// old task that is still kept somewhere wakes the new one, a spurious
+// wake, which futures tolerate).
 func SpawnValueDetached[T any, F any, PF interface {
 	*F
 	future.Future[T]
@@ -66,6 +70,9 @@ func SpawnValueDetached[T any, F any, PF interface {
 	var t *valueTask[T, F, PF]
 	if w != nil {
 		t = reuse[T, F, PF](&s.owned.shards[w.id])
+	}
+	if t == nil {
+		t, _ = sparesOf[T, F, PF](s).Get().(*valueTask[T, F, PF])
 	}
 	fresh := t == nil
 	if !fresh {
@@ -97,12 +104,55 @@ func reuse[T any, F any, PF interface {
 	return nil
 }
 
+// sparesOf returns s's pool of finished tasks of type valueTask[T, F, PF],
+// made at the first call for the type. The key is the type's nil pointer,
+// so one map holds the pools of every type; the type looked up last is
+// kept in sparesHint, which spares a spawn-heavy program, whose spares are
+// mostly of one type, the map's lookup.
+func sparesOf[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler) *sync.Pool {
+	key := any((*valueTask[T, F, PF])(nil))
+	if e := s.sparesHint.Load(); e != nil && e.key == key {
+		return &e.pool
+	}
+	v, ok := s.spares.Load(key)
+	if !ok {
+		v, _ = s.spares.LoadOrStore(key, &sparesEntry{key: key})
+	}
+	e := v.(*sparesEntry)
+	s.sparesHint.Store(e)
+	return &e.pool
+}
+
+// sparesEntry is an entry of Scheduler.spares: the key, a type's nil
+// *valueTask, and its pool. key is immutable.
+type sparesEntry struct {
+	key  any
+	pool sync.Pool
+}
+
+// spare is a finished task that can go to its scheduler's spares: the
+// valueTask of any type.
+type spare interface{ toSpares() }
+
+// toSpares puts t, a finished task that nothing references but stale
+// Wakers, in its scheduler's spares of its type.
+func (t *valueTask[T, F, PF]) toSpares() { sparesOf[T, F, PF](t.sched()).Put(t) }
+
 // recycle keeps t, a finished task spawned without a handle, in a slot of
-// the finishing worker (cx's), for reuse by SpawnValueDetached: a free
-// slot, or else the one evict points to, whose task the GC then takes. It
-// does nothing off the workers. Nothing references t but stale Wakers, and
-// the worker's Context of its last poll, which the next poll resets.
-func (s *Scheduler) recycle(cx *future.Context, t any) {
+// the finishing worker (cx's), for reuse by SpawnValueDetached. When every
+// slot is taken, the task in the one evict points to moves to the
+// scheduler's spares of its type (a sync.Pool, which the GC empties), and
+// t takes its slot: so a worker keeps the few types it spawns most, while
+// a burst of tasks spawned from elsewhere, which finish here, are reused
+// by the next burst. It does nothing off the workers. Nothing references t
+// but stale Wakers, and the worker's Context of its last poll, which the
+// next poll resets; a task leaves the slots for the spares only at a later
+// recycle, once this poll has long ended, so another goroutine reusing it
+// cannot overlap with the worker's last use of it.
+func (s *Scheduler) recycle(cx *future.Context, t spare) {
 	w := s.localWorker(cx)
 	if w == nil {
 		return
@@ -114,6 +164,7 @@ func (s *Scheduler) recycle(cx *future.Context, t any) {
 			return
 		}
 	}
+	sh.recycled[sh.evict].toSpares()
 	sh.recycled[sh.evict] = t
 	sh.evict = (sh.evict + 1) % recycleSlots
 }
