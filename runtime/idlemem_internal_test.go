@@ -19,6 +19,8 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(256), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 }
 
 // TestPollStateLazyAndReleased: a stream read and written through futures

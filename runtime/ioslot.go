@@ -118,6 +118,11 @@ type ioFuture struct {
 	owns      bool
 	submitted bool
 	done      bool
+	// armed is ReadPooledFuture's: the read owns the socket's armed
+	// receive (see recvArm). It lives here, in the padding of this
+	// struct, so that a pending pooled read fits 32 bytes; no other
+	// future uses it, and nothing in this file touches it.
+	armed bool
 }
 
 // claim takes the slot for f. On claimed it returns what a cancelled

@@ -41,6 +41,10 @@ type netFD struct {
 	// closed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	closed atomic.Bool
+	// hints holds the socket's flags (fdReadHot, fdNoFast, fdReadShut),
+	// set and cleared with atomic Or and And, read with Load by the read
+	// and write paths. Beside closed, so the two share one 8-byte word.
+	hints atomic.Uint32
 	// users counts the operations between their check of closed and the
 	// moment the backend has the op (or the system call returned): the
 	// descriptor number must not be released under them, or it could be
@@ -48,9 +52,10 @@ type netFD struct {
 	// closing; the last done after that releases the descriptor. See use
 	// and done.
 	users useCount
-	// readTimeout and writeTimeout are linked timeouts given to every read
-	// or write op (0: none), in nanoseconds.
-	readTimeout, writeTimeout atomic.Int64
+	// timeouts holds the linked timeouts given to every read or write op;
+	// nil (no timeouts) until the first SetReadTimeout or SetWriteTimeout
+	// (see setTimeout), so that a socket without them does not carry them.
+	timeouts atomic.Pointer[sockTimeouts]
 	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
 	// and write-side op (send, sendto, connect): at most one of each is in
 	// flight, and a cancelled one stays in its slot until it completes (see
@@ -62,17 +67,65 @@ type netFD struct {
 	// arm is the socket's armed receive, which a pooled read waits on
 	// instead of an op in rd where the backend arms receives (see recvArm).
 	arm recvArm
-	// readHot says the next read should try the backend's fast path first
-	// (TryRecv): set when a read filled a whole buffer of at least
+}
+
+// The flags of netFD.hints.
+const (
+	// fdReadHot says the next read should try the backend's fast path
+	// first (TryRecv): set when a read filled a whole buffer of at least
 	// hotReadSize bytes (a bulk transfer) or a TryRecv found data, cleared
-	// when a TryRecv found none. So a stream that is being
-	// drained reads with one system call and no op, and a connection that
-	// waits for its peer does not pay a failed attempt before each op.
-	readHot atomic.Bool
-	// noFast is set when the backend has no fast path (ErrUnsupported).
-	noFast atomic.Bool
-	// readShut is set by CloseRead: later reads return io.EOF.
-	readShut atomic.Bool
+	// when a TryRecv found none. So a stream that is being drained reads
+	// with one system call and no op, and a connection that waits for its
+	// peer does not pay a failed attempt before each op.
+	fdReadHot uint32 = 1 << iota
+	// fdNoFast is set when the backend has no fast path (ErrUnsupported).
+	fdNoFast
+	// fdReadShut is set by CloseRead: later reads return io.EOF.
+	fdReadShut
+)
+
+// hint reports whether flag f of n.hints is set.
+func (n *netFD) hint(f uint32) bool { return n.hints.Load()&f != 0 }
+
+// setHint sets or clears flag f of n.hints.
+func (n *netFD) setHint(f uint32, on bool) {
+	if on {
+		n.hints.Or(f)
+	} else {
+		n.hints.And(^f)
+	}
+}
+
+// sockTimeouts are a socket's linked timeouts, in nanoseconds (0: none).
+type sockTimeouts struct {
+	read, write atomic.Int64
+}
+
+// readTimeout and writeTimeout return the linked timeout of a read or a
+// write op (0: none).
+func (n *netFD) readTimeout() time.Duration {
+	if t := n.timeouts.Load(); t != nil { // load-acquire: pairs with timeoutsOrNew's CompareAndSwap
+		return time.Duration(t.read.Load())
+	}
+	return 0
+}
+func (n *netFD) writeTimeout() time.Duration {
+	if t := n.timeouts.Load(); t != nil { // load-acquire: pairs with timeoutsOrNew's CompareAndSwap
+		return time.Duration(t.write.Load())
+	}
+	return 0
+}
+
+// timeoutsOrNew returns n's timeouts, allocating them on first use.
+func (n *netFD) timeoutsOrNew() *sockTimeouts {
+	if t := n.timeouts.Load(); t != nil {
+		return t
+	}
+	t := new(sockTimeouts)
+	if n.timeouts.CompareAndSwap(nil, t) { // publishes t to the Loads above
+		return t
+	}
+	return n.timeouts.Load()
 }
 
 // hotReadSize is the smallest buffer whose filling makes a stream hot: a
@@ -86,7 +139,7 @@ const hotReadSize = 4096
 // since submitting is cheaper there; a goroutine in the net.Conn adapter
 // (force true) always tries it. Called by the holder of the write slot.
 func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
-	if n.noFast.Load() || (!force && n.rt.io.native) {
+	if n.hint(fdNoFast) || (!force && n.rt.io.native) {
 		return 0, false, nil
 	}
 	if !n.use() {
@@ -100,17 +153,17 @@ func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
 	case errors.Is(err, backend.ErrWouldBlock):
 		return 0, false, nil
 	case errors.Is(err, backend.ErrUnsupported):
-		n.noFast.Store(true)
+		n.setHint(fdNoFast, true)
 		return 0, false, nil
 	}
 	return 0, true, err
 }
 
 // tryRecv reads through the fast path when the stream is hot (see
-// readHot), or always with force (the net.Conn adapter, whose alternative
+// fdReadHot), or always with force (the net.Conn adapter, whose alternative
 // is a wake from another thread). Called by the holder of the read slot.
 func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
-	if n.noFast.Load() || (!force && !n.readHot.Load()) {
+	if h := n.hints.Load(); h&fdNoFast != 0 || (!force && h&fdReadHot == 0) {
 		return 0, false, nil
 	}
 	if !n.use() {
@@ -122,10 +175,10 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	case err == nil:
 		return c, true, nil
 	case errors.Is(err, backend.ErrWouldBlock):
-		n.readHot.Store(false)
+		n.setHint(fdReadHot, false)
 		return 0, false, nil
 	case errors.Is(err, backend.ErrUnsupported):
-		n.noFast.Store(true)
+		n.setHint(fdNoFast, true)
 		return 0, false, nil
 	}
 	return 0, true, err
@@ -229,10 +282,18 @@ func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return true }
 func (e timeoutError) Unwrap() []error { return []error{e.err, ErrTimeout, errDeadline} }
 
-// setTimeout stores d as the linked timeout of later ops (see
-// linkedTimeout).
-func setTimeout(v *atomic.Int64, d time.Duration) {
-	v.Store(int64(linkedTimeout(d)))
+// setReadTimeout and setWriteTimeout store d as the linked timeout of later
+// reads or writes (see linkedTimeout). Removing a timeout that was never
+// set allocates nothing.
+func (n *netFD) setReadTimeout(d time.Duration) {
+	if d = linkedTimeout(d); d != 0 || n.timeouts.Load() != nil {
+		n.timeoutsOrNew().read.Store(int64(d))
+	}
+}
+func (n *netFD) setWriteTimeout(d time.Duration) {
+	if d = linkedTimeout(d); d != 0 || n.timeouts.Load() != nil {
+		n.timeoutsOrNew().write.Store(int64(d))
+	}
 }
 
 // maxLinkedTimeout is the longest timeout handed to the backend with an op

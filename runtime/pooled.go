@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -94,8 +93,7 @@ type ReadPooledFuture struct {
 	// own is the fallback buffer when the pool ran dry (a pointer: an idle
 	// connection's pending read should not pay a slice header for it).
 	own *[]byte
-	// armed: the read owns the socket's armed receive (see recvArm).
-	armed bool
+	// f.armed: the read owns the socket's armed receive (see recvArm).
 }
 
 // Poll reads. Completing consumes a unit of the task's budget; with
@@ -141,7 +139,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 				r.f.release()
 				return future.Ok(PooledBuf{b: append([]byte(nil), data...)}), true
 			}
-			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: poolGroup, Timeout: time.Duration(r.n.readTimeout.Load())}
+			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: poolGroup, Timeout: r.n.readTimeout()}
 			if r.own != nil {
 				op.Flags, op.Buf = backend.PollFirst, (*r.own)[:size]
 			}
@@ -160,7 +158,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 			size, _ := d.readPool(ring)
 			own := make([]byte, size)
 			r.own = &own
-			r.f = ioFuture{}
+			r.f = ioFuture{armed: r.f.armed}
 			continue
 		case c.Err != nil:
 			return future.Fail[PooledBuf](r.n.opError("read", c.Err)), true
@@ -180,7 +178,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 // Cancel abandons the read; data it received is delivered to the stream's
 // next read.
 func (r *ReadPooledFuture) Cancel() {
-	if r.armed {
+	if r.f.armed {
 		r.cancelArmed()
 		r.f.done = true
 		return

@@ -256,7 +256,7 @@ func (r *ReadPooledFuture) pollArmed(cx *future.Context, size int) (v future.Res
 	a := &n.arm
 again:
 	a.mu.Lock()
-	if !r.armed {
+	if !r.f.armed {
 		switch {
 		case a.owner != nil:
 			a.mu.Unlock()
@@ -264,7 +264,7 @@ again:
 			return future.Fail[PooledBuf](n.opError("read", ErrBusy)), true, true
 		case a.state == armIdle:
 			armer := ring.armer()
-			if armer == nil || n.readTimeout.Load() != 0 || !n.rd.idle() {
+			if armer == nil || n.readTimeout() != 0 || !n.rd.idle() {
 				a.mu.Unlock()
 				return v, false, false
 			}
@@ -274,12 +274,12 @@ again:
 				return future.Fail[PooledBuf](n.opError("read", ErrClosed)), true, true
 			}
 			a.state, a.owner, a.wk = armArmed, r, cx.Waker()
-			r.armed = true
+			r.f.armed = true
 			err := ring.arm(armer, n)
 			n.done()
 			if err != nil {
 				a.state, a.owner, a.wk = armIdle, nil, waker.Waker{}
-				r.armed = false
+				r.f.armed = false
 				a.mu.Unlock()
 				if errors.Is(err, backend.ErrUnsupported) {
 					return v, false, false
@@ -293,7 +293,7 @@ again:
 		}
 		// An abandoned receive, armed or done: this read takes it over.
 		a.owner = r
-		r.armed = true
+		r.f.armed = true
 	}
 	if a.state == armArmed {
 		if wk := cx.Waker(); !a.wk.WillWake(wk) {
@@ -306,7 +306,7 @@ again:
 	res := a.res
 	a.res, a.state, a.owner, a.wk = armResult{}, armIdle, nil, waker.Waker{}
 	a.mu.Unlock()
-	r.armed = false
+	r.f.armed = false
 	switch {
 	case errors.Is(res.err, backend.ErrCanceled) && !n.closed.Load():
 		// The receive a cancelled read left was cancelled before any
@@ -342,7 +342,7 @@ func (r *ReadPooledFuture) cancelArmed() {
 	a.owner, a.wk = nil, waker.Waker{}
 	armed := a.state == armArmed
 	a.mu.Unlock()
-	r.armed = false
+	r.f.armed = false
 	if armed {
 		if armer := n.ring.armer(); armer != nil && n.use() {
 			_ = armer.CancelRecv(n.fd)

@@ -27,17 +27,17 @@ func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.net, s.n.peer) }
 // SetReadTimeout bounds every later Read: one that waits longer fails with
 // a timeout error (errors.Is ErrTimeout, os.ErrDeadlineExceeded). 0 removes
 // the bound.
-func (s *conn) SetReadTimeout(d time.Duration) { setTimeout(&s.n.readTimeout, d) }
+func (s *conn) SetReadTimeout(d time.Duration) { s.n.setReadTimeout(d) }
 
 // SetWriteTimeout bounds every later Write and each send of a WriteAll.
-func (s *conn) SetWriteTimeout(d time.Duration) { setTimeout(&s.n.writeTimeout, d) }
+func (s *conn) SetWriteTimeout(d time.Duration) { s.n.setWriteTimeout(d) }
 
 // CloseRead and CloseWrite shut down one half; the peer reads end of stream
 // after CloseWrite.
 func (s *conn) CloseRead() error {
 	err := s.n.shutdown(backend.ShutdownRead)
 	if err == nil {
-		s.n.readShut.Store(true)
+		s.n.setHint(fdReadShut, true)
 	}
 	return err
 }
@@ -160,7 +160,7 @@ func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			r.f.done = true
 			return future.Ok(0), true
 		}
-		if r.n.readShut.Load() {
+		if r.n.hint(fdReadShut) {
 			// After CloseRead every platform reads end of stream (Windows'
 			// own answer would be WSAESHUTDOWN).
 			r.f.done = true
@@ -212,7 +212,7 @@ func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 		// PollFirst: no data was found (the fast path failed, or the stream
 		// is not hot and data is not expected), so the kernel need not try
 		// before it waits.
-		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.PollFirst, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())}
+		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.PollFirst, Buf: r.buf, Timeout: r.n.readTimeout()}
 		if err := r.f.submit(cx, r.n, op); err != nil {
 			r.f.done = true
 			return future.Fail[int](r.n.opError("read", err)), true
@@ -229,7 +229,7 @@ func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 		return future.Result[int]{Err: io.EOF}, true
 	}
 	if c.N == len(r.buf) && c.N >= hotReadSize {
-		r.n.readHot.Store(true) // a large buffer filled: a bulk transfer, more is likely waiting
+		r.n.setHint(fdReadHot, true) // a large buffer filled: a bulk transfer, more is likely waiting
 	}
 	return future.Ok(c.N), true
 }
@@ -285,7 +285,7 @@ func (w *WriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
 				}
 				return future.Ok(n), true
 			}
-			op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf, Timeout: time.Duration(w.n.writeTimeout.Load())}
+			op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf, Timeout: w.n.writeTimeout()}
 			err = w.f.submit(cx, w.n, op)
 		}
 		if err != nil {
@@ -359,7 +359,7 @@ func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 					w.written += n
 					continue
 				}
-				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf[w.written:], Timeout: time.Duration(w.n.writeTimeout.Load())}
+				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf[w.written:], Timeout: w.n.writeTimeout()}
 				err = w.f.submit(cx, w.n, op)
 			}
 			if err != nil {

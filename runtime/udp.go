@@ -60,10 +60,10 @@ func (u *UDPSocket) Close() error { return u.n.close() }
 func (u *UDPSocket) SetBroadcast(on bool) error { return u.n.setOption(backend.OptBroadcast, b2i(on)) }
 
 // SetReadTimeout bounds every later receive (0: no bound).
-func (u *UDPSocket) SetReadTimeout(d time.Duration) { setTimeout(&u.n.readTimeout, d) }
+func (u *UDPSocket) SetReadTimeout(d time.Duration) { u.n.setReadTimeout(d) }
 
 // SetWriteTimeout bounds every later send (0: no bound).
-func (u *UDPSocket) SetWriteTimeout(d time.Duration) { setTimeout(&u.n.writeTimeout, d) }
+func (u *UDPSocket) SetWriteTimeout(d time.Duration) { u.n.setWriteTimeout(d) }
 
 // JoinMulticast joins the group on the interface ifi (nil: the system's
 // choice). Received datagrams sent to the group arrive through RecvFrom.
@@ -175,7 +175,7 @@ func (s *SendToFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 func (s *SendToFuture) poll(cx *future.Context) (future.Result[int], bool) {
 	s.f.checkPoll()
 	if !s.f.submitted {
-		op := backend.Op{Kind: backend.KindSendTo, FD: s.n.fd, Buf: s.buf, Addr: s.addr, Timeout: time.Duration(s.n.writeTimeout.Load())}
+		op := backend.Op{Kind: backend.KindSendTo, FD: s.n.fd, Buf: s.buf, Addr: s.addr, Timeout: s.n.writeTimeout()}
 		if s.connected {
 			op.Kind, op.Addr = backend.KindSend, backend.Addr{}
 			if len(s.buf) == 0 {
@@ -246,7 +246,7 @@ func (r *RecvFromFuture) poll(cx *future.Context) (future.Result[Datagram], bool
 			return future.Ok(Datagram{N: n, From: prev.Addr.IP, FromPath: prev.Addr.Path}), true
 		}
 		if err == nil {
-			err = r.f.submit(cx, r.n, backend.Op{Kind: backend.KindRecvFrom, FD: r.n.fd, Buf: r.buf, Timeout: time.Duration(r.n.readTimeout.Load())})
+			err = r.f.submit(cx, r.n, backend.Op{Kind: backend.KindRecvFrom, FD: r.n.fd, Buf: r.buf, Timeout: r.n.readTimeout()})
 		}
 		if err != nil {
 			r.f.done = true
