@@ -569,13 +569,14 @@ func (c *conn) pollDispatch(cx *future.Context) bool {
 }
 
 // startHandler hands the request to a handler goroutine (a parked one of
-// the pool, or a new one) and yields to it: the goroutine is queued first on this worker's P, so the yield runs
-// it now, as if inline, while the worker goroutine waits in Go's global
-// queue (another P takes it if the handler blocks or runs long). A handler
-// that answers at once has finished when the yield returns, and pollServe
-// takes its response in the same poll: no wake of the task, and no
-// handler left queued behind a worker that parks in the backend's wait
-// (which keeps its P until Go's sysmon takes it back).
+// the pool, or a new one) and yields to it. Go queues the goroutine it
+// wakes first on this worker's P, so the yield runs the handler now, as if
+// inline, while the worker goroutine waits in Go's global queue (another P
+// takes it if the handler blocks or runs long). A handler that answers at
+// once has returned when the yield does, and pollServe takes its response
+// in the same poll: no wake of the task, and no handler left queued behind
+// a worker that parks in the backend's wait (which keeps its P until Go's
+// sysmon takes it back).
 func (c *conn) startHandler() {
 	c.phase = phServe
 	c.s.dispatch(c.ex)

@@ -51,7 +51,13 @@
 // for a goroutine to finish. The goroutine is taken when the request's
 // header block has been parsed and given back when the handler returns;
 // between requests, and while a client is slow to send its header, the
-// connection holds none.
+// connection holds none. A goroutine whose handler returned parks for the
+// next request of any connection (at most max(64, 4*GOMAXPROCS) of them
+// park; one parked for more than 10 seconds ends when another parks, and
+// Shutdown and Close end them all), so a request does not start a
+// goroutine. The connection's task yields
+// to the goroutine it hands a request to, so a handler that answers at
+// once runs straight away on the same processor.
 //
 // # Responses
 //
