@@ -222,9 +222,11 @@ type response struct {
 	wroteHeader, committed bool
 	// out holds the bytes not yet handed to the task: the header block
 	// once committed, then body bytes (chunk-framed when chunked). Before
-	// the commit, body holds the body bytes.
-	out  *[]byte
-	body []byte
+	// the commit, body holds the body bytes, in bodyBuf (a buffer of
+	// outPool, given back at the commit).
+	out     *[]byte
+	body    []byte
+	bodyBuf *[]byte
 	// chunked: the body goes out in chunks. raw: with neither chunks nor
 	// a Content-Length, the end of the body is the connection's close.
 	chunked, raw bool
@@ -318,6 +320,10 @@ func (w *response) Write(p []byte) (int, error) {
 	w.written += int64(len(p))
 	if !w.committed {
 		if len(w.body)+len(p) <= bufferSize || w.ex.taskMode {
+			if w.bodyBuf == nil {
+				w.bodyBuf = getOut()
+				w.body = *w.bodyBuf
+			}
 			w.body = append(w.body, p...)
 			return len(p), nil
 		}
@@ -565,6 +571,11 @@ func (w *response) commit(final bool) {
 	*w.out = b
 	if len(w.body) > 0 && !w.noBody {
 		w.appendBody(w.body)
+	}
+	if w.bodyBuf != nil {
+		*w.bodyBuf = w.body
+		putOut(w.bodyBuf)
+		w.bodyBuf = nil
 	}
 	w.body = nil
 }
