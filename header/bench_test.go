@@ -53,7 +53,7 @@ func (m *mutexState) idle() (reschedule bool) {
 // benchHeader returns an initialised header with a no-op scheduler.
 func benchHeader() *header.Header {
 	h := &header.Header{}
-	h.Init(nopTask{}, nopScheduler{}, true)
+	h.Init(nopTask{}, true)
 	return h
 }
 

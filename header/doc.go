@@ -187,9 +187,11 @@
 //
 // Go has interfaces, so the future's type is erased without a hand-made
 // vtable: the concrete task, the scheduler's generic task type holding the
-// future and its result, implements [Task] (Poll, Abort), and the Header
-// reaches it through [Header.Task]; where to push a woken task is the
-// [Scheduler] interface. The concrete task embeds its Header, so no separate
+// future and its result, implements [Task] (Poll, Abort, Scheduler), and
+// the Header reaches it through [Header.Task]; where to push a woken task is
+// the [Scheduler] the task returns, which the task keeps rather than the
+// Header (a pointer in the scheduler's task, not an interface in every
+// Header: 8 bytes less a task). The concrete task embeds its Header, so no separate
 // allocation holds it, and queues and lists link *Header values
 // ([Header.QueueNext] is the global queue's intrusive link). Nothing frees a
 // task: see "Reference count". [Header.Waker] is the Waker handed to every

@@ -3,7 +3,8 @@ package header
 import "errors"
 
 var (
-	// ErrNilTask is the panic value of Init given a nil Task or Scheduler.
+	// ErrNilTask is the panic value of Init given a nil Task, or a Task whose
+	// Scheduler is nil.
 	ErrNilTask = errors.New("header: nil task or scheduler")
 	// ErrBadTransition is the panic value of a transition the scheduler must
 	// never make (polling a task that is not scheduled, completing one that

@@ -19,6 +19,7 @@ func (q *queue) Schedule(h *header.Header) {
 // while it is still running, as a waker on another goroutine could do.
 type chatty struct {
 	h      header.Header
+	q      *queue // where a wake sends the task
 	events int
 	polls  int
 }
@@ -37,13 +38,15 @@ func (c *chatty) Poll(cx *future.Context) bool {
 
 func (c *chatty) Abort(error) {}
 
+func (c *chatty) Scheduler() header.Scheduler { return c.q }
+
 // The wake-during-poll protocol ("The notified bit"): a wake that lands while
 // the task runs sets the notified bit instead of queueing it a second time,
 // and TransitionToIdle turns that bit into a reschedule.
 func Example_wakeDuringPoll() {
 	q := &queue{}
-	t := &chatty{}
-	t.h.Init(t, q, true)
+	t := &chatty{q: q}
+	t.h.Init(t, true)
 	t.h.Wake() // spawn: Idle -> Scheduled, pushed once
 	for len(q.hs) > 0 {
 		h := q.hs[0]

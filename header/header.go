@@ -22,6 +22,12 @@ type Task interface {
 	// by the worker that moved the header to Running when cancellation is
 	// effective, and by the scheduler's shutdown for a task that is queued.
 	Abort(err error)
+	// Scheduler returns where the task goes when a wake moves it out of
+	// Idle: Header.Wake calls its Schedule. It must return the same
+	// non-nil Scheduler for the task's whole life. The task keeps it (a
+	// pointer field of the scheduler's tasks is 8 bytes, where an interface
+	// in the Header would take 16 of every task).
+	Scheduler() Scheduler
 }
 
 // Scheduler is where a woken task goes: Schedule queues h, which a transition
@@ -32,7 +38,8 @@ type Scheduler interface {
 }
 
 // Header is the type-erased task: the state word, the intrusive link of the
-// global queue, and the way back to the task and its scheduler. The scheduler
+// global queue, and the way back to the task (and through it to its
+// scheduler). The scheduler
 // embeds one in each task, and every queue, waker and list holds *Header.
 //
 // A Header is set up by Init before anyone else sees it, and must not be
@@ -48,23 +55,20 @@ type Header struct {
 	next *Header
 	// task is the concrete task. Set by Init, read-only afterwards.
 	task Task
-	// sched is where Wake sends the header. Set by Init, read-only
-	// afterwards.
-	sched Scheduler
 }
 
 // Init sets h up for a new task: lifecycle Idle, reference count 1 (the
 // scheduler's) plus 1 if join is true (the JoinHandle's), join interest as
 // join says. The caller then schedules it (TransitionToScheduled, then a
 // push). Init must be called before h is shared, and only once.
-func (h *Header) Init(task Task, sched Scheduler, join bool) { h.init(Idle, task, sched, join) }
+func (h *Header) Init(task Task, join bool) { h.init(Idle, task, join) }
 
 // InitScheduled is Init for a task that its spawner pushes to a run queue
 // right away: the lifecycle starts at Scheduled, which saves the
 // TransitionToScheduled (a compare-and-swap) of every spawn. The caller
 // must then push h, or claim it with TransitionToShutdown if it cannot.
-func (h *Header) InitScheduled(task Task, sched Scheduler, join bool) {
-	h.init(Scheduled, task, sched, join)
+func (h *Header) InitScheduled(task Task, join bool) {
+	h.init(Scheduled, task, join)
 }
 
 // ReinitScheduled makes h, the header of a task that is Complete and whose
@@ -94,8 +98,8 @@ func (h *Header) ReinitScheduled(join bool) {
 }
 
 // init is Init with the first lifecycle l.
-func (h *Header) init(l Lifecycle, task Task, sched Scheduler, join bool) {
-	if task == nil || sched == nil {
+func (h *Header) init(l Lifecycle, task Task, join bool) {
+	if task == nil || task.Scheduler() == nil {
 		panic(ErrNilTask)
 	}
 	ref := 1
@@ -103,7 +107,7 @@ func (h *Header) init(l Lifecycle, task Task, sched Scheduler, join bool) {
 		ref = 2
 	}
 	h.state.Store(uint64(MakeState(l, false, false, join, false, 0, ref)))
-	h.task, h.sched = task, sched
+	h.task = task
 }
 
 // Load returns the current state word. Any goroutine may call it; the answer
@@ -130,7 +134,7 @@ func (h *Header) QueueNext() **Header { return &h.next }
 // waker.Wakeable.
 func (h *Header) Wake() {
 	if h.TransitionToScheduled() == ScheduleEnqueue {
-		h.sched.Schedule(h)
+		h.task.Scheduler().Schedule(h)
 	}
 }
 
@@ -432,9 +436,9 @@ func (h *Header) Detach() State {
 	}
 }
 
-// Scheduler returns the Scheduler set by Init, so that a scheduler can tell
-// its own tasks from another's.
-func (h *Header) Scheduler() Scheduler { return h.sched }
+// Scheduler returns the task's Scheduler (Task.Scheduler), so that a
+// scheduler can tell its own tasks from another's.
+func (h *Header) Scheduler() Scheduler { return h.task.Scheduler() }
 
 // TransitionToShutdown is the shutdown's claim on a task no worker will run
 // again: it sets the cancelled bit and, if the task is Idle or Scheduled

@@ -216,6 +216,7 @@ type modelTask struct{}
 
 func (modelTask) Poll(*future.Context) bool { return false }
 func (modelTask) Abort(error)               {}
+func (modelTask) Scheduler() Scheduler      { return modelScheduler{} }
 
 type modelScheduler struct{}
 
@@ -231,7 +232,7 @@ type checker struct {
 
 func newChecker(start State) *checker {
 	c := &checker{m: modelOf(start)}
-	c.h.Init(modelTask{}, modelScheduler{}, false)
+	c.h.Init(modelTask{}, false)
 	c.h.state.Store(uint64(start))
 	c.trace = append(c.trace, "start "+start.String())
 	return c

@@ -43,6 +43,7 @@ func (v *violations) check(t *testing.T) {
 // published and not yet consumed.
 type stressTask struct {
 	h         header.Header
+	rq        *runQueue // where a wake queues the task
 	id        int
 	pending   atomic.Int64 // published, not consumed; the event source
 	published atomic.Int64 // events ever published
@@ -146,6 +147,9 @@ func (tk *stressTask) waitSeen(seq int64, giveUp <-chan struct{}) bool {
 	}
 }
 
+// Scheduler returns the run queue that wakes push the task to.
+func (tk *stressTask) Scheduler() header.Scheduler { return tk.rq }
+
 func (tk *stressTask) Abort(err error) {
 	if tk.shielded.Load() {
 		tk.v.add("task %d: aborted inside a shield", tk.id)
@@ -245,8 +249,8 @@ func TestNoLostWakeupUnderConcurrentWakes(t *testing.T) {
 	rq := newRunQueue(2*tasks, &v) // room for a double push to be reported, not block
 	tks := make([]*stressTask, tasks)
 	for i := range tks {
-		tks[i] = &stressTask{id: i, v: &v, yieldEvery: 1}
-		tks[i].h.Init(tks[i], rq, false)
+		tks[i] = &stressTask{id: i, v: &v, yieldEvery: 1, rq: rq}
+		tks[i].h.Init(tks[i], false)
 	}
 
 	stop := make(chan struct{})
@@ -372,11 +376,11 @@ func TestCancelRacingWakesAndPolls(t *testing.T) {
 		var v violations
 		rq := newRunQueue(2, &v) // room for a double push to be reported, not block
 		const events = 64
-		tk := &stressTask{v: &v, need: events, yieldEvery: 2}
+		tk := &stressTask{v: &v, need: events, yieldEvery: 2, rq: rq}
 		if i%3 == 0 {
 			tk.shieldUntil = events / 2
 		}
-		tk.h.Init(tk, rq, true)
+		tk.h.Init(tk, true)
 		require.Equal(t, header.ScheduleEnqueue, tk.h.TransitionToScheduled())
 		rq.Schedule(&tk.h) // spawn
 

@@ -110,7 +110,7 @@ func checkRows(t *testing.T, own owned, rows []row, do func(h *header.Header) an
 			for _, by := range vary {
 				from := by(r.from).S()
 				var h header.Header
-				h.Init(nopTask{}, nopScheduler{}, false)
+				h.Init(nopTask{}, false)
 				h.SetStateForTest(from)
 				if r.panics {
 					v := recovered(func() { do(&h) })
@@ -136,12 +136,21 @@ func checkRows(t *testing.T, own owned, rows []row, do func(h *header.Header) an
 // nopTask and nopScheduler satisfy Init.
 type nopTask struct{}
 
-func (nopTask) Poll(*future.Context) bool { return false }
-func (nopTask) Abort(error)               {}
+func (nopTask) Poll(*future.Context) bool   { return false }
+func (nopTask) Abort(error)                 {}
+func (nopTask) Scheduler() header.Scheduler { return nopScheduler{} }
 
 type nopScheduler struct{}
 
 func (nopScheduler) Schedule(*header.Header) {}
+
+// schedTask is a task that never completes and goes to s when woken.
+type schedTask struct {
+	nopTask
+	s header.Scheduler
+}
+
+func (t schedTask) Scheduler() header.Scheduler { return t.s }
 
 func TestTransitionToScheduled(t *testing.T) {
 	rows := []row{
@@ -347,11 +356,11 @@ func TestTransitionToShutdown(t *testing.T) {
 	checkRows(t, ownLifecycle|ownNotified|ownCancelled|ownShield, rows, func(h *header.Header) any { return h.TransitionToShutdown() })
 }
 
-// TestSchedulerAccessor returns the Scheduler given to Init.
+// TestSchedulerAccessor returns the task's Scheduler.
 func TestSchedulerAccessor(t *testing.T) {
 	var h header.Header
 	s := &countScheduler{}
-	h.Init(nopTask{}, s, false)
+	h.Init(schedTask{s: s}, false)
 	assert.Equal(t, header.Scheduler(s), h.Scheduler())
 }
 
@@ -430,7 +439,7 @@ func TestWakeSchedulesOnlyFromIdle(t *testing.T) {
 		t.Run(l.String(), func(t *testing.T) {
 			var s countScheduler
 			var h header.Header
-			h.Init(nopTask{}, &s, true)
+			h.Init(schedTask{s: &s}, true)
 			h.SetStateForTest(st{l: l, j: true, ref: 2}.S())
 			h.Waker().Wake()
 			want := 0
@@ -452,13 +461,13 @@ func (s *countScheduler) Schedule(*header.Header) { s.n++ }
 func TestInitSetsIdleWithReferences(t *testing.T) {
 	var h header.Header
 	task := &struct{ nopTask }{}
-	h.Init(task, nopScheduler{}, true)
+	h.Init(task, true)
 	assert.Equal(t, st{l: header.Idle, j: true, ref: 2}.S(), h.Load(), "scheduler's and JoinHandle's references")
 	assert.Same(t, task, h.Task())
 	assert.Same(t, &h, h.Waker().Target(), "the Waker wakes h")
 
 	var h2 header.Header
-	h2.Init(nopTask{}, nopScheduler{}, false)
+	h2.Init(nopTask{}, false)
 	assert.Equal(t, st{l: header.Idle, ref: 1}.S(), h2.Load(), "scheduler's reference only")
 	assert.Nil(t, *h2.QueueNext())
 	*h2.QueueNext() = &h
@@ -468,8 +477,8 @@ func TestInitSetsIdleWithReferences(t *testing.T) {
 func TestInitScheduled(t *testing.T) {
 	var s countScheduler
 	var h header.Header
-	task := &struct{ nopTask }{}
-	h.InitScheduled(task, &s, true)
+	task := &schedTask{s: &s}
+	h.InitScheduled(task, true)
 	assert.Equal(t, st{l: header.Scheduled, j: true, ref: 2}.S(), h.Load(), "scheduled, with both references")
 	assert.Same(t, task, h.Task())
 	h.Wake()
@@ -478,9 +487,9 @@ func TestInitScheduled(t *testing.T) {
 	assert.Equal(t, header.RunPoll, h.TransitionToRunning())
 
 	var h2 header.Header
-	h2.InitScheduled(nopTask{}, nopScheduler{}, false)
+	h2.InitScheduled(nopTask{}, false)
 	assert.Equal(t, st{l: header.Scheduled, ref: 1}.S(), h2.Load())
-	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h2.InitScheduled(nil, nopScheduler{}, false) })
+	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h2.InitScheduled(nil, false) })
 }
 
 func TestReinitScheduled(t *testing.T) {
@@ -492,7 +501,7 @@ func TestReinitScheduled(t *testing.T) {
 				from := st{l: l, j: jd[0], d: jd[1], c: true, ref: ref}.S()
 				var h header.Header
 				task := &struct{ nopTask }{}
-				h.Init(task, nopScheduler{}, false)
+				h.Init(task, false)
 				h.SetStateForTest(from)
 				if l != header.Complete || ref != 0 {
 					v := recovered(func() { h.ReinitScheduled(true) })
@@ -519,7 +528,7 @@ func TestSetJoinWaiter(t *testing.T) {
 			for _, ref := range []int{0, 1, 2} {
 				from := st{l: l, j: jd[0], d: jd[1], n: true, ref: ref}.S()
 				var h header.Header
-				h.Init(nopTask{}, nopScheduler{}, true)
+				h.Init(nopTask{}, true)
 				h.SetStateForTest(from)
 				complete := h.SetJoinWaiter()
 				if l == header.Complete {
@@ -545,8 +554,8 @@ func TestSetJoinWaiter(t *testing.T) {
 
 func TestInitPanicsOnNil(t *testing.T) {
 	var h header.Header
-	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(nil, nopScheduler{}, false) })
-	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(nopTask{}, nil, false) })
+	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(nil, false) })
+	assert.PanicsWithError(t, header.ErrNilTask.Error(), func() { h.Init(schedTask{}, false) }, "a task without a Scheduler")
 }
 
 func TestMakeStateRoundTripsEveryField(t *testing.T) {

@@ -47,7 +47,8 @@ func SpawnValue[T any, F any, PF interface {
 	future.Future[T]
 }](s *Scheduler, cx *future.Context, f F) JoinHandle[T] {
 	t := &valueTask[T, F, PF]{fut: f}
-	t.InitScheduled(t, s, true)
+	t.s = s
+	t.InitScheduled(t, true)
 	return spawnCore(s, cx, &t.core, "")
 }
 
@@ -80,7 +81,8 @@ func SpawnValueDetached[T any, F any, PF interface {
 		t.ReinitScheduled(false)
 	} else {
 		t = &valueTask[T, F, PF]{fut: f}
-		t.InitScheduled(t, s, false)
+		t.s = s
+		t.InitScheduled(t, false)
 	}
 	s.identify(w, cx, &t.taskBase, "", fresh)
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
@@ -197,7 +199,8 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	}
 	f, name := unname(f)
 	t := &task[T]{fut: f}
-	t.InitScheduled(t, s, true)
+	t.s = s
+	t.InitScheduled(t, true)
 	w := s.localWorker(cx)
 	s.identify(w, cx, &t.taskBase, name, true)
 	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
@@ -210,14 +213,16 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 // newTask builds the task of f with its header set up (Idle, join interest).
 func newTask[T any](s *Scheduler, f future.Future[T]) *task[T] {
 	t := &task[T]{fut: f}
-	t.Init(t, s, true)
+	t.s = s
+	t.Init(t, true)
 	return t
 }
 
 // spawn is Spawn after its argument checks, for a task named name.
 func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T], name string) JoinHandle[T] {
 	t := &task[T]{fut: f}
-	t.InitScheduled(t, s, true)
+	t.s = s
+	t.InitScheduled(t, true)
 	return spawnCore(s, cx, &t.core, name)
 }
 

@@ -16,6 +16,10 @@ import (
 // the handoff to the JoinHandle. The small fields share one word.
 type taskBase struct {
 	header.Header
+	// s is the scheduler that owns the task, which wakes push it to (the
+	// task's header.Task.Scheduler). Set by the spawn before the task is
+	// shared, read-only afterwards, kept by a recycled task.
+	s *Scheduler
 	// prev and next link the task into its owned shard. Guarded by the
 	// shard's mutex; nil when unlinked.
 	prev, next *taskBase
@@ -80,7 +84,11 @@ func (b *taskBase) pending() {
 }
 
 // sched returns the scheduler that owns the task.
-func (b *taskBase) sched() *Scheduler { return b.Scheduler().(*Scheduler) }
+func (b *taskBase) sched() *Scheduler { return b.s }
+
+// Scheduler returns the scheduler that owns the task, for its header (see
+// header.Task).
+func (b *taskBase) Scheduler() header.Scheduler { return b.s }
 
 // hashShard hashes the task's address to an owned shard, for a spawn from
 // outside the workers. The address is only hashed, never turned back into a
