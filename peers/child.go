@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,8 +26,10 @@ import (
 // itself, or a test binary). A child talks with its parent by lines:
 //
 //   - serve -mode M -kind K [-addr A]: starts the server, prints
-//     "ready ADDR READPOOL" (Server.Addr and ReadPool), and runs until its standard input closes, then stops
-//     the server and exits.
+//     "ready ADDR READPOOL" (Server.Addr and ReadPool); for each line "gc"
+//     on its standard input, runs a garbage collection, returns the freed
+//     memory to the kernel (debug.FreeOSMemory) and prints "collected";
+//     when its standard input closes, stops the server and exits.
 //   - dial -mode M -addr A [-from S -sources N]: for each line "dial N" on
 //     its standard input, opens N more connections to A, each making one
 //     round trip, from the N IPv4 addresses that start at S in turn (none:
@@ -36,6 +39,10 @@ import (
 // A child's other output on standard output is skipped; its standard
 // error is the parent's. A child also dies with its parent (the parent's
 // end of the pipe closes, and the kernel sends SIGKILL, Pdeathsig).
+
+// protocolLines are the beginnings of the lines a child prints for its
+// parent.
+var protocolLines = []string{"ready ", "dialed ", "collected"}
 
 // stopTimeout bounds the wait for a child to exit after its standard input
 // closed; then it is killed.
@@ -83,8 +90,15 @@ func serveChild(m Mode, kind, addr string) error {
 		return err
 	}
 	fmt.Printf("ready %s %d\n", s.Addr, s.ReadPool)
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	return s.Stop()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if in.Text() != "gc" {
+			return errors.Join(fmt.Errorf("peers: serve child: unknown command %q", in.Text()), s.Stop())
+		}
+		debug.FreeOSMemory() // a collection, then the freed pages back to the kernel
+		fmt.Println("collected")
+	}
+	return errors.Join(in.Err(), s.Stop())
 }
 
 // dialChild is the dial child.
@@ -116,8 +130,8 @@ func dialChild(m Mode, addr string, sources []netip.Addr) error {
 type Proc struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	// lines carries the child's output lines that start with "ready " or
-	// "dialed ", in order; closed when its standard output ends.
+	// lines carries the child's protocol lines (those that start with one
+	// of protocolLines), in order; closed when its standard output ends.
 	lines chan string
 	// eof is closed when the reader of the child's standard output has
 	// ended (the child exited, or closed its standard output).
@@ -160,8 +174,12 @@ func (p *Proc) read(out io.Reader) {
 	defer close(p.lines)
 	r := bufio.NewScanner(out)
 	for r.Scan() {
-		if line := strings.TrimSpace(r.Text()); strings.HasPrefix(line, "ready ") || strings.HasPrefix(line, "dialed ") {
-			p.lines <- line
+		line := strings.TrimSpace(r.Text())
+		for _, prefix := range protocolLines {
+			if strings.HasPrefix(line, prefix) {
+				p.lines <- line
+				break
+			}
 		}
 	}
 	_, _ = io.Copy(io.Discard, out)

@@ -34,7 +34,8 @@ const fdReserve = 256
 // before any connection, with half of each share open, and with all of
 // them, so that the report tells the growth per connection on average and
 // at the margin (from half to all), and the part of the growth that does
-// not grow with the connections (a pool made on first use, for instance).
+// not grow with the connections (a pool made on first use, for instance);
+// then once more after a forced garbage collection in each server.
 //
 // Each destination has its own address, so the client ports are counted
 // per server: a share must fit in the local port range
@@ -76,8 +77,11 @@ type IdleServer struct {
 	// the last reading: one per connection it accepted and kept.
 	FDs int
 	// Before, Half and Full are its VmRSS in bytes before any connection,
-	// with HalfConns and with Conns connections.
-	Before, Half, Full int64
+	// with HalfConns and with Conns connections; Collected is its VmRSS
+	// with Conns connections after a forced garbage collection that
+	// returned the freed memory to the kernel: Full without the garbage
+	// the collector had not yet reclaimed.
+	Before, Half, Full, Collected int64
 	// ReadPool is the size of its pool of read buffers (Server.ReadPool),
 	// made during the connections: part of the growth once its pages are
 	// touched.
@@ -125,6 +129,21 @@ func (r IdleReport) Growth() int64 {
 		n += s.Full - s.Before
 	}
 	return n
+}
+
+// CollectedGrowth is the servers' resident-set growth from before the
+// connections to after the forced collection, summed.
+func (r IdleReport) CollectedGrowth() int64 {
+	var n int64
+	for _, s := range r.Servers {
+		n += s.Collected - s.Before
+	}
+	return n
+}
+
+// PerConnCollected is CollectedGrowth per connection.
+func (r IdleReport) PerConnCollected() float64 {
+	return float64(r.CollectedGrowth()) / float64(r.Conns())
 }
 
 // PerConn is Growth per connection.
@@ -238,6 +257,17 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		}
 		if s.FDs = n - fds[i]; s.FDs < s.Conns {
 			return rep, fmt.Errorf("peers: server %d holds %d more open files with %d connections", s.Pid, s.FDs, s.Conns)
+		}
+	}
+	for i, p := range servers {
+		if err := p.Send("gc"); err != nil {
+			return rep, fmt.Errorf("peers: server %d: %w", p.Pid(), err)
+		}
+		if _, err := p.Await(ctx, "collected"); err != nil {
+			return rep, err
+		}
+		if rep.Servers[i].Collected, err = RSS(p.Pid()); err != nil {
+			return rep, err
 		}
 	}
 	return rep, nil

@@ -86,8 +86,8 @@ func TestIdleFleetCountsAndMemory(t *testing.T) {
 				if s.HalfConns != each/2 || s.Conns != each || s.FDs < each {
 					t.Errorf("server %d: %d then %d connections, %d more open files; want %d, %d, at least %d", s.Pid, s.HalfConns, s.Conns, s.FDs, each/2, each, each)
 				}
-				if s.Before < 1<<20 || s.Half < 1<<20 || s.Full < 1<<20 {
-					t.Errorf("server %d: VmRSS %d, %d, %d; want each at least 1 MiB", s.Pid, s.Before, s.Half, s.Full)
+				if s.Before < 1<<20 || s.Half < 1<<20 || s.Full < 1<<20 || s.Collected < 1<<20 {
+					t.Errorf("server %d: VmRSS %d, %d, %d, %d after a GC; want each at least 1 MiB", s.Pid, s.Before, s.Half, s.Full, s.Collected)
 				}
 				wantPool := int64(0)
 				if strings.HasPrefix(kind, "blitz") {
@@ -104,7 +104,7 @@ func TestIdleFleetCountsAndMemory(t *testing.T) {
 			if math.IsNaN(rep.PerConn()) || math.IsNaN(rep.Marginal()) || rep.Before() <= 0 {
 				t.Errorf("figures: before %d, per connection %v, marginal %v", rep.Before(), rep.PerConn(), rep.Marginal())
 			}
-			t.Logf("%s: before %d B, growth %d B, %.0f B/conn, marginal %.0f B/conn, fixed %d B", kind, rep.Before(), rep.Growth(), rep.PerConn(), rep.Marginal(), rep.Fixed())
+			t.Logf("%s: before %d B, growth %d B, %.0f B/conn, marginal %.0f B/conn, fixed %d B, after a GC %.0f B/conn", kind, rep.Before(), rep.Growth(), rep.PerConn(), rep.Marginal(), rep.Fixed(), rep.PerConnCollected())
 		})
 	}
 }

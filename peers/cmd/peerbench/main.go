@@ -141,8 +141,9 @@ func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count 
 
 // idle opens conns connections to every kind over procs server processes
 // (see peers.IdleFleet), one round trip each, count times, and prints the
-// servers' resident-set growth, in all and per connection, and the size of
-// the read pools the growth includes once their pages are touched.
+// servers' resident-set growth, in all and per connection, the size of
+// the read pools the growth includes once their pages are touched, and
+// the growth once more after a forced garbage collection in each server.
 func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -159,8 +160,8 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	}
 	fmt.Printf("%s servers, %d idle connections after one round trip each, over %d server processes and %d client processes (at most %d per process here: open-file limit, local port range); %s\n\n",
 		m, conns, procs, procs, share, machine())
-	fmt.Println("| server | processes × connections | VmRSS before, all servers | VmRSS growth, all servers | growth per connection | per connection at the margin (½ to all) | fixed part of the growth | read pools, all servers |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| server | processes × connections | VmRSS before, all servers | VmRSS growth, all servers | growth per connection | per connection at the margin (½ to all) | fixed part of the growth | read pools, all servers | growth after a forced GC | per connection after a forced GC |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, kind := range kinds {
 		for range count {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -177,8 +178,9 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 			if r.ReadPool() > 0 {
 				pool = fmt.Sprintf("%.1f MiB", mib(r.ReadPool()))
 			}
-			fmt.Printf("| %s | %d × %s | %.1f MiB | %.1f MiB | %.0f B | %.0f B | %.1f MiB | %s |\n",
-				kind, len(r.Servers), shares, mib(r.Before()), mib(r.Growth()), r.PerConn(), r.Marginal(), mib(r.Fixed()), pool)
+			fmt.Printf("| %s | %d × %s | %.1f MiB | %.1f MiB | %.0f B | %.0f B | %.1f MiB | %s | %.1f MiB | %.0f B |\n",
+				kind, len(r.Servers), shares, mib(r.Before()), mib(r.Growth()), r.PerConn(), r.Marginal(), mib(r.Fixed()), pool,
+				mib(r.CollectedGrowth()), r.PerConnCollected())
 		}
 	}
 	return nil
