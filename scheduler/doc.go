@@ -14,8 +14,8 @@
 // its JoinHandle. Queues, wakers and lists hold *header.Header only. Spawn
 // takes the future as an interface, so a task is one allocation beside the
 // caller's future; SpawnValue holds the future by value inside the task,
-// one allocation for both (176 bytes for a 16-byte future: 160 bytes of
-// task and 16 of future, a size class of its own);
+// one allocation for both (160 bytes for a 16-byte future: 144 bytes of
+// task and 16 of future);
 // SpawnValueDetached has no JoinHandle, and reuses the memory of finished
 // tasks of the same type: a few that finished on the spawning worker, kept
 // in its own slots, and beyond them a pool per type (a sync.Pool, which the

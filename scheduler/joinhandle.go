@@ -49,8 +49,9 @@ func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	if !cx.Proceed() {
 		return future.Result[T]{}, false
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	js := t.join()
+	js.mu.Lock()
+	defer js.mu.Unlock()
 	st := t.Load()
 	if st.Detached() {
 		cx.Spend()
@@ -59,7 +60,7 @@ func (j JoinHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	// Register, then tell the completion so (SetJoinWaiter); a completion
 	// that came first, which will not wake anyone, is seen either way.
 	if st.Lifecycle() != header.Complete {
-		t.addJoin(cx.Waker())
+		t.addJoin(js, cx.Waker())
 		if !t.SetJoinWaiter() {
 			cx.Waiting(waitJoin, t.id)
 			return future.Result[T]{}, false
@@ -98,9 +99,10 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 			err = sig.Wait(ctx)
 		}
 		if err != nil {
-			t.mu.Lock()
-			t.removeJoin(cx.Waker())
-			t.mu.Unlock()
+			js := t.join()
+			js.mu.Lock()
+			t.removeJoin(js, cx.Waker())
+			js.mu.Unlock()
 			var zero T
 			return zero, fmt.Errorf("scheduler: wait for task: %w", err)
 		}
@@ -144,17 +146,15 @@ func (j JoinHandle[T]) Detach() {
 	// panic that nobody will collect any more. Awaiters that registered
 	// before (another copy's Wait) are woken, not dropped: the finish may
 	// not have taken them yet, and their Poll now answers ErrDetached.
-	t.mu.Lock()
+	js := t.join()
+	js.mu.Lock()
 	err := t.res.Err
 	t.res = future.Result[T]{}
-	w, more := t.join, t.more
-	t.join, t.more = waker.Waker{}, nil
-	t.mu.Unlock()
+	w, more := t.takeAwaiters(js)
+	js.mu.Unlock()
 	w.Wake()
-	if more != nil {
-		for _, w := range more.ws {
-			w.Wake()
-		}
+	for _, w := range more {
+		w.Wake()
 	}
 	if pe := panicOf(err); pe != nil {
 		t.sched().deliverPanic("a detached task", pe)

@@ -40,6 +40,8 @@ type Scheduler struct {
 	spares sync.Map
 	// sparesHint is the entry of spares looked up last (see sparesOf).
 	sparesHint atomic.Pointer[sparesEntry]
+	// joins are the locks of the tasks' JoinHandles (see taskBase.join).
+	joins [joinStripes]joinStripe
 	// closing is set once by Shutdown; workers leave their loops when they
 	// see it, and spawns after it are refused.
 	closing atomic.Bool

@@ -30,26 +30,28 @@ type idleSizeFut struct {
 func (f *idleSizeFut) Poll(*future.Context) (struct{}, bool) { return struct{}{}, f.n == nil }
 
 // TestTaskSizes pins the size of the task types: a task of struct{} holding
-// a 16-byte future by value is one 176-byte allocation (a size class of its
-// own), a task of error holding its future in an interface (a server's
-// connection handler, spawned by Serve) 192 bytes, an idle task of
-// BenchmarkIdleTaskMemory's shape at most 192 bytes. Of taskBase's 120
-// bytes, 48 are the task's identity (id, parent, birth, polls and last
-// poll, wait, side record: a word each); the header is 32 (the state word,
-// the global queue's link, the task), its scheduler a pointer in taskBase.
+// a 16-byte future by value is one 160-byte allocation, a task of error
+// holding its future in an interface (a server's connection handler,
+// spawned by Serve) 176 bytes, an idle task of BenchmarkIdleTaskMemory's
+// shape at most 192 bytes. Of taskBase's 112 bytes, 48 are the task's
+// identity (id, parent, birth, polls and last poll, wait, side record: a
+// word each); the header is 32 (the state word, the global queue's link,
+// the task), its scheduler a pointer in taskBase, and the lock of its
+// JoinHandle is shared with other tasks (joinStripe).
 func TestTaskSizes(t *testing.T) {
 	require.Equal(t, uintptr(32), unsafe.Sizeof(header.Header{}), "header.Header")
-	require.Equal(t, uintptr(120), unsafe.Sizeof(taskBase{}), "taskBase")
-	require.Equal(t, uintptr(160), unsafe.Sizeof(core[struct{}]{}), "core[struct{}]")
-	require.Equal(t, uintptr(176), unsafe.Sizeof(task[struct{}]{}), "task[struct{}]")
-	require.Equal(t, uintptr(192), unsafe.Sizeof(task[error]{}), "task[error]")
-	require.Equal(t, uintptr(176), unsafe.Sizeof(valueTask[struct{}, sizeFut, *sizeFut]{}), "valueTask of 16 bytes")
+	require.Equal(t, uintptr(112), unsafe.Sizeof(taskBase{}), "taskBase")
+	require.Equal(t, uintptr(144), unsafe.Sizeof(core[struct{}]{}), "core[struct{}]")
+	require.Equal(t, uintptr(160), unsafe.Sizeof(task[struct{}]{}), "task[struct{}]")
+	require.Equal(t, uintptr(176), unsafe.Sizeof(task[error]{}), "task[error]")
+	require.Equal(t, uintptr(160), unsafe.Sizeof(valueTask[struct{}, sizeFut, *sizeFut]{}), "valueTask of 16 bytes")
 	require.LessOrEqual(t, unsafe.Sizeof(valueTask[struct{}, idleSizeFut, *idleSizeFut]{}), uintptr(192), "idle valueTask")
 }
 
 // TestMoreAwaitersOneAllocation: the Wakers of awaiters beyond the first
 // take one allocation for up to four of them (three allocations for two
-// before: the slice header, then the array twice as append grew it).
+// before: the slice header, then the array twice as append grew it), kept
+// in the task's join stripe only while there are some.
 func TestMoreAwaitersOneAllocation(t *testing.T) {
 	sigs := make([]waker.Signal, 4)
 	wks := make([]waker.Waker, len(sigs))
@@ -57,20 +59,28 @@ func TestMoreAwaitersOneAllocation(t *testing.T) {
 		wks[i] = waker.New(&sigs[i])
 	}
 	var c core[int]
+	var st joinStripe
 	allocs := testing.AllocsPerRun(100, func() {
-		c.join, c.more = waker.Waker{}, nil
+		c.takeAwaiters(&st)
 		for _, wk := range wks {
-			c.addJoin(wk)
+			c.addJoin(&st, wk)
 		}
 	})
 	require.Equal(t, 1.0, allocs, "allocations for %d awaiters", len(wks))
-	require.True(t, c.join.WillWake(wks[0]))
+	require.True(t, c.awaiter.WillWake(wks[0]))
 	n := 0
-	for _, w := range c.moreWakers() {
+	for _, w := range c.moreWakers(&st) {
 		require.True(t, w.WillWake(wks[n+1]))
 		n++
 	}
 	require.Equal(t, 3, n)
-	c.removeJoin(wks[2])
-	require.Len(t, c.moreWakers(), 2)
+	c.removeJoin(&st, wks[2])
+	require.Len(t, c.moreWakers(&st), 2)
+	c.removeJoin(&st, wks[1])
+	c.removeJoin(&st, wks[3])
+	require.False(t, c.hasMore, "no awaiter beyond the first")
+	require.Empty(t, st.more, "the stripe keeps nothing for the task")
+	w, more := c.takeAwaiters(&st)
+	require.True(t, w.WillWake(wks[0]))
+	require.Nil(t, more)
 }

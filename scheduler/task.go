@@ -12,8 +12,9 @@ import (
 )
 
 // taskBase is the untyped part of every task: the header the queues hold,
-// the links of the owned-task list (see owned.go), and the lock and flags of
-// the handoff to the JoinHandle. The small fields share one word.
+// the links of the owned-task list (see owned.go), and the flags of the
+// handoff to the JoinHandle, whose lock the task shares with others (see
+// joinStripe). The small fields share one word.
 type taskBase struct {
 	header.Header
 	// s is the scheduler that owns the task, which wakes push it to (the
@@ -23,10 +24,6 @@ type taskBase struct {
 	// prev and next link the task into its owned shard. Guarded by the
 	// shard's mutex; nil when unlinked.
 	prev, next *taskBase
-	// mu guards the Wakers of the JoinHandle's awaiters (core's join and
-	// more), and orders the handle's reads of the outcome (core's res)
-	// with its release by Detach (see finish).
-	mu sync.Mutex
 	// shard is the index of the owned shard the task is counted in and
 	// linked into. Set by the spawn before the task is shared; read-only
 	// afterwards.
@@ -44,6 +41,9 @@ type taskBase struct {
 	// and has been zeroed. Owned, like the future, by the worker that moved
 	// the header to Running.
 	dropped bool
+	// hasMore says the task's join stripe holds Wakers of awaiters beyond
+	// the first for it (joinStripe.more). Guarded by the stripe's mutex.
+	hasMore bool
 	// The task's identity and what Dump shows of it (see identity.go and
 	// the package doc, "Task identity"). id, parent and born are written by
 	// the spawn before the task is shared (or by the reuse of a recycled
@@ -83,6 +83,37 @@ func (b *taskBase) pending() {
 	}
 }
 
+// join returns the task's join stripe: the lock that guards the Wakers of
+// its JoinHandle's awaiters (core's join, and the stripe's more) and
+// orders the handle's reads of the outcome (core's res) with its release
+// by Detach (see finish). Chosen by hashing the task's address, which is
+// only hashed, never turned back into a pointer.
+func (b *taskBase) join() *joinStripe {
+	a := uintptr(unsafe.Pointer(b))
+	return &b.s.joins[(a>>7^a>>13)&(joinStripes-1)]
+}
+
+// joinStripes is the number of join stripes of a scheduler (a power of
+// two). A task's JoinHandle takes its stripe's lock at each poll, and the
+// completion of a task that an awaiter registered with takes it once: with
+// 64, two workers rarely want the same stripe at the same time, and no
+// task carries a lock of its own (8 bytes each).
+const joinStripes = 64
+
+// joinStripe is one of the locks that the JoinHandles of a scheduler's tasks
+// share (see taskBase.join).
+type joinStripe struct {
+	mu sync.Mutex
+	// more holds, for each task of the stripe with several awaiters
+	// (copies of its handle polled or waited on by several tasks or
+	// goroutines), the Wakers beyond the first (core's join). Guarded by
+	// mu; an entry lives from the second awaiter's registration to the
+	// completion (or the last awaiter's removal), and the task's hasMore
+	// says it exists.
+	more map[*taskBase]*awaiters
+	_    pad
+}
+
 // sched returns the scheduler that owns the task.
 func (b *taskBase) sched() *Scheduler { return b.s }
 
@@ -106,15 +137,13 @@ type core[T any] struct {
 	// res is the outcome: the value, or the error of a panic, a
 	// cancellation or the shutdown. Written by finish before the completing
 	// transition, which publishes it; read, and zeroed when nobody can
-	// collect it any more, under mu by the handle, or by the party holding
-	// the last reference (see finish).
+	// collect it any more, under the join stripe's mutex by the handle, or
+	// by the party holding the last reference (see finish).
 	res future.Result[T]
-	// join is the Waker the JoinHandle registered, woken once at completion;
-	// more holds the Wakers of any further awaiters (copies of the handle
-	// polled or waited on by several tasks or goroutines), nil in the common
-	// case of one. Guarded by mu.
-	join waker.Waker
-	more *awaiters
+	// awaiter is the Waker the JoinHandle registered, woken once at
+	// completion; the Wakers of any further awaiters are in the join
+	// stripe (hasMore). Guarded by the join stripe's mutex.
+	awaiter waker.Waker
 }
 
 // awaiters holds the Wakers of the awaiters of a task beyond the first:
@@ -149,41 +178,71 @@ type valueTask[T any, F any, PF interface {
 }
 
 // addJoin registers wk to be woken at completion, unless a registered Waker
-// already wakes the same target. Called with mu held.
-func (t *core[T]) addJoin(wk waker.Waker) {
-	if t.join.IsZero() || t.join.WillWake(wk) {
-		t.join = wk
+// already wakes the same target. Called with st, the task's join stripe,
+// locked.
+func (t *core[T]) addJoin(st *joinStripe, wk waker.Waker) {
+	if t.awaiter.IsZero() || t.awaiter.WillWake(wk) {
+		t.awaiter = wk
 		return
 	}
-	if t.more == nil {
-		t.more = new(awaiters)
-		t.more.ws = t.more.inline[:0]
+	var more *awaiters
+	if t.hasMore {
+		more = st.more[&t.taskBase]
+	} else {
+		if st.more == nil {
+			st.more = make(map[*taskBase]*awaiters)
+		}
+		more = new(awaiters)
+		more.ws = more.inline[:0]
+		st.more[&t.taskBase] = more
+		t.hasMore = true
 	}
-	for i, w := range t.more.ws {
+	for i, w := range more.ws {
 		if w.WillWake(wk) {
-			t.more.ws[i] = wk
+			more.ws[i] = wk
 			return
 		}
 	}
-	t.more.ws = append(t.more.ws, wk)
+	more.ws = append(more.ws, wk)
 }
 
-// removeJoin forgets wk (a Wait whose context ended). Called with mu held.
-func (t *core[T]) removeJoin(wk waker.Waker) {
-	if t.join.WillWake(wk) {
-		t.join = waker.Waker{}
+// removeJoin forgets wk (a Wait whose context ended). Called with st, the
+// task's join stripe, locked.
+func (t *core[T]) removeJoin(st *joinStripe, wk waker.Waker) {
+	if t.awaiter.WillWake(wk) {
+		t.awaiter = waker.Waker{}
 	}
-	if t.more == nil {
+	if !t.hasMore {
 		return
 	}
-	ws := t.more.ws[:0]
-	for _, w := range t.more.ws {
+	more := st.more[&t.taskBase]
+	ws := more.ws[:0]
+	for _, w := range more.ws {
 		if !w.WillWake(wk) {
 			ws = append(ws, w)
 		}
 	}
-	clear(t.more.ws[len(ws):]) // drop the removed Wakers' targets
-	t.more.ws = ws
+	clear(more.ws[len(ws):]) // drop the removed Wakers' targets
+	more.ws = ws
+	if len(ws) == 0 {
+		delete(st.more, &t.taskBase)
+		t.hasMore = false
+	}
+}
+
+// takeAwaiters removes and returns the Wakers of the awaiters: the first,
+// and the others (nil when there are none). Called with st, the task's
+// join stripe, locked.
+func (t *core[T]) takeAwaiters(st *joinStripe) (waker.Waker, []waker.Waker) {
+	w := t.awaiter
+	t.awaiter = waker.Waker{}
+	if !t.hasMore {
+		return w, nil
+	}
+	more := st.more[&t.taskBase]
+	delete(st.more, &t.taskBase)
+	t.hasMore = false
+	return w, more.ws
 }
 
 // Poll polls the future once. On completion it completes the header and
@@ -375,15 +434,13 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 	if !prev.JoinWaiter() {
 		return false
 	}
-	t.mu.Lock()
-	w, more := t.join, t.more
-	t.join, t.more = waker.Waker{}, nil
-	t.mu.Unlock()
+	st := t.join()
+	st.mu.Lock()
+	w, more := t.takeAwaiters(st)
+	st.mu.Unlock()
 	wakeFrom(cx, w)
-	if more != nil {
-		for _, w := range more.ws {
-			wakeFrom(cx, w)
-		}
+	for _, w := range more {
+		wakeFrom(cx, w)
 	}
 	return false
 }
@@ -410,10 +467,10 @@ func wakeFrom(cx *future.Context, w waker.Waker) {
 }
 
 // moreWakers returns the Wakers of the awaiters beyond the first. Called
-// with mu held.
-func (t *core[T]) moreWakers() []waker.Waker {
-	if t.more == nil {
+// with st, the task's join stripe, locked.
+func (t *core[T]) moreWakers(st *joinStripe) []waker.Waker {
+	if !t.hasMore {
 		return nil
 	}
-	return t.more.ws
+	return st.more[&t.taskBase].ws
 }
