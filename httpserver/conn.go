@@ -36,6 +36,10 @@ var errTimeout = fmt.Errorf("httpserver: i/o timeout: %w", os.ErrDeadlineExceede
 // connection is gone.
 var errConnClosed = fmt.Errorf("httpserver: connection closed: %w", net.ErrClosed)
 
+// unboundedStart is the headerStart of a request that no timeout bounds:
+// not zero (a request has begun), and never read as a time.
+var unboundedStart = time.Unix(0, 1)
+
 // lingerTime bounds the reading and discarding after an error response,
 // before the close (so that the client reads the response rather than a
 // reset), as net/http's.
@@ -402,9 +406,13 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 	for {
 		if c.active != nil && len(c.in) > 0 {
 			if c.headerStart.IsZero() {
-				c.headerStart = time.Now()
-				if c.reqs == 0 {
+				switch {
+				case c.reqs == 0:
 					c.headerStart = c.idleSince // the first request's bound runs from the accept
+				case c.s.headerTimeout() > 0:
+					c.headerStart = time.Now()
+				default:
+					c.headerStart = unboundedStart // no bound reads it
 				}
 				c.setIdle(false)
 			}
@@ -528,13 +536,12 @@ func (c *conn) startRequest(p *parsedRequest) {
 	}
 	c.ex = ex
 	c.closeAfter = !p.keepAlive
-	now := time.Now()
 	c.readDeadline, c.writeDeadline = time.Time{}, time.Time{}
 	if s.ReadTimeout > 0 {
 		c.readDeadline = c.headerStart.Add(s.ReadTimeout)
 	}
 	if s.WriteTimeout > 0 {
-		c.writeDeadline = now.Add(s.WriteTimeout)
+		c.writeDeadline = time.Now().Add(s.WriteTimeout)
 	}
 	if s.TaskHandler != nil {
 		ex.taskMode = true
@@ -849,7 +856,9 @@ func (c *conn) finishExchange() {
 // nextRequest readies the connection for its next request.
 func (c *conn) nextRequest() {
 	c.phase = phRead
-	c.idleSince = time.Now()
+	if c.s.idleTimeout() > 0 {
+		c.idleSince = time.Now() // read only for the idle bound after the first request
+	}
 	if len(c.in) == 0 {
 		c.releaseActive()
 		return
