@@ -401,11 +401,17 @@ type gen struct {
 	tparams      string                // the type parameter list of a generic function or of a method's receiver: "[T any, U comparable]"; "" if none
 	targs        string                // the type parameters as arguments: "[T, U]"
 
-	// Deferred calls: the field that holds them, the names of the
+	// Deferred calls: the field that holds them (the slice of closures,
+	// or the bits of an open-coded function), the names of the
 	// temporaries that hold a deferred call's function and arguments.
 	defers   string // "" if the function has no defer statement
 	deferFn  string
 	deferArg []string
+	// Open-coded defers (opendefer.go): the sites by the position of
+	// their defer keyword, and in source order; nil in the general form.
+	siteAt     map[token.Pos]*deferSite
+	siteList   []*deferSite
+	stableVars map[*types.Var]bool // see stable
 }
 
 func (g *gen) pos(p token.Pos) token.Position { return g.fset.Position(p) }
@@ -565,6 +571,7 @@ func (g *gen) run() (string, error) {
 	g.awLocals = map[*types.Var]string{}
 	g.forced = map[*types.Var]bool{}
 	g.findAddrOnly()
+	g.findDeferSites()
 
 	g.rejectAwaitValues()
 	g.cur = g.newBlock()
@@ -581,6 +588,9 @@ func (g *gen) run() (string, error) {
 		return "", errors.Join(g.errs...)
 	}
 	g.collectImports()
+	if g.siteAt != nil {
+		g.findStable()
+	}
 	return g.emit(), nil
 }
 
@@ -1883,6 +1893,7 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 		root = &ast.BlockStmt{List: []ast.Stmt{s}}
 	}
 	plans := map[*ast.DeferStmt]*deferPlan{}
+	openPlans := map[*ast.DeferStmt]*openPlan{}
 	newCells := map[*ast.AssignStmt][]*types.Var{} // the cells each x := e declares
 	out := astutil.Apply(root, func(c *astutil.Cursor) bool {
 		stack = append(stack, c.Node())
@@ -1896,6 +1907,9 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 				// Planned from the source's nodes, which the rewrite
 				// of its children replaces.
 				plans[x] = g.planDefer(x)
+				if g.siteAt != nil {
+					openPlans[x] = g.planOpen(x, plans[x])
+				}
 			}
 		case *ast.FuncLit:
 			inLit++
@@ -1962,7 +1976,9 @@ func (g *gen) rewrite(n ast.Node, lp *loopCtx) string {
 				c.Replace(raw(g.returnText(x)))
 			}
 		case *ast.DeferStmt:
-			if p := plans[x]; p != nil {
+			if op := openPlans[x]; op != nil {
+				c.Replace(raw(g.openDeferText(x, op)))
+			} else if p := plans[x]; p != nil {
 				c.Replace(raw(g.deferText(x, p)))
 			}
 		case *ast.BranchStmt:
@@ -2119,8 +2135,17 @@ func (g *gen) returnText(r *ast.ReturnStmt) string {
 		// Named results: the values go to their fields, the deferred
 		// calls run (and may change them), the fields are returned.
 		var b strings.Builder
-		if len(res) > 0 {
-			b.WriteString(strings.Join(g.resultFields(), ", ") + " = " + strings.Join(res, ", ") + "\n")
+		// return n, err of the results themselves assigns nothing (and go
+		// vet reports a self-assignment): those pairs are left out, which
+		// the parallel assignment allows.
+		var lhs, rhs []string
+		for i, f := range g.resultFields() {
+			if i < len(res) && res[i] != f {
+				lhs, rhs = append(lhs, f), append(rhs, res[i])
+			}
+		}
+		if len(lhs) > 0 {
+			b.WriteString(strings.Join(lhs, ", ") + " = " + strings.Join(rhs, ", ") + "\n")
 		}
 		b.WriteString(g.done() + "return " + g.namedValue() + ", true")
 		return b.String()
@@ -2184,13 +2209,33 @@ func (g *gen) emit() string {
 	var b strings.Builder
 	name := g.fn.Name.Name
 	r := g.recv
+	// Poll's cases first: rewriting them names the fields of open-coded
+	// defers' values.
+	var body strings.Builder
+	for _, blk := range g.blocks {
+		if !blk.targeted && len(blk.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(&body, "case %d:\n", blk.id)
+		declared := map[*types.Var]bool{}
+		for _, it := range blk.items {
+			var item strings.Builder
+			g.emitItem(&item, blk, it)
+			body.WriteString(g.takeCaptures(declared))
+			body.WriteString(item.String())
+		}
+		body.WriteString(linePlace + "\n")
+	}
 	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s%s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName, g.tparams)
-	fmt.Fprintf(&b, "state int // the block Poll runs next; -1 once returned, -2 once cancelled\n")
+	fmt.Fprintf(&b, "state int32 // the block Poll runs next; -1 once returned, -2 once cancelled\n")
+	if g.siteAt != nil {
+		fmt.Fprintf(&b, "%s uint8 // bit i: the call of the i-th defer statement is due\n", g.defers)
+	}
 	for _, key := range g.awOrder {
 		field := g.awFields[key]
 		fmt.Fprintf(&b, "%s %s // the future awaited\n", field, g.awType[field])
 	}
-	if g.defers != "" {
+	if g.defers != "" && g.siteAt == nil {
 		fmt.Fprintf(&b, "%s []func() // the calls deferred and not yet run, in order\n", g.defers)
 	}
 	for _, f := range g.extra {
@@ -2243,21 +2288,6 @@ func (g *gen) emit() string {
 		recv, g.ctorName, tparams, strings.TrimPrefix(g.print(&ast.FuncType{Params: g.fn.Type.Params}), "func"), g.resType, use, g.selfType, strings.Join(inits, ", "))
 
 	// Poll.
-	var body strings.Builder
-	for _, blk := range g.blocks {
-		if !blk.targeted && len(blk.items) == 0 {
-			continue
-		}
-		fmt.Fprintf(&body, "case %d:\n", blk.id)
-		declared := map[*types.Var]bool{}
-		for _, it := range blk.items {
-			var item strings.Builder
-			g.emitItem(&item, blk, it)
-			body.WriteString(g.takeCaptures(declared))
-			body.WriteString(item.String())
-		}
-		body.WriteString(linePlace + "\n")
-	}
 	if g.defers != "" {
 		fmt.Fprintf(&b, "// Poll runs %s until it awaits a future that is not ready, or returns; if a\n// panic leaves it, the calls %s deferred run first, as in Go.\n", name, name)
 		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (%s, %s) {\n", r, g.selfType, g.cx, g.resType, "bool")

@@ -25,16 +25,13 @@ import (
 // checkDefer accepts a defer statement of copied code (not in a function
 // literal), or rejects a deferred function whose recover would not work.
 func (g *gen) checkDefer(d *ast.DeferStmt) {
-	if g.defers == "" {
-		g.defers = freshIn(g.fields, "defers")
-		g.fields["runDefers"] = true
-		g.fields["poll"] = true
-		g.deferFn = g.fresh("deferred")
-	}
 	fun := ast.Unparen(d.Call.Fun)
 	if lit, ok := fun.(*ast.FuncLit); ok {
 		if g.callsRecover(lit.Body) {
 			g.reject(d.Pos(), "a deferred function literal that calls recover is not supported in an async function (the state machine runs deferred calls from its own function, so recover would return nil and not stop the panic); write a function that recovers around the code that may panic, called between awaits, instead")
+		}
+		if g.siteAt != nil {
+			g.openLiteral(d, lit)
 		}
 		return
 	}
@@ -249,6 +246,20 @@ func (g *gen) deferText(d *ast.DeferStmt, p *deferPlan) string {
 func (g *gen) emitDefers(b *strings.Builder) {
 	r := g.recv
 	fmt.Fprintf(b, "// runDefers runs the calls that %s deferred, last first. If one panics, the\n// rest still run, as in Go, and the panic goes on.\n", g.fn.Name.Name)
+	if g.siteAt != nil {
+		// Open-coded: the due sites' calls, from the last site to the first.
+		fmt.Fprintf(b, "func (%s *%s) runDefers() {\ndefer func() {\nif %s.%s != 0 {\n%s.runDefers()\n}\n}()\n", r, g.selfType, r, g.defers, r)
+		for i := len(g.siteList) - 1; i >= 0; i-- {
+			s := g.siteList[i]
+			if s.call == "" {
+				continue // never emitted: its bit is never set
+			}
+			bit := 1 << s.bit
+			fmt.Fprintf(b, "if %s.%s&%d != 0 {\n%s.%s &^= %d\n%s%s\n%s\n}\n", r, g.defers, bit, r, g.defers, bit, s.line, s.call, linePlace)
+		}
+		b.WriteString("}\n\n")
+		return
+	}
 	fmt.Fprintf(b, "func (%s *%s) runDefers() {\ndefer func() {\nif len(%s.%s) > 0 {\n%s.runDefers()\n}\n}()\n", r, g.selfType, r, g.defers, r)
 	fmt.Fprintf(b, "for len(%s.%s) > 0 {\n%s := %s.%s[len(%s.%s)-1]\n%s.%s = %s.%s[:len(%s.%s)-1]\n%s()\n}\n}\n\n",
 		r, g.defers, g.deferFn, r, g.defers, r, g.defers, r, g.defers, r, g.defers, r, g.defers, g.deferFn)

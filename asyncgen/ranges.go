@@ -56,7 +56,11 @@ func (g *gen) ownVar(v *types.Var) bool {
 // it (=, op=, ++, a range's =), takes its address (&, a pointer method, a
 // slice of an array) or is in a function literal, directly or through its
 // fields and array elements.
-func (g *gen) onlyRead(v *types.Var, n ast.Node) bool {
+func (g *gen) onlyRead(v *types.Var, n ast.Node) bool { return g.readsOnly(v, n, false) }
+
+// readsOnly is onlyRead, with the uses of v in function literals checked
+// like the others if inLits (else any of them fails).
+func (g *gen) readsOnly(v *types.Var, n ast.Node, inLits bool) bool {
 	ok := true
 	written := map[*ast.Ident]bool{}
 	write := func(e ast.Expr) {
@@ -73,6 +77,9 @@ func (g *gen) onlyRead(v *types.Var, n ast.Node) bool {
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
+			if inLits {
+				return true
+			}
 			ast.Inspect(n, func(m ast.Node) bool {
 				if id, isID := m.(*ast.Ident); isID && g.info.Uses[id] == v {
 					ok = false

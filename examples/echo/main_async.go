@@ -14,14 +14,14 @@ import (
 
 // echoAsyncFuture is the state machine of echo: see echoAsync.
 type echoAsyncFuture struct {
-	state  int                       // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    *runtime.ReadPooledFuture // the future awaited
-	aw2    *runtime.WriteAllFuture   // the future awaited
-	defers []func()                  // the calls deferred and not yet run, in order
-	s      *runtime.TCPStream
-	echoed *atomic.Int64
-	data   runtime.PooledBuf
-	err    error
+	state     int32                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8                     // bit i: the call of the i-th defer statement is due
+	aw1       *runtime.ReadPooledFuture // the future awaited
+	aw2       *runtime.WriteAllFuture   // the future awaited
+	s         *runtime.TCPStream
+	echoed    *atomic.Int64
+	data      runtime.PooledBuf
+	err       error
 }
 
 // echoAsync returns echo as a future: polling it runs echo up to its next
@@ -51,14 +51,15 @@ func (f *echoAsyncFuture) Poll(cx *future.Context) (error, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *echoAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line main.go:80
+		f.s.Close()
+//line main_async.go:63
 	}
 }
 
@@ -69,22 +70,20 @@ poll:
 		switch f.state {
 		case 0:
 //line main.go:80
-			{
-				deferred := f.s.Close
-				f.defers = append(f.defers, func() { deferred() })
-			}
+			_ = f.s.Close
+			f.deferBits |= 1
 //line main.go:81
 			_ = f.s.SetNoDelay(true)
 //line main.go:82
 			f.state = 1
 			fallthrough
-//line main_async.go:82
+//line main_async.go:81
 		case 1:
 //line main.go:83
 			f.aw1 = f.s.ReadPooled()
 			f.state = 2
 			fallthrough
-//line main_async.go:88
+//line main_async.go:87
 		case 2:
 //line main.go:83
 			v, ready := f.aw1.Poll(cx)
@@ -115,7 +114,7 @@ poll:
 			f.aw2 = f.s.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
-//line main_async.go:119
+//line main_async.go:118
 		case 3:
 //line main.go:90
 			v, ready := f.aw2.Poll(cx)
@@ -141,7 +140,7 @@ poll:
 //line main.go:96
 			f.state = 1
 			continue poll
-//line main_async.go:145
+//line main_async.go:144
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

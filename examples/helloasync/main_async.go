@@ -12,7 +12,7 @@ import (
 
 // greetAsyncFuture is the state machine of greet: see greetAsync.
 type greetAsyncFuture struct {
-	state int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[struct{}] // the future awaited
 	name  string
 	d     time.Duration
@@ -72,7 +72,7 @@ var _ = greet
 
 // greetAllAsyncFuture is the state machine of greetAll: see greetAllAsync.
 type greetAllAsyncFuture struct {
-	state      int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[future.Result[string]] // the future awaited
 	rangeIndex int
 	guests     []guest

@@ -15,7 +15,7 @@ import (
 
 // lookupAsyncFuture is the state machine of lookup: see lookupAsync.
 type lookupAsyncFuture struct {
-	state int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[struct{}] // the future awaited
 	db    kv.DB
 	key   string
@@ -84,17 +84,17 @@ var _ = lookup
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
-	state   int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1     *runtime.StreamFuture[string]        // the future awaited
-	aw2     future.Future[future.Result[string]] // the future awaited
-	aw3     *runtime.WriteAllFuture              // the future awaited
-	defers  []func()                             // the calls deferred and not yet run, in order
-	s       *runtime.TCPStream
-	db      kv.DB
-	timeout time.Duration
-	r       *runtime.BufReader
-	err     error
-	err2    error
+	state     int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8                                // bit i: the call of the i-th defer statement is due
+	aw1       *runtime.StreamFuture[string]        // the future awaited
+	aw2       future.Future[future.Result[string]] // the future awaited
+	aw3       *runtime.WriteAllFuture              // the future awaited
+	s         *runtime.TCPStream
+	db        kv.DB
+	timeout   time.Duration
+	r         *runtime.BufReader
+	err       error
+	err2      error
 }
 
 // handleAsync returns handle as a future: polling it runs handle up to its next
@@ -124,14 +124,15 @@ func (f *handleAsyncFuture) Poll(cx *future.Context) (error, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *handleAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line main.go:79
+		f.s.Close()
+//line main_async.go:136
 	}
 }
 
@@ -142,22 +143,20 @@ poll:
 		switch f.state {
 		case 0:
 //line main.go:79
-			{
-				deferred := f.s.Close
-				f.defers = append(f.defers, func() { deferred() })
-			}
+			_ = f.s.Close
+			f.deferBits |= 1
 //line main.go:80
 			f.r = runtime.NewBufReader(f.s, 0)
 //line main.go:81
 			f.state = 1
 			fallthrough
-//line main_async.go:155
+//line main_async.go:154
 		case 1:
 //line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:161
+//line main_async.go:160
 		case 2:
 //line main.go:82
 			v2, ready := f.aw1.Poll(cx)
@@ -189,7 +188,7 @@ poll:
 			f.aw2 = runtime.TryTimeout(f.timeout, lookupAsync(f.db, key))
 			f.state = 3
 			fallthrough
-//line main_async.go:193
+//line main_async.go:192
 		case 3:
 //line main.go:89
 			v2, ready := f.aw2.Poll(cx)
@@ -203,7 +202,7 @@ poll:
 			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
 			f.state = 4
 			fallthrough
-//line main_async.go:207
+//line main_async.go:206
 		case 4:
 //line main.go:90
 			v2, ready := f.aw3.Poll(cx)
@@ -219,7 +218,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line main_async.go:223
+//line main_async.go:222
 		case 5:
 //line main.go:91
 			{
@@ -228,12 +227,12 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line main_async.go:232
+//line main_async.go:231
 		case 6:
 //line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:237
+//line main_async.go:236
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -13,7 +13,7 @@ import (
 
 // workerAsyncFuture is the state machine of worker: see workerAsync.
 type workerAsyncFuture struct {
-	state int                         // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
 	recv  channels.RecvFuture[string] // the future awaited
 	lock  syncprim.LockFuture         // the future awaited
 	in    *channels.Bounded[string]

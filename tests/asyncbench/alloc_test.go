@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
 )
 
 // TestGeneratedAwaitOfLocalDoesNotAllocate: awaiting a local value future
@@ -24,5 +25,44 @@ func TestGeneratedAwaitOfLocalDoesNotAllocate(t *testing.T) {
 	t.Logf("allocations per run of %d awaits: generated %.0f, hand-written %.0f", k, perRun, hand)
 	if perRun > hand+k/10 {
 		t.Fatalf("the generated loop allocates %.0f times per run of %d awaits, the hand-written one %.0f: about one per await", perRun, k, hand)
+	}
+}
+
+// TestGeneratedDeferDoesNotAllocate: a deferred Close of a parameter
+// (handleClosing is handle with defer c.Close()) allocates nothing: a run of
+// handleClosing allocates what a run of handle does, whether it returns or
+// is cancelled with the Close pending.
+func TestGeneratedDeferDoesNotAllocate(t *testing.T) {
+	script := []int{2, 3, -1}
+	run := func(f future.Future[future.Result[int]]) {
+		if _, err := future.Block(context.Background(), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain := testing.AllocsPerRun(20, func() { run(handleAsync(NewConn(script...), NewGate())) })
+	closing := testing.AllocsPerRun(20, func() { run(handleClosingAsync(NewConn(script...), NewGate())) })
+	t.Logf("allocations per returning run: handle %.0f, handleClosing %.0f", plain, closing)
+	if closing > plain {
+		t.Errorf("handleClosing allocates %.0f times per run, handle %.0f: the deferred Close allocates", closing, plain)
+	}
+	// Cancelled after its first poll, with the Close pending.
+	cx := future.NewContext(waker.Noop())
+	cancelled := func(f future.Future[future.Result[int]]) {
+		if _, ready := f.Poll(cx); ready {
+			t.Fatal("ready at the first poll")
+		}
+		future.Cancel(f)
+	}
+	plain = testing.AllocsPerRun(20, func() { cancelled(handleAsync(NewConn(script...), NewGate())) })
+	closing = testing.AllocsPerRun(20, func() {
+		c := NewConn(script...)
+		cancelled(handleClosingAsync(c, NewGate()))
+		if !c.Closed {
+			t.Fatal("cancelled without its deferred Close")
+		}
+	})
+	t.Logf("allocations per cancelled run: handle %.0f, handleClosing %.0f", plain, closing)
+	if closing > plain {
+		t.Errorf("a cancelled handleClosing allocates %.0f times, handle %.0f: the deferred Close allocates", closing, plain)
 	}
 }

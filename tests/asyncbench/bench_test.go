@@ -96,6 +96,8 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 		switch kind {
 		case "generated":
 			handles[i] = runtime.SpawnOn(h, handleAsync(c, g))
+		case "generatedClosing":
+			handles[i] = runtime.SpawnOn(h, handleClosingAsync(c, g))
 		case "hand":
 			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleFuture(c, g))
 		case "proposed":
@@ -135,6 +137,9 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 	for i, r := range results {
 		if r.value != idleTotal || r.err != nil {
 			tb.Fatalf("%s handler %d returned %d, %v; want %d", kind, i, r.value, r.err, idleTotal)
+		}
+		if kind == "generatedClosing" && !conns[i].Closed {
+			tb.Fatalf("%s handler %d returned without its deferred Close", kind, i)
 		}
 	}
 	return m
@@ -261,7 +266,8 @@ func TestIdleMeasureSmoke(t *testing.T) {
 // BenchmarkIdle measures the memory a handler holds while it waits at the
 // gate, after four awaits: the hand-written future, the generated one, the
 // generated one edited as proposed_test.go says, and a goroutine running the
-// same code. It reports bytes/task (heap and stacks,
+// same code; generatedClosing is the generated handleClosing, handle with a
+// deferred Close. It reports bytes/task (heap and stacks,
 // after a collection), rss-bytes/task (Linux), allocs/task (heap objects
 // from the spawn to the gate) and, for the futures, struct-bytes (the
 // size of the future's own struct). 10^5 tasks, or 10^4 goroutines;
@@ -272,11 +278,12 @@ func BenchmarkIdle(b *testing.B) {
 		n = 1_000
 	}
 	sizes := map[string]uintptr{
-		"generated": unsafe.Sizeof(handleAsyncFuture{}),
-		"hand":      unsafe.Sizeof(handleFuture{}),
-		"proposed":  unsafe.Sizeof(handleProposed{}),
+		"generated":        unsafe.Sizeof(handleAsyncFuture{}),
+		"generatedClosing": unsafe.Sizeof(handleClosingAsyncFuture{}),
+		"hand":             unsafe.Sizeof(handleFuture{}),
+		"proposed":         unsafe.Sizeof(handleProposed{}),
 	}
-	for _, kind := range []string{"hand", "generated", "proposed", "goroutine"} {
+	for _, kind := range []string{"hand", "generated", "generatedClosing", "proposed", "goroutine"} {
 		b.Run("impl="+kind, func(b *testing.B) {
 			rt := newRuntime(b, runtime.Config{})
 			n := n

@@ -46,6 +46,41 @@ func handle(c *Conn, g *Gate) (int, error) {
 	return total, nil
 }
 
+// handleClosing is handle closing its connection when it returns or is
+// cancelled, with a deferred Close as a server's handler closes its socket:
+// what a defer costs in the state machine.
+//
+//blitz:async
+func handleClosing(c *Conn, g *Gate) (int, error) {
+	defer c.Close()
+	total := 0
+	for {
+		rf := c.Read()
+		r := future.Await(&rf)
+		v, err := r.Get()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return total, err
+		}
+		switch {
+		case v < 0:
+			return total, ErrNegative
+		case v%2 == 0:
+			wf := c.Write(v / 2)
+			total += future.Await(&wf)
+		default:
+			total += v
+		}
+	}
+	gf := g.Wait()
+	future.Await(&gf)
+	wf := c.Write(total)
+	future.Await(&wf)
+	return total, nil
+}
+
 // gather is a fan-out's collecting side: it awaits the result of each
 // receiver in order and returns their sum weighted by position, or the
 // first error.

@@ -15,7 +15,7 @@ import (
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
-	state int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
 	rf    ReadFuture              // the future awaited
 	wf    WriteFuture             // the future awaited
 	gf    syncprim.NotifiedFuture // the future awaited
@@ -181,9 +181,227 @@ var _ = handle
 
 //line funcs_async.go:183
 
+// handleClosingAsyncFuture is the state machine of handleClosing: see handleClosingAsync.
+type handleClosingAsyncFuture struct {
+	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8                   // bit i: the call of the i-th defer statement is due
+	rf        ReadFuture              // the future awaited
+	wf        WriteFuture             // the future awaited
+	gf        syncprim.NotifiedFuture // the future awaited
+	c         *Conn
+	g         *Gate
+	total     int
+}
+
+// handleClosingAsync returns handleClosing as a future: polling it runs handleClosing up to its next
+// await, and its value is what handleClosing returns.
+func handleClosingAsync(c *Conn, g *Gate) future.Future[future.Result[int]] {
+	return &handleClosingAsyncFuture{c: c, g: g}
+}
+
+// Poll runs handleClosing until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls handleClosing deferred run first, as in Go.
+func (f *handleClosingAsyncFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that handleClosing deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *handleClosingAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:55
+		f.c.Close()
+//line funcs_async.go:232
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *handleClosingAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var v int // a local of Poll: not live across an await
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:55
+			f.deferBits |= 1
+//line funcs.go:56
+			f.total = 0
+//line funcs.go:57
+			f.state = 1
+			fallthrough
+//line funcs_async.go:250
+		case 1:
+//line funcs.go:58
+			f.rf = f.c.Read()
+//line funcs.go:59
+			f.state = 2
+			fallthrough
+//line funcs_async.go:257
+		case 2:
+//line funcs.go:59
+			r, ready := f.rf.Poll(cx)
+			if !ready {
+				return
+			}
+			f.rf = ReadFuture{}
+//line funcs.go:60
+			var err error
+			v, err = r.Get()
+//line funcs.go:61
+			if errors.Is(err, io.EOF) {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:64
+			if err != nil {
+				{
+					v2 := future.Result[int]{Value: f.total, Err: err}
+					f.state = -1
+					f.runDefers()
+					return v2, true
+				}
+			}
+//line funcs.go:67
+			switch {
+//line funcs.go:68
+			case v < 0:
+				f.state = 3
+//line funcs.go:70
+			case v%2 == 0:
+				f.state = 4
+			default:
+				f.state = 5
+			}
+			continue poll
+//line funcs_async.go:294
+		case 3:
+//line funcs.go:69
+			{
+				v2 := future.Result[int]{Value: f.total, Err: ErrNegative}
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:303
+		case 4:
+//line funcs.go:71
+			f.wf = f.c.Write(v / 2)
+//line funcs.go:72
+			f.state = 6
+			continue poll
+//line funcs_async.go:310
+		case 5:
+//line funcs.go:74
+			f.total += v
+//line funcs.go:75
+			f.state = 7
+			continue poll
+//line funcs_async.go:317
+		case 6:
+//line funcs.go:72
+			v2, ready := f.wf.Poll(cx)
+			if !ready {
+				return
+			}
+			f.wf = WriteFuture{}
+			f.total += v2
+//line funcs.go:75
+			f.state = 7
+			fallthrough
+//line funcs_async.go:329
+		case 7:
+//line funcs.go:76
+			f.state = 1
+			continue poll
+//line funcs_async.go:334
+		case 8:
+//line funcs.go:77
+			f.gf = f.g.Wait()
+//line funcs.go:78
+			f.state = 9
+			fallthrough
+//line funcs_async.go:341
+		case 9:
+//line funcs.go:78
+			_, ready := f.gf.Poll(cx)
+			if !ready {
+				return
+			}
+			f.gf = syncprim.NotifiedFuture{}
+//line funcs.go:79
+			f.wf = f.c.Write(f.total)
+//line funcs.go:80
+			f.state = 10
+			fallthrough
+//line funcs_async.go:354
+		case 10:
+//line funcs.go:80
+			_, ready := f.wf.Poll(cx)
+			if !ready {
+				return
+			}
+			f.wf = WriteFuture{}
+//line funcs.go:81
+			{
+				v2 := future.Result[int]{Value: f.total, Err: nil}
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:369
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that handleClosing awaits, if any, then runs the calls
+// handleClosing deferred; handleClosing goes no further.
+func (f *handleClosingAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(&f.rf)
+		f.rf = ReadFuture{}
+	case 6, 10:
+		future.Cancel(&f.wf)
+		f.wf = WriteFuture{}
+	case 9:
+		future.Cancel(&f.gf)
+		f.gf = syncprim.NotifiedFuture{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// handleClosing is what handleClosingAsync compiles; it is not called.
+var _ = handleClosing
+
+//line funcs_async.go:401
+
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
-	state int                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                           // the block Poll runs next; -1 once returned, -2 once cancelled
 	rf    channels.OneshotRecvFuture[int] // the future awaited
 	rs    []channels.OneshotReceiver[int]
 	sum   int
@@ -202,59 +420,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:55
+//line funcs.go:90
 			f.sum = 0
-//line funcs.go:56
+//line funcs.go:91
 			f.i = 0
-//line funcs.go:56
+//line funcs.go:91
 			f.state = 1
 			fallthrough
-//line funcs_async.go:213
+//line funcs_async.go:431
 		case 1:
-//line funcs.go:56
+//line funcs.go:91
 			if f.i >= len(f.rs) {
 				f.state = 4
 				continue poll
 			}
 			r := f.rs[f.i]
-//line funcs.go:57
+//line funcs.go:92
 			f.rf = r.Recv()
-//line funcs.go:58
+//line funcs.go:93
 			f.state = 2
 			fallthrough
-//line funcs_async.go:226
+//line funcs_async.go:444
 		case 2:
-//line funcs.go:58
+//line funcs.go:93
 			res, ready := f.rf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.rf = channels.OneshotRecvFuture[int]{}
-//line funcs.go:59
+//line funcs.go:94
 			v, err := res.Get()
-//line funcs.go:60
+//line funcs.go:95
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: f.sum, Err: fmt.Errorf("asyncbench: result %d: %w", f.i, err)}, true
 			}
-//line funcs.go:63
+//line funcs.go:98
 			f.sum += v * (f.i + 1)
-//line funcs.go:64
+//line funcs.go:99
 			f.state = 3
 			fallthrough
-//line funcs_async.go:246
+//line funcs_async.go:464
 		case 3:
-//line funcs.go:56
+//line funcs.go:91
 			f.i++
-//line funcs.go:56
+//line funcs.go:91
 			f.state = 1
 			continue poll
-//line funcs_async.go:253
+//line funcs_async.go:471
 		case 4:
-//line funcs.go:65
+//line funcs.go:100
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:258
+//line funcs_async.go:476
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -278,11 +496,11 @@ func (f *gatherAsyncFuture) Cancel() {
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:282
+//line funcs_async.go:500
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
-	state int         // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32       // the block Poll runs next; -1 once returned, -2 once cancelled
 	lf    LaterFuture // the future awaited
 	k     int
 	sum   int
@@ -301,50 +519,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:74
+//line funcs.go:109
 			f.sum = 0
-//line funcs.go:75
+//line funcs.go:110
 			f.i = 0
-//line funcs.go:75
+//line funcs.go:110
 			f.state = 1
 			fallthrough
-//line funcs_async.go:312
+//line funcs_async.go:530
 		case 1:
-//line funcs.go:75
+//line funcs.go:110
 			if f.i >= f.k {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:76
+//line funcs.go:111
 			f.lf = Later(f.i)
-//line funcs.go:77
+//line funcs.go:112
 			f.state = 2
 			fallthrough
-//line funcs_async.go:324
+//line funcs_async.go:542
 		case 2:
-//line funcs.go:77
+//line funcs.go:112
 			v, ready := f.lf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.lf = LaterFuture{}
 			f.sum += v
-//line funcs.go:78
+//line funcs.go:113
 			f.state = 3
 			fallthrough
-//line funcs_async.go:336
+//line funcs_async.go:554
 		case 3:
-//line funcs.go:75
+//line funcs.go:110
 			f.i++
-//line funcs.go:75
+//line funcs.go:110
 			f.state = 1
 			continue poll
-//line funcs_async.go:343
+//line funcs_async.go:561
 		case 4:
-//line funcs.go:79
+//line funcs.go:114
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:348
+//line funcs_async.go:566
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -368,11 +586,11 @@ func (f *awaitLoopAsyncFuture) Cancel() {
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:372
+//line funcs_async.go:590
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
-	state int          // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32        // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   *LaterFuture // the future awaited
 	lf    *LaterFuture
 	k     int
@@ -392,51 +610,51 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:88
+//line funcs.go:123
 			f.sum = 0
-//line funcs.go:89
+//line funcs.go:124
 			f.i = 0
-//line funcs.go:89
+//line funcs.go:124
 			f.state = 1
 			fallthrough
-//line funcs_async.go:403
+//line funcs_async.go:621
 		case 1:
-//line funcs.go:89
+//line funcs.go:124
 			if f.i >= f.k {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:90
+//line funcs.go:125
 			f.lf.Reset(f.i)
-//line funcs.go:91
+//line funcs.go:126
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:416
+//line funcs_async.go:634
 		case 2:
-//line funcs.go:91
+//line funcs.go:126
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.sum += v
-//line funcs.go:92
+//line funcs.go:127
 			f.state = 3
 			fallthrough
-//line funcs_async.go:428
+//line funcs_async.go:646
 		case 3:
-//line funcs.go:89
+//line funcs.go:124
 			f.i++
-//line funcs.go:89
+//line funcs.go:124
 			f.state = 1
 			continue poll
-//line funcs_async.go:435
+//line funcs_async.go:653
 		case 4:
-//line funcs.go:93
+//line funcs.go:128
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:440
+//line funcs_async.go:658
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -44,6 +44,10 @@ func sameOutcome(a, b outcome, sentinels ...error) bool {
 // hand-written, and generated then edited as proposed_test.go says.
 var futureKinds = []string{"generated", "hand", "proposed"}
 
+// handleKinds are the forms of handle as a future: futureKinds and
+// handleClosing, handle with a deferred Close.
+var handleKinds = append(slices.Clip(futureKinds), "generatedClosing")
+
 // runHandle runs handle in the given form over a connection with script,
 // releasing the gate once the handler is at it (or has returned).
 func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcome {
@@ -78,6 +82,8 @@ func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcom
 	switch kind {
 	case "generated":
 		f = handleAsync(c, g)
+	case "generatedClosing":
+		f = handleClosingAsync(c, g)
 	case "hand":
 		f = newHandleFuture(c, g)
 	case "proposed":
@@ -96,6 +102,9 @@ func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcom
 	}
 	out.value, out.err = res.Get()
 	out.written = c.Written
+	if kind == "generatedClosing" && !c.Closed {
+		t.Fatalf("%s %v: returned without its deferred Close", kind, script)
+	}
 	return out
 }
 
@@ -126,7 +135,7 @@ func TestHandleSameOutcome(t *testing.T) {
 		rt := newRuntime(t, runtime.Config{Backend: backend})
 		for _, script := range handleScripts(t) {
 			want := runHandle(t, rt.Handle(), "goroutine", script)
-			for _, kind := range futureKinds {
+			for _, kind := range handleKinds {
 				if got := runHandle(t, rt.Handle(), kind, script); !sameOutcome(got, want, ErrNegative) {
 					t.Fatalf("backend %q, script %v: %s gave %+v, the goroutine %+v", rt.Backend(), script, kind, got, want)
 				}
@@ -141,7 +150,7 @@ func TestHandleSameOutcome(t *testing.T) {
 // cancelled task.
 func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
 	rt := newRuntime(t, runtime.Config{})
-	for _, kind := range futureKinds {
+	for _, kind := range handleKinds {
 		c, g := NewConn(1), NewGate()
 		var f future.Future[future.Result[int]] = handleAsync(c, g)
 		switch kind {
@@ -149,6 +158,8 @@ func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
 			f = newHandleFuture(c, g)
 		case "proposed":
 			f = newHandleProposed(c, g)
+		case "generatedClosing":
+			f = handleClosingAsync(c, g)
 		}
 		jh := runtime.SpawnOn(rt.Handle(), f)
 		waitFor(t, watchdog, "the task at the gate", func() bool { return g.Waiting.Load() == 1 })
@@ -162,6 +173,9 @@ func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
 		g.n.NotifyOne()
 		if !g.n.TryNotified() {
 			t.Fatalf("%s: a NotifyOne after the cancel left no permit: it went to the cancelled wait", kind)
+		}
+		if kind == "generatedClosing" && !c.Closed {
+			t.Fatalf("%s: cancelled without its deferred Close", kind)
 		}
 	}
 }

@@ -133,6 +133,14 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(deferPanicsRef(e, n), nil) }},
 	{"deferForms", func(e *Env, n int) future.Future[string] { return gen(deferFormsAsync(e, n)) },
 		func(e *Env, n int) string { deferFormsRef(e, n); return show(struct{}{}, nil) }},
+	{"defersOpen", func(e *Env, n int) future.Future[string] { return gen(defersOpenAsync(e, n)) },
+		func(e *Env, n int) string { return show(defersOpenRef(e, n)) }},
+	{"defersPromoted", func(e *Env, n int) future.Future[string] { return gen(defersPromotedAsync(e, n)) },
+		func(e *Env, n int) string { return show(defersPromotedRef(e, n), nil) }},
+	{"defersClause", func(e *Env, n int) future.Future[string] { return gen(defersClauseAsync(e, n)) },
+		func(e *Env, n int) string { return show(defersClauseRef(e, n), nil) }},
+	{"defersNine", func(e *Env, n int) future.Future[string] { return gen(defersNineAsync(e, n)) },
+		func(e *Env, n int) string { return show(defersNineRef(e, n), nil) }},
 	{"pointerMethod", func(e *Env, n int) future.Future[string] {
 		s := &stack{e: e, items: []int{-1}}
 		return future.Map(s.pushAllAsync(n), func(v int) string { return fmt.Sprint(v, s.items) })

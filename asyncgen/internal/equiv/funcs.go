@@ -557,6 +557,162 @@ func deferForms(e *Env, n int) {
 	defer e.Note("after the last await")
 }
 
+// namedCounter embeds a counter by value and pointerCounter by pointer: their
+// methods are promoted, to defer as method values.
+type namedCounter struct {
+	counter
+	tag string
+}
+
+type pointerCounter struct{ *counter }
+
+// defersOpen has at most 8 defer statements, none in a loop: the generator
+// open-codes them (a bit and typed fields per statement). What each
+// evaluates at the defer statement is changed after it.
+//
+//blitz:async
+func defersOpen(e *Env, n int) (r int, err error) {
+	defer e.Note("first deferred, n=%d", n) // n is evaluated here; n++ below is not seen
+	x := future.Await(e.Val(n))
+	c := counter{e: e, name: "c", n: x}
+	defer c.show("value")      // c copied here
+	defer c.showPtr("pointer") // &c bound here: sees c.n += 100
+	var s shower = c
+	defer s.show("interface")
+	pc := &counter{e: e, name: "pc", n: x}
+	defer pc.show("through a pointer") // *pc copied here
+	c.n += 100
+	pc.n += 100
+	n++
+	if x%2 == 0 {
+		defer func() { // reads x and r when it runs, and changes the result
+			e.Note("even branch, x=%d r=%d", x, r)
+			r *= 3
+		}()
+		y := future.Await(e.Val(x + 1))
+		x += y
+	} else {
+		note := e.Note
+		defer note("odd branch %v", x > 3)
+		note = nil // the deferred call holds the function value of the defer statement
+	}
+	defer func(v int) { e.Note("literal with an argument v=%d, x=%d", v, x) }(x)
+	x *= 2
+	if x > 10 {
+		return x, ErrBig
+	}
+	future.Await(e.Val(x))
+	return x, nil
+}
+
+// defersPromoted open-codes deferred methods promoted through embedded
+// fields, a nil interface's method value (which panics at the defer
+// statement), a function variable nothing assigns, a call of several results
+// as the arguments and a builtin.
+//
+//blitz:async
+func defersPromoted(e *Env, n int) int {
+	nc := namedCounter{counter: counter{e: e, name: "nc", n: n}, tag: "t"}
+	defer nc.show("promoted value")      // nc.counter copied here
+	defer nc.showPtr("promoted pointer") // &nc.counter bound here
+	pe := pointerCounter{&counter{e: e, name: "pe", n: n}}
+	defer pe.show("promoted through a pointer")    // *pe.counter copied here
+	defer pe.showPtr("promoted pointer, embedded") // pe.counter read here
+	v := future.Await(e.Val(n))
+	nc.n += 10
+	pe.n += 10
+	pe.counter = &counter{e: e, name: "other", n: -1}
+	m := map[int]int{1: 1, 2: 2, 3: 3}
+	hook := func(s string) { e.Note("hook %s v=%d, at the end %v", s, v, m) }
+	defer hook("stable")
+	k := v % 3
+	defer delete(m, k+1)
+	k = -1
+	if v == 5 {
+		var ns shower
+		defer ns.show("nil") // panics here, as Go's method value of a nil interface
+	}
+	w := future.Await(e.Val(v + 1))
+	defer e.noted(pairOf(w)) // a call with several results as the arguments
+	return v + w + k
+}
+
+// defersClause defers a literal that names a type switch clause's variable
+// (kept as a closure), and defer recover(), which stops no panic.
+//
+//blitz:async
+func defersClause(e *Env, n int) int {
+	var a any = n
+	if n%2 == 1 {
+		a = fmt.Sprint(n)
+	}
+	switch t := a.(type) {
+	case int:
+		defer func() { e.Note("int clause t=%d", t) }()
+	case string:
+		defer func() { e.Note("string clause t=%q", t) }()
+	}
+	v := future.Await(e.Val(n))
+	defer recover()
+	if v == 4 {
+		panic("four")
+	}
+	return future.Await(e.Val(v * 2))
+}
+
+// defersNine has 9 defer statements, one more than the bits of an
+// open-coded function: they are kept as a slice of closures.
+//
+//blitz:async
+func defersNine(e *Env, n int) int {
+	defer e.Note("d1 n=%d", n)
+	defer e.Note("d2")
+	defer e.Note("d3")
+	v := future.Await(e.Val(n))
+	defer e.Note("d4 v=%d", v)
+	defer e.Note("d5")
+	if v%2 == 0 {
+		defer e.Note("d6 even")
+	} else {
+		defer e.Note("d7 odd")
+	}
+	defer e.Note("d8")
+	n++
+	w := future.Await(e.Val(v + 1))
+	defer func() { e.Note("d9 w=%d n=%d", w, n) }()
+	return v + w
+}
+
+// closer counts its Close calls; wrappedCloser has its Close promoted.
+type closer struct{ closed int }
+
+func (c *closer) Close() error {
+	c.closed++
+	return nil
+}
+
+type wrappedCloser struct{ closer }
+
+// closeAll defers closing, in the forms a server's handler does: a pointer
+// method of a parameter, a method promoted through an embedded field and an
+// interface's method. Open-coded, its defer statements allocate nothing
+// (TestOpenDefersDoNotAllocate compares it with closeNone).
+//
+//blitz:async
+func closeAll(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) int {
+	defer c.Close()
+	defer w.Close()
+	defer i.Close()
+	return future.Await(e.Val(c.closed))
+}
+
+// closeNone is closeAll without its defer statements.
+//
+//blitz:async
+func closeNone(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) int {
+	return future.Await(e.Val(c.closed))
+}
+
 // stack is the receiver of async methods.
 type stack struct {
 	e     *Env

@@ -14,7 +14,7 @@ import (
 
 // sequenceAsyncFuture is the state machine of sequence: see sequenceAsync.
 type sequenceAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	a     int
@@ -104,7 +104,7 @@ var _ = sequence
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -173,7 +173,7 @@ var _ = noResult
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -307,7 +307,7 @@ var _ = branch
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -410,7 +410,7 @@ var _ = loop
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -492,7 +492,7 @@ var _ = countdown
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
-	state int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[string] // the future awaited
 	e     *Env
 	n     int
@@ -575,7 +575,7 @@ var _ = forever
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -703,7 +703,7 @@ var _ = nested
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -795,7 +795,7 @@ var _ = shadow
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[int] // the future awaited
 	e      *Env
 	n      int
@@ -882,7 +882,7 @@ var _ = decls
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -950,7 +950,7 @@ var _ = closures
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -1021,7 +1021,7 @@ var _ = multi
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -1085,7 +1085,7 @@ var _ = panicsAfterAwait
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -1221,7 +1221,7 @@ var _ = perIteration
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -1290,7 +1290,7 @@ var _ = switches
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
-	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state       int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1         future.Future[int] // the future awaited
 	rangeValue  int
 	rangeValue2 int
@@ -1429,7 +1429,7 @@ var _ = rangeInt
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue []int
 	e          *Env
@@ -1538,7 +1538,7 @@ var _ = rangeSlice
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
-	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[string] // the future awaited
 	aw2        future.Future[int]    // the future awaited
 	rangeNext  int
@@ -1690,7 +1690,7 @@ var _ = rangeString
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue [3]int
 	rangeIndex int
@@ -1834,7 +1834,7 @@ var _ = rangeArray
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -2032,7 +2032,7 @@ var _ = switchAwait
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -2161,7 +2161,7 @@ var _ = opAssignAndReturn
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue string
 	rangeNext  int
@@ -2317,7 +2317,7 @@ var _ = labels
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
-	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int]    // the future awaited
 	aw2        future.Future[string] // the future awaited
 	rangeValue int
@@ -2536,7 +2536,7 @@ var _ = typeSwitch
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
-	state      int                                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[future.Result[int]]    // the future awaited
 	aw2        future.Future[int]                   // the future awaited
 	aw3        future.Future[future.Result[string]] // the future awaited
@@ -2883,7 +2883,7 @@ var _ = tries
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
-	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[future.Result[int]] // the future awaited
 	e     *Env
 	n     int
@@ -2970,7 +2970,7 @@ var _ = tryReturn
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
@@ -3211,13 +3211,14 @@ var _ = defers
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[int] // the future awaited
-	defers []func()           // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
-	v      int
-	w      int
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8              // bit i: the call of the i-th defer statement is due
+	aw1       future.Future[int] // the future awaited
+	e         *Env
+	n         int
+	v         int
+	w         int
+	m         map[int]int
 }
 
 // deferPanicsAsync returns deferPanics as a future: polling it runs deferPanics up to its next
@@ -3247,14 +3248,39 @@ func (f *deferPanicsAsyncFuture) Poll(cx *future.Context) (int, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *deferPanicsAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&16 != 0 {
+		f.deferBits &^= 16
+//line funcs.go:531
+		f.e.Note("last deferred w=%d", f.w)
+//line funcs_async.go:3260
+	}
+	if f.deferBits&8 != 0 {
+		f.deferBits &^= 8
+//line funcs.go:529
+		func() { f.m[0] = 1 }()
+//line funcs_async.go:3266
+	}
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:525
+		panic("deferred panic")
+//line funcs_async.go:3272
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:519
+		func() { f.e.Note("inner deferred v=%d", f.v) }()
+//line funcs_async.go:3278
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:517
+		f.e.Note("outer deferred")
+//line funcs_async.go:3284
 	}
 }
 
@@ -3264,15 +3290,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 		switch f.state {
 		case 0:
 //line funcs.go:517
-			{
-				deferred := f.e.Note
-				f.defers = append(f.defers, func() { deferred("outer deferred") })
-			}
+			f.deferBits |= 1
 //line funcs.go:518
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3276
+//line funcs_async.go:3299
 		case 1:
 //line funcs.go:518
 			v2, ready := f.aw1.Poll(cx)
@@ -3282,7 +3305,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.v = v2
 //line funcs.go:519
-			f.defers = append(f.defers, func() { f.e.Note("inner deferred v=%d", f.v) })
+			f.deferBits |= 2
 //line funcs.go:520
 			if f.v == 3 {
 				panic("three")
@@ -3291,7 +3314,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3295
+//line funcs_async.go:3318
 		case 2:
 //line funcs.go:523
 			v2, ready := f.aw1.Poll(cx)
@@ -3302,27 +3325,22 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.w = v2
 //line funcs.go:524
 			if f.w == 6 {
-				{
-					f.defers = append(f.defers, func() { panic("deferred panic") })
-				}
+				f.deferBits |= 4
+
 			}
 //line funcs.go:527
 			if f.w == 8 {
-				var m map[int]int
-				f.defers = append(f.defers, func() { m[0] = 1 })
+				f.m = nil
+				f.deferBits |= 8
 
 			}
 //line funcs.go:531
-			{
-				deferred := f.e.Note
-				d2 := f.w
-				f.defers = append(f.defers, func() { deferred("last deferred w=%d", d2) })
-			}
+			f.deferBits |= 16
 //line funcs.go:532
 			f.aw1 = f.e.Val(f.v * f.w)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3326
+//line funcs_async.go:3344
 		case 3:
 //line funcs.go:532
 			v2, ready := f.aw1.Poll(cx)
@@ -3338,7 +3356,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3342
+//line funcs_async.go:3360
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3364,11 +3382,11 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3368
+//line funcs_async.go:3386
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
@@ -3467,7 +3485,7 @@ poll:
 //line funcs.go:548
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3471
+//line funcs_async.go:3489
 		case 1:
 //line funcs.go:548
 			if f.i >= f.rangeValue {
@@ -3478,7 +3496,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3482
+//line funcs_async.go:3500
 		case 2:
 //line funcs.go:549
 			k, ready := f.aw1.Poll(cx)
@@ -3497,14 +3515,14 @@ poll:
 //line funcs.go:552
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3501
+//line funcs_async.go:3519
 		case 3:
 //line funcs.go:548
 			f.i++
 //line funcs.go:548
 			f.state = 1
 			continue poll
-//line funcs_async.go:3508
+//line funcs_async.go:3526
 		case 4:
 //line funcs.go:553
 			if f.n == 4 {
@@ -3516,7 +3534,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3520
+//line funcs_async.go:3538
 		case 5:
 //line funcs.go:556
 			_, ready := f.aw1.Poll(cx)
@@ -3533,7 +3551,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3537
+//line funcs_async.go:3555
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3559,11 +3577,960 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3563
+//line funcs_async.go:3581
+
+// defersOpenAsyncFuture is the state machine of defersOpen: see defersOpenAsync.
+type defersOpenAsyncFuture struct {
+	state      int32                            // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8                            // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int]               // the future awaited
+	defer1Arg2 int                              // evaluated at the defer statement
+	defer2Recv counter                          // evaluated at the defer statement
+	defer3Recv *counter                         // evaluated at the defer statement
+	defer4Recv shower                           // evaluated at the defer statement
+	defer5Recv counter                          // evaluated at the defer statement
+	defer7Fn   func(format string, args ...any) // evaluated at the defer statement
+	defer7Arg2 bool                             // evaluated at the defer statement
+	defer8Arg1 int                              // evaluated at the defer statement
+	e          *Env
+	n          int
+	r          int
+	err        error
+	x          int
+}
+
+// defersOpenAsync returns defersOpen as a future: polling it runs defersOpen up to its next
+// await, and its value is what defersOpen returns.
+func defersOpenAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &defersOpenAsyncFuture{e: e, n: n}
+}
+
+// Poll runs defersOpen until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defersOpen deferred run first, as in Go.
+func (f *defersOpenAsyncFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defersOpen deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersOpenAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&128 != 0 {
+		f.deferBits &^= 128
+//line funcs.go:599
+		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
+//line funcs_async.go:3638
+	}
+	if f.deferBits&64 != 0 {
+		f.deferBits &^= 64
+//line funcs.go:596
+		f.defer7Fn("odd branch %v", f.defer7Arg2)
+//line funcs_async.go:3644
+	}
+	if f.deferBits&32 != 0 {
+		f.deferBits &^= 32
+//line funcs.go:588
+		func() {
+			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
+			f.r *= 3
+		}()
+//line funcs_async.go:3653
+	}
+	if f.deferBits&16 != 0 {
+		f.deferBits &^= 16
+//line funcs.go:583
+		f.defer5Recv.show("through a pointer")
+//line funcs_async.go:3659
+	}
+	if f.deferBits&8 != 0 {
+		f.deferBits &^= 8
+//line funcs.go:581
+		f.defer4Recv.show("interface")
+//line funcs_async.go:3665
+	}
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:579
+		f.defer3Recv.showPtr("pointer")
+//line funcs_async.go:3671
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:578
+		f.defer2Recv.show("value")
+//line funcs_async.go:3677
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:575
+		f.e.Note("first deferred, n=%d", f.defer1Arg2)
+//line funcs_async.go:3683
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersOpenAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:575
+			f.defer1Arg2 = f.n
+			f.deferBits |= 1
+//line funcs.go:576
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:3700
+		case 1:
+//line funcs.go:576
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.x = v2
+//line funcs.go:577
+			c := counter{e: f.e, name: "c", n: f.x}
+//line funcs.go:578
+			f.defer2Recv = c
+			f.deferBits |= 2
+//line funcs.go:579
+			f.defer3Recv = &c
+			f.deferBits |= 4
+//line funcs.go:580
+			var s shower = c
+//line funcs.go:581
+			f.defer4Recv = s
+			_ = f.defer4Recv.show
+			f.deferBits |= 8
+//line funcs.go:582
+			pc := &counter{e: f.e, name: "pc", n: f.x}
+//line funcs.go:583
+			f.defer5Recv = *pc
+			f.deferBits |= 16
+//line funcs.go:584
+			c.n += 100
+//line funcs.go:585
+			pc.n += 100
+//line funcs.go:586
+			f.n++
+//line funcs.go:587
+			if f.x%2 == 0 {
+				f.state = 2
+			} else {
+				f.state = 3
+			}
+			continue poll
+//line funcs_async.go:3741
+		case 2:
+//line funcs.go:588
+			f.deferBits |= 32
+//line funcs.go:592
+			f.aw1 = f.e.Val(f.x + 1)
+			f.state = 4
+			continue poll
+//line funcs_async.go:3749
+		case 3:
+//line funcs.go:595
+			note := f.e.Note
+//line funcs.go:596
+			f.defer7Fn = note
+			f.defer7Arg2 = f.x > 3
+			f.deferBits |= 64
+//line funcs.go:597
+			note = nil
+//line funcs.go:598
+			f.state = 5
+			continue poll
+//line funcs_async.go:3762
+		case 4:
+//line funcs.go:592
+			y, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:593
+			f.x += y
+//line funcs.go:594
+			f.state = 5
+			fallthrough
+//line funcs_async.go:3775
+		case 5:
+//line funcs.go:599
+			f.defer8Arg1 = f.x
+			f.deferBits |= 128
+//line funcs.go:600
+			f.x *= 2
+//line funcs.go:601
+			if f.x > 10 {
+				f.r, f.err = f.x, ErrBig
+				f.state = -1
+				f.runDefers()
+				return future.Result[int]{Value: f.r, Err: f.err}, true
+			}
+//line funcs.go:604
+			f.aw1 = f.e.Val(f.x)
+			f.state = 6
+			fallthrough
+//line funcs_async.go:3793
+		case 6:
+//line funcs.go:604
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:605
+			f.r, f.err = f.x, nil
+			f.state = -1
+			f.runDefers()
+			return future.Result[int]{Value: f.r, Err: f.err}, true
+//line funcs_async.go:3806
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defersOpen awaits, if any, then runs the calls
+// defersOpen deferred; defersOpen goes no further.
+func (f *defersOpenAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 4, 6:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// defersOpen is what defersOpenAsync compiles; it is not called.
+var _ = defersOpen
+
+//line funcs_async.go:3832
+
+// defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
+type defersPromotedAsyncFuture struct {
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer1Recv counter            // evaluated at the defer statement
+	defer3Recv counter            // evaluated at the defer statement
+	defer4Recv *counter           // evaluated at the defer statement
+	defer5Fn   func(s string)     // evaluated at the defer statement
+	defer6Arg1 map[int]int        // evaluated at the defer statement
+	defer6Arg2 int                // evaluated at the defer statement
+	defer7Recv shower             // evaluated at the defer statement
+	defer8Arg1 string             // evaluated at the defer statement
+	defer8Arg2 int                // evaluated at the defer statement
+	e          *Env
+	n          int
+	nc         namedCounter
+	pe         pointerCounter
+	v          int
+	k          int
+}
+
+// defersPromotedAsync returns defersPromoted as a future: polling it runs defersPromoted up to its next
+// await, and its value is what defersPromoted returns.
+func defersPromotedAsync(e *Env, n int) future.Future[int] {
+	return &defersPromotedAsyncFuture{e: e, n: n}
+}
+
+// Poll runs defersPromoted until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defersPromoted deferred run first, as in Go.
+func (f *defersPromotedAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defersPromoted deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersPromotedAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&128 != 0 {
+		f.deferBits &^= 128
+//line funcs.go:636
+		f.e.noted(f.defer8Arg1, f.defer8Arg2)
+//line funcs_async.go:3891
+	}
+	if f.deferBits&64 != 0 {
+		f.deferBits &^= 64
+//line funcs.go:633
+		f.defer7Recv.show("nil")
+//line funcs_async.go:3897
+	}
+	if f.deferBits&32 != 0 {
+		f.deferBits &^= 32
+//line funcs.go:629
+		delete(f.defer6Arg1, f.defer6Arg2)
+//line funcs_async.go:3903
+	}
+	if f.deferBits&16 != 0 {
+		f.deferBits &^= 16
+//line funcs.go:627
+		f.defer5Fn("stable")
+//line funcs_async.go:3909
+	}
+	if f.deferBits&8 != 0 {
+		f.deferBits &^= 8
+//line funcs.go:620
+		f.defer4Recv.showPtr("promoted pointer, embedded")
+//line funcs_async.go:3915
+	}
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:619
+		f.defer3Recv.show("promoted through a pointer")
+//line funcs_async.go:3921
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:617
+		f.nc.counter.showPtr("promoted pointer")
+//line funcs_async.go:3927
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:616
+		f.defer1Recv.show("promoted value")
+//line funcs_async.go:3933
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:615
+			f.nc = namedCounter{counter: counter{e: f.e, name: "nc", n: f.n}, tag: "t"}
+//line funcs.go:616
+			f.defer1Recv = f.nc.counter
+			f.deferBits |= 1
+//line funcs.go:617
+			f.deferBits |= 2
+//line funcs.go:618
+			f.pe = pointerCounter{&counter{e: f.e, name: "pe", n: f.n}}
+//line funcs.go:619
+			f.defer3Recv = *f.pe.counter
+			f.deferBits |= 4
+//line funcs.go:620
+			f.defer4Recv = f.pe.counter
+			f.deferBits |= 8
+//line funcs.go:621
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:3961
+		case 1:
+//line funcs.go:621
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v = v2
+//line funcs.go:622
+			f.nc.n += 10
+//line funcs.go:623
+			f.pe.n += 10
+//line funcs.go:624
+			f.pe.counter = &counter{e: f.e, name: "other", n: -1}
+//line funcs.go:625
+			m := map[int]int{1: 1, 2: 2, 3: 3}
+//line funcs.go:626
+			hook := func(s string) { f.e.Note("hook %s v=%d, at the end %v", s, f.v, m) }
+//line funcs.go:627
+			f.defer5Fn = hook
+			f.deferBits |= 16
+//line funcs.go:628
+			f.k = f.v % 3
+//line funcs.go:629
+			f.defer6Arg1 = m
+			f.defer6Arg2 = f.k + 1
+			f.deferBits |= 32
+//line funcs.go:630
+			f.k = -1
+//line funcs.go:631
+			if f.v == 5 {
+				var ns shower
+				f.defer7Recv = ns
+				_ = f.defer7Recv.show
+				f.deferBits |= 64
+			}
+//line funcs.go:635
+			f.aw1 = f.e.Val(f.v + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4002
+		case 2:
+//line funcs.go:635
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:636
+			f.defer8Arg1, f.defer8Arg2 = pairOf(w)
+			f.deferBits |= 128
+//line funcs.go:637
+			{
+				var v2 int = f.v + w + f.k
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:4020
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defersPromoted awaits, if any, then runs the calls
+// defersPromoted deferred; defersPromoted goes no further.
+func (f *defersPromotedAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// defersPromoted is what defersPromotedAsync compiles; it is not called.
+var _ = defersPromoted
+
+//line funcs_async.go:4046
+
+// defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
+type defersClauseAsyncFuture struct {
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8              // bit i: the call of the i-th defer statement is due
+	aw1       future.Future[int] // the future awaited
+	defer1Fn  func()             // evaluated at the defer statement
+	defer2Fn  func()             // evaluated at the defer statement
+	e         *Env
+	n         int
+}
+
+// defersClauseAsync returns defersClause as a future: polling it runs defersClause up to its next
+// await, and its value is what defersClause returns.
+func defersClauseAsync(e *Env, n int) future.Future[int] {
+	return &defersClauseAsyncFuture{e: e, n: n}
+}
+
+// Poll runs defersClause until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defersClause deferred run first, as in Go.
+func (f *defersClauseAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defersClause deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersClauseAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:656
+		recover()
+//line funcs_async.go:4094
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:653
+		f.defer2Fn()
+//line funcs_async.go:4100
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:651
+		f.defer1Fn()
+//line funcs_async.go:4106
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:645
+			var a any = f.n
+//line funcs.go:646
+			if f.n%2 == 1 {
+				a = fmt.Sprint(f.n)
+			}
+//line funcs.go:649
+			switch t := a.(type) {
+			case int:
+				f.defer1Fn = func() { f.e.Note("int clause t=%d", t) }
+				f.deferBits |= 1
+			case string:
+				f.defer2Fn = func() { f.e.Note("string clause t=%q", t) }
+				f.deferBits |= 2
+			}
+//line funcs.go:655
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4134
+		case 1:
+//line funcs.go:655
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:656
+			f.deferBits |= 4
+//line funcs.go:657
+			if v == 4 {
+				panic("four")
+			}
+//line funcs.go:660
+			f.aw1 = f.e.Val(v * 2)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4152
+		case 2:
+//line funcs.go:660
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			f.runDefers()
+			return v2, true
+//line funcs_async.go:4163
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defersClause awaits, if any, then runs the calls
+// defersClause deferred; defersClause goes no further.
+func (f *defersClauseAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// defersClause is what defersClauseAsync compiles; it is not called.
+var _ = defersClause
+
+//line funcs_async.go:4189
+
+// defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
+type defersNineAsyncFuture struct {
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+	v      int
+}
+
+// defersNineAsync returns defersNine as a future: polling it runs defersNine up to its next
+// await, and its value is what defersNine returns.
+func defersNineAsync(e *Env, n int) future.Future[int] {
+	return &defersNineAsyncFuture{e: e, n: n}
+}
+
+// Poll runs defersNine until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defersNine deferred run first, as in Go.
+func (f *defersNineAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defersNine deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersNineAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:668
+			{
+				deferred := f.e.Note
+				d2 := f.n
+				f.defers = append(f.defers, func() { deferred("d1 n=%d", d2) })
+			}
+//line funcs.go:669
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("d2") })
+			}
+//line funcs.go:670
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("d3") })
+			}
+//line funcs.go:671
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4264
+		case 1:
+//line funcs.go:671
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.v = v2
+//line funcs.go:672
+			{
+				deferred := f.e.Note
+				d2 := f.v
+				f.defers = append(f.defers, func() { deferred("d4 v=%d", d2) })
+			}
+//line funcs.go:673
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("d5") })
+			}
+//line funcs.go:674
+			if f.v%2 == 0 {
+				{
+					deferred := f.e.Note
+					f.defers = append(f.defers, func() { deferred("d6 even") })
+				}
+			} else {
+				{
+					deferred := f.e.Note
+					f.defers = append(f.defers, func() { deferred("d7 odd") })
+				}
+			}
+//line funcs.go:679
+			{
+				deferred := f.e.Note
+				f.defers = append(f.defers, func() { deferred("d8") })
+			}
+//line funcs.go:680
+			f.n++
+//line funcs.go:681
+			f.aw1 = f.e.Val(f.v + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4307
+		case 2:
+//line funcs.go:681
+			w, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:682
+			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
+//line funcs.go:683
+			{
+				var v2 int = f.v + w
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:4324
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defersNine awaits, if any, then runs the calls
+// defersNine deferred; defersNine goes no further.
+func (f *defersNineAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// defersNine is what defersNineAsync compiles; it is not called.
+var _ = defersNine
+
+//line funcs_async.go:4350
+
+// closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
+type closeAllAsyncFuture struct {
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer2Recv *closer            // evaluated at the defer statement
+	e          *Env
+	c          *closer
+	w          *wrappedCloser
+	i          interface{ Close() error }
+}
+
+// closeAllAsync returns closeAll as a future: polling it runs closeAll up to its next
+// await, and its value is what closeAll returns.
+func closeAllAsync(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) future.Future[int] {
+	return &closeAllAsyncFuture{e: e, c: c, w: w, i: i}
+}
+
+// Poll runs closeAll until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls closeAll deferred run first, as in Go.
+func (f *closeAllAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that closeAll deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *closeAllAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:705
+		f.i.Close()
+//line funcs_async.go:4399
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:704
+		f.defer2Recv.Close()
+//line funcs_async.go:4405
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:703
+		f.c.Close()
+//line funcs_async.go:4411
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:703
+			f.deferBits |= 1
+//line funcs.go:704
+			f.defer2Recv = &f.w.closer
+			f.deferBits |= 2
+//line funcs.go:705
+			_ = f.i.Close
+			f.deferBits |= 4
+//line funcs.go:706
+			f.aw1 = f.e.Val(f.c.closed)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4432
+		case 1:
+//line funcs.go:706
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			f.runDefers()
+			return v, true
+//line funcs_async.go:4443
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that closeAll awaits, if any, then runs the calls
+// closeAll deferred; closeAll goes no further.
+func (f *closeAllAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// closeAll is what closeAllAsync compiles; it is not called.
+var _ = closeAll
+
+//line funcs_async.go:4469
+
+// closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
+type closeNoneAsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	c     *closer
+	w     *wrappedCloser
+	i     interface{ Close() error }
+}
+
+// closeNoneAsync returns closeNone as a future: polling it runs closeNone up to its next
+// await, and its value is what closeNone returns.
+func closeNoneAsync(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) future.Future[int] {
+	return &closeNoneAsyncFuture{e: e, c: c, w: w, i: i}
+}
+
+// Poll runs closeNone until it awaits a future that is not ready, or returns.
+func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:713
+			f.aw1 = f.e.Val(f.c.closed)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4496
+		case 1:
+//line funcs.go:713
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v, true
+//line funcs_async.go:4506
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that closeNone awaits, if any; closeNone goes no further.
+func (f *closeNoneAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// closeNone is what closeNoneAsync compiles; it is not called.
+var _ = closeNone
+
+//line funcs_async.go:4530
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	s     *stack
 	n     int
@@ -3582,48 +4549,48 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:568
+//line funcs.go:724
 			f.i = 0
-//line funcs.go:568
+//line funcs.go:724
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3591
+//line funcs_async.go:4558
 		case 1:
-//line funcs.go:568
+//line funcs.go:724
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:569
+//line funcs.go:725
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3602
+//line funcs_async.go:4569
 		case 2:
-//line funcs.go:569
+//line funcs.go:725
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:570
+//line funcs.go:726
 			f.s.items = append(f.s.items, v)
-//line funcs.go:571
+//line funcs.go:727
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3615
+//line funcs_async.go:4582
 		case 3:
-//line funcs.go:568
+//line funcs.go:724
 			f.i++
-//line funcs.go:568
+//line funcs.go:724
 			f.state = 1
 			continue poll
-//line funcs_async.go:3622
+//line funcs_async.go:4589
 		case 4:
-//line funcs.go:572
+//line funcs.go:728
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:3627
+//line funcs_async.go:4594
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3647,11 +4614,11 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:3651
+//line funcs_async.go:4618
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue []int
 	rangeIndex int
@@ -3672,59 +4639,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:577
+//line funcs.go:733
 			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
-//line funcs.go:578
+//line funcs.go:734
 			f.total = 0
-//line funcs.go:579
+//line funcs.go:735
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:579
+//line funcs.go:735
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3686
+//line funcs_async.go:4653
 		case 1:
-//line funcs.go:579
+//line funcs.go:735
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			x := f.rangeValue[f.rangeIndex]
-//line funcs.go:580
+//line funcs.go:736
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3698
+//line funcs_async.go:4665
 		case 2:
-//line funcs.go:580
+//line funcs.go:736
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:581
+//line funcs.go:737
 			f.total += v
-//line funcs.go:582
+//line funcs.go:738
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3711
+//line funcs_async.go:4678
 		case 3:
-//line funcs.go:579
+//line funcs.go:735
 			f.rangeIndex++
-//line funcs.go:579
+//line funcs.go:735
 			f.state = 1
 			continue poll
-//line funcs_async.go:3718
+//line funcs_async.go:4685
 		case 4:
-//line funcs.go:583
+//line funcs.go:739
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:586
+//line funcs.go:742
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:3728
+//line funcs_async.go:4695
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3748,11 +4715,11 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:3752
+//line funcs_async.go:4719
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -3769,13 +4736,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:591
+//line funcs.go:747
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3777
+//line funcs_async.go:4744
 		case 1:
-//line funcs.go:591
+//line funcs.go:747
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -3783,7 +4750,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:3787
+//line funcs_async.go:4754
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3807,11 +4774,11 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:3811
+//line funcs_async.go:4778
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	aw2   future.Future[T]   // the future awaited
 	e     *Env
@@ -3837,75 +4804,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:596
+//line funcs.go:752
 			f.m = map[K]int{}
-//line funcs.go:597
+//line funcs.go:753
 			f.last = *new(T)
-//line funcs.go:598
+//line funcs.go:754
 			f.i = 0
-//line funcs.go:598
+//line funcs.go:754
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3850
+//line funcs_async.go:4817
 		case 1:
-//line funcs.go:598
+//line funcs.go:754
 			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
 			f.x = f.xs[f.i]
-//line funcs.go:599
+//line funcs.go:755
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3862
+//line funcs_async.go:4829
 		case 2:
-//line funcs.go:599
+//line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:600
+//line funcs.go:756
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3875
+//line funcs_async.go:4842
 		case 3:
-//line funcs.go:600
+//line funcs.go:756
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:601
+//line funcs.go:757
 			f.m[f.key(y)] += f.w
-//line funcs.go:602
+//line funcs.go:758
 			f.last = f.x
-//line funcs.go:603
+//line funcs.go:759
 			f.state = 4
 			fallthrough
-//line funcs_async.go:3890
+//line funcs_async.go:4857
 		case 4:
-//line funcs.go:598
+//line funcs.go:754
 			f.i++
-//line funcs.go:598
+//line funcs.go:754
 			f.state = 1
 			continue poll
-//line funcs_async.go:3897
+//line funcs_async.go:4864
 		case 5:
-//line funcs.go:604
+//line funcs.go:760
 			f.e.Note("last %v", f.last)
-//line funcs.go:605
+//line funcs.go:761
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:608
+//line funcs.go:764
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:3909
+//line funcs_async.go:4876
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3929,11 +4896,11 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:3933
+//line funcs_async.go:4900
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	aw2   future.Future[E]   // the future awaited
 	b     *box[E]
@@ -3956,63 +4923,63 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:619
+//line funcs.go:775
 			f.zero = *new(E)
-//line funcs.go:620
+//line funcs.go:776
 			f.i = 0
-//line funcs.go:620
+//line funcs.go:776
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3967
+//line funcs_async.go:4934
 		case 1:
-//line funcs.go:620
+//line funcs.go:776
 			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:621
+//line funcs.go:777
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3978
+//line funcs_async.go:4945
 		case 2:
-//line funcs.go:621
+//line funcs.go:777
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:622
+//line funcs.go:778
 			f.b.v = append(f.b.v, f.mk(w))
-//line funcs.go:623
+//line funcs.go:779
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3992
+//line funcs_async.go:4959
 		case 3:
-//line funcs.go:623
+//line funcs.go:779
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:624
+//line funcs.go:780
 			f.state = 4
 			fallthrough
-//line funcs_async.go:4004
+//line funcs_async.go:4971
 		case 4:
-//line funcs.go:620
+//line funcs.go:776
 			f.i++
-//line funcs.go:620
+//line funcs.go:776
 			f.state = 1
 			continue poll
-//line funcs_async.go:4011
+//line funcs_async.go:4978
 		case 5:
-//line funcs.go:625
+//line funcs.go:781
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:4016
+//line funcs_async.go:4983
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4036,11 +5003,11 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4040
+//line funcs_async.go:5007
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
-	state     int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1       future.Future[int] // the future awaited
 	rangeNext int
 	e         *Env
@@ -4063,16 +5030,16 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:633
+//line funcs.go:789
 			f.b = strings.Builder{}
-//line funcs.go:634
+//line funcs.go:790
 			f.i = 0
-//line funcs.go:634
+//line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4074
+//line funcs_async.go:5041
 		case 1:
-//line funcs.go:634
+//line funcs.go:790
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -4080,36 +5047,36 @@ poll:
 			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:635
+//line funcs.go:791
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4088
+//line funcs_async.go:5055
 		case 2:
-//line funcs.go:635
+//line funcs.go:791
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:636
+//line funcs.go:792
 			f.b.WriteRune(f.r)
-//line funcs.go:637
+//line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4101
+//line funcs_async.go:5068
 		case 3:
-//line funcs.go:634
+//line funcs.go:790
 			f.i = f.rangeNext
-//line funcs.go:634
+//line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:4108
+//line funcs_async.go:5075
 		case 4:
-//line funcs.go:638
+//line funcs.go:794
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:4113
+//line funcs_async.go:5080
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4130,19 +5097,20 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4134
+//line funcs_async.go:5101
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
-	state  int                               // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[int]                // the future awaited
-	aw2    future.Future[future.Result[int]] // the future awaited
-	defers []func()                          // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
-	total  int
-	err    error
-	i      int
+	state      int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8                             // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int]                // the future awaited
+	aw2        future.Future[future.Result[int]] // the future awaited
+	defer2Arg2 int                               // evaluated at the defer statement
+	e          *Env
+	n          int
+	total      int
+	err        error
+	i          int
 }
 
 // namedResultsAsync returns namedResults as a future: polling it runs namedResults up to its next
@@ -4172,14 +5140,26 @@ func (f *namedResultsAsyncFuture) Poll(cx *future.Context) (future.Result[int], 
 // rest still run, as in Go, and the panic goes on.
 func (f *namedResultsAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:805
+		f.e.Note("deferred total=%d", f.defer2Arg2)
+//line funcs_async.go:5152
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:799
+		func() {
+			if f.err != nil {
+				f.total = -f.total
+				f.err = fmt.Errorf("wrapped: %w", f.err)
+			}
+		}()
+//line funcs_async.go:5163
 	}
 }
 
@@ -4189,80 +5169,72 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:643
-			f.defers = append(f.defers, func() {
-				if f.err != nil {
-					f.total = -f.total
-					f.err = fmt.Errorf("wrapped: %w", f.err)
-				}
-			})
-//line funcs.go:649
-			{
-				deferred := f.e.Note
-				d2 := f.total
-				f.defers = append(f.defers, func() { deferred("deferred total=%d", d2) })
-			}
-//line funcs.go:650
+//line funcs.go:799
+			f.deferBits |= 1
+//line funcs.go:805
+			f.defer2Arg2 = f.total
+			f.deferBits |= 2
+//line funcs.go:806
 			f.i = 0
-//line funcs.go:650
+//line funcs.go:806
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4211
+//line funcs_async.go:5183
 		case 1:
-//line funcs.go:650
+//line funcs.go:806
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:651
+//line funcs.go:807
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4222
+//line funcs_async.go:5194
 		case 2:
-//line funcs.go:651
+//line funcs.go:807
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:652
+//line funcs.go:808
 			f.total += v
-//line funcs.go:653
+//line funcs.go:809
 			if f.total > 10 {
 				f.err = ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:657
+//line funcs.go:813
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4242
+//line funcs_async.go:5214
 		case 3:
-//line funcs.go:650
+//line funcs.go:806
 			f.i++
-//line funcs.go:650
+//line funcs.go:806
 			f.state = 1
 			continue poll
-//line funcs_async.go:4249
+//line funcs_async.go:5221
 		case 4:
-//line funcs.go:658
+//line funcs.go:814
 			if f.n == 3 {
 				f.state = 5
 			} else {
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:4258
+//line funcs_async.go:5230
 		case 5:
-//line funcs.go:659
+//line funcs.go:815
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:4264
+//line funcs_async.go:5236
 		case 6:
-//line funcs.go:659
+//line funcs.go:815
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -4272,33 +5244,33 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:4276
+//line funcs_async.go:5248
 		case 7:
-//line funcs.go:661
+//line funcs.go:817
 			if f.n == 5 {
 				f.total, f.err = 100, ErrOdd
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:664
+//line funcs.go:820
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:4289
+//line funcs_async.go:5261
 		case 8:
-//line funcs.go:664
+//line funcs.go:820
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total, f.err = v2.Value, v2.Err
-//line funcs.go:665
+//line funcs.go:821
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:4302
+//line funcs_async.go:5274
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4327,16 +5299,16 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:4331
+//line funcs_async.go:5303
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[int] // the future awaited
-	defers []func()           // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
-	r      int
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8              // bit i: the call of the i-th defer statement is due
+	aw1       future.Future[int] // the future awaited
+	e         *Env
+	n         int
+	r         int
 }
 
 // namedOneAsync returns namedOne as a future: polling it runs namedOne up to its next
@@ -4366,14 +5338,15 @@ func (f *namedOneAsyncFuture) Poll(cx *future.Context) (int, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *namedOneAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:826
+		func() { f.r *= 2 }()
+//line funcs_async.go:5350
 	}
 }
 
@@ -4383,24 +5356,24 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:670
-			f.defers = append(f.defers, func() { f.r *= 2 })
-//line funcs.go:671
+//line funcs.go:826
+			f.deferBits |= 1
+//line funcs.go:827
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:4396
+//line funcs_async.go:5369
 		case 1:
-//line funcs.go:672
+//line funcs.go:828
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4402
+//line funcs_async.go:5375
 		case 2:
-//line funcs.go:672
+//line funcs.go:828
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4410,16 +5383,16 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:4414
+//line funcs_async.go:5387
 		case 3:
-//line funcs.go:674
+//line funcs.go:830
 			f.r = f.n
-//line funcs.go:675
+//line funcs.go:831
 			f.r = f.r + 1
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:4423
+//line funcs_async.go:5396
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4445,11 +5418,11 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:4449
+//line funcs_async.go:5422
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
-	state   int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state   int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1     future.Future[int] // the future awaited
 	result1 int
 	e       *Env
@@ -4468,29 +5441,29 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:680
+//line funcs.go:836
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4476
+//line funcs_async.go:5449
 		case 1:
-//line funcs.go:680
+//line funcs.go:836
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:681
+//line funcs.go:837
 			if v > 4 {
 				f.err = ErrBig
 				f.state = -1
 				return future.Result[int]{Value: f.result1, Err: f.err}, true
 			}
-//line funcs.go:685
+//line funcs.go:841
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:4494
+//line funcs_async.go:5467
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4514,11 +5487,11 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:4518
+//line funcs_async.go:5491
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue []int
@@ -4577,187 +5550,187 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:690
+//line funcs.go:846
 			f2.fs = nil
-//line funcs.go:691
+//line funcs.go:847
 			f2.ps = nil
-//line funcs.go:692
+//line funcs.go:848
 			f2.i = new(int)
 			(*f2.i) = 0
-//line funcs.go:692
+//line funcs.go:848
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:4591
+//line funcs_async.go:5564
 		case 1:
-//line funcs.go:692
+//line funcs.go:848
 			if !((*f2.i) < f2.n) {
 				f2.state = 4
 				continue poll
 			}
-//line funcs.go:693
+//line funcs.go:849
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:4602
+//line funcs_async.go:5575
 		case 2:
-//line funcs.go:693
+//line funcs.go:849
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			i2 := f2.i
-//line funcs.go:694
+//line funcs.go:850
 			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
-//line funcs.go:695
+//line funcs.go:851
 			f2.ps = append(f2.ps, &v)
-//line funcs.go:696
+//line funcs.go:852
 			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
-//line funcs.go:697
+//line funcs.go:853
 			v++
-//line funcs.go:698
+//line funcs.go:854
 			if (*f2.i) == 2 {
 				(*f2.i)++
 			}
-//line funcs.go:701
+//line funcs.go:857
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:4626
+//line funcs_async.go:5599
 		case 3:
 			{
 				prev := f2.i
 				f2.i = new(int)
 				*f2.i = *prev
 			}
-//line funcs.go:692
+//line funcs.go:848
 			(*f2.i)++
-//line funcs.go:692
+//line funcs.go:848
 			f2.state = 1
 			continue poll
-//line funcs_async.go:4638
+//line funcs_async.go:5611
 		case 4:
-//line funcs.go:702
+//line funcs.go:858
 			f2.rangeValue = []int{f2.n, f2.n + 1}
 			f2.rangeIndex = 0
-//line funcs.go:702
+//line funcs.go:858
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:4646
+//line funcs_async.go:5619
 		case 5:
-//line funcs.go:702
+//line funcs.go:858
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f2.x = new(int)
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
-//line funcs.go:703
+//line funcs.go:859
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:4659
+//line funcs_async.go:5632
 		case 6:
-//line funcs.go:703
+//line funcs.go:859
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			x2 := f2.x
-//line funcs.go:704
+//line funcs.go:860
 			f2.fs = append(f2.fs, func() int { return (*x2) + w })
-//line funcs.go:705
+//line funcs.go:861
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:4673
+//line funcs_async.go:5646
 		case 7:
-//line funcs.go:702
+//line funcs.go:858
 			f2.rangeIndex++
-//line funcs.go:702
+//line funcs.go:858
 			f2.state = 5
 			continue poll
-//line funcs_async.go:4680
+//line funcs_async.go:5653
 		case 8:
-//line funcs.go:706
+//line funcs.go:862
 			f2.j = new(int)
 			(*f2.j) = 0
-//line funcs.go:706
+//line funcs.go:862
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:4688
+//line funcs_async.go:5661
 		case 9:
-//line funcs.go:706
+//line funcs.go:862
 			if !((*f2.j) < 3) {
 				f2.state = 12
 				continue poll
 			}
-//line funcs.go:707
+//line funcs.go:863
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:4699
+//line funcs_async.go:5672
 		case 10:
-//line funcs.go:707
+//line funcs.go:863
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			j2 := f2.j
-//line funcs.go:708
+//line funcs.go:864
 			f2.fs = append(f2.fs, func() int { return (*j2) })
-//line funcs.go:709
+//line funcs.go:865
 			(*f2.j)++
-//line funcs.go:710
+//line funcs.go:866
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:4715
+//line funcs_async.go:5688
 		case 11:
 			{
 				prev2 := f2.j
 				f2.j = new(int)
 				*f2.j = *prev2
 			}
-//line funcs.go:710
+//line funcs.go:866
 			f2.state = 9
 			continue poll
-//line funcs_async.go:4725
+//line funcs_async.go:5698
 		case 12:
-//line funcs.go:711
+//line funcs.go:867
 			f2.total = 0
-//line funcs.go:712
+//line funcs.go:868
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:715
+//line funcs.go:871
 			for _, p := range f2.ps {
 				*p += 1000
 			}
-//line funcs.go:718
+//line funcs.go:874
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:4741
+//line funcs_async.go:5714
 		case 13:
-//line funcs.go:718
+//line funcs.go:874
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:719
+//line funcs.go:875
 			for _, f := range f2.fs {
 				f2.total += f()
 				f2.e.Note("total=%d", f2.total)
 			}
-//line funcs.go:723
+//line funcs.go:879
 			{
 				var v2 int = f2.total
 				f2.state = -1
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4761
+//line funcs_async.go:5734
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4783,11 +5756,11 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:4787
+//line funcs_async.go:5760
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue int
 	e          *Env
@@ -4815,36 +5788,36 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:736
+//line funcs.go:892
 			f2.slices = nil
-//line funcs.go:737
+//line funcs.go:893
 			f2.accs = nil
-//line funcs.go:738
+//line funcs.go:894
 			f2.later = nil
-//line funcs.go:739
+//line funcs.go:895
 			f2.rangeValue = f2.n % 5
 			f2.i = 0
-//line funcs.go:739
+//line funcs.go:895
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:4831
+//line funcs_async.go:5804
 		case 1:
-//line funcs.go:739
+//line funcs.go:895
 			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-//line funcs.go:740
+//line funcs.go:896
 			f2.p = new(acc)
-//line funcs.go:741
+//line funcs.go:897
 			(*f2.p).a[0] = f2.i
-//line funcs.go:742
+//line funcs.go:898
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:4846
+//line funcs_async.go:5819
 		case 2:
-//line funcs.go:742
+//line funcs.go:898
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4852,18 +5825,18 @@ poll:
 			f2.aw1 = nil
 			f2.k = new(int)
 			(*f2.k) = v2
-//line funcs.go:743
+//line funcs.go:899
 			(*f2.p).inc()
 			k2 := f2.k
-//line funcs.go:744
+//line funcs.go:900
 			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
-//line funcs.go:745
+//line funcs.go:901
 			f2.slices = append(f2.slices, (*f2.p).a[:])
-//line funcs.go:746
+//line funcs.go:902
 			f2.accs = append(f2.accs, f2.p)
-//line funcs.go:747
+//line funcs.go:903
 			switch bound := any((*f2.k)).(type) {
-//line funcs.go:748
+//line funcs.go:904
 			case int:
 				f2.v = new(int)
 				*f2.v = bound
@@ -4872,112 +5845,112 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:4876
+//line funcs_async.go:5849
 		case 3:
-//line funcs.go:749
+//line funcs.go:905
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:4882
+//line funcs_async.go:5855
 		case 4:
-//line funcs.go:749
+//line funcs.go:905
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			v3 := f2.v
-//line funcs.go:750
+//line funcs.go:906
 			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
-//line funcs.go:751
+//line funcs.go:907
 			(*f2.v)++
-//line funcs.go:752
+//line funcs.go:908
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:4898
+//line funcs_async.go:5871
 		case 5:
-//line funcs.go:753
+//line funcs.go:909
 			f2.q = new(int)
 			(*f2.q) = (*f2.k) * 2
-//line funcs.go:753
+//line funcs.go:909
 			if (*f2.q) >= 2 {
 				f2.state = 6
 			} else {
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:4910
+//line funcs_async.go:5883
 		case 6:
-//line funcs.go:754
+//line funcs.go:910
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:4916
+//line funcs_async.go:5889
 		case 7:
-//line funcs.go:754
+//line funcs.go:910
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			q2 := f2.q
-//line funcs.go:755
+//line funcs.go:911
 			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
-//line funcs.go:756
+//line funcs.go:912
 			(*f2.q) += 100
-//line funcs.go:757
+//line funcs.go:913
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:4932
+//line funcs_async.go:5905
 		case 8:
-//line funcs.go:758
+//line funcs.go:914
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
-//line funcs.go:759
+//line funcs.go:915
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:4941
+//line funcs_async.go:5914
 		case 9:
-//line funcs.go:759
+//line funcs.go:915
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			r2 := f2.r
-//line funcs.go:760
+//line funcs.go:916
 			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
-//line funcs.go:761
+//line funcs.go:917
 			(*f2.p).a[1] = (*f2.k)
-//line funcs.go:762
+//line funcs.go:918
 			(*f2.k) *= 3
-//line funcs.go:763
+//line funcs.go:919
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:4959
+//line funcs_async.go:5932
 		case 10:
-//line funcs.go:739
+//line funcs.go:895
 			f2.i++
-//line funcs.go:739
+//line funcs.go:895
 			f2.state = 1
 			continue poll
-//line funcs_async.go:4966
+//line funcs_async.go:5939
 		case 11:
-//line funcs.go:764
+//line funcs.go:920
 			var b strings.Builder
-//line funcs.go:765
+//line funcs.go:921
 			for i, s := range f2.slices {
 				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
 			}
-//line funcs.go:768
+//line funcs.go:924
 			for _, f := range f2.later {
 				b.WriteString(f())
 			}
-//line funcs.go:771
+//line funcs.go:927
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:4981
+//line funcs_async.go:5954
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5001,11 +5974,11 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:5005
+//line funcs_async.go:5978
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
-	state  int                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[int]   // the future awaited
 	aw2    future.Future[point] // the future awaited
 	aw3    future.Future[bool]  // the future awaited
@@ -5040,479 +6013,479 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:788
+//line funcs.go:944
 			f.tmp = f.e.Tick("a", 1)
-//line funcs.go:788
+//line funcs.go:944
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5050
+//line funcs_async.go:6023
 		case 1:
-//line funcs.go:788
+//line funcs.go:944
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:788
+//line funcs.go:944
 			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
-//line funcs.go:789
+//line funcs.go:945
 			f.e.Note("a=%d", f.a)
-//line funcs.go:790
+//line funcs.go:946
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5066
+//line funcs_async.go:6039
 		case 2:
-//line funcs.go:790
+//line funcs.go:946
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:790
+//line funcs.go:946
 			if tmp3 > 4 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:5081
+//line funcs_async.go:6054
 		case 3:
-//line funcs.go:791
+//line funcs.go:947
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5087
+//line funcs_async.go:6060
 		case 4:
-//line funcs.go:791
+//line funcs.go:947
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:791
+//line funcs.go:947
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:5098
+//line funcs_async.go:6071
 		case 5:
-//line funcs.go:794
+//line funcs.go:950
 			f.tmp5 = f.n%2 == 0
-//line funcs.go:794
+//line funcs.go:950
 			if f.tmp5 {
 				f.state = 6
 			} else {
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:5109
+//line funcs_async.go:6082
 		case 6:
-//line funcs.go:794
+//line funcs.go:950
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:5115
+//line funcs_async.go:6088
 		case 7:
-//line funcs.go:794
+//line funcs.go:950
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:794
+//line funcs.go:950
 			f.tmp5 = tmp6 > 1
-//line funcs.go:794
+//line funcs.go:950
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5128
+//line funcs_async.go:6101
 		case 8:
-//line funcs.go:794
+//line funcs.go:950
 			f.tmp7 = f.tmp5 || f.n == 7
-//line funcs.go:794
+//line funcs.go:950
 			if !f.tmp7 {
 				f.state = 9
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:5139
+//line funcs_async.go:6112
 		case 9:
-//line funcs.go:794
+//line funcs.go:950
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:5145
+//line funcs_async.go:6118
 		case 10:
-//line funcs.go:794
+//line funcs.go:950
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:794
+//line funcs.go:950
 			f.tmp7 = tmp8 == 4
-//line funcs.go:794
+//line funcs.go:950
 			f.state = 11
 			fallthrough
-//line funcs_async.go:5158
+//line funcs_async.go:6131
 		case 11:
-//line funcs.go:794
+//line funcs.go:950
 			if f.tmp7 {
 				f.state = 12
 			} else {
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:5167
+//line funcs_async.go:6140
 		case 12:
-//line funcs.go:795
+//line funcs.go:951
 			f.e.Note("cond true")
-//line funcs.go:796
+//line funcs.go:952
 			f.state = 13
 			fallthrough
-//line funcs_async.go:5174
+//line funcs_async.go:6147
 		case 13:
-//line funcs.go:797
+//line funcs.go:953
 			f.tmp9 = f.e.Tick("x", 0)
-//line funcs.go:797
+//line funcs.go:953
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:5182
+//line funcs_async.go:6155
 		case 14:
-//line funcs.go:797
+//line funcs.go:953
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:797
+//line funcs.go:953
 			f.arr = []int{f.tmp9, tmp10, 2}
-//line funcs.go:798
+//line funcs.go:954
 			f.tmp11 = f.e.Tick("index", f.n%3)
-//line funcs.go:798
+//line funcs.go:954
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:5198
+//line funcs_async.go:6171
 		case 15:
-//line funcs.go:798
+//line funcs.go:954
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:798
+//line funcs.go:954
 			f.arr[f.tmp11] = tmp12
-//line funcs.go:799
+//line funcs.go:955
 			f.tmp13 = f.e.Tick("index2", 1)
-//line funcs.go:799
+//line funcs.go:955
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:5214
+//line funcs_async.go:6187
 		case 16:
-//line funcs.go:799
+//line funcs.go:955
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:799
+//line funcs.go:955
 			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
-//line funcs.go:800
+//line funcs.go:956
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:5228
+//line funcs_async.go:6201
 		case 17:
-//line funcs.go:800
+//line funcs.go:956
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:800
+//line funcs.go:956
 			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
-//line funcs.go:801
+//line funcs.go:957
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:5242
+//line funcs_async.go:6215
 		case 18:
-//line funcs.go:801
+//line funcs.go:957
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:801
+//line funcs.go:957
 			f.counts[tmp16]++
-//line funcs.go:802
+//line funcs.go:958
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:5256
+//line funcs_async.go:6229
 		case 19:
-//line funcs.go:802
+//line funcs.go:958
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:802
+//line funcs.go:958
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:5268
+//line funcs_async.go:6241
 		case 20:
-//line funcs.go:802
+//line funcs.go:958
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:802
+//line funcs.go:958
 			f.z = tmp18 * 2
-//line funcs.go:803
+//line funcs.go:959
 			f.p = point{x: 1, y: 2}
-//line funcs.go:804
+//line funcs.go:960
 			f.tmp19 = f.e.Tick("s1", 1)
-//line funcs.go:804
+//line funcs.go:960
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:5286
+//line funcs_async.go:6259
 		case 21:
-//line funcs.go:804
+//line funcs.go:960
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:804
+//line funcs.go:960
 			f.z += f.p.sum(f.tmp19, tmp20)
-//line funcs.go:805
+//line funcs.go:961
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:5300
+//line funcs_async.go:6273
 		case 22:
-//line funcs.go:805
+//line funcs.go:961
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:805
+//line funcs.go:961
 			f.z += f.p.move(tmp21)
-//line funcs.go:806
+//line funcs.go:962
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:5314
+//line funcs_async.go:6287
 		case 23:
-//line funcs.go:806
+//line funcs.go:962
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:806
+//line funcs.go:962
 			f.z += tmp22.x
-//line funcs.go:807
+//line funcs.go:963
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:5328
+//line funcs_async.go:6301
 		case 24:
-//line funcs.go:807
+//line funcs.go:963
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:807
+//line funcs.go:963
 			f.z -= -tmp23
-//line funcs.go:808
+//line funcs.go:964
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:5342
+//line funcs_async.go:6315
 		case 25:
-//line funcs.go:808
+//line funcs.go:964
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:808
+//line funcs.go:964
 			switch tmp24 % 3 {
-//line funcs.go:809
+//line funcs.go:965
 			case 0:
 				f.state = 26
-//line funcs.go:811
+//line funcs.go:967
 			case 1:
 				f.state = 27
 			default:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:5362
+//line funcs_async.go:6335
 		case 26:
-//line funcs.go:810
+//line funcs.go:966
 			f.z++
-//line funcs.go:813
+//line funcs.go:969
 			f.state = 29
 			continue poll
-//line funcs_async.go:5369
+//line funcs_async.go:6342
 		case 27:
-//line funcs.go:812
+//line funcs.go:968
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:5375
+//line funcs_async.go:6348
 		case 28:
-//line funcs.go:812
+//line funcs.go:968
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:813
+//line funcs.go:969
 			f.state = 29
 			fallthrough
-//line funcs_async.go:5387
+//line funcs_async.go:6360
 		case 29:
-//line funcs.go:814
+//line funcs.go:970
 			f.b = f.e.Tick("init", f.n) > 2
-//line funcs.go:814
+//line funcs.go:970
 			f.tmp25 = f.b
-//line funcs.go:814
+//line funcs.go:970
 			if f.tmp25 {
 				f.state = 30
 			} else {
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:5400
+//line funcs_async.go:6373
 		case 30:
-//line funcs.go:814
+//line funcs.go:970
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:5406
+//line funcs_async.go:6379
 		case 31:
-//line funcs.go:814
+//line funcs.go:970
 			tmp26, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
-//line funcs.go:814
+//line funcs.go:970
 			f.tmp25 = !tmp26
-//line funcs.go:814
+//line funcs.go:970
 			f.state = 32
 			fallthrough
-//line funcs_async.go:5419
+//line funcs_async.go:6392
 		case 32:
-//line funcs.go:814
+//line funcs.go:970
 			if f.tmp25 {
 				f.state = 33
 			} else {
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:5428
+//line funcs_async.go:6401
 		case 33:
-//line funcs.go:815
+//line funcs.go:971
 			f.z *= 2
-//line funcs.go:816
+//line funcs.go:972
 			f.state = 34
 			fallthrough
-//line funcs_async.go:5435
+//line funcs_async.go:6408
 		case 34:
-//line funcs.go:817
+//line funcs.go:973
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:5441
+//line funcs_async.go:6414
 		case 35:
-//line funcs.go:817
+//line funcs.go:973
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i = v
-//line funcs.go:817
+//line funcs.go:973
 			f.state = 36
 			fallthrough
-//line funcs_async.go:5453
+//line funcs_async.go:6426
 		case 36:
-//line funcs.go:817
+//line funcs.go:973
 			if !(f.i > 0) {
 				f.state = 39
 				continue poll
 			}
-//line funcs.go:818
+//line funcs.go:974
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:5464
+//line funcs_async.go:6437
 		case 37:
-//line funcs.go:818
+//line funcs.go:974
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:819
+//line funcs.go:975
 			f.state = 38
 			fallthrough
-//line funcs_async.go:5476
+//line funcs_async.go:6449
 		case 38:
-//line funcs.go:817
+//line funcs.go:973
 			f.i--
-//line funcs.go:817
+//line funcs.go:973
 			f.state = 36
 			continue poll
-//line funcs_async.go:5483
+//line funcs_async.go:6456
 		case 39:
-//line funcs.go:820
+//line funcs.go:976
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
-//line funcs.go:821
+//line funcs.go:977
 			if f.z > 1000 {
 				f.state = 40
 			} else {
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:5494
+//line funcs_async.go:6467
 		case 40:
-//line funcs.go:822
+//line funcs.go:978
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:5500
+//line funcs_async.go:6473
 		case 41:
-//line funcs.go:822
+//line funcs.go:978
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:822
+//line funcs.go:978
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:5511
+//line funcs_async.go:6484
 		case 42:
-//line funcs.go:824
+//line funcs.go:980
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:5516
+//line funcs_async.go:6489
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5542,11 +6515,11 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:5546
+//line funcs_async.go:6519
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
-	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[future.Result[int]] // the future awaited
 	aw2   future.Future[int]                // the future awaited
 	e     *Env
@@ -5570,119 +6543,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:829
+//line funcs.go:985
 			f.total = 0
-//line funcs.go:830
+//line funcs.go:986
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5580
+//line funcs_async.go:6553
 		case 1:
-//line funcs.go:830
+//line funcs.go:986
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err = v2.Value, v2.Err
-//line funcs.go:830
+//line funcs.go:986
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5592
+//line funcs_async.go:6565
 		case 2:
-//line funcs.go:830
+//line funcs.go:986
 			if !(f.err == nil && f.v < 12) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:831
+//line funcs.go:987
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5603
+//line funcs_async.go:6576
 		case 3:
-//line funcs.go:831
+//line funcs.go:987
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total += v2
-//line funcs.go:832
+//line funcs.go:988
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5615
+//line funcs_async.go:6588
 		case 4:
-//line funcs.go:830
+//line funcs.go:986
 			f.v++
-//line funcs.go:830
+//line funcs.go:986
 			f.state = 2
 			continue poll
-//line funcs_async.go:5622
+//line funcs_async.go:6595
 		case 5:
-//line funcs.go:833
+//line funcs.go:989
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5628
+//line funcs_async.go:6601
 		case 6:
-//line funcs.go:833
+//line funcs.go:989
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err2 = v2.Value, v2.Err
-//line funcs.go:833
+//line funcs.go:989
 			f.tmp = f.err2 != nil
-//line funcs.go:833
+//line funcs.go:989
 			if !f.tmp {
 				f.state = 7
 			} else {
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:5646
+//line funcs_async.go:6619
 		case 7:
-//line funcs.go:833
+//line funcs.go:989
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5652
+//line funcs_async.go:6625
 		case 8:
-//line funcs.go:833
+//line funcs.go:989
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:833
+//line funcs.go:989
 			f.tmp = tmp2 > 3
-//line funcs.go:833
+//line funcs.go:989
 			f.state = 9
 			fallthrough
-//line funcs_async.go:5665
+//line funcs_async.go:6638
 		case 9:
-//line funcs.go:833
+//line funcs.go:989
 			if f.tmp {
 				f.state = 10
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:5674
+//line funcs_async.go:6647
 		case 10:
-//line funcs.go:834
+//line funcs.go:990
 			f.total++
-//line funcs.go:835
+//line funcs.go:991
 			f.state = 11
 			fallthrough
-//line funcs_async.go:5681
+//line funcs_async.go:6654
 		case 11:
-//line funcs.go:836
+//line funcs.go:992
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:5686
+//line funcs_async.go:6659
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5709,11 +6682,11 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:5713
+//line funcs_async.go:6686
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	defers     []func()           // the calls deferred and not yet run, in order
 	rangeValue int
@@ -5772,75 +6745,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:841
+//line funcs.go:997
 			f.defers = append(f.defers, func() {
 				if f.count > 3 {
 					f.err = ErrBig
 					f.count = -f.count
 				}
 			})
-//line funcs.go:847
+//line funcs.go:1003
 			f.shown = nil
-//line funcs.go:848
+//line funcs.go:1004
 			f.rangeValue = min(f.n, len(f.b.v))
 			f.i = 0
-//line funcs.go:848
+//line funcs.go:1004
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5791
+//line funcs_async.go:6764
 		case 1:
-//line funcs.go:848
+//line funcs.go:1004
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:849
+//line funcs.go:1005
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
-//line funcs.go:850
+//line funcs.go:1006
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5805
+//line funcs_async.go:6778
 		case 2:
-//line funcs.go:850
+//line funcs.go:1006
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			x2 := f.x
-//line funcs.go:851
+//line funcs.go:1007
 			f.shown = append(f.shown, func() string { return f.show((*x2)) })
-//line funcs.go:852
+//line funcs.go:1008
 			{
 				deferred := f.b.e.Note
 				d2 := f.show((*f.x))
 				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
 			}
-//line funcs.go:853
+//line funcs.go:1009
 			f.count++
-//line funcs.go:854
+//line funcs.go:1010
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5827
+//line funcs_async.go:6800
 		case 3:
-//line funcs.go:848
+//line funcs.go:1004
 			f.i++
-//line funcs.go:848
+//line funcs.go:1004
 			f.state = 1
 			continue poll
-//line funcs_async.go:5834
+//line funcs_async.go:6807
 		case 4:
-//line funcs.go:855
+//line funcs.go:1011
 			for _, s := range f.shown {
 				f.b.e.Note("shown %s", s())
 			}
-//line funcs.go:858
+//line funcs.go:1014
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:5844
+//line funcs_async.go:6817
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5863,11 +6836,11 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:5867
+//line funcs_async.go:6840
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
-	state      int                  // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int]   // the future awaited
 	aw2        future.Future[[]int] // the future awaited
 	rangeValue []int
@@ -5892,174 +6865,174 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:863
+//line funcs.go:1019
 			f.total = 0
-//line funcs.go:865
+//line funcs.go:1021
 			f.i = 0
-//line funcs.go:865
+//line funcs.go:1021
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5903
+//line funcs_async.go:6876
 		case 1:
-//line funcs.go:865
+//line funcs.go:1021
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5909
+//line funcs_async.go:6882
 		case 2:
-//line funcs.go:865
+//line funcs.go:1021
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:865
+//line funcs.go:1021
 			if !(f.i < tmp) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:866
+//line funcs.go:1022
 			f.total += f.i
-//line funcs.go:867
+//line funcs.go:1023
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:870
+//line funcs.go:1026
 			f.e.Note("i=%d", f.i)
-//line funcs.go:871
+//line funcs.go:1027
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5934
+//line funcs_async.go:6907
 		case 3:
-//line funcs.go:865
+//line funcs.go:1021
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5940
+//line funcs_async.go:6913
 		case 4:
-//line funcs.go:865
+//line funcs.go:1021
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:865
+//line funcs.go:1021
 			f.state = 1
 			continue poll
-//line funcs_async.go:5952
+//line funcs_async.go:6925
 		case 5:
-//line funcs.go:872
+//line funcs.go:1028
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5958
+//line funcs_async.go:6931
 		case 6:
-//line funcs.go:872
+//line funcs.go:1028
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:872
+//line funcs.go:1028
 			f.rangeValue = tmp2
 			f.j = 0
-//line funcs.go:872
+//line funcs.go:1028
 			f.state = 7
 			fallthrough
-//line funcs_async.go:5972
+//line funcs_async.go:6945
 		case 7:
-//line funcs.go:872
+//line funcs.go:1028
 			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-//line funcs.go:873
+//line funcs.go:1029
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5983
+//line funcs_async.go:6956
 		case 8:
-//line funcs.go:873
+//line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:874
+//line funcs.go:1030
 			f.state = 9
 			fallthrough
-//line funcs_async.go:5995
+//line funcs_async.go:6968
 		case 9:
-//line funcs.go:872
+//line funcs.go:1028
 			f.j++
-//line funcs.go:872
+//line funcs.go:1028
 			f.state = 7
 			continue poll
-//line funcs_async.go:6002
+//line funcs_async.go:6975
 		case 10:
-//line funcs.go:875
+//line funcs.go:1031
 			f.k = f.n
-//line funcs.go:875
+//line funcs.go:1031
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6009
+//line funcs_async.go:6982
 		case 11:
-//line funcs.go:875
+//line funcs.go:1031
 			f.tmp3 = f.k > 0
-//line funcs.go:875
+//line funcs.go:1031
 			if f.tmp3 {
 				f.state = 12
 			} else {
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:6020
+//line funcs_async.go:6993
 		case 12:
-//line funcs.go:875
+//line funcs.go:1031
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6026
+//line funcs_async.go:6999
 		case 13:
-//line funcs.go:875
+//line funcs.go:1031
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:875
+//line funcs.go:1031
 			f.tmp3 = tmp4 != 2
-//line funcs.go:875
+//line funcs.go:1031
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6039
+//line funcs_async.go:7012
 		case 14:
-//line funcs.go:875
+//line funcs.go:1031
 			if !(f.tmp3) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:876
+//line funcs.go:1032
 			f.total++
-//line funcs.go:877
+//line funcs.go:1033
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6051
+//line funcs_async.go:7024
 		case 15:
-//line funcs.go:875
+//line funcs.go:1031
 			f.k--
-//line funcs.go:875
+//line funcs.go:1031
 			f.state = 11
 			continue poll
-//line funcs_async.go:6058
+//line funcs_async.go:7031
 		case 16:
-//line funcs.go:878
+//line funcs.go:1034
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6063
+//line funcs_async.go:7036
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6086,11 +7059,11 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:6090
+//line funcs_async.go:7063
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
-	state      int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[any]    // the future awaited
 	aw2        future.Future[string] // the future awaited
 	rangeValue int
@@ -6116,42 +7089,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:883
+//line funcs.go:1039
 			f.values = []any{f.n, "s", nil, 2.5}
-//line funcs.go:884
+//line funcs.go:1040
 			f.b = strings.Builder{}
-//line funcs.go:885
+//line funcs.go:1041
 			f.rangeValue = f.n % 5
 			f.i = 0
-//line funcs.go:885
+//line funcs.go:1041
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6130
+//line funcs_async.go:7103
 		case 1:
-//line funcs.go:885
+//line funcs.go:1041
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:886
+//line funcs.go:1042
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6141
+//line funcs_async.go:7114
 		case 2:
-//line funcs.go:886
+//line funcs.go:1042
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:886
+//line funcs.go:1042
 			switch bound := tmp.(type) {
-//line funcs.go:887
+//line funcs.go:1043
 			case int:
 				f.v = bound
 				f.state = 3
-//line funcs.go:889
+//line funcs.go:1045
 			case string:
 				f.v3 = bound
 				f.state = 4
@@ -6160,87 +7133,87 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6164
+//line funcs_async.go:7137
 		case 3:
-//line funcs.go:888
+//line funcs.go:1044
 			f.b.WriteString(strings.Repeat("i", f.v%3))
-//line funcs.go:893
+//line funcs.go:1049
 			f.state = 7
 			continue poll
-//line funcs_async.go:6171
+//line funcs_async.go:7144
 		case 4:
-//line funcs.go:890
+//line funcs.go:1046
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:6177
+//line funcs_async.go:7150
 		case 5:
-//line funcs.go:892
+//line funcs.go:1048
 			f.e.Note("other %v", f.v2)
-//line funcs.go:893
+//line funcs.go:1049
 			f.state = 7
 			continue poll
-//line funcs_async.go:6184
+//line funcs_async.go:7157
 		case 6:
-//line funcs.go:890
+//line funcs.go:1046
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:890
+//line funcs.go:1046
 			f.b.WriteString(f.v3 + tmp2)
-//line funcs.go:893
+//line funcs.go:1049
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6197
+//line funcs_async.go:7170
 		case 7:
-//line funcs.go:894
+//line funcs.go:1050
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6203
+//line funcs_async.go:7176
 		case 8:
-//line funcs.go:894
+//line funcs.go:1050
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:894
+//line funcs.go:1050
 			switch tmp3.(type) {
-//line funcs.go:895
+//line funcs.go:1051
 			case nil:
 				f.state = 9
 			default:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:6220
+//line funcs_async.go:7193
 		case 9:
-//line funcs.go:896
+//line funcs.go:1052
 			f.b.WriteString("nil")
-//line funcs.go:897
+//line funcs.go:1053
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6227
+//line funcs_async.go:7200
 		case 10:
-//line funcs.go:898
+//line funcs.go:1054
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6232
+//line funcs_async.go:7205
 		case 11:
-//line funcs.go:885
+//line funcs.go:1041
 			f.i++
-//line funcs.go:885
+//line funcs.go:1041
 			f.state = 1
 			continue poll
-//line funcs_async.go:6239
+//line funcs_async.go:7212
 		case 12:
-//line funcs.go:899
+//line funcs.go:1055
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:6244
+//line funcs_async.go:7217
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6267,11 +7240,11 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:6271
+//line funcs_async.go:7244
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
-	state      int                 // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32               // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int]  // the future awaited
 	aw2        future.Future[bool] // the future awaited
 	rangeValue int
@@ -6294,185 +7267,185 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:904
+//line funcs.go:1060
 			f.total = 0
-//line funcs.go:905
+//line funcs.go:1061
 			f.rangeValue = f.n % 6
 			f.i = 0
-//line funcs.go:905
+//line funcs.go:1061
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6306
+//line funcs_async.go:7279
 		case 1:
-//line funcs.go:905
+//line funcs.go:1061
 			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:908
+//line funcs.go:1064
 			f.tmp = f.e.Tick("tag", f.i)
-//line funcs.go:909
+//line funcs.go:1065
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:6319
+//line funcs_async.go:7292
 		case 2:
-//line funcs.go:910
+//line funcs.go:1066
 			f.total++
-//line funcs.go:918
+//line funcs.go:1074
 			f.state = 10
 			continue poll
-//line funcs_async.go:6326
+//line funcs_async.go:7299
 		case 3:
-//line funcs.go:912
+//line funcs.go:1068
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:6332
+//line funcs_async.go:7305
 		case 4:
-//line funcs.go:915
+//line funcs.go:1071
 			f.total += 100
-//line funcs.go:918
+//line funcs.go:1074
 			f.state = 10
 			continue poll
-//line funcs_async.go:6339
+//line funcs_async.go:7312
 		case 5:
-//line funcs.go:917
+//line funcs.go:1073
 			f.total += 1000
-//line funcs.go:918
+//line funcs.go:1074
 			f.state = 10
 			continue poll
-//line funcs_async.go:6346
+//line funcs_async.go:7319
 		case 6:
-//line funcs.go:909
+//line funcs.go:1065
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:909
+//line funcs.go:1065
 			if f.tmp == tmp2 {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:909
+//line funcs.go:1065
 			if f.tmp == f.e.Tick("one", 1) {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:911
+//line funcs.go:1067
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6368
+//line funcs_async.go:7341
 		case 7:
-//line funcs.go:911
+//line funcs.go:1067
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:911
+//line funcs.go:1067
 			if f.tmp == tmp3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:916
+//line funcs.go:1072
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:916
+//line funcs.go:1072
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6390
+//line funcs_async.go:7363
 		case 8:
-//line funcs.go:916
+//line funcs.go:1072
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:916
+//line funcs.go:1072
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:918
+//line funcs.go:1074
 			f.state = 4
 			continue poll
-//line funcs_async.go:6406
+//line funcs_async.go:7379
 		case 9:
-//line funcs.go:912
+//line funcs.go:1068
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:918
+//line funcs.go:1074
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6418
+//line funcs_async.go:7391
 		case 10:
-//line funcs.go:920
+//line funcs.go:1076
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:922
+//line funcs.go:1078
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:6429
+//line funcs_async.go:7402
 		case 11:
-//line funcs.go:921
+//line funcs.go:1077
 			f.total *= 2
-//line funcs.go:924
+//line funcs.go:1080
 			f.state = 14
 			continue poll
-//line funcs_async.go:6436
+//line funcs_async.go:7409
 		case 12:
-//line funcs.go:923
+//line funcs.go:1079
 			f.total--
-//line funcs.go:924
+//line funcs.go:1080
 			f.state = 14
 			continue poll
-//line funcs_async.go:6443
+//line funcs_async.go:7416
 		case 13:
-//line funcs.go:922
+//line funcs.go:1078
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:922
+//line funcs.go:1078
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:924
+//line funcs.go:1080
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6459
+//line funcs_async.go:7432
 		case 14:
-//line funcs.go:925
+//line funcs.go:1081
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6464
+//line funcs_async.go:7437
 		case 15:
-//line funcs.go:905
+//line funcs.go:1061
 			f.i++
-//line funcs.go:905
+//line funcs.go:1061
 			f.state = 1
 			continue poll
-//line funcs_async.go:6471
+//line funcs_async.go:7444
 		case 16:
-//line funcs.go:926
+//line funcs.go:1082
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:6476
+//line funcs_async.go:7449
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6499,17 +7472,20 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:6503
+//line funcs_async.go:7476
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[int] // the future awaited
-	defers []func()           // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
-	tmp    int
-	c      counter
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer1Arg2 int                // evaluated at the defer statement
+	defer1Arg3 int                // evaluated at the defer statement
+	defer2Arg1 string             // evaluated at the defer statement
+	e          *Env
+	n          int
+	tmp        int
+	c          counter
 }
 
 // deferAwaitsAsync returns deferAwaits as a future: polling it runs deferAwaits up to its next
@@ -6539,14 +7515,21 @@ func (f *deferAwaitsAsyncFuture) Poll(cx *future.Context) (int, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *deferAwaitsAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:1090
+		f.c.showPtr(f.defer2Arg1)
+//line funcs_async.go:7527
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:1088
+		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
+//line funcs_async.go:7533
 	}
 }
 
@@ -6555,69 +7538,63 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:932
+//line funcs.go:1088
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:932
+//line funcs.go:1088
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6565
+//line funcs_async.go:7548
 		case 1:
-//line funcs.go:932
+//line funcs.go:1088
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:932
-			{
-				deferred := f.e.Note
-				d2 := f.tmp
-				d3 := tmp2
-				f.defers = append(f.defers, func() { deferred("deferred %d %d", d2, d3) })
-			}
-//line funcs.go:933
+//line funcs.go:1088
+			f.defer1Arg2 = f.tmp
+			f.defer1Arg3 = tmp2
+			f.deferBits |= 1
+//line funcs.go:1089
 			f.c = counter{e: f.e, name: "c", n: f.n}
-//line funcs.go:934
+//line funcs.go:1090
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6586
+//line funcs_async.go:7566
 		case 2:
-//line funcs.go:934
+//line funcs.go:1090
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:934
-			{
-				deferred := f.c.showPtr
-				d := fmt.Sprint("ptr", tmp3)
-				f.defers = append(f.defers, func() { deferred(d) })
-			}
-//line funcs.go:935
+//line funcs.go:1090
+			f.defer2Arg1 = fmt.Sprint("ptr", tmp3)
+			f.deferBits |= 2
+//line funcs.go:1091
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6604
+//line funcs_async.go:7581
 		case 3:
-//line funcs.go:935
+//line funcs.go:1091
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:935
+//line funcs.go:1091
 			f.c.n = tmp4
-//line funcs.go:936
+//line funcs.go:1092
 			{
 				var v int = f.c.n
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:6621
+//line funcs_async.go:7598
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6643,11 +7620,11 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:6647
+//line funcs_async.go:7624
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -6667,41 +7644,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:941
+//line funcs.go:1097
 			f.total = 0
-//line funcs.go:944
+//line funcs.go:1100
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:944
+//line funcs.go:1100
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:6682
+//line funcs_async.go:7659
 		case 1:
-//line funcs.go:945
+//line funcs.go:1101
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6688
+//line funcs_async.go:7665
 		case 2:
-//line funcs.go:945
+//line funcs.go:1101
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:946
+//line funcs.go:1102
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6700
+//line funcs_async.go:7677
 		case 3:
-//line funcs.go:947
+//line funcs.go:1103
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6705
+//line funcs_async.go:7682
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6725,11 +7702,11 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:6729
+//line funcs_async.go:7706
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -6752,59 +7729,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:952
+//line funcs.go:1108
 			f.x = f.n
-//line funcs.go:954
+//line funcs.go:1110
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6762
+//line funcs_async.go:7739
 		case 1:
-//line funcs.go:954
+//line funcs.go:1110
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:955
+//line funcs.go:1111
 			f.y = f.x2 + 1
-//line funcs.go:957
+//line funcs.go:1113
 			f.y2 = f.y * 10
-//line funcs.go:958
+//line funcs.go:1114
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6779
+//line funcs_async.go:7756
 		case 2:
-//line funcs.go:958
+//line funcs.go:1114
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:959
+//line funcs.go:1115
 			f.x2 += f.y2
-//line funcs.go:961
+//line funcs.go:1117
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:963
+//line funcs.go:1119
 			y2 = f.x
-//line funcs.go:965
+//line funcs.go:1121
 			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6800
+//line funcs_async.go:7777
 		case 3:
-//line funcs.go:966
+//line funcs.go:1122
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6806
+//line funcs_async.go:7783
 		case 4:
-//line funcs.go:966
+//line funcs.go:1122
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -6812,12 +7789,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:6816
+//line funcs_async.go:7793
 		case 5:
-//line funcs.go:969
+//line funcs.go:1125
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:6821
+//line funcs_async.go:7798
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6841,11 +7818,11 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:6845
+//line funcs_async.go:7822
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -6864,42 +7841,42 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:974
+//line funcs.go:1130
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:975
+//line funcs.go:1131
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:975
+//line funcs.go:1131
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6876
+//line funcs_async.go:7853
 		case 1:
-//line funcs.go:975
+//line funcs.go:1131
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:975
+//line funcs.go:1131
 			f.chs[f.tmp] <- tmp2
-//line funcs.go:976
+//line funcs.go:1132
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6890
+//line funcs_async.go:7867
 		case 2:
-//line funcs.go:976
+//line funcs.go:1132
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:976
+//line funcs.go:1132
 			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
-//line funcs.go:977
+//line funcs.go:1133
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:6903
+//line funcs_async.go:7880
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6923,11 +7900,11 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:6927
+//line funcs_async.go:7904
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[int] // the future awaited
 	e      *Env
 	n      int
@@ -6945,28 +7922,28 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:985
+//line funcs.go:1141
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6953
+//line funcs_async.go:7930
 		case 1:
-//line funcs.go:985
+//line funcs.go:1141
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:986
+//line funcs.go:1142
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:990
+//line funcs.go:1146
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:6970
+//line funcs_async.go:7947
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6990,11 +7967,11 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:6994
+//line funcs_async.go:7971
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue int
 	e          *Env
@@ -7017,71 +7994,71 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:995
+//line funcs.go:1151
 			f.fns = nil
-//line funcs.go:996
+//line funcs.go:1152
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:996
+//line funcs.go:1152
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7029
+//line funcs_async.go:8006
 		case 1:
-//line funcs.go:996
+//line funcs.go:1152
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:997
+//line funcs.go:1153
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7040
+//line funcs_async.go:8017
 		case 2:
-//line funcs.go:997
+//line funcs.go:1153
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:998
+//line funcs.go:1154
 			f.new = f.i + f.n
-//line funcs.go:999
+//line funcs.go:1155
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:1000
+//line funcs.go:1156
 			f.fns = append(f.fns, func() int { return (*x2) })
-//line funcs.go:1001
+//line funcs.go:1157
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7060
+//line funcs_async.go:8037
 		case 3:
-//line funcs.go:1001
+//line funcs.go:1157
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1002
+//line funcs.go:1158
 			f.e.Note("x=%d", (*f.x))
-//line funcs.go:1003
+//line funcs.go:1159
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7073
+//line funcs_async.go:8050
 		case 4:
-//line funcs.go:996
+//line funcs.go:1152
 			f.i++
-//line funcs.go:996
+//line funcs.go:1152
 			f.state = 1
 			continue poll
-//line funcs_async.go:7080
+//line funcs_async.go:8057
 		case 5:
-//line funcs.go:1004
+//line funcs.go:1160
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:7085
+//line funcs_async.go:8062
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7105,11 +8082,11 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:7109
+//line funcs_async.go:8086
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     N
@@ -7130,41 +8107,41 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1009
+//line funcs.go:1165
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7138
+//line funcs_async.go:8115
 		case 1:
-//line funcs.go:1009
+//line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1010
+//line funcs.go:1166
 			f.new = f.x + 1
-//line funcs.go:1011
+//line funcs.go:1167
 			f.e.Note("new=%d", f.new)
-//line funcs.go:1012
+//line funcs.go:1168
 			f.g = *new(N)
-//line funcs.go:1013
+//line funcs.go:1169
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7157
+//line funcs_async.go:8134
 		case 2:
-//line funcs.go:1013
+//line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1014
+//line funcs.go:1170
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:7168
+//line funcs_async.go:8145
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7185,11 +8162,11 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:7189
+//line funcs_async.go:8166
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -7207,26 +8184,26 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1019
+//line funcs.go:1175
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7215
+//line funcs_async.go:8192
 		case 1:
-//line funcs.go:1019
+//line funcs.go:1175
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1020
+//line funcs.go:1176
 			f.true = x > 1
-//line funcs.go:1021
+//line funcs.go:1177
 			f.e.Note("true=%v", f.true)
-//line funcs.go:1022
+//line funcs.go:1178
 			f.state = -1
 			return x, true
-//line funcs_async.go:7230
+//line funcs_async.go:8207
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7250,16 +8227,16 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:7254
+//line funcs_async.go:8231
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1    future.Future[int] // the future awaited
-	defers []func()           // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
-	point  point
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8              // bit i: the call of the i-th defer statement is due
+	aw1       future.Future[int] // the future awaited
+	e         *Env
+	n         int
+	point     point
 }
 
 // shadowTypeAsync returns shadowType as a future: polling it runs shadowType up to its next
@@ -7289,14 +8266,15 @@ func (f *shadowTypeAsyncFuture) Poll(cx *future.Context) (point, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *shadowTypeAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:1183
+		f.e.Note("deferred")
+//line funcs_async.go:8278
 	}
 }
 
@@ -7305,33 +8283,30 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1027
-			{
-				deferred := f.e.Note
-				f.defers = append(f.defers, func() { deferred("deferred") })
-			}
-//line funcs.go:1028
+//line funcs.go:1183
+			f.deferBits |= 1
+//line funcs.go:1184
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7318
+//line funcs_async.go:8293
 		case 1:
-//line funcs.go:1028
+//line funcs.go:1184
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1029
+//line funcs.go:1185
 			f.point = point{x: v, y: 1}
-//line funcs.go:1030
+//line funcs.go:1186
 			{
 				var v2 point = f.point
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:7335
+//line funcs_async.go:8310
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7357,11 +8332,11 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:7361
+//line funcs_async.go:8336
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[int] // the future awaited
 	defers []func()           // the calls deferred and not yet run, in order
 	e      *Env
@@ -7411,19 +8386,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1035
+//line funcs.go:1191
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7419
+//line funcs_async.go:8394
 		case 1:
-//line funcs.go:1035
+//line funcs.go:1191
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1036
+//line funcs.go:1192
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -7440,14 +8415,14 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1043
+//line funcs.go:1199
 			{
 				var v int = total
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7451
+//line funcs_async.go:8426
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7473,11 +8448,11 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:7477
+//line funcs_async.go:8452
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue [3]int
 	e          *Env
@@ -7498,50 +8473,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1048
+//line funcs.go:1204
 			f.total = 0
-//line funcs.go:1051
+//line funcs.go:1207
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1051
+//line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7510
+//line funcs_async.go:8485
 		case 1:
-//line funcs.go:1051
+//line funcs.go:1207
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1052
+//line funcs.go:1208
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7521
+//line funcs_async.go:8496
 		case 2:
-//line funcs.go:1052
+//line funcs.go:1208
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1053
+//line funcs.go:1209
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7533
+//line funcs_async.go:8508
 		case 3:
-//line funcs.go:1051
+//line funcs.go:1207
 			f.i++
-//line funcs.go:1051
+//line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:7540
+//line funcs_async.go:8515
 		case 4:
-//line funcs.go:1054
+//line funcs.go:1210
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7545
+//line funcs_async.go:8520
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7565,11 +8540,11 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:7569
+//line funcs_async.go:8544
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -7593,96 +8568,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1065
+//line funcs.go:1221
 			f.a = [3]int{f.n, f.n + 1, f.n + 2}
-//line funcs.go:1066
+//line funcs.go:1222
 			f.p = &f.a
-//line funcs.go:1067
+//line funcs.go:1223
 			f.total = 0
-//line funcs.go:1068
+//line funcs.go:1224
 			f.i = 0
-//line funcs.go:1068
+//line funcs.go:1224
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7608
+//line funcs_async.go:8583
 		case 1:
-//line funcs.go:1068
+//line funcs.go:1224
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1069
+//line funcs.go:1225
 			f.a[2] = 100
-//line funcs.go:1070
+//line funcs.go:1226
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7622
+//line funcs_async.go:8597
 		case 2:
-//line funcs.go:1070
+//line funcs.go:1226
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1070
+//line funcs.go:1226
 			f.total += tmp * (f.i + 1)
-//line funcs.go:1071
+//line funcs.go:1227
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7635
+//line funcs_async.go:8610
 		case 3:
-//line funcs.go:1068
+//line funcs.go:1224
 			f.i++
-//line funcs.go:1068
+//line funcs.go:1224
 			f.state = 1
 			continue poll
-//line funcs_async.go:7642
+//line funcs_async.go:8617
 		case 4:
-//line funcs.go:1072
+//line funcs.go:1228
 			f.nilp = nil
-//line funcs.go:1073
+//line funcs.go:1229
 			f.i2 = 0
-//line funcs.go:1073
+//line funcs.go:1229
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7651
+//line funcs_async.go:8626
 		case 5:
-//line funcs.go:1073
+//line funcs.go:1229
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1074
+//line funcs.go:1230
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7662
+//line funcs_async.go:8637
 		case 6:
-//line funcs.go:1074
+//line funcs.go:1230
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1075
+//line funcs.go:1231
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7674
+//line funcs_async.go:8649
 		case 7:
-//line funcs.go:1073
+//line funcs.go:1229
 			f.i2++
-//line funcs.go:1073
+//line funcs.go:1229
 			f.state = 5
 			continue poll
-//line funcs_async.go:7681
+//line funcs_async.go:8656
 		case 8:
-//line funcs.go:1076
+//line funcs.go:1232
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7686
+//line funcs_async.go:8661
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7706,11 +8681,11 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:7710
+//line funcs_async.go:8685
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
-	state int                           // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                         // the block Poll runs next; -1 once returned, -2 once cancelled
 	x     ValFuture[int]                // the future awaited
 	y     ValFuture[future.Result[int]] // the future awaited
 	z     ValFuture[int]                // the future awaited
@@ -7732,30 +8707,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1084
+//line funcs.go:1240
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1085
+//line funcs.go:1241
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7741
+//line funcs_async.go:8716
 		case 1:
-//line funcs.go:1085
+//line funcs.go:1241
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1086
+//line funcs.go:1242
 			f.e.Note("v=%d", f.v)
-//line funcs.go:1087
+//line funcs.go:1243
 			f.y = ValueOf(f.e.Fallible(f.v + 1))
-//line funcs.go:1088
+//line funcs.go:1244
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7757
+//line funcs_async.go:8732
 		case 2:
-//line funcs.go:1088
+//line funcs.go:1244
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -7763,61 +8738,61 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1089
+//line funcs.go:1245
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1092
+//line funcs.go:1248
 			f.z = ValFuture[int]{}
-//line funcs.go:1093
+//line funcs.go:1249
 			f.e.Note("w=%d", w)
-//line funcs.go:1094
+//line funcs.go:1250
 			f.z = ValueOf(f.e.Val(w * 2))
-//line funcs.go:1095
+//line funcs.go:1251
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7780
+//line funcs_async.go:8755
 		case 3:
-//line funcs.go:1095
+//line funcs.go:1251
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1096
+//line funcs.go:1252
 			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
-//line funcs.go:1097
+//line funcs.go:1253
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7794
+//line funcs_async.go:8769
 		case 4:
-//line funcs.go:1097
+//line funcs.go:1253
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1097
+//line funcs.go:1253
 			f.v += tmp + f.b
-//line funcs.go:1099
+//line funcs.go:1255
 			f.x = ValueOf(f.e.Val(3))
-//line funcs.go:1100
+//line funcs.go:1256
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7809
+//line funcs_async.go:8784
 		case 5:
-//line funcs.go:1100
+//line funcs.go:1256
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1102
+//line funcs.go:1258
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:7821
+//line funcs_async.go:8796
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7847,11 +8822,11 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:7851
+//line funcs_async.go:8826
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
-	state int               // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32             // the block Poll runs next; -1 once returned, -2 once cancelled
 	x     ValFuture[int]    // the future awaited
 	x2    ValFuture[string] // the future awaited
 	e     *Env
@@ -7873,102 +8848,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1107
+//line funcs.go:1263
 			f.total = 0
-//line funcs.go:1108
+//line funcs.go:1264
 			f.i = 0
-//line funcs.go:1108
+//line funcs.go:1264
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7884
+//line funcs_async.go:8859
 		case 1:
-//line funcs.go:1108
+//line funcs.go:1264
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1109
+//line funcs.go:1265
 			f.x = ValueOf[int](nil)
-//line funcs.go:1110
+//line funcs.go:1266
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1113
+//line funcs.go:1269
 			f.x = ValueOf(f.e.Val(f.i))
-//line funcs.go:1114
+//line funcs.go:1270
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7903
+//line funcs_async.go:8878
 		case 2:
-//line funcs.go:1114
+//line funcs.go:1270
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1115
+//line funcs.go:1271
 			f.x = ValueOf[int](nil)
-//line funcs.go:1116
+//line funcs.go:1272
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7917
+//line funcs_async.go:8892
 		case 3:
-//line funcs.go:1108
+//line funcs.go:1264
 			f.i++
-//line funcs.go:1108
+//line funcs.go:1264
 			f.state = 1
 			continue poll
-//line funcs_async.go:7924
+//line funcs_async.go:8899
 		case 4:
-//line funcs.go:1117
+//line funcs.go:1273
 			f.k = 0
-//line funcs.go:1117
+//line funcs.go:1273
 			f.state = 5
 			fallthrough
-//line funcs_async.go:7931
+//line funcs_async.go:8906
 		case 5:
-//line funcs.go:1117
+//line funcs.go:1273
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1118
+//line funcs.go:1274
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1119
+//line funcs.go:1275
 			f.e.Note("k=%d", f.k)
-//line funcs.go:1120
+//line funcs.go:1276
 			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
-//line funcs.go:1121
+//line funcs.go:1277
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7947
+//line funcs_async.go:8922
 		case 6:
-//line funcs.go:1121
+//line funcs.go:1277
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1121
+//line funcs.go:1277
 			f.e.Note("s=%q", tmp)
-//line funcs.go:1122
+//line funcs.go:1278
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7960
+//line funcs_async.go:8935
 		case 7:
-//line funcs.go:1117
+//line funcs.go:1273
 			f.k++
-//line funcs.go:1117
+//line funcs.go:1273
 			f.state = 5
 			continue poll
-//line funcs_async.go:7967
+//line funcs_async.go:8942
 		case 8:
-//line funcs.go:1123
+//line funcs.go:1279
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7972
+//line funcs_async.go:8947
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7995,11 +8970,11 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:7999
+//line funcs_async.go:8974
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
-	state int             // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32           // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   *ValFuture[int] // the future awaited
 	e     *Env
 	n     int
@@ -8024,114 +8999,114 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1129
+//line funcs.go:1285
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1130
+//line funcs.go:1286
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8034
+//line funcs_async.go:9009
 		case 1:
-//line funcs.go:1130
+//line funcs.go:1286
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1131
+//line funcs.go:1287
 			f.x = ValueOf(f.e.Val(f.a + 1))
-//line funcs.go:1132
+//line funcs.go:1288
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8049
+//line funcs_async.go:9024
 		case 2:
-//line funcs.go:1132
+//line funcs.go:1288
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1134
+//line funcs.go:1290
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1135
+//line funcs.go:1291
 			f.i = 0
-//line funcs.go:1135
+//line funcs.go:1291
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8065
+//line funcs_async.go:9040
 		case 3:
-//line funcs.go:1135
+//line funcs.go:1291
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1136
+//line funcs.go:1292
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8076
+//line funcs_async.go:9051
 		case 4:
-//line funcs.go:1136
+//line funcs.go:1292
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1137
+//line funcs.go:1293
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8088
+//line funcs_async.go:9063
 		case 5:
-//line funcs.go:1135
+//line funcs.go:1291
 			f.i++
-//line funcs.go:1135
+//line funcs.go:1291
 			f.state = 3
 			continue poll
-//line funcs_async.go:8095
+//line funcs_async.go:9070
 		case 6:
-//line funcs.go:1139
+//line funcs.go:1295
 			f.z = ValueOf(f.e.Val(f.b))
-//line funcs.go:1140
+//line funcs.go:1296
 			f.e.Note("z made: %v", f.z.Made())
-//line funcs.go:1141
+//line funcs.go:1297
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8105
+//line funcs_async.go:9080
 		case 7:
-//line funcs.go:1141
+//line funcs.go:1297
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1142
+//line funcs.go:1298
 			f.e.Note("z still made: %v", f.z.Made())
-//line funcs.go:1144
+//line funcs.go:1300
 			p := new(ValFuture[int])
-//line funcs.go:1145
+//line funcs.go:1301
 			*p = ValueOf(f.e.Val(f.c))
-//line funcs.go:1146
+//line funcs.go:1302
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8124
+//line funcs_async.go:9099
 		case 8:
-//line funcs.go:1146
+//line funcs.go:1302
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1146
+//line funcs.go:1302
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:8135
+//line funcs_async.go:9110
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8155,11 +9130,11 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:8159
+//line funcs_async.go:9134
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
-	state       int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state       int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1         future.Future[int] // the future awaited
 	rangeValue  []int
 	rangeValue2 []int
@@ -8199,236 +9174,236 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1154
+//line funcs.go:1310
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1155
+//line funcs.go:1311
 			f2.total = 0
-//line funcs.go:1156
+//line funcs.go:1312
 			f2.i = 0
-//line funcs.go:1156
+//line funcs.go:1312
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:8212
+//line funcs_async.go:9187
 		case 1:
-//line funcs.go:1156
+//line funcs.go:1312
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1157
+//line funcs.go:1313
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:8224
+//line funcs_async.go:9199
 		case 2:
-//line funcs.go:1157
+//line funcs.go:1313
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1157
+//line funcs.go:1313
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1158
+//line funcs.go:1314
 			x := f2.x * 2
-//line funcs.go:1159
+//line funcs.go:1315
 			f2.total += x
-//line funcs.go:1160
+//line funcs.go:1316
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:8241
+//line funcs_async.go:9216
 		case 3:
-//line funcs.go:1156
+//line funcs.go:1312
 			f2.i++
-//line funcs.go:1156
+//line funcs.go:1312
 			f2.state = 1
 			continue poll
-//line funcs_async.go:8248
+//line funcs_async.go:9223
 		case 4:
-//line funcs.go:1161
+//line funcs.go:1317
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1162
+//line funcs.go:1318
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1162
+//line funcs.go:1318
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:8258
+//line funcs_async.go:9233
 		case 5:
-//line funcs.go:1162
+//line funcs.go:1318
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1163
+//line funcs.go:1319
 			f2.t = []int{9}
-//line funcs.go:1164
+//line funcs.go:1320
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:8272
+//line funcs_async.go:9247
 		case 6:
-//line funcs.go:1164
+//line funcs.go:1320
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1165
+//line funcs.go:1321
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:8284
+//line funcs_async.go:9259
 		case 7:
-//line funcs.go:1162
+//line funcs.go:1318
 			f2.i2++
-//line funcs.go:1162
+//line funcs.go:1318
 			f2.state = 5
 			continue poll
-//line funcs_async.go:8291
+//line funcs_async.go:9266
 		case 8:
-//line funcs.go:1166
+//line funcs.go:1322
 			f2.u = []int{4, 5}
-//line funcs.go:1167
+//line funcs.go:1323
 			f2.p = &f2.u
-//line funcs.go:1168
+//line funcs.go:1324
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1168
+//line funcs.go:1324
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:8303
+//line funcs_async.go:9278
 		case 9:
-//line funcs.go:1168
+//line funcs.go:1324
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1169
+//line funcs.go:1325
 			*f2.p = nil
-//line funcs.go:1170
+//line funcs.go:1326
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:8317
+//line funcs_async.go:9292
 		case 10:
-//line funcs.go:1170
+//line funcs.go:1326
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1171
+//line funcs.go:1327
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:8329
+//line funcs_async.go:9304
 		case 11:
-//line funcs.go:1168
+//line funcs.go:1324
 			f2.rangeIndex++
-//line funcs.go:1168
+//line funcs.go:1324
 			f2.state = 9
 			continue poll
-//line funcs_async.go:8336
+//line funcs_async.go:9311
 		case 12:
-//line funcs.go:1172
+//line funcs.go:1328
 			f2.rangeIndex2 = 0
-//line funcs.go:1172
+//line funcs.go:1328
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:8343
+//line funcs_async.go:9318
 		case 13:
-//line funcs.go:1172
+//line funcs.go:1328
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1173
+//line funcs.go:1329
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1176
+//line funcs.go:1332
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:8359
+//line funcs_async.go:9334
 		case 14:
-//line funcs.go:1176
+//line funcs.go:1332
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1177
+//line funcs.go:1333
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:8371
+//line funcs_async.go:9346
 		case 15:
-//line funcs.go:1172
+//line funcs.go:1328
 			f2.rangeIndex2++
-//line funcs.go:1172
+//line funcs.go:1328
 			f2.state = 13
 			continue poll
-//line funcs_async.go:8378
+//line funcs_async.go:9353
 		case 16:
-//line funcs.go:1178
+//line funcs.go:1334
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1178
+//line funcs.go:1334
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:8386
+//line funcs_async.go:9361
 		case 17:
-//line funcs.go:1178
+//line funcs.go:1334
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1179
+//line funcs.go:1335
 			q := &i
-//line funcs.go:1180
+//line funcs.go:1336
 			*q++
-//line funcs.go:1181
+//line funcs.go:1337
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:8402
+//line funcs_async.go:9377
 		case 18:
-//line funcs.go:1181
+//line funcs.go:1337
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1182
+//line funcs.go:1338
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:8414
+//line funcs_async.go:9389
 		case 19:
-//line funcs.go:1178
+//line funcs.go:1334
 			f2.rangeIndex3++
-//line funcs.go:1178
+//line funcs.go:1334
 			f2.state = 17
 			continue poll
-//line funcs_async.go:8421
+//line funcs_async.go:9396
 		case 20:
-//line funcs.go:1183
+//line funcs.go:1339
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1184
+//line funcs.go:1340
 			f2.i3 = 0
-//line funcs.go:1184
+//line funcs.go:1340
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:8430
+//line funcs_async.go:9405
 		case 21:
-//line funcs.go:1184
+//line funcs.go:1340
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -8436,121 +9411,121 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1185
+//line funcs.go:1341
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:8444
+//line funcs_async.go:9419
 		case 22:
-//line funcs.go:1185
+//line funcs.go:1341
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1185
+//line funcs.go:1341
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1186
+//line funcs.go:1342
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:8457
+//line funcs_async.go:9432
 		case 23:
-//line funcs.go:1184
+//line funcs.go:1340
 			f2.i3 = f2.rangeNext
-//line funcs.go:1184
+//line funcs.go:1340
 			f2.state = 21
 			continue poll
-//line funcs_async.go:8464
+//line funcs_async.go:9439
 		case 24:
-//line funcs.go:1187
+//line funcs.go:1343
 			f2.fs = nil
-//line funcs.go:1188
+//line funcs.go:1344
 			f2.rangeIndex4 = 0
-//line funcs.go:1188
+//line funcs.go:1344
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:8473
+//line funcs_async.go:9448
 		case 25:
-//line funcs.go:1188
+//line funcs.go:1344
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1189
+//line funcs.go:1345
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1190
+//line funcs.go:1346
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:8488
+//line funcs_async.go:9463
 		case 26:
-//line funcs.go:1190
+//line funcs.go:1346
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1191
+//line funcs.go:1347
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:8499
+//line funcs_async.go:9474
 		case 27:
-//line funcs.go:1188
+//line funcs.go:1344
 			f2.rangeIndex4++
-//line funcs.go:1188
+//line funcs.go:1344
 			f2.state = 25
 			continue poll
-//line funcs_async.go:8506
+//line funcs_async.go:9481
 		case 28:
-//line funcs.go:1192
+//line funcs.go:1348
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1195
+//line funcs.go:1351
 			f2.k = f2.n % 4
-//line funcs.go:1196
+//line funcs.go:1352
 			f2.i4 = 0
-//line funcs.go:1196
+//line funcs.go:1352
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:8519
+//line funcs_async.go:9494
 		case 29:
-//line funcs.go:1196
+//line funcs.go:1352
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1197
+//line funcs.go:1353
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:8530
+//line funcs_async.go:9505
 		case 30:
-//line funcs.go:1197
+//line funcs.go:1353
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1198
+//line funcs.go:1354
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:8542
+//line funcs_async.go:9517
 		case 31:
-//line funcs.go:1196
+//line funcs.go:1352
 			f2.i4++
-//line funcs.go:1196
+//line funcs.go:1352
 			f2.state = 29
 			continue poll
-//line funcs_async.go:8549
+//line funcs_async.go:9524
 		case 32:
-//line funcs.go:1199
+//line funcs.go:1355
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:8554
+//line funcs_async.go:9529
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8574,11 +9549,11 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:8578
+//line funcs_async.go:9553
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
-	state      int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[int] // the future awaited
 	rangeValue int
 	e          *Env
@@ -8605,268 +9580,268 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1207
+//line funcs.go:1363
 			f.total = 0
-//line funcs.go:1208
+//line funcs.go:1364
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1208
+//line funcs.go:1364
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8617
+//line funcs_async.go:9592
 		case 1:
-//line funcs.go:1208
+//line funcs.go:1364
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1209
+//line funcs.go:1365
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1210
+//line funcs.go:1366
 			switch {
-//line funcs.go:1211
+//line funcs.go:1367
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1213
+//line funcs.go:1369
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:8638
+//line funcs_async.go:9613
 		case 2:
-//line funcs.go:1212
+//line funcs.go:1368
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:8644
+//line funcs_async.go:9619
 		case 3:
-//line funcs.go:1214
+//line funcs.go:1370
 			w := f.v / 2
-//line funcs.go:1215
+//line funcs.go:1371
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:8652
+//line funcs_async.go:9627
 		case 4:
-//line funcs.go:1217
+//line funcs.go:1373
 			f.total += f.v
-//line funcs.go:1218
+//line funcs.go:1374
 			f.state = 7
 			continue poll
-//line funcs_async.go:8659
+//line funcs_async.go:9634
 		case 5:
-//line funcs.go:1212
+//line funcs.go:1368
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1218
+//line funcs.go:1374
 			f.state = 7
 			continue poll
-//line funcs_async.go:8671
+//line funcs_async.go:9646
 		case 6:
-//line funcs.go:1215
+//line funcs.go:1371
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1215
+//line funcs.go:1371
 			f.total += tmp + f.v
-//line funcs.go:1218
+//line funcs.go:1374
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8684
+//line funcs_async.go:9659
 		case 7:
-//line funcs.go:1219
+//line funcs.go:1375
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1220
+//line funcs.go:1376
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:8695
+//line funcs_async.go:9670
 		case 8:
-//line funcs.go:1221
+//line funcs.go:1377
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:8701
+//line funcs_async.go:9676
 		case 9:
-//line funcs.go:1221
+//line funcs.go:1377
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1222
+//line funcs.go:1378
 			f.state = 11
 			continue poll
-//line funcs_async.go:8712
+//line funcs_async.go:9687
 		case 10:
-//line funcs.go:1224
+//line funcs.go:1380
 			f.total += k
-//line funcs.go:1225
+//line funcs.go:1381
 			f.state = 11
 			fallthrough
-//line funcs_async.go:8719
+//line funcs_async.go:9694
 		case 11:
-//line funcs.go:1208
+//line funcs.go:1364
 			f.i++
-//line funcs.go:1208
+//line funcs.go:1364
 			f.state = 1
 			continue poll
-//line funcs_async.go:8726
+//line funcs_async.go:9701
 		case 12:
-//line funcs.go:1226
+//line funcs.go:1382
 			f.last = -1
-//line funcs.go:1227
+//line funcs.go:1383
 			f.i2 = 0
-//line funcs.go:1227
+//line funcs.go:1383
 			f.state = 13
 			fallthrough
-//line funcs_async.go:8735
+//line funcs_async.go:9710
 		case 13:
-//line funcs.go:1227
+//line funcs.go:1383
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1228
+//line funcs.go:1384
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1232
+//line funcs.go:1388
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:8752
+//line funcs_async.go:9727
 		case 14:
-//line funcs.go:1232
+//line funcs.go:1388
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1233
+//line funcs.go:1389
 			f.state = 15
 			fallthrough
-//line funcs_async.go:8763
+//line funcs_async.go:9738
 		case 15:
-//line funcs.go:1227
+//line funcs.go:1383
 			f.i2++
-//line funcs.go:1227
+//line funcs.go:1383
 			f.state = 13
 			continue poll
-//line funcs_async.go:8770
+//line funcs_async.go:9745
 		case 16:
-//line funcs.go:1234
+//line funcs.go:1390
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:8779
+//line funcs_async.go:9754
 		case 17:
-//line funcs.go:1235
+//line funcs.go:1391
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1236
+//line funcs.go:1392
 			switch {
-//line funcs.go:1237
+//line funcs.go:1393
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:8792
+//line funcs_async.go:9767
 		case 18:
-//line funcs.go:1243
+//line funcs.go:1399
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1244
+//line funcs.go:1400
 			switch {
-//line funcs.go:1245
+//line funcs.go:1401
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:8805
+//line funcs_async.go:9780
 		case 19:
-//line funcs.go:1238
+//line funcs.go:1394
 			f.total += x2
-//line funcs.go:1241
+//line funcs.go:1397
 			f.state = 22
 			continue poll
-//line funcs_async.go:8812
+//line funcs_async.go:9787
 		case 20:
-//line funcs.go:1240
+//line funcs.go:1396
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:8818
+//line funcs_async.go:9793
 		case 21:
-//line funcs.go:1240
+//line funcs.go:1396
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1241
+//line funcs.go:1397
 			f.state = 22
 			fallthrough
-//line funcs_async.go:8830
+//line funcs_async.go:9805
 		case 22:
-//line funcs.go:1242
+//line funcs.go:1398
 			f.state = 27
 			continue poll
-//line funcs_async.go:8835
+//line funcs_async.go:9810
 		case 23:
-//line funcs.go:1246
+//line funcs.go:1402
 			f.total -= x3
-//line funcs.go:1249
+//line funcs.go:1405
 			f.state = 26
 			continue poll
-//line funcs_async.go:8842
+//line funcs_async.go:9817
 		case 24:
-//line funcs.go:1248
+//line funcs.go:1404
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:8848
+//line funcs_async.go:9823
 		case 25:
-//line funcs.go:1248
+//line funcs.go:1404
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1249
+//line funcs.go:1405
 			f.state = 26
 			fallthrough
-//line funcs_async.go:8860
+//line funcs_async.go:9835
 		case 26:
-//line funcs.go:1250
+//line funcs.go:1406
 			f.state = 27
 			fallthrough
-//line funcs_async.go:8865
+//line funcs_async.go:9840
 		case 27:
-//line funcs.go:1251
+//line funcs.go:1407
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:8870
+//line funcs_async.go:9845
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8890,15 +9865,16 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:8894
+//line funcs_async.go:9869
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
-	state  int            // the block Poll runs next; -1 once returned, -2 once cancelled
-	poll2  ValFuture[int] // the future awaited
-	defers []func()       // the calls deferred and not yet run, in order
-	e      *Env
-	n      int
+	state      int32          // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8          // bit i: the call of the i-th defer statement is due
+	poll2      ValFuture[int] // the future awaited
+	defer1Arg2 int            // evaluated at the defer statement
+	e          *Env
+	n          int
 }
 
 // addrAwaitNamesAsync returns addrAwaitNames as a future: polling it runs addrAwaitNames up to its next
@@ -8928,14 +9904,15 @@ func (f *addrAwaitNamesAsyncFuture) Poll(cx *future.Context) (int, bool) {
 // rest still run, as in Go, and the panic goes on.
 func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	defer func() {
-		if len(f.defers) > 0 {
+		if f.deferBits != 0 {
 			f.runDefers()
 		}
 	}()
-	for len(f.defers) > 0 {
-		deferred := f.defers[len(f.defers)-1]
-		f.defers = f.defers[:len(f.defers)-1]
-		deferred()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:1414
+		f.e.Note("deferred %d", f.defer1Arg2)
+//line funcs_async.go:9916
 	}
 }
 
@@ -8944,33 +9921,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1256
+//line funcs.go:1412
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1257
+//line funcs.go:1413
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8953
+//line funcs_async.go:9930
 		case 1:
-//line funcs.go:1257
+//line funcs.go:1413
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1258
-			{
-				deferred := f.e.Note
-				d2 := v
-				f.defers = append(f.defers, func() { deferred("deferred %d", d2) })
-			}
-//line funcs.go:1259
+//line funcs.go:1414
+			f.defer1Arg2 = v
+			f.deferBits |= 1
+//line funcs.go:1415
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1260
+//line funcs.go:1416
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8972
+//line funcs_async.go:9946
 		case 2:
-//line funcs.go:1260
+//line funcs.go:1416
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -8979,7 +9953,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:8983
+//line funcs_async.go:9957
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9005,11 +9979,11 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:9009
+//line funcs_async.go:9983
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
-	state int            // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32          // the block Poll runs next; -1 once returned, -2 once cancelled
 	a     ValFuture[int] // the future awaited
 	b     ValFuture[int] // the future awaited
 	e     *Env
@@ -9028,39 +10002,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1265
+//line funcs.go:1421
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1266
+//line funcs.go:1422
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9037
+//line funcs_async.go:10011
 		case 1:
-//line funcs.go:1266
+//line funcs.go:1422
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1267
+//line funcs.go:1423
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1268
+//line funcs.go:1424
 			f.a = ValueOf[int](nil)
-//line funcs.go:1269
+//line funcs.go:1425
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9053
+//line funcs_async.go:10027
 		case 2:
-//line funcs.go:1269
+//line funcs.go:1425
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1269
+//line funcs.go:1425
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:9064
+//line funcs_async.go:10038
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9087,11 +10061,11 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:9091
+//line funcs_async.go:10065
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
-	state int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[int] // the future awaited
 	e     *Env
 	n     int
@@ -9113,102 +10087,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1274
+//line funcs.go:1430
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9121
+//line funcs_async.go:10095
 		case 1:
-//line funcs.go:1274
+//line funcs.go:1430
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1274
+//line funcs.go:1430
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1275
+//line funcs.go:1431
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1276
+//line funcs.go:1432
 			f.total = 0
-//line funcs.go:1277
+//line funcs.go:1433
 			f.i = 0
-//line funcs.go:1277
+//line funcs.go:1433
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9140
+//line funcs_async.go:10114
 		case 2:
-//line funcs.go:1277
+//line funcs.go:1433
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1278
+//line funcs.go:1434
 			f.total += f.i
-//line funcs.go:1279
+//line funcs.go:1435
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9152
+//line funcs_async.go:10126
 		case 3:
-//line funcs.go:1277
+//line funcs.go:1433
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9158
+//line funcs_async.go:10132
 		case 4:
-//line funcs.go:1277
+//line funcs.go:1433
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1277
+//line funcs.go:1433
 			f.state = 2
 			continue poll
-//line funcs_async.go:9170
+//line funcs_async.go:10144
 		case 5:
-//line funcs.go:1280
+//line funcs.go:1436
 			f.k = 0
-//line funcs.go:1280
+//line funcs.go:1436
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9177
+//line funcs_async.go:10151
 		case 6:
-//line funcs.go:1280
+//line funcs.go:1436
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1281
+//line funcs.go:1437
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9188
+//line funcs_async.go:10162
 		case 7:
-//line funcs.go:1281
+//line funcs.go:1437
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1282
+//line funcs.go:1438
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9200
+//line funcs_async.go:10174
 		case 8:
-//line funcs.go:1280
+//line funcs.go:1436
 			f.k++
-//line funcs.go:1280
+//line funcs.go:1436
 			f.state = 6
 			continue poll
-//line funcs_async.go:9207
+//line funcs_async.go:10181
 		case 9:
-//line funcs.go:1283
+//line funcs.go:1439
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9212
+//line funcs_async.go:10186
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -497,6 +497,115 @@ func deferFormsRef(e *Env, n int) {
 	defer e.Note("after the last await")
 }
 
+func defersOpenRef(e *Env, n int) (r int, err error) {
+	defer e.Note("first deferred, n=%d", n)
+	x := awaitRef(e.Val(n))
+	c := counter{e: e, name: "c", n: x}
+	defer c.show("value")
+	defer c.showPtr("pointer")
+	var s shower = c
+	defer s.show("interface")
+	pc := &counter{e: e, name: "pc", n: x}
+	defer pc.show("through a pointer")
+	c.n += 100
+	pc.n += 100
+	n++
+	if x%2 == 0 {
+		defer func() {
+			e.Note("even branch, x=%d r=%d", x, r)
+			r *= 3
+		}()
+		y := awaitRef(e.Val(x + 1))
+		x += y
+	} else {
+		note := e.Note
+		defer note("odd branch %v", x > 3)
+		note = nil
+	}
+	defer func(v int) { e.Note("literal with an argument v=%d, x=%d", v, x) }(x)
+	x *= 2
+	if x > 10 {
+		return x, ErrBig
+	}
+	awaitRef(e.Val(x))
+	return x, nil
+}
+
+func defersPromotedRef(e *Env, n int) int {
+	nc := namedCounter{counter: counter{e: e, name: "nc", n: n}, tag: "t"}
+	defer nc.show("promoted value")
+	defer nc.showPtr("promoted pointer")
+	pe := pointerCounter{&counter{e: e, name: "pe", n: n}}
+	defer pe.show("promoted through a pointer")
+	defer pe.showPtr("promoted pointer, embedded")
+	v := awaitRef(e.Val(n))
+	nc.n += 10
+	pe.n += 10
+	pe.counter = &counter{e: e, name: "other", n: -1}
+	m := map[int]int{1: 1, 2: 2, 3: 3}
+	hook := func(s string) { e.Note("hook %s v=%d, at the end %v", s, v, m) }
+	defer hook("stable")
+	k := v % 3
+	defer delete(m, k+1)
+	k = -1
+	if v == 5 {
+		var ns shower
+		defer ns.show("nil")
+	}
+	w := awaitRef(e.Val(v + 1))
+	defer e.noted(pairOf(w))
+	return v + w + k
+}
+
+func defersClauseRef(e *Env, n int) int {
+	var a any = n
+	if n%2 == 1 {
+		a = fmt.Sprint(n)
+	}
+	switch t := a.(type) {
+	case int:
+		defer func() { e.Note("int clause t=%d", t) }()
+	case string:
+		defer func() { e.Note("string clause t=%q", t) }()
+	}
+	v := awaitRef(e.Val(n))
+	defer recover()
+	if v == 4 {
+		panic("four")
+	}
+	return awaitRef(e.Val(v * 2))
+}
+
+func defersNineRef(e *Env, n int) int {
+	defer e.Note("d1 n=%d", n)
+	defer e.Note("d2")
+	defer e.Note("d3")
+	v := awaitRef(e.Val(n))
+	defer e.Note("d4 v=%d", v)
+	defer e.Note("d5")
+	if v%2 == 0 {
+		defer e.Note("d6 even")
+	} else {
+		defer e.Note("d7 odd")
+	}
+	defer e.Note("d8")
+	n++
+	w := awaitRef(e.Val(v + 1))
+	defer func() { e.Note("d9 w=%d n=%d", w, n) }()
+	return v + w
+}
+
+func closeAllRef(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) int {
+	defer c.Close()
+	defer w.Close()
+	defer i.Close()
+	return awaitRef(e.Val(c.closed))
+}
+
+func closeNoneRef(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }) int {
+	return awaitRef(e.Val(c.closed))
+}
+
 func (s *stack) pushAllRef(n int) int {
 	for i := range n {
 		v := awaitRef(s.e.Val(i * i))

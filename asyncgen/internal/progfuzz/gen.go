@@ -1428,11 +1428,30 @@ func (g *gen) ptrOrGen() {
 }
 
 // deferStmt writes a defer: of a call whose arguments are evaluated now,
-// of a function literal that reads variables when it runs, or of a
-// function variable.
+// of a function literal that reads variables when it runs (or takes an
+// argument evaluated now), of a function variable, of a Counter's value
+// method (its receiver copied now) directly or through an interface, or of
+// a call that may panic.
 func (g *gen) deferStmt() {
 	id := g.id()
-	switch g.rng.IntN(4) {
+	switch g.rng.IntN(7) {
+	case 4:
+		if c := g.pick(kCounter, false); c != nil {
+			if g.chance(0.5) {
+				g.emit("defer %s.Show(e, %s)", c.name, g.intExpr(1))
+			} else {
+				g.emit("defer Shower(%s).Show(e, %s)", c.name, g.intExpr(1))
+			}
+			return
+		}
+		g.emit("defer Boom(e, %s)", g.intExpr(2))
+		return
+	case 5:
+		g.emit("defer Boom(e, %s)", g.intExpr(2))
+		return
+	case 6:
+		g.emit("defer func(k int) { e.Note(\"s%d deferred k=%%d now %%d\", k, %s) }(%s)", id, g.intExpr(1), g.intExpr(2))
+		return
 	case 0:
 		if f := g.pick(kFunc, false); f != nil {
 			g.emit("defer %s(%s)", f.name, g.intExpr(1))

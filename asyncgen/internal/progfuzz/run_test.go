@@ -59,12 +59,27 @@ func TestFuzzPrograms(t *testing.T) {
 		seed := *flagSeed + uint64(i)
 		progs = append(progs, program{Generate(fmt.Sprintf("p%d", seed), seed), fmt.Sprintf("seed %d", seed)})
 	}
+	openDefers, sliceDefers = 0, 0
 	for len(progs) > 0 {
 		k := min(batch, len(progs))
 		runBatch(t, progs[:k])
 		progs = progs[k:]
 	}
+	// Both forms of defer ran: the open-coded one (at most 8 defer
+	// statements, none in a loop) and the slice of closures.
+	t.Logf("state machines with open-coded defers: %d; with a slice of deferred closures: %d", openDefers, sliceDefers)
+	if n >= 30 && (openDefers == 0 || sliceDefers == 0) {
+		t.Errorf("%d programs gave %d state machines with open-coded defers and %d with a slice of closures: want both forms", n, openDefers, sliceDefers)
+	}
 }
+
+// openDefers and sliceDefers count the state machines runBatch generated
+// with each form of defer, by their fields.
+var (
+	openDefers, sliceDefers int
+	openDefersField         = regexp.MustCompile(`(?m)^\s*deferBits\d*\s+uint8\s`)
+	sliceDefersField        = regexp.MustCompile(`(?m)^\s*defers\d*\s+\[\]func\(\)\s`)
+)
 
 // corpus loads testdata/corpus: each file holds one async function,
 // named after the file, and may say "// known: <bug>" to be skipped until
@@ -185,6 +200,8 @@ func runBatch(t *testing.T, progs []program) {
 		if err := os.WriteFile(path, src, 0o666); err != nil {
 			t.Fatal(err)
 		}
+		openDefers += len(openDefersField.FindAll(src, -1))
+		sliceDefers += len(sliceDefersField.FindAll(src, -1))
 	}
 	for name := range byName {
 		if _, ok := out[filepath.Join(dir, name+"_async.go")]; !ok {

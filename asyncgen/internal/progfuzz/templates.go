@@ -108,6 +108,22 @@ func (c *Counter) Add(k int) int {
 	return c.n
 }
 
+// Show notes c and k: a value method, whose receiver a deferred call
+// copies at the defer statement.
+func (c Counter) Show(e *Env, k int) { e.Note("Counter.Show n=%d k=%d", c.n, k) }
+
+// Shower is what a deferred interface method value binds.
+type Shower interface{ Show(e *Env, k int) }
+
+// Boom notes k and panics if k is a multiple of 7: a deferred call that
+// may panic, after which the other deferred calls still run.
+func Boom(e *Env, k int) {
+	e.Note("Boom %d", k)
+	if k%7 == 0 {
+		panic(fmt.Sprint("boom ", k))
+	}
+}
+
 // Box is the generic receiver of the programs that are its methods.
 type Box[T ~int] struct{ base T }
 

@@ -10,7 +10,7 @@ import (
 
 // awaitedAsyncFuture is the state machine of Awaited: see AwaitedAsync.
 type awaitedAsyncFuture struct {
-	state int    // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32  // the block Poll runs next; -1 once returned, -2 once cancelled
 	r     Ready  // the future awaited
 	aw1   *Ready // the future awaited
 	p     *Ready

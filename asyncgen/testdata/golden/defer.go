@@ -21,3 +21,26 @@ func Drain(c Conn, done func()) (int, error) {
 		}
 	}
 }
+
+// Stream is what Session closes.
+type Stream struct{ closed bool }
+
+func (s *Stream) Close() error {
+	s.closed = true
+	return nil
+}
+
+// Session's defer statements each run at most once: they are open-coded.
+//
+//blitz:async
+func Session(c Conn, s *Stream, buf []byte) (n int, err error) {
+	defer s.Close()
+	defer report(len(buf) > 0, len(buf))
+	n, err = fu.Try(c.Read(buf))
+	if err != nil {
+		defer func() { n = -1 }()
+		return 0, err
+	}
+	buf = nil
+	return n, nil
+}

@@ -10,7 +10,7 @@ import (
 
 // drainAsyncFuture is the state machine of Drain: see DrainAsync.
 type drainAsyncFuture struct {
-	state  int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[future.Result[int]] // the future awaited
 	defers []func()                          // the calls deferred and not yet run, in order
 	c      Conn
@@ -135,3 +135,135 @@ func (f *drainAsyncFuture) Cancel() {
 
 // Drain is what DrainAsync compiles; it is not called.
 var _ = Drain
+
+//line defer_async.go:140
+
+// sessionAsyncFuture is the state machine of Session: see SessionAsync.
+type sessionAsyncFuture struct {
+	state      int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8                             // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[future.Result[int]] // the future awaited
+	defer2Arg1 Flag                              // evaluated at the defer statement
+	defer2Arg2 int                               // evaluated at the defer statement
+	c          Conn
+	s          *Stream
+	buf        []byte
+	n          int
+	err        error
+}
+
+// SessionAsync returns Session as a future: polling it runs Session up to its next
+// await, and its value is what Session returns.
+func SessionAsync(c Conn, s *Stream, buf []byte) future.Future[future.Result[int]] {
+	return &sessionAsyncFuture{c: c, s: s, buf: buf}
+}
+
+// Poll runs Session until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls Session deferred run first, as in Go.
+func (f *sessionAsyncFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that Session deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *sessionAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line defer.go:41
+		func() { f.n = -1 }()
+//line defer_async.go:191
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line defer.go:38
+		report(f.defer2Arg1, f.defer2Arg2)
+//line defer_async.go:197
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line defer.go:37
+		f.s.Close()
+//line defer_async.go:203
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line defer.go:37
+			f.deferBits |= 1
+//line defer.go:38
+			f.defer2Arg1 = len(f.buf) > 0
+			f.defer2Arg2 = len(f.buf)
+			f.deferBits |= 2
+//line defer.go:39
+			f.aw1 = f.c.Read(f.buf)
+			f.state = 1
+			fallthrough
+//line defer_async.go:222
+		case 1:
+//line defer.go:39
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.n, f.err = v.Value, v.Err
+//line defer.go:40
+			if f.err != nil {
+				f.deferBits |= 4
+				f.n = 0
+				f.state = -1
+				f.runDefers()
+				return future.Result[int]{Value: f.n, Err: f.err}, true
+			}
+//line defer.go:44
+			f.buf = nil
+//line defer.go:45
+			f.err = nil
+			f.state = -1
+			f.runDefers()
+			return future.Result[int]{Value: f.n, Err: f.err}, true
+//line defer_async.go:246
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that Session awaits, if any, then runs the calls
+// Session deferred; Session goes no further.
+func (f *sessionAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// Session is what SessionAsync compiles; it is not called.
+var _ = Session

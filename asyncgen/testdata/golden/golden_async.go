@@ -13,7 +13,7 @@ import (
 
 // lookupAsyncFuture is the state machine of Lookup: see LookupAsync.
 type lookupAsyncFuture struct {
-	state int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[string] // the future awaited
 	get   func(string) future.Future[string]
 	keys  []string

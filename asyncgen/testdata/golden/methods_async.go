@@ -11,7 +11,7 @@ import (
 
 // clientFetchAsyncFuture is the state machine of Fetch: see FetchAsync.
 type clientFetchAsyncFuture struct {
-	state int                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[string] // the future awaited
 	c     *Client
 	key   string
@@ -72,7 +72,7 @@ var _ = (*Client).Fetch
 
 // sumAsyncFuture is the state machine of Sum: see SumAsync.
 type sumAsyncFuture[N Number, S ~[]N] struct {
-	state      int              // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32            // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[N] // the future awaited
 	rangeIndex int
 	get        func(N) future.Future[N]

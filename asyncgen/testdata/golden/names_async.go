@@ -10,7 +10,7 @@ import (
 
 // namesAsyncFuture is the state machine of names: see namesAsync.
 type namesAsyncFuture struct {
-	state  int                // the block Poll runs next; -1 once returned, -2 once cancelled
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    future.Future[int] // the future awaited
 	f      future.Future[int]
 	v      int
@@ -119,7 +119,7 @@ var _ = names
 
 // noAwaitAsyncFuture is the state machine of noAwait: see noAwaitAsync.
 type noAwaitAsyncFuture struct {
-	state int // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32 // the block Poll runs next; -1 once returned, -2 once cancelled
 	n     int
 }
 

@@ -11,7 +11,7 @@ import (
 
 // readFullAsyncFuture is the state machine of ReadFull: see ReadFullAsync.
 type readFullAsyncFuture struct {
-	state int                               // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[future.Result[int]] // the future awaited
 	c     Conn
 	buf   []byte

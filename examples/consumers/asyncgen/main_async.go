@@ -13,7 +13,7 @@ import (
 
 // countAsyncFuture is the state machine of count: see countAsync.
 type countAsyncFuture struct {
-	state      int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	state      int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1        future.Future[struct{}] // the future awaited
 	rangeIndex int
 	n          int

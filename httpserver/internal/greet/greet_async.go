@@ -15,7 +15,7 @@ import (
 
 // greetAsyncFuture is the state machine of Greet: see GreetAsync.
 type greetAsyncFuture struct {
-	state int                     // the block Poll runs next; -1 once returned, -2 once cancelled
+	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1   future.Future[struct{}] // the future awaited
 	w     http.ResponseWriter
 	r     *http.Request
