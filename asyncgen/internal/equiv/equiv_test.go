@@ -139,6 +139,11 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(defersPromotedRef(e, n), nil) }},
 	{"defersClause", func(e *Env, n int) future.Future[string] { return gen(defersClauseAsync(e, n)) },
 		func(e *Env, n int) string { return show(defersClauseRef(e, n), nil) }},
+	{"defersGeneric", func(e *Env, n int) future.Future[string] {
+		return gen(defersGenericAsync(e, tagged(fmt.Sprint("x", n)), []int{n}, n))
+	}, func(e *Env, n int) string {
+		return show(defersGenericRef(e, tagged(fmt.Sprint("x", n)), []int{n}, n), nil)
+	}},
 	{"defersNine", func(e *Env, n int) future.Future[string] { return gen(defersNineAsync(e, n)) },
 		func(e *Env, n int) string { return show(defersNineRef(e, n), nil) }},
 	{"pointerMethod", func(e *Env, n int) future.Future[string] {

@@ -713,6 +713,29 @@ func closeNone(e *Env, c *closer, w *wrappedCloser, i interface{ Close() error }
 	return future.Await(e.Val(c.closed))
 }
 
+// noter is a constraint with a method, to defer a type parameter's method
+// value; tagged satisfies it.
+type noter interface{ note(e *Env, tag string) }
+
+type tagged string
+
+func (t tagged) note(e *Env, tag string) { e.Note("%s: %s", tag, string(t)) }
+
+// defersGeneric open-codes defer statements of a generic function: a type
+// parameter's method value and arguments of type parameter types.
+//
+//blitz:async
+func defersGeneric[T noter, V any](e *Env, x T, v V, n int) int {
+	defer x.note(e, "deferred method of a type parameter") // x copied here
+	defer e.Note("deferred value %v", v)
+	w := future.Await(e.Val(n))
+	var y T
+	defer func() { e.Note("literal y=%v w=%d", y, w) }()
+	y, x = x, y
+	defer e.Note("swapped %v %v", x, y)
+	return future.Await(e.Val(w + 1))
+}
+
 // stack is the receiver of async methods.
 type stack struct {
 	e     *Env

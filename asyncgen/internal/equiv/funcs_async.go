@@ -4528,6 +4528,154 @@ var _ = closeNone
 
 //line funcs_async.go:4530
 
+// defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
+type defersGenericAsyncFuture[T noter, V any] struct {
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer1Recv T                  // evaluated at the defer statement
+	defer4Arg2 T                  // evaluated at the defer statement
+	defer4Arg3 T                  // evaluated at the defer statement
+	e          *Env
+	x          T
+	v          V
+	n          int
+	w          int
+	y          T
+}
+
+// defersGenericAsync returns defersGeneric as a future: polling it runs defersGeneric up to its next
+// await, and its value is what defersGeneric returns.
+func defersGenericAsync[T noter, V any](e *Env, x T, v V, n int) future.Future[int] {
+	_ = defersGeneric[T, V]
+	return &defersGenericAsyncFuture[T, V]{e: e, x: x, v: v, n: n}
+}
+
+// Poll runs defersGeneric until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls defersGeneric deferred run first, as in Go.
+func (f *defersGenericAsyncFuture[T, V]) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that defersGeneric deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *defersGenericAsyncFuture[T, V]) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&8 != 0 {
+		f.deferBits &^= 8
+//line funcs.go:735
+		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
+//line funcs_async.go:4584
+	}
+	if f.deferBits&4 != 0 {
+		f.deferBits &^= 4
+//line funcs.go:733
+		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
+//line funcs_async.go:4590
+	}
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line funcs.go:730
+		f.e.Note("deferred value %v", f.v)
+//line funcs_async.go:4596
+	}
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:729
+		f.defer1Recv.note(f.e, "deferred method of a type parameter")
+//line funcs_async.go:4602
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:729
+			f.defer1Recv = f.x
+			_ = f.defer1Recv.note
+			f.deferBits |= 1
+//line funcs.go:730
+			f.deferBits |= 2
+//line funcs.go:731
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4621
+		case 1:
+//line funcs.go:731
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.w = v2
+//line funcs.go:732
+			f.y = *new(T)
+//line funcs.go:733
+			f.deferBits |= 4
+//line funcs.go:734
+			f.y, f.x = f.x, f.y
+//line funcs.go:735
+			f.defer4Arg2 = f.x
+			f.defer4Arg3 = f.y
+			f.deferBits |= 8
+//line funcs.go:736
+			f.aw1 = f.e.Val(f.w + 1)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:4644
+		case 2:
+//line funcs.go:736
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			f.runDefers()
+			return v2, true
+//line funcs_async.go:4655
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that defersGeneric awaits, if any, then runs the calls
+// defersGeneric deferred; defersGeneric goes no further.
+func (f *defersGenericAsyncFuture[T, V]) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+//line funcs_async.go:4678
+
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -4549,48 +4697,48 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:724
+//line funcs.go:747
 			f.i = 0
-//line funcs.go:724
+//line funcs.go:747
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4558
+//line funcs_async.go:4706
 		case 1:
-//line funcs.go:724
+//line funcs.go:747
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:725
+//line funcs.go:748
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4569
+//line funcs_async.go:4717
 		case 2:
-//line funcs.go:725
+//line funcs.go:748
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:726
+//line funcs.go:749
 			f.s.items = append(f.s.items, v)
-//line funcs.go:727
+//line funcs.go:750
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4582
+//line funcs_async.go:4730
 		case 3:
-//line funcs.go:724
+//line funcs.go:747
 			f.i++
-//line funcs.go:724
+//line funcs.go:747
 			f.state = 1
 			continue poll
-//line funcs_async.go:4589
+//line funcs_async.go:4737
 		case 4:
-//line funcs.go:728
+//line funcs.go:751
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4594
+//line funcs_async.go:4742
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4614,7 +4762,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:4618
+//line funcs_async.go:4766
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -4639,59 +4787,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:733
+//line funcs.go:756
 			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
-//line funcs.go:734
+//line funcs.go:757
 			f.total = 0
-//line funcs.go:735
+//line funcs.go:758
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:735
+//line funcs.go:758
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4653
+//line funcs_async.go:4801
 		case 1:
-//line funcs.go:735
+//line funcs.go:758
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			x := f.rangeValue[f.rangeIndex]
-//line funcs.go:736
+//line funcs.go:759
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4665
+//line funcs_async.go:4813
 		case 2:
-//line funcs.go:736
+//line funcs.go:759
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:737
+//line funcs.go:760
 			f.total += v
-//line funcs.go:738
+//line funcs.go:761
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4678
+//line funcs_async.go:4826
 		case 3:
-//line funcs.go:735
+//line funcs.go:758
 			f.rangeIndex++
-//line funcs.go:735
+//line funcs.go:758
 			f.state = 1
 			continue poll
-//line funcs_async.go:4685
+//line funcs_async.go:4833
 		case 4:
-//line funcs.go:739
+//line funcs.go:762
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:742
+//line funcs.go:765
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:4695
+//line funcs_async.go:4843
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4715,7 +4863,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:4719
+//line funcs_async.go:4867
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -4736,13 +4884,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:747
+//line funcs.go:770
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4744
+//line funcs_async.go:4892
 		case 1:
-//line funcs.go:747
+//line funcs.go:770
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4750,7 +4898,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4754
+//line funcs_async.go:4902
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4774,7 +4922,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:4778
+//line funcs_async.go:4926
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -4804,75 +4952,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:752
+//line funcs.go:775
 			f.m = map[K]int{}
-//line funcs.go:753
+//line funcs.go:776
 			f.last = *new(T)
-//line funcs.go:754
+//line funcs.go:777
 			f.i = 0
-//line funcs.go:754
+//line funcs.go:777
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4817
+//line funcs_async.go:4965
 		case 1:
-//line funcs.go:754
+//line funcs.go:777
 			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
 			f.x = f.xs[f.i]
-//line funcs.go:755
+//line funcs.go:778
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4829
+//line funcs_async.go:4977
 		case 2:
-//line funcs.go:755
+//line funcs.go:778
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:756
+//line funcs.go:779
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4842
+//line funcs_async.go:4990
 		case 3:
-//line funcs.go:756
+//line funcs.go:779
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:757
+//line funcs.go:780
 			f.m[f.key(y)] += f.w
-//line funcs.go:758
+//line funcs.go:781
 			f.last = f.x
-//line funcs.go:759
+//line funcs.go:782
 			f.state = 4
 			fallthrough
-//line funcs_async.go:4857
+//line funcs_async.go:5005
 		case 4:
-//line funcs.go:754
+//line funcs.go:777
 			f.i++
-//line funcs.go:754
+//line funcs.go:777
 			f.state = 1
 			continue poll
-//line funcs_async.go:4864
+//line funcs_async.go:5012
 		case 5:
-//line funcs.go:760
+//line funcs.go:783
 			f.e.Note("last %v", f.last)
-//line funcs.go:761
+//line funcs.go:784
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:764
+//line funcs.go:787
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:4876
+//line funcs_async.go:5024
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4896,7 +5044,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4900
+//line funcs_async.go:5048
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -4923,63 +5071,63 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:775
+//line funcs.go:798
 			f.zero = *new(E)
-//line funcs.go:776
+//line funcs.go:799
 			f.i = 0
-//line funcs.go:776
+//line funcs.go:799
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4934
+//line funcs_async.go:5082
 		case 1:
-//line funcs.go:776
+//line funcs.go:799
 			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:777
+//line funcs.go:800
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4945
+//line funcs_async.go:5093
 		case 2:
-//line funcs.go:777
+//line funcs.go:800
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:778
+//line funcs.go:801
 			f.b.v = append(f.b.v, f.mk(w))
-//line funcs.go:779
+//line funcs.go:802
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4959
+//line funcs_async.go:5107
 		case 3:
-//line funcs.go:779
+//line funcs.go:802
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:780
+//line funcs.go:803
 			f.state = 4
 			fallthrough
-//line funcs_async.go:4971
+//line funcs_async.go:5119
 		case 4:
-//line funcs.go:776
+//line funcs.go:799
 			f.i++
-//line funcs.go:776
+//line funcs.go:799
 			f.state = 1
 			continue poll
-//line funcs_async.go:4978
+//line funcs_async.go:5126
 		case 5:
-//line funcs.go:781
+//line funcs.go:804
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:4983
+//line funcs_async.go:5131
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5003,7 +5151,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5007
+//line funcs_async.go:5155
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5030,16 +5178,16 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:789
+//line funcs.go:812
 			f.b = strings.Builder{}
-//line funcs.go:790
+//line funcs.go:813
 			f.i = 0
-//line funcs.go:790
+//line funcs.go:813
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5041
+//line funcs_async.go:5189
 		case 1:
-//line funcs.go:790
+//line funcs.go:813
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -5047,36 +5195,36 @@ poll:
 			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:791
+//line funcs.go:814
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5055
+//line funcs_async.go:5203
 		case 2:
-//line funcs.go:791
+//line funcs.go:814
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:792
+//line funcs.go:815
 			f.b.WriteRune(f.r)
-//line funcs.go:793
+//line funcs.go:816
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5068
+//line funcs_async.go:5216
 		case 3:
-//line funcs.go:790
+//line funcs.go:813
 			f.i = f.rangeNext
-//line funcs.go:790
+//line funcs.go:813
 			f.state = 1
 			continue poll
-//line funcs_async.go:5075
+//line funcs_async.go:5223
 		case 4:
-//line funcs.go:794
+//line funcs.go:817
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5080
+//line funcs_async.go:5228
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5097,7 +5245,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5101
+//line funcs_async.go:5249
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5146,20 +5294,20 @@ func (f *namedResultsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:805
+//line funcs.go:828
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5152
+//line funcs_async.go:5300
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:799
+//line funcs.go:822
 		func() {
 			if f.err != nil {
 				f.total = -f.total
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5163
+//line funcs_async.go:5311
 	}
 }
 
@@ -5169,72 +5317,72 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:799
+//line funcs.go:822
 			f.deferBits |= 1
-//line funcs.go:805
+//line funcs.go:828
 			f.defer2Arg2 = f.total
 			f.deferBits |= 2
-//line funcs.go:806
+//line funcs.go:829
 			f.i = 0
-//line funcs.go:806
+//line funcs.go:829
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5183
+//line funcs_async.go:5331
 		case 1:
-//line funcs.go:806
+//line funcs.go:829
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:807
+//line funcs.go:830
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5194
+//line funcs_async.go:5342
 		case 2:
-//line funcs.go:807
+//line funcs.go:830
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:808
+//line funcs.go:831
 			f.total += v
-//line funcs.go:809
+//line funcs.go:832
 			if f.total > 10 {
 				f.err = ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:813
+//line funcs.go:836
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5214
+//line funcs_async.go:5362
 		case 3:
-//line funcs.go:806
+//line funcs.go:829
 			f.i++
-//line funcs.go:806
+//line funcs.go:829
 			f.state = 1
 			continue poll
-//line funcs_async.go:5221
+//line funcs_async.go:5369
 		case 4:
-//line funcs.go:814
+//line funcs.go:837
 			if f.n == 3 {
 				f.state = 5
 			} else {
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5230
+//line funcs_async.go:5378
 		case 5:
-//line funcs.go:815
+//line funcs.go:838
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5236
+//line funcs_async.go:5384
 		case 6:
-//line funcs.go:815
+//line funcs.go:838
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -5244,33 +5392,33 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5248
+//line funcs_async.go:5396
 		case 7:
-//line funcs.go:817
+//line funcs.go:840
 			if f.n == 5 {
 				f.total, f.err = 100, ErrOdd
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:820
+//line funcs.go:843
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5261
+//line funcs_async.go:5409
 		case 8:
-//line funcs.go:820
+//line funcs.go:843
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total, f.err = v2.Value, v2.Err
-//line funcs.go:821
+//line funcs.go:844
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5274
+//line funcs_async.go:5422
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5299,7 +5447,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5303
+//line funcs_async.go:5451
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5344,9 +5492,9 @@ func (f *namedOneAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:826
+//line funcs.go:849
 		func() { f.r *= 2 }()
-//line funcs_async.go:5350
+//line funcs_async.go:5498
 	}
 }
 
@@ -5356,24 +5504,24 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:826
+//line funcs.go:849
 			f.deferBits |= 1
-//line funcs.go:827
+//line funcs.go:850
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5369
+//line funcs_async.go:5517
 		case 1:
-//line funcs.go:828
+//line funcs.go:851
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5375
+//line funcs_async.go:5523
 		case 2:
-//line funcs.go:828
+//line funcs.go:851
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5383,16 +5531,16 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5387
+//line funcs_async.go:5535
 		case 3:
-//line funcs.go:830
+//line funcs.go:853
 			f.r = f.n
-//line funcs.go:831
+//line funcs.go:854
 			f.r = f.r + 1
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5396
+//line funcs_async.go:5544
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5418,7 +5566,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5422
+//line funcs_async.go:5570
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5441,29 +5589,29 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:836
+//line funcs.go:859
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5449
+//line funcs_async.go:5597
 		case 1:
-//line funcs.go:836
+//line funcs.go:859
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:837
+//line funcs.go:860
 			if v > 4 {
 				f.err = ErrBig
 				f.state = -1
 				return future.Result[int]{Value: f.result1, Err: f.err}, true
 			}
-//line funcs.go:841
+//line funcs.go:864
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5467
+//line funcs_async.go:5615
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5487,7 +5635,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5491
+//line funcs_async.go:5639
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5550,187 +5698,187 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:846
+//line funcs.go:869
 			f2.fs = nil
-//line funcs.go:847
+//line funcs.go:870
 			f2.ps = nil
-//line funcs.go:848
+//line funcs.go:871
 			f2.i = new(int)
 			(*f2.i) = 0
-//line funcs.go:848
+//line funcs.go:871
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5564
+//line funcs_async.go:5712
 		case 1:
-//line funcs.go:848
+//line funcs.go:871
 			if !((*f2.i) < f2.n) {
 				f2.state = 4
 				continue poll
 			}
-//line funcs.go:849
+//line funcs.go:872
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5575
+//line funcs_async.go:5723
 		case 2:
-//line funcs.go:849
+//line funcs.go:872
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			i2 := f2.i
-//line funcs.go:850
+//line funcs.go:873
 			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
-//line funcs.go:851
+//line funcs.go:874
 			f2.ps = append(f2.ps, &v)
-//line funcs.go:852
+//line funcs.go:875
 			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
-//line funcs.go:853
+//line funcs.go:876
 			v++
-//line funcs.go:854
+//line funcs.go:877
 			if (*f2.i) == 2 {
 				(*f2.i)++
 			}
-//line funcs.go:857
+//line funcs.go:880
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5599
+//line funcs_async.go:5747
 		case 3:
 			{
 				prev := f2.i
 				f2.i = new(int)
 				*f2.i = *prev
 			}
-//line funcs.go:848
+//line funcs.go:871
 			(*f2.i)++
-//line funcs.go:848
+//line funcs.go:871
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5611
+//line funcs_async.go:5759
 		case 4:
-//line funcs.go:858
+//line funcs.go:881
 			f2.rangeValue = []int{f2.n, f2.n + 1}
 			f2.rangeIndex = 0
-//line funcs.go:858
+//line funcs.go:881
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:5619
+//line funcs_async.go:5767
 		case 5:
-//line funcs.go:858
+//line funcs.go:881
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f2.x = new(int)
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
-//line funcs.go:859
+//line funcs.go:882
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:5632
+//line funcs_async.go:5780
 		case 6:
-//line funcs.go:859
+//line funcs.go:882
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			x2 := f2.x
-//line funcs.go:860
+//line funcs.go:883
 			f2.fs = append(f2.fs, func() int { return (*x2) + w })
-//line funcs.go:861
+//line funcs.go:884
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:5646
+//line funcs_async.go:5794
 		case 7:
-//line funcs.go:858
+//line funcs.go:881
 			f2.rangeIndex++
-//line funcs.go:858
+//line funcs.go:881
 			f2.state = 5
 			continue poll
-//line funcs_async.go:5653
+//line funcs_async.go:5801
 		case 8:
-//line funcs.go:862
+//line funcs.go:885
 			f2.j = new(int)
 			(*f2.j) = 0
-//line funcs.go:862
+//line funcs.go:885
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:5661
+//line funcs_async.go:5809
 		case 9:
-//line funcs.go:862
+//line funcs.go:885
 			if !((*f2.j) < 3) {
 				f2.state = 12
 				continue poll
 			}
-//line funcs.go:863
+//line funcs.go:886
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:5672
+//line funcs_async.go:5820
 		case 10:
-//line funcs.go:863
+//line funcs.go:886
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			j2 := f2.j
-//line funcs.go:864
+//line funcs.go:887
 			f2.fs = append(f2.fs, func() int { return (*j2) })
-//line funcs.go:865
+//line funcs.go:888
 			(*f2.j)++
-//line funcs.go:866
+//line funcs.go:889
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:5688
+//line funcs_async.go:5836
 		case 11:
 			{
 				prev2 := f2.j
 				f2.j = new(int)
 				*f2.j = *prev2
 			}
-//line funcs.go:866
+//line funcs.go:889
 			f2.state = 9
 			continue poll
-//line funcs_async.go:5698
+//line funcs_async.go:5846
 		case 12:
-//line funcs.go:867
+//line funcs.go:890
 			f2.total = 0
-//line funcs.go:868
+//line funcs.go:891
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:871
+//line funcs.go:894
 			for _, p := range f2.ps {
 				*p += 1000
 			}
-//line funcs.go:874
+//line funcs.go:897
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:5714
+//line funcs_async.go:5862
 		case 13:
-//line funcs.go:874
+//line funcs.go:897
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:875
+//line funcs.go:898
 			for _, f := range f2.fs {
 				f2.total += f()
 				f2.e.Note("total=%d", f2.total)
 			}
-//line funcs.go:879
+//line funcs.go:902
 			{
 				var v2 int = f2.total
 				f2.state = -1
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:5734
+//line funcs_async.go:5882
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5756,7 +5904,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:5760
+//line funcs_async.go:5908
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -5788,36 +5936,36 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:892
+//line funcs.go:915
 			f2.slices = nil
-//line funcs.go:893
+//line funcs.go:916
 			f2.accs = nil
-//line funcs.go:894
+//line funcs.go:917
 			f2.later = nil
-//line funcs.go:895
+//line funcs.go:918
 			f2.rangeValue = f2.n % 5
 			f2.i = 0
-//line funcs.go:895
+//line funcs.go:918
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5804
+//line funcs_async.go:5952
 		case 1:
-//line funcs.go:895
+//line funcs.go:918
 			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-//line funcs.go:896
+//line funcs.go:919
 			f2.p = new(acc)
-//line funcs.go:897
+//line funcs.go:920
 			(*f2.p).a[0] = f2.i
-//line funcs.go:898
+//line funcs.go:921
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5819
+//line funcs_async.go:5967
 		case 2:
-//line funcs.go:898
+//line funcs.go:921
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5825,18 +5973,18 @@ poll:
 			f2.aw1 = nil
 			f2.k = new(int)
 			(*f2.k) = v2
-//line funcs.go:899
+//line funcs.go:922
 			(*f2.p).inc()
 			k2 := f2.k
-//line funcs.go:900
+//line funcs.go:923
 			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
-//line funcs.go:901
+//line funcs.go:924
 			f2.slices = append(f2.slices, (*f2.p).a[:])
-//line funcs.go:902
+//line funcs.go:925
 			f2.accs = append(f2.accs, f2.p)
-//line funcs.go:903
+//line funcs.go:926
 			switch bound := any((*f2.k)).(type) {
-//line funcs.go:904
+//line funcs.go:927
 			case int:
 				f2.v = new(int)
 				*f2.v = bound
@@ -5845,112 +5993,112 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:5849
+//line funcs_async.go:5997
 		case 3:
-//line funcs.go:905
+//line funcs.go:928
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:5855
+//line funcs_async.go:6003
 		case 4:
-//line funcs.go:905
+//line funcs.go:928
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			v3 := f2.v
-//line funcs.go:906
+//line funcs.go:929
 			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
-//line funcs.go:907
+//line funcs.go:930
 			(*f2.v)++
-//line funcs.go:908
+//line funcs.go:931
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:5871
+//line funcs_async.go:6019
 		case 5:
-//line funcs.go:909
+//line funcs.go:932
 			f2.q = new(int)
 			(*f2.q) = (*f2.k) * 2
-//line funcs.go:909
+//line funcs.go:932
 			if (*f2.q) >= 2 {
 				f2.state = 6
 			} else {
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:5883
+//line funcs_async.go:6031
 		case 6:
-//line funcs.go:910
+//line funcs.go:933
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:5889
+//line funcs_async.go:6037
 		case 7:
-//line funcs.go:910
+//line funcs.go:933
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			q2 := f2.q
-//line funcs.go:911
+//line funcs.go:934
 			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
-//line funcs.go:912
+//line funcs.go:935
 			(*f2.q) += 100
-//line funcs.go:913
+//line funcs.go:936
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:5905
+//line funcs_async.go:6053
 		case 8:
-//line funcs.go:914
+//line funcs.go:937
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
-//line funcs.go:915
+//line funcs.go:938
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:5914
+//line funcs_async.go:6062
 		case 9:
-//line funcs.go:915
+//line funcs.go:938
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			r2 := f2.r
-//line funcs.go:916
+//line funcs.go:939
 			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
-//line funcs.go:917
+//line funcs.go:940
 			(*f2.p).a[1] = (*f2.k)
-//line funcs.go:918
+//line funcs.go:941
 			(*f2.k) *= 3
-//line funcs.go:919
+//line funcs.go:942
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:5932
+//line funcs_async.go:6080
 		case 10:
-//line funcs.go:895
+//line funcs.go:918
 			f2.i++
-//line funcs.go:895
+//line funcs.go:918
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5939
+//line funcs_async.go:6087
 		case 11:
-//line funcs.go:920
+//line funcs.go:943
 			var b strings.Builder
-//line funcs.go:921
+//line funcs.go:944
 			for i, s := range f2.slices {
 				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
 			}
-//line funcs.go:924
+//line funcs.go:947
 			for _, f := range f2.later {
 				b.WriteString(f())
 			}
-//line funcs.go:927
+//line funcs.go:950
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:5954
+//line funcs_async.go:6102
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5974,7 +6122,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:5978
+//line funcs_async.go:6126
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6013,479 +6161,479 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:944
+//line funcs.go:967
 			f.tmp = f.e.Tick("a", 1)
-//line funcs.go:944
+//line funcs.go:967
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6023
+//line funcs_async.go:6171
 		case 1:
-//line funcs.go:944
+//line funcs.go:967
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:944
+//line funcs.go:967
 			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
-//line funcs.go:945
+//line funcs.go:968
 			f.e.Note("a=%d", f.a)
-//line funcs.go:946
+//line funcs.go:969
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6039
+//line funcs_async.go:6187
 		case 2:
-//line funcs.go:946
+//line funcs.go:969
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:946
+//line funcs.go:969
 			if tmp3 > 4 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6054
+//line funcs_async.go:6202
 		case 3:
-//line funcs.go:947
+//line funcs.go:970
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6060
+//line funcs_async.go:6208
 		case 4:
-//line funcs.go:947
+//line funcs.go:970
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:947
+//line funcs.go:970
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6071
+//line funcs_async.go:6219
 		case 5:
-//line funcs.go:950
+//line funcs.go:973
 			f.tmp5 = f.n%2 == 0
-//line funcs.go:950
+//line funcs.go:973
 			if f.tmp5 {
 				f.state = 6
 			} else {
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6082
+//line funcs_async.go:6230
 		case 6:
-//line funcs.go:950
+//line funcs.go:973
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6088
+//line funcs_async.go:6236
 		case 7:
-//line funcs.go:950
+//line funcs.go:973
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:950
+//line funcs.go:973
 			f.tmp5 = tmp6 > 1
-//line funcs.go:950
+//line funcs.go:973
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6101
+//line funcs_async.go:6249
 		case 8:
-//line funcs.go:950
+//line funcs.go:973
 			f.tmp7 = f.tmp5 || f.n == 7
-//line funcs.go:950
+//line funcs.go:973
 			if !f.tmp7 {
 				f.state = 9
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6112
+//line funcs_async.go:6260
 		case 9:
-//line funcs.go:950
+//line funcs.go:973
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6118
+//line funcs_async.go:6266
 		case 10:
-//line funcs.go:950
+//line funcs.go:973
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:950
+//line funcs.go:973
 			f.tmp7 = tmp8 == 4
-//line funcs.go:950
+//line funcs.go:973
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6131
+//line funcs_async.go:6279
 		case 11:
-//line funcs.go:950
+//line funcs.go:973
 			if f.tmp7 {
 				f.state = 12
 			} else {
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6140
+//line funcs_async.go:6288
 		case 12:
-//line funcs.go:951
+//line funcs.go:974
 			f.e.Note("cond true")
-//line funcs.go:952
+//line funcs.go:975
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6147
+//line funcs_async.go:6295
 		case 13:
-//line funcs.go:953
+//line funcs.go:976
 			f.tmp9 = f.e.Tick("x", 0)
-//line funcs.go:953
+//line funcs.go:976
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6155
+//line funcs_async.go:6303
 		case 14:
-//line funcs.go:953
+//line funcs.go:976
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:953
+//line funcs.go:976
 			f.arr = []int{f.tmp9, tmp10, 2}
-//line funcs.go:954
+//line funcs.go:977
 			f.tmp11 = f.e.Tick("index", f.n%3)
-//line funcs.go:954
+//line funcs.go:977
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6171
+//line funcs_async.go:6319
 		case 15:
-//line funcs.go:954
+//line funcs.go:977
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:954
+//line funcs.go:977
 			f.arr[f.tmp11] = tmp12
-//line funcs.go:955
+//line funcs.go:978
 			f.tmp13 = f.e.Tick("index2", 1)
-//line funcs.go:955
+//line funcs.go:978
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6187
+//line funcs_async.go:6335
 		case 16:
-//line funcs.go:955
+//line funcs.go:978
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:955
+//line funcs.go:978
 			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
-//line funcs.go:956
+//line funcs.go:979
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6201
+//line funcs_async.go:6349
 		case 17:
-//line funcs.go:956
+//line funcs.go:979
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:956
+//line funcs.go:979
 			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
-//line funcs.go:957
+//line funcs.go:980
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6215
+//line funcs_async.go:6363
 		case 18:
-//line funcs.go:957
+//line funcs.go:980
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:957
+//line funcs.go:980
 			f.counts[tmp16]++
-//line funcs.go:958
+//line funcs.go:981
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6229
+//line funcs_async.go:6377
 		case 19:
-//line funcs.go:958
+//line funcs.go:981
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:958
+//line funcs.go:981
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6241
+//line funcs_async.go:6389
 		case 20:
-//line funcs.go:958
+//line funcs.go:981
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:958
+//line funcs.go:981
 			f.z = tmp18 * 2
-//line funcs.go:959
+//line funcs.go:982
 			f.p = point{x: 1, y: 2}
-//line funcs.go:960
+//line funcs.go:983
 			f.tmp19 = f.e.Tick("s1", 1)
-//line funcs.go:960
+//line funcs.go:983
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6259
+//line funcs_async.go:6407
 		case 21:
-//line funcs.go:960
+//line funcs.go:983
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:960
+//line funcs.go:983
 			f.z += f.p.sum(f.tmp19, tmp20)
-//line funcs.go:961
+//line funcs.go:984
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6273
+//line funcs_async.go:6421
 		case 22:
-//line funcs.go:961
+//line funcs.go:984
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:961
+//line funcs.go:984
 			f.z += f.p.move(tmp21)
-//line funcs.go:962
+//line funcs.go:985
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6287
+//line funcs_async.go:6435
 		case 23:
-//line funcs.go:962
+//line funcs.go:985
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:962
+//line funcs.go:985
 			f.z += tmp22.x
-//line funcs.go:963
+//line funcs.go:986
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6301
+//line funcs_async.go:6449
 		case 24:
-//line funcs.go:963
+//line funcs.go:986
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:963
+//line funcs.go:986
 			f.z -= -tmp23
-//line funcs.go:964
+//line funcs.go:987
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6315
+//line funcs_async.go:6463
 		case 25:
-//line funcs.go:964
+//line funcs.go:987
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:964
+//line funcs.go:987
 			switch tmp24 % 3 {
-//line funcs.go:965
+//line funcs.go:988
 			case 0:
 				f.state = 26
-//line funcs.go:967
+//line funcs.go:990
 			case 1:
 				f.state = 27
 			default:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6335
+//line funcs_async.go:6483
 		case 26:
-//line funcs.go:966
+//line funcs.go:989
 			f.z++
-//line funcs.go:969
+//line funcs.go:992
 			f.state = 29
 			continue poll
-//line funcs_async.go:6342
+//line funcs_async.go:6490
 		case 27:
-//line funcs.go:968
+//line funcs.go:991
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6348
+//line funcs_async.go:6496
 		case 28:
-//line funcs.go:968
+//line funcs.go:991
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:969
+//line funcs.go:992
 			f.state = 29
 			fallthrough
-//line funcs_async.go:6360
+//line funcs_async.go:6508
 		case 29:
-//line funcs.go:970
+//line funcs.go:993
 			f.b = f.e.Tick("init", f.n) > 2
-//line funcs.go:970
+//line funcs.go:993
 			f.tmp25 = f.b
-//line funcs.go:970
+//line funcs.go:993
 			if f.tmp25 {
 				f.state = 30
 			} else {
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:6373
+//line funcs_async.go:6521
 		case 30:
-//line funcs.go:970
+//line funcs.go:993
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:6379
+//line funcs_async.go:6527
 		case 31:
-//line funcs.go:970
+//line funcs.go:993
 			tmp26, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
-//line funcs.go:970
+//line funcs.go:993
 			f.tmp25 = !tmp26
-//line funcs.go:970
+//line funcs.go:993
 			f.state = 32
 			fallthrough
-//line funcs_async.go:6392
+//line funcs_async.go:6540
 		case 32:
-//line funcs.go:970
+//line funcs.go:993
 			if f.tmp25 {
 				f.state = 33
 			} else {
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:6401
+//line funcs_async.go:6549
 		case 33:
-//line funcs.go:971
+//line funcs.go:994
 			f.z *= 2
-//line funcs.go:972
+//line funcs.go:995
 			f.state = 34
 			fallthrough
-//line funcs_async.go:6408
+//line funcs_async.go:6556
 		case 34:
-//line funcs.go:973
+//line funcs.go:996
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:6414
+//line funcs_async.go:6562
 		case 35:
-//line funcs.go:973
+//line funcs.go:996
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i = v
-//line funcs.go:973
+//line funcs.go:996
 			f.state = 36
 			fallthrough
-//line funcs_async.go:6426
+//line funcs_async.go:6574
 		case 36:
-//line funcs.go:973
+//line funcs.go:996
 			if !(f.i > 0) {
 				f.state = 39
 				continue poll
 			}
-//line funcs.go:974
+//line funcs.go:997
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:6437
+//line funcs_async.go:6585
 		case 37:
-//line funcs.go:974
+//line funcs.go:997
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:975
+//line funcs.go:998
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6449
+//line funcs_async.go:6597
 		case 38:
-//line funcs.go:973
+//line funcs.go:996
 			f.i--
-//line funcs.go:973
+//line funcs.go:996
 			f.state = 36
 			continue poll
-//line funcs_async.go:6456
+//line funcs_async.go:6604
 		case 39:
-//line funcs.go:976
+//line funcs.go:999
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
-//line funcs.go:977
+//line funcs.go:1000
 			if f.z > 1000 {
 				f.state = 40
 			} else {
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6467
+//line funcs_async.go:6615
 		case 40:
-//line funcs.go:978
+//line funcs.go:1001
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6473
+//line funcs_async.go:6621
 		case 41:
-//line funcs.go:978
+//line funcs.go:1001
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:978
+//line funcs.go:1001
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6484
+//line funcs_async.go:6632
 		case 42:
-//line funcs.go:980
+//line funcs.go:1003
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6489
+//line funcs_async.go:6637
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6515,7 +6663,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6519
+//line funcs_async.go:6667
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6543,119 +6691,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:985
+//line funcs.go:1008
 			f.total = 0
-//line funcs.go:986
+//line funcs.go:1009
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6553
+//line funcs_async.go:6701
 		case 1:
-//line funcs.go:986
+//line funcs.go:1009
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err = v2.Value, v2.Err
-//line funcs.go:986
+//line funcs.go:1009
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6565
+//line funcs_async.go:6713
 		case 2:
-//line funcs.go:986
+//line funcs.go:1009
 			if !(f.err == nil && f.v < 12) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:987
+//line funcs.go:1010
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6576
+//line funcs_async.go:6724
 		case 3:
-//line funcs.go:987
+//line funcs.go:1010
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total += v2
-//line funcs.go:988
+//line funcs.go:1011
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6588
+//line funcs_async.go:6736
 		case 4:
-//line funcs.go:986
+//line funcs.go:1009
 			f.v++
-//line funcs.go:986
+//line funcs.go:1009
 			f.state = 2
 			continue poll
-//line funcs_async.go:6595
+//line funcs_async.go:6743
 		case 5:
-//line funcs.go:989
+//line funcs.go:1012
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6601
+//line funcs_async.go:6749
 		case 6:
-//line funcs.go:989
+//line funcs.go:1012
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err2 = v2.Value, v2.Err
-//line funcs.go:989
+//line funcs.go:1012
 			f.tmp = f.err2 != nil
-//line funcs.go:989
+//line funcs.go:1012
 			if !f.tmp {
 				f.state = 7
 			} else {
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:6619
+//line funcs_async.go:6767
 		case 7:
-//line funcs.go:989
+//line funcs.go:1012
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6625
+//line funcs_async.go:6773
 		case 8:
-//line funcs.go:989
+//line funcs.go:1012
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:989
+//line funcs.go:1012
 			f.tmp = tmp2 > 3
-//line funcs.go:989
+//line funcs.go:1012
 			f.state = 9
 			fallthrough
-//line funcs_async.go:6638
+//line funcs_async.go:6786
 		case 9:
-//line funcs.go:989
+//line funcs.go:1012
 			if f.tmp {
 				f.state = 10
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6647
+//line funcs_async.go:6795
 		case 10:
-//line funcs.go:990
+//line funcs.go:1013
 			f.total++
-//line funcs.go:991
+//line funcs.go:1014
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6654
+//line funcs_async.go:6802
 		case 11:
-//line funcs.go:992
+//line funcs.go:1015
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6659
+//line funcs_async.go:6807
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6682,7 +6830,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:6686
+//line funcs_async.go:6834
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -6745,75 +6893,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:997
+//line funcs.go:1020
 			f.defers = append(f.defers, func() {
 				if f.count > 3 {
 					f.err = ErrBig
 					f.count = -f.count
 				}
 			})
-//line funcs.go:1003
+//line funcs.go:1026
 			f.shown = nil
-//line funcs.go:1004
+//line funcs.go:1027
 			f.rangeValue = min(f.n, len(f.b.v))
 			f.i = 0
-//line funcs.go:1004
+//line funcs.go:1027
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6764
+//line funcs_async.go:6912
 		case 1:
-//line funcs.go:1004
+//line funcs.go:1027
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1005
+//line funcs.go:1028
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
-//line funcs.go:1006
+//line funcs.go:1029
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6778
+//line funcs_async.go:6926
 		case 2:
-//line funcs.go:1006
+//line funcs.go:1029
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			x2 := f.x
-//line funcs.go:1007
+//line funcs.go:1030
 			f.shown = append(f.shown, func() string { return f.show((*x2)) })
-//line funcs.go:1008
+//line funcs.go:1031
 			{
 				deferred := f.b.e.Note
 				d2 := f.show((*f.x))
 				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
 			}
-//line funcs.go:1009
+//line funcs.go:1032
 			f.count++
-//line funcs.go:1010
+//line funcs.go:1033
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6800
+//line funcs_async.go:6948
 		case 3:
-//line funcs.go:1004
+//line funcs.go:1027
 			f.i++
-//line funcs.go:1004
+//line funcs.go:1027
 			f.state = 1
 			continue poll
-//line funcs_async.go:6807
+//line funcs_async.go:6955
 		case 4:
-//line funcs.go:1011
+//line funcs.go:1034
 			for _, s := range f.shown {
 				f.b.e.Note("shown %s", s())
 			}
-//line funcs.go:1014
+//line funcs.go:1037
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:6817
+//line funcs_async.go:6965
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6836,7 +6984,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:6840
+//line funcs_async.go:6988
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -6865,174 +7013,174 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1019
+//line funcs.go:1042
 			f.total = 0
-//line funcs.go:1021
+//line funcs.go:1044
 			f.i = 0
-//line funcs.go:1021
+//line funcs.go:1044
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6876
+//line funcs_async.go:7024
 		case 1:
-//line funcs.go:1021
+//line funcs.go:1044
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6882
+//line funcs_async.go:7030
 		case 2:
-//line funcs.go:1021
+//line funcs.go:1044
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1021
+//line funcs.go:1044
 			if !(f.i < tmp) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1022
+//line funcs.go:1045
 			f.total += f.i
-//line funcs.go:1023
+//line funcs.go:1046
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1026
+//line funcs.go:1049
 			f.e.Note("i=%d", f.i)
-//line funcs.go:1027
+//line funcs.go:1050
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6907
+//line funcs_async.go:7055
 		case 3:
-//line funcs.go:1021
+//line funcs.go:1044
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6913
+//line funcs_async.go:7061
 		case 4:
-//line funcs.go:1021
+//line funcs.go:1044
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1021
+//line funcs.go:1044
 			f.state = 1
 			continue poll
-//line funcs_async.go:6925
+//line funcs_async.go:7073
 		case 5:
-//line funcs.go:1028
+//line funcs.go:1051
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6931
+//line funcs_async.go:7079
 		case 6:
-//line funcs.go:1028
+//line funcs.go:1051
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1028
+//line funcs.go:1051
 			f.rangeValue = tmp2
 			f.j = 0
-//line funcs.go:1028
+//line funcs.go:1051
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6945
+//line funcs_async.go:7093
 		case 7:
-//line funcs.go:1028
+//line funcs.go:1051
 			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-//line funcs.go:1029
+//line funcs.go:1052
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6956
+//line funcs_async.go:7104
 		case 8:
-//line funcs.go:1029
+//line funcs.go:1052
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1030
+//line funcs.go:1053
 			f.state = 9
 			fallthrough
-//line funcs_async.go:6968
+//line funcs_async.go:7116
 		case 9:
-//line funcs.go:1028
+//line funcs.go:1051
 			f.j++
-//line funcs.go:1028
+//line funcs.go:1051
 			f.state = 7
 			continue poll
-//line funcs_async.go:6975
+//line funcs_async.go:7123
 		case 10:
-//line funcs.go:1031
+//line funcs.go:1054
 			f.k = f.n
-//line funcs.go:1031
+//line funcs.go:1054
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6982
+//line funcs_async.go:7130
 		case 11:
-//line funcs.go:1031
+//line funcs.go:1054
 			f.tmp3 = f.k > 0
-//line funcs.go:1031
+//line funcs.go:1054
 			if f.tmp3 {
 				f.state = 12
 			} else {
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:6993
+//line funcs_async.go:7141
 		case 12:
-//line funcs.go:1031
+//line funcs.go:1054
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6999
+//line funcs_async.go:7147
 		case 13:
-//line funcs.go:1031
+//line funcs.go:1054
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1031
+//line funcs.go:1054
 			f.tmp3 = tmp4 != 2
-//line funcs.go:1031
+//line funcs.go:1054
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7012
+//line funcs_async.go:7160
 		case 14:
-//line funcs.go:1031
+//line funcs.go:1054
 			if !(f.tmp3) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1032
+//line funcs.go:1055
 			f.total++
-//line funcs.go:1033
+//line funcs.go:1056
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7024
+//line funcs_async.go:7172
 		case 15:
-//line funcs.go:1031
+//line funcs.go:1054
 			f.k--
-//line funcs.go:1031
+//line funcs.go:1054
 			f.state = 11
 			continue poll
-//line funcs_async.go:7031
+//line funcs_async.go:7179
 		case 16:
-//line funcs.go:1034
+//line funcs.go:1057
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7036
+//line funcs_async.go:7184
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7059,7 +7207,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7063
+//line funcs_async.go:7211
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7089,42 +7237,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1039
+//line funcs.go:1062
 			f.values = []any{f.n, "s", nil, 2.5}
-//line funcs.go:1040
+//line funcs.go:1063
 			f.b = strings.Builder{}
-//line funcs.go:1041
+//line funcs.go:1064
 			f.rangeValue = f.n % 5
 			f.i = 0
-//line funcs.go:1041
+//line funcs.go:1064
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7103
+//line funcs_async.go:7251
 		case 1:
-//line funcs.go:1041
+//line funcs.go:1064
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1042
+//line funcs.go:1065
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7114
+//line funcs_async.go:7262
 		case 2:
-//line funcs.go:1042
+//line funcs.go:1065
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1042
+//line funcs.go:1065
 			switch bound := tmp.(type) {
-//line funcs.go:1043
+//line funcs.go:1066
 			case int:
 				f.v = bound
 				f.state = 3
-//line funcs.go:1045
+//line funcs.go:1068
 			case string:
 				f.v3 = bound
 				f.state = 4
@@ -7133,87 +7281,87 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7137
+//line funcs_async.go:7285
 		case 3:
-//line funcs.go:1044
+//line funcs.go:1067
 			f.b.WriteString(strings.Repeat("i", f.v%3))
-//line funcs.go:1049
+//line funcs.go:1072
 			f.state = 7
 			continue poll
-//line funcs_async.go:7144
+//line funcs_async.go:7292
 		case 4:
-//line funcs.go:1046
+//line funcs.go:1069
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:7150
+//line funcs_async.go:7298
 		case 5:
-//line funcs.go:1048
+//line funcs.go:1071
 			f.e.Note("other %v", f.v2)
-//line funcs.go:1049
+//line funcs.go:1072
 			f.state = 7
 			continue poll
-//line funcs_async.go:7157
+//line funcs_async.go:7305
 		case 6:
-//line funcs.go:1046
+//line funcs.go:1069
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1046
+//line funcs.go:1069
 			f.b.WriteString(f.v3 + tmp2)
-//line funcs.go:1049
+//line funcs.go:1072
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7170
+//line funcs_async.go:7318
 		case 7:
-//line funcs.go:1050
+//line funcs.go:1073
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7176
+//line funcs_async.go:7324
 		case 8:
-//line funcs.go:1050
+//line funcs.go:1073
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1050
+//line funcs.go:1073
 			switch tmp3.(type) {
-//line funcs.go:1051
+//line funcs.go:1074
 			case nil:
 				f.state = 9
 			default:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7193
+//line funcs_async.go:7341
 		case 9:
-//line funcs.go:1052
+//line funcs.go:1075
 			f.b.WriteString("nil")
-//line funcs.go:1053
+//line funcs.go:1076
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7200
+//line funcs_async.go:7348
 		case 10:
-//line funcs.go:1054
+//line funcs.go:1077
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7205
+//line funcs_async.go:7353
 		case 11:
-//line funcs.go:1041
+//line funcs.go:1064
 			f.i++
-//line funcs.go:1041
+//line funcs.go:1064
 			f.state = 1
 			continue poll
-//line funcs_async.go:7212
+//line funcs_async.go:7360
 		case 12:
-//line funcs.go:1055
+//line funcs.go:1078
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7217
+//line funcs_async.go:7365
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7240,7 +7388,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7244
+//line funcs_async.go:7392
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7267,185 +7415,185 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1060
+//line funcs.go:1083
 			f.total = 0
-//line funcs.go:1061
+//line funcs.go:1084
 			f.rangeValue = f.n % 6
 			f.i = 0
-//line funcs.go:1061
+//line funcs.go:1084
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7279
+//line funcs_async.go:7427
 		case 1:
-//line funcs.go:1061
+//line funcs.go:1084
 			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1064
+//line funcs.go:1087
 			f.tmp = f.e.Tick("tag", f.i)
-//line funcs.go:1065
+//line funcs.go:1088
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:7292
+//line funcs_async.go:7440
 		case 2:
-//line funcs.go:1066
+//line funcs.go:1089
 			f.total++
-//line funcs.go:1074
+//line funcs.go:1097
 			f.state = 10
 			continue poll
-//line funcs_async.go:7299
+//line funcs_async.go:7447
 		case 3:
-//line funcs.go:1068
+//line funcs.go:1091
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:7305
+//line funcs_async.go:7453
 		case 4:
-//line funcs.go:1071
+//line funcs.go:1094
 			f.total += 100
-//line funcs.go:1074
+//line funcs.go:1097
 			f.state = 10
 			continue poll
-//line funcs_async.go:7312
+//line funcs_async.go:7460
 		case 5:
-//line funcs.go:1073
+//line funcs.go:1096
 			f.total += 1000
-//line funcs.go:1074
+//line funcs.go:1097
 			f.state = 10
 			continue poll
-//line funcs_async.go:7319
+//line funcs_async.go:7467
 		case 6:
-//line funcs.go:1065
+//line funcs.go:1088
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1065
+//line funcs.go:1088
 			if f.tmp == tmp2 {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1065
+//line funcs.go:1088
 			if f.tmp == f.e.Tick("one", 1) {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1067
+//line funcs.go:1090
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7341
+//line funcs_async.go:7489
 		case 7:
-//line funcs.go:1067
+//line funcs.go:1090
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1067
+//line funcs.go:1090
 			if f.tmp == tmp3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1072
+//line funcs.go:1095
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1072
+//line funcs.go:1095
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7363
+//line funcs_async.go:7511
 		case 8:
-//line funcs.go:1072
+//line funcs.go:1095
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1072
+//line funcs.go:1095
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1074
+//line funcs.go:1097
 			f.state = 4
 			continue poll
-//line funcs_async.go:7379
+//line funcs_async.go:7527
 		case 9:
-//line funcs.go:1068
+//line funcs.go:1091
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1074
+//line funcs.go:1097
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7391
+//line funcs_async.go:7539
 		case 10:
-//line funcs.go:1076
+//line funcs.go:1099
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:1078
+//line funcs.go:1101
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:7402
+//line funcs_async.go:7550
 		case 11:
-//line funcs.go:1077
+//line funcs.go:1100
 			f.total *= 2
-//line funcs.go:1080
+//line funcs.go:1103
 			f.state = 14
 			continue poll
-//line funcs_async.go:7409
+//line funcs_async.go:7557
 		case 12:
-//line funcs.go:1079
+//line funcs.go:1102
 			f.total--
-//line funcs.go:1080
+//line funcs.go:1103
 			f.state = 14
 			continue poll
-//line funcs_async.go:7416
+//line funcs_async.go:7564
 		case 13:
-//line funcs.go:1078
+//line funcs.go:1101
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1078
+//line funcs.go:1101
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1080
+//line funcs.go:1103
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7432
+//line funcs_async.go:7580
 		case 14:
-//line funcs.go:1081
+//line funcs.go:1104
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7437
+//line funcs_async.go:7585
 		case 15:
-//line funcs.go:1061
+//line funcs.go:1084
 			f.i++
-//line funcs.go:1061
+//line funcs.go:1084
 			f.state = 1
 			continue poll
-//line funcs_async.go:7444
+//line funcs_async.go:7592
 		case 16:
-//line funcs.go:1082
+//line funcs.go:1105
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7449
+//line funcs_async.go:7597
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7472,7 +7620,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7476
+//line funcs_async.go:7624
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7521,15 +7669,15 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:1090
+//line funcs.go:1113
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7527
+//line funcs_async.go:7675
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1088
+//line funcs.go:1111
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7533
+//line funcs_async.go:7681
 	}
 }
 
@@ -7538,63 +7686,63 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1088
+//line funcs.go:1111
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:1088
+//line funcs.go:1111
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7548
+//line funcs_async.go:7696
 		case 1:
-//line funcs.go:1088
+//line funcs.go:1111
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1088
+//line funcs.go:1111
 			f.defer1Arg2 = f.tmp
 			f.defer1Arg3 = tmp2
 			f.deferBits |= 1
-//line funcs.go:1089
+//line funcs.go:1112
 			f.c = counter{e: f.e, name: "c", n: f.n}
-//line funcs.go:1090
+//line funcs.go:1113
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7566
+//line funcs_async.go:7714
 		case 2:
-//line funcs.go:1090
+//line funcs.go:1113
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1090
+//line funcs.go:1113
 			f.defer2Arg1 = fmt.Sprint("ptr", tmp3)
 			f.deferBits |= 2
-//line funcs.go:1091
+//line funcs.go:1114
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7581
+//line funcs_async.go:7729
 		case 3:
-//line funcs.go:1091
+//line funcs.go:1114
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1091
+//line funcs.go:1114
 			f.c.n = tmp4
-//line funcs.go:1092
+//line funcs.go:1115
 			{
 				var v int = f.c.n
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7598
+//line funcs_async.go:7746
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7620,7 +7768,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:7624
+//line funcs_async.go:7772
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -7644,41 +7792,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1097
+//line funcs.go:1120
 			f.total = 0
-//line funcs.go:1100
+//line funcs.go:1123
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:1100
+//line funcs.go:1123
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:7659
+//line funcs_async.go:7807
 		case 1:
-//line funcs.go:1101
+//line funcs.go:1124
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7665
+//line funcs_async.go:7813
 		case 2:
-//line funcs.go:1101
+//line funcs.go:1124
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1102
+//line funcs.go:1125
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7677
+//line funcs_async.go:7825
 		case 3:
-//line funcs.go:1103
+//line funcs.go:1126
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7682
+//line funcs_async.go:7830
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7702,7 +7850,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:7706
+//line funcs_async.go:7854
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -7729,59 +7877,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1108
+//line funcs.go:1131
 			f.x = f.n
-//line funcs.go:1110
+//line funcs.go:1133
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7739
+//line funcs_async.go:7887
 		case 1:
-//line funcs.go:1110
+//line funcs.go:1133
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:1111
+//line funcs.go:1134
 			f.y = f.x2 + 1
-//line funcs.go:1113
+//line funcs.go:1136
 			f.y2 = f.y * 10
-//line funcs.go:1114
+//line funcs.go:1137
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7756
+//line funcs_async.go:7904
 		case 2:
-//line funcs.go:1114
+//line funcs.go:1137
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1115
+//line funcs.go:1138
 			f.x2 += f.y2
-//line funcs.go:1117
+//line funcs.go:1140
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:1119
+//line funcs.go:1142
 			y2 = f.x
-//line funcs.go:1121
+//line funcs.go:1144
 			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7777
+//line funcs_async.go:7925
 		case 3:
-//line funcs.go:1122
+//line funcs.go:1145
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7783
+//line funcs_async.go:7931
 		case 4:
-//line funcs.go:1122
+//line funcs.go:1145
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -7789,12 +7937,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:7793
+//line funcs_async.go:7941
 		case 5:
-//line funcs.go:1125
+//line funcs.go:1148
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:7798
+//line funcs_async.go:7946
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7818,7 +7966,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:7822
+//line funcs_async.go:7970
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -7841,42 +7989,42 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1130
+//line funcs.go:1153
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:1131
+//line funcs.go:1154
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:1131
+//line funcs.go:1154
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7853
+//line funcs_async.go:8001
 		case 1:
-//line funcs.go:1131
+//line funcs.go:1154
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1131
+//line funcs.go:1154
 			f.chs[f.tmp] <- tmp2
-//line funcs.go:1132
+//line funcs.go:1155
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7867
+//line funcs_async.go:8015
 		case 2:
-//line funcs.go:1132
+//line funcs.go:1155
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1132
+//line funcs.go:1155
 			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
-//line funcs.go:1133
+//line funcs.go:1156
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:7880
+//line funcs_async.go:8028
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7900,7 +8048,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:7904
+//line funcs_async.go:8052
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -7922,28 +8070,28 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1141
+//line funcs.go:1164
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7930
+//line funcs_async.go:8078
 		case 1:
-//line funcs.go:1141
+//line funcs.go:1164
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1142
+//line funcs.go:1165
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:1146
+//line funcs.go:1169
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:7947
+//line funcs_async.go:8095
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7967,7 +8115,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:7971
+//line funcs_async.go:8119
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -7994,71 +8142,71 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1151
+//line funcs.go:1174
 			f.fns = nil
-//line funcs.go:1152
+//line funcs.go:1175
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:1152
+//line funcs.go:1175
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8006
+//line funcs_async.go:8154
 		case 1:
-//line funcs.go:1152
+//line funcs.go:1175
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1153
+//line funcs.go:1176
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8017
+//line funcs_async.go:8165
 		case 2:
-//line funcs.go:1153
+//line funcs.go:1176
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1154
+//line funcs.go:1177
 			f.new = f.i + f.n
-//line funcs.go:1155
+//line funcs.go:1178
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:1156
+//line funcs.go:1179
 			f.fns = append(f.fns, func() int { return (*x2) })
-//line funcs.go:1157
+//line funcs.go:1180
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8037
+//line funcs_async.go:8185
 		case 3:
-//line funcs.go:1157
+//line funcs.go:1180
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1158
+//line funcs.go:1181
 			f.e.Note("x=%d", (*f.x))
-//line funcs.go:1159
+//line funcs.go:1182
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8050
+//line funcs_async.go:8198
 		case 4:
-//line funcs.go:1152
+//line funcs.go:1175
 			f.i++
-//line funcs.go:1152
+//line funcs.go:1175
 			f.state = 1
 			continue poll
-//line funcs_async.go:8057
+//line funcs_async.go:8205
 		case 5:
-//line funcs.go:1160
+//line funcs.go:1183
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8062
+//line funcs_async.go:8210
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8082,7 +8230,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8086
+//line funcs_async.go:8234
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8107,41 +8255,41 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1165
+//line funcs.go:1188
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8115
+//line funcs_async.go:8263
 		case 1:
-//line funcs.go:1165
+//line funcs.go:1188
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1166
+//line funcs.go:1189
 			f.new = f.x + 1
-//line funcs.go:1167
+//line funcs.go:1190
 			f.e.Note("new=%d", f.new)
-//line funcs.go:1168
+//line funcs.go:1191
 			f.g = *new(N)
-//line funcs.go:1169
+//line funcs.go:1192
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8134
+//line funcs_async.go:8282
 		case 2:
-//line funcs.go:1169
+//line funcs.go:1192
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1170
+//line funcs.go:1193
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8145
+//line funcs_async.go:8293
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8162,7 +8310,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8166
+//line funcs_async.go:8314
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8184,26 +8332,26 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1175
+//line funcs.go:1198
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8192
+//line funcs_async.go:8340
 		case 1:
-//line funcs.go:1175
+//line funcs.go:1198
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1176
+//line funcs.go:1199
 			f.true = x > 1
-//line funcs.go:1177
+//line funcs.go:1200
 			f.e.Note("true=%v", f.true)
-//line funcs.go:1178
+//line funcs.go:1201
 			f.state = -1
 			return x, true
-//line funcs_async.go:8207
+//line funcs_async.go:8355
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8227,7 +8375,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8231
+//line funcs_async.go:8379
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8272,9 +8420,9 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1183
+//line funcs.go:1206
 		f.e.Note("deferred")
-//line funcs_async.go:8278
+//line funcs_async.go:8426
 	}
 }
 
@@ -8283,30 +8431,30 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1183
+//line funcs.go:1206
 			f.deferBits |= 1
-//line funcs.go:1184
+//line funcs.go:1207
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8293
+//line funcs_async.go:8441
 		case 1:
-//line funcs.go:1184
+//line funcs.go:1207
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1185
+//line funcs.go:1208
 			f.point = point{x: v, y: 1}
-//line funcs.go:1186
+//line funcs.go:1209
 			{
 				var v2 point = f.point
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8310
+//line funcs_async.go:8458
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8332,7 +8480,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8336
+//line funcs_async.go:8484
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8386,19 +8534,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1191
+//line funcs.go:1214
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8394
+//line funcs_async.go:8542
 		case 1:
-//line funcs.go:1191
+//line funcs.go:1214
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1192
+//line funcs.go:1215
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -8415,14 +8563,14 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1199
+//line funcs.go:1222
 			{
 				var v int = total
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8426
+//line funcs_async.go:8574
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8448,7 +8596,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8452
+//line funcs_async.go:8600
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8473,50 +8621,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1204
+//line funcs.go:1227
 			f.total = 0
-//line funcs.go:1207
+//line funcs.go:1230
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1207
+//line funcs.go:1230
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8485
+//line funcs_async.go:8633
 		case 1:
-//line funcs.go:1207
+//line funcs.go:1230
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1208
+//line funcs.go:1231
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8496
+//line funcs_async.go:8644
 		case 2:
-//line funcs.go:1208
+//line funcs.go:1231
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1209
+//line funcs.go:1232
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8508
+//line funcs_async.go:8656
 		case 3:
-//line funcs.go:1207
+//line funcs.go:1230
 			f.i++
-//line funcs.go:1207
+//line funcs.go:1230
 			f.state = 1
 			continue poll
-//line funcs_async.go:8515
+//line funcs_async.go:8663
 		case 4:
-//line funcs.go:1210
+//line funcs.go:1233
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8520
+//line funcs_async.go:8668
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8540,7 +8688,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8544
+//line funcs_async.go:8692
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8568,96 +8716,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1221
+//line funcs.go:1244
 			f.a = [3]int{f.n, f.n + 1, f.n + 2}
-//line funcs.go:1222
+//line funcs.go:1245
 			f.p = &f.a
-//line funcs.go:1223
+//line funcs.go:1246
 			f.total = 0
-//line funcs.go:1224
+//line funcs.go:1247
 			f.i = 0
-//line funcs.go:1224
+//line funcs.go:1247
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8583
+//line funcs_async.go:8731
 		case 1:
-//line funcs.go:1224
+//line funcs.go:1247
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1225
+//line funcs.go:1248
 			f.a[2] = 100
-//line funcs.go:1226
+//line funcs.go:1249
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8597
+//line funcs_async.go:8745
 		case 2:
-//line funcs.go:1226
+//line funcs.go:1249
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1226
+//line funcs.go:1249
 			f.total += tmp * (f.i + 1)
-//line funcs.go:1227
+//line funcs.go:1250
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8610
+//line funcs_async.go:8758
 		case 3:
-//line funcs.go:1224
+//line funcs.go:1247
 			f.i++
-//line funcs.go:1224
+//line funcs.go:1247
 			f.state = 1
 			continue poll
-//line funcs_async.go:8617
+//line funcs_async.go:8765
 		case 4:
-//line funcs.go:1228
+//line funcs.go:1251
 			f.nilp = nil
-//line funcs.go:1229
+//line funcs.go:1252
 			f.i2 = 0
-//line funcs.go:1229
+//line funcs.go:1252
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8626
+//line funcs_async.go:8774
 		case 5:
-//line funcs.go:1229
+//line funcs.go:1252
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1230
+//line funcs.go:1253
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:8637
+//line funcs_async.go:8785
 		case 6:
-//line funcs.go:1230
+//line funcs.go:1253
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1231
+//line funcs.go:1254
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8649
+//line funcs_async.go:8797
 		case 7:
-//line funcs.go:1229
+//line funcs.go:1252
 			f.i2++
-//line funcs.go:1229
+//line funcs.go:1252
 			f.state = 5
 			continue poll
-//line funcs_async.go:8656
+//line funcs_async.go:8804
 		case 8:
-//line funcs.go:1232
+//line funcs.go:1255
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8661
+//line funcs_async.go:8809
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8681,7 +8829,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:8685
+//line funcs_async.go:8833
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -8707,30 +8855,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1240
+//line funcs.go:1263
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1241
+//line funcs.go:1264
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8716
+//line funcs_async.go:8864
 		case 1:
-//line funcs.go:1241
+//line funcs.go:1264
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1242
+//line funcs.go:1265
 			f.e.Note("v=%d", f.v)
-//line funcs.go:1243
+//line funcs.go:1266
 			f.y = ValueOf(f.e.Fallible(f.v + 1))
-//line funcs.go:1244
+//line funcs.go:1267
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8732
+//line funcs_async.go:8880
 		case 2:
-//line funcs.go:1244
+//line funcs.go:1267
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -8738,61 +8886,61 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1245
+//line funcs.go:1268
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1248
+//line funcs.go:1271
 			f.z = ValFuture[int]{}
-//line funcs.go:1249
+//line funcs.go:1272
 			f.e.Note("w=%d", w)
-//line funcs.go:1250
+//line funcs.go:1273
 			f.z = ValueOf(f.e.Val(w * 2))
-//line funcs.go:1251
+//line funcs.go:1274
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8755
+//line funcs_async.go:8903
 		case 3:
-//line funcs.go:1251
+//line funcs.go:1274
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1252
+//line funcs.go:1275
 			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
-//line funcs.go:1253
+//line funcs.go:1276
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8769
+//line funcs_async.go:8917
 		case 4:
-//line funcs.go:1253
+//line funcs.go:1276
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1253
+//line funcs.go:1276
 			f.v += tmp + f.b
-//line funcs.go:1255
+//line funcs.go:1278
 			f.x = ValueOf(f.e.Val(3))
-//line funcs.go:1256
+//line funcs.go:1279
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8784
+//line funcs_async.go:8932
 		case 5:
-//line funcs.go:1256
+//line funcs.go:1279
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1258
+//line funcs.go:1281
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:8796
+//line funcs_async.go:8944
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8822,7 +8970,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:8826
+//line funcs_async.go:8974
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -8848,102 +8996,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1263
+//line funcs.go:1286
 			f.total = 0
-//line funcs.go:1264
+//line funcs.go:1287
 			f.i = 0
-//line funcs.go:1264
+//line funcs.go:1287
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8859
+//line funcs_async.go:9007
 		case 1:
-//line funcs.go:1264
+//line funcs.go:1287
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1265
+//line funcs.go:1288
 			f.x = ValueOf[int](nil)
-//line funcs.go:1266
+//line funcs.go:1289
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1269
+//line funcs.go:1292
 			f.x = ValueOf(f.e.Val(f.i))
-//line funcs.go:1270
+//line funcs.go:1293
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8878
+//line funcs_async.go:9026
 		case 2:
-//line funcs.go:1270
+//line funcs.go:1293
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1271
+//line funcs.go:1294
 			f.x = ValueOf[int](nil)
-//line funcs.go:1272
+//line funcs.go:1295
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8892
+//line funcs_async.go:9040
 		case 3:
-//line funcs.go:1264
+//line funcs.go:1287
 			f.i++
-//line funcs.go:1264
+//line funcs.go:1287
 			f.state = 1
 			continue poll
-//line funcs_async.go:8899
+//line funcs_async.go:9047
 		case 4:
-//line funcs.go:1273
+//line funcs.go:1296
 			f.k = 0
-//line funcs.go:1273
+//line funcs.go:1296
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8906
+//line funcs_async.go:9054
 		case 5:
-//line funcs.go:1273
+//line funcs.go:1296
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1274
+//line funcs.go:1297
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1275
+//line funcs.go:1298
 			f.e.Note("k=%d", f.k)
-//line funcs.go:1276
+//line funcs.go:1299
 			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
-//line funcs.go:1277
+//line funcs.go:1300
 			f.state = 6
 			fallthrough
-//line funcs_async.go:8922
+//line funcs_async.go:9070
 		case 6:
-//line funcs.go:1277
+//line funcs.go:1300
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1277
+//line funcs.go:1300
 			f.e.Note("s=%q", tmp)
-//line funcs.go:1278
+//line funcs.go:1301
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8935
+//line funcs_async.go:9083
 		case 7:
-//line funcs.go:1273
+//line funcs.go:1296
 			f.k++
-//line funcs.go:1273
+//line funcs.go:1296
 			f.state = 5
 			continue poll
-//line funcs_async.go:8942
+//line funcs_async.go:9090
 		case 8:
-//line funcs.go:1279
+//line funcs.go:1302
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8947
+//line funcs_async.go:9095
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8970,7 +9118,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:8974
+//line funcs_async.go:9122
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -8999,114 +9147,114 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1285
+//line funcs.go:1308
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1286
+//line funcs.go:1309
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9009
+//line funcs_async.go:9157
 		case 1:
-//line funcs.go:1286
+//line funcs.go:1309
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1287
+//line funcs.go:1310
 			f.x = ValueOf(f.e.Val(f.a + 1))
-//line funcs.go:1288
+//line funcs.go:1311
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9024
+//line funcs_async.go:9172
 		case 2:
-//line funcs.go:1288
+//line funcs.go:1311
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1290
+//line funcs.go:1313
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1291
+//line funcs.go:1314
 			f.i = 0
-//line funcs.go:1291
+//line funcs.go:1314
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9040
+//line funcs_async.go:9188
 		case 3:
-//line funcs.go:1291
+//line funcs.go:1314
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1292
+//line funcs.go:1315
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9051
+//line funcs_async.go:9199
 		case 4:
-//line funcs.go:1292
+//line funcs.go:1315
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1293
+//line funcs.go:1316
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9063
+//line funcs_async.go:9211
 		case 5:
-//line funcs.go:1291
+//line funcs.go:1314
 			f.i++
-//line funcs.go:1291
+//line funcs.go:1314
 			f.state = 3
 			continue poll
-//line funcs_async.go:9070
+//line funcs_async.go:9218
 		case 6:
-//line funcs.go:1295
+//line funcs.go:1318
 			f.z = ValueOf(f.e.Val(f.b))
-//line funcs.go:1296
+//line funcs.go:1319
 			f.e.Note("z made: %v", f.z.Made())
-//line funcs.go:1297
+//line funcs.go:1320
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9080
+//line funcs_async.go:9228
 		case 7:
-//line funcs.go:1297
+//line funcs.go:1320
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1298
+//line funcs.go:1321
 			f.e.Note("z still made: %v", f.z.Made())
-//line funcs.go:1300
+//line funcs.go:1323
 			p := new(ValFuture[int])
-//line funcs.go:1301
+//line funcs.go:1324
 			*p = ValueOf(f.e.Val(f.c))
-//line funcs.go:1302
+//line funcs.go:1325
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9099
+//line funcs_async.go:9247
 		case 8:
-//line funcs.go:1302
+//line funcs.go:1325
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1302
+//line funcs.go:1325
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9110
+//line funcs_async.go:9258
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9130,7 +9278,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9134
+//line funcs_async.go:9282
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9174,236 +9322,236 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1310
+//line funcs.go:1333
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1311
+//line funcs.go:1334
 			f2.total = 0
-//line funcs.go:1312
+//line funcs.go:1335
 			f2.i = 0
-//line funcs.go:1312
+//line funcs.go:1335
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9187
+//line funcs_async.go:9335
 		case 1:
-//line funcs.go:1312
+//line funcs.go:1335
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1313
+//line funcs.go:1336
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9199
+//line funcs_async.go:9347
 		case 2:
-//line funcs.go:1313
+//line funcs.go:1336
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1313
+//line funcs.go:1336
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1314
+//line funcs.go:1337
 			x := f2.x * 2
-//line funcs.go:1315
+//line funcs.go:1338
 			f2.total += x
-//line funcs.go:1316
+//line funcs.go:1339
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9216
+//line funcs_async.go:9364
 		case 3:
-//line funcs.go:1312
+//line funcs.go:1335
 			f2.i++
-//line funcs.go:1312
+//line funcs.go:1335
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9223
+//line funcs_async.go:9371
 		case 4:
-//line funcs.go:1317
+//line funcs.go:1340
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1318
+//line funcs.go:1341
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1318
+//line funcs.go:1341
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9233
+//line funcs_async.go:9381
 		case 5:
-//line funcs.go:1318
+//line funcs.go:1341
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1319
+//line funcs.go:1342
 			f2.t = []int{9}
-//line funcs.go:1320
+//line funcs.go:1343
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9247
+//line funcs_async.go:9395
 		case 6:
-//line funcs.go:1320
+//line funcs.go:1343
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1321
+//line funcs.go:1344
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:9259
+//line funcs_async.go:9407
 		case 7:
-//line funcs.go:1318
+//line funcs.go:1341
 			f2.i2++
-//line funcs.go:1318
+//line funcs.go:1341
 			f2.state = 5
 			continue poll
-//line funcs_async.go:9266
+//line funcs_async.go:9414
 		case 8:
-//line funcs.go:1322
+//line funcs.go:1345
 			f2.u = []int{4, 5}
-//line funcs.go:1323
+//line funcs.go:1346
 			f2.p = &f2.u
-//line funcs.go:1324
+//line funcs.go:1347
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1324
+//line funcs.go:1347
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:9278
+//line funcs_async.go:9426
 		case 9:
-//line funcs.go:1324
+//line funcs.go:1347
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1325
+//line funcs.go:1348
 			*f2.p = nil
-//line funcs.go:1326
+//line funcs.go:1349
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:9292
+//line funcs_async.go:9440
 		case 10:
-//line funcs.go:1326
+//line funcs.go:1349
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1327
+//line funcs.go:1350
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:9304
+//line funcs_async.go:9452
 		case 11:
-//line funcs.go:1324
+//line funcs.go:1347
 			f2.rangeIndex++
-//line funcs.go:1324
+//line funcs.go:1347
 			f2.state = 9
 			continue poll
-//line funcs_async.go:9311
+//line funcs_async.go:9459
 		case 12:
-//line funcs.go:1328
+//line funcs.go:1351
 			f2.rangeIndex2 = 0
-//line funcs.go:1328
+//line funcs.go:1351
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:9318
+//line funcs_async.go:9466
 		case 13:
-//line funcs.go:1328
+//line funcs.go:1351
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1329
+//line funcs.go:1352
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1332
+//line funcs.go:1355
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:9334
+//line funcs_async.go:9482
 		case 14:
-//line funcs.go:1332
+//line funcs.go:1355
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1333
+//line funcs.go:1356
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:9346
+//line funcs_async.go:9494
 		case 15:
-//line funcs.go:1328
+//line funcs.go:1351
 			f2.rangeIndex2++
-//line funcs.go:1328
+//line funcs.go:1351
 			f2.state = 13
 			continue poll
-//line funcs_async.go:9353
+//line funcs_async.go:9501
 		case 16:
-//line funcs.go:1334
+//line funcs.go:1357
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1334
+//line funcs.go:1357
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:9361
+//line funcs_async.go:9509
 		case 17:
-//line funcs.go:1334
+//line funcs.go:1357
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1335
+//line funcs.go:1358
 			q := &i
-//line funcs.go:1336
+//line funcs.go:1359
 			*q++
-//line funcs.go:1337
+//line funcs.go:1360
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:9377
+//line funcs_async.go:9525
 		case 18:
-//line funcs.go:1337
+//line funcs.go:1360
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1338
+//line funcs.go:1361
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9389
+//line funcs_async.go:9537
 		case 19:
-//line funcs.go:1334
+//line funcs.go:1357
 			f2.rangeIndex3++
-//line funcs.go:1334
+//line funcs.go:1357
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9396
+//line funcs_async.go:9544
 		case 20:
-//line funcs.go:1339
+//line funcs.go:1362
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1340
+//line funcs.go:1363
 			f2.i3 = 0
-//line funcs.go:1340
+//line funcs.go:1363
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9405
+//line funcs_async.go:9553
 		case 21:
-//line funcs.go:1340
+//line funcs.go:1363
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -9411,121 +9559,121 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1341
+//line funcs.go:1364
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9419
+//line funcs_async.go:9567
 		case 22:
-//line funcs.go:1341
+//line funcs.go:1364
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1341
+//line funcs.go:1364
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1342
+//line funcs.go:1365
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9432
+//line funcs_async.go:9580
 		case 23:
-//line funcs.go:1340
+//line funcs.go:1363
 			f2.i3 = f2.rangeNext
-//line funcs.go:1340
+//line funcs.go:1363
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9439
+//line funcs_async.go:9587
 		case 24:
-//line funcs.go:1343
+//line funcs.go:1366
 			f2.fs = nil
-//line funcs.go:1344
+//line funcs.go:1367
 			f2.rangeIndex4 = 0
-//line funcs.go:1344
+//line funcs.go:1367
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9448
+//line funcs_async.go:9596
 		case 25:
-//line funcs.go:1344
+//line funcs.go:1367
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1345
+//line funcs.go:1368
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1346
+//line funcs.go:1369
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9463
+//line funcs_async.go:9611
 		case 26:
-//line funcs.go:1346
+//line funcs.go:1369
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1347
+//line funcs.go:1370
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9474
+//line funcs_async.go:9622
 		case 27:
-//line funcs.go:1344
+//line funcs.go:1367
 			f2.rangeIndex4++
-//line funcs.go:1344
+//line funcs.go:1367
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9481
+//line funcs_async.go:9629
 		case 28:
-//line funcs.go:1348
+//line funcs.go:1371
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1351
+//line funcs.go:1374
 			f2.k = f2.n % 4
-//line funcs.go:1352
+//line funcs.go:1375
 			f2.i4 = 0
-//line funcs.go:1352
+//line funcs.go:1375
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9494
+//line funcs_async.go:9642
 		case 29:
-//line funcs.go:1352
+//line funcs.go:1375
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1353
+//line funcs.go:1376
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9505
+//line funcs_async.go:9653
 		case 30:
-//line funcs.go:1353
+//line funcs.go:1376
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1354
+//line funcs.go:1377
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9517
+//line funcs_async.go:9665
 		case 31:
-//line funcs.go:1352
+//line funcs.go:1375
 			f2.i4++
-//line funcs.go:1352
+//line funcs.go:1375
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9524
+//line funcs_async.go:9672
 		case 32:
-//line funcs.go:1355
+//line funcs.go:1378
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9529
+//line funcs_async.go:9677
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9549,7 +9697,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9553
+//line funcs_async.go:9701
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9580,268 +9728,268 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1363
+//line funcs.go:1386
 			f.total = 0
-//line funcs.go:1364
+//line funcs.go:1387
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1364
+//line funcs.go:1387
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9592
+//line funcs_async.go:9740
 		case 1:
-//line funcs.go:1364
+//line funcs.go:1387
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1365
+//line funcs.go:1388
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1366
+//line funcs.go:1389
 			switch {
-//line funcs.go:1367
+//line funcs.go:1390
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1369
+//line funcs.go:1392
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:9613
+//line funcs_async.go:9761
 		case 2:
-//line funcs.go:1368
+//line funcs.go:1391
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:9619
+//line funcs_async.go:9767
 		case 3:
-//line funcs.go:1370
+//line funcs.go:1393
 			w := f.v / 2
-//line funcs.go:1371
+//line funcs.go:1394
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:9627
+//line funcs_async.go:9775
 		case 4:
-//line funcs.go:1373
+//line funcs.go:1396
 			f.total += f.v
-//line funcs.go:1374
+//line funcs.go:1397
 			f.state = 7
 			continue poll
-//line funcs_async.go:9634
+//line funcs_async.go:9782
 		case 5:
-//line funcs.go:1368
+//line funcs.go:1391
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1374
+//line funcs.go:1397
 			f.state = 7
 			continue poll
-//line funcs_async.go:9646
+//line funcs_async.go:9794
 		case 6:
-//line funcs.go:1371
+//line funcs.go:1394
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1371
+//line funcs.go:1394
 			f.total += tmp + f.v
-//line funcs.go:1374
+//line funcs.go:1397
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9659
+//line funcs_async.go:9807
 		case 7:
-//line funcs.go:1375
+//line funcs.go:1398
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1376
+//line funcs.go:1399
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:9670
+//line funcs_async.go:9818
 		case 8:
-//line funcs.go:1377
+//line funcs.go:1400
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:9676
+//line funcs_async.go:9824
 		case 9:
-//line funcs.go:1377
+//line funcs.go:1400
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1378
+//line funcs.go:1401
 			f.state = 11
 			continue poll
-//line funcs_async.go:9687
+//line funcs_async.go:9835
 		case 10:
-//line funcs.go:1380
+//line funcs.go:1403
 			f.total += k
-//line funcs.go:1381
+//line funcs.go:1404
 			f.state = 11
 			fallthrough
-//line funcs_async.go:9694
+//line funcs_async.go:9842
 		case 11:
-//line funcs.go:1364
+//line funcs.go:1387
 			f.i++
-//line funcs.go:1364
+//line funcs.go:1387
 			f.state = 1
 			continue poll
-//line funcs_async.go:9701
+//line funcs_async.go:9849
 		case 12:
-//line funcs.go:1382
+//line funcs.go:1405
 			f.last = -1
-//line funcs.go:1383
+//line funcs.go:1406
 			f.i2 = 0
-//line funcs.go:1383
+//line funcs.go:1406
 			f.state = 13
 			fallthrough
-//line funcs_async.go:9710
+//line funcs_async.go:9858
 		case 13:
-//line funcs.go:1383
+//line funcs.go:1406
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1384
+//line funcs.go:1407
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1388
+//line funcs.go:1411
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:9727
+//line funcs_async.go:9875
 		case 14:
-//line funcs.go:1388
+//line funcs.go:1411
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1389
+//line funcs.go:1412
 			f.state = 15
 			fallthrough
-//line funcs_async.go:9738
+//line funcs_async.go:9886
 		case 15:
-//line funcs.go:1383
+//line funcs.go:1406
 			f.i2++
-//line funcs.go:1383
+//line funcs.go:1406
 			f.state = 13
 			continue poll
-//line funcs_async.go:9745
+//line funcs_async.go:9893
 		case 16:
-//line funcs.go:1390
+//line funcs.go:1413
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:9754
+//line funcs_async.go:9902
 		case 17:
-//line funcs.go:1391
+//line funcs.go:1414
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1392
+//line funcs.go:1415
 			switch {
-//line funcs.go:1393
+//line funcs.go:1416
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:9767
+//line funcs_async.go:9915
 		case 18:
-//line funcs.go:1399
+//line funcs.go:1422
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1400
+//line funcs.go:1423
 			switch {
-//line funcs.go:1401
+//line funcs.go:1424
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:9780
+//line funcs_async.go:9928
 		case 19:
-//line funcs.go:1394
+//line funcs.go:1417
 			f.total += x2
-//line funcs.go:1397
+//line funcs.go:1420
 			f.state = 22
 			continue poll
-//line funcs_async.go:9787
+//line funcs_async.go:9935
 		case 20:
-//line funcs.go:1396
+//line funcs.go:1419
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:9793
+//line funcs_async.go:9941
 		case 21:
-//line funcs.go:1396
+//line funcs.go:1419
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1397
+//line funcs.go:1420
 			f.state = 22
 			fallthrough
-//line funcs_async.go:9805
+//line funcs_async.go:9953
 		case 22:
-//line funcs.go:1398
+//line funcs.go:1421
 			f.state = 27
 			continue poll
-//line funcs_async.go:9810
+//line funcs_async.go:9958
 		case 23:
-//line funcs.go:1402
+//line funcs.go:1425
 			f.total -= x3
-//line funcs.go:1405
+//line funcs.go:1428
 			f.state = 26
 			continue poll
-//line funcs_async.go:9817
+//line funcs_async.go:9965
 		case 24:
-//line funcs.go:1404
+//line funcs.go:1427
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:9823
+//line funcs_async.go:9971
 		case 25:
-//line funcs.go:1404
+//line funcs.go:1427
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1405
+//line funcs.go:1428
 			f.state = 26
 			fallthrough
-//line funcs_async.go:9835
+//line funcs_async.go:9983
 		case 26:
-//line funcs.go:1406
+//line funcs.go:1429
 			f.state = 27
 			fallthrough
-//line funcs_async.go:9840
+//line funcs_async.go:9988
 		case 27:
-//line funcs.go:1407
+//line funcs.go:1430
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:9845
+//line funcs_async.go:9993
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9865,7 +10013,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:9869
+//line funcs_async.go:10017
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -9910,9 +10058,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1414
+//line funcs.go:1437
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:9916
+//line funcs_async.go:10064
 	}
 }
 
@@ -9921,30 +10069,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1412
+//line funcs.go:1435
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1413
+//line funcs.go:1436
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9930
+//line funcs_async.go:10078
 		case 1:
-//line funcs.go:1413
+//line funcs.go:1436
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1414
+//line funcs.go:1437
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1415
+//line funcs.go:1438
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1416
+//line funcs.go:1439
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9946
+//line funcs_async.go:10094
 		case 2:
-//line funcs.go:1416
+//line funcs.go:1439
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -9953,7 +10101,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:9957
+//line funcs_async.go:10105
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9979,7 +10127,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:9983
+//line funcs_async.go:10131
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10002,39 +10150,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1421
+//line funcs.go:1444
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1422
+//line funcs.go:1445
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10011
+//line funcs_async.go:10159
 		case 1:
-//line funcs.go:1422
+//line funcs.go:1445
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1423
+//line funcs.go:1446
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1424
+//line funcs.go:1447
 			f.a = ValueOf[int](nil)
-//line funcs.go:1425
+//line funcs.go:1448
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10027
+//line funcs_async.go:10175
 		case 2:
-//line funcs.go:1425
+//line funcs.go:1448
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1425
+//line funcs.go:1448
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10038
+//line funcs_async.go:10186
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10061,7 +10209,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10065
+//line funcs_async.go:10213
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10087,102 +10235,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1430
+//line funcs.go:1453
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10095
+//line funcs_async.go:10243
 		case 1:
-//line funcs.go:1430
+//line funcs.go:1453
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1430
+//line funcs.go:1453
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1431
+//line funcs.go:1454
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1432
+//line funcs.go:1455
 			f.total = 0
-//line funcs.go:1433
+//line funcs.go:1456
 			f.i = 0
-//line funcs.go:1433
+//line funcs.go:1456
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10114
+//line funcs_async.go:10262
 		case 2:
-//line funcs.go:1433
+//line funcs.go:1456
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1434
+//line funcs.go:1457
 			f.total += f.i
-//line funcs.go:1435
+//line funcs.go:1458
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10126
+//line funcs_async.go:10274
 		case 3:
-//line funcs.go:1433
+//line funcs.go:1456
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10132
+//line funcs_async.go:10280
 		case 4:
-//line funcs.go:1433
+//line funcs.go:1456
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1433
+//line funcs.go:1456
 			f.state = 2
 			continue poll
-//line funcs_async.go:10144
+//line funcs_async.go:10292
 		case 5:
-//line funcs.go:1436
+//line funcs.go:1459
 			f.k = 0
-//line funcs.go:1436
+//line funcs.go:1459
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10151
+//line funcs_async.go:10299
 		case 6:
-//line funcs.go:1436
+//line funcs.go:1459
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1437
+//line funcs.go:1460
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10162
+//line funcs_async.go:10310
 		case 7:
-//line funcs.go:1437
+//line funcs.go:1460
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1438
+//line funcs.go:1461
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10174
+//line funcs_async.go:10322
 		case 8:
-//line funcs.go:1436
+//line funcs.go:1459
 			f.k++
-//line funcs.go:1436
+//line funcs.go:1459
 			f.state = 6
 			continue poll
-//line funcs_async.go:10181
+//line funcs_async.go:10329
 		case 9:
-//line funcs.go:1439
+//line funcs.go:1462
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10186
+//line funcs_async.go:10334
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -606,6 +606,17 @@ func closeNoneRef(e *Env, c *closer, w *wrappedCloser, i interface{ Close() erro
 	return awaitRef(e.Val(c.closed))
 }
 
+func defersGenericRef[T noter, V any](e *Env, x T, v V, n int) int {
+	defer x.note(e, "deferred method of a type parameter")
+	defer e.Note("deferred value %v", v)
+	w := awaitRef(e.Val(n))
+	var y T
+	defer func() { e.Note("literal y=%v w=%d", y, w) }()
+	y, x = x, y
+	defer e.Note("swapped %v %v", x, y)
+	return awaitRef(e.Val(w + 1))
+}
+
 func (s *stack) pushAllRef(n int) int {
 	for i := range n {
 		v := awaitRef(s.e.Val(i * i))
