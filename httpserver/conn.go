@@ -548,7 +548,6 @@ func (c *conn) startRequest(p *parsedRequest) {
 		c.phase = phTaskBody
 		return
 	}
-	ex.done = make(chan struct{}, 1)
 	c.phase = phDispatch
 }
 

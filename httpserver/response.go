@@ -75,12 +75,12 @@ type exchange struct {
 	// rwc is the connection, for Hijack. Immutable.
 	rwc Conn
 
-	// done carries the completion of an operation to the waiting
-	// goroutine (capacity 1: one operation at a time).
-	done chan struct{}
-
 	// mu guards the fields below, shared by the goroutine and the task.
 	mu sync.Mutex
+	// done carries the completion of an operation to the waiting
+	// goroutine (capacity 1: one operation at a time); made by the first
+	// post (a handler that only buffers its response posts nothing).
+	done chan struct{}
 	// op, rbuf and wbufs are the operation posted; op is opNone when none
 	// is. n and err are its outcome, set by the task before it signals
 	// done.
@@ -147,14 +147,18 @@ func (ex *exchange) post(op opKind, rbuf []byte, wbufs [][]byte) (int, error) {
 		ex.mu.Unlock()
 		return 0, err
 	}
+	if ex.done == nil {
+		ex.done = make(chan struct{}, 1)
+	}
 	ex.op, ex.rbuf, ex.wbufs = op, rbuf, wbufs
 	wk, waiting := ex.taskWk, ex.taskWaiting
 	ex.taskWaiting = false
+	done := ex.done
 	ex.mu.Unlock()
 	if waiting {
 		wk.Wake()
 	}
-	<-ex.done
+	<-done
 	ex.mu.Lock()
 	n, err := ex.n, ex.err
 	ex.mu.Unlock()
@@ -179,8 +183,9 @@ func (ex *exchange) finish(final []byte, out *[]byte, closeAfter, aborted bool) 
 func (ex *exchange) complete(n int, err error) {
 	ex.mu.Lock()
 	ex.op, ex.rbuf, ex.wbufs, ex.n, ex.err = opNone, nil, nil, n, err
+	done := ex.done
 	ex.mu.Unlock()
-	ex.done <- struct{}{}
+	done <- struct{}{}
 }
 
 // runHandler is the handler goroutine: it runs the handler, recovers its
