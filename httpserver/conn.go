@@ -111,6 +111,10 @@ type conn struct {
 	killed atomic.Bool
 	// rwcClosed makes the close of rwc happen once (the task, or Close).
 	rwcClosed atomic.Bool
+	// cur is the exchange of the request in progress, for Close to
+	// cancel its context: stored by the task when the request starts,
+	// cleared when it ends (or is hijacked); loaded by Close.
+	cur atomic.Pointer[exchange]
 
 	// mu guards wk and idle, shared with Shutdown and Close.
 	mu sync.Mutex
@@ -210,6 +214,9 @@ func (c *conn) wakeIfIdle() {
 // operations fail and its next poll ends it. Any goroutine may call it.
 func (c *conn) kill() {
 	c.killed.Store(true)
+	if ex := c.cur.Load(); ex != nil {
+		ex.cancel()
+	}
 	c.closeRWC()
 	c.mu.Lock()
 	wk := c.wk
@@ -514,7 +521,10 @@ type tlsStater interface {
 func (c *conn) startRequest(p *parsedRequest) {
 	s := c.s
 	c.reqs++
-	ctx, cancel := context.WithCancel(s.baseCtx)
+	// The context's parent is not cancellable, so nothing shared is
+	// touched per request: Close cancels it through c.cur (or, once the
+	// connection is hijacked, through the server's hijacked set).
+	ctx, cancel := context.WithCancel(context.Background())
 	ex := &exchange{cancel: cancel, expectContinue: p.expectContinue, rwc: c.rwc}
 	ex.ctx = reqContext{Context: ctx, rwc: c.rwc}
 	req := p.req.WithContext(&ex.ctx)
@@ -535,6 +545,7 @@ func (c *conn) startRequest(p *parsedRequest) {
 		req.Body = &ex.body
 	}
 	c.ex = ex
+	c.cur.Store(ex)
 	c.closeAfter = !p.keepAlive
 	c.readDeadline, c.writeDeadline = time.Time{}, time.Time{}
 	if s.ReadTimeout > 0 {
@@ -678,7 +689,9 @@ func (c *conn) hijack() {
 	ex.mu.Unlock()
 	ex.complete(0, nil)
 	// The exchange is the goroutine's now: it cancels the request's
-	// context when the handler returns.
+	// context when the handler returns (or Close does, before).
+	c.s.trackHijacked(ex, true)
+	c.cur.Store(nil)
 	c.active.ex = nil
 	c.close() // rwcClosed is set: the socket stays open
 }
@@ -849,6 +862,7 @@ func (c *conn) finishExchange() {
 	ex.mu.Unlock()
 	putOut(out)
 	c.ex = nil
+	c.cur.Store(nil)
 	c.taskBody = nil
 }
 
@@ -1050,6 +1064,7 @@ func (c *conn) close() {
 		c.active = nil // not recycled: a handler goroutine may still see parts of it
 	}
 	c.rbuf = nil
+	c.cur.Store(nil)
 	c.stopTimer()
 	c.closeRWC()
 	c.setIdle(false)

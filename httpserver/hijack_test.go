@@ -2,6 +2,7 @@ package httpserver_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"testing"
@@ -82,4 +83,40 @@ func TestHijackUnsupported(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.ErrorIs(t, <-got, http.ErrNotSupported)
+}
+
+// Close cancels the context of a handler that hijacked its connection and
+// still runs, as it does a handler's that did not.
+func TestHijackedContextCancelledByClose(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		hijacked := make(chan struct{})
+		done := make(chan error, 1)
+		srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				done <- err
+				return
+			}
+			defer conn.Close()
+			close(hijacked)
+			select {
+			case <-r.Context().Done():
+				done <- r.Context().Err()
+			case <-time.After(10 * time.Second):
+				done <- errors.New("the context was not cancelled")
+			}
+		})}
+		ts := startServer(t, cfg, srv)
+		c, _ := rawConn(t, ts)
+		_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		select {
+		case <-hijacked:
+		case err := <-done:
+			t.Fatalf("Hijack: %v", err)
+		}
+		require.NoError(t, srv.Close())
+		require.ErrorIs(t, <-done, context.Canceled)
+		ts.stop(t)
+	})
 }

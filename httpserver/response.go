@@ -204,6 +204,7 @@ func (s *Server) runHandler(ex *exchange, h http.Handler) {
 	h.ServeHTTP(&ex.w, ex.req)
 	if ex.w.hijacked {
 		// The connection is the handler's; the task is gone.
+		s.trackHijacked(ex, false)
 		ex.cancel()
 		putOut(ex.w.out)
 		ex.w.out = nil

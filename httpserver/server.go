@@ -119,10 +119,6 @@ type Server struct {
 	// sem bounds the handler goroutines (acquired by a connection task,
 	// released by the goroutine when its handler returns).
 	sem *syncprim.Semaphore
-	// baseCtx is the parent of every request's context; cancelBase
-	// cancels it (Close, or a Shutdown whose context ended).
-	baseCtx    context.Context
-	cancelBase context.CancelFunc
 	// pool keeps the goroutines of returned handlers for the next
 	// requests.
 	pool handlerPool
@@ -139,6 +135,9 @@ type Server struct {
 	conns map[*conn]struct{}
 	// listeners holds the listeners of the running Serve calls.
 	listeners map[io.Closer]struct{}
+	// hijacked holds the exchanges of hijacked connections whose
+	// handlers still run, for Close to cancel their contexts.
+	hijacked map[*exchange]struct{}
 	// closed is set by Close (force), after which nothing is served.
 	closed bool
 	// drained is closed once shuttingDown is set and conns and listeners
@@ -154,7 +153,6 @@ func (s *Server) init() {
 		}
 		s.sem = syncprim.NewSemaphore(n)
 		s.pool.init()
-		s.baseCtx, s.cancelBase = context.WithCancel(context.Background())
 		s.conns = make(map[*conn]struct{})
 		s.listeners = make(map[io.Closer]struct{})
 	})
@@ -285,6 +283,27 @@ func (s *Server) removeConn(c *conn) {
 	s.mu.Unlock()
 }
 
+// trackHijacked adds (on) or removes the exchange of a hijacked
+// connection from the set whose contexts Close cancels; one added after
+// Close is cancelled at once.
+func (s *Server) trackHijacked(ex *exchange, on bool) {
+	s.mu.Lock()
+	closed := s.closed
+	switch {
+	case on && !closed:
+		if s.hijacked == nil {
+			s.hijacked = make(map[*exchange]struct{})
+		}
+		s.hijacked[ex] = struct{}{}
+	case !on:
+		delete(s.hijacked, ex)
+	}
+	s.mu.Unlock()
+	if on && closed {
+		ex.cancel()
+	}
+}
+
 // checkDrainedLocked closes drained once a shutdown found nothing left.
 // s.mu must be held.
 func (s *Server) checkDrainedLocked() {
@@ -347,9 +366,15 @@ func (s *Server) Close() error {
 	s.closeListenersLocked()
 	conns := s.connsLocked()
 	s.checkDrainedLocked()
+	hijacked := make([]*exchange, 0, len(s.hijacked))
+	for ex := range s.hijacked {
+		hijacked = append(hijacked, ex)
+	}
 	s.mu.Unlock()
 	s.pool.close()
-	s.cancelBase()
+	for _, ex := range hijacked {
+		ex.cancel()
+	}
 	for _, c := range conns {
 		c.kill()
 	}
