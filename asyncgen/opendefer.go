@@ -123,6 +123,11 @@ func (g *gen) openLiteral(d *ast.DeferStmt, lit *ast.FuncLit) {
 		}
 		return true
 	})
+	if g.mentionsLocal(lit, lit, true) {
+		// A local constant is not in scope in runDefers.
+		g.site(d).closure = true
+		return
+	}
 	for _, v := range free {
 		for n, obj := range g.info.Implicits {
 			if _, clause := n.(*ast.CaseClause); clause && obj == v {
@@ -195,6 +200,16 @@ func (g *gen) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 	}
 	for i, a := range call.Args {
 		switch {
+		case p.args[i] == "" && g.mentionsLocal(a, nil, false):
+			// A constant that names something of the function (a local
+			// constant, len of a local array), which runDefers cannot:
+			// evaluated here, as the parameter's type if it is untyped.
+			t := g.info.TypeOf(a)
+			if isUntyped(t) {
+				t = g.paramType(call, i, t)
+			}
+			op.argType = append(op.argType, types.TypeString(t, g.qualifier))
+			op.argDirect = append(op.argDirect, false)
 		case p.args[i] == "":
 			op.argType = append(op.argType, "")
 			op.argDirect = append(op.argDirect, false)
@@ -328,6 +343,49 @@ func (g *gen) fieldType(t types.Type) string {
 		}
 	}
 	return types.TypeString(t, g.qualifier)
+}
+
+// mentionsLocal reports whether n names a constant or a variable declared
+// in the function (outside skip, and only constants if consts), which
+// runDefers, a method of its own, cannot name.
+func (g *gen) mentionsLocal(n ast.Node, skip ast.Node, consts bool) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		id, ok := m.(*ast.Ident)
+		if !ok || found {
+			return !found
+		}
+		obj := g.info.Uses[id]
+		switch obj.(type) {
+		case *types.Const:
+		case *types.Var:
+			if consts {
+				return true
+			}
+		default:
+			return true
+		}
+		if obj.Pos() >= g.fn.Pos() && obj.Pos() < g.fn.End() && (skip == nil || obj.Pos() < skip.Pos() || obj.Pos() >= skip.End()) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// paramType is the type of the parameter that argument i of call is
+// passed to, or def if there is none to find.
+func (g *gen) paramType(call *ast.CallExpr, i int, def types.Type) types.Type {
+	sig, _ := g.info.TypeOf(call.Fun).(*types.Signature)
+	t := types.Default(def)
+	if sig == nil || sig.Params().Len() == 0 {
+		return t
+	}
+	n := sig.Params().Len()
+	if i < n-1 || !sig.Variadic() || call.Ellipsis.IsValid() {
+		return sig.Params().At(min(i, n-1)).Type()
+	}
+	return sig.Params().At(n - 1).Type().(*types.Slice).Elem()
 }
 
 // identVar returns the variable that e names, if it is an identifier.

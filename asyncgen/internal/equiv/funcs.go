@@ -638,7 +638,9 @@ func defersPromoted(e *Env, n int) int {
 }
 
 // defersClause defers a literal that names a type switch clause's variable
-// (kept as a closure), and defer recover(), which stops no panic.
+// or a local constant (kept as closures), a call whose constant arguments
+// name a local constant and a local array, and defer recover(), which stops
+// no panic.
 //
 //blitz:async
 func defersClause(e *Env, n int) int {
@@ -654,6 +656,10 @@ func defersClause(e *Env, n int) int {
 	}
 	v := future.Await(e.Val(n))
 	defer recover()
+	const k = 3
+	arr := [4]int{}
+	defer e.Note("constants k=%d len=%d", k, len(arr)) // they name the function's constant and variable
+	defer func() { e.Note("literal k=%d", k) }()
 	if v == 4 {
 		panic("four")
 	}

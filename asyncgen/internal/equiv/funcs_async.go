@@ -4046,13 +4046,16 @@ var _ = defersPromoted
 
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
-	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
-	deferBits uint8              // bit i: the call of the i-th defer statement is due
-	aw1       future.Future[int] // the future awaited
-	defer1Fn  func()             // evaluated at the defer statement
-	defer2Fn  func()             // evaluated at the defer statement
-	e         *Env
-	n         int
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer1Fn   func()             // evaluated at the defer statement
+	defer2Fn   func()             // evaluated at the defer statement
+	defer4Arg2 int                // evaluated at the defer statement
+	defer4Arg3 int                // evaluated at the defer statement
+	defer5Fn   func()             // evaluated at the defer statement
+	e          *Env
+	n          int
 }
 
 // defersClauseAsync returns defersClause as a future: polling it runs defersClause up to its next
@@ -4086,23 +4089,35 @@ func (f *defersClauseAsyncFuture) runDefers() {
 			f.runDefers()
 		}
 	}()
+	if f.deferBits&16 != 0 {
+		f.deferBits &^= 16
+//line funcs.go:662
+		f.defer5Fn()
+//line funcs_async.go:4097
+	}
+	if f.deferBits&8 != 0 {
+		f.deferBits &^= 8
+//line funcs.go:661
+		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
+//line funcs_async.go:4103
+	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:656
+//line funcs.go:658
 		recover()
-//line funcs_async.go:4094
+//line funcs_async.go:4109
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:653
+//line funcs.go:655
 		f.defer2Fn()
-//line funcs_async.go:4100
+//line funcs_async.go:4115
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:651
+//line funcs.go:653
 		f.defer1Fn()
-//line funcs_async.go:4106
+//line funcs_async.go:4121
 	}
 }
 
@@ -4111,13 +4126,13 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:645
+//line funcs.go:647
 			var a any = f.n
-//line funcs.go:646
+//line funcs.go:648
 			if f.n%2 == 1 {
 				a = fmt.Sprint(f.n)
 			}
-//line funcs.go:649
+//line funcs.go:651
 			switch t := a.(type) {
 			case int:
 				f.defer1Fn = func() { f.e.Note("int clause t=%d", t) }
@@ -4126,31 +4141,42 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.defer2Fn = func() { f.e.Note("string clause t=%q", t) }
 				f.deferBits |= 2
 			}
-//line funcs.go:655
+//line funcs.go:657
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4134
+//line funcs_async.go:4149
 		case 1:
-//line funcs.go:655
+//line funcs.go:657
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:656
+//line funcs.go:658
 			f.deferBits |= 4
-//line funcs.go:657
+//line funcs.go:659
+			const k = 3
+//line funcs.go:660
+			arr := [4]int{}
+//line funcs.go:661
+			f.defer4Arg2 = k
+			f.defer4Arg3 = len(arr)
+			f.deferBits |= 8
+//line funcs.go:662
+			f.defer5Fn = func() { f.e.Note("literal k=%d", k) }
+			f.deferBits |= 16
+//line funcs.go:663
 			if v == 4 {
 				panic("four")
 			}
-//line funcs.go:660
+//line funcs.go:666
 			f.aw1 = f.e.Val(v * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4152
+//line funcs_async.go:4178
 		case 2:
-//line funcs.go:660
+//line funcs.go:666
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4159,7 +4185,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4163
+//line funcs_async.go:4189
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4185,7 +4211,7 @@ func (f *defersClauseAsyncFuture) Cancel() {
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4189
+//line funcs_async.go:4215
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4240,47 +4266,47 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:668
+//line funcs.go:674
 			{
 				deferred := f.e.Note
 				d2 := f.n
 				f.defers = append(f.defers, func() { deferred("d1 n=%d", d2) })
 			}
-//line funcs.go:669
+//line funcs.go:675
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d2") })
 			}
-//line funcs.go:670
+//line funcs.go:676
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d3") })
 			}
-//line funcs.go:671
+//line funcs.go:677
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4264
+//line funcs_async.go:4290
 		case 1:
-//line funcs.go:671
+//line funcs.go:677
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:672
+//line funcs.go:678
 			{
 				deferred := f.e.Note
 				d2 := f.v
 				f.defers = append(f.defers, func() { deferred("d4 v=%d", d2) })
 			}
-//line funcs.go:673
+//line funcs.go:679
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d5") })
 			}
-//line funcs.go:674
+//line funcs.go:680
 			if f.v%2 == 0 {
 				{
 					deferred := f.e.Note
@@ -4292,35 +4318,35 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 					f.defers = append(f.defers, func() { deferred("d7 odd") })
 				}
 			}
-//line funcs.go:679
+//line funcs.go:685
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d8") })
 			}
-//line funcs.go:680
+//line funcs.go:686
 			f.n++
-//line funcs.go:681
+//line funcs.go:687
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4307
+//line funcs_async.go:4333
 		case 2:
-//line funcs.go:681
+//line funcs.go:687
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:682
+//line funcs.go:688
 			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
-//line funcs.go:683
+//line funcs.go:689
 			{
 				var v2 int = f.v + w
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4324
+//line funcs_async.go:4350
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4346,7 +4372,7 @@ func (f *defersNineAsyncFuture) Cancel() {
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4350
+//line funcs_async.go:4376
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4393,21 +4419,21 @@ func (f *closeAllAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:705
+//line funcs.go:711
 		f.i.Close()
-//line funcs_async.go:4399
+//line funcs_async.go:4425
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:704
+//line funcs.go:710
 		f.defer2Recv.Close()
-//line funcs_async.go:4405
+//line funcs_async.go:4431
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:703
+//line funcs.go:709
 		f.c.Close()
-//line funcs_async.go:4411
+//line funcs_async.go:4437
 	}
 }
 
@@ -4416,21 +4442,21 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:703
+//line funcs.go:709
 			f.deferBits |= 1
-//line funcs.go:704
+//line funcs.go:710
 			f.defer2Recv = &f.w.closer
 			f.deferBits |= 2
-//line funcs.go:705
+//line funcs.go:711
 			_ = f.i.Close
 			f.deferBits |= 4
-//line funcs.go:706
+//line funcs.go:712
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4432
+//line funcs_async.go:4458
 		case 1:
-//line funcs.go:706
+//line funcs.go:712
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4439,7 +4465,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4443
+//line funcs_async.go:4469
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4465,7 +4491,7 @@ func (f *closeAllAsyncFuture) Cancel() {
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4469
+//line funcs_async.go:4495
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4488,13 +4514,13 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:713
+//line funcs.go:719
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4496
+//line funcs_async.go:4522
 		case 1:
-//line funcs.go:713
+//line funcs.go:719
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4502,7 +4528,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4506
+//line funcs_async.go:4532
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4526,7 +4552,7 @@ func (f *closeNoneAsyncFuture) Cancel() {
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4530
+//line funcs_async.go:4556
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4578,27 +4604,27 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 	}()
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:735
+//line funcs.go:741
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4584
+//line funcs_async.go:4610
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:733
+//line funcs.go:739
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4590
+//line funcs_async.go:4616
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:730
+//line funcs.go:736
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4596
+//line funcs_async.go:4622
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:729
+//line funcs.go:735
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4602
+//line funcs_async.go:4628
 	}
 }
 
@@ -4607,42 +4633,42 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:729
+//line funcs.go:735
 			f.defer1Recv = f.x
 			_ = f.defer1Recv.note
 			f.deferBits |= 1
-//line funcs.go:730
+//line funcs.go:736
 			f.deferBits |= 2
-//line funcs.go:731
+//line funcs.go:737
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4621
+//line funcs_async.go:4647
 		case 1:
-//line funcs.go:731
+//line funcs.go:737
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v2
-//line funcs.go:732
+//line funcs.go:738
 			f.y = *new(T)
-//line funcs.go:733
+//line funcs.go:739
 			f.deferBits |= 4
-//line funcs.go:734
+//line funcs.go:740
 			f.y, f.x = f.x, f.y
-//line funcs.go:735
+//line funcs.go:741
 			f.defer4Arg2 = f.x
 			f.defer4Arg3 = f.y
 			f.deferBits |= 8
-//line funcs.go:736
+//line funcs.go:742
 			f.aw1 = f.e.Val(f.w + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4644
+//line funcs_async.go:4670
 		case 2:
-//line funcs.go:736
+//line funcs.go:742
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4651,7 +4677,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4655
+//line funcs_async.go:4681
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4674,7 +4700,7 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:4678
+//line funcs_async.go:4704
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -4697,48 +4723,48 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:747
+//line funcs.go:753
 			f.i = 0
-//line funcs.go:747
+//line funcs.go:753
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4706
+//line funcs_async.go:4732
 		case 1:
-//line funcs.go:747
+//line funcs.go:753
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:748
+//line funcs.go:754
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4717
+//line funcs_async.go:4743
 		case 2:
-//line funcs.go:748
+//line funcs.go:754
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:749
+//line funcs.go:755
 			f.s.items = append(f.s.items, v)
-//line funcs.go:750
+//line funcs.go:756
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4730
+//line funcs_async.go:4756
 		case 3:
-//line funcs.go:747
+//line funcs.go:753
 			f.i++
-//line funcs.go:747
+//line funcs.go:753
 			f.state = 1
 			continue poll
-//line funcs_async.go:4737
+//line funcs_async.go:4763
 		case 4:
-//line funcs.go:751
+//line funcs.go:757
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4742
+//line funcs_async.go:4768
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4762,7 +4788,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:4766
+//line funcs_async.go:4792
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -4787,59 +4813,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:756
+//line funcs.go:762
 			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
-//line funcs.go:757
+//line funcs.go:763
 			f.total = 0
-//line funcs.go:758
+//line funcs.go:764
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:758
+//line funcs.go:764
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4801
+//line funcs_async.go:4827
 		case 1:
-//line funcs.go:758
+//line funcs.go:764
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			x := f.rangeValue[f.rangeIndex]
-//line funcs.go:759
+//line funcs.go:765
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4813
+//line funcs_async.go:4839
 		case 2:
-//line funcs.go:759
+//line funcs.go:765
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:760
+//line funcs.go:766
 			f.total += v
-//line funcs.go:761
+//line funcs.go:767
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4826
+//line funcs_async.go:4852
 		case 3:
-//line funcs.go:758
+//line funcs.go:764
 			f.rangeIndex++
-//line funcs.go:758
+//line funcs.go:764
 			f.state = 1
 			continue poll
-//line funcs_async.go:4833
+//line funcs_async.go:4859
 		case 4:
-//line funcs.go:762
+//line funcs.go:768
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:765
+//line funcs.go:771
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:4843
+//line funcs_async.go:4869
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4863,7 +4889,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:4867
+//line funcs_async.go:4893
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -4884,13 +4910,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:770
+//line funcs.go:776
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4892
+//line funcs_async.go:4918
 		case 1:
-//line funcs.go:770
+//line funcs.go:776
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4898,7 +4924,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4902
+//line funcs_async.go:4928
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4922,7 +4948,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:4926
+//line funcs_async.go:4952
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -4952,75 +4978,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:775
+//line funcs.go:781
 			f.m = map[K]int{}
-//line funcs.go:776
+//line funcs.go:782
 			f.last = *new(T)
-//line funcs.go:777
+//line funcs.go:783
 			f.i = 0
-//line funcs.go:777
+//line funcs.go:783
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4965
+//line funcs_async.go:4991
 		case 1:
-//line funcs.go:777
+//line funcs.go:783
 			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
 			f.x = f.xs[f.i]
-//line funcs.go:778
+//line funcs.go:784
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4977
+//line funcs_async.go:5003
 		case 2:
-//line funcs.go:778
+//line funcs.go:784
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:779
+//line funcs.go:785
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4990
+//line funcs_async.go:5016
 		case 3:
-//line funcs.go:779
+//line funcs.go:785
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:780
+//line funcs.go:786
 			f.m[f.key(y)] += f.w
-//line funcs.go:781
+//line funcs.go:787
 			f.last = f.x
-//line funcs.go:782
+//line funcs.go:788
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5005
+//line funcs_async.go:5031
 		case 4:
-//line funcs.go:777
+//line funcs.go:783
 			f.i++
-//line funcs.go:777
+//line funcs.go:783
 			f.state = 1
 			continue poll
-//line funcs_async.go:5012
+//line funcs_async.go:5038
 		case 5:
-//line funcs.go:783
+//line funcs.go:789
 			f.e.Note("last %v", f.last)
-//line funcs.go:784
+//line funcs.go:790
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:787
+//line funcs.go:793
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5024
+//line funcs_async.go:5050
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5044,7 +5070,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5048
+//line funcs_async.go:5074
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5071,63 +5097,63 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:798
+//line funcs.go:804
 			f.zero = *new(E)
-//line funcs.go:799
+//line funcs.go:805
 			f.i = 0
-//line funcs.go:799
+//line funcs.go:805
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5082
+//line funcs_async.go:5108
 		case 1:
-//line funcs.go:799
+//line funcs.go:805
 			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:800
+//line funcs.go:806
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5093
+//line funcs_async.go:5119
 		case 2:
-//line funcs.go:800
+//line funcs.go:806
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:801
+//line funcs.go:807
 			f.b.v = append(f.b.v, f.mk(w))
-//line funcs.go:802
+//line funcs.go:808
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5107
+//line funcs_async.go:5133
 		case 3:
-//line funcs.go:802
+//line funcs.go:808
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:803
+//line funcs.go:809
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5119
+//line funcs_async.go:5145
 		case 4:
-//line funcs.go:799
+//line funcs.go:805
 			f.i++
-//line funcs.go:799
+//line funcs.go:805
 			f.state = 1
 			continue poll
-//line funcs_async.go:5126
+//line funcs_async.go:5152
 		case 5:
-//line funcs.go:804
+//line funcs.go:810
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:5131
+//line funcs_async.go:5157
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5151,7 +5177,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5155
+//line funcs_async.go:5181
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5178,16 +5204,16 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:812
+//line funcs.go:818
 			f.b = strings.Builder{}
-//line funcs.go:813
+//line funcs.go:819
 			f.i = 0
-//line funcs.go:813
+//line funcs.go:819
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5189
+//line funcs_async.go:5215
 		case 1:
-//line funcs.go:813
+//line funcs.go:819
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -5195,36 +5221,36 @@ poll:
 			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:814
+//line funcs.go:820
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5203
+//line funcs_async.go:5229
 		case 2:
-//line funcs.go:814
+//line funcs.go:820
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:815
+//line funcs.go:821
 			f.b.WriteRune(f.r)
-//line funcs.go:816
+//line funcs.go:822
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5216
+//line funcs_async.go:5242
 		case 3:
-//line funcs.go:813
+//line funcs.go:819
 			f.i = f.rangeNext
-//line funcs.go:813
+//line funcs.go:819
 			f.state = 1
 			continue poll
-//line funcs_async.go:5223
+//line funcs_async.go:5249
 		case 4:
-//line funcs.go:817
+//line funcs.go:823
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5228
+//line funcs_async.go:5254
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5245,7 +5271,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5249
+//line funcs_async.go:5275
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5294,20 +5320,20 @@ func (f *namedResultsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:828
+//line funcs.go:834
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5300
+//line funcs_async.go:5326
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:822
+//line funcs.go:828
 		func() {
 			if f.err != nil {
 				f.total = -f.total
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5311
+//line funcs_async.go:5337
 	}
 }
 
@@ -5317,72 +5343,72 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:822
-			f.deferBits |= 1
 //line funcs.go:828
+			f.deferBits |= 1
+//line funcs.go:834
 			f.defer2Arg2 = f.total
 			f.deferBits |= 2
-//line funcs.go:829
+//line funcs.go:835
 			f.i = 0
-//line funcs.go:829
+//line funcs.go:835
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5331
+//line funcs_async.go:5357
 		case 1:
-//line funcs.go:829
+//line funcs.go:835
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:830
+//line funcs.go:836
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5342
+//line funcs_async.go:5368
 		case 2:
-//line funcs.go:830
+//line funcs.go:836
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:831
+//line funcs.go:837
 			f.total += v
-//line funcs.go:832
+//line funcs.go:838
 			if f.total > 10 {
 				f.err = ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:836
+//line funcs.go:842
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5362
+//line funcs_async.go:5388
 		case 3:
-//line funcs.go:829
+//line funcs.go:835
 			f.i++
-//line funcs.go:829
+//line funcs.go:835
 			f.state = 1
 			continue poll
-//line funcs_async.go:5369
+//line funcs_async.go:5395
 		case 4:
-//line funcs.go:837
+//line funcs.go:843
 			if f.n == 3 {
 				f.state = 5
 			} else {
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5378
+//line funcs_async.go:5404
 		case 5:
-//line funcs.go:838
+//line funcs.go:844
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5384
+//line funcs_async.go:5410
 		case 6:
-//line funcs.go:838
+//line funcs.go:844
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -5392,33 +5418,33 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5396
+//line funcs_async.go:5422
 		case 7:
-//line funcs.go:840
+//line funcs.go:846
 			if f.n == 5 {
 				f.total, f.err = 100, ErrOdd
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:843
+//line funcs.go:849
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5409
+//line funcs_async.go:5435
 		case 8:
-//line funcs.go:843
+//line funcs.go:849
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total, f.err = v2.Value, v2.Err
-//line funcs.go:844
+//line funcs.go:850
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5422
+//line funcs_async.go:5448
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5447,7 +5473,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5451
+//line funcs_async.go:5477
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5492,9 +5518,9 @@ func (f *namedOneAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:849
+//line funcs.go:855
 		func() { f.r *= 2 }()
-//line funcs_async.go:5498
+//line funcs_async.go:5524
 	}
 }
 
@@ -5504,24 +5530,24 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:849
+//line funcs.go:855
 			f.deferBits |= 1
-//line funcs.go:850
+//line funcs.go:856
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5517
+//line funcs_async.go:5543
 		case 1:
-//line funcs.go:851
+//line funcs.go:857
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5523
+//line funcs_async.go:5549
 		case 2:
-//line funcs.go:851
+//line funcs.go:857
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5531,16 +5557,16 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5535
+//line funcs_async.go:5561
 		case 3:
-//line funcs.go:853
+//line funcs.go:859
 			f.r = f.n
-//line funcs.go:854
+//line funcs.go:860
 			f.r = f.r + 1
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5544
+//line funcs_async.go:5570
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5566,7 +5592,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5570
+//line funcs_async.go:5596
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5589,29 +5615,29 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:859
+//line funcs.go:865
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5597
+//line funcs_async.go:5623
 		case 1:
-//line funcs.go:859
+//line funcs.go:865
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:860
+//line funcs.go:866
 			if v > 4 {
 				f.err = ErrBig
 				f.state = -1
 				return future.Result[int]{Value: f.result1, Err: f.err}, true
 			}
-//line funcs.go:864
+//line funcs.go:870
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5615
+//line funcs_async.go:5641
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5635,7 +5661,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5639
+//line funcs_async.go:5665
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5698,187 +5724,187 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:869
+//line funcs.go:875
 			f2.fs = nil
-//line funcs.go:870
+//line funcs.go:876
 			f2.ps = nil
-//line funcs.go:871
+//line funcs.go:877
 			f2.i = new(int)
 			(*f2.i) = 0
-//line funcs.go:871
+//line funcs.go:877
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5712
+//line funcs_async.go:5738
 		case 1:
-//line funcs.go:871
+//line funcs.go:877
 			if !((*f2.i) < f2.n) {
 				f2.state = 4
 				continue poll
 			}
-//line funcs.go:872
+//line funcs.go:878
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5723
+//line funcs_async.go:5749
 		case 2:
-//line funcs.go:872
+//line funcs.go:878
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			i2 := f2.i
-//line funcs.go:873
+//line funcs.go:879
 			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
-//line funcs.go:874
+//line funcs.go:880
 			f2.ps = append(f2.ps, &v)
-//line funcs.go:875
+//line funcs.go:881
 			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
-//line funcs.go:876
+//line funcs.go:882
 			v++
-//line funcs.go:877
+//line funcs.go:883
 			if (*f2.i) == 2 {
 				(*f2.i)++
 			}
-//line funcs.go:880
+//line funcs.go:886
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5747
+//line funcs_async.go:5773
 		case 3:
 			{
 				prev := f2.i
 				f2.i = new(int)
 				*f2.i = *prev
 			}
-//line funcs.go:871
+//line funcs.go:877
 			(*f2.i)++
-//line funcs.go:871
+//line funcs.go:877
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5759
+//line funcs_async.go:5785
 		case 4:
-//line funcs.go:881
+//line funcs.go:887
 			f2.rangeValue = []int{f2.n, f2.n + 1}
 			f2.rangeIndex = 0
-//line funcs.go:881
+//line funcs.go:887
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:5767
+//line funcs_async.go:5793
 		case 5:
-//line funcs.go:881
+//line funcs.go:887
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f2.x = new(int)
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
-//line funcs.go:882
+//line funcs.go:888
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:5780
+//line funcs_async.go:5806
 		case 6:
-//line funcs.go:882
+//line funcs.go:888
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			x2 := f2.x
-//line funcs.go:883
+//line funcs.go:889
 			f2.fs = append(f2.fs, func() int { return (*x2) + w })
-//line funcs.go:884
+//line funcs.go:890
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:5794
+//line funcs_async.go:5820
 		case 7:
-//line funcs.go:881
+//line funcs.go:887
 			f2.rangeIndex++
-//line funcs.go:881
+//line funcs.go:887
 			f2.state = 5
 			continue poll
-//line funcs_async.go:5801
+//line funcs_async.go:5827
 		case 8:
-//line funcs.go:885
+//line funcs.go:891
 			f2.j = new(int)
 			(*f2.j) = 0
-//line funcs.go:885
+//line funcs.go:891
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:5809
+//line funcs_async.go:5835
 		case 9:
-//line funcs.go:885
+//line funcs.go:891
 			if !((*f2.j) < 3) {
 				f2.state = 12
 				continue poll
 			}
-//line funcs.go:886
+//line funcs.go:892
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:5820
+//line funcs_async.go:5846
 		case 10:
-//line funcs.go:886
+//line funcs.go:892
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			j2 := f2.j
-//line funcs.go:887
+//line funcs.go:893
 			f2.fs = append(f2.fs, func() int { return (*j2) })
-//line funcs.go:888
+//line funcs.go:894
 			(*f2.j)++
-//line funcs.go:889
+//line funcs.go:895
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:5836
+//line funcs_async.go:5862
 		case 11:
 			{
 				prev2 := f2.j
 				f2.j = new(int)
 				*f2.j = *prev2
 			}
-//line funcs.go:889
+//line funcs.go:895
 			f2.state = 9
 			continue poll
-//line funcs_async.go:5846
+//line funcs_async.go:5872
 		case 12:
-//line funcs.go:890
+//line funcs.go:896
 			f2.total = 0
-//line funcs.go:891
+//line funcs.go:897
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:894
+//line funcs.go:900
 			for _, p := range f2.ps {
 				*p += 1000
 			}
-//line funcs.go:897
+//line funcs.go:903
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:5862
+//line funcs_async.go:5888
 		case 13:
-//line funcs.go:897
+//line funcs.go:903
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:898
+//line funcs.go:904
 			for _, f := range f2.fs {
 				f2.total += f()
 				f2.e.Note("total=%d", f2.total)
 			}
-//line funcs.go:902
+//line funcs.go:908
 			{
 				var v2 int = f2.total
 				f2.state = -1
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:5882
+//line funcs_async.go:5908
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5904,7 +5930,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:5908
+//line funcs_async.go:5934
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -5936,36 +5962,36 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:915
+//line funcs.go:921
 			f2.slices = nil
-//line funcs.go:916
+//line funcs.go:922
 			f2.accs = nil
-//line funcs.go:917
+//line funcs.go:923
 			f2.later = nil
-//line funcs.go:918
+//line funcs.go:924
 			f2.rangeValue = f2.n % 5
 			f2.i = 0
-//line funcs.go:918
+//line funcs.go:924
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5952
+//line funcs_async.go:5978
 		case 1:
-//line funcs.go:918
+//line funcs.go:924
 			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-//line funcs.go:919
+//line funcs.go:925
 			f2.p = new(acc)
-//line funcs.go:920
+//line funcs.go:926
 			(*f2.p).a[0] = f2.i
-//line funcs.go:921
+//line funcs.go:927
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5967
+//line funcs_async.go:5993
 		case 2:
-//line funcs.go:921
+//line funcs.go:927
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5973,18 +5999,18 @@ poll:
 			f2.aw1 = nil
 			f2.k = new(int)
 			(*f2.k) = v2
-//line funcs.go:922
+//line funcs.go:928
 			(*f2.p).inc()
 			k2 := f2.k
-//line funcs.go:923
+//line funcs.go:929
 			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
-//line funcs.go:924
+//line funcs.go:930
 			f2.slices = append(f2.slices, (*f2.p).a[:])
-//line funcs.go:925
+//line funcs.go:931
 			f2.accs = append(f2.accs, f2.p)
-//line funcs.go:926
+//line funcs.go:932
 			switch bound := any((*f2.k)).(type) {
-//line funcs.go:927
+//line funcs.go:933
 			case int:
 				f2.v = new(int)
 				*f2.v = bound
@@ -5993,112 +6019,112 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:5997
+//line funcs_async.go:6023
 		case 3:
-//line funcs.go:928
+//line funcs.go:934
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6003
+//line funcs_async.go:6029
 		case 4:
-//line funcs.go:928
+//line funcs.go:934
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			v3 := f2.v
-//line funcs.go:929
+//line funcs.go:935
 			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
-//line funcs.go:930
+//line funcs.go:936
 			(*f2.v)++
-//line funcs.go:931
+//line funcs.go:937
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6019
+//line funcs_async.go:6045
 		case 5:
-//line funcs.go:932
+//line funcs.go:938
 			f2.q = new(int)
 			(*f2.q) = (*f2.k) * 2
-//line funcs.go:932
+//line funcs.go:938
 			if (*f2.q) >= 2 {
 				f2.state = 6
 			} else {
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6031
+//line funcs_async.go:6057
 		case 6:
-//line funcs.go:933
+//line funcs.go:939
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6037
+//line funcs_async.go:6063
 		case 7:
-//line funcs.go:933
+//line funcs.go:939
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			q2 := f2.q
-//line funcs.go:934
+//line funcs.go:940
 			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
-//line funcs.go:935
+//line funcs.go:941
 			(*f2.q) += 100
-//line funcs.go:936
+//line funcs.go:942
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6053
+//line funcs_async.go:6079
 		case 8:
-//line funcs.go:937
+//line funcs.go:943
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
-//line funcs.go:938
+//line funcs.go:944
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6062
+//line funcs_async.go:6088
 		case 9:
-//line funcs.go:938
+//line funcs.go:944
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			r2 := f2.r
-//line funcs.go:939
+//line funcs.go:945
 			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
-//line funcs.go:940
+//line funcs.go:946
 			(*f2.p).a[1] = (*f2.k)
-//line funcs.go:941
+//line funcs.go:947
 			(*f2.k) *= 3
-//line funcs.go:942
+//line funcs.go:948
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6080
+//line funcs_async.go:6106
 		case 10:
-//line funcs.go:918
+//line funcs.go:924
 			f2.i++
-//line funcs.go:918
+//line funcs.go:924
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6087
+//line funcs_async.go:6113
 		case 11:
-//line funcs.go:943
+//line funcs.go:949
 			var b strings.Builder
-//line funcs.go:944
+//line funcs.go:950
 			for i, s := range f2.slices {
 				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
 			}
-//line funcs.go:947
+//line funcs.go:953
 			for _, f := range f2.later {
 				b.WriteString(f())
 			}
-//line funcs.go:950
+//line funcs.go:956
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6102
+//line funcs_async.go:6128
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6122,7 +6148,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6126
+//line funcs_async.go:6152
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6161,428 +6187,339 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:967
+//line funcs.go:973
 			f.tmp = f.e.Tick("a", 1)
-//line funcs.go:967
+//line funcs.go:973
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6171
+//line funcs_async.go:6197
 		case 1:
-//line funcs.go:967
+//line funcs.go:973
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:967
+//line funcs.go:973
 			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
-//line funcs.go:968
+//line funcs.go:974
 			f.e.Note("a=%d", f.a)
-//line funcs.go:969
+//line funcs.go:975
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6187
+//line funcs_async.go:6213
 		case 2:
-//line funcs.go:969
+//line funcs.go:975
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:969
+//line funcs.go:975
 			if tmp3 > 4 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6202
+//line funcs_async.go:6228
 		case 3:
-//line funcs.go:970
+//line funcs.go:976
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6208
+//line funcs_async.go:6234
 		case 4:
-//line funcs.go:970
+//line funcs.go:976
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:970
+//line funcs.go:976
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6219
+//line funcs_async.go:6245
 		case 5:
-//line funcs.go:973
+//line funcs.go:979
 			f.tmp5 = f.n%2 == 0
-//line funcs.go:973
+//line funcs.go:979
 			if f.tmp5 {
 				f.state = 6
 			} else {
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6230
+//line funcs_async.go:6256
 		case 6:
-//line funcs.go:973
+//line funcs.go:979
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6236
+//line funcs_async.go:6262
 		case 7:
-//line funcs.go:973
+//line funcs.go:979
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:973
+//line funcs.go:979
 			f.tmp5 = tmp6 > 1
-//line funcs.go:973
+//line funcs.go:979
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6249
+//line funcs_async.go:6275
 		case 8:
-//line funcs.go:973
+//line funcs.go:979
 			f.tmp7 = f.tmp5 || f.n == 7
-//line funcs.go:973
+//line funcs.go:979
 			if !f.tmp7 {
 				f.state = 9
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6260
+//line funcs_async.go:6286
 		case 9:
-//line funcs.go:973
+//line funcs.go:979
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6266
+//line funcs_async.go:6292
 		case 10:
-//line funcs.go:973
+//line funcs.go:979
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:973
+//line funcs.go:979
 			f.tmp7 = tmp8 == 4
-//line funcs.go:973
+//line funcs.go:979
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6279
+//line funcs_async.go:6305
 		case 11:
-//line funcs.go:973
+//line funcs.go:979
 			if f.tmp7 {
 				f.state = 12
 			} else {
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6288
+//line funcs_async.go:6314
 		case 12:
-//line funcs.go:974
+//line funcs.go:980
 			f.e.Note("cond true")
-//line funcs.go:975
+//line funcs.go:981
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6295
+//line funcs_async.go:6321
 		case 13:
-//line funcs.go:976
+//line funcs.go:982
 			f.tmp9 = f.e.Tick("x", 0)
-//line funcs.go:976
+//line funcs.go:982
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6303
+//line funcs_async.go:6329
 		case 14:
-//line funcs.go:976
+//line funcs.go:982
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:976
+//line funcs.go:982
 			f.arr = []int{f.tmp9, tmp10, 2}
-//line funcs.go:977
+//line funcs.go:983
 			f.tmp11 = f.e.Tick("index", f.n%3)
-//line funcs.go:977
+//line funcs.go:983
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6319
+//line funcs_async.go:6345
 		case 15:
-//line funcs.go:977
+//line funcs.go:983
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:977
+//line funcs.go:983
 			f.arr[f.tmp11] = tmp12
-//line funcs.go:978
+//line funcs.go:984
 			f.tmp13 = f.e.Tick("index2", 1)
-//line funcs.go:978
+//line funcs.go:984
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6335
+//line funcs_async.go:6361
 		case 16:
-//line funcs.go:978
+//line funcs.go:984
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:978
+//line funcs.go:984
 			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
-//line funcs.go:979
+//line funcs.go:985
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6349
+//line funcs_async.go:6375
 		case 17:
-//line funcs.go:979
+//line funcs.go:985
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:979
+//line funcs.go:985
 			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
-//line funcs.go:980
+//line funcs.go:986
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6363
+//line funcs_async.go:6389
 		case 18:
-//line funcs.go:980
+//line funcs.go:986
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:980
+//line funcs.go:986
 			f.counts[tmp16]++
-//line funcs.go:981
+//line funcs.go:987
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6377
+//line funcs_async.go:6403
 		case 19:
-//line funcs.go:981
+//line funcs.go:987
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:981
+//line funcs.go:987
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6389
+//line funcs_async.go:6415
 		case 20:
-//line funcs.go:981
+//line funcs.go:987
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:981
+//line funcs.go:987
 			f.z = tmp18 * 2
-//line funcs.go:982
+//line funcs.go:988
 			f.p = point{x: 1, y: 2}
-//line funcs.go:983
+//line funcs.go:989
 			f.tmp19 = f.e.Tick("s1", 1)
-//line funcs.go:983
+//line funcs.go:989
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6407
+//line funcs_async.go:6433
 		case 21:
-//line funcs.go:983
+//line funcs.go:989
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:983
+//line funcs.go:989
 			f.z += f.p.sum(f.tmp19, tmp20)
-//line funcs.go:984
+//line funcs.go:990
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6421
+//line funcs_async.go:6447
 		case 22:
-//line funcs.go:984
+//line funcs.go:990
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:984
+//line funcs.go:990
 			f.z += f.p.move(tmp21)
-//line funcs.go:985
+//line funcs.go:991
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6435
+//line funcs_async.go:6461
 		case 23:
-//line funcs.go:985
+//line funcs.go:991
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:985
+//line funcs.go:991
 			f.z += tmp22.x
-//line funcs.go:986
+//line funcs.go:992
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6449
+//line funcs_async.go:6475
 		case 24:
-//line funcs.go:986
+//line funcs.go:992
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:986
+//line funcs.go:992
 			f.z -= -tmp23
-//line funcs.go:987
+//line funcs.go:993
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6463
+//line funcs_async.go:6489
 		case 25:
-//line funcs.go:987
+//line funcs.go:993
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:987
+//line funcs.go:993
 			switch tmp24 % 3 {
-//line funcs.go:988
+//line funcs.go:994
 			case 0:
 				f.state = 26
-//line funcs.go:990
+//line funcs.go:996
 			case 1:
 				f.state = 27
 			default:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6483
+//line funcs_async.go:6509
 		case 26:
-//line funcs.go:989
+//line funcs.go:995
 			f.z++
-//line funcs.go:992
+//line funcs.go:998
 			f.state = 29
 			continue poll
-//line funcs_async.go:6490
+//line funcs_async.go:6516
 		case 27:
-//line funcs.go:991
+//line funcs.go:997
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6496
+//line funcs_async.go:6522
 		case 28:
-//line funcs.go:991
-			v, ready := f.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f.aw1 = nil
-			f.z += v
-//line funcs.go:992
-			f.state = 29
-			fallthrough
-//line funcs_async.go:6508
-		case 29:
-//line funcs.go:993
-			f.b = f.e.Tick("init", f.n) > 2
-//line funcs.go:993
-			f.tmp25 = f.b
-//line funcs.go:993
-			if f.tmp25 {
-				f.state = 30
-			} else {
-				f.state = 32
-			}
-			continue poll
-//line funcs_async.go:6521
-		case 30:
-//line funcs.go:993
-			f.aw3 = Later(f.e, f.n > 5)
-			f.state = 31
-			fallthrough
-//line funcs_async.go:6527
-		case 31:
-//line funcs.go:993
-			tmp26, ready := f.aw3.Poll(cx)
-			if !ready {
-				return
-			}
-			f.aw3 = nil
-//line funcs.go:993
-			f.tmp25 = !tmp26
-//line funcs.go:993
-			f.state = 32
-			fallthrough
-//line funcs_async.go:6540
-		case 32:
-//line funcs.go:993
-			if f.tmp25 {
-				f.state = 33
-			} else {
-				f.state = 34
-			}
-			continue poll
-//line funcs_async.go:6549
-		case 33:
-//line funcs.go:994
-			f.z *= 2
-//line funcs.go:995
-			f.state = 34
-			fallthrough
-//line funcs_async.go:6556
-		case 34:
-//line funcs.go:996
-			f.aw1 = f.e.Step("s18", f.n%4)
-			f.state = 35
-			fallthrough
-//line funcs_async.go:6562
-		case 35:
-//line funcs.go:996
-			v, ready := f.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f.aw1 = nil
-			f.i = v
-//line funcs.go:996
-			f.state = 36
-			fallthrough
-//line funcs_async.go:6574
-		case 36:
-//line funcs.go:996
-			if !(f.i > 0) {
-				f.state = 39
-				continue poll
-			}
-//line funcs.go:997
-			f.aw1 = f.e.Step("s19", f.i)
-			f.state = 37
-			fallthrough
-//line funcs_async.go:6585
-		case 37:
 //line funcs.go:997
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
@@ -6591,49 +6528,138 @@ poll:
 			f.aw1 = nil
 			f.z += v
 //line funcs.go:998
+			f.state = 29
+			fallthrough
+//line funcs_async.go:6534
+		case 29:
+//line funcs.go:999
+			f.b = f.e.Tick("init", f.n) > 2
+//line funcs.go:999
+			f.tmp25 = f.b
+//line funcs.go:999
+			if f.tmp25 {
+				f.state = 30
+			} else {
+				f.state = 32
+			}
+			continue poll
+//line funcs_async.go:6547
+		case 30:
+//line funcs.go:999
+			f.aw3 = Later(f.e, f.n > 5)
+			f.state = 31
+			fallthrough
+//line funcs_async.go:6553
+		case 31:
+//line funcs.go:999
+			tmp26, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = nil
+//line funcs.go:999
+			f.tmp25 = !tmp26
+//line funcs.go:999
+			f.state = 32
+			fallthrough
+//line funcs_async.go:6566
+		case 32:
+//line funcs.go:999
+			if f.tmp25 {
+				f.state = 33
+			} else {
+				f.state = 34
+			}
+			continue poll
+//line funcs_async.go:6575
+		case 33:
+//line funcs.go:1000
+			f.z *= 2
+//line funcs.go:1001
+			f.state = 34
+			fallthrough
+//line funcs_async.go:6582
+		case 34:
+//line funcs.go:1002
+			f.aw1 = f.e.Step("s18", f.n%4)
+			f.state = 35
+			fallthrough
+//line funcs_async.go:6588
+		case 35:
+//line funcs.go:1002
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.i = v
+//line funcs.go:1002
+			f.state = 36
+			fallthrough
+//line funcs_async.go:6600
+		case 36:
+//line funcs.go:1002
+			if !(f.i > 0) {
+				f.state = 39
+				continue poll
+			}
+//line funcs.go:1003
+			f.aw1 = f.e.Step("s19", f.i)
+			f.state = 37
+			fallthrough
+//line funcs_async.go:6611
+		case 37:
+//line funcs.go:1003
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.z += v
+//line funcs.go:1004
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6597
+//line funcs_async.go:6623
 		case 38:
-//line funcs.go:996
+//line funcs.go:1002
 			f.i--
-//line funcs.go:996
+//line funcs.go:1002
 			f.state = 36
 			continue poll
-//line funcs_async.go:6604
+//line funcs_async.go:6630
 		case 39:
-//line funcs.go:999
+//line funcs.go:1005
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
-//line funcs.go:1000
+//line funcs.go:1006
 			if f.z > 1000 {
 				f.state = 40
 			} else {
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6615
+//line funcs_async.go:6641
 		case 40:
-//line funcs.go:1001
+//line funcs.go:1007
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6621
+//line funcs_async.go:6647
 		case 41:
-//line funcs.go:1001
+//line funcs.go:1007
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1001
+//line funcs.go:1007
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6632
+//line funcs_async.go:6658
 		case 42:
-//line funcs.go:1003
+//line funcs.go:1009
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6637
+//line funcs_async.go:6663
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6663,7 +6689,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6667
+//line funcs_async.go:6693
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6691,119 +6717,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1008
+//line funcs.go:1014
 			f.total = 0
-//line funcs.go:1009
+//line funcs.go:1015
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6701
+//line funcs_async.go:6727
 		case 1:
-//line funcs.go:1009
+//line funcs.go:1015
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err = v2.Value, v2.Err
-//line funcs.go:1009
+//line funcs.go:1015
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6713
+//line funcs_async.go:6739
 		case 2:
-//line funcs.go:1009
+//line funcs.go:1015
 			if !(f.err == nil && f.v < 12) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1010
+//line funcs.go:1016
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6724
+//line funcs_async.go:6750
 		case 3:
-//line funcs.go:1010
+//line funcs.go:1016
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total += v2
-//line funcs.go:1011
+//line funcs.go:1017
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6736
+//line funcs_async.go:6762
 		case 4:
-//line funcs.go:1009
+//line funcs.go:1015
 			f.v++
-//line funcs.go:1009
+//line funcs.go:1015
 			f.state = 2
 			continue poll
-//line funcs_async.go:6743
+//line funcs_async.go:6769
 		case 5:
-//line funcs.go:1012
+//line funcs.go:1018
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6749
+//line funcs_async.go:6775
 		case 6:
-//line funcs.go:1012
+//line funcs.go:1018
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err2 = v2.Value, v2.Err
-//line funcs.go:1012
+//line funcs.go:1018
 			f.tmp = f.err2 != nil
-//line funcs.go:1012
+//line funcs.go:1018
 			if !f.tmp {
 				f.state = 7
 			} else {
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:6767
+//line funcs_async.go:6793
 		case 7:
-//line funcs.go:1012
+//line funcs.go:1018
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6773
+//line funcs_async.go:6799
 		case 8:
-//line funcs.go:1012
+//line funcs.go:1018
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1012
+//line funcs.go:1018
 			f.tmp = tmp2 > 3
-//line funcs.go:1012
+//line funcs.go:1018
 			f.state = 9
 			fallthrough
-//line funcs_async.go:6786
+//line funcs_async.go:6812
 		case 9:
-//line funcs.go:1012
+//line funcs.go:1018
 			if f.tmp {
 				f.state = 10
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6795
+//line funcs_async.go:6821
 		case 10:
-//line funcs.go:1013
+//line funcs.go:1019
 			f.total++
-//line funcs.go:1014
+//line funcs.go:1020
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6802
+//line funcs_async.go:6828
 		case 11:
-//line funcs.go:1015
+//line funcs.go:1021
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6807
+//line funcs_async.go:6833
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6830,7 +6856,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:6834
+//line funcs_async.go:6860
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -6893,75 +6919,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1020
+//line funcs.go:1026
 			f.defers = append(f.defers, func() {
 				if f.count > 3 {
 					f.err = ErrBig
 					f.count = -f.count
 				}
 			})
-//line funcs.go:1026
+//line funcs.go:1032
 			f.shown = nil
-//line funcs.go:1027
+//line funcs.go:1033
 			f.rangeValue = min(f.n, len(f.b.v))
 			f.i = 0
-//line funcs.go:1027
+//line funcs.go:1033
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6912
+//line funcs_async.go:6938
 		case 1:
-//line funcs.go:1027
+//line funcs.go:1033
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1028
+//line funcs.go:1034
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
-//line funcs.go:1029
+//line funcs.go:1035
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6926
+//line funcs_async.go:6952
 		case 2:
-//line funcs.go:1029
+//line funcs.go:1035
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			x2 := f.x
-//line funcs.go:1030
+//line funcs.go:1036
 			f.shown = append(f.shown, func() string { return f.show((*x2)) })
-//line funcs.go:1031
+//line funcs.go:1037
 			{
 				deferred := f.b.e.Note
 				d2 := f.show((*f.x))
 				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
 			}
-//line funcs.go:1032
+//line funcs.go:1038
 			f.count++
-//line funcs.go:1033
+//line funcs.go:1039
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6948
+//line funcs_async.go:6974
 		case 3:
-//line funcs.go:1027
+//line funcs.go:1033
 			f.i++
-//line funcs.go:1027
+//line funcs.go:1033
 			f.state = 1
 			continue poll
-//line funcs_async.go:6955
+//line funcs_async.go:6981
 		case 4:
-//line funcs.go:1034
+//line funcs.go:1040
 			for _, s := range f.shown {
 				f.b.e.Note("shown %s", s())
 			}
-//line funcs.go:1037
+//line funcs.go:1043
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:6965
+//line funcs_async.go:6991
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6984,7 +7010,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:6988
+//line funcs_async.go:7014
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7013,174 +7039,174 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1042
+//line funcs.go:1048
 			f.total = 0
-//line funcs.go:1044
+//line funcs.go:1050
 			f.i = 0
-//line funcs.go:1044
+//line funcs.go:1050
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7024
+//line funcs_async.go:7050
 		case 1:
-//line funcs.go:1044
+//line funcs.go:1050
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7030
+//line funcs_async.go:7056
 		case 2:
-//line funcs.go:1044
+//line funcs.go:1050
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1044
+//line funcs.go:1050
 			if !(f.i < tmp) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1045
+//line funcs.go:1051
 			f.total += f.i
-//line funcs.go:1046
+//line funcs.go:1052
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1049
+//line funcs.go:1055
 			f.e.Note("i=%d", f.i)
-//line funcs.go:1050
+//line funcs.go:1056
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7055
+//line funcs_async.go:7081
 		case 3:
-//line funcs.go:1044
+//line funcs.go:1050
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7061
+//line funcs_async.go:7087
 		case 4:
-//line funcs.go:1044
+//line funcs.go:1050
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1044
+//line funcs.go:1050
 			f.state = 1
 			continue poll
-//line funcs_async.go:7073
+//line funcs_async.go:7099
 		case 5:
-//line funcs.go:1051
+//line funcs.go:1057
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7079
+//line funcs_async.go:7105
 		case 6:
-//line funcs.go:1051
+//line funcs.go:1057
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1051
+//line funcs.go:1057
 			f.rangeValue = tmp2
 			f.j = 0
-//line funcs.go:1051
+//line funcs.go:1057
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7093
+//line funcs_async.go:7119
 		case 7:
-//line funcs.go:1051
+//line funcs.go:1057
 			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-//line funcs.go:1052
+//line funcs.go:1058
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7104
+//line funcs_async.go:7130
 		case 8:
-//line funcs.go:1052
+//line funcs.go:1058
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1053
+//line funcs.go:1059
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7116
+//line funcs_async.go:7142
 		case 9:
-//line funcs.go:1051
+//line funcs.go:1057
 			f.j++
-//line funcs.go:1051
+//line funcs.go:1057
 			f.state = 7
 			continue poll
-//line funcs_async.go:7123
+//line funcs_async.go:7149
 		case 10:
-//line funcs.go:1054
+//line funcs.go:1060
 			f.k = f.n
-//line funcs.go:1054
+//line funcs.go:1060
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7130
+//line funcs_async.go:7156
 		case 11:
-//line funcs.go:1054
+//line funcs.go:1060
 			f.tmp3 = f.k > 0
-//line funcs.go:1054
+//line funcs.go:1060
 			if f.tmp3 {
 				f.state = 12
 			} else {
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7141
+//line funcs_async.go:7167
 		case 12:
-//line funcs.go:1054
+//line funcs.go:1060
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7147
+//line funcs_async.go:7173
 		case 13:
-//line funcs.go:1054
+//line funcs.go:1060
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1054
+//line funcs.go:1060
 			f.tmp3 = tmp4 != 2
-//line funcs.go:1054
+//line funcs.go:1060
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7160
+//line funcs_async.go:7186
 		case 14:
-//line funcs.go:1054
+//line funcs.go:1060
 			if !(f.tmp3) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1055
+//line funcs.go:1061
 			f.total++
-//line funcs.go:1056
+//line funcs.go:1062
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7172
+//line funcs_async.go:7198
 		case 15:
-//line funcs.go:1054
+//line funcs.go:1060
 			f.k--
-//line funcs.go:1054
+//line funcs.go:1060
 			f.state = 11
 			continue poll
-//line funcs_async.go:7179
+//line funcs_async.go:7205
 		case 16:
-//line funcs.go:1057
+//line funcs.go:1063
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7184
+//line funcs_async.go:7210
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7207,7 +7233,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7211
+//line funcs_async.go:7237
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7237,42 +7263,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1062
+//line funcs.go:1068
 			f.values = []any{f.n, "s", nil, 2.5}
-//line funcs.go:1063
+//line funcs.go:1069
 			f.b = strings.Builder{}
-//line funcs.go:1064
+//line funcs.go:1070
 			f.rangeValue = f.n % 5
 			f.i = 0
-//line funcs.go:1064
+//line funcs.go:1070
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7251
+//line funcs_async.go:7277
 		case 1:
-//line funcs.go:1064
+//line funcs.go:1070
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1065
+//line funcs.go:1071
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7262
+//line funcs_async.go:7288
 		case 2:
-//line funcs.go:1065
+//line funcs.go:1071
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1065
+//line funcs.go:1071
 			switch bound := tmp.(type) {
-//line funcs.go:1066
+//line funcs.go:1072
 			case int:
 				f.v = bound
 				f.state = 3
-//line funcs.go:1068
+//line funcs.go:1074
 			case string:
 				f.v3 = bound
 				f.state = 4
@@ -7281,87 +7307,87 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7285
+//line funcs_async.go:7311
 		case 3:
-//line funcs.go:1067
+//line funcs.go:1073
 			f.b.WriteString(strings.Repeat("i", f.v%3))
-//line funcs.go:1072
+//line funcs.go:1078
 			f.state = 7
 			continue poll
-//line funcs_async.go:7292
+//line funcs_async.go:7318
 		case 4:
-//line funcs.go:1069
+//line funcs.go:1075
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:7298
+//line funcs_async.go:7324
 		case 5:
-//line funcs.go:1071
+//line funcs.go:1077
 			f.e.Note("other %v", f.v2)
-//line funcs.go:1072
+//line funcs.go:1078
 			f.state = 7
 			continue poll
-//line funcs_async.go:7305
+//line funcs_async.go:7331
 		case 6:
-//line funcs.go:1069
+//line funcs.go:1075
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1069
+//line funcs.go:1075
 			f.b.WriteString(f.v3 + tmp2)
-//line funcs.go:1072
+//line funcs.go:1078
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7318
+//line funcs_async.go:7344
 		case 7:
-//line funcs.go:1073
+//line funcs.go:1079
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7324
+//line funcs_async.go:7350
 		case 8:
-//line funcs.go:1073
+//line funcs.go:1079
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1073
+//line funcs.go:1079
 			switch tmp3.(type) {
-//line funcs.go:1074
+//line funcs.go:1080
 			case nil:
 				f.state = 9
 			default:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7341
+//line funcs_async.go:7367
 		case 9:
-//line funcs.go:1075
+//line funcs.go:1081
 			f.b.WriteString("nil")
-//line funcs.go:1076
+//line funcs.go:1082
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7348
+//line funcs_async.go:7374
 		case 10:
-//line funcs.go:1077
+//line funcs.go:1083
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7353
+//line funcs_async.go:7379
 		case 11:
-//line funcs.go:1064
+//line funcs.go:1070
 			f.i++
-//line funcs.go:1064
+//line funcs.go:1070
 			f.state = 1
 			continue poll
-//line funcs_async.go:7360
+//line funcs_async.go:7386
 		case 12:
-//line funcs.go:1078
+//line funcs.go:1084
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7365
+//line funcs_async.go:7391
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7388,7 +7414,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7392
+//line funcs_async.go:7418
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7415,185 +7441,185 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1083
+//line funcs.go:1089
 			f.total = 0
-//line funcs.go:1084
+//line funcs.go:1090
 			f.rangeValue = f.n % 6
 			f.i = 0
-//line funcs.go:1084
+//line funcs.go:1090
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7427
+//line funcs_async.go:7453
 		case 1:
-//line funcs.go:1084
+//line funcs.go:1090
 			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1087
+//line funcs.go:1093
 			f.tmp = f.e.Tick("tag", f.i)
-//line funcs.go:1088
+//line funcs.go:1094
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:7440
+//line funcs_async.go:7466
 		case 2:
-//line funcs.go:1089
+//line funcs.go:1095
 			f.total++
-//line funcs.go:1097
+//line funcs.go:1103
 			f.state = 10
 			continue poll
-//line funcs_async.go:7447
+//line funcs_async.go:7473
 		case 3:
-//line funcs.go:1091
+//line funcs.go:1097
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:7453
+//line funcs_async.go:7479
 		case 4:
-//line funcs.go:1094
+//line funcs.go:1100
 			f.total += 100
-//line funcs.go:1097
+//line funcs.go:1103
 			f.state = 10
 			continue poll
-//line funcs_async.go:7460
+//line funcs_async.go:7486
 		case 5:
-//line funcs.go:1096
+//line funcs.go:1102
 			f.total += 1000
-//line funcs.go:1097
+//line funcs.go:1103
 			f.state = 10
 			continue poll
-//line funcs_async.go:7467
+//line funcs_async.go:7493
 		case 6:
-//line funcs.go:1088
+//line funcs.go:1094
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1088
+//line funcs.go:1094
 			if f.tmp == tmp2 {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1088
+//line funcs.go:1094
 			if f.tmp == f.e.Tick("one", 1) {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1090
+//line funcs.go:1096
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7489
+//line funcs_async.go:7515
 		case 7:
-//line funcs.go:1090
+//line funcs.go:1096
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1090
+//line funcs.go:1096
 			if f.tmp == tmp3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1095
+//line funcs.go:1101
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1095
+//line funcs.go:1101
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7511
+//line funcs_async.go:7537
 		case 8:
-//line funcs.go:1095
+//line funcs.go:1101
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1095
+//line funcs.go:1101
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1097
+//line funcs.go:1103
 			f.state = 4
 			continue poll
-//line funcs_async.go:7527
+//line funcs_async.go:7553
 		case 9:
-//line funcs.go:1091
+//line funcs.go:1097
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1097
+//line funcs.go:1103
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7539
+//line funcs_async.go:7565
 		case 10:
-//line funcs.go:1099
+//line funcs.go:1105
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:1101
+//line funcs.go:1107
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:7550
+//line funcs_async.go:7576
 		case 11:
-//line funcs.go:1100
+//line funcs.go:1106
 			f.total *= 2
-//line funcs.go:1103
+//line funcs.go:1109
 			f.state = 14
 			continue poll
-//line funcs_async.go:7557
+//line funcs_async.go:7583
 		case 12:
-//line funcs.go:1102
+//line funcs.go:1108
 			f.total--
-//line funcs.go:1103
+//line funcs.go:1109
 			f.state = 14
 			continue poll
-//line funcs_async.go:7564
+//line funcs_async.go:7590
 		case 13:
-//line funcs.go:1101
+//line funcs.go:1107
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1101
+//line funcs.go:1107
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1103
+//line funcs.go:1109
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7580
+//line funcs_async.go:7606
 		case 14:
-//line funcs.go:1104
+//line funcs.go:1110
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7585
+//line funcs_async.go:7611
 		case 15:
-//line funcs.go:1084
+//line funcs.go:1090
 			f.i++
-//line funcs.go:1084
+//line funcs.go:1090
 			f.state = 1
 			continue poll
-//line funcs_async.go:7592
+//line funcs_async.go:7618
 		case 16:
-//line funcs.go:1105
+//line funcs.go:1111
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7597
+//line funcs_async.go:7623
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7620,7 +7646,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7624
+//line funcs_async.go:7650
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7669,15 +7695,15 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:1113
+//line funcs.go:1119
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7675
+//line funcs_async.go:7701
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1111
+//line funcs.go:1117
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7681
+//line funcs_async.go:7707
 	}
 }
 
@@ -7686,63 +7712,63 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1111
+//line funcs.go:1117
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:1111
+//line funcs.go:1117
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7696
+//line funcs_async.go:7722
 		case 1:
-//line funcs.go:1111
+//line funcs.go:1117
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1111
+//line funcs.go:1117
 			f.defer1Arg2 = f.tmp
 			f.defer1Arg3 = tmp2
 			f.deferBits |= 1
-//line funcs.go:1112
+//line funcs.go:1118
 			f.c = counter{e: f.e, name: "c", n: f.n}
-//line funcs.go:1113
+//line funcs.go:1119
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7714
+//line funcs_async.go:7740
 		case 2:
-//line funcs.go:1113
+//line funcs.go:1119
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1113
+//line funcs.go:1119
 			f.defer2Arg1 = fmt.Sprint("ptr", tmp3)
 			f.deferBits |= 2
-//line funcs.go:1114
+//line funcs.go:1120
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7729
+//line funcs_async.go:7755
 		case 3:
-//line funcs.go:1114
+//line funcs.go:1120
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1114
+//line funcs.go:1120
 			f.c.n = tmp4
-//line funcs.go:1115
+//line funcs.go:1121
 			{
 				var v int = f.c.n
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7746
+//line funcs_async.go:7772
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7768,7 +7794,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:7772
+//line funcs_async.go:7798
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -7792,41 +7818,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1120
+//line funcs.go:1126
 			f.total = 0
-//line funcs.go:1123
+//line funcs.go:1129
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:1123
+//line funcs.go:1129
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:7807
+//line funcs_async.go:7833
 		case 1:
-//line funcs.go:1124
+//line funcs.go:1130
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7813
+//line funcs_async.go:7839
 		case 2:
-//line funcs.go:1124
+//line funcs.go:1130
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1125
+//line funcs.go:1131
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7825
+//line funcs_async.go:7851
 		case 3:
-//line funcs.go:1126
+//line funcs.go:1132
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7830
+//line funcs_async.go:7856
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7850,7 +7876,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:7854
+//line funcs_async.go:7880
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -7877,59 +7903,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1131
+//line funcs.go:1137
 			f.x = f.n
-//line funcs.go:1133
+//line funcs.go:1139
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7887
+//line funcs_async.go:7913
 		case 1:
-//line funcs.go:1133
+//line funcs.go:1139
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:1134
+//line funcs.go:1140
 			f.y = f.x2 + 1
-//line funcs.go:1136
+//line funcs.go:1142
 			f.y2 = f.y * 10
-//line funcs.go:1137
+//line funcs.go:1143
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7904
+//line funcs_async.go:7930
 		case 2:
-//line funcs.go:1137
+//line funcs.go:1143
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1138
-			f.x2 += f.y2
-//line funcs.go:1140
-			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:1142
-			y2 = f.x
 //line funcs.go:1144
+			f.x2 += f.y2
+//line funcs.go:1146
+			f.e.Note("inner x=%d y=%d", f.x2, f.y)
+//line funcs.go:1148
+			y2 = f.x
+//line funcs.go:1150
 			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7925
+//line funcs_async.go:7951
 		case 3:
-//line funcs.go:1145
+//line funcs.go:1151
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7931
+//line funcs_async.go:7957
 		case 4:
-//line funcs.go:1145
+//line funcs.go:1151
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -7937,12 +7963,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:7941
+//line funcs_async.go:7967
 		case 5:
-//line funcs.go:1148
+//line funcs.go:1154
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:7946
+//line funcs_async.go:7972
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7966,7 +7992,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:7970
+//line funcs_async.go:7996
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -7989,42 +8015,42 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1153
+//line funcs.go:1159
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:1154
+//line funcs.go:1160
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:1154
+//line funcs.go:1160
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8001
+//line funcs_async.go:8027
 		case 1:
-//line funcs.go:1154
+//line funcs.go:1160
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1154
+//line funcs.go:1160
 			f.chs[f.tmp] <- tmp2
-//line funcs.go:1155
+//line funcs.go:1161
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8015
+//line funcs_async.go:8041
 		case 2:
-//line funcs.go:1155
+//line funcs.go:1161
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1155
+//line funcs.go:1161
 			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
-//line funcs.go:1156
+//line funcs.go:1162
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8028
+//line funcs_async.go:8054
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8048,7 +8074,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8052
+//line funcs_async.go:8078
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8070,28 +8096,28 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1164
+//line funcs.go:1170
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8078
+//line funcs_async.go:8104
 		case 1:
-//line funcs.go:1164
+//line funcs.go:1170
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1165
+//line funcs.go:1171
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:1169
+//line funcs.go:1175
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8095
+//line funcs_async.go:8121
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8115,7 +8141,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8119
+//line funcs_async.go:8145
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8142,71 +8168,71 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1174
+//line funcs.go:1180
 			f.fns = nil
-//line funcs.go:1175
+//line funcs.go:1181
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:1175
+//line funcs.go:1181
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8154
+//line funcs_async.go:8180
 		case 1:
-//line funcs.go:1175
+//line funcs.go:1181
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1176
+//line funcs.go:1182
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8165
+//line funcs_async.go:8191
 		case 2:
-//line funcs.go:1176
+//line funcs.go:1182
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1177
+//line funcs.go:1183
 			f.new = f.i + f.n
-//line funcs.go:1178
+//line funcs.go:1184
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:1179
+//line funcs.go:1185
 			f.fns = append(f.fns, func() int { return (*x2) })
-//line funcs.go:1180
+//line funcs.go:1186
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8185
+//line funcs_async.go:8211
 		case 3:
-//line funcs.go:1180
+//line funcs.go:1186
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1181
+//line funcs.go:1187
 			f.e.Note("x=%d", (*f.x))
-//line funcs.go:1182
+//line funcs.go:1188
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8198
+//line funcs_async.go:8224
 		case 4:
-//line funcs.go:1175
+//line funcs.go:1181
 			f.i++
-//line funcs.go:1175
+//line funcs.go:1181
 			f.state = 1
 			continue poll
-//line funcs_async.go:8205
+//line funcs_async.go:8231
 		case 5:
-//line funcs.go:1183
+//line funcs.go:1189
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8210
+//line funcs_async.go:8236
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8230,7 +8256,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8234
+//line funcs_async.go:8260
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8255,41 +8281,41 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1188
+//line funcs.go:1194
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8263
+//line funcs_async.go:8289
 		case 1:
-//line funcs.go:1188
+//line funcs.go:1194
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1189
+//line funcs.go:1195
 			f.new = f.x + 1
-//line funcs.go:1190
+//line funcs.go:1196
 			f.e.Note("new=%d", f.new)
-//line funcs.go:1191
+//line funcs.go:1197
 			f.g = *new(N)
-//line funcs.go:1192
+//line funcs.go:1198
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8282
+//line funcs_async.go:8308
 		case 2:
-//line funcs.go:1192
+//line funcs.go:1198
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1193
+//line funcs.go:1199
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8293
+//line funcs_async.go:8319
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8310,7 +8336,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8314
+//line funcs_async.go:8340
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8332,26 +8358,26 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1198
+//line funcs.go:1204
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8340
+//line funcs_async.go:8366
 		case 1:
-//line funcs.go:1198
+//line funcs.go:1204
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1199
+//line funcs.go:1205
 			f.true = x > 1
-//line funcs.go:1200
+//line funcs.go:1206
 			f.e.Note("true=%v", f.true)
-//line funcs.go:1201
+//line funcs.go:1207
 			f.state = -1
 			return x, true
-//line funcs_async.go:8355
+//line funcs_async.go:8381
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8375,7 +8401,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8379
+//line funcs_async.go:8405
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8420,9 +8446,9 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1206
+//line funcs.go:1212
 		f.e.Note("deferred")
-//line funcs_async.go:8426
+//line funcs_async.go:8452
 	}
 }
 
@@ -8431,30 +8457,30 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1206
+//line funcs.go:1212
 			f.deferBits |= 1
-//line funcs.go:1207
+//line funcs.go:1213
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8441
+//line funcs_async.go:8467
 		case 1:
-//line funcs.go:1207
+//line funcs.go:1213
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1208
+//line funcs.go:1214
 			f.point = point{x: v, y: 1}
-//line funcs.go:1209
+//line funcs.go:1215
 			{
 				var v2 point = f.point
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8458
+//line funcs_async.go:8484
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8480,7 +8506,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8484
+//line funcs_async.go:8510
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8534,19 +8560,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1214
+//line funcs.go:1220
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8542
+//line funcs_async.go:8568
 		case 1:
-//line funcs.go:1214
+//line funcs.go:1220
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1215
+//line funcs.go:1221
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -8563,14 +8589,14 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1222
+//line funcs.go:1228
 			{
 				var v int = total
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8574
+//line funcs_async.go:8600
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8596,7 +8622,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8600
+//line funcs_async.go:8626
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8621,50 +8647,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1227
+//line funcs.go:1233
 			f.total = 0
-//line funcs.go:1230
+//line funcs.go:1236
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1230
+//line funcs.go:1236
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8633
+//line funcs_async.go:8659
 		case 1:
-//line funcs.go:1230
+//line funcs.go:1236
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1231
+//line funcs.go:1237
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8644
+//line funcs_async.go:8670
 		case 2:
-//line funcs.go:1231
+//line funcs.go:1237
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1232
+//line funcs.go:1238
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8656
+//line funcs_async.go:8682
 		case 3:
-//line funcs.go:1230
+//line funcs.go:1236
 			f.i++
-//line funcs.go:1230
+//line funcs.go:1236
 			f.state = 1
 			continue poll
-//line funcs_async.go:8663
+//line funcs_async.go:8689
 		case 4:
-//line funcs.go:1233
+//line funcs.go:1239
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8668
+//line funcs_async.go:8694
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8688,7 +8714,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8692
+//line funcs_async.go:8718
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8716,96 +8742,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1244
+//line funcs.go:1250
 			f.a = [3]int{f.n, f.n + 1, f.n + 2}
-//line funcs.go:1245
+//line funcs.go:1251
 			f.p = &f.a
-//line funcs.go:1246
+//line funcs.go:1252
 			f.total = 0
-//line funcs.go:1247
+//line funcs.go:1253
 			f.i = 0
-//line funcs.go:1247
+//line funcs.go:1253
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8731
+//line funcs_async.go:8757
 		case 1:
-//line funcs.go:1247
+//line funcs.go:1253
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1248
+//line funcs.go:1254
 			f.a[2] = 100
-//line funcs.go:1249
+//line funcs.go:1255
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8745
+//line funcs_async.go:8771
 		case 2:
-//line funcs.go:1249
+//line funcs.go:1255
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1249
+//line funcs.go:1255
 			f.total += tmp * (f.i + 1)
-//line funcs.go:1250
+//line funcs.go:1256
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8758
+//line funcs_async.go:8784
 		case 3:
-//line funcs.go:1247
+//line funcs.go:1253
 			f.i++
-//line funcs.go:1247
+//line funcs.go:1253
 			f.state = 1
 			continue poll
-//line funcs_async.go:8765
+//line funcs_async.go:8791
 		case 4:
-//line funcs.go:1251
+//line funcs.go:1257
 			f.nilp = nil
-//line funcs.go:1252
+//line funcs.go:1258
 			f.i2 = 0
-//line funcs.go:1252
+//line funcs.go:1258
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8774
+//line funcs_async.go:8800
 		case 5:
-//line funcs.go:1252
+//line funcs.go:1258
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1253
+//line funcs.go:1259
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:8785
+//line funcs_async.go:8811
 		case 6:
-//line funcs.go:1253
+//line funcs.go:1259
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1254
+//line funcs.go:1260
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8797
+//line funcs_async.go:8823
 		case 7:
-//line funcs.go:1252
+//line funcs.go:1258
 			f.i2++
-//line funcs.go:1252
+//line funcs.go:1258
 			f.state = 5
 			continue poll
-//line funcs_async.go:8804
+//line funcs_async.go:8830
 		case 8:
-//line funcs.go:1255
+//line funcs.go:1261
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8809
+//line funcs_async.go:8835
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8829,7 +8855,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:8833
+//line funcs_async.go:8859
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -8855,30 +8881,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1263
+//line funcs.go:1269
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1264
+//line funcs.go:1270
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8864
+//line funcs_async.go:8890
 		case 1:
-//line funcs.go:1264
+//line funcs.go:1270
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1265
+//line funcs.go:1271
 			f.e.Note("v=%d", f.v)
-//line funcs.go:1266
+//line funcs.go:1272
 			f.y = ValueOf(f.e.Fallible(f.v + 1))
-//line funcs.go:1267
+//line funcs.go:1273
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8880
+//line funcs_async.go:8906
 		case 2:
-//line funcs.go:1267
+//line funcs.go:1273
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -8886,61 +8912,61 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1268
+//line funcs.go:1274
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1271
+//line funcs.go:1277
 			f.z = ValFuture[int]{}
-//line funcs.go:1272
+//line funcs.go:1278
 			f.e.Note("w=%d", w)
-//line funcs.go:1273
+//line funcs.go:1279
 			f.z = ValueOf(f.e.Val(w * 2))
-//line funcs.go:1274
+//line funcs.go:1280
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8903
+//line funcs_async.go:8929
 		case 3:
-//line funcs.go:1274
+//line funcs.go:1280
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1275
+//line funcs.go:1281
 			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
-//line funcs.go:1276
+//line funcs.go:1282
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8917
+//line funcs_async.go:8943
 		case 4:
-//line funcs.go:1276
+//line funcs.go:1282
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1276
+//line funcs.go:1282
 			f.v += tmp + f.b
-//line funcs.go:1278
+//line funcs.go:1284
 			f.x = ValueOf(f.e.Val(3))
-//line funcs.go:1279
+//line funcs.go:1285
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8932
+//line funcs_async.go:8958
 		case 5:
-//line funcs.go:1279
+//line funcs.go:1285
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1281
+//line funcs.go:1287
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:8944
+//line funcs_async.go:8970
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8970,7 +8996,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:8974
+//line funcs_async.go:9000
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -8996,102 +9022,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1286
+//line funcs.go:1292
 			f.total = 0
-//line funcs.go:1287
+//line funcs.go:1293
 			f.i = 0
-//line funcs.go:1287
+//line funcs.go:1293
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9007
+//line funcs_async.go:9033
 		case 1:
-//line funcs.go:1287
+//line funcs.go:1293
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1288
+//line funcs.go:1294
 			f.x = ValueOf[int](nil)
-//line funcs.go:1289
+//line funcs.go:1295
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1292
+//line funcs.go:1298
 			f.x = ValueOf(f.e.Val(f.i))
-//line funcs.go:1293
+//line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9026
+//line funcs_async.go:9052
 		case 2:
-//line funcs.go:1293
+//line funcs.go:1299
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1294
+//line funcs.go:1300
 			f.x = ValueOf[int](nil)
-//line funcs.go:1295
+//line funcs.go:1301
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9040
+//line funcs_async.go:9066
 		case 3:
-//line funcs.go:1287
+//line funcs.go:1293
 			f.i++
-//line funcs.go:1287
+//line funcs.go:1293
 			f.state = 1
 			continue poll
-//line funcs_async.go:9047
+//line funcs_async.go:9073
 		case 4:
-//line funcs.go:1296
+//line funcs.go:1302
 			f.k = 0
-//line funcs.go:1296
+//line funcs.go:1302
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9054
+//line funcs_async.go:9080
 		case 5:
-//line funcs.go:1296
+//line funcs.go:1302
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1297
+//line funcs.go:1303
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1298
+//line funcs.go:1304
 			f.e.Note("k=%d", f.k)
-//line funcs.go:1299
+//line funcs.go:1305
 			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
-//line funcs.go:1300
+//line funcs.go:1306
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9070
+//line funcs_async.go:9096
 		case 6:
-//line funcs.go:1300
+//line funcs.go:1306
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1300
+//line funcs.go:1306
 			f.e.Note("s=%q", tmp)
-//line funcs.go:1301
+//line funcs.go:1307
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9083
+//line funcs_async.go:9109
 		case 7:
-//line funcs.go:1296
+//line funcs.go:1302
 			f.k++
-//line funcs.go:1296
+//line funcs.go:1302
 			f.state = 5
 			continue poll
-//line funcs_async.go:9090
+//line funcs_async.go:9116
 		case 8:
-//line funcs.go:1302
+//line funcs.go:1308
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9095
+//line funcs_async.go:9121
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9118,7 +9144,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9122
+//line funcs_async.go:9148
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9147,114 +9173,114 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1308
+//line funcs.go:1314
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1309
+//line funcs.go:1315
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9157
+//line funcs_async.go:9183
 		case 1:
-//line funcs.go:1309
+//line funcs.go:1315
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1310
+//line funcs.go:1316
 			f.x = ValueOf(f.e.Val(f.a + 1))
-//line funcs.go:1311
+//line funcs.go:1317
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9172
+//line funcs_async.go:9198
 		case 2:
-//line funcs.go:1311
+//line funcs.go:1317
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1313
+//line funcs.go:1319
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1314
+//line funcs.go:1320
 			f.i = 0
-//line funcs.go:1314
+//line funcs.go:1320
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9188
+//line funcs_async.go:9214
 		case 3:
-//line funcs.go:1314
+//line funcs.go:1320
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1315
+//line funcs.go:1321
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9199
+//line funcs_async.go:9225
 		case 4:
-//line funcs.go:1315
+//line funcs.go:1321
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1316
+//line funcs.go:1322
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9211
+//line funcs_async.go:9237
 		case 5:
-//line funcs.go:1314
+//line funcs.go:1320
 			f.i++
-//line funcs.go:1314
+//line funcs.go:1320
 			f.state = 3
 			continue poll
-//line funcs_async.go:9218
+//line funcs_async.go:9244
 		case 6:
-//line funcs.go:1318
+//line funcs.go:1324
 			f.z = ValueOf(f.e.Val(f.b))
-//line funcs.go:1319
+//line funcs.go:1325
 			f.e.Note("z made: %v", f.z.Made())
-//line funcs.go:1320
+//line funcs.go:1326
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9228
+//line funcs_async.go:9254
 		case 7:
-//line funcs.go:1320
+//line funcs.go:1326
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1321
+//line funcs.go:1327
 			f.e.Note("z still made: %v", f.z.Made())
-//line funcs.go:1323
+//line funcs.go:1329
 			p := new(ValFuture[int])
-//line funcs.go:1324
+//line funcs.go:1330
 			*p = ValueOf(f.e.Val(f.c))
-//line funcs.go:1325
+//line funcs.go:1331
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9247
+//line funcs_async.go:9273
 		case 8:
-//line funcs.go:1325
+//line funcs.go:1331
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1325
+//line funcs.go:1331
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9258
+//line funcs_async.go:9284
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9278,7 +9304,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9282
+//line funcs_async.go:9308
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9322,122 +9348,77 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1333
+//line funcs.go:1339
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1334
+//line funcs.go:1340
 			f2.total = 0
-//line funcs.go:1335
+//line funcs.go:1341
 			f2.i = 0
-//line funcs.go:1335
+//line funcs.go:1341
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9335
+//line funcs_async.go:9361
 		case 1:
-//line funcs.go:1335
+//line funcs.go:1341
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1336
+//line funcs.go:1342
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9347
+//line funcs_async.go:9373
 		case 2:
-//line funcs.go:1336
+//line funcs.go:1342
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1336
+//line funcs.go:1342
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1337
+//line funcs.go:1343
 			x := f2.x * 2
-//line funcs.go:1338
+//line funcs.go:1344
 			f2.total += x
-//line funcs.go:1339
+//line funcs.go:1345
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9364
+//line funcs_async.go:9390
 		case 3:
-//line funcs.go:1335
+//line funcs.go:1341
 			f2.i++
-//line funcs.go:1335
+//line funcs.go:1341
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9371
+//line funcs_async.go:9397
 		case 4:
-//line funcs.go:1340
+//line funcs.go:1346
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1341
+//line funcs.go:1347
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1341
+//line funcs.go:1347
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9381
+//line funcs_async.go:9407
 		case 5:
-//line funcs.go:1341
+//line funcs.go:1347
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1342
+//line funcs.go:1348
 			f2.t = []int{9}
-//line funcs.go:1343
+//line funcs.go:1349
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9395
+//line funcs_async.go:9421
 		case 6:
-//line funcs.go:1343
-			v, ready := f2.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f2.aw1 = nil
-			f2.total += v
-//line funcs.go:1344
-			f2.state = 7
-			fallthrough
-//line funcs_async.go:9407
-		case 7:
-//line funcs.go:1341
-			f2.i2++
-//line funcs.go:1341
-			f2.state = 5
-			continue poll
-//line funcs_async.go:9414
-		case 8:
-//line funcs.go:1345
-			f2.u = []int{4, 5}
-//line funcs.go:1346
-			f2.p = &f2.u
-//line funcs.go:1347
-			f2.rangeValue2 = f2.u
-			f2.rangeIndex = 0
-//line funcs.go:1347
-			f2.state = 9
-			fallthrough
-//line funcs_async.go:9426
-		case 9:
-//line funcs.go:1347
-			if f2.rangeIndex >= len(f2.rangeValue2) {
-				f2.state = 12
-				continue poll
-			}
-			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1348
-			*f2.p = nil
-//line funcs.go:1349
-			f2.aw1 = f2.e.Val(x)
-			f2.state = 10
-			fallthrough
-//line funcs_async.go:9440
-		case 10:
 //line funcs.go:1349
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
@@ -9446,40 +9427,43 @@ poll:
 			f2.aw1 = nil
 			f2.total += v
 //line funcs.go:1350
-			f2.state = 11
+			f2.state = 7
+			fallthrough
+//line funcs_async.go:9433
+		case 7:
+//line funcs.go:1347
+			f2.i2++
+//line funcs.go:1347
+			f2.state = 5
+			continue poll
+//line funcs_async.go:9440
+		case 8:
+//line funcs.go:1351
+			f2.u = []int{4, 5}
+//line funcs.go:1352
+			f2.p = &f2.u
+//line funcs.go:1353
+			f2.rangeValue2 = f2.u
+			f2.rangeIndex = 0
+//line funcs.go:1353
+			f2.state = 9
 			fallthrough
 //line funcs_async.go:9452
-		case 11:
-//line funcs.go:1347
-			f2.rangeIndex++
-//line funcs.go:1347
-			f2.state = 9
-			continue poll
-//line funcs_async.go:9459
-		case 12:
-//line funcs.go:1351
-			f2.rangeIndex2 = 0
-//line funcs.go:1351
-			f2.state = 13
-			fallthrough
-//line funcs_async.go:9466
-		case 13:
-//line funcs.go:1351
-			if f2.rangeIndex2 >= f2.n {
-				f2.state = 16
+		case 9:
+//line funcs.go:1353
+			if f2.rangeIndex >= len(f2.rangeValue2) {
+				f2.state = 12
 				continue poll
 			}
-			i := f2.rangeIndex2
-//line funcs.go:1352
-			if i%2 == 0 {
-				i += 3
-			}
+			x := f2.rangeValue2[f2.rangeIndex]
+//line funcs.go:1354
+			*f2.p = nil
 //line funcs.go:1355
-			f2.aw1 = f2.e.Val(i)
-			f2.state = 14
+			f2.aw1 = f2.e.Val(x)
+			f2.state = 10
 			fallthrough
-//line funcs_async.go:9482
-		case 14:
+//line funcs_async.go:9466
+		case 10:
 //line funcs.go:1355
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
@@ -9488,70 +9472,112 @@ poll:
 			f2.aw1 = nil
 			f2.total += v
 //line funcs.go:1356
-			f2.state = 15
+			f2.state = 11
 			fallthrough
-//line funcs_async.go:9494
-		case 15:
-//line funcs.go:1351
-			f2.rangeIndex2++
-//line funcs.go:1351
-			f2.state = 13
+//line funcs_async.go:9478
+		case 11:
+//line funcs.go:1353
+			f2.rangeIndex++
+//line funcs.go:1353
+			f2.state = 9
 			continue poll
-//line funcs_async.go:9501
-		case 16:
+//line funcs_async.go:9485
+		case 12:
 //line funcs.go:1357
-			f2.rangeValue3 = len(f2.s)
-			f2.rangeIndex3 = 0
+			f2.rangeIndex2 = 0
 //line funcs.go:1357
-			f2.state = 17
+			f2.state = 13
 			fallthrough
-//line funcs_async.go:9509
-		case 17:
+//line funcs_async.go:9492
+		case 13:
 //line funcs.go:1357
-			if f2.rangeIndex3 >= f2.rangeValue3 {
-				f2.state = 20
+			if f2.rangeIndex2 >= f2.n {
+				f2.state = 16
 				continue poll
 			}
-			i := f2.rangeIndex3
+			i := f2.rangeIndex2
 //line funcs.go:1358
-			q := &i
-//line funcs.go:1359
-			*q++
-//line funcs.go:1360
+			if i%2 == 0 {
+				i += 3
+			}
+//line funcs.go:1361
 			f2.aw1 = f2.e.Val(i)
-			f2.state = 18
+			f2.state = 14
 			fallthrough
-//line funcs_async.go:9525
-		case 18:
-//line funcs.go:1360
+//line funcs_async.go:9508
+		case 14:
+//line funcs.go:1361
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1361
+//line funcs.go:1362
+			f2.state = 15
+			fallthrough
+//line funcs_async.go:9520
+		case 15:
+//line funcs.go:1357
+			f2.rangeIndex2++
+//line funcs.go:1357
+			f2.state = 13
+			continue poll
+//line funcs_async.go:9527
+		case 16:
+//line funcs.go:1363
+			f2.rangeValue3 = len(f2.s)
+			f2.rangeIndex3 = 0
+//line funcs.go:1363
+			f2.state = 17
+			fallthrough
+//line funcs_async.go:9535
+		case 17:
+//line funcs.go:1363
+			if f2.rangeIndex3 >= f2.rangeValue3 {
+				f2.state = 20
+				continue poll
+			}
+			i := f2.rangeIndex3
+//line funcs.go:1364
+			q := &i
+//line funcs.go:1365
+			*q++
+//line funcs.go:1366
+			f2.aw1 = f2.e.Val(i)
+			f2.state = 18
+			fallthrough
+//line funcs_async.go:9551
+		case 18:
+//line funcs.go:1366
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1367
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9537
+//line funcs_async.go:9563
 		case 19:
-//line funcs.go:1357
+//line funcs.go:1363
 			f2.rangeIndex3++
-//line funcs.go:1357
+//line funcs.go:1363
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9544
+//line funcs_async.go:9570
 		case 20:
-//line funcs.go:1362
+//line funcs.go:1368
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1363
+//line funcs.go:1369
 			f2.i3 = 0
-//line funcs.go:1363
+//line funcs.go:1369
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9553
+//line funcs_async.go:9579
 		case 21:
-//line funcs.go:1363
+//line funcs.go:1369
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -9559,121 +9585,121 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1364
+//line funcs.go:1370
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9567
+//line funcs_async.go:9593
 		case 22:
-//line funcs.go:1364
+//line funcs.go:1370
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1364
+//line funcs.go:1370
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1365
+//line funcs.go:1371
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9580
+//line funcs_async.go:9606
 		case 23:
-//line funcs.go:1363
+//line funcs.go:1369
 			f2.i3 = f2.rangeNext
-//line funcs.go:1363
+//line funcs.go:1369
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9587
+//line funcs_async.go:9613
 		case 24:
-//line funcs.go:1366
+//line funcs.go:1372
 			f2.fs = nil
-//line funcs.go:1367
+//line funcs.go:1373
 			f2.rangeIndex4 = 0
-//line funcs.go:1367
+//line funcs.go:1373
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9596
+//line funcs_async.go:9622
 		case 25:
-//line funcs.go:1367
+//line funcs.go:1373
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1368
+//line funcs.go:1374
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1369
+//line funcs.go:1375
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9611
+//line funcs_async.go:9637
 		case 26:
-//line funcs.go:1369
+//line funcs.go:1375
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1370
+//line funcs.go:1376
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9622
+//line funcs_async.go:9648
 		case 27:
-//line funcs.go:1367
+//line funcs.go:1373
 			f2.rangeIndex4++
-//line funcs.go:1367
+//line funcs.go:1373
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9629
+//line funcs_async.go:9655
 		case 28:
-//line funcs.go:1371
+//line funcs.go:1377
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1374
+//line funcs.go:1380
 			f2.k = f2.n % 4
-//line funcs.go:1375
+//line funcs.go:1381
 			f2.i4 = 0
-//line funcs.go:1375
+//line funcs.go:1381
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9642
+//line funcs_async.go:9668
 		case 29:
-//line funcs.go:1375
+//line funcs.go:1381
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1376
+//line funcs.go:1382
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9653
+//line funcs_async.go:9679
 		case 30:
-//line funcs.go:1376
+//line funcs.go:1382
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1377
+//line funcs.go:1383
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9665
+//line funcs_async.go:9691
 		case 31:
-//line funcs.go:1375
+//line funcs.go:1381
 			f2.i4++
-//line funcs.go:1375
+//line funcs.go:1381
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9672
+//line funcs_async.go:9698
 		case 32:
-//line funcs.go:1378
+//line funcs.go:1384
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9677
+//line funcs_async.go:9703
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9697,7 +9723,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9701
+//line funcs_async.go:9727
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9728,268 +9754,268 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1386
+//line funcs.go:1392
 			f.total = 0
-//line funcs.go:1387
+//line funcs.go:1393
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1387
+//line funcs.go:1393
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9740
+//line funcs_async.go:9766
 		case 1:
-//line funcs.go:1387
+//line funcs.go:1393
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1388
+//line funcs.go:1394
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1389
+//line funcs.go:1395
 			switch {
-//line funcs.go:1390
+//line funcs.go:1396
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1392
+//line funcs.go:1398
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:9761
+//line funcs_async.go:9787
 		case 2:
-//line funcs.go:1391
+//line funcs.go:1397
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:9767
+//line funcs_async.go:9793
 		case 3:
-//line funcs.go:1393
+//line funcs.go:1399
 			w := f.v / 2
-//line funcs.go:1394
+//line funcs.go:1400
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:9775
+//line funcs_async.go:9801
 		case 4:
-//line funcs.go:1396
+//line funcs.go:1402
 			f.total += f.v
-//line funcs.go:1397
+//line funcs.go:1403
 			f.state = 7
 			continue poll
-//line funcs_async.go:9782
+//line funcs_async.go:9808
 		case 5:
-//line funcs.go:1391
+//line funcs.go:1397
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1397
+//line funcs.go:1403
 			f.state = 7
 			continue poll
-//line funcs_async.go:9794
+//line funcs_async.go:9820
 		case 6:
-//line funcs.go:1394
+//line funcs.go:1400
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1394
+//line funcs.go:1400
 			f.total += tmp + f.v
-//line funcs.go:1397
+//line funcs.go:1403
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9807
+//line funcs_async.go:9833
 		case 7:
-//line funcs.go:1398
+//line funcs.go:1404
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1399
+//line funcs.go:1405
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:9818
+//line funcs_async.go:9844
 		case 8:
-//line funcs.go:1400
+//line funcs.go:1406
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:9824
+//line funcs_async.go:9850
 		case 9:
-//line funcs.go:1400
+//line funcs.go:1406
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1401
+//line funcs.go:1407
 			f.state = 11
 			continue poll
-//line funcs_async.go:9835
+//line funcs_async.go:9861
 		case 10:
-//line funcs.go:1403
+//line funcs.go:1409
 			f.total += k
-//line funcs.go:1404
+//line funcs.go:1410
 			f.state = 11
 			fallthrough
-//line funcs_async.go:9842
+//line funcs_async.go:9868
 		case 11:
-//line funcs.go:1387
+//line funcs.go:1393
 			f.i++
-//line funcs.go:1387
+//line funcs.go:1393
 			f.state = 1
 			continue poll
-//line funcs_async.go:9849
+//line funcs_async.go:9875
 		case 12:
-//line funcs.go:1405
+//line funcs.go:1411
 			f.last = -1
-//line funcs.go:1406
+//line funcs.go:1412
 			f.i2 = 0
-//line funcs.go:1406
+//line funcs.go:1412
 			f.state = 13
 			fallthrough
-//line funcs_async.go:9858
+//line funcs_async.go:9884
 		case 13:
-//line funcs.go:1406
+//line funcs.go:1412
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1407
+//line funcs.go:1413
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1411
+//line funcs.go:1417
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:9875
+//line funcs_async.go:9901
 		case 14:
-//line funcs.go:1411
+//line funcs.go:1417
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1412
+//line funcs.go:1418
 			f.state = 15
 			fallthrough
-//line funcs_async.go:9886
+//line funcs_async.go:9912
 		case 15:
-//line funcs.go:1406
+//line funcs.go:1412
 			f.i2++
-//line funcs.go:1406
+//line funcs.go:1412
 			f.state = 13
 			continue poll
-//line funcs_async.go:9893
+//line funcs_async.go:9919
 		case 16:
-//line funcs.go:1413
+//line funcs.go:1419
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:9902
+//line funcs_async.go:9928
 		case 17:
-//line funcs.go:1414
+//line funcs.go:1420
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1415
+//line funcs.go:1421
 			switch {
-//line funcs.go:1416
+//line funcs.go:1422
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:9915
+//line funcs_async.go:9941
 		case 18:
-//line funcs.go:1422
+//line funcs.go:1428
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1423
+//line funcs.go:1429
 			switch {
-//line funcs.go:1424
+//line funcs.go:1430
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:9928
+//line funcs_async.go:9954
 		case 19:
-//line funcs.go:1417
+//line funcs.go:1423
 			f.total += x2
-//line funcs.go:1420
+//line funcs.go:1426
 			f.state = 22
 			continue poll
-//line funcs_async.go:9935
+//line funcs_async.go:9961
 		case 20:
-//line funcs.go:1419
+//line funcs.go:1425
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:9941
+//line funcs_async.go:9967
 		case 21:
-//line funcs.go:1419
+//line funcs.go:1425
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1420
+//line funcs.go:1426
 			f.state = 22
 			fallthrough
-//line funcs_async.go:9953
+//line funcs_async.go:9979
 		case 22:
-//line funcs.go:1421
+//line funcs.go:1427
 			f.state = 27
 			continue poll
-//line funcs_async.go:9958
+//line funcs_async.go:9984
 		case 23:
-//line funcs.go:1425
+//line funcs.go:1431
 			f.total -= x3
-//line funcs.go:1428
+//line funcs.go:1434
 			f.state = 26
 			continue poll
-//line funcs_async.go:9965
+//line funcs_async.go:9991
 		case 24:
-//line funcs.go:1427
+//line funcs.go:1433
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:9971
+//line funcs_async.go:9997
 		case 25:
-//line funcs.go:1427
+//line funcs.go:1433
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1428
+//line funcs.go:1434
 			f.state = 26
 			fallthrough
-//line funcs_async.go:9983
+//line funcs_async.go:10009
 		case 26:
-//line funcs.go:1429
+//line funcs.go:1435
 			f.state = 27
 			fallthrough
-//line funcs_async.go:9988
+//line funcs_async.go:10014
 		case 27:
-//line funcs.go:1430
+//line funcs.go:1436
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:9993
+//line funcs_async.go:10019
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10013,7 +10039,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10017
+//line funcs_async.go:10043
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10058,9 +10084,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1437
+//line funcs.go:1443
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10064
+//line funcs_async.go:10090
 	}
 }
 
@@ -10069,30 +10095,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1435
+//line funcs.go:1441
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1436
+//line funcs.go:1442
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10078
+//line funcs_async.go:10104
 		case 1:
-//line funcs.go:1436
+//line funcs.go:1442
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1437
+//line funcs.go:1443
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1438
+//line funcs.go:1444
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1439
+//line funcs.go:1445
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10094
+//line funcs_async.go:10120
 		case 2:
-//line funcs.go:1439
+//line funcs.go:1445
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -10101,7 +10127,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10105
+//line funcs_async.go:10131
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10127,7 +10153,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10131
+//line funcs_async.go:10157
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10150,39 +10176,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1444
+//line funcs.go:1450
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1445
+//line funcs.go:1451
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10159
+//line funcs_async.go:10185
 		case 1:
-//line funcs.go:1445
+//line funcs.go:1451
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1446
+//line funcs.go:1452
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1447
+//line funcs.go:1453
 			f.a = ValueOf[int](nil)
-//line funcs.go:1448
+//line funcs.go:1454
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10175
+//line funcs_async.go:10201
 		case 2:
-//line funcs.go:1448
+//line funcs.go:1454
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1448
+//line funcs.go:1454
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10186
+//line funcs_async.go:10212
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10209,7 +10235,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10213
+//line funcs_async.go:10239
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10235,102 +10261,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1453
+//line funcs.go:1459
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10243
+//line funcs_async.go:10269
 		case 1:
-//line funcs.go:1453
+//line funcs.go:1459
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1453
+//line funcs.go:1459
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1454
+//line funcs.go:1460
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1455
+//line funcs.go:1461
 			f.total = 0
-//line funcs.go:1456
+//line funcs.go:1462
 			f.i = 0
-//line funcs.go:1456
+//line funcs.go:1462
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10262
+//line funcs_async.go:10288
 		case 2:
-//line funcs.go:1456
+//line funcs.go:1462
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1457
+//line funcs.go:1463
 			f.total += f.i
-//line funcs.go:1458
+//line funcs.go:1464
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10274
+//line funcs_async.go:10300
 		case 3:
-//line funcs.go:1456
+//line funcs.go:1462
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10280
+//line funcs_async.go:10306
 		case 4:
-//line funcs.go:1456
+//line funcs.go:1462
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1456
+//line funcs.go:1462
 			f.state = 2
 			continue poll
-//line funcs_async.go:10292
+//line funcs_async.go:10318
 		case 5:
-//line funcs.go:1459
+//line funcs.go:1465
 			f.k = 0
-//line funcs.go:1459
+//line funcs.go:1465
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10299
+//line funcs_async.go:10325
 		case 6:
-//line funcs.go:1459
+//line funcs.go:1465
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1460
+//line funcs.go:1466
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10310
+//line funcs_async.go:10336
 		case 7:
-//line funcs.go:1460
+//line funcs.go:1466
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1461
+//line funcs.go:1467
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10322
+//line funcs_async.go:10348
 		case 8:
-//line funcs.go:1459
+//line funcs.go:1465
 			f.k++
-//line funcs.go:1459
+//line funcs.go:1465
 			f.state = 6
 			continue poll
-//line funcs_async.go:10329
+//line funcs_async.go:10355
 		case 9:
-//line funcs.go:1462
+//line funcs.go:1468
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10334
+//line funcs_async.go:10360
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -570,6 +570,10 @@ func defersClauseRef(e *Env, n int) int {
 	}
 	v := awaitRef(e.Val(n))
 	defer recover()
+	const k = 3
+	arr := [4]int{}
+	defer e.Note("constants k=%d len=%d", k, len(arr))
+	defer func() { e.Note("literal k=%d", k) }()
 	if v == 4 {
 		panic("four")
 	}
