@@ -140,10 +140,10 @@ func dequeSize(hint int) int64 {
 }
 
 // Push adds item at the bottom, growing the buffer if it is full. A nil item
-// panics. Called only by the owner.
+// panics with ErrNilItem. Called only by the owner.
 func (o *DequeOwner[T]) Push(item *T) {
 	if item == nil {
-		panic(msgNilPush)
+		panic(ErrNilItem)
 	}
 	d := o.d
 	b := d.bottom.Load() // plain read of our own index; only the owner writes bottom
@@ -276,7 +276,7 @@ func (s *DequeStealer[T]) Steal() (*T, StealResult) {
 		return nil, StealRetry
 	}
 	if item == nil {
-		panic("wsqueue: Steal: took an empty slot")
+		panic(fmt.Errorf("%w: Steal took an empty slot", ErrInvariant))
 	}
 	return item, StealSuccess
 }

@@ -27,7 +27,7 @@ func TestNewDequeRoundsCapacityHint(t *testing.T) {
 
 func TestDequePushNilPanics(t *testing.T) {
 	o, _ := NewDeque[int](4)
-	panicsWith(t, "wsqueue: push of nil item", func() { o.Push(nil) })
+	panicsWith(t, ErrNilItem, func() { o.Push(nil) })
 }
 
 func TestStealResultString(t *testing.T) {

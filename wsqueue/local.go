@@ -156,7 +156,8 @@ func newQueue[T any](capacity, start uint32) (*Owner[T], *Stealer[T]) {
 // of the queue and item to overflow in one PushOverflow call; if it is full
 // only because a steal is in progress (whose completion will free slots), it
 // hands item alone to overflow. overflow may be nil if the caller knows the
-// queue has room; Push panics if it is then needed. A nil item panics.
+// queue has room; Push panics with ErrNilOverflow if it is then needed. A nil
+// item panics with ErrNilItem.
 // Called only by the owner.
 func (o *Owner[T]) Push(item *T, overflow Overflow[T]) {
 	q := o.q
@@ -174,7 +175,7 @@ func (o *Owner[T]) Push(item *T, overflow Overflow[T]) {
 // owner.
 func (o *Owner[T]) pushSlow(item *T, t uint32, overflow Overflow[T]) {
 	if item == nil {
-		panic(msgNilPush)
+		panic(ErrNilItem)
 	}
 	if !o.makeRoomSlow(item, t, overflow) {
 		return // item went to overflow
@@ -197,7 +198,7 @@ func (o *Owner[T]) makeRoomSlow(item *T, t uint32, overflow Overflow[T]) bool {
 			return true
 		}
 		if overflow == nil {
-			panic(msgNilOverflow)
+			panic(ErrNilOverflow)
 		}
 		if h.stealing() {
 			// The stealer's completion will free slots; claiming half now
@@ -219,7 +220,7 @@ func (o *Owner[T]) overflowHalf(item *T, h head, t uint32, overflow Overflow[T])
 	q := o.q
 	first := h.real()
 	if t-first != q.capacity {
-		panic(fmt.Sprintf("wsqueue: overflowHalf: queue not full (tail %d, head %d)", t, first))
+		panic(fmt.Errorf("%w: overflowHalf: queue not full (tail %d, head %d)", ErrInvariant, t, first))
 	}
 	half := q.capacity / 2
 	end := first + half
@@ -249,7 +250,7 @@ func (o *Owner[T]) flush(overflow Overflow[T], batch []*T) {
 func (o *Owner[T]) PushBatch(items []*T, overflow Overflow[T]) {
 	for _, it := range items {
 		if it == nil {
-			panic(msgNilPush)
+			panic(ErrNilItem)
 		}
 	}
 	q := o.q

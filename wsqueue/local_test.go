@@ -117,19 +117,19 @@ func TestNewHasDefaultCapacityAndIsEmpty(t *testing.T) {
 
 func TestMisusePanicsWithPackagePrefix(t *testing.T) {
 	o, s := New[int]()
-	panicsWith(t, "wsqueue: push of nil item", func() { o.Push(nil, nil) })
-	panicsWith(t, "wsqueue: push of nil item", func() { o.PushBatch([]*int{ints(0, 1)[0], nil}, nil) })
+	panicsWith(t, ErrNilItem, func() { o.Push(nil, nil) })
+	panicsWith(t, ErrNilItem, func() { o.PushBatch([]*int{ints(0, 1)[0], nil}, nil) })
 	if !o.IsEmpty() {
 		t.Error("PushBatch must check every item before pushing any")
 	}
-	panicsWith(t, "wsqueue: steal into the queue being stolen from", func() { s.StealInto(o) })
+	panicsWith(t, ErrStealSelf, func() { s.StealInto(o) })
 
 	full, _, err := NewSize[int](2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	full.PushBatch(ints(0, 2), nil)
-	panicsWith(t, "wsqueue: queue full and overflow is nil", func() { full.Push(ints(2, 1)[0], nil) })
+	panicsWith(t, ErrNilOverflow, func() { full.Push(ints(2, 1)[0], nil) })
 }
 
 func TestPushPopIsFIFO(t *testing.T) {

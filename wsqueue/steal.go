@@ -23,7 +23,7 @@ const (
 // queue, and returns the last; it returns nil if the queue was empty or
 // another steal from it was in progress. It takes no more than dst has room
 // for plus the one it returns, so it never overflows dst. Stealing into the
-// queue itself panics.
+// queue itself panics with ErrStealSelf.
 //
 // Any goroutine may call it, provided it owns dst.
 func (s *Stealer[T]) StealInto(dst *Owner[T]) *T {
@@ -36,7 +36,7 @@ func (s *Stealer[T]) StealInto(dst *Owner[T]) *T {
 func (s *Stealer[T]) stealInto(dst *Owner[T]) (*T, uint32, stealStatus) {
 	src := s.q
 	if dst.q == src {
-		panic(msgStealSelf)
+		panic(ErrStealSelf)
 	}
 	dq := dst.q
 	dstTail := dq.tail.Load()  // plain read: the caller owns dst
@@ -109,7 +109,7 @@ func (q *queue[T]) completeSteal(mid head) {
 		}
 		h = head(q.head.Load()) // load-acquire; the owner popped: pick up its new real
 		if h.steal() != mid.steal() {
-			panic(fmt.Sprintf("wsqueue: completeSteal: steal index moved from %d to %d during a steal", mid.steal(), h.steal()))
+			panic(fmt.Errorf("%w: completeSteal: steal index moved from %d to %d during a steal", ErrInvariant, mid.steal(), h.steal()))
 		}
 		q.at(hookCompleteRetry)
 	}
