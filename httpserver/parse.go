@@ -216,9 +216,12 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		if !strings.HasPrefix(rawTarget, "/") && !hasHTTPScheme(rawTarget) {
 			return badRequest("invalid request target")
 		}
-		u, err := url.ParseRequestURI(rawTarget)
-		if err != nil {
-			return badRequest("invalid request target")
+		u, ok := simpleURL(rawTarget)
+		if !ok {
+			var err error
+			if u, err = url.ParseRequestURI(rawTarget); err != nil {
+				return badRequest("invalid request target")
+			}
 		}
 		req.URL = u
 	}
@@ -300,6 +303,56 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		}
 	}
 	return nil
+}
+
+// pathSafe marks the bytes url.URL keeps in a path as they are (no
+// escaping, so RawPath stays empty): unreserved bytes and the sub-delims
+// and separators that url.URL leaves unescaped in a path.
+var pathSafe = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "-._~$&+,/:;=@" {
+		t[c] = true
+	}
+	return t
+}()
+
+// simpleURL is url.ParseRequestURI for the common origin-form target:
+// a path of pathSafe bytes, starting with one slash, and an optional
+// non-empty query of printable bytes other than '#' and '%'. It reports
+// false for anything else, which the caller parses with url.ParseRequestURI;
+// where it reports true, the URL is the one ParseRequestURI makes.
+func simpleURL(t string) (*url.URL, bool) {
+	if len(t) == 0 || t[0] != '/' || strings.HasPrefix(t, "//") {
+		return nil, false
+	}
+	path, query, hasQuery := t, "", false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == '?' {
+			path, query, hasQuery = t[:i], t[i+1:], true
+			break
+		}
+		if !pathSafe[c] {
+			return nil, false
+		}
+	}
+	if hasQuery {
+		if query == "" {
+			return nil, false // ForceQuery: let url decide
+		}
+		for i := 0; i < len(query); i++ {
+			if c := query[i]; c <= ' ' || c >= 0x7f || c == '#' || c == '%' {
+				return nil, false
+			}
+		}
+	}
+	return &url.URL{Path: path, RawQuery: query}, true
 }
 
 // parseVersion parses "HTTP/1.1" or "HTTP/1.0"; another well-formed
