@@ -121,10 +121,14 @@ func (g *gen) planDefer(d *ast.DeferStmt) *deferPlan {
 		// Evaluating a literal has no effect but capturing variables,
 		// which it does by reference either way.
 	case *ast.SelectorExpr:
-		sel, ok := g.info.Selections[x]
 		// A method value binds its receiver at the defer statement; a
-		// field of function type is read there.
-		p.evalFn = ok && sel.Kind() != types.MethodExpr
+		// field of function type is read there, as is a variable of
+		// another package (pkg.Var, not a selection).
+		if sel, ok := g.info.Selections[x]; ok {
+			p.evalFn = sel.Kind() != types.MethodExpr
+		} else {
+			p.evalFn = g.calledFunc(fun) == nil
+		}
 	default:
 		_, builtin := g.info.Uses[identOf(fun)].(*types.Builtin)
 		p.evalFn = !builtin && g.calledFunc(fun) == nil

@@ -144,6 +144,10 @@ var cases = []struct {
 	}, func(e *Env, n int) string {
 		return show(defersGenericRef(e, tagged(fmt.Sprint("x", n)), []int{n}, n), nil)
 	}},
+	{"deferPackageVar", func(e *Env, n int) future.Future[string] { return gen(deferPackageVarAsync(e, n)) },
+		func(e *Env, n int) string { return show(deferPackageVarRef(e, n), nil) }},
+	{"deferPackageVarLoop", func(e *Env, n int) future.Future[string] { return gen(deferPackageVarLoopAsync(e, n)) },
+		func(e *Env, n int) string { return show(deferPackageVarLoopRef(e, n), nil) }},
 	{"defersNine", func(e *Env, n int) future.Future[string] { return gen(defersNineAsync(e, n)) },
 		func(e *Env, n int) string { return show(defersNineRef(e, n), nil) }},
 	{"pointerMethod", func(e *Env, n int) future.Future[string] {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/blitz-go/blitz/asyncgen/internal/equiv/hook"
 	"github.com/blitz-go/blitz/future"
 )
 
@@ -740,6 +741,30 @@ func defersGeneric[T noter, V any](e *Env, x T, v V, n int) int {
 	y, x = x, y
 	defer e.Note("swapped %v %v", x, y)
 	return future.Await(e.Val(w + 1))
+}
+
+// deferPackageVar defers a call of another package's function variable:
+// its value is read at the defer statement.
+//
+//blitz:async
+func deferPackageVar(e *Env, n int) int {
+	hook.Note = func(s string) { e.Note("first hook %s", s) }
+	defer hook.Note("deferred")
+	hook.Note = func(s string) { e.Note("second hook %s", s) }
+	return future.Await(e.Val(n))
+}
+
+// deferPackageVarLoop is deferPackageVar with its defer in a loop: the
+// slice of closures.
+//
+//blitz:async
+func deferPackageVarLoop(e *Env, n int) int {
+	for i := range 2 {
+		hook.Note = func(s string) { e.Note("hook %d %s", i, s) }
+		defer hook.Note("deferred")
+	}
+	hook.Note = func(s string) { e.Note("last hook %s", s) }
+	return future.Await(e.Val(n))
 }
 
 // stack is the receiver of async methods.

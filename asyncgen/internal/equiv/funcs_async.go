@@ -5,12 +5,13 @@ package equiv
 import (
 	"errors"
 	"fmt"
+	"github.com/blitz-go/blitz/asyncgen/internal/equiv/hook"
 	"github.com/blitz-go/blitz/future"
 	"strings"
 	"unicode/utf8"
 )
 
-//line funcs_async.go:14
+//line funcs_async.go:15
 
 // sequenceAsyncFuture is the state machine of sequence: see sequenceAsync.
 type sequenceAsyncFuture struct {
@@ -33,50 +34,50 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:18
+//line funcs.go:19
 			f.aw1 = f.e.Val(f.a)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:41
+//line funcs_async.go:42
 		case 1:
-//line funcs.go:18
+//line funcs.go:19
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:19
-			f.e.Note("x=%d", f.x)
 //line funcs.go:20
+			f.e.Note("x=%d", f.x)
+//line funcs.go:21
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:56
+//line funcs_async.go:57
 		case 2:
-//line funcs.go:20
+//line funcs.go:21
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.y = v
-//line funcs.go:21
+//line funcs.go:22
 			f.aw1 = f.e.Val(-1)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:69
+//line funcs_async.go:70
 		case 3:
-//line funcs.go:21
+//line funcs.go:22
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:22
+//line funcs.go:23
 			f.state = -1
 			return f.x + f.y, true
-//line funcs_async.go:80
+//line funcs_async.go:81
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -100,7 +101,7 @@ func (f *sequenceAsyncFuture) Cancel() {
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:104
+//line funcs_async.go:105
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -121,31 +122,31 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:27
+//line funcs.go:28
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:129
+//line funcs_async.go:130
 		case 1:
-//line funcs.go:27
+//line funcs.go:28
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:28
-			f.e.Note("after %d", f.n)
 //line funcs.go:29
+			f.e.Note("after %d", f.n)
+//line funcs.go:30
 			if f.n > 2 {
 				f.state = -1
 				return struct{}{}, true
 			}
-//line funcs.go:32
-			f.e.Note("small")
 //line funcs.go:33
+			f.e.Note("small")
+//line funcs.go:34
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:149
+//line funcs_async.go:150
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -169,7 +170,7 @@ func (f *noResultAsyncFuture) Cancel() {
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:173
+//line funcs_async.go:174
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -191,95 +192,95 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:37
+//line funcs.go:38
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:202
+//line funcs_async.go:203
 		case 1:
-//line funcs.go:38
+//line funcs.go:39
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 3
 			continue poll
-//line funcs_async.go:208
+//line funcs_async.go:209
 		case 2:
-//line funcs.go:43
+//line funcs.go:44
 			if f.n%3 == 0 {
 				f.state = 4
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:217
+//line funcs_async.go:218
 		case 3:
-//line funcs.go:38
+//line funcs.go:39
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:39
+//line funcs.go:40
 			if x > 7 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:42
-			f.n += x
 //line funcs.go:43
+			f.n += x
+//line funcs.go:44
 			f.state = 8
 			continue poll
-//line funcs_async.go:235
+//line funcs_async.go:236
 		case 4:
-//line funcs.go:44
+//line funcs.go:45
 			f.aw1 = f.e.Val(f.n * 10)
 			f.state = 6
 			continue poll
-//line funcs_async.go:241
+//line funcs_async.go:242
 		case 5:
-//line funcs.go:47
-			f.e.Note("neither")
 //line funcs.go:48
+			f.e.Note("neither")
+//line funcs.go:49
 			f.state = 7
 			continue poll
-//line funcs_async.go:248
+//line funcs_async.go:249
 		case 6:
-//line funcs.go:44
+//line funcs.go:45
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:45
-			f.n = y
 //line funcs.go:46
+			f.n = y
+//line funcs.go:47
 			f.state = 7
 			fallthrough
-//line funcs_async.go:261
+//line funcs_async.go:262
 		case 7:
-//line funcs.go:48
+//line funcs.go:49
 			f.state = 8
 			fallthrough
-//line funcs_async.go:266
+//line funcs_async.go:267
 		case 8:
-//line funcs.go:49
+//line funcs.go:50
 			f.aw1 = f.e.Val(f.n)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:272
+//line funcs_async.go:273
 		case 9:
-//line funcs.go:49
+//line funcs.go:50
 			z, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:50
+//line funcs.go:51
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:283
+//line funcs_async.go:284
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -303,7 +304,7 @@ func (f *branchAsyncFuture) Cancel() {
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:307
+//line funcs_async.go:308
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -327,62 +328,62 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:55
+//line funcs.go:56
 			f.sum = 0
-//line funcs.go:56
+//line funcs.go:57
 			f.i = 0
-//line funcs.go:56
+//line funcs.go:57
 			f.state = 1
 			fallthrough
-//line funcs_async.go:338
+//line funcs_async.go:339
 		case 1:
-//line funcs.go:56
+//line funcs.go:57
 			if !(f.i < f.n) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:57
+//line funcs.go:58
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:60
+//line funcs.go:61
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:354
+//line funcs_async.go:355
 		case 2:
-//line funcs.go:60
+//line funcs.go:61
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:61
+//line funcs.go:62
 			if v > 6 {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:64
-			f.sum += v
 //line funcs.go:65
-			f.e.Note("i=%d sum=%d", f.i, f.sum)
+			f.sum += v
 //line funcs.go:66
+			f.e.Note("i=%d sum=%d", f.i, f.sum)
+//line funcs.go:67
 			f.state = 3
 			fallthrough
-//line funcs_async.go:374
+//line funcs_async.go:375
 		case 3:
-//line funcs.go:56
+//line funcs.go:57
 			f.i++
-//line funcs.go:56
+//line funcs.go:57
 			f.state = 1
 			continue poll
-//line funcs_async.go:381
+//line funcs_async.go:382
 		case 4:
-//line funcs.go:67
+//line funcs.go:68
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:386
+//line funcs_async.go:387
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -406,7 +407,7 @@ func (f *loopAsyncFuture) Cancel() {
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:410
+//line funcs_async.go:411
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -429,42 +430,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:72
-			f.steps = 0
 //line funcs.go:73
+			f.steps = 0
+//line funcs.go:74
 			f.state = 1
 			fallthrough
-//line funcs_async.go:438
+//line funcs_async.go:439
 		case 1:
-//line funcs.go:73
+//line funcs.go:74
 			if !(f.n > 0) {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:74
+//line funcs.go:75
 			f.aw1 = f.e.Val(f.n - 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:449
+//line funcs_async.go:450
 		case 2:
-//line funcs.go:74
+//line funcs.go:75
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.n = v
-//line funcs.go:75
-			f.steps++
 //line funcs.go:76
+			f.steps++
+//line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:463
+//line funcs_async.go:464
 		case 3:
-//line funcs.go:77
+//line funcs.go:78
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:468
+//line funcs_async.go:469
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -488,7 +489,7 @@ func (f *countdownAsyncFuture) Cancel() {
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:492
+//line funcs_async.go:493
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -511,43 +512,43 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:82
-			f.b = strings.Builder{}
 //line funcs.go:83
+			f.b = strings.Builder{}
+//line funcs.go:84
 			f.state = 1
 			fallthrough
-//line funcs_async.go:520
+//line funcs_async.go:521
 		case 1:
-//line funcs.go:84
+//line funcs.go:85
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:526
+//line funcs_async.go:527
 		case 2:
-//line funcs.go:84
+//line funcs.go:85
 			s, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:85
-			f.b.WriteString(s)
 //line funcs.go:86
-			f.n++
+			f.b.WriteString(s)
 //line funcs.go:87
+			f.n++
+//line funcs.go:88
 			if f.b.Len() > 5 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:90
+//line funcs.go:91
 			f.state = 1
 			continue poll
-//line funcs_async.go:546
+//line funcs_async.go:547
 		case 3:
-//line funcs.go:91
+//line funcs.go:92
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:551
+//line funcs_async.go:552
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -571,7 +572,7 @@ func (f *foreverAsyncFuture) Cancel() {
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:575
+//line funcs_async.go:576
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -596,86 +597,86 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:96
+//line funcs.go:97
 			f.total = 0
-//line funcs.go:97
+//line funcs.go:98
 			f.i = 0
-//line funcs.go:97
+//line funcs.go:98
 			f.state = 1
 			fallthrough
-//line funcs_async.go:607
+//line funcs_async.go:608
 		case 1:
-//line funcs.go:97
+//line funcs.go:98
 			if !(f.i < f.n) {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:98
+//line funcs.go:99
 			f.j = 0
-//line funcs.go:98
+//line funcs.go:99
 			f.state = 2
 			fallthrough
-//line funcs_async.go:619
+//line funcs_async.go:620
 		case 2:
-//line funcs.go:98
+//line funcs.go:99
 			if !(f.j < f.i) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:99
+//line funcs.go:100
 			f.aw1 = f.e.Val(f.i * f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:630
+//line funcs_async.go:631
 		case 3:
-//line funcs.go:99
+//line funcs.go:100
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:100
-			f.total += v
 //line funcs.go:101
+			f.total += v
+//line funcs.go:102
 			if f.total > 20 {
 				f.state = -1
 				return f.total, true
 			}
-//line funcs.go:104
+//line funcs.go:105
 			f.state = 4
 			fallthrough
-//line funcs_async.go:648
+//line funcs_async.go:649
 		case 4:
-//line funcs.go:98
+//line funcs.go:99
 			f.j++
-//line funcs.go:98
+//line funcs.go:99
 			f.state = 2
 			continue poll
-//line funcs_async.go:655
+//line funcs_async.go:656
 		case 5:
-//line funcs.go:106
+//line funcs.go:107
 			for k := 0; ; k++ {
 				if k > f.i {
 					break
 				}
 				f.total++
 			}
-//line funcs.go:112
+//line funcs.go:113
 			f.state = 6
 			fallthrough
-//line funcs_async.go:667
+//line funcs_async.go:668
 		case 6:
-//line funcs.go:97
+//line funcs.go:98
 			f.i++
-//line funcs.go:97
+//line funcs.go:98
 			f.state = 1
 			continue poll
-//line funcs_async.go:674
+//line funcs_async.go:675
 		case 7:
-//line funcs.go:113
+//line funcs.go:114
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:679
+//line funcs_async.go:680
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -699,7 +700,7 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:703
+//line funcs_async.go:704
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -722,52 +723,52 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:118
-			f.x = f.n
 //line funcs.go:119
+			f.x = f.n
+//line funcs.go:120
 			if f.x > 1 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:735
+//line funcs_async.go:736
 		case 1:
-//line funcs.go:120
+//line funcs.go:121
 			f.aw1 = f.e.Val(f.x * 3)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:741
+//line funcs_async.go:742
 		case 2:
-//line funcs.go:120
+//line funcs.go:121
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:121
-			f.e.Note("inner x=%d", x)
 //line funcs.go:122
+			f.e.Note("inner x=%d", x)
+//line funcs.go:123
 			f.state = 3
 			fallthrough
-//line funcs_async.go:754
+//line funcs_async.go:755
 		case 3:
-//line funcs.go:123
+//line funcs.go:124
 			f.aw1 = f.e.Val(f.x)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:760
+//line funcs_async.go:761
 		case 4:
-//line funcs.go:123
+//line funcs.go:124
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:124
+//line funcs.go:125
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:771
+//line funcs_async.go:772
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -791,7 +792,7 @@ func (f *shadowAsyncFuture) Cancel() {
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:795
+//line funcs_async.go:796
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -817,44 +818,44 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:129
-			f.acc = nil
 //line funcs.go:130
-			f.s, f.t = "a", 2
+			f.acc = nil
 //line funcs.go:131
+			f.s, f.t = "a", 2
+//line funcs.go:132
 			f.unused = 0
 			f.w = 0
-//line funcs.go:132
+//line funcs.go:133
 			for i := range f.n {
 				f.acc = append(f.acc, i)
 			}
-//line funcs.go:135
+//line funcs.go:136
 			f.aw1 = f.e.Val(len(f.acc))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:836
+//line funcs_async.go:837
 		case 1:
-//line funcs.go:135
+//line funcs.go:136
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:136
-			f.w = v + f.t
 //line funcs.go:137
-			_ = f.unused
+			f.w = v + f.t
 //line funcs.go:138
-			f.e.Note("%s %v", f.s, f.acc)
+			_ = f.unused
 //line funcs.go:139
+			f.e.Note("%s %v", f.s, f.acc)
+//line funcs.go:140
 			if f.w > 100 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: errors.New("too big")}, true
 			}
-//line funcs.go:142
+//line funcs.go:143
 			f.state = -1
 			return future.Result[int]{Value: f.w, Err: nil}, true
-//line funcs_async.go:858
+//line funcs_async.go:859
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -878,7 +879,7 @@ func (f *declsAsyncFuture) Cancel() {
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:882
+//line funcs_async.go:883
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -901,28 +902,28 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:147
-			f.base = 10
 //line funcs.go:148
-			f.add = func(v int) int { return f.base + v }
+			f.base = 10
 //line funcs.go:149
+			f.add = func(v int) int { return f.base + v }
+//line funcs.go:150
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:913
+//line funcs_async.go:914
 		case 1:
-//line funcs.go:149
+//line funcs.go:150
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:150
-			f.base++
 //line funcs.go:151
+			f.base++
+//line funcs.go:152
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:926
+//line funcs_async.go:927
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -946,7 +947,7 @@ func (f *closuresAsyncFuture) Cancel() {
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:950
+//line funcs_async.go:951
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -967,7 +968,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:156
+//line funcs.go:157
 			if f.n > 3 {
 				{
 					v, err := split(f.n)
@@ -975,25 +976,25 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 					return future.Result[int]{Value: v, Err: err}, true
 				}
 			}
-//line funcs.go:159
+//line funcs.go:160
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:983
+//line funcs_async.go:984
 		case 1:
-//line funcs.go:159
+//line funcs.go:160
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:160
+//line funcs.go:161
 			{
 				v, err := split(f.n + 1)
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:997
+//line funcs_async.go:998
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1017,7 +1018,7 @@ func (f *multiAsyncFuture) Cancel() {
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1021
+//line funcs_async.go:1022
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1038,26 +1039,26 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:172
+//line funcs.go:173
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1046
+//line funcs_async.go:1047
 		case 1:
-//line funcs.go:172
+//line funcs.go:173
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:173
+//line funcs.go:174
 			if v >= 0 {
 				panic("boom")
 			}
-//line funcs.go:176
+//line funcs.go:177
 			f.state = -1
 			return v, true
-//line funcs_async.go:1061
+//line funcs_async.go:1062
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1081,7 +1082,7 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1085
+//line funcs_async.go:1086
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1107,93 +1108,93 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:181
+//line funcs.go:182
 			f.total = 0
-//line funcs.go:182
+//line funcs.go:183
 			f.i = 0
-//line funcs.go:182
+//line funcs.go:183
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1118
+//line funcs_async.go:1119
 		case 1:
-//line funcs.go:182
+//line funcs.go:183
 			if !(f.i < f.n) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:183
+//line funcs.go:184
 			f.acc = 0
-//line funcs.go:184
+//line funcs.go:185
 			f.r = f.i % 3
-//line funcs.go:184
+//line funcs.go:185
 			if f.r == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1136
+//line funcs_async.go:1137
 		case 2:
-//line funcs.go:185
+//line funcs.go:186
 			f.aw1 = f.e.Val(f.i)
 			f.state = 4
 			continue poll
-//line funcs_async.go:1142
+//line funcs_async.go:1143
 		case 3:
-//line funcs.go:187
+//line funcs.go:188
 			if f.r == 1 {
 				f.acc++
 			}
-//line funcs.go:189
+//line funcs.go:190
 			f.state = 5
 			continue poll
-//line funcs_async.go:1151
+//line funcs_async.go:1152
 		case 4:
-//line funcs.go:185
+//line funcs.go:186
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:186
-			f.acc += v + f.r
 //line funcs.go:187
+			f.acc += v + f.r
+//line funcs.go:188
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1164
+//line funcs_async.go:1165
 		case 5:
-//line funcs.go:190
+//line funcs.go:191
 			f.aw1 = f.e.Val(f.acc)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1170
+//line funcs_async.go:1171
 		case 6:
-//line funcs.go:190
+//line funcs.go:191
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:191
-			f.total += w
 //line funcs.go:192
-			f.e.Note("i=%d acc=%d", f.i, f.acc)
+			f.total += w
 //line funcs.go:193
+			f.e.Note("i=%d acc=%d", f.i, f.acc)
+//line funcs.go:194
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1185
+//line funcs_async.go:1186
 		case 7:
-//line funcs.go:182
+//line funcs.go:183
 			f.i++
-//line funcs.go:182
+//line funcs.go:183
 			f.state = 1
 			continue poll
-//line funcs_async.go:1192
+//line funcs_async.go:1193
 		case 8:
-//line funcs.go:194
+//line funcs.go:195
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1197
+//line funcs_async.go:1198
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1217,7 +1218,7 @@ func (f *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1221
+//line funcs_async.go:1222
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1238,19 +1239,19 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:199
+//line funcs.go:200
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1246
+//line funcs_async.go:1247
 		case 1:
-//line funcs.go:199
+//line funcs.go:200
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:200
+//line funcs.go:201
 			switch {
 			case v > 5:
 				f.state = -1
@@ -1262,7 +1263,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1266
+//line funcs_async.go:1267
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1286,7 +1287,7 @@ func (f *switchesAsyncFuture) Cancel() {
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
 
-//line funcs_async.go:1290
+//line funcs_async.go:1291
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
@@ -1313,95 +1314,95 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:212
-			f.total = 0
 //line funcs.go:213
+			f.total = 0
+//line funcs.go:214
 			f.rangeValue = f.n
 			f.i = 0
-//line funcs.go:213
+//line funcs.go:214
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1325
+//line funcs_async.go:1326
 		case 1:
-//line funcs.go:213
+//line funcs.go:214
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:214
+//line funcs.go:215
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:217
+//line funcs.go:218
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1341
+//line funcs_async.go:1342
 		case 2:
-//line funcs.go:217
+//line funcs.go:218
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:218
-			f.total += v
 //line funcs.go:219
-			f.n--
+			f.total += v
 //line funcs.go:220
+			f.n--
+//line funcs.go:221
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1356
+//line funcs_async.go:1357
 		case 3:
-//line funcs.go:213
+//line funcs.go:214
 			f.i++
-//line funcs.go:213
+//line funcs.go:214
 			f.state = 1
 			continue poll
-//line funcs_async.go:1363
+//line funcs_async.go:1364
 		case 4:
-//line funcs.go:221
+//line funcs.go:222
 			f.rangeValue2 = 2
 			f.rangeIndex = 0
-//line funcs.go:221
+//line funcs.go:222
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1371
+//line funcs_async.go:1372
 		case 5:
-//line funcs.go:221
+//line funcs.go:222
 			if f.rangeIndex >= f.rangeValue2 {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:222
+//line funcs.go:223
 			f.aw1 = f.e.Val(0)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1382
+//line funcs_async.go:1383
 		case 6:
-//line funcs.go:222
+//line funcs.go:223
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:223
+//line funcs.go:224
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1393
+//line funcs_async.go:1394
 		case 7:
-//line funcs.go:221
+//line funcs.go:222
 			f.rangeIndex++
-//line funcs.go:221
+//line funcs.go:222
 			f.state = 5
 			continue poll
-//line funcs_async.go:1400
+//line funcs_async.go:1401
 		case 8:
-//line funcs.go:224
+//line funcs.go:225
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1405
+//line funcs_async.go:1406
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1425,7 +1426,7 @@ func (f *rangeIntAsyncFuture) Cancel() {
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1429
+//line funcs_async.go:1430
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
@@ -1452,65 +1453,65 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:229
-			f.s = []int{f.n, f.n + 1, f.n + 2, f.n + 3}
 //line funcs.go:230
-			f.total = 0
+			f.s = []int{f.n, f.n + 1, f.n + 2, f.n + 3}
 //line funcs.go:231
+			f.total = 0
+//line funcs.go:232
 			f.rangeValue = f.s
 			f.i = 0
-//line funcs.go:231
+//line funcs.go:232
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1466
+//line funcs_async.go:1467
 		case 1:
-//line funcs.go:231
+//line funcs.go:232
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			f.x = f.rangeValue[f.i]
-//line funcs.go:232
-			f.s = append(f.s, f.x)
 //line funcs.go:233
-			f.s[len(f.s)-1-f.i] = 0
+			f.s = append(f.s, f.x)
 //line funcs.go:234
+			f.s[len(f.s)-1-f.i] = 0
+//line funcs.go:235
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1482
+//line funcs_async.go:1483
 		case 2:
-//line funcs.go:234
+//line funcs.go:235
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:235
+//line funcs.go:236
 			if v > 9 {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:238
-			f.total += v * f.i
 //line funcs.go:239
-			f.e.Note("i=%d x=%d", f.i, f.x)
+			f.total += v * f.i
 //line funcs.go:240
+			f.e.Note("i=%d x=%d", f.i, f.x)
+//line funcs.go:241
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1502
+//line funcs_async.go:1503
 		case 3:
-//line funcs.go:231
+//line funcs.go:232
 			f.i++
-//line funcs.go:231
+//line funcs.go:232
 			f.state = 1
 			continue poll
-//line funcs_async.go:1509
+//line funcs_async.go:1510
 		case 4:
-//line funcs.go:241
+//line funcs.go:242
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1514
+//line funcs_async.go:1515
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1534,7 +1535,7 @@ func (f *rangeSliceAsyncFuture) Cancel() {
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1538
+//line funcs_async.go:1539
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
@@ -1565,20 +1566,20 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:246
-			f.s = "héllo, 世界\xff!"[f.n%3:]
 //line funcs.go:247
-			f.b = strings.Builder{}
+			f.s = "héllo, 世界\xff!"[f.n%3:]
 //line funcs.go:248
+			f.b = strings.Builder{}
+//line funcs.go:249
 			f.last = 0
-//line funcs.go:249
+//line funcs.go:250
 			f.i = 0
-//line funcs.go:249
+//line funcs.go:250
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1580
+//line funcs_async.go:1581
 		case 1:
-//line funcs.go:249
+//line funcs.go:250
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -1586,80 +1587,80 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f.s[f.i:])
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:250
+//line funcs.go:251
 			f.aw1 = f.e.Str(string(f.r))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1594
+//line funcs_async.go:1595
 		case 2:
-//line funcs.go:250
+//line funcs.go:251
 			t, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:251
-			f.b.WriteString(t)
 //line funcs.go:252
-			f.e.Note("%d:%q", f.i, f.r)
+			f.b.WriteString(t)
 //line funcs.go:253
-			f.last = f.i
+			f.e.Note("%d:%q", f.i, f.r)
 //line funcs.go:254
+			f.last = f.i
+//line funcs.go:255
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1611
+//line funcs_async.go:1612
 		case 3:
-//line funcs.go:249
+//line funcs.go:250
 			f.i = f.rangeNext
-//line funcs.go:249
+//line funcs.go:250
 			f.state = 1
 			continue poll
-//line funcs_async.go:1618
+//line funcs_async.go:1619
 		case 4:
-//line funcs.go:255
+//line funcs.go:256
 			f.i2 = 0
-//line funcs.go:255
+//line funcs.go:256
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1625
+//line funcs_async.go:1626
 		case 5:
-//line funcs.go:255
+//line funcs.go:256
 			if f.i2 >= len(f.s) {
 				f.state = 8
 				continue poll
 			}
 			_, width2 := utf8.DecodeRuneInString(f.s[f.i2:])
 			f.rangeNext2 = f.i2 + width2
-//line funcs.go:256
+//line funcs.go:257
 			f.aw2 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1638
+//line funcs_async.go:1639
 		case 6:
-//line funcs.go:256
+//line funcs.go:257
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:257
-			f.last += f.i2
 //line funcs.go:258
+			f.last += f.i2
+//line funcs.go:259
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1651
+//line funcs_async.go:1652
 		case 7:
-//line funcs.go:255
+//line funcs.go:256
 			f.i2 = f.rangeNext2
-//line funcs.go:255
+//line funcs.go:256
 			f.state = 5
 			continue poll
-//line funcs_async.go:1658
+//line funcs_async.go:1659
 		case 8:
-//line funcs.go:259
+//line funcs.go:260
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1663
+//line funcs_async.go:1664
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1686,7 +1687,7 @@ func (f *rangeStringAsyncFuture) Cancel() {
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1690
+//line funcs_async.go:1691
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
@@ -1715,98 +1716,98 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:264
-			f.a = [3]int{f.n, 2 * f.n, 3 * f.n}
 //line funcs.go:265
-			f.total = 0
+			f.a = [3]int{f.n, 2 * f.n, 3 * f.n}
 //line funcs.go:266
+			f.total = 0
+//line funcs.go:267
 			f.i = 0
 			f.x = 0
-//line funcs.go:267
+//line funcs.go:268
 			f.rangeValue = f.a
 			f.rangeIndex = 0
-//line funcs.go:267
+//line funcs.go:268
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1732
+//line funcs_async.go:1733
 		case 1:
-//line funcs.go:267
+//line funcs.go:268
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			f.i = f.rangeIndex
 			f.x = f.rangeValue[f.rangeIndex]
-//line funcs.go:268
-			f.a[2] = 100
 //line funcs.go:269
+			f.a[2] = 100
+//line funcs.go:270
 			f.aw1 = f.e.Val(f.x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1747
+//line funcs_async.go:1748
 		case 2:
-//line funcs.go:269
+//line funcs.go:270
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:270
-			f.total += v + f.i
 //line funcs.go:271
+			f.total += v + f.i
+//line funcs.go:272
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1760
+//line funcs_async.go:1761
 		case 3:
-//line funcs.go:267
+//line funcs.go:268
 			f.rangeIndex++
-//line funcs.go:267
+//line funcs.go:268
 			f.state = 1
 			continue poll
-//line funcs_async.go:1767
+//line funcs_async.go:1768
 		case 4:
-//line funcs.go:272
+//line funcs.go:273
 			f.j = 0
-//line funcs.go:272
+//line funcs.go:273
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1774
+//line funcs_async.go:1775
 		case 5:
-//line funcs.go:272
+//line funcs.go:273
 			if f.j >= 3 {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:273
+//line funcs.go:274
 			f.aw1 = f.e.Val(f.j)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1785
+//line funcs_async.go:1786
 		case 6:
-//line funcs.go:273
+//line funcs.go:274
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:274
-			f.total += f.j
 //line funcs.go:275
+			f.total += f.j
+//line funcs.go:276
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1798
+//line funcs_async.go:1799
 		case 7:
-//line funcs.go:272
+//line funcs.go:273
 			f.j++
-//line funcs.go:272
+//line funcs.go:273
 			f.state = 5
 			continue poll
-//line funcs_async.go:1805
+//line funcs_async.go:1806
 		case 8:
-//line funcs.go:276
+//line funcs.go:277
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1810
+//line funcs_async.go:1811
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1830,7 +1831,7 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1834
+//line funcs_async.go:1835
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
@@ -1855,156 +1856,156 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:281
+//line funcs.go:282
 			f.total = 0
-//line funcs.go:282
+//line funcs.go:283
 			f.i = 0
-//line funcs.go:282
+//line funcs.go:283
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1866
+//line funcs_async.go:1867
 		case 1:
-//line funcs.go:282
+//line funcs.go:283
 			if f.i >= f.n {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:283
-			f.k = f.i % 4
-//line funcs.go:283
-			switch f.k {
 //line funcs.go:284
+			f.k = f.i % 4
+//line funcs.go:284
+			switch f.k {
+//line funcs.go:285
 			case 0, 1:
 				f.state = 2
-//line funcs.go:292
+//line funcs.go:293
 			case 2:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1887
+//line funcs_async.go:1888
 		case 2:
-//line funcs.go:285
+//line funcs.go:286
 			f.aw1 = f.e.Val(f.i)
 			f.state = 5
 			continue poll
-//line funcs_async.go:1893
+//line funcs_async.go:1894
 		case 3:
-//line funcs.go:293
-			f.e.Note("two or fell")
 //line funcs.go:294
+			f.e.Note("two or fell")
+//line funcs.go:295
 			if f.i == 6 {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:297
+//line funcs.go:298
 			f.aw1 = f.e.Val(f.k)
 			f.state = 6
 			continue poll
-//line funcs_async.go:1906
+//line funcs_async.go:1907
 		case 4:
-//line funcs.go:300
+//line funcs.go:301
 			if f.i > 6 {
 				f.state = -1
 				return future.Result[int]{Value: f.total, Err: ErrBig}, true
 			}
-//line funcs.go:303
+//line funcs.go:304
 			f.state = 7
 			continue poll
-//line funcs_async.go:1916
+//line funcs_async.go:1917
 		case 5:
-//line funcs.go:285
+//line funcs.go:286
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:286
-			f.total += v
 //line funcs.go:287
+			f.total += v
+//line funcs.go:288
 			if v == 4 {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:290
-			f.total++
 //line funcs.go:291
+			f.total++
+//line funcs.go:292
 			f.state = 3
 			continue poll
-//line funcs_async.go:1936
+//line funcs_async.go:1937
 		case 6:
-//line funcs.go:297
+//line funcs.go:298
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:298
+//line funcs.go:299
 			f.total += w
-//line funcs.go:303
+//line funcs.go:304
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1949
+//line funcs_async.go:1950
 		case 7:
-//line funcs.go:304
-			f.e.Note("after %d", f.i)
 //line funcs.go:305
+			f.e.Note("after %d", f.i)
+//line funcs.go:306
 			f.state = 8
 			fallthrough
-//line funcs_async.go:1956
+//line funcs_async.go:1957
 		case 8:
-//line funcs.go:282
+//line funcs.go:283
 			f.i++
-//line funcs.go:282
+//line funcs.go:283
 			f.state = 1
 			continue poll
-//line funcs_async.go:1963
+//line funcs_async.go:1964
 		case 9:
-//line funcs.go:306
-			switch {
 //line funcs.go:307
+			switch {
+//line funcs.go:308
 			case f.n > 5:
 				f.state = 10
-//line funcs.go:310
+//line funcs.go:311
 			case f.n > 3:
 				f.state = 11
 			default:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:1977
+//line funcs_async.go:1978
 		case 10:
-//line funcs.go:308
+//line funcs.go:309
 			f.aw1 = f.e.Val(0)
 			f.state = 12
 			continue poll
-//line funcs_async.go:1983
+//line funcs_async.go:1984
 		case 11:
-//line funcs.go:311
-			f.total *= 3
 //line funcs.go:312
+			f.total *= 3
+//line funcs.go:313
 			f.state = 13
 			continue poll
-//line funcs_async.go:1990
+//line funcs_async.go:1991
 		case 12:
-//line funcs.go:308
+//line funcs.go:309
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:309
+//line funcs.go:310
 			f.total *= 2
-//line funcs.go:312
+//line funcs.go:313
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2003
+//line funcs_async.go:2004
 		case 13:
-//line funcs.go:313
+//line funcs.go:314
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2008
+//line funcs_async.go:2009
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2028,7 +2029,7 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2032
+//line funcs_async.go:2033
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2051,65 +2052,65 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:318
-			f.x = f.n
 //line funcs.go:319
+			f.x = f.n
+//line funcs.go:320
 			f.aw1 = f.e.Val(3)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2061
+//line funcs_async.go:2062
 		case 1:
-//line funcs.go:319
+//line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x += v
-//line funcs.go:320
+//line funcs.go:321
 			f.aw1 = f.e.Val(2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2074
+//line funcs_async.go:2075
 		case 2:
-//line funcs.go:320
+//line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x *= v
-//line funcs.go:321
+//line funcs.go:322
 			f.aw1 = f.e.Val(f.n)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2087
+//line funcs_async.go:2088
 		case 3:
-//line funcs.go:321
+//line funcs.go:322
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x -= v
-//line funcs.go:322
-			f.e.Note("x=%d", f.x)
 //line funcs.go:323
+			f.e.Note("x=%d", f.x)
+//line funcs.go:324
 			if f.x > 10 {
 				f.state = 4
 			} else {
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2105
+//line funcs_async.go:2106
 		case 4:
-//line funcs.go:324
+//line funcs.go:325
 			f.aw1 = f.e.Val(f.x * 100)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2111
+//line funcs_async.go:2112
 		case 5:
-//line funcs.go:324
+//line funcs.go:325
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2117,15 +2118,15 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2121
+//line funcs_async.go:2122
 		case 6:
-//line funcs.go:326
+//line funcs.go:327
 			f.aw1 = f.e.Val(f.x)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2127
+//line funcs_async.go:2128
 		case 7:
-//line funcs.go:326
+//line funcs.go:327
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2133,7 +2134,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2137
+//line funcs_async.go:2138
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2157,7 +2158,7 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2161
+//line funcs_async.go:2162
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
@@ -2185,29 +2186,29 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:331
+//line funcs.go:332
 			f.total = 0
-//line funcs.go:333
+//line funcs.go:334
 			f.i = 0
-//line funcs.go:333
+//line funcs.go:334
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2196
+//line funcs_async.go:2197
 		case 1:
-//line funcs.go:333
+//line funcs.go:334
 			if !(f.i < f.n) {
 				f.state = 7
 				continue poll
 			}
-//line funcs.go:335
+//line funcs.go:336
 			f.rangeValue = "abcd"
 			f.j = 0
-//line funcs.go:335
+//line funcs.go:336
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2209
+//line funcs_async.go:2210
 		case 2:
-//line funcs.go:335
+//line funcs.go:336
 			if f.j >= len(f.rangeValue) {
 				f.state = 5
 				continue poll
@@ -2215,19 +2216,19 @@ poll:
 			r, width := utf8.DecodeRuneInString(string(f.rangeValue[f.j:]))
 			f.rangeNext = f.j + width
 			f.c = r
-//line funcs.go:336
+//line funcs.go:337
 			f.aw1 = f.e.Val(f.i + f.j)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2223
+//line funcs_async.go:2224
 		case 3:
-//line funcs.go:336
+//line funcs.go:337
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:337
+//line funcs.go:338
 			switch {
 			case f.i == 7 && f.j == 0:
 				f.e.Note("break outer at i=%d", f.i)
@@ -2242,7 +2243,7 @@ poll:
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:349
+//line funcs.go:350
 		count:
 			for k := 0; ; k++ {
 				for {
@@ -2258,38 +2259,38 @@ poll:
 					continue count
 				}
 			}
-//line funcs.go:363
-			f.total += v
 //line funcs.go:364
+			f.total += v
+//line funcs.go:365
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2267
+//line funcs_async.go:2268
 		case 4:
-//line funcs.go:335
+//line funcs.go:336
 			f.j = f.rangeNext
-//line funcs.go:335
+//line funcs.go:336
 			f.state = 2
 			continue poll
-//line funcs_async.go:2274
+//line funcs_async.go:2275
 		case 5:
-//line funcs.go:365
-			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:366
+			f.e.Note("i=%d total=%d", f.i, f.total)
+//line funcs.go:367
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2281
+//line funcs_async.go:2282
 		case 6:
-//line funcs.go:333
+//line funcs.go:334
 			f.i++
-//line funcs.go:333
+//line funcs.go:334
 			f.state = 1
 			continue poll
-//line funcs_async.go:2288
+//line funcs_async.go:2289
 		case 7:
-//line funcs.go:367
+//line funcs.go:368
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2293
+//line funcs_async.go:2294
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2313,7 +2314,7 @@ func (f *labelsAsyncFuture) Cancel() {
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2317
+//line funcs_async.go:2318
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2345,38 +2346,38 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:372
-			f.values = []any{f.n, "s", 2.5, nil, []int{f.n}, ErrBig}
 //line funcs.go:373
-			f.b = strings.Builder{}
+			f.values = []any{f.n, "s", 2.5, nil, []int{f.n}, ErrBig}
 //line funcs.go:374
+			f.b = strings.Builder{}
+//line funcs.go:375
 			f.rangeValue = f.n % 7
 			f.i = 0
-//line funcs.go:374
+//line funcs.go:375
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2359
+//line funcs_async.go:2360
 		case 1:
-//line funcs.go:374
+//line funcs.go:375
 			if f.i >= f.rangeValue {
 				f.state = 15
 				continue poll
 			}
-//line funcs.go:375
-			switch bound := f.values[f.i%len(f.values)].(type) {
 //line funcs.go:376
+			switch bound := f.values[f.i%len(f.values)].(type) {
+//line funcs.go:377
 			case int:
 				f.v = bound
 				f.state = 2
-//line funcs.go:380
+//line funcs.go:381
 			case string, float64:
 				f.v4 = bound
 				f.state = 3
-//line funcs.go:383
+//line funcs.go:384
 			case nil:
 				f.v5 = bound
 				f.state = 4
-//line funcs.go:386
+//line funcs.go:387
 			case error:
 				f.v2 = bound
 				f.state = 5
@@ -2385,127 +2386,127 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2389
+//line funcs_async.go:2390
 		case 2:
-//line funcs.go:377
+//line funcs.go:378
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 7
 			continue poll
-//line funcs_async.go:2395
+//line funcs_async.go:2396
 		case 3:
-//line funcs.go:381
+//line funcs.go:382
 			f.aw2 = f.e.Str("x")
 			f.state = 8
 			continue poll
-//line funcs_async.go:2401
+//line funcs_async.go:2402
 		case 4:
-//line funcs.go:384
+//line funcs.go:385
 			f.aw1 = f.e.Val(0)
 			f.state = 9
 			continue poll
-//line funcs_async.go:2407
+//line funcs_async.go:2408
 		case 5:
-//line funcs.go:387
+//line funcs.go:388
 			f.b.WriteString(f.v2.Error())
-//line funcs.go:390
+//line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2414
+//line funcs_async.go:2415
 		case 6:
-//line funcs.go:389
-			f.e.Note("other %v", f.v3)
 //line funcs.go:390
+			f.e.Note("other %v", f.v3)
+//line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2421
+//line funcs_async.go:2422
 		case 7:
-//line funcs.go:377
+//line funcs.go:378
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:378
-			f.v += w
 //line funcs.go:379
+			f.v += w
+//line funcs.go:380
 			f.b.WriteString(strings.Repeat("i", f.v%4))
-//line funcs.go:390
+//line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2436
+//line funcs_async.go:2437
 		case 8:
-//line funcs.go:381
+//line funcs.go:382
 			s, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:382
+//line funcs.go:383
 			f.e.Note("%v %s", f.v4, s)
-//line funcs.go:390
+//line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2449
+//line funcs_async.go:2450
 		case 9:
-//line funcs.go:384
+//line funcs.go:385
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:385
+//line funcs.go:386
 			f.b.WriteString("nil")
-//line funcs.go:390
+//line funcs.go:391
 			f.state = 10
 			fallthrough
-//line funcs_async.go:2462
+//line funcs_async.go:2463
 		case 10:
-//line funcs.go:391
-			switch f.values[(f.i+1)%len(f.values)].(type) {
 //line funcs.go:392
+			switch f.values[(f.i+1)%len(f.values)].(type) {
+//line funcs.go:393
 			case string:
 				f.state = 11
 			default:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2473
+//line funcs_async.go:2474
 		case 11:
-//line funcs.go:393
+//line funcs.go:394
 			f.aw1 = f.e.Val(1)
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2479
+//line funcs_async.go:2480
 		case 12:
-//line funcs.go:393
+//line funcs.go:394
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:394
-			f.b.WriteString("+")
 //line funcs.go:395
+			f.b.WriteString("+")
+//line funcs.go:396
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2492
+//line funcs_async.go:2493
 		case 13:
-//line funcs.go:396
+//line funcs.go:397
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2497
+//line funcs_async.go:2498
 		case 14:
-//line funcs.go:374
+//line funcs.go:375
 			f.i++
-//line funcs.go:374
+//line funcs.go:375
 			f.state = 1
 			continue poll
-//line funcs_async.go:2504
+//line funcs_async.go:2505
 		case 15:
-//line funcs.go:397
+//line funcs.go:398
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2509
+//line funcs_async.go:2510
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2532,7 +2533,7 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2536
+//line funcs_async.go:2537
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
@@ -2569,15 +2570,15 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:402
-			f.total = 0
 //line funcs.go:403
+			f.total = 0
+//line funcs.go:404
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2579
+//line funcs_async.go:2580
 		case 1:
-//line funcs.go:403
+//line funcs.go:404
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2585,130 +2586,130 @@ poll:
 			f.aw1 = nil
 			var x int
 			x, f.err = v2.Value, v2.Err
-//line funcs.go:404
+//line funcs.go:405
 			if f.err != nil {
 				f.e.Note("first failed with %d", x)
 				f.total -= x
 			}
-//line funcs.go:408
-			f.y = 0
 //line funcs.go:409
+			f.y = 0
+//line funcs.go:410
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2600
+//line funcs_async.go:2601
 		case 2:
-//line funcs.go:409
+//line funcs.go:410
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.y, f.err = v2.Value, v2.Err
-//line funcs.go:410
-			f.total += f.y
 //line funcs.go:411
-			f.e.Note("y=%d err=%v", f.y, f.err)
+			f.total += f.y
 //line funcs.go:412
+			f.e.Note("y=%d err=%v", f.y, f.err)
+//line funcs.go:413
 			f.aw1 = f.e.Fallible(2)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2617
+//line funcs_async.go:2618
 		case 3:
-//line funcs.go:412
+//line funcs.go:413
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err = v2.Value, v2.Err
-//line funcs.go:413
-			f.e.Note("err=%v", f.err)
 //line funcs.go:414
+			f.e.Note("err=%v", f.err)
+//line funcs.go:415
 			f.aw1 = f.e.Fallible(f.n * 3)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2632
+//line funcs_async.go:2633
 		case 4:
-//line funcs.go:414
+//line funcs.go:415
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:415
+//line funcs.go:416
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2644
+//line funcs_async.go:2645
 		case 5:
-//line funcs.go:415
+//line funcs.go:416
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z, _ = v2.Value, v2.Err
-//line funcs.go:416
+//line funcs.go:417
 			f.i = 0
-//line funcs.go:416
+//line funcs.go:417
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2658
+//line funcs_async.go:2659
 		case 6:
-//line funcs.go:416
+//line funcs.go:417
 			if f.i >= f.n {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:417
+//line funcs.go:418
 			f.aw1 = f.e.Fallible(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2669
+//line funcs_async.go:2670
 		case 7:
-//line funcs.go:417
+//line funcs.go:418
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line funcs.go:418
+//line funcs.go:419
 			if err != nil {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:421
-			f.total += v
 //line funcs.go:422
+			f.total += v
+//line funcs.go:423
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2688
+//line funcs_async.go:2689
 		case 8:
-//line funcs.go:416
+//line funcs.go:417
 			f.i++
-//line funcs.go:416
+//line funcs.go:417
 			f.state = 6
 			continue poll
-//line funcs_async.go:2695
+//line funcs_async.go:2696
 		case 9:
-//line funcs.go:423
+//line funcs.go:424
 			if f.n > 5 {
 				f.state = 10
 			} else {
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2704
+//line funcs_async.go:2705
 		case 10:
-//line funcs.go:424
+//line funcs.go:425
 			f.aw1 = f.e.Fallible(f.total)
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2710
+//line funcs_async.go:2711
 		case 11:
-//line funcs.go:424
+//line funcs.go:425
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2716,140 +2717,140 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2720
+//line funcs_async.go:2721
 		case 12:
-//line funcs.go:426
+//line funcs.go:427
 			f.rangeValue = 3
 			f.i2 = 0
-//line funcs.go:426
+//line funcs.go:427
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2728
+//line funcs_async.go:2729
 		case 13:
-//line funcs.go:426
+//line funcs.go:427
 			if f.i2 >= f.rangeValue {
 				f.state = 19
 				continue poll
 			}
-//line funcs.go:427
+//line funcs.go:428
 			f.aw1 = f.e.Fallible(f.n + f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2739
+//line funcs_async.go:2740
 		case 14:
-//line funcs.go:427
+//line funcs.go:428
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err2 = v2.Value, v2.Err
-//line funcs.go:427
+//line funcs.go:428
 			if f.err2 != nil {
 				f.state = 15
 			} else {
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2755
+//line funcs_async.go:2756
 		case 15:
-//line funcs.go:428
-			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:429
+			f.e.Note("if-init failed with %d", f.v)
+//line funcs.go:430
 			f.state = 17
 			continue poll
-//line funcs_async.go:2762
+//line funcs_async.go:2763
 		case 16:
-//line funcs.go:430
-			f.total += f.v
 //line funcs.go:431
+			f.total += f.v
+//line funcs.go:432
 			f.state = 17
 			fallthrough
-//line funcs_async.go:2769
+//line funcs_async.go:2770
 		case 17:
-//line funcs.go:432
+//line funcs.go:433
 			f.state = 18
 			fallthrough
-//line funcs_async.go:2774
+//line funcs_async.go:2775
 		case 18:
-//line funcs.go:426
+//line funcs.go:427
 			f.i2++
-//line funcs.go:426
+//line funcs.go:427
 			f.state = 13
 			continue poll
-//line funcs_async.go:2781
+//line funcs_async.go:2782
 		case 19:
-//line funcs.go:433
+//line funcs.go:434
 			f.aw2 = f.e.Val(f.n)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2787
+//line funcs_async.go:2788
 		case 20:
-//line funcs.go:433
+//line funcs.go:434
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.v2 = v2
-//line funcs.go:433
-			switch {
 //line funcs.go:434
+			switch {
+//line funcs.go:435
 			case f.v2 > 2:
 				f.state = 21
 			default:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2805
+//line funcs_async.go:2806
 		case 21:
-//line funcs.go:435
-			f.total++
 //line funcs.go:436
+			f.total++
+//line funcs.go:437
 			f.state = 22
 			fallthrough
-//line funcs_async.go:2812
+//line funcs_async.go:2813
 		case 22:
-//line funcs.go:437
+//line funcs.go:438
 			f.aw1 = f.e.Fallible(f.z)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2818
+//line funcs_async.go:2819
 		case 23:
-//line funcs.go:437
+//line funcs.go:438
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w, f.err = v2.Value, v2.Err
-//line funcs.go:438
+//line funcs.go:439
 			if f.err != nil {
 				f.state = -1
 				return future.Result[int]{Value: f.w, Err: f.err}, true
 			}
-//line funcs.go:441
+//line funcs.go:442
 			f.s = "s"
 			f.err22 = nil
-//line funcs.go:445
+//line funcs.go:446
 			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
 			f.state = 24
 			fallthrough
-//line funcs_async.go:2839
+//line funcs_async.go:2840
 		case 24:
-//line funcs.go:445
+//line funcs.go:446
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
 			f.s, f.err22 = v2.Value, v2.Err
-//line funcs.go:446
-			f.e.Note("%s %v", f.s, f.err22)
 //line funcs.go:447
+			f.e.Note("%s %v", f.s, f.err22)
+//line funcs.go:448
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:2853
+//line funcs_async.go:2854
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2879,7 +2880,7 @@ func (f *triesAsyncFuture) Cancel() {
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:2883
+//line funcs_async.go:2884
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -2901,22 +2902,22 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:452
+//line funcs.go:453
 			if f.n%3 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:2912
+//line funcs_async.go:2913
 		case 1:
-//line funcs.go:454
+//line funcs.go:455
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2918
+//line funcs_async.go:2919
 		case 2:
-//line funcs.go:454
+//line funcs.go:455
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -2924,25 +2925,25 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:2928
+//line funcs_async.go:2929
 		case 3:
-//line funcs.go:456
+//line funcs.go:457
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2934
+//line funcs_async.go:2935
 		case 4:
-//line funcs.go:456
+//line funcs.go:457
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line funcs.go:457
+//line funcs.go:458
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:2946
+//line funcs_async.go:2947
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2966,7 +2967,7 @@ func (f *tryReturnAsyncFuture) Cancel() {
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:2970
+//line funcs_async.go:2971
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3024,136 +3025,136 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:483
+//line funcs.go:484
 			{
 				deferred := f.e.Note
 				d2 := f.n
 				f.defers = append(f.defers, func() { deferred("first deferred, n=%d", d2) })
 			}
-//line funcs.go:484
+//line funcs.go:485
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3038
+//line funcs_async.go:3039
 		case 1:
-//line funcs.go:484
+//line funcs.go:485
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:485
-			c := counter{e: f.e, name: "c", n: f.x}
 //line funcs.go:486
+			c := counter{e: f.e, name: "c", n: f.x}
+//line funcs.go:487
 			{
 				deferred := c.show
 				f.defers = append(f.defers, func() { deferred("value") })
 			}
-//line funcs.go:487
+//line funcs.go:488
 			{
 				deferred := c.showPtr
 				f.defers = append(f.defers, func() { deferred("pointer") })
 			}
-//line funcs.go:488
-			var s shower = c
 //line funcs.go:489
+			var s shower = c
+//line funcs.go:490
 			{
 				deferred := s.show
 				f.defers = append(f.defers, func() { deferred("interface") })
 			}
-//line funcs.go:490
-			c.n += 100
 //line funcs.go:491
+			c.n += 100
+//line funcs.go:492
 			if f.x%2 == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3075
+//line funcs_async.go:3076
 		case 2:
-//line funcs.go:492
-			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
 //line funcs.go:493
+			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
+//line funcs.go:494
 			f.aw1 = f.e.Val(f.x + 1)
 			f.state = 4
 			continue poll
-//line funcs_async.go:3083
+//line funcs_async.go:3084
 		case 3:
-//line funcs.go:496
-			note := f.e.Note
 //line funcs.go:497
+			note := f.e.Note
+//line funcs.go:498
 			{
 				deferred := note
 				var d2 bool = f.x > 3
 				f.defers = append(f.defers, func() { deferred("odd branch %v", d2) })
 			}
-//line funcs.go:498
-			note = nil
 //line funcs.go:499
+			note = nil
+//line funcs.go:500
 			f.state = 5
 			continue poll
-//line funcs_async.go:3098
+//line funcs_async.go:3099
 		case 4:
-//line funcs.go:493
+//line funcs.go:494
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:494
-			f.x += y
 //line funcs.go:495
+			f.x += y
+//line funcs.go:496
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3111
+//line funcs_async.go:3112
 		case 5:
-//line funcs.go:500
+//line funcs.go:501
 			f.rangeValue = f.n % 4
 			f.i = 0
-//line funcs.go:500
+//line funcs.go:501
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3119
+//line funcs_async.go:3120
 		case 6:
-//line funcs.go:500
+//line funcs.go:501
 			if f.i >= f.rangeValue {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:501
+//line funcs.go:502
 			{
 				deferred := f.e.Note
 				d2 := f.i
 				d3 := f.n % 4
 				f.defers = append(f.defers, func() { deferred("loop %d of %d", d2, d3) })
 			}
-//line funcs.go:502
+//line funcs.go:503
 			f.aw1 = f.e.Val(f.i)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3137
+//line funcs_async.go:3138
 		case 7:
-//line funcs.go:502
+//line funcs.go:503
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:503
+//line funcs.go:504
 			f.state = 8
 			fallthrough
-//line funcs_async.go:3148
+//line funcs_async.go:3149
 		case 8:
-//line funcs.go:500
+//line funcs.go:501
 			f.i++
-//line funcs.go:500
+//line funcs.go:501
 			f.state = 6
 			continue poll
-//line funcs_async.go:3155
+//line funcs_async.go:3156
 		case 9:
-//line funcs.go:504
+//line funcs.go:505
 			for i := 0; i < 2; i++ {
 				{
 					deferred := f.e.Note
@@ -3161,11 +3162,11 @@ poll:
 					f.defers = append(f.defers, func() { deferred("plain loop %d", d2) })
 				}
 			}
-//line funcs.go:507
-			f.x *= 2
 //line funcs.go:508
-			f.defers = append(f.defers, func() { f.x = -1 })
+			f.x *= 2
 //line funcs.go:509
+			f.defers = append(f.defers, func() { f.x = -1 })
+//line funcs.go:510
 			if f.x > 10 {
 				{
 					v := future.Result[int]{Value: f.x, Err: ErrBig}
@@ -3174,14 +3175,14 @@ poll:
 					return v, true
 				}
 			}
-//line funcs.go:512
+//line funcs.go:513
 			{
 				v := future.Result[int]{Value: f.x, Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3185
+//line funcs_async.go:3186
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3207,7 +3208,7 @@ func (f *defersAsyncFuture) Cancel() {
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3211
+//line funcs_async.go:3212
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3254,33 +3255,33 @@ func (f *deferPanicsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:531
+//line funcs.go:532
 		f.e.Note("last deferred w=%d", f.w)
-//line funcs_async.go:3260
+//line funcs_async.go:3261
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:529
+//line funcs.go:530
 		func() { f.m[0] = 1 }()
-//line funcs_async.go:3266
+//line funcs_async.go:3267
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:525
+//line funcs.go:526
 		panic("deferred panic")
-//line funcs_async.go:3272
+//line funcs_async.go:3273
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:519
+//line funcs.go:520
 		func() { f.e.Note("inner deferred v=%d", f.v) }()
-//line funcs_async.go:3278
+//line funcs_async.go:3279
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:517
+//line funcs.go:518
 		f.e.Note("outer deferred")
-//line funcs_async.go:3284
+//line funcs_async.go:3285
 	}
 }
 
@@ -3289,74 +3290,74 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:517
-			f.deferBits |= 1
 //line funcs.go:518
+			f.deferBits |= 1
+//line funcs.go:519
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3299
+//line funcs_async.go:3300
 		case 1:
-//line funcs.go:518
+//line funcs.go:519
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:519
-			f.deferBits |= 2
 //line funcs.go:520
+			f.deferBits |= 2
+//line funcs.go:521
 			if f.v == 3 {
 				panic("three")
 			}
-//line funcs.go:523
+//line funcs.go:524
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3318
+//line funcs_async.go:3319
 		case 2:
-//line funcs.go:523
+//line funcs.go:524
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v2
-//line funcs.go:524
+//line funcs.go:525
 			if f.w == 6 {
 				f.deferBits |= 4
 
 			}
-//line funcs.go:527
+//line funcs.go:528
 			if f.w == 8 {
 				f.m = nil
 				f.deferBits |= 8
 
 			}
-//line funcs.go:531
-			f.deferBits |= 16
 //line funcs.go:532
+			f.deferBits |= 16
+//line funcs.go:533
 			f.aw1 = f.e.Val(f.v * f.w)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3344
+//line funcs_async.go:3345
 		case 3:
-//line funcs.go:532
+//line funcs.go:533
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:533
+//line funcs.go:534
 			{
 				var v2 int = f.v + f.w
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3360
+//line funcs_async.go:3361
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3382,7 +3383,7 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3386
+//line funcs_async.go:3387
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3440,118 +3441,118 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:538
-			f.m = map[int]int{1: 1, 2: 2}
 //line funcs.go:539
-			f.defers = append(f.defers, func() { f.e.Note("map at the end %v", f.m) })
+			f.m = map[int]int{1: 1, 2: 2}
 //line funcs.go:540
+			f.defers = append(f.defers, func() { f.e.Note("map at the end %v", f.m) })
+//line funcs.go:541
 			{
 				d := f.m
 				f.defers = append(f.defers, func() { delete(d, 1) })
 			}
-//line funcs.go:541
-			fs := []func(){func() { f.e.Note("fs 0") }, func() { f.e.Note("fs 1") }}
 //line funcs.go:542
+			fs := []func(){func() { f.e.Note("fs 0") }, func() { f.e.Note("fs 1") }}
+//line funcs.go:543
 			{
 				deferred := fs[f.n%2]
 				f.defers = append(f.defers, func() { deferred() })
 			}
-//line funcs.go:543
-			fs[f.n%2] = nil
 //line funcs.go:544
-			args := []any{f.n, "x"}
+			fs[f.n%2] = nil
 //line funcs.go:545
+			args := []any{f.n, "x"}
+//line funcs.go:546
 			{
 				deferred := f.e.Note
 				d2 := args
 				f.defers = append(f.defers, func() { deferred("spread %v %v", d2...) })
 			}
-//line funcs.go:546
+//line funcs.go:547
 			{
 				deferred := f.e.noted
 				d, d2 := pairOf(f.n)
 				f.defers = append(f.defers, func() { deferred(d, d2) })
 			}
-//line funcs.go:547
+//line funcs.go:548
 			{
 				deferred := f.e.Note
 				var d2 bool = f.n > 3
 				var d3 bool = 1<<f.n > 8
 				f.defers = append(f.defers, func() { deferred("untyped %v %v", d2, d3) })
 			}
-//line funcs.go:548
+//line funcs.go:549
 			f.rangeValue = f.n % 3
 			f.i = 0
-//line funcs.go:548
+//line funcs.go:549
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3489
+//line funcs_async.go:3490
 		case 1:
-//line funcs.go:548
+//line funcs.go:549
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:549
+//line funcs.go:550
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3500
+//line funcs_async.go:3501
 		case 2:
-//line funcs.go:549
+//line funcs.go:550
 			k, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:550
+//line funcs.go:551
 			{
 				deferred := f.e.Note
 				d2 := k
 				f.defers = append(f.defers, func() { deferred("k=%d", d2) })
 			}
-//line funcs.go:551
-			f.m[k+10] = k
 //line funcs.go:552
+			f.m[k+10] = k
+//line funcs.go:553
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3519
+//line funcs_async.go:3520
 		case 3:
-//line funcs.go:548
+//line funcs.go:549
 			f.i++
-//line funcs.go:548
+//line funcs.go:549
 			f.state = 1
 			continue poll
-//line funcs_async.go:3526
+//line funcs_async.go:3527
 		case 4:
-//line funcs.go:553
+//line funcs.go:554
 			if f.n == 4 {
 				f.state = -1
 				f.runDefers()
 				return struct{}{}, true
 			}
-//line funcs.go:556
+//line funcs.go:557
 			f.aw1 = f.e.Val(f.n)
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3538
+//line funcs_async.go:3539
 		case 5:
-//line funcs.go:556
+//line funcs.go:557
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:557
+//line funcs.go:558
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("after the last await") })
 			}
-//line funcs.go:558
+//line funcs.go:559
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3555
+//line funcs_async.go:3556
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3577,7 +3578,7 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3581
+//line funcs_async.go:3582
 
 // defersOpenAsyncFuture is the state machine of defersOpen: see defersOpenAsync.
 type defersOpenAsyncFuture struct {
@@ -3632,54 +3633,54 @@ func (f *defersOpenAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&128 != 0 {
 		f.deferBits &^= 128
-//line funcs.go:599
+//line funcs.go:600
 		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
-//line funcs_async.go:3638
+//line funcs_async.go:3639
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
-//line funcs.go:596
+//line funcs.go:597
 		f.defer7Fn("odd branch %v", f.defer7Arg2)
-//line funcs_async.go:3644
+//line funcs_async.go:3645
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
-//line funcs.go:588
+//line funcs.go:589
 		func() {
 			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
 			f.r *= 3
 		}()
-//line funcs_async.go:3653
+//line funcs_async.go:3654
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:583
+//line funcs.go:584
 		f.defer5Recv.show("through a pointer")
-//line funcs_async.go:3659
+//line funcs_async.go:3660
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:581
+//line funcs.go:582
 		f.defer4Recv.show("interface")
-//line funcs_async.go:3665
+//line funcs_async.go:3666
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:579
+//line funcs.go:580
 		f.defer3Recv.showPtr("pointer")
-//line funcs_async.go:3671
+//line funcs_async.go:3672
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:578
+//line funcs.go:579
 		f.defer2Recv.show("value")
-//line funcs_async.go:3677
+//line funcs_async.go:3678
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:575
+//line funcs.go:576
 		f.e.Note("first deferred, n=%d", f.defer1Arg2)
-//line funcs_async.go:3683
+//line funcs_async.go:3684
 	}
 }
 
@@ -3689,120 +3690,120 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:575
+//line funcs.go:576
 			f.defer1Arg2 = f.n
 			f.deferBits |= 1
-//line funcs.go:576
+//line funcs.go:577
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3700
+//line funcs_async.go:3701
 		case 1:
-//line funcs.go:576
+//line funcs.go:577
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v2
-//line funcs.go:577
-			c := counter{e: f.e, name: "c", n: f.x}
 //line funcs.go:578
+			c := counter{e: f.e, name: "c", n: f.x}
+//line funcs.go:579
 			f.defer2Recv = c
 			f.deferBits |= 2
-//line funcs.go:579
+//line funcs.go:580
 			f.defer3Recv = &c
 			f.deferBits |= 4
-//line funcs.go:580
-			var s shower = c
 //line funcs.go:581
+			var s shower = c
+//line funcs.go:582
 			f.defer4Recv = s
 			_ = f.defer4Recv.show
 			f.deferBits |= 8
-//line funcs.go:582
-			pc := &counter{e: f.e, name: "pc", n: f.x}
 //line funcs.go:583
+			pc := &counter{e: f.e, name: "pc", n: f.x}
+//line funcs.go:584
 			f.defer5Recv = *pc
 			f.deferBits |= 16
-//line funcs.go:584
-			c.n += 100
 //line funcs.go:585
-			pc.n += 100
+			c.n += 100
 //line funcs.go:586
-			f.n++
+			pc.n += 100
 //line funcs.go:587
+			f.n++
+//line funcs.go:588
 			if f.x%2 == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3741
+//line funcs_async.go:3742
 		case 2:
-//line funcs.go:588
+//line funcs.go:589
 			f.deferBits |= 32
-//line funcs.go:592
+//line funcs.go:593
 			f.aw1 = f.e.Val(f.x + 1)
 			f.state = 4
 			continue poll
-//line funcs_async.go:3749
+//line funcs_async.go:3750
 		case 3:
-//line funcs.go:595
-			note := f.e.Note
 //line funcs.go:596
+			note := f.e.Note
+//line funcs.go:597
 			f.defer7Fn = note
 			f.defer7Arg2 = f.x > 3
 			f.deferBits |= 64
-//line funcs.go:597
-			note = nil
 //line funcs.go:598
+			note = nil
+//line funcs.go:599
 			f.state = 5
 			continue poll
-//line funcs_async.go:3762
+//line funcs_async.go:3763
 		case 4:
-//line funcs.go:592
+//line funcs.go:593
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:593
-			f.x += y
 //line funcs.go:594
+			f.x += y
+//line funcs.go:595
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3775
+//line funcs_async.go:3776
 		case 5:
-//line funcs.go:599
+//line funcs.go:600
 			f.defer8Arg1 = f.x
 			f.deferBits |= 128
-//line funcs.go:600
-			f.x *= 2
 //line funcs.go:601
+			f.x *= 2
+//line funcs.go:602
 			if f.x > 10 {
 				f.r, f.err = f.x, ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.r, Err: f.err}, true
 			}
-//line funcs.go:604
+//line funcs.go:605
 			f.aw1 = f.e.Val(f.x)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3793
+//line funcs_async.go:3794
 		case 6:
-//line funcs.go:604
+//line funcs.go:605
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:605
+//line funcs.go:606
 			f.r, f.err = f.x, nil
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.r, Err: f.err}, true
-//line funcs_async.go:3806
+//line funcs_async.go:3807
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3828,7 +3829,7 @@ func (f *defersOpenAsyncFuture) Cancel() {
 // defersOpen is what defersOpenAsync compiles; it is not called.
 var _ = defersOpen
 
-//line funcs_async.go:3832
+//line funcs_async.go:3833
 
 // defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
 type defersPromotedAsyncFuture struct {
@@ -3838,7 +3839,6 @@ type defersPromotedAsyncFuture struct {
 	defer1Recv counter            // evaluated at the defer statement
 	defer3Recv counter            // evaluated at the defer statement
 	defer4Recv *counter           // evaluated at the defer statement
-	defer5Fn   func(s string)     // evaluated at the defer statement
 	defer6Arg1 map[int]int        // evaluated at the defer statement
 	defer6Arg2 int                // evaluated at the defer statement
 	defer7Recv shower             // evaluated at the defer statement
@@ -3849,6 +3849,7 @@ type defersPromotedAsyncFuture struct {
 	nc         namedCounter
 	pe         pointerCounter
 	v          int
+	hook       func(s string)
 	k          int
 }
 
@@ -3885,51 +3886,51 @@ func (f *defersPromotedAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&128 != 0 {
 		f.deferBits &^= 128
-//line funcs.go:636
+//line funcs.go:637
 		f.e.noted(f.defer8Arg1, f.defer8Arg2)
-//line funcs_async.go:3891
+//line funcs_async.go:3892
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
-//line funcs.go:633
+//line funcs.go:634
 		f.defer7Recv.show("nil")
-//line funcs_async.go:3897
+//line funcs_async.go:3898
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
-//line funcs.go:629
+//line funcs.go:630
 		delete(f.defer6Arg1, f.defer6Arg2)
-//line funcs_async.go:3903
+//line funcs_async.go:3904
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:627
-		f.defer5Fn("stable")
-//line funcs_async.go:3909
+//line funcs.go:628
+		f.hook("stable")
+//line funcs_async.go:3910
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:620
+//line funcs.go:621
 		f.defer4Recv.showPtr("promoted pointer, embedded")
-//line funcs_async.go:3915
+//line funcs_async.go:3916
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:619
+//line funcs.go:620
 		f.defer3Recv.show("promoted through a pointer")
-//line funcs_async.go:3921
+//line funcs_async.go:3922
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:617
+//line funcs.go:618
 		f.nc.counter.showPtr("promoted pointer")
-//line funcs_async.go:3927
+//line funcs_async.go:3928
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:616
+//line funcs.go:617
 		f.defer1Recv.show("promoted value")
-//line funcs_async.go:3933
+//line funcs_async.go:3934
 	}
 }
 
@@ -3938,78 +3939,77 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:615
-			f.nc = namedCounter{counter: counter{e: f.e, name: "nc", n: f.n}, tag: "t"}
 //line funcs.go:616
+			f.nc = namedCounter{counter: counter{e: f.e, name: "nc", n: f.n}, tag: "t"}
+//line funcs.go:617
 			f.defer1Recv = f.nc.counter
 			f.deferBits |= 1
-//line funcs.go:617
-			f.deferBits |= 2
 //line funcs.go:618
-			f.pe = pointerCounter{&counter{e: f.e, name: "pe", n: f.n}}
+			f.deferBits |= 2
 //line funcs.go:619
+			f.pe = pointerCounter{&counter{e: f.e, name: "pe", n: f.n}}
+//line funcs.go:620
 			f.defer3Recv = *f.pe.counter
 			f.deferBits |= 4
-//line funcs.go:620
+//line funcs.go:621
 			f.defer4Recv = f.pe.counter
 			f.deferBits |= 8
-//line funcs.go:621
+//line funcs.go:622
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3961
+//line funcs_async.go:3962
 		case 1:
-//line funcs.go:621
+//line funcs.go:622
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:622
-			f.nc.n += 10
 //line funcs.go:623
-			f.pe.n += 10
+			f.nc.n += 10
 //line funcs.go:624
-			f.pe.counter = &counter{e: f.e, name: "other", n: -1}
+			f.pe.n += 10
 //line funcs.go:625
-			m := map[int]int{1: 1, 2: 2, 3: 3}
+			f.pe.counter = &counter{e: f.e, name: "other", n: -1}
 //line funcs.go:626
-			hook := func(s string) { f.e.Note("hook %s v=%d, at the end %v", s, f.v, m) }
+			m := map[int]int{1: 1, 2: 2, 3: 3}
 //line funcs.go:627
-			f.defer5Fn = hook
-			f.deferBits |= 16
+			f.hook = func(s string) { f.e.Note("hook %s v=%d, at the end %v", s, f.v, m) }
 //line funcs.go:628
-			f.k = f.v % 3
+			f.deferBits |= 16
 //line funcs.go:629
+			f.k = f.v % 3
+//line funcs.go:630
 			f.defer6Arg1 = m
 			f.defer6Arg2 = f.k + 1
 			f.deferBits |= 32
-//line funcs.go:630
-			f.k = -1
 //line funcs.go:631
+			f.k = -1
+//line funcs.go:632
 			if f.v == 5 {
 				var ns shower
 				f.defer7Recv = ns
 				_ = f.defer7Recv.show
 				f.deferBits |= 64
 			}
-//line funcs.go:635
+//line funcs.go:636
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:4002
 		case 2:
-//line funcs.go:635
+//line funcs.go:636
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:636
+//line funcs.go:637
 			f.defer8Arg1, f.defer8Arg2 = pairOf(w)
 			f.deferBits |= 128
-//line funcs.go:637
+//line funcs.go:638
 			{
 				var v2 int = f.v + w + f.k
 				f.state = -1
@@ -4091,31 +4091,31 @@ func (f *defersClauseAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:662
+//line funcs.go:663
 		f.defer5Fn()
 //line funcs_async.go:4097
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:661
+//line funcs.go:662
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
 //line funcs_async.go:4103
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:658
+//line funcs.go:659
 		recover()
 //line funcs_async.go:4109
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:655
+//line funcs.go:656
 		f.defer2Fn()
 //line funcs_async.go:4115
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:653
+//line funcs.go:654
 		f.defer1Fn()
 //line funcs_async.go:4121
 	}
@@ -4126,13 +4126,13 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:647
-			var a any = f.n
 //line funcs.go:648
+			var a any = f.n
+//line funcs.go:649
 			if f.n%2 == 1 {
 				a = fmt.Sprint(f.n)
 			}
-//line funcs.go:651
+//line funcs.go:652
 			switch t := a.(type) {
 			case int:
 				f.defer1Fn = func() { f.e.Note("int clause t=%d", t) }
@@ -4141,42 +4141,42 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.defer2Fn = func() { f.e.Note("string clause t=%q", t) }
 				f.deferBits |= 2
 			}
-//line funcs.go:657
+//line funcs.go:658
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:4149
 		case 1:
-//line funcs.go:657
+//line funcs.go:658
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:658
-			f.deferBits |= 4
 //line funcs.go:659
-			const k = 3
+			f.deferBits |= 4
 //line funcs.go:660
-			arr := [4]int{}
+			const k = 3
 //line funcs.go:661
+			arr := [4]int{}
+//line funcs.go:662
 			f.defer4Arg2 = k
 			f.defer4Arg3 = len(arr)
 			f.deferBits |= 8
-//line funcs.go:662
+//line funcs.go:663
 			f.defer5Fn = func() { f.e.Note("literal k=%d", k) }
 			f.deferBits |= 16
-//line funcs.go:663
+//line funcs.go:664
 			if v == 4 {
 				panic("four")
 			}
-//line funcs.go:666
+//line funcs.go:667
 			f.aw1 = f.e.Val(v * 2)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:4178
 		case 2:
-//line funcs.go:666
+//line funcs.go:667
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4266,47 +4266,47 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:674
+//line funcs.go:675
 			{
 				deferred := f.e.Note
 				d2 := f.n
 				f.defers = append(f.defers, func() { deferred("d1 n=%d", d2) })
 			}
-//line funcs.go:675
+//line funcs.go:676
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d2") })
 			}
-//line funcs.go:676
+//line funcs.go:677
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d3") })
 			}
-//line funcs.go:677
+//line funcs.go:678
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:4290
 		case 1:
-//line funcs.go:677
+//line funcs.go:678
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:678
+//line funcs.go:679
 			{
 				deferred := f.e.Note
 				d2 := f.v
 				f.defers = append(f.defers, func() { deferred("d4 v=%d", d2) })
 			}
-//line funcs.go:679
+//line funcs.go:680
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d5") })
 			}
-//line funcs.go:680
+//line funcs.go:681
 			if f.v%2 == 0 {
 				{
 					deferred := f.e.Note
@@ -4318,28 +4318,28 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 					f.defers = append(f.defers, func() { deferred("d7 odd") })
 				}
 			}
-//line funcs.go:685
+//line funcs.go:686
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d8") })
 			}
-//line funcs.go:686
-			f.n++
 //line funcs.go:687
+			f.n++
+//line funcs.go:688
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:4333
 		case 2:
-//line funcs.go:687
+//line funcs.go:688
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:688
-			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
 //line funcs.go:689
+			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
+//line funcs.go:690
 			{
 				var v2 int = f.v + w
 				f.state = -1
@@ -4419,19 +4419,19 @@ func (f *closeAllAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:711
+//line funcs.go:712
 		f.i.Close()
 //line funcs_async.go:4425
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:710
+//line funcs.go:711
 		f.defer2Recv.Close()
 //line funcs_async.go:4431
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:709
+//line funcs.go:710
 		f.c.Close()
 //line funcs_async.go:4437
 	}
@@ -4442,21 +4442,21 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:709
-			f.deferBits |= 1
 //line funcs.go:710
+			f.deferBits |= 1
+//line funcs.go:711
 			f.defer2Recv = &f.w.closer
 			f.deferBits |= 2
-//line funcs.go:711
+//line funcs.go:712
 			_ = f.i.Close
 			f.deferBits |= 4
-//line funcs.go:712
+//line funcs.go:713
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:4458
 		case 1:
-//line funcs.go:712
+//line funcs.go:713
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4514,13 +4514,13 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:719
+//line funcs.go:720
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:4522
 		case 1:
-//line funcs.go:719
+//line funcs.go:720
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4604,25 +4604,25 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 	}()
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:741
+//line funcs.go:742
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
 //line funcs_async.go:4610
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:739
+//line funcs.go:740
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
 //line funcs_async.go:4616
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:736
+//line funcs.go:737
 		f.e.Note("deferred value %v", f.v)
 //line funcs_async.go:4622
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:735
+//line funcs.go:736
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
 //line funcs_async.go:4628
 	}
@@ -4633,42 +4633,42 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:735
+//line funcs.go:736
 			f.defer1Recv = f.x
 			_ = f.defer1Recv.note
 			f.deferBits |= 1
-//line funcs.go:736
-			f.deferBits |= 2
 //line funcs.go:737
+			f.deferBits |= 2
+//line funcs.go:738
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
 //line funcs_async.go:4647
 		case 1:
-//line funcs.go:737
+//line funcs.go:738
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v2
-//line funcs.go:738
-			f.y = *new(T)
 //line funcs.go:739
-			f.deferBits |= 4
+			f.y = *new(T)
 //line funcs.go:740
-			f.y, f.x = f.x, f.y
+			f.deferBits |= 4
 //line funcs.go:741
+			f.y, f.x = f.x, f.y
+//line funcs.go:742
 			f.defer4Arg2 = f.x
 			f.defer4Arg3 = f.y
 			f.deferBits |= 8
-//line funcs.go:742
+//line funcs.go:743
 			f.aw1 = f.e.Val(f.w + 1)
 			f.state = 2
 			fallthrough
 //line funcs_async.go:4670
 		case 2:
-//line funcs.go:742
+//line funcs.go:743
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4702,6 +4702,215 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 
 //line funcs_async.go:4704
 
+// deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
+type deferPackageVarAsyncFuture struct {
+	state     int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8              // bit i: the call of the i-th defer statement is due
+	aw1       future.Future[int] // the future awaited
+	defer1Fn  func(s string)     // evaluated at the defer statement
+	e         *Env
+	n         int
+}
+
+// deferPackageVarAsync returns deferPackageVar as a future: polling it runs deferPackageVar up to its next
+// await, and its value is what deferPackageVar returns.
+func deferPackageVarAsync(e *Env, n int) future.Future[int] {
+	return &deferPackageVarAsyncFuture{e: e, n: n}
+}
+
+// Poll runs deferPackageVar until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls deferPackageVar deferred run first, as in Go.
+func (f *deferPackageVarAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that deferPackageVar deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *deferPackageVarAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:752
+		f.defer1Fn("deferred")
+//line funcs_async.go:4751
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:751
+			hook.Note = func(s string) { f.e.Note("first hook %s", s) }
+//line funcs.go:752
+			f.defer1Fn = hook.Note
+			f.deferBits |= 1
+//line funcs.go:753
+			hook.Note = func(s string) { f.e.Note("second hook %s", s) }
+//line funcs.go:754
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4771
+		case 1:
+//line funcs.go:754
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			f.runDefers()
+			return v, true
+//line funcs_async.go:4782
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that deferPackageVar awaits, if any, then runs the calls
+// deferPackageVar deferred; deferPackageVar goes no further.
+func (f *deferPackageVarAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// deferPackageVar is what deferPackageVarAsync compiles; it is not called.
+var _ = deferPackageVar
+
+//line funcs_async.go:4808
+
+// deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
+type deferPackageVarLoopAsyncFuture struct {
+	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1    future.Future[int] // the future awaited
+	defers []func()           // the calls deferred and not yet run, in order
+	e      *Env
+	n      int
+}
+
+// deferPackageVarLoopAsync returns deferPackageVarLoop as a future: polling it runs deferPackageVarLoop up to its next
+// await, and its value is what deferPackageVarLoop returns.
+func deferPackageVarLoopAsync(e *Env, n int) future.Future[int] {
+	return &deferPackageVarLoopAsyncFuture{e: e, n: n}
+}
+
+// Poll runs deferPackageVarLoop until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls deferPackageVarLoop deferred run first, as in Go.
+func (f *deferPackageVarLoopAsyncFuture) Poll(cx *future.Context) (int, bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that deferPackageVarLoop deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *deferPackageVarLoopAsyncFuture) runDefers() {
+	defer func() {
+		if len(f.defers) > 0 {
+			f.runDefers()
+		}
+	}()
+	for len(f.defers) > 0 {
+		deferred := f.defers[len(f.defers)-1]
+		f.defers = f.defers[:len(f.defers)-1]
+		deferred()
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:762
+			for i := range 2 {
+				hook.Note = func(s string) { f.e.Note("hook %d %s", i, s) }
+				{
+					deferred := hook.Note
+					f.defers = append(f.defers, func() { deferred("deferred") })
+				}
+			}
+//line funcs.go:766
+			hook.Note = func(s string) { f.e.Note("last hook %s", s) }
+//line funcs.go:767
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:4876
+		case 1:
+//line funcs.go:767
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			f.runDefers()
+			return v, true
+//line funcs_async.go:4887
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that deferPackageVarLoop awaits, if any, then runs the calls
+// deferPackageVarLoop deferred; deferPackageVarLoop goes no further.
+func (f *deferPackageVarLoopAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
+var _ = deferPackageVarLoop
+
+//line funcs_async.go:4913
+
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -4723,48 +4932,48 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:753
+//line funcs.go:778
 			f.i = 0
-//line funcs.go:753
+//line funcs.go:778
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4732
+//line funcs_async.go:4941
 		case 1:
-//line funcs.go:753
+//line funcs.go:778
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:754
+//line funcs.go:779
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4743
+//line funcs_async.go:4952
 		case 2:
-//line funcs.go:754
+//line funcs.go:779
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:755
+//line funcs.go:780
 			f.s.items = append(f.s.items, v)
-//line funcs.go:756
+//line funcs.go:781
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4756
+//line funcs_async.go:4965
 		case 3:
-//line funcs.go:753
+//line funcs.go:778
 			f.i++
-//line funcs.go:753
+//line funcs.go:778
 			f.state = 1
 			continue poll
-//line funcs_async.go:4763
+//line funcs_async.go:4972
 		case 4:
-//line funcs.go:757
+//line funcs.go:782
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4768
+//line funcs_async.go:4977
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4788,7 +4997,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:4792
+//line funcs_async.go:5001
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -4813,59 +5022,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:762
+//line funcs.go:787
 			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
-//line funcs.go:763
+//line funcs.go:788
 			f.total = 0
-//line funcs.go:764
+//line funcs.go:789
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:764
+//line funcs.go:789
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4827
+//line funcs_async.go:5036
 		case 1:
-//line funcs.go:764
+//line funcs.go:789
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			x := f.rangeValue[f.rangeIndex]
-//line funcs.go:765
+//line funcs.go:790
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4839
+//line funcs_async.go:5048
 		case 2:
-//line funcs.go:765
+//line funcs.go:790
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:766
+//line funcs.go:791
 			f.total += v
-//line funcs.go:767
+//line funcs.go:792
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4852
+//line funcs_async.go:5061
 		case 3:
-//line funcs.go:764
+//line funcs.go:789
 			f.rangeIndex++
-//line funcs.go:764
+//line funcs.go:789
 			f.state = 1
 			continue poll
-//line funcs_async.go:4859
+//line funcs_async.go:5068
 		case 4:
-//line funcs.go:768
+//line funcs.go:793
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:771
+//line funcs.go:796
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:4869
+//line funcs_async.go:5078
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4889,7 +5098,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:4893
+//line funcs_async.go:5102
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -4910,13 +5119,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:776
+//line funcs.go:801
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4918
+//line funcs_async.go:5127
 		case 1:
-//line funcs.go:776
+//line funcs.go:801
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4924,7 +5133,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4928
+//line funcs_async.go:5137
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4948,7 +5157,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:4952
+//line funcs_async.go:5161
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -4978,75 +5187,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:781
+//line funcs.go:806
 			f.m = map[K]int{}
-//line funcs.go:782
+//line funcs.go:807
 			f.last = *new(T)
-//line funcs.go:783
+//line funcs.go:808
 			f.i = 0
-//line funcs.go:783
+//line funcs.go:808
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4991
+//line funcs_async.go:5200
 		case 1:
-//line funcs.go:783
+//line funcs.go:808
 			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
 			f.x = f.xs[f.i]
-//line funcs.go:784
+//line funcs.go:809
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5003
+//line funcs_async.go:5212
 		case 2:
-//line funcs.go:784
+//line funcs.go:809
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:785
+//line funcs.go:810
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5016
+//line funcs_async.go:5225
 		case 3:
-//line funcs.go:785
+//line funcs.go:810
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:786
+//line funcs.go:811
 			f.m[f.key(y)] += f.w
-//line funcs.go:787
+//line funcs.go:812
 			f.last = f.x
-//line funcs.go:788
+//line funcs.go:813
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5031
+//line funcs_async.go:5240
 		case 4:
-//line funcs.go:783
+//line funcs.go:808
 			f.i++
-//line funcs.go:783
+//line funcs.go:808
 			f.state = 1
 			continue poll
-//line funcs_async.go:5038
+//line funcs_async.go:5247
 		case 5:
-//line funcs.go:789
+//line funcs.go:814
 			f.e.Note("last %v", f.last)
-//line funcs.go:790
+//line funcs.go:815
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:793
+//line funcs.go:818
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5050
+//line funcs_async.go:5259
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5070,7 +5279,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5074
+//line funcs_async.go:5283
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5097,63 +5306,63 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:804
+//line funcs.go:829
 			f.zero = *new(E)
-//line funcs.go:805
+//line funcs.go:830
 			f.i = 0
-//line funcs.go:805
+//line funcs.go:830
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5108
+//line funcs_async.go:5317
 		case 1:
-//line funcs.go:805
+//line funcs.go:830
 			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:806
+//line funcs.go:831
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5119
+//line funcs_async.go:5328
 		case 2:
-//line funcs.go:806
+//line funcs.go:831
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:807
+//line funcs.go:832
 			f.b.v = append(f.b.v, f.mk(w))
-//line funcs.go:808
+//line funcs.go:833
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5133
+//line funcs_async.go:5342
 		case 3:
-//line funcs.go:808
+//line funcs.go:833
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:809
+//line funcs.go:834
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5145
+//line funcs_async.go:5354
 		case 4:
-//line funcs.go:805
+//line funcs.go:830
 			f.i++
-//line funcs.go:805
+//line funcs.go:830
 			f.state = 1
 			continue poll
-//line funcs_async.go:5152
+//line funcs_async.go:5361
 		case 5:
-//line funcs.go:810
+//line funcs.go:835
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:5157
+//line funcs_async.go:5366
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5177,7 +5386,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5181
+//line funcs_async.go:5390
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5204,16 +5413,16 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:818
+//line funcs.go:843
 			f.b = strings.Builder{}
-//line funcs.go:819
+//line funcs.go:844
 			f.i = 0
-//line funcs.go:819
+//line funcs.go:844
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5215
+//line funcs_async.go:5424
 		case 1:
-//line funcs.go:819
+//line funcs.go:844
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -5221,36 +5430,36 @@ poll:
 			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:820
+//line funcs.go:845
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5229
+//line funcs_async.go:5438
 		case 2:
-//line funcs.go:820
+//line funcs.go:845
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:821
+//line funcs.go:846
 			f.b.WriteRune(f.r)
-//line funcs.go:822
+//line funcs.go:847
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5242
+//line funcs_async.go:5451
 		case 3:
-//line funcs.go:819
+//line funcs.go:844
 			f.i = f.rangeNext
-//line funcs.go:819
+//line funcs.go:844
 			f.state = 1
 			continue poll
-//line funcs_async.go:5249
+//line funcs_async.go:5458
 		case 4:
-//line funcs.go:823
+//line funcs.go:848
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5254
+//line funcs_async.go:5463
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5271,7 +5480,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5275
+//line funcs_async.go:5484
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5320,20 +5529,20 @@ func (f *namedResultsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:834
+//line funcs.go:859
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5326
+//line funcs_async.go:5535
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:828
+//line funcs.go:853
 		func() {
 			if f.err != nil {
 				f.total = -f.total
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5337
+//line funcs_async.go:5546
 	}
 }
 
@@ -5343,72 +5552,72 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:828
+//line funcs.go:853
 			f.deferBits |= 1
-//line funcs.go:834
+//line funcs.go:859
 			f.defer2Arg2 = f.total
 			f.deferBits |= 2
-//line funcs.go:835
+//line funcs.go:860
 			f.i = 0
-//line funcs.go:835
+//line funcs.go:860
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5357
+//line funcs_async.go:5566
 		case 1:
-//line funcs.go:835
+//line funcs.go:860
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:836
+//line funcs.go:861
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5368
+//line funcs_async.go:5577
 		case 2:
-//line funcs.go:836
+//line funcs.go:861
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:837
+//line funcs.go:862
 			f.total += v
-//line funcs.go:838
+//line funcs.go:863
 			if f.total > 10 {
 				f.err = ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:842
+//line funcs.go:867
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5388
+//line funcs_async.go:5597
 		case 3:
-//line funcs.go:835
+//line funcs.go:860
 			f.i++
-//line funcs.go:835
+//line funcs.go:860
 			f.state = 1
 			continue poll
-//line funcs_async.go:5395
+//line funcs_async.go:5604
 		case 4:
-//line funcs.go:843
+//line funcs.go:868
 			if f.n == 3 {
 				f.state = 5
 			} else {
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5404
+//line funcs_async.go:5613
 		case 5:
-//line funcs.go:844
+//line funcs.go:869
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5410
+//line funcs_async.go:5619
 		case 6:
-//line funcs.go:844
+//line funcs.go:869
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -5418,33 +5627,33 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5422
+//line funcs_async.go:5631
 		case 7:
-//line funcs.go:846
+//line funcs.go:871
 			if f.n == 5 {
 				f.total, f.err = 100, ErrOdd
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:849
+//line funcs.go:874
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5435
+//line funcs_async.go:5644
 		case 8:
-//line funcs.go:849
+//line funcs.go:874
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total, f.err = v2.Value, v2.Err
-//line funcs.go:850
+//line funcs.go:875
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5448
+//line funcs_async.go:5657
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5473,7 +5682,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5477
+//line funcs_async.go:5686
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5518,9 +5727,9 @@ func (f *namedOneAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:855
+//line funcs.go:880
 		func() { f.r *= 2 }()
-//line funcs_async.go:5524
+//line funcs_async.go:5733
 	}
 }
 
@@ -5530,24 +5739,24 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:855
+//line funcs.go:880
 			f.deferBits |= 1
-//line funcs.go:856
+//line funcs.go:881
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5543
+//line funcs_async.go:5752
 		case 1:
-//line funcs.go:857
+//line funcs.go:882
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5549
+//line funcs_async.go:5758
 		case 2:
-//line funcs.go:857
+//line funcs.go:882
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5557,16 +5766,16 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5561
+//line funcs_async.go:5770
 		case 3:
-//line funcs.go:859
+//line funcs.go:884
 			f.r = f.n
-//line funcs.go:860
+//line funcs.go:885
 			f.r = f.r + 1
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5570
+//line funcs_async.go:5779
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5592,7 +5801,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5596
+//line funcs_async.go:5805
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5615,29 +5824,29 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:865
+//line funcs.go:890
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5623
+//line funcs_async.go:5832
 		case 1:
-//line funcs.go:865
+//line funcs.go:890
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:866
+//line funcs.go:891
 			if v > 4 {
 				f.err = ErrBig
 				f.state = -1
 				return future.Result[int]{Value: f.result1, Err: f.err}, true
 			}
-//line funcs.go:870
+//line funcs.go:895
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5641
+//line funcs_async.go:5850
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5661,7 +5870,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5665
+//line funcs_async.go:5874
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5724,187 +5933,187 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:875
+//line funcs.go:900
 			f2.fs = nil
-//line funcs.go:876
+//line funcs.go:901
 			f2.ps = nil
-//line funcs.go:877
+//line funcs.go:902
 			f2.i = new(int)
 			(*f2.i) = 0
-//line funcs.go:877
+//line funcs.go:902
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5738
+//line funcs_async.go:5947
 		case 1:
-//line funcs.go:877
+//line funcs.go:902
 			if !((*f2.i) < f2.n) {
 				f2.state = 4
 				continue poll
 			}
-//line funcs.go:878
+//line funcs.go:903
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5749
+//line funcs_async.go:5958
 		case 2:
-//line funcs.go:878
+//line funcs.go:903
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			i2 := f2.i
-//line funcs.go:879
+//line funcs.go:904
 			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
-//line funcs.go:880
+//line funcs.go:905
 			f2.ps = append(f2.ps, &v)
-//line funcs.go:881
+//line funcs.go:906
 			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
-//line funcs.go:882
+//line funcs.go:907
 			v++
-//line funcs.go:883
+//line funcs.go:908
 			if (*f2.i) == 2 {
 				(*f2.i)++
 			}
-//line funcs.go:886
+//line funcs.go:911
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5773
+//line funcs_async.go:5982
 		case 3:
 			{
 				prev := f2.i
 				f2.i = new(int)
 				*f2.i = *prev
 			}
-//line funcs.go:877
+//line funcs.go:902
 			(*f2.i)++
-//line funcs.go:877
+//line funcs.go:902
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5785
+//line funcs_async.go:5994
 		case 4:
-//line funcs.go:887
+//line funcs.go:912
 			f2.rangeValue = []int{f2.n, f2.n + 1}
 			f2.rangeIndex = 0
-//line funcs.go:887
+//line funcs.go:912
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:5793
+//line funcs_async.go:6002
 		case 5:
-//line funcs.go:887
+//line funcs.go:912
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f2.x = new(int)
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
-//line funcs.go:888
+//line funcs.go:913
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:5806
+//line funcs_async.go:6015
 		case 6:
-//line funcs.go:888
+//line funcs.go:913
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			x2 := f2.x
-//line funcs.go:889
+//line funcs.go:914
 			f2.fs = append(f2.fs, func() int { return (*x2) + w })
-//line funcs.go:890
+//line funcs.go:915
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:5820
+//line funcs_async.go:6029
 		case 7:
-//line funcs.go:887
+//line funcs.go:912
 			f2.rangeIndex++
-//line funcs.go:887
+//line funcs.go:912
 			f2.state = 5
 			continue poll
-//line funcs_async.go:5827
+//line funcs_async.go:6036
 		case 8:
-//line funcs.go:891
+//line funcs.go:916
 			f2.j = new(int)
 			(*f2.j) = 0
-//line funcs.go:891
+//line funcs.go:916
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:5835
+//line funcs_async.go:6044
 		case 9:
-//line funcs.go:891
+//line funcs.go:916
 			if !((*f2.j) < 3) {
 				f2.state = 12
 				continue poll
 			}
-//line funcs.go:892
+//line funcs.go:917
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:5846
+//line funcs_async.go:6055
 		case 10:
-//line funcs.go:892
+//line funcs.go:917
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			j2 := f2.j
-//line funcs.go:893
+//line funcs.go:918
 			f2.fs = append(f2.fs, func() int { return (*j2) })
-//line funcs.go:894
+//line funcs.go:919
 			(*f2.j)++
-//line funcs.go:895
+//line funcs.go:920
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:5862
+//line funcs_async.go:6071
 		case 11:
 			{
 				prev2 := f2.j
 				f2.j = new(int)
 				*f2.j = *prev2
 			}
-//line funcs.go:895
+//line funcs.go:920
 			f2.state = 9
 			continue poll
-//line funcs_async.go:5872
+//line funcs_async.go:6081
 		case 12:
-//line funcs.go:896
+//line funcs.go:921
 			f2.total = 0
-//line funcs.go:897
+//line funcs.go:922
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:900
+//line funcs.go:925
 			for _, p := range f2.ps {
 				*p += 1000
 			}
-//line funcs.go:903
+//line funcs.go:928
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:5888
+//line funcs_async.go:6097
 		case 13:
-//line funcs.go:903
+//line funcs.go:928
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:904
+//line funcs.go:929
 			for _, f := range f2.fs {
 				f2.total += f()
 				f2.e.Note("total=%d", f2.total)
 			}
-//line funcs.go:908
+//line funcs.go:933
 			{
 				var v2 int = f2.total
 				f2.state = -1
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:5908
+//line funcs_async.go:6117
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5930,7 +6139,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:5934
+//line funcs_async.go:6143
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -5962,36 +6171,36 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:921
+//line funcs.go:946
 			f2.slices = nil
-//line funcs.go:922
+//line funcs.go:947
 			f2.accs = nil
-//line funcs.go:923
+//line funcs.go:948
 			f2.later = nil
-//line funcs.go:924
+//line funcs.go:949
 			f2.rangeValue = f2.n % 5
 			f2.i = 0
-//line funcs.go:924
+//line funcs.go:949
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5978
+//line funcs_async.go:6187
 		case 1:
-//line funcs.go:924
+//line funcs.go:949
 			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-//line funcs.go:925
+//line funcs.go:950
 			f2.p = new(acc)
-//line funcs.go:926
+//line funcs.go:951
 			(*f2.p).a[0] = f2.i
-//line funcs.go:927
+//line funcs.go:952
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5993
+//line funcs_async.go:6202
 		case 2:
-//line funcs.go:927
+//line funcs.go:952
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5999,18 +6208,18 @@ poll:
 			f2.aw1 = nil
 			f2.k = new(int)
 			(*f2.k) = v2
-//line funcs.go:928
+//line funcs.go:953
 			(*f2.p).inc()
 			k2 := f2.k
-//line funcs.go:929
+//line funcs.go:954
 			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
-//line funcs.go:930
+//line funcs.go:955
 			f2.slices = append(f2.slices, (*f2.p).a[:])
-//line funcs.go:931
+//line funcs.go:956
 			f2.accs = append(f2.accs, f2.p)
-//line funcs.go:932
+//line funcs.go:957
 			switch bound := any((*f2.k)).(type) {
-//line funcs.go:933
+//line funcs.go:958
 			case int:
 				f2.v = new(int)
 				*f2.v = bound
@@ -6019,112 +6228,112 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6023
+//line funcs_async.go:6232
 		case 3:
-//line funcs.go:934
+//line funcs.go:959
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6029
+//line funcs_async.go:6238
 		case 4:
-//line funcs.go:934
+//line funcs.go:959
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			v3 := f2.v
-//line funcs.go:935
+//line funcs.go:960
 			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
-//line funcs.go:936
+//line funcs.go:961
 			(*f2.v)++
-//line funcs.go:937
+//line funcs.go:962
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6045
+//line funcs_async.go:6254
 		case 5:
-//line funcs.go:938
+//line funcs.go:963
 			f2.q = new(int)
 			(*f2.q) = (*f2.k) * 2
-//line funcs.go:938
+//line funcs.go:963
 			if (*f2.q) >= 2 {
 				f2.state = 6
 			} else {
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6057
+//line funcs_async.go:6266
 		case 6:
-//line funcs.go:939
+//line funcs.go:964
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6063
+//line funcs_async.go:6272
 		case 7:
-//line funcs.go:939
+//line funcs.go:964
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			q2 := f2.q
-//line funcs.go:940
+//line funcs.go:965
 			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
-//line funcs.go:941
+//line funcs.go:966
 			(*f2.q) += 100
-//line funcs.go:942
+//line funcs.go:967
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6079
+//line funcs_async.go:6288
 		case 8:
-//line funcs.go:943
+//line funcs.go:968
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
-//line funcs.go:944
+//line funcs.go:969
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6088
+//line funcs_async.go:6297
 		case 9:
-//line funcs.go:944
+//line funcs.go:969
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			r2 := f2.r
-//line funcs.go:945
+//line funcs.go:970
 			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
-//line funcs.go:946
+//line funcs.go:971
 			(*f2.p).a[1] = (*f2.k)
-//line funcs.go:947
+//line funcs.go:972
 			(*f2.k) *= 3
-//line funcs.go:948
+//line funcs.go:973
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6106
+//line funcs_async.go:6315
 		case 10:
-//line funcs.go:924
+//line funcs.go:949
 			f2.i++
-//line funcs.go:924
+//line funcs.go:949
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6113
+//line funcs_async.go:6322
 		case 11:
-//line funcs.go:949
+//line funcs.go:974
 			var b strings.Builder
-//line funcs.go:950
+//line funcs.go:975
 			for i, s := range f2.slices {
 				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
 			}
-//line funcs.go:953
+//line funcs.go:978
 			for _, f := range f2.later {
 				b.WriteString(f())
 			}
-//line funcs.go:956
+//line funcs.go:981
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6128
+//line funcs_async.go:6337
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6148,7 +6357,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6152
+//line funcs_async.go:6361
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6187,479 +6396,479 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:973
+//line funcs.go:998
 			f.tmp = f.e.Tick("a", 1)
-//line funcs.go:973
+//line funcs.go:998
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6197
+//line funcs_async.go:6406
 		case 1:
-//line funcs.go:973
+//line funcs.go:998
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:973
+//line funcs.go:998
 			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
-//line funcs.go:974
+//line funcs.go:999
 			f.e.Note("a=%d", f.a)
-//line funcs.go:975
+//line funcs.go:1000
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6213
+//line funcs_async.go:6422
 		case 2:
-//line funcs.go:975
+//line funcs.go:1000
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:975
+//line funcs.go:1000
 			if tmp3 > 4 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6228
+//line funcs_async.go:6437
 		case 3:
-//line funcs.go:976
+//line funcs.go:1001
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6234
+//line funcs_async.go:6443
 		case 4:
-//line funcs.go:976
+//line funcs.go:1001
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:976
+//line funcs.go:1001
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6245
+//line funcs_async.go:6454
 		case 5:
-//line funcs.go:979
+//line funcs.go:1004
 			f.tmp5 = f.n%2 == 0
-//line funcs.go:979
+//line funcs.go:1004
 			if f.tmp5 {
 				f.state = 6
 			} else {
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6256
+//line funcs_async.go:6465
 		case 6:
-//line funcs.go:979
+//line funcs.go:1004
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6262
+//line funcs_async.go:6471
 		case 7:
-//line funcs.go:979
+//line funcs.go:1004
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:979
+//line funcs.go:1004
 			f.tmp5 = tmp6 > 1
-//line funcs.go:979
+//line funcs.go:1004
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6275
+//line funcs_async.go:6484
 		case 8:
-//line funcs.go:979
+//line funcs.go:1004
 			f.tmp7 = f.tmp5 || f.n == 7
-//line funcs.go:979
+//line funcs.go:1004
 			if !f.tmp7 {
 				f.state = 9
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6286
+//line funcs_async.go:6495
 		case 9:
-//line funcs.go:979
+//line funcs.go:1004
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6292
+//line funcs_async.go:6501
 		case 10:
-//line funcs.go:979
+//line funcs.go:1004
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:979
+//line funcs.go:1004
 			f.tmp7 = tmp8 == 4
-//line funcs.go:979
+//line funcs.go:1004
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6305
+//line funcs_async.go:6514
 		case 11:
-//line funcs.go:979
+//line funcs.go:1004
 			if f.tmp7 {
 				f.state = 12
 			} else {
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6314
+//line funcs_async.go:6523
 		case 12:
-//line funcs.go:980
+//line funcs.go:1005
 			f.e.Note("cond true")
-//line funcs.go:981
+//line funcs.go:1006
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6321
+//line funcs_async.go:6530
 		case 13:
-//line funcs.go:982
+//line funcs.go:1007
 			f.tmp9 = f.e.Tick("x", 0)
-//line funcs.go:982
+//line funcs.go:1007
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6329
+//line funcs_async.go:6538
 		case 14:
-//line funcs.go:982
+//line funcs.go:1007
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:982
+//line funcs.go:1007
 			f.arr = []int{f.tmp9, tmp10, 2}
-//line funcs.go:983
+//line funcs.go:1008
 			f.tmp11 = f.e.Tick("index", f.n%3)
-//line funcs.go:983
+//line funcs.go:1008
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6345
+//line funcs_async.go:6554
 		case 15:
-//line funcs.go:983
+//line funcs.go:1008
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:983
+//line funcs.go:1008
 			f.arr[f.tmp11] = tmp12
-//line funcs.go:984
+//line funcs.go:1009
 			f.tmp13 = f.e.Tick("index2", 1)
-//line funcs.go:984
+//line funcs.go:1009
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6361
+//line funcs_async.go:6570
 		case 16:
-//line funcs.go:984
+//line funcs.go:1009
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:984
+//line funcs.go:1009
 			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
-//line funcs.go:985
+//line funcs.go:1010
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6375
+//line funcs_async.go:6584
 		case 17:
-//line funcs.go:985
+//line funcs.go:1010
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:985
+//line funcs.go:1010
 			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
-//line funcs.go:986
+//line funcs.go:1011
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6389
+//line funcs_async.go:6598
 		case 18:
-//line funcs.go:986
+//line funcs.go:1011
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:986
+//line funcs.go:1011
 			f.counts[tmp16]++
-//line funcs.go:987
+//line funcs.go:1012
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6403
+//line funcs_async.go:6612
 		case 19:
-//line funcs.go:987
+//line funcs.go:1012
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:987
+//line funcs.go:1012
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6415
+//line funcs_async.go:6624
 		case 20:
-//line funcs.go:987
+//line funcs.go:1012
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:987
+//line funcs.go:1012
 			f.z = tmp18 * 2
-//line funcs.go:988
+//line funcs.go:1013
 			f.p = point{x: 1, y: 2}
-//line funcs.go:989
+//line funcs.go:1014
 			f.tmp19 = f.e.Tick("s1", 1)
-//line funcs.go:989
+//line funcs.go:1014
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6433
+//line funcs_async.go:6642
 		case 21:
-//line funcs.go:989
+//line funcs.go:1014
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:989
+//line funcs.go:1014
 			f.z += f.p.sum(f.tmp19, tmp20)
-//line funcs.go:990
+//line funcs.go:1015
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6447
+//line funcs_async.go:6656
 		case 22:
-//line funcs.go:990
+//line funcs.go:1015
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:990
+//line funcs.go:1015
 			f.z += f.p.move(tmp21)
-//line funcs.go:991
+//line funcs.go:1016
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6461
+//line funcs_async.go:6670
 		case 23:
-//line funcs.go:991
+//line funcs.go:1016
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:991
+//line funcs.go:1016
 			f.z += tmp22.x
-//line funcs.go:992
+//line funcs.go:1017
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6475
+//line funcs_async.go:6684
 		case 24:
-//line funcs.go:992
+//line funcs.go:1017
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:992
+//line funcs.go:1017
 			f.z -= -tmp23
-//line funcs.go:993
+//line funcs.go:1018
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6489
+//line funcs_async.go:6698
 		case 25:
-//line funcs.go:993
+//line funcs.go:1018
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:993
+//line funcs.go:1018
 			switch tmp24 % 3 {
-//line funcs.go:994
+//line funcs.go:1019
 			case 0:
 				f.state = 26
-//line funcs.go:996
+//line funcs.go:1021
 			case 1:
 				f.state = 27
 			default:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6509
+//line funcs_async.go:6718
 		case 26:
-//line funcs.go:995
+//line funcs.go:1020
 			f.z++
-//line funcs.go:998
+//line funcs.go:1023
 			f.state = 29
 			continue poll
-//line funcs_async.go:6516
+//line funcs_async.go:6725
 		case 27:
-//line funcs.go:997
+//line funcs.go:1022
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6522
+//line funcs_async.go:6731
 		case 28:
-//line funcs.go:997
+//line funcs.go:1022
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:998
+//line funcs.go:1023
 			f.state = 29
 			fallthrough
-//line funcs_async.go:6534
+//line funcs_async.go:6743
 		case 29:
-//line funcs.go:999
+//line funcs.go:1024
 			f.b = f.e.Tick("init", f.n) > 2
-//line funcs.go:999
+//line funcs.go:1024
 			f.tmp25 = f.b
-//line funcs.go:999
+//line funcs.go:1024
 			if f.tmp25 {
 				f.state = 30
 			} else {
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:6547
+//line funcs_async.go:6756
 		case 30:
-//line funcs.go:999
+//line funcs.go:1024
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:6553
+//line funcs_async.go:6762
 		case 31:
-//line funcs.go:999
+//line funcs.go:1024
 			tmp26, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
-//line funcs.go:999
+//line funcs.go:1024
 			f.tmp25 = !tmp26
-//line funcs.go:999
+//line funcs.go:1024
 			f.state = 32
 			fallthrough
-//line funcs_async.go:6566
+//line funcs_async.go:6775
 		case 32:
-//line funcs.go:999
+//line funcs.go:1024
 			if f.tmp25 {
 				f.state = 33
 			} else {
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:6575
+//line funcs_async.go:6784
 		case 33:
-//line funcs.go:1000
+//line funcs.go:1025
 			f.z *= 2
-//line funcs.go:1001
+//line funcs.go:1026
 			f.state = 34
 			fallthrough
-//line funcs_async.go:6582
+//line funcs_async.go:6791
 		case 34:
-//line funcs.go:1002
+//line funcs.go:1027
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:6588
+//line funcs_async.go:6797
 		case 35:
-//line funcs.go:1002
+//line funcs.go:1027
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i = v
-//line funcs.go:1002
+//line funcs.go:1027
 			f.state = 36
 			fallthrough
-//line funcs_async.go:6600
+//line funcs_async.go:6809
 		case 36:
-//line funcs.go:1002
+//line funcs.go:1027
 			if !(f.i > 0) {
 				f.state = 39
 				continue poll
 			}
-//line funcs.go:1003
+//line funcs.go:1028
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:6611
+//line funcs_async.go:6820
 		case 37:
-//line funcs.go:1003
+//line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:1004
+//line funcs.go:1029
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6623
+//line funcs_async.go:6832
 		case 38:
-//line funcs.go:1002
+//line funcs.go:1027
 			f.i--
-//line funcs.go:1002
+//line funcs.go:1027
 			f.state = 36
 			continue poll
-//line funcs_async.go:6630
+//line funcs_async.go:6839
 		case 39:
-//line funcs.go:1005
+//line funcs.go:1030
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
-//line funcs.go:1006
+//line funcs.go:1031
 			if f.z > 1000 {
 				f.state = 40
 			} else {
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6641
+//line funcs_async.go:6850
 		case 40:
-//line funcs.go:1007
+//line funcs.go:1032
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6647
+//line funcs_async.go:6856
 		case 41:
-//line funcs.go:1007
+//line funcs.go:1032
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1007
+//line funcs.go:1032
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6658
+//line funcs_async.go:6867
 		case 42:
-//line funcs.go:1009
+//line funcs.go:1034
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6663
+//line funcs_async.go:6872
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6689,7 +6898,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6693
+//line funcs_async.go:6902
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6717,119 +6926,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1014
+//line funcs.go:1039
 			f.total = 0
-//line funcs.go:1015
+//line funcs.go:1040
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6727
+//line funcs_async.go:6936
 		case 1:
-//line funcs.go:1015
+//line funcs.go:1040
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err = v2.Value, v2.Err
-//line funcs.go:1015
+//line funcs.go:1040
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6739
+//line funcs_async.go:6948
 		case 2:
-//line funcs.go:1015
+//line funcs.go:1040
 			if !(f.err == nil && f.v < 12) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1016
+//line funcs.go:1041
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6750
+//line funcs_async.go:6959
 		case 3:
-//line funcs.go:1016
+//line funcs.go:1041
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total += v2
-//line funcs.go:1017
+//line funcs.go:1042
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6762
+//line funcs_async.go:6971
 		case 4:
-//line funcs.go:1015
+//line funcs.go:1040
 			f.v++
-//line funcs.go:1015
+//line funcs.go:1040
 			f.state = 2
 			continue poll
-//line funcs_async.go:6769
+//line funcs_async.go:6978
 		case 5:
-//line funcs.go:1018
+//line funcs.go:1043
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6775
+//line funcs_async.go:6984
 		case 6:
-//line funcs.go:1018
+//line funcs.go:1043
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err2 = v2.Value, v2.Err
-//line funcs.go:1018
+//line funcs.go:1043
 			f.tmp = f.err2 != nil
-//line funcs.go:1018
+//line funcs.go:1043
 			if !f.tmp {
 				f.state = 7
 			} else {
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:6793
+//line funcs_async.go:7002
 		case 7:
-//line funcs.go:1018
+//line funcs.go:1043
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6799
+//line funcs_async.go:7008
 		case 8:
-//line funcs.go:1018
+//line funcs.go:1043
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1018
+//line funcs.go:1043
 			f.tmp = tmp2 > 3
-//line funcs.go:1018
+//line funcs.go:1043
 			f.state = 9
 			fallthrough
-//line funcs_async.go:6812
+//line funcs_async.go:7021
 		case 9:
-//line funcs.go:1018
+//line funcs.go:1043
 			if f.tmp {
 				f.state = 10
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6821
+//line funcs_async.go:7030
 		case 10:
-//line funcs.go:1019
+//line funcs.go:1044
 			f.total++
-//line funcs.go:1020
+//line funcs.go:1045
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6828
+//line funcs_async.go:7037
 		case 11:
-//line funcs.go:1021
+//line funcs.go:1046
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:6833
+//line funcs_async.go:7042
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6856,7 +7065,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:6860
+//line funcs_async.go:7069
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -6919,75 +7128,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1026
+//line funcs.go:1051
 			f.defers = append(f.defers, func() {
 				if f.count > 3 {
 					f.err = ErrBig
 					f.count = -f.count
 				}
 			})
-//line funcs.go:1032
+//line funcs.go:1057
 			f.shown = nil
-//line funcs.go:1033
+//line funcs.go:1058
 			f.rangeValue = min(f.n, len(f.b.v))
 			f.i = 0
-//line funcs.go:1033
+//line funcs.go:1058
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6938
+//line funcs_async.go:7147
 		case 1:
-//line funcs.go:1033
+//line funcs.go:1058
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1034
+//line funcs.go:1059
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
-//line funcs.go:1035
+//line funcs.go:1060
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6952
+//line funcs_async.go:7161
 		case 2:
-//line funcs.go:1035
+//line funcs.go:1060
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			x2 := f.x
-//line funcs.go:1036
+//line funcs.go:1061
 			f.shown = append(f.shown, func() string { return f.show((*x2)) })
-//line funcs.go:1037
+//line funcs.go:1062
 			{
 				deferred := f.b.e.Note
 				d2 := f.show((*f.x))
 				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
 			}
-//line funcs.go:1038
+//line funcs.go:1063
 			f.count++
-//line funcs.go:1039
+//line funcs.go:1064
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6974
+//line funcs_async.go:7183
 		case 3:
-//line funcs.go:1033
+//line funcs.go:1058
 			f.i++
-//line funcs.go:1033
+//line funcs.go:1058
 			f.state = 1
 			continue poll
-//line funcs_async.go:6981
+//line funcs_async.go:7190
 		case 4:
-//line funcs.go:1040
+//line funcs.go:1065
 			for _, s := range f.shown {
 				f.b.e.Note("shown %s", s())
 			}
-//line funcs.go:1043
+//line funcs.go:1068
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:6991
+//line funcs_async.go:7200
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7010,7 +7219,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:7014
+//line funcs_async.go:7223
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7039,174 +7248,174 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1048
+//line funcs.go:1073
 			f.total = 0
-//line funcs.go:1050
+//line funcs.go:1075
 			f.i = 0
-//line funcs.go:1050
+//line funcs.go:1075
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7050
+//line funcs_async.go:7259
 		case 1:
-//line funcs.go:1050
+//line funcs.go:1075
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7056
+//line funcs_async.go:7265
 		case 2:
-//line funcs.go:1050
+//line funcs.go:1075
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1050
+//line funcs.go:1075
 			if !(f.i < tmp) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1051
+//line funcs.go:1076
 			f.total += f.i
-//line funcs.go:1052
+//line funcs.go:1077
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1055
+//line funcs.go:1080
 			f.e.Note("i=%d", f.i)
-//line funcs.go:1056
+//line funcs.go:1081
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7081
+//line funcs_async.go:7290
 		case 3:
-//line funcs.go:1050
+//line funcs.go:1075
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7087
+//line funcs_async.go:7296
 		case 4:
-//line funcs.go:1050
+//line funcs.go:1075
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1050
+//line funcs.go:1075
 			f.state = 1
 			continue poll
-//line funcs_async.go:7099
+//line funcs_async.go:7308
 		case 5:
-//line funcs.go:1057
+//line funcs.go:1082
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7105
+//line funcs_async.go:7314
 		case 6:
-//line funcs.go:1057
+//line funcs.go:1082
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1057
+//line funcs.go:1082
 			f.rangeValue = tmp2
 			f.j = 0
-//line funcs.go:1057
+//line funcs.go:1082
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7119
+//line funcs_async.go:7328
 		case 7:
-//line funcs.go:1057
+//line funcs.go:1082
 			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-//line funcs.go:1058
+//line funcs.go:1083
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7130
+//line funcs_async.go:7339
 		case 8:
-//line funcs.go:1058
+//line funcs.go:1083
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1059
+//line funcs.go:1084
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7142
+//line funcs_async.go:7351
 		case 9:
-//line funcs.go:1057
+//line funcs.go:1082
 			f.j++
-//line funcs.go:1057
+//line funcs.go:1082
 			f.state = 7
 			continue poll
-//line funcs_async.go:7149
+//line funcs_async.go:7358
 		case 10:
-//line funcs.go:1060
+//line funcs.go:1085
 			f.k = f.n
-//line funcs.go:1060
+//line funcs.go:1085
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7156
+//line funcs_async.go:7365
 		case 11:
-//line funcs.go:1060
+//line funcs.go:1085
 			f.tmp3 = f.k > 0
-//line funcs.go:1060
+//line funcs.go:1085
 			if f.tmp3 {
 				f.state = 12
 			} else {
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7167
+//line funcs_async.go:7376
 		case 12:
-//line funcs.go:1060
+//line funcs.go:1085
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7173
+//line funcs_async.go:7382
 		case 13:
-//line funcs.go:1060
+//line funcs.go:1085
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1060
+//line funcs.go:1085
 			f.tmp3 = tmp4 != 2
-//line funcs.go:1060
+//line funcs.go:1085
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7186
+//line funcs_async.go:7395
 		case 14:
-//line funcs.go:1060
+//line funcs.go:1085
 			if !(f.tmp3) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1061
+//line funcs.go:1086
 			f.total++
-//line funcs.go:1062
+//line funcs.go:1087
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7198
+//line funcs_async.go:7407
 		case 15:
-//line funcs.go:1060
+//line funcs.go:1085
 			f.k--
-//line funcs.go:1060
+//line funcs.go:1085
 			f.state = 11
 			continue poll
-//line funcs_async.go:7205
+//line funcs_async.go:7414
 		case 16:
-//line funcs.go:1063
+//line funcs.go:1088
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7210
+//line funcs_async.go:7419
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7233,7 +7442,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7237
+//line funcs_async.go:7446
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7263,42 +7472,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1068
+//line funcs.go:1093
 			f.values = []any{f.n, "s", nil, 2.5}
-//line funcs.go:1069
+//line funcs.go:1094
 			f.b = strings.Builder{}
-//line funcs.go:1070
+//line funcs.go:1095
 			f.rangeValue = f.n % 5
 			f.i = 0
-//line funcs.go:1070
+//line funcs.go:1095
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7277
+//line funcs_async.go:7486
 		case 1:
-//line funcs.go:1070
+//line funcs.go:1095
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1071
+//line funcs.go:1096
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7288
+//line funcs_async.go:7497
 		case 2:
-//line funcs.go:1071
+//line funcs.go:1096
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1071
+//line funcs.go:1096
 			switch bound := tmp.(type) {
-//line funcs.go:1072
+//line funcs.go:1097
 			case int:
 				f.v = bound
 				f.state = 3
-//line funcs.go:1074
+//line funcs.go:1099
 			case string:
 				f.v3 = bound
 				f.state = 4
@@ -7307,87 +7516,87 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7311
+//line funcs_async.go:7520
 		case 3:
-//line funcs.go:1073
+//line funcs.go:1098
 			f.b.WriteString(strings.Repeat("i", f.v%3))
-//line funcs.go:1078
+//line funcs.go:1103
 			f.state = 7
 			continue poll
-//line funcs_async.go:7318
+//line funcs_async.go:7527
 		case 4:
-//line funcs.go:1075
+//line funcs.go:1100
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:7324
+//line funcs_async.go:7533
 		case 5:
-//line funcs.go:1077
+//line funcs.go:1102
 			f.e.Note("other %v", f.v2)
-//line funcs.go:1078
+//line funcs.go:1103
 			f.state = 7
 			continue poll
-//line funcs_async.go:7331
+//line funcs_async.go:7540
 		case 6:
-//line funcs.go:1075
+//line funcs.go:1100
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1075
+//line funcs.go:1100
 			f.b.WriteString(f.v3 + tmp2)
-//line funcs.go:1078
+//line funcs.go:1103
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7344
+//line funcs_async.go:7553
 		case 7:
-//line funcs.go:1079
+//line funcs.go:1104
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7350
+//line funcs_async.go:7559
 		case 8:
-//line funcs.go:1079
+//line funcs.go:1104
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1079
+//line funcs.go:1104
 			switch tmp3.(type) {
-//line funcs.go:1080
+//line funcs.go:1105
 			case nil:
 				f.state = 9
 			default:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7367
+//line funcs_async.go:7576
 		case 9:
-//line funcs.go:1081
+//line funcs.go:1106
 			f.b.WriteString("nil")
-//line funcs.go:1082
+//line funcs.go:1107
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7374
+//line funcs_async.go:7583
 		case 10:
-//line funcs.go:1083
+//line funcs.go:1108
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7379
+//line funcs_async.go:7588
 		case 11:
-//line funcs.go:1070
+//line funcs.go:1095
 			f.i++
-//line funcs.go:1070
+//line funcs.go:1095
 			f.state = 1
 			continue poll
-//line funcs_async.go:7386
+//line funcs_async.go:7595
 		case 12:
-//line funcs.go:1084
+//line funcs.go:1109
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7391
+//line funcs_async.go:7600
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7414,7 +7623,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7418
+//line funcs_async.go:7627
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7441,185 +7650,185 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1089
+//line funcs.go:1114
 			f.total = 0
-//line funcs.go:1090
+//line funcs.go:1115
 			f.rangeValue = f.n % 6
 			f.i = 0
-//line funcs.go:1090
+//line funcs.go:1115
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7453
+//line funcs_async.go:7662
 		case 1:
-//line funcs.go:1090
+//line funcs.go:1115
 			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1093
+//line funcs.go:1118
 			f.tmp = f.e.Tick("tag", f.i)
-//line funcs.go:1094
+//line funcs.go:1119
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:7466
+//line funcs_async.go:7675
 		case 2:
-//line funcs.go:1095
+//line funcs.go:1120
 			f.total++
-//line funcs.go:1103
+//line funcs.go:1128
 			f.state = 10
 			continue poll
-//line funcs_async.go:7473
+//line funcs_async.go:7682
 		case 3:
-//line funcs.go:1097
+//line funcs.go:1122
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:7479
+//line funcs_async.go:7688
 		case 4:
-//line funcs.go:1100
+//line funcs.go:1125
 			f.total += 100
-//line funcs.go:1103
+//line funcs.go:1128
 			f.state = 10
 			continue poll
-//line funcs_async.go:7486
+//line funcs_async.go:7695
 		case 5:
-//line funcs.go:1102
+//line funcs.go:1127
 			f.total += 1000
-//line funcs.go:1103
+//line funcs.go:1128
 			f.state = 10
 			continue poll
-//line funcs_async.go:7493
+//line funcs_async.go:7702
 		case 6:
-//line funcs.go:1094
+//line funcs.go:1119
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1094
+//line funcs.go:1119
 			if f.tmp == tmp2 {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1094
+//line funcs.go:1119
 			if f.tmp == f.e.Tick("one", 1) {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1096
+//line funcs.go:1121
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7515
+//line funcs_async.go:7724
 		case 7:
-//line funcs.go:1096
+//line funcs.go:1121
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1096
+//line funcs.go:1121
 			if f.tmp == tmp3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1101
+//line funcs.go:1126
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1101
+//line funcs.go:1126
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7537
+//line funcs_async.go:7746
 		case 8:
-//line funcs.go:1101
+//line funcs.go:1126
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1101
+//line funcs.go:1126
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1103
+//line funcs.go:1128
 			f.state = 4
 			continue poll
-//line funcs_async.go:7553
+//line funcs_async.go:7762
 		case 9:
-//line funcs.go:1097
+//line funcs.go:1122
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1103
+//line funcs.go:1128
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7565
+//line funcs_async.go:7774
 		case 10:
-//line funcs.go:1105
+//line funcs.go:1130
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:1107
+//line funcs.go:1132
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:7576
+//line funcs_async.go:7785
 		case 11:
-//line funcs.go:1106
+//line funcs.go:1131
 			f.total *= 2
-//line funcs.go:1109
+//line funcs.go:1134
 			f.state = 14
 			continue poll
-//line funcs_async.go:7583
+//line funcs_async.go:7792
 		case 12:
-//line funcs.go:1108
+//line funcs.go:1133
 			f.total--
-//line funcs.go:1109
+//line funcs.go:1134
 			f.state = 14
 			continue poll
-//line funcs_async.go:7590
+//line funcs_async.go:7799
 		case 13:
-//line funcs.go:1107
+//line funcs.go:1132
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1107
+//line funcs.go:1132
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1109
+//line funcs.go:1134
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7606
+//line funcs_async.go:7815
 		case 14:
-//line funcs.go:1110
+//line funcs.go:1135
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7611
+//line funcs_async.go:7820
 		case 15:
-//line funcs.go:1090
+//line funcs.go:1115
 			f.i++
-//line funcs.go:1090
+//line funcs.go:1115
 			f.state = 1
 			continue poll
-//line funcs_async.go:7618
+//line funcs_async.go:7827
 		case 16:
-//line funcs.go:1111
+//line funcs.go:1136
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7623
+//line funcs_async.go:7832
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7646,7 +7855,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7650
+//line funcs_async.go:7859
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7695,15 +7904,15 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:1119
+//line funcs.go:1144
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7701
+//line funcs_async.go:7910
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1117
+//line funcs.go:1142
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7707
+//line funcs_async.go:7916
 	}
 }
 
@@ -7712,63 +7921,63 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1117
+//line funcs.go:1142
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:1117
+//line funcs.go:1142
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7722
+//line funcs_async.go:7931
 		case 1:
-//line funcs.go:1117
+//line funcs.go:1142
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1117
+//line funcs.go:1142
 			f.defer1Arg2 = f.tmp
 			f.defer1Arg3 = tmp2
 			f.deferBits |= 1
-//line funcs.go:1118
+//line funcs.go:1143
 			f.c = counter{e: f.e, name: "c", n: f.n}
-//line funcs.go:1119
+//line funcs.go:1144
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7740
+//line funcs_async.go:7949
 		case 2:
-//line funcs.go:1119
+//line funcs.go:1144
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1119
+//line funcs.go:1144
 			f.defer2Arg1 = fmt.Sprint("ptr", tmp3)
 			f.deferBits |= 2
-//line funcs.go:1120
+//line funcs.go:1145
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7755
+//line funcs_async.go:7964
 		case 3:
-//line funcs.go:1120
+//line funcs.go:1145
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1120
+//line funcs.go:1145
 			f.c.n = tmp4
-//line funcs.go:1121
+//line funcs.go:1146
 			{
 				var v int = f.c.n
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7772
+//line funcs_async.go:7981
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7794,7 +8003,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:7798
+//line funcs_async.go:8007
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -7818,41 +8027,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1126
+//line funcs.go:1151
 			f.total = 0
-//line funcs.go:1129
+//line funcs.go:1154
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:1129
+//line funcs.go:1154
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:7833
+//line funcs_async.go:8042
 		case 1:
-//line funcs.go:1130
+//line funcs.go:1155
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7839
+//line funcs_async.go:8048
 		case 2:
-//line funcs.go:1130
+//line funcs.go:1155
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1131
+//line funcs.go:1156
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7851
+//line funcs_async.go:8060
 		case 3:
-//line funcs.go:1132
+//line funcs.go:1157
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7856
+//line funcs_async.go:8065
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7876,7 +8085,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:7880
+//line funcs_async.go:8089
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -7903,59 +8112,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1137
+//line funcs.go:1162
 			f.x = f.n
-//line funcs.go:1139
+//line funcs.go:1164
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7913
+//line funcs_async.go:8122
 		case 1:
-//line funcs.go:1139
+//line funcs.go:1164
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:1140
+//line funcs.go:1165
 			f.y = f.x2 + 1
-//line funcs.go:1142
+//line funcs.go:1167
 			f.y2 = f.y * 10
-//line funcs.go:1143
+//line funcs.go:1168
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7930
+//line funcs_async.go:8139
 		case 2:
-//line funcs.go:1143
+//line funcs.go:1168
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1144
+//line funcs.go:1169
 			f.x2 += f.y2
-//line funcs.go:1146
+//line funcs.go:1171
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:1148
+//line funcs.go:1173
 			y2 = f.x
-//line funcs.go:1150
+//line funcs.go:1175
 			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7951
+//line funcs_async.go:8160
 		case 3:
-//line funcs.go:1151
+//line funcs.go:1176
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7957
+//line funcs_async.go:8166
 		case 4:
-//line funcs.go:1151
+//line funcs.go:1176
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -7963,12 +8172,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:7967
+//line funcs_async.go:8176
 		case 5:
-//line funcs.go:1154
+//line funcs.go:1179
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:7972
+//line funcs_async.go:8181
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7992,7 +8201,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:7996
+//line funcs_async.go:8205
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8015,42 +8224,42 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1159
+//line funcs.go:1184
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:1160
+//line funcs.go:1185
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:1160
+//line funcs.go:1185
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8027
+//line funcs_async.go:8236
 		case 1:
-//line funcs.go:1160
+//line funcs.go:1185
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1160
+//line funcs.go:1185
 			f.chs[f.tmp] <- tmp2
-//line funcs.go:1161
+//line funcs.go:1186
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8041
+//line funcs_async.go:8250
 		case 2:
-//line funcs.go:1161
+//line funcs.go:1186
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1161
+//line funcs.go:1186
 			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
-//line funcs.go:1162
+//line funcs.go:1187
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8054
+//line funcs_async.go:8263
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8074,7 +8283,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8078
+//line funcs_async.go:8287
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8096,28 +8305,28 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1170
+//line funcs.go:1195
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8104
+//line funcs_async.go:8313
 		case 1:
-//line funcs.go:1170
+//line funcs.go:1195
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1171
+//line funcs.go:1196
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:1175
+//line funcs.go:1200
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8121
+//line funcs_async.go:8330
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8141,7 +8350,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8145
+//line funcs_async.go:8354
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8168,71 +8377,71 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1180
+//line funcs.go:1205
 			f.fns = nil
-//line funcs.go:1181
+//line funcs.go:1206
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:1181
+//line funcs.go:1206
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8180
+//line funcs_async.go:8389
 		case 1:
-//line funcs.go:1181
+//line funcs.go:1206
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1182
+//line funcs.go:1207
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8191
+//line funcs_async.go:8400
 		case 2:
-//line funcs.go:1182
+//line funcs.go:1207
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1183
+//line funcs.go:1208
 			f.new = f.i + f.n
-//line funcs.go:1184
+//line funcs.go:1209
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:1185
+//line funcs.go:1210
 			f.fns = append(f.fns, func() int { return (*x2) })
-//line funcs.go:1186
+//line funcs.go:1211
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8211
+//line funcs_async.go:8420
 		case 3:
-//line funcs.go:1186
+//line funcs.go:1211
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1187
+//line funcs.go:1212
 			f.e.Note("x=%d", (*f.x))
-//line funcs.go:1188
+//line funcs.go:1213
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8224
+//line funcs_async.go:8433
 		case 4:
-//line funcs.go:1181
+//line funcs.go:1206
 			f.i++
-//line funcs.go:1181
+//line funcs.go:1206
 			f.state = 1
 			continue poll
-//line funcs_async.go:8231
+//line funcs_async.go:8440
 		case 5:
-//line funcs.go:1189
+//line funcs.go:1214
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8236
+//line funcs_async.go:8445
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8256,7 +8465,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8260
+//line funcs_async.go:8469
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8281,41 +8490,41 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1194
+//line funcs.go:1219
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8289
+//line funcs_async.go:8498
 		case 1:
-//line funcs.go:1194
+//line funcs.go:1219
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1195
+//line funcs.go:1220
 			f.new = f.x + 1
-//line funcs.go:1196
+//line funcs.go:1221
 			f.e.Note("new=%d", f.new)
-//line funcs.go:1197
+//line funcs.go:1222
 			f.g = *new(N)
-//line funcs.go:1198
+//line funcs.go:1223
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8308
+//line funcs_async.go:8517
 		case 2:
-//line funcs.go:1198
+//line funcs.go:1223
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1199
+//line funcs.go:1224
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8319
+//line funcs_async.go:8528
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8336,7 +8545,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8340
+//line funcs_async.go:8549
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8358,26 +8567,26 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1204
+//line funcs.go:1229
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8366
+//line funcs_async.go:8575
 		case 1:
-//line funcs.go:1204
+//line funcs.go:1229
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1205
+//line funcs.go:1230
 			f.true = x > 1
-//line funcs.go:1206
+//line funcs.go:1231
 			f.e.Note("true=%v", f.true)
-//line funcs.go:1207
+//line funcs.go:1232
 			f.state = -1
 			return x, true
-//line funcs_async.go:8381
+//line funcs_async.go:8590
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8401,7 +8610,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8405
+//line funcs_async.go:8614
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8446,9 +8655,9 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1212
+//line funcs.go:1237
 		f.e.Note("deferred")
-//line funcs_async.go:8452
+//line funcs_async.go:8661
 	}
 }
 
@@ -8457,30 +8666,30 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1212
+//line funcs.go:1237
 			f.deferBits |= 1
-//line funcs.go:1213
+//line funcs.go:1238
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8467
+//line funcs_async.go:8676
 		case 1:
-//line funcs.go:1213
+//line funcs.go:1238
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1214
+//line funcs.go:1239
 			f.point = point{x: v, y: 1}
-//line funcs.go:1215
+//line funcs.go:1240
 			{
 				var v2 point = f.point
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8484
+//line funcs_async.go:8693
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8506,7 +8715,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8510
+//line funcs_async.go:8719
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8560,19 +8769,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1220
+//line funcs.go:1245
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8568
+//line funcs_async.go:8777
 		case 1:
-//line funcs.go:1220
+//line funcs.go:1245
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1221
+//line funcs.go:1246
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -8589,14 +8798,14 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1228
+//line funcs.go:1253
 			{
 				var v int = total
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8600
+//line funcs_async.go:8809
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8622,7 +8831,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8626
+//line funcs_async.go:8835
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8647,50 +8856,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1233
+//line funcs.go:1258
 			f.total = 0
-//line funcs.go:1236
+//line funcs.go:1261
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1236
+//line funcs.go:1261
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8659
+//line funcs_async.go:8868
 		case 1:
-//line funcs.go:1236
+//line funcs.go:1261
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1237
+//line funcs.go:1262
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8670
+//line funcs_async.go:8879
 		case 2:
-//line funcs.go:1237
+//line funcs.go:1262
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1238
+//line funcs.go:1263
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8682
+//line funcs_async.go:8891
 		case 3:
-//line funcs.go:1236
+//line funcs.go:1261
 			f.i++
-//line funcs.go:1236
+//line funcs.go:1261
 			f.state = 1
 			continue poll
-//line funcs_async.go:8689
+//line funcs_async.go:8898
 		case 4:
-//line funcs.go:1239
+//line funcs.go:1264
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8694
+//line funcs_async.go:8903
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8714,7 +8923,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8718
+//line funcs_async.go:8927
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8742,96 +8951,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1250
+//line funcs.go:1275
 			f.a = [3]int{f.n, f.n + 1, f.n + 2}
-//line funcs.go:1251
+//line funcs.go:1276
 			f.p = &f.a
-//line funcs.go:1252
+//line funcs.go:1277
 			f.total = 0
-//line funcs.go:1253
+//line funcs.go:1278
 			f.i = 0
-//line funcs.go:1253
+//line funcs.go:1278
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8757
+//line funcs_async.go:8966
 		case 1:
-//line funcs.go:1253
+//line funcs.go:1278
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1254
+//line funcs.go:1279
 			f.a[2] = 100
-//line funcs.go:1255
+//line funcs.go:1280
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8771
+//line funcs_async.go:8980
 		case 2:
-//line funcs.go:1255
+//line funcs.go:1280
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1255
+//line funcs.go:1280
 			f.total += tmp * (f.i + 1)
-//line funcs.go:1256
+//line funcs.go:1281
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8784
+//line funcs_async.go:8993
 		case 3:
-//line funcs.go:1253
+//line funcs.go:1278
 			f.i++
-//line funcs.go:1253
+//line funcs.go:1278
 			f.state = 1
 			continue poll
-//line funcs_async.go:8791
+//line funcs_async.go:9000
 		case 4:
-//line funcs.go:1257
+//line funcs.go:1282
 			f.nilp = nil
-//line funcs.go:1258
+//line funcs.go:1283
 			f.i2 = 0
-//line funcs.go:1258
+//line funcs.go:1283
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8800
+//line funcs_async.go:9009
 		case 5:
-//line funcs.go:1258
+//line funcs.go:1283
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1259
+//line funcs.go:1284
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:8811
+//line funcs_async.go:9020
 		case 6:
-//line funcs.go:1259
+//line funcs.go:1284
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1260
+//line funcs.go:1285
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8823
+//line funcs_async.go:9032
 		case 7:
-//line funcs.go:1258
+//line funcs.go:1283
 			f.i2++
-//line funcs.go:1258
+//line funcs.go:1283
 			f.state = 5
 			continue poll
-//line funcs_async.go:8830
+//line funcs_async.go:9039
 		case 8:
-//line funcs.go:1261
+//line funcs.go:1286
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8835
+//line funcs_async.go:9044
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8855,7 +9064,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:8859
+//line funcs_async.go:9068
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -8881,30 +9090,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1269
+//line funcs.go:1294
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1270
+//line funcs.go:1295
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8890
+//line funcs_async.go:9099
 		case 1:
-//line funcs.go:1270
+//line funcs.go:1295
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1271
+//line funcs.go:1296
 			f.e.Note("v=%d", f.v)
-//line funcs.go:1272
+//line funcs.go:1297
 			f.y = ValueOf(f.e.Fallible(f.v + 1))
-//line funcs.go:1273
+//line funcs.go:1298
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8906
+//line funcs_async.go:9115
 		case 2:
-//line funcs.go:1273
+//line funcs.go:1298
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -8912,61 +9121,61 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1274
+//line funcs.go:1299
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1277
+//line funcs.go:1302
 			f.z = ValFuture[int]{}
-//line funcs.go:1278
+//line funcs.go:1303
 			f.e.Note("w=%d", w)
-//line funcs.go:1279
+//line funcs.go:1304
 			f.z = ValueOf(f.e.Val(w * 2))
-//line funcs.go:1280
+//line funcs.go:1305
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8929
+//line funcs_async.go:9138
 		case 3:
-//line funcs.go:1280
+//line funcs.go:1305
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1281
+//line funcs.go:1306
 			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
-//line funcs.go:1282
+//line funcs.go:1307
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8943
+//line funcs_async.go:9152
 		case 4:
-//line funcs.go:1282
+//line funcs.go:1307
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1282
+//line funcs.go:1307
 			f.v += tmp + f.b
-//line funcs.go:1284
+//line funcs.go:1309
 			f.x = ValueOf(f.e.Val(3))
-//line funcs.go:1285
+//line funcs.go:1310
 			f.state = 5
 			fallthrough
-//line funcs_async.go:8958
+//line funcs_async.go:9167
 		case 5:
-//line funcs.go:1285
+//line funcs.go:1310
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1287
+//line funcs.go:1312
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:8970
+//line funcs_async.go:9179
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8996,7 +9205,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9000
+//line funcs_async.go:9209
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9022,102 +9231,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1292
+//line funcs.go:1317
 			f.total = 0
-//line funcs.go:1293
+//line funcs.go:1318
 			f.i = 0
-//line funcs.go:1293
+//line funcs.go:1318
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9033
+//line funcs_async.go:9242
 		case 1:
-//line funcs.go:1293
+//line funcs.go:1318
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1294
+//line funcs.go:1319
 			f.x = ValueOf[int](nil)
-//line funcs.go:1295
+//line funcs.go:1320
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1298
+//line funcs.go:1323
 			f.x = ValueOf(f.e.Val(f.i))
-//line funcs.go:1299
+//line funcs.go:1324
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9052
+//line funcs_async.go:9261
 		case 2:
-//line funcs.go:1299
+//line funcs.go:1324
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1300
+//line funcs.go:1325
 			f.x = ValueOf[int](nil)
-//line funcs.go:1301
+//line funcs.go:1326
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9066
+//line funcs_async.go:9275
 		case 3:
-//line funcs.go:1293
+//line funcs.go:1318
 			f.i++
-//line funcs.go:1293
+//line funcs.go:1318
 			f.state = 1
 			continue poll
-//line funcs_async.go:9073
+//line funcs_async.go:9282
 		case 4:
-//line funcs.go:1302
+//line funcs.go:1327
 			f.k = 0
-//line funcs.go:1302
+//line funcs.go:1327
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9080
+//line funcs_async.go:9289
 		case 5:
-//line funcs.go:1302
+//line funcs.go:1327
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1303
+//line funcs.go:1328
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1304
+//line funcs.go:1329
 			f.e.Note("k=%d", f.k)
-//line funcs.go:1305
+//line funcs.go:1330
 			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
-//line funcs.go:1306
+//line funcs.go:1331
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9096
+//line funcs_async.go:9305
 		case 6:
-//line funcs.go:1306
+//line funcs.go:1331
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1306
+//line funcs.go:1331
 			f.e.Note("s=%q", tmp)
-//line funcs.go:1307
+//line funcs.go:1332
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9109
+//line funcs_async.go:9318
 		case 7:
-//line funcs.go:1302
+//line funcs.go:1327
 			f.k++
-//line funcs.go:1302
+//line funcs.go:1327
 			f.state = 5
 			continue poll
-//line funcs_async.go:9116
+//line funcs_async.go:9325
 		case 8:
-//line funcs.go:1308
+//line funcs.go:1333
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9121
+//line funcs_async.go:9330
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9144,7 +9353,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9148
+//line funcs_async.go:9357
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9173,114 +9382,114 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1314
+//line funcs.go:1339
 			f.x = ValueOf(f.e.Val(f.n))
-//line funcs.go:1315
+//line funcs.go:1340
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9183
+//line funcs_async.go:9392
 		case 1:
-//line funcs.go:1315
+//line funcs.go:1340
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1316
+//line funcs.go:1341
 			f.x = ValueOf(f.e.Val(f.a + 1))
-//line funcs.go:1317
+//line funcs.go:1342
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9198
+//line funcs_async.go:9407
 		case 2:
-//line funcs.go:1317
+//line funcs.go:1342
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1319
+//line funcs.go:1344
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1320
+//line funcs.go:1345
 			f.i = 0
-//line funcs.go:1320
+//line funcs.go:1345
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9214
+//line funcs_async.go:9423
 		case 3:
-//line funcs.go:1320
+//line funcs.go:1345
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1321
+//line funcs.go:1346
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9225
+//line funcs_async.go:9434
 		case 4:
-//line funcs.go:1321
+//line funcs.go:1346
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1322
+//line funcs.go:1347
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9237
+//line funcs_async.go:9446
 		case 5:
-//line funcs.go:1320
+//line funcs.go:1345
 			f.i++
-//line funcs.go:1320
+//line funcs.go:1345
 			f.state = 3
 			continue poll
-//line funcs_async.go:9244
+//line funcs_async.go:9453
 		case 6:
-//line funcs.go:1324
+//line funcs.go:1349
 			f.z = ValueOf(f.e.Val(f.b))
-//line funcs.go:1325
+//line funcs.go:1350
 			f.e.Note("z made: %v", f.z.Made())
-//line funcs.go:1326
+//line funcs.go:1351
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9254
+//line funcs_async.go:9463
 		case 7:
-//line funcs.go:1326
+//line funcs.go:1351
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1327
+//line funcs.go:1352
 			f.e.Note("z still made: %v", f.z.Made())
-//line funcs.go:1329
+//line funcs.go:1354
 			p := new(ValFuture[int])
-//line funcs.go:1330
+//line funcs.go:1355
 			*p = ValueOf(f.e.Val(f.c))
-//line funcs.go:1331
+//line funcs.go:1356
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9273
+//line funcs_async.go:9482
 		case 8:
-//line funcs.go:1331
+//line funcs.go:1356
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1331
+//line funcs.go:1356
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9284
+//line funcs_async.go:9493
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9304,7 +9513,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9308
+//line funcs_async.go:9517
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9348,236 +9557,236 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1339
+//line funcs.go:1364
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1340
+//line funcs.go:1365
 			f2.total = 0
-//line funcs.go:1341
+//line funcs.go:1366
 			f2.i = 0
-//line funcs.go:1341
+//line funcs.go:1366
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9361
+//line funcs_async.go:9570
 		case 1:
-//line funcs.go:1341
+//line funcs.go:1366
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1342
+//line funcs.go:1367
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9373
+//line funcs_async.go:9582
 		case 2:
-//line funcs.go:1342
+//line funcs.go:1367
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1342
+//line funcs.go:1367
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1343
+//line funcs.go:1368
 			x := f2.x * 2
-//line funcs.go:1344
+//line funcs.go:1369
 			f2.total += x
-//line funcs.go:1345
+//line funcs.go:1370
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9390
+//line funcs_async.go:9599
 		case 3:
-//line funcs.go:1341
+//line funcs.go:1366
 			f2.i++
-//line funcs.go:1341
+//line funcs.go:1366
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9397
+//line funcs_async.go:9606
 		case 4:
-//line funcs.go:1346
+//line funcs.go:1371
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1347
+//line funcs.go:1372
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1347
+//line funcs.go:1372
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9407
+//line funcs_async.go:9616
 		case 5:
-//line funcs.go:1347
+//line funcs.go:1372
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1348
+//line funcs.go:1373
 			f2.t = []int{9}
-//line funcs.go:1349
+//line funcs.go:1374
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9421
+//line funcs_async.go:9630
 		case 6:
-//line funcs.go:1349
+//line funcs.go:1374
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1350
+//line funcs.go:1375
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:9433
+//line funcs_async.go:9642
 		case 7:
-//line funcs.go:1347
+//line funcs.go:1372
 			f2.i2++
-//line funcs.go:1347
+//line funcs.go:1372
 			f2.state = 5
 			continue poll
-//line funcs_async.go:9440
+//line funcs_async.go:9649
 		case 8:
-//line funcs.go:1351
+//line funcs.go:1376
 			f2.u = []int{4, 5}
-//line funcs.go:1352
+//line funcs.go:1377
 			f2.p = &f2.u
-//line funcs.go:1353
+//line funcs.go:1378
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1353
+//line funcs.go:1378
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:9452
+//line funcs_async.go:9661
 		case 9:
-//line funcs.go:1353
+//line funcs.go:1378
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1354
+//line funcs.go:1379
 			*f2.p = nil
-//line funcs.go:1355
+//line funcs.go:1380
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:9466
+//line funcs_async.go:9675
 		case 10:
-//line funcs.go:1355
+//line funcs.go:1380
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1356
+//line funcs.go:1381
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:9478
+//line funcs_async.go:9687
 		case 11:
-//line funcs.go:1353
+//line funcs.go:1378
 			f2.rangeIndex++
-//line funcs.go:1353
+//line funcs.go:1378
 			f2.state = 9
 			continue poll
-//line funcs_async.go:9485
+//line funcs_async.go:9694
 		case 12:
-//line funcs.go:1357
+//line funcs.go:1382
 			f2.rangeIndex2 = 0
-//line funcs.go:1357
+//line funcs.go:1382
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:9492
+//line funcs_async.go:9701
 		case 13:
-//line funcs.go:1357
+//line funcs.go:1382
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1358
+//line funcs.go:1383
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1361
+//line funcs.go:1386
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:9508
+//line funcs_async.go:9717
 		case 14:
-//line funcs.go:1361
+//line funcs.go:1386
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1362
+//line funcs.go:1387
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:9520
+//line funcs_async.go:9729
 		case 15:
-//line funcs.go:1357
+//line funcs.go:1382
 			f2.rangeIndex2++
-//line funcs.go:1357
+//line funcs.go:1382
 			f2.state = 13
 			continue poll
-//line funcs_async.go:9527
+//line funcs_async.go:9736
 		case 16:
-//line funcs.go:1363
+//line funcs.go:1388
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1363
+//line funcs.go:1388
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:9535
+//line funcs_async.go:9744
 		case 17:
-//line funcs.go:1363
+//line funcs.go:1388
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1364
+//line funcs.go:1389
 			q := &i
-//line funcs.go:1365
+//line funcs.go:1390
 			*q++
-//line funcs.go:1366
+//line funcs.go:1391
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:9551
+//line funcs_async.go:9760
 		case 18:
-//line funcs.go:1366
+//line funcs.go:1391
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1367
+//line funcs.go:1392
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9563
+//line funcs_async.go:9772
 		case 19:
-//line funcs.go:1363
+//line funcs.go:1388
 			f2.rangeIndex3++
-//line funcs.go:1363
+//line funcs.go:1388
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9570
+//line funcs_async.go:9779
 		case 20:
-//line funcs.go:1368
+//line funcs.go:1393
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1369
+//line funcs.go:1394
 			f2.i3 = 0
-//line funcs.go:1369
+//line funcs.go:1394
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9579
+//line funcs_async.go:9788
 		case 21:
-//line funcs.go:1369
+//line funcs.go:1394
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -9585,121 +9794,121 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1370
+//line funcs.go:1395
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9593
+//line funcs_async.go:9802
 		case 22:
-//line funcs.go:1370
+//line funcs.go:1395
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1370
+//line funcs.go:1395
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1371
+//line funcs.go:1396
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9606
+//line funcs_async.go:9815
 		case 23:
-//line funcs.go:1369
+//line funcs.go:1394
 			f2.i3 = f2.rangeNext
-//line funcs.go:1369
+//line funcs.go:1394
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9613
+//line funcs_async.go:9822
 		case 24:
-//line funcs.go:1372
+//line funcs.go:1397
 			f2.fs = nil
-//line funcs.go:1373
+//line funcs.go:1398
 			f2.rangeIndex4 = 0
-//line funcs.go:1373
+//line funcs.go:1398
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9622
+//line funcs_async.go:9831
 		case 25:
-//line funcs.go:1373
+//line funcs.go:1398
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1374
+//line funcs.go:1399
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1375
+//line funcs.go:1400
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9637
+//line funcs_async.go:9846
 		case 26:
-//line funcs.go:1375
+//line funcs.go:1400
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1376
+//line funcs.go:1401
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9648
+//line funcs_async.go:9857
 		case 27:
-//line funcs.go:1373
+//line funcs.go:1398
 			f2.rangeIndex4++
-//line funcs.go:1373
+//line funcs.go:1398
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9655
+//line funcs_async.go:9864
 		case 28:
-//line funcs.go:1377
+//line funcs.go:1402
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1380
+//line funcs.go:1405
 			f2.k = f2.n % 4
-//line funcs.go:1381
+//line funcs.go:1406
 			f2.i4 = 0
-//line funcs.go:1381
+//line funcs.go:1406
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9668
+//line funcs_async.go:9877
 		case 29:
-//line funcs.go:1381
+//line funcs.go:1406
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1382
+//line funcs.go:1407
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9679
+//line funcs_async.go:9888
 		case 30:
-//line funcs.go:1382
+//line funcs.go:1407
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1383
+//line funcs.go:1408
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9691
+//line funcs_async.go:9900
 		case 31:
-//line funcs.go:1381
+//line funcs.go:1406
 			f2.i4++
-//line funcs.go:1381
+//line funcs.go:1406
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9698
+//line funcs_async.go:9907
 		case 32:
-//line funcs.go:1384
+//line funcs.go:1409
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9703
+//line funcs_async.go:9912
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9723,7 +9932,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9727
+//line funcs_async.go:9936
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9754,268 +9963,268 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1392
+//line funcs.go:1417
 			f.total = 0
-//line funcs.go:1393
+//line funcs.go:1418
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1393
+//line funcs.go:1418
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9766
+//line funcs_async.go:9975
 		case 1:
-//line funcs.go:1393
+//line funcs.go:1418
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1394
+//line funcs.go:1419
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1395
+//line funcs.go:1420
 			switch {
-//line funcs.go:1396
+//line funcs.go:1421
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1398
+//line funcs.go:1423
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:9787
+//line funcs_async.go:9996
 		case 2:
-//line funcs.go:1397
+//line funcs.go:1422
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:9793
+//line funcs_async.go:10002
 		case 3:
-//line funcs.go:1399
+//line funcs.go:1424
 			w := f.v / 2
-//line funcs.go:1400
+//line funcs.go:1425
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:9801
+//line funcs_async.go:10010
 		case 4:
-//line funcs.go:1402
+//line funcs.go:1427
 			f.total += f.v
-//line funcs.go:1403
+//line funcs.go:1428
 			f.state = 7
 			continue poll
-//line funcs_async.go:9808
+//line funcs_async.go:10017
 		case 5:
-//line funcs.go:1397
+//line funcs.go:1422
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1403
+//line funcs.go:1428
 			f.state = 7
 			continue poll
-//line funcs_async.go:9820
+//line funcs_async.go:10029
 		case 6:
-//line funcs.go:1400
+//line funcs.go:1425
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1400
+//line funcs.go:1425
 			f.total += tmp + f.v
-//line funcs.go:1403
+//line funcs.go:1428
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9833
+//line funcs_async.go:10042
 		case 7:
-//line funcs.go:1404
+//line funcs.go:1429
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1405
+//line funcs.go:1430
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:9844
+//line funcs_async.go:10053
 		case 8:
-//line funcs.go:1406
+//line funcs.go:1431
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:9850
+//line funcs_async.go:10059
 		case 9:
-//line funcs.go:1406
+//line funcs.go:1431
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1407
+//line funcs.go:1432
 			f.state = 11
 			continue poll
-//line funcs_async.go:9861
+//line funcs_async.go:10070
 		case 10:
-//line funcs.go:1409
+//line funcs.go:1434
 			f.total += k
-//line funcs.go:1410
+//line funcs.go:1435
 			f.state = 11
 			fallthrough
-//line funcs_async.go:9868
+//line funcs_async.go:10077
 		case 11:
-//line funcs.go:1393
+//line funcs.go:1418
 			f.i++
-//line funcs.go:1393
+//line funcs.go:1418
 			f.state = 1
 			continue poll
-//line funcs_async.go:9875
+//line funcs_async.go:10084
 		case 12:
-//line funcs.go:1411
+//line funcs.go:1436
 			f.last = -1
-//line funcs.go:1412
+//line funcs.go:1437
 			f.i2 = 0
-//line funcs.go:1412
+//line funcs.go:1437
 			f.state = 13
 			fallthrough
-//line funcs_async.go:9884
+//line funcs_async.go:10093
 		case 13:
-//line funcs.go:1412
+//line funcs.go:1437
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1413
+//line funcs.go:1438
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1417
+//line funcs.go:1442
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:9901
+//line funcs_async.go:10110
 		case 14:
-//line funcs.go:1417
+//line funcs.go:1442
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1418
+//line funcs.go:1443
 			f.state = 15
 			fallthrough
-//line funcs_async.go:9912
+//line funcs_async.go:10121
 		case 15:
-//line funcs.go:1412
+//line funcs.go:1437
 			f.i2++
-//line funcs.go:1412
+//line funcs.go:1437
 			f.state = 13
 			continue poll
-//line funcs_async.go:9919
+//line funcs_async.go:10128
 		case 16:
-//line funcs.go:1419
+//line funcs.go:1444
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:9928
+//line funcs_async.go:10137
 		case 17:
-//line funcs.go:1420
+//line funcs.go:1445
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1421
+//line funcs.go:1446
 			switch {
-//line funcs.go:1422
+//line funcs.go:1447
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:9941
+//line funcs_async.go:10150
 		case 18:
-//line funcs.go:1428
+//line funcs.go:1453
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1429
+//line funcs.go:1454
 			switch {
-//line funcs.go:1430
+//line funcs.go:1455
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:9954
+//line funcs_async.go:10163
 		case 19:
-//line funcs.go:1423
+//line funcs.go:1448
 			f.total += x2
-//line funcs.go:1426
+//line funcs.go:1451
 			f.state = 22
 			continue poll
-//line funcs_async.go:9961
+//line funcs_async.go:10170
 		case 20:
-//line funcs.go:1425
+//line funcs.go:1450
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:9967
+//line funcs_async.go:10176
 		case 21:
-//line funcs.go:1425
+//line funcs.go:1450
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1426
+//line funcs.go:1451
 			f.state = 22
 			fallthrough
-//line funcs_async.go:9979
+//line funcs_async.go:10188
 		case 22:
-//line funcs.go:1427
+//line funcs.go:1452
 			f.state = 27
 			continue poll
-//line funcs_async.go:9984
+//line funcs_async.go:10193
 		case 23:
-//line funcs.go:1431
+//line funcs.go:1456
 			f.total -= x3
-//line funcs.go:1434
+//line funcs.go:1459
 			f.state = 26
 			continue poll
-//line funcs_async.go:9991
+//line funcs_async.go:10200
 		case 24:
-//line funcs.go:1433
+//line funcs.go:1458
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:9997
+//line funcs_async.go:10206
 		case 25:
-//line funcs.go:1433
+//line funcs.go:1458
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1434
+//line funcs.go:1459
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10009
+//line funcs_async.go:10218
 		case 26:
-//line funcs.go:1435
+//line funcs.go:1460
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10014
+//line funcs_async.go:10223
 		case 27:
-//line funcs.go:1436
+//line funcs.go:1461
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10019
+//line funcs_async.go:10228
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10039,7 +10248,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10043
+//line funcs_async.go:10252
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10084,9 +10293,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1443
+//line funcs.go:1468
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10090
+//line funcs_async.go:10299
 	}
 }
 
@@ -10095,30 +10304,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1441
+//line funcs.go:1466
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1442
+//line funcs.go:1467
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10104
+//line funcs_async.go:10313
 		case 1:
-//line funcs.go:1442
+//line funcs.go:1467
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1443
+//line funcs.go:1468
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1444
+//line funcs.go:1469
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1445
+//line funcs.go:1470
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10120
+//line funcs_async.go:10329
 		case 2:
-//line funcs.go:1445
+//line funcs.go:1470
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -10127,7 +10336,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10131
+//line funcs_async.go:10340
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10153,7 +10362,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10157
+//line funcs_async.go:10366
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10176,39 +10385,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1450
+//line funcs.go:1475
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1451
+//line funcs.go:1476
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10185
+//line funcs_async.go:10394
 		case 1:
-//line funcs.go:1451
+//line funcs.go:1476
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1452
+//line funcs.go:1477
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1453
+//line funcs.go:1478
 			f.a = ValueOf[int](nil)
-//line funcs.go:1454
+//line funcs.go:1479
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10201
+//line funcs_async.go:10410
 		case 2:
-//line funcs.go:1454
+//line funcs.go:1479
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1454
+//line funcs.go:1479
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10212
+//line funcs_async.go:10421
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10235,7 +10444,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10239
+//line funcs_async.go:10448
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10261,102 +10470,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1459
+//line funcs.go:1484
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10269
+//line funcs_async.go:10478
 		case 1:
-//line funcs.go:1459
+//line funcs.go:1484
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1459
+//line funcs.go:1484
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1460
+//line funcs.go:1485
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1461
+//line funcs.go:1486
 			f.total = 0
-//line funcs.go:1462
+//line funcs.go:1487
 			f.i = 0
-//line funcs.go:1462
+//line funcs.go:1487
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10288
+//line funcs_async.go:10497
 		case 2:
-//line funcs.go:1462
+//line funcs.go:1487
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1463
+//line funcs.go:1488
 			f.total += f.i
-//line funcs.go:1464
+//line funcs.go:1489
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10300
+//line funcs_async.go:10509
 		case 3:
-//line funcs.go:1462
+//line funcs.go:1487
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10306
+//line funcs_async.go:10515
 		case 4:
-//line funcs.go:1462
+//line funcs.go:1487
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1462
+//line funcs.go:1487
 			f.state = 2
 			continue poll
-//line funcs_async.go:10318
+//line funcs_async.go:10527
 		case 5:
-//line funcs.go:1465
+//line funcs.go:1490
 			f.k = 0
-//line funcs.go:1465
+//line funcs.go:1490
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10325
+//line funcs_async.go:10534
 		case 6:
-//line funcs.go:1465
+//line funcs.go:1490
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1466
+//line funcs.go:1491
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10336
+//line funcs_async.go:10545
 		case 7:
-//line funcs.go:1466
+//line funcs.go:1491
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1467
+//line funcs.go:1492
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10348
+//line funcs_async.go:10557
 		case 8:
-//line funcs.go:1465
+//line funcs.go:1490
 			f.k++
-//line funcs.go:1465
+//line funcs.go:1490
 			f.state = 6
 			continue poll
-//line funcs_async.go:10355
+//line funcs_async.go:10564
 		case 9:
-//line funcs.go:1468
+//line funcs.go:1493
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10360
+//line funcs_async.go:10569
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

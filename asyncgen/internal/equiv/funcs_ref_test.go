@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/blitz-go/blitz/asyncgen/internal/equiv/hook"
 )
 
 func sequenceRef(e *Env, a int) int {
@@ -619,6 +621,22 @@ func defersGenericRef[T noter, V any](e *Env, x T, v V, n int) int {
 	y, x = x, y
 	defer e.Note("swapped %v %v", x, y)
 	return awaitRef(e.Val(w + 1))
+}
+
+func deferPackageVarRef(e *Env, n int) int {
+	hook.Note = func(s string) { e.Note("first hook %s", s) }
+	defer hook.Note("deferred")
+	hook.Note = func(s string) { e.Note("second hook %s", s) }
+	return awaitRef(e.Val(n))
+}
+
+func deferPackageVarLoopRef(e *Env, n int) int {
+	for i := range 2 {
+		hook.Note = func(s string) { e.Note("hook %d %s", i, s) }
+		defer hook.Note("deferred")
+	}
+	hook.Note = func(s string) { e.Note("last hook %s", s) }
+	return awaitRef(e.Val(n))
 }
 
 func (s *stack) pushAllRef(n int) int {
