@@ -21,6 +21,7 @@ func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
 	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(256), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
+	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
 }
 
 // TestPollStateLazyAndReleased: a stream read and written through futures
@@ -60,4 +61,20 @@ func TestPollStateLazyAndReleased(t *testing.T) {
 			require.Nil(t, p.pw.buf, "the finished PollWrite's buffer is not kept")
 		})
 	}
+}
+
+// TestPooledBufBytes: a PooledBuf gives back exactly the bytes it was made
+// of, with no spare capacity (an append must not write into the pool's
+// buffer), and the zero PooledBuf has none.
+func TestPooledBufBytes(t *testing.T) {
+	require.Nil(t, PooledBuf{}.Bytes())
+	PooledBuf{}.Release() // releases nothing
+	buf := make([]byte, 64)
+	copy(buf, "hello, pool")
+	p := pooledBuf(buf[:11], nil, 0)
+	require.Equal(t, []byte("hello, pool"), p.Bytes())
+	require.Equal(t, 11, cap(p.Bytes()))
+	_ = append(p.Bytes(), '!')
+	require.Equal(t, byte(0), buf[11], "an append to Bytes copies")
+	require.Nil(t, pooledBuf(buf[:0], nil, 0).Bytes())
 }

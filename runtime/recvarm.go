@@ -326,7 +326,7 @@ again:
 		return future.Result[PooledBuf]{Err: io.EOF}, true, true
 	}
 	r.f.done = true
-	return future.Ok(PooledBuf{b: ring.b.Buffer(poolGroup, res.id)[:res.n], r: ring, id: res.id, pooled: true}), true, true
+	return future.Ok(pooledBuf(ring.b.Buffer(poolGroup, res.id)[:res.n], ring, res.id)), true, true
 }
 
 // cancelArmed gives up r's armed receive: the backend is asked to end it,
