@@ -9,9 +9,11 @@
 // state enum, the awaited futures embedded by value, fields for what lives
 // across an await), goroutine.go as blocking code for a goroutine, and
 // proposed_test.go as the generated code edited the way the generator could
-// emit it. The tests check that all of them compute the same thing before
-// the benchmarks time them; the tests run the idle measurements at a smoke
-// size, and the benchmarks run only under -bench.
+// emit it; handleClosing, handle with a deferred Close of its connection,
+// measures what a defer adds to a generated handler. The tests check that
+// all of them compute the same thing before the benchmarks time them; the
+// tests run the idle measurements at a smoke size, and the benchmarks run
+// only under -bench.
 //
 // The leaf futures (conn.go) are ready at their second poll: the first wakes
 // the task and returns not ready, as a read whose data arrives at once does,
