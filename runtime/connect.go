@@ -102,6 +102,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		}
 		if err != nil {
 			c.f.done = true
+			c.n.addrs.Store(&noAddrs) // none to read: the descriptor goes now
 			_ = c.n.ring.b.CloseFD(c.n.fd)
 			return future.Fail[S](c.n.opError("dial", err)), true
 		}
@@ -111,16 +112,17 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		return future.Result[S]{}, false
 	}
 	if res.Err != nil {
-		c.n.peer = c.addr
+		c.n.setAddrs(backend.Addr{}, c.addr)
 		err := c.n.opError("dial", res.Err)
 		_ = c.n.close()
 		return future.Fail[S](err), true
 	}
-	c.n.local, _ = c.n.ring.b.LocalAddr(c.n.fd)
-	c.n.peer, _ = c.n.ring.b.PeerAddr(c.n.fd)
-	if c.n.peer.IsZero() {
-		c.n.peer = c.addr
+	local, _ := c.n.ring.b.LocalAddr(c.n.fd)
+	peer, _ := c.n.ring.b.PeerAddr(c.n.fd)
+	if peer.IsZero() {
+		peer = c.addr
 	}
+	c.n.setAddrs(local, peer)
 	return future.Ok(c.wrap(c.n)), true
 }
 
@@ -134,7 +136,7 @@ func (c *ConnectFuture[S]) open() error {
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Addr: netAddr(c.net, c.addr), Err: err}
 	}
-	c.n = &netFD{rt: c.h.rt, ring: r, fd: fd, net: c.net}
+	c.n = newNetFD(c.h.rt, r, fd, kindOf(c.net), true) // no addresses before the connect
 	return nil
 }
 

@@ -4,6 +4,8 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"net"
 	"testing"
 	"time"
 	"unsafe"
@@ -19,7 +21,7 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
-	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(256), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
 }
@@ -77,4 +79,35 @@ func TestPooledBufBytes(t *testing.T) {
 	_ = append(p.Bytes(), '!')
 	require.Equal(t, byte(0), buf[11], "an append to Bytes copies")
 	require.Nil(t, pooledBuf(buf[:0], nil, 0).Bytes())
+}
+
+// TestAcceptedConnAddrsLazy: an accepted connection reads its addresses
+// only when asked (it carries none while it serves), they are the right
+// ones, and an error after Close still names them (Close reads them
+// while the descriptor is still the connection's).
+func TestAcceptedConnAddrsLazy(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			_, s, c := idlePair(t, bk)
+			require.Nil(t, s.n.addrs.Load(), "no addresses read before they are asked for")
+			require.Equal(t, c.LocalAddr().String(), s.RemoteAddr().String())
+			require.Equal(t, c.RemoteAddr().String(), s.LocalAddr().String())
+			require.Equal(t, "tcp", s.LocalAddr().Network())
+
+			rt, s2, c2 := idlePair(t, bk)
+			require.Nil(t, s2.n.addrs.Load())
+			require.NoError(t, s2.Close())
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := BlockOn(ctx, rt.Handle(), s2.Read(make([]byte, 8)))
+			require.NoError(t, err)
+			require.ErrorIs(t, r.Err, net.ErrClosed)
+			var oe *net.OpError
+			require.True(t, errors.As(r.Err, &oe))
+			require.Equal(t, "tcp", oe.Net)
+			require.NotNil(t, oe.Addr, "the error after Close names the peer")
+			require.Equal(t, c2.LocalAddr().String(), oe.Addr.String())
+			require.Equal(t, c2.RemoteAddr().String(), oe.Source.String())
+		})
+	}
 }

@@ -35,15 +35,17 @@ type netFD struct {
 	// buffers of the socket go to its backend (see ioDriver).
 	ring *ioRing
 	fd   backend.FD
-	net  string // "tcp", "udp", "unix", "unixgram": for errors and net.Addr
-	// local and peer are the addresses, read at creation.
-	local, peer backend.Addr
+	// addrs are the socket's addresses: nil until first needed for an
+	// accepted connection (see addresses), which so does not carry them
+	// while it only serves; set at creation for the other sockets.
+	addrs atomic.Pointer[sockAddrs]
 	// closed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	closed atomic.Bool
 	// hints holds the socket's flags (fdReadHot, fdNoFast, fdReadShut),
 	// set and cleared with atomic Or and And, read with Load by the read
-	// and write paths. Beside closed, so the two share one 8-byte word.
+	// and write paths, and in its top byte the socket's netKind, written
+	// at creation. Beside closed, so the two share one 8-byte word.
 	hints atomic.Uint32
 	// users counts the operations between their check of closed and the
 	// moment the backend has the op (or the system call returned): the
@@ -83,6 +85,77 @@ const (
 	// fdReadShut is set by CloseRead: later reads return io.EOF.
 	fdReadShut
 )
+
+// kindShift is the place of the netKind in netFD.hints.
+const kindShift = 24
+
+// netKind is a socket's network, as Go's net package names it.
+type netKind uint8
+
+const (
+	kindTCP netKind = iota
+	kindUDP
+	kindUnix
+	kindUnixgram
+)
+
+// networks are the names of the netKinds.
+var networks = [...]string{kindTCP: "tcp", kindUDP: "udp", kindUnix: "unix", kindUnixgram: "unixgram"}
+
+// kindOf returns the netKind of a network name ("tcp", "unix", ...).
+func kindOf(network string) netKind {
+	for k, name := range networks {
+		if name == network {
+			return netKind(k)
+		}
+	}
+	return kindTCP
+}
+
+// network returns the socket's network: "tcp", "udp", "unix" or
+// "unixgram", for errors and net.Addr.
+func (n *netFD) network() string { return networks[netKind(n.hints.Load()>>kindShift)] }
+
+// sockAddrs are a socket's local and peer addresses.
+type sockAddrs struct {
+	local, peer backend.Addr
+}
+
+// noAddrs stands for the addresses of a socket closed before they were
+// read.
+var noAddrs sockAddrs
+
+// addresses returns the socket's addresses, reading them from the system
+// on the first call for an accepted connection (so that a connection that
+// never asks costs neither the memory nor the system calls). Once the
+// socket is closed they can no longer be read: the zero addresses stand
+// in (close reads them first, see close). Any goroutine or task may call
+// it.
+func (n *netFD) addresses() *sockAddrs {
+	if a := n.addrs.Load(); a != nil { // load-acquire: pairs with the CompareAndSwap below
+		return a
+	}
+	if !n.users.acquire() { // closed: the descriptor may be another socket's by now
+		if a := n.addrs.Load(); a != nil {
+			return a
+		}
+		return &noAddrs
+	}
+	a := new(sockAddrs)
+	a.local, _ = n.ring.b.LocalAddr(n.fd)
+	a.peer, _ = n.ring.b.PeerAddr(n.fd)
+	n.done()
+	if !n.addrs.CompareAndSwap(nil, a) { // publishes a to the Loads above
+		a = n.addrs.Load()
+	}
+	return a
+}
+
+// setAddrs sets the socket's addresses (a new socket's, a datagram
+// socket's after Connect).
+func (n *netFD) setAddrs(local, peer backend.Addr) {
+	n.addrs.Store(&sockAddrs{local: local, peer: peer}) // publishes to addresses' Load
+}
 
 // hint reports whether flag f of n.hints is set.
 func (n *netFD) hint(f uint32) bool { return n.hints.Load()&f != 0 }
@@ -200,11 +273,16 @@ func ringFor(h Handle) (*ioRing, error) {
 	return rt.io.home(), nil
 }
 
-// newNetFD wraps fd, homed on r, reading its addresses.
-func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, network string) *netFD {
-	n := &netFD{rt: rt, ring: r, fd: fd, net: network}
-	n.local, _ = r.b.LocalAddr(fd)
-	n.peer, _ = r.b.PeerAddr(fd)
+// newNetFD wraps fd, homed on r. With lazyAddrs (an accepted connection)
+// its addresses are read when first needed (see addresses); otherwise now.
+func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, kind netKind, lazyAddrs bool) *netFD {
+	n := &netFD{rt: rt, ring: r, fd: fd}
+	n.hints.Store(uint32(kind) << kindShift) // before n is shared
+	if !lazyAddrs {
+		local, _ := r.b.LocalAddr(fd)
+		peer, _ := r.b.PeerAddr(fd)
+		n.setAddrs(local, peer)
+	}
 	return n
 }
 
@@ -226,6 +304,11 @@ func (n *netFD) done() {
 // (with ErrCanceled, reported as ErrClosed) before the descriptor is
 // released, so its number cannot be reused under them.
 func (n *netFD) close() error {
+	if n.addrs.Load() == nil {
+		// The last moment the addresses can be read: later errors of the
+		// ops in flight name them.
+		n.addresses()
+	}
 	already, busy := n.users.markClosing()
 	if already {
 		return n.opError("close", ErrClosed)
@@ -267,7 +350,8 @@ func (n *netFD) opError(op string, err error) error {
 	if errors.Is(err, backend.ErrTimeout) {
 		err = timeoutError{err}
 	}
-	return &net.OpError{Op: op, Net: n.net, Source: netAddr(n.net, n.local), Addr: netAddr(n.net, n.peer), Err: err}
+	nw, a := n.network(), n.addresses()
+	return &net.OpError{Op: op, Net: nw, Source: netAddr(nw, a.local), Addr: netAddr(nw, a.peer), Err: err}
 }
 
 // errDeadline is what a net.Conn's expired deadline matches.

@@ -47,9 +47,25 @@ type recvArm struct {
 	owner *ReadPooledFuture
 	// wk is the waker of the owner, or of a Read waiting to take over an
 	// abandoned receive.
-	wk    waker.Waker
-	res   armResult
+	wk waker.Waker
+	// res is the stored completion (armDone), its fields inline so that
+	// state fits in their padding (see result, setResult).
+	err   error
+	n     int32
+	id    uint16
+	buf   bool
 	state armState
+}
+
+// result returns the stored completion. a.mu must be held.
+func (a *recvArm) result() armResult {
+	return armResult{err: a.err, n: a.n, id: a.id, buf: a.buf}
+}
+
+// setResult stores r as the completion (the zero armResult clears it).
+// a.mu must be held.
+func (a *recvArm) setResult(r armResult) {
+	a.err, a.n, a.id, a.buf = r.err, r.n, r.id, r.buf
 }
 
 // armResult is an armed receive's completion.
@@ -172,7 +188,7 @@ func (r *ioRing) armComplete(cx *future.Context, c *backend.Completion) {
 		r.releaseArmed(c)
 		return
 	}
-	a.res = armResult{err: c.Err, n: int32(c.N), id: c.BufferID, buf: c.Flags&backend.HasBuffer != 0}
+	a.setResult(armResult{err: c.Err, n: int32(c.N), id: c.BufferID, buf: c.Flags&backend.HasBuffer != 0})
 	a.state = armDone
 	wk := a.wk
 	a.wk = waker.Waker{}
@@ -198,7 +214,8 @@ func (n *netFD) armClosed() {
 	var res armResult
 	take := a.state == armDone && a.owner == nil
 	if take {
-		res, a.res, a.state = a.res, armResult{}, armIdle
+		res, a.state = a.result(), armIdle
+		a.setResult(armResult{})
 	}
 	a.mu.Unlock()
 	if take && res.buf {
@@ -231,8 +248,9 @@ func (n *netFD) takeArmed(cx *future.Context) (data []byte, eof, pending bool, e
 		a.mu.Unlock()
 		return nil, false, true, nil
 	}
-	res := a.res
-	a.res, a.state = armResult{}, armIdle
+	res := a.result()
+	a.setResult(armResult{})
+	a.state = armIdle
 	a.mu.Unlock()
 	switch {
 	case res.buf:
@@ -303,8 +321,9 @@ again:
 		cx.Waiting(ioWaitKinds[backend.KindRecv], uint64(n.fd))
 		return v, false, true
 	}
-	res := a.res
-	a.res, a.state, a.owner, a.wk = armResult{}, armIdle, nil, waker.Waker{}
+	res := a.result()
+	a.setResult(armResult{})
+	a.state, a.owner, a.wk = armIdle, nil, waker.Waker{}
 	a.mu.Unlock()
 	r.f.armed = false
 	switch {

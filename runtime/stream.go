@@ -21,8 +21,8 @@ type conn struct {
 }
 
 // LocalAddr and RemoteAddr return the connection's addresses.
-func (s *conn) LocalAddr() net.Addr  { return netAddr(s.n.net, s.n.local) }
-func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.net, s.n.peer) }
+func (s *conn) LocalAddr() net.Addr  { return netAddr(s.n.network(), s.n.addresses().local) }
+func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.network(), s.n.addresses().peer) }
 
 // SetReadTimeout bounds every later Read: one that waits longer fails with
 // a timeout error (errors.Is ErrTimeout, os.ErrDeadlineExceeded). 0 removes

@@ -53,11 +53,11 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 	if err := d.b.Listen(fd, 0); err != nil {
 		return fail(err)
 	}
-	return &TCPListener{listener{n: newNetFD(h.rt, d, fd, "tcp")}}, nil
+	return &TCPListener{listener{n: newNetFD(h.rt, d, fd, kindTCP, false)}}, nil
 }
 
 // AddrPort returns the listener's local address as a netip.AddrPort.
-func (l *TCPListener) AddrPort() netip.AddrPort { return l.n.local.IP }
+func (l *TCPListener) AddrPort() netip.AddrPort { return l.n.addresses().local.IP }
 
 // Accept returns a future of the next connection (see AcceptFuture).
 func (l *TCPListener) Accept() *AcceptFuture[*TCPStream] {

@@ -44,14 +44,14 @@ func BindUDPAddr(h Handle, addr netip.AddrPort) (*UDPSocket, error) {
 		_ = d.b.CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "udp", Addr: netAddr("udp", a), Err: err}
 	}
-	return &UDPSocket{n: newNetFD(h.rt, d, fd, "udp")}, nil
+	return &UDPSocket{n: newNetFD(h.rt, d, fd, kindUDP, false)}, nil
 }
 
 // LocalAddr returns the socket's address.
-func (u *UDPSocket) LocalAddr() net.Addr { return netAddr("udp", u.n.local) }
+func (u *UDPSocket) LocalAddr() net.Addr { return netAddr("udp", u.n.addresses().local) }
 
 // LocalAddrPort returns the socket's address as a netip.AddrPort.
-func (u *UDPSocket) LocalAddrPort() netip.AddrPort { return u.n.local.IP }
+func (u *UDPSocket) LocalAddrPort() netip.AddrPort { return u.n.addresses().local.IP }
 
 // Close closes the socket; operations in flight fail with ErrClosed.
 func (u *UDPSocket) Close() error { return u.n.close() }
@@ -101,7 +101,7 @@ func (u *UDPSocket) Connect(addr netip.AddrPort) error {
 	if err != nil {
 		return u.n.opError("connect", err)
 	}
-	u.n.peer = backend.AddrPort(addr)
+	u.n.setAddrs(u.n.addresses().local, backend.AddrPort(addr))
 	return nil
 }
 
@@ -179,7 +179,7 @@ func (s *SendToFuture) poll(cx *future.Context) (future.Result[int], bool) {
 		if s.connected {
 			op.Kind, op.Addr = backend.KindSend, backend.Addr{}
 			if len(s.buf) == 0 {
-				op.Kind, op.Addr = backend.KindSendTo, s.n.peer
+				op.Kind, op.Addr = backend.KindSendTo, s.n.addresses().peer
 			}
 		}
 		_, _, _, pending, err := s.f.start(cx, s.n, s.n.writeSlot())

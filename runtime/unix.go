@@ -23,7 +23,7 @@ func ListenUnix(h Handle, path string) (*UnixListener, error) {
 		_ = d.b.CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: &net.UnixAddr{Name: path, Net: "unix"}, Err: err}
 	}
-	return &UnixListener{listener{n: newNetFD(h.rt, d, fd, "unix")}}, nil
+	return &UnixListener{listener{n: newNetFD(h.rt, d, fd, kindUnix, false)}}, nil
 }
 
 // bindUnix makes a Unix socket of typ bound to path ("" leaves it unbound),
@@ -78,11 +78,11 @@ func BindUnixDatagram(h Handle, path string) (*UnixDatagram, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &UnixDatagram{n: newNetFD(h.rt, d, fd, "unixgram")}, nil
+	return &UnixDatagram{n: newNetFD(h.rt, d, fd, kindUnixgram, false)}, nil
 }
 
 // LocalAddr returns the socket's address.
-func (u *UnixDatagram) LocalAddr() net.Addr { return netAddr("unixgram", u.n.local) }
+func (u *UnixDatagram) LocalAddr() net.Addr { return netAddr("unixgram", u.n.addresses().local) }
 
 // Close closes the socket.
 func (u *UnixDatagram) Close() error { return u.n.close() }
