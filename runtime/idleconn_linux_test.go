@@ -427,75 +427,58 @@ func TestIdleConnClientChild(t *testing.T) {
 }
 
 // idleEcho is the echo example's handler (examples/echo: echo), written as
-// the state machine blitzgen makes of it (the same fields, the deferred
-// Close kept as blitzgen keeps it); variant "read" reads as the example
-// does (ReadPooled), "echo4k" as it did before (a Read into a 4 KiB buffer
-// of the connection's own). served counts the round trips.
+// the state machine blitzgen makes of it: the same fields in the same
+// order, the deferred Close open-coded (a bit in deferBits, run by
+// runDefers), reading as the example does (ReadPooled). served counts the
+// round trips.
 type idleEcho struct {
-	state  int
-	rp     *runtime.ReadPooledFuture
-	wr     *runtime.WriteAllFuture
-	defers []func() // the example's deferred Close, as blitzgen keeps it
-	s      *runtime.TCPStream
-	served *atomic.Int64
-	data   runtime.PooledBuf
-	_      error // the generated machine's err, kept for the same size
-	// The echo4k variant's.
-	own bool
-	buf []byte
-	rd  *runtime.ReadFuture
+	state     int32
+	deferBits uint8
+	rp        *runtime.ReadPooledFuture
+	wr        *runtime.WriteAllFuture
+	s         *runtime.TCPStream
+	served    *atomic.Int64
+	data      runtime.PooledBuf
+	err       error
 }
 
-func newIdleEcho(s *runtime.TCPStream, variant string, served *atomic.Int64) *idleEcho {
-	return &idleEcho{s: s, served: served, own: variant == "echo4k"}
+// newIdleEcho returns the handler of variant: "read" the example's,
+// "echo4k" one that reads into a 4 KiB buffer of the connection's own, as
+// the example did before pooled reads.
+func newIdleEcho(s *runtime.TCPStream, variant string, served *atomic.Int64) future.Future[error] {
+	if variant == "echo4k" {
+		return &idleEcho4k{s: s, served: served}
+	}
+	return &idleEcho{s: s, served: served}
 }
 
 func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
 	for {
 		switch e.state {
 		case 0:
-			deferred := e.s.Close
-			e.defers = append(e.defers, func() { deferred() })
+			_ = e.s.Close // the defer statement's nil check, as generated
+			e.deferBits |= 1
 			_ = e.s.SetNoDelay(true)
-			if e.own {
-				e.buf = make([]byte, 4096)
-			}
 			e.state = 1
 		case 1:
-			if e.own {
-				e.rd = e.s.Read(e.buf)
-			} else {
-				e.rp = e.s.ReadPooled()
-			}
+			e.rp = e.s.ReadPooled()
 			e.state = 2
 		case 2:
-			var n int
-			var err error
-			if e.own {
-				r, ok := e.rd.Poll(cx)
-				if !ok {
-					return nil, false
-				}
-				e.rd, n, err = nil, r.Value, r.Err
-			} else {
-				r, ok := e.rp.Poll(cx)
-				if !ok {
-					return nil, false
-				}
-				e.rp, e.data, err = nil, r.Value, r.Err
+			r, ok := e.rp.Poll(cx)
+			if !ok {
+				return nil, false
 			}
-			if err != nil {
-				_ = e.s.Close()
-				if errors.Is(err, io.EOF) {
-					return nil, true
-				}
-				return err, true
+			e.rp = nil
+			e.data, e.err = r.Value, r.Err
+			if errors.Is(e.err, io.EOF) {
+				e.runDefers()
+				return nil, true
 			}
-			if e.own {
-				e.wr = e.s.WriteAll(e.buf[:n])
-			} else {
-				e.wr = e.s.WriteAll(e.data.Bytes())
+			if e.err != nil {
+				e.runDefers()
+				return e.err, true
 			}
+			e.wr = e.s.WriteAll(e.data.Bytes())
 			e.state = 3
 		case 3:
 			r, ok := e.wr.Poll(cx)
@@ -503,10 +486,78 @@ func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
 				return nil, false
 			}
 			e.wr = nil
-			if !e.own {
-				e.data.Release()
-				e.data = runtime.PooledBuf{}
+			e.data.Release()
+			if r.Err != nil {
+				e.runDefers()
+				return r.Err, true
 			}
+			e.served.Add(1)
+			e.state = 1
+		}
+	}
+}
+
+// runDefers runs the deferred Close if it is due.
+func (e *idleEcho) runDefers() {
+	if e.deferBits&1 != 0 {
+		e.deferBits &^= 1
+		_ = e.s.Close()
+	}
+}
+
+// Cancel cancels the future in flight and runs the deferred Close.
+func (e *idleEcho) Cancel() {
+	if e.rp != nil {
+		e.rp.Cancel()
+	}
+	if e.wr != nil {
+		e.wr.Cancel()
+	}
+	e.runDefers()
+}
+
+// idleEcho4k is the echo handler with a 4 KiB read buffer of the
+// connection's own.
+type idleEcho4k struct {
+	state  int
+	buf    []byte
+	rd     *runtime.ReadFuture
+	wr     *runtime.WriteAllFuture
+	s      *runtime.TCPStream
+	served *atomic.Int64
+}
+
+func (e *idleEcho4k) Poll(cx *future.Context) (error, bool) {
+	for {
+		switch e.state {
+		case 0:
+			_ = e.s.SetNoDelay(true)
+			e.buf = make([]byte, 4096)
+			e.state = 1
+		case 1:
+			e.rd = e.s.Read(e.buf)
+			e.state = 2
+		case 2:
+			r, ok := e.rd.Poll(cx)
+			if !ok {
+				return nil, false
+			}
+			e.rd = nil
+			if r.Err != nil {
+				_ = e.s.Close()
+				if errors.Is(r.Err, io.EOF) {
+					return nil, true
+				}
+				return r.Err, true
+			}
+			e.wr = e.s.WriteAll(e.buf[:r.Value])
+			e.state = 3
+		case 3:
+			r, ok := e.wr.Poll(cx)
+			if !ok {
+				return nil, false
+			}
+			e.wr = nil
 			if r.Err != nil {
 				_ = e.s.Close()
 				return r.Err, true
@@ -517,13 +568,10 @@ func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
 	}
 }
 
-// Cancel closes the connection, as the example's deferred Close does.
-func (e *idleEcho) Cancel() {
+// Cancel closes the connection.
+func (e *idleEcho4k) Cancel() {
 	if e.rd != nil {
 		e.rd.Cancel()
-	}
-	if e.rp != nil {
-		e.rp.Cancel()
 	}
 	if e.wr != nil {
 		e.wr.Cancel()

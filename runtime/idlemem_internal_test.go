@@ -21,7 +21,7 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
-	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(160), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
 }
@@ -82,9 +82,10 @@ func TestPooledBufBytes(t *testing.T) {
 }
 
 // TestAcceptedConnAddrsLazy: an accepted connection reads its addresses
-// only when asked (it carries none while it serves), they are the right
-// ones, and an error after Close still names them (Close reads them
-// while the descriptor is still the connection's).
+// only when asked (it carries none but its peer's, compact, while it
+// serves), they are the right ones, an error after Close still names them
+// (Close reads them while the descriptor is still the connection's), and
+// a connection reset by its peer still tells who the peer was.
 func TestAcceptedConnAddrsLazy(t *testing.T) {
 	for _, bk := range idleBackends(t) {
 		t.Run(bk, func(t *testing.T) {
@@ -108,6 +109,23 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 			require.NotNil(t, oe.Addr, "the error after Close names the peer")
 			require.Equal(t, c2.LocalAddr().String(), oe.Addr.String())
 			require.Equal(t, c2.RemoteAddr().String(), oe.Source.String())
+
+			// A peer that resets the connection before anything asked for
+			// the addresses: the peer's can no longer be read from the
+			// system, and RemoteAddr still gives it (read at the accept).
+			rt3, s3, c3 := idlePair(t, bk)
+			require.Nil(t, s3.n.addrs.Load())
+			require.NoError(t, c3.(*net.TCPConn).SetLinger(0))
+			want := c3.LocalAddr().String()
+			require.NoError(t, c3.Close()) // a reset, with linger 0
+			r3, err := BlockOn(ctx, rt3.Handle(), s3.Read(make([]byte, 8)))
+			require.NoError(t, err)
+			require.Error(t, r3.Err, "a read of a reset connection")
+			require.NotNil(t, s3.RemoteAddr(), "RemoteAddr of a reset connection")
+			require.Equal(t, want, s3.RemoteAddr().String())
+			require.True(t, errors.As(r3.Err, &oe))
+			require.NotNil(t, oe.Addr, "the reset's error names the peer")
+			require.Equal(t, want, oe.Addr.String())
 		})
 	}
 }

@@ -39,6 +39,10 @@ type netFD struct {
 	// accepted connection (see addresses), which so does not carry them
 	// while it only serves; set at creation for the other sockets.
 	addrs atomic.Pointer[sockAddrs]
+	// peer is an accepted IP connection's peer address, read at the
+	// accept, the one address that a reset connection can no longer tell
+	// (its local one it can): so RemoteAddr never loses it. Immutable.
+	peer netip.AddrPort
 	// closed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	closed atomic.Bool
@@ -143,7 +147,11 @@ func (n *netFD) addresses() *sockAddrs {
 	}
 	a := new(sockAddrs)
 	a.local, _ = n.ring.b.LocalAddr(n.fd)
-	a.peer, _ = n.ring.b.PeerAddr(n.fd)
+	if n.peer.IsValid() {
+		a.peer = backend.AddrPort(n.peer)
+	} else {
+		a.peer, _ = n.ring.b.PeerAddr(n.fd)
+	}
 	n.done()
 	if !n.addrs.CompareAndSwap(nil, a) { // publishes a to the Loads above
 		a = n.addrs.Load()
@@ -273,15 +281,30 @@ func ringFor(h Handle) (*ioRing, error) {
 	return rt.io.home(), nil
 }
 
-// newNetFD wraps fd, homed on r. With lazyAddrs (an accepted connection)
-// its addresses are read when first needed (see addresses); otherwise now.
-func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, kind netKind, lazyAddrs bool) *netFD {
+// How newNetFD reads a socket's addresses.
+type addrMode uint8
+
+const (
+	addrsNow       addrMode = iota // both now (listeners, datagram sockets)
+	addrsAccepted                  // an accepted connection's: its IP peer's now, the rest on first use
+	addrsAtConnect                 // none: the connect sets them (setAddrs)
+)
+
+// newNetFD wraps fd, homed on r, reading its addresses as mode says. An
+// accepted connection's are read when first needed (see addresses), but
+// for an IP peer's, kept compact now (netFD.peer).
+func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
 	n := &netFD{rt: rt, ring: r, fd: fd}
 	n.hints.Store(uint32(kind) << kindShift) // before n is shared
-	if !lazyAddrs {
+	switch mode {
+	case addrsNow:
 		local, _ := r.b.LocalAddr(fd)
 		peer, _ := r.b.PeerAddr(fd)
 		n.setAddrs(local, peer)
+	case addrsAccepted:
+		if peer, err := r.b.PeerAddr(fd); err == nil && peer.IP.IsValid() {
+			n.peer = peer.IP
+		}
 	}
 	return n
 }
