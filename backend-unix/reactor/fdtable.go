@@ -18,16 +18,16 @@ type fdState struct {
 	mu sync.Mutex
 	// rq, wq and pq are the read-side, write-side and poll queues.
 	rq, wq, pq opQueue
+	// armed: a receive is armed (ArmRecv), into group armGroup, its
+	// completion keyed armKey.
+	armKey   uint64
+	armGroup uint16
+	armed    bool
 	// registered: the descriptor is in the poller.
 	registered bool
 	// probed: fstat has classified the descriptor for read and write ops;
 	// isFile: it is a regular file or block device (never waited on).
 	probed, isFile bool
-	// armed: a receive is armed (ArmRecv), into group armGroup, its
-	// completion keyed armKey.
-	armed    bool
-	armGroup uint16
-	armKey   uint64
 }
 
 // queue returns the queue an op of kind k waits in.
@@ -41,41 +41,50 @@ func (fs *fdState) queue(op *backend.Op) *opQueue {
 	return &fs.rq
 }
 
-// opQueue is an intrusive FIFO of ops linked through Internal.Next/Prev.
+// opQueue is an intrusive FIFO of ops linked through Internal.Next/Prev,
+// one word wide: Next runs from the head to the tail (nil after the tail),
+// and Prev is circular, the head's Prev being the tail, so that push finds
+// the tail without a second word and every queued op has a non-nil Prev.
 type opQueue struct {
-	head, tail *backend.Op
+	head *backend.Op
 }
 
 func (q *opQueue) empty() bool { return q.head == nil }
 
 func (q *opQueue) push(op *backend.Op) {
 	op.Internal.Next = nil
-	op.Internal.Prev = q.tail
-	if q.tail != nil {
-		q.tail.Internal.Next = op
-	} else {
+	if q.head == nil {
+		op.Internal.Prev = op
 		q.head = op
+		return
 	}
-	q.tail = op
+	tail := q.head.Internal.Prev
+	tail.Internal.Next = op
+	op.Internal.Prev = tail
+	q.head.Internal.Prev = op
 }
 
 // contains reports whether op is in q. An op only ever waits in the queue
-// its kind picks (fdState.queue), so the caller passes that one.
+// its kind picks (fdState.queue), so the caller passes that one; a queued
+// op's Prev is never nil, an unqueued op's always is.
 func (q *opQueue) contains(op *backend.Op) bool {
-	return op.Internal.Prev != nil || q.head == op
+	return op.Internal.Prev != nil
 }
 
 func (q *opQueue) remove(op *backend.Op) {
 	next, prev := op.Internal.Next, op.Internal.Prev
-	if prev != nil {
-		prev.Internal.Next = next
-	} else {
+	switch {
+	case op == q.head:
 		q.head = next
-	}
-	if next != nil {
+		if next != nil {
+			next.Internal.Prev = prev // the tail
+		}
+	case next == nil: // the tail, not the head
+		prev.Internal.Next = nil
+		q.head.Internal.Prev = prev
+	default:
+		prev.Internal.Next = next
 		next.Internal.Prev = prev
-	} else {
-		q.tail = prev
 	}
 	op.Internal.Next, op.Internal.Prev = nil, nil
 }
