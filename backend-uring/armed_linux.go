@@ -12,7 +12,7 @@ import (
 )
 
 // Armed receives (backend.RecvArmer): a RECV with IOSQE_BUFFER_SELECT whose
-// user_data is tagArm and a slot of b.arms, the 24-byte record of the
+// user_data is tagArm and a slot of b.arms, the 16-byte record of the
 // armed receive (no slab record, no Op). The kernel picks the buffer from
 // the group's ring when data arrives. Served where the kernel selects
 // buffers (a buffer ring or PROVIDE_BUFFERS); with the emulated selection
@@ -28,24 +28,40 @@ var (
 
 var _ backend.RecvArmer = (*Backend)(nil)
 
-// armRec is an armed receive. Guarded by the backend's mu, as is the
-// table around it.
+// armRec is an armed receive, 16 bytes: its key, and its descriptor
+// (below maxListedFD, 24 bits), generation (24 bits, never 0 while armed;
+// 0 marks a free slot, whose key then holds the slot+1 of the next free
+// one) and group packed in one word. Guarded by the backend's mu, as is
+// the table around it.
 type armRec struct {
-	key   uint64
-	fd    int32
-	gen   uint32 // never 0 while armed; 0 marks a free slot
-	group uint16
+	key uint64
+	x   uint64 // fd<<40 | gen<<16 | group
 }
 
-// armTable holds the armed receives: recs by slot, free slots, and by
-// descriptor the slot+1 of the receive armed on it (0: none), so that a
-// close or CancelRecv finds it.
+func packArm(fd int32, gen uint32, group uint16) uint64 {
+	return uint64(fd)<<40 | uint64(gen&genMask)<<16 | uint64(group)
+}
+
+func (r *armRec) fd() int32     { return int32(r.x >> 40) }
+func (r *armRec) gen() uint32   { return uint32(r.x>>16) & genMask }
+func (r *armRec) group() uint16 { return uint16(r.x) }
+
+// armTable holds the armed receives: recs by slot (paged, n slots made),
+// the free slots linked through their records (freeHead: slot+1 of the
+// first, 0 if none), and by descriptor the slot+1 of the receive armed on
+// it (0: none), so that a close or CancelRecv finds it.
 type armTable struct {
-	recs  []armRec
-	free  []int32
-	byFD  []int32
-	live  int
-	nextG uint32
+	recs     []*[pageSize]armRec
+	n        int32
+	freeHead int32
+	byFD     fdIndex
+	live     int
+	nextG    uint32
+}
+
+// rec returns slot's record (slot < t.n).
+func (t *armTable) rec(slot int32) *armRec {
+	return &t.recs[slot>>pageBits][slot&(pageSize-1)]
 }
 
 // ArmRecv arms a receive on fd into a buffer of group (see
@@ -54,7 +70,7 @@ func (b *Backend) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 	if key>>backend.ArmKeyBits != 0 {
 		return backend.NewError("arm recv", backend.ErrInvalid, errArmKey)
 	}
-	if fd >= maxListedFD {
+	if fd < 0 || fd >= maxListedFD {
 		return backend.NewError("arm recv", backend.ErrUnsupported, errArmFD)
 	}
 	g := b.group(group)
@@ -70,17 +86,17 @@ func (b *Backend) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 		return backend.ErrClosed
 	}
 	t := &b.arms
-	if int(fd) < len(t.byFD) && t.byFD[fd] != 0 {
+	if t.byFD.get(int(fd)) != 0 {
 		return backend.NewError("arm recv", backend.ErrInvalid, errArmed)
 	}
 	if err := b.reserve(1); err != nil {
 		return err
 	}
-	slot := t.alloc()
-	rec := &t.recs[slot]
-	rec.key, rec.fd, rec.group = key, int32(fd), group
-	t.setFD(int(fd), slot+1)
-	s := b.push(token(tagArm, rec.gen, slot))
+	slot, gen := t.alloc()
+	rec := t.rec(slot)
+	rec.key, rec.x = key, packArm(int32(fd), gen, group)
+	t.byFD.set(int(fd), slot+1)
+	s := b.push(token(tagArm, gen, slot))
 	s.Opcode, s.FD, s.Flags, s.BufIndex = opRecv, int32(fd), sqeBufferSelect, group
 	if b.pollFirst {
 		s.Ioprio |= pollFirst
@@ -112,13 +128,13 @@ func (b *Backend) CancelRecv(fd backend.FD) error {
 // the old one's CQE still finds its record). Called with mu held.
 func (b *Backend) cancelArmed(fd int32) bool {
 	t := &b.arms
-	if fd < 0 || int(fd) >= len(t.byFD) || t.byFD[fd] == 0 {
+	slot := t.byFD.get(int(fd)) - 1
+	if slot < 0 {
 		return false
 	}
-	slot := t.byFD[fd] - 1
-	t.byFD[fd] = 0
+	t.byFD.set(int(fd), 0)
 	s := b.pushInternal(token(tagCancel, 0, 0))
-	s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, token(tagArm, t.recs[slot].gen, slot)
+	s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, token(tagArm, t.rec(slot).gen(), slot)
 	return true
 }
 
@@ -126,12 +142,12 @@ func (b *Backend) cancelArmed(fd int32) bool {
 // record. Called with cqMu and mu held.
 func (b *Backend) armCQE(gen uint32, slot int32, c cqe) {
 	t := &b.arms
-	if slot < 0 || int(slot) >= len(t.recs) || t.recs[slot].gen != gen {
+	if slot < 0 || slot >= t.n || t.rec(slot).gen() != gen {
 		return // cannot happen: the record lives until its CQE
 	}
-	rec := t.recs[slot]
-	if int(rec.fd) < len(t.byFD) && t.byFD[rec.fd] == slot+1 {
-		t.byFD[rec.fd] = 0
+	rec := *t.rec(slot)
+	if t.byFD.get(int(rec.fd())) == slot+1 {
+		t.byFD.set(int(rec.fd()), 0)
 	}
 	t.release(slot)
 	out := Completion{UserData: rec.key, FD: backend.InvalidFD}
@@ -140,7 +156,7 @@ func (b *Backend) armCQE(gen uint32, slot int32, c cqe) {
 	switch {
 	case c.Res < 0:
 		if hasBuf {
-			b.putBack(rec.group, bid)
+			b.putBack(rec.group(), bid)
 		}
 		errno := syscall.Errno(-c.Res)
 		switch {
@@ -153,12 +169,12 @@ func (b *Backend) armCQE(gen uint32, slot int32, c cqe) {
 		}
 	case c.Res == 0:
 		if hasBuf {
-			b.putBack(rec.group, bid) // end of stream carries no buffer
+			b.putBack(rec.group(), bid) // end of stream carries no buffer
 		}
 	default:
 		out.N = int(c.Res)
 		if hasBuf {
-			b.handOut(rec.group, bid)
+			b.handOut(rec.group(), bid)
 			out.Flags |= backend.HasBuffer
 			out.BufferID = bid
 		}
@@ -166,38 +182,41 @@ func (b *Backend) armCQE(gen uint32, slot int32, c cqe) {
 	b.emit(out)
 }
 
-// alloc takes a free slot, its generation moved on.
-func (t *armTable) alloc() int32 {
+// alloc takes a free slot and gives it the next generation (returned).
+// The caller fills in the record (its x with that generation).
+func (t *armTable) alloc() (int32, uint32) {
 	var slot int32
-	if n := len(t.free); n > 0 {
-		slot = t.free[n-1]
-		t.free = t.free[:n-1]
+	if t.freeHead != 0 {
+		slot = t.freeHead - 1
+		t.freeHead = int32(t.rec(slot).key)
 	} else {
-		t.recs = append(t.recs, armRec{})
-		slot = int32(len(t.recs) - 1)
+		slot = t.n
+		if int(slot>>pageBits) == len(t.recs) {
+			t.recs = append(t.recs, new([pageSize]armRec))
+		}
+		t.n++
 	}
 	t.nextG = (t.nextG + 1) & genMask
 	if t.nextG == 0 {
 		t.nextG = 1
 	}
-	t.recs[slot].gen = t.nextG
+	*t.rec(slot) = armRec{x: packArm(0, t.nextG, 0)}
 	t.live++
-	return slot
+	return slot, t.nextG
 }
 
+// release frees slot: its generation 0, its key the link to the next free.
 func (t *armTable) release(slot int32) {
-	t.recs[slot] = armRec{}
-	t.free = append(t.free, slot)
+	*t.rec(slot) = armRec{key: uint64(t.freeHead)}
+	t.freeHead = slot + 1
 	t.live--
 }
 
-// setFD records v (slot+1) as the receive armed on fd.
-func (t *armTable) setFD(fd int, v int32) {
-	if fd >= len(t.byFD) {
-		n := max(fd+1, 2*len(t.byFD), 64)
-		byFD := make([]int32, n)
-		copy(byFD, t.byFD)
-		t.byFD = byFD
+// each calls f with every armed record and its slot.
+func (t *armTable) each(f func(slot int32, r *armRec)) {
+	for slot := int32(0); slot < t.n; slot++ {
+		if r := t.rec(slot); r.gen() != 0 {
+			f(slot, r)
+		}
 	}
-	t.byFD[fd] = v
 }

@@ -52,7 +52,7 @@ type Backend struct {
 	// while it processes CQEs, since that updates the same state.
 	mu       sync.Mutex
 	slab     slab
-	fdHeads  []int32 // slot+1 of the first record on each descriptor, 0 if none
+	fdHeads  fdIndex // slot+1 of the first record on each descriptor, 0 if none
 	arms     armTable
 	parked   []int32 // closes waiting for older ops on their descriptor
 	seq      uint64

@@ -121,7 +121,7 @@ func direction(op *backend.Op) uint8 {
 // busyDir reports whether another op of r's direction is in flight on r's
 // descriptor.
 func (b *Backend) busyDir(slot int32, r *record) bool {
-	for s := b.fdHeads[r.fd] - 1; s >= 0; {
+	for s := b.fdHeads.get(int(r.fd)) - 1; s >= 0; {
 		o := b.slab.get(s)
 		if s != slot && o.dir == r.dir {
 			return true
@@ -149,7 +149,7 @@ func (b *Backend) queue(slot int32, r *record) {
 // dequeue arms the oldest op queued on fd in direction dir, if any.
 func (b *Backend) dequeue(fd int32, dir uint8) {
 	best, bestSlot := (*record)(nil), int32(-1)
-	for s := b.fdHeads[fd] - 1; s >= 0; {
+	for s := b.fdHeads.get(int(fd)) - 1; s >= 0; {
 		o := b.slab.get(s)
 		if o.dir == dir && o.flags&recQueued != 0 && (best == nil || o.seq < best.seq) {
 			best, bestSlot = o, s
@@ -442,18 +442,12 @@ func (b *Backend) noteCancel(r *record, target *backend.Op) {
 // fdLink puts the record at the head of its descriptor's list.
 func (b *Backend) fdLink(slot int32, r *record) {
 	fd := int(r.fd)
-	if fd >= len(b.fdHeads) {
-		n := max(fd+1, 2*len(b.fdHeads), 64)
-		heads := make([]int32, n)
-		copy(heads, b.fdHeads)
-		b.fdHeads = heads
-	}
-	head := b.fdHeads[fd] - 1
+	head := b.fdHeads.get(fd) - 1
 	r.fdPrev, r.fdNext = -1, head
 	if head >= 0 {
 		b.slab.get(head).fdPrev = slot
 	}
-	b.fdHeads[fd] = slot + 1
+	b.fdHeads.set(fd, slot+1)
 	r.flags |= recInFDList
 }
 
@@ -466,7 +460,7 @@ func (b *Backend) fdUnlink(slot int32, r *record) {
 	if r.fdPrev >= 0 {
 		b.slab.get(r.fdPrev).fdNext = r.fdNext
 	} else {
-		b.fdHeads[r.fd] = r.fdNext + 1
+		b.fdHeads.set(int(r.fd), r.fdNext+1)
 	}
 	if r.fdNext >= 0 {
 		b.slab.get(r.fdNext).fdPrev = r.fdPrev
@@ -478,11 +472,11 @@ func (b *Backend) fdUnlink(slot int32, r *record) {
 // cancelled (so emulations stop); with cancel set it also queues an
 // internal cancel for each (the DisableCancelFD close).
 func (b *Backend) olderOnFD(fd int32, seq uint64, cancel bool) int32 {
-	if fd < 0 || int(fd) >= len(b.fdHeads) {
+	if fd < 0 {
 		return 0
 	}
 	var n int32
-	for slot := b.fdHeads[fd] - 1; slot >= 0; {
+	for slot := b.fdHeads.get(int(fd)) - 1; slot >= 0; {
 		o := b.slab.get(slot)
 		if o.seq < seq {
 			n++

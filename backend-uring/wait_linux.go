@@ -180,12 +180,10 @@ func (b *Backend) cancelAll() {
 		}
 	}
 	if !b.cancelAny {
-		for slot, rec := range b.arms.recs {
-			if rec.gen != 0 {
-				s := b.pushInternal(token(tagCancel, 0, 0))
-				s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, token(tagArm, rec.gen, int32(slot))
-			}
-		}
+		b.arms.each(func(slot int32, rec *armRec) {
+			s := b.pushInternal(token(tagCancel, 0, 0))
+			s.Opcode, s.FD, s.Addr = opAsyncCancel, -1, token(tagArm, rec.gen(), slot)
+		})
 	}
 	s := b.pushInternal(token(tagCancel, 0, 0))
 	s.Opcode, s.FD = opAsyncCancel, -1
