@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 	"unsafe"
@@ -21,9 +22,22 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
-	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(160), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(144), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
+}
+
+// TestCompactAddr: an IP address and port survive compaction (IPv4,
+// IPv6, an IPv4-mapped IPv6), and one with a zone is refused.
+func TestCompactAddr(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:80", "[::1]:65535", "[::ffff:10.0.0.1]:1", "0.0.0.0:0", "[2001:db8::1]:443"} {
+		ap := netip.MustParseAddrPort(s)
+		c, ok := compactOf(ap)
+		require.True(t, ok, s)
+		require.Equal(t, ap, c.addrPort(), s)
+	}
+	_, ok := compactOf(netip.MustParseAddrPort("[fe80::1%eth0]:22"))
+	require.False(t, ok, "a zoned address is not compacted")
 }
 
 // TestPollStateLazyAndReleased: a stream read and written through futures

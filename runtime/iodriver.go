@@ -47,6 +47,9 @@ const completionBatch = 256
 // goroutine would, was rejected: the Waker is the waiter's code, not the
 // driver's, and one bad Waker would take every task of the process down.
 type ioDriver struct {
+	// rt is the runtime the driver serves, set once by New before any
+	// socket exists. Immutable afterwards.
+	rt    *Runtime
 	rings []*ioRing
 	// hmu guards the rings' holder, wakeBy and the decisions made from
 	// them (TryAcquire, Covers, Release, kick).

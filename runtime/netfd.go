@@ -30,8 +30,7 @@ var errRuntimeDown = fmt.Errorf("%w (%w)", ErrClosed, ErrShutdown)
 // sockets share. Its fields are immutable after creation except the
 // atomics.
 type netFD struct {
-	rt *Runtime
-	// ring is the socket's home: every op, the close and the pooled
+	// ring is the socket's home (and through its driver, the runtime's): every op, the close and the pooled
 	// buffers of the socket go to its backend (see ioDriver).
 	ring *ioRing
 	fd   backend.FD
@@ -42,7 +41,7 @@ type netFD struct {
 	// peer is an accepted IP connection's peer address, read at the
 	// accept, the one address that a reset connection can no longer tell
 	// (its local one it can): so RemoteAddr never loses it. Immutable.
-	peer netip.AddrPort
+	peer compactAddr
 	// closed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	closed atomic.Bool
@@ -147,8 +146,8 @@ func (n *netFD) addresses() *sockAddrs {
 	}
 	a := new(sockAddrs)
 	a.local, _ = n.ring.b.LocalAddr(n.fd)
-	if n.peer.IsValid() {
-		a.peer = backend.AddrPort(n.peer)
+	if n.peer.family != 0 {
+		a.peer = backend.AddrPort(n.peer.addrPort())
 	} else {
 		a.peer, _ = n.ring.b.PeerAddr(n.fd)
 	}
@@ -220,7 +219,7 @@ const hotReadSize = 4096
 // since submitting is cheaper there; a goroutine in the net.Conn adapter
 // (force true) always tries it. Called by the holder of the write slot.
 func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
-	if n.hint(fdNoFast) || (!force && n.rt.io.native) {
+	if n.hint(fdNoFast) || (!force && n.ring.d.native) {
 		return 0, false, nil
 	}
 	if !n.use() {
@@ -293,8 +292,8 @@ const (
 // newNetFD wraps fd, homed on r, reading its addresses as mode says. An
 // accepted connection's are read when first needed (see addresses), but
 // for an IP peer's, kept compact now (netFD.peer).
-func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
-	n := &netFD{rt: rt, ring: r, fd: fd}
+func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
+	n := &netFD{ring: r, fd: fd}
 	n.hints.Store(uint32(kind) << kindShift) // before n is shared
 	switch mode {
 	case addrsNow:
@@ -302,18 +301,58 @@ func newNetFD(rt *Runtime, r *ioRing, fd backend.FD, kind netKind, mode addrMode
 		peer, _ := r.b.PeerAddr(fd)
 		n.setAddrs(local, peer)
 	case addrsAccepted:
-		if peer, err := r.b.PeerAddr(fd); err == nil && peer.IP.IsValid() {
-			n.peer = peer.IP
+		peer, err := r.b.PeerAddr(fd)
+		if err != nil || !peer.IP.IsValid() {
+			break // not IP: read when asked
 		}
+		if c, ok := compactOf(peer.IP); ok {
+			n.peer = c
+			break
+		}
+		local, _ := r.b.LocalAddr(fd) // a zoned peer (link-local): both now
+		n.setAddrs(local, peer)
 	}
 	return n
+}
+
+// compactAddr is an IP address and port without a zone, in 20 bytes where
+// a netip.AddrPort takes 32: a socket record holds its peer's in it.
+type compactAddr struct {
+	ip     [16]byte
+	port   uint16
+	family uint8 // 4 or 6, 0 for none
+}
+
+// compactOf returns ap compacted, or false for an address with a zone.
+func compactOf(ap netip.AddrPort) (compactAddr, bool) {
+	a := ap.Addr()
+	if a.Zone() != "" {
+		return compactAddr{}, false
+	}
+	c := compactAddr{ip: a.As16(), port: ap.Port(), family: 6}
+	if a.Is4() {
+		c.family = 4
+	}
+	return c, true
+}
+
+// addrPort returns the address c holds.
+func (c compactAddr) addrPort() netip.AddrPort {
+	a := netip.AddrFrom16(c.ip)
+	if c.family == 4 {
+		a = a.Unmap()
+	}
+	return netip.AddrPortFrom(a, c.port)
 }
 
 // use registers an operation about to touch the descriptor; it reports
 // false once the socket is closed, or once its runtime's Shutdown began
 // (the backend is closing, and the fast paths' system calls would still
 // work on the descriptor). Every true is paired with a done.
-func (n *netFD) use() bool { return !n.rt.down.Load() && n.users.acquire() }
+func (n *netFD) use() bool { return !n.rt().down.Load() && n.users.acquire() }
+
+// rt returns the runtime of the socket.
+func (n *netFD) rt() *Runtime { return n.ring.d.rt }
 
 // done ends a use; the last one after a close releases the descriptor.
 func (n *netFD) done() {
@@ -367,7 +406,7 @@ func (n *netFD) opError(op string, err error) error {
 	if errors.Is(err, backend.ErrCanceled) && n.closed.Load() {
 		err = ErrClosed
 	}
-	if n.rt.down.Load() && (errors.Is(err, ErrClosed) || errors.Is(err, backend.ErrClosed) || errors.Is(err, backend.ErrCanceled)) {
+	if n.rt().down.Load() && (errors.Is(err, ErrClosed) || errors.Is(err, backend.ErrClosed) || errors.Is(err, backend.ErrCanceled)) {
 		err = errRuntimeDown
 	}
 	if errors.Is(err, backend.ErrTimeout) {

@@ -135,7 +135,7 @@ func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], b
 // poll is Poll past the budget check.
 func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], bool) {
 	r.f.checkPoll()
-	d, ring := r.n.rt.io, r.n.ring
+	d, ring := r.n.rt().io, r.n.ring
 	for {
 		if !r.f.submitted {
 			size, err := d.readPool(ring)

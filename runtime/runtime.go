@@ -170,6 +170,7 @@ func New(cfg Config) (*Runtime, error) {
 		}
 		if bs != nil {
 			rt.io = newIODriver(bs, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.io.rt = rt
 			rt.backendName = bs[0].Name()
 			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
 		}

@@ -53,7 +53,7 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 	if err := d.b.Listen(fd, 0); err != nil {
 		return fail(err)
 	}
-	return &TCPListener{listener{n: newNetFD(h.rt, d, fd, kindTCP, addrsNow)}}, nil
+	return &TCPListener{listener{n: newNetFD(d, fd, kindTCP, addrsNow)}}, nil
 }
 
 // AddrPort returns the listener's local address as a netip.AddrPort.
