@@ -78,18 +78,31 @@ type armResult struct {
 
 // armTable maps the keys of a ring's armed receives to their sockets. A
 // key is the slot and its generation, so that a late completion of a slot
-// reused since finds nothing. mu guards every field; gens[i] is the
-// generation of slot i (odd while the slot is used).
+// reused since finds nothing. mu guards every field. The slots live in
+// pages of armPageSize made as needed (no doubling slack): slot i is
+// pages[i>>armPageBits] at i&(armPageSize-1), its socket nil while free;
+// n slots have been made; free lists the freed ones.
 type armTable struct {
 	mu    sync.Mutex
-	socks []*netFD
-	gens  []uint32
+	pages []*armPage
+	n     uint32
 	free  []uint32
 	// off is set when the backend cannot arm (not a RecvArmer, or it
 	// answered ErrUnsupported): pooled reads go through the slot.
 	off    bool
 	armer  backend.RecvArmer
 	probed bool
+}
+
+const (
+	armPageBits = 10
+	armPageSize = 1 << armPageBits
+)
+
+// armPage is a page of armTable slots: each one's socket and generation.
+type armPage struct {
+	socks [armPageSize]*netFD
+	gens  [armPageSize]uint32
 }
 
 const armGenMask = 1<<(backend.ArmKeyBits-32) - 1
@@ -103,13 +116,16 @@ func (t *armTable) add(n *netFD) uint64 {
 		i = t.free[k-1]
 		t.free = t.free[:k-1]
 	} else {
-		t.socks = append(t.socks, nil)
-		t.gens = append(t.gens, 0)
-		i = uint32(len(t.socks) - 1)
+		i = t.n
+		if int(i>>armPageBits) == len(t.pages) {
+			t.pages = append(t.pages, new(armPage))
+		}
+		t.n++
 	}
-	t.socks[i] = n
-	t.gens[i] = (t.gens[i] + 1) & armGenMask
-	return uint64(t.gens[i])<<32 | uint64(i)
+	p, j := t.pages[i>>armPageBits], i&(armPageSize-1)
+	p.socks[j] = n
+	p.gens[j] = (p.gens[j] + 1) & armGenMask
+	return uint64(p.gens[j])<<32 | uint64(i)
 }
 
 // take removes key and returns its socket, nil if the key is stale.
@@ -117,11 +133,15 @@ func (t *armTable) take(key uint64) *netFD {
 	i, gen := uint32(key), uint32(key>>32)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if int(i) >= len(t.socks) || t.gens[i] != gen || t.socks[i] == nil {
+	if i >= t.n {
 		return nil
 	}
-	n := t.socks[i]
-	t.socks[i] = nil
+	p, j := t.pages[i>>armPageBits], i&(armPageSize-1)
+	n := p.socks[j]
+	if p.gens[j] != gen || n == nil {
+		return nil
+	}
+	p.socks[j] = nil
 	t.free = append(t.free, i)
 	return n
 }
