@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os/exec"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -521,6 +522,37 @@ func TestHandlerPanic(t *testing.T) {
 		require.ErrorIs(t, err, io.EOF, "the connection closes without a response")
 		require.Contains(t, logs.String(), "panic serving")
 		require.Contains(t, logs.String(), "boom")
+		resp, err := newClient(t).Get(ts.url("/ok"))
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, "fine", string(b))
+	})
+}
+
+// A handler that calls runtime.Goexit (t.FailNow in a handler under test,
+// for one) ends its request as a panic does: the connection is closed
+// without a response and nothing logged, and the server goes on serving;
+// the client is not left waiting.
+func TestHandlerGoexit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+		var logs syncBuffer
+		ts := startServer(t, cfg, &httpserver.Server{ErrorLog: log.New(&logs, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/goexit" {
+				_, _ = io.WriteString(w, "partial")
+				goruntime.Goexit()
+			}
+			_, _ = io.WriteString(w, "fine")
+		})})
+		for range 3 { // more than once: the pool's goroutine is gone each time
+			c, br := rawConn(t, ts)
+			require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+			_, err := io.WriteString(c, "GET /goexit HTTP/1.1\r\nHost: x\r\n\r\n")
+			require.NoError(t, err)
+			_, err = br.ReadByte()
+			require.ErrorIs(t, err, io.EOF, "the connection closes without a response")
+		}
+		require.Empty(t, logs.String())
 		resp, err := newClient(t).Get(ts.url("/ok"))
 		require.NoError(t, err)
 		b, _ := io.ReadAll(resp.Body)

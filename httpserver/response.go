@@ -192,16 +192,23 @@ func (ex *exchange) complete(n int, err error) {
 // panic, and hands the rest of the response to the connection task.
 func (s *Server) runHandler(ex *exchange, h http.Handler) {
 	defer s.sem.Release(1)
+	returned := false
 	defer func() {
-		if v := recover(); v != nil {
-			if v != http.ErrAbortHandler {
-				s.logf("httpserver: panic serving %s: %v\n%s", ex.req.RemoteAddr, v, debug.Stack())
-			}
-			ex.finish(nil, ex.w.out, true, true)
-			ex.w.out = nil
+		v := recover()
+		if v == nil && returned {
+			return
 		}
+		// A panic, or runtime.Goexit (which recover does not see): as
+		// net/http does, the connection is closed (and nothing is logged
+		// for Goexit or http.ErrAbortHandler).
+		if v != nil && v != http.ErrAbortHandler {
+			s.logf("httpserver: panic serving %s: %v\n%s", ex.req.RemoteAddr, v, debug.Stack())
+		}
+		ex.finish(nil, ex.w.out, true, true)
+		ex.w.out = nil
 	}()
 	h.ServeHTTP(&ex.w, ex.req)
+	returned = true
 	if ex.w.hijacked {
 		// The connection is the handler's; the task is gone.
 		s.trackHijacked(ex, false)
