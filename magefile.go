@@ -210,17 +210,20 @@ func Bench() error {
 
 // Peers compares blitz's servers with the peer libraries' (the peers module: Go's net and net/http,
 // gnet, nbio and nbhttp, fasthttp), each server in a process of its own and the load in another: echo
-// and HTTP throughput in total and per core of server CPU, then the memory of PEERS_IDLE (default 10000)
-// idle connections that each made one round trip. PEERS_FLAGS adds flags to the throughput runs (e.g.
-// "-count 5 -duration 10s -conns 128"). Run it on an otherwise idle machine.
+// and HTTP throughput in total and per core of server CPU, then the memory of PEERS_IDLE (default 100000)
+// idle echo connections and PEERS_IDLE_HTTP (default 10000) idle keep-alive HTTP connections that each
+// made one round trip, spread over as many server processes as the open-file limit requires (each with a
+// client process of its own). PEERS_FLAGS adds flags to the throughput runs (e.g. "-count 5 -duration
+// 10s -conns 128"). Run it on an otherwise idle machine.
 func Peers() error {
 	extra := strings.Fields(os.Getenv("PEERS_FLAGS"))
-	idle := envOr("PEERS_IDLE", "10000")
+	idle := envOr("PEERS_IDLE", "100000")
+	idleHTTP := envOr("PEERS_IDLE_HTTP", "10000")
 	runs := [][]string{
 		append([]string{"-mode", "echo"}, extra...),
 		append([]string{"-mode", "http"}, extra...),
 		{"-mode", "idle", "-idle", "echo", "-conns", idle},
-		{"-mode", "idle", "-idle", "http", "-conns", idle},
+		{"-mode", "idle", "-idle", "http", "-conns", idleHTTP},
 	}
 	for _, args := range runs {
 		if err := goIn("peers", nil, append([]string{"run", "./cmd/peerbench"}, args...)...); err != nil {
