@@ -9,11 +9,9 @@ import (
 	"github.com/blitz-go/blitz/backend"
 )
 
-// fdState is the reactor's record of one descriptor number, 48 bytes. It
-// is made (zero: empty, unregistered) with its chunk of the table, on the
-// first op that needs a record in the chunk, and reused for every later
-// descriptor with the same number (a closed descriptor leaves it empty and
-// unregistered).
+// fdState is the reactor's record of one descriptor number. It is made on
+// the first op that needs it and reused for every later descriptor with the
+// same number (a closed descriptor leaves it empty and unregistered).
 type fdState struct {
 	// mu guards every field below and, for ops in its queues, their
 	// Internal.Next, Internal.Prev and Internal.Token.
@@ -93,18 +91,17 @@ func (q *opQueue) remove(op *backend.Op) {
 
 // The table: a fixed top level of chunk pointers covers descriptors below
 // 1<<22 without locks; larger numbers (rare: they need a raised limit) go to
-// a map under a mutex. A chunk holds its records inline (no pointer per
-// descriptor, no allocation per record), 48 KiB made on first use.
+// a map under a mutex.
 const (
 	chunkBits = 10
 	chunkSize = 1 << chunkBits
 	topSize   = 1 << 12
 )
 
-type fdChunk [chunkSize]fdState
+type fdChunk [chunkSize]atomic.Pointer[fdState]
 
 type fdTable struct {
-	// top's slots are written once each, by CompareAndSwap.
+	// top and the chunks' slots are written once each, by CompareAndSwap.
 	top [topSize]atomic.Pointer[fdChunk]
 
 	// bigMu guards big, the descriptors beyond the top level.
@@ -112,9 +109,7 @@ type fdTable struct {
 	big   map[int]*fdState
 }
 
-// get returns fd's record, making it when create is set (else nil if none:
-// a descriptor whose chunk was never made; one in a made chunk has a
-// record, empty if no op used it).
+// get returns fd's record, making it when create is set (else nil if none).
 func (t *fdTable) get(fd int, create bool) *fdState {
 	if fd < 0 {
 		return nil
@@ -131,7 +126,13 @@ func (t *fdTable) get(fd int, create bool) *fdState {
 		t.top[hi].CompareAndSwap(nil, new(fdChunk))
 		c = t.top[hi].Load()
 	}
-	return &c[fd&(chunkSize-1)]
+	slot := &c[fd&(chunkSize-1)]
+	fs := slot.Load()
+	if fs == nil && create {
+		slot.CompareAndSwap(nil, new(fdState))
+		fs = slot.Load()
+	}
+	return fs
 }
 
 func (t *fdTable) getBig(fd int, create bool) *fdState {
@@ -148,8 +149,7 @@ func (t *fdTable) getBig(fd int, create bool) *fdState {
 	return fs
 }
 
-// each calls f with every record and its descriptor number (every one of
-// a made chunk).
+// each calls f with every record and its descriptor number.
 func (t *fdTable) each(f func(fd int, fs *fdState)) {
 	for hi := range t.top {
 		c := t.top[hi].Load()
@@ -157,7 +157,9 @@ func (t *fdTable) each(f func(fd int, fs *fdState)) {
 			continue
 		}
 		for lo := range c {
-			f(hi<<chunkBits|lo, &c[lo])
+			if fs := c[lo].Load(); fs != nil {
+				f(hi<<chunkBits|lo, fs)
+			}
 		}
 	}
 	t.bigMu.Lock()
