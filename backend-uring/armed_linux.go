@@ -70,7 +70,7 @@ func (b *Backend) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 	if key>>backend.ArmKeyBits != 0 {
 		return backend.NewError("arm recv", backend.ErrInvalid, errArmKey)
 	}
-	if fd < 0 || fd >= maxListedFD {
+	if fd >= maxListedFD {
 		return backend.NewError("arm recv", backend.ErrUnsupported, errArmFD)
 	}
 	g := b.group(group)
