@@ -585,6 +585,7 @@ func defersOpen(e *Env, n int) (r int, err error) {
 	c.n += 100
 	pc.n += 100
 	n++
+	_ = n // the first deferred call took n before this
 	if x%2 == 0 {
 		defer func() { // reads x and r when it runs, and changes the result
 			e.Note("even branch, x=%d r=%d", x, r)

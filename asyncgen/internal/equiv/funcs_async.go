@@ -3633,19 +3633,19 @@ func (f *defersOpenAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&128 != 0 {
 		f.deferBits &^= 128
-//line funcs.go:600
+//line funcs.go:601
 		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
 //line funcs_async.go:3639
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
-//line funcs.go:597
+//line funcs.go:598
 		f.defer7Fn("odd branch %v", f.defer7Arg2)
 //line funcs_async.go:3645
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
-//line funcs.go:589
+//line funcs.go:590
 		func() {
 			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
 			f.r *= 3
@@ -3732,78 +3732,80 @@ poll:
 //line funcs.go:587
 			f.n++
 //line funcs.go:588
+			_ = f.n
+//line funcs.go:589
 			if f.x%2 == 0 {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3742
+//line funcs_async.go:3744
 		case 2:
-//line funcs.go:589
+//line funcs.go:590
 			f.deferBits |= 32
-//line funcs.go:593
+//line funcs.go:594
 			f.aw1 = f.e.Val(f.x + 1)
 			f.state = 4
 			continue poll
-//line funcs_async.go:3750
+//line funcs_async.go:3752
 		case 3:
-//line funcs.go:596
-			note := f.e.Note
 //line funcs.go:597
+			note := f.e.Note
+//line funcs.go:598
 			f.defer7Fn = note
 			f.defer7Arg2 = f.x > 3
 			f.deferBits |= 64
-//line funcs.go:598
-			note = nil
 //line funcs.go:599
+			note = nil
+//line funcs.go:600
 			f.state = 5
 			continue poll
-//line funcs_async.go:3763
+//line funcs_async.go:3765
 		case 4:
-//line funcs.go:593
+//line funcs.go:594
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:594
-			f.x += y
 //line funcs.go:595
+			f.x += y
+//line funcs.go:596
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3776
+//line funcs_async.go:3778
 		case 5:
-//line funcs.go:600
+//line funcs.go:601
 			f.defer8Arg1 = f.x
 			f.deferBits |= 128
-//line funcs.go:601
-			f.x *= 2
 //line funcs.go:602
+			f.x *= 2
+//line funcs.go:603
 			if f.x > 10 {
 				f.r, f.err = f.x, ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.r, Err: f.err}, true
 			}
-//line funcs.go:605
+//line funcs.go:606
 			f.aw1 = f.e.Val(f.x)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3794
+//line funcs_async.go:3796
 		case 6:
-//line funcs.go:605
+//line funcs.go:606
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:606
+//line funcs.go:607
 			f.r, f.err = f.x, nil
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.r, Err: f.err}, true
-//line funcs_async.go:3807
+//line funcs_async.go:3809
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3829,7 +3831,7 @@ func (f *defersOpenAsyncFuture) Cancel() {
 // defersOpen is what defersOpenAsync compiles; it is not called.
 var _ = defersOpen
 
-//line funcs_async.go:3833
+//line funcs_async.go:3835
 
 // defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
 type defersPromotedAsyncFuture struct {
@@ -3886,51 +3888,51 @@ func (f *defersPromotedAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&128 != 0 {
 		f.deferBits &^= 128
-//line funcs.go:637
+//line funcs.go:638
 		f.e.noted(f.defer8Arg1, f.defer8Arg2)
-//line funcs_async.go:3892
+//line funcs_async.go:3894
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
-//line funcs.go:634
+//line funcs.go:635
 		f.defer7Recv.show("nil")
-//line funcs_async.go:3898
+//line funcs_async.go:3900
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
-//line funcs.go:630
+//line funcs.go:631
 		delete(f.defer6Arg1, f.defer6Arg2)
-//line funcs_async.go:3904
+//line funcs_async.go:3906
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:628
+//line funcs.go:629
 		f.hook("stable")
-//line funcs_async.go:3910
+//line funcs_async.go:3912
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:621
+//line funcs.go:622
 		f.defer4Recv.showPtr("promoted pointer, embedded")
-//line funcs_async.go:3916
+//line funcs_async.go:3918
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:620
+//line funcs.go:621
 		f.defer3Recv.show("promoted through a pointer")
-//line funcs_async.go:3922
+//line funcs_async.go:3924
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:618
+//line funcs.go:619
 		f.nc.counter.showPtr("promoted pointer")
-//line funcs_async.go:3928
+//line funcs_async.go:3930
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:617
+//line funcs.go:618
 		f.defer1Recv.show("promoted value")
-//line funcs_async.go:3934
+//line funcs_async.go:3936
 	}
 }
 
@@ -3939,84 +3941,84 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:616
-			f.nc = namedCounter{counter: counter{e: f.e, name: "nc", n: f.n}, tag: "t"}
 //line funcs.go:617
+			f.nc = namedCounter{counter: counter{e: f.e, name: "nc", n: f.n}, tag: "t"}
+//line funcs.go:618
 			f.defer1Recv = f.nc.counter
 			f.deferBits |= 1
-//line funcs.go:618
-			f.deferBits |= 2
 //line funcs.go:619
-			f.pe = pointerCounter{&counter{e: f.e, name: "pe", n: f.n}}
+			f.deferBits |= 2
 //line funcs.go:620
+			f.pe = pointerCounter{&counter{e: f.e, name: "pe", n: f.n}}
+//line funcs.go:621
 			f.defer3Recv = *f.pe.counter
 			f.deferBits |= 4
-//line funcs.go:621
+//line funcs.go:622
 			f.defer4Recv = f.pe.counter
 			f.deferBits |= 8
-//line funcs.go:622
+//line funcs.go:623
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3962
+//line funcs_async.go:3964
 		case 1:
-//line funcs.go:622
+//line funcs.go:623
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:623
-			f.nc.n += 10
 //line funcs.go:624
-			f.pe.n += 10
+			f.nc.n += 10
 //line funcs.go:625
-			f.pe.counter = &counter{e: f.e, name: "other", n: -1}
+			f.pe.n += 10
 //line funcs.go:626
-			m := map[int]int{1: 1, 2: 2, 3: 3}
+			f.pe.counter = &counter{e: f.e, name: "other", n: -1}
 //line funcs.go:627
-			f.hook = func(s string) { f.e.Note("hook %s v=%d, at the end %v", s, f.v, m) }
+			m := map[int]int{1: 1, 2: 2, 3: 3}
 //line funcs.go:628
-			f.deferBits |= 16
+			f.hook = func(s string) { f.e.Note("hook %s v=%d, at the end %v", s, f.v, m) }
 //line funcs.go:629
-			f.k = f.v % 3
+			f.deferBits |= 16
 //line funcs.go:630
+			f.k = f.v % 3
+//line funcs.go:631
 			f.defer6Arg1 = m
 			f.defer6Arg2 = f.k + 1
 			f.deferBits |= 32
-//line funcs.go:631
-			f.k = -1
 //line funcs.go:632
+			f.k = -1
+//line funcs.go:633
 			if f.v == 5 {
 				var ns shower
 				f.defer7Recv = ns
 				_ = f.defer7Recv.show
 				f.deferBits |= 64
 			}
-//line funcs.go:636
+//line funcs.go:637
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4002
+//line funcs_async.go:4004
 		case 2:
-//line funcs.go:636
+//line funcs.go:637
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:637
+//line funcs.go:638
 			f.defer8Arg1, f.defer8Arg2 = pairOf(w)
 			f.deferBits |= 128
-//line funcs.go:638
+//line funcs.go:639
 			{
 				var v2 int = f.v + w + f.k
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4020
+//line funcs_async.go:4022
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4042,7 +4044,7 @@ func (f *defersPromotedAsyncFuture) Cancel() {
 // defersPromoted is what defersPromotedAsync compiles; it is not called.
 var _ = defersPromoted
 
-//line funcs_async.go:4046
+//line funcs_async.go:4048
 
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
@@ -4091,33 +4093,33 @@ func (f *defersClauseAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
-//line funcs.go:663
+//line funcs.go:664
 		f.defer5Fn()
-//line funcs_async.go:4097
+//line funcs_async.go:4099
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:662
+//line funcs.go:663
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4103
+//line funcs_async.go:4105
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:659
+//line funcs.go:660
 		recover()
-//line funcs_async.go:4109
+//line funcs_async.go:4111
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:656
+//line funcs.go:657
 		f.defer2Fn()
-//line funcs_async.go:4115
+//line funcs_async.go:4117
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:654
+//line funcs.go:655
 		f.defer1Fn()
-//line funcs_async.go:4121
+//line funcs_async.go:4123
 	}
 }
 
@@ -4126,13 +4128,13 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:648
-			var a any = f.n
 //line funcs.go:649
+			var a any = f.n
+//line funcs.go:650
 			if f.n%2 == 1 {
 				a = fmt.Sprint(f.n)
 			}
-//line funcs.go:652
+//line funcs.go:653
 			switch t := a.(type) {
 			case int:
 				f.defer1Fn = func() { f.e.Note("int clause t=%d", t) }
@@ -4141,42 +4143,42 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.defer2Fn = func() { f.e.Note("string clause t=%q", t) }
 				f.deferBits |= 2
 			}
-//line funcs.go:658
+//line funcs.go:659
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4149
+//line funcs_async.go:4151
 		case 1:
-//line funcs.go:658
+//line funcs.go:659
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:659
-			f.deferBits |= 4
 //line funcs.go:660
-			const k = 3
+			f.deferBits |= 4
 //line funcs.go:661
-			arr := [4]int{}
+			const k = 3
 //line funcs.go:662
+			arr := [4]int{}
+//line funcs.go:663
 			f.defer4Arg2 = k
 			f.defer4Arg3 = len(arr)
 			f.deferBits |= 8
-//line funcs.go:663
+//line funcs.go:664
 			f.defer5Fn = func() { f.e.Note("literal k=%d", k) }
 			f.deferBits |= 16
-//line funcs.go:664
+//line funcs.go:665
 			if v == 4 {
 				panic("four")
 			}
-//line funcs.go:667
+//line funcs.go:668
 			f.aw1 = f.e.Val(v * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4178
+//line funcs_async.go:4180
 		case 2:
-//line funcs.go:667
+//line funcs.go:668
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4185,7 +4187,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4189
+//line funcs_async.go:4191
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4211,7 +4213,7 @@ func (f *defersClauseAsyncFuture) Cancel() {
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4215
+//line funcs_async.go:4217
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4266,47 +4268,47 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:675
+//line funcs.go:676
 			{
 				deferred := f.e.Note
 				d2 := f.n
 				f.defers = append(f.defers, func() { deferred("d1 n=%d", d2) })
 			}
-//line funcs.go:676
+//line funcs.go:677
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d2") })
 			}
-//line funcs.go:677
+//line funcs.go:678
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d3") })
 			}
-//line funcs.go:678
+//line funcs.go:679
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4290
+//line funcs_async.go:4292
 		case 1:
-//line funcs.go:678
+//line funcs.go:679
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line funcs.go:679
+//line funcs.go:680
 			{
 				deferred := f.e.Note
 				d2 := f.v
 				f.defers = append(f.defers, func() { deferred("d4 v=%d", d2) })
 			}
-//line funcs.go:680
+//line funcs.go:681
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d5") })
 			}
-//line funcs.go:681
+//line funcs.go:682
 			if f.v%2 == 0 {
 				{
 					deferred := f.e.Note
@@ -4318,35 +4320,35 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 					f.defers = append(f.defers, func() { deferred("d7 odd") })
 				}
 			}
-//line funcs.go:686
+//line funcs.go:687
 			{
 				deferred := f.e.Note
 				f.defers = append(f.defers, func() { deferred("d8") })
 			}
-//line funcs.go:687
-			f.n++
 //line funcs.go:688
+			f.n++
+//line funcs.go:689
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4333
+//line funcs_async.go:4335
 		case 2:
-//line funcs.go:688
+//line funcs.go:689
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:689
-			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
 //line funcs.go:690
+			f.defers = append(f.defers, func() { f.e.Note("d9 w=%d n=%d", w, f.n) })
+//line funcs.go:691
 			{
 				var v2 int = f.v + w
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4350
+//line funcs_async.go:4352
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4372,7 +4374,7 @@ func (f *defersNineAsyncFuture) Cancel() {
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4376
+//line funcs_async.go:4378
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4419,21 +4421,21 @@ func (f *closeAllAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:712
+//line funcs.go:713
 		f.i.Close()
-//line funcs_async.go:4425
+//line funcs_async.go:4427
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:711
+//line funcs.go:712
 		f.defer2Recv.Close()
-//line funcs_async.go:4431
+//line funcs_async.go:4433
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:710
+//line funcs.go:711
 		f.c.Close()
-//line funcs_async.go:4437
+//line funcs_async.go:4439
 	}
 }
 
@@ -4442,21 +4444,21 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:710
-			f.deferBits |= 1
 //line funcs.go:711
+			f.deferBits |= 1
+//line funcs.go:712
 			f.defer2Recv = &f.w.closer
 			f.deferBits |= 2
-//line funcs.go:712
+//line funcs.go:713
 			_ = f.i.Close
 			f.deferBits |= 4
-//line funcs.go:713
+//line funcs.go:714
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4458
+//line funcs_async.go:4460
 		case 1:
-//line funcs.go:713
+//line funcs.go:714
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4465,7 +4467,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4469
+//line funcs_async.go:4471
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4491,7 +4493,7 @@ func (f *closeAllAsyncFuture) Cancel() {
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4495
+//line funcs_async.go:4497
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4514,13 +4516,13 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:720
+//line funcs.go:721
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4522
+//line funcs_async.go:4524
 		case 1:
-//line funcs.go:720
+//line funcs.go:721
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4528,7 +4530,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4532
+//line funcs_async.go:4534
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4552,7 +4554,7 @@ func (f *closeNoneAsyncFuture) Cancel() {
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4556
+//line funcs_async.go:4558
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4604,27 +4606,27 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 	}()
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
-//line funcs.go:742
+//line funcs.go:743
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4610
+//line funcs_async.go:4612
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
-//line funcs.go:740
+//line funcs.go:741
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4616
+//line funcs_async.go:4618
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:737
+//line funcs.go:738
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4622
+//line funcs_async.go:4624
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:736
+//line funcs.go:737
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4628
+//line funcs_async.go:4630
 	}
 }
 
@@ -4633,42 +4635,42 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:736
+//line funcs.go:737
 			f.defer1Recv = f.x
 			_ = f.defer1Recv.note
 			f.deferBits |= 1
-//line funcs.go:737
-			f.deferBits |= 2
 //line funcs.go:738
+			f.deferBits |= 2
+//line funcs.go:739
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4647
+//line funcs_async.go:4649
 		case 1:
-//line funcs.go:738
+//line funcs.go:739
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v2
-//line funcs.go:739
-			f.y = *new(T)
 //line funcs.go:740
-			f.deferBits |= 4
+			f.y = *new(T)
 //line funcs.go:741
-			f.y, f.x = f.x, f.y
+			f.deferBits |= 4
 //line funcs.go:742
+			f.y, f.x = f.x, f.y
+//line funcs.go:743
 			f.defer4Arg2 = f.x
 			f.defer4Arg3 = f.y
 			f.deferBits |= 8
-//line funcs.go:743
+//line funcs.go:744
 			f.aw1 = f.e.Val(f.w + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4670
+//line funcs_async.go:4672
 		case 2:
-//line funcs.go:743
+//line funcs.go:744
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4677,7 +4679,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4681
+//line funcs_async.go:4683
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4700,7 +4702,7 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:4704
+//line funcs_async.go:4706
 
 // deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
 type deferPackageVarAsyncFuture struct {
@@ -4745,9 +4747,9 @@ func (f *deferPackageVarAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:752
+//line funcs.go:753
 		f.defer1Fn("deferred")
-//line funcs_async.go:4751
+//line funcs_async.go:4753
 	}
 }
 
@@ -4756,20 +4758,20 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:751
-			hook.Note = func(s string) { f.e.Note("first hook %s", s) }
 //line funcs.go:752
+			hook.Note = func(s string) { f.e.Note("first hook %s", s) }
+//line funcs.go:753
 			f.defer1Fn = hook.Note
 			f.deferBits |= 1
-//line funcs.go:753
-			hook.Note = func(s string) { f.e.Note("second hook %s", s) }
 //line funcs.go:754
+			hook.Note = func(s string) { f.e.Note("second hook %s", s) }
+//line funcs.go:755
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4771
+//line funcs_async.go:4773
 		case 1:
-//line funcs.go:754
+//line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4778,7 +4780,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4782
+//line funcs_async.go:4784
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4804,7 +4806,7 @@ func (f *deferPackageVarAsyncFuture) Cancel() {
 // deferPackageVar is what deferPackageVarAsync compiles; it is not called.
 var _ = deferPackageVar
 
-//line funcs_async.go:4808
+//line funcs_async.go:4810
 
 // deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
 type deferPackageVarLoopAsyncFuture struct {
@@ -4858,7 +4860,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:762
+//line funcs.go:763
 			for i := range 2 {
 				hook.Note = func(s string) { f.e.Note("hook %d %s", i, s) }
 				{
@@ -4866,15 +4868,15 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 					f.defers = append(f.defers, func() { deferred("deferred") })
 				}
 			}
-//line funcs.go:766
-			hook.Note = func(s string) { f.e.Note("last hook %s", s) }
 //line funcs.go:767
+			hook.Note = func(s string) { f.e.Note("last hook %s", s) }
+//line funcs.go:768
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4876
+//line funcs_async.go:4878
 		case 1:
-//line funcs.go:767
+//line funcs.go:768
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -4883,7 +4885,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4887
+//line funcs_async.go:4889
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4909,7 +4911,7 @@ func (f *deferPackageVarLoopAsyncFuture) Cancel() {
 // deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
 var _ = deferPackageVarLoop
 
-//line funcs_async.go:4913
+//line funcs_async.go:4915
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -4932,48 +4934,48 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:778
+//line funcs.go:779
 			f.i = 0
-//line funcs.go:778
+//line funcs.go:779
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4941
+//line funcs_async.go:4943
 		case 1:
-//line funcs.go:778
+//line funcs.go:779
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:779
+//line funcs.go:780
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4952
+//line funcs_async.go:4954
 		case 2:
-//line funcs.go:779
+//line funcs.go:780
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:780
-			f.s.items = append(f.s.items, v)
 //line funcs.go:781
+			f.s.items = append(f.s.items, v)
+//line funcs.go:782
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4965
+//line funcs_async.go:4967
 		case 3:
-//line funcs.go:778
+//line funcs.go:779
 			f.i++
-//line funcs.go:778
+//line funcs.go:779
 			f.state = 1
 			continue poll
-//line funcs_async.go:4972
+//line funcs_async.go:4974
 		case 4:
-//line funcs.go:782
+//line funcs.go:783
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4977
+//line funcs_async.go:4979
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4997,7 +4999,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:5001
+//line funcs_async.go:5003
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -5022,59 +5024,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:787
-			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
 //line funcs.go:788
-			f.total = 0
+			f.s.items = append(f.s.items[:len(f.s.items):len(f.s.items)], f.n)
 //line funcs.go:789
+			f.total = 0
+//line funcs.go:790
 			f.rangeValue = f.s.items
 			f.rangeIndex = 0
-//line funcs.go:789
+//line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5036
+//line funcs_async.go:5038
 		case 1:
-//line funcs.go:789
+//line funcs.go:790
 			if f.rangeIndex >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
 			x := f.rangeValue[f.rangeIndex]
-//line funcs.go:790
+//line funcs.go:791
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5048
+//line funcs_async.go:5050
 		case 2:
-//line funcs.go:790
+//line funcs.go:791
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:791
-			f.total += v
 //line funcs.go:792
+			f.total += v
+//line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5061
+//line funcs_async.go:5063
 		case 3:
-//line funcs.go:789
+//line funcs.go:790
 			f.rangeIndex++
-//line funcs.go:789
+//line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:5068
+//line funcs_async.go:5070
 		case 4:
-//line funcs.go:793
+//line funcs.go:794
 			if f.total > 50 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: ErrBig}, true
 			}
-//line funcs.go:796
+//line funcs.go:797
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:5078
+//line funcs_async.go:5080
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5098,7 +5100,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:5102
+//line funcs_async.go:5104
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -5119,13 +5121,13 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:801
+//line funcs.go:802
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5127
+//line funcs_async.go:5129
 		case 1:
-//line funcs.go:801
+//line funcs.go:802
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5133,7 +5135,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:5137
+//line funcs_async.go:5139
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5157,7 +5159,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:5161
+//line funcs_async.go:5163
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -5187,75 +5189,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:806
-			f.m = map[K]int{}
 //line funcs.go:807
+			f.m = map[K]int{}
+//line funcs.go:808
 			f.last = *new(T)
-//line funcs.go:808
+//line funcs.go:809
 			f.i = 0
-//line funcs.go:808
+//line funcs.go:809
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5200
+//line funcs_async.go:5202
 		case 1:
-//line funcs.go:808
+//line funcs.go:809
 			if f.i >= len(f.xs) {
 				f.state = 5
 				continue poll
 			}
 			f.x = f.xs[f.i]
-//line funcs.go:809
+//line funcs.go:810
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5212
+//line funcs_async.go:5214
 		case 2:
-//line funcs.go:809
+//line funcs.go:810
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.w = v
-//line funcs.go:810
+//line funcs.go:811
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5225
+//line funcs_async.go:5227
 		case 3:
-//line funcs.go:810
+//line funcs.go:811
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:811
-			f.m[f.key(y)] += f.w
 //line funcs.go:812
-			f.last = f.x
+			f.m[f.key(y)] += f.w
 //line funcs.go:813
+			f.last = f.x
+//line funcs.go:814
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5240
+//line funcs_async.go:5242
 		case 4:
-//line funcs.go:808
+//line funcs.go:809
 			f.i++
-//line funcs.go:808
+//line funcs.go:809
 			f.state = 1
 			continue poll
-//line funcs_async.go:5247
+//line funcs_async.go:5249
 		case 5:
-//line funcs.go:814
-			f.e.Note("last %v", f.last)
 //line funcs.go:815
+			f.e.Note("last %v", f.last)
+//line funcs.go:816
 			if len(f.m) == 0 {
 				f.state = -1
 				return future.Result[map[K]int]{Value: nil, Err: ErrBig}, true
 			}
-//line funcs.go:818
+//line funcs.go:819
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5259
+//line funcs_async.go:5261
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5279,7 +5281,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5283
+//line funcs_async.go:5285
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5306,63 +5308,63 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:829
+//line funcs.go:830
 			f.zero = *new(E)
-//line funcs.go:830
+//line funcs.go:831
 			f.i = 0
-//line funcs.go:830
+//line funcs.go:831
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5317
+//line funcs_async.go:5319
 		case 1:
-//line funcs.go:830
+//line funcs.go:831
 			if f.i >= f.n {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:831
+//line funcs.go:832
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5328
+//line funcs_async.go:5330
 		case 2:
-//line funcs.go:831
+//line funcs.go:832
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:832
-			f.b.v = append(f.b.v, f.mk(w))
 //line funcs.go:833
+			f.b.v = append(f.b.v, f.mk(w))
+//line funcs.go:834
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5342
+//line funcs_async.go:5344
 		case 3:
-//line funcs.go:833
+//line funcs.go:834
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.zero = v2
-//line funcs.go:834
+//line funcs.go:835
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5354
+//line funcs_async.go:5356
 		case 4:
-//line funcs.go:830
+//line funcs.go:831
 			f.i++
-//line funcs.go:830
+//line funcs.go:831
 			f.state = 1
 			continue poll
-//line funcs_async.go:5361
+//line funcs_async.go:5363
 		case 5:
-//line funcs.go:835
+//line funcs.go:836
 			f.state = -1
 			return f.zero, true
-//line funcs_async.go:5366
+//line funcs_async.go:5368
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5386,7 +5388,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5390
+//line funcs_async.go:5392
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5413,16 +5415,16 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:843
+//line funcs.go:844
 			f.b = strings.Builder{}
-//line funcs.go:844
+//line funcs.go:845
 			f.i = 0
-//line funcs.go:844
+//line funcs.go:845
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5424
+//line funcs_async.go:5426
 		case 1:
-//line funcs.go:844
+//line funcs.go:845
 			if f.i >= len(f.s) {
 				f.state = 4
 				continue poll
@@ -5430,36 +5432,36 @@ poll:
 			r2, width := utf8.DecodeRuneInString(string(f.s[f.i:]))
 			f.rangeNext = f.i + width
 			f.r = r2
-//line funcs.go:845
+//line funcs.go:846
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5438
+//line funcs_async.go:5440
 		case 2:
-//line funcs.go:845
+//line funcs.go:846
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:846
-			f.b.WriteRune(f.r)
 //line funcs.go:847
+			f.b.WriteRune(f.r)
+//line funcs.go:848
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5451
+//line funcs_async.go:5453
 		case 3:
-//line funcs.go:844
+//line funcs.go:845
 			f.i = f.rangeNext
-//line funcs.go:844
+//line funcs.go:845
 			f.state = 1
 			continue poll
-//line funcs_async.go:5458
+//line funcs_async.go:5460
 		case 4:
-//line funcs.go:848
+//line funcs.go:849
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5463
+//line funcs_async.go:5465
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5480,7 +5482,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5484
+//line funcs_async.go:5486
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5529,20 +5531,20 @@ func (f *namedResultsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:859
+//line funcs.go:860
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5535
+//line funcs_async.go:5537
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:853
+//line funcs.go:854
 		func() {
 			if f.err != nil {
 				f.total = -f.total
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5546
+//line funcs_async.go:5548
 	}
 }
 
@@ -5552,72 +5554,72 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:853
+//line funcs.go:854
 			f.deferBits |= 1
-//line funcs.go:859
+//line funcs.go:860
 			f.defer2Arg2 = f.total
 			f.deferBits |= 2
-//line funcs.go:860
+//line funcs.go:861
 			f.i = 0
-//line funcs.go:860
+//line funcs.go:861
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5566
+//line funcs_async.go:5568
 		case 1:
-//line funcs.go:860
+//line funcs.go:861
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:861
+//line funcs.go:862
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5577
+//line funcs_async.go:5579
 		case 2:
-//line funcs.go:861
+//line funcs.go:862
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:862
-			f.total += v
 //line funcs.go:863
+			f.total += v
+//line funcs.go:864
 			if f.total > 10 {
 				f.err = ErrBig
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:867
+//line funcs.go:868
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5597
+//line funcs_async.go:5599
 		case 3:
-//line funcs.go:860
+//line funcs.go:861
 			f.i++
-//line funcs.go:860
+//line funcs.go:861
 			f.state = 1
 			continue poll
-//line funcs_async.go:5604
+//line funcs_async.go:5606
 		case 4:
-//line funcs.go:868
+//line funcs.go:869
 			if f.n == 3 {
 				f.state = 5
 			} else {
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5613
+//line funcs_async.go:5615
 		case 5:
-//line funcs.go:869
+//line funcs.go:870
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5619
+//line funcs_async.go:5621
 		case 6:
-//line funcs.go:869
+//line funcs.go:870
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
@@ -5627,33 +5629,33 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5631
+//line funcs_async.go:5633
 		case 7:
-//line funcs.go:871
+//line funcs.go:872
 			if f.n == 5 {
 				f.total, f.err = 100, ErrOdd
 				f.state = -1
 				f.runDefers()
 				return future.Result[int]{Value: f.total, Err: f.err}, true
 			}
-//line funcs.go:874
+//line funcs.go:875
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5644
+//line funcs_async.go:5646
 		case 8:
-//line funcs.go:874
+//line funcs.go:875
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total, f.err = v2.Value, v2.Err
-//line funcs.go:875
+//line funcs.go:876
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5657
+//line funcs_async.go:5659
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5682,7 +5684,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5686
+//line funcs_async.go:5688
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5727,9 +5729,9 @@ func (f *namedOneAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:880
+//line funcs.go:881
 		func() { f.r *= 2 }()
-//line funcs_async.go:5733
+//line funcs_async.go:5735
 	}
 }
 
@@ -5739,24 +5741,24 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:880
-			f.deferBits |= 1
 //line funcs.go:881
+			f.deferBits |= 1
+//line funcs.go:882
 			if f.n%2 == 0 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5752
+//line funcs_async.go:5754
 		case 1:
-//line funcs.go:882
+//line funcs.go:883
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5758
+//line funcs_async.go:5760
 		case 2:
-//line funcs.go:882
+//line funcs.go:883
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -5766,16 +5768,16 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5770
+//line funcs_async.go:5772
 		case 3:
-//line funcs.go:884
-			f.r = f.n
 //line funcs.go:885
+			f.r = f.n
+//line funcs.go:886
 			f.r = f.r + 1
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5779
+//line funcs_async.go:5781
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5801,7 +5803,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5805
+//line funcs_async.go:5807
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5824,29 +5826,29 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:890
+//line funcs.go:891
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5832
+//line funcs_async.go:5834
 		case 1:
-//line funcs.go:890
+//line funcs.go:891
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:891
+//line funcs.go:892
 			if v > 4 {
 				f.err = ErrBig
 				f.state = -1
 				return future.Result[int]{Value: f.result1, Err: f.err}, true
 			}
-//line funcs.go:895
+//line funcs.go:896
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5850
+//line funcs_async.go:5852
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5870,7 +5872,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5874
+//line funcs_async.go:5876
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5933,187 +5935,187 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:900
-			f2.fs = nil
 //line funcs.go:901
-			f2.ps = nil
+			f2.fs = nil
 //line funcs.go:902
+			f2.ps = nil
+//line funcs.go:903
 			f2.i = new(int)
 			(*f2.i) = 0
-//line funcs.go:902
+//line funcs.go:903
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5947
+//line funcs_async.go:5949
 		case 1:
-//line funcs.go:902
+//line funcs.go:903
 			if !((*f2.i) < f2.n) {
 				f2.state = 4
 				continue poll
 			}
-//line funcs.go:903
+//line funcs.go:904
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5958
+//line funcs_async.go:5960
 		case 2:
-//line funcs.go:903
+//line funcs.go:904
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			i2 := f2.i
-//line funcs.go:904
-			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
 //line funcs.go:905
-			f2.ps = append(f2.ps, &v)
+			f2.fs = append(f2.fs, func() int { return (*i2)*100 + v })
 //line funcs.go:906
-			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
+			f2.ps = append(f2.ps, &v)
 //line funcs.go:907
-			v++
+			f2.defers = append(f2.defers, func() { f2.e.Note("deferred i=%d v=%d", (*i2), v) })
 //line funcs.go:908
+			v++
+//line funcs.go:909
 			if (*f2.i) == 2 {
 				(*f2.i)++
 			}
-//line funcs.go:911
+//line funcs.go:912
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5982
+//line funcs_async.go:5984
 		case 3:
 			{
 				prev := f2.i
 				f2.i = new(int)
 				*f2.i = *prev
 			}
-//line funcs.go:902
+//line funcs.go:903
 			(*f2.i)++
-//line funcs.go:902
+//line funcs.go:903
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5994
+//line funcs_async.go:5996
 		case 4:
-//line funcs.go:912
+//line funcs.go:913
 			f2.rangeValue = []int{f2.n, f2.n + 1}
 			f2.rangeIndex = 0
-//line funcs.go:912
+//line funcs.go:913
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6002
+//line funcs_async.go:6004
 		case 5:
-//line funcs.go:912
+//line funcs.go:913
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f2.x = new(int)
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
-//line funcs.go:913
+//line funcs.go:914
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:6015
+//line funcs_async.go:6017
 		case 6:
-//line funcs.go:913
+//line funcs.go:914
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			x2 := f2.x
-//line funcs.go:914
-			f2.fs = append(f2.fs, func() int { return (*x2) + w })
 //line funcs.go:915
+			f2.fs = append(f2.fs, func() int { return (*x2) + w })
+//line funcs.go:916
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6029
+//line funcs_async.go:6031
 		case 7:
-//line funcs.go:912
+//line funcs.go:913
 			f2.rangeIndex++
-//line funcs.go:912
+//line funcs.go:913
 			f2.state = 5
 			continue poll
-//line funcs_async.go:6036
+//line funcs_async.go:6038
 		case 8:
-//line funcs.go:916
+//line funcs.go:917
 			f2.j = new(int)
 			(*f2.j) = 0
-//line funcs.go:916
+//line funcs.go:917
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6044
+//line funcs_async.go:6046
 		case 9:
-//line funcs.go:916
+//line funcs.go:917
 			if !((*f2.j) < 3) {
 				f2.state = 12
 				continue poll
 			}
-//line funcs.go:917
+//line funcs.go:918
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6055
+//line funcs_async.go:6057
 		case 10:
-//line funcs.go:917
+//line funcs.go:918
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			j2 := f2.j
-//line funcs.go:918
-			f2.fs = append(f2.fs, func() int { return (*j2) })
 //line funcs.go:919
-			(*f2.j)++
+			f2.fs = append(f2.fs, func() int { return (*j2) })
 //line funcs.go:920
+			(*f2.j)++
+//line funcs.go:921
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:6071
+//line funcs_async.go:6073
 		case 11:
 			{
 				prev2 := f2.j
 				f2.j = new(int)
 				*f2.j = *prev2
 			}
-//line funcs.go:920
+//line funcs.go:921
 			f2.state = 9
 			continue poll
-//line funcs_async.go:6081
+//line funcs_async.go:6083
 		case 12:
-//line funcs.go:921
-			f2.total = 0
 //line funcs.go:922
+			f2.total = 0
+//line funcs.go:923
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:925
+//line funcs.go:926
 			for _, p := range f2.ps {
 				*p += 1000
 			}
-//line funcs.go:928
+//line funcs.go:929
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:6097
+//line funcs_async.go:6099
 		case 13:
-//line funcs.go:928
+//line funcs.go:929
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:929
+//line funcs.go:930
 			for _, f := range f2.fs {
 				f2.total += f()
 				f2.e.Note("total=%d", f2.total)
 			}
-//line funcs.go:933
+//line funcs.go:934
 			{
 				var v2 int = f2.total
 				f2.state = -1
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:6117
+//line funcs_async.go:6119
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6139,7 +6141,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:6143
+//line funcs_async.go:6145
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -6171,36 +6173,36 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:946
-			f2.slices = nil
 //line funcs.go:947
-			f2.accs = nil
+			f2.slices = nil
 //line funcs.go:948
-			f2.later = nil
+			f2.accs = nil
 //line funcs.go:949
+			f2.later = nil
+//line funcs.go:950
 			f2.rangeValue = f2.n % 5
 			f2.i = 0
-//line funcs.go:949
+//line funcs.go:950
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6187
+//line funcs_async.go:6189
 		case 1:
-//line funcs.go:949
+//line funcs.go:950
 			if f2.i >= f2.rangeValue {
 				f2.state = 11
 				continue poll
 			}
-//line funcs.go:950
-			f2.p = new(acc)
 //line funcs.go:951
-			(*f2.p).a[0] = f2.i
+			f2.p = new(acc)
 //line funcs.go:952
+			(*f2.p).a[0] = f2.i
+//line funcs.go:953
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6202
+//line funcs_async.go:6204
 		case 2:
-//line funcs.go:952
+//line funcs.go:953
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
@@ -6208,18 +6210,18 @@ poll:
 			f2.aw1 = nil
 			f2.k = new(int)
 			(*f2.k) = v2
-//line funcs.go:953
+//line funcs.go:954
 			(*f2.p).inc()
 			k2 := f2.k
-//line funcs.go:954
-			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
 //line funcs.go:955
-			f2.slices = append(f2.slices, (*f2.p).a[:])
+			f2.later = append(f2.later, func() string { return fmt.Sprint("k", (*k2)) })
 //line funcs.go:956
-			f2.accs = append(f2.accs, f2.p)
+			f2.slices = append(f2.slices, (*f2.p).a[:])
 //line funcs.go:957
-			switch bound := any((*f2.k)).(type) {
+			f2.accs = append(f2.accs, f2.p)
 //line funcs.go:958
+			switch bound := any((*f2.k)).(type) {
+//line funcs.go:959
 			case int:
 				f2.v = new(int)
 				*f2.v = bound
@@ -6228,112 +6230,112 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6232
+//line funcs_async.go:6234
 		case 3:
-//line funcs.go:959
+//line funcs.go:960
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6238
+//line funcs_async.go:6240
 		case 4:
-//line funcs.go:959
+//line funcs.go:960
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			v3 := f2.v
-//line funcs.go:960
-			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
 //line funcs.go:961
-			(*f2.v)++
+			f2.later = append(f2.later, func() string { return fmt.Sprint("v", (*v3)) })
 //line funcs.go:962
+			(*f2.v)++
+//line funcs.go:963
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6254
+//line funcs_async.go:6256
 		case 5:
-//line funcs.go:963
+//line funcs.go:964
 			f2.q = new(int)
 			(*f2.q) = (*f2.k) * 2
-//line funcs.go:963
+//line funcs.go:964
 			if (*f2.q) >= 2 {
 				f2.state = 6
 			} else {
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6266
+//line funcs_async.go:6268
 		case 6:
-//line funcs.go:964
+//line funcs.go:965
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6272
+//line funcs_async.go:6274
 		case 7:
-//line funcs.go:964
+//line funcs.go:965
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			q2 := f2.q
-//line funcs.go:965
-			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
 //line funcs.go:966
-			(*f2.q) += 100
+			f2.later = append(f2.later, func() string { return fmt.Sprint("q", (*q2)) })
 //line funcs.go:967
+			(*f2.q) += 100
+//line funcs.go:968
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6288
+//line funcs_async.go:6290
 		case 8:
-//line funcs.go:968
+//line funcs.go:969
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
-//line funcs.go:969
+//line funcs.go:970
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6297
+//line funcs_async.go:6299
 		case 9:
-//line funcs.go:969
+//line funcs.go:970
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			r2 := f2.r
-//line funcs.go:970
-			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
 //line funcs.go:971
-			(*f2.p).a[1] = (*f2.k)
+			f2.later = append(f2.later, func() string { return fmt.Sprint("r", (*r2)) })
 //line funcs.go:972
-			(*f2.k) *= 3
+			(*f2.p).a[1] = (*f2.k)
 //line funcs.go:973
+			(*f2.k) *= 3
+//line funcs.go:974
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6315
+//line funcs_async.go:6317
 		case 10:
-//line funcs.go:949
+//line funcs.go:950
 			f2.i++
-//line funcs.go:949
+//line funcs.go:950
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6322
+//line funcs_async.go:6324
 		case 11:
-//line funcs.go:974
-			var b strings.Builder
 //line funcs.go:975
+			var b strings.Builder
+//line funcs.go:976
 			for i, s := range f2.slices {
 				fmt.Fprint(&b, s, f2.accs[i].n, f2.accs[i].a, " ")
 			}
-//line funcs.go:978
+//line funcs.go:979
 			for _, f := range f2.later {
 				b.WriteString(f())
 			}
-//line funcs.go:981
+//line funcs.go:982
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6337
+//line funcs_async.go:6339
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6357,7 +6359,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6361
+//line funcs_async.go:6363
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6396,479 +6398,479 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:998
+//line funcs.go:999
 			f.tmp = f.e.Tick("a", 1)
-//line funcs.go:998
+//line funcs.go:999
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6406
+//line funcs_async.go:6408
 		case 1:
-//line funcs.go:998
+//line funcs.go:999
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:998
-			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
 //line funcs.go:999
-			f.e.Note("a=%d", f.a)
+			f.a = sum3(f.tmp, tmp2, f.e.Tick("c", 3))
 //line funcs.go:1000
+			f.e.Note("a=%d", f.a)
+//line funcs.go:1001
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6422
+//line funcs_async.go:6424
 		case 2:
-//line funcs.go:1000
+//line funcs.go:1001
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1000
+//line funcs.go:1001
 			if tmp3 > 4 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6437
+//line funcs_async.go:6439
 		case 3:
-//line funcs.go:1001
+//line funcs.go:1002
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6443
+//line funcs_async.go:6445
 		case 4:
-//line funcs.go:1001
+//line funcs.go:1002
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1001
+//line funcs.go:1002
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6454
+//line funcs_async.go:6456
 		case 5:
-//line funcs.go:1004
+//line funcs.go:1005
 			f.tmp5 = f.n%2 == 0
-//line funcs.go:1004
+//line funcs.go:1005
 			if f.tmp5 {
 				f.state = 6
 			} else {
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6465
+//line funcs_async.go:6467
 		case 6:
-//line funcs.go:1004
+//line funcs.go:1005
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6471
+//line funcs_async.go:6473
 		case 7:
-//line funcs.go:1004
+//line funcs.go:1005
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1004
+//line funcs.go:1005
 			f.tmp5 = tmp6 > 1
-//line funcs.go:1004
+//line funcs.go:1005
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6484
+//line funcs_async.go:6486
 		case 8:
-//line funcs.go:1004
+//line funcs.go:1005
 			f.tmp7 = f.tmp5 || f.n == 7
-//line funcs.go:1004
+//line funcs.go:1005
 			if !f.tmp7 {
 				f.state = 9
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6495
+//line funcs_async.go:6497
 		case 9:
-//line funcs.go:1004
+//line funcs.go:1005
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6501
+//line funcs_async.go:6503
 		case 10:
-//line funcs.go:1004
+//line funcs.go:1005
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1004
+//line funcs.go:1005
 			f.tmp7 = tmp8 == 4
-//line funcs.go:1004
+//line funcs.go:1005
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6514
+//line funcs_async.go:6516
 		case 11:
-//line funcs.go:1004
+//line funcs.go:1005
 			if f.tmp7 {
 				f.state = 12
 			} else {
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6523
+//line funcs_async.go:6525
 		case 12:
-//line funcs.go:1005
-			f.e.Note("cond true")
 //line funcs.go:1006
+			f.e.Note("cond true")
+//line funcs.go:1007
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6530
+//line funcs_async.go:6532
 		case 13:
-//line funcs.go:1007
+//line funcs.go:1008
 			f.tmp9 = f.e.Tick("x", 0)
-//line funcs.go:1007
+//line funcs.go:1008
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6538
+//line funcs_async.go:6540
 		case 14:
-//line funcs.go:1007
+//line funcs.go:1008
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1007
+//line funcs.go:1008
 			f.arr = []int{f.tmp9, tmp10, 2}
-//line funcs.go:1008
+//line funcs.go:1009
 			f.tmp11 = f.e.Tick("index", f.n%3)
-//line funcs.go:1008
+//line funcs.go:1009
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6554
+//line funcs_async.go:6556
 		case 15:
-//line funcs.go:1008
+//line funcs.go:1009
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1008
+//line funcs.go:1009
 			f.arr[f.tmp11] = tmp12
-//line funcs.go:1009
+//line funcs.go:1010
 			f.tmp13 = f.e.Tick("index2", 1)
-//line funcs.go:1009
+//line funcs.go:1010
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6570
+//line funcs_async.go:6572
 		case 16:
-//line funcs.go:1009
+//line funcs.go:1010
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1009
-			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
 //line funcs.go:1010
+			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
+//line funcs.go:1011
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6584
+//line funcs_async.go:6586
 		case 17:
-//line funcs.go:1010
+//line funcs.go:1011
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1010
-			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
 //line funcs.go:1011
+			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
+//line funcs.go:1012
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6598
+//line funcs_async.go:6600
 		case 18:
-//line funcs.go:1011
+//line funcs.go:1012
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1011
-			f.counts[tmp16]++
 //line funcs.go:1012
+			f.counts[tmp16]++
+//line funcs.go:1013
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6612
+//line funcs_async.go:6614
 		case 19:
-//line funcs.go:1012
+//line funcs.go:1013
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1012
+//line funcs.go:1013
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6624
+//line funcs_async.go:6626
 		case 20:
-//line funcs.go:1012
+//line funcs.go:1013
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1012
-			f.z = tmp18 * 2
 //line funcs.go:1013
+			f.z = tmp18 * 2
+//line funcs.go:1014
 			f.p = point{x: 1, y: 2}
-//line funcs.go:1014
+//line funcs.go:1015
 			f.tmp19 = f.e.Tick("s1", 1)
-//line funcs.go:1014
+//line funcs.go:1015
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6642
+//line funcs_async.go:6644
 		case 21:
-//line funcs.go:1014
+//line funcs.go:1015
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1014
-			f.z += f.p.sum(f.tmp19, tmp20)
 //line funcs.go:1015
+			f.z += f.p.sum(f.tmp19, tmp20)
+//line funcs.go:1016
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6656
+//line funcs_async.go:6658
 		case 22:
-//line funcs.go:1015
+//line funcs.go:1016
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1015
-			f.z += f.p.move(tmp21)
 //line funcs.go:1016
+			f.z += f.p.move(tmp21)
+//line funcs.go:1017
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6670
+//line funcs_async.go:6672
 		case 23:
-//line funcs.go:1016
+//line funcs.go:1017
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1016
-			f.z += tmp22.x
 //line funcs.go:1017
+			f.z += tmp22.x
+//line funcs.go:1018
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6684
+//line funcs_async.go:6686
 		case 24:
-//line funcs.go:1017
+//line funcs.go:1018
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1017
-			f.z -= -tmp23
 //line funcs.go:1018
+			f.z -= -tmp23
+//line funcs.go:1019
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6698
+//line funcs_async.go:6700
 		case 25:
-//line funcs.go:1018
+//line funcs.go:1019
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1018
-			switch tmp24 % 3 {
 //line funcs.go:1019
+			switch tmp24 % 3 {
+//line funcs.go:1020
 			case 0:
 				f.state = 26
-//line funcs.go:1021
+//line funcs.go:1022
 			case 1:
 				f.state = 27
 			default:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6718
+//line funcs_async.go:6720
 		case 26:
-//line funcs.go:1020
+//line funcs.go:1021
 			f.z++
-//line funcs.go:1023
+//line funcs.go:1024
 			f.state = 29
 			continue poll
-//line funcs_async.go:6725
+//line funcs_async.go:6727
 		case 27:
-//line funcs.go:1022
+//line funcs.go:1023
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6731
+//line funcs_async.go:6733
 		case 28:
-//line funcs.go:1022
+//line funcs.go:1023
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:1023
+//line funcs.go:1024
 			f.state = 29
 			fallthrough
-//line funcs_async.go:6743
+//line funcs_async.go:6745
 		case 29:
-//line funcs.go:1024
+//line funcs.go:1025
 			f.b = f.e.Tick("init", f.n) > 2
-//line funcs.go:1024
+//line funcs.go:1025
 			f.tmp25 = f.b
-//line funcs.go:1024
+//line funcs.go:1025
 			if f.tmp25 {
 				f.state = 30
 			} else {
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:6756
+//line funcs_async.go:6758
 		case 30:
-//line funcs.go:1024
+//line funcs.go:1025
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:6762
+//line funcs_async.go:6764
 		case 31:
-//line funcs.go:1024
+//line funcs.go:1025
 			tmp26, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw3 = nil
-//line funcs.go:1024
+//line funcs.go:1025
 			f.tmp25 = !tmp26
-//line funcs.go:1024
+//line funcs.go:1025
 			f.state = 32
 			fallthrough
-//line funcs_async.go:6775
+//line funcs_async.go:6777
 		case 32:
-//line funcs.go:1024
+//line funcs.go:1025
 			if f.tmp25 {
 				f.state = 33
 			} else {
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:6784
+//line funcs_async.go:6786
 		case 33:
-//line funcs.go:1025
-			f.z *= 2
 //line funcs.go:1026
+			f.z *= 2
+//line funcs.go:1027
 			f.state = 34
 			fallthrough
-//line funcs_async.go:6791
+//line funcs_async.go:6793
 		case 34:
-//line funcs.go:1027
+//line funcs.go:1028
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:6797
+//line funcs_async.go:6799
 		case 35:
-//line funcs.go:1027
+//line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i = v
-//line funcs.go:1027
+//line funcs.go:1028
 			f.state = 36
 			fallthrough
-//line funcs_async.go:6809
+//line funcs_async.go:6811
 		case 36:
-//line funcs.go:1027
+//line funcs.go:1028
 			if !(f.i > 0) {
 				f.state = 39
 				continue poll
 			}
-//line funcs.go:1028
+//line funcs.go:1029
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:6820
+//line funcs_async.go:6822
 		case 37:
-//line funcs.go:1028
+//line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.z += v
-//line funcs.go:1029
+//line funcs.go:1030
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6832
+//line funcs_async.go:6834
 		case 38:
-//line funcs.go:1027
+//line funcs.go:1028
 			f.i--
-//line funcs.go:1027
+//line funcs.go:1028
 			f.state = 36
 			continue poll
-//line funcs_async.go:6839
+//line funcs_async.go:6841
 		case 39:
-//line funcs.go:1030
-			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
 //line funcs.go:1031
+			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
+//line funcs.go:1032
 			if f.z > 1000 {
 				f.state = 40
 			} else {
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6850
+//line funcs_async.go:6852
 		case 40:
-//line funcs.go:1032
+//line funcs.go:1033
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6856
+//line funcs_async.go:6858
 		case 41:
-//line funcs.go:1032
+//line funcs.go:1033
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1032
+//line funcs.go:1033
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6867
+//line funcs_async.go:6869
 		case 42:
-//line funcs.go:1034
+//line funcs.go:1035
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6872
+//line funcs_async.go:6874
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6898,7 +6900,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6902
+//line funcs_async.go:6904
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6926,119 +6928,119 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1039
-			f.total = 0
 //line funcs.go:1040
+			f.total = 0
+//line funcs.go:1041
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6936
+//line funcs_async.go:6938
 		case 1:
-//line funcs.go:1040
+//line funcs.go:1041
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v, f.err = v2.Value, v2.Err
-//line funcs.go:1040
+//line funcs.go:1041
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6948
+//line funcs_async.go:6950
 		case 2:
-//line funcs.go:1040
+//line funcs.go:1041
 			if !(f.err == nil && f.v < 12) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1041
+//line funcs.go:1042
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6959
+//line funcs_async.go:6961
 		case 3:
-//line funcs.go:1041
+//line funcs.go:1042
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			f.total += v2
-//line funcs.go:1042
+//line funcs.go:1043
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6971
+//line funcs_async.go:6973
 		case 4:
-//line funcs.go:1040
+//line funcs.go:1041
 			f.v++
-//line funcs.go:1040
+//line funcs.go:1041
 			f.state = 2
 			continue poll
-//line funcs_async.go:6978
+//line funcs_async.go:6980
 		case 5:
-//line funcs.go:1043
+//line funcs.go:1044
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6984
+//line funcs_async.go:6986
 		case 6:
-//line funcs.go:1043
+//line funcs.go:1044
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			_, f.err2 = v2.Value, v2.Err
-//line funcs.go:1043
+//line funcs.go:1044
 			f.tmp = f.err2 != nil
-//line funcs.go:1043
+//line funcs.go:1044
 			if !f.tmp {
 				f.state = 7
 			} else {
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:7002
+//line funcs_async.go:7004
 		case 7:
-//line funcs.go:1043
+//line funcs.go:1044
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7008
+//line funcs_async.go:7010
 		case 8:
-//line funcs.go:1043
+//line funcs.go:1044
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1043
+//line funcs.go:1044
 			f.tmp = tmp2 > 3
-//line funcs.go:1043
+//line funcs.go:1044
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7021
+//line funcs_async.go:7023
 		case 9:
-//line funcs.go:1043
+//line funcs.go:1044
 			if f.tmp {
 				f.state = 10
 			} else {
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:7030
+//line funcs_async.go:7032
 		case 10:
-//line funcs.go:1044
-			f.total++
 //line funcs.go:1045
+			f.total++
+//line funcs.go:1046
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7037
+//line funcs_async.go:7039
 		case 11:
-//line funcs.go:1046
+//line funcs.go:1047
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7042
+//line funcs_async.go:7044
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7065,7 +7067,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:7069
+//line funcs_async.go:7071
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -7128,75 +7130,75 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1051
+//line funcs.go:1052
 			f.defers = append(f.defers, func() {
 				if f.count > 3 {
 					f.err = ErrBig
 					f.count = -f.count
 				}
 			})
-//line funcs.go:1057
-			f.shown = nil
 //line funcs.go:1058
+			f.shown = nil
+//line funcs.go:1059
 			f.rangeValue = min(f.n, len(f.b.v))
 			f.i = 0
-//line funcs.go:1058
+//line funcs.go:1059
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7147
+//line funcs_async.go:7149
 		case 1:
-//line funcs.go:1058
+//line funcs.go:1059
 			if f.i >= f.rangeValue {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1059
+//line funcs.go:1060
 			f.x = new(E)
 			(*f.x) = f.b.v[f.i]
-//line funcs.go:1060
+//line funcs.go:1061
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7161
+//line funcs_async.go:7163
 		case 2:
-//line funcs.go:1060
+//line funcs.go:1061
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			x2 := f.x
-//line funcs.go:1061
-			f.shown = append(f.shown, func() string { return f.show((*x2)) })
 //line funcs.go:1062
+			f.shown = append(f.shown, func() string { return f.show((*x2)) })
+//line funcs.go:1063
 			{
 				deferred := f.b.e.Note
 				d2 := f.show((*f.x))
 				f.defers = append(f.defers, func() { deferred("drained %s", d2) })
 			}
-//line funcs.go:1063
-			f.count++
 //line funcs.go:1064
+			f.count++
+//line funcs.go:1065
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7183
+//line funcs_async.go:7185
 		case 3:
-//line funcs.go:1058
+//line funcs.go:1059
 			f.i++
-//line funcs.go:1058
+//line funcs.go:1059
 			f.state = 1
 			continue poll
-//line funcs_async.go:7190
+//line funcs_async.go:7192
 		case 4:
-//line funcs.go:1065
+//line funcs.go:1066
 			for _, s := range f.shown {
 				f.b.e.Note("shown %s", s())
 			}
-//line funcs.go:1068
+//line funcs.go:1069
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:7200
+//line funcs_async.go:7202
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7219,7 +7221,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:7223
+//line funcs_async.go:7225
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7248,174 +7250,174 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1073
+//line funcs.go:1074
 			f.total = 0
-//line funcs.go:1075
+//line funcs.go:1076
 			f.i = 0
-//line funcs.go:1075
+//line funcs.go:1076
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7259
+//line funcs_async.go:7261
 		case 1:
-//line funcs.go:1075
+//line funcs.go:1076
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7265
+//line funcs_async.go:7267
 		case 2:
-//line funcs.go:1075
+//line funcs.go:1076
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1075
+//line funcs.go:1076
 			if !(f.i < tmp) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1076
-			f.total += f.i
 //line funcs.go:1077
+			f.total += f.i
+//line funcs.go:1078
 			if f.i == 3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1080
-			f.e.Note("i=%d", f.i)
 //line funcs.go:1081
+			f.e.Note("i=%d", f.i)
+//line funcs.go:1082
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7290
+//line funcs_async.go:7292
 		case 3:
-//line funcs.go:1075
+//line funcs.go:1076
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7296
+//line funcs_async.go:7298
 		case 4:
-//line funcs.go:1075
+//line funcs.go:1076
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1075
+//line funcs.go:1076
 			f.state = 1
 			continue poll
-//line funcs_async.go:7308
+//line funcs_async.go:7310
 		case 5:
-//line funcs.go:1082
+//line funcs.go:1083
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7314
+//line funcs_async.go:7316
 		case 6:
-//line funcs.go:1082
+//line funcs.go:1083
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1082
+//line funcs.go:1083
 			f.rangeValue = tmp2
 			f.j = 0
-//line funcs.go:1082
+//line funcs.go:1083
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7328
+//line funcs_async.go:7330
 		case 7:
-//line funcs.go:1082
+//line funcs.go:1083
 			if f.j >= len(f.rangeValue) {
 				f.state = 10
 				continue poll
 			}
-//line funcs.go:1083
+//line funcs.go:1084
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7339
+//line funcs_async.go:7341
 		case 8:
-//line funcs.go:1083
+//line funcs.go:1084
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1084
+//line funcs.go:1085
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7351
+//line funcs_async.go:7353
 		case 9:
-//line funcs.go:1082
+//line funcs.go:1083
 			f.j++
-//line funcs.go:1082
+//line funcs.go:1083
 			f.state = 7
 			continue poll
-//line funcs_async.go:7358
+//line funcs_async.go:7360
 		case 10:
-//line funcs.go:1085
+//line funcs.go:1086
 			f.k = f.n
-//line funcs.go:1085
+//line funcs.go:1086
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7365
+//line funcs_async.go:7367
 		case 11:
-//line funcs.go:1085
+//line funcs.go:1086
 			f.tmp3 = f.k > 0
-//line funcs.go:1085
+//line funcs.go:1086
 			if f.tmp3 {
 				f.state = 12
 			} else {
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7376
+//line funcs_async.go:7378
 		case 12:
-//line funcs.go:1085
+//line funcs.go:1086
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7382
+//line funcs_async.go:7384
 		case 13:
-//line funcs.go:1085
+//line funcs.go:1086
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1085
+//line funcs.go:1086
 			f.tmp3 = tmp4 != 2
-//line funcs.go:1085
+//line funcs.go:1086
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7395
+//line funcs_async.go:7397
 		case 14:
-//line funcs.go:1085
+//line funcs.go:1086
 			if !(f.tmp3) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1086
-			f.total++
 //line funcs.go:1087
+			f.total++
+//line funcs.go:1088
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7407
+//line funcs_async.go:7409
 		case 15:
-//line funcs.go:1085
+//line funcs.go:1086
 			f.k--
-//line funcs.go:1085
+//line funcs.go:1086
 			f.state = 11
 			continue poll
-//line funcs_async.go:7414
+//line funcs_async.go:7416
 		case 16:
-//line funcs.go:1088
+//line funcs.go:1089
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7419
+//line funcs_async.go:7421
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7442,7 +7444,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7446
+//line funcs_async.go:7448
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7472,42 +7474,42 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1093
-			f.values = []any{f.n, "s", nil, 2.5}
 //line funcs.go:1094
-			f.b = strings.Builder{}
+			f.values = []any{f.n, "s", nil, 2.5}
 //line funcs.go:1095
+			f.b = strings.Builder{}
+//line funcs.go:1096
 			f.rangeValue = f.n % 5
 			f.i = 0
-//line funcs.go:1095
+//line funcs.go:1096
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7486
+//line funcs_async.go:7488
 		case 1:
-//line funcs.go:1095
+//line funcs.go:1096
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1096
+//line funcs.go:1097
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7497
+//line funcs_async.go:7499
 		case 2:
-//line funcs.go:1096
+//line funcs.go:1097
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1096
-			switch bound := tmp.(type) {
 //line funcs.go:1097
+			switch bound := tmp.(type) {
+//line funcs.go:1098
 			case int:
 				f.v = bound
 				f.state = 3
-//line funcs.go:1099
+//line funcs.go:1100
 			case string:
 				f.v3 = bound
 				f.state = 4
@@ -7516,87 +7518,87 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7520
+//line funcs_async.go:7522
 		case 3:
-//line funcs.go:1098
+//line funcs.go:1099
 			f.b.WriteString(strings.Repeat("i", f.v%3))
-//line funcs.go:1103
+//line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7527
+//line funcs_async.go:7529
 		case 4:
-//line funcs.go:1100
+//line funcs.go:1101
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:7533
+//line funcs_async.go:7535
 		case 5:
-//line funcs.go:1102
-			f.e.Note("other %v", f.v2)
 //line funcs.go:1103
+			f.e.Note("other %v", f.v2)
+//line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7540
+//line funcs_async.go:7542
 		case 6:
-//line funcs.go:1100
+//line funcs.go:1101
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1100
+//line funcs.go:1101
 			f.b.WriteString(f.v3 + tmp2)
-//line funcs.go:1103
+//line funcs.go:1104
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7553
+//line funcs_async.go:7555
 		case 7:
-//line funcs.go:1104
+//line funcs.go:1105
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7559
+//line funcs_async.go:7561
 		case 8:
-//line funcs.go:1104
+//line funcs.go:1105
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1104
-			switch tmp3.(type) {
 //line funcs.go:1105
+			switch tmp3.(type) {
+//line funcs.go:1106
 			case nil:
 				f.state = 9
 			default:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7576
+//line funcs_async.go:7578
 		case 9:
-//line funcs.go:1106
-			f.b.WriteString("nil")
 //line funcs.go:1107
+			f.b.WriteString("nil")
+//line funcs.go:1108
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7583
+//line funcs_async.go:7585
 		case 10:
-//line funcs.go:1108
+//line funcs.go:1109
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7588
+//line funcs_async.go:7590
 		case 11:
-//line funcs.go:1095
+//line funcs.go:1096
 			f.i++
-//line funcs.go:1095
+//line funcs.go:1096
 			f.state = 1
 			continue poll
-//line funcs_async.go:7595
+//line funcs_async.go:7597
 		case 12:
-//line funcs.go:1109
+//line funcs.go:1110
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7600
+//line funcs_async.go:7602
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7623,7 +7625,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7627
+//line funcs_async.go:7629
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7650,185 +7652,185 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1114
-			f.total = 0
 //line funcs.go:1115
+			f.total = 0
+//line funcs.go:1116
 			f.rangeValue = f.n % 6
 			f.i = 0
-//line funcs.go:1115
+//line funcs.go:1116
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7662
+//line funcs_async.go:7664
 		case 1:
-//line funcs.go:1115
+//line funcs.go:1116
 			if f.i >= f.rangeValue {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1118
-			f.tmp = f.e.Tick("tag", f.i)
 //line funcs.go:1119
+			f.tmp = f.e.Tick("tag", f.i)
+//line funcs.go:1120
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:7675
+//line funcs_async.go:7677
 		case 2:
-//line funcs.go:1120
+//line funcs.go:1121
 			f.total++
-//line funcs.go:1128
+//line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7682
+//line funcs_async.go:7684
 		case 3:
-//line funcs.go:1122
+//line funcs.go:1123
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:7688
+//line funcs_async.go:7690
 		case 4:
-//line funcs.go:1125
+//line funcs.go:1126
 			f.total += 100
-//line funcs.go:1128
+//line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7695
+//line funcs_async.go:7697
 		case 5:
-//line funcs.go:1127
-			f.total += 1000
 //line funcs.go:1128
+			f.total += 1000
+//line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7702
+//line funcs_async.go:7704
 		case 6:
-//line funcs.go:1119
+//line funcs.go:1120
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1119
+//line funcs.go:1120
 			if f.tmp == tmp2 {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1119
+//line funcs.go:1120
 			if f.tmp == f.e.Tick("one", 1) {
 				f.state = 2
 				continue poll
 			}
-//line funcs.go:1121
+//line funcs.go:1122
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7724
+//line funcs_async.go:7726
 		case 7:
-//line funcs.go:1121
+//line funcs.go:1122
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1121
+//line funcs.go:1122
 			if f.tmp == tmp3 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1126
+//line funcs.go:1127
 			if f.tmp == 3 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1126
+//line funcs.go:1127
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7746
+//line funcs_async.go:7748
 		case 8:
-//line funcs.go:1126
+//line funcs.go:1127
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1126
+//line funcs.go:1127
 			if f.tmp == tmp4 {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1128
+//line funcs.go:1129
 			f.state = 4
 			continue poll
-//line funcs_async.go:7762
+//line funcs_async.go:7764
 		case 9:
-//line funcs.go:1122
+//line funcs.go:1123
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1128
+//line funcs.go:1129
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7774
+//line funcs_async.go:7776
 		case 10:
-//line funcs.go:1130
+//line funcs.go:1131
 			if f.i > 3 {
 				f.state = 11
 				continue poll
 			}
-//line funcs.go:1132
+//line funcs.go:1133
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:7785
+//line funcs_async.go:7787
 		case 11:
-//line funcs.go:1131
-			f.total *= 2
-//line funcs.go:1134
-			f.state = 14
-			continue poll
-//line funcs_async.go:7792
-		case 12:
-//line funcs.go:1133
-			f.total--
-//line funcs.go:1134
-			f.state = 14
-			continue poll
-//line funcs_async.go:7799
-		case 13:
 //line funcs.go:1132
+			f.total *= 2
+//line funcs.go:1135
+			f.state = 14
+			continue poll
+//line funcs_async.go:7794
+		case 12:
+//line funcs.go:1134
+			f.total--
+//line funcs.go:1135
+			f.state = 14
+			continue poll
+//line funcs_async.go:7801
+		case 13:
+//line funcs.go:1133
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1132
+//line funcs.go:1133
 			if tmp5 {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1134
+//line funcs.go:1135
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7815
+//line funcs_async.go:7817
 		case 14:
-//line funcs.go:1135
+//line funcs.go:1136
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7820
+//line funcs_async.go:7822
 		case 15:
-//line funcs.go:1115
+//line funcs.go:1116
 			f.i++
-//line funcs.go:1115
+//line funcs.go:1116
 			f.state = 1
 			continue poll
-//line funcs_async.go:7827
+//line funcs_async.go:7829
 		case 16:
-//line funcs.go:1136
+//line funcs.go:1137
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7832
+//line funcs_async.go:7834
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7855,7 +7857,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7859
+//line funcs_async.go:7861
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7904,15 +7906,15 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
-//line funcs.go:1144
+//line funcs.go:1145
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7910
+//line funcs_async.go:7912
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1142
+//line funcs.go:1143
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7916
+//line funcs_async.go:7918
 	}
 }
 
@@ -7921,63 +7923,63 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1142
+//line funcs.go:1143
 			f.tmp = f.e.Tick("before", f.n)
-//line funcs.go:1142
+//line funcs.go:1143
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7931
+//line funcs_async.go:7933
 		case 1:
-//line funcs.go:1142
+//line funcs.go:1143
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1142
+//line funcs.go:1143
 			f.defer1Arg2 = f.tmp
 			f.defer1Arg3 = tmp2
 			f.deferBits |= 1
-//line funcs.go:1143
-			f.c = counter{e: f.e, name: "c", n: f.n}
 //line funcs.go:1144
+			f.c = counter{e: f.e, name: "c", n: f.n}
+//line funcs.go:1145
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7949
+//line funcs_async.go:7951
 		case 2:
-//line funcs.go:1144
+//line funcs.go:1145
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1144
+//line funcs.go:1145
 			f.defer2Arg1 = fmt.Sprint("ptr", tmp3)
 			f.deferBits |= 2
-//line funcs.go:1145
+//line funcs.go:1146
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7964
+//line funcs_async.go:7966
 		case 3:
-//line funcs.go:1145
+//line funcs.go:1146
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1145
-			f.c.n = tmp4
 //line funcs.go:1146
+			f.c.n = tmp4
+//line funcs.go:1147
 			{
 				var v int = f.c.n
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7981
+//line funcs_async.go:7983
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8003,7 +8005,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:8007
+//line funcs_async.go:8009
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -8027,41 +8029,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1151
+//line funcs.go:1152
 			f.total = 0
-//line funcs.go:1154
+//line funcs.go:1155
 			f.add = func(a int) int { b := a + 1; return b }
-//line funcs.go:1154
+//line funcs.go:1155
 			if f.add(f.n) > 2 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:8042
+//line funcs_async.go:8044
 		case 1:
-//line funcs.go:1155
+//line funcs.go:1156
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8048
+//line funcs_async.go:8050
 		case 2:
-//line funcs.go:1155
+//line funcs.go:1156
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1156
+//line funcs.go:1157
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8060
+//line funcs_async.go:8062
 		case 3:
-//line funcs.go:1157
+//line funcs.go:1158
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8065
+//line funcs_async.go:8067
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8085,7 +8087,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:8089
+//line funcs_async.go:8091
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -8112,59 +8114,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1162
+//line funcs.go:1163
 			f.x = f.n
-//line funcs.go:1164
+//line funcs.go:1165
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8122
+//line funcs_async.go:8124
 		case 1:
-//line funcs.go:1164
+//line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x2 = v
-//line funcs.go:1165
+//line funcs.go:1166
 			f.y = f.x2 + 1
-//line funcs.go:1167
-			f.y2 = f.y * 10
 //line funcs.go:1168
+			f.y2 = f.y * 10
+//line funcs.go:1169
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8139
+//line funcs_async.go:8141
 		case 2:
-//line funcs.go:1168
+//line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1169
+//line funcs.go:1170
 			f.x2 += f.y2
-//line funcs.go:1171
+//line funcs.go:1172
 			f.e.Note("inner x=%d y=%d", f.x2, f.y)
-//line funcs.go:1173
+//line funcs.go:1174
 			y2 = f.x
-//line funcs.go:1175
+//line funcs.go:1176
 			if y2 > 3 {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:8160
+//line funcs_async.go:8162
 		case 3:
-//line funcs.go:1176
+//line funcs.go:1177
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8166
+//line funcs_async.go:8168
 		case 4:
-//line funcs.go:1176
+//line funcs.go:1177
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -8172,12 +8174,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:8176
+//line funcs_async.go:8178
 		case 5:
-//line funcs.go:1179
+//line funcs.go:1180
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:8181
+//line funcs_async.go:8183
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8201,7 +8203,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:8205
+//line funcs_async.go:8207
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8224,42 +8226,42 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1184
+//line funcs.go:1185
 			f.chs = []chan int{make(chan int, 4), make(chan int, 4)}
-//line funcs.go:1185
+//line funcs.go:1186
 			f.tmp = f.e.Tick("chan", f.n%2)
-//line funcs.go:1185
+//line funcs.go:1186
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8236
+//line funcs_async.go:8238
 		case 1:
-//line funcs.go:1185
+//line funcs.go:1186
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1185
-			f.chs[f.tmp] <- tmp2
 //line funcs.go:1186
+			f.chs[f.tmp] <- tmp2
+//line funcs.go:1187
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8250
+//line funcs_async.go:8252
 		case 2:
-//line funcs.go:1186
+//line funcs.go:1187
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1186
-			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
 //line funcs.go:1187
+			f.chs[f.n%2] <- tmp3 + f.e.Tick("after", 1)
+//line funcs.go:1188
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8263
+//line funcs_async.go:8265
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8283,7 +8285,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8287
+//line funcs_async.go:8289
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8305,28 +8307,28 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1195
+//line funcs.go:1196
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8313
+//line funcs_async.go:8315
 		case 1:
-//line funcs.go:1195
+//line funcs.go:1196
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1196
+//line funcs.go:1197
 			if x > 2 {
 				f.future = x + 1
 				f.state = -1
 				return future.Result[int]{Value: f.future, Err: nil}, true
 			}
-//line funcs.go:1200
+//line funcs.go:1201
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8330
+//line funcs_async.go:8332
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8350,7 +8352,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8354
+//line funcs_async.go:8356
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8377,71 +8379,71 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1205
-			f.fns = nil
 //line funcs.go:1206
+			f.fns = nil
+//line funcs.go:1207
 			f.rangeValue = 3
 			f.i = 0
-//line funcs.go:1206
+//line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8389
+//line funcs_async.go:8391
 		case 1:
-//line funcs.go:1206
+//line funcs.go:1207
 			if f.i >= f.rangeValue {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1207
+//line funcs.go:1208
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8400
+//line funcs_async.go:8402
 		case 2:
-//line funcs.go:1207
+//line funcs.go:1208
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1208
-			f.new = f.i + f.n
 //line funcs.go:1209
+			f.new = f.i + f.n
+//line funcs.go:1210
 			f.x = new(int)
 			(*f.x) = f.new * 2
 			x2 := f.x
-//line funcs.go:1210
-			f.fns = append(f.fns, func() int { return (*x2) })
 //line funcs.go:1211
+			f.fns = append(f.fns, func() int { return (*x2) })
+//line funcs.go:1212
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8420
+//line funcs_async.go:8422
 		case 3:
-//line funcs.go:1211
+//line funcs.go:1212
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1212
-			f.e.Note("x=%d", (*f.x))
 //line funcs.go:1213
+			f.e.Note("x=%d", (*f.x))
+//line funcs.go:1214
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8433
+//line funcs_async.go:8435
 		case 4:
-//line funcs.go:1206
+//line funcs.go:1207
 			f.i++
-//line funcs.go:1206
+//line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:8440
+//line funcs_async.go:8442
 		case 5:
-//line funcs.go:1214
+//line funcs.go:1215
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8445
+//line funcs_async.go:8447
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8465,7 +8467,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8469
+//line funcs_async.go:8471
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8490,41 +8492,41 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1219
+//line funcs.go:1220
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8498
+//line funcs_async.go:8500
 		case 1:
-//line funcs.go:1219
+//line funcs.go:1220
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.x = v
-//line funcs.go:1220
-			f.new = f.x + 1
 //line funcs.go:1221
-			f.e.Note("new=%d", f.new)
+			f.new = f.x + 1
 //line funcs.go:1222
-			f.g = *new(N)
+			f.e.Note("new=%d", f.new)
 //line funcs.go:1223
+			f.g = *new(N)
+//line funcs.go:1224
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8517
+//line funcs_async.go:8519
 		case 2:
-//line funcs.go:1223
+//line funcs.go:1224
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1224
+//line funcs.go:1225
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8528
+//line funcs_async.go:8530
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8545,7 +8547,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8549
+//line funcs_async.go:8551
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8567,26 +8569,26 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1229
+//line funcs.go:1230
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8575
+//line funcs_async.go:8577
 		case 1:
-//line funcs.go:1229
+//line funcs.go:1230
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1230
-			f.true = x > 1
 //line funcs.go:1231
-			f.e.Note("true=%v", f.true)
+			f.true = x > 1
 //line funcs.go:1232
+			f.e.Note("true=%v", f.true)
+//line funcs.go:1233
 			f.state = -1
 			return x, true
-//line funcs_async.go:8590
+//line funcs_async.go:8592
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8610,7 +8612,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8614
+//line funcs_async.go:8616
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8655,9 +8657,9 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1237
+//line funcs.go:1238
 		f.e.Note("deferred")
-//line funcs_async.go:8661
+//line funcs_async.go:8663
 	}
 }
 
@@ -8666,30 +8668,30 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1237
-			f.deferBits |= 1
 //line funcs.go:1238
+			f.deferBits |= 1
+//line funcs.go:1239
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8676
+//line funcs_async.go:8678
 		case 1:
-//line funcs.go:1238
+//line funcs.go:1239
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1239
-			f.point = point{x: v, y: 1}
 //line funcs.go:1240
+			f.point = point{x: v, y: 1}
+//line funcs.go:1241
 			{
 				var v2 point = f.point
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8693
+//line funcs_async.go:8695
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8715,7 +8717,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8719
+//line funcs_async.go:8721
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8769,19 +8771,19 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1245
+//line funcs.go:1246
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8777
+//line funcs_async.go:8779
 		case 1:
-//line funcs.go:1245
+//line funcs.go:1246
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1246
+//line funcs.go:1247
 			for i := 0; i < 3; i++ {
 				len := i * total
 				if len > 7 {
@@ -8798,14 +8800,14 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 					f.defers = append(f.defers, func() { deferred("len=%d", d2) })
 				}
 			}
-//line funcs.go:1253
+//line funcs.go:1254
 			{
 				var v int = total
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8809
+//line funcs_async.go:8811
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8831,7 +8833,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8835
+//line funcs_async.go:8837
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8856,50 +8858,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1258
+//line funcs.go:1259
 			f.total = 0
-//line funcs.go:1261
+//line funcs.go:1262
 			f.rangeValue = f.e.array(f.n)
 			f.i = 0
-//line funcs.go:1261
+//line funcs.go:1262
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8868
+//line funcs_async.go:8870
 		case 1:
-//line funcs.go:1261
+//line funcs.go:1262
 			if f.i >= len(f.rangeValue) {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1262
+//line funcs.go:1263
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8879
+//line funcs_async.go:8881
 		case 2:
-//line funcs.go:1262
+//line funcs.go:1263
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1263
+//line funcs.go:1264
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8891
+//line funcs_async.go:8893
 		case 3:
-//line funcs.go:1261
+//line funcs.go:1262
 			f.i++
-//line funcs.go:1261
+//line funcs.go:1262
 			f.state = 1
 			continue poll
-//line funcs_async.go:8898
+//line funcs_async.go:8900
 		case 4:
-//line funcs.go:1264
+//line funcs.go:1265
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8903
+//line funcs_async.go:8905
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8923,7 +8925,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8927
+//line funcs_async.go:8929
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8951,96 +8953,96 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1275
-			f.a = [3]int{f.n, f.n + 1, f.n + 2}
 //line funcs.go:1276
-			f.p = &f.a
+			f.a = [3]int{f.n, f.n + 1, f.n + 2}
 //line funcs.go:1277
+			f.p = &f.a
+//line funcs.go:1278
 			f.total = 0
-//line funcs.go:1278
+//line funcs.go:1279
 			f.i = 0
-//line funcs.go:1278
+//line funcs.go:1279
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8966
+//line funcs_async.go:8968
 		case 1:
-//line funcs.go:1278
+//line funcs.go:1279
 			if f.i >= len(f.p) {
 				f.state = 4
 				continue poll
 			}
 			x := f.p[f.i]
-//line funcs.go:1279
-			f.a[2] = 100
 //line funcs.go:1280
+			f.a[2] = 100
+//line funcs.go:1281
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8980
+//line funcs_async.go:8982
 		case 2:
-//line funcs.go:1280
+//line funcs.go:1281
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1280
-			f.total += tmp * (f.i + 1)
 //line funcs.go:1281
+			f.total += tmp * (f.i + 1)
+//line funcs.go:1282
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8993
+//line funcs_async.go:8995
 		case 3:
-//line funcs.go:1278
+//line funcs.go:1279
 			f.i++
-//line funcs.go:1278
+//line funcs.go:1279
 			f.state = 1
 			continue poll
-//line funcs_async.go:9000
+//line funcs_async.go:9002
 		case 4:
-//line funcs.go:1282
+//line funcs.go:1283
 			f.nilp = nil
-//line funcs.go:1283
+//line funcs.go:1284
 			f.i2 = 0
-//line funcs.go:1283
+//line funcs.go:1284
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9009
+//line funcs_async.go:9011
 		case 5:
-//line funcs.go:1283
+//line funcs.go:1284
 			if f.i2 >= len(f.nilp) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1284
+//line funcs.go:1285
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9020
+//line funcs_async.go:9022
 		case 6:
-//line funcs.go:1284
+//line funcs.go:1285
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1285
+//line funcs.go:1286
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9032
+//line funcs_async.go:9034
 		case 7:
-//line funcs.go:1283
+//line funcs.go:1284
 			f.i2++
-//line funcs.go:1283
+//line funcs.go:1284
 			f.state = 5
 			continue poll
-//line funcs_async.go:9039
+//line funcs_async.go:9041
 		case 8:
-//line funcs.go:1286
+//line funcs.go:1287
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9044
+//line funcs_async.go:9046
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9064,7 +9066,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:9068
+//line funcs_async.go:9070
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -9090,30 +9092,30 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1294
-			f.x = ValueOf(f.e.Val(f.n))
 //line funcs.go:1295
+			f.x = ValueOf(f.e.Val(f.n))
+//line funcs.go:1296
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9099
+//line funcs_async.go:9101
 		case 1:
-//line funcs.go:1295
+//line funcs.go:1296
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1296
-			f.e.Note("v=%d", f.v)
 //line funcs.go:1297
-			f.y = ValueOf(f.e.Fallible(f.v + 1))
+			f.e.Note("v=%d", f.v)
 //line funcs.go:1298
+			f.y = ValueOf(f.e.Fallible(f.v + 1))
+//line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9115
+//line funcs_async.go:9117
 		case 2:
-//line funcs.go:1298
+//line funcs.go:1299
 			v2, ready := f.y.Poll(cx)
 			if !ready {
 				return
@@ -9121,61 +9123,61 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 			f.y = ValFuture[future.Result[int]]{}
 			var w int
 			w, f.err = v2.Value, v2.Err
-//line funcs.go:1299
+//line funcs.go:1300
 			if f.err != nil {
 				f.e.Note("w=%d err=%v", w, f.err)
 			}
-//line funcs.go:1302
-			f.z = ValFuture[int]{}
 //line funcs.go:1303
-			f.e.Note("w=%d", w)
+			f.z = ValFuture[int]{}
 //line funcs.go:1304
-			f.z = ValueOf(f.e.Val(w * 2))
+			f.e.Note("w=%d", w)
 //line funcs.go:1305
+			f.z = ValueOf(f.e.Val(w * 2))
+//line funcs.go:1306
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9138
+//line funcs_async.go:9140
 		case 3:
-//line funcs.go:1305
+//line funcs.go:1306
 			v2, ready := f.z.Poll(cx)
 			if !ready {
 				return
 			}
 			f.z = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1306
-			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
 //line funcs.go:1307
+			f.x, f.b = ValueOf(f.e.Val(f.v)), f.n
+//line funcs.go:1308
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9152
+//line funcs_async.go:9154
 		case 4:
-//line funcs.go:1307
+//line funcs.go:1308
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
-//line funcs.go:1307
+//line funcs.go:1308
 			f.v += tmp + f.b
-//line funcs.go:1309
-			f.x = ValueOf(f.e.Val(3))
 //line funcs.go:1310
+			f.x = ValueOf(f.e.Val(3))
+//line funcs.go:1311
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9167
+//line funcs_async.go:9169
 		case 5:
-//line funcs.go:1310
+//line funcs.go:1311
 			v2, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.v += v2
-//line funcs.go:1312
+//line funcs.go:1313
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:9179
+//line funcs_async.go:9181
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9205,7 +9207,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9209
+//line funcs_async.go:9211
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9231,102 +9233,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1317
+//line funcs.go:1318
 			f.total = 0
-//line funcs.go:1318
+//line funcs.go:1319
 			f.i = 0
-//line funcs.go:1318
+//line funcs.go:1319
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9242
+//line funcs_async.go:9244
 		case 1:
-//line funcs.go:1318
+//line funcs.go:1319
 			if f.i >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line funcs.go:1319
-			f.x = ValueOf[int](nil)
 //line funcs.go:1320
+			f.x = ValueOf[int](nil)
+//line funcs.go:1321
 			if f.i == 2 {
 				f.state = 3
 				continue poll
 			}
-//line funcs.go:1323
-			f.x = ValueOf(f.e.Val(f.i))
 //line funcs.go:1324
+			f.x = ValueOf(f.e.Val(f.i))
+//line funcs.go:1325
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9261
+//line funcs_async.go:9263
 		case 2:
-//line funcs.go:1324
+//line funcs.go:1325
 			v, ready := f.x.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x = ValFuture[int]{}
 			f.total += v
-//line funcs.go:1325
-			f.x = ValueOf[int](nil)
 //line funcs.go:1326
+			f.x = ValueOf[int](nil)
+//line funcs.go:1327
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9275
+//line funcs_async.go:9277
 		case 3:
-//line funcs.go:1318
+//line funcs.go:1319
 			f.i++
-//line funcs.go:1318
+//line funcs.go:1319
 			f.state = 1
 			continue poll
-//line funcs_async.go:9282
+//line funcs_async.go:9284
 		case 4:
-//line funcs.go:1327
+//line funcs.go:1328
 			f.k = 0
-//line funcs.go:1327
+//line funcs.go:1328
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9289
+//line funcs_async.go:9291
 		case 5:
-//line funcs.go:1327
+//line funcs.go:1328
 			if !(f.k < f.n%3) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:1328
-			f.x2 = ValFuture[string]{}
 //line funcs.go:1329
-			f.e.Note("k=%d", f.k)
+			f.x2 = ValFuture[string]{}
 //line funcs.go:1330
-			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
+			f.e.Note("k=%d", f.k)
 //line funcs.go:1331
+			f.x2 = ValueOf(f.e.Str(strings.Repeat("b", f.k)))
+//line funcs.go:1332
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9305
+//line funcs_async.go:9307
 		case 6:
-//line funcs.go:1331
+//line funcs.go:1332
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.x2 = ValFuture[string]{}
-//line funcs.go:1331
-			f.e.Note("s=%q", tmp)
 //line funcs.go:1332
+			f.e.Note("s=%q", tmp)
+//line funcs.go:1333
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9318
+//line funcs_async.go:9320
 		case 7:
-//line funcs.go:1327
+//line funcs.go:1328
 			f.k++
-//line funcs.go:1327
+//line funcs.go:1328
 			f.state = 5
 			continue poll
-//line funcs_async.go:9325
+//line funcs_async.go:9327
 		case 8:
-//line funcs.go:1333
+//line funcs.go:1334
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9330
+//line funcs_async.go:9332
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9353,7 +9355,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9357
+//line funcs_async.go:9359
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9382,114 +9384,114 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1339
-			f.x = ValueOf(f.e.Val(f.n))
 //line funcs.go:1340
+			f.x = ValueOf(f.e.Val(f.n))
+//line funcs.go:1341
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9392
+//line funcs_async.go:9394
 		case 1:
-//line funcs.go:1340
+//line funcs.go:1341
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.a = v
-//line funcs.go:1341
-			f.x = ValueOf(f.e.Val(f.a + 1))
 //line funcs.go:1342
+			f.x = ValueOf(f.e.Val(f.a + 1))
+//line funcs.go:1343
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9407
+//line funcs_async.go:9409
 		case 2:
-//line funcs.go:1342
+//line funcs.go:1343
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b = v
-//line funcs.go:1344
+//line funcs.go:1345
 			f.y = ValueOf(f.e.Val(f.b))
-//line funcs.go:1345
+//line funcs.go:1346
 			f.i = 0
-//line funcs.go:1345
+//line funcs.go:1346
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9423
+//line funcs_async.go:9425
 		case 3:
-//line funcs.go:1345
+//line funcs.go:1346
 			if !(f.i < 1) {
 				f.state = 6
 				continue poll
 			}
-//line funcs.go:1346
+//line funcs.go:1347
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9434
+//line funcs_async.go:9436
 		case 4:
-//line funcs.go:1346
+//line funcs.go:1347
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.b += v
-//line funcs.go:1347
+//line funcs.go:1348
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9446
+//line funcs_async.go:9448
 		case 5:
-//line funcs.go:1345
+//line funcs.go:1346
 			f.i++
-//line funcs.go:1345
+//line funcs.go:1346
 			f.state = 3
 			continue poll
-//line funcs_async.go:9453
+//line funcs_async.go:9455
 		case 6:
-//line funcs.go:1349
-			f.z = ValueOf(f.e.Val(f.b))
 //line funcs.go:1350
-			f.e.Note("z made: %v", f.z.Made())
+			f.z = ValueOf(f.e.Val(f.b))
 //line funcs.go:1351
+			f.e.Note("z made: %v", f.z.Made())
+//line funcs.go:1352
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9463
+//line funcs_async.go:9465
 		case 7:
-//line funcs.go:1351
+//line funcs.go:1352
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.c = v
-//line funcs.go:1352
+//line funcs.go:1353
 			f.e.Note("z still made: %v", f.z.Made())
-//line funcs.go:1354
-			p := new(ValFuture[int])
 //line funcs.go:1355
-			*p = ValueOf(f.e.Val(f.c))
+			p := new(ValFuture[int])
 //line funcs.go:1356
+			*p = ValueOf(f.e.Val(f.c))
+//line funcs.go:1357
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9482
+//line funcs_async.go:9484
 		case 8:
-//line funcs.go:1356
+//line funcs.go:1357
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1356
+//line funcs.go:1357
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9493
+//line funcs_async.go:9495
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9513,7 +9515,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9517
+//line funcs_async.go:9519
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9557,236 +9559,236 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1364
-			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
 //line funcs.go:1365
+			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
+//line funcs.go:1366
 			f2.total = 0
-//line funcs.go:1366
+//line funcs.go:1367
 			f2.i = 0
-//line funcs.go:1366
+//line funcs.go:1367
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9570
+//line funcs_async.go:9572
 		case 1:
-//line funcs.go:1366
+//line funcs.go:1367
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1367
+//line funcs.go:1368
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9582
+//line funcs_async.go:9584
 		case 2:
-//line funcs.go:1367
+//line funcs.go:1368
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1367
-			f2.total += tmp * (f2.i + 1)
 //line funcs.go:1368
-			x := f2.x * 2
+			f2.total += tmp * (f2.i + 1)
 //line funcs.go:1369
-			f2.total += x
+			x := f2.x * 2
 //line funcs.go:1370
+			f2.total += x
+//line funcs.go:1371
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9599
+//line funcs_async.go:9601
 		case 3:
-//line funcs.go:1366
+//line funcs.go:1367
 			f2.i++
-//line funcs.go:1366
+//line funcs.go:1367
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9606
+//line funcs_async.go:9608
 		case 4:
-//line funcs.go:1371
-			f2.t = []int{1, 2, 3}
 //line funcs.go:1372
+			f2.t = []int{1, 2, 3}
+//line funcs.go:1373
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1372
+//line funcs.go:1373
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9616
+//line funcs_async.go:9618
 		case 5:
-//line funcs.go:1372
+//line funcs.go:1373
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1373
-			f2.t = []int{9}
 //line funcs.go:1374
+			f2.t = []int{9}
+//line funcs.go:1375
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9630
+//line funcs_async.go:9632
 		case 6:
-//line funcs.go:1374
+//line funcs.go:1375
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1375
+//line funcs.go:1376
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:9642
+//line funcs_async.go:9644
 		case 7:
-//line funcs.go:1372
+//line funcs.go:1373
 			f2.i2++
-//line funcs.go:1372
+//line funcs.go:1373
 			f2.state = 5
 			continue poll
-//line funcs_async.go:9649
+//line funcs_async.go:9651
 		case 8:
-//line funcs.go:1376
-			f2.u = []int{4, 5}
 //line funcs.go:1377
-			f2.p = &f2.u
+			f2.u = []int{4, 5}
 //line funcs.go:1378
+			f2.p = &f2.u
+//line funcs.go:1379
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1378
+//line funcs.go:1379
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:9661
+//line funcs_async.go:9663
 		case 9:
-//line funcs.go:1378
+//line funcs.go:1379
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1379
-			*f2.p = nil
 //line funcs.go:1380
+			*f2.p = nil
+//line funcs.go:1381
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:9675
+//line funcs_async.go:9677
 		case 10:
-//line funcs.go:1380
+//line funcs.go:1381
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1381
+//line funcs.go:1382
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:9687
+//line funcs_async.go:9689
 		case 11:
-//line funcs.go:1378
+//line funcs.go:1379
 			f2.rangeIndex++
-//line funcs.go:1378
+//line funcs.go:1379
 			f2.state = 9
 			continue poll
-//line funcs_async.go:9694
+//line funcs_async.go:9696
 		case 12:
-//line funcs.go:1382
+//line funcs.go:1383
 			f2.rangeIndex2 = 0
-//line funcs.go:1382
+//line funcs.go:1383
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:9701
+//line funcs_async.go:9703
 		case 13:
-//line funcs.go:1382
+//line funcs.go:1383
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1383
+//line funcs.go:1384
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1386
+//line funcs.go:1387
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:9717
+//line funcs_async.go:9719
 		case 14:
-//line funcs.go:1386
+//line funcs.go:1387
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1387
+//line funcs.go:1388
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:9729
+//line funcs_async.go:9731
 		case 15:
-//line funcs.go:1382
+//line funcs.go:1383
 			f2.rangeIndex2++
-//line funcs.go:1382
+//line funcs.go:1383
 			f2.state = 13
 			continue poll
-//line funcs_async.go:9736
+//line funcs_async.go:9738
 		case 16:
-//line funcs.go:1388
+//line funcs.go:1389
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1388
+//line funcs.go:1389
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:9744
+//line funcs_async.go:9746
 		case 17:
-//line funcs.go:1388
+//line funcs.go:1389
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1389
-			q := &i
 //line funcs.go:1390
-			*q++
+			q := &i
 //line funcs.go:1391
+			*q++
+//line funcs.go:1392
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:9760
+//line funcs_async.go:9762
 		case 18:
-//line funcs.go:1391
+//line funcs.go:1392
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1392
+//line funcs.go:1393
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9772
+//line funcs_async.go:9774
 		case 19:
-//line funcs.go:1388
+//line funcs.go:1389
 			f2.rangeIndex3++
-//line funcs.go:1388
+//line funcs.go:1389
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9779
+//line funcs_async.go:9781
 		case 20:
-//line funcs.go:1393
+//line funcs.go:1394
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1394
+//line funcs.go:1395
 			f2.i3 = 0
-//line funcs.go:1394
+//line funcs.go:1395
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9788
+//line funcs_async.go:9790
 		case 21:
-//line funcs.go:1394
+//line funcs.go:1395
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -9794,121 +9796,121 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1395
+//line funcs.go:1396
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9802
+//line funcs_async.go:9804
 		case 22:
-//line funcs.go:1395
+//line funcs.go:1396
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1395
-			f2.total += tmp2 + int(f2.r)%7
 //line funcs.go:1396
+			f2.total += tmp2 + int(f2.r)%7
+//line funcs.go:1397
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9815
+//line funcs_async.go:9817
 		case 23:
-//line funcs.go:1394
+//line funcs.go:1395
 			f2.i3 = f2.rangeNext
-//line funcs.go:1394
+//line funcs.go:1395
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9822
+//line funcs_async.go:9824
 		case 24:
-//line funcs.go:1397
+//line funcs.go:1398
 			f2.fs = nil
-//line funcs.go:1398
+//line funcs.go:1399
 			f2.rangeIndex4 = 0
-//line funcs.go:1398
+//line funcs.go:1399
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9831
+//line funcs_async.go:9833
 		case 25:
-//line funcs.go:1398
+//line funcs.go:1399
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1399
-			f2.fs = append(f2.fs, func() int { return i * x })
 //line funcs.go:1400
+			f2.fs = append(f2.fs, func() int { return i * x })
+//line funcs.go:1401
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9846
+//line funcs_async.go:9848
 		case 26:
-//line funcs.go:1400
+//line funcs.go:1401
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1401
+//line funcs.go:1402
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9857
+//line funcs_async.go:9859
 		case 27:
-//line funcs.go:1398
+//line funcs.go:1399
 			f2.rangeIndex4++
-//line funcs.go:1398
+//line funcs.go:1399
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9864
+//line funcs_async.go:9866
 		case 28:
-//line funcs.go:1402
+//line funcs.go:1403
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1405
+//line funcs.go:1406
 			f2.k = f2.n % 4
-//line funcs.go:1406
+//line funcs.go:1407
 			f2.i4 = 0
-//line funcs.go:1406
+//line funcs.go:1407
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9877
+//line funcs_async.go:9879
 		case 29:
-//line funcs.go:1406
+//line funcs.go:1407
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1407
+//line funcs.go:1408
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9888
+//line funcs_async.go:9890
 		case 30:
-//line funcs.go:1407
+//line funcs.go:1408
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1408
+//line funcs.go:1409
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9900
+//line funcs_async.go:9902
 		case 31:
-//line funcs.go:1406
+//line funcs.go:1407
 			f2.i4++
-//line funcs.go:1406
+//line funcs.go:1407
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9907
+//line funcs_async.go:9909
 		case 32:
-//line funcs.go:1409
+//line funcs.go:1410
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9912
+//line funcs_async.go:9914
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9932,7 +9934,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9936
+//line funcs_async.go:9938
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9963,268 +9965,268 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1417
-			f.total = 0
 //line funcs.go:1418
+			f.total = 0
+//line funcs.go:1419
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1418
+//line funcs.go:1419
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9975
+//line funcs_async.go:9977
 		case 1:
-//line funcs.go:1418
+//line funcs.go:1419
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1419
-			f.v = f.e.Tick("v", f.i*3%7)
 //line funcs.go:1420
-			switch {
+			f.v = f.e.Tick("v", f.i*3%7)
 //line funcs.go:1421
+			switch {
+//line funcs.go:1422
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1423
+//line funcs.go:1424
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:9996
+//line funcs_async.go:9998
 		case 2:
-//line funcs.go:1422
+//line funcs.go:1423
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:10002
+//line funcs_async.go:10004
 		case 3:
-//line funcs.go:1424
-			w := f.v / 2
 //line funcs.go:1425
+			w := f.v / 2
+//line funcs.go:1426
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:10010
+//line funcs_async.go:10012
 		case 4:
-//line funcs.go:1427
-			f.total += f.v
 //line funcs.go:1428
+			f.total += f.v
+//line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10017
+//line funcs_async.go:10019
 		case 5:
-//line funcs.go:1422
+//line funcs.go:1423
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1428
+//line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10029
+//line funcs_async.go:10031
 		case 6:
-//line funcs.go:1425
+//line funcs.go:1426
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1425
+//line funcs.go:1426
 			f.total += tmp + f.v
-//line funcs.go:1428
+//line funcs.go:1429
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10042
+//line funcs_async.go:10044
 		case 7:
-//line funcs.go:1429
-			k = f.e.Tick("k", f.i)
 //line funcs.go:1430
+			k = f.e.Tick("k", f.i)
+//line funcs.go:1431
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10053
+//line funcs_async.go:10055
 		case 8:
-//line funcs.go:1431
+//line funcs.go:1432
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10059
+//line funcs_async.go:10061
 		case 9:
-//line funcs.go:1431
+//line funcs.go:1432
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1432
+//line funcs.go:1433
 			f.state = 11
 			continue poll
-//line funcs_async.go:10070
+//line funcs_async.go:10072
 		case 10:
-//line funcs.go:1434
-			f.total += k
 //line funcs.go:1435
+			f.total += k
+//line funcs.go:1436
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10077
+//line funcs_async.go:10079
 		case 11:
-//line funcs.go:1418
+//line funcs.go:1419
 			f.i++
-//line funcs.go:1418
+//line funcs.go:1419
 			f.state = 1
 			continue poll
-//line funcs_async.go:10084
+//line funcs_async.go:10086
 		case 12:
-//line funcs.go:1436
+//line funcs.go:1437
 			f.last = -1
-//line funcs.go:1437
+//line funcs.go:1438
 			f.i2 = 0
-//line funcs.go:1437
+//line funcs.go:1438
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10093
+//line funcs_async.go:10095
 		case 13:
-//line funcs.go:1437
+//line funcs.go:1438
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1438
+//line funcs.go:1439
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1442
+//line funcs.go:1443
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10110
+//line funcs_async.go:10112
 		case 14:
-//line funcs.go:1442
+//line funcs.go:1443
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1443
+//line funcs.go:1444
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10121
+//line funcs_async.go:10123
 		case 15:
-//line funcs.go:1437
+//line funcs.go:1438
 			f.i2++
-//line funcs.go:1437
+//line funcs.go:1438
 			f.state = 13
 			continue poll
-//line funcs_async.go:10128
+//line funcs_async.go:10130
 		case 16:
-//line funcs.go:1444
+//line funcs.go:1445
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10137
+//line funcs_async.go:10139
 		case 17:
-//line funcs.go:1445
-			x2 = f.e.Tick("a", f.n)
 //line funcs.go:1446
-			switch {
+			x2 = f.e.Tick("a", f.n)
 //line funcs.go:1447
+			switch {
+//line funcs.go:1448
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10150
+//line funcs_async.go:10152
 		case 18:
-//line funcs.go:1453
-			x3 = f.e.Tick("b", f.n)
 //line funcs.go:1454
-			switch {
+			x3 = f.e.Tick("b", f.n)
 //line funcs.go:1455
+			switch {
+//line funcs.go:1456
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10163
+//line funcs_async.go:10165
 		case 19:
-//line funcs.go:1448
+//line funcs.go:1449
 			f.total += x2
-//line funcs.go:1451
+//line funcs.go:1452
 			f.state = 22
 			continue poll
-//line funcs_async.go:10170
+//line funcs_async.go:10172
 		case 20:
-//line funcs.go:1450
+//line funcs.go:1451
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:10176
+//line funcs_async.go:10178
 		case 21:
-//line funcs.go:1450
+//line funcs.go:1451
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1451
+//line funcs.go:1452
 			f.state = 22
 			fallthrough
-//line funcs_async.go:10188
+//line funcs_async.go:10190
 		case 22:
-//line funcs.go:1452
+//line funcs.go:1453
 			f.state = 27
 			continue poll
-//line funcs_async.go:10193
+//line funcs_async.go:10195
 		case 23:
-//line funcs.go:1456
+//line funcs.go:1457
 			f.total -= x3
-//line funcs.go:1459
+//line funcs.go:1460
 			f.state = 26
 			continue poll
-//line funcs_async.go:10200
+//line funcs_async.go:10202
 		case 24:
-//line funcs.go:1458
+//line funcs.go:1459
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:10206
+//line funcs_async.go:10208
 		case 25:
-//line funcs.go:1458
+//line funcs.go:1459
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1459
+//line funcs.go:1460
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10218
+//line funcs_async.go:10220
 		case 26:
-//line funcs.go:1460
+//line funcs.go:1461
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10223
+//line funcs_async.go:10225
 		case 27:
-//line funcs.go:1461
+//line funcs.go:1462
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10228
+//line funcs_async.go:10230
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10248,7 +10250,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10252
+//line funcs_async.go:10254
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10293,9 +10295,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1468
+//line funcs.go:1469
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10299
+//line funcs_async.go:10301
 	}
 }
 
@@ -10304,30 +10306,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1466
-			f.poll2 = ValueOf(f.e.Val(f.n))
 //line funcs.go:1467
+			f.poll2 = ValueOf(f.e.Val(f.n))
+//line funcs.go:1468
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10313
+//line funcs_async.go:10315
 		case 1:
-//line funcs.go:1467
+//line funcs.go:1468
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1468
+//line funcs.go:1469
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1469
-			f.poll2 = ValueOf(f.e.Val(v + 1))
 //line funcs.go:1470
+			f.poll2 = ValueOf(f.e.Val(v + 1))
+//line funcs.go:1471
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10329
+//line funcs_async.go:10331
 		case 2:
-//line funcs.go:1470
+//line funcs.go:1471
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -10336,7 +10338,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10340
+//line funcs_async.go:10342
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10362,7 +10364,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10366
+//line funcs_async.go:10368
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10385,39 +10387,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1475
-			f.a = ValueOf(f.e.Val(f.n))
 //line funcs.go:1476
+			f.a = ValueOf(f.e.Val(f.n))
+//line funcs.go:1477
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10394
+//line funcs_async.go:10396
 		case 1:
-//line funcs.go:1476
+//line funcs.go:1477
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1477
-			f.b = ValueOf(f.e.Val(f.v + 1))
 //line funcs.go:1478
-			f.a = ValueOf[int](nil)
+			f.b = ValueOf(f.e.Val(f.v + 1))
 //line funcs.go:1479
+			f.a = ValueOf[int](nil)
+//line funcs.go:1480
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10410
+//line funcs_async.go:10412
 		case 2:
-//line funcs.go:1479
+//line funcs.go:1480
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1479
+//line funcs.go:1480
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10421
+//line funcs_async.go:10423
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10444,7 +10446,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10448
+//line funcs_async.go:10450
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10470,102 +10472,102 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1484
+//line funcs.go:1485
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10478
+//line funcs_async.go:10480
 		case 1:
-//line funcs.go:1484
+//line funcs.go:1485
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1484
-			f.arr = [3]int{f.n, tmp, 2}
 //line funcs.go:1485
-			f.e.Note("arr=%v", f.arr)
+			f.arr = [3]int{f.n, tmp, 2}
 //line funcs.go:1486
+			f.e.Note("arr=%v", f.arr)
+//line funcs.go:1487
 			f.total = 0
-//line funcs.go:1487
+//line funcs.go:1488
 			f.i = 0
-//line funcs.go:1487
+//line funcs.go:1488
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10497
+//line funcs_async.go:10499
 		case 2:
-//line funcs.go:1487
+//line funcs.go:1488
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1488
-			f.total += f.i
 //line funcs.go:1489
+			f.total += f.i
+//line funcs.go:1490
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10509
+//line funcs_async.go:10511
 		case 3:
-//line funcs.go:1487
+//line funcs.go:1488
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10515
+//line funcs_async.go:10517
 		case 4:
-//line funcs.go:1487
+//line funcs.go:1488
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1487
+//line funcs.go:1488
 			f.state = 2
 			continue poll
-//line funcs_async.go:10527
+//line funcs_async.go:10529
 		case 5:
-//line funcs.go:1490
+//line funcs.go:1491
 			f.k = 0
-//line funcs.go:1490
+//line funcs.go:1491
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10534
+//line funcs_async.go:10536
 		case 6:
-//line funcs.go:1490
+//line funcs.go:1491
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1491
+//line funcs.go:1492
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10545
+//line funcs_async.go:10547
 		case 7:
-//line funcs.go:1491
+//line funcs.go:1492
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1492
+//line funcs.go:1493
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10557
+//line funcs_async.go:10559
 		case 8:
-//line funcs.go:1490
+//line funcs.go:1491
 			f.k++
-//line funcs.go:1490
+//line funcs.go:1491
 			f.state = 6
 			continue poll
-//line funcs_async.go:10564
+//line funcs_async.go:10566
 		case 9:
-//line funcs.go:1493
+//line funcs.go:1494
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10569
+//line funcs_async.go:10571
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

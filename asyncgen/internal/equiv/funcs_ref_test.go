@@ -512,6 +512,7 @@ func defersOpenRef(e *Env, n int) (r int, err error) {
 	c.n += 100
 	pc.n += 100
 	n++
+	_ = n
 	if x%2 == 0 {
 		defer func() {
 			e.Note("even branch, x=%d r=%d", x, r)
