@@ -3,33 +3,33 @@ module github.com/blitz-go/blitz
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/channels v0.2.0
-	github.com/blitz-go/blitz/future v0.2.0
-	github.com/blitz-go/blitz/httpserver v0.2.0
-	github.com/blitz-go/blitz/runtime v0.2.0
-	github.com/blitz-go/blitz/syncprim v0.2.0
-	github.com/blitz-go/blitz/timerwheel v0.2.0
+	github.com/blitz-go/blitz/channels v0.3.0
+	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/httpserver v0.3.0
+	github.com/blitz-go/blitz/runtime v0.3.0
+	github.com/blitz-go/blitz/syncprim v0.3.0
+	github.com/blitz-go/blitz/timerwheel v0.3.0
 	github.com/magefile/mage v1.17.2
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
 
 require (
-	github.com/blitz-go/blitz/asyncgen v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-epoll v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-iocp v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-kqueue v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-unix v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-uring v0.2.0 // indirect
-	github.com/blitz-go/blitz/blocking v0.2.0 // indirect
-	github.com/blitz-go/blitz/globalq v0.2.0 // indirect
-	github.com/blitz-go/blitz/header v0.2.0 // indirect
-	github.com/blitz-go/blitz/idle v0.2.0 // indirect
-	github.com/blitz-go/blitz/parallel v0.2.0
-	github.com/blitz-go/blitz/scheduler v0.2.0 // indirect
-	github.com/blitz-go/blitz/waker v0.2.0 // indirect
-	github.com/blitz-go/blitz/wsqueue v0.2.0
+	github.com/blitz-go/blitz/asyncgen v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-iocp v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-kqueue v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-unix v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-uring v0.3.0 // indirect
+	github.com/blitz-go/blitz/blocking v0.3.0 // indirect
+	github.com/blitz-go/blitz/globalq v0.3.0 // indirect
+	github.com/blitz-go/blitz/header v0.3.0 // indirect
+	github.com/blitz-go/blitz/idle v0.3.0 // indirect
+	github.com/blitz-go/blitz/parallel v0.3.0
+	github.com/blitz-go/blitz/scheduler v0.3.0 // indirect
+	github.com/blitz-go/blitz/waker v0.3.0 // indirect
+	github.com/blitz-go/blitz/wsqueue v0.3.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.40.0
 	golang.org/x/sync v0.22.0 // indirect

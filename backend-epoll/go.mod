@@ -2,12 +2,12 @@ module github.com/blitz-go/blitz/backend-epoll
 
 go 1.25.0
 
-require github.com/blitz-go/blitz/backend v0.2.0
+require github.com/blitz-go/blitz/backend v0.3.0
 
 replace github.com/blitz-go/blitz/backend => ../backend
 
 require (
-	github.com/blitz-go/blitz/backend-unix v0.2.0
+	github.com/blitz-go/blitz/backend-unix v0.3.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.47.0
 )

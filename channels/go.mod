@@ -4,18 +4,18 @@ go 1.25.0
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
-	github.com/blitz-go/blitz/future v0.2.0
-	github.com/blitz-go/blitz/scheduler v0.2.0
-	github.com/blitz-go/blitz/waker v0.2.0
+	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/scheduler v0.3.0
+	github.com/blitz-go/blitz/waker v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
 
 require (
-	github.com/blitz-go/blitz/globalq v0.2.0 // indirect
-	github.com/blitz-go/blitz/header v0.2.0 // indirect
-	github.com/blitz-go/blitz/idle v0.2.0 // indirect
-	github.com/blitz-go/blitz/wsqueue v0.2.0 // indirect
+	github.com/blitz-go/blitz/globalq v0.3.0 // indirect
+	github.com/blitz-go/blitz/header v0.3.0 // indirect
+	github.com/blitz-go/blitz/idle v0.3.0 // indirect
+	github.com/blitz-go/blitz/wsqueue v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 

@@ -3,8 +3,8 @@ module github.com/blitz-go/blitz/header
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/future v0.2.0
-	github.com/blitz-go/blitz/waker v0.2.0
+	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/waker v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )

@@ -5,7 +5,7 @@ go 1.25.0
 replace github.com/blitz-go/blitz/wsqueue => ../wsqueue
 
 require (
-	github.com/blitz-go/blitz/wsqueue v0.2.0
+	github.com/blitz-go/blitz/wsqueue v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )

@@ -3,9 +3,9 @@ module github.com/blitz-go/blitz/peers
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/future v0.2.0
-	github.com/blitz-go/blitz/httpserver v0.2.0
-	github.com/blitz-go/blitz/runtime v0.2.0
+	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/httpserver v0.3.0
+	github.com/blitz-go/blitz/runtime v0.3.0
 	github.com/lesismal/nbio v1.6.8
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/valyala/fasthttp v1.74.0
@@ -14,21 +14,21 @@ require (
 )
 
 require (
-	github.com/blitz-go/blitz/backend v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-epoll v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-iocp v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-kqueue v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-unix v0.2.0 // indirect
-	github.com/blitz-go/blitz/backend-uring v0.2.0 // indirect
-	github.com/blitz-go/blitz/blocking v0.2.0 // indirect
-	github.com/blitz-go/blitz/globalq v0.2.0 // indirect
-	github.com/blitz-go/blitz/header v0.2.0 // indirect
-	github.com/blitz-go/blitz/idle v0.2.0 // indirect
-	github.com/blitz-go/blitz/scheduler v0.2.0 // indirect
-	github.com/blitz-go/blitz/syncprim v0.2.0 // indirect
-	github.com/blitz-go/blitz/timerwheel v0.2.0 // indirect
-	github.com/blitz-go/blitz/waker v0.2.0 // indirect
-	github.com/blitz-go/blitz/wsqueue v0.2.0 // indirect
+	github.com/blitz-go/blitz/backend v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-iocp v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-kqueue v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-unix v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-uring v0.3.0 // indirect
+	github.com/blitz-go/blitz/blocking v0.3.0 // indirect
+	github.com/blitz-go/blitz/globalq v0.3.0 // indirect
+	github.com/blitz-go/blitz/header v0.3.0 // indirect
+	github.com/blitz-go/blitz/idle v0.3.0 // indirect
+	github.com/blitz-go/blitz/scheduler v0.3.0 // indirect
+	github.com/blitz-go/blitz/syncprim v0.3.0 // indirect
+	github.com/blitz-go/blitz/timerwheel v0.3.0 // indirect
+	github.com/blitz-go/blitz/waker v0.3.0 // indirect
+	github.com/blitz-go/blitz/wsqueue v0.3.0 // indirect
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/lesismal/llib v1.2.2 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect

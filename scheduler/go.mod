@@ -3,12 +3,12 @@ module github.com/blitz-go/blitz/scheduler
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/future v0.2.0
-	github.com/blitz-go/blitz/globalq v0.2.0
-	github.com/blitz-go/blitz/header v0.2.0
-	github.com/blitz-go/blitz/idle v0.2.0
-	github.com/blitz-go/blitz/waker v0.2.0
-	github.com/blitz-go/blitz/wsqueue v0.2.0
+	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/globalq v0.3.0
+	github.com/blitz-go/blitz/header v0.3.0
+	github.com/blitz-go/blitz/idle v0.3.0
+	github.com/blitz-go/blitz/waker v0.3.0
+	github.com/blitz-go/blitz/wsqueue v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
