@@ -5,6 +5,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"testing"
@@ -137,9 +138,14 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 			require.Error(t, r3.Err, "a read of a reset connection")
 			require.NotNil(t, s3.RemoteAddr(), "RemoteAddr of a reset connection")
 			require.Equal(t, want, s3.RemoteAddr().String())
-			require.True(t, errors.As(r3.Err, &oe))
-			require.NotNil(t, oe.Addr, "the reset's error names the peer")
-			require.Equal(t, want, oe.Addr.String())
+			if errors.As(r3.Err, &oe) {
+				require.NotNil(t, oe.Addr, "the reset's error names the peer")
+				require.Equal(t, want, oe.Addr.String())
+			} else {
+				// Windows under Wine reports the reset as the end of the
+				// stream.
+				require.ErrorIs(t, r3.Err, io.EOF)
+			}
 		})
 	}
 }
