@@ -84,3 +84,12 @@ func TestMoreAwaitersOneAllocation(t *testing.T) {
 	require.True(t, w.WillWake(wks[0]))
 	require.Nil(t, more)
 }
+
+// moreWakers returns the Wakers of t's awaiters beyond the first, for the
+// tests. Called with st, the task's join stripe, locked.
+func (t *core[T]) moreWakers(st *joinStripe) []waker.Waker {
+	if !t.hasMore {
+		return nil
+	}
+	return st.more[&t.taskBase].ws
+}

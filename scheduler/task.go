@@ -465,12 +465,3 @@ func wakeFrom(cx *future.Context, w waker.Waker) {
 		w.Wake()
 	}
 }
-
-// moreWakers returns the Wakers of the awaiters beyond the first. Called
-// with st, the task's join stripe, locked.
-func (t *core[T]) moreWakers(st *joinStripe) []waker.Waker {
-	if !t.hasMore {
-		return nil
-	}
-	return st.more[&t.taskBase].ws
-}
