@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,23 @@ func RunChild(args []string) error {
 }
 
 // serveChild is the serve child.
-func serveChild(m Mode, kind, addr string) error {
+//
+// With PEERS_CPUPROFILE=FILE in its environment, the child writes a CPU
+// profile of its whole life to FILE (go tool pprof reads it).
+func serveChild(m Mode, kind, addr string) (err error) {
+	if path := os.Getenv("PEERS_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return errors.Join(err, f.Close())
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			err = errors.Join(err, f.Close())
+		}()
+	}
 	s, err := Start(m, kind, addr)
 	if err != nil {
 		return err

@@ -4,12 +4,16 @@
 // server in a process of its own (see package peers):
 //
 //	peerbench -mode echo [-kinds blitz,gnet] [-conns 64] [-duration 5s] [-count 3]
-//	peerbench -mode http ...
+//	peerbench -mode http [-load auto|go|wrk] [-wrk-threads 1] ...
 //	peerbench -mode idle [-idle echo|http] -conns 100000 [-procs 6] [-count 1]
 //
 // It prints a Markdown table: for echo and HTTP, round trips (or requests)
 // per second in total and per core of the server's CPU time, median and
-// range over -count runs, the load in peerbench's process; for idle, the
+// range over -count rounds, in which the kinds alternate, and each kind's
+// ratio to the Go standard library's server in the same round. The load
+// runs in peerbench's process (-load go), or for HTTP in wrk's own
+// process (-load wrk; -load auto, the default, picks wrk when it is on
+// PATH), which also reports latencies; for idle, the
 // growth of the servers' resident sets, in all and per connection, after
 // each connection made one round trip, one row per run. The idle
 // connections are spread over -procs server processes, each with a client
@@ -27,6 +31,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -49,6 +54,8 @@ func main() {
 	d := flag.Duration("duration", 5*time.Second, "length of a throughput run")
 	count := flag.Int("count", 3, "runs per kind (with -mode idle: default 1)")
 	procs := flag.Int("procs", 0, "with -mode idle: server processes, and as many client processes, to spread the connections over (0: as few as the open-file limit and the local port range allow)")
+	load := flag.String("load", "auto", "with -mode http: the load generator, go (in peerbench's process), wrk (the wrk program, in its own process) or auto (wrk if it is on PATH, else go)")
+	wrkThreads := flag.Int("wrk-threads", 1, "with -load wrk: wrk's threads")
 	flag.Parse()
 	m := peers.Mode(*mode)
 	if m == "idle" {
@@ -70,7 +77,10 @@ func main() {
 		}
 		err = idle(m, kinds, *conns, *procs, *count)
 	} else {
-		err = throughput(m, kinds, *conns, *d, *count)
+		var lg loadGen
+		if lg, err = pickLoad(m, *load, *wrkThreads); err == nil {
+			err = throughput(m, kinds, lg, *conns, *d, *count)
+		}
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -104,39 +114,164 @@ func (c *child) pid() int { return c.p.Pid() }
 // stop ends the child and waits for it.
 func (c *child) stop() error { return c.p.Stop() }
 
-// throughput runs every kind count times and prints the table.
-func throughput(m peers.Mode, kinds []string, conns int, d time.Duration, count int) error {
+// loadGen is the load of a throughput run: the Go load in peerbench's
+// process (wrkThreads 0) or wrk in a process of its own.
+type loadGen struct {
+	wrkThreads int
+}
+
+// pickLoad resolves -load for mode m.
+func pickLoad(m peers.Mode, load string, wrkThreads int) (loadGen, error) {
+	_, lookErr := exec.LookPath("wrk")
+	switch load {
+	case "go":
+		return loadGen{}, nil
+	case "auto":
+		if m != peers.HTTP || lookErr != nil {
+			return loadGen{}, nil
+		}
+	case "wrk":
+		if m != peers.HTTP {
+			return loadGen{}, fmt.Errorf("peerbench: -load wrk measures HTTP servers only, not -mode %s", m)
+		}
+		if lookErr != nil {
+			return loadGen{}, fmt.Errorf("peerbench: -load wrk: %w", peers.ErrNoWrk)
+		}
+	default:
+		return loadGen{}, fmt.Errorf("peerbench: -load %q: want go, wrk or auto", load)
+	}
+	if wrkThreads < 1 {
+		return loadGen{}, fmt.Errorf("peerbench: -wrk-threads %d: want at least 1", wrkThreads)
+	}
+	return loadGen{wrkThreads: wrkThreads}, nil
+}
+
+// String says where the load runs.
+func (g loadGen) String() string {
+	if g.wrkThreads > 0 {
+		return fmt.Sprintf("load by wrk (%d thread(s)) in its own process", g.wrkThreads)
+	}
+	return "load by Go in peerbench's process"
+}
+
+// round is one run of one kind.
+type round struct {
+	rate, perCore, cores float64
+	p50, p99             time.Duration // wrk only
+}
+
+// run starts a server of kind, loads it for d and stops it.
+func (g loadGen) run(m peers.Mode, kind string, conns int, d time.Duration) (round, error) {
+	c, err := start(m, kind)
+	if err != nil {
+		return round{}, err
+	}
+	cpu0, err := peers.CPU(c.pid())
+	if err != nil {
+		return round{}, errors.Join(err, c.stop())
+	}
+	var l peers.Load
+	var r round
+	var runErr error
+	if g.wrkThreads > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), d+time.Minute)
+		var w peers.WrkLoad
+		w, runErr = peers.RunWrk(ctx, c.addr, conns, g.wrkThreads, d)
+		cancel()
+		l, r.p50, r.p99 = w.Load, w.P50, w.P99
+	} else {
+		l, runErr = peers.Run(m, c.addr, conns, d)
+	}
+	cpu1, cpuErr := peers.CPU(c.pid())
+	if err := errors.Join(runErr, cpuErr, c.stop()); err != nil {
+		return round{}, fmt.Errorf("%s: %w", kind, err)
+	}
+	used := (cpu1 - cpu0).Seconds()
+	r.rate = l.PerSecond()
+	r.perCore = float64(l.Ops) / used
+	r.cores = used / l.Elapsed.Seconds()
+	return r, nil
+}
+
+// baseline is the kind every other is compared with, round by round.
+var baseline = map[peers.Mode]string{peers.HTTP: "net-http", peers.Echo: "go-net"}
+
+// throughput runs every kind count times, the kinds alternating within
+// each round, and prints the table.
+func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Duration, count int) error {
 	unit := "round trips/s"
 	if m == peers.HTTP {
 		unit = "requests/s"
 	}
-	fmt.Printf("%s, %d connections, %v per run, %d runs, server and load in separate processes\n\n", m, conns, d, count)
-	fmt.Printf("| server | %s (median, range) | per core of server CPU (median, range) | server CPU, cores |\n", unit)
-	fmt.Println("| --- | ---: | ---: | ---: |")
-	for _, kind := range kinds {
-		var rates, perCore, cores []float64
-		for range count {
-			c, err := start(m, kind)
+	fmt.Printf("%s, %d connections, %v per run, %d rounds (the kinds alternate within a round), server in its own process, %s; %s, load average %s\n\n",
+		m, conns, d, count, g, machine(), loadavg())
+	runs := make(map[string][]round)
+	for range count {
+		for _, kind := range kinds {
+			r, err := g.run(m, kind, conns, d)
 			if err != nil {
 				return err
 			}
-			cpu0, err := peers.CPU(c.pid())
-			if err != nil {
-				return errors.Join(err, c.stop())
-			}
-			l, runErr := peers.Run(m, c.addr, conns, d)
-			cpu1, cpuErr := peers.CPU(c.pid())
-			if err := errors.Join(runErr, cpuErr, c.stop()); err != nil {
-				return fmt.Errorf("%s: %w", kind, err)
-			}
-			used := (cpu1 - cpu0).Seconds()
-			rates = append(rates, l.PerSecond())
-			perCore = append(perCore, float64(l.Ops)/used)
-			cores = append(cores, used/l.Elapsed.Seconds())
+			runs[kind] = append(runs[kind], r)
 		}
-		fmt.Printf("| %s | %s | %s | %.2f |\n", kind, spread(rates), spread(perCore), median(cores))
 	}
+	base := baseline[m]
+	fmt.Printf("| server | %s (median, range) | ÷ %s, same round (median, range) | per core of server CPU (median, range) | ÷ %s per core | server CPU, cores |", unit, base, base)
+	if g.wrkThreads > 0 {
+		fmt.Print(" latency p50 | latency p99 |")
+	}
+	fmt.Println()
+	fmt.Print("| --- | ---: | ---: | ---: | ---: | ---: |")
+	if g.wrkThreads > 0 {
+		fmt.Print(" ---: | ---: |")
+	}
+	fmt.Println()
+	for _, kind := range kinds {
+		rs := runs[kind]
+		pick := func(f func(round) float64) []float64 {
+			v := make([]float64, len(rs))
+			for i, r := range rs {
+				v[i] = f(r)
+			}
+			return v
+		}
+		ratio, ratioCore := "-", "-"
+		if b, ok := runs[base]; ok {
+			ratio = ratios(pick(func(r round) float64 { return r.rate }), b, func(r round) float64 { return r.rate })
+			ratioCore = ratios(pick(func(r round) float64 { return r.perCore }), b, func(r round) float64 { return r.perCore })
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s | %.2f |", kind, spread(pick(func(r round) float64 { return r.rate })), ratio,
+			spread(pick(func(r round) float64 { return r.perCore })), ratioCore, median(pick(func(r round) float64 { return r.cores })))
+		if g.wrkThreads > 0 {
+			fmt.Printf(" %v | %v |", time.Duration(median(pick(func(r round) float64 { return float64(r.p50) }))).Round(time.Microsecond),
+				time.Duration(median(pick(func(r round) float64 { return float64(r.p99) }))).Round(time.Microsecond))
+		}
+		fmt.Println()
+	}
+	fmt.Printf("\nload average after: %s\n", loadavg())
 	return nil
+}
+
+// ratios formats the median and range of v[i] ÷ f(base[i]), round by round.
+func ratios(v []float64, base []round, f func(round) float64) string {
+	q := make([]float64, len(v))
+	for i := range v {
+		q[i] = v[i] / f(base[i])
+	}
+	return fmt.Sprintf("%.2fx (%.2f-%.2fx)", median(q), slices.Min(q), slices.Max(q))
+}
+
+// loadavg is the machine's load average over 1, 5 and 15 minutes.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // idle opens conns connections to every kind over procs server processes
