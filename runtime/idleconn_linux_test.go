@@ -225,8 +225,8 @@ func vmRSS() int64 {
 
 // idleSample is the server's memory at one point.
 type idleSample struct {
-	rss, heap, stack int64
-	goroutines       int
+	rss, heap, live, stack int64
+	goroutines             int
 }
 
 func sampleIdle() idleSample {
@@ -234,7 +234,7 @@ func sampleIdle() idleSample {
 	debug.FreeOSMemory()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	return idleSample{rss: vmRSS(), heap: int64(ms.HeapInuse), stack: int64(ms.StackInuse), goroutines: goruntime.NumGoroutine()}
+	return idleSample{rss: vmRSS(), heap: int64(ms.HeapInuse), live: int64(ms.HeapAlloc), stack: int64(ms.StackInuse), goroutines: goruntime.NumGoroutine()}
 }
 
 // TestIdleConnServerChild is TestIdleConnRSS's server process.
@@ -330,9 +330,9 @@ func TestIdleConnServerChild(t *testing.T) {
 			}
 			n, half := counts[1], counts[1]-counts[0]
 			a, b := samples[0], samples[1]
-			fmt.Printf("report total %6d B/conn  marginal %6d B/conn  (heap %5d, stacks %5d B/conn marginal; goroutines %d; served %d)\n",
+			fmt.Printf("report total %6d B/conn  marginal %6d B/conn  (heap %5d, of it live %5d, stacks %5d B/conn marginal; goroutines %d; served %d)\n",
 				(b.rss-base.rss)/int64(n), (b.rss-a.rss)/int64(half),
-				(b.heap-a.heap)/int64(half), (b.stack-a.stack)/int64(half), b.goroutines, n)
+				(b.heap-a.heap)/int64(half), (b.live-a.live)/int64(half), (b.stack-a.stack)/int64(half), b.goroutines, n)
 			if prof != "" {
 				f, err := os.Create(fmt.Sprintf("%s/heap-%s.pprof", prof, strings.ReplaceAll(mode, "/", "-")))
 				if err == nil {

@@ -112,6 +112,13 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 	}
 }
 
+// rearm makes a completed accept a new one, of the same listener, as if
+// just returned by Accept. Nothing references a completed accept (its
+// slot was released with its completion), so its owner may reuse it.
+func (a *AcceptFuture[S]) rearm() {
+	*a = AcceptFuture[S]{l: a.l, wrap: a.wrap}
+}
+
 // Cancel abandons the accept; a connection accepted meanwhile is closed.
 func (a *AcceptFuture[S]) Cancel() {
 	if a.waiting {

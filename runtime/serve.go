@@ -100,8 +100,12 @@ type ServeFuture[S any] struct {
 	// set holds the handlers in flight, one task each, and the counts of
 	// those that ended.
 	set serveSet
-	// accept is the accept in flight, nil when none.
-	accept *AcceptFuture[S]
+	// accept is the accept in flight, nil when none; spare is the last
+	// one, completed with a connection, rearmed for the next (an
+	// AcceptFuture is 168 bytes: one a connection would be garbage in the
+	// size class of the handler tasks, where the holes it leaves after a
+	// collection stay resident).
+	accept, spare *AcceptFuture[S]
 	// timer bounds the draining when timed is set.
 	timer SleepFuture
 	timed bool
@@ -146,11 +150,19 @@ func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 func (s *ServeFuture[S]) acceptAll(cx *future.Context) {
 	for {
 		if s.accept == nil {
-			s.accept = s.l.Accept()
+			if s.spare != nil {
+				s.accept, s.spare = s.spare, nil
+				s.accept.rearm()
+			} else {
+				s.accept = s.l.Accept()
+			}
 		}
 		r, ok := s.accept.Poll(cx)
 		if !ok {
 			return
+		}
+		if r.Err == nil {
+			s.spare = s.accept
 		}
 		s.accept = nil
 		if r.Err != nil {
