@@ -7,7 +7,6 @@ package httpserver
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -521,12 +520,11 @@ type tlsStater interface {
 func (c *conn) startRequest(p *parsedRequest) {
 	s := c.s
 	c.reqs++
-	// The context's parent is not cancellable, so nothing shared is
-	// touched per request: Close cancels it through c.cur (or, once the
-	// connection is hijacked, through the server's hijacked set).
-	ctx, cancel := context.WithCancel(context.Background())
-	ex := &exchange{cancel: cancel, expectContinue: p.expectContinue, rwc: c.rwc}
-	ex.ctx = reqContext{Context: ctx, rwc: c.rwc}
+	// The context has no parent, so nothing shared is touched per
+	// request: Close cancels it through c.cur (or, once the connection is
+	// hijacked, through the server's hijacked set).
+	ex := &exchange{expectContinue: p.expectContinue, rwc: c.rwc}
+	ex.ctx.rwc = c.rwc
 	req := p.req.WithContext(&ex.ctx)
 	req.RemoteAddr = c.remote
 	if ts, ok := c.rwc.(tlsStater); ok {
@@ -816,7 +814,8 @@ func (c *conn) startFinal() {
 		return
 	}
 	c.closeAfter = c.closeAfter || closeAfter
-	c.wbufs = [][]byte{final}
+	ex.finalBufs[0] = final
+	c.wbufs = ex.finalBufs[:]
 	c.phase = phFinal
 }
 
@@ -860,6 +859,7 @@ func (c *conn) finishExchange() {
 	out := ex.finalOut
 	ex.final, ex.finalOut = nil, nil
 	ex.mu.Unlock()
+	ex.finalBufs[0] = nil
 	putOut(out)
 	c.ex = nil
 	c.cur.Store(nil)

@@ -128,6 +128,15 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		return perr
 	}
 
+	// One string holds the whole header block: the request target and
+	// every header value are slices of it (one allocation where a string
+	// per value took one each).
+	block := string(hdr)
+	str := func(b []byte) string { // b is a slice of hdr
+		i := cap(hdr) - cap(b)
+		return block[i : i+len(b)]
+	}
+
 	*p = parsedRequest{}
 	req := &p.req
 	*req = http.Request{
@@ -136,11 +145,16 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		ProtoMajor: major,
 		ProtoMinor: minor,
 		Header:     make(http.Header, 8),
-		RequestURI: string(target),
+		RequestURI: str(target),
 	}
 
-	// The header fields.
-	var hosts, lengths, encodings, connection, expects []string
+	// The header fields. The values of Header share one backing array,
+	// one element per line (the lines less the Host line and repeats of
+	// a name waste an element each); a repeated name appends past its
+	// slice's capacity, which copies.
+	var strs []string
+	var lengths, encodings, connection, expects []string
+	hosts, host := 0, ""
 	for len(rest) > 2 {
 		eol := bytes.Index(rest, crlf)
 		if eol < 0 {
@@ -165,10 +179,11 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 			}
 		}
 		key := canonicalKey(name)
-		v := string(value)
+		v := str(value)
 		switch key {
 		case "Host":
-			hosts = append(hosts, v)
+			hosts++
+			host = v
 			continue // net/http leaves Host out of Header
 		case "Content-Length":
 			lengths = append(lengths, v)
@@ -179,7 +194,16 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		case "Expect":
 			expects = append(expects, v)
 		}
-		req.Header[key] = append(req.Header[key], v)
+		if vs, ok := req.Header[key]; ok {
+			req.Header[key] = append(vs, v)
+			continue
+		}
+		if len(strs) == 0 {
+			strs = make([]string, bytes.Count(rest, crlf)) // the lines left, and the final CRLF for this one
+		}
+		strs[0] = v
+		req.Header[key] = strs[:1:1]
+		strs = strs[1:]
 	}
 	if len(rest) != 2 || rest[0] != '\r' || rest[1] != '\n' {
 		return badRequest("malformed header block")
@@ -187,15 +211,11 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 
 	// Host: exactly one in HTTP/1.1 (RFC 9112 section 3.2), at most one
 	// in HTTP/1.0.
-	if len(hosts) > 1 || (len(hosts) == 0 && minor == 1) {
+	if hosts > 1 || (hosts == 0 && minor == 1) {
 		return badRequest("missing or repeated Host header")
 	}
-	host := ""
-	if len(hosts) == 1 {
-		host = hosts[0]
-		if !validHost(host) {
-			return badRequest("invalid Host header")
-		}
+	if hosts == 1 && !validHost(host) {
+		return badRequest("invalid Host header")
 	}
 
 	// The target: origin-form, absolute-form, authority-form (CONNECT),

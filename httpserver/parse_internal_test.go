@@ -1,8 +1,12 @@
 package httpserver
 
 import (
+	"bufio"
+	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +67,49 @@ func FuzzSimpleURL(f *testing.F) {
 			t.Fatalf("simpleURL(%q) = %#v, ParseRequestURI %#v", tg, got, want)
 		}
 	})
+}
+
+// The header values, which share one string and one backing array, are
+// those net/http's parser makes, in order, also where a name repeats
+// between others (an append to a shared array would overwrite the value
+// of the name after it).
+func TestParseHeaderMatchesReadRequest(t *testing.T) {
+	for _, raw := range []string{
+		"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /a?b=c HTTP/1.1\r\nHost: x\r\nAccept: */*\r\nUser-Agent: u\r\n\r\n",
+		"GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nA: 3\r\nHost: x\r\nB: 4\r\nC: 5\r\nA:  6 \r\n\r\n",
+		"GET / HTTP/1.1\r\nCookie: a=1\r\nCookie: b=2\r\nCookie: c=3\r\nHost: x\r\nX-Empty:\r\n\r\n",
+		"\r\nPOST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n",
+		"GET / HTTP/1.0\r\nconnection: keep-alive\r\nx-lower: v\r\n\r\n",
+	} {
+		data := []byte(raw)
+		end := findHeaderEnd(data, 0)
+		if end < 0 {
+			t.Fatalf("%q: no header end", raw)
+		}
+		var p parsedRequest
+		if perr := parseRequest(data[:end], &p); perr != nil {
+			t.Fatalf("%q: %v", raw, perr.msg)
+		}
+		want, err := http.ReadRequest(bufio.NewReader(strings.NewReader(strings.TrimLeft(raw, "\r\n")))) // the server skips leading empty lines
+		if err != nil {
+			t.Fatalf("%q: net/http: %v", raw, err)
+		}
+		if !reflect.DeepEqual(p.req.Header, want.Header) {
+			t.Errorf("%q: Header\n%v\nnet/http makes\n%v", raw, p.req.Header, want.Header)
+		}
+		if p.req.Host != want.Host || p.req.RequestURI != want.RequestURI {
+			t.Errorf("%q: Host %q, RequestURI %q; net/http %q, %q", raw, p.req.Host, p.req.RequestURI, want.Host, want.RequestURI)
+		}
+		// Appending to one value list leaves the others as they were.
+		before := p.req.Header.Clone()
+		for k := range p.req.Header {
+			p.req.Header[k] = append(p.req.Header[k], "appended")
+			for k2, v2 := range before {
+				if k2 != k && !reflect.DeepEqual(p.req.Header[k2], v2) && !reflect.DeepEqual(p.req.Header[k2], append(slices.Clone(v2), "appended")) {
+					t.Errorf("%q: append to %s changed %s to %v", raw, k, k2, p.req.Header[k2])
+				}
+			}
+		}
+	}
 }

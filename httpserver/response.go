@@ -61,11 +61,10 @@ func putOut(b *[]byte) {
 // waits on done for the task to complete it; when the handler returns it
 // posts the final bytes and goes.
 type exchange struct {
-	req    *http.Request
-	ctx    reqContext
-	cancel context.CancelFunc
-	w      response
-	body   requestBody
+	req  *http.Request
+	ctx  reqContext
+	w    response
+	body requestBody
 	// taskMode is set for a TaskHandler: nothing is posted, the
 	// connection task collects the response when the future completes.
 	// Immutable after dispatch.
@@ -106,6 +105,9 @@ type exchange struct {
 	final      []byte
 	finalOut   *[]byte
 	closeAfter bool
+	// finalBufs is the connection task's list of buffers to write for
+	// final (no allocation per response). The task's alone.
+	finalBufs [1][]byte
 	// dead is the connection's failure: operations posted after it fail
 	// with it.
 	dead error
@@ -121,22 +123,80 @@ type exchange struct {
 	headerSent    bool
 }
 
-// reqContext is a request's context: a child of the server's, with the
-// connection's local address as the value of http.LocalAddrContextKey
-// (made when asked for, not for every request). Immutable.
+// reqContext is a request's context: cancellable, with no deadline, and
+// the connection's local address as the value of
+// http.LocalAddrContextKey (read when asked for, not for every request).
+// The cancellable context behind it is made by the first call that needs
+// it (Done, or Value of another key), so that a handler that never looks
+// at its context costs no allocation for it; cancel before then is
+// recorded and applied when it is made.
 type reqContext struct {
-	context.Context
+	// rwc is the connection. Immutable.
 	rwc Conn
+	// mu guards the fields below: the handler (and whatever it hands
+	// the context to) makes inner, the connection task and Close cancel.
+	mu        sync.Mutex
+	inner     context.Context
+	innerStop context.CancelFunc
+	canceled  bool
+}
+
+// made returns the cancellable context behind c, made on the first call.
+func (c *reqContext) made() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inner == nil {
+		c.inner, c.innerStop = context.WithCancel(context.Background())
+		if c.canceled {
+			c.innerStop()
+		}
+	}
+	return c.inner
+}
+
+// cancel cancels the context. Idempotent; any goroutine may call it.
+func (c *reqContext) cancel() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.canceled = true
+	if c.innerStop != nil {
+		c.innerStop() // under mu: Err and Done agree at every moment
+	}
+}
+
+// Deadline reports none: a request's context has no deadline.
+func (c *reqContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done returns a channel closed when the request is cancelled.
+func (c *reqContext) Done() <-chan struct{} { return c.made().Done() }
+
+// Err returns context.Canceled once the request is cancelled, else nil.
+func (c *reqContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inner != nil {
+		return c.inner.Err()
+	}
+	if c.canceled {
+		return context.Canceled
+	}
+	return nil
 }
 
 // Value returns the local address for http.LocalAddrContextKey, else the
-// parent's value.
+// value of the context behind c (none but the context package's own).
 func (c *reqContext) Value(key any) any {
 	if key == http.LocalAddrContextKey {
 		return c.rwc.LocalAddr()
 	}
-	return c.Context.Value(key)
+	return c.made().Value(key)
 }
+
+// String names the context, as the context package's do.
+func (c *reqContext) String() string { return "httpserver request context" }
+
+// cancel cancels the request's context. Any goroutine may call it.
+func (ex *exchange) cancel() { ex.ctx.cancel() }
 
 // post hands op to the connection task and waits for its outcome. Called
 // by the handler goroutine only.
