@@ -23,7 +23,8 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
-	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(144), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
 }

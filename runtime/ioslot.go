@@ -137,7 +137,7 @@ func (f *ioFuture) claim(cx *future.Context, h *ioSlot, n *netFD) (data []byte, 
 		return nil, prev, false, claimStale
 	}
 	f.slot = slot
-	closed := n.closed.Load()
+	closed := n.isClosed()
 	if slot.owner != nil && !slot.lingering {
 		if slot.owner == f {
 			return nil, prev, false, claimed

@@ -135,7 +135,7 @@ func (nc *netConn) RemoteAddr() net.Addr { return nc.c.RemoteAddr() }
 
 // SetDeadline sets both deadlines.
 func (nc *netConn) SetDeadline(t time.Time) error {
-	if nc.c.n.closed.Load() {
+	if nc.c.n.isClosed() {
 		return nc.c.n.opError("set", ErrClosed)
 	}
 	nc.rd.set(t)
@@ -146,7 +146,7 @@ func (nc *netConn) SetDeadline(t time.Time) error {
 // SetReadDeadline sets the read deadline; it applies to a Read in progress
 // too.
 func (nc *netConn) SetReadDeadline(t time.Time) error {
-	if nc.c.n.closed.Load() {
+	if nc.c.n.isClosed() {
 		return nc.c.n.opError("set", ErrClosed)
 	}
 	nc.rd.set(t)
@@ -156,7 +156,7 @@ func (nc *netConn) SetReadDeadline(t time.Time) error {
 // SetWriteDeadline sets the write deadline; it applies to a Write in
 // progress too.
 func (nc *netConn) SetWriteDeadline(t time.Time) error {
-	if nc.c.n.closed.Load() {
+	if nc.c.n.isClosed() {
 		return nc.c.n.opError("set", ErrClosed)
 	}
 	nc.wd.set(t)

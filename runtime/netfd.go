@@ -42,13 +42,11 @@ type netFD struct {
 	// accept, the one address that a reset connection can no longer tell
 	// (its local one it can): so RemoteAddr never loses it. Immutable.
 	peer compactAddr
-	// closed is set by the first Close; later operations fail with
-	// ErrClosed, and operations that were in flight complete with it.
-	closed atomic.Bool
-	// hints holds the socket's flags (fdReadHot, fdNoFast, fdReadShut),
-	// set and cleared with atomic Or and And, read with Load by the read
-	// and write paths, and in its top byte the socket's netKind, written
-	// at creation. Beside closed, so the two share one 8-byte word.
+	// hints holds the socket's flags (fdClosed, fdReadHot, fdNoFast,
+	// fdReadShut), set and cleared with atomic Or and And, read with Load
+	// by the read and write paths, and in its top byte the socket's
+	// netKind, written at creation. It fills the 4 bytes after peer, so
+	// that the record is 128 bytes, a size class of its own.
 	hints atomic.Uint32
 	// users counts the operations between their check of closed and the
 	// moment the backend has the op (or the system call returned): the
@@ -87,7 +85,14 @@ const (
 	fdNoFast
 	// fdReadShut is set by CloseRead: later reads return io.EOF.
 	fdReadShut
+	// fdClosed is set by the first Close; later operations fail with
+	// ErrClosed, and operations that were in flight complete with it.
+	fdClosed
 )
+
+// isClosed reports whether the socket was closed (fdClosed). Any
+// goroutine or task may call it.
+func (n *netFD) isClosed() bool { return n.hint(fdClosed) }
 
 // kindShift is the place of the netKind in netFD.hints.
 const kindShift = 24
@@ -375,7 +380,7 @@ func (n *netFD) close() error {
 	if already {
 		return n.opError("close", ErrClosed)
 	}
-	n.closed.Store(true)
+	n.setHint(fdClosed, true)
 	if !busy {
 		n.release()
 	}
@@ -403,7 +408,7 @@ func (n *netFD) opError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, backend.ErrCanceled) && n.closed.Load() {
+	if errors.Is(err, backend.ErrCanceled) && n.isClosed() {
 		err = ErrClosed
 	}
 	if n.rt().down.Load() && (errors.Is(err, ErrClosed) || errors.Is(err, backend.ErrClosed) || errors.Is(err, backend.ErrCanceled)) {

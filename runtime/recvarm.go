@@ -41,31 +41,55 @@ const (
 // recvArm is a socket's armed receive. mu guards every field.
 type recvArm struct {
 	mu sync.Mutex
-	// owner is the pooled read waiting for the receive, nil when none (an
-	// abandoned receive still armed, or its result stored, waits for the
-	// next read).
-	owner *ReadPooledFuture
 	// wk is the waker of the owner, or of a Read waiting to take over an
 	// abandoned receive.
 	wk waker.Waker
 	// res is the stored completion (armDone), its fields inline so that
 	// state fits in their padding (see result, setResult).
-	err   error
-	n     int32
-	id    uint16
-	buf   bool
+	err error
+	n   int32
+	id  uint16
+	// bits holds armBuf, the stored completion's buffer flag, and
+	// armOwned: a pooled read owns the receive, the one whose f.armed is
+	// set (an abandoned receive, still armed or its result stored, waits
+	// unowned for the next read). A flag, not the owner's pointer: only
+	// the owner itself clears it, and it knows it owns the receive by its
+	// own f.armed. So the recvArm is 48 bytes.
+	bits  uint8
 	state armState
+}
+
+// The flags of recvArm.bits.
+const (
+	armBuf   uint8 = 1 << iota // the stored data is in pool buffer id
+	armOwned                   // a pooled read owns the receive
+)
+
+// owned reports whether a pooled read owns the receive. a.mu must be held.
+func (a *recvArm) owned() bool { return a.bits&armOwned != 0 }
+
+// setOwned sets or clears armOwned. a.mu must be held.
+func (a *recvArm) setOwned(on bool) {
+	if on {
+		a.bits |= armOwned
+	} else {
+		a.bits &^= armOwned
+	}
 }
 
 // result returns the stored completion. a.mu must be held.
 func (a *recvArm) result() armResult {
-	return armResult{err: a.err, n: a.n, id: a.id, buf: a.buf}
+	return armResult{err: a.err, n: a.n, id: a.id, buf: a.bits&armBuf != 0}
 }
 
 // setResult stores r as the completion (the zero armResult clears it).
 // a.mu must be held.
 func (a *recvArm) setResult(r armResult) {
-	a.err, a.n, a.id, a.buf = r.err, r.n, r.id, r.buf
+	a.err, a.n, a.id = r.err, r.n, r.id
+	a.bits &^= armBuf
+	if r.buf {
+		a.bits |= armBuf
+	}
 }
 
 // armResult is an armed receive's completion.
@@ -202,7 +226,7 @@ func (r *ioRing) armComplete(cx *future.Context, c *backend.Completion) {
 	}
 	a := &n.arm
 	a.mu.Lock()
-	if a.state != armArmed || (a.owner == nil && n.closed.Load()) {
+	if a.state != armArmed || (!a.owned() && n.isClosed()) {
 		a.state = armIdle
 		a.mu.Unlock()
 		r.releaseArmed(c)
@@ -232,7 +256,7 @@ func (n *netFD) armClosed() {
 	a := &n.arm
 	a.mu.Lock()
 	var res armResult
-	take := a.state == armDone && a.owner == nil
+	take := a.state == armDone && !a.owned()
 	if take {
 		res, a.state = a.result(), armIdle
 		a.setResult(armResult{})
@@ -257,7 +281,7 @@ func (n *netFD) takeArmed(cx *future.Context) (data []byte, eof, pending bool, e
 		a.mu.Unlock()
 		return nil, false, false, nil
 	}
-	if a.owner != nil {
+	if a.owned() {
 		a.mu.Unlock()
 		return nil, false, false, ErrBusy
 	}
@@ -296,7 +320,7 @@ again:
 	a.mu.Lock()
 	if !r.f.armed {
 		switch {
-		case a.owner != nil:
+		case a.owned():
 			a.mu.Unlock()
 			r.f.done = true
 			return future.Fail[PooledBuf](n.opError("read", ErrBusy)), true, true
@@ -306,17 +330,19 @@ again:
 				a.mu.Unlock()
 				return v, false, false
 			}
-			if n.closed.Load() || !n.use() {
+			if n.isClosed() || !n.use() {
 				a.mu.Unlock()
 				r.f.done = true
 				return future.Fail[PooledBuf](n.opError("read", ErrClosed)), true, true
 			}
-			a.state, a.owner, a.wk = armArmed, r, cx.Waker()
+			a.state, a.wk = armArmed, cx.Waker()
+			a.setOwned(true)
 			r.f.armed = true
 			err := ring.arm(armer, n)
 			n.done()
 			if err != nil {
-				a.state, a.owner, a.wk = armIdle, nil, waker.Waker{}
+				a.state, a.wk = armIdle, waker.Waker{}
+				a.setOwned(false)
 				r.f.armed = false
 				a.mu.Unlock()
 				if errors.Is(err, backend.ErrUnsupported) {
@@ -330,7 +356,7 @@ again:
 			return v, false, true
 		}
 		// An abandoned receive, armed or done: this read takes it over.
-		a.owner = r
+		a.setOwned(true)
 		r.f.armed = true
 	}
 	if a.state == armArmed {
@@ -343,11 +369,12 @@ again:
 	}
 	res := a.result()
 	a.setResult(armResult{})
-	a.state, a.owner, a.wk = armIdle, nil, waker.Waker{}
+	a.state, a.wk = armIdle, waker.Waker{}
+	a.setOwned(false)
 	a.mu.Unlock()
 	r.f.armed = false
 	switch {
-	case errors.Is(res.err, backend.ErrCanceled) && !n.closed.Load():
+	case errors.Is(res.err, backend.ErrCanceled) && !n.isClosed():
 		// The receive a cancelled read left was cancelled before any
 		// data came: arm again.
 		goto again
@@ -373,12 +400,12 @@ again:
 func (r *ReadPooledFuture) cancelArmed() {
 	n := r.n
 	a := &n.arm
-	a.mu.Lock()
-	if a.owner != r {
-		a.mu.Unlock()
+	if !r.f.armed {
 		return
 	}
-	a.owner, a.wk = nil, waker.Waker{}
+	a.mu.Lock()
+	a.wk = waker.Waker{}
+	a.setOwned(false)
 	armed := a.state == armArmed
 	a.mu.Unlock()
 	r.f.armed = false
