@@ -45,7 +45,7 @@ func (r *Reactor) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 		return backend.NewError("arm recv", backend.ErrInvalid, errArmed)
 	}
 	fs.armed, fs.armGroup, fs.armKey = true, group, key
-	if fs.rq.empty() {
+	if fs.readEmpty() {
 		r.runArmed(fs, int(fd))
 		if !fs.armed {
 			return nil

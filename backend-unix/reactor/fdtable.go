@@ -16,8 +16,11 @@ type fdState struct {
 	// mu guards every field below and, for ops in its queues, their
 	// Internal.Next, Internal.Prev and Internal.Token.
 	mu sync.Mutex
-	// rq, wq and pq are the read-side, write-side and poll queues.
-	rq, wq, pq opQueue
+	// qs are the descriptor's queues while an op waits in one of them,
+	// nil when none does (see queues and tidy): a descriptor that waits
+	// only through an armed receive, as an idle connection does, holds
+	// no queues, and its record is 32 bytes, a size class.
+	qs *fdQueues
 	// armed: a receive is armed (ArmRecv), into group armGroup, its
 	// completion keyed armKey.
 	armKey   uint64
@@ -30,15 +33,52 @@ type fdState struct {
 	probed, isFile bool
 }
 
+// fdQueues are a descriptor's read-side, write-side and poll queues.
+type fdQueues struct {
+	rq, wq, pq opQueue
+}
+
+// empty reports whether no op waits in any of the queues.
+func (qs *fdQueues) empty() bool { return qs.rq.empty() && qs.wq.empty() && qs.pq.empty() }
+
 // queue returns the queue an op of kind k waits in.
-func (fs *fdState) queue(op *backend.Op) *opQueue {
+func (qs *fdQueues) queue(op *backend.Op) *opQueue {
 	switch op.Kind {
 	case backend.KindConnect, backend.KindSend, backend.KindSendTo, backend.KindWrite, backend.KindWritev:
-		return &fs.wq
+		return &qs.wq
 	case backend.KindPoll:
-		return &fs.pq
+		return &qs.pq
 	}
-	return &fs.rq
+	return &qs.rq
+}
+
+// queues returns fs's queues, making them if none are attached. fs.mu
+// is held.
+func (fs *fdState) queues() *fdQueues {
+	if fs.qs == nil {
+		fs.qs = new(fdQueues)
+	}
+	return fs.qs
+}
+
+// queue returns the queue op waits in, nil when fs has no queues (then op
+// waits in none). fs.mu is held.
+func (fs *fdState) queue(op *backend.Op) *opQueue {
+	if fs.qs == nil {
+		return nil
+	}
+	return fs.qs.queue(op)
+}
+
+// readEmpty reports whether no op waits on the read side. fs.mu is held.
+func (fs *fdState) readEmpty() bool { return fs.qs == nil || fs.qs.rq.empty() }
+
+// tidy drops fs's queues once no op waits in them. fs.mu is held; called
+// after every removal from a queue.
+func (fs *fdState) tidy() {
+	if fs.qs != nil && fs.qs.empty() {
+		fs.qs = nil
+	}
 }
 
 // opQueue is an intrusive FIFO of ops linked through Internal.Next/Prev,
@@ -65,7 +105,7 @@ func (q *opQueue) push(op *backend.Op) {
 }
 
 // contains reports whether op is in q. An op only ever waits in the queue
-// its kind picks (fdState.queue), so the caller passes that one; a queued
+// its kind picks (fdQueues.queue), so the caller passes that one; a queued
 // op's Prev is never nil, an unqueued op's always is.
 func (q *opQueue) contains(op *backend.Op) bool {
 	return op.Internal.Prev != nil

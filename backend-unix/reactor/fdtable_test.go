@@ -12,11 +12,15 @@ import (
 	"github.com/blitz-go/blitz/backend"
 )
 
-// TestFDStateSize: the per-descriptor record fits Go's 48-byte size class
-// (an idle connection pays for one).
+// TestFDStateSize: the per-descriptor record fits Go's 32-byte size class
+// (an idle connection pays for one), its queues apart (made only while an
+// op waits).
 func TestFDStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(fdState{}); n > 48 {
-		t.Fatalf("fdState is %d bytes, want <= 48", n)
+	if n := unsafe.Sizeof(fdState{}); n > 32 {
+		t.Fatalf("fdState is %d bytes, want <= 32", n)
+	}
+	if n := unsafe.Sizeof(fdQueues{}); n > 24 {
+		t.Fatalf("fdQueues is %d bytes, want <= 24", n)
 	}
 }
 

@@ -32,8 +32,7 @@ func (r *Reactor) start(fs *fdState, op *backend.Op) {
 		r.finish(op, backend.Completion{Err: backend.ErrCanceled})
 		return
 	}
-	q := fs.queue(op)
-	if q.empty() || op.Kind == backend.KindPoll {
+	if q := fs.queue(op); q == nil || q.empty() || op.Kind == backend.KindPoll {
 		if c, again := r.perform(fs, fd, op); !again {
 			r.finish(op, c)
 			return
@@ -46,7 +45,7 @@ func (r *Reactor) start(fs *fdState, op *backend.Op) {
 		}
 		fs.registered = true
 	}
-	q.push(op)
+	fs.queues().queue(op).push(op)
 	if op.Timeout > 0 {
 		r.mu.Lock()
 		r.armLocked(op)
@@ -54,7 +53,8 @@ func (r *Reactor) start(fs *fdState, op *backend.Op) {
 	}
 }
 
-// run performs q's ops in order until one would block. fs.mu is held.
+// run performs q's ops in order until one would block. q is one of
+// fs.qs's; fs.mu is held. The caller tidies fs afterwards.
 func (r *Reactor) run(fs *fdState, fd int, q *opQueue) {
 	for op := q.head; op != nil; op = q.head {
 		c, again := r.perform(fs, fd, op)
@@ -66,13 +66,15 @@ func (r *Reactor) run(fs *fdState, fd int, q *opQueue) {
 	}
 }
 
-// runPolls completes the polls whose events are ready. fs.mu is held.
+// runPolls completes the polls whose events are ready. fs.qs is not nil;
+// fs.mu is held. The caller tidies fs afterwards.
 func (r *Reactor) runPolls(fs *fdState, fd int) {
 	ready, err := pollNow(fd, backend.EventIn|backend.EventOut)
-	for op := fs.pq.head; op != nil; {
+	pq := &fs.qs.pq
+	for op := pq.head; op != nil; {
 		next := op.Internal.Next
 		if m := ready & (op.Events | backend.EventErr | backend.EventHup); m != 0 || err != nil {
-			fs.pq.remove(op)
+			pq.remove(op)
 			r.finish(op, backend.Completion{N: int(m), Err: unixio.Error("poll", err)})
 		}
 		op = next

@@ -363,10 +363,11 @@ func (r *Reactor) unqueue(op *backend.Op, err error) bool {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	q := fs.queue(op)
-	if !q.contains(op) {
+	if q == nil || !q.contains(op) {
 		return false
 	}
 	q.remove(op)
+	fs.tidy()
 	r.finish(op, backend.Completion{Err: err})
 	return true
 }
@@ -380,16 +381,21 @@ func (r *Reactor) dispatch(events []Event) {
 		}
 		fs.mu.Lock()
 		if ev.Ready&(backend.EventIn|backend.EventErr|backend.EventHup) != 0 {
-			r.run(fs, ev.FD, &fs.rq)
-			if fs.armed && fs.rq.empty() {
+			if fs.qs != nil {
+				r.run(fs, ev.FD, &fs.qs.rq)
+			}
+			if fs.armed && fs.readEmpty() {
 				r.runArmed(fs, ev.FD)
 			}
 		}
-		if ev.Ready&(backend.EventOut|backend.EventErr|backend.EventHup) != 0 {
-			r.run(fs, ev.FD, &fs.wq)
-		}
-		if !fs.pq.empty() {
-			r.runPolls(fs, ev.FD)
+		if qs := fs.qs; qs != nil {
+			if ev.Ready&(backend.EventOut|backend.EventErr|backend.EventHup) != 0 {
+				r.run(fs, ev.FD, &qs.wq)
+			}
+			if !qs.pq.empty() {
+				r.runPolls(fs, ev.FD)
+			}
+			fs.tidy()
 		}
 		fs.mu.Unlock()
 	}
@@ -419,11 +425,14 @@ func (r *Reactor) cancel(target *backend.Op, reason error) error {
 // cancelQueued completes every op waiting on fs with ErrCanceled.
 // fs.mu is held.
 func (r *Reactor) cancelQueued(fs *fdState) {
-	for _, q := range [...]*opQueue{&fs.rq, &fs.wq, &fs.pq} {
-		for op := q.head; op != nil; op = q.head {
-			q.remove(op)
-			r.finish(op, backend.Completion{Err: backend.ErrCanceled})
+	if qs := fs.qs; qs != nil {
+		for _, q := range [...]*opQueue{&qs.rq, &qs.wq, &qs.pq} {
+			for op := q.head; op != nil; op = q.head {
+				q.remove(op)
+				r.finish(op, backend.Completion{Err: backend.ErrCanceled})
+			}
 		}
+		fs.qs = nil
 	}
 	r.disarm(fs, backend.Completion{Err: backend.ErrCanceled})
 }
