@@ -9,8 +9,8 @@
 // Every descriptor has a state record (fdState, in a two-level table
 // indexed by the descriptor number, so that 10^4 descriptors cost a few
 // dozen bytes each and a lookup takes no lock) with three FIFO queues, made
-// while an op waits in one of them (a descriptor that has none waiting holds
-// none): the read side (recv, recvfrom, accept, read, readv), the write side (send,
+// when an op first waits in one of them and kept until the descriptor is
+// closed (a descriptor whose ops never wait holds none): the read side (recv, recvfrom, accept, read, readv), the write side (send,
 // sendto, connect, write, writev) and polls. Submit tries the system call
 // at once when the op's queue is empty (most sends and many recvs complete
 // there, without waiting); a result goes on the ready list as a completion,

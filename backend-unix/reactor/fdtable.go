@@ -16,10 +16,12 @@ type fdState struct {
 	// mu guards every field below and, for ops in its queues, their
 	// Internal.Next, Internal.Prev and Internal.Token.
 	mu sync.Mutex
-	// qs are the descriptor's queues while an op waits in one of them,
-	// nil when none does (see queues and tidy): a descriptor that waits
-	// only through an armed receive, as an idle connection does, holds
-	// no queues, and its record is 32 bytes, a size class.
+	// qs are the descriptor's queues, nil until an op first waits in one
+	// of them (see queues), kept from then on until the descriptor is
+	// closed (so that a descriptor whose ops keep waiting does not make
+	// them anew each time): a descriptor that waits only through an armed
+	// receive, as an idle connection does, holds none, and its record is
+	// 32 bytes, a size class.
 	qs *fdQueues
 	// armed: a receive is armed (ArmRecv), into group armGroup, its
 	// completion keyed armKey.
@@ -73,8 +75,8 @@ func (fs *fdState) queue(op *backend.Op) *opQueue {
 // readEmpty reports whether no op waits on the read side. fs.mu is held.
 func (fs *fdState) readEmpty() bool { return fs.qs == nil || fs.qs.rq.empty() }
 
-// tidy drops fs's queues once no op waits in them. fs.mu is held; called
-// after every removal from a queue.
+// tidy drops fs's queues if no op waits in them. fs.mu is held; called
+// when the descriptor is closed or its number handed out again.
 func (fs *fdState) tidy() {
 	if fs.qs != nil && fs.qs.empty() {
 		fs.qs = nil

@@ -54,7 +54,7 @@ func (r *Reactor) start(fs *fdState, op *backend.Op) {
 }
 
 // run performs q's ops in order until one would block. q is one of
-// fs.qs's; fs.mu is held. The caller tidies fs afterwards.
+// fs.qs's; fs.mu is held.
 func (r *Reactor) run(fs *fdState, fd int, q *opQueue) {
 	for op := q.head; op != nil; op = q.head {
 		c, again := r.perform(fs, fd, op)
@@ -67,7 +67,7 @@ func (r *Reactor) run(fs *fdState, fd int, q *opQueue) {
 }
 
 // runPolls completes the polls whose events are ready. fs.qs is not nil;
-// fs.mu is held. The caller tidies fs afterwards.
+// fs.mu is held.
 func (r *Reactor) runPolls(fs *fdState, fd int) {
 	ready, err := pollNow(fd, backend.EventIn|backend.EventOut)
 	pq := &fs.qs.pq

@@ -367,7 +367,6 @@ func (r *Reactor) unqueue(op *backend.Op, err error) bool {
 		return false
 	}
 	q.remove(op)
-	fs.tidy()
 	r.finish(op, backend.Completion{Err: err})
 	return true
 }
@@ -395,7 +394,6 @@ func (r *Reactor) dispatch(events []Event) {
 			if !qs.pq.empty() {
 				r.runPolls(fs, ev.FD)
 			}
-			fs.tidy()
 		}
 		fs.mu.Unlock()
 	}
@@ -491,6 +489,7 @@ func (r *Reactor) forget(fd int) {
 	}
 	fs.mu.Lock()
 	fs.registered, fs.probed, fs.isFile = false, false, false
+	fs.tidy()
 	// A receive armed on the earlier descriptor, closed behind the
 	// reactor's back, ends.
 	r.disarm(fs, backend.Completion{Err: backend.ErrCanceled})
