@@ -181,12 +181,24 @@ func (g *gen) liveAtEntry(v *types.Var) bool {
 	return false
 }
 
-// itemDeclares reports whether item it declares v.
+// itemDeclares reports whether item it declares v, or gives it a new value
+// that does not depend on the old one (see assigns).
 func (g *gen) itemDeclares(it any, v *types.Var) bool {
 	switch it := it.(type) {
 	case stmtItem:
+		if a, ok := it.s.(*ast.AssignStmt); ok && g.assigns(a.Tok, a.Lhs, a.Rhs, v) {
+			return true
+		}
 		return g.declares(it.s, v)
 	case *awaitResume:
+		if it.try != nil {
+			// x, err := future.Try(f) (or =): the awaited future's
+			// outcome, made by the block that started the await.
+			return g.assigns(it.try.Tok, it.try.Lhs, nil, v)
+		}
+		if it.lhs != nil && it.op == token.ASSIGN && g.info.Uses[it.lhs] == v {
+			return true // x = future.Await(f)
+		}
 		return it.lhs != nil && it.define && g.info.Defs[it.lhs] == v
 	case rangeHead:
 		if it.l.s.Tok != token.DEFINE || it.l.keyIdx {
@@ -199,6 +211,52 @@ func (g *gen) itemDeclares(it any, v *types.Var) bool {
 		}
 	}
 	return false
+}
+
+// assigns reports whether an assignment (tok = or :=) of rhs to lhs gives
+// v a value that does not depend on its old one: v is one of lhs as a
+// plain name (declared or assigned), and names v nowhere else, neither
+// in rhs nor inside another left operand (a[v], p.f where p is v). Such an
+// assignment ends v's old value as a declaration does: a path from an
+// entry of Poll that meets it first does not need v to survive a
+// suspension.
+func (g *gen) assigns(tok token.Token, lhs, rhs []ast.Expr, v *types.Var) bool {
+	if tok != token.ASSIGN && tok != token.DEFINE {
+		return false
+	}
+	plain := false
+	for _, l := range lhs {
+		if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+			if g.info.Uses[id] == v || g.info.Defs[id] == v {
+				plain = true
+			}
+			continue
+		}
+		if g.mentions(l, v) {
+			return false
+		}
+	}
+	if !plain {
+		return false
+	}
+	for _, r := range rhs {
+		if g.mentions(r, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// mentions reports whether n names v.
+func (g *gen) mentions(n ast.Node, v *types.Var) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && (g.info.Uses[id] == v || g.info.Defs[id] == v) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // itemUses reports whether item it names v.

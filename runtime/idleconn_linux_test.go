@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
@@ -428,9 +429,10 @@ func TestIdleConnClientChild(t *testing.T) {
 
 // idleEcho is the echo example's handler (examples/echo: echo), written as
 // the state machine blitzgen makes of it: the same fields in the same
-// order, the deferred Close open-coded (a bit in deferBits, run by
-// runDefers), reading as the example does (ReadPooled). served counts the
-// round trips.
+// order (64 bytes: err, live across no await, is a local of Poll), the
+// deferred Close open-coded (a bit in deferBits, run by runDefers),
+// reading as the example does (ReadPooled). served counts the round trips,
+// where the example's echoed counts the bytes.
 type idleEcho struct {
 	state     int32
 	deferBits uint8
@@ -439,7 +441,6 @@ type idleEcho struct {
 	s         *runtime.TCPStream
 	served    *atomic.Int64
 	data      runtime.PooledBuf
-	err       error
 }
 
 // newIdleEcho returns the handler of variant: "read" the example's,
@@ -453,6 +454,7 @@ func newIdleEcho(s *runtime.TCPStream, variant string, served *atomic.Int64) fut
 }
 
 func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
+	var err error // a local of Poll, as blitzgen makes it
 	for {
 		switch e.state {
 		case 0:
@@ -469,14 +471,14 @@ func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
 				return nil, false
 			}
 			e.rp = nil
-			e.data, e.err = r.Value, r.Err
-			if errors.Is(e.err, io.EOF) {
+			e.data, err = r.Value, r.Err
+			if errors.Is(err, io.EOF) {
 				e.runDefers()
 				return nil, true
 			}
-			if e.err != nil {
+			if err != nil {
 				e.runDefers()
-				return e.err, true
+				return err, true
 			}
 			e.wr = e.s.WriteAll(e.data.Bytes())
 			e.state = 3
@@ -486,10 +488,11 @@ func (e *idleEcho) Poll(cx *future.Context) (error, bool) {
 				return nil, false
 			}
 			e.wr = nil
+			err = r.Err
 			e.data.Release()
-			if r.Err != nil {
+			if err != nil {
 				e.runDefers()
-				return r.Err, true
+				return err, true
 			}
 			e.served.Add(1)
 			e.state = 1
@@ -577,4 +580,12 @@ func (e *idleEcho4k) Cancel() {
 		e.wr.Cancel()
 	}
 	_ = e.s.Close()
+}
+
+// TestIdleEchoSize pins the size of the handler TestIdleConnRSS runs, the
+// echo example's state machine with a counter (a size class: 64 bytes).
+func TestIdleEchoSize(t *testing.T) {
+	if n := unsafe.Sizeof(idleEcho{}); n > 64 {
+		t.Fatalf("idleEcho is %d bytes, want <= 64 (the echo example's handler as blitzgen makes it)", n)
+	}
 }

@@ -21,7 +21,6 @@ type echoAsyncFuture struct {
 	s         *runtime.TCPStream
 	echoed    *atomic.Int64
 	data      runtime.PooledBuf
-	err       error
 }
 
 // echoAsync returns echo as a future: polling it runs echo up to its next
@@ -59,12 +58,13 @@ func (f *echoAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:80
 		f.s.Close()
-//line main_async.go:63
+//line main_async.go:62
 	}
 }
 
 // poll is Poll without the deferred calls on a panic.
 func (f *echoAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
+	var err error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -91,9 +91,9 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			f.data, f.err = v.Value, v.Err
+			f.data, err = v.Value, v.Err
 //line main.go:84
-			if errors.Is(f.err, io.EOF) {
+			if errors.Is(err, io.EOF) {
 				{
 					var v error = nil
 					f.state = -1
@@ -102,9 +102,9 @@ poll:
 				}
 			}
 //line main.go:87
-			if f.err != nil {
+			if err != nil {
 				{
-					var v error = f.err
+					var v error = err
 					f.state = -1
 					f.runDefers()
 					return v, true
@@ -123,15 +123,15 @@ poll:
 			}
 			f.aw2 = nil
 			var n int
-			n, f.err = v.Value, v.Err
+			n, err = v.Value, v.Err
 //line main.go:91
 			f.data.Release()
 //line main.go:92
 			f.echoed.Add(int64(n))
 //line main.go:93
-			if f.err != nil {
+			if err != nil {
 				{
-					var v error = f.err
+					var v error = err
 					f.state = -1
 					f.runDefers()
 					return v, true

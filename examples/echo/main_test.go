@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -91,4 +92,13 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// TestEchoStateSize pins the size of echo's state machine, what each
+// connection's handler costs besides its task and its socket: 64 bytes (a
+// size class), with err, which lives across no await, a local of Poll.
+func TestEchoStateSize(t *testing.T) {
+	if n := unsafe.Sizeof(echoAsyncFuture{}); n > 64 {
+		t.Fatalf("echoAsyncFuture is %d bytes, want <= 64", n)
+	}
 }

@@ -94,7 +94,6 @@ type handleAsyncFuture struct {
 	timeout   time.Duration
 	r         *runtime.BufReader
 	err       error
-	err2      error
 }
 
 // handleAsync returns handle as a future: polling it runs handle up to its next
@@ -132,12 +131,13 @@ func (f *handleAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:79
 		f.s.Close()
-//line main_async.go:136
+//line main_async.go:135
 	}
 }
 
 // poll is Poll without the deferred calls on a panic.
 func (f *handleAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
+	var err3 error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -165,9 +165,9 @@ poll:
 			}
 			f.aw1 = nil
 			var key string
-			key, f.err = v2.Value, v2.Err
+			key, err3 = v2.Value, v2.Err
 //line main.go:83
-			if errors.Is(f.err, io.EOF) {
+			if errors.Is(err3, io.EOF) {
 				{
 					var v2 error = nil
 					f.state = -1
@@ -176,9 +176,9 @@ poll:
 				}
 			}
 //line main.go:86
-			if f.err != nil {
+			if err3 != nil {
 				{
-					var v2 error = f.err
+					var v2 error = err3
 					f.state = -1
 					f.runDefers()
 					return v2, true
@@ -197,9 +197,9 @@ poll:
 			}
 			f.aw2 = nil
 			var v string
-			v, f.err = v2.Value, v2.Err
+			v, err3 = v2.Value, v2.Err
 //line main.go:90
-			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, f.err)))
+			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, err3)))
 			f.state = 4
 			fallthrough
 //line main_async.go:206
@@ -210,9 +210,9 @@ poll:
 				return
 			}
 			f.aw3 = nil
-			_, f.err2 = v2.Value, v2.Err
+			_, f.err = v2.Value, v2.Err
 //line main.go:90
-			if f.err2 != nil {
+			if f.err != nil {
 				f.state = 5
 			} else {
 				f.state = 6
@@ -222,7 +222,7 @@ poll:
 		case 5:
 //line main.go:91
 			{
-				var v2 error = f.err2
+				var v2 error = f.err
 				f.state = -1
 				f.runDefers()
 				return v2, true

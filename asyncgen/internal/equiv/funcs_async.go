@@ -804,7 +804,6 @@ type declsAsyncFuture struct {
 	s      string
 	t      int
 	unused int
-	w      int
 }
 
 // declsAsync returns decls as a future: polling it runs decls up to its next
@@ -815,6 +814,7 @@ func declsAsync(e *Env, n int) future.Future[future.Result[int]] {
 
 // Poll runs decls until it awaits a future that is not ready, or returns.
 func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var w int // a local of Poll: not live across an await
 	for {
 		switch f.state {
 		case 0:
@@ -824,7 +824,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			f.s, f.t = "a", 2
 //line funcs.go:132
 			f.unused = 0
-			f.w = 0
+			w = 0
 //line funcs.go:133
 			for i := range f.n {
 				f.acc = append(f.acc, i)
@@ -842,19 +842,19 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 			f.aw1 = nil
 //line funcs.go:137
-			f.w = v + f.t
+			w = v + f.t
 //line funcs.go:138
 			_ = f.unused
 //line funcs.go:139
 			f.e.Note("%s %v", f.s, f.acc)
 //line funcs.go:140
-			if f.w > 100 {
+			if w > 100 {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: errors.New("too big")}, true
 			}
 //line funcs.go:143
 			f.state = -1
-			return future.Result[int]{Value: f.w, Err: nil}, true
+			return future.Result[int]{Value: w, Err: nil}, true
 //line funcs_async.go:859
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
@@ -2545,17 +2545,13 @@ type triesAsyncFuture struct {
 	e          *Env
 	n          int
 	total      int
-	err        error
-	y          int
 	z          int
 	i          int
 	i2         int
 	v          int
-	err2       error
+	err        error
 	v2         int
 	w          int
-	s          string
-	err22      error
 }
 
 // triesAsync returns tries as a future: polling it runs tries up to its next
@@ -2566,6 +2562,10 @@ func triesAsync(e *Env, n int) future.Future[future.Result[int]] {
 
 // Poll runs tries until it awaits a future that is not ready, or returns.
 func (f *triesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var err4 error // a local of Poll: not live across an await
+	var y int      // a local of Poll: not live across an await
+	var s string   // a local of Poll: not live across an await
+	var err2 error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -2585,14 +2585,14 @@ poll:
 			}
 			f.aw1 = nil
 			var x int
-			x, f.err = v2.Value, v2.Err
+			x, err4 = v2.Value, v2.Err
 //line funcs.go:405
-			if f.err != nil {
+			if err4 != nil {
 				f.e.Note("first failed with %d", x)
 				f.total -= x
 			}
 //line funcs.go:409
-			f.y = 0
+			y = 0
 //line funcs.go:410
 			f.aw1 = f.e.Fallible(f.n + 1)
 			f.state = 2
@@ -2605,11 +2605,11 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			f.y, f.err = v2.Value, v2.Err
+			y, err4 = v2.Value, v2.Err
 //line funcs.go:411
-			f.total += f.y
+			f.total += y
 //line funcs.go:412
-			f.e.Note("y=%d err=%v", f.y, f.err)
+			f.e.Note("y=%d err=%v", y, err4)
 //line funcs.go:413
 			f.aw1 = f.e.Fallible(2)
 			f.state = 3
@@ -2622,9 +2622,9 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			_, f.err = v2.Value, v2.Err
+			_, err4 = v2.Value, v2.Err
 //line funcs.go:414
-			f.e.Note("err=%v", f.err)
+			f.e.Note("err=%v", err4)
 //line funcs.go:415
 			f.aw1 = f.e.Fallible(f.n * 3)
 			f.state = 4
@@ -2744,9 +2744,9 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			f.v, f.err2 = v2.Value, v2.Err
+			f.v, f.err = v2.Value, v2.Err
 //line funcs.go:428
-			if f.err2 != nil {
+			if f.err != nil {
 				f.state = 15
 			} else {
 				f.state = 16
@@ -2823,15 +2823,15 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			f.w, f.err = v2.Value, v2.Err
+			f.w, err4 = v2.Value, v2.Err
 //line funcs.go:439
-			if f.err != nil {
+			if err4 != nil {
 				f.state = -1
-				return future.Result[int]{Value: f.w, Err: f.err}, true
+				return future.Result[int]{Value: f.w, Err: err4}, true
 			}
 //line funcs.go:442
-			f.s = "s"
-			f.err22 = nil
+			s = "s"
+			err2 = nil
 //line funcs.go:446
 			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
 			f.state = 24
@@ -2844,9 +2844,9 @@ poll:
 				return
 			}
 			f.aw3 = nil
-			f.s, f.err22 = v2.Value, v2.Err
+			s, err2 = v2.Value, v2.Err
 //line funcs.go:447
-			f.e.Note("%s %v", f.s, f.err22)
+			f.e.Note("%s %v", s, err2)
 //line funcs.go:448
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
@@ -5170,7 +5170,6 @@ type collectAsyncFuture[T any, K comparable] struct {
 	xs    []T
 	key   func(T) K
 	m     map[K]int
-	last  T
 	i     int
 	x     T
 	w     int
@@ -5185,6 +5184,7 @@ func collectAsync[T any, K comparable](e *Env, xs []T, key func(T) K) future.Fut
 
 // Poll runs collect until it awaits a future that is not ready, or returns.
 func (f *collectAsyncFuture[T, K]) Poll(cx *future.Context) (_ future.Result[map[K]int], _ bool) {
+	var last T // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -5192,7 +5192,7 @@ poll:
 //line funcs.go:807
 			f.m = map[K]int{}
 //line funcs.go:808
-			f.last = *new(T)
+			last = *new(T)
 //line funcs.go:809
 			f.i = 0
 //line funcs.go:809
@@ -5234,7 +5234,7 @@ poll:
 //line funcs.go:812
 			f.m[f.key(y)] += f.w
 //line funcs.go:813
-			f.last = f.x
+			last = f.x
 //line funcs.go:814
 			f.state = 4
 			fallthrough
@@ -5248,7 +5248,7 @@ poll:
 //line funcs_async.go:5249
 		case 5:
 //line funcs.go:815
-			f.e.Note("last %v", f.last)
+			f.e.Note("last %v", last)
 //line funcs.go:816
 			if len(f.m) == 0 {
 				f.state = -1
@@ -5291,7 +5291,6 @@ type boxFillAsyncFuture[E any] struct {
 	b     *box[E]
 	n     int
 	mk    func(int) E
-	zero  E
 	i     int
 }
 
@@ -5304,12 +5303,13 @@ func (b *box[E]) fillAsync(n int, mk func(int) E) future.Future[E] {
 
 // Poll runs fill until it awaits a future that is not ready, or returns.
 func (f *boxFillAsyncFuture[E]) Poll(cx *future.Context) (_ E, _ bool) {
+	var zero E // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
 		case 0:
 //line funcs.go:830
-			f.zero = *new(E)
+			zero = *new(E)
 //line funcs.go:831
 			f.i = 0
 //line funcs.go:831
@@ -5348,7 +5348,7 @@ poll:
 				return
 			}
 			f.aw2 = nil
-			f.zero = v2
+			zero = v2
 //line funcs.go:835
 			f.state = 4
 			fallthrough
@@ -5363,7 +5363,7 @@ poll:
 		case 5:
 //line funcs.go:836
 			f.state = -1
-			return f.zero, true
+			return zero, true
 //line funcs_async.go:5368
 		case -1:
 			panic(future.ErrPolledAfterCompletion)

@@ -20,7 +20,6 @@ type lookupAsyncFuture struct {
 	d     time.Duration
 	total int
 	i     int
-	n     int
 }
 
 // LookupAsync returns Lookup as a future: polling it runs Lookup up to its next
@@ -31,6 +30,7 @@ func LookupAsync(get func(string) fu.Future[string], keys []string, d time.Durat
 
 // Poll runs Lookup until it awaits a future that is not ready, or returns.
 func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var n int // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -50,7 +50,7 @@ poll:
 				continue poll
 			}
 //line golden.go:15
-			f.n = 0
+			n = 0
 //line golden.go:16
 			f.aw1 = f.get(f.keys[f.i])
 			f.state = 2
@@ -65,14 +65,14 @@ poll:
 			f.aw1 = nil
 //line golden.go:17
 			var err error
-			f.n, err = strconv.Atoi(s)
+			n, err = strconv.Atoi(s)
 //line golden.go:18
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: err}, true
 			}
 //line golden.go:21
-			f.total += f.n
+			f.total += n
 //line golden.go:22
 			f.state = 3
 			fallthrough

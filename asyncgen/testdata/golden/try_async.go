@@ -17,7 +17,6 @@ type readFullAsyncFuture struct {
 	buf   []byte
 	n     int
 	err   error
-	err2  error
 }
 
 // ReadFullAsync returns ReadFull as a future: polling it runs ReadFull up to its next
@@ -28,6 +27,7 @@ func ReadFullAsync(c Conn, buf []byte) future.Future[future.Result[int]] {
 
 // Poll runs ReadFull until it awaits a future that is not ready, or returns.
 func (f *readFullAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	var err3 error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -57,11 +57,11 @@ poll:
 			}
 			f.aw1 = nil
 			var m int
-			m, f.err = v.Value, v.Err
+			m, err3 = v.Value, v.Err
 //line try.go:19
 			f.n += m
 //line try.go:20
-			if errors.Is(f.err, errors.ErrUnsupported) {
+			if errors.Is(err3, errors.ErrUnsupported) {
 				f.state = 3
 			} else {
 				f.state = 5
@@ -86,9 +86,9 @@ poll:
 //line try_async.go:87
 		case 5:
 //line try.go:23
-			if f.err != nil {
+			if err3 != nil {
 				f.state = -1
-				return future.Result[int]{Value: f.n, Err: f.err}, true
+				return future.Result[int]{Value: f.n, Err: err3}, true
 			}
 //line try.go:26
 			f.state = 1
@@ -107,9 +107,9 @@ poll:
 				return
 			}
 			f.aw1 = nil
-			_, f.err2 = v.Value, v.Err
+			_, f.err = v.Value, v.Err
 //line try.go:27
-			if f.err2 != nil {
+			if f.err != nil {
 				f.state = 8
 			} else {
 				f.state = 9
@@ -119,7 +119,7 @@ poll:
 		case 8:
 //line try.go:28
 			f.state = -1
-			return future.Result[int]{Value: f.n, Err: f.err2}, true
+			return future.Result[int]{Value: f.n, Err: f.err}, true
 //line try_async.go:124
 		case 9:
 //line try.go:30
