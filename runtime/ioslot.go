@@ -123,6 +123,11 @@ type ioFuture struct {
 	// struct, so that a pending pooled read fits 32 bytes; no other
 	// future uses it, and nothing in this file touches it.
 	armed bool
+	// finished is WriteAllFuture's: the whole write completed, failed or
+	// was cancelled (its f is reset between sends, and finished set only
+	// at the end). In the padding for the same reason as armed: a
+	// WriteAllFuture fits 48 bytes.
+	finished bool
 }
 
 // claim takes the slot for f. On claimed it returns what a cancelled

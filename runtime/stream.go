@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -58,7 +59,9 @@ func (s *conn) Write(buf []byte) *WriteFuture { return &WriteFuture{n: s.n, buf:
 
 // WriteAll returns a future that writes all of buf, in as many sends as it
 // takes, and reports how many bytes were written before an error.
-func (s *conn) WriteAll(buf []byte) *WriteAllFuture { return &WriteAllFuture{n: s.n, buf: buf} }
+func (s *conn) WriteAll(buf []byte) *WriteAllFuture {
+	return &WriteAllFuture{n: s.n, p: unsafe.SliceData(buf), size: len(buf)}
+}
 
 // Split gives the read and the write side to two owners (two tasks): each
 // half is a view of the same stream. Closing the write half shuts down the
@@ -308,20 +311,26 @@ func (w *WriteFuture) Cancel() { w.f.cancel() }
 
 // WriteAllFuture is the future of WriteAll.
 type WriteAllFuture struct {
-	_       noCopy
-	n       *netFD
-	buf     []byte
-	written int
-	f       ioFuture
-	done    bool
+	_ noCopy
+	n *netFD
+	// p and size are the buffer: a pointer and a length rather than a
+	// slice, so that the future is 48 bytes, a size class (a server makes
+	// one for every response).
+	p             *byte
+	size, written int
+	f             ioFuture
+	// f.finished: the write completed, failed or was cancelled.
 }
+
+// rest returns the part of the buffer not written yet.
+func (w *WriteAllFuture) rest() []byte { return unsafe.Slice(w.p, w.size)[w.written:] }
 
 // Poll writes until buf is sent or an error; the result is the byte count,
 // with the error if any. Completing consumes a unit of the task's budget;
 // with none left, Poll yields instead (see the future package, "The
 // cooperative budget").
 func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
-	if w.done {
+	if w.f.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}
 	if !cx.Proceed() {
@@ -336,21 +345,21 @@ func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 
 // poll is Poll past the budget check.
 func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
-	if w.done {
+	if w.f.finished {
 		panic(future.ErrPolledAfterCompletion)
 	}
-	for w.written < len(w.buf) {
+	for w.written < w.size {
 		if !w.f.submitted {
 			_, _, _, pending, err := w.f.start(cx, w.n, w.n.writeSlot())
 			if pending {
 				return future.Result[int]{}, false
 			}
 			if err == nil {
-				if n, done, serr := w.n.trySend(w.buf[w.written:], false); done {
+				if n, done, serr := w.n.trySend(w.rest(), false); done {
 					w.f.release()
 					w.f = ioFuture{}
 					if serr != nil {
-						w.done = true
+						w.f.finished = true
 						return future.Result[int]{Value: w.written, Err: w.n.opError("write", serr)}, true
 					}
 					if n == 0 {
@@ -359,11 +368,11 @@ func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 					w.written += n
 					continue
 				}
-				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf[w.written:], Timeout: w.n.writeTimeout()}
+				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.rest(), Timeout: w.n.writeTimeout()}
 				err = w.f.submit(cx, w.n, op)
 			}
 			if err != nil {
-				w.done = true
+				w.f.finished = true
 				return future.Result[int]{Value: w.written, Err: w.n.opError("write", err)}, true
 			}
 		}
@@ -372,7 +381,7 @@ func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			return future.Result[int]{}, false
 		}
 		if c.Err != nil {
-			w.done = true
+			w.f.finished = true
 			return future.Result[int]{Value: w.written, Err: w.n.opError("write", c.Err)}, true
 		}
 		w.f = ioFuture{}
@@ -381,7 +390,7 @@ func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 		}
 		w.written += c.N
 	}
-	w.done = true
+	w.f.finished = true
 	return future.Ok(w.written), true
 }
 
@@ -389,12 +398,12 @@ func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
 // (the kernel's answer for no progress): io.ErrShortWrite, as io.Writer's
 // contract has it, rather than trying the same send forever.
 func (w *WriteAllFuture) shortWrite() (future.Result[int], bool) {
-	w.done = true
+	w.f.finished = true
 	return future.Result[int]{Value: w.written, Err: w.n.opError("write", io.ErrShortWrite)}, true
 }
 
 // Cancel abandons the rest of the write.
 func (w *WriteAllFuture) Cancel() {
 	w.f.cancel()
-	w.done = true
+	w.f.finished = true
 }
