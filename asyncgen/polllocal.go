@@ -14,7 +14,9 @@ package asyncgen
 // a copied statement every break and continue target it may reach), the
 // walk must meet a declaration of the variable before any other use. A
 // declaration (x := e, var x T, an await's x :=, a range loop's :=) gives
-// it a new value, so whatever came before does not matter. Variables whose
+// it a new value, so whatever came before does not matter; so does an
+// assignment of a value that does not read the old one (x = e, a
+// redeclaring :=, an await's x = or n, err = future.Try(f), see assigns). Variables whose
 // address is taken or that a function literal names stay fields (a cell,
 // a closure outliving the call, or a pointer kept across an await would
 // see the local of another call), as do the linearizer's temporaries, the
