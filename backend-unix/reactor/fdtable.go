@@ -133,18 +133,37 @@ func (q *opQueue) remove(op *backend.Op) {
 
 // The table: a fixed top level of chunk pointers covers descriptors below
 // 1<<22 without locks; larger numbers (rare: they need a raised limit) go to
-// a map under a mutex.
+// a map under a mutex. A chunk's slot holds the index (plus one) of the
+// descriptor's record, and the records live in pages of their own, made
+// as needed in the order the descriptor numbers first come: each ring has
+// its own reactor and table, so a ring's descriptors are sparse (every
+// other number with two rings), and a 4-byte index for every number of a
+// chunk, with a 32-byte record for each used one, costs less than a
+// pointer for every number (or the record inline, 32 bytes for every
+// number).
 const (
 	chunkBits = 10
 	chunkSize = 1 << chunkBits
 	topSize   = 1 << 12
 )
 
-type fdChunk [chunkSize]atomic.Pointer[fdState]
+type fdChunk [chunkSize]atomic.Uint32
+
+// recPage is a page of records.
+type recPage [chunkSize]fdState
 
 type fdTable struct {
-	// top and the chunks' slots are written once each, by CompareAndSwap.
+	// top and the chunks' slots are written once each: top by
+	// CompareAndSwap, a slot under recMu (see get).
 	top [topSize]atomic.Pointer[fdChunk]
+
+	// recs are the pages of records; record i is recs[i>>chunkBits] at
+	// i&(chunkSize-1). recMu guards nrec, the records given out, and the
+	// making of records and pages; a page pointer is stored before the
+	// slot that names a record in it (its publication).
+	recs  [topSize]atomic.Pointer[recPage]
+	recMu sync.Mutex
+	nrec  uint32
 
 	// bigMu guards big, the descriptors beyond the top level.
 	bigMu sync.Mutex
@@ -169,12 +188,36 @@ func (t *fdTable) get(fd int, create bool) *fdState {
 		c = t.top[hi].Load()
 	}
 	slot := &c[fd&(chunkSize-1)]
-	fs := slot.Load()
-	if fs == nil && create {
-		slot.CompareAndSwap(nil, new(fdState))
-		fs = slot.Load()
+	i := slot.Load() // load-acquire: pairs with newRec's Store
+	if i == 0 {
+		if !create {
+			return nil
+		}
+		i = t.newRec(slot)
 	}
-	return fs
+	return t.rec(i - 1)
+}
+
+// newRec gives the descriptor of slot a record, unless another getter did
+// first, and returns its index plus one.
+func (t *fdTable) newRec(slot *atomic.Uint32) uint32 {
+	t.recMu.Lock()
+	defer t.recMu.Unlock()
+	if i := slot.Load(); i != 0 {
+		return i
+	}
+	i := t.nrec
+	if p := &t.recs[i>>chunkBits]; p.Load() == nil {
+		p.Store(new(recPage)) // published before the slot below names a record in it
+	}
+	t.nrec++
+	slot.Store(i + 1) // publishes the record: pairs with get's Load
+	return i + 1
+}
+
+// rec returns record i (i < nrec, its slot published).
+func (t *fdTable) rec(i uint32) *fdState {
+	return &t.recs[i>>chunkBits].Load()[i&(chunkSize-1)]
 }
 
 func (t *fdTable) getBig(fd int, create bool) *fdState {
@@ -199,8 +242,8 @@ func (t *fdTable) each(f func(fd int, fs *fdState)) {
 			continue
 		}
 		for lo := range c {
-			if fs := c[lo].Load(); fs != nil {
-				f(hi<<chunkBits|lo, fs)
+			if i := c[lo].Load(); i != 0 {
+				f(hi<<chunkBits|lo, t.rec(i-1))
 			}
 		}
 	}

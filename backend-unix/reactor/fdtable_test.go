@@ -22,6 +22,10 @@ func TestFDStateSize(t *testing.T) {
 	if n := unsafe.Sizeof(fdQueues{}); n > 24 {
 		t.Fatalf("fdQueues is %d bytes, want <= 24", n)
 	}
+	// Every number of a chunk costs its slot in every ring's table.
+	if n := unsafe.Sizeof(fdChunk{}); n > 4*chunkSize {
+		t.Fatalf("fdChunk is %d bytes, want <= %d (4 a descriptor number)", n, 4*chunkSize)
+	}
 }
 
 // TestOpQueueModel drives an opQueue with random pushes and removals (from
