@@ -532,7 +532,7 @@ func (c *conn) startRequest(p *parsedRequest) {
 		req.TLS = &st
 	}
 	ex.req = req
-	ex.w = response{ex: ex, s: s, header: make(http.Header), declared: -1}
+	ex.w = response{ex: ex, s: s, declared: -1}
 	ex.body.ex = ex
 	c.dec.reset(p.bodyKind, p.contentLength)
 	ex.bodyDone = c.dec.done

@@ -285,8 +285,10 @@ func (s *Server) runHandler(ex *exchange, h http.Handler) {
 // response is the http.ResponseWriter of a request. Its fields are the
 // handler's (one goroutine, or the task handler's task).
 type response struct {
-	ex     *exchange
-	s      *Server
+	ex *exchange
+	s  *Server
+	// header is made by the first call of Header; nil until then (reads
+	// and deletes of a nil map are those of an empty one).
 	header http.Header
 	status int
 	// wroteHeader is set by WriteHeader (the status is fixed);
@@ -318,7 +320,12 @@ type response struct {
 }
 
 // Header returns the response header map; see http.ResponseWriter.
-func (w *response) Header() http.Header { return w.header }
+func (w *response) Header() http.Header {
+	if w.header == nil {
+		w.header = make(http.Header) // on first use: a handler that sets none costs no map
+	}
+	return w.header
+}
 
 // WriteHeader sends the status with the header as it is now; see
 // http.ResponseWriter. A 1xx status other than 101 is sent as an
