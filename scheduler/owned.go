@@ -19,9 +19,10 @@ import (
 // chain of spawns or a trivial task spawned from outside does, is never
 // linked. The shard that counts the task is chosen at the spawn: the
 // spawning worker's own (index = worker id); for a spawn from outside, one
-// chosen by the task's address. The link moves the task to the shard of the
-// worker polling it, whose lock that worker then takes without contention,
-// as its finish, most often on the same worker, does too.
+// chosen by the task's address among the shards that are no worker's. The
+// link moves the task to the shard of the worker polling it, whose lock
+// that worker then takes without contention, as its finish, most often on
+// the same worker, does too.
 //
 // Every task is counted as live from its spawn to its finish, whether
 // linked or not (see liveCounter).
