@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/waker"
 )
@@ -209,6 +210,15 @@ func (s *WaitSlot) Load() Wait { return Wait(s.w.Load()) }
 
 // Store records w; for an executor that resets the slot (a recycled task).
 func (s *WaitSlot) Store(w Wait) { s.w.Store(uint64(w)) }
+
+// Clear empties the slot with a plain store, which skips the fence of an
+// atomic one (a locked exchange on amd64). It is for an executor reusing
+// the slot of a task that no other goroutine can reach: every Load of the
+// slot by another goroutine must happen before Clear (for instance, the
+// reader held a lock that the executor took after it), and every Load
+// after Clear must happen after it (the executor publishes the task, with
+// a lock or an atomic, only once Clear returned).
+func (s *WaitSlot) Clear() { *(*uint64)(unsafe.Pointer(&s.w)) = 0 }
 
 // Wait is a snapshot of a WaitSlot.
 type Wait uint64

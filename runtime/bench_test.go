@@ -131,6 +131,39 @@ func BenchmarkSpawnRemote(b *testing.B) {
 	})
 }
 
+// BenchmarkSpawnRemotePaired is BenchmarkSpawnRemote with each op 1,000
+// spawns from outside, the blitz run (by value with a handle dropped, and
+// detached) and the goroutine run alternating inside each op (see paired).
+func BenchmarkSpawnRemotePaired(b *testing.B) {
+	const tasks = 1000
+	for _, detached := range []bool{false, true} {
+		name := "value"
+		if detached {
+			name = "detached"
+		}
+		b.Run(name, func(b *testing.B) {
+			h := newBenchRuntime(b, runtime.Config{}).Handle()
+			paired(b, tasks, "task", func() {
+				l := newLatch(tasks)
+				for range tasks {
+					if detached {
+						runtime.SpawnValueDetachedOn[struct{}](h, doneFuture{l})
+					} else {
+						runtime.SpawnValueOn[struct{}](h, doneFuture{l})
+					}
+				}
+				<-l.done
+			}, func() {
+				l := newLatch(tasks)
+				for range tasks {
+					go l.countDown()
+				}
+				<-l.done
+			})
+		})
+	}
+}
+
 // yieldTask yields left times, then counts down its latch.
 type yieldTask struct {
 	left int

@@ -98,9 +98,15 @@ func (w *worker) setClock(t time.Time) {
 // before b is shared.
 func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name string, fresh bool) {
 	if !fresh {
-		b.run.Store(0)
-		b.wait.Store(0)
-		b.ext.Store(nil)
+		// A recycled task nobody else reaches: Dump's last loads were made
+		// under the owned shard's mutex, which the task's unlink took
+		// afterwards, and its next loads follow the link, which takes it
+		// again (see clearOwned).
+		clearOwned(&b.run)
+		b.wait.Clear()
+		if b.ext.Load() != nil {
+			b.ext.Store(nil)
+		}
 	}
 	if s.cfg.NoTaskIdentity {
 		if name != "" {
@@ -328,3 +334,10 @@ func (j JoinHandle[T]) Name() string {
 	}
 	return ""
 }
+
+// clearOwned zeroes the atomic word p with a plain store, which skips the
+// fence of an atomic store (a locked exchange on amd64). Only for a word of
+// a task that no other goroutine can reach (a recycled task, before the
+// spawn reusing it shares it): the other goroutines' last loads of p happen
+// before the call, and their next loads after what publishes the task.
+func clearOwned(p *atomic.Uint64) { *(*uint64)(unsafe.Pointer(p)) = 0 }

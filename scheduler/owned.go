@@ -17,9 +17,12 @@ import (
 // Push refuses a spawn once the drain began (the spawn then resolves the
 // task itself). A task that completes at its first poll, as a link of a
 // chain of spawns or a trivial task spawned from outside does, is never
-// linked. The shard is chosen at the spawn: the spawning worker's own
-// (index = worker id), whose lock that worker then takes without
-// contention; for a spawn from outside, one chosen by the task's address.
+// linked. The shard that counts the task is chosen at the spawn: the
+// spawning worker's own (index = worker id); for a spawn from outside, one
+// chosen by the task's address among the shards that are no worker's. The
+// link moves the task to the shard of the worker polling it, whose lock
+// that worker then takes without contention, as its finish, most often on
+// the same worker, does too.
 //
 // Every task is counted as live from its spawn to its finish, whether
 // linked or not (see liveCounter).
@@ -157,10 +160,17 @@ func (o *ownedTasks) uncount(t *taskBase) {
 	t.counted = notCounted
 }
 
-// link links t into its shard and reports true, or reports false if the
-// list is closed. It is called only from a worker's poll, and the shutdown
-// sweep closes the list only after the workers exited, so it succeeds.
-func (o *ownedTasks) link(t *taskBase) bool {
+// link links t into shard i, the shard of the worker polling it, and
+// reports true, or reports false if the list is closed. A task counted in
+// another shard (spawned from outside the workers, or by another worker)
+// moves there first, so that the lock its link and its finish take is
+// this worker's own, whose cache line no spawner from elsewhere touches.
+// It is called only from a worker's poll, and the shutdown sweep closes
+// the list only after the workers exited, so it succeeds.
+func (o *ownedTasks) link(t *taskBase, i uint32) bool {
+	if i &= o.mask; t.shard != i {
+		o.rehome(t, i)
+	}
 	sh := &o.shards[t.shard]
 	sh.mu.Lock()
 	if sh.closed {
@@ -175,6 +185,18 @@ func (o *ownedTasks) link(t *taskBase) bool {
 	t.linked = true
 	sh.mu.Unlock()
 	return true
+}
+
+// rehome moves the unlinked task t to shard i, with its count if the
+// shard counts it: raised in i before it is lowered in the old one, so that
+// Load never misses t. Called only by the owner of t before its link (shard
+// is then read only by t's owners: its link, its finish).
+func (o *ownedTasks) rehome(t *taskBase, i uint32) {
+	if t.counted == countedInShard {
+		o.shards[i].n.Add(1)
+		o.shards[t.shard].n.Add(-1)
+	}
+	t.shard = i
 }
 
 // remove unlinks t if it is linked, and uncounts it: the finish of a task.

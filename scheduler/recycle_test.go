@@ -207,6 +207,29 @@ func TestRecycleStress(t *testing.T) {
 	var nextID atomic.Int64
 	nextID.Store(int64(roots*perRoot - 1))
 	handles := make(chan handled, roots*perRoot)
+	// A dump reads the identity of tasks that are recycled meanwhile (the
+	// race detector checks that their reuse, which clears it with plain
+	// stores, is ordered after the dump's loads).
+	dumped := make(chan struct{})
+	stopDump := make(chan struct{})
+	go func() {
+		defer close(dumped)
+		for {
+			select {
+			case <-stopDump:
+				return
+			default:
+			}
+			tasks, _ := e.s.Tasks()
+			for _, ti := range tasks {
+				if ti.ID == 0 || ti.Polls == 0 {
+					t.Errorf("a dumped task has id %d and %d polls", ti.ID, ti.Polls)
+					return
+				}
+			}
+		}
+	}()
+	defer func() { close(stopDump); <-dumped }()
 	for i := range roots {
 		scheduler.SpawnValueDetached[struct{}](e.s, nil, stressRoot{
 			first: i * perRoot, count: perRoot, chain: chain, nextID: &nextID, b: b, r: r, s: e.s, handles: handles,

@@ -22,15 +22,20 @@ import (
 // All methods are safe for concurrent use. A Scheduler starts its workers in
 // New and stops them in Shutdown; it must be shut down to release them.
 type Scheduler struct {
+	// The fields before global are read by the workers' loops and by
+	// spawns, and written once at most (closing, by Shutdown).
 	cfg     Config
 	workers []*worker
-	// global is the injection queue: spawns from outside the workers,
-	// wakes from goroutines, overflow of the local queues.
-	global globalq.Queue[header.Header, *header.Header]
 	// idle coordinates searching and parked workers.
 	idle *idle.State
 	// blocker is cfg.Driver as a Blocker, or nil. Immutable.
 	blocker Blocker
+	// closing is set once by Shutdown; workers leave their loops when they
+	// see it, and spawns after it are refused.
+	closing atomic.Bool
+	// epoch is when New ran: the origin of the tasks' clock (now).
+	// Immutable.
+	epoch time.Time
 	// owned lists every live task, for the shutdown.
 	owned ownedTasks
 	// spares holds, for each type of task spawned by value without a
@@ -40,29 +45,30 @@ type Scheduler struct {
 	spares sync.Map
 	// sparesHint is the entry of spares looked up last (see sparesOf).
 	sparesHint atomic.Pointer[sparesEntry]
+	// global is the injection queue: spawns from outside the workers,
+	// wakes from goroutines, overflow of the local queues. Padded on both sides.
+	global globalq.Queue[header.Header, *header.Header]
 	// joins are the locks of the tasks' JoinHandles (see taskBase.join).
 	joins [joinStripes]joinStripe
-	// closing is set once by Shutdown; workers leave their loops when they
-	// see it, and spawns after it are refused.
-	closing atomic.Bool
 	// wg counts running worker goroutines.
 	wg sync.WaitGroup
 	// shutdownOnce starts the shutdown; done is closed when it finished.
 	shutdownOnce sync.Once
 	done         chan struct{}
-	// Global counters for Stats, updated by spawns from outside the
-	// workers and by completions (the workers count their own spawns).
-	spawnedRemote atomic.Uint64
-	panicked      atomic.Uint64
-	cancelled     atomic.Uint64
-	// epoch is when New ran: the origin of the tasks' clock (now).
-	// Immutable.
-	epoch time.Time
 	// slow keeps the latest slow polls (Config.PollTiming), for Stats.
 	slow slowPolls
+	// Counters for Stats that a spawn from outside the workers writes, each
+	// of them: on lines of their own, away from the fields the workers'
+	// loops read (closing, epoch). The workers count their own spawns.
+	_             pad
+	spawnedRemote atomic.Uint64
 	// ids is the last task id handed out (see newID): workers reserve
 	// blocks of idBlock from it, spawns from outside one id each.
 	ids atomic.Uint64
+	_   pad
+	// Counters of completions for Stats, by whichever worker completes.
+	panicked  atomic.Uint64
+	cancelled atomic.Uint64
 }
 
 // New starts a scheduler with cfg (see Config for the defaults). It returns

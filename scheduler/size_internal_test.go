@@ -41,6 +41,8 @@ func (f *idleSizeFut) Poll(*future.Context) (struct{}, bool) { return struct{}{}
 func TestTaskSizes(t *testing.T) {
 	require.Equal(t, uintptr(32), unsafe.Sizeof(header.Header{}), "header.Header")
 	require.Equal(t, uintptr(112), unsafe.Sizeof(taskBase{}), "taskBase")
+	var b taskBase
+	require.Less(t, unsafe.Offsetof(b.hasMore), uintptr(64), "the fields a poll touches fit in the task's first 64 bytes")
 	require.Equal(t, uintptr(144), unsafe.Sizeof(core[struct{}]{}), "core[struct{}]")
 	require.Equal(t, uintptr(160), unsafe.Sizeof(task[struct{}]{}), "task[struct{}]")
 	require.Equal(t, uintptr(176), unsafe.Sizeof(task[error]{}), "task[error]")

@@ -259,12 +259,20 @@ func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
 
 // shardOf picks the owned shard of a task spawned by worker w: the worker's
 // own (for a nil w, a spawn from outside, a shard chosen by the task's
-// address, which may be a worker's).
+// address among those that are no worker's own).
 func (s *Scheduler) shardOf(w *worker, t *taskBase) uint32 {
 	if w != nil {
 		return uint32(w.id)
 	}
-	return t.hashShard(s.owned.mask)
+	i := t.hashShard(s.owned.mask)
+	if n := uint32(len(s.workers)); i < n {
+		// Not a worker's own: its line, whose recycled slots the worker
+		// writes at each finish, would bounce between the spawner and
+		// the worker. The shards beyond the workers' are at least three
+		// times as many (ownedTasks.init).
+		i += n
+	}
+	return i
 }
 
 // start queues a new task, Scheduled since its InitScheduled and counted

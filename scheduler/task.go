@@ -14,19 +14,29 @@ import (
 // taskBase is the untyped part of every task: the header the queues hold,
 // the links of the owned-task list (see owned.go), and the flags of the
 // handoff to the JoinHandle, whose lock the task shares with others (see
-// joinStripe). The small fields share one word.
+// joinStripe). The small fields share one word. The fields a poll reads
+// or writes (the header, run, wait, the flags) come first, so that they
+// share as few cache lines as the task's placement allows.
 type taskBase struct {
 	header.Header
+	// run packs the number of polls (low 32 bits) and the coarse time of
+	// the last poll's start in milliseconds (high 32 bits, wrapping). Stored
+	// by the worker that polls the task, at each poll (notePoll); loaded
+	// by Dump.
+	run atomic.Uint64
+	// wait is what the task waits on, recorded by the leaf futures of its
+	// polls (future.Context.Waiting); loaded by Dump, which trusts it only
+	// if its Seq is the last poll's (run's low 8 bits).
+	wait future.WaitSlot
 	// s is the scheduler that owns the task, which wakes push it to (the
 	// task's header.Task.Scheduler). Set by the spawn before the task is
 	// shared, read-only afterwards, kept by a recycled task.
 	s *Scheduler
-	// prev and next link the task into its owned shard. Guarded by the
-	// shard's mutex; nil when unlinked.
-	prev, next *taskBase
 	// shard is the index of the owned shard the task is counted in and
-	// linked into. Set by the spawn before the task is shared; read-only
-	// afterwards.
+	// linked into. Set by the spawn before the task is shared, and by the
+	// link, which may move the task to the linking worker's shard
+	// (ownedTasks.rehome); read by the task's finish, which the poll that
+	// linked it happens before.
 	shard uint32
 	// linked is true while the task is in its owned shard. Written under
 	// the shard's mutex; see ownedTasks.remove for its unlocked read.
@@ -44,6 +54,9 @@ type taskBase struct {
 	// hasMore says the task's join stripe holds Wakers of awaiters beyond
 	// the first for it (joinStripe.more). Guarded by the stripe's mutex.
 	hasMore bool
+	// prev and next link the task into its owned shard. Guarded by the
+	// shard's mutex; nil when unlinked.
+	prev, next *taskBase
 	// The task's identity and what Dump shows of it (see identity.go and
 	// the package doc, "Task identity"). id, parent and born are written by
 	// the spawn before the task is shared (or by the reuse of a recycled
@@ -57,15 +70,6 @@ type taskBase struct {
 	// from outside the workers, of the first poll (notePoll).
 	id, parent uint64
 	born       int64
-	// run packs the number of polls (low 32 bits) and the coarse time of
-	// the last poll's start in milliseconds (high 32 bits, wrapping). Stored
-	// by the worker that polls the task, at each poll (notePoll); loaded
-	// by Dump.
-	run atomic.Uint64
-	// wait is what the task waits on, recorded by the leaf futures of its
-	// polls (future.Context.Waiting); loaded by Dump, which trusts it only
-	// if its Seq is the last poll's (run's low 8 bits).
-	wait future.WaitSlot
 	// ext is the side record of what few tasks carry (a name, a spawn
 	// site, the profiler's labels, the tracer's task, the poll time), nil
 	// for most. Stored only by whoever owns the task (its spawn, the worker
@@ -73,13 +77,13 @@ type taskBase struct {
 	ext atomic.Pointer[taskExt]
 }
 
-// pending links the task into its owned shard after a poll that did not
-// complete, if it is not linked yet: from now on it may wait in no queue.
-// Called only by the worker polling the task (see ownedTasks.remove for
-// why linked may be read here without the lock).
-func (b *taskBase) pending() {
+// pending links the task into the owned shard of the worker polling it
+// (cx's) after a poll that did not complete, if it is not linked yet: from
+// now on it may wait in no queue. Called only by the worker polling the task
+// (see ownedTasks.remove for why linked may be read here without the lock).
+func (b *taskBase) pending(cx *future.Context) {
 	if !b.linked {
-		b.sched().owned.link(b) // on a worker: the list is not closed yet
+		b.sched().owned.link(b, uint32(cx.Worker())) // on a worker: the list is not closed yet
 	}
 }
 
@@ -259,7 +263,7 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 		t.finish(cx, future.Ok(v))
 		return true
 	}
-	t.pending()
+	t.pending(cx)
 	return false
 }
 
@@ -313,7 +317,7 @@ func (t *valueTask[T, F, PF]) Poll(cx *future.Context) bool {
 		}
 		return true
 	}
-	t.pending()
+	t.pending(cx)
 	return false
 }
 

@@ -40,8 +40,10 @@ type worker struct {
 	// batch receives a global-queue batch pop before it goes to the local
 	// queue (see the package doc, "The global batch").
 	batch [GlobalBatchSize]*header.Header
-	// polls counts polls made, for the global-queue interval.
-	polls uint32
+	// untilGlobal counts down the polls until the next periodic look at
+	// the global queue (a countdown rather than a poll count modulo the
+	// interval, whose division would cost a few nanoseconds of each poll).
+	untilGlobal uint32
 	// interval is the adaptive number of polls between two looks at the
 	// global queue; avgPollNs the EWMA of a poll's duration it comes from.
 	interval  uint32
@@ -202,7 +204,8 @@ func (w *worker) tick() int {
 // the LIFO slot (at most MaxLIFOPollsPerTick times in a row), the local
 // queue, and the global queue when all of those are empty.
 func (w *worker) next() *header.Header {
-	if w.polls%w.interval == 0 {
+	if w.untilGlobal == 0 {
+		w.untilGlobal = w.interval
 		if h := w.fetchGlobal(); h != nil {
 			w.lifoPolls = 0
 			return h
@@ -308,7 +311,9 @@ func (w *worker) runTask(h *header.Header) {
 		w.searching = false
 		w.s.idle.TransitionFromSearching()
 	}
-	w.polls++
+	if w.untilGlobal > 0 {
+		w.untilGlobal--
+	}
 	w.ctr.polled++
 	if h.TransitionToRunning() == header.RunAbort {
 		h.Task().Abort(ErrCancelled)
