@@ -6,7 +6,8 @@ package main
 // Environment knobs:
 //
 //	BLITZ_RACE=0          test without -race even where the platform supports it
-//	BENCHTIME, COUNT      benchmark time and repetitions for `bench` (default 1s, 6)
+//	BENCHTIME, COUNT      benchmark time and repetitions for `bench` (default 1s, 6) and `ratios`
+//	                      (default 300x, 8)
 //	BENCH_OUT             file that `bench` writes (default bench.txt)
 //	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
 //	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
@@ -28,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -206,6 +208,81 @@ func Bench() error {
 	}
 	fmt.Printf("\nwrote %s; benchstat summary:\n", out)
 	return goIn(".", append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, toolEnv...), "run", benchstatPkg, out)
+}
+
+// Ratios runs the runtime's paired benchmarks of the scheduler's hot paths (ping-pong, yield, spawn from
+// outside: blitz and the goroutine equivalent alternating inside each
+// op, so that a noisy machine shifts both sides alike) COUNT times (default 8) and prints, for each, the
+// median and the range of its ratio to the goroutines and of its time per unit. BENCHTIME sets each run's
+// length (default 300x).
+func Ratios() error {
+	var out bytes.Buffer
+	args := []string{"test", "-run=^$", "-bench=^Benchmark(PingPong|YieldMany|SpawnRemote)Paired", "-benchtime=" + envOr("BENCHTIME", "300x"),
+		"-count=" + envOr("COUNT", "8"), "-timeout=60m", "."}
+	if err := goInTo("runtime", nil, io.MultiWriter(&out, os.Stdout), args...); err != nil {
+		return err
+	}
+	rows, order := pairedRows(out.String())
+	fmt.Printf("\n%-44s %5s %24s %20s %20s\n", "benchmark", "runs", "ratio median (range)", "blitz ns/unit", "goroutines ns/unit")
+	for _, name := range order {
+		r := rows[name]
+		if len(r.ratio) == 0 {
+			continue
+		}
+		fmt.Printf("%-44s %5d %24s %20s %20s\n", name, len(r.ratio), spread(r.ratio, "%.3f"), spread(r.blitz, "%.1f"), spread(r.gor, "%.1f"))
+	}
+	return nil
+}
+
+// pairedRow is what the runs of one paired benchmark reported.
+type pairedRow struct{ ratio, blitz, gor []float64 }
+
+// pairedRows collects the metrics of each paired benchmark's runs from go test's output, and the names in
+// their first order.
+func pairedRows(out string) (map[string]*pairedRow, []string) {
+	rows := map[string]*pairedRow{}
+	var order []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		r := rows[f[0]]
+		if r == nil {
+			r = &pairedRow{}
+			rows[f[0]] = r
+			order = append(order, f[0])
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			var v float64
+			if _, err := fmt.Sscan(f[i], &v); err != nil {
+				continue
+			}
+			switch unit := f[i+1]; {
+			case unit == "ratio":
+				r.ratio = append(r.ratio, v)
+			case strings.HasPrefix(unit, "go-ns/"):
+				r.gor = append(r.gor, v)
+			case strings.HasPrefix(unit, "ns/") && unit != "ns/op":
+				r.blitz = append(r.blitz, v)
+			}
+		}
+	}
+	return rows, order
+}
+
+// spread formats the median of vs and its range.
+func spread(vs []float64, format string) string {
+	if len(vs) == 0 {
+		return "-"
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return fmt.Sprintf(format+" ("+format+"-"+format+")", med, s[0], s[len(s)-1])
 }
 
 // Peers compares blitz's servers with the peer libraries' (the peers module: Go's net and net/http,

@@ -17,12 +17,13 @@ import (
 // Push refuses a spawn once the drain began (the spawn then resolves the
 // task itself). A task that completes at its first poll, as a link of a
 // chain of spawns or a trivial task spawned from outside does, is never
-// linked. The shard that counts the task is chosen at the spawn: the
-// spawning worker's own (index = worker id); for a spawn from outside, one
-// chosen by the task's address among the shards that are no worker's. The
-// link moves the task to the shard of the worker polling it, whose lock
-// that worker then takes without contention, as its finish, most often on
-// the same worker, does too.
+// linked. The task's shard is chosen at the spawn: the spawning worker's
+// own (index = worker id), which also counts it; for a spawn from outside,
+// one chosen by the task's address among the shards that are no worker's
+// (such a task is counted apart, see liveCounter). The link moves the task
+// to the shard of the worker polling it, whose lock that worker then takes
+// without contention, as its finish, most often on the same worker, does
+// too.
 //
 // Every task is counted as live from its spawn to its finish, whether
 // linked or not (see liveCounter).
@@ -40,16 +41,26 @@ const (
 	notCounted     uint8 = iota
 	countedInShard       // in its shard's n
 	countedBounded       // in liveCounter.bounded
+	countedRemote        // in liveCounter.remote (a spawn from outside the workers)
 )
 
 // liveCounter counts the live tasks. A task of a scheduler with
 // Config.MaxLiveTasks is counted in bounded, which gives TrySpawn its exact
-// bound; any other task in its shard's n, so that spawns and completions on
-// different workers share no cache line.
+// bound. Any other task spawned by a worker is counted in that worker's
+// shard's n, so that spawns and completions on different workers share no
+// cache line; one spawned from outside the workers is counted in remote,
+// which the spawn raises anyway (the scheduler's count of such spawns), and
+// its finish raises the finishing worker's shard's doneRemote: so neither
+// side writes a line the other side writes.
 type liveCounter struct {
 	// bounded is raised by reserve (TrySpawn) or by count (Spawn) and
 	// lowered by uncount, for the tasks counted there.
 	bounded atomic.Int64
+	// remote is the scheduler's count of spawns from outside the workers
+	// (Scheduler.spawnedRemote), raised before such a task is queued (and
+	// lowered again if the queue refused it); nil with Config.MaxLiveTasks,
+	// where every task is counted in bounded. Set by init.
+	remote *atomic.Uint64
 	// shards are the owned shards (the slice of ownedTasks), whose counts
 	// Load adds. Set by init.
 	shards []ownedShard
@@ -61,9 +72,12 @@ type liveCounter struct {
 func (c *liveCounter) Load() int64 {
 	n := c.bounded.Load()
 	for i := range c.shards {
-		n += c.shards[i].n.Load()
+		n += c.shards[i].n.Load() - c.shards[i].doneRemote.Load()
 	}
-	return n
+	if c.remote != nil {
+		n += int64(c.remote.Load())
+	}
+	return max(n, 0)
 }
 
 // ownedShard is one list.
@@ -76,6 +90,11 @@ type ownedShard struct {
 	// not: raised at their spawn, lowered at their finish, by whichever
 	// goroutine does either.
 	n atomic.Int64
+	// doneRemote counts the tasks spawned from outside the workers
+	// (countedRemote) that finished here: raised by the finish of such a
+	// task on this shard's worker (or, off the workers, in the task's
+	// shard).
+	doneRemote atomic.Int64
 	// closed is set by the shutdown sweep, guarded by mu; no task is linked
 	// afterwards.
 	closed bool
@@ -97,8 +116,10 @@ type ownedShard struct {
 // between (a chain, a ping and its pong), few enough to scan.
 const recycleSlots = 4
 
-// init makes the shards: a power of two, at least 4 per worker.
-func (o *ownedTasks) init(workers int) {
+// init makes the shards: a power of two, at least 4 per worker. remote is
+// the scheduler's count of spawns from outside the workers, in which such
+// tasks are counted as live, or nil when every task is counted in bounded.
+func (o *ownedTasks) init(workers int, remote *atomic.Uint64) {
 	n := 8
 	for n < 4*workers {
 		n *= 2
@@ -106,6 +127,7 @@ func (o *ownedTasks) init(workers int) {
 	o.shards = make([]ownedShard, n)
 	o.mask = uint32(n - 1)
 	o.live.shards = o.shards
+	o.live.remote = remote
 }
 
 // reserve raises the live count for a TrySpawn, unless it is at max
@@ -132,9 +154,10 @@ func (o *ownedTasks) reserve(max int64) bool {
 
 // count makes t a live task of shard i: counted in live.bounded if bounded
 // (the scheduler has a Config.MaxLiveTasks; reserved says reserve already
-// counted it), in the shard's n otherwise. Called by the spawn, before t is
-// shared.
-func (o *ownedTasks) count(t *taskBase, i uint32, bounded, reserved bool) {
+// counted it), in live.remote if remote (a spawn from outside the workers:
+// start raises it), in the shard's n otherwise. Called by the spawn, before
+// t is shared.
+func (o *ownedTasks) count(t *taskBase, i uint32, bounded, reserved, remote bool) {
 	t.shard = i & o.mask
 	switch {
 	case bounded:
@@ -142,20 +165,29 @@ func (o *ownedTasks) count(t *taskBase, i uint32, bounded, reserved bool) {
 			o.live.bounded.Add(1)
 		}
 		t.counted = countedBounded
+	case remote:
+		t.counted = countedRemote
 	default:
 		o.shards[t.shard].n.Add(1)
 		t.counted = countedInShard
 	}
 }
 
-// uncount undoes count, once; it does nothing for a task not counted. Called
-// by the task's finish (or by a TrySpawn that gives t up).
-func (o *ownedTasks) uncount(t *taskBase) {
+// uncount undoes count, once; it does nothing for a task not counted.
+// Called by the task's finish, with the index of the finishing worker (-1
+// off the workers), or by a TrySpawn that gives t up.
+func (o *ownedTasks) uncount(t *taskBase, worker int) {
 	switch t.counted {
 	case countedBounded:
 		o.live.bounded.Add(-1)
 	case countedInShard:
 		o.shards[t.shard].n.Add(-1)
+	case countedRemote:
+		i := t.shard
+		if worker >= 0 {
+			i = uint32(worker) & o.mask
+		}
+		o.shards[i].doneRemote.Add(1)
 	}
 	t.counted = notCounted
 }
@@ -192,20 +224,20 @@ func (o *ownedTasks) link(t *taskBase, i uint32) bool {
 // Load never misses t. Called only by the owner of t before its link (shard
 // is then read only by t's owners: its link, its finish).
 func (o *ownedTasks) rehome(t *taskBase, i uint32) {
-	if t.counted == countedInShard {
+	if t.counted == countedInShard { // a remote task's count is not in a shard
 		o.shards[i].n.Add(1)
 		o.shards[t.shard].n.Add(-1)
 	}
 	t.shard = i
 }
 
-// remove unlinks t if it is linked, and uncounts it: the finish of a task.
-// Called by the party that completed t. Reading linked without the lock is
+// remove unlinks t if it is linked, and uncounts it: the finish of a task,
+// on worker (-1 off the workers). Called by the party that completed t. Reading linked without the lock is
 // safe there: only link (on the worker polling t, before the transition
 // that hands t to its next poller) and the shutdown sweep (after the
 // workers exited, on the goroutine that then finishes t) write it, and
 // both happen before this finish.
-func (o *ownedTasks) remove(t *taskBase) {
+func (o *ownedTasks) remove(t *taskBase, worker int) {
 	if t.linked {
 		sh := &o.shards[t.shard]
 		sh.mu.Lock()
@@ -214,7 +246,7 @@ func (o *ownedTasks) remove(t *taskBase) {
 		}
 		sh.mu.Unlock()
 	}
-	o.uncount(t)
+	o.uncount(t, worker)
 }
 
 // unlink takes t out of the shard's list. Called with sh.mu held.

@@ -84,7 +84,11 @@ func New(cfg Config) (*Scheduler, error) {
 		s.blocker = b
 		s.idle.SetUnparker(b.Unpark)
 	}
-	s.owned.init(cfg.Workers)
+	var remote *atomic.Uint64
+	if cfg.MaxLiveTasks <= 0 {
+		remote = &s.spawnedRemote
+	}
+	s.owned.init(cfg.Workers, remote)
 	s.workers = make([]*worker, cfg.Workers)
 	for i := range s.workers {
 		s.workers[i] = newWorker(s, i)
@@ -160,6 +164,15 @@ func (s *Scheduler) localWorker(cx *future.Context) *worker {
 		return s.workers[id]
 	}
 	return nil
+}
+
+// workerIndex returns the index of the worker whose poll cx belongs to, or
+// -1.
+func (s *Scheduler) workerIndex(cx *future.Context) int {
+	if w := s.localWorker(cx); w != nil {
+		return w.id
+	}
+	return -1
 }
 
 // countFinish updates the counters for a task that finished with err; on a

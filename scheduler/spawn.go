@@ -204,7 +204,7 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	w := s.localWorker(cx)
 	s.identify(w, cx, &t.taskBase, name, true)
 	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
-		s.owned.uncount(&t.taskBase)
+		s.owned.uncount(&t.taskBase, -1)
 		return JoinHandle[T]{}, ErrShutdown
 	}
 	return JoinHandle[T]{t: &t.core}, nil
@@ -253,7 +253,7 @@ func (s *Scheduler) admit(w *worker, t *taskBase, reserved bool) bool {
 		}
 		return false
 	}
-	s.owned.count(t, s.shardOf(w, t), s.cfg.MaxLiveTasks > 0, reserved)
+	s.owned.count(t, s.shardOf(w, t), s.cfg.MaxLiveTasks > 0, reserved, w == nil)
 	return true
 }
 
@@ -288,10 +288,16 @@ func (s *Scheduler) start(w *worker, t *taskBase) bool {
 		w.scheduleLocal(h)
 		return true
 	}
+	// Counted before it is queued, so that its finish, which may follow at
+	// once on a worker, never makes the live count dip (see liveCounter).
+	s.spawnedRemote.Add(1)
 	if !s.global.Push(h) {
+		s.spawnedRemote.Add(^uint64(0))
+		if t.counted == countedRemote {
+			t.counted = notCounted // the caller's finish or uncount owes nothing
+		}
 		return false
 	}
-	s.spawnedRemote.Add(1)
 	s.idle.NotifyOne()
 	return true
 }

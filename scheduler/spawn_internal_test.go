@@ -47,6 +47,11 @@ func TestSpawnRefusedByClosedGlobalQueue(t *testing.T) {
 		require.Equal(t, int32(3), cancels.Load(), "cancelled: all but TrySpawn's")
 		require.Zero(t, s.Stats().Live, "MaxLiveTasks %d", maxLive)
 		require.Zero(t, s.Stats().Spawned)
+		for i := range s.owned.shards { // not only Live, which never reads below 0
+			sh := &s.owned.shards[i]
+			require.Zero(t, sh.n.Load(), "shard %d's count", i)
+			require.Zero(t, sh.doneRemote.Load(), "shard %d's finished spawns from outside", i)
+		}
 		require.NoError(t, s.Shutdown(ctx))
 		cancel()
 	}

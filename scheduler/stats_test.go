@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -128,3 +129,80 @@ func TestStatsLive(t *testing.T) {
 	}
 	require.Zero(t, e.s.Stats().Live)
 }
+
+// gatedDetached waits for its gate, as a task spawned by value without a
+// handle.
+type gatedDetached struct{ g *gate }
+
+func (f *gatedDetached) Poll(cx *future.Context) (struct{}, bool) {
+	return struct{}{}, f.g.poll(cx)
+}
+
+// TestLiveCountsSpawnsFromOutside: tasks spawned from outside the workers
+// are counted as live from their spawn to their finish, whether they wait
+// (linked, then completed by a wake from elsewhere) or complete at their
+// first poll, with several goroutines spawning at once; Live never reads
+// more than were spawned, and returns to 0; a spawn refused by the
+// shutdown leaves no count behind.
+func TestLiveCountsSpawnsFromOutside(t *testing.T) {
+	spawners, each := 4, 500
+	if testing.Short() {
+		spawners, each = 4, 100
+	}
+	e := newEnv(t, scheduler.Config{Workers: 2})
+	gates := make([]*gate, spawners*each)
+	for i := range gates {
+		gates[i] = &gate{}
+	}
+	var spawned atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan error, 1)
+	go func() { // Live, read while the counts move, stays within what exists
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			most := spawned.Load() + int64(spawners) // spawns in progress
+			if live := e.s.Stats().Live; live > most {
+				sampled <- fmt.Errorf("Live %d with at most %d tasks spawned", live, most)
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range spawners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if i%2 == 0 { // waits for its gate
+					scheduler.SpawnValueDetached[struct{}](e.s, nil, gatedDetached{g: gates[g*each+i]})
+				} else { // completes at its first poll
+					scheduler.SpawnValueDetached[struct{}](e.s, nil, gatedDetached{g: openGate()})
+				}
+				spawned.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	waiting := int64(spawners * each / 2)
+	eventually(t, func() bool { return e.s.Stats().Live == waiting }, "Live = the %d waiting tasks (is %d)", waiting, e.s.Stats().Live)
+	for g := range spawners {
+		for i := 0; i < each; i += 2 {
+			gates[g*each+i].Open()
+		}
+	}
+	eventually(t, func() bool { return e.s.Stats().Live == 0 }, "Live back to 0 (is %d)", e.s.Stats().Live)
+	close(stop)
+	require.NoError(t, <-sampled)
+
+	require.NoError(t, e.s.Shutdown(context.Background()))
+	scheduler.SpawnValueDetached[struct{}](e.s, nil, gatedDetached{g: openGate()})
+	require.Zero(t, e.s.Stats().Live, "a spawn refused by the shutdown")
+}
+
+// openGate returns a gate already open.
+func openGate() *gate { return &gate{open: true} }

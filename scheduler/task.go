@@ -415,7 +415,7 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 		}
 	}
 	prev := t.TransitionToCompleteAndUnref()
-	s.owned.remove(&t.taskBase)
+	s.owned.remove(&t.taskBase, s.workerIndex(cx))
 	if t.ext.Load() != nil {
 		t.endTrace(s.localWorker(cx))
 	}
