@@ -446,7 +446,10 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 					c.startError(errHeaderTooLarge)
 					return true
 				}
-				var p parsedRequest
+				// The exchange holds the request's URL and header values
+				// (see parsedRequest).
+				ex := new(exchange)
+				p := parsedRequest{url: &ex.url, strs: ex.strs[:]}
 				perr := parseRequest(c.in[:end], &p)
 				c.consume(end)
 				c.scanned = 0
@@ -454,7 +457,7 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 					c.startError(perr)
 					return true
 				}
-				c.startRequest(&p)
+				c.startRequest(&p, ex)
 				return true
 			}
 		} else if c.s.shuttingDown.Load() {
@@ -515,15 +518,15 @@ type tlsStater interface {
 	ConnectionState() tls.ConnectionState
 }
 
-// startRequest sets up the exchange of a parsed request and moves on to
-// its handler.
-func (c *conn) startRequest(p *parsedRequest) {
+// startRequest sets up ex, the exchange of the parsed request p, and moves
+// on to its handler.
+func (c *conn) startRequest(p *parsedRequest, ex *exchange) {
 	s := c.s
 	c.reqs++
 	// The context has no parent, so nothing shared is touched per
 	// request: Close cancels it through c.cur (or, once the connection is
 	// hijacked, through the server's hijacked set).
-	ex := &exchange{expectContinue: p.expectContinue, rwc: c.rwc}
+	ex.expectContinue, ex.rwc = p.expectContinue, c.rwc
 	ex.ctx.rwc = c.rwc
 	req := p.req.WithContext(&ex.ctx)
 	req.RemoteAddr = c.remote

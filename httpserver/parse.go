@@ -78,6 +78,13 @@ type parsedRequest struct {
 	// keepAlive is whether the client lets the connection carry another
 	// request after this one.
 	keepAlive bool
+	// url and strs, when the caller sets them, are where parseRequest
+	// makes the request's URL and the backing array of its header values
+	// (those of a request whose header has more lines than strs get one
+	// of their own): the caller's exchange holds them, one allocation for
+	// the lot.
+	url  *url.URL
+	strs []string
 }
 
 // bodyKind is how a request's body is delimited.
@@ -137,7 +144,7 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		return block[i : i+len(b)]
 	}
 
-	*p = parsedRequest{}
+	*p = parsedRequest{url: p.url, strs: p.strs}
 	req := &p.req
 	*req = http.Request{
 		Method:     internMethod(method),
@@ -199,7 +206,12 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 			continue
 		}
 		if len(strs) == 0 {
-			strs = make([]string, bytes.Count(rest, crlf)) // the lines left, and the final CRLF for this one
+			n := bytes.Count(rest, crlf) // the lines left, and the final CRLF for this one
+			if n <= len(p.strs) {
+				strs, p.strs = p.strs[:n:n], nil
+			} else {
+				strs = make([]string, n)
+			}
 		}
 		strs[0] = v
 		req.Header[key] = strs[:1:1]
@@ -236,8 +248,11 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		if !strings.HasPrefix(rawTarget, "/") && !hasHTTPScheme(rawTarget) {
 			return badRequest("invalid request target")
 		}
-		u, ok := simpleURL(rawTarget)
-		if !ok {
+		u := p.url
+		if u == nil {
+			u = new(url.URL)
+		}
+		if !simpleURLInto(rawTarget, u) {
 			var err error
 			if u, err = url.ParseRequestURI(rawTarget); err != nil {
 				return badRequest("invalid request target")
@@ -348,8 +363,18 @@ var pathSafe = func() (t [256]bool) {
 // false for anything else, which the caller parses with url.ParseRequestURI;
 // where it reports true, the URL is the one ParseRequestURI makes.
 func simpleURL(t string) (*url.URL, bool) {
-	if len(t) == 0 || t[0] != '/' || strings.HasPrefix(t, "//") {
+	u := new(url.URL)
+	if !simpleURLInto(t, u) {
 		return nil, false
+	}
+	return u, true
+}
+
+// simpleURLInto is simpleURL making the URL in *u (which it leaves alone
+// where it reports false).
+func simpleURLInto(t string, u *url.URL) bool {
+	if len(t) == 0 || t[0] != '/' || strings.HasPrefix(t, "//") {
+		return false
 	}
 	path, query, hasQuery := t, "", false
 	for i := 0; i < len(t); i++ {
@@ -359,20 +384,21 @@ func simpleURL(t string) (*url.URL, bool) {
 			break
 		}
 		if !pathSafe[c] {
-			return nil, false
+			return false
 		}
 	}
 	if hasQuery {
 		if query == "" {
-			return nil, false // ForceQuery: let url decide
+			return false // ForceQuery: let url decide
 		}
 		for i := 0; i < len(query); i++ {
 			if c := query[i]; c <= ' ' || c >= 0x7f || c == '#' || c == '%' {
-				return nil, false
+				return false
 			}
 		}
 	}
-	return &url.URL{Path: path, RawQuery: query}, true
+	*u = url.URL{Path: path, RawQuery: query}
+	return true
 }
 
 // parseVersion parses "HTTP/1.1" or "HTTP/1.0"; another well-formed

@@ -72,8 +72,18 @@ func FuzzSimpleURL(f *testing.F) {
 // The header values, which share one string and one backing array, are
 // those net/http's parser makes, in order, also where a name repeats
 // between others (an append to a shared array would overwrite the value
-// of the name after it).
+// of the name after it); with the exchange's room for the URL and the
+// values (as the server parses) and without (a header of more lines than
+// the room takes an array of its own).
 func TestParseHeaderMatchesReadRequest(t *testing.T) {
+	for _, inExchange := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "in exchange"}[inExchange], func(t *testing.T) {
+			testParseHeaderMatchesReadRequest(t, inExchange)
+		})
+	}
+}
+
+func testParseHeaderMatchesReadRequest(t *testing.T, inExchange bool) {
 	for _, raw := range []string{
 		"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
 		"GET /a?b=c HTTP/1.1\r\nHost: x\r\nAccept: */*\r\nUser-Agent: u\r\n\r\n",
@@ -81,6 +91,7 @@ func TestParseHeaderMatchesReadRequest(t *testing.T) {
 		"GET / HTTP/1.1\r\nCookie: a=1\r\nCookie: b=2\r\nCookie: c=3\r\nHost: x\r\nX-Empty:\r\n\r\n",
 		"\r\nPOST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n",
 		"GET / HTTP/1.0\r\nconnection: keep-alive\r\nx-lower: v\r\n\r\n",
+		"GET /p%20q HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\nF: 6\r\nG: 7\r\nA: 8\r\n\r\n",
 	} {
 		data := []byte(raw)
 		end := findHeaderEnd(data, 0)
@@ -88,8 +99,15 @@ func TestParseHeaderMatchesReadRequest(t *testing.T) {
 			t.Fatalf("%q: no header end", raw)
 		}
 		var p parsedRequest
+		ex := new(exchange)
+		if inExchange {
+			p = parsedRequest{url: &ex.url, strs: ex.strs[:]}
+		}
 		if perr := parseRequest(data[:end], &p); perr != nil {
 			t.Fatalf("%q: %v", raw, perr.msg)
+		}
+		if _, simple := simpleURL(p.req.RequestURI); inExchange && (p.req.URL == &ex.url) != simple {
+			t.Errorf("%q: URL in the exchange: %v, want it there exactly for a target simpleURL takes (%v)", raw, p.req.URL == &ex.url, simple)
 		}
 		want, err := http.ReadRequest(bufio.NewReader(strings.NewReader(strings.TrimLeft(raw, "\r\n")))) // the server skips leading empty lines
 		if err != nil {
@@ -97,6 +115,9 @@ func TestParseHeaderMatchesReadRequest(t *testing.T) {
 		}
 		if !reflect.DeepEqual(p.req.Header, want.Header) {
 			t.Errorf("%q: Header\n%v\nnet/http makes\n%v", raw, p.req.Header, want.Header)
+		}
+		if !reflect.DeepEqual(p.req.URL, want.URL) {
+			t.Errorf("%q: URL %#v, net/http %#v", raw, p.req.URL, want.URL)
 		}
 		if p.req.Host != want.Host || p.req.RequestURI != want.RequestURI {
 			t.Errorf("%q: Host %q, RequestURI %q; net/http %q, %q", raw, p.req.Host, p.req.RequestURI, want.Host, want.RequestURI)

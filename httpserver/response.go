@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -73,6 +74,10 @@ type exchange struct {
 	expectContinue bool
 	// rwc is the connection, for Hijack. Immutable.
 	rwc Conn
+	// url and strs hold the request's URL and its header values' backing
+	// array, made by parseRequest (see parsedRequest). Immutable.
+	url  url.URL
+	strs [exchangeHeaderValues]string
 
 	// mu guards the fields below, shared by the goroutine and the task.
 	mu sync.Mutex
@@ -122,6 +127,11 @@ type exchange struct {
 	continueSent  bool
 	headerSent    bool
 }
+
+// exchangeHeaderValues is how many header lines an exchange holds the
+// values of without an allocation of their own: those of a curl or a
+// load generator, not those of a browser.
+const exchangeHeaderValues = 6
 
 // reqContext is a request's context: cancellable, with no deadline, and
 // the connection's local address as the value of

@@ -8,8 +8,9 @@
 //	go run ./peers/cmd/peerbench -mode idle -conns 100000
 //
 // Each server runs in a process of its own, started by peerbench, and the
-// throughput load runs in peerbench's process: the server's CPU time and
-// memory are read from /proc for the server alone, so throughput is
+// throughput load runs in peerbench's process, or for HTTP in wrk's own
+// (RunWrk; peerbench picks wrk when it is on PATH): the server's CPU time
+// and memory are read from /proc for the server alone, so throughput is
 // reported in total and per core of server CPU. Idle connections are held
 // by client processes, spread with the servers over as many processes as
 // the open-file limit asks (IdleFleet), and their memory is reported as

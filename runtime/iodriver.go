@@ -122,6 +122,15 @@ type ioRing struct {
 	// unparked is set by Unpark before its Wake, and swapped by Block once
 	// it holds reap (see Block).
 	unparked atomic.Bool
+	// looking is set by the holder while it collects in its poller's look,
+	// which reads unparked and kicked after it: an Unpark or a kick that
+	// finds it set needs no Wake (a system call, and a readiness that
+	// would end the holder's next wait for nothing), since the holder
+	// will see its flag. Typically the holder's own collection woke a task
+	// and the scheduler notified the holder itself. The pairing: the
+	// waker stores its flag, then loads looking; the holder clears
+	// looking, then loads the flags (all sequentially consistent).
+	looking atomic.Bool
 	// pool is the ring's buffer group of pooled reads, registered on first
 	// use.
 	pool readPool
@@ -353,8 +362,10 @@ func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
 func (d *ioDriver) Unpark(id int) {
 	r := d.ringOf(id)
 	if r.holder.Load() == int32(id) {
-		r.unparked.Store(true)
-		_ = r.b.Wake() // an error means closed: nobody to wake
+		r.unparked.Store(true) // store: before the load of looking; pairs with look's clear, then load
+		if !r.looking.Load() {
+			_ = r.b.Wake() // an error means closed: nobody to wake
+		}
 	}
 }
 
@@ -385,9 +396,11 @@ func (d *ioDriver) kickLocked() bool {
 	if pick == nil {
 		return false
 	}
-	pick.kicked.Store(true)
+	pick.kicked.Store(true) // store: before the load of looking, as in Unpark
 	pick.wakeBy = time.Now()
-	_ = pick.b.Wake()
+	if !pick.looking.Load() {
+		_ = pick.b.Wake()
+	}
 	return true
 }
 

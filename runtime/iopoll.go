@@ -116,18 +116,24 @@ func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 // look is the read's check, called by Go's poller once the read has
 // registered its interest (so a readiness from now on is not lost), and
 // again after each readiness. The first call collects what is ready and
-// ends the read when it dispatched a completion or the holder was unparked;
-// a later call ends it, for wait to look again.
+// ends the read when it dispatched a completion or the holder was unparked
+// or kicked; a later call ends it, for wait to look again. While it
+// collects, the ring's looking flag spares an Unpark or a kick its Wake:
+// the flags are read after the flag is cleared.
 func (p *ringPoller) look(uintptr) bool {
 	if !p.first {
 		return true
 	}
 	p.first = false
-	if p.r.d.collect(p.r, p.cx, 0) > 0 {
+	r := p.r
+	r.looking.Store(true)
+	n := r.d.collect(r, p.cx, 0)
+	r.looking.Store(false) // store: before the loads of the flags; pairs with Unpark's and kickLocked's store, then load
+	if n > 0 {
 		p.got = true
 		return true
 	}
-	return p.r.unparked.Load() || p.r.kicked.Load()
+	return r.unparked.Load() || r.kicked.Load()
 }
 
 // close unregisters the descriptor from Go's poller and closes the

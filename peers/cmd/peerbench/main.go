@@ -5,6 +5,7 @@
 //
 //	peerbench -mode echo [-kinds blitz,gnet] [-conns 64] [-duration 5s] [-count 3]
 //	peerbench -mode http [-load auto|go|wrk] [-wrk-threads 1] ...
+//	peerbench -mode http -kinds net-http,blitz-http,blitz-http@/tmp/peerbench-old ...
 //	peerbench -mode idle [-idle echo|http] -conns 100000 [-procs 6] [-count 1]
 //
 // It prints a Markdown table: for echo and HTTP, round trips (or requests)
@@ -19,6 +20,10 @@
 // connections are spread over -procs server processes, each with a client
 // process of its own (peers.IdleFleet), by default as few as the open-file
 // limit and the local port range allow.
+//
+// A kind written KIND@PROGRAM is served by PROGRAM, another build of
+// peerbench (an earlier commit's, say), in the same alternating rounds:
+// the honest way to compare two builds on a machine whose load changes.
 //
 // peerbench runs its own children: "peerbench serve ..." and
 // "peerbench dial ..." are the child processes (peers.RunChild).
@@ -70,6 +75,11 @@ func main() {
 	}
 	var err error
 	if *mode == "idle" {
+		for _, k := range kinds {
+			if strings.Contains(k, "@") {
+				log.Fatalf("peerbench: -mode idle runs its servers from this program: %q", k)
+			}
+		}
 		counted := false
 		flag.Visit(func(f *flag.Flag) { counted = counted || f.Name == "count" })
 		if !counted {
@@ -93,11 +103,16 @@ type child struct {
 	addr string
 }
 
-// start runs this program as a server child of kind.
+// start runs this program as a server child of kind; a kind written
+// KIND@PROGRAM runs PROGRAM (another build of peerbench, say the one of an
+// earlier commit) as the server child of KIND instead.
 func start(m peers.Mode, kind string) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
+	}
+	if k, exe, ok := strings.Cut(kind, "@"); ok {
+		kind, self = k, exe
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
