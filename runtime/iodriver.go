@@ -302,21 +302,21 @@ func (d *ioDriver) coveredLocked(by time.Time) bool {
 	return false
 }
 
-// Covers reports whether a holder wakes within timeout; if none would, one
-// is kicked, so that it recomputes its timeout from the timers (which hold
-// the caller's deadline too) and the caller may sleep without one. With no
-// holder at all the caller keeps its timeout. Called by a worker whose
-// TryAcquire failed (its ring has another holder).
+// Covers reports whether a holder wakes within timeout; if none does, the
+// caller keeps its timeout (a timer of Go's on its channel park, which
+// costs nothing unless it fires). Kicking a holder awake to recompute its
+// timeout instead cost an eventfd write and a wake of the holder's thread
+// at every such park (at every request of a lone connection with a read
+// timeout), for a deadline that is usually reset before it comes. Called
+// by a worker whose TryAcquire failed (its ring has nothing in flight, or
+// another holder).
 func (d *ioDriver) Covers(timeout time.Duration) bool {
 	if timeout < 0 {
 		return true
 	}
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
-	if d.coveredLocked(time.Now().Add(timeout)) {
-		return true
-	}
-	return d.kickLocked()
+	return d.coveredLocked(time.Now().Add(timeout))
 }
 
 // Release gives worker id's ring up.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
 )
@@ -51,5 +52,38 @@ func TestUnparkWhileLookingSkipsWake(t *testing.T) {
 	d.Unpark(1) // not the holder: nothing
 	if n := wc.wakes.Load(); n != 2 {
 		t.Fatalf("Unpark of a worker that holds no ring woke the ring (%d Wakes)", n)
+	}
+}
+
+// A worker parking beside a holder that sleeps without a limit keeps its
+// own timeout: Covers reports false and wakes nobody (a kick cost the
+// holder a wake at every such park). A holder that wakes in time covers.
+func TestCoversKeepsTimeoutWithoutKick(t *testing.T) {
+	wc := &wakeCounter{}
+	d := &ioDriver{}
+	r := &ioRing{b: wc, d: d}
+	d.rings = []*ioRing{r}
+	r.holder.Store(0) // sleeps without a limit: wakeBy is zero
+
+	if d.Covers(time.Minute) {
+		t.Fatal("Covers: true for a holder that sleeps without a limit")
+	}
+	if n := wc.wakes.Load(); n != 0 || r.kicked.Load() {
+		t.Fatalf("Covers woke the holder (%d Wakes, kicked %v)", n, r.kicked.Load())
+	}
+	if !d.Covers(-1) {
+		t.Fatal("Covers: false for no timeout")
+	}
+	d.hmu.Lock()
+	r.wakeBy = time.Now().Add(time.Second)
+	d.hmu.Unlock()
+	if !d.Covers(time.Minute) {
+		t.Fatal("Covers: false beside a holder that wakes sooner")
+	}
+	if d.Covers(time.Millisecond) {
+		t.Fatal("Covers: true beside a holder that wakes later")
+	}
+	if n := wc.wakes.Load(); n != 0 {
+		t.Fatalf("Covers woke the holder %d times", n)
 	}
 }
