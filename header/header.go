@@ -194,8 +194,9 @@ const (
 	RunAbort
 )
 
-// TransitionToRunning moves a Scheduled task to Running and clears its
-// notified bit (a wake from now on is a wake during the poll). It is called
+// TransitionToRunning moves a Scheduled task to Running, clears its
+// notified bit (a wake from now on is a wake during the poll) and counts
+// the poll (State.Polls). It is called
 // only by the worker that popped h from a run queue; a task in any other
 // lifecycle is a broken invariant of the scheduler and panics with
 // ErrBadTransition.
@@ -205,7 +206,7 @@ func (h *Header) TransitionToRunning() RunResult {
 		if cur.Lifecycle() != Scheduled {
 			panic(fmt.Errorf("%w: to running from %v", ErrBadTransition, cur))
 		}
-		next := cur.withLifecycle(Running) &^ notifiedBit
+		next := cur.withLifecycle(Running)&^(notifiedBit|pollsMask) | (cur+1)&pollsMask
 		if h.cas(cur, next) {
 			if cur.CancellationEffective() {
 				return RunAbort

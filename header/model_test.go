@@ -22,6 +22,7 @@ type model struct {
 	detached  bool
 	shield    int
 	ref       int
+	polls     uint16 // transitions to Running, wrapping
 }
 
 // modelOf unpacks s into a model.
@@ -29,12 +30,13 @@ func modelOf(s State) model {
 	return model{
 		lifecycle: s.Lifecycle(), notified: s.Notified(), cancelled: s.Cancelled(),
 		join: s.JoinInterest(), detached: s.Detached(), shield: s.ShieldDepth(), ref: s.RefCount(),
+		polls: s.Polls(),
 	}
 }
 
 // state packs m.
 func (m model) state() State {
-	return MakeState(m.lifecycle, m.notified, m.cancelled, m.join, m.detached, m.shield, m.ref)
+	return MakeState(m.lifecycle, m.notified, m.cancelled, m.join, m.detached, m.shield, m.ref) | State(m.polls)
 }
 
 func (m model) effective() bool { return m.cancelled && m.shield == 0 }
@@ -82,6 +84,7 @@ func (m *model) apply(op int) (result string, panics bool) {
 			return "", true
 		}
 		m.lifecycle, m.notified = Running, false
+		m.polls++
 		if m.effective() {
 			return "abort", false
 		}

@@ -5,10 +5,14 @@ import "fmt"
 // State is one value of the packed 64-bit state word, laid out as follows
 // (bit 0 is the least significant):
 //
-//	 63            40 39      32 31  29 28 27  26  25  24 23       16 15      0
-//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
-//	| ref count (24) |shield (8)| rsvd |jw |det|join|can|ntf| lifecycle | reserved|
-//	+----------------+----------+------+---+---+---+---+---+-----------+---------+
+//	 63            40 39      32 31  29 28 27  26  25  24 23       16 15        0
+//	+----------------+----------+------+---+---+---+---+---+-----------+-----------+
+//	| ref count (24) |shield (8)| rsvd |jw |det|join|can|ntf| lifecycle | polls (16)|
+//	+----------------+----------+------+---+---+---+---+---+-----------+-----------+
+//
+// polls counts the transitions to Running (TransitionToRunning), modulo
+// 2^16: the task's polls, which an executor may show, counted by the
+// compare-and-swap that starts each poll at no further cost.
 //
 // State is a plain value: reading its fields is free, and only Header's
 // transitions move the word itself.
@@ -46,6 +50,7 @@ func (l Lifecycle) String() string {
 
 // Bit positions and masks of the fields.
 const (
+	pollsMask      = State(0xffff)
 	lifecycleShift = 16
 	lifecycleMask  = State(0xff) << lifecycleShift
 
@@ -74,6 +79,9 @@ const (
 
 // Lifecycle returns the lifecycle field.
 func (s State) Lifecycle() Lifecycle { return Lifecycle((s & lifecycleMask) >> lifecycleShift) }
+
+// Polls returns the number of transitions to Running, modulo 2^16.
+func (s State) Polls() uint16 { return uint16(s & pollsMask) }
 
 // Notified reports the notified bit: a wake arrived while the task was
 // scheduled or running, so it must be polled again.

@@ -19,10 +19,13 @@ type st struct {
 	n, c    bool // notified, cancelled
 	j, d    bool // join interest, detached
 	sh, ref int
+	p       uint16 // polls
 }
 
 // S packs s.
-func (s st) S() header.State { return header.MakeState(s.l, s.n, s.c, s.j, s.d, s.sh, s.ref) }
+func (s st) S() header.State {
+	return header.MakeState(s.l, s.n, s.c, s.j, s.d, s.sh, s.ref) | header.State(s.p)
+}
 
 // Which fields a table row owns. A transition's rows spell out the fields the
 // transition reads or writes; every other field is a bystander, which
@@ -38,6 +41,7 @@ const (
 	ownShield
 	ownRef
 	ownJoin // join interest and detached together
+	ownPolls
 )
 
 var (
@@ -72,6 +76,7 @@ func bystanders(own owned) []func(st) st {
 	vary(ownShield, len(shields), func(s st, i int) st { s.sh = shields[i]; return s })
 	vary(ownRef, len(refs), func(s st, i int) st { s.ref = refs[i]; return s })
 	vary(ownJoin, len(joins), func(s st, i int) st { s.j, s.d = joins[i][0], joins[i][1]; return s })
+	vary(ownPolls, 2, func(s st, i int) st { s.p = [...]uint16{0, 0x1234}[i]; return s })
 	return fs
 }
 
@@ -182,13 +187,20 @@ func TestTransitionToRunning(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range []uint16{0, 1, 0xffff} { // the poll count, wrapping
+		rows = append(rows, row{
+			from: st{l: header.Scheduled, p: p},
+			to:   st{l: header.Running, p: p + 1}, want: header.RunPoll,
+		})
+	}
 	for _, n := range bools {
 		for _, sh := range shields {
-			// Not cancelled: poll it; the notified bit is cleared, since a
-			// wake from now on is a wake during this poll.
+			// Not cancelled: poll it, and count the poll; the notified bit
+			// is cleared, since a wake from now on is a wake during this
+			// poll.
 			rows = append(rows, row{
 				from: st{l: header.Scheduled, n: n, sh: sh},
-				to:   st{l: header.Running, sh: sh}, want: header.RunPoll,
+				to:   st{l: header.Running, sh: sh, p: 1}, want: header.RunPoll,
 			})
 			// Cancelled: abort it unless a shield defers the cancellation.
 			want := header.RunPoll
@@ -197,11 +209,11 @@ func TestTransitionToRunning(t *testing.T) {
 			}
 			rows = append(rows, row{
 				from: st{l: header.Scheduled, n: n, c: true, sh: sh},
-				to:   st{l: header.Running, c: true, sh: sh}, want: want,
+				to:   st{l: header.Running, c: true, sh: sh, p: 1}, want: want,
 			})
 		}
 	}
-	checkRows(t, ownLifecycle|ownNotified|ownCancelled|ownShield, rows,
+	checkRows(t, ownLifecycle|ownNotified|ownCancelled|ownShield|ownPolls, rows,
 		func(h *header.Header) any { return h.TransitionToRunning() })
 }
 

@@ -116,12 +116,13 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 		ti := &tasks[i]
 		ti.ID, ti.Parent = r.id, r.parent
 		ti.Age = time.Duration(max(now-r.born, 0))
-		ti.Polls = uint32(r.run)
+		polls := uint32(r.run)<<16 | uint32(r.st.Polls()) // read apart: off by 2^16 across a carry
+		ti.Polls = polls
 		ti.SinceLastPoll = time.Duration(nowMs-uint32(r.run>>32)) * time.Millisecond // wraps after 49 days
 		switch r.st.Lifecycle() {
 		case header.Idle:
 			ti.State = TaskIdle
-			if r.wait.Seq() == uint8(r.run) {
+			if r.wait.Seq() == uint8(polls) {
 				ti.Wait = r.wait
 			}
 		case header.Scheduled:

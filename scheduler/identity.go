@@ -135,19 +135,28 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 	}
 }
 
-// notePoll counts a poll of t by worker w and stamps it with w's clock,
-// and, at the first poll of a task spawned from outside, sets its birth;
-// it returns the poll's sequence number for the WaitSlot. Called by the
-// worker that moved t to Running.
-func (t *taskBase) notePoll(w *worker) uint8 {
+// notePoll stamps the poll of t by worker w with w's clock, and carries
+// the header's count of polls (low, 16 bits, counted by the transition to
+// Running) into run when it wrapped; at the first poll of a task spawned
+// from outside, it sets its birth. It returns the poll's sequence number
+// for the WaitSlot. Called by the worker that moved t to Running. The
+// store, whose fence costs a few nanoseconds, is skipped when run would
+// not change: in most polls, since w's clock moves once a tick.
+func (t *taskBase) notePoll(w *worker, low uint16) uint8 {
 	if t.born == 0 {
 		// The first poll, before the link (ownedTasks.link) that
 		// publishes the task to Dump.
 		t.born = w.clock
 	}
-	polls := uint32(t.run.Load()) + 1                  // run: only this worker writes it now
-	t.run.Store(uint64(w.clockMs)<<32 | uint64(polls)) // run: loaded by Dump
-	return uint8(polls)
+	r := t.run.Load() // run: only this worker writes it now
+	high := uint32(r)
+	if low == 0 {
+		high++ // the header's count wrapped
+	}
+	if next := uint64(w.clockMs)<<32 | uint64(high); next != r {
+		t.run.Store(next) // run: loaded by Dump
+	}
+	return uint8(low)
 }
 
 // extOrNew returns t's side record, making it if t has none. Called by the

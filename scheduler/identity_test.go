@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -333,4 +334,52 @@ func TestNoTaskIdentity(t *testing.T) {
 	g.Open()
 	_, err := wait(e, h, "anonymous")
 	require.NoError(t, err)
+}
+
+// yieldThenGate yields left times, then waits on its gate, recording the
+// wait TestGate n.
+type yieldThenGate struct {
+	left int
+	y    scheduler.YieldFuture
+	g    gateWait
+}
+
+func (f *yieldThenGate) Poll(cx *future.Context) (int, bool) {
+	for f.left > 0 {
+		if _, ok := f.y.Poll(cx); !ok {
+			return 0, false
+		}
+		f.y.Reset()
+		f.left--
+	}
+	return f.g.Poll(cx)
+}
+
+// TestTaskPollsPastSixteenBits: a task's count of polls, kept in 16 bits of
+// its header and carried into its own record, is exact past 2^16 and past
+// a second carry, and its wait still matches its last poll.
+func TestTaskPollsPastSixteenBits(t *testing.T) {
+	for _, yields := range []int{1<<16 - 2, 1<<16 - 1, 1 << 16, 2<<16 + 5} {
+		t.Run(fmt.Sprint(yields), func(t *testing.T) {
+			e := newEnv(t, scheduler.Config{Workers: 1})
+			g := new(latch)
+			h := scheduler.Spawn[int](e.s, nil, future.Future[int](&yieldThenGate{left: yields, g: gateWait{g: g, n: 7}}))
+			var ti scheduler.TaskInfo
+			eventually(t, func() bool {
+				tasks, _ := e.s.Tasks()
+				for _, x := range tasks {
+					if x.ID == h.ID() && x.State == scheduler.TaskIdle && x.Wait != 0 {
+						ti = x
+						return true
+					}
+				}
+				return false
+			}, "the task waits on its gate")
+			require.Equal(t, uint32(yields+1), ti.Polls, "a poll per yield, and the one that waits")
+			require.Equal(t, "TestGate 7", ti.Wait.String())
+			g.Open()
+			_, err := wait(e, h, "task")
+			require.NoError(t, err)
+		})
+	}
 }

@@ -19,14 +19,15 @@ import (
 // share as few cache lines as the task's placement allows.
 type taskBase struct {
 	header.Header
-	// run packs the number of polls (low 32 bits) and the coarse time of
+	// run packs the number of polls divided by 2^16 (low 32 bits; the
+	// header's state counts the rest, State.Polls) and the coarse time of
 	// the last poll's start in milliseconds (high 32 bits, wrapping). Stored
-	// by the worker that polls the task, at each poll (notePoll); loaded
-	// by Dump.
+	// by the worker that polls the task, when a poll changes it (notePoll);
+	// loaded by Dump.
 	run atomic.Uint64
 	// wait is what the task waits on, recorded by the leaf futures of its
 	// polls (future.Context.Waiting); loaded by Dump, which trusts it only
-	// if its Seq is the last poll's (run's low 8 bits).
+	// if its Seq is the last poll's (the low 8 bits of its count).
 	wait future.WaitSlot
 	// s is the scheduler that owns the task, which wakes push it to (the
 	// task's header.Task.Scheduler). Set by the spawn before the task is

@@ -324,7 +324,7 @@ func (w *worker) runTask(h *header.Header) {
 	if w.identity {
 		// Right after the transition's fence, before the Context's
 		// stores: the atomic store waits for fewer of them to drain.
-		seq = t.notePoll(w)
+		seq = t.notePoll(w, h.Load().Polls())
 	}
 	// The Context keeps this task's values after the poll (clearing them
 	// costs 4% of a yield); a future must not keep it (see future.Context),
