@@ -14,6 +14,8 @@ package main
 //	BLITZ_INSTALL_CHROMIUM=1  let `test` install Chromium and curl from Debian's packages when absent, and
 //	                      make the browser test fail instead of skipping when it cannot find Chromium
 //	BLITZ_LOAD            busy loops that `loaded` runs beside the tests (default 2)
+//	PEERS_LOAD            the HTTP load of `peers`: wrk (default, installed from Debian's packages when
+//	                      absent) or go (peerbench's own client)
 //
 // Mage itself comes from the root module's `tool` directive and the linters run with `go run
 // pkg@version`, so nothing needs installing beyond Go.
@@ -291,14 +293,21 @@ func spread(vs []float64, format string) string {
 // idle echo connections and PEERS_IDLE_HTTP (default 10000) idle keep-alive HTTP connections that each
 // made one round trip, spread over as many server processes as the open-file limit requires (each with a
 // client process of its own). PEERS_FLAGS adds flags to the throughput runs (e.g. "-count 5 -duration
-// 10s -conns 128"). Run it on an otherwise idle machine.
+// 10s -conns 128"). The HTTP load is wrk (PEERS_LOAD=wrk, the default: installed from Debian's packages
+// when absent) or peerbench's own Go client (PEERS_LOAD=go). Run it on an otherwise idle machine.
 func Peers() error {
 	extra := strings.Fields(os.Getenv("PEERS_FLAGS"))
+	load := envOr("PEERS_LOAD", "wrk")
+	if load == "wrk" {
+		if err := ensureWrk(); err != nil {
+			return err
+		}
+	}
 	idle := envOr("PEERS_IDLE", "100000")
 	idleHTTP := envOr("PEERS_IDLE_HTTP", "10000")
 	runs := [][]string{
 		append([]string{"-mode", "echo"}, extra...),
-		append([]string{"-mode", "http"}, extra...),
+		append([]string{"-mode", "http", "-load", load}, extra...),
 		{"-mode", "idle", "-idle", "echo", "-conns", idle},
 		{"-mode", "idle", "-idle", "http", "-conns", idleHTTP},
 	}
@@ -522,6 +531,21 @@ func ensureChromium() error {
 		}
 	}
 	return os.Setenv("BLITZ_REQUIRE_CHROMIUM", "1")
+}
+
+// ensureWrk installs wrk, the HTTP load generator of `peers`, from Debian's packages when it is not on
+// PATH.
+func ensureWrk() error {
+	if _, err := exec.LookPath("wrk"); err == nil {
+		return nil
+	}
+	fmt.Println("== installing wrk from Debian's packages")
+	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "wrk"}} {
+		if err := aptGet(args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // aptGet runs apt-get as root, through sudo when this process is not root.
