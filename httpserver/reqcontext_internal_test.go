@@ -32,7 +32,7 @@ func TestReqContextLazy(t *testing.T) {
 		var c reqContext
 		child, stop := context.WithCancel(&c)
 		defer stop()
-		val := context.WithValue(&c, struct{}{}, 1)
+		val := context.WithValue(&c, testKey{}, 1)
 		timed, stopTimed := context.WithTimeout(val, time.Hour)
 		defer stopTimed()
 		if _, ok := c.Deadline(); ok {
@@ -77,3 +77,6 @@ func TestReqContextLazy(t *testing.T) {
 		}
 	})
 }
+
+// testKey is a context key of the tests.
+type testKey struct{}
