@@ -229,10 +229,12 @@
 // Timers: a holder sleeps towards the next timer deadline; the other
 // workers park without a timeout when the Blocker says a holder Covers
 // their deadline, so a deadline wakes one worker rather than all of them. A
-// worker that parks with a sooner deadline than the holder's, or a timer
-// armed sooner, makes the holder's Block return so that it sleeps again
-// with the new timeout. With no holder at all, each parked worker keeps its
-// own timeout. The cost: while the holder is awake and stuck in a long
+// timer armed sooner than the holder's deadline makes the holder's Block
+// return so that it sleeps again with the new timeout; a worker that parks
+// with a sooner deadline than the holder's keeps its own timeout when the
+// Blocker cannot cover it without a wake (the runtime's does not wake a
+// holder for it). With no holder at all, each parked worker keeps its own
+// timeout. The cost: while the holder is awake and stuck in a long
 // poll, due timers wait for it (or for a spawn that wakes another worker),
 // as they do in Tokio.
 //
