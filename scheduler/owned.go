@@ -67,8 +67,9 @@ type liveCounter struct {
 }
 
 // Load returns the number of live tasks: exact when every task is counted
-// in bounded; otherwise the sum of the shards' counts, read one after the
-// other.
+// in bounded; otherwise the sum of the shards' counts and of the spawns
+// from outside, read one after the other (so it may be off by the tasks
+// that moved meanwhile, and is never reported below 0).
 func (c *liveCounter) Load() int64 {
 	n := c.bounded.Load()
 	for i := range c.shards {
