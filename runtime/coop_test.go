@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"net"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,8 +40,13 @@ func (s *acceptSpinner) Poll(cx *future.Context) (future.Result[*runtime.TCPStre
 // TestYieldingTaskSeesAcceptWithinTenYields: a task that yields in a loop
 // while its accept is pending gets the connection within 10 polls of the
 // dial's return: a yield runs the task again only after the worker has
-// collected I/O completions, not once per tick of 128 polls. Five
-// connections on every backend.
+// collected I/O completions, not once per tick of 128 polls. Seven
+// connections on every backend; the bound holds for their median. The
+// dial's return does not quite mean the server has the connection: over
+// loopback the kernel may defer the handshake's last segment to its
+// softirq thread, which a loaded machine runs late (a round of 11 polls,
+// the rest 0 to 2, was seen in CI), while a yield that waited for a tick
+// would make every round take about 127.
 func TestYieldingTaskSeesAcceptWithinTenYields(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
 		cfg.Workers = 1
@@ -48,7 +54,8 @@ func TestYieldingTaskSeesAcceptWithinTenYields(t *testing.T) {
 		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
 		require.NoError(t, err)
 		defer l.Close()
-		for round := range 5 {
+		var rounds []int64
+		for round := range 7 {
 			s := &acceptSpinner{acc: l.Accept()}
 			h := runtime.SpawnOn(rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](s))
 			deadline := time.Now().Add(10 * time.Second)
@@ -64,10 +71,12 @@ func TestYieldingTaskSeesAcceptWithinTenYields(t *testing.T) {
 			require.NoError(t, r.Err)
 			got := s.at.Load() - from
 			t.Logf("round %d: accepted %d polls after the dial returned", round, got)
-			require.LessOrEqual(t, got, int64(10), "round %d: polls of the yielding task between the dial and its accept", round)
+			rounds = append(rounds, got)
 			require.NoError(t, r.Value.Close())
 			require.NoError(t, c.Close())
 		}
+		slices.Sort(rounds)
+		require.LessOrEqual(t, rounds[len(rounds)/2], int64(10), "median of the polls of the yielding task between the dial and its accept, rounds %v", rounds)
 	})
 }
 
