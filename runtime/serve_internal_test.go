@@ -49,26 +49,14 @@ func TestServeForgetsFinishedHandlers(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	rt, err := New(Config{Workers: 2})
-	require.NoError(t, err)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-	}()
+	rt := newServeRuntime(t)
 	l, err := ListenTCP(rt.Handle(), "127.0.0.1:0")
 	require.NoError(t, err)
 	sf := Serve(l, func(s *TCPStream) future.Future[error] { return &greetOnce{s: s} }, ServeConfig{})
 	h := SpawnOn(rt.Handle(), future.Future[ServeStats](sf))
 	maxLen := 0
 	for i := range n {
-		c, err := net.DialTimeout("tcp", l.AddrPort().String(), 10*time.Second)
-		require.NoError(t, err)
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		b, err := io.ReadAll(c)
-		c.Close()
-		require.NoError(t, err, "connection %d", i)
-		require.Equal(t, "hi", string(b))
+		requireGreeting(t, l.AddrPort().String(), i)
 		maxLen = max(maxLen, sf.set.len())
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -101,25 +89,13 @@ func TestServeRearmsItsAccept(t *testing.T) {
 	if testing.Short() {
 		n = 10
 	}
-	rt, err := New(Config{Workers: 2})
-	require.NoError(t, err)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		assert.NoError(t, rt.Shutdown(ctx))
-	}()
+	rt := newServeRuntime(t)
 	l, err := ListenTCP(rt.Handle(), "127.0.0.1:0")
 	require.NoError(t, err)
 	ca := &countingAcceptor{TCPListener: l}
 	h := SpawnOn(rt.Handle(), future.Future[ServeStats](Serve[*TCPStream](ca, func(s *TCPStream) future.Future[error] { return &greetOnce{s: s} }, ServeConfig{})))
 	for i := range n {
-		c, err := net.DialTimeout("tcp", l.AddrPort().String(), 10*time.Second)
-		require.NoError(t, err)
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		b, err := io.ReadAll(c)
-		c.Close()
-		require.NoError(t, err, "connection %d", i)
-		require.Equal(t, "hi", string(b), "connection %d", i)
+		requireGreeting(t, l.AddrPort().String(), i)
 	}
 	require.NoError(t, l.Close())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -128,4 +104,31 @@ func TestServeRearmsItsAccept(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, n, st.Accepted)
 	assert.Equal(t, int64(1), ca.calls.Load(), "one AcceptFuture for every connection")
+}
+
+// newServeRuntime starts a runtime of two workers that the test shuts down
+// when it ends.
+func newServeRuntime(t *testing.T) *Runtime {
+	t.Helper()
+	rt, err := New(Config{Workers: 2})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		assert.NoError(t, rt.Shutdown(ctx))
+	})
+	return rt
+}
+
+// requireGreeting dials addr, reads until the server closes, and requires
+// greetOnce's "hi" (connection i, for the messages).
+func requireGreeting(t *testing.T, addr string, i int) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	require.NoError(t, err)
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(c)
+	c.Close()
+	require.NoError(t, err, "connection %d", i)
+	require.Equal(t, "hi", string(b), "connection %d", i)
 }

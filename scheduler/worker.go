@@ -319,21 +319,15 @@ func (w *worker) runTask(h *header.Header) {
 		h.Task().Abort(ErrCancelled)
 		return
 	}
-	t := taskOf(h)
-	var seq uint8
-	if w.identity {
-		// Right after the transition's fence, before the Context's
-		// stores: the atomic store waits for fewer of them to drain.
-		seq = t.notePoll(w, h.Load().Polls())
-	}
 	// The Context keeps this task's values after the poll (clearing them
 	// costs 4% of a yield); a future must not keep it (see future.Context),
 	// and the next poll or Driver run resets it.
 	w.cx.Reset(h.Waker(), w.s, h, w.id)
 	w.budget.Reset()
 	w.cx.SetBudget(&w.budget)
+	t := taskOf(h)
 	if w.identity {
-		w.cx.SetWaitSlot(&t.wait, seq)
+		w.cx.SetWaitSlot(&t.wait, t.notePoll(w, h.Load().Polls()))
 	}
 	var done bool
 	if w.observing() {
