@@ -7,6 +7,7 @@ package httpserver
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // Errors of a malformed chunked body; the connection is closed after one.
@@ -47,6 +48,10 @@ type bodyDecoder struct {
 	line []byte
 	// trailerBytes counts the trailer section so far.
 	trailerBytes int
+	// trailer holds the trailer fields read so far (nil until the first):
+	// the connection task moves them to Request.Trailer when the body
+	// ends.
+	trailer http.Header
 	// done is set once the body ended (the handler reads io.EOF next).
 	done bool
 }
@@ -112,15 +117,8 @@ func (d *bodyDecoder) decodeChunked(in, out []byte, produced int, discard bool) 
 				d.phase, d.done = chunkFinished, true
 				return n, produced, nil
 			}
-			// A trailer field is parsed for its syntax and dropped.
-			colon := indexByte(line, ':')
-			if colon <= 0 || !validToken(line[:colon]) {
-				return n, produced, errTrailer
-			}
-			for _, b := range line[colon+1:] {
-				if (b < ' ' && b != '\t') || b == 0x7f {
-					return n, produced, errTrailer
-				}
+			if err := d.addTrailer(line); err != nil {
+				return n, produced, err
 			}
 			return n, produced, nil
 		}
@@ -166,6 +164,43 @@ func (d *bodyDecoder) decodeChunked(in, out []byte, produced int, discard bool) 
 	}
 	d.done = true
 	return 0, produced, nil
+}
+
+// addTrailer checks the syntax of a trailer field line and keeps the
+// field, as net/http does (every field, declared in the request's Trailer
+// or not).
+func (d *bodyDecoder) addTrailer(line []byte) error {
+	colon := indexByte(line, ':')
+	if colon <= 0 || !validToken(line[:colon]) {
+		return errTrailer
+	}
+	value := trimOWS(line[colon+1:])
+	if !validFieldValue(value) {
+		return errTrailer
+	}
+	if d.trailer == nil {
+		d.trailer = make(http.Header)
+	}
+	key := canonicalKey(line[:colon])
+	d.trailer[key] = append(d.trailer[key], string(value))
+	return nil
+}
+
+// mergeTrailer moves the trailer fields read into *dst (a request's
+// Trailer): the declared names are set, or, with none declared, dst
+// becomes the fields read, as net/http does.
+func (d *bodyDecoder) mergeTrailer(dst *http.Header) {
+	if d.trailer == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = d.trailer
+	} else {
+		for k, vs := range d.trailer {
+			(*dst)[k] = vs
+		}
+	}
+	d.trailer = nil
 }
 
 // takeLine takes a CRLF-terminated line from in, joined with what d.line

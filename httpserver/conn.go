@@ -788,7 +788,10 @@ func (c *conn) continueDone(*future.Context) bool {
 
 var continueLine = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 
+// bodyEnded records the end of the body; the trailer fields read go to
+// the request before the handler's read returns io.EOF.
 func (c *conn) bodyEnded() {
+	c.dec.mergeTrailer(&c.ex.req.Trailer)
 	c.ex.mu.Lock()
 	c.ex.bodyDone = true
 	c.ex.bodyRemaining = 0
@@ -1153,6 +1156,7 @@ func (c *conn) pollTaskBody(cx *future.Context) bool {
 		}
 	}
 	ex.bodyDone = true
+	c.dec.mergeTrailer(&ex.req.Trailer)
 	if len(c.taskBody) > 0 {
 		ex.req.Body = io.NopCloser(bytes.NewReader(c.taskBody))
 	}

@@ -7,6 +7,7 @@ package httpserver
 
 import (
 	"bytes"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,37 +32,74 @@ var errHeaderTooLarge = &protoError{status: http.StatusRequestHeaderFieldsTooLar
 // (RFC 9112 section 2.2: a server SHOULD ignore at least one).
 const maxLeadingCRLF = 4
 
+// A line of the request line and header block ends with LF, CRLF being
+// the usual form: RFC 9112 section 2.2 lets a recipient take a bare LF as a
+// line end (net/http does). A CR anywhere else in a line is refused by the
+// checks of the line's content (a CR is no token byte, no target byte and
+// no field-value byte). Chunked bodies are stricter: see takeLine.
+
+// skipEmptyLines returns how many bytes of the empty lines (CRLF or LF) that
+// may start buf to skip, at most maxLeadingCRLF of them.
+func skipEmptyLines(buf []byte) int {
+	start := 0
+	for i := 0; i < maxLeadingCRLF; i++ {
+		switch {
+		case len(buf) > start+1 && buf[start] == '\r' && buf[start+1] == '\n':
+			start += 2
+		case len(buf) > start && buf[start] == '\n':
+			start++
+		default:
+			return start
+		}
+	}
+	return start
+}
+
 // findHeaderEnd returns the length of the header block that starts buf,
 // through the empty line that ends it, or -1 if buf does not hold it all
 // yet. from is where the search may resume: the bytes before it were
 // searched already (pass the length of the previous, shorter buf), so a
 // client that sends its headers a byte at a time costs linear time.
 func findHeaderEnd(buf []byte, from int) int {
-	if from > 3 {
-		from -= 3
-	} else {
-		from = 0
-	}
-	// Skip the empty lines a request may start with: the first line must
-	// not be taken for the end of the header block.
-	start := 0
-	for i := 0; i < maxLeadingCRLF && bytes.HasPrefix(buf[start:], crlf); i++ {
-		start += 2
-	}
-	if from < start {
+	// An end is an LF followed by an empty line (LF, or CRLF): at most 3
+	// bytes, which may straddle from.
+	from = max(from-2, 0)
+	// The empty lines a request may start with must not be taken for the
+	// end of the header block.
+	if start := skipEmptyLines(buf); from < start {
 		from = start
 	}
-	i := bytes.Index(buf[from:], crlfcrlf)
-	if i < 0 {
-		return -1
+	for {
+		i := bytes.IndexByte(buf[from:], '\n')
+		if i < 0 {
+			return -1
+		}
+		j := from + i + 1 // just past the LF
+		switch {
+		case j < len(buf) && buf[j] == '\n':
+			return j + 1
+		case j+1 < len(buf) && buf[j] == '\r' && buf[j+1] == '\n':
+			return j + 2
+		}
+		from = j
 	}
-	return from + i + 4
 }
 
-var (
-	crlf     = []byte("\r\n")
-	crlfcrlf = []byte("\r\n\r\n")
-)
+// cutLine returns the line that starts b without its line end (LF or
+// CRLF), and the rest of b after it; ok is false if b holds no LF.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil, b, false
+	}
+	line, rest = b[:i], b[i+1:]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, rest, true
+}
+
+var crlf = []byte("\r\n")
 
 // parsedRequest is what parseRequest makes of a header block: the request
 // without its body, and how the body is framed. The connection task keeps
@@ -99,36 +137,20 @@ const (
 // parseRequest parses the header block hdr (as findHeaderEnd delimits it:
 // it ends with an empty line) into *p. A request the server must refuse
 // is a *protoError with the status to answer.
+//
+// The checks run in net/http's order, so that a request wrong in two ways
+// gets net/http's status: the request line, the header fields, the body's
+// framing (400, 501), the version (505), Host (400), then Expect (417).
+// Every token that decides framing, reuse of the connection or Expect is
+// compared in ASCII only, trimmed of spaces and tabs only: a Unicode case
+// fold (U+212A KELVIN SIGN for k) or Unicode white space (U+00A0, U+0085)
+// makes a value that is not the token.
 func parseRequest(hdr []byte, p *parsedRequest) *protoError {
-	for i := 0; i < maxLeadingCRLF && bytes.HasPrefix(hdr, crlf); i++ {
-		hdr = hdr[2:]
-	}
-	eol := bytes.Index(hdr, crlf)
-	if eol < 0 {
-		return badRequest("malformed request line")
-	}
-	line := hdr[:eol]
-	rest := hdr[eol+2:]
-
-	// request-line = method SP request-target SP HTTP-version
-	sp1 := bytes.IndexByte(line, ' ')
-	if sp1 <= 0 {
-		return badRequest("malformed request line")
-	}
-	method := line[:sp1]
-	if !validToken(method) {
-		return badRequest("invalid method")
-	}
-	rl := line[sp1+1:]
-	sp2 := bytes.IndexByte(rl, ' ')
-	if sp2 <= 0 {
-		return badRequest("malformed request line")
-	}
-	target, version := rl[:sp2], rl[sp2+1:]
-	for _, b := range target {
-		if b <= ' ' || b == 0x7f {
-			return badRequest("invalid request target")
-		}
+	hdr = hdr[skipEmptyLines(hdr):]
+	line, rest, _ := cutLine(hdr)
+	method, target, version, perr := splitRequestLine(line)
+	if perr != nil {
+		return perr
 	}
 	major, minor, perr := parseVersion(version)
 	if perr != nil {
@@ -148,31 +170,105 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 	req := &p.req
 	*req = http.Request{
 		Method:     internMethod(method),
-		Proto:      protoString(major, minor),
+		Proto:      protoString(major, minor, version),
 		ProtoMajor: major,
 		ProtoMinor: minor,
 		Header:     make(http.Header, 8),
 		RequestURI: str(target),
 	}
+	var f framingFields
+	if perr := p.parseFields(rest, str, &f); perr != nil {
+		return perr
+	}
+	if len(f.hosts) > 1 {
+		return badRequest("too many Host headers")
+	}
+	if perr := p.parseTarget(); perr != nil {
+		return perr
+	}
+	fixPragmaCacheControl(req.Header)
+	p.keepAlive = keepAlive(major, minor, f.connection)
+	req.Close = !p.keepAlive
+	if perr := p.parseFraming(&f); perr != nil {
+		return perr
+	}
+	if major != 1 {
+		return &protoError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version"}
+	}
+	if len(f.hosts) == 0 && minor >= 1 && req.Method != http.MethodConnect {
+		return badRequest("missing required Host header")
+	}
+	if len(f.hosts) == 1 && !validHost(f.hosts[0]) {
+		return badRequest("malformed Host header")
+	}
+	req.Host = req.URL.Host // absolute-form wins over Host (RFC 9112 3.2.2)
+	if req.Host == "" && len(f.hosts) == 1 {
+		req.Host = f.hosts[0]
+	}
+	return p.parseExpect(f.expect)
+}
 
-	// The header fields. The values of Header share one backing array,
-	// one element per line (the lines less the Host line and repeats of
-	// a name waste an element each); a repeated name appends past its
-	// slice's capacity, which copies.
-	var strs []string
-	var lengths, encodings, connection, expects []string
-	hosts, host := 0, ""
-	for len(rest) > 2 {
-		eol := bytes.Index(rest, crlf)
-		if eol < 0 {
-			return badRequest("malformed header line")
+// splitRequestLine splits request-line = method SP request-target SP
+// HTTP-version (RFC 9112 section 3), checking the method and the target's
+// bytes.
+func splitRequestLine(line []byte) (method, target, version []byte, err *protoError) {
+	sp1 := bytes.IndexByte(line, ' ')
+	if sp1 <= 0 {
+		return nil, nil, nil, badRequest("malformed HTTP request")
+	}
+	method = line[:sp1]
+	rl := line[sp1+1:]
+	sp2 := bytes.IndexByte(rl, ' ')
+	if sp2 <= 0 {
+		return nil, nil, nil, badRequest("malformed HTTP request")
+	}
+	target, version = rl[:sp2], rl[sp2+1:]
+	if !validToken(method) {
+		return nil, nil, nil, badRequest("invalid method")
+	}
+	for _, b := range target {
+		if b <= ' ' || b == 0x7f {
+			return nil, nil, nil, badRequest("invalid request target")
 		}
-		fl := rest[:eol]
-		rest = rest[eol+2:]
+	}
+	return method, target, version, nil
+}
+
+// framingFields are the header fields parseFields sets aside for the
+// checks that follow: the values of each line of these names, in order.
+type framingFields struct {
+	hosts, lengths, encodings, connection []string
+	// expect is the first Expect line's value; hasExpect whether there
+	// is one.
+	expect    string
+	hasExpect bool
+}
+
+// parseFields parses the header field lines in rest (the block after the
+// request line, through its final empty line) into p.req.Header, checking
+// each name and value (RFC 9110 section 5), and sets aside in f what
+// decides framing.
+func (p *parsedRequest) parseFields(rest []byte, str func([]byte) string, f *framingFields) *protoError {
+	req := &p.req
+	// The values of Header share one backing array, one element per line
+	// (the lines less the Host line and repeats of a name waste an
+	// element each); a repeated name appends past its slice's capacity,
+	// which copies.
+	var strs []string
+	for {
+		fl, next, ok := cutLine(rest)
+		if !ok {
+			return badRequest("malformed header block")
+		}
+		rest = next
+		if len(fl) == 0 {
+			break
+		}
 		colon := bytes.IndexByte(fl, ':')
 		if colon <= 0 {
 			// No name, or a line that starts with white space (obsolete
-			// line folding, which RFC 9112 lets a server reject).
+			// line folding, which RFC 9112 section 5.2 lets a server
+			// reject).
 			return badRequest("malformed header line")
 		}
 		name := fl[:colon]
@@ -180,33 +276,32 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 			return badRequest("invalid header name")
 		}
 		value := trimOWS(fl[colon+1:])
-		for _, b := range value {
-			if (b < ' ' && b != '\t') || b == 0x7f {
-				return badRequest("invalid header value")
-			}
+		if !validFieldValue(value) {
+			return badRequest("invalid header value")
 		}
 		key := canonicalKey(name)
 		v := str(value)
 		switch key {
 		case "Host":
-			hosts++
-			host = v
+			f.hosts = append(f.hosts, v)
 			continue // net/http leaves Host out of Header
 		case "Content-Length":
-			lengths = append(lengths, v)
+			f.lengths = append(f.lengths, v)
 		case "Transfer-Encoding":
-			encodings = append(encodings, v)
+			f.encodings = append(f.encodings, v)
 		case "Connection":
-			connection = append(connection, v)
+			f.connection = append(f.connection, v)
 		case "Expect":
-			expects = append(expects, v)
+			if !f.hasExpect {
+				f.expect, f.hasExpect = v, true
+			}
 		}
 		if vs, ok := req.Header[key]; ok {
 			req.Header[key] = append(vs, v)
 			continue
 		}
 		if len(strs) == 0 {
-			n := bytes.Count(rest, crlf) // the lines left, and the final CRLF for this one
+			n := bytes.Count(rest, []byte{'\n'}) + 1 // the lines left, and this one
 			if n <= len(p.strs) {
 				strs, p.strs = p.strs[:n:n], nil
 			} else {
@@ -217,21 +312,16 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		req.Header[key] = strs[:1:1]
 		strs = strs[1:]
 	}
-	if len(rest) != 2 || rest[0] != '\r' || rest[1] != '\n' {
+	if len(rest) != 0 {
 		return badRequest("malformed header block")
 	}
+	return nil
+}
 
-	// Host: exactly one in HTTP/1.1 (RFC 9112 section 3.2), at most one
-	// in HTTP/1.0.
-	if hosts > 1 || (hosts == 0 && minor == 1) {
-		return badRequest("missing or repeated Host header")
-	}
-	if hosts == 1 && !validHost(host) {
-		return badRequest("invalid Host header")
-	}
-
-	// The target: origin-form, absolute-form, authority-form (CONNECT),
-	// asterisk-form (OPTIONS).
+// parseTarget makes the request's URL from its target: origin-form,
+// absolute-form, authority-form (CONNECT), asterisk-form (OPTIONS).
+func (p *parsedRequest) parseTarget() *protoError {
+	req := &p.req
 	rawTarget := req.RequestURI
 	switch {
 	case req.Method == http.MethodConnect && !strings.HasPrefix(rawTarget, "/"):
@@ -260,82 +350,126 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 		}
 		req.URL = u
 	}
-	if req.URL.Host != "" {
-		host = req.URL.Host // absolute-form wins over Host (RFC 9112 3.2.2)
-	}
-	req.Host = host
+	return nil
+}
 
-	// Connection and keep-alive.
-	closeTok, keepTok := false, false
-	for _, v := range connection {
-		for tok := range strings.SplitSeq(v, ",") {
-			tok = strings.TrimSpace(tok)
-			switch {
-			case strings.EqualFold(tok, "close"):
-				closeTok = true
-			case strings.EqualFold(tok, "keep-alive"):
-				keepTok = true
-			}
+// fixPragmaCacheControl adds Cache-Control: no-cache to a request that
+// says only Pragma: no-cache (RFC 9111 section 5.4), as net/http does.
+func fixPragmaCacheControl(h http.Header) {
+	if hp, ok := h["Pragma"]; ok && len(hp) > 0 && hp[0] == "no-cache" {
+		if _, ok := h["Cache-Control"]; !ok {
+			h["Cache-Control"] = []string{"no-cache"}
 		}
 	}
-	if minor == 1 {
-		p.keepAlive = !closeTok
-	} else {
-		p.keepAlive = keepTok && !closeTok
-	}
-	req.Close = !p.keepAlive
+}
 
-	// Expect.
-	for _, v := range expects {
-		if strings.EqualFold(strings.TrimSpace(v), "100-continue") {
-			if minor == 1 {
-				p.expectContinue = true
-			}
-			continue
-		}
-		return &protoError{status: http.StatusExpectationFailed, msg: "unsupported Expect"}
+// keepAlive reports whether the client lets the connection carry another
+// request (RFC 9112 section 9.3): HTTP/1.1 and later unless a Connection
+// line lists close, HTTP/1.0 only if one lists keep-alive and none close.
+func keepAlive(major, minor int, connection []string) bool {
+	if major < 1 {
+		return false
 	}
+	if hasToken(connection, "close") {
+		return false
+	}
+	return major > 1 || minor >= 1 || hasToken(connection, "keep-alive")
+}
 
-	// The body's framing (RFC 9112 section 6.3).
-	if len(encodings) > 0 {
-		if minor == 0 {
+// parseFraming decides how the body is framed (RFC 9112 section 6.3) from
+// the Transfer-Encoding and Content-Length lines.
+func (p *parsedRequest) parseFraming(f *framingFields) *protoError {
+	req := &p.req
+	if len(f.encodings) > 0 {
+		if p.req.ProtoMajor == 1 && p.req.ProtoMinor == 0 {
+			// RFC 9112 section 6.1: the framing of an HTTP/1.0 message
+			// with Transfer-Encoding is faulty.
 			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
 		}
-		if len(lengths) > 0 {
-			// Both framings: a smuggling attempt or a broken proxy.
-			return badRequest("both Transfer-Encoding and Content-Length")
+		if len(f.encodings) != 1 || !asciiEqualFold(f.encodings[0], "chunked") {
+			return &protoError{status: http.StatusNotImplemented, msg: "unsupported transfer encoding"}
 		}
-		if len(encodings) != 1 || !strings.EqualFold(strings.TrimSpace(encodings[0]), "chunked") {
-			if len(encodings) == 1 && !strings.Contains(encodings[0], ",") && validToken([]byte(strings.TrimSpace(encodings[0]))) {
-				return &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding"}
-			}
-			return &protoError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding list"}
+		if len(f.lengths) > 0 {
+			// Both framings (RFC 9112 section 6.1): a smuggling attempt
+			// or a broken proxy.
+			return badRequest("both Transfer-Encoding and Content-Length")
 		}
 		p.bodyKind = bodyChunked
 		p.contentLength = -1
 		req.ContentLength = -1
 		req.TransferEncoding = []string{"chunked"}
 		delete(req.Header, "Transfer-Encoding")
-		return nil
+		return p.parseTrailerDecl()
 	}
-	if len(lengths) > 0 {
-		n, ok := parseContentLength(lengths[0])
-		if !ok {
-			return badRequest("invalid Content-Length")
-		}
-		for _, v := range lengths[1:] {
-			if m, ok := parseContentLength(v); !ok || m != n {
+	if len(f.lengths) > 0 {
+		// As net/http: every line says the same (after trimming), one
+		// decimal number, 0 to 2^63-1.
+		first := f.lengths[0]
+		for _, v := range f.lengths[1:] {
+			if v != first {
 				return badRequest("conflicting Content-Length")
 			}
 		}
-		if len(lengths) > 1 {
-			req.Header["Content-Length"] = lengths[:1]
+		n, ok := parseContentLength(first)
+		if !ok {
+			return badRequest("bad Content-Length")
+		}
+		if len(f.lengths) > 1 {
+			req.Header["Content-Length"] = f.lengths[:1]
 		}
 		req.ContentLength = n
 		p.contentLength = n
 		if n > 0 {
 			p.bodyKind = bodyLength
 		}
+	}
+	return nil
+}
+
+// parseTrailerDecl reads a chunked request's Trailer lines, as net/http
+// does: the declared names become the keys of Request.Trailer (their
+// values arrive after the body), the Trailer field leaves Header, and a
+// declared framing field is refused.
+func (p *parsedRequest) parseTrailerDecl() *protoError {
+	req := &p.req
+	vv, ok := req.Header["Trailer"]
+	if !ok {
+		return nil
+	}
+	delete(req.Header, "Trailer")
+	var trailer http.Header
+	for _, v := range vv {
+		for key := range strings.SplitSeq(v, ",") {
+			key = trimOWSString(key)
+			if key == "" {
+				continue
+			}
+			key = http.CanonicalHeaderKey(key)
+			switch key {
+			case "Transfer-Encoding", "Trailer", "Content-Length":
+				return badRequest("bad trailer key")
+			}
+			if trailer == nil {
+				trailer = make(http.Header)
+			}
+			trailer[key] = nil
+		}
+	}
+	req.Trailer = trailer
+	return nil
+}
+
+// parseExpect reads the Expect field as net/http does: its first line
+// listing 100-continue (an ASCII token, bounded by space, tab or comma)
+// asks for 100 Continue, which HTTP/1.1 gets before a body is read; any
+// other non-empty first line is an expectation the server cannot meet.
+func (p *parsedRequest) parseExpect(expect string) *protoError {
+	if containsToken(expect, "100-continue") {
+		p.expectContinue = p.req.ProtoAtLeast(1, 1) && p.req.ContentLength != 0
+		return nil
+	}
+	if expect != "" {
+		return &protoError{status: http.StatusExpectationFailed, msg: "unsupported Expect"}
 	}
 	return nil
 }
@@ -401,43 +535,49 @@ func simpleURLInto(t string, u *url.URL) bool {
 	return true
 }
 
-// parseVersion parses "HTTP/1.1" or "HTTP/1.0"; another well-formed
-// version is 505, anything else 400.
+// parseVersion parses HTTP-version = "HTTP/" DIGIT "." DIGIT (RFC 9112
+// section 2.3); anything else is 400. The caller refuses a major version
+// other than 1 with 505, after the checks net/http makes before that one;
+// HTTP/1.x with x above 1 is served as HTTP/1.1 (RFC 9110 section 6.2).
 func parseVersion(v []byte) (major, minor int, err *protoError) {
 	if len(v) != 8 || string(v[:5]) != "HTTP/" || v[6] != '.' || !isDigit(v[5]) || !isDigit(v[7]) {
 		return 0, 0, badRequest("malformed HTTP version")
 	}
-	major, minor = int(v[5]-'0'), int(v[7]-'0')
-	if major != 1 || minor > 1 {
-		return 0, 0, &protoError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported HTTP version"}
-	}
-	return major, minor, nil
+	return int(v[5] - '0'), int(v[7] - '0'), nil
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
-func protoString(major, minor int) string {
-	if major == 1 && minor == 0 {
+// protoString returns the request's Proto: the version as the client sent
+// it, without an allocation for HTTP/1.0 and HTTP/1.1.
+func protoString(major, minor int, version []byte) string {
+	switch {
+	case major == 1 && minor == 0:
 		return "HTTP/1.0"
+	case major == 1 && minor == 1:
+		return "HTTP/1.1"
 	}
-	return "HTTP/1.1"
+	return string(version)
 }
 
-// parseContentLength parses a Content-Length value: decimal digits only,
-// at most 18 of them (no sign, no space, no overflow).
+// parseContentLength parses a Content-Length value (already trimmed of
+// spaces and tabs) as net/http does: decimal digits only, 0 to 2^63-1 (no
+// sign, no inner space, no overflow).
 func parseContentLength(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 18 {
+	if s == "" || len(s) > 19 {
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {
 			return 0, false
 		}
-		n = n*10 + int64(s[i]-'0')
+		n = n*10 + uint64(s[i]-'0') // 19 digits fit in a uint64
 	}
-	return n, true
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
 }
 
 func hasHTTPScheme(s string) bool {
@@ -453,6 +593,82 @@ func trimOWS(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// trimOWSString is trimOWS for a string.
+func trimOWSString(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// asciiEqualFold reports whether s equals the lower-case ASCII token tok,
+// ASCII case-insensitively: a byte outside ASCII never matches (unlike
+// strings.EqualFold, which takes U+212A KELVIN SIGN for a k).
+func asciiEqualFold(s, tok string) bool {
+	if len(s) != len(tok) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != tok[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasToken reports whether one of the comma-separated lists vs holds the
+// lower-case token tok (RFC 9110 section 5.6.1), elements trimmed of
+// spaces and tabs and compared in ASCII only.
+func hasToken(vs []string, tok string) bool {
+	for _, v := range vs {
+		for elem := range strings.SplitSeq(v, ",") {
+			if asciiEqualFold(trimOWSString(elem), tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsToken reports whether v holds the lower-case token tok between
+// boundaries (start or end of v, space, tab, comma), ASCII
+// case-insensitively: net/http's test of the Expect field.
+func containsToken(v, tok string) bool {
+	for i := 0; i+len(tok) <= len(v); i++ {
+		if i > 0 && !isTokenBoundary(v[i-1]) {
+			continue
+		}
+		if end := i + len(tok); end != len(v) && !isTokenBoundary(v[end]) {
+			continue
+		}
+		if asciiEqualFold(v[i:i+len(tok)], tok) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
+
+// validFieldValue reports whether b holds only the bytes of a field value
+// (RFC 9110 section 5.5): visible ASCII, obs-text, space and tab; no
+// control byte (CR, LF and NUL among them) and no DEL.
+func validFieldValue(b []byte) bool {
+	for _, c := range b {
+		if (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenTable marks the bytes of an RFC 9110 token (tchar).
@@ -482,16 +698,31 @@ func validToken(b []byte) bool {
 	return true
 }
 
-// validHost reports whether h may be a Host header's value: the bytes of
-// a reg-name, an IP literal and a port (as net/http's check, without its
-// dependency).
+// hostTable marks the bytes a Host value may hold: those of a reg-name,
+// an IP literal (with a zone) and a port. It is net/http's set, so that
+// the values net/http refuses with "malformed Host header" (a@b, a#b,
+// a^b, a|b, a backtick, ...) are refused here too.
+var hostTable = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!$%&'()*+,-.:;=[]_~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validHost reports whether h may be a Host header's value (or a CONNECT
+// target).
 func validHost(h string) bool {
 	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if tokenTable[c] || c == ':' || c == '[' || c == ']' || c == '@' || c == '(' || c == ')' || c == ',' || c == ';' || c == '=' {
-			continue
+		if !hostTable[h[i]] {
+			return false
 		}
-		return false
 	}
 	return true
 }

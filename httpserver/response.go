@@ -305,10 +305,12 @@ type response struct {
 	// committed once the header block is built (and handed over or
 	// about to be).
 	wroteHeader, committed bool
-	// out holds the bytes not yet handed to the task: the header block
-	// once committed, then body bytes (chunk-framed when chunked). Before
-	// the commit, body holds the body bytes, in bodyBuf (a buffer of
-	// outPool, given back at the commit).
+	// out holds the bytes not yet handed to the task: from WriteHeader
+	// the status line and the handler's header fields, the whole header
+	// block once committed, then body bytes (chunk-framed when chunked).
+	// Before the commit, body holds the body bytes (of a HEAD response,
+	// the first for sniffing), in bodyBuf (a buffer of outPool, given
+	// back at the commit).
 	out     *[]byte
 	body    []byte
 	bodyBuf *[]byte
@@ -324,6 +326,8 @@ type response struct {
 	closeAfter        bool
 	// hijacked is set once Hijack succeeded.
 	hijacked bool
+	// facts is what the header said at WriteHeader.
+	facts headerFacts
 	// err is the first failure of a write to the connection: later
 	// writes return it.
 	err error
@@ -367,6 +371,40 @@ func (w *response) WriteHeader(code int) {
 		}
 	}
 	w.noBody = w.ex.req.Method == http.MethodHead || !bodyAllowed(code)
+	w.freezeHeader()
+}
+
+// freezeHeader writes the status line and the handler's header fields
+// into out, and notes what the commit decides from them: the header sent
+// is the header as it was at WriteHeader, explicit or implied by the
+// first Write (changes made later are ignored, as net/http's contract
+// says). The fields the server adds (Content-Length, Content-Type, Date,
+// Transfer-Encoding, Connection) are appended by the commit.
+func (w *response) freezeHeader() {
+	h := w.header
+	f := &w.facts
+	_, f.hasType = h["Content-Type"]
+	_, f.hasDate = h["Date"]
+	_, f.hasTE = h["Transfer-Encoding"]
+	f.hasEncoding = h.Get("Content-Encoding") != ""
+	f.connClose = hasToken(h["Connection"], "close")
+	f.connKeepAlive = hasToken(h["Connection"], "keep-alive")
+	if w.out == nil {
+		w.out = getOut()
+	}
+	skip := skipTransferEncoding
+	if w.status == http.StatusNoContent || w.status < 200 {
+		skip |= skipContentLength
+	}
+	b := appendStatusLine(*w.out, w.status)
+	*w.out = appendHeader(b, h, skip)
+}
+
+// headerFacts is what the commit needs to know of the header as it was at
+// WriteHeader.
+type headerFacts struct {
+	hasType, hasDate, hasTE, hasEncoding bool
+	connClose, connKeepAlive             bool
 }
 
 // writeInterim sends a 1xx response (103 Early Hints, ...) at once.
@@ -376,7 +414,7 @@ func (w *response) writeInterim(code int) {
 	}
 	b := make([]byte, 0, 256)
 	b = appendStatusLine(b, code)
-	b = appendHeader(b, w.header)
+	b = appendHeader(b, w.header, 0)
 	b = append(b, "\r\n"...)
 	if _, err := w.ex.post(opWrite, nil, [][]byte{b}); err != nil && w.err == nil {
 		w.err = err
@@ -399,6 +437,9 @@ func (w *response) Write(p []byte) (int, error) {
 	}
 	if w.noBody {
 		if w.ex.req.Method == http.MethodHead && bodyAllowed(w.status) {
+			if !w.committed {
+				w.keepForSniff(p)
+			}
 			w.written += int64(len(p))
 			return len(p), nil
 		}
@@ -417,7 +458,7 @@ func (w *response) Write(p []byte) (int, error) {
 			w.body = append(w.body, p...)
 			return len(p), nil
 		}
-		w.commit(false)
+		w.commit(false, p)
 	}
 	if w.ex.taskMode {
 		w.appendBody(p)
@@ -484,7 +525,7 @@ func (w *response) FlushError() error {
 		return w.err
 	}
 	if !w.committed {
-		w.commit(false)
+		w.commit(false, nil)
 	}
 	if len(*w.out) == 0 {
 		return nil
@@ -552,7 +593,7 @@ func (w *response) finishResponse() ([]byte, bool) {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !w.committed {
-		w.commit(true)
+		w.commit(true, nil)
 	}
 	if w.chunked && w.err == nil {
 		*w.out = append(*w.out, "0\r\n\r\n"...)
@@ -565,20 +606,52 @@ func (w *response) finishResponse() ([]byte, bool) {
 	return *w.out, w.closeAfter
 }
 
-// commit builds the header block into out, followed by the body bytes
-// buffered so far. final: the handler has returned, so the length of the
-// body is known.
-func (w *response) commit(final bool) {
-	w.committed = true
-	if w.out == nil {
-		w.out = getOut()
+// sniffLen is how much of a body Content-Type sniffing reads
+// (http.DetectContentType's limit).
+const sniffLen = 512
+
+// keepForSniff keeps the first bytes a handler writes for a response
+// without a body (HEAD), for the Content-Type the response would have had.
+func (w *response) keepForSniff(p []byte) {
+	if len(w.body) >= sniffLen {
+		return
 	}
-	h := w.header
+	if w.bodyBuf == nil {
+		w.bodyBuf = getOut()
+		w.body = *w.bodyBuf
+	}
+	w.body = append(w.body, p[:min(len(p), sniffLen-len(w.body))]...)
+}
+
+// sniffBytes returns the start of the body for Content-Type sniffing: what
+// is buffered, followed by the start of next (the write that commits the
+// response) when that is short of sniffLen, as net/http sniffs its first
+// write to the connection.
+func (w *response) sniffBytes(next []byte) []byte {
+	if len(w.body) >= sniffLen || len(next) == 0 {
+		return w.body
+	}
+	if len(w.body) == 0 {
+		return next
+	}
+	// Into body's spare capacity (a buffer of outPool, with room past
+	// bufferSize): body's own length is unchanged.
+	return append(w.body, next[:min(len(next), sniffLen-len(w.body))]...)
+}
+
+// commit completes the header block in out (the status line and the
+// handler's fields are there since WriteHeader) with the fields the server
+// adds, followed by the body bytes buffered so far. final: the handler has
+// returned, so the length of the body is known. next is the write that
+// commits the response, if one does (for sniffing).
+func (w *response) commit(final bool, next []byte) {
+	w.committed = true
 	req := w.ex.req
 	ex := w.ex
+	f := &w.facts
 
 	// Connection management.
-	if req.Close || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || hasToken(h["Connection"], "close") {
+	if req.Close || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || f.connClose {
 		w.closeAfter = true
 	}
 	ex.mu.Lock()
@@ -600,7 +673,7 @@ func (w *response) commit(final bool) {
 	}
 
 	// Framing. The Content-Length and Content-Type the server adds go
-	// straight into the header block (as net/http's do), not into h.
+	// straight into the header block (as net/http's do).
 	addLength := false
 	if !w.noBody || (req.Method == http.MethodHead && bodyAllowed(w.status)) {
 		switch {
@@ -610,7 +683,6 @@ func (w *response) commit(final bool) {
 			if w.noBody {
 				w.declared = w.written
 			}
-			delete(h, "Content-Length") // set after WriteHeader: replaced
 			addLength = true
 		case w.noBody:
 		case req.ProtoAtLeast(1, 1):
@@ -620,19 +692,14 @@ func (w *response) commit(final bool) {
 			w.closeAfter = true
 		}
 	}
-	delete(h, "Transfer-Encoding")
-	if !bodyAllowed(w.status) {
-		if w.status == http.StatusNoContent || w.status < 200 {
-			delete(h, "Content-Length")
+	ctype := ""
+	if bodyAllowed(w.status) && !f.hasType && !f.hasEncoding && !f.hasTE {
+		if sniff := w.sniffBytes(next); len(sniff) > 0 {
+			ctype = http.DetectContentType(sniff)
 		}
 	}
-	ctype := ""
-	if _, ok := h["Content-Type"]; !ok && !w.noBody && len(w.body) > 0 && h.Get("Content-Encoding") == "" {
-		ctype = http.DetectContentType(w.body)
-	}
 
-	b := appendStatusLine(*w.out, w.status)
-	b = appendHeader(b, h)
+	b := *w.out
 	if addLength {
 		b = append(b, "Content-Length: "...)
 		b = strconv.AppendInt(b, w.declared, 10)
@@ -643,7 +710,7 @@ func (w *response) commit(final bool) {
 		b = append(b, ctype...)
 		b = append(b, "\r\n"...)
 	}
-	if _, ok := h["Date"]; !ok {
+	if !f.hasDate {
 		b = append(b, "Date: "...)
 		b = append(b, httpDate()...)
 		b = append(b, "\r\n"...)
@@ -652,9 +719,9 @@ func (w *response) commit(final bool) {
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
 	switch {
-	case w.closeAfter && !hasToken(h["Connection"], "close"):
+	case w.closeAfter && !f.connClose:
 		b = append(b, "Connection: close\r\n"...)
-	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !hasToken(h["Connection"], "keep-alive"):
+	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !f.connKeepAlive:
 		b = append(b, "Connection: keep-alive\r\n"...)
 	}
 	b = append(b, "\r\n"...)
@@ -679,17 +746,6 @@ func bodyAllowed(status int) bool {
 		return false
 	}
 	return true
-}
-
-func hasToken(vs []string, tok string) bool {
-	for _, v := range vs {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), tok) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // statusLines caches the status lines of the common statuses.
@@ -718,9 +774,18 @@ func appendStatusLine(b []byte, code int) []byte {
 	return append(b, "\r\n"...)
 }
 
+// headerSkip names the fields appendHeader leaves out.
+type headerSkip uint8
+
+const (
+	skipTransferEncoding headerSkip = 1 << iota // the server frames the body
+	skipContentLength                           // a status without a length
+)
+
 // appendHeader writes h's fields in key order, dropping invalid names and
-// turning line breaks in values into spaces (as net/http does).
-func appendHeader(b []byte, h http.Header) []byte {
+// those skip names, and turning line breaks in values into spaces (as
+// net/http does).
+func appendHeader(b []byte, h http.Header, skip headerSkip) []byte {
 	var arr [16]string
 	keys := arr[:0]
 	for k := range h {
@@ -730,7 +795,9 @@ func appendHeader(b []byte, h http.Header) []byte {
 		slices.Sort(keys)
 	}
 	for _, k := range keys {
-		if !validToken([]byte(k)) {
+		if !validToken([]byte(k)) ||
+			(skip&skipTransferEncoding != 0 && k == "Transfer-Encoding") ||
+			(skip&skipContentLength != 0 && k == "Content-Length") {
 			continue
 		}
 		for _, v := range h[k] {
