@@ -237,7 +237,8 @@ func (d *bodyDecoder) takeLine(in []byte) (line []byte, n int, ok bool, err erro
 }
 
 // parseChunkSize parses a chunk-size line: hex digits, then optional
-// chunk extensions (ignored; their bytes must not be controls).
+// chunk extensions (ignored; their bytes must not be controls) or white
+// space.
 func parseChunkSize(line []byte) (int64, error) {
 	var size int64
 	i := 0
@@ -263,12 +264,14 @@ ext:
 	if i == 0 {
 		return 0, errChunkLine
 	}
+	// As net/http: white space may end a size without extensions, but
+	// not separate the size from its extensions.
 	rest := line[i:]
-	for len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') {
-		rest = rest[1:]
-	}
 	if len(rest) > 0 && rest[0] != ';' {
-		return 0, errChunkLine
+		if len(trimOWS(rest)) > 0 {
+			return 0, errChunkLine
+		}
+		rest = nil
 	}
 	for _, b := range rest {
 		if (b < ' ' && b != '\t') || b == 0x7f {

@@ -58,6 +58,7 @@ const (
 	phError                        // writing an error response
 	phLinger                       // discarding input for a while before closing
 	phWaitHandler                  // the connection failed: waiting for the handler to return
+	phPlainHint                    // writing the 400 of plain HTTP sent to a TLS server
 	phDone
 )
 
@@ -138,9 +139,12 @@ type active struct {
 	acc     []byte
 	scanned int
 
-	// Output in flight: the buffers left to write.
+	// Output in flight: the buffers left to write, to rwc, or to
+	// plainTo when it is set: the transport under a TLS stream whose
+	// client spoke plain HTTP (see startPlainHTTPHint).
 	wbufs   [][]byte
 	writing bool
+	plainTo runtime.AsyncWriter
 
 	ex            *exchange
 	dec           bodyDecoder
@@ -269,6 +273,8 @@ func (c *conn) poll(cx *future.Context) (struct{}, bool) {
 			ready = c.pollLinger(cx)
 		case phWaitHandler:
 			ready = c.pollWaitHandler(cx)
+		case phPlainHint:
+			ready = c.pollPlainHint(cx)
 		case phDone:
 			return struct{}{}, true
 		}
@@ -384,11 +390,21 @@ func (c *conn) flush(cx *future.Context, deadline time.Time) (done bool, err err
 			c.wbufs = c.wbufs[1:]
 			continue
 		}
-		r, ok := c.rwc.PollWrite(cx, b)
+		var r future.Result[int]
+		var ok bool
+		if c.plainTo == nil {
+			r, ok = c.rwc.PollWrite(cx, b)
+		} else {
+			r, ok = c.plainTo.PollWrite(cx, b)
+		}
 		if !ok {
 			c.writing = true
 			if !deadline.IsZero() && c.timerFired(cx, deadline) {
-				c.rwc.CancelWrite()
+				if c.plainTo == nil {
+					c.rwc.CancelWrite()
+				} else {
+					c.plainTo.CancelWrite()
+				}
 				c.writing = false
 				return true, errTimeout
 			}
@@ -484,6 +500,9 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 		if err != nil {
 			// End of stream, a reset, a timeout: close without a word
 			// (as net/http does for a read error before a request).
+			if c.reqs == 0 && c.startPlainHTTPHint(err) {
+				return true
+			}
 			c.close()
 			return true
 		}
@@ -497,6 +516,57 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 			c.in = c.acc
 		}
 	}
+}
+
+// plainHTTPHint is net/http's answer to plain HTTP sent to its TLS port,
+// byte for byte.
+var plainHTTPHint = []byte("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
+
+// tlsTransporter is a TLS stream (runtime.TLSStream): the stream its
+// records travel on.
+type tlsTransporter interface {
+	Transport() runtime.TLSTransport
+}
+
+// startPlainHTTPHint answers, as net/http does, a client that sent plain
+// HTTP to a TLS server (err, the failed handshake, saw a record header
+// that is the start of a request line): a plain-text 400 on the transport,
+// then the close. It reports false, doing nothing, for any other error.
+func (c *conn) startPlainHTTPHint(err error) bool {
+	var re tls.RecordHeaderError
+	if !errors.As(err, &re) || re.Conn == nil || !looksLikeHTTP(re.RecordHeader) {
+		return false
+	}
+	tt, ok := c.rwc.(tlsTransporter)
+	if !ok {
+		return false
+	}
+	c.ensureActive()
+	c.plainTo = tt.Transport()
+	c.wbufs = [][]byte{plainHTTPHint}
+	c.writeDeadline = time.Now().Add(lingerTime)
+	c.setIdle(false)
+	c.phase = phPlainHint
+	return true
+}
+
+// looksLikeHTTP reports whether the five bytes a TLS record header would
+// be are the start of an HTTP request (net/http's test).
+func looksLikeHTTP(hdr [5]byte) bool {
+	switch string(hdr[:]) {
+	case "GET /", "HEAD ", "POST ", "PUT /", "OPTIO":
+		return true
+	}
+	return false
+}
+
+// pollPlainHint writes the plain-text 400, then closes.
+func (c *conn) pollPlainHint(cx *future.Context) bool {
+	if done, _ := c.flush(cx, c.writeDeadline); !done {
+		return false
+	}
+	c.close()
+	return true
 }
 
 // idleSinceMarked marks the connection idle (if it is not yet) and

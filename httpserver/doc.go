@@ -28,18 +28,20 @@
 //     buffer goes back as soon as its bytes are consumed, so an idle
 //     connection holds none. A header block that spans reads is gathered
 //     in a buffer of its own, up to MaxHeaderBytes.
-//  2. Parses the request line and header block itself, strictly (HTTP/1.1
-//     and HTTP/1.0; CRLF line ends; no line folding; one Host, required
-//     for HTTP/1.1; one framing: Content-Length or chunked). A request it
-//     refuses gets its status (400, 417, 431, 501 for a transfer coding
-//     other than chunked, 505 for another version) and the connection
-//     closes, after a short linger so that the client reads the answer.
+//  2. Parses the request line and header block itself, as net/http
+//     parses them, or more strictly where RFC 9112 lets a server refuse
+//     (see "Differences from net/http"). A request it refuses gets
+//     net/http's status (400, 417, 431, 501 for a transfer coding other
+//     than chunked, 505 for a version other than HTTP/1.x) and the
+//     connection closes, after a short linger so that the client reads
+//     the answer.
 //  3. Hands the request to a Handler on a goroutine (see below), or polls a
 //     TaskHandler's future itself.
 //  4. While the handler runs, performs what it asks: a read of the request
-//     body is decoded (Content-Length or chunked; trailers are checked and
-//     dropped) by the task straight into the handler's buffer; a write or
-//     a Flush is written by the task, the handler's goroutine waiting.
+//     body is decoded (Content-Length or chunked; the trailer fields go to
+//     Request.Trailer before the read that returns io.EOF) by the task
+//     straight into the handler's buffer; a write or a Flush is written by
+//     the task, the handler's goroutine waiting.
 //  5. When the handler returns, writes the rest of the response, discards
 //     what the handler left of the request body (up to 256 KiB, else the
 //     connection closes), and goes back to 1 for the next request. Requests
@@ -66,14 +68,19 @@
 // buffers: a response whose handler returns having written at most 4 KiB,
 // without a Flush, gets a Content-Length; a larger or flushed one is sent with chunked
 // encoding (HTTP/1.1) or delimited by the close (HTTP/1.0). A write of
-// more than 4 KiB goes to the connection without a copy. The Date header
-// is added, Content-Type is sniffed as net/http does, a response to HEAD
-// carries no body (and the Content-Length a GET would have, when the
-// handler wrote one), nor do 1xx, 204 and 304. A 1xx other than 101 from
-// WriteHeader is sent at once as an interim response. The connection is
-// kept alive unless the request or the handler's header says Connection:
-// close, the request is HTTP/1.0 without keep-alive, DisableKeepAlives is
-// set, or the server is shutting down.
+// more than 4 KiB goes to the connection without a copy. The header sent
+// is the header as it was at WriteHeader, explicit or implied by the first
+// Write: changes made later are ignored, as the http.ResponseWriter
+// contract says. The Date header is added, and Content-Type is sniffed
+// where net/http sniffs it (from the first bytes written, a response to
+// HEAD included, unless the handler set Content-Type, Content-Encoding or
+// Transfer-Encoding). A response to HEAD carries no body (and the
+// Content-Length a GET would have, when the handler wrote one), nor do
+// 1xx, 204 and 304. A 1xx other than 101 from WriteHeader is sent at once
+// as an interim response. The connection is kept alive unless the request
+// or the handler's header says Connection: close, the request is HTTP/1.0
+// without keep-alive, DisableKeepAlives is set, or the server is shutting
+// down.
 //
 // Expect: 100-continue is answered with 100 Continue when the handler
 // first reads the body, and not at all if it answers without reading (the
@@ -113,6 +120,47 @@
 // without an answer, as net/http does. MaxHeaderBytes bounds the header
 // block (431). A chunk-size line is bounded to 4 KiB and the trailer
 // section to 16 KiB.
+//
+// # Parsing, and the differences from net/http
+//
+// Every header field that decides the framing of a body
+// (Transfer-Encoding, Content-Length), the reuse of the connection
+// (Connection) or an expectation (Expect) is read as net/http reads it:
+// trimmed of spaces and tabs only and compared in ASCII only, so that
+// Unicode case folds (U+212A KELVIN SIGN for k) and Unicode white space
+// (U+00A0, U+0085) make a value that is not the token. Field names must be
+// tokens; field values must not hold control bytes (CR, LF, NUL) or DEL;
+// Host must hold only the bytes net/http allows (a@b or a#b is 400), and
+// is required in HTTP/1.1 except for CONNECT. Lines may end with CRLF or a
+// bare LF in the request line and header block, but only with CRLF in a
+// chunked body. HTTP/1.x with x above 1 is served as HTTP/1.1, its Proto
+// as the client sent it. A chunked request that declares trailers
+// (Trailer: names) has them as the keys of Request.Trailer, filled when
+// the body has been read to its end; a declared Content-Length,
+// Transfer-Encoding or Trailer is 400. Plain HTTP sent to a TLS listener
+// gets net/http's plain-text 400 before the close.
+//
+// Where the server deliberately differs from net/http, it is stricter, as
+// RFC 9112 allows:
+//
+//   - A request with both Transfer-Encoding and Content-Length is 400
+//     (net/http uses the chunked framing): RFC 9112 section 6.1 lets a
+//     server reject it, and a proxy in front may have framed it by the
+//     length.
+//   - Transfer-Encoding in an HTTP/1.0 request is 400 (net/http ignores
+//     the field): RFC 9112 section 6.1 says such framing is faulty.
+//   - Obsolete line folding (a field line starting with a space or tab)
+//     is 400 (net/http joins the lines): RFC 9112 section 5.2.
+//   - A target in asterisk-form (*) is 400 for a method other than
+//     OPTIONS, and one in absolute-form must be http or https (RFC 9112
+//     section 3.2); net/http hands both to the handler.
+//   - The HTTP/2 connection preface (PRI * HTTP/2.0) is 505: there is no
+//     h2c upgrade to hand it to.
+//   - Up to four empty lines before a request line are skipped (RFC 9112
+//     section 2.2); net/http skips them only after a POST, and otherwise
+//     answers 400.
+//   - A chunk extension may not hold control bytes (RFC 9112 section
+//     7.1.1), and a chunk size has at most 15 hex digits.
 //
 // # Shutdown
 //

@@ -561,23 +561,24 @@ func protoString(major, minor int, version []byte) string {
 }
 
 // parseContentLength parses a Content-Length value (already trimmed of
-// spaces and tabs) as net/http does: decimal digits only, 0 to 2^63-1 (no
-// sign, no inner space, no overflow).
+// spaces and tabs) as net/http does: decimal digits only (leading zeros
+// allowed), 0 to 2^63-1 (no sign, no inner space, no overflow).
 func parseContentLength(s string) (int64, bool) {
-	if s == "" || len(s) > 19 {
+	if s == "" {
 		return 0, false
 	}
-	var n uint64
+	var n int64
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {
 			return 0, false
 		}
-		n = n*10 + uint64(s[i]-'0') // 19 digits fit in a uint64
+		d := int64(s[i] - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
 	}
-	if n > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(n), true
+	return n, true
 }
 
 func hasHTTPScheme(s string) bool {

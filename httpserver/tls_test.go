@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"fmt"
 	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -81,4 +82,66 @@ func TestServeTLS(t *testing.T) {
 		require.NoError(t, srv.Shutdown(ctx))
 		require.ErrorIs(t, <-served, http.ErrServerClosed)
 	})
+}
+
+// Plain HTTP sent to the TLS port gets net/http's plain-text 400, byte for
+// byte (both servers answer it), then the close; a TLS client that follows
+// on the same listener is served.
+func TestPlainHTTPToTLSPort(t *testing.T) {
+	cert, pool := selfSigned(t)
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+
+	// net/http's answer, the reference.
+	nl, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ref := &http.Server{Handler: handler, TLSConfig: cfg, ErrorLog: log.New(io.Discard, "", 0)}
+	refDone := make(chan struct{})
+	go func() { _ = ref.ServeTLS(nl, "", ""); close(refDone) }()
+	defer func() { ref.Close(); <-refDone }()
+
+	rt, err := runtime.New(runtime.Config{Workers: 2})
+	require.NoError(t, err)
+	defer rt.Shutdown(context.Background())
+	l, err := runtime.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
+	require.NoError(t, err)
+	srv := &httpserver.Server{Handler: handler}
+	served := make(chan error, 1)
+	go func() { served <- httpserver.ServeAcceptor[*runtime.TLSStream](srv, rt.Handle(), l) }()
+
+	plain := func(addr string, req string) string {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		require.NoError(t, err)
+		defer c.Close()
+		require.NoError(t, c.SetDeadline(time.Now().Add(10*time.Second)))
+		_, err = io.WriteString(c, req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(c) // up to the server's close
+		return string(b)
+	}
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi",
+		"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		want := plain(nl.Addr().String(), req)
+		require.Equal(t, "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n", want, "net/http's answer")
+		require.Equal(t, want, plain(l.Addr().String(), req), "%q", req)
+	}
+	// Bytes that are neither TLS nor a request line: closed without a word, as net/http does.
+	require.Equal(t, plain(nl.Addr().String(), "hello there\r\n"), plain(l.Addr().String(), "hello there\r\n"))
+
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Get("https://" + l.Addr().String() + "/")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, "ok", string(b))
+	tr.CloseIdleConnections()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx))
+	require.ErrorIs(t, <-served, http.ErrServerClosed)
 }
