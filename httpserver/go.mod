@@ -3,7 +3,6 @@ module github.com/blitz-go/blitz/httpserver
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/backend v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
 	github.com/blitz-go/blitz/runtime v0.3.0
 	github.com/blitz-go/blitz/syncprim v0.3.0
@@ -13,6 +12,7 @@ require (
 )
 
 require (
+	github.com/blitz-go/blitz/backend v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-iocp v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-kqueue v0.3.0 // indirect

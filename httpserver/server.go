@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/syncprim"
@@ -414,11 +413,8 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 			return nil, false
 		}
 		a.acc = nil
-		if r.Err != nil && connLevelAcceptError(r.Err) {
-			// A connection that failed between its arrival and its
-			// accept (reset, aborted): skip it, as net/http does.
-			continue
-		}
+		// A connection reset or aborted before its accept never gets
+		// here: the runtime's Accept skips it. An error is the listener's.
 		if r.Err != nil {
 			if !a.s.shuttingDown.Load() {
 				a.s.logf("httpserver: accept: %v", r.Err)
@@ -431,18 +427,6 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 		}
 		runtime.SpawnValueDetached[struct{}](cx, connTask{cn})
 	}
-}
-
-// connLevelAcceptError reports whether an accept failed for the
-// connection it was accepting (reset or aborted before the accept
-// completed, as Windows reports it) rather than for the listener.
-func connLevelAcceptError(err error) bool {
-	for _, e := range []error{backend.ErrConnReset, backend.ErrConnAborted, backend.ErrNotConnected, backend.ErrTimedOut, backend.ErrBrokenPipe} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // Cancel stops accepting (the runtime is shutting down).

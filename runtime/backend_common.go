@@ -25,6 +25,12 @@ func wrapBackendErr(name string, open func() (backend.Backend, error)) (backend.
 // IOCP binds a socket to one port for its life and runs one.
 func multiRing(name string) bool { return name == BackendURing || name == BackendEpoll }
 
+// testHookBackend, when not nil, wraps every backend instance New opens: a
+// test's way to inject faults the kernel will not produce on demand (an
+// accept whose connection was reset first). Set and cleared only by tests
+// that run alone, around their call to New.
+var testHookBackend func(backend.Backend) backend.Backend
+
 // openBackends starts the backend Config.Backend names, as many instances
 // as rings asks (0: one per worker where multiRing allows, else one). It
 // returns nil, nil where the platform has no backend and the choice was
@@ -36,7 +42,7 @@ func openBackends(name string, rings, workers int) ([]backend.Backend, error) {
 	}
 	bs := []backend.Backend{b}
 	if !multiRing(b.Name()) {
-		return bs, nil
+		return hookBackends(bs), nil
 	}
 	if rings == 0 {
 		rings = workers
@@ -51,5 +57,15 @@ func openBackends(name string, rings, workers int) ([]backend.Backend, error) {
 		}
 		bs = append(bs, more)
 	}
-	return bs, nil
+	return hookBackends(bs), nil
+}
+
+// hookBackends applies testHookBackend to bs, if a test set it.
+func hookBackends(bs []backend.Backend) []backend.Backend {
+	if testHookBackend != nil {
+		for i, b := range bs {
+			bs[i] = testHookBackend(b)
+		}
+	}
+	return bs
 }

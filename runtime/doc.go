@@ -250,7 +250,11 @@
 // write timeout (SetReadTimeout, SetWriteTimeout, a connect timeout) is a
 // net.Error whose Timeout is true, matching os.ErrDeadlineExceeded. An
 // accept that finds the process out of descriptors (EMFILE, ENFILE) backs
-// off and retries instead of failing (Backoffs counts it).
+// off and retries instead of failing (Backoffs counts it). An accept whose
+// connection failed before it was taken (the client reset or aborted it:
+// ECONNABORTED, or Windows' WSAECONNRESET and WSAENOTCONN) skips it and
+// waits for the next one (Metrics.AcceptsSkipped counts them), so an
+// accept fails only for its listener.
 //
 // Sends try the backend's fast path first (TrySend: one system call on the
 // task's own worker, no operation) on the readiness backends, where it is

@@ -69,6 +69,10 @@ type ioDriver struct {
 	// errs counts Wait errors other than ErrClosed (they are not expected;
 	// the count is in Stats so that they are not silent).
 	errs atomic.Uint64
+	// acceptSkips counts the connections an accept skipped because they
+	// failed before it took them (see connLevelAcceptError): added to by
+	// the task polling the AcceptFuture, loaded by Metrics.
+	acceptSkips atomic.Uint64
 	// workers is the scheduler's worker count: ring i is served by workers
 	// i, i+len(rings), ... Immutable.
 	workers int

@@ -35,8 +35,16 @@ func (l *listener) Backoffs() uint64 { return l.backoffs.Load() }
 // Out of descriptors, it does not fail and does not spin: it waits (5 ms,
 // doubling up to 1 s) and tries again, counting the wait in the listener's
 // Backoffs, so a server keeps serving the connections it has and resumes
-// accepting when descriptors come back. A connection aborted before it was
-// taken is skipped.
+// accepting when descriptors come back.
+//
+// A connection that failed between its arrival and its accept (the client
+// reset or aborted it first: ECONNABORTED on Unix, WSAECONNRESET,
+// WSAENOTCONN or ERROR_NETNAME_DELETED from Windows' AcceptEx) is not an
+// error of the listener: the accept waits for the next connection instead,
+// as Go's net package does, and counts the one it skipped in
+// Metrics.AcceptsSkipped. So an abrupt client cannot stop Serve or any
+// other accept loop; an error Accept returns is the listener's (ErrClosed
+// once closed, or a fault such as a permission refused).
 type AcceptFuture[S any] struct {
 	_       noCopy
 	l       *listener
@@ -102,7 +110,8 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 			a.waiting = true
 			a.f = ioFuture{}
 			continue
-		case errors.Is(c.Err, backend.ErrConnAborted):
+		case connLevelAcceptError(c.Err):
+			a.l.n.rt().io.acceptSkips.Add(1)
 			a.f = ioFuture{}
 			continue
 		case c.Err != nil:
@@ -110,6 +119,35 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 		}
 		return future.Ok(a.wrap(newNetFD(a.l.n.rt().io.home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
 	}
+}
+
+// connLevelAccepts are the failures of an accept that belong to the
+// connection it was taking, not to the listener: the client reset or
+// aborted it between its arrival and the accept (Linux reports
+// ECONNABORTED; Windows' AcceptEx WSAECONNRESET, ERROR_NETNAME_DELETED,
+// WSAENOTCONN, and a connection that timed out or shut down before it was
+// taken). The next accept of the same listener is unaffected.
+var connLevelAccepts = [...]error{
+	backend.ErrConnAborted,
+	backend.ErrConnReset,
+	backend.ErrNotConnected,
+	backend.ErrTimedOut,
+	backend.ErrBrokenPipe,
+}
+
+// connLevelAcceptError reports whether err, an accept's failure (a
+// completion's error, or one wrapping it), is one of connLevelAccepts: the
+// accept should be made again rather than fail. Any goroutine.
+func connLevelAcceptError(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, e := range connLevelAccepts {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // rearm makes a completed accept a new one, of the same listener, as if

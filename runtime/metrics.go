@@ -31,6 +31,10 @@ type Metrics struct {
 	// IOWaitErrors counts the backend Waits that failed (other than on a
 	// closed backend); none is expected.
 	IOWaitErrors uint64
+	// AcceptsSkipped counts the connections that failed between their
+	// arrival and their accept (the client reset or aborted them first),
+	// which the accepts skipped instead of failing (see AcceptFuture).
+	AcceptsSkipped uint64
 	// Timers are the timer wheels' figures.
 	Timers TimerMetrics
 	// Uptime is the time since New.
@@ -223,6 +227,7 @@ func (rt *Runtime) Metrics() Metrics {
 	}
 	if rt.io != nil {
 		m.IOWaitErrors = rt.io.errs.Load()
+		m.AcceptsSkipped = rt.io.acceptSkips.Load()
 		m.IO = make([]RingMetrics, len(rt.io.rings))
 		for i, r := range rt.io.rings {
 			m.IO[i] = RingMetrics{InFlight: max(r.inflight.Load(), 0), Ops: r.ops.snapshot()}

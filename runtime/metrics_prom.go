@@ -87,6 +87,7 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 		p.sample("blitz_io_enter_calls_total", []string{"ring", strconv.Itoa(i)}, float64(r.EnterCalls))
 	}
 	p.counter("blitz_io_wait_errors_total", "Backend waits that failed.", m.IOWaitErrors)
+	p.counter("blitz_accepts_skipped_total", "Connections reset or aborted before their accept, which the accept skipped.", m.AcceptsSkipped)
 	p.gauge("blitz_timers_live", "Pending sleeps and deadlines.", float64(m.Timers.Live))
 	p.counter("blitz_timers_fired_total", "Sleeps and deadlines fired.", m.Timers.Fired)
 	p.histogram("blitz_timer_lateness_seconds", "How long after their deadline sleeps fired.", m.Timers.Lateness)

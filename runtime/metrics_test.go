@@ -204,6 +204,9 @@ func TestWritePrometheus(t *testing.T) {
 		}
 		assert.Equal(t, float64(m.Tasks.Spawned), s["blitz_tasks_spawned_total"])
 		assert.Equal(t, float64(m.Tasks.Live), s["blitz_tasks_live"])
+		skipped, ok := s["blitz_accepts_skipped_total"]
+		assert.True(t, ok, "blitz_accepts_skipped_total is exposed")
+		assert.Equal(t, float64(m.AcceptsSkipped), skipped)
 		if cfg.Backend != runtime.BackendNone {
 			acc, _ := opsOf(m, "accept")
 			var fromText float64

@@ -244,7 +244,8 @@ type netListener struct {
 }
 
 // Accept waits for a connection. Out of descriptors it backs off and
-// retries (see AcceptFuture) rather than returning an error.
+// retries, and it skips a connection reset or aborted before it was taken
+// (see AcceptFuture), rather than returning an error.
 func (nl *netListener) Accept() (net.Conn, error) {
 	nl.mu.Lock()
 	defer nl.mu.Unlock()

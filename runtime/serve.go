@@ -47,7 +47,9 @@ type ServeStats struct {
 	// out (or the runtime shut down).
 	Cancelled int
 	// Err is the first error of Accept other than a closed listener or a
-	// runtime shutting down; it stopped the server. Nil after a stop.
+	// runtime shutting down; it stopped the server. Nil after a stop. A
+	// connection reset or aborted before its accept is no error: Accept
+	// skips it (see AcceptFuture).
 	Err error
 	// HandlerErr is the first error a handler returned (or its panic, a
 	// *PanicError), nil if none did.
