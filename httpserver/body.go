@@ -7,6 +7,7 @@ package httpserver
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 )
 
@@ -255,7 +256,9 @@ func parseChunkSize(line []byte) (int64, error) {
 		default:
 			goto ext
 		}
-		if i >= 15 {
+		if i >= 16 || size > math.MaxInt64>>4 {
+			// net/http's bound is 16 hex digits; a size past 2^63-1 is
+			// refused, as no body that large arrives.
 			return 0, fmt.Errorf("%w: chunk size too large", errChunkLine)
 		}
 		size = size<<4 | int64(v)

@@ -82,6 +82,9 @@ type conn struct {
 	rwc    Conn
 	remote string
 	phase  connPhase
+	// leadCRLF is how many CR or LF bytes may still be skipped before the
+	// next request line: maxLeadingCRLF after a POST, else none.
+	leadCRLF uint8
 	// pooled: rwc is a pooledReader.
 	pooled bool
 	// reading is set while a PollRead of a Conn that is not pooled is in
@@ -426,7 +429,7 @@ func (c *conn) flush(cx *future.Context, deadline time.Time) (done bool, err err
 func (c *conn) pollRequest(cx *future.Context) bool {
 	maxHeader := c.s.maxHeaderBytes()
 	for {
-		if c.active != nil && len(c.in) > 0 {
+		if c.active != nil && len(c.in) > 0 && c.skipLeadingCRLF() {
 			if c.headerStart.IsZero() {
 				switch {
 				case c.reqs == 0:
@@ -569,6 +572,16 @@ func (c *conn) pollPlainHint(cx *future.Context) bool {
 	return true
 }
 
+// skipLeadingCRLF consumes the CR and LF bytes that may come before the
+// request line after a POST, and reports whether input is left.
+func (c *conn) skipLeadingCRLF() bool {
+	for c.leadCRLF > 0 && len(c.in) > 0 && (c.in[0] == '\r' || c.in[0] == '\n') {
+		c.consume(1)
+		c.leadCRLF--
+	}
+	return len(c.in) > 0
+}
+
 // idleSinceMarked marks the connection idle (if it is not yet) and
 // reports false if a shutdown began: then the connection was closed.
 func (c *conn) idleSinceMarked() bool {
@@ -593,6 +606,10 @@ type tlsStater interface {
 func (c *conn) startRequest(p *parsedRequest, ex *exchange) {
 	s := c.s
 	c.reqs++
+	c.leadCRLF = 0
+	if p.req.Method == http.MethodPost {
+		c.leadCRLF = maxLeadingCRLF
+	}
 	// The context has no parent, so nothing shared is touched per
 	// request: Close cancels it through c.cur (or, once the connection is
 	// hijacked, through the server's hijacked set).

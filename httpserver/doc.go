@@ -93,8 +93,10 @@
 // (runtime.NetConn) with the bytes already read past the request; see
 // Hijack. Not supported: hijacking other Conns or from a TaskHandler,
 // full-duplex handlers (a body read and a write of one request are done
-// one at a time, in the order the handler asks), response trailers, and
-// ResponseController's deadlines.
+// one at a time, in the order the handler asks) and ResponseController's
+// deadlines. Response trailers are sent as net/http sends them (declared
+// in a Trailer field, or named with http.TrailerPrefix, on a chunked
+// response).
 //
 // A request's context is cancelled when its handler returns, when the
 // client closes the connection while the handler runs (once the handler
@@ -133,8 +135,10 @@
 // Host must hold only the bytes net/http allows (a@b or a#b is 400), and
 // is required in HTTP/1.1 except for CONNECT. Lines may end with CRLF or a
 // bare LF in the request line and header block, but only with CRLF in a
-// chunked body. HTTP/1.x with x above 1 is served as HTTP/1.1, its Proto
-// as the client sent it. A chunked request that declares trailers
+// chunked body. An empty line before a request line is skipped only after
+// a POST (up to four CR or LF bytes, as net/http skips them). HTTP/1.x
+// with x above 1 is served as HTTP/1.1, its Proto as the client sent it;
+// an HTTP/1.0 request gets an HTTP/1.0 status line, as from net/http. A chunked request that declares trailers
 // (Trailer: names) has them as the keys of Request.Trailer, filled when
 // the body has been read to its end; a declared Content-Length,
 // Transfer-Encoding or Trailer is 400. Plain HTTP sent to a TLS listener
@@ -156,11 +160,15 @@
 //     section 3.2); net/http hands both to the handler.
 //   - The HTTP/2 connection preface (PRI * HTTP/2.0) is 505: there is no
 //     h2c upgrade to hand it to.
-//   - Up to four empty lines before a request line are skipped (RFC 9112
-//     section 2.2); net/http skips them only after a POST, and otherwise
-//     answers 400.
 //   - A chunk extension may not hold control bytes (RFC 9112 section
-//     7.1.1), and a chunk size has at most 15 hex digits.
+//     7.1.1), and a chunk size must be below 2^63.
+//
+// And two differences in the framing of responses, both valid HTTP/1.1
+// (RFC 9112 section 6): a response written whole within 4 KiB gets a
+// Content-Length where net/http, whose buffer is 2 KiB, sends those
+// between 2 and 4 KiB chunked; and an invalid Content-Length set by a
+// handler is dropped from a response to HEAD, which net/http sends as
+// it is.
 //
 // # Shutdown
 //

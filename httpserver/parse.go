@@ -28,32 +28,17 @@ func badRequest(msg string) *protoError { return &protoError{status: http.Status
 // errHeaderTooLarge is a header block longer than MaxHeaderBytes.
 var errHeaderTooLarge = &protoError{status: http.StatusRequestHeaderFieldsTooLarge, msg: "request header fields too large"}
 
-// maxLeadingCRLF is how many empty lines before a request line are skipped
-// (RFC 9112 section 2.2: a server SHOULD ignore at least one).
-const maxLeadingCRLF = 4
-
 // A line of the request line and header block ends with LF, CRLF being
 // the usual form: RFC 9112 section 2.2 lets a recipient take a bare LF as a
 // line end (net/http does). A CR anywhere else in a line is refused by the
 // checks of the line's content (a CR is no token byte, no target byte and
 // no field-value byte). Chunked bodies are stricter: see takeLine.
 
-// skipEmptyLines returns how many bytes of the empty lines (CRLF or LF) that
-// may start buf to skip, at most maxLeadingCRLF of them.
-func skipEmptyLines(buf []byte) int {
-	start := 0
-	for i := 0; i < maxLeadingCRLF; i++ {
-		switch {
-		case len(buf) > start+1 && buf[start] == '\r' && buf[start+1] == '\n':
-			start += 2
-		case len(buf) > start && buf[start] == '\n':
-			start++
-		default:
-			return start
-		}
-	}
-	return start
-}
+// maxLeadingCRLF is how many CR or LF bytes before the request line that
+// follows a POST are skipped (net/http's tolerance of clients that end a
+// POST body with an extra CRLF). Elsewhere an empty line before a request
+// line is a malformed request, as in net/http.
+const maxLeadingCRLF = 4
 
 // findHeaderEnd returns the length of the header block that starts buf,
 // through the empty line that ends it, or -1 if buf does not hold it all
@@ -62,12 +47,14 @@ func skipEmptyLines(buf []byte) int {
 // client that sends its headers a byte at a time costs linear time.
 func findHeaderEnd(buf []byte, from int) int {
 	// An end is an LF followed by an empty line (LF, or CRLF): at most 3
-	// bytes, which may straddle from.
+	// bytes, which may straddle from. An empty first line is taken for
+	// the end: parseRequest refuses the request it makes.
 	from = max(from-2, 0)
-	// The empty lines a request may start with must not be taken for the
-	// end of the header block.
-	if start := skipEmptyLines(buf); from < start {
-		from = start
+	if len(buf) > 0 && buf[0] == '\n' {
+		return 1
+	}
+	if len(buf) > 1 && buf[0] == '\r' && buf[1] == '\n' {
+		return 2
 	}
 	for {
 		i := bytes.IndexByte(buf[from:], '\n')
@@ -146,7 +133,6 @@ const (
 // fold (U+212A KELVIN SIGN for k) or Unicode white space (U+00A0, U+0085)
 // makes a value that is not the token.
 func parseRequest(hdr []byte, p *parsedRequest) *protoError {
-	hdr = hdr[skipEmptyLines(hdr):]
 	line, rest, _ := cutLine(hdr)
 	method, target, version, perr := splitRequestLine(line)
 	if perr != nil {
@@ -325,10 +311,14 @@ func (p *parsedRequest) parseTarget() *protoError {
 	rawTarget := req.RequestURI
 	switch {
 	case req.Method == http.MethodConnect && !strings.HasPrefix(rawTarget, "/"):
-		if !validHost(rawTarget) || rawTarget == "" {
+		// authority-form, read as net/http reads it: as the authority
+		// of an http URL.
+		u, err := url.ParseRequestURI("http://" + rawTarget)
+		if err != nil {
 			return badRequest("invalid CONNECT target")
 		}
-		req.URL = &url.URL{Host: rawTarget}
+		u.Scheme = ""
+		req.URL = u
 	case rawTarget == "*":
 		if req.Method != http.MethodOptions {
 			return badRequest("asterisk target for a method other than OPTIONS")

@@ -133,7 +133,6 @@ func TestBareLFRequests(t *testing.T) {
 		"GET /a HTTP/1.1\nHost: x\nX: 1\n\n",
 		"GET /a HTTP/1.1\r\nHost: x\nX: 1\r\n\n",
 		"GET /a HTTP/1.1\nHost: x\r\nX: 1\n\r\n",
-		"\nGET /a HTTP/1.1\nHost: x\nX: 1\n\n",
 	} {
 		p, status := parseRaw(t, raw)
 		if status != 0 || p.req.URL.Path != "/a" || p.req.Host != "x" || !reflect.DeepEqual(p.req.Header, http.Header{"X": {"1"}}) {
@@ -145,13 +144,17 @@ func TestBareLFRequests(t *testing.T) {
 		"GET /a HTTP/1.1\r\nHost: x\rX: 1\r\n\r\n",
 		"GET /a HTTP/1.1\r\nHost: x\r\nX\r: 1\r\n\r\n",
 		"GET /a\r HTTP/1.1\r\nHost: x\r\n\r\n",
+		// An empty line before the request line (skipped by the
+		// connection only after a POST, as net/http does).
+		"\nGET /a HTTP/1.1\nHost: x\nX: 1\n\n",
+		"\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n",
 	} {
 		if _, status := parseRaw(t, raw); status != 400 {
 			t.Errorf("%q: status %d, want 400", raw, status)
 		}
 	}
 	// Resumed searches find the same end as one search, a byte at a time.
-	for _, raw := range []string{"GET / HTTP/1.1\nHost: x\n\n", "GET / HTTP/1.1\r\nHost: x\n\r\n", "\r\n\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"} {
+	for _, raw := range []string{"GET / HTTP/1.1\nHost: x\n\n", "GET / HTTP/1.1\r\nHost: x\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nA: b\r\r\n\r\n"} {
 		want := findHeaderEnd([]byte(raw), 0)
 		got, from := -1, 0
 		for n := 1; n <= len(raw) && got < 0; n++ {
@@ -248,7 +251,8 @@ func TestChunkSizeLine(t *testing.T) {
 	}{
 		{"5", 5, true}, {"5 ", 5, true}, {"5\t", 5, true}, {"5;a=b", 5, true}, {"a;x", 10, true},
 		{"5 ;a", 0, false}, {"5\t;a", 0, false}, {"5 5", 0, false}, {"0x5", 0, false}, {"-5", 0, false},
-		{"", 0, false}, {";a", 0, false}, {"5;a\x00", 0, false}, {"1000000000000000", 0, false},
+		{"", 0, false}, {";a", 0, false}, {"5;a\x00", 0, false},
+		{"0000000000000005", 5, true}, {"7fffffffffffffff", 1<<63 - 1, true}, {"8000000000000000", 0, false}, {"00000000000000005", 0, false},
 	} {
 		size, err := parseChunkSize([]byte(c.line))
 		if (err == nil) != c.ok || (c.ok && size != c.size) {

@@ -326,6 +326,9 @@ type response struct {
 	closeAfter        bool
 	// hijacked is set once Hijack succeeded.
 	hijacked bool
+	// trailers are the trailer names the header declared (see
+	// declareTrailers).
+	trailers []string
 	// facts is what the header said at WriteHeader.
 	facts headerFacts
 	// err is the first failure of a write to the connection: later
@@ -368,6 +371,7 @@ func (w *response) WriteHeader(code int) {
 		} else {
 			w.s.logf("httpserver: invalid Content-Length %q", cl)
 			w.header.Del("Content-Length")
+			w.facts.badLength = true // as net/http: no length computed either
 		}
 	}
 	w.noBody = w.ex.req.Method == http.MethodHead || !bodyAllowed(code)
@@ -385,8 +389,10 @@ func (w *response) freezeHeader() {
 	f := &w.facts
 	_, f.hasType = h["Content-Type"]
 	_, f.hasDate = h["Date"]
-	_, f.hasTE = h["Transfer-Encoding"]
+	te := h.Get("Transfer-Encoding")
+	f.hasTE, f.teIdentity = te != "", te == "identity"
 	f.hasEncoding = h.Get("Content-Encoding") != ""
+	w.declareTrailers()
 	f.connClose = hasToken(h["Connection"], "close")
 	f.connKeepAlive = hasToken(h["Connection"], "keep-alive")
 	if w.out == nil {
@@ -396,15 +402,87 @@ func (w *response) freezeHeader() {
 	if w.status == http.StatusNoContent || w.status < 200 {
 		skip |= skipContentLength
 	}
-	b := appendStatusLine(*w.out, w.status)
+	b := appendStatusLine(*w.out, w.status, w.ex.req.ProtoAtLeast(1, 1))
 	*w.out = appendHeader(b, h, skip)
 }
 
 // headerFacts is what the commit needs to know of the header as it was at
 // WriteHeader.
 type headerFacts struct {
-	hasType, hasDate, hasTE, hasEncoding bool
-	connClose, connKeepAlive             bool
+	hasType, hasDate, hasEncoding bool
+	// hasTE: the handler set Transfer-Encoding (the server frames the
+	// body itself: chunked, or by the close for identity).
+	hasTE, teIdentity        bool
+	connClose, connKeepAlive bool
+	// trailers: the response has trailers (a Trailer field, or a field
+	// named with http.TrailerPrefix), so its length is not computed.
+	trailers bool
+	// badLength: the handler's Content-Length was invalid (dropped), so
+	// its length is not computed.
+	badLength bool
+}
+
+// declareTrailers notes the trailers the header announces, as net/http
+// does: the names its Trailer fields list (less those RFC 9110 section
+// 6.5.1 forbids in a trailer), and the fields named with
+// http.TrailerPrefix, whose values are read when the handler returns.
+func (w *response) declareTrailers() {
+	h := w.header
+	for k := range h {
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			w.facts.trailers = true
+			break
+		}
+	}
+	for _, v := range h["Trailer"] {
+		w.facts.trailers = true
+		for name := range strings.SplitSeq(v, ",") {
+			if name = trimOWSString(name); name == "" {
+				continue
+			}
+			if name = http.CanonicalHeaderKey(name); validTrailer(name) {
+				w.trailers = append(w.trailers, name)
+			}
+		}
+	}
+}
+
+// forbiddenTrailers are the fields a trailer may not carry (RFC 9110
+// section 6.5.1; net/http's list), besides the If- fields.
+var forbiddenTrailers = map[string]bool{
+	"Authorization": true, "Cache-Control": true, "Connection": true, "Content-Encoding": true,
+	"Content-Length": true, "Content-Range": true, "Content-Type": true, "Expect": true, "Host": true,
+	"Keep-Alive": true, "Max-Forwards": true, "Pragma": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Proxy-Connection": true, "Range": true, "Realm": true, "Te": true,
+	"Trailer": true, "Transfer-Encoding": true, "Www-Authenticate": true,
+}
+
+func validTrailer(name string) bool {
+	return !strings.HasPrefix(name, "If-") && !forbiddenTrailers[name]
+}
+
+// appendTrailers writes the trailer section's fields: those named with
+// http.TrailerPrefix, and the declared names' values, as the header holds
+// them now that the handler returned.
+func (w *response) appendTrailers(b []byte) []byte {
+	var t http.Header
+	for k, vs := range w.header {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			if t == nil {
+				t = make(http.Header)
+			}
+			t[name] = vs
+		}
+	}
+	for _, k := range w.trailers {
+		for _, v := range w.header[k] {
+			if t == nil {
+				t = make(http.Header)
+			}
+			t.Add(k, v)
+		}
+	}
+	return appendHeader(b, t, 0)
 }
 
 // writeInterim sends a 1xx response (103 Early Hints, ...) at once.
@@ -413,7 +491,7 @@ func (w *response) writeInterim(code int) {
 		return // a task handler's response goes out at its end
 	}
 	b := make([]byte, 0, 256)
-	b = appendStatusLine(b, code)
+	b = appendStatusLine(b, code, w.ex.req.ProtoAtLeast(1, 1))
 	b = appendHeader(b, w.header, 0)
 	b = append(b, "\r\n"...)
 	if _, err := w.ex.post(opWrite, nil, [][]byte{b}); err != nil && w.err == nil {
@@ -435,18 +513,18 @@ func (w *response) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if w.noBody {
-		if w.ex.req.Method == http.MethodHead && bodyAllowed(w.status) {
-			if !w.committed {
-				w.keepForSniff(p)
-			}
-			w.written += int64(len(p))
-			return len(p), nil
-		}
+	if !bodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	if w.declared >= 0 && w.written+int64(len(p)) > w.declared {
 		return 0, http.ErrContentLength
+	}
+	if w.noBody { // HEAD: counted, kept for sniffing, dropped
+		if !w.committed {
+			w.keepForSniff(p)
+		}
+		w.written += int64(len(p))
+		return len(p), nil
 	}
 	w.written += int64(len(p))
 	if !w.committed {
@@ -596,7 +674,11 @@ func (w *response) finishResponse() ([]byte, bool) {
 		w.commit(true, nil)
 	}
 	if w.chunked && w.err == nil {
-		*w.out = append(*w.out, "0\r\n\r\n"...)
+		b := append(*w.out, "0\r\n"...)
+		if w.facts.trailers {
+			b = w.appendTrailers(b)
+		}
+		*w.out = append(b, "\r\n"...)
 	}
 	if w.declared >= 0 && w.written < w.declared && !w.noBody {
 		// The handler promised more than it wrote: the client would wait
@@ -678,14 +760,16 @@ func (w *response) commit(final bool, next []byte) {
 	if !w.noBody || (req.Method == http.MethodHead && bodyAllowed(w.status)) {
 		switch {
 		case w.declared >= 0:
-		case final && (!w.noBody || w.written > 0):
+		case final && !f.trailers && !f.hasTE && !f.badLength && (!w.noBody || (w.written > 0 && w.written <= bufferSize)):
+			// A response to HEAD gets the length its GET would have
+			// had: one written whole within the buffer.
 			w.declared = int64(len(w.body))
 			if w.noBody {
 				w.declared = w.written
 			}
 			addLength = true
 		case w.noBody:
-		case req.ProtoAtLeast(1, 1):
+		case req.ProtoAtLeast(1, 1) && !f.teIdentity:
 			w.chunked = true
 		default:
 			w.raw = true
@@ -719,7 +803,8 @@ func (w *response) commit(final bool, next []byte) {
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
 	switch {
-	case w.closeAfter && !f.connClose:
+	case w.closeAfter && !f.connClose && req.ProtoAtLeast(1, 1):
+		// (An HTTP/1.0 response closes unless it says keep-alive.)
 		b = append(b, "Connection: close\r\n"...)
 	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !f.connKeepAlive:
 		b = append(b, "Connection: keep-alive\r\n"...)
@@ -759,11 +844,21 @@ var statusLines = func() map[int]string {
 	return m
 }()
 
-func appendStatusLine(b []byte, code int) []byte {
+// appendStatusLine writes the status line of code, in HTTP/1.1 or (for an
+// HTTP/1.0 request, as net/http answers one) HTTP/1.0.
+func appendStatusLine(b []byte, code int, is11 bool) []byte {
 	if s, ok := statusLines[code]; ok {
+		if !is11 {
+			b = append(b, "HTTP/1.0"...)
+			return append(b, s[len("HTTP/1.1"):]...)
+		}
 		return append(b, s...)
 	}
-	b = append(b, "HTTP/1.1 "...)
+	if is11 {
+		b = append(b, "HTTP/1.1 "...)
+	} else {
+		b = append(b, "HTTP/1.0 "...)
+	}
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, ' ')
 	text := http.StatusText(code)
@@ -795,7 +890,7 @@ func appendHeader(b []byte, h http.Header, skip headerSkip) []byte {
 		slices.Sort(keys)
 	}
 	for _, k := range keys {
-		if !validToken([]byte(k)) ||
+		if !validToken([]byte(k)) || strings.HasPrefix(k, http.TrailerPrefix) ||
 			(skip&skipTransferEncoding != 0 && k == "Transfer-Encoding") ||
 			(skip&skipContentLength != 0 && k == "Content-Length") {
 			continue
