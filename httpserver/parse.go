@@ -337,6 +337,11 @@ func (p *parsedRequest) parseTarget() *protoError {
 			if u, err = url.ParseRequestURI(rawTarget); err != nil {
 				return badRequest("invalid request target")
 			}
+			if u.Scheme != "" && u.Host == "" {
+				// RFC 9110 section 4.2.1: an http URI with an empty
+				// host is invalid.
+				return badRequest("invalid request target")
+			}
 		}
 		req.URL = u
 	}
