@@ -9,7 +9,8 @@ package main
 //	BENCHTIME, COUNT      benchmark time and repetitions for `bench` (default 1s, 6) and `ratios`
 //	                      (default 300x, 8)
 //	BENCH_OUT             file that `bench` writes (default bench.txt)
-//	FUZZTIME              time per fuzz target for `fuzz` (default 30s)
+//	FUZZTIME              time per fuzz target for `fuzz` (default 30s), and for `fuzzHTTP` (default 10m;
+//	                      CI's `fuzzHTTPShort` fuzzes for 15s)
 //	BLITZ_INSTALL_WINE=1  let `windows` install Wine and mingw from Debian's packages when absent
 //	BLITZ_INSTALL_CHROMIUM=1  let `test` install Chromium and curl from Debian's packages when absent, and
 //	                      make the browser test fail instead of skipping when it cannot find Chromium
@@ -339,6 +340,33 @@ func Fuzz() error {
 	})
 }
 
+// httpFuzzTargets are the HTTP server's fuzz targets over raw requests: the parser alone, and the whole
+// server against net/http (FuzzDifferential: the same bytes to both, the handler's view and the client's
+// compared). Their corpora are in httpserver/testdata/fuzz.
+var httpFuzzTargets = []string{"FuzzDifferential", "FuzzParseRequest"}
+
+// FuzzHTTP fuzzes the HTTP server's request handling against net/http for FUZZTIME per target (default
+// 10m). A failing input is written to httpserver/testdata/fuzz/<target>/ by the go command: keep it
+// there, it becomes part of the corpus every `go test` runs.
+func FuzzHTTP() error {
+	return fuzzHTTP(envOr("FUZZTIME", "10m"))
+}
+
+// FuzzHTTPShort is FuzzHTTP for 15 seconds per target, as CI runs it.
+func FuzzHTTPShort() error {
+	return fuzzHTTP("15s")
+}
+
+func fuzzHTTP(fuzztime string) error {
+	for _, name := range httpFuzzTargets {
+		fmt.Printf("== fuzz httpserver %s for %s\n", name, fuzztime)
+		if err := goIn("httpserver", nil, "test", "-run=^$", "-fuzz=^"+name+"$", "-fuzztime="+fuzztime, "."); err != nil {
+			return fmt.Errorf("fuzz httpserver %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // Windows cross-compiles every module's test binaries for windows/amd64 and runs them under Wine. It
 // skips with a message when Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
 func Windows() error {
@@ -363,7 +391,7 @@ func Demo() error {
 // consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, Standalone, Oldest, Consumable, Windows)
+	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, Standalone, Oldest, Consumable, Windows)
 }
 
 // ---- helpers ----
