@@ -85,6 +85,8 @@ type conn struct {
 	// leadCRLF is how many CR or LF bytes may still be skipped before the
 	// next request line: maxLeadingCRLF after a POST, else none.
 	leadCRLF uint8
+	// afterPost is set when the last request was a POST.
+	afterPost bool
 	// pooled: rwc is a pooledReader.
 	pooled bool
 	// reading is set while a PollRead of a Conn that is not pooled is in
@@ -506,6 +508,13 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 			if c.reqs == 0 && c.startPlainHTTPHint(err) {
 				return true
 			}
+			if errors.Is(err, io.EOF) && c.partialAtEOF() {
+				// The stream ended within a header block: net/http
+				// answers 400 (the client may have shut only its
+				// sending side).
+				c.startError(badRequest("malformed HTTP request"))
+				return true
+			}
 			c.close()
 			return true
 		}
@@ -582,6 +591,22 @@ func (c *conn) skipLeadingCRLF() bool {
 	return len(c.in) > 0
 }
 
+// partialAtEOF reports whether the stream ended within a request's header
+// block where net/http answers 400: anything of a first request, or at
+// least 4 bytes (the skipped CR and LF bytes included) of a later one,
+// since net/http waits for 4 bytes before it reads a request that follows
+// another and closes without a word when the stream ends first.
+func (c *conn) partialAtEOF() bool {
+	if c.active == nil || len(c.in) == 0 {
+		return false
+	}
+	got := len(c.in)
+	if c.afterPost {
+		got += maxLeadingCRLF - int(c.leadCRLF)
+	}
+	return c.reqs == 0 || got >= 4
+}
+
 // idleSinceMarked marks the connection idle (if it is not yet) and
 // reports false if a shutdown began: then the connection was closed.
 func (c *conn) idleSinceMarked() bool {
@@ -606,8 +631,9 @@ type tlsStater interface {
 func (c *conn) startRequest(p *parsedRequest, ex *exchange) {
 	s := c.s
 	c.reqs++
+	c.afterPost = p.req.Method == http.MethodPost
 	c.leadCRLF = 0
-	if p.req.Method == http.MethodPost {
+	if c.afterPost {
 		c.leadCRLF = maxLeadingCRLF
 	}
 	// The context has no parent, so nothing shared is touched per
