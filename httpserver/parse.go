@@ -166,7 +166,7 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 	if perr := p.parseFields(rest, str, &f); perr != nil {
 		return perr
 	}
-	if len(f.hosts) > 1 {
+	if f.hosts > 1 {
 		return badRequest("too many Host headers")
 	}
 	if perr := p.parseTarget(); perr != nil {
@@ -181,15 +181,15 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 	if major != 1 {
 		return &protoError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version"}
 	}
-	if len(f.hosts) == 0 && minor >= 1 && req.Method != http.MethodConnect {
+	if f.hosts == 0 && minor >= 1 && req.Method != http.MethodConnect {
 		return badRequest("missing required Host header")
 	}
-	if len(f.hosts) == 1 && !validHost(f.hosts[0]) {
+	if f.hosts == 1 && !validHost(f.host) {
 		return badRequest("malformed Host header")
 	}
 	req.Host = req.URL.Host // absolute-form wins over Host (RFC 9112 3.2.2)
-	if req.Host == "" && len(f.hosts) == 1 {
-		req.Host = f.hosts[0]
+	if req.Host == "" {
+		req.Host = f.host
 	}
 	return p.parseExpect(f.expect)
 }
@@ -223,7 +223,10 @@ func splitRequestLine(line []byte) (method, target, version []byte, err *protoEr
 // framingFields are the header fields parseFields sets aside for the
 // checks that follow: the values of each line of these names, in order.
 type framingFields struct {
-	hosts, lengths, encodings, connection []string
+	// hosts counts the Host lines; host is the first one's value.
+	hosts                          int
+	host                           string
+	lengths, encodings, connection []string
 	// expect is the first Expect line's value; hasExpect whether there
 	// is one.
 	expect    string
@@ -269,7 +272,10 @@ func (p *parsedRequest) parseFields(rest []byte, str func([]byte) string, f *fra
 		v := str(value)
 		switch key {
 		case "Host":
-			f.hosts = append(f.hosts, v)
+			if f.hosts == 0 {
+				f.host = v
+			}
+			f.hosts++
 			continue // net/http leaves Host out of Header
 		case "Content-Length":
 			f.lengths = append(f.lengths, v)

@@ -301,10 +301,6 @@ type response struct {
 	// and deletes of a nil map are those of an empty one).
 	header http.Header
 	status int
-	// wroteHeader is set by WriteHeader (the status is fixed);
-	// committed once the header block is built (and handed over or
-	// about to be).
-	wroteHeader, committed bool
 	// out holds the bytes not yet handed to the task: from WriteHeader
 	// the status line and the handler's header fields, the whole header
 	// block once committed, then body bytes (chunk-framed when chunked).
@@ -314,26 +310,33 @@ type response struct {
 	out     *[]byte
 	body    []byte
 	bodyBuf *[]byte
+	// declared is the handler's Content-Length, -1 if none; written
+	// counts the body bytes the handler wrote.
+	declared, written int64
+	// trailers are the trailer names the header declared (see
+	// declareTrailers); nil when it declared none.
+	trailers *[]string
+	// err is the first failure of a write to the connection: later
+	// writes return it.
+	err error
+
+	// The flags, together (the exchange is kept within a size class).
+	//
+	// wroteHeader is set by WriteHeader (the status is fixed);
+	// committed once the header block is built (and handed over or
+	// about to be).
+	wroteHeader, committed bool
 	// chunked: the body goes out in chunks. raw: with neither chunks nor
 	// a Content-Length, the end of the body is the connection's close.
 	chunked, raw bool
 	// noBody: HEAD, or a status without a body; written bytes are
 	// counted and dropped.
-	noBody bool
-	// declared is the handler's Content-Length, -1 if none; written
-	// counts the body bytes the handler wrote.
-	declared, written int64
-	closeAfter        bool
+	noBody     bool
+	closeAfter bool
 	// hijacked is set once Hijack succeeded.
 	hijacked bool
-	// trailers are the trailer names the header declared (see
-	// declareTrailers).
-	trailers []string
 	// facts is what the header said at WriteHeader.
 	facts headerFacts
-	// err is the first failure of a write to the connection: later
-	// writes return it.
-	err error
 }
 
 // Header returns the response header map; see http.ResponseWriter.
@@ -441,7 +444,10 @@ func (w *response) declareTrailers() {
 				continue
 			}
 			if name = http.CanonicalHeaderKey(name); validTrailer(name) {
-				w.trailers = append(w.trailers, name)
+				if w.trailers == nil {
+					w.trailers = new([]string)
+				}
+				*w.trailers = append(*w.trailers, name)
 			}
 		}
 	}
@@ -474,7 +480,11 @@ func (w *response) appendTrailers(b []byte) []byte {
 			t[name] = vs
 		}
 	}
-	for _, k := range w.trailers {
+	var declared []string
+	if w.trailers != nil {
+		declared = *w.trailers
+	}
+	for _, k := range declared {
 		for _, v := range w.header[k] {
 			if t == nil {
 				t = make(http.Header)
