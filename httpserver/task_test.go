@@ -131,3 +131,23 @@ func (p *cancelProbe) Poll(*future.Context) (struct{}, bool) {
 }
 
 func (p *cancelProbe) Cancel() { p.once.Do(func() { close(p.cancelled) }) }
+
+// A chunked request's trailer fields reach a TaskHandler's Request.Trailer,
+// as a goroutine Handler's, with the declared names as keys.
+func TestTaskHandlerRequestTrailer(t *testing.T) {
+	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{
+		TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
+			body, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "%s %q %q", body, r.Trailer.Get("X-Sum"), r.Trailer.Get("X-Late"))
+			return future.Ready(struct{}{})
+		}),
+	})
+	c, br := rawConn(t, ts)
+	_, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n"+
+		"5\r\nhello\r\n0\r\nX-Sum: 5\r\nX-Late: yes\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, `hello "5" "yes"`, string(b))
+}
