@@ -1,11 +1,58 @@
-// Package parallel is the fork-join sibling of the blitz runtime: a
-// Rayon-style pool of worker goroutines with a Chase-Lev deque each, after
-// Rayon and the Zig library Blitz. It provides Join, scopes, latches,
-// parallel loops (For, Reduce, MapReduce, Collect, MapInPlace) with adaptive
-// grain, lazy parallel iterators over slices (Iter), and parallel sorts. It
-// imports only the standard library and wsqueue.
+// Package parallel runs CPU-bound Go code on every core by fork-join: a
+// pool of worker goroutines that split work in halves and steal halves
+// from each other, after Rayon and the Zig library Blitz. Parallel loops,
+// iterators over slices and sorts are built on one primitive, Join, which
+// runs two functions in parallel. It imports only the standard library and
+// wsqueue.
 //
-// Comments elsewhere in the package cite the sections below by name.
+//	// A loop: the sum of i*i over [0, n), on every core.
+//	sum := parallel.MapReduce(n, 0, func(i int) int { return i * i },
+//		func(x, y int) int { return x + y })
+//
+//	// Recursion: each side receives the worker that runs it, a *Ctx.
+//	func fib(c *parallel.Ctx, n int) int {
+//		if n < 20 {
+//			return fibSeq(n)
+//		}
+//		x, y := parallel.JoinValues(c,
+//			func(c *parallel.Ctx) int { return fib(c, n-1) },
+//			func(c *parallel.Ctx) int { return fib(c, n-2) })
+//		return x + y
+//	}
+//	var r int
+//	parallel.Run(func(c *parallel.Ctx) { r = fib(c, 40) })
+//
+// # Start here
+//
+//   - Loops over [0, n): For(n, body) calls body(lo, hi) on pieces that
+//     cover the range; Collect(n, f) builds the slice of f(i); MapInPlace
+//     rewrites a slice; MapReduce and Reduce fold the range into one value
+//     with an associative combine. Options: On (where it runs) and Grain
+//     (how small the pieces get).
+//   - Pipelines: From(s), Range(n) and Chunks(s, size) make an Iter; Map,
+//     Iter.Filter, Enumerate, Zip, Chain and Flatten adapt it; Iter.Collect,
+//     Iter.Reduce, Fold, Sum, Min, MinBy, Iter.FindFirst, Iter.Any and the
+//     other terminal operations run it.
+//   - Sorting: Sort, SortDesc, SortFunc, SortStableFunc, SortByKey and
+//     SortByKeyDesc.
+//   - Recursion: Join(a, b) runs a and b in parallel and returns when both
+//     have; inside a job, call Ctx.Join on the *Ctx it received, or
+//     JoinValues for two results.
+//   - A changing number of jobs: Scoped(body), Ctx.Scope or Pool.Scope
+//     gives body a *Scope whose Spawn adds jobs; all of them finish before
+//     the call returns.
+//   - Pools: the package-level functions run on Default, GOMAXPROCS workers
+//     started on first use. NewPool(Config{Workers: n}) makes another, which
+//     Pool.Close stops; On(p) runs a loop on it, and Pool.Run, Pool.Join and
+//     Pool.Scope run jobs on it.
+//   - Waiting for events from jobs: OnceLatch and CountLatch, which a job
+//     waits for with WaitCtx (running other work meanwhile) and a goroutine
+//     with Wait.
+//
+// Jobs must not block for long (on I/O, a channel, a lock held elsewhere):
+// a blocked job holds its worker, and a pool has one worker per core
+// unless told otherwise. The runnable examples (ExampleFor, ExampleReduce, ExampleScope and
+// the others) are shown on pkg.go.dev; go test -run Example runs them.
 //
 // # Contexts, not thread-locals
 //
@@ -15,6 +62,153 @@
 // *Pool (p.Run, p.Join, p.Scope, On(p)) or the package-level functions,
 // which use Default. A Ctx is valid only on the goroutine of the job it was
 // passed to, until the job returns.
+//
+// A job that calls the pool-level API of its own pool instead (p.Run,
+// parallel.For with On(p), the package-level functions from a job of
+// Default) still works: the call notices that it runs on a worker of the
+// pool and runs the work there, as the Ctx-level call would, at the cost of
+// finding that out. A job of one pool that calls another pool blocks its
+// worker until the other pool is done, which is safe unless two pools wait
+// for each other with every worker.
+//
+// # Loops
+//
+// The loops split [0, n) recursively in halves with Join, and run body on
+// the pieces. Where a loop runs is an Option, On(e), with e a *Pool or a
+// *Ctx (an Executor); without it, Default. From inside a job, pass On(c):
+// the loop then runs on the job's worker, with the others stealing.
+//
+// How small the pieces get is the grain. Automatic grain, the default,
+// suits most loops: it follows Rayon's adaptive splitter. A budget of
+// 2·workers splits (splitsPerWorker), halved at each split, ends in about
+// 4·workers pieces when nobody steals; a piece whose job was stolen (it
+// runs on another worker than the one that split it) has its budget raised
+// back to the worker count, since a steal shows that a worker is idle and
+// the work is unbalanced. Ranges are never split below autoMinGrain (32)
+// elements per half, and a loop of fewer than 64 elements runs sequentially
+// on the calling goroutine without touching a pool: the sequential cut-off.
+//
+// With Grain(g), ranges are split until they hold at most g elements,
+// stolen or not, and a loop of at most g elements runs sequentially. Pass
+// it when an element is expensive (Grain(1) runs a loop over 10 files in
+// parallel, which automatic grain would run on the calling goroutine), when
+// the cost of the elements varies so much that a few pieces per worker
+// balance badly, or when the pieces must not depend on timing: with Grain,
+// Reduce and MapReduce combine the same pieces in the same order on every
+// run, so a floating-point sum gives the same result each time. Choose g so
+// that a piece does at least a few microseconds of work and each worker
+// still gets several pieces.
+//
+// A panic in a loop body is re-raised as a *PanicError after every piece
+// finished (section "Panics").
+//
+// # Iterators
+//
+// An Iter[T] is a lazy pipeline over a slice (From, Chunks) or a range
+// (Range): adapters (Map, Filter, Enumerate, Zip, Chain, Flatten) wrap it,
+// and a terminal operation (Collect, Count, ForEach, Reduce, Fold, Sum,
+// Min, Max, MinFunc, MaxFunc, MinBy, MaxBy, Any, All, FindAny, FindFirst,
+// Position) runs it. Go has no generic methods, so the adapters and
+// terminals that change or constrain the item type are functions; the
+// others are methods. Terminals take the loops' Options, and run as
+// Reduce over the source's index range: the same splitter, the same
+// sequential cut-off, the same panic rule (section "Loops"); Grain counts
+// source indices (chunks for Chunks, outer slices for Flatten).
+//
+// Each piece of the range drives the whole pipeline once: the source hands
+// batches of up to blockSize (256) items down a chain of sinks, one per
+// adapter, each of which transforms the batch into a buffer it owns (one
+// per piece) and hands it on. No intermediate slice of the input's size
+// exists, and the per-item cost is the user functions' calls; the
+// per-batch cost is a few indirect calls. The alternative, pushing single
+// items through a chain of closures, costs an indirect call per item per
+// stage; pulling items (one Next per item) costs as much and complicates
+// Filter.
+//
+// An iterator is exact if index i yields exactly item i: the sources, Map,
+// Enumerate and Zip of exact iterators, and Chain of exact iterators are.
+// Filter and Flatten are not, so Enumerate and Zip reject their output
+// (they would need the count of items left of each piece). Collect writes
+// an exact iterator in place into the result and concatenates the
+// per-piece slices of any other.
+//
+// Early exit. FindAny, FindFirst, Position, Any and All share a cutoff
+// among their pieces: a limit on the base index (the first source index of
+// a batch) that sources compare against before every batch, so a stopped
+// piece stops within one batch, and a piece not yet started stops at once.
+// FindAny sets the limit to -1 on its first match: everything stops.
+// FindFirst and Position lower it to the base of the matching batch
+// (CAS-min): batches after it stop, batches before it go on, since they
+// may hold an earlier match, and the pieces' results are combined left
+// first, so the leftmost match wins. Position adds the item counts of the
+// pieces left of the match, which are complete because the cutoff never
+// stops a batch left of a match. For an inexact iterator the base of a
+// batch is that of the source batch it came from, which orders batches
+// correctly; Flatten checks the cutoff between the batches of one inner
+// slice too.
+//
+// # Sort
+//
+// Sort, SortDesc, SortFunc, SortStableFunc, SortByKey and SortByKeyDesc
+// run parallel pdqsort for the unstable sorts and parallel merge sort with
+// one scratch slice for the stable ones, splitting with Ctx.Join (package
+// github.com/blitz-go/blitz/parallel/internal/psort has the algorithms and
+// their measurements). The sort runs in the executor of the On
+// option (Default without), as the loops do; Grain is ignored, as psort's
+// cut-offs are its own. A slice of at most sortSeqMax (16384) elements,
+// psort's leaf size, is sorted on the calling goroutine with a sequential
+// join and never touches a pool. SortDesc sorts ascending and reverses in
+// parallel, which keeps the inlined comparisons of cmp.Ordered; SortByKey
+// and SortByKeyDesc are stable, and call key on every comparison. A panic
+// in a comparison or key function is re-raised as a *PanicError once no
+// work of the sort runs.
+//
+// # Scopes
+//
+// c.Scope(body) runs body with a *Scope whose CountLatch counts the body
+// and every spawned job not yet finished. s.Spawn pushes a job on the deque
+// of the worker running the body; a spawned job that spawns more calls
+// s.SpawnFrom(itsCtx, f), which pushes on its own worker's deque (Go cannot
+// find the current worker without its Ctx). When the body returns, the
+// owner waits for the latch, running jobs meanwhile. Spawned jobs are
+// allocated, one per Spawn.
+//
+// # Panics
+//
+// A panic in a job is recovered on the goroutine that ran it, with its
+// stack, as a *PanicError. Join re-panics only after both sides returned,
+// with a's panic if a panicked, else b's: the order of the arguments, not
+// of time, so that the outcome is deterministic. Scope re-panics after the
+// body and all spawned jobs finished, with the first panic recorded (in
+// time). Run, the pool-level calls and the loops re-panic with the job's
+// *PanicError. A *PanicError travels unchanged through nested joins, so its
+// Stack is the original panic's. The alternative, re-panicking the original
+// value, would lose the stack of a panic that happened on another worker.
+// Misuse panics with a "parallel: " string.
+//
+// A job that calls runtime.Goexit, as testing's t.FailNow, t.Fatal and
+// t.SkipNow do, ends its worker's goroutine, which no code can stop; the
+// pool finishes the jobs that goroutine was running, reports the job to
+// whoever waits for it as a *PanicError with errors.Is(err, ErrGoexit)
+// true, and starts a replacement worker (section "Goexit in a job").
+//
+// # Cancellation
+//
+// There is none: Join, Scope, Run and the loops return only once all the
+// work they started has finished, and nothing interrupts a running job.
+// To stop early, use the iterators that stop by themselves (FindAny,
+// FindFirst, Position, Any, All), or have the body check a flag (an
+// atomic.Bool, a context's Err) and return at once; the pieces still to
+// come then cost one check each. A panic does not stop the other pieces
+// either: they run to the end before the loop re-panics.
+//
+// # Internals
+//
+// The rest of this documentation is for contributors: how Join, the sleep
+// protocol of the workers, latches and Close work. Comments in the source
+// cite these sections, and those above, by name; what they keep of Blitz
+// and Rayon, and what they change, is in
+// https://github.com/blitz-go/blitz/blob/main/docs/design/parallel.md.
 //
 // # Join
 //
@@ -37,18 +231,29 @@
 // Thieves take the oldest frame (wsqueue's Steal), so a stolen frame is the
 // largest piece of work available: the outermost pending join.
 //
-// # Panics
+// # Waiting
 //
-// A panic in a job is recovered on the goroutine that ran it, with its
-// stack, as a *PanicError. Join re-panics only after both sides returned,
-// with a's panic if a panicked, else b's: the order of the arguments, not
-// of time, so that the outcome is deterministic. Scope re-panics after the
-// body and all spawned jobs finished, with the first panic recorded (in
-// time). Run, the pool-level calls and the loops re-panic with the job's
-// *PanicError. A *PanicError travels unchanged through nested joins, so its
-// Stack is the original panic's. The alternative, re-panicking the original
-// value, would lose the stack of a panic that happened on another worker.
-// Misuse panics with a "parallel: " string.
+// A worker that waits (waitUntil) pops its own deque first, then searches and
+// sleeps as in "Going to sleep", running any job it finds, until the awaited
+// flag is set. This is a hybrid join: the pop first catches the common case
+// of deep recursion, where nothing was stolen, and a worker whose b was
+// stolen keeps working rather than blocking. The jobs it runs nest on its
+// goroutine's stack.
+//
+// # Calls from a worker without its Ctx
+//
+// A job may call the pool-level API of its own pool (p.Run, p.Join,
+// parallel.For with On(p), Default's functions from a Default job) instead
+// of using its Ctx. Injecting and blocking there would take the worker out
+// of the pool; with every worker doing it the pool would deadlock. So the
+// pool-level calls first ask whether the calling goroutine is one of the
+// pool's workers, and if so run the work at once on that worker, exactly as
+// the Ctx-level call would. The question is cheap when every worker is
+// inactive (a worker running user code never is, so the caller is not one);
+// otherwise it compares the goroutine id, parsed from runtime.Stack (about a
+// microsecond), with the ids the workers recorded at start. Go reuses no
+// goroutine id. A worker of one pool calling another pool blocks, which is
+// safe unless two pools wait for each other with every worker.
 //
 // # Goexit in a job
 //
@@ -178,15 +383,6 @@
 // the workers in WaitCtx in a list under its mutex; goroutines in Wait block
 // on a channel the latch closes.
 //
-// # Waiting
-//
-// A worker that waits (waitUntil) pops its own deque first, then searches and
-// sleeps as in "Going to sleep", running any job it finds, until the awaited
-// flag is set. This is a hybrid join: the pop first catches the common case
-// of deep recursion, where nothing was stolen, and a worker whose b was
-// stolen keeps working rather than blocking. The jobs it runs nest on its
-// goroutine's stack.
-//
 // # The injection queue
 //
 // Work from outside the pool (Run, and Join, Scope and the loops on a *Pool)
@@ -196,109 +392,6 @@
 // lock-free Treiber stack would be LIFO and needs either a lock or ABA care
 // for its pop; injection is not on the fork-join hot path, so the mutex is
 // the simple choice.
-//
-// # Calls from a worker without its Ctx
-//
-// A job may call the pool-level API of its own pool (p.Run, p.Join,
-// parallel.For with On(p), Default's functions from a Default job) instead
-// of using its Ctx. Injecting and blocking there would take the worker out
-// of the pool; with every worker doing it the pool would deadlock. So the
-// pool-level calls first ask whether the calling goroutine is one of the
-// pool's workers, and if so run the work at once on that worker, exactly as
-// the Ctx-level call would. The question is cheap when every worker is
-// inactive (a worker running user code never is, so the caller is not one);
-// otherwise it compares the goroutine id, parsed from runtime.Stack (about a
-// microsecond), with the ids the workers recorded at start. Go reuses no
-// goroutine id. A worker of one pool calling another pool blocks, which is
-// safe unless two pools wait for each other with every worker.
-//
-// # Scopes
-//
-// c.Scope(body) runs body with a *Scope whose CountLatch counts the body
-// and every spawned job not yet finished. s.Spawn pushes a job on the deque
-// of the worker running the body; a spawned job that spawns more calls
-// s.SpawnFrom(itsCtx, f), which pushes on its own worker's deque (Go cannot
-// find the current worker without its Ctx). When the body returns, the
-// owner waits for the latch, running jobs meanwhile. Spawned jobs are
-// allocated, one per Spawn.
-//
-// # Loops
-//
-// The loops split [0, n) recursively with Join. With automatic grain, the
-// split follows Rayon's adaptive splitter: a budget of 2·workers splits
-// (splitsPerWorker), halved at each split, ends in about 4·workers pieces
-// when nobody steals; a piece whose job was stolen (it runs on another
-// worker than the one that split it) has its budget raised back to the
-// worker count, since a steal shows that a worker is idle and the work is
-// unbalanced. Ranges are never split below autoMinGrain (32) elements per
-// half, and a loop of fewer than 64 elements runs sequentially on the
-// calling goroutine without touching a pool: the sequential cut-off. With
-// Grain(g), ranges are split until they hold at most g elements, stolen or
-// not, and a loop of at most g elements runs sequentially. Where a loop
-// runs is an Option, On(e), with e a *Pool or a *Ctx (an Executor); without
-// it, Default. A panic in a loop body is re-raised as a *PanicError after
-// every piece finished.
-//
-// # Iterators
-//
-// An Iter[T] is a lazy pipeline over a slice (From, Chunks) or a range
-// (Range): adapters (Map, Filter, Enumerate, Zip, Chain, Flatten) wrap it,
-// and a terminal operation (Collect, Count, ForEach, Reduce, Fold, Sum,
-// Min, Max, MinFunc, MaxFunc, MinBy, MaxBy, Any, All, FindAny, FindFirst,
-// Position) runs it. Go has no generic methods, so the adapters and
-// terminals that change or constrain the item type are functions; the
-// others are methods. Terminals take the loops' Options, and run as
-// Reduce over the source's index range: the same splitter, the same
-// sequential cut-off, the same panic rule (section "Loops"); Grain counts
-// source indices (chunks for Chunks, outer slices for Flatten).
-//
-// Each piece of the range drives the whole pipeline once: the source hands
-// batches of up to blockSize (256) items down a chain of sinks, one per
-// adapter, each of which transforms the batch into a buffer it owns (one
-// per piece) and hands it on. No intermediate slice of the input's size
-// exists, and the per-item cost is the user functions' calls; the
-// per-batch cost is a few indirect calls. The alternative, pushing single
-// items through a chain of closures, costs an indirect call per item per
-// stage; pulling items (one Next per item) costs as much and complicates
-// Filter.
-//
-// An iterator is exact if index i yields exactly item i: the sources, Map,
-// Enumerate and Zip of exact iterators, and Chain of exact iterators are.
-// Filter and Flatten are not, so Enumerate and Zip reject their output
-// (they would need the count of items left of each piece). Collect writes
-// an exact iterator in place into the result and concatenates the
-// per-piece slices of any other.
-//
-// Early exit. FindAny, FindFirst, Position, Any and All share a cutoff
-// among their pieces: a limit on the base index (the first source index of
-// a batch) that sources compare against before every batch, so a stopped
-// piece stops within one batch, and a piece not yet started stops at once.
-// FindAny sets the limit to -1 on its first match: everything stops.
-// FindFirst and Position lower it to the base of the matching batch
-// (CAS-min): batches after it stop, batches before it go on, since they
-// may hold an earlier match, and the pieces' results are combined left
-// first, so the leftmost match wins. Position adds the item counts of the
-// pieces left of the match, which are complete because the cutoff never
-// stops a batch left of a match. For an inexact iterator the base of a
-// batch is that of the source batch it came from, which orders batches
-// correctly; Flatten checks the cutoff between the batches of one inner
-// slice too.
-//
-// # Sort
-//
-// Sort, SortDesc, SortFunc, SortStableFunc, SortByKey and SortByKeyDesc
-// run the sorts of internal/psort (see its doc for the algorithms and
-// their measurements): parallel pdqsort for the unstable sorts, parallel
-// merge sort with one scratch slice for the stable ones, with
-// psort.Join[*Ctx] = Ctx.Join. The sort runs in the executor of the On
-// option (Default without), as the loops do; Grain is ignored, as psort's
-// cut-offs are its own. A slice of at most sortSeqMax (16384) elements,
-// psort's leaf size, is sorted on the calling goroutine with a sequential
-// join and never touches a pool. SortDesc sorts ascending and reverses in
-// parallel, which keeps the inlined comparisons of cmp.Ordered; SortByKey
-// and SortByKeyDesc are stable, and call key on every comparison. A panic
-// in a comparison or key function is re-raised as a *PanicError once no
-// work of the sort runs.
 //
 // # Close
 //

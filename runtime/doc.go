@@ -1,10 +1,65 @@
-// Package runtime is the module users import: a work-stealing runtime that
-// runs futures as tasks, with timers driven by a hierarchical timer wheel.
-// It puts together the scheduler (workers, LIFO stack, local and global
-// queues, stealing, parking), the future contract, the timer wheel and the
-// I/O backends, and around them networking, the blocking pool, files and
-// directories, signals, child processes and a graceful-shutdown
-// coordinator (each has a section below).
+// Package runtime runs async Go code: futures, as tasks, on a
+// work-stealing runtime of a few worker goroutines, with timers, TCP, UDP,
+// Unix and TLS sockets, files, child processes and signals driven by the
+// platform's I/O (io_uring, epoll, kqueue or IOCP). It is the module a
+// program imports.
+//
+// # Start here
+//
+// The API in the order a new program needs it; each group has a section
+// below.
+//
+//   - Run tasks: New(Config{}) makes a *Runtime, and Runtime.Handle the
+//     Handle that the other constructors take. SpawnOn(h, f) starts a task
+//     from a goroutine, Spawn(cx, f) from inside a task; both return a
+//     JoinHandle, which a goroutine waits for with Wait and a task polls.
+//     BlockOn(ctx, h, f) runs f on the calling goroutine. SpawnValue and
+//     SpawnValueOn spawn a future held by value in one allocation;
+//     TrySpawnOn refuses when Config.MaxLiveTasks tasks are live.
+//   - Write a task: an async function that blitzgen compiles into a future
+//     (see "A first program"), the combinators of package future
+//     (future.Then, future.JoinAll, future.Race, ...), or a type with a Poll
+//     method.
+//   - Groups of tasks: JoinSet returns its tasks' outcomes as they finish;
+//     Serve runs an accept loop with a handler task per connection and a
+//     graceful stop.
+//   - Time: Sleep, SleepUntil, Timeout, Deadline (TryTimeout and TryDeadline
+//     for futures that can fail), NewInterval, Yield.
+//   - TCP, UDP and Unix sockets: ListenTCP, DialTCP and TCPStream; BindUDP;
+//     ListenUnix, DialUnix and BindUnixDatagram; Resolve. NetConn and
+//     NetListener hand a socket to net/http and other goroutine code.
+//   - TLS: DialTLS, ListenTLS or NewTLSListener, TLSClient and TLSServer
+//     make a TLSStream, which crypto/tls drives in the task's own polls.
+//   - Byte streams: every AsyncReader and AsyncWriter works with Copy,
+//     ReadFull, ReadToEnd, WriteAll, NewBufReader and NewBufWriter;
+//     AsIOReader, AsIOWriter, FromIOReader and FromIOWriter cross to and
+//     from io.Reader and io.Writer.
+//   - Files: Open, Create and OpenFile resolve to a *File; ReadFile,
+//     WriteFile, ReadDir, MkdirAll, Remove, Rename, Stat and the other
+//     file-system calls are futures too.
+//   - Blocking code: Blocking and SpawnBlocking run a function on the
+//     runtime's blocking pool.
+//   - Processes: Command builds a Cmd and Cmd.Spawn starts it; the Child
+//     has Wait, Output and Kill, and its piped stdin, stdout and stderr.
+//   - Signals: Interrupt, Terminate, Hangup and Signal wait for one signal;
+//     Signals returns a stream of them.
+//   - Shutdown: a Coordinator drains the work in flight (Guard, then
+//     Trigger or TriggerOnSignal, then Wait or Drained); Runtime.Shutdown
+//     then stops the runtime.
+//   - Goroutines and tasks together: JoinHandle.Wait and BlockOn wait for
+//     tasks from goroutines; every channel of package
+//     github.com/blitz-go/blitz/channels and every lock of package
+//     github.com/blitz-go/blitz/syncprim has a future for tasks and a
+//     Blocking form for goroutines, both waiting in one FIFO queue.
+//   - Observability: Named and SetTaskName name tasks; Runtime.Dump,
+//     Runtime.DumpOnSignal and Runtime.Tasks list the live tasks and what
+//     each waits on; Runtime.Stats and Runtime.Metrics count, and
+//     Metrics.WritePrometheus exports the counts; package
+//     github.com/blitz-go/blitz/runtime/inspect serves all of it over HTTP.
+//
+// The runnable examples (Example_tcpServer, ExampleServe, ExampleCoordinator
+// and the others) are shown on pkg.go.dev, not by go doc; go test -run
+// Example runs them.
 //
 // # A first program
 //
@@ -32,8 +87,8 @@
 //	msg, err := h.Wait(context.Background()) // "hello, world", nil
 //
 // Add the generator to your module with go get -tool
-// github.com/blitz-go/blitz/asyncgen/cmd/blitzgen. The README of the blitz
-// repository has complete programs to paste and run.
+// github.com/blitz-go/blitz/asyncgen/cmd/blitzgen. The README at
+// https://github.com/blitz-go/blitz has complete programs to paste and run.
 //
 // # How a task is written
 //
@@ -139,19 +194,13 @@
 //
 // # Time
 //
-// Sleep, SleepUntil, Timeout, Deadline and Interval are driven by timer
-// wheels, one per worker, each under its own lock; a sleep picks its wheel
-// by its address. Every worker runs the timer driver at the start of each
-// tick (128 polls at most) and before it parks, and a parked worker sleeps at
-// most until the earliest deadline it saw. A sleep due sooner than that
-// notifies an idle worker, which parks again with the shorter timeout. So a
-// sleep never ends before its deadline (deadlines round up to the next tick
-// of Config.TimerTick, 1 ms by default) and ends about a tick after it, unless
-// every worker is inside a long poll. With an I/O backend (the default), one
-// parked worker sleeps in the backend's wait towards the next deadline and
-// the others park without a timeout, so a deadline wakes one worker; a sleep
-// due sooner than that worker expects makes its wait return (see "I/O").
-// With BackendNone every parked worker sleeps towards the next deadline.
+// Sleep, SleepUntil, Timeout, Deadline and Interval are timed by the
+// runtime's timer wheels, one per worker. A sleep never ends before its
+// deadline: deadlines round up to the next tick of Config.TimerTick (1 ms by
+// default), and a sleep ends about a tick after its deadline, unless every
+// worker is inside a long poll. No worker polls the clock while idle: a
+// parked worker sleeps until the next deadline, and a sooner sleep wakes
+// one (see "Internals").
 //
 // A duration of zero or less has passed already: Sleep(0) is ready at its
 // first poll. A duration too long for the clock to count (math.MaxInt64)
@@ -168,68 +217,25 @@
 // the missed ticks back to back, Skip drops them and rejoins the schedule,
 // Delay restarts the schedule from the late tick.
 //
-// # I/O
-//
-// The runtime's I/O goes through one completion-based backend (package
-// backend): io_uring on Linux when the kernel allows it, epoll when
-// io_uring_setup is refused (containers often block it) or compiled out with
-// the blitz_nouring build tag, kqueue on darwin and the BSDs, IOCP on
-// Windows. Config.Backend forces one, or BackendNone for none; Backend
-// reports which one runs.
-//
-// An I/O future submits its operation on its first poll, with the task's
-// Waker beside it, and returns not-ready; the completion wakes the task.
-// Completions are collected in two places. At the start of each tick a
-// worker collects whatever its ring (below) has ready without blocking,
-// unless another worker is collecting that ring; a ring with nothing in
-// flight costs that tick one atomic load. And when workers run out of work,
-// a worker whose ring has operations in flight waits for them, with the
-// next timer deadline as its timeout: an I/O completion, a timer and a new
-// task all end that wait (a claim of that worker calls the backend's Wake;
-// a sooner timer does too). A worker whose ring has nothing in flight parks
-// on a channel instead, which is cheaper to wake; the first operation
-// submitted to its ring, by a task or a goroutine, wakes it to wait there.
-// Nothing busy-polls.
-//
-// On io_uring and epoll the wait is Go's own: the ring's descriptor (the
-// io_uring instance, the epoll set) is registered with Go's network poller,
-// and the waiting worker parks as a goroutine parks on a net.Conn. No
-// system call blocks, so the worker's thread and Go's P run other
-// goroutines meanwhile, and no worker keeps an OS thread. On kqueue and
-// IOCP the waiting worker blocks in the backend's Wait, a system call that
-// keeps its P until Go's sysmon hands it to another thread (20 us at best,
-// longer after a busy stretch), so a goroutine made runnable just before
-// such a wait can be late by that much.
-//
-// With io_uring and epoll the runtime runs one ring (backend instance) per
-// worker (Config.IORings): each worker collects from and waits in its own
-// ring, so the kernel's share of the I/O (a loopback send runs the
-// receiver's TCP stack inside io_uring_enter) runs on every core rather
-// than on whichever thread holds the one ring, and a wake-up goes to the
-// one worker whose ring has work. A socket is homed on one ring for its
-// life, chosen round-robin when it is made: its operations, its close and
-// its pooled buffers all go to that ring, whichever task or goroutine
-// submits them. Of the waiting workers, those whose deadline another's
-// covers sleep without a limit, so a deadline wakes one worker. The cost: a
-// worker stuck in a long poll delays its own ring's completions (not the
-// others') until its next tick. kqueue and IOCP run one instance.
-//
-// A cancelled I/O future submits a cancel for its operation and leaves; the
-// backend keeps the operation's buffer referenced until the kernel is done
-// with it, and the late completion is disposed of (a socket that an
-// abandoned accept produced is closed). Shutdown closes the backend after
-// the workers stopped.
-//
 // # Networking
+//
+// Sockets run on the runtime's I/O backend (package
+// github.com/blitz-go/blitz/backend): io_uring on Linux when the kernel
+// allows it, else epoll (containers often refuse io_uring; the blitz_nouring
+// build tag compiles it out); kqueue on darwin and the BSDs; IOCP on
+// Windows. Config.Backend forces one, or BackendNone runs without I/O;
+// Runtime.Backend reports which one runs. An I/O future submits its
+// operation at its first poll, and the completion wakes the task: nothing
+// busy-polls, and on Linux a worker waiting for I/O holds no OS thread.
 //
 // ListenTCP, DialTCP, BindUDP, ListenUnix, DialUnix and BindUnixDatagram
 // make sockets of the runtime's backend. Their operations return futures
 // (AcceptFuture, ConnectFuture, ReadFuture, WriteFuture, WriteAllFuture,
 // RecvFromFuture, SendToFuture, ReadPooledFuture) by pointer, ready for
 // future.Await and future.Try in an async function or for a field of a
-// hand-written state machine; examples/echo is a server written the first
-// way, examples/echomachine the second. Resolve looks a name up on a goroutine of its own; DialTCP
-// resolves names itself and tries each address.
+// hand-written state machine (Example_tcpServer is a server written that
+// way). Resolve looks a name up on a goroutine of its own; DialTCP resolves
+// names itself and tries each address.
 //
 // A socket has one operation of each direction in flight at a time: one
 // read-side (read, receive, accept) and one write-side (write, send,
@@ -256,15 +262,12 @@
 // waits for the next one (Metrics.AcceptsSkipped counts them), so an
 // accept fails only for its listener.
 //
-// Sends try the backend's fast path first (TrySend: one system call on the
-// task's own worker, no operation) on the readiness backends, where it is
-// cheaper; io_uring keeps them in the ring, where it measured faster. Reads
-// that found no data carry the backend.PollFirst hint, so that io_uring
-// waits for data before its first attempt instead of failing one.
-// ReadPooled reads into a buffer of the runtime's pool taken only when data
-// arrives (io_uring's provided-buffer ring), so an idle connection holds no
-// read buffer: about 1.2 KB per idle connection in all, against about 7 KB
-// for a goroutine blocked in net.Conn.Read (BENCHMARKS.md).
+// ReadPooled reads into a buffer of the runtime's read pool
+// (Config.ReadBufferCount buffers of Config.ReadBufferSize bytes), taken
+// only when data arrives, so a connection waiting for data holds no read
+// buffer and costs a small fraction of a goroutine blocked in
+// net.Conn.Read. Runtime.PrepareReadPool makes the pool ahead of the first
+// pooled read.
 //
 // NetConn and NetListener adapt streams and listeners to net.Conn and
 // net.Listener, for ordinary Go code: net/http, crypto/tls, bufio. Their
@@ -273,9 +276,141 @@
 // caller's buffer is free when Read returns). They pass x/net's
 // nettest.TestConn. The price of the crossing: a goroutine that must wait for
 // data is woken by the worker that collected the completion, so the adapter
-// is slower than Go's own netpoller for request-response traffic
-// (BENCHMARKS.md in the blitz repository); write new code as tasks to get the
-// runtime's figures.
+// is slower than Go's own netpoller for request-response traffic; write new
+// code as tasks to get the runtime's speed (Example_netListener shows the
+// adapter).
+//
+// # TLS
+//
+// A TLSStream is crypto/tls run by the task that polls it: the handshake
+// starts at the first Handshake, read or write, and records are encrypted
+// and decrypted in the task's polls, so a connection waiting for data holds
+// no goroutine (and over TCP or Unix, no read buffer either). DialTLS
+// connects and runs the client handshake; ListenTLS, or NewTLSListener over
+// a TCPListener or UnixListener, accepts TLS servers; TLSClient and
+// TLSServer wrap any TLSTransport. A TLSStream is an AsyncReader and
+// AsyncWriter, so the helpers of "Streams" work on it; a cancelled read
+// loses nothing, and cancelling the future that drives the handshake fails
+// the stream with ErrTLSHandshakeCancelled. See Example_tlsServer.
+//
+// # Streams
+//
+// AsyncReader and AsyncWriter are the async io.Reader and io.Writer: a
+// PollRead or PollWrite method that is ready with a count (io.EOF at the
+// end of a stream) or pending with the caller's waker registered, and a
+// CancelRead or CancelWrite. TCPStream, UnixStream and their split halves,
+// File, ChildOutput and ChildStdin implement them, and so does every
+// wrapper below, so the wrappers compose.
+//
+// The rule that makes a poll-based read safe on a completion backend
+// (io_uring, IOCP), where the kernel writes into the buffer after the
+// poll returned: a pending read is continued, into the buffer of the call
+// that started it, by the next PollRead, which must pass the same buffer;
+// the buffer belongs to the reader until a PollRead is ready or CancelRead
+// returns. Every helper keeps it by not touching its buffer while a read
+// is pending (BufReader compacts only between reads, ReadToEnd grows only
+// between reads). A cancelled read loses nothing: sockets deliver what a
+// cancelled read received to the next one, pipes and FromIOReader keep it
+// in their own buffer, BufReader keeps the bytes a cancelled ReadLine had
+// gathered.
+//
+// On top: Read and Write (one poll as a future, for select and timeouts),
+// ReadFull, ReadToEnd, WriteAll, Copy and CopyBuffer, LimitReader, all
+// returning a *StreamFuture; BufReader (Read, ReadBytes, ReadString,
+// ReadLine with a line-length bound) and BufWriter (Write, WriteString,
+// Flush; Copy flushes one at the end). For goroutine code, AsIOReader and
+// AsIOWriter make an io.Reader and io.Writer of any stream (their calls
+// wait on the calling goroutine and stop when a context.Context is done;
+// a File or a pipe remembers its runtime, whose pool serves those calls),
+// and FromIOReader and FromIOWriter make streams for tasks of any
+// io.Reader or io.Writer, whose calls run on the blocking pool.
+//
+// # Blocking calls and files
+//
+// Blocking(fn) is a future that runs fn on the runtime's blocking pool
+// (module blocking: threads started on demand up to Config.BlockingThreads,
+// 512 by default, leaving after Config.BlockingIdleTimeout, 10 s) and
+// resolves to fn's value and error; SpawnBlocking(h, fn) runs one as a task
+// and returns its JoinHandle. A panic in fn reaches the task (and so the
+// JoinHandle) as a *PanicError with fn's own stack. Runtime.Shutdown
+// rejects the calls still queued and waits, as long as its context allows,
+// for those running.
+//
+// Open, Create and OpenFile return futures of a *File, whose operations are
+// futures too, with os.File's results and *fs.PathError errors. Sync, Stat
+// and Truncate return a FileOpFuture, cancellable like the others; a
+// cancelled open closes the descriptor it got anyway, and a cancelled Close
+// still closes. ReadFile, WriteFile and AppendFile do a whole file.
+//
+// On io_uring the file operations are io_uring operations on the ring of the
+// worker that polls them: the open (openat), the data operations (Read,
+// Write, ReadAt, WriteAt, ReadvAt, WritevAt), Sync (fsync), Stat (statx, its
+// Sys() a *syscall.Stat_t as os.File.Stat's), Truncate (ftruncate, Linux 6.9
+// and later) and Close (close, once the ring's operations in flight on the
+// file have completed). A file the ring opened is owned by its File (an
+// unclosed one is closed by the garbage collector, as an os.File is) until
+// File.OS hands the descriptor to an *os.File, whose Close then closes it. A
+// cached read skips the ring: preadv2 with RWF_NOWAIT copies the page-cache
+// data at once and the ring takes only the misses. What the ring does not
+// take runs on the blocking pool as the os call: Truncate on an older
+// kernel, an open with flags beyond O_RDONLY, O_WRONLY, O_RDWR, O_CREATE,
+// O_EXCL, O_TRUNC and O_APPEND (that file is then an os.File's), anything
+// the ring refuses. SeekTo always runs there, and so does every directory
+// operation (ReadDir, MkdirAll, Remove, RemoveAll, Rename, Link, Symlink,
+// Readlink, Stat, Lstat, Chmod, Canonicalize) and, on the other backends,
+// every file operation. io_uring tries an open without blocking first, so a
+// FIFO opened read-only through the ring does not wait for a writer (see
+// OpenFile).
+//
+// # Processes
+//
+// Command builds a Cmd (arguments, environment, directory, and for each
+// standard stream Inherit, the default, Null or Piped); Spawn starts it on
+// the blocking pool, since fork and exec can take milliseconds, and resolves
+// to a Child. Child.Wait is a future of its ExitStatus (Code, Success,
+// Signal), cached so that every wait sees the same one; it first closes a
+// piped stdin, as Tokio does, so that a child reading to the end of its input
+// does not wait for a parent waiting for it. On Linux with an I/O backend the
+// wait holds no thread: a pidfd of the child (pidfd_open) is polled through
+// the backend like a socket, and once it is readable the child is reaped at
+// once. Elsewhere (other systems, BackendNone, a kernel that refuses
+// pidfd_open) the wait runs on the blocking pool. Kill sends SIGKILL
+// (TerminateProcess on Windows); Output reads the piped stdout and stderr
+// concurrently, so a child filling both pipes cannot deadlock, and waits.
+// Every stream is an *os.File, so os/exec starts no goroutine of its own.
+// Pipe reads and writes (ChildOutput.Read and ReadAll, ChildStdin.Write) run
+// on the blocking pool. They lose nothing to a cancellation: a read fills the
+// ChildOutput's buffer, from which the next read takes what a cancelled one
+// got, and a cancelled write that the pool already runs still goes out, in
+// order, before the writes after it. A spawned process must be waited for, as
+// with os/exec; a Spawn cancelled after the process started kills and reaps
+// it.
+//
+// # Signals
+//
+// Signals(h, sigs...) returns a SignalStream whose Next is a future of the
+// next signal; Signal(h, sigs...), Interrupt, Terminate and Hangup are
+// one-shot futures of the first such signal after the call. Every listener
+// receives every signal of its set dispatched while it is registered: two
+// streams of SIGHUP both see each SIGHUP, and none steals from another. A
+// stream buffers 16 signals between Nexts; beyond that a burst coalesces, as
+// the kernel coalesces a pending signal, keeping at least one of each kind
+// (Dropped counts what it lost). Listeners register at creation, so a signal
+// sent once the constructor returned is caught; Close, Cancel or the shutdown
+// of h's runtime unregisters them. A signal that no listener wants any more
+// gets its default action back. On Windows only os.Interrupt and SIGTERM
+// arrive, and Hangup fails with errors.ErrUnsupported.
+//
+// # Graceful shutdown
+//
+// A Coordinator, independent of Runtime.Shutdown, drains a server's work:
+// in-flight work holds a Guard, Trigger (or the first of some signals, with
+// TriggerOnSignal) refuses new guards with ErrShuttingDown, and Wait (for
+// goroutines) or Drained (for tasks) returns once it was triggered and every
+// guard was released, or, when its context or timeout ends first, a Report
+// naming the guards still held with an error wrapping ErrShutdownTimeout.
+// Tasks select on WhenTriggered; goroutines on Done. The usual order is
+// Trigger, Wait, then Runtime.Shutdown. See ExampleCoordinator.
 //
 // # Shutdown
 //
@@ -290,19 +425,6 @@
 // *fs.PathError matching fs.ErrClosed and ErrShutdown, and closing either
 // still releases it. Every SignalStream of the runtime is closed by the time
 // Shutdown returns.
-//
-// # Statistics and metrics
-//
-// Stats returns the scheduler's counters (spawned, polled, stolen, parked,
-// live tasks, panics, cancellations, per-worker figures) and the number of
-// pending timers. Metrics returns those and the rest of the runtime's
-// figures: each worker's counters and local queue, the global queue, the
-// blocking pool (goroutines, idle, queued, calls run, panics), each I/O
-// ring's operations in flight and its operations submitted and finished by
-// kind, and the live timers. Metrics.WritePrometheus writes them in the
-// Prometheus text exposition format; the inspect package serves that over
-// HTTP and publishes the Metrics as an expvar variable, so that a program
-// importing this package links no HTTP server unless it asks for one.
 //
 // # Task identity and dumps
 //
@@ -353,129 +475,31 @@
 // Config.NoTraceRegions. Config.SpawnSites records each spawn's file:line
 // for the dump.
 //
-// Ids, parents, ages, poll counts and waits cost a spawn, a yield or a
-// ping-pong about 2% (they take 48 bytes of each task); spawn sites,
-// poll timing and labels cost much more and are off by default (see the
-// Config fields).
+// Ids, parents, ages, poll counts and waits are always kept, at a small
+// cost; spawn sites, poll timing and labels cost much more and are off by
+// default (see the Config fields).
 //
-// # Blocking calls and files
+// # Statistics and metrics
 //
-// Blocking(fn) is a future that runs fn on the runtime's blocking pool
-// (module blocking: threads started on demand up to Config.BlockingThreads,
-// 512 by default, leaving after Config.BlockingIdleTimeout, 10 s) and
-// resolves to fn's value and error; SpawnBlocking(h, fn) runs one as a task
-// and returns its JoinHandle. A panic in fn reaches the task (and so the
-// JoinHandle) as a *PanicError with fn's own stack. Runtime.Shutdown
-// rejects the calls still queued and waits, as long as its context allows,
-// for those running.
+// Stats returns the scheduler's counters (spawned, polled, stolen, parked,
+// live tasks, panics, cancellations, per-worker figures) and the number of
+// pending timers. Metrics returns those and the rest of the runtime's
+// figures: each worker's counters and local queue, the global queue, the
+// blocking pool (goroutines, idle, queued, calls run, panics), each I/O
+// ring's operations in flight and its operations submitted and finished by
+// kind, and the live timers. Metrics.WritePrometheus writes them in the
+// Prometheus text exposition format; the package
+// github.com/blitz-go/blitz/runtime/inspect serves that over HTTP and
+// publishes the Metrics as an expvar variable, so that a program importing
+// this package links no HTTP server unless it asks for one.
 //
-// Open, Create and OpenFile return futures of a *File, whose operations are
-// futures too, with os.File's results and *fs.PathError errors. On io_uring
-// they are io_uring operations on the ring of the worker that polls them: the
-// open (openat), the data operations (Read, Write, ReadAt, WriteAt, ReadvAt,
-// WritevAt), Sync (fsync), Stat (statx, its Sys() a *syscall.Stat_t as
-// os.File.Stat's), Truncate (ftruncate, Linux 6.9 and later) and Close
-// (close, once the ring's operations in flight on the file have completed).
-// Sync, Stat and Truncate return a FileOpFuture, cancellable like the others;
-// a cancelled open closes the descriptor it got anyway, and a cancelled Close
-// still closes. A file the ring opened is owned by its File (an unclosed one
-// is closed by the garbage collector, as an os.File is) until File.OS hands
-// the descriptor to an *os.File, whose Close then closes it. A cached read
-// skips the ring: preadv2 with RWF_NOWAIT copies the page-cache data at once
-// and the ring takes only the misses. What the ring does not take runs on the
-// blocking pool as the os call: Truncate on an older kernel, an open with
-// flags beyond O_RDONLY, O_WRONLY, O_RDWR, O_CREATE, O_EXCL, O_TRUNC and
-// O_APPEND (that file is then an os.File's), anything the ring refuses.
-// SeekTo always runs there, and so does every directory operation (ReadDir,
-// MkdirAll, Remove, RemoveAll, Rename, Link, Symlink, Readlink, Stat, Lstat,
-// Chmod, Canonicalize) and, on the other backends, every file operation.
-// io_uring tries an open without blocking first, so a FIFO opened read-only
-// through the ring does not wait for a writer (see OpenFile). ReadFile,
-// WriteFile and AppendFile do a whole file.
+// # Internals
 //
-// # Signals
-//
-// Signals(h, sigs...) returns a SignalStream whose Next is a future of the
-// next signal; Signal(h, sigs...), Interrupt, Terminate and Hangup are
-// one-shot futures of the first such signal after the call. Every listener
-// receives every signal of its set dispatched while it is registered: two
-// streams of SIGHUP both see each SIGHUP, and none steals from another. A
-// stream buffers 16 signals between Nexts; beyond that a burst coalesces, as
-// the kernel coalesces a pending signal, keeping at least one of each kind
-// (Dropped counts what it lost). Listeners register at creation, so a signal
-// sent once the constructor returned is caught; Close, Cancel or the shutdown
-// of h's runtime unregisters them. Behind them is one process-wide
-// dispatcher: one os/signal channel per signal, registered with signal.Notify
-// for the first listener of that signal and stopped with signal.Stop when the
-// last one leaves (so the signal gets its default action back), and one
-// goroutine fanning out, which exits when no listener remains. On Windows
-// only os.Interrupt and SIGTERM arrive, and Hangup fails with
-// errors.ErrUnsupported.
-//
-// # Graceful shutdown
-//
-// A Coordinator, independent of Runtime.Shutdown, drains a server's work:
-// in-flight work holds a Guard, Trigger (or the first of some signals, with
-// TriggerOnSignal) refuses new guards with ErrShuttingDown, and Wait (for
-// goroutines) or Drained (for tasks) returns once it was triggered and every
-// guard was released, or, when its context or timeout ends first, a Report
-// naming the guards still held with an error wrapping ErrShutdownTimeout.
-// Tasks select on WhenTriggered; goroutines on Done. The usual order is
-// Trigger, Wait, then Runtime.Shutdown. See ExampleCoordinator.
-//
-// # Processes
-//
-// Command builds a Cmd (arguments, environment, directory, and for each
-// standard stream Inherit, the default, Null or Piped); Spawn starts it on
-// the blocking pool, since fork and exec can take milliseconds, and resolves
-// to a Child. Child.Wait is a future of its ExitStatus (Code, Success,
-// Signal), cached so that every wait sees the same one; it first closes a
-// piped stdin, as Tokio does, so that a child reading to the end of its input
-// does not wait for a parent waiting for it. On Linux with an I/O backend the
-// wait holds no thread: a pidfd of the child (pidfd_open) is polled through
-// the backend like a socket, and once it is readable the child is reaped at
-// once. Elsewhere (other systems, BackendNone, a kernel that refuses
-// pidfd_open) the wait runs on the blocking pool. Kill sends SIGKILL
-// (TerminateProcess on Windows); Output reads the piped stdout and stderr
-// concurrently, so a child filling both pipes cannot deadlock, and waits.
-// Every stream is an *os.File, so os/exec starts no goroutine of its own.
-// Pipe reads and writes (ChildOutput.Read and ReadAll, ChildStdin.Write) run
-// on the blocking pool. They lose nothing to a cancellation: a read fills the
-// ChildOutput's buffer, from which the next read takes what a cancelled one
-// got, and a cancelled write that the pool already runs still goes out, in
-// order, before the writes after it. A spawned process must be waited for, as
-// with os/exec; a Spawn cancelled after the process started kills and reaps
-// it.
-//
-// # Streams
-//
-// AsyncReader and AsyncWriter are the async io.Reader and io.Writer: a
-// PollRead or PollWrite method that is ready with a count (io.EOF at the
-// end of a stream) or pending with the caller's waker registered, and a
-// CancelRead or CancelWrite. TCPStream, UnixStream and their split halves,
-// File, ChildOutput and ChildStdin implement them, and so does every
-// wrapper below, so the wrappers compose.
-//
-// The rule that makes a poll-based read safe on a completion backend
-// (io_uring, IOCP), where the kernel writes into the buffer after the
-// poll returned: a pending read is continued, into the buffer of the call
-// that started it, by the next PollRead, which must pass the same buffer;
-// the buffer belongs to the reader until a PollRead is ready or CancelRead
-// returns. Every helper keeps it by not touching its buffer while a read
-// is pending (BufReader compacts only between reads, ReadToEnd grows only
-// between reads). A cancelled read loses nothing: sockets deliver what a
-// cancelled read received to the next one, pipes and FromIOReader keep it
-// in their own buffer, BufReader keeps the bytes a cancelled ReadLine had
-// gathered.
-//
-// On top: Read and Write (one poll as a future, for select and timeouts),
-// ReadFull, ReadToEnd, WriteAll, Copy and CopyBuffer, LimitReader, all
-// returning a *StreamFuture; BufReader (Read, ReadBytes, ReadString,
-// ReadLine with a line-length bound) and BufWriter (Write, WriteString,
-// Flush; Copy flushes one at the end). For goroutine code, AsIOReader and
-// AsIOWriter make an io.Reader and io.Writer of any stream (their calls
-// wait on the calling goroutine and stop when a context.Context is done;
-// a File or a pipe remembers its runtime, whose pool serves those calls),
-// and FromIOReader and FromIOWriter make streams for tasks of any
-// io.Reader or io.Writer, whose calls run on the blocking pool.
+// How the runtime keeps the promises above is told for contributors in
+// https://github.com/blitz-go/blitz/blob/main/docs/design/runtime-internals.md:
+// how workers collect I/O completions and run the timers, how they park (a
+// worker waiting for I/O on io_uring or epoll parks in Go's own network
+// poller; on kqueue and IOCP it blocks in a system call), the one ring per
+// worker (Config.IORings) on which each socket stays for its life, what
+// happens to a cancelled operation, and the process-wide signal dispatcher.
 package runtime
