@@ -12,6 +12,8 @@ import (
 // result is one line of `go test -bench` output.
 type result struct {
 	Name    string             // full name without the -GOMAXPROCS suffix, e.g. "BenchmarkX/chan"
+	Pkg     string             // import path from the last "pkg:" line before it; "" if none
+	Run     int                // which run of the benchmark this is, 0-based (see parseBench)
 	N       int                // iterations
 	Metrics map[string]float64 // unit -> value: "ns/op", "B/op", "allocs/op", custom units
 }
@@ -20,28 +22,66 @@ type result struct {
 type results struct {
 	order  []string
 	byName map[string][]result
+	cpu    string // the "cpu:" line of the output, if any
 }
+
+func newResults() *results { return &results{byName: make(map[string][]result)} }
 
 // procsSuffix is the "-N" that go test appends to a benchmark name when GOMAXPROCS > 1.
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
 // parseBench reads `go test -bench` output (also benchstat input files) and keeps the benchmark lines;
-// everything else (goos:, pkg:, PASS, logs) is skipped.
+// everything else (goos:, PASS, logs) is skipped. The k-th line of a benchmark in a package is its run
+// k-1, so that the runs of two sub-benchmarks pair up in the order they were made.
 func parseBench(r io.Reader) (*results, error) {
-	rs := &results{byName: make(map[string][]result)}
+	rs := newResults()
+	seen := make(map[string]int) // pkg + name -> lines so far
+	pkg := ""
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
-		res, ok := parseLine(sc.Text())
+		line := sc.Text()
+		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
+			pkg = strings.TrimSpace(p)
+			continue
+		}
+		if c, ok := strings.CutPrefix(line, "cpu: "); ok && rs.cpu == "" {
+			rs.cpu = strings.TrimSpace(c)
+			continue
+		}
+		res, ok := parseLine(line)
 		if !ok {
 			continue
 		}
-		if _, seen := rs.byName[res.Name]; !seen {
-			rs.order = append(rs.order, res.Name)
-		}
-		rs.byName[res.Name] = append(rs.byName[res.Name], res)
+		res.Pkg = pkg
+		key := pkg + "\x00" + res.Name
+		res.Run = seen[key]
+		seen[key]++
+		rs.add(res)
 	}
 	return rs, sc.Err()
+}
+
+// add records res.
+func (rs *results) add(res result) {
+	if _, seen := rs.byName[res.Name]; !seen {
+		rs.order = append(rs.order, res.Name)
+	}
+	rs.byName[res.Name] = append(rs.byName[res.Name], res)
+}
+
+// addRun records every result of other as made in run number run: other is the output of one
+// invocation of a test binary, in which each benchmark ran once.
+func (rs *results) addRun(other *results, run int) {
+	if rs.cpu == "" {
+		rs.cpu = other.cpu
+	}
+	for _, name := range other.order {
+		for _, res := range other.byName[name] {
+			res.Run = run
+			rs.add(res)
+		}
+	}
 }
 
 // parseLine parses "BenchmarkName-2  1000  12.5 ns/op  0 B/op  0 allocs/op".
@@ -66,6 +106,18 @@ func parseLine(line string) (result, bool) {
 	return res, hasNs
 }
 
+// runsOf returns the results of the benchmark name that belong to module (their package is the
+// module's top-level package, or unknown), by run.
+func (rs *results) runsOf(module, name string) map[int]result {
+	runs := make(map[int]result)
+	for _, r := range rs.byName[name] {
+		if r.Pkg == "" || r.Pkg == module || strings.HasSuffix(r.Pkg, "/"+module) {
+			runs[r.Run] = r
+		}
+	}
+	return runs
+}
+
 // median returns the median of a metric over every run of a benchmark, and whether it was measured.
 func (rs *results) median(name, unit string) (float64, bool) {
 	var vs []float64
@@ -74,9 +126,15 @@ func (rs *results) median(name, unit string) (float64, bool) {
 			vs = append(vs, v)
 		}
 	}
+	return medianOf(vs)
+}
+
+// medianOf returns the median of vs, and false if vs is empty.
+func medianOf(vs []float64) (float64, bool) {
 	if len(vs) == 0 {
 		return 0, false
 	}
+	vs = slices.Clone(vs)
 	slices.Sort(vs)
 	if len(vs)%2 == 1 {
 		return vs[len(vs)/2], true

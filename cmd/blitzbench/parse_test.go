@@ -65,3 +65,22 @@ func TestMedianOddEvenAndMissing(t *testing.T) {
 	_, ok = rs.median("BenchmarkNope/x", "ns/op")
 	assert.False(t, ok)
 }
+
+// TestParseBenchNumbersRunsPerPackage: a benchmark's k-th line in a package is its run k-1, and a
+// same-named benchmark of another package does not count for the module.
+func TestParseBenchNumbersRunsPerPackage(t *testing.T) {
+	out := "pkg: github.com/blitz-go/blitz/globalq\ncpu: Some CPU\n" +
+		"BenchmarkPushPop/chan-2  100  30 ns/op\nBenchmarkPushPop/chan-2  100  31 ns/op\n" +
+		"pkg: github.com/blitz-go/blitz/globalq/internal/other\n" +
+		"BenchmarkPushPop/chan-2  100  99 ns/op\n"
+	rs, err := parseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	assert.Equal(t, "Some CPU", rs.cpu)
+	runs := rs.runsOf("globalq", "BenchmarkPushPop/chan")
+	require.Len(t, runs, 2)
+	assert.Equal(t, 30.0, runs[0].Metrics["ns/op"])
+	assert.Equal(t, 31.0, runs[1].Metrics["ns/op"])
+	all := rs.byName["BenchmarkPushPop/chan"]
+	require.Len(t, all, 3)
+	assert.Equal(t, 0, all[2].Run, "the other package's first line is its run 0")
+}

@@ -1,13 +1,16 @@
 package main
 
-// A comparison is one bar of the chart: our implementation against a Go-standard equivalent, measured
-// as sub-benchmarks of the same Go benchmark so that both run in one `go test -bench` run.
+import "slices"
+
+// A comparison is one row of the table and one bar of the chart: our implementation against a
+// Go-standard equivalent, measured as sub-benchmarks of the same Go benchmark so that both run, one
+// after the other, in each of the runs (see "Runs" in main.go).
 type comparison struct {
 	Module    string // module directory, relative to the repository root
 	Benchmark string // top-level benchmark function, e.g. "BenchmarkLocalPushPop"
 	Ours      string // sub-benchmark name of our implementation
 	Baseline  string // sub-benchmark name of the Go-standard equivalent
-	Unit      string // what one op is, for the table's header
+	Unit      string // what one unit of the metric is, for the table's header
 	Metric    string // the metric compared, lower is better; "" means ns/op
 }
 
@@ -19,9 +22,13 @@ func (c comparison) metric() string {
 	return c.Metric
 }
 
-// comparisons is the registry of side-by-side benchmarks. A new module adds its rows here; the
-// benchmarks themselves live next to the code in the module's bench_test.go.
+// comparisons is the registry of side-by-side benchmarks the default run measures, in the order of the
+// table. A new module adds its rows here; the benchmarks themselves live next to the code in the
+// module's *_test.go files. The rows of one Benchmark run in one process, in the order the benchmark
+// function runs its sub-benchmarks.
 var comparisons = []comparison{
+	// The owner's own path first (no thief), then the same queues with a thief stealing while the
+	// owner pushes: the contended rows are the noisy ones, and the ones a channel can win.
 	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop", ""},
 	{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "mutexdeque", "push+pop", ""},
 	{"wsqueue", "BenchmarkStealContended", "wsqueue", "chan", "element moved", ""},
@@ -45,7 +52,6 @@ var comparisons = []comparison{
 	{"waker", "BenchmarkWaitWake", "waker", "cond", "round trip", ""},
 	{"runtime", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
 	{"runtime", "BenchmarkSpawnRemote", "blitz/auto", "goroutines", "task", ""},
-	{"runtime", "BenchmarkSpawnRemote", "blitz-iface/auto", "goroutines", "task", ""},
 	{"runtime", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"},
 	{"runtime", "BenchmarkPingPong", "blitz/auto", "goroutines", "ping", "ns/ping"},
 	{"runtime", "BenchmarkPingPong", "blitz-detached/auto", "goroutines", "ping", "ns/ping"},
@@ -55,10 +61,10 @@ var comparisons = []comparison{
 	{"runtime", "BenchmarkTimerInsertCancel", "blitz", "timeAfterFunc", "timer", ""},
 	{"runtime", "BenchmarkSleepLateness", "blitz", "goroutines", "sleep, p99", "p99-us"},
 	{"runtime", "BenchmarkTCPEcho", "uring", "netGoroutines", "round trip", ""},
-	{"runtime", "BenchmarkTCPEcho", "epoll", "netGoroutines", "round trip", ""},
 	{"runtime", "BenchmarkIdleConnMemory", "uring", "netGoroutines", "idle conn", "bytes/conn"},
-	{"runtime", "BenchmarkIdleConnMemory", "epoll", "netGoroutines", "idle conn", "bytes/conn"},
 	{"runtime", "BenchmarkHTTPAdapter", "blitz", "netHTTP", "request", ""},
+	{"runtime", "BenchmarkSpawnBlocking", "blitz", "goroutine", "call", ""},
+	{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
 	{"syncprim", "BenchmarkMutex", "uncontended/blitz", "uncontended/syncMutex", "lock+unlock", ""},
 	{"syncprim", "BenchmarkMutex", "contended4/blitz", "contended4/syncMutex", "lock+unlock", ""},
 	{"syncprim", "BenchmarkMutex", "contended4/blitzBlocking", "contended4/syncMutex", "lock+unlock", ""},
@@ -83,28 +89,81 @@ var comparisons = []comparison{
 	{"channels", "BenchmarkBroadcast", "blitzBlocking", "chanFanout", "message to 4", ""},
 	{"channels", "BenchmarkWatch", "blitz", "mutexCond", "change seen by 4", ""},
 	{"channels", "BenchmarkWatch", "blitzBlocking", "mutexCond", "change seen by 4", ""},
-	{"runtime", "BenchmarkSpawnBlocking", "blitz", "goroutine", "call", ""},
-	{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
 	{"parallel", "BenchmarkFib", "parallel", "sequential", "fib(35)", ""},
 	{"parallel", "BenchmarkFib", "parallel", "goroutines", "fib(35)", ""},
 	{"parallel", "BenchmarkForkJoinTree", "parallel/depth=15", "goroutines/depth=15", "tree node", "ns/node"},
+	{"parallel", "BenchmarkSortDemo", "parallel", "slicesSort", "sort of 10^6", ""},
+	{"httpserver", "BenchmarkServe", "hello/conns=64/blitz", "hello/conns=64/nethttp", "request", ""},
 }
 
-// modulesOf returns the modules of cs in first-seen order, each with the benchmarks it must run.
-func modulesOf(cs []comparison) (mods []string, benches map[string][]string) {
-	benches = make(map[string][]string)
-	seen := make(map[string]bool)
+// moreComparisons are measured only with -all: other backends and variants of rows above, which
+// would take the default run well past its two minutes.
+var moreComparisons = []comparison{
+	{"runtime", "BenchmarkSpawnRemote", "blitz-iface/auto", "goroutines", "task", ""},
+	{"runtime", "BenchmarkTCPEcho", "epoll", "netGoroutines", "round trip", ""},
+	{"runtime", "BenchmarkIdleConnMemory", "epoll", "netGoroutines", "idle conn", "bytes/conn"},
+	{"httpserver", "BenchmarkServe", "hello/conns=64/blitz-epoll", "hello/conns=64/nethttp", "request", ""},
+	{"httpserver", "BenchmarkServe", "hello/conns=1/blitz", "hello/conns=1/nethttp", "request", ""},
+}
+
+// defaultMinN is the smallest b.N a result may have to count: below it, the figure is mostly the
+// benchmark's own start-up (the first, b.N=1 call of a benchmark whose setup takes longer than the
+// -benchtime is the one go test reports). A shape may set another floor.
+const defaultMinN = 100
+
+// A shape says how a benchmark departs from the run's defaults: each of its runs makes a fixed number
+// of iterations (its setup is heavy, or one iteration is already a batch), and its b.N floor.
+type shape struct {
+	Benchtime string // -benchtime for this benchmark, e.g. "100000x"; "" means the run's
+	MinN      int    // smallest b.N that counts; 0 means defaultMinN
+	MaxRuns   int    // run in at most this many of the runs; 0 means every run
+}
+
+// shapes holds the benchmarks that do not run with the defaults, keyed by module and benchmark
+// ("runtime.BenchmarkFileRead"). A batch benchmark (one op is a whole workload: 1,000 ping-pongs, a
+// tree of 2^15 joins) has a floor of 1; a benchmark whose ops share a start-up (10^4 readers, 64
+// connections) gets enough iterations that the start-up is a small part of each op.
+var shapes = map[string]shape{
+	// 10^4 readers start before the first read: 10^5 reads are 10 per reader.
+	"runtime.BenchmarkFileRead": {Benchtime: "100000x", MinN: 100_000},
+	// 64 connections: 32,000 round trips are 500 per connection.
+	"runtime.BenchmarkTCPEcho": {Benchtime: "32000x", MinN: 6_400},
+	// 64 keep-alive connections from a load generator in a child process.
+	"httpserver.BenchmarkServe": {Benchtime: "20000x", MinN: 6_400},
+	// One op is 10^6 parked tasks (10^5 goroutines) or 10^4 idle connections; the figure is a heap
+	// delta, steady from run to run, and a run takes seconds: three runs give its range.
+	"runtime.BenchmarkIdleTaskMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
+	"runtime.BenchmarkIdleConnMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
+	// One op is 10^5 sleeps of 1-50 ms; the metric is their p99.
+	"runtime.BenchmarkSleepLateness": {Benchtime: "1x", MinN: 1},
+	// One op is 1,000 tasks yielding 1,000 times, 1,000 ping-pongs, a chain of 1,000 spawns.
+	"runtime.BenchmarkYieldMany":    {MinN: 1},
+	"runtime.BenchmarkPingPong":     {MinN: 1},
+	"runtime.BenchmarkChainedSpawn": {MinN: 1},
+	// One op is fib(35), a tree of 2^15-1 joins, a sort of 10^6 elements.
+	"parallel.BenchmarkFib":          {Benchtime: "3x", MinN: 1},
+	"parallel.BenchmarkForkJoinTree": {Benchtime: "10x", MinN: 1},
+	"parallel.BenchmarkSortDemo":     {Benchtime: "3x", MinN: 1},
+}
+
+// shapeOf returns c's benchmark's shape, with the defaults filled in.
+func shapeOf(c comparison) shape {
+	s := shapes[c.Module+"."+c.Benchmark]
+	if s.MinN == 0 {
+		s.MinN = defaultMinN
+	}
+	return s
+}
+
+// modulesOf returns the modules of cs in first-seen order.
+func modulesOf(cs []comparison) []string {
+	var mods []string
 	for _, c := range cs {
-		if _, ok := benches[c.Module]; !ok {
+		if !slices.Contains(mods, c.Module) {
 			mods = append(mods, c.Module)
 		}
-		key := c.Module + "\x00" + c.Benchmark
-		if !seen[key] {
-			seen[key] = true
-			benches[c.Module] = append(benches[c.Module], c.Benchmark)
-		}
 	}
-	return mods, benches
+	return mods
 }
 
 // tokioFigures are Tokio's figures for the runtime rows whose shape Tokio's own benchmarks share
