@@ -50,7 +50,8 @@ func checkClean(t *testing.T, name string, src []byte) {
 }
 
 // TestGolden generates the package testdata/golden and compares each output
-// with its .golden file and with the generated file beside it.
+// with its .golden file and with the generated file beside it; a run that
+// checks the intermediate form between the passes generates the same.
 func TestGolden(t *testing.T) {
 	needGo(t)
 	out, err := asyncgen.GenerateFiles("testdata/golden", ".")
@@ -65,6 +66,56 @@ func TestGolden(t *testing.T) {
 		check(t, name+".golden", src)
 		// The generated file itself, which TestGeneratedIsVetClean vets.
 		check(t, name, src)
+	}
+	checked, err := asyncgen.Options{Check: true}.GenerateFiles("testdata/golden", ".")
+	if err != nil {
+		t.Fatalf("with Check: %v", err)
+	}
+	sameFiles(t, "with Check", checked, out)
+}
+
+// sameFiles fails if got does not hold the files of want, byte for byte.
+func sameFiles(t *testing.T, run string, got, want map[string][]byte) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d files generated, want %d", run, len(got), len(want))
+	}
+	for name, src := range want {
+		if !bytes.Equal(got[name], src) {
+			t.Errorf("%s: %s differs", run, name)
+		}
+	}
+}
+
+// TestDump dumps the intermediate form of Lookup (testdata/golden) and
+// compares it with lookup.dump.golden; dumping changes nothing in what is
+// generated.
+func TestDump(t *testing.T) {
+	needGo(t)
+	want, err := asyncgen.GenerateFiles("testdata/golden", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dump bytes.Buffer
+	got, err := asyncgen.Options{Dump: "LookupAsync", DumpTo: &dump, Check: true}.GenerateFiles("testdata/golden", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, "with Dump", got, want)
+	check(t, "testdata/golden/lookup.dump.golden", dump.Bytes())
+
+	// A method is named by its type too; a name that matches nothing is
+	// an error.
+	dump.Reset()
+	if _, err := (asyncgen.Options{Dump: "Client.Fetch", DumpTo: &dump}).GenerateFiles("testdata/golden", "."); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(dump.String(), "method Client.Fetch, methods.go: after pass layout") {
+		t.Errorf("the dump of Client.Fetch starts with %q", strings.SplitN(dump.String(), "\n", 2)[0])
+	}
+	_, err = asyncgen.Options{Dump: "noSuchFunc", DumpTo: &dump}.GenerateFiles("testdata/golden", ".")
+	if err == nil || !strings.Contains(err.Error(), "no async function named noSuchFunc") {
+		t.Errorf("a Dump that names nothing: got %v", err)
 	}
 }
 
@@ -90,7 +141,8 @@ func TestEquivGeneratedIsFresh(t *testing.T) {
 		t.Errorf("%s does not start with %q", name, asyncgen.Header)
 	}
 	check(t, name, src)
-	again, err := asyncgen.GenerateFiles("internal/equiv", ".")
+	// Again, checking the intermediate form of every function.
+	again, err := asyncgen.Options{Check: true}.GenerateFiles("internal/equiv", ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +273,16 @@ func TestCommand(t *testing.T) {
 	out, err = exec.Command("go", "run", "./cmd/blitzgen", "./testdata/reject").CombinedOutput()
 	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: a go statement is not supported")) {
 		t.Fatalf("blitzgen over rejected functions: %v\n%s", err, out)
+	}
+	// -check writes what a run without it writes: nothing, here.
+	out, err = exec.Command("go", "run", "./cmd/blitzgen", "-v", "-check", "./internal/equiv", "./testdata/golden").CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("blitzgen -check over fresh packages: %v\n%s", err, out)
+	}
+	// -dump prints the form of the function it names and writes nothing.
+	out, err = exec.Command("go", "run", "./cmd/blitzgen", "-v", "-dump", "LookupAsync", "./testdata/golden").CombinedOutput()
+	if err != nil || !bytes.HasPrefix(out, []byte("func Lookup, golden.go: after pass layout")) || bytes.Contains(out, []byte(".go\n")) {
+		t.Fatalf("blitzgen -dump LookupAsync: %v\n%s", err, out)
 	}
 }
 

@@ -119,7 +119,7 @@ func (g *gen) awaitedLocal(arg ast.Expr) *types.Var {
 
 // declares reports whether s is a declaration of v: v := e (among others)
 // or var v T = e.
-func (g *gen) declares(s ast.Stmt, v *types.Var) bool {
+func (g *fnCtx) declares(s ast.Stmt, v *types.Var) bool {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		if s.Tok != token.DEFINE {

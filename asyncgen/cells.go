@@ -87,7 +87,7 @@ func (g *gen) markCells() {
 
 // cellRef is the expression for cell v: (*f.x), or (*xc) inside a
 // function literal, which then needs the copy xc := f.x before its item.
-func (g *gen) cellRef(v *types.Var, pos token.Pos, inLit bool) ast.Expr {
+func (g *emitter) cellRef(v *types.Var, pos token.Pos, inLit bool) ast.Expr {
 	var ptr ast.Expr = &ast.SelectorExpr{
 		X:   &ast.Ident{Name: g.recv, NamePos: pos},
 		Sel: &ast.Ident{Name: g.hoisted[v], NamePos: pos},
@@ -105,18 +105,18 @@ func (g *gen) cellRef(v *types.Var, pos token.Pos, inLit bool) ast.Expr {
 }
 
 // newCell is the statement that points cell v's field at a new variable.
-func (g *gen) newCell(v *types.Var) string {
+func (g *emitter) newCell(v *types.Var) string {
 	return g.recv + "." + g.hoisted[v] + " = new(" + types.TypeString(v.Type(), g.qualifier) + ")"
 }
 
 // isCell reports whether v is a cell.
-func (g *gen) isCell(v *types.Var) bool {
-	_, ok := g.cells[v]
+func (k *kept) isCell(v *types.Var) bool {
+	_, ok := k.cells[v]
 	return v != nil && ok
 }
 
 // cellDefs returns the cells that an assignment s declares (x := e).
-func (g *gen) cellDefs(s *ast.AssignStmt) []*types.Var {
+func (g *emitter) cellDefs(s *ast.AssignStmt) []*types.Var {
 	if s.Tok != token.DEFINE {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (g *gen) cellDefs(s *ast.AssignStmt) []*types.Var {
 
 // insertNewCells puts the new-cell statements of vars before the cursor's
 // statement.
-func (g *gen) insertNewCells(c *astutil.Cursor, vars []*types.Var) {
+func (g *emitter) insertNewCells(c *astutil.Cursor, vars []*types.Var) {
 	for _, v := range vars {
 		c.InsertBefore(raw(g.newCell(v)))
 	}
@@ -142,7 +142,7 @@ func (g *gen) insertNewCells(c *astutil.Cursor, vars []*types.Var) {
 // takeCaptures returns the copies of the cells' pointers that the last
 // item's function literals need, declaring each once per case (declared
 // holds the ones declared in the current case).
-func (g *gen) takeCaptures(declared map[*types.Var]bool) string {
+func (g *emitter) takeCaptures(declared map[*types.Var]bool) string {
 	var b strings.Builder
 	for _, v := range g.captures {
 		if !declared[v] {
@@ -177,7 +177,7 @@ func (g *gen) loopVars(init ast.Stmt) []*types.Var {
 	return out
 }
 
-func (g *gen) emitLoopNext(b *strings.Builder, it loopNext) {
+func (g *emitter) emitLoopNext(b *strings.Builder, it loopNext) {
 	for _, v := range it.vars {
 		if !g.isCell(v) {
 			continue

@@ -44,7 +44,7 @@ func (g *gen) checkDefer(d *ast.DeferStmt) {
 
 // calledFunc returns the function or method that fun names, if it names
 // one statically (a function, a method value or a method expression).
-func (g *gen) calledFunc(fun ast.Expr) *types.Func {
+func (g *fnCtx) calledFunc(fun ast.Expr) *types.Func {
 	fun = ast.Unparen(fun)
 	switch x := fun.(type) {
 	case *ast.IndexExpr:
@@ -112,7 +112,7 @@ type deferPlan struct {
 }
 
 // planDefer decides how d evaluates. Called with d's source nodes.
-func (g *gen) planDefer(d *ast.DeferStmt) *deferPlan {
+func (g *emitter) planDefer(d *ast.DeferStmt) *deferPlan {
 	p := &deferPlan{}
 	call := d.Call
 	fun := ast.Unparen(call.Fun)
@@ -196,7 +196,7 @@ func isUntyped(t types.Type) bool {
 }
 
 // darg returns the name of the temporary of a deferred call's argument i.
-func (g *gen) darg(i int) string {
+func (g *emitter) darg(i int) string {
 	for len(g.deferArg) <= i {
 		g.deferArg = append(g.deferArg, g.fresh("d"))
 	}
@@ -205,7 +205,7 @@ func (g *gen) darg(i int) string {
 
 // deferText is the Poll code of the defer statement d, whose function and
 // arguments are rewritten already, evaluated as p says.
-func (g *gen) deferText(d *ast.DeferStmt, p *deferPlan) string {
+func (g *emitter) deferText(d *ast.DeferStmt, p *deferPlan) string {
 	var b strings.Builder
 	fun := g.print(d.Call.Fun)
 	if lit, ok := ast.Unparen(d.Call.Fun).(*ast.FuncLit); ok && len(d.Call.Args) == 0 && lit.Type.Params.NumFields() == 0 && lit.Type.Results.NumFields() == 0 {
@@ -247,7 +247,7 @@ func (g *gen) deferText(d *ast.DeferStmt, p *deferPlan) string {
 
 // emitDefers writes runDefers and, for Poll, the wrapper that runs the
 // deferred calls when a panic leaves it.
-func (g *gen) emitDefers(b *strings.Builder) {
+func (g *emitter) emitDefers(b *strings.Builder) {
 	r := g.recv
 	fmt.Fprintf(b, "// runDefers runs the calls that %s deferred, last first. If one panics, the\n// rest still run, as in Go, and the panic goes on.\n", g.fn.Name.Name)
 	if g.siteAt != nil {

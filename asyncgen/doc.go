@@ -104,4 +104,46 @@
 // files are gofmt-clean, carry the Code generated header, and map their
 // lines back to the source with //line directives, so compile errors and
 // panics name the source's lines; commit them with the source.
+//
+// # Debugging the generator
+//
+// The generator compiles each function in passes; between lowering and
+// printing, the function is a list of blocks, each a case of Poll's switch.
+// blitzgen -dump NAME (or [Options.Dump]) prints that form for the async
+// function NAME and writes no file. For
+//
+//	//blitz:async
+//	func Lookup(get func(string) future.Future[string], keys []string, d time.Duration) (int, error) {
+//		total := 0
+//		for i := 0; i < len(keys); i++ {
+//			var n int
+//			s := future.Await(get(keys[i]))
+//			n, err := strconv.Atoi(s)
+//			...
+//
+// blitzgen -dump Lookup prints, among the rest:
+//
+//	kept:
+//	  total field total     int
+//	  i     field i         int                                forced
+//	  n     local of Poll n int
+//	generated fields:
+//	  aw1 future.Future[string] awaited future
+//	...
+//	b1; from b0 b3
+//	  live in: get keys d total i
+//	  lookup.go:14     loop test    if !(i < len(keys))  -> b4
+//	  lookup.go:15     statement    var n int
+//	  lookup.go:16     await        aw1 = get(keys[i])  -> b2
+//	  live out: get keys d total i
+//	b2 resumes aw1; from b1
+//	  ...
+//
+// Each block lists its items with their source lines, the blocks it goes
+// on at (->), and the variables live into and out of it; "kept" tells
+// where each variable that outlives a block lives: a field of the state
+// machine, or a local of Poll when no await separates its writes from its
+// reads. blitzgen -check (or [Options.Check]) checks the invariants of
+// this form between the passes and reports a broken one as a bug of the
+// generator, wrapping [ErrInvariant].
 package asyncgen

@@ -3,6 +3,7 @@ package asyncgen_test
 import (
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/blitz-go/blitz/asyncgen"
 )
@@ -19,5 +20,16 @@ func ExampleGenerateFiles() {
 	}
 	for name, src := range out {
 		fmt.Println(name, len(src) > 0)
+	}
+}
+
+// ExampleOptions prints the intermediate form of Lookup, an async function
+// of the package in testdata/golden, checking the generator's invariants
+// between its passes on the way. Like ExampleGenerateFiles it has no
+// checked output; TestDump checks the same dump.
+func ExampleOptions() {
+	opts := asyncgen.Options{Check: true, Dump: "Lookup", DumpTo: os.Stdout}
+	if _, err := opts.GenerateFiles(".", "./testdata/golden"); err != nil {
+		log.Fatal(err) // an error wrapping asyncgen.ErrInvariant is a bug of the generator
 	}
 }

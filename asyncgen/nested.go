@@ -461,7 +461,7 @@ func (g *gen) lowerCaseChain(sw *ast.SwitchStmt, it switchItem, lp *loopCtx) boo
 	return true
 }
 
-func (g *gen) emitCaseTest(b *strings.Builder, it caseTest) {
+func (g *emitter) emitCaseTest(b *strings.Builder, it caseTest) {
 	b.WriteString(g.line(it.pos))
 	cond := g.rewrite(it.expr, nil)
 	if it.tag != nil {

@@ -107,7 +107,7 @@ func (g *gen) findDeferSites() {
 
 // site returns the site of defer statement d (or of the linearizer's copy
 // of it, which keeps its position).
-func (g *gen) site(d *ast.DeferStmt) *deferSite { return g.siteAt[d.Defer] }
+func (g *deferForm) site(d *ast.DeferStmt) *deferSite { return g.siteAt[d.Defer] }
 
 // openLiteral prepares the deferred function literal lit of an open-coded
 // site to be called in runDefers: the variables of the function it names
@@ -168,7 +168,7 @@ type recvPlan struct {
 
 // planOpen decides how site d evaluates (see the top of this file). p is
 // the general plan of d (planDefer).
-func (g *gen) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
+func (g *emitter) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 	op := &openPlan{}
 	call := d.Call
 	fun := ast.Unparen(call.Fun)
@@ -237,7 +237,7 @@ func (g *gen) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 // the call runs, from the receiver kept (a copy of the struct, or its
 // address). That is what Go evaluates when the rest of the way holds no
 // pointer: the method's receiver is at a fixed place in that struct.
-func (g *gen) planRecv(fun ast.Expr) *recvPlan {
+func (g *emitter) planRecv(fun ast.Expr) *recvPlan {
 	x, ok := fun.(*ast.SelectorExpr)
 	if !ok {
 		return nil
@@ -332,7 +332,7 @@ func structOf(t types.Type) (st *types.Struct, ptr bool) {
 
 // fieldType prints t for a field of the state machine; "" if this package
 // cannot name it (a type of another package that is not exported).
-func (g *gen) fieldType(t types.Type) string {
+func (g *emitter) fieldType(t types.Type) string {
 	base := t
 	if pt, ok := t.(*types.Pointer); ok {
 		base = pt.Elem()
@@ -348,7 +348,7 @@ func (g *gen) fieldType(t types.Type) string {
 // mentionsLocal reports whether n names a constant or a variable declared
 // in the function (outside skip, and only constants if consts), which
 // runDefers, a method of its own, cannot name.
-func (g *gen) mentionsLocal(n ast.Node, skip ast.Node, consts bool) bool {
+func (g *fnCtx) mentionsLocal(n ast.Node, skip ast.Node, consts bool) bool {
 	found := false
 	ast.Inspect(n, func(m ast.Node) bool {
 		id, ok := m.(*ast.Ident)
@@ -375,7 +375,7 @@ func (g *gen) mentionsLocal(n ast.Node, skip ast.Node, consts bool) bool {
 
 // paramType is the type of the parameter that argument i of call is
 // passed to, or def if there is none to find.
-func (g *gen) paramType(call *ast.CallExpr, i int, def types.Type) types.Type {
+func (g *emitter) paramType(call *ast.CallExpr, i int, def types.Type) types.Type {
 	sig, _ := g.info.TypeOf(call.Fun).(*types.Signature)
 	t := types.Default(def)
 	if sig == nil || sig.Params().Len() == 0 {
@@ -389,7 +389,7 @@ func (g *gen) paramType(call *ast.CallExpr, i int, def types.Type) types.Type {
 }
 
 // identVar returns the variable that e names, if it is an identifier.
-func (g *gen) identVar(e ast.Expr) *types.Var {
+func (g *fnCtx) identVar(e ast.Expr) *types.Var {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	if !ok {
 		return nil
@@ -401,17 +401,16 @@ func (g *gen) identVar(e ast.Expr) *types.Var {
 // inField reports whether v is kept in a field of its own for the whole
 // call: hoisted, not a local of Poll, not a cell, not an awaited local
 // sharing its field.
-func (g *gen) inField(v *types.Var) bool {
-	_, hoisted := g.hoisted[v]
-	_, awaited := g.awLocals[v]
-	return hoisted && !g.pollLocal[v] && !g.isCell(v) && !awaited
+func (k *kept) inField(v *types.Var) bool {
+	_, hoisted := k.hoisted[v]
+	return hoisted && !k.pollLocal[v] && !k.isCell(v) && !k.shared[v]
 }
 
 // stable reports whether v is a variable of the function kept in a field
 // that nothing assigns after its declaration (and no return, if it is a
 // named result): its field holds, when a deferred call runs, what it held
 // at the defer statement. See findStable.
-func (g *gen) stable(v *types.Var) bool { return g.stableVars[v] }
+func (k *kept) stable(v *types.Var) bool { return k.stableVars[v] }
 
 // findStable decides stable for every variable kept in a field. Called
 // after hoisting and before the rewrite, which changes the function's
@@ -442,13 +441,13 @@ func (g *gen) findStable() {
 // openDeferText is the Poll code of an open-coded defer statement d, whose
 // function and arguments are rewritten already, evaluated as op says; it
 // records the call runDefers makes.
-func (g *gen) openDeferText(d *ast.DeferStmt, op *openPlan) string {
+func (g *emitter) openDeferText(d *ast.DeferStmt, op *openPlan) string {
 	s := g.site(d)
 	r := g.recv
 	var pre []string
 	field := func(suffix, typ string) string {
 		name := freshIn(g.fields, "defer"+strconv.Itoa(s.bit+1)+suffix)
-		g.extra = append(g.extra, name+" "+typ+" // evaluated at the defer statement")
+		g.deferFields = append(g.deferFields, name+" "+typ+" // evaluated at the defer statement")
 		return r + "." + name
 	}
 	fun := ast.Unparen(d.Call.Fun)

@@ -74,7 +74,7 @@ func (g *gen) addPollLocal(v *types.Var) {
 
 // varRef is how Poll refers to hoisted variable v: f.x, or x for a local
 // of Poll.
-func (g *gen) varRef(v *types.Var) string {
+func (g *emitter) varRef(v *types.Var) string {
 	if g.pollLocal[v] {
 		return g.hoisted[v]
 	}
@@ -250,7 +250,7 @@ func (g *gen) assigns(tok token.Token, lhs, rhs []ast.Expr, v *types.Var) bool {
 }
 
 // mentions reports whether n names v.
-func (g *gen) mentions(n ast.Node, v *types.Var) bool {
+func (g *fnCtx) mentions(n ast.Node, v *types.Var) bool {
 	found := false
 	ast.Inspect(n, func(n ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && (g.info.Uses[id] == v || g.info.Defs[id] == v) {

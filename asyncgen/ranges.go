@@ -140,7 +140,7 @@ func (g *gen) redeclaredIn(id *ast.Ident, body ast.Node) bool {
 }
 
 // rangeIndex is the expression of l's index.
-func (g *gen) rangeIndex(l *rangeLoop) string {
+func (g *emitter) rangeIndex(l *rangeLoop) string {
 	if l.keyIdx {
 		return g.rewrite(l.s.Key, nil)
 	}
@@ -148,7 +148,7 @@ func (g *gen) rangeIndex(l *rangeLoop) string {
 }
 
 // rangeValue is the expression of the value l ranges over.
-func (g *gen) rangeValue(l *rangeLoop) string {
+func (g *emitter) rangeValue(l *rangeLoop) string {
 	if l.direct {
 		return g.rewrite(l.x, nil)
 	}
@@ -158,7 +158,7 @@ func (g *gen) rangeValue(l *rangeLoop) string {
 // rangeAssign is the token that assigns e, the key or the value of s, in
 // the head block: := for a variable s declares that stays a local of that
 // block.
-func (g *gen) rangeAssign(s *ast.RangeStmt, e ast.Expr) string {
+func (g *emitter) rangeAssign(s *ast.RangeStmt, e ast.Expr) string {
 	if id, ok := e.(*ast.Ident); ok && s.Tok == token.DEFINE {
 		v, _ := g.info.Defs[id].(*types.Var)
 		if _, hoisted := g.hoisted[v]; !hoisted && !g.isCell(v) {

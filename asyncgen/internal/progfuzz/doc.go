@@ -21,9 +21,10 @@
 //
 // TestFuzzPrograms writes a batch of programs into a temporary module (its
 // own go.mod, reaching the repository's future and waker modules by
-// replace), runs the generator on it, writes each program's reference (the
-// same source with every await blocking on its future) and a driver test,
-// and runs go test there: each program runs generated and as its reference
+// replace), runs the generator on it (checking the invariants of its
+// intermediate form between its passes, asyncgen.Options.Check), writes
+// each program's reference (the same source with every await blocking on
+// its future) and a driver test, and runs go test there: each program runs generated and as its reference
 // over several arguments and readiness schedules (same result or panic,
 // same log, every future completed), and is cancelled at every await (the
 // log is the reference's cancelled at the same await, the deferred calls

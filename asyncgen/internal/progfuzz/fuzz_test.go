@@ -3,6 +3,7 @@ package progfuzz
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"go/format"
 	"hash/fnv"
 	"math/rand/v2"
@@ -48,7 +49,8 @@ var positioned = regexp.MustCompile(`^(.+\.go):(\d+):(\d+): blitzgen: \S`)
 // construct that the generator may reject, and runs the generator on it:
 // it must either accept it, writing gofmt-clean code that type-checks, or
 // reject that construct with positioned messages, one at the construct; it
-// must not panic.
+// must not panic, nor break an invariant of its intermediate form (it runs
+// with asyncgen.Options.Check).
 func FuzzGenerator(f *testing.F) {
 	needGo(f)
 	f.Add([]byte("blitz"))
@@ -68,8 +70,11 @@ func FuzzGenerator(f *testing.F) {
 			k, v, _ := strings.Cut(kv, "=")
 			t.Setenv(k, v)
 		}
-		out, err := asyncgen.GenerateFiles(dir, ".")
+		out, err := asyncgen.Options{Check: true}.GenerateFiles(dir, ".")
 		headerLines := strings.Count(fileHeader, "\n")
+		if errors.Is(err, asyncgen.ErrInvariant) {
+			t.Fatalf("the generator broke an invariant of its intermediate form: %v\nprogram:\n%s", err, p.Source)
+		}
 		if err != nil {
 			if p.WildLine == 0 {
 				t.Fatalf("a program without a rejected construct was rejected: %v\nprogram:\n%s", err, p.Source)

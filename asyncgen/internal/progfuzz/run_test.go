@@ -174,11 +174,13 @@ func runBatch(t *testing.T, progs []program) {
 		t.Setenv(k, v)
 	}
 
-	// Generate; a program the generator rejects (or that does not
-	// type-check) is reported and left out, and the rest generated again.
+	// Generate, checking the generator's intermediate form between its
+	// passes; a program the generator rejects (or that does not
+	// type-check, or breaks an invariant) is reported and left out, and
+	// the rest generated again.
 	var out map[string][]byte
 	for range len(progs) + 1 {
-		out, err = asyncgen.GenerateFiles(dir, ".")
+		out, err = asyncgen.Options{Check: true}.GenerateFiles(dir, ".")
 		if err == nil {
 			break
 		}
