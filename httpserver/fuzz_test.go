@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 )
@@ -38,8 +39,9 @@ func FuzzParseRequest(f *testing.F) {
 		switch {
 		case req.Method == "" || req.URL == nil:
 			t.Fatalf("incomplete request %+v", req)
-		case req.ProtoMajor != 1 || req.ProtoMinor > 1:
-			t.Fatalf("version %d.%d accepted", req.ProtoMajor, req.ProtoMinor)
+		case req.ProtoMajor != 1 || req.ProtoMinor > 9 || req.Proto != fmt.Sprintf("HTTP/1.%d", req.ProtoMinor):
+			// HTTP/1.x is served (as 1.1 for x above 1), Proto as sent.
+			t.Fatalf("version %d.%d (%q) accepted", req.ProtoMajor, req.ProtoMinor, req.Proto)
 		case p.bodyKind == bodyChunked && p.contentLength != -1:
 			t.Fatalf("chunked body with a length %d", p.contentLength)
 		case p.bodyKind == bodyLength && p.contentLength <= 0:
