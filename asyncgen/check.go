@@ -224,28 +224,7 @@ func checkKept(g *gen) []string {
 			}
 		}
 	}
-	named := map[*types.Var]map[int]bool{}
-	for _, b := range g.blocks {
-		for _, it := range b.items {
-			for _, n := range itemNodes(it) {
-				ast.Inspect(n, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						obj := g.info.Uses[id]
-						if obj == nil {
-							obj = g.info.Defs[id]
-						}
-						if v, ok := g.localVar(obj); ok {
-							if named[v] == nil {
-								named[v] = map[int]bool{}
-							}
-							named[v][b.id] = true
-						}
-					}
-					return true
-				})
-			}
-		}
-	}
+	named, _ := g.blocksNaming()
 	for _, v := range g.hoistList {
 		if !own[v] && !slices.Contains(g.implicit, v) && len(named[v]) == 0 {
 			bad.add("%s is kept in field %s but no block names it", v.Name(), g.hoisted[v])

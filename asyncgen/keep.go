@@ -11,38 +11,44 @@ import (
 	"strconv"
 )
 
-// hoist decides which variables become fields: the parameters, the
-// variables of lowered if and for headers, and every local that two blocks
-// use (a local used by one block lives and dies between two awaits).
-func (g *gen) hoist() {
+// blocksNaming returns, for every local variable of the function that a
+// block names (uses or defines), the ids of the blocks that name it, and
+// the variables in the order of their first naming.
+func (g *gen) blocksNaming() (map[*types.Var]map[int]bool, []*types.Var) {
 	used := map[*types.Var]map[int]bool{}
 	var order []*types.Var
-	note := func(v *types.Var, b int) {
-		if used[v] == nil {
-			used[v] = map[int]bool{}
-			order = append(order, v)
-		}
-		used[v][b] = true
-	}
-	local := g.localVar
 	for _, b := range g.blocks {
 		for _, it := range b.items {
 			for _, n := range itemNodes(it) {
 				ast.Inspect(n, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						obj := g.info.Uses[id]
-						if obj == nil {
-							obj = g.info.Defs[id]
+					id, ok := n.(*ast.Ident)
+					if !ok {
+						return true
+					}
+					obj := g.info.Uses[id]
+					if obj == nil {
+						obj = g.info.Defs[id]
+					}
+					if v, ok := g.localVar(obj); ok {
+						if used[v] == nil {
+							used[v] = map[int]bool{}
+							order = append(order, v)
 						}
-						if v, ok := local(obj); ok {
-							note(v, b.id)
-						}
+						used[v][b.id] = true
 					}
 					return true
 				})
 			}
 		}
 	}
+	return used, order
+}
+
+// hoist decides which variables become fields: the parameters, the
+// variables of lowered if and for headers, and every local that two blocks
+// use (a local used by one block lives and dies between two awaits).
+func (g *gen) hoist() {
+	used, order := g.blocksNaming()
 	g.kept = &kept{
 		hoisted:   map[*types.Var]string{},
 		pollLocal: map[*types.Var]bool{},

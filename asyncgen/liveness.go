@@ -238,27 +238,11 @@ func (g *gen) itemEffects(it any) (uses, defs []*types.Var) {
 func (g *gen) successors(it any) []*block {
 	switch it := it.(type) {
 	case stmtItem:
-		return g.branchTargets(it)
+		return g.branchTargets(it) // more precise than itemTargets' for a copied statement
 	case awaitStart:
 		return []*block{it.resume}
-	case branchItem:
-		return []*block{it.then, it.els}
-	case loopHead:
-		return []*block{it.exit}
-	case gotoItem:
-		return []*block{it.to}
-	case switchItem:
-		out := slices.Clone(it.targets)
-		if it.join != nil {
-			out = append(out, it.join)
-		}
-		return out
-	case rangeHead:
-		return []*block{it.l.exit}
-	case caseTest:
-		return []*block{it.to}
 	}
-	return nil
+	return slices.DeleteFunc(g.itemTargets(it), func(b *block) bool { return b == nil }) // a switch without a join
 }
 
 // branchTargets returns the blocks that the break and continue statements

@@ -561,32 +561,8 @@ func startDiffPair(tb testing.TB) *diffPair {
 		<-nerr
 	})
 
-	rt, err := runtime.New(runtime.Config{Workers: 2})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hl, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
-		tb.Fatal(err)
-	}
-	hs := &httpserver.Server{Handler: rec, ErrorLog: quiet}
-	herr := make(chan error, 1)
-	go func() { herr <- hs.Serve(rt.Handle(), hl) }()
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(ctx); err != nil {
-			tb.Errorf("httpserver Shutdown: %v", err)
-		}
-		if err := <-herr; !errors.Is(err, http.ErrServerClosed) {
-			tb.Errorf("httpserver Serve returned %v", err)
-		}
-		if err := rt.Shutdown(ctx); err != nil {
-			tb.Errorf("runtime Shutdown: %v", err)
-		}
-	})
-	return &diffPair{rec: rec, netAddr: l.Addr().String(), hsAddr: hl.AddrPort().String()}
+	hs := startServer(tb, runtime.Config{Workers: 2}, &httpserver.Server{Handler: rec, ErrorLog: quiet})
+	return &diffPair{rec: rec, netAddr: l.Addr().String(), hsAddr: hs.addr}
 }
 
 // probe is one connection of a case to one server. Owned by the

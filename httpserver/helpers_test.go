@@ -47,7 +47,7 @@ type testServer struct {
 	errc chan error
 }
 
-func startServer(t *testing.T, cfg runtime.Config, srv *httpserver.Server) *testServer {
+func startServer(t testing.TB, cfg runtime.Config, srv *httpserver.Server) *testServer {
 	t.Helper()
 	rt, err := runtime.New(cfg)
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func startServer(t *testing.T, cfg runtime.Config, srv *httpserver.Server) *test
 
 // stop shuts the server down and checks that Serve returned
 // ErrServerClosed; idempotent.
-func (ts *testServer) stop(t *testing.T) {
+func (ts *testServer) stop(t testing.TB) {
 	if ts.rt == nil {
 		return
 	}

@@ -293,7 +293,7 @@ func (p *parsedRequest) parseFields(rest []byte, str func([]byte) string, f *fra
 			continue
 		}
 		if len(strs) == 0 {
-			n := bytes.Count(rest, []byte{'\n'}) + 1 // the lines left, and this one
+			n := bytes.Count(rest, []byte{'\n'}) // the lines left (the empty line's LF stands for this one)
 			if n <= len(p.strs) {
 				strs, p.strs = p.strs[:n:n], nil
 			} else {
@@ -441,7 +441,7 @@ func (p *parsedRequest) parseTrailerDecl() *protoError {
 	var trailer http.Header
 	for _, v := range vv {
 		for key := range strings.SplitSeq(v, ",") {
-			key = trimOWSString(key)
+			key = trimOWS(key)
 			if key == "" {
 				continue
 			}
@@ -587,7 +587,7 @@ func hasHTTPScheme(s string) bool {
 }
 
 // trimOWS trims optional white space (SP, HTAB) from both ends.
-func trimOWS(b []byte) []byte {
+func trimOWS[S []byte | string](b S) S {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}
@@ -595,17 +595,6 @@ func trimOWS(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
-}
-
-// trimOWSString is trimOWS for a string.
-func trimOWSString(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // asciiEqualFold reports whether s equals the lower-case ASCII token tok,
@@ -633,7 +622,7 @@ func asciiEqualFold(s, tok string) bool {
 func hasToken(vs []string, tok string) bool {
 	for _, v := range vs {
 		for elem := range strings.SplitSeq(v, ",") {
-			if asciiEqualFold(trimOWSString(elem), tok) {
+			if asciiEqualFold(trimOWS(elem), tok) {
 				return true
 			}
 		}

@@ -260,3 +260,21 @@ func TestChunkSizeLine(t *testing.T) {
 		}
 	}
 }
+
+// A header of as many lines as the exchange holds values for (the Host
+// line aside) keeps them in the exchange, with no array of its own.
+func TestHeaderValuesFitTheExchange(t *testing.T) {
+	raw := "GET / HTTP/1.1\r\nHost: x\r\n"
+	for i := 0; i < exchangeHeaderValues; i++ {
+		raw += "H" + strconv.Itoa(i) + ": v\r\n"
+	}
+	data := []byte(raw + "\r\n")
+	ex := new(exchange)
+	p := parsedRequest{url: &ex.url, strs: ex.strs[:]}
+	if perr := parseRequest(data, &p); perr != nil {
+		t.Fatal(perr.msg)
+	}
+	if &p.req.Header["H0"][0] != &ex.strs[0] || &p.req.Header["H5"][0] != &ex.strs[5] {
+		t.Errorf("the header's values are not in the exchange")
+	}
+}

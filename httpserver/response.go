@@ -440,7 +440,7 @@ func (w *response) declareTrailers() {
 	for _, v := range h["Trailer"] {
 		w.facts.trailers = true
 		for name := range strings.SplitSeq(v, ",") {
-			if name = trimOWSString(name); name == "" {
+			if name = trimOWS(name); name == "" {
 				continue
 			}
 			if name = http.CanonicalHeaderKey(name); validTrailer(name) {
