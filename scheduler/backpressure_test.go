@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,4 +191,37 @@ func TestTrySpawnRefusalDoesNotInflateLive(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, int64(k), maxLive, "Stats().Live with %d tasks alive", k)
+}
+
+// TestJoinedTaskFreesItsSlot: once a task's handle has returned its
+// outcome, the task no longer counts as live, so a TrySpawn right after
+// the join is admitted under MaxLiveTasks = 1, and Stats().Live reads 0
+// (with and without the limit). Each round races the finishing worker
+// against the joiner.
+func TestJoinedTaskFreesItsSlot(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 300
+	}
+	for _, limit := range []int{0, 1} {
+		e := newEnv(t, scheduler.Config{Workers: 2, MaxLiveTasks: limit})
+		for i := range rounds {
+			var y scheduler.YieldFuture
+			h, err := scheduler.TrySpawn(e.s, nil, future.PollFn(func(cx *future.Context) (int, bool) {
+				_, ok := y.Poll(cx)
+				return i, ok
+			}))
+			require.NoError(t, err, "round %d, limit %d: the last joined task still holds its slot", i, limit)
+			// Watch for the finish as closely as a joiner can: the
+			// moment IsFinished reports true, the slot must be free.
+			for !h.IsFinished() {
+				runtime.Gosched()
+			}
+			require.Zero(t, e.s.Stats().Live, "round %d, limit %d: live once finished", i, limit)
+			v, err := wait(e, h, "yielding task")
+			require.NoError(t, err)
+			require.Equal(t, i, v)
+			require.Zero(t, e.s.Stats().Live, "round %d, limit %d: live after the join", i, limit)
+		}
+	}
 }

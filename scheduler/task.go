@@ -380,7 +380,7 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 	t.finish(nil, future.Fail[T](err))
 }
 
-// finish completes the header, unlinks the task from the owned list and
+// finish unlinks and uncounts the task, completes the header and
 // hands res to the JoinHandle (waking its awaiters through cx when there is
 // one, so a joining task on this worker runs next). If the handle was
 // detached, res is dropped and a panic is reported (Config.OnPanic, or the
@@ -415,8 +415,11 @@ func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle boo
 			t.res.Err = res.Err
 		}
 	}
-	prev := t.TransitionToCompleteAndUnref()
+	// Uncounted before the transition publishes the outcome: a caller who
+	// joined the task then sees it gone from Stats().Live, and its slot
+	// free for a TrySpawn under Config.MaxLiveTasks.
 	s.owned.remove(&t.taskBase, s.workerIndex(cx))
+	prev := t.TransitionToCompleteAndUnref()
 	if t.ext.Load() != nil {
 		t.endTrace(s.localWorker(cx))
 	}
