@@ -391,7 +391,7 @@ func Demo() error {
 // consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, Standalone, Oldest, Consumable, Windows)
+	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, Oldest, Consumable, Windows)
 }
 
 // ---- helpers ----
