@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +21,7 @@ import (
 // cleanup) finds every connection gone; goleak checks the handler
 // goroutines.
 func TestAbruptClients(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		big := bytes.Repeat([]byte("B"), 1<<20)
 		// WriteTimeout bounds the response to a client that vanished
 		// where the platform does not fail the pending send (Wine's

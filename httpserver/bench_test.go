@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 const childEnv = "HTTPSERVER_BENCH_CHILD"
@@ -63,15 +63,15 @@ func benchTaskHandler() httpserver.TaskHandler {
 func benchServer(tb testing.TB, kind string) (string, func()) {
 	switch kind {
 	case "blitz", "blitz-epoll", "blitz-task":
-		cfg := runtime.Config{}
+		cfg := blitz.Config{}
 		if kind == "blitz-epoll" {
-			cfg.Backend = runtime.BackendEpoll
+			cfg.Backend = blitz.BackendEpoll
 		}
-		rt, err := runtime.New(cfg)
+		rt, err := blitz.New(cfg)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -19,15 +19,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // A keep-alive client reuses its connection for every request.
 func TestKeepAliveReuse(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: helloHandler()})
 		c := newClient(t)
 		var reused atomic.Int32
@@ -52,7 +52,7 @@ func TestKeepAliveReuse(t *testing.T) {
 
 // Pipelined requests are answered in order on one connection.
 func TestPipelining(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/slow" {
 				time.Sleep(20 * time.Millisecond)
@@ -118,7 +118,7 @@ func TestPipelining(t *testing.T) {
 // A chunked request body is decoded; a response flushed before the end is
 // chunked; trailers of the request are read past.
 func TestChunkedBodies(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
@@ -168,7 +168,7 @@ func TestChunkedBodies(t *testing.T) {
 // server's 100 Continue, which the server sends when the handler reads;
 // a handler that answers without reading gets no body.
 func TestExpectContinue(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/reject" {
 				http.Error(w, "no", http.StatusUnauthorized)
@@ -220,7 +220,7 @@ func (n *notingReader) Read(p []byte) (int, error) {
 // HEAD gets the headers (with the Content-Length a GET would have) and no
 // body; 204 and 304 have no body either.
 func TestNoBodyResponses(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/204":
@@ -258,7 +258,7 @@ func TestNoBodyResponses(t *testing.T) {
 
 // Large bodies both ways, intact.
 func TestLargeBodies(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		size := 8 << 20
 		if testing.Short() {
 			size = 1 << 20
@@ -299,7 +299,7 @@ func TestLargeBodies(t *testing.T) {
 
 // Many clients at once, each on its own connection.
 func TestConcurrentClients(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: helloHandler(), MaxHandlerGoroutines: 4})
 		clients, reqs := 32, 20
 		if testing.Short() {
@@ -344,7 +344,7 @@ func TestCurl(t *testing.T) {
 	if err != nil {
 		t.Skip("curl is not installed")
 	}
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{Handler: helloHandler()})
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{Handler: helloHandler()})
 	out, err := exec.Command(curl, "-sS", "--max-time", "10", ts.url("/hello"), ts.url("/hello")).CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.Equal(t, 2, strings.Count(string(out), "hello, 127.0.0.1:"), string(out))
@@ -363,7 +363,7 @@ func TestCurl(t *testing.T) {
 // ReadHeaderTimeout; an idle keep-alive connection is closed after
 // IdleTimeout.
 func TestSlowClientTimeouts(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: helloHandler(), ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 300 * time.Millisecond})
 		// The bound runs from the accept, which comes after start.
 		start := time.Now()
@@ -399,7 +399,7 @@ func TestSlowClientTimeouts(t *testing.T) {
 
 // A header block past MaxHeaderBytes gets 431 and the connection closes.
 func TestHeaderLimit(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: helloHandler(), MaxHeaderBytes: 4096})
 		c, br := rawConn(t, ts)
 		_, err := io.WriteString(c, "GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("b", 8000)+"\r\n\r\n")
@@ -426,7 +426,7 @@ func TestHeaderLimit(t *testing.T) {
 // Shutdown waits for a request in flight, which completes, and closes the
 // idle connections; the listener refuses new connections.
 func TestGracefulShutdown(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		entered := make(chan struct{})
 		release := make(chan struct{})
 		srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -487,7 +487,7 @@ func TestShutdownDeadline(t *testing.T) {
 		close(entered)
 		<-r.Context().Done()
 	})}
-	ts := startServer(t, runtime.Config{Workers: 2}, srv)
+	ts := startServer(t, blitz.Config{Workers: 2}, srv)
 	c := newClient(t)
 	errc := make(chan error, 1)
 	go func() {
@@ -507,7 +507,7 @@ func TestShutdownDeadline(t *testing.T) {
 // A panicking handler is logged, its connection closed, and the server
 // goes on serving.
 func TestHandlerPanic(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		var logs syncBuffer
 		ts := startServer(t, cfg, &httpserver.Server{ErrorLog: log.New(&logs, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/panic" {
@@ -535,7 +535,7 @@ func TestHandlerPanic(t *testing.T) {
 // without a response and nothing logged, and the server goes on serving;
 // the client is not left waiting.
 func TestHandlerGoexit(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		var logs syncBuffer
 		ts := startServer(t, cfg, &httpserver.Server{ErrorLog: log.New(&logs, "", 0), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/goexit" {
@@ -580,7 +580,7 @@ func (s *syncBuffer) String() string {
 
 // HTTP/1.0: closed after the response unless keep-alive was asked for.
 func TestHTTP10(t *testing.T) {
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{Handler: helloHandler()})
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{Handler: helloHandler()})
 	c, br := rawConn(t, ts)
 	_, err := io.WriteString(c, "GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
 	require.NoError(t, err)
@@ -620,7 +620,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"GET\r\n\r\n", 400}, // short
 		{"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400}, // bad chunk size (read by handler)
 	}
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
@@ -654,7 +654,7 @@ func TestRequestContextCancelledByClose(t *testing.T) {
 			done <- fmt.Errorf("not cancelled")
 		}
 	})}
-	ts := startServer(t, runtime.Config{Workers: 2}, srv)
+	ts := startServer(t, blitz.Config{Workers: 2}, srv)
 	c, _ := rawConn(t, ts)
 	_, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	require.NoError(t, err)
@@ -669,7 +669,7 @@ var _ = bufio.NewReader
 // A client that closes its connection while its request is being handled
 // cancels the request's context, as with net/http.
 func TestClientGoneCancelsContext(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		entered := make(chan struct{})
 		done := make(chan error, 1)
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

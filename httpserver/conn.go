@@ -21,8 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/syncprim"
 	"github.com/blitz-go/blitz/waker"
 )
@@ -93,12 +93,12 @@ type conn struct {
 	// flight (into rbuf, its buffer, kept across reads); rd is the pooled
 	// read in flight.
 	reading bool
-	rd      *runtime.ReadPooledFuture
+	rd      *blitz.ReadPooledFuture
 	rbuf    []byte
 
 	// timer bounds the wait in progress, made at the first timed wait;
 	// timerOn is set while it is armed for timerAt.
-	timer   *runtime.SleepFuture
+	timer   *blitz.SleepFuture
 	timerOn bool
 	timerAt time.Time
 
@@ -138,7 +138,7 @@ type active struct {
 	// held while hasPB), of the conn's rbuf, or of acc (a header block
 	// gathered over several reads). scanned is how much of a partial
 	// header block was searched for its end.
-	pb      runtime.PooledBuf
+	pb      blitz.PooledBuf
 	hasPB   bool
 	in      []byte
 	acc     []byte
@@ -149,7 +149,7 @@ type active struct {
 	// client spoke plain HTTP (see startPlainHTTPHint).
 	wbufs   [][]byte
 	writing bool
-	plainTo runtime.AsyncWriter
+	plainTo blitz.AsyncWriter
 
 	ex            *exchange
 	dec           bodyDecoder
@@ -359,7 +359,7 @@ func (c *conn) consume(n int) {
 func (c *conn) releasePB() {
 	if c.active != nil && c.hasPB {
 		c.pb.Release()
-		c.pb, c.hasPB = runtime.PooledBuf{}, false
+		c.pb, c.hasPB = blitz.PooledBuf{}, false
 	}
 }
 
@@ -367,7 +367,7 @@ func (c *conn) releasePB() {
 // whether it has passed.
 func (c *conn) timerFired(cx *future.Context, deadline time.Time) bool {
 	if c.timer == nil {
-		c.timer = new(runtime.SleepFuture)
+		c.timer = new(blitz.SleepFuture)
 	}
 	if !c.timerOn || !c.timerAt.Equal(deadline) {
 		c.timer.Reset(deadline)
@@ -534,10 +534,10 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 // byte for byte.
 var plainHTTPHint = []byte("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
 
-// tlsTransporter is a TLS stream (runtime.TLSStream): the stream its
+// tlsTransporter is a TLS stream (blitz.TLSStream): the stream its
 // records travel on.
 type tlsTransporter interface {
-	Transport() runtime.TLSTransport
+	Transport() blitz.TLSTransport
 }
 
 // startPlainHTTPHint answers, as net/http does, a client that sent plain
@@ -620,7 +620,7 @@ func (c *conn) idleSinceMarked() bool {
 	return true
 }
 
-// tlsStater is a Conn over TLS (runtime.TLSStream): its requests get
+// tlsStater is a Conn over TLS (blitz.TLSStream): its requests get
 // Request.TLS.
 type tlsStater interface {
 	ConnectionState() tls.ConnectionState
@@ -1076,7 +1076,7 @@ func (c *conn) startLinger() {
 	c.ensureActive()
 	c.lingered = 0
 	if c.timer == nil {
-		c.timer = new(runtime.SleepFuture)
+		c.timer = new(blitz.SleepFuture)
 	}
 	c.timer.Reset(time.Now().Add(lingerTime))
 	c.timerOn, c.timerAt = true, c.timer.Deadline()

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +40,7 @@ func malformedCorpus(t *testing.T) map[string][]byte {
 // server (from the parser, or from a handler whose body read failed), its
 // connection closes, and the server serves normally afterwards.
 func TestMalformedCorpusLive(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if _, err := io.ReadAll(r.Body); err != nil {
 				http.Error(w, "bad body", http.StatusBadRequest)

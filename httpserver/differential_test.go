@@ -68,8 +68,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // Timing of the collection (see "Knowing when a server is done").
@@ -561,7 +561,7 @@ func startDiffPair(tb testing.TB) *diffPair {
 		<-nerr
 	})
 
-	hs := startServer(tb, runtime.Config{Workers: 2}, &httpserver.Server{Handler: rec, ErrorLog: quiet})
+	hs := startServer(tb, blitz.Config{Workers: 2}, &httpserver.Server{Handler: rec, ErrorLog: quiet})
 	return &diffPair{rec: rec, netAddr: l.Addr().String(), hsAddr: hs.addr}
 }
 

@@ -5,8 +5,8 @@
 // no read buffer either. A handler runs on a goroutine only while it has a
 // request to answer.
 //
-//	rt, _ := runtime.New(runtime.Config{})
-//	l, _ := runtime.ListenTCP(rt.Handle(), ":8080")
+//	rt, _ := blitz.New(blitz.Config{})
+//	l, _ := blitz.ListenTCP(rt.Handle(), ":8080")
 //	srv := &httpserver.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 //	go srv.Serve(rt.Handle(), l) // returns ErrServerClosed after Shutdown
 //	...
@@ -24,7 +24,7 @@
 // else reads or writes it. The task:
 //
 //  1. Waits for a request. Reads go into a buffer of the runtime's pool
-//     taken when data arrives (runtime.TCPStream.ReadPooled), and the
+//     taken when data arrives (blitz.TCPStream.ReadPooled), and the
 //     buffer goes back as soon as its bytes are consumed, so an idle
 //     connection holds none. A header block that spans reads is gathered
 //     in a buffer of its own, up to MaxHeaderBytes.
@@ -90,7 +90,7 @@
 // A Handler may hijack the connection (http.Hijacker, for WebSockets and
 // the like) when it is one of the runtime's TCP or Unix streams: the task
 // gives it up and ends, and the handler gets it as a net.Conn
-// (runtime.NetConn) with the bytes already read past the request; see
+// (blitz.NetConn) with the bytes already read past the request; see
 // Hijack. Not supported: hijacking other Conns or from a TaskHandler,
 // full-duplex handlers (a body read and a write of one request are done
 // one at a time, in the order the handler asks) and ResponseController's
@@ -181,11 +181,11 @@
 // # Other connections
 //
 // The server reads and writes a connection through the Conn interface
-// (runtime.AsyncReader, runtime.AsyncWriter, Close and the addresses), so
+// (blitz.AsyncReader, blitz.AsyncWriter, Close and the addresses), so
 // a stream that wraps a socket can be served: ServeAcceptor serves any
 // listener of the runtime whose streams are Conns (HTTPS on a
-// runtime.TLSListener, a runtime.UnixListener), ServeConn a single
-// connection accepted elsewhere. Requests over a runtime.TLSStream get
+// blitz.TLSListener, a blitz.UnixListener), ServeConn a single
+// connection accepted elsewhere. Requests over a blitz.TLSStream get
 // Request.TLS (from the stream's ConnectionState). A Conn that is not one of the runtime's sockets is
 // read into a 4 KiB buffer of its own, which it keeps while idle.
 package httpserver

@@ -7,19 +7,19 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // A net/http handler served by connection tasks of a blitz runtime.
 func Example() {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		panic(err)
 	}
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
@@ -55,18 +55,18 @@ func Example() {
 // marked //blitz:async, compiled by blitzgen, makes such a future from
 // straight-line code; here future.Map composes one.
 func ExampleTaskHandler() {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		panic(err)
 	}
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
 	srv := &httpserver.Server{
 		TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
-			return future.Map(runtime.Sleep(10*time.Millisecond), func(struct{}) struct{} {
+			return future.Map(blitz.Sleep(10*time.Millisecond), func(struct{}) struct{} {
 				fmt.Fprintln(w, "answered by a task")
 				return struct{}{}
 			})

@@ -3,8 +3,8 @@ module github.com/blitz-go/blitz/httpserver
 go 1.25.0
 
 require (
+	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
-	github.com/blitz-go/blitz/runtime v0.3.0
 	github.com/blitz-go/blitz/syncprim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0
 	github.com/stretchr/testify v1.12.1
@@ -30,6 +30,7 @@ require (
 )
 
 replace (
+	github.com/blitz-go/blitz => ../
 	github.com/blitz-go/blitz/backend => ../backend
 	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
 	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp
@@ -41,7 +42,6 @@ replace (
 	github.com/blitz-go/blitz/globalq => ../globalq
 	github.com/blitz-go/blitz/header => ../header
 	github.com/blitz-go/blitz/idle => ../idle
-	github.com/blitz-go/blitz/runtime => ../runtime
 	github.com/blitz-go/blitz/scheduler => ../scheduler
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,40 +18,40 @@ import (
 // automatic choice (io_uring where the kernel allows it) and epoll forced,
 // where they exist.
 func testBackends(t *testing.T) []string {
-	names := []string{runtime.BackendAuto}
-	rt, err := runtime.New(runtime.Config{Workers: 1, Backend: runtime.BackendEpoll})
+	names := []string{blitz.BackendAuto}
+	rt, err := blitz.New(blitz.Config{Workers: 1, Backend: blitz.BackendEpoll})
 	if err == nil {
 		require.NoError(t, rt.Shutdown(context.Background()))
-		names = append(names, runtime.BackendEpoll)
+		names = append(names, blitz.BackendEpoll)
 	}
 	return names
 }
 
 // forEachBackend runs f as a subtest per backend.
-func forEachBackend(t *testing.T, f func(t *testing.T, cfg runtime.Config)) {
+func forEachBackend(t *testing.T, f func(t *testing.T, cfg blitz.Config)) {
 	for _, name := range testBackends(t) {
 		label := name
 		if label == "" {
 			label = "auto"
 		}
-		t.Run(label, func(t *testing.T) { f(t, runtime.Config{Workers: 2, Backend: name}) })
+		t.Run(label, func(t *testing.T) { f(t, blitz.Config{Workers: 2, Backend: name}) })
 	}
 }
 
 // testServer is a Server serving on a runtime of its own, torn down by
 // t.Cleanup: the server is shut down (bounded), then the runtime.
 type testServer struct {
-	rt   *runtime.Runtime
+	rt   *blitz.Runtime
 	srv  *httpserver.Server
 	addr string
 	errc chan error
 }
 
-func startServer(t testing.TB, cfg runtime.Config, srv *httpserver.Server) *testServer {
+func startServer(t testing.TB, cfg blitz.Config, srv *httpserver.Server) *testServer {
 	t.Helper()
-	rt, err := runtime.New(cfg)
+	rt, err := blitz.New(cfg)
 	require.NoError(t, err)
-	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		require.NoError(t, err)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +18,7 @@ import (
 // the bytes the client sent past the request, then the stream itself;
 // Shutdown no longer waits for it.
 func TestHijack(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		handlerDone := make(chan error, 1)
 		srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			conn, brw, err := http.NewResponseController(w).Hijack()
@@ -74,7 +74,7 @@ func TestHijack(t *testing.T) {
 // connection that is not one of the runtime's sockets.
 func TestHijackUnsupported(t *testing.T) {
 	got := make(chan error, 1)
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
 		_, _, err := w.(http.Hijacker).Hijack()
 		got <- err
 		return nil
@@ -88,7 +88,7 @@ func TestHijackUnsupported(t *testing.T) {
 // Close cancels the context of a handler that hijacked its connection and
 // still runs, as it does a handler's that did not.
 func TestHijackedContextCancelledByClose(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		hijacked := make(chan struct{})
 		done := make(chan error, 1)
 		srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

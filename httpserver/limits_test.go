@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +20,7 @@ import (
 // beyond wait and are all answered.
 func TestMaxHandlerGoroutines(t *testing.T) {
 	var running, peak atomic.Int32
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{
 		MaxHandlerGoroutines: 2,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			n := running.Add(1)
@@ -70,7 +70,7 @@ func TestMaxHandlerGoroutines(t *testing.T) {
 // A body the handler leaves unread is drained when small (the connection
 // serves the next request) and makes the connection close when large.
 func TestUnreadBody(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, r.URL.Path)
 		})})
@@ -102,7 +102,7 @@ func TestUnreadBody(t *testing.T) {
 // timeout; the handler's answer still goes out, then the connection
 // closes.
 func TestReadTimeoutBody(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		readErr := make(chan error, 1)
 		ts := startServer(t, cfg, &httpserver.Server{ReadTimeout: 200 * time.Millisecond, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, err := io.ReadAll(r.Body)

@@ -22,7 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -633,7 +633,7 @@ var errHijackUnsupported = fmt.Errorf("httpserver: Hijack: %w", http.ErrNotSuppo
 // Hijack gives the connection to the handler (see http.Hijacker): the
 // connection's task stops and forgets it (Shutdown and Close no longer
 // see it), and the handler gets a net.Conn over the stream (made by
-// runtime.NetConn) and a bufio.ReadWriter whose Reader first returns the
+// blitz.NetConn) and a bufio.ReadWriter whose Reader first returns the
 // bytes the server had read past the request. What the response had
 // buffered is sent first if its header was committed, else dropped. Only
 // the runtime's TCP and Unix streams can be hijacked, and only by a
@@ -646,10 +646,10 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	var nc net.Conn
 	switch s := ex.rwc.(type) {
-	case *runtime.TCPStream:
-		nc = runtime.NetConn(s)
-	case *runtime.UnixStream:
-		nc = runtime.NetConn(s)
+	case *blitz.TCPStream:
+		nc = blitz.NetConn(s)
+	case *blitz.UnixStream:
+		nc = blitz.NetConn(s)
 	}
 	if nc == nil || ex.taskMode {
 		return nil, nil, errHijackUnsupported

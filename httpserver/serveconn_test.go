@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
 // plainConn is a Conn that is only a stream (as a TLS stream would be):
 // no pooled reads, no CloseWrite.
-type plainConn struct{ s *runtime.TCPStream }
+type plainConn struct{ s *blitz.TCPStream }
 
 func (p plainConn) PollRead(cx *future.Context, b []byte) (future.Result[int], bool) {
 	return p.s.PollRead(cx, b)
@@ -37,11 +37,11 @@ func (p plainConn) RemoteAddr() net.Addr { return p.s.RemoteAddr() }
 // interface alone (a buffer of its own instead of the pool): keep-alive,
 // bodies both ways, a malformed request; Shutdown waits for it.
 func TestServeConnPlainStream(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
-		rt, err := runtime.New(cfg)
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
+		rt, err := blitz.New(cfg)
 		require.NoError(t, err)
 		defer rt.Shutdown(context.Background())
-		l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+		l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 		require.NoError(t, err)
 		defer l.Close()
 		srv := &httpserver.Server{Handler: helloHandler()}
@@ -49,7 +49,7 @@ func TestServeConnPlainStream(t *testing.T) {
 		go func() {
 			for {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				r, err := runtime.BlockOn(ctx, rt.Handle(), future.Future[future.Result[*runtime.TCPStream]](l.Accept()))
+				r, err := blitz.BlockOn(ctx, rt.Handle(), future.Future[future.Result[*blitz.TCPStream]](l.Accept()))
 				cancel()
 				if err == nil {
 					err = r.Err
@@ -96,10 +96,10 @@ func TestServeConnPlainStream(t *testing.T) {
 // Serve on a listener closed under it returns an error matching
 // net.ErrClosed, not nil.
 func TestServeListenerClosed(t *testing.T) {
-	rt, err := runtime.New(runtime.Config{Workers: 1})
+	rt, err := blitz.New(blitz.Config{Workers: 1})
 	require.NoError(t, err)
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := &httpserver.Server{ErrorLog: log.New(io.Discard, "", 0)}
 	errc := make(chan error, 1)

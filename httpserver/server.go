@@ -12,25 +12,25 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/syncprim"
 )
 
 // Conn is a connection the server can serve: a byte stream read and
-// written by polling, with its addresses. *runtime.TCPStream and
-// *runtime.UnixStream are Conns; so is any stream that wraps one (a TLS
+// written by polling, with its addresses. *blitz.TCPStream and
+// *blitz.UnixStream are Conns; so is any stream that wraps one (a TLS
 // stream, for instance). A Conn that also has the method
 //
-//	ReadPooled() *runtime.ReadPooledFuture
+//	ReadPooled() *blitz.ReadPooledFuture
 //
 // (the runtime's sockets) is read into the runtime's buffer pool, so that
 // it holds no read buffer while it waits for a request; another Conn is
 // read into a buffer of its own. A Conn with a CloseWrite() error method
 // gets a lingering close after an error response, as net/http gives one.
 type Conn interface {
-	runtime.AsyncReader
-	runtime.AsyncWriter
+	blitz.AsyncReader
+	blitz.AsyncWriter
 	Close() error
 	LocalAddr() net.Addr
 	RemoteAddr() net.Addr
@@ -38,7 +38,7 @@ type Conn interface {
 
 // pooledReader is a Conn that reads into the runtime's pool.
 type pooledReader interface {
-	ReadPooled() *runtime.ReadPooledFuture
+	ReadPooled() *blitz.ReadPooledFuture
 }
 
 // closeWriter is a Conn whose sending side can be shut down alone.
@@ -203,20 +203,20 @@ func (s *Server) logf(format string, args ...any) {
 // Serve accepts connections on l, on h's runtime, and serves each as a
 // task, until Shutdown or Close; then it returns ErrServerClosed. Another
 // failure of the listener (l closed by someone else: an error matching
-// net.ErrClosed; the runtime shutting down: runtime.ErrShutdown) is
+// net.ErrClosed; the runtime shutting down: blitz.ErrShutdown) is
 // returned wrapped; a connection reset or aborted before its accept
 // completed is skipped. The connections already accepted are served on. Serve blocks the calling
 // goroutine (call it from a goroutine, not from a task); the accept loop
 // itself is a task of h's runtime. Serve owns l and closes it. Several
 // Serve calls may share a Server.
-func (s *Server) Serve(h runtime.Handle, l *runtime.TCPListener) error {
-	return ServeAcceptor[*runtime.TCPStream](s, h, l)
+func (s *Server) Serve(h blitz.Handle, l *blitz.TCPListener) error {
+	return ServeAcceptor[*blitz.TCPStream](s, h, l)
 }
 
 // ServeAcceptor is Serve for any listener of the runtime whose streams are
-// Conns: a *runtime.TLSListener serves HTTPS, a *runtime.UnixListener
+// Conns: a *blitz.TLSListener serves HTTPS, a *blitz.UnixListener
 // serves on a Unix socket.
-func ServeAcceptor[S Conn](s *Server, h runtime.Handle, l runtime.Acceptor[S]) error {
+func ServeAcceptor[S Conn](s *Server, h blitz.Handle, l blitz.Acceptor[S]) error {
 	s.init()
 	s.mu.Lock()
 	if s.shuttingDown.Load() {
@@ -226,7 +226,7 @@ func ServeAcceptor[S Conn](s *Server, h runtime.Handle, l runtime.Acceptor[S]) e
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
-	jh := runtime.SpawnOn(h, future.Future[error](&acceptLoop[S]{s: s, l: l}))
+	jh := blitz.SpawnOn(h, future.Future[error](&acceptLoop[S]{s: s, l: l}))
 	err, werr := jh.Wait(context.Background())
 	_ = l.Close()
 	s.mu.Lock()
@@ -247,7 +247,7 @@ func ServeAcceptor[S Conn](s *Server, h runtime.Handle, l runtime.Acceptor[S]) e
 // closes it. Shutdown waits for it as for the connections of Serve. After
 // Shutdown or Close it closes c and returns ErrServerClosed; a nil c is
 // refused with ErrNilConn.
-func (s *Server) ServeConn(h runtime.Handle, c Conn) error {
+func (s *Server) ServeConn(h blitz.Handle, c Conn) error {
 	if c == nil {
 		return ErrNilConn
 	}
@@ -256,7 +256,7 @@ func (s *Server) ServeConn(h runtime.Handle, c Conn) error {
 	if err != nil {
 		return err
 	}
-	runtime.SpawnValueDetachedOn[struct{}](h, connTask{cn})
+	blitz.SpawnValueDetachedOn[struct{}](h, connTask{cn})
 	return nil
 }
 
@@ -398,8 +398,8 @@ func (s *Server) connsLocked() []*conn {
 // task for each. Owned by its task.
 type acceptLoop[S Conn] struct {
 	s   *Server
-	l   runtime.Acceptor[S]
-	acc *runtime.AcceptFuture[S]
+	l   blitz.Acceptor[S]
+	acc *blitz.AcceptFuture[S]
 }
 
 // Poll accepts until the listener is closed.
@@ -425,7 +425,7 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 		if err != nil {
 			return nil, true
 		}
-		runtime.SpawnValueDetached[struct{}](cx, connTask{cn})
+		blitz.SpawnValueDetached[struct{}](cx, connTask{cn})
 	}
 }
 

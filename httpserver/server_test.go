@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +32,7 @@ func helloHandler() http.Handler {
 }
 
 func TestGetKeepAlive(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{Handler: helloHandler()})
 		c := newClient(t)
 		for i := 0; i < 5; i++ {
@@ -53,7 +53,7 @@ func TestGetKeepAlive(t *testing.T) {
 // that none is left), and a request's context carries the connection's
 // local address.
 func TestHandlerGoroutinesReusedAndLocalAddr(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		var mu sync.Mutex
 		seen := make(map[string]bool)
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/httpserver/internal/greet"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +22,7 @@ import (
 // many requests wait at once with no handler goroutine, each gets its
 // body and its answer.
 func TestTaskHandlerAsyncFunction(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		ts := startServer(t, cfg, &httpserver.Server{
 			// One handler goroutine at most, and none used: the requests
 			// below wait concurrently all the same.
@@ -65,7 +65,7 @@ func TestTaskHandlerAsyncFunction(t *testing.T) {
 // MaxTaskBodyBytes is refused with 413.
 func TestTaskHandlerPanicAndBodyLimit(t *testing.T) {
 	var logs syncBuffer
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{
 		ErrorLog:         log.New(&logs, "", 0),
 		MaxTaskBodyBytes: 1000,
 		TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
@@ -99,7 +99,7 @@ func TestTaskHandlerCancelledByClose(t *testing.T) {
 	srv := &httpserver.Server{TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
 		return &cancelProbe{entered: entered, cancelled: cancelled, once: &once}
 	})}
-	ts := startServer(t, runtime.Config{Workers: 2}, srv)
+	ts := startServer(t, blitz.Config{Workers: 2}, srv)
 	conn, _ := rawConn(t, ts)
 	_, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func (p *cancelProbe) Cancel() { p.once.Do(func() { close(p.cancelled) }) }
 // A chunked request's trailer fields reach a TaskHandler's Request.Trailer,
 // as a goroutine Handler's, with the declared names as keys.
 func TestTaskHandlerRequestTrailer(t *testing.T) {
-	ts := startServer(t, runtime.Config{Workers: 2}, &httpserver.Server{
+	ts := startServer(t, blitz.Config{Workers: 2}, &httpserver.Server{
 		TaskHandler: httpserver.TaskHandlerFunc(func(w http.ResponseWriter, r *http.Request) future.Future[struct{}] {
 			body, _ := io.ReadAll(r.Body)
 			fmt.Fprintf(w, "%s %q %q", body, r.Trailer.Get("X-Sum"), r.Trailer.Get("X-Late"))

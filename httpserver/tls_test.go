@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,12 +48,12 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // The runtime's TLS streams are Conns: HTTPS through ServeAcceptor on a
 // TLSListener, with Request.TLS set and keep-alive over the TLS connection.
 func TestServeTLS(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, cfg runtime.Config) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
 		cert, pool := selfSigned(t)
-		rt, err := runtime.New(cfg)
+		rt, err := blitz.New(cfg)
 		require.NoError(t, err)
 		defer rt.Shutdown(context.Background())
-		l, err := runtime.ListenTLS(rt.Handle(), "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+		l, err := blitz.ListenTLS(rt.Handle(), "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
 		require.NoError(t, err)
 		defer l.Close()
 		srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -64,7 +64,7 @@ func TestServeTLS(t *testing.T) {
 			fmt.Fprintf(w, "%s over %s", r.URL.Path, tls.VersionName(r.TLS.Version))
 		})}
 		served := make(chan error, 1)
-		go func() { served <- httpserver.ServeAcceptor[*runtime.TLSStream](srv, rt.Handle(), l) }()
+		go func() { served <- httpserver.ServeAcceptor[*blitz.TLSStream](srv, rt.Handle(), l) }()
 		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 		defer tr.CloseIdleConnections()
 		c := &http.Client{Transport: tr, Timeout: 20 * time.Second}
@@ -100,14 +100,14 @@ func TestPlainHTTPToTLSPort(t *testing.T) {
 	go func() { _ = ref.ServeTLS(nl, "", ""); close(refDone) }()
 	defer func() { ref.Close(); <-refDone }()
 
-	rt, err := runtime.New(runtime.Config{Workers: 2})
+	rt, err := blitz.New(blitz.Config{Workers: 2})
 	require.NoError(t, err)
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
+	l, err := blitz.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
 	require.NoError(t, err)
 	srv := &httpserver.Server{Handler: handler}
 	served := make(chan error, 1)
-	go func() { served <- httpserver.ServeAcceptor[*runtime.TLSStream](srv, rt.Handle(), l) }()
+	go func() { served <- httpserver.ServeAcceptor[*blitz.TLSStream](srv, rt.Handle(), l) }()
 
 	plain := func(addr string, req string) string {
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)

@@ -12,8 +12,8 @@ import (
 	"github.com/lesismal/nbio"
 	"github.com/panjf2000/gnet/v2"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // startGoNetEcho is the goroutine-per-connection echo server of Go's net
@@ -73,17 +73,17 @@ func startGoNetEcho(addr string) (*Server, error) {
 // blitzEcho is the echo connection of the blitz server: each read takes a
 // buffer from the runtime's pool, which goes back to the pool before the
 // connection waits again, so an idle connection holds no buffer.
-func blitzEcho(s *runtime.TCPStream) future.Future[error] {
+func blitzEcho(s *blitz.TCPStream) future.Future[error] {
 	return &blitzEchoFuture{s: s}
 }
 
 // blitzEchoFuture is blitzEcho's future: read a pooled buffer, write it
 // back, release it, again, until EOF.
 type blitzEchoFuture struct {
-	s     *runtime.TCPStream
-	read  *runtime.ReadPooledFuture
-	write *runtime.WriteAllFuture
-	buf   runtime.PooledBuf
+	s     *blitz.TCPStream
+	read  *blitz.ReadPooledFuture
+	write *blitz.WriteAllFuture
+	buf   blitz.PooledBuf
 }
 
 // Poll runs the loop until it waits or the connection ends.
@@ -147,16 +147,16 @@ const (
 // startBlitzEcho is the blitz echo server on backend ("" for the default:
 // io_uring where the kernel allows it).
 func startBlitzEcho(addr, backend string) (*Server, error) {
-	rt, err := runtime.New(runtime.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize})
+	rt, err := blitz.New(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize})
 	if err != nil {
 		return nil, err
 	}
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
-	srv := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l, blitzEcho, runtime.ServeConfig{})))
+	srv := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, blitzEcho, blitz.ServeConfig{})))
 	return &Server{Addr: l.AddrPort().String(), ReadPool: blitzReadBuffers * blitzReadBufferSize, Stop: func() error {
 		_ = l.Close()
 		_, err := srv.Wait(context.Background())

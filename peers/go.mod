@@ -3,9 +3,9 @@ module github.com/blitz-go/blitz/peers
 go 1.25.0
 
 require (
+	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
 	github.com/blitz-go/blitz/httpserver v0.3.0
-	github.com/blitz-go/blitz/runtime v0.3.0
 	github.com/lesismal/nbio v1.6.8
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/valyala/fasthttp v1.74.0
@@ -42,6 +42,7 @@ require (
 )
 
 replace (
+	github.com/blitz-go/blitz => ../
 	github.com/blitz-go/blitz/backend => ../backend
 	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
 	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp
@@ -54,7 +55,6 @@ replace (
 	github.com/blitz-go/blitz/header => ../header
 	github.com/blitz-go/blitz/httpserver => ../httpserver
 	github.com/blitz-go/blitz/idle => ../idle
-	github.com/blitz-go/blitz/runtime => ../runtime
 	github.com/blitz-go/blitz/scheduler => ../scheduler
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel

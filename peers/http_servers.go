@@ -13,8 +13,8 @@ import (
 	"github.com/lesismal/nbio/nbhttp"
 	"github.com/valyala/fasthttp"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // helloBody is every HTTP server's answer to GET /.
@@ -58,16 +58,16 @@ func startNetHTTP(addr string) (*Server, error) {
 // adapter: every connection is a runtime stream driven by net/http's
 // goroutine.
 func startBlitzNetListenerHTTP(addr string) (*Server, error) {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return nil, err
 	}
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
-	return serveHTTP(runtime.NetListener(l), func() error { return rt.Shutdown(context.Background()) }), nil
+	return serveHTTP(blitz.NetListener(l), func() error { return rt.Shutdown(context.Background()) }), nil
 }
 
 // startNbHTTP is nbio's HTTP engine with the same net/http handler.
@@ -107,11 +107,11 @@ func startFastHTTP(addr string) (*Server, error) {
 // the same net/http handler: connections are tasks, and a handler
 // goroutine is taken only while a request is being answered.
 func startBlitzHTTP(addr string) (*Server, error) {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return nil, err
 	}
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		return nil, err

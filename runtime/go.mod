@@ -1,34 +1,34 @@
+// Deprecated: use github.com/blitz-go/blitz
 module github.com/blitz-go/blitz/runtime
 
 go 1.25.0
 
 require (
-	github.com/blitz-go/blitz/backend v0.3.0
-	github.com/blitz-go/blitz/backend-epoll v0.3.0
-	github.com/blitz-go/blitz/backend-iocp v0.3.0
-	github.com/blitz-go/blitz/backend-kqueue v0.3.0
-	github.com/blitz-go/blitz/backend-uring v0.3.0
-	github.com/blitz-go/blitz/blocking v0.3.0
+	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
-	github.com/blitz-go/blitz/scheduler v0.3.0
-	github.com/blitz-go/blitz/timerwheel v0.3.0
-	github.com/blitz-go/blitz/waker v0.3.0
-	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/net v0.58.0
-	golang.org/x/sys v0.47.0
 )
 
 require (
+	github.com/blitz-go/blitz/backend v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-iocp v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-kqueue v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-unix v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-uring v0.3.0 // indirect
+	github.com/blitz-go/blitz/blocking v0.3.0 // indirect
 	github.com/blitz-go/blitz/globalq v0.3.0 // indirect
 	github.com/blitz-go/blitz/header v0.3.0 // indirect
 	github.com/blitz-go/blitz/idle v0.3.0 // indirect
+	github.com/blitz-go/blitz/scheduler v0.3.0 // indirect
+	github.com/blitz-go/blitz/timerwheel v0.3.0 // indirect
+	github.com/blitz-go/blitz/waker v0.3.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.3.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 )
 
 replace (
+	github.com/blitz-go/blitz => ../
 	github.com/blitz-go/blitz/backend => ../backend
 	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
 	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp

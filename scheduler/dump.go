@@ -166,10 +166,17 @@ func spawnSite(pcs []uintptr) [2]string {
 	return [2]string{f.File + ":" + strconv.Itoa(f.Line), f.Function}
 }
 
-// internalFrame reports whether fn is a function of this package or the
-// runtime module's, whose frames a spawn site skips.
+// internalFrame reports whether fn is a function of this package or of the
+// runtime's (the root package blitz, its internal packages, and the
+// deprecated forwarding package at the old path), whose frames a spawn
+// site skips.
 func internalFrame(fn string) bool {
-	for _, p := range [...]string{"github.com/blitz-go/blitz/scheduler.", "github.com/blitz-go/blitz/runtime."} {
+	for _, p := range [...]string{
+		"github.com/blitz-go/blitz/scheduler.",
+		"github.com/blitz-go/blitz.",
+		"github.com/blitz-go/blitz/internal/",
+		"github.com/blitz-go/blitz/runtime.",
+	} {
 		if strings.HasPrefix(fn, p) {
 			return true
 		}

@@ -6,10 +6,10 @@ tool github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
+	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/asyncgen v0.3.0
 	github.com/blitz-go/blitz/channels v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
-	github.com/blitz-go/blitz/runtime v0.3.0
 	github.com/blitz-go/blitz/syncprim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0
 	github.com/blitz-go/blitz/wsqueue v0.3.0
@@ -38,6 +38,7 @@ require (
 )
 
 replace (
+	github.com/blitz-go/blitz => ../
 	github.com/blitz-go/blitz/asyncgen => ../asyncgen
 	github.com/blitz-go/blitz/backend => ../backend
 	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
@@ -51,7 +52,6 @@ replace (
 	github.com/blitz-go/blitz/globalq => ../globalq
 	github.com/blitz-go/blitz/header => ../header
 	github.com/blitz-go/blitz/idle => ../idle
-	github.com/blitz-go/blitz/runtime => ../runtime
 	github.com/blitz-go/blitz/scheduler => ../scheduler
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel

@@ -32,7 +32,7 @@ func TestBuildRowsReadsCustomMetric(t *testing.T) {
 		"BenchmarkIdleTaskMemory/goroutines-2  1  100000 ns/op  2642 bytes/task\n"
 	rs, err := parseBench(strings.NewReader(out))
 	require.NoError(t, err)
-	rows := buildRows([]comparison{{"runtime", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"}}, rs)
+	rows := buildRows([]comparison{{".", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"}}, rs)
 	require.True(t, rows[0].Measured())
 	assert.InDelta(t, 184.0, rows[0].OursNs, 1e-9)
 	assert.InDelta(t, 2642.0/184.0, rows[0].Speedup(), 1e-9)
@@ -93,7 +93,7 @@ func TestRowWithinNoiseWhenRangeIncludesOne(t *testing.T) {
 // TestRowBelowFloorIsUnreliable: a run whose b.N is below the floor does not count; a row whose runs
 // mostly are is unreliable, says why, and has no bar.
 func TestRowBelowFloorIsUnreliable(t *testing.T) {
-	fileRead := comparison{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""}
+	fileRead := comparison{".", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""}
 	require.Equal(t, 100_000, shapeOf(fileRead).MinN)
 	out := benchLines("BenchmarkFileRead/uring", 1, 5e8) + benchLines("BenchmarkFileRead/uring", 100_000, 1000, 1000) +
 		benchLines("BenchmarkFileRead/osFileGoroutines", 100_000, 600, 600, 600)
@@ -156,7 +156,7 @@ func TestAllocsArePerUnit(t *testing.T) {
 		"BenchmarkYieldMany/goroutines-2  2  200000000 ns/op  200.0 ns/yield  100 B/op  1001 allocs/op\n"
 	rs, err := parseBench(strings.NewReader(out))
 	require.NoError(t, err)
-	rows := buildRows([]comparison{{"runtime", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"}}, rs)
+	rows := buildRows([]comparison{{".", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"}}, rs)
 	var text bytes.Buffer
 	require.NoError(t, writeTable(&text, nil, rows))
 	assert.Contains(t, text.String(), "0.002")
@@ -289,7 +289,7 @@ func hasSubBenchmark(src, sub string) bool {
 func TestShapesNameRegisteredBenchmarks(t *testing.T) {
 	registered := make(map[string]bool)
 	for _, c := range append(append([]comparison(nil), comparisons...), moreComparisons...) {
-		registered[c.Module+"."+c.Benchmark] = true
+		registered[moduleName(c.Module)+"."+c.Benchmark] = true
 	}
 	for key, s := range shapes {
 		assert.True(t, registered[key], "shape %q names no comparison", key)
@@ -333,7 +333,7 @@ func TestMarkdownCarriesTokioFigure(t *testing.T) {
 		"BenchmarkChainedSpawn/goroutines-2  1  300000 ns/op  300.0 ns/spawn\n"
 	rs, err := parseBench(strings.NewReader(out))
 	require.NoError(t, err)
-	rows := buildRows([]comparison{{"runtime", "BenchmarkChainedSpawn", "blitz/auto", "goroutines", "spawn", "ns/spawn"}}, rs)
+	rows := buildRows([]comparison{{".", "BenchmarkChainedSpawn", "blitz/auto", "goroutines", "spawn", "ns/spawn"}}, rs)
 	var md strings.Builder
 	writeMarkdown(&md, nil, rows)
 	assert.Contains(t, md.String(), "| blitz/auto | goroutines | 200 | 300 | "+num(tokioFigures["BenchmarkChainedSpawn/blitz/auto"])+" | **1.50x** |")

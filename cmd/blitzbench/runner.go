@@ -122,12 +122,12 @@ func testBinaries(root, dir string, mods []string) (map[string]string, map[strin
 	cmd.Dir, cmd.Stderr = root, &stderr
 	allOK := cmd.Run() == nil
 	for _, m := range mods {
-		bin := filepath.Join(dir, filepath.Base(m)+".test")
+		bin := filepath.Join(dir, moduleName(m)+".test")
 		if _, err := os.Stat(bin); err == nil && allOK {
 			bins[m] = bin
 			continue
 		}
-		bin = filepath.Join(dir, "one-"+filepath.Base(m)+".test")
+		bin = filepath.Join(dir, "one-"+moduleName(m)+".test")
 		var out bytes.Buffer
 		one := exec.Command("go", "test", "-c", "-o", bin, ".")
 		one.Dir, one.Stdout, one.Stderr = filepath.Join(root, m), &out, &out

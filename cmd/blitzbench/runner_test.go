@@ -58,16 +58,16 @@ func BenchmarkY(b *testing.B) { for range b.N {} }
 func TestPlanGroupsByModuleAndBenchtime(t *testing.T) {
 	cs := []comparison{
 		{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "chan", "push+pop", ""},
-		{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
-		{"runtime", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
-		{"runtime", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"},
+		{".", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
+		{".", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
+		{".", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"},
 		{"wsqueue", "BenchmarkLocalPushPop", "wsqueue", "mutexdeque", "push+pop", ""},
 	}
 	invs := plan(cs, "50ms", 0)
 	require.Len(t, invs, 4)
 	assert.Equal(t, invocation{Module: "wsqueue", Benchtime: "50ms", Benches: []string{"BenchmarkLocalPushPop"},
 		Pattern: `^BenchmarkLocalPushPop$/^wsqueue$|^BenchmarkLocalPushPop$/^chan$|^BenchmarkLocalPushPop$/^mutexdeque$`}, invs[0])
-	assert.Equal(t, "runtime", invs[1].Module)
+	assert.Equal(t, ".", invs[1].Module)
 	assert.Equal(t, "50ms", invs[1].Benchtime, "the run's benchtime first")
 	assert.Equal(t, []string{"BenchmarkSpawnMany"}, invs[1].Benches)
 	assert.Equal(t, "100000x", invs[2].Benchtime)

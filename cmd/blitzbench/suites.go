@@ -1,6 +1,9 @@
 package main
 
-import "slices"
+import (
+	"path/filepath"
+	"slices"
+)
 
 // A comparison is one row of the table and one bar of the chart: our implementation against a
 // Go-standard equivalent, measured as sub-benchmarks of the same Go benchmark so that both run, one
@@ -50,21 +53,21 @@ var comparisons = []comparison{
 	{"waker", "BenchmarkListPushRemove", "waker", "containerlist", "push+remove", ""},
 	{"waker", "BenchmarkWaitWake", "waker", "chan", "round trip", ""},
 	{"waker", "BenchmarkWaitWake", "waker", "cond", "round trip", ""},
-	{"runtime", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
-	{"runtime", "BenchmarkSpawnRemote", "blitz/auto", "goroutines", "task", ""},
-	{"runtime", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"},
-	{"runtime", "BenchmarkPingPong", "blitz/auto", "goroutines", "ping", "ns/ping"},
-	{"runtime", "BenchmarkPingPong", "blitz-detached/auto", "goroutines", "ping", "ns/ping"},
-	{"runtime", "BenchmarkChainedSpawn", "blitz/auto", "goroutines", "spawn", "ns/spawn"},
-	{"runtime", "BenchmarkChainedSpawn", "blitz-detached/auto", "goroutines", "spawn", "ns/spawn"},
-	{"runtime", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"},
-	{"runtime", "BenchmarkTimerInsertCancel", "blitz", "timeAfterFunc", "timer", ""},
-	{"runtime", "BenchmarkSleepLateness", "blitz", "goroutines", "sleep, p99", "p99-us"},
-	{"runtime", "BenchmarkTCPEcho", "uring", "netGoroutines", "round trip", ""},
-	{"runtime", "BenchmarkIdleConnMemory", "uring", "netGoroutines", "idle conn", "bytes/conn"},
-	{"runtime", "BenchmarkHTTPAdapter", "blitz", "netHTTP", "request", ""},
-	{"runtime", "BenchmarkSpawnBlocking", "blitz", "goroutine", "call", ""},
-	{"runtime", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
+	{".", "BenchmarkSpawnMany", "blitz", "goroutines", "task", ""},
+	{".", "BenchmarkSpawnRemote", "blitz/auto", "goroutines", "task", ""},
+	{".", "BenchmarkYieldMany", "blitz", "goroutines", "yield", "ns/yield"},
+	{".", "BenchmarkPingPong", "blitz/auto", "goroutines", "ping", "ns/ping"},
+	{".", "BenchmarkPingPong", "blitz-detached/auto", "goroutines", "ping", "ns/ping"},
+	{".", "BenchmarkChainedSpawn", "blitz/auto", "goroutines", "spawn", "ns/spawn"},
+	{".", "BenchmarkChainedSpawn", "blitz-detached/auto", "goroutines", "spawn", "ns/spawn"},
+	{".", "BenchmarkIdleTaskMemory", "blitz/auto", "goroutines", "idle task", "bytes/task"},
+	{".", "BenchmarkTimerInsertCancel", "blitz", "timeAfterFunc", "timer", ""},
+	{".", "BenchmarkSleepLateness", "blitz", "goroutines", "sleep, p99", "p99-us"},
+	{".", "BenchmarkTCPEcho", "uring", "netGoroutines", "round trip", ""},
+	{".", "BenchmarkIdleConnMemory", "uring", "netGoroutines", "idle conn", "bytes/conn"},
+	{".", "BenchmarkHTTPAdapter", "blitz", "netHTTP", "request", ""},
+	{".", "BenchmarkSpawnBlocking", "blitz", "goroutine", "call", ""},
+	{".", "BenchmarkFileRead", "uring", "osFileGoroutines", "4 KiB read", ""},
 	{"syncprim", "BenchmarkMutex", "uncontended/blitz", "uncontended/syncMutex", "lock+unlock", ""},
 	{"syncprim", "BenchmarkMutex", "contended4/blitz", "contended4/syncMutex", "lock+unlock", ""},
 	{"syncprim", "BenchmarkMutex", "contended4/blitzBlocking", "contended4/syncMutex", "lock+unlock", ""},
@@ -99,9 +102,9 @@ var comparisons = []comparison{
 // moreComparisons are measured only with -all: other backends and variants of rows above, which
 // would take the default run well past its two minutes.
 var moreComparisons = []comparison{
-	{"runtime", "BenchmarkSpawnRemote", "blitz-iface/auto", "goroutines", "task", ""},
-	{"runtime", "BenchmarkTCPEcho", "epoll", "netGoroutines", "round trip", ""},
-	{"runtime", "BenchmarkIdleConnMemory", "epoll", "netGoroutines", "idle conn", "bytes/conn"},
+	{".", "BenchmarkSpawnRemote", "blitz-iface/auto", "goroutines", "task", ""},
+	{".", "BenchmarkTCPEcho", "epoll", "netGoroutines", "round trip", ""},
+	{".", "BenchmarkIdleConnMemory", "epoll", "netGoroutines", "idle conn", "bytes/conn"},
 	{"httpserver", "BenchmarkServe", "hello/conns=64/blitz-epoll", "hello/conns=64/nethttp", "request", ""},
 	{"httpserver", "BenchmarkServe", "hello/conns=1/blitz", "hello/conns=1/nethttp", "request", ""},
 }
@@ -120,26 +123,26 @@ type shape struct {
 }
 
 // shapes holds the benchmarks that do not run with the defaults, keyed by module and benchmark
-// ("runtime.BenchmarkFileRead"). A batch benchmark (one op is a whole workload: 1,000 ping-pongs, a
+// ("blitz.BenchmarkFileRead"). A batch benchmark (one op is a whole workload: 1,000 ping-pongs, a
 // tree of 2^15 joins) has a floor of 1; a benchmark whose ops share a start-up (10^4 readers, 64
 // connections) gets enough iterations that the start-up is a small part of each op.
 var shapes = map[string]shape{
 	// 10^4 readers start before the first read: 10^5 reads are 10 per reader.
-	"runtime.BenchmarkFileRead": {Benchtime: "100000x", MinN: 100_000},
+	"blitz.BenchmarkFileRead": {Benchtime: "100000x", MinN: 100_000},
 	// 64 connections: 32,000 round trips are 500 per connection.
-	"runtime.BenchmarkTCPEcho": {Benchtime: "32000x", MinN: 6_400},
+	"blitz.BenchmarkTCPEcho": {Benchtime: "32000x", MinN: 6_400},
 	// 64 keep-alive connections from a load generator in a child process.
 	"httpserver.BenchmarkServe": {Benchtime: "20000x", MinN: 6_400},
 	// One op is 10^6 parked tasks (10^5 goroutines) or 10^4 idle connections; the figure is a heap
 	// delta, steady from run to run, and a run takes seconds: three runs give its range.
-	"runtime.BenchmarkIdleTaskMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
-	"runtime.BenchmarkIdleConnMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
+	"blitz.BenchmarkIdleTaskMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
+	"blitz.BenchmarkIdleConnMemory": {Benchtime: "1x", MinN: 1, MaxRuns: 3},
 	// One op is 10^5 sleeps of 1-50 ms; the metric is their p99.
-	"runtime.BenchmarkSleepLateness": {Benchtime: "1x", MinN: 1},
+	"blitz.BenchmarkSleepLateness": {Benchtime: "1x", MinN: 1},
 	// One op is 1,000 tasks yielding 1,000 times, 1,000 ping-pongs, a chain of 1,000 spawns.
-	"runtime.BenchmarkYieldMany":    {MinN: 1},
-	"runtime.BenchmarkPingPong":     {MinN: 1},
-	"runtime.BenchmarkChainedSpawn": {MinN: 1},
+	"blitz.BenchmarkYieldMany":    {MinN: 1},
+	"blitz.BenchmarkPingPong":     {MinN: 1},
+	"blitz.BenchmarkChainedSpawn": {MinN: 1},
 	// One op is fib(35), a tree of 2^15-1 joins, a sort of 10^6 elements.
 	"parallel.BenchmarkFib":          {Benchtime: "3x", MinN: 1},
 	"parallel.BenchmarkForkJoinTree": {Benchtime: "10x", MinN: 1},
@@ -148,11 +151,20 @@ var shapes = map[string]shape{
 
 // shapeOf returns c's benchmark's shape, with the defaults filled in.
 func shapeOf(c comparison) shape {
-	s := shapes[c.Module+"."+c.Benchmark]
+	s := shapes[moduleName(c.Module)+"."+c.Benchmark]
 	if s.MinN == 0 {
 		s.MinN = defaultMinN
 	}
 	return s
+}
+
+// moduleName names the module in directory dir as its package does: the
+// root module's package is blitz.
+func moduleName(dir string) string {
+	if dir == "." {
+		return "blitz"
+	}
+	return filepath.Base(dir)
 }
 
 // modulesOf returns the modules of cs in first-seen order.

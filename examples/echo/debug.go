@@ -9,8 +9,8 @@ import (
 	"net/http/pprof"
 	"time"
 
-	"github.com/blitz-go/blitz/runtime"
-	"github.com/blitz-go/blitz/runtime/inspect"
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/inspect"
 )
 
 // debugAddr is where serveDebug listens; empty turns it off. Set by the
@@ -22,7 +22,7 @@ var debugAddr string
 // (/debug/pprof/), on Go's own net/http server: a debugging endpoint
 // should not depend on the runtime it inspects being healthy. It returns
 // the function that stops it.
-func serveDebug(rt *runtime.Runtime, out io.Writer) (stop func(), err error) {
+func serveDebug(rt *blitz.Runtime, out io.Writer) (stop func(), err error) {
 	if debugAddr == "" {
 		return func() {}, nil
 	}

@@ -3,7 +3,7 @@
 // waiting with future.Try, and the blitzgen generator compiles it into a
 // state machine (echoAsync, in main_async.go), so a connection waiting for
 // data costs a parked future of a few hundred bytes and no goroutine. The
-// accept loop is runtime.Serve, which runs one handler task per connection.
+// accept loop is blitz.Serve, which runs one handler task per connection.
 // examples/echomachine is the same server with its state machines written by
 // hand, for those who want to see the mechanism.
 //
@@ -50,8 +50,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func main() {
@@ -76,7 +76,7 @@ func main() {
 // peer then costs its task and its socket, not a buffer of its own.
 //
 //blitz:async
-func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
+func echo(s *blitz.TCPStream, echoed *atomic.Int64) error {
 	defer s.Close()
 	_ = s.SetNoDelay(true)
 	for {
@@ -101,11 +101,11 @@ func echo(s *runtime.TCPStream, echoed *atomic.Int64) error {
 func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer, ready chan<- string) error {
 	// With the debug endpoint on, polls are timed too, for the console's
 	// poll times, histogram and slow polls (two clock reads per poll).
-	rt, err := runtime.New(runtime.Config{PollTiming: debugAddr != ""})
+	rt, err := blitz.New(blitz.Config{PollTiming: debugAddr != ""})
 	if err != nil {
 		return err
 	}
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		return err
@@ -122,11 +122,11 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 		ready <- l.AddrPort().String()
 	}
 	var echoed atomic.Int64 // every byte written back, by every connection
-	server := runtime.SpawnOn(rt.Handle(), runtime.Named("accept loop", future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] {
-			return runtime.Named("echo connection", echoAsync(s, &echoed))
+	server := blitz.SpawnOn(rt.Handle(), blitz.Named("accept loop", future.Future[blitz.ServeStats](blitz.Serve(l,
+		func(s *blitz.TCPStream) future.Future[error] {
+			return blitz.Named("echo connection", echoAsync(s, &echoed))
 		},
-		runtime.ServeConfig{Grace: grace}))))
+		blitz.ServeConfig{Grace: grace}))))
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "echo: stopping: no new connections")

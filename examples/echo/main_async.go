@@ -4,8 +4,8 @@ package main
 
 import (
 	"errors"
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"io"
 	"sync/atomic"
 )
@@ -14,18 +14,18 @@ import (
 
 // echoAsyncFuture is the state machine of echo: see echoAsync.
 type echoAsyncFuture struct {
-	state     int32                     // the block Poll runs next; -1 once returned, -2 once cancelled
-	deferBits uint8                     // bit i: the call of the i-th defer statement is due
-	aw1       *runtime.ReadPooledFuture // the future awaited
-	aw2       *runtime.WriteAllFuture   // the future awaited
-	s         *runtime.TCPStream
+	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits uint8                   // bit i: the call of the i-th defer statement is due
+	aw1       *blitz.ReadPooledFuture // the future awaited
+	aw2       *blitz.WriteAllFuture   // the future awaited
+	s         *blitz.TCPStream
 	echoed    *atomic.Int64
-	data      runtime.PooledBuf
+	data      blitz.PooledBuf
 }
 
 // echoAsync returns echo as a future: polling it runs echo up to its next
 // await, and its value is what echo returns.
-func echoAsync(s *runtime.TCPStream, echoed *atomic.Int64) future.Future[error] {
+func echoAsync(s *blitz.TCPStream, echoed *atomic.Int64) future.Future[error] {
 	return &echoAsyncFuture{s: s, echoed: echoed}
 }
 

@@ -30,8 +30,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func main() {
@@ -48,11 +48,11 @@ func main() {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // listener's address once it listens.
 func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return err
 	}
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
 		return err
@@ -64,7 +64,7 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 	// echoed counts every byte written back, by every connection, as it
 	// goes: a connection cut by the shutdown has no result to report.
 	var echoed atomic.Int64
-	server := runtime.SpawnOn(rt.Handle(), future.Future[[]runtime.JoinHandle[int]](&acceptLoop{l: l, echoed: &echoed}))
+	server := blitz.SpawnOn(rt.Handle(), future.Future[[]blitz.JoinHandle[int]](&acceptLoop{l: l, echoed: &echoed}))
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "echo: stopping: no new connections")
@@ -93,14 +93,14 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 // acceptLoop accepts connections until the listener closes, spawning a
 // conn task for each; it returns their JoinHandles.
 type acceptLoop struct {
-	l       *runtime.TCPListener
+	l       *blitz.TCPListener
 	echoed  *atomic.Int64 // shared by the conns
-	acc     *runtime.AcceptFuture[*runtime.TCPStream]
+	acc     *blitz.AcceptFuture[*blitz.TCPStream]
 	waiting bool
-	conns   []runtime.JoinHandle[int]
+	conns   []blitz.JoinHandle[int]
 }
 
-func (a *acceptLoop) Poll(cx *future.Context) ([]runtime.JoinHandle[int], bool) {
+func (a *acceptLoop) Poll(cx *future.Context) ([]blitz.JoinHandle[int], bool) {
 	for {
 		if !a.waiting {
 			a.acc = a.l.Accept()
@@ -115,7 +115,7 @@ func (a *acceptLoop) Poll(cx *future.Context) ([]runtime.JoinHandle[int], bool) 
 			return a.conns, true
 		}
 		_ = r.Value.SetNoDelay(true)
-		a.conns = append(a.conns, runtime.Spawn(cx, future.Future[int](&conn{s: r.Value, total: a.echoed})))
+		a.conns = append(a.conns, blitz.Spawn(cx, future.Future[int](&conn{s: r.Value, total: a.echoed})))
 	}
 }
 
@@ -123,12 +123,12 @@ func (a *acceptLoop) Poll(cx *future.Context) ([]runtime.JoinHandle[int], bool) 
 // closes; it returns the bytes it echoed and adds them to total as it goes.
 // The futures it waits on live inside it, so a connection allocates once.
 type conn struct {
-	s       *runtime.TCPStream
+	s       *blitz.TCPStream
 	total   *atomic.Int64
 	buf     [4096]byte
 	writing bool
-	rd      *runtime.ReadFuture
-	wr      *runtime.WriteAllFuture
+	rd      *blitz.ReadFuture
+	wr      *blitz.WriteAllFuture
 	started bool
 	echoed  int
 }

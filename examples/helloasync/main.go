@@ -11,8 +11,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // greet sleeps, then greets. It is an async function: blitzgen writes
@@ -20,7 +20,7 @@ import (
 //
 //blitz:async
 func greet(name string, d time.Duration) string {
-	future.Await(runtime.Sleep(d)) // waits without blocking a thread
+	future.Await(blitz.Sleep(d)) // waits without blocking a thread
 	return "hello, " + name
 }
 
@@ -35,8 +35,8 @@ type guest struct {
 func greetAll(guests []guest, limit time.Duration) []string {
 	var out []string
 	for _, g := range guests {
-		r := future.Await(runtime.Timeout(limit, greetAsync(g.name, g.delay)))
-		if r.Err != nil { // runtime.ErrTimeout
+		r := future.Await(blitz.Timeout(limit, greetAsync(g.name, g.delay)))
+		if r.Err != nil { // blitz.ErrTimeout
 			out = append(out, g.name+" timed out")
 			continue
 		}
@@ -46,19 +46,19 @@ func greetAll(guests []guest, limit time.Duration) []string {
 }
 
 func main() {
-	rt, err := runtime.New(runtime.Config{}) // one worker per CPU
+	rt, err := blitz.New(blitz.Config{}) // one worker per CPU
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer rt.Shutdown(context.Background())
 
 	// Spawn an async function as a task and wait for it from this goroutine.
-	h := runtime.SpawnOn(rt.Handle(), greetAsync("world", 10*time.Millisecond))
+	h := blitz.SpawnOn(rt.Handle(), greetAsync("world", 10*time.Millisecond))
 	msg, err := h.Wait(context.Background())
 	fmt.Println(msg, err)
 
 	// Or run one on this goroutine until it completes.
-	all, err := runtime.BlockOn(context.Background(), rt.Handle(), greetAllAsync([]guest{
+	all, err := blitz.BlockOn(context.Background(), rt.Handle(), greetAllAsync([]guest{
 		{"Ada", 10 * time.Millisecond}, {"Grace", 20 * time.Millisecond}, {"slowpoke", time.Hour},
 	}, 500*time.Millisecond))
 	fmt.Println(all, err)

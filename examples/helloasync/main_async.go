@@ -3,8 +3,8 @@
 package main
 
 import (
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"time"
 )
 
@@ -30,7 +30,7 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 		switch f.state {
 		case 0:
 //line main.go:23
-			f.aw1 = runtime.Sleep(f.d)
+			f.aw1 = blitz.Sleep(f.d)
 			f.state = 1
 			fallthrough
 //line main_async.go:37
@@ -109,7 +109,7 @@ poll:
 			}
 			f.g = f.guests[f.rangeIndex]
 //line main.go:38
-			f.aw1 = runtime.Timeout(f.limit, greetAsync(f.g.name, f.g.delay))
+			f.aw1 = blitz.Timeout(f.limit, greetAsync(f.g.name, f.g.delay))
 			f.state = 2
 			fallthrough
 //line main_async.go:116

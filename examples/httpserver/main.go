@@ -3,7 +3,7 @@
 // a keep-alive connection waiting for its next request holds no goroutine
 // and no buffer, and a handler runs on a goroutine from a bounded pool only
 // while it has a request. The handlers are ordinary Go code; nothing in them
-// knows about the runtime. (runtime.NetListener is the other way: net/http's
+// knows about the runtime. (blitz.NetListener is the other way: net/http's
 // own server over the runtime's sockets, a goroutine per connection.)
 //
 // The same server shows what the runtime is doing: the live console at
@@ -33,9 +33,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/httpserver"
-	"github.com/blitz-go/blitz/runtime"
-	"github.com/blitz-go/blitz/runtime/inspect"
+	"github.com/blitz-go/blitz/inspect"
 )
 
 func main() {
@@ -50,7 +50,7 @@ func main() {
 
 // handler is the application: ordinary net/http code, and rt's debugging
 // pages under /debug/ and /metrics.
-func handler(rt *runtime.Runtime) http.Handler {
+func handler(rt *blitz.Runtime) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from blitz, %s\n", r.RemoteAddr)
@@ -72,12 +72,12 @@ func handler(rt *runtime.Runtime) http.Handler {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // address once it listens.
 func serve(ctx context.Context, addr string, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{PollTiming: true})
+	rt, err := blitz.New(blitz.Config{PollTiming: true})
 	if err != nil {
 		return err
 	}
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), addr)
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
 	if err != nil {
 		return err
 	}

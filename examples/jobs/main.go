@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func main() {
@@ -45,8 +45,8 @@ func main() {
 }
 
 // await runs a future of a Result from this goroutine.
-func await[T any](h runtime.Handle, f future.Future[future.Result[T]]) (T, error) {
-	r, err := runtime.BlockOn(context.Background(), h, f)
+func await[T any](h blitz.Handle, f future.Future[future.Result[T]]) (T, error) {
+	r, err := blitz.BlockOn(context.Background(), h, f)
 	if err == nil {
 		err = r.Err
 	}
@@ -57,20 +57,20 @@ func await[T any](h runtime.Handle, f future.Future[future.Result[T]]) (T, error
 // for tests) asks to stop, gives the rest grace to finish, kills what is
 // left, and prints the sorted first lines of the jobs that finished.
 func run(jobs []string, grace time.Duration, out io.Writer, trigger <-chan struct{}) error {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return err
 	}
 	defer rt.Shutdown(context.Background())
 	h := rt.Handle()
 
-	c := runtime.NewCoordinator()
+	c := blitz.NewCoordinator()
 	if err := c.TriggerOnSignal(h, os.Interrupt, syscall.SIGTERM); err != nil {
 		return err
 	}
 	var (
 		mu       sync.Mutex
-		children = map[string]*runtime.Child{}
+		children = map[string]*blitz.Child{}
 		firsts   []string
 		wg       sync.WaitGroup
 	)
@@ -80,7 +80,7 @@ func run(jobs []string, grace time.Duration, out io.Writer, trigger <-chan struc
 		if err != nil {
 			break // stopping: no new job
 		}
-		child, err := await(h, runtime.Command("sh", "-c", job).Stdout(runtime.Piped).Spawn(h))
+		child, err := await(h, blitz.Command("sh", "-c", job).Stdout(blitz.Piped).Spawn(h))
 		if err != nil {
 			g.Release()
 			return err
@@ -93,9 +93,9 @@ func run(jobs []string, grace time.Duration, out io.Writer, trigger <-chan struc
 			defer wg.Done()
 			// The first line as it comes, the rest drained (a child
 			// blocked on a full pipe would never finish), then the wait.
-			out := runtime.NewBufReader(child.Stdout(), 0)
+			out := blitz.NewBufReader(child.Stdout(), 0)
 			first, ferr := await(h, out.ReadLine())
-			_, derr := await(h, runtime.Copy(runtime.FromIOWriter(io.Discard), out))
+			_, derr := await(h, blitz.Copy(blitz.FromIOWriter(io.Discard), out))
 			st, err := await(h, child.Wait())
 			if ferr == nil && derr == nil && err == nil && st.Success() {
 				mu.Lock()
@@ -129,7 +129,7 @@ func run(jobs []string, grace time.Duration, out io.Writer, trigger <-chan struc
 	wg.Wait()
 
 	// The report goes through a pipeline: sort's stdin is fed from here.
-	sorter, err := await(h, runtime.Command("sort").Stdin(runtime.Piped).Stdout(runtime.Piped).Spawn(h))
+	sorter, err := await(h, blitz.Command("sort").Stdin(blitz.Piped).Stdout(blitz.Piped).Spawn(h))
 	if err != nil {
 		return err
 	}

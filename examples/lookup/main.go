@@ -8,8 +8,8 @@
 // The connection handler and the lookup are async functions (handle and
 // lookup, marked //blitz:async): they wait with future.Await and future.Try
 // as if they blocked, and blitzgen compiles each into a state machine
-// (handleAsync and lookupAsync, in main_async.go). runtime.TryTimeout bounds
-// a lookup, and runtime.Serve runs the accept loop, one handler task per
+// (handleAsync and lookupAsync, in main_async.go). blitz.TryTimeout bounds
+// a lookup, and blitz.Serve runs the accept loop, one handler task per
 // connection. Run go generate after editing them; in a module of your own,
 // add the generator as a tool and write the go:generate line as
 //
@@ -42,9 +42,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/lookup/internal/kv"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func main() {
@@ -66,7 +66,7 @@ func lookup(db kv.DB, key string) (string, error) {
 	if !ok {
 		return "", kv.ErrNotFound
 	}
-	future.Await(runtime.Sleep(e.Delay))
+	future.Await(blitz.Sleep(e.Delay))
 	return e.Value, nil
 }
 
@@ -75,9 +75,9 @@ func lookup(db kv.DB, key string) (string, error) {
 // returns and also when it is cancelled (the grace period ran out).
 //
 //blitz:async
-func handle(s *runtime.TCPStream, db kv.DB, timeout time.Duration) error {
+func handle(s *blitz.TCPStream, db kv.DB, timeout time.Duration) error {
 	defer s.Close()
-	r := runtime.NewBufReader(s, 0)
+	r := blitz.NewBufReader(s, 0)
 	for {
 		key, err := future.Try(r.ReadLine())
 		if errors.Is(err, io.EOF) {
@@ -86,7 +86,7 @@ func handle(s *runtime.TCPStream, db kv.DB, timeout time.Duration) error {
 		if err != nil {
 			return err
 		}
-		v, err := future.Try(runtime.TryTimeout(timeout, lookupAsync(db, key)))
+		v, err := future.Try(blitz.TryTimeout(timeout, lookupAsync(db, key)))
 		if _, err := future.Try(s.WriteAll([]byte(kv.Reply(v, err)))); err != nil {
 			return err
 		}
@@ -96,12 +96,12 @@ func handle(s *runtime.TCPStream, db kv.DB, timeout time.Duration) error {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // listener's address once it listens.
 func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return err
 	}
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), cfg.Addr)
+	l, err := blitz.ListenTCP(rt.Handle(), cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -109,9 +109,9 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
-	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] { return handleAsync(s, cfg.DB, cfg.Timeout) },
-		runtime.ServeConfig{Grace: cfg.Grace})))
+	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l,
+		func(s *blitz.TCPStream) future.Future[error] { return handleAsync(s, cfg.DB, cfg.Timeout) },
+		blitz.ServeConfig{Grace: cfg.Grace})))
 	<-ctx.Done()
 	_ = l.Close() // Serve stops accepting, waits up to cfg.Grace, then cancels the rest
 	stats, err := server.Wait(context.Background())

@@ -4,9 +4,9 @@ package main
 
 import (
 	"errors"
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/lookup/internal/kv"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"io"
 	"time"
 )
@@ -42,7 +42,7 @@ func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 				return future.Result[string]{Value: "", Err: kv.ErrNotFound}, true
 			}
 //line main.go:69
-			f.aw1 = runtime.Sleep(f.e.Delay)
+			f.aw1 = blitz.Sleep(f.e.Delay)
 			f.state = 1
 			fallthrough
 //line main_async.go:49
@@ -86,19 +86,19 @@ var _ = lookup
 type handleAsyncFuture struct {
 	state     int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
 	deferBits uint8                                // bit i: the call of the i-th defer statement is due
-	aw1       *runtime.StreamFuture[string]        // the future awaited
+	aw1       *blitz.StreamFuture[string]          // the future awaited
 	aw2       future.Future[future.Result[string]] // the future awaited
-	aw3       *runtime.WriteAllFuture              // the future awaited
-	s         *runtime.TCPStream
+	aw3       *blitz.WriteAllFuture                // the future awaited
+	s         *blitz.TCPStream
 	db        kv.DB
 	timeout   time.Duration
-	r         *runtime.BufReader
+	r         *blitz.BufReader
 	err       error
 }
 
 // handleAsync returns handle as a future: polling it runs handle up to its next
 // await, and its value is what handle returns.
-func handleAsync(s *runtime.TCPStream, db kv.DB, timeout time.Duration) future.Future[error] {
+func handleAsync(s *blitz.TCPStream, db kv.DB, timeout time.Duration) future.Future[error] {
 	return &handleAsyncFuture{s: s, db: db, timeout: timeout}
 }
 
@@ -146,7 +146,7 @@ poll:
 			_ = f.s.Close
 			f.deferBits |= 1
 //line main.go:80
-			f.r = runtime.NewBufReader(f.s, 0)
+			f.r = blitz.NewBufReader(f.s, 0)
 //line main.go:81
 			f.state = 1
 			fallthrough
@@ -185,7 +185,7 @@ poll:
 				}
 			}
 //line main.go:89
-			f.aw2 = runtime.TryTimeout(f.timeout, lookupAsync(f.db, key))
+			f.aw2 = blitz.TryTimeout(f.timeout, lookupAsync(f.db, key))
 			f.state = 3
 			fallthrough
 //line main_async.go:192

@@ -15,9 +15,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"github.com/blitz-go/blitz/syncprim"
 )
 
@@ -63,7 +63,7 @@ var text = []string{
 }
 
 func main() {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,9 +74,9 @@ func main() {
 	c := &counter{counts: make(map[string]int), lines: channels.NewWatch(0)}
 
 	// Workers: tasks on the runtime.
-	handles := make([]runtime.JoinHandle[int], workers)
+	handles := make([]blitz.JoinHandle[int], workers)
 	for i := range handles {
-		handles[i] = runtime.SpawnOn(rt.Handle(), workerAsync(in, c))
+		handles[i] = blitz.SpawnOn(rt.Handle(), workerAsync(in, c))
 	}
 
 	// Progress: an ordinary goroutine waiting for changes with the blocking tier.

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -50,7 +50,7 @@ func TestMainCountsEveryLineOnce(t *testing.T) {
 // lock goes to the next waiter instead of to a task that will never release
 // it.
 func TestCancelledWorkerLeavesNothingQueued(t *testing.T) {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	require.NoError(t, err)
 	defer rt.Shutdown(context.Background())
 	in := channels.NewBounded[string](4)
@@ -58,7 +58,7 @@ func TestCancelledWorkerLeavesNothingQueued(t *testing.T) {
 	held, err := c.mu.LockBlocking(context.Background())
 	require.NoError(t, err)
 
-	h := runtime.SpawnOn(rt.Handle(), workerAsync(in, c))
+	h := blitz.SpawnOn(rt.Handle(), workerAsync(in, c))
 	require.NoError(t, in.TrySend("a line"))
 	deadline := time.Now().Add(30 * time.Second)
 	for in.Len() > 0 { // the worker took the line and goes on to the lock
@@ -67,7 +67,7 @@ func TestCancelledWorkerLeavesNothingQueued(t *testing.T) {
 	}
 	h.Cancel()
 	_, err = h.Wait(context.Background())
-	require.ErrorIs(t, err, runtime.ErrCancelled)
+	require.ErrorIs(t, err, blitz.ErrCancelled)
 
 	held.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

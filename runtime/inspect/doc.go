@@ -1,25 +1,23 @@
-// Package inspect shows a running blitz runtime to the tools a Go service
-// already has, and to a browser:
+// Package inspect is the old import path of blitz for Go's runtime inspector
+// (Prometheus metrics, expvar, the console page), kept for one minor version
+// so that existing programs keep building. It moved with the runtime, whose
+// package was renamed from runtime to blitz (at github.com/blitz-go/blitz)
+// because the name runtime shadowed the standard library's runtime package,
+// which servers import beside it (for runtime.GOMAXPROCS,
+// runtime.NumGoroutine, runtime.ReadMemStats).
 //
-//   - MetricsHandler serves the runtime's Metrics in the Prometheus text
-//     exposition format, for a Prometheus server to scrape;
-//   - PublishExpvar publishes them as an expvar variable, served as JSON by
-//     /debug/vars;
-//   - Console serves a live page, in the spirit of tokio-console, of the
-//     workers, the live tasks (name, state, age, polls, what each waits on)
-//     and the I/O operations, refreshed every second, with no JavaScript
-//     framework.
+// Deprecated: this package moved to github.com/blitz-go/blitz/inspect: import
+// "github.com/blitz-go/blitz/inspect" instead. The package keeps its name,
+// inspect, so only the import path changes. This package will be removed,
+// with the module github.com/blitz-go/blitz/runtime, in the next minor
+// version.
 //
-// It is a package of its own, like net/http/pprof, so that a program that
-// imports the runtime links no HTTP server and registers nothing on
-// http.DefaultServeMux unless it asks for it:
+// Every exported identifier here forwards to the same name in
+// github.com/blitz-go/blitz/inspect: functions are wrappers with the same
+// signatures, and ErrExpvarName is a copy of the new package's sentinel error,
+// which that package never reassigns, so errors.Is matches it from either
+// path.
 //
-//	mux.Handle("/metrics", inspect.MetricsHandler(rt))
-//	mux.Handle("/console/", http.StripPrefix("/console", inspect.Console(rt)))
-//	inspect.PublishExpvar("blitz", rt)
-//
-// The figures come from runtime.Runtime.Metrics and the tasks from
-// runtime.Runtime.Tasks; see those for what each one means. Tasks show
-// their names when spawned with runtime.Named (or named with
-// runtime.SetTaskName), and their poll times with Config.PollTiming.
+// The forwarding declarations are generated from
+// github.com/blitz-go/blitz/inspect by `go tool mage forwarders`.
 package inspect

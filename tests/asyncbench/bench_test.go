@@ -14,9 +14,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // liveBytes returns the heap in use plus the goroutine stacks in use, after
@@ -72,7 +72,7 @@ type idleMeasure struct {
 // one waits at the gate, releases them and checks what they return. The
 // connections, the handles and the result slots are allocated before the
 // baseline, so what is measured is the task (or goroutine) itself.
-func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasure {
+func measureIdle(tb testing.TB, h blitz.Handle, kind string, n int) idleMeasure {
 	tb.Helper()
 	conns := make([]*Conn, n)
 	for i := range conns {
@@ -80,7 +80,7 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 		conns[i].Written = make([]int, 0, 2)
 	}
 	g := NewGate()
-	handles := make([]runtime.JoinHandle[future.Result[int]], n)
+	handles := make([]blitz.JoinHandle[future.Result[int]], n)
 	results := make([]outcome, n)
 	var wg sync.WaitGroup // the goroutines, when kind is "goroutine"
 	released := false
@@ -95,13 +95,13 @@ func measureIdle(tb testing.TB, h runtime.Handle, kind string, n int) idleMeasur
 	for i, c := range conns {
 		switch kind {
 		case "generated":
-			handles[i] = runtime.SpawnOn(h, handleAsync(c, g))
+			handles[i] = blitz.SpawnOn(h, handleAsync(c, g))
 		case "generatedClosing":
-			handles[i] = runtime.SpawnOn(h, handleClosingAsync(c, g))
+			handles[i] = blitz.SpawnOn(h, handleClosingAsync(c, g))
 		case "hand":
-			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleFuture(c, g))
+			handles[i] = blitz.SpawnOn[future.Result[int]](h, newHandleFuture(c, g))
 		case "proposed":
-			handles[i] = runtime.SpawnOn[future.Result[int]](h, newHandleProposed(c, g))
+			handles[i] = blitz.SpawnOn[future.Result[int]](h, newHandleProposed(c, g))
 		case "goroutine":
 			wg.Add(1)
 			go func() {
@@ -159,7 +159,7 @@ const gatherTotal = 1*1 + 2*2 + 3*3
 // last results and checks what they return. As in measureIdle, what exists
 // before and after the gatherers (the oneshots, the handles) is allocated
 // before the baseline.
-func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) idleMeasure {
+func measureIdleGather(tb testing.TB, rt *blitz.Runtime, kind string, n int) idleMeasure {
 	tb.Helper()
 	last := make([]channels.OneshotSender[int], n)
 	rss := make([][]channels.OneshotReceiver[int], n)
@@ -184,7 +184,7 @@ func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) i
 			}
 		}
 	}
-	handles := make([]runtime.JoinHandle[future.Result[int]], n)
+	handles := make([]blitz.JoinHandle[future.Result[int]], n)
 	results := make([]outcome, n)
 	var wg sync.WaitGroup // the goroutines, when kind is "goroutine"
 	var started atomic.Int64
@@ -197,11 +197,11 @@ func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) i
 	for i, rs := range rss {
 		switch kind {
 		case "generated":
-			handles[i] = runtime.SpawnOn(rt.Handle(), gatherAsync(rs))
+			handles[i] = blitz.SpawnOn(rt.Handle(), gatherAsync(rs))
 		case "hand":
-			handles[i] = runtime.SpawnOn[future.Result[int]](rt.Handle(), newGatherFuture(rs))
+			handles[i] = blitz.SpawnOn[future.Result[int]](rt.Handle(), newGatherFuture(rs))
 		case "proposed":
-			handles[i] = runtime.SpawnOn[future.Result[int]](rt.Handle(), newGatherProposed(rs))
+			handles[i] = blitz.SpawnOn[future.Result[int]](rt.Handle(), newGatherProposed(rs))
 		case "goroutine":
 			wg.Add(1)
 			go func() {
@@ -250,7 +250,7 @@ func measureIdleGather(tb testing.TB, rt *runtime.Runtime, kind string, n int) i
 // handler of each kind parks at the gate, every gatherer at its last result,
 // holds some memory there, and returns the right total once released.
 func TestIdleMeasureSmoke(t *testing.T) {
-	rt := newRuntime(t, runtime.Config{})
+	rt := newRuntime(t, blitz.Config{})
 	for _, kind := range append(futureKinds, "goroutine") {
 		if m := measureIdle(t, rt.Handle(), kind, 200); m.bytes <= 0 || m.allocs <= 0 {
 			t.Errorf("%s: %+v, want some bytes and allocations per handler", kind, m)
@@ -285,7 +285,7 @@ func BenchmarkIdle(b *testing.B) {
 	}
 	for _, kind := range []string{"hand", "generated", "generatedClosing", "proposed", "goroutine"} {
 		b.Run("impl="+kind, func(b *testing.B) {
-			rt := newRuntime(b, runtime.Config{})
+			rt := newRuntime(b, blitz.Config{})
 			n := n
 			if kind == "goroutine" {
 				n /= 10
@@ -322,7 +322,7 @@ func BenchmarkIdleGather(b *testing.B) {
 	}
 	for _, kind := range []string{"hand", "generated", "proposed", "goroutine"} {
 		b.Run("impl="+kind, func(b *testing.B) {
-			rt := newRuntime(b, runtime.Config{})
+			rt := newRuntime(b, blitz.Config{})
 			n := n
 			if kind == "goroutine" {
 				n /= 10
@@ -346,13 +346,13 @@ func BenchmarkIdleGather(b *testing.B) {
 // benchAwaitLoop spawns one task that awaits b.N futures, each ready at its
 // second poll, so that ns/op and allocs/op are per await (the spawn and
 // join, once per run, are spread over them).
-func benchAwaitLoop(b *testing.B, h runtime.Handle, loop func(k int) future.Future[int]) {
+func benchAwaitLoop(b *testing.B, h blitz.Handle, loop func(k int) future.Future[int]) {
 	b.ReportAllocs()
 	f := loop(b.N)
 	b.ResetTimer()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	sum, err := runtime.SpawnOn(h, f).Wait(ctx)
+	sum, err := blitz.SpawnOn(h, f).Wait(ctx)
 	b.StopTimer()
 	if want := b.N * (b.N - 1) / 2; err != nil || sum != want {
 		b.Fatalf("the loop gave %d, %v; want %d", sum, err, want)
@@ -384,9 +384,9 @@ func BenchmarkAwait(b *testing.B) {
 	for _, cfg := range []struct {
 		name    string
 		backend string
-	}{{"default", runtime.BackendAuto}, {"none", runtime.BackendNone}} {
+	}{{"default", blitz.BackendAuto}, {"none", blitz.BackendNone}} {
 		b.Run("backend="+cfg.name, func(b *testing.B) {
-			rt := newRuntime(b, runtime.Config{Backend: cfg.backend})
+			rt := newRuntime(b, blitz.Config{Backend: cfg.backend})
 			for _, impl := range impls {
 				b.Run("impl="+impl.name, func(b *testing.B) { benchAwaitLoop(b, rt.Handle(), impl.loop) })
 			}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blitz-go/blitz/runtime"
+	"github.com/blitz-go/blitz"
 	"go.uber.org/goleak"
 )
 
@@ -16,9 +16,9 @@ func TestMain(m *testing.M) {
 }
 
 // newRuntime starts a runtime, shut down when the test or benchmark ends.
-func newRuntime(t testing.TB, cfg runtime.Config) *runtime.Runtime {
+func newRuntime(t testing.TB, cfg blitz.Config) *blitz.Runtime {
 	t.Helper()
-	rt, err := runtime.New(cfg)
+	rt, err := blitz.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

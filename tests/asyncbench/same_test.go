@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // watchdog bounds every wait of these tests.
@@ -50,7 +50,7 @@ var handleKinds = append(slices.Clip(futureKinds), "generatedClosing")
 
 // runHandle runs handle in the given form over a connection with script,
 // releasing the gate once the handler is at it (or has returned).
-func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcome {
+func runHandle(t *testing.T, h blitz.Handle, kind string, script []int) outcome {
 	t.Helper()
 	c := NewConn(script...)
 	g := NewGate()
@@ -91,7 +91,7 @@ func runHandle(t *testing.T, h runtime.Handle, kind string, script []int) outcom
 	default:
 		t.Fatalf("no kind %q", kind)
 	}
-	jh := runtime.SpawnOn(h, f)
+	jh := blitz.SpawnOn(h, f)
 	waitFor(t, watchdog, "the task at the gate", func() bool { return jh.IsFinished() || g.Waiting.Load() == 1 })
 	g.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
@@ -131,8 +131,8 @@ func handleScripts(t *testing.T) [][]int {
 // goroutine return the same total or error and write the same values, for
 // every script.
 func TestHandleSameOutcome(t *testing.T) {
-	for _, backend := range []string{runtime.BackendAuto, runtime.BackendNone} {
-		rt := newRuntime(t, runtime.Config{Backend: backend})
+	for _, backend := range []string{blitz.BackendAuto, blitz.BackendNone} {
+		rt := newRuntime(t, blitz.Config{Backend: backend})
 		for _, script := range handleScripts(t) {
 			want := runHandle(t, rt.Handle(), "goroutine", script)
 			for _, kind := range handleKinds {
@@ -149,7 +149,7 @@ func TestHandleSameOutcome(t *testing.T) {
 // sent afterwards is stored as the Notify's permit instead of going to the
 // cancelled task.
 func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
-	rt := newRuntime(t, runtime.Config{})
+	rt := newRuntime(t, blitz.Config{})
 	for _, kind := range handleKinds {
 		c, g := NewConn(1), NewGate()
 		var f future.Future[future.Result[int]] = handleAsync(c, g)
@@ -161,13 +161,13 @@ func TestHandleCancelAtGateWithdrawsTheWait(t *testing.T) {
 		case "generatedClosing":
 			f = handleClosingAsync(c, g)
 		}
-		jh := runtime.SpawnOn(rt.Handle(), f)
+		jh := blitz.SpawnOn(rt.Handle(), f)
 		waitFor(t, watchdog, "the task at the gate", func() bool { return g.Waiting.Load() == 1 })
 		jh.Cancel()
 		ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 		_, err := jh.Wait(ctx)
 		cancel()
-		if !errors.Is(err, runtime.ErrCancelled) {
+		if !errors.Is(err, blitz.ErrCancelled) {
 			t.Fatalf("%s: Wait after Cancel gave %v, want ErrCancelled", kind, err)
 		}
 		g.n.NotifyOne()
@@ -186,7 +186,7 @@ type gatherCase []byte // 'b' before, 'a' after, 'c' closed
 
 // runGather runs gather in the given form over len(gc) oneshots whose values
 // are 10, 11, ...
-func runGather(t *testing.T, h runtime.Handle, kind string, gc gatherCase) outcome {
+func runGather(t *testing.T, h blitz.Handle, kind string, gc gatherCase) outcome {
 	t.Helper()
 	ss := make([]channels.OneshotSender[int], len(gc))
 	rs := make([]channels.OneshotReceiver[int], len(gc))
@@ -228,7 +228,7 @@ func runGather(t *testing.T, h runtime.Handle, kind string, gc gatherCase) outco
 		case "proposed":
 			f = newGatherProposed(rs)
 		}
-		jh := runtime.SpawnOn(h, f)
+		jh := blitz.SpawnOn(h, f)
 		send('a')
 		send('c')
 		res, err := jh.Wait(ctx)
@@ -247,7 +247,7 @@ func runGather(t *testing.T, h runtime.Handle, kind string, gc gatherCase) outco
 // closed sender (matching channels.ErrClosed), whichever results were there
 // before they started.
 func TestGatherSameOutcome(t *testing.T) {
-	rt := newRuntime(t, runtime.Config{})
+	rt := newRuntime(t, blitz.Config{})
 	cases := []gatherCase{{}, gatherCase("b"), gatherCase("a"), gatherCase("c"), gatherCase("bab"), gatherCase("aaaaaaaa"), gatherCase("bac")}
 	n := 100
 	if testing.Short() {
@@ -275,8 +275,8 @@ func TestGatherSameOutcome(t *testing.T) {
 // await, or one reused), the hand-written one and the proposed one sum
 // 0..k-1, on both kinds of runtime.
 func TestAwaitLoopSameOutcome(t *testing.T) {
-	for _, backend := range []string{runtime.BackendAuto, runtime.BackendNone} {
-		rt := newRuntime(t, runtime.Config{Backend: backend})
+	for _, backend := range []string{blitz.BackendAuto, blitz.BackendNone} {
+		rt := newRuntime(t, blitz.Config{Backend: backend})
 		for _, k := range []int{0, 1, 2, 7, 1000} {
 			fs := map[string]future.Future[int]{
 				"generated":       awaitLoopAsync(k),
@@ -286,7 +286,7 @@ func TestAwaitLoopSameOutcome(t *testing.T) {
 			}
 			for kind, f := range fs {
 				ctx, cancel := context.WithTimeout(context.Background(), watchdog)
-				got, err := runtime.SpawnOn(rt.Handle(), f).Wait(ctx)
+				got, err := blitz.SpawnOn(rt.Handle(), f).Wait(ctx)
 				cancel()
 				if want := k * (k - 1) / 2; err != nil || got != want {
 					t.Fatalf("backend %q, k=%d: %s gave %d, %v; want %d", rt.Backend(), k, kind, got, err, want)

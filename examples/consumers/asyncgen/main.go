@@ -14,8 +14,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 //go:generate go tool blitzgen
@@ -26,7 +26,7 @@ import (
 func count(n int, d time.Duration) (int, error) {
 	slept := 0
 	for range n {
-		future.Await(runtime.Sleep(d))
+		future.Await(blitz.Sleep(d))
 		slept++
 	}
 	if slept != n {
@@ -36,12 +36,12 @@ func count(n int, d time.Duration) (int, error) {
 }
 
 func main() {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer rt.Shutdown(context.Background())
-	r, err := runtime.BlockOn(context.Background(), rt.Handle(), countAsync(3, time.Millisecond))
+	r, err := blitz.BlockOn(context.Background(), rt.Handle(), countAsync(3, time.Millisecond))
 	if err != nil || r.Err != nil {
 		log.Fatal(err, r.Err)
 	}

@@ -4,8 +4,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"time"
 )
 
@@ -48,7 +48,7 @@ poll:
 				continue poll
 			}
 //line main.go:29
-			f.aw1 = runtime.Sleep(f.d)
+			f.aw1 = blitz.Sleep(f.d)
 			f.state = 2
 			fallthrough
 //line main_async.go:55

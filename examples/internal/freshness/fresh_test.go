@@ -24,8 +24,8 @@ const (
 // examples and compares what it writes with the committed *_async.go files:
 // a source edited without go generate, or a generator whose output changed,
 // fails here. The copy sits in a temporary workspace of the repository's
-// modules, under the root module's path, so that its packages, imports and
-// internal packages are the same as the originals'; the generator then
+// modules, under the examples module's path, so that its packages, imports
+// and internal packages are the same as the originals'; the generator then
 // writes into the copy only. It also checks that every generated file has a
 // source with an async function beside it: the generator does not remove a
 // file whose source lost its last one.
@@ -41,7 +41,7 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 
 	// Copy every non-test Go file of examples/, and note the packages that
 	// hold async functions and the generated files.
-	var pkgs []string                // "./examples/echo", ...
+	var pkgs []string                // "./echo", ..., relative to examples/
 	generated := map[string][]byte{} // path relative to the repository -> content
 	err = filepath.WalkDir(examples, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -55,7 +55,11 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		dst := filepath.Join(copyRoot, rel)
+		inModule, err := filepath.Rel(examples, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(copyRoot, inModule)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
@@ -66,7 +70,7 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		case bytes.HasPrefix(src, []byte(header+"\n")):
 			generated[rel] = src
 		case hasDirective(src):
-			pkg := "./" + filepath.ToSlash(filepath.Dir(rel))
+			pkg := "./" + filepath.ToSlash(filepath.Dir(inModule))
 			if !slices.Contains(pkgs, pkg) {
 				pkgs = append(pkgs, pkg)
 			}
@@ -87,8 +91,8 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 		}
 	}
 
-	// The workspace: the repository's modules but the root, and the copy
-	// as the root module.
+	// The workspace: the repository's modules but examples, and the copy
+	// as the examples module.
 	work := writeWorkspace(t, repo, tmp, copyRoot)
 	cmd := exec.Command(goCmd, append([]string{"run", "github.com/blitz-go/blitz/asyncgen/cmd/blitzgen", "-v"}, pkgs...)...)
 	cmd.Dir = copyRoot
@@ -99,14 +103,15 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 	}
 
 	// What the generator wrote in the copy must be what is committed.
-	err = filepath.WalkDir(filepath.Join(copyRoot, "examples"), func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(copyRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, genSuffix) {
 			return err
 		}
-		rel, err := filepath.Rel(copyRoot, path)
+		inModule, err := filepath.Rel(copyRoot, path)
 		if err != nil {
 			return err
 		}
+		rel := filepath.Join("examples", inModule)
 		got, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -153,8 +158,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // writeWorkspace writes tmp/go.work: the modules of the repository's
-// go.work but its root, by absolute path, and root, whose go.mod it writes
-// with the root module's path. It returns the go.work's path.
+// go.work but examples, by absolute path, and root, whose go.mod it writes
+// with the examples module's path. It returns the go.work's path.
 func writeWorkspace(t *testing.T, repo, tmp, root string) string {
 	data, err := os.ReadFile(filepath.Join(repo, "go.work"))
 	if err != nil {
@@ -164,7 +169,7 @@ func writeWorkspace(t *testing.T, repo, tmp, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rootMod, err := os.ReadFile(filepath.Join(repo, "go.mod"))
+	rootMod, err := os.ReadFile(filepath.Join(repo, "examples", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +180,7 @@ func writeWorkspace(t *testing.T, repo, tmp, root string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "go %s\n\nuse (\n\t%s\n", wf.Go.Version, root)
 	for _, u := range wf.Use {
-		if filepath.Clean(u.Path) == "." {
+		if filepath.Clean(u.Path) == "examples" {
 			continue
 		}
 		fmt.Fprintf(&b, "\t%s\n", filepath.Join(repo, u.Path))

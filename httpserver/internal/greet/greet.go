@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 // Greet waits d on the runtime's timers, without a goroutine, then
@@ -21,7 +21,7 @@ import (
 //
 //blitz:async
 func Greet(w http.ResponseWriter, r *http.Request, d time.Duration) {
-	future.Await(runtime.Sleep(d))
+	future.Await(blitz.Sleep(d))
 	body, _ := io.ReadAll(r.Body)
 	fmt.Fprintf(w, "hello, %s (%d bytes)\n", r.URL.Query().Get("name"), len(body))
 }

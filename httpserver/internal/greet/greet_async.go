@@ -4,8 +4,8 @@ package greet
 
 import (
 	"fmt"
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 	"io"
 	"net/http"
 	"time"
@@ -34,7 +34,7 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 		switch f.state {
 		case 0:
 //line greet.go:24
-			f.aw1 = runtime.Sleep(f.d)
+			f.aw1 = blitz.Sleep(f.d)
 			f.state = 1
 			fallthrough
 //line greet_async.go:41

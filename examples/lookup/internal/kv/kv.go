@@ -37,7 +37,7 @@ func Sample(fast, slow time.Duration) DB {
 
 // Reply is the line a server writes for the outcome of a lookup: the value,
 // "ERR timeout" when the lookup ran out of time (any error matching
-// context.DeadlineExceeded, as runtime.ErrTimeout does), or "ERR " and the
+// context.DeadlineExceeded, as blitz.ErrTimeout does), or "ERR " and the
 // error.
 func Reply(v string, err error) string {
 	switch {

@@ -19,9 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/lookup/internal/kv"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/runtime"
 )
 
 func main() {
@@ -40,7 +40,7 @@ func main() {
 type lookupFuture struct {
 	e     kv.Entry
 	found bool
-	sleep runtime.SleepFuture
+	sleep blitz.SleepFuture
 }
 
 func newLookup(db kv.DB, key string) *lookupFuture {
@@ -67,14 +67,14 @@ func (f *lookupFuture) Cancel() { f.sleep.Cancel() }
 // the reply, until the client closes. It is in one of three states, each
 // with the future it waits on.
 type conn struct {
-	s       *runtime.TCPStream
+	s       *blitz.TCPStream
 	db      kv.DB
 	timeout time.Duration
-	r       *runtime.BufReader
+	r       *blitz.BufReader
 	state   connState
-	line    *runtime.StreamFuture[string]        // reading
+	line    *blitz.StreamFuture[string]          // reading
 	look    future.Future[future.Result[string]] // looking up
-	write   *runtime.WriteAllFuture              // writing
+	write   *blitz.WriteAllFuture                // writing
 }
 
 type connState uint8
@@ -85,8 +85,8 @@ const (
 	writing
 )
 
-func newConn(s *runtime.TCPStream, db kv.DB, timeout time.Duration) *conn {
-	return &conn{s: s, db: db, timeout: timeout, r: runtime.NewBufReader(s, 0)}
+func newConn(s *blitz.TCPStream, db kv.DB, timeout time.Duration) *conn {
+	return &conn{s: s, db: db, timeout: timeout, r: blitz.NewBufReader(s, 0)}
 }
 
 func (c *conn) Poll(cx *future.Context) (error, bool) {
@@ -108,7 +108,7 @@ func (c *conn) Poll(cx *future.Context) (error, bool) {
 				}
 				return r.Err, true
 			}
-			c.look = runtime.TryTimeout(c.timeout, future.Future[future.Result[string]](newLookup(c.db, r.Value)))
+			c.look = blitz.TryTimeout(c.timeout, future.Future[future.Result[string]](newLookup(c.db, r.Value)))
 			c.state = lookingUp
 		case lookingUp:
 			r, ok := c.look.Poll(cx)
@@ -150,12 +150,12 @@ func (c *conn) Cancel() {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // listener's address once it listens.
 func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- string) error {
-	rt, err := runtime.New(runtime.Config{})
+	rt, err := blitz.New(blitz.Config{})
 	if err != nil {
 		return err
 	}
 	defer rt.Shutdown(context.Background())
-	l, err := runtime.ListenTCP(rt.Handle(), cfg.Addr)
+	l, err := blitz.ListenTCP(rt.Handle(), cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -163,9 +163,9 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
-	server := runtime.SpawnOn(rt.Handle(), future.Future[runtime.ServeStats](runtime.Serve(l,
-		func(s *runtime.TCPStream) future.Future[error] { return newConn(s, cfg.DB, cfg.Timeout) },
-		runtime.ServeConfig{Grace: cfg.Grace})))
+	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l,
+		func(s *blitz.TCPStream) future.Future[error] { return newConn(s, cfg.DB, cfg.Timeout) },
+		blitz.ServeConfig{Grace: cfg.Grace})))
 	<-ctx.Done()
 	_ = l.Close() // Serve stops accepting, waits up to cfg.Grace, then cancels the rest
 	stats, err := server.Wait(context.Background())

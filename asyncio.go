@@ -1,0 +1,244 @@
+package blitz
+
+// The stream interfaces and their implementations by the runtime's byte
+// streams; see "Streams" in the package documentation.
+
+import (
+	"github.com/blitz-go/blitz/future"
+)
+
+// AsyncReader is a stream of bytes read by polling, the async io.Reader:
+// TCP and Unix streams and their read halves, files, a child's stdout and
+// stderr, BufReader, and FromIOReader's adapter implement it. The helpers
+// of this file (Read, ReadFull, ReadToEnd, Copy, NewBufReader) work on any
+// AsyncReader.
+//
+// PollRead reads into buf, as io.Reader's Read does: ready with the count
+// of bytes read (at least 1 when len(buf) > 0), or with 0 and io.EOF at the
+// end of the stream, or with an error. Not ready means the read is in
+// flight and cx's waker will be woken: the next PollRead continues that
+// read, into the buffer of the call that started it, so pass the same
+// buffer again; it belongs to the reader until a PollRead returns ready or
+// CancelRead returns.
+//
+// CancelRead abandons the read in flight, if any (it does nothing
+// otherwise). What the source already gave up is not lost: the next read
+// returns it. One task reads at a time; an AsyncReader is not safe for
+// concurrent reads.
+type AsyncReader interface {
+	PollRead(cx *future.Context, buf []byte) (future.Result[int], bool)
+	CancelRead()
+}
+
+// AsyncWriter is a sink of bytes written by polling, the async io.Writer:
+// TCP and Unix streams and their write halves, files, a child's stdin,
+// BufWriter, and FromIOWriter's adapter implement it.
+//
+// PollWrite writes from buf: ready with the count written, which may be
+// short (at least 1 when len(buf) > 0 and there is no error; WriteAll
+// writes everything). Not ready means the write is in flight: the next
+// PollWrite continues it, with the buffer of the call that started it,
+// which belongs to the writer until a PollWrite returns ready or
+// CancelWrite returns. CancelWrite abandons the write in flight; some of
+// its bytes may have been written. One task writes at a time.
+type AsyncWriter interface {
+	PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool)
+	CancelWrite()
+}
+
+// AsyncFlusher is an AsyncWriter that holds bytes back (BufWriter): Copy
+// and the io adapters flush it when they are done with it.
+type AsyncFlusher interface {
+	PollFlush(cx *future.Context) (future.Result[struct{}], bool)
+}
+
+// Compile-time checks: the runtime's streams are AsyncReaders and
+// AsyncWriters.
+var (
+	_ AsyncReader = (*TCPStream)(nil)
+	_ AsyncWriter = (*TCPStream)(nil)
+	_ AsyncReader = (*UnixStream)(nil)
+	_ AsyncWriter = (*UnixStream)(nil)
+	_ AsyncReader = (*ReadHalf)(nil)
+	_ AsyncWriter = (*WriteHalf)(nil)
+	_ AsyncReader = (*File)(nil)
+	_ AsyncWriter = (*File)(nil)
+	_ AsyncReader = (*ChildOutput)(nil)
+	_ AsyncWriter = (*ChildStdin)(nil)
+)
+
+// connPoll is the state of a stream socket's PollRead and PollWrite: the
+// read and the write in flight, reused from one call to the next (the
+// socket's slots own the kernel's side, so reassigning them is safe; see
+// ioSlot). Owned by the one task reading (pr, reading) and the one task
+// writing (pw, writing). A stream allocates it on its first PollRead or
+// PollWrite (see conn.pollState), so that a stream read and written
+// through futures (Read, ReadPooled, WriteAll), as servers do, does not
+// carry it.
+type connPoll struct {
+	pr      ReadFuture
+	reading bool
+	pw      WriteFuture
+	writing bool
+}
+
+// pollState returns the stream's PollRead/PollWrite state, allocating it on
+// first use. The reading and the writing task may both get here first (a
+// split stream): the compare-and-swap makes one allocation win, and both
+// use it (each its own half of it).
+func (s *conn) pollState() *connPoll {
+	if p := s.poll.Load(); p != nil { // load-acquire: pairs with the CompareAndSwap below
+		return p
+	}
+	p := new(connPoll)
+	if s.poll.CompareAndSwap(nil, p) { // publishes p to the other side's Load
+		return p
+	}
+	return s.poll.Load()
+}
+
+// PollRead reads from the stream; see AsyncReader.
+func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	p := s.pollState()
+	if !p.reading {
+		p.pr = ReadFuture{n: s.n, buf: buf}
+		p.reading = true
+	}
+	r, ok := p.pr.Poll(cx)
+	if ok {
+		// Drop the finished read, and with it the caller's buffer: an idle
+		// stream must not keep the last one alive.
+		p.pr = ReadFuture{}
+		p.reading = false
+	}
+	return r, ok
+}
+
+// CancelRead abandons a PollRead in flight; see AsyncReader.
+func (s *conn) CancelRead() {
+	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
+	if p != nil && p.reading {
+		p.pr.Cancel()
+		p.pr = ReadFuture{}
+		p.reading = false
+	}
+}
+
+// PollWrite writes to the stream; see AsyncWriter.
+func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	p := s.pollState()
+	if !p.writing {
+		p.pw = WriteFuture{n: s.n, buf: buf}
+		p.writing = true
+	}
+	r, ok := p.pw.Poll(cx)
+	if ok {
+		p.pw = WriteFuture{}
+		p.writing = false
+	}
+	return r, ok
+}
+
+// CancelWrite abandons a PollWrite in flight; see AsyncWriter.
+func (s *conn) CancelWrite() {
+	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
+	if p != nil && p.writing {
+		p.pw.Cancel()
+		p.pw = WriteFuture{}
+		p.writing = false
+	}
+}
+
+// PollRead and CancelRead are the stream's; see AsyncReader.
+func (r *ReadHalf) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	return r.sh.s.PollRead(cx, buf)
+}
+func (r *ReadHalf) CancelRead() { r.sh.s.CancelRead() }
+
+// PollWrite and CancelWrite are the stream's; see AsyncWriter.
+func (w *WriteHalf) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	return w.sh.s.PollWrite(cx, buf)
+}
+func (w *WriteHalf) CancelWrite() { w.sh.s.CancelWrite() }
+
+// filePoll is the state of a File's PollRead and PollWrite: the operation
+// in flight of each. Owned by the one task reading and the one writing.
+type filePoll struct {
+	rd, wr *FileIOFuture
+}
+
+// PollRead reads at the file position (File.Read); see AsyncReader.
+func (f *File) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if f.poll.rd == nil {
+		f.poll.rd = f.Read(buf)
+	}
+	return pollStreamOp(cx, &f.poll.rd)
+}
+
+// CancelRead abandons a PollRead in flight; see AsyncReader and
+// FileIOFuture.Cancel.
+func (f *File) CancelRead() { cancelStreamOp(&f.poll.rd) }
+
+// PollWrite writes at the file position (File.Write, which writes all of
+// buf or fails); see AsyncWriter.
+func (f *File) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if f.poll.wr == nil {
+		f.poll.wr = f.Write(buf)
+	}
+	return pollStreamOp(cx, &f.poll.wr)
+}
+
+// CancelWrite abandons a PollWrite in flight; see AsyncWriter.
+func (f *File) CancelWrite() { cancelStreamOp(&f.poll.wr) }
+
+// streamOp is the future of one read or write of a PollRead or PollWrite
+// kept between polls: *FileIOFuture, *PipeReadFuture, *PipeWriteFuture.
+type streamOp interface {
+	comparable
+	Poll(cx *future.Context) (future.Result[int], bool)
+	Cancel()
+}
+
+// pollStreamOp polls *op, clearing it once it is ready.
+func pollStreamOp[F streamOp](cx *future.Context, op *F) (future.Result[int], bool) {
+	r, ok := (*op).Poll(cx)
+	if ok {
+		var none F
+		*op = none
+	}
+	return r, ok
+}
+
+// cancelStreamOp cancels *op, if any, and clears it.
+func cancelStreamOp[F streamOp](op *F) {
+	var none F
+	if *op != none {
+		(*op).Cancel()
+		*op = none
+	}
+}
+
+// PollRead reads the child's output; see AsyncReader. A cancelled read
+// loses nothing (see ChildOutput).
+func (o *poolReader) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if o.prd == nil {
+		o.prd = o.Read(buf)
+	}
+	return pollStreamOp(cx, &o.prd)
+}
+
+// CancelRead abandons a PollRead in flight; see AsyncReader.
+func (o *poolReader) CancelRead() { cancelStreamOp(&o.prd) }
+
+// PollWrite writes all of buf to the child's input (ChildStdin.Write); see
+// AsyncWriter.
+func (s *poolWriter) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if s.pwr == nil {
+		s.pwr = s.Write(buf)
+	}
+	return pollStreamOp(cx, &s.pwr)
+}
+
+// CancelWrite abandons a PollWrite in flight: the write is still made, in
+// order (see ChildStdin.Write).
+func (s *poolWriter) CancelWrite() { cancelStreamOp(&s.pwr) }

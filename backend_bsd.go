@@ -1,0 +1,24 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package blitz
+
+import (
+	"fmt"
+
+	"github.com/blitz-go/blitz/backend"
+	kqueue "github.com/blitz-go/blitz/backend-kqueue"
+)
+
+// openBackend starts kqueue, the one backend of darwin and the BSDs.
+func openBackend(name string) (backend.Backend, error) {
+	if name != BackendAuto && name != BackendKqueue {
+		return nil, fmt.Errorf("%w: %q is not a backend of this platform (kqueue, none)", ErrBackend, name)
+	}
+	return wrapBackendErr(BackendKqueue, func() (backend.Backend, error) {
+		b, err := kqueue.New()
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	})
+}

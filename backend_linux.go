@@ -1,0 +1,32 @@
+package blitz
+
+import (
+	"fmt"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// openBackend starts the backend Config.Backend names. On Linux the
+// automatic choice is io_uring, and epoll when io_uring cannot start:
+// io_uring_setup refused (containers and seccomp profiles often block it,
+// /proc/sys/kernel/io_uring_disabled), too old a kernel, or io_uring
+// compiled out with the blitz_nouring build tag.
+func openBackend(name string) (backend.Backend, error) {
+	switch name {
+	case BackendAuto:
+		b, uerr := newURing()
+		if uerr == nil {
+			return b, nil
+		}
+		b, eerr := newEpoll()
+		if eerr == nil {
+			return b, nil
+		}
+		return nil, fmt.Errorf("%w: io_uring: %w; epoll: %w", ErrBackend, uerr, eerr)
+	case BackendURing:
+		return wrapBackendErr(name, newURing)
+	case BackendEpoll:
+		return wrapBackendErr(name, newEpoll)
+	}
+	return nil, fmt.Errorf("%w: %q is not a backend of linux (uring, epoll, none)", ErrBackend, name)
+}

@@ -1,0 +1,337 @@
+package blitz
+
+// The buffered reader and writer over any AsyncReader and AsyncWriter.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// ErrLineTooLong is the error of a BufReader.ReadLine whose line exceeds
+// the reader's maximum (SetMaxLine).
+var ErrLineTooLong = errors.New("blitz: line too long")
+
+const (
+	// defaultBufSize is the size of a BufReader's or BufWriter's buffer
+	// when none is given, as bufio's.
+	defaultBufSize = 4096
+	// minBufSize is the smallest buffer NewBufReader and NewBufWriter use.
+	minBufSize = 16
+	// defaultMaxLine bounds ReadLine by default, as bufio.Scanner's
+	// MaxScanTokenSize.
+	defaultMaxLine = 64 << 10
+)
+
+// BufReader is a buffered AsyncReader, the async bufio.Reader: it reads
+// from its source in chunks of its buffer's size and serves reads, lines
+// and delimited pieces from the buffer. One task reads at a time.
+//
+// A cancelled operation loses nothing: the bytes it gathered stay in the
+// reader for the next one.
+type BufReader struct {
+	src AsyncReader
+	buf []byte
+	// buf[r:w] are buffered; partial holds the first bytes of a line or
+	// piece longer than the buffer, served before buf[r:w].
+	r, w    int
+	partial []byte
+	// err is the source's error (io.EOF at its end), returned once the
+	// buffered bytes are gone.
+	err error
+	// filling is set while a read of the source into buf[w:] is in flight:
+	// buf is not compacted until it completes.
+	filling bool
+	maxLine int
+}
+
+// NewBufReader returns a BufReader over src with a buffer of size bytes
+// (4096 when size <= 0, at least 16).
+func NewBufReader(src AsyncReader, size int) *BufReader {
+	if size <= 0 {
+		size = defaultBufSize
+	}
+	size = max(size, minBufSize)
+	return &BufReader{src: src, buf: make([]byte, size), maxLine: defaultMaxLine}
+}
+
+// SetMaxLine sets the longest line ReadLine accepts (64 KiB by default);
+// n <= 0 removes the bound.
+func (b *BufReader) SetMaxLine(n int) { b.maxLine = n }
+
+// Buffered returns how many bytes can be read without reading the source.
+func (b *BufReader) Buffered() int { return len(b.partial) + b.w - b.r }
+
+// fill reads the source once into the free end of the buffer, moving the
+// buffered bytes to its front first. Ready when the read completed (b.err
+// set if it failed or the source ended).
+func (b *BufReader) fill(cx *future.Context) bool {
+	if !b.filling {
+		if b.r > 0 {
+			b.w = copy(b.buf, b.buf[b.r:b.w])
+			b.r = 0
+		}
+		b.filling = true
+	}
+	res, ok := b.src.PollRead(cx, b.buf[b.w:])
+	if !ok {
+		return false
+	}
+	b.filling = false
+	b.w += res.Value
+	if res.Err != nil {
+		b.err = res.Err
+	}
+	return true
+}
+
+// PollRead serves buf from the buffer, filling it first if it is empty;
+// see AsyncReader.
+func (b *BufReader) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if len(buf) == 0 {
+		return future.Ok(0), true
+	}
+	for b.Buffered() == 0 {
+		if b.err != nil {
+			return future.Result[int]{Err: b.err}, true
+		}
+		if !b.fill(cx) {
+			return future.Result[int]{}, false
+		}
+	}
+	if len(b.partial) > 0 {
+		n := copy(buf, b.partial)
+		b.partial = b.partial[n:]
+		return future.Ok(n), true
+	}
+	n := copy(buf, b.buf[b.r:b.w])
+	b.r += n
+	return future.Ok(n), true
+}
+
+// CancelRead abandons the source read in flight; see AsyncReader.
+func (b *BufReader) CancelRead() {
+	if b.filling {
+		b.src.CancelRead()
+		b.filling = false
+	}
+}
+
+// Read returns a future of one read into buf from the buffer (filling it
+// if it is empty).
+func (b *BufReader) Read(buf []byte) *StreamFuture[int] { return Read(b, buf) }
+
+// ReadBytes returns a future that reads up to and including the first
+// delim, as bufio.Reader.ReadBytes: if the stream ends (or fails) first,
+// the value holds what was read with the error (io.EOF at the end). The
+// slice is the caller's.
+func (b *BufReader) ReadBytes(delim byte) *StreamFuture[[]byte] {
+	return &StreamFuture[[]byte]{
+		poll: func(cx *future.Context) (future.Result[[]byte], bool) {
+			piece, err, ok := b.pollPiece(cx, delim, 0)
+			if !ok {
+				return future.Result[[]byte]{}, false
+			}
+			return future.Result[[]byte]{Value: piece, Err: err}, true
+		},
+		cancel: b.CancelRead,
+	}
+}
+
+// ReadString is ReadBytes as a string.
+func (b *BufReader) ReadString(delim byte) *StreamFuture[string] {
+	return &StreamFuture[string]{
+		poll: func(cx *future.Context) (future.Result[string], bool) {
+			piece, err, ok := b.pollPiece(cx, delim, 0)
+			if !ok {
+				return future.Result[string]{}, false
+			}
+			return future.Result[string]{Value: string(piece), Err: err}, true
+		},
+		cancel: b.CancelRead,
+	}
+}
+
+// ReadLine returns a future of the next line without its "\n" or "\r\n".
+// The last line of a stream need not end with a newline; after it the
+// result is "" with io.EOF. A line longer than the reader's maximum
+// (SetMaxLine) fails with ErrLineTooLong: its first bytes are discarded,
+// and the next ReadLine returns the rest of it.
+func (b *BufReader) ReadLine() *StreamFuture[string] {
+	return &StreamFuture[string]{
+		poll: func(cx *future.Context) (future.Result[string], bool) {
+			piece, err, ok := b.pollPiece(cx, '\n', b.maxLine)
+			if !ok {
+				return future.Result[string]{}, false
+			}
+			if err == io.EOF && len(piece) > 0 {
+				err = nil // the last line, without a newline
+			}
+			piece = bytes.TrimSuffix(piece, []byte{'\n'})
+			piece = bytes.TrimSuffix(piece, []byte{'\r'})
+			return future.Result[string]{Value: string(piece), Err: err}, true
+		},
+		cancel: b.CancelRead,
+	}
+}
+
+// pollPiece reads up to and including delim. Bytes that do not fit in the
+// buffer move to b.partial, so a pending or cancelled piece keeps them.
+// With limit > 0, a piece longer than limit is dropped and fails with
+// ErrLineTooLong.
+func (b *BufReader) pollPiece(cx *future.Context, delim byte, limit int) ([]byte, error, bool) {
+	for {
+		if i := bytes.IndexByte(b.buf[b.r:b.w], delim); i >= 0 {
+			end := b.r + i + 1
+			if limit > 0 && len(b.partial)+i > limit {
+				b.dropPiece(end)
+				return nil, ErrLineTooLong, true
+			}
+			return b.takePiece(end), nil, true
+		}
+		if limit > 0 && b.Buffered() > limit {
+			b.dropPiece(b.w)
+			return nil, ErrLineTooLong, true
+		}
+		if b.err != nil {
+			// Sticky: the end of the stream ends every later read too, and
+			// a failed source fails them.
+			return b.takePiece(b.w), b.err, true
+		}
+		if b.r == 0 && b.w == len(b.buf) {
+			// Full without delim: keep the bytes aside, read on.
+			b.partial = append(b.partial, b.buf[:b.w]...)
+			b.r, b.w = 0, 0
+		}
+		if !b.fill(cx) {
+			return nil, nil, false
+		}
+	}
+}
+
+// dropPiece discards partial and buf[r:end].
+func (b *BufReader) dropPiece(end int) {
+	b.partial = nil
+	b.r = end
+}
+
+// takePiece returns partial and buf[r:end] as one new slice and consumes
+// them.
+func (b *BufReader) takePiece(end int) []byte {
+	piece := make([]byte, 0, len(b.partial)+end-b.r)
+	piece = append(piece, b.partial...)
+	piece = append(piece, b.buf[b.r:end]...)
+	b.partial = nil
+	b.r = end
+	return piece
+}
+
+// BufWriter is a buffered AsyncWriter, the async bufio.Writer: writes go
+// to its buffer and reach the destination when the buffer is full or on
+// Flush. Writes at least as large as the buffer bypass it once it is
+// empty. After an error of the destination every write and flush fails
+// with it. One task writes at a time.
+type BufWriter struct {
+	dst AsyncWriter
+	buf []byte
+	// n bytes are buffered, of which flushed have reached the destination
+	// (a flush in flight or cancelled continues from there).
+	n, flushed int
+	// direct is set while a write larger than the buffer goes straight to
+	// the destination.
+	direct bool
+	err    error
+}
+
+// NewBufWriter returns a BufWriter over dst with a buffer of size bytes
+// (4096 when size <= 0, at least 16).
+func NewBufWriter(dst AsyncWriter, size int) *BufWriter {
+	if size <= 0 {
+		size = defaultBufSize
+	}
+	return &BufWriter{dst: dst, buf: make([]byte, max(size, minBufSize))}
+}
+
+// Buffered returns how many bytes wait for a flush; Available how many
+// more fit in the buffer.
+func (w *BufWriter) Buffered() int  { return w.n - w.flushed }
+func (w *BufWriter) Available() int { return len(w.buf) - w.n }
+
+// PollWrite copies buf into the buffer, flushing it first if it is full;
+// see AsyncWriter. The count may be short: what fitted.
+func (w *BufWriter) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if w.err != nil {
+		return future.Fail[int](w.err), true
+	}
+	if len(buf) == 0 {
+		return future.Ok(0), true
+	}
+	if w.direct || (w.n == 0 && len(buf) >= len(w.buf)) {
+		w.direct = true
+		res, ok := w.dst.PollWrite(cx, buf)
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		w.direct = false
+		w.err = res.Err
+		return res, true
+	}
+	if w.Available() == 0 {
+		if res, ok := w.pollFlushBuffer(cx); !ok || res.Err != nil {
+			return future.Result[int]{Err: res.Err}, ok
+		}
+	}
+	n := copy(w.buf[w.n:], buf)
+	w.n += n
+	return future.Ok(n), true
+}
+
+// pollFlushBuffer writes the buffered bytes to the destination.
+func (w *BufWriter) pollFlushBuffer(cx *future.Context) (future.Result[struct{}], bool) {
+	if w.err != nil {
+		return future.Fail[struct{}](w.err), true
+	}
+	res, ok := writeAllPoll(cx, w.dst, w.buf[:w.n], &w.flushed)
+	if !ok {
+		return future.Result[struct{}]{}, false
+	}
+	if res.Err != nil {
+		w.err = res.Err
+		return future.Fail[struct{}](res.Err), true
+	}
+	w.n, w.flushed = 0, 0
+	return future.Ok(struct{}{}), true
+}
+
+// PollFlush writes the buffered bytes to the destination, then flushes the
+// destination if it holds bytes back too; see AsyncFlusher.
+func (w *BufWriter) PollFlush(cx *future.Context) (future.Result[struct{}], bool) {
+	if res, ok := w.pollFlushBuffer(cx); !ok || res.Err != nil {
+		return res, ok
+	}
+	if fl, is := w.dst.(AsyncFlusher); is {
+		return fl.PollFlush(cx)
+	}
+	return future.Ok(struct{}{}), true
+}
+
+// CancelWrite abandons the destination write in flight (of a flush or a
+// direct write); the buffered bytes stay buffered.
+func (w *BufWriter) CancelWrite() {
+	w.direct = false
+	w.dst.CancelWrite()
+}
+
+// Write returns a future that writes all of buf (into the buffer, flushing
+// it as it fills) and resolves to len(buf), or less with an error.
+func (w *BufWriter) Write(buf []byte) *StreamFuture[int] { return WriteAll(w, buf) }
+
+// WriteString is Write of a string.
+func (w *BufWriter) WriteString(s string) *StreamFuture[int] { return WriteAll(w, []byte(s)) }
+
+// Flush returns a future that flushes the buffer (PollFlush).
+func (w *BufWriter) Flush() *StreamFuture[struct{}] {
+	return &StreamFuture[struct{}]{poll: w.PollFlush, cancel: w.CancelWrite}
+}

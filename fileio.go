@@ -1,0 +1,387 @@
+package blitz
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"sync"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// fileRing is the io_uring side of a File: its descriptor, and the count of
+// operations the kernel holds on it (or that are being started), which
+// Close waits for. A File without one does its data I/O on the blocking
+// pool.
+type fileRing struct {
+	io *ioDriver
+	fd backend.FD
+	// caps are the backend's: whether Sync, Stat and Truncate may take the
+	// ring too. Immutable after newFileRing (tests clear bits before use).
+	caps backend.Caps
+
+	// users counts the operations between begin and end; Close's drained
+	// marks it closing, after which begin fails. The last end after that
+	// wakes closeWk and runs closeFn. begin and end are atomic (the
+	// readers of one File run on every worker); only the closing handshake
+	// takes mu.
+	users useCount
+	// mu guards closeWk and closeFn. They are written before users is
+	// marked closing (drained, closeWhenDrained) and read by the last end,
+	// whose release pairs with that markClosing.
+	mu      sync.Mutex
+	closeWk waker.Waker
+	closeFn func()
+
+	// noWait decides whether reads try the page cache first (Linux; see
+	// tryNoWait).
+	noWait noWaitState
+}
+
+// newFileRing makes the ring side of fd on d's rings.
+func newFileRing(d *ioDriver, fd backend.FD) *fileRing {
+	return &fileRing{io: d, fd: fd, caps: d.rings[0].b.Caps()}
+}
+
+// begin counts an op about to be submitted; it fails once Close began.
+// Any goroutine may call it; every true is paired with an end.
+func (r *fileRing) begin() bool { return r.users.acquire() }
+
+// end uncounts an op whose final completion arrived (or whose submission
+// failed); the last one after Close began wakes the Close, or closes the
+// file for a Close that was cancelled.
+func (r *fileRing) end() {
+	if !r.users.release() {
+		return
+	}
+	r.mu.Lock()
+	wk, fn := r.closeWk, r.closeFn
+	r.closeWk, r.closeFn = waker.Waker{}, nil
+	r.mu.Unlock()
+	wakeReported(r.io.sched, wk, wakerOfFileClose)
+	if fn != nil {
+		go fn() // close(2) may block: not on the worker that collected the completion
+	}
+}
+
+// drained marks the file closing and reports whether no op is in flight;
+// if one is, the last one's end wakes cx's task. Called by Close's task,
+// again at each poll until it reports true.
+func (r *fileRing) drained(cx *future.Context) bool {
+	r.mu.Lock()
+	r.closeWk = cx.Waker()
+	r.mu.Unlock()
+	_, busy := r.users.markClosing()
+	return !busy
+}
+
+// closeWhenDrained marks the file closing and, if ops are in flight, has
+// the last one's end run fn and reports true; with none it reports false
+// and the caller closes. For a cancelled Close.
+func (r *fileRing) closeWhenDrained(fn func()) bool {
+	r.mu.Lock()
+	r.closeFn = fn
+	r.mu.Unlock()
+	if _, busy := r.users.markClosing(); busy {
+		return true
+	}
+	r.mu.Lock()
+	r.closeFn = nil
+	r.mu.Unlock()
+	return false
+}
+
+// fileOp is one file operation in flight: the ioOp, and the File whose
+// count its final completion decrements.
+type fileOp struct {
+	ioOp
+	fr *fileRing
+}
+
+// complete delivers the completion, then uncounts the op. fr is read
+// first: once woken, the task may submit the op again, rewriting it.
+func (o *fileOp) complete(cx *future.Context, c *backend.Completion) {
+	fr := o.fr
+	o.ioOp.complete(cx, c)
+	fr.end()
+}
+
+// FileIOFuture is the future of a File's data operation (Read, Write,
+// ReadAt, WriteAt, ReadvAt, WritevAt): its pointer is a
+// future.Future[future.Result[int]] and a future.Canceler. On io_uring it is
+// one or more io_uring operations submitted to the ring of the worker that
+// polls it; elsewhere a call on the blocking pool.
+//
+// The results follow os.File's: ReadAt and ReadvAt fill the buffers or
+// return io.EOF with what there was; Read returns what one read gave, and
+// 0 with io.EOF at the end; writes write everything or fail.
+type FileIOFuture struct {
+	_    noCopy
+	file *File
+	kind backend.Kind
+	buf  []byte
+	// bufs are the vectored ops' buffers: on the ring a copy of the
+	// caller's slice, which advance trims as bytes are transferred.
+	bufs [][]byte
+	// off is the file offset of the next op, -1 for the file position.
+	off int64
+	// whole makes a short transfer continue (ReadAt and the writes).
+	whole bool
+
+	// The fields below belong to the task polling the future; the op's
+	// shared state is the ioOp's, behind its mutex.
+	n         int  // bytes transferred so far
+	polled    bool // the first poll checked the runtime
+	submitted bool
+	finished  bool
+	// op is the ring op, made at the first submit (a read served from
+	// the page cache by tryNoWait never needs one) and reused for the
+	// next parts of a whole transfer.
+	op *fileOp
+	// blk is the call on the blocking pool, for a File without a ring.
+	blk *BlockingFuture[int]
+}
+
+// runOnPool is the operation as os.File calls, for the blocking pool.
+func (f *FileIOFuture) runOnPool() (int, error) {
+	osf := f.file.f
+	switch {
+	case f.kind == backend.KindRead && f.off < 0:
+		return osf.Read(f.buf)
+	case f.kind == backend.KindRead:
+		return osf.ReadAt(f.buf, f.off)
+	case f.kind == backend.KindWrite && f.off < 0:
+		return osf.Write(f.buf)
+	case f.kind == backend.KindWrite:
+		return osf.WriteAt(f.buf, f.off)
+	case f.kind == backend.KindReadv:
+		return vectorAt(f.bufs, f.off, osf.ReadAt)
+	default:
+		return vectorAt(f.bufs, f.off, osf.WriteAt)
+	}
+}
+
+// vectorAt transfers bufs in order from offset off with at (os.File's
+// ReadAt or WriteAt), stopping at the first error.
+func vectorAt(bufs [][]byte, off int64, at func([]byte, int64) (int, error)) (int, error) {
+	total := 0
+	for _, b := range bufs {
+		n, err := at(b, off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// opName is the name of the operation in errors.
+func (f *FileIOFuture) opName() string {
+	if f.kind == backend.KindRead || f.kind == backend.KindReadv {
+		return "read"
+	}
+	return "write"
+}
+
+// vectored reports whether the op transfers bufs rather than buf.
+func (f *FileIOFuture) vectored() bool {
+	return f.kind == backend.KindReadv || f.kind == backend.KindWritev
+}
+
+// left is how many bytes the op still has to transfer.
+func (f *FileIOFuture) left() int {
+	if !f.vectored() {
+		return len(f.buf) - f.n
+	}
+	t := 0
+	for _, b := range f.bufs {
+		t += len(b)
+	}
+	return t
+}
+
+// Poll runs the operation. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
+func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := f.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (f *FileIOFuture) poll(cx *future.Context) (future.Result[int], bool) {
+	if f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !f.polled {
+		f.polled = true
+		if f.file.runtimeDown() {
+			return f.finish(errFileRuntimeDown)
+		}
+	}
+	if f.atPosition() && f.file.pos.busy.Load() && !f.started() {
+		n, ready := f.file.pos.takeOver(cx, f.buf)
+		if !ready {
+			return future.Result[int]{}, false // a cancelled Read before this one is still in flight
+		}
+		if n > 0 {
+			f.n = n
+			return f.finish(nil)
+		}
+	}
+	if f.file.ring == nil {
+		r, ok := f.blk.Poll(cx)
+		f.finished = ok
+		if ok && errors.Is(r.Err, ErrShutdown) {
+			r.Err = f.file.opError(f.opName(), r.Err) // the pool refused it: the runtime is shutting down
+		}
+		return r, ok
+	}
+	for {
+		var c backend.Completion
+		if !f.submitted {
+			if f.left() == 0 {
+				return f.finish(nil)
+			}
+			var now bool
+			if c, now = f.tryNoWait(); !now {
+				if err := f.submit(cx); err != nil {
+					return f.finish(err)
+				}
+			}
+		}
+		if f.submitted {
+			var ok bool
+			if c, ok = f.op.poll(cx); !ok {
+				return future.Result[int]{}, false
+			}
+			f.submitted = false
+		}
+		if r, done := f.transferred(c); done {
+			return r, true
+		}
+	}
+}
+
+// transferred takes in the result of one read or write (from the ring or
+// from tryNoWait) and reports whether the future is done, with its result;
+// if not, the next part of a whole transfer is to be made.
+func (f *FileIOFuture) transferred(c backend.Completion) (future.Result[int], bool) {
+	if c.Err != nil {
+		return f.finish(c.Err)
+	}
+	f.advance(c.N)
+	switch {
+	case c.N == 0 && f.opName() == "read":
+		if f.n == 0 || f.whole {
+			return f.finish(io.EOF)
+		}
+		return f.finish(nil)
+	case c.N == 0:
+		return f.finish(io.ErrShortWrite)
+	case !f.whole:
+		return f.finish(nil)
+	}
+	return future.Result[int]{}, false
+}
+
+// submit starts the next op on the ring of the polling worker.
+func (f *FileIOFuture) submit(cx *future.Context) error {
+	fr := f.file.ring
+	if !fr.begin() {
+		return fs.ErrClosed
+	}
+	if f.op == nil {
+		f.op = &fileOp{fr: fr} // complete reads fr before waking the task
+	}
+	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
+	if f.vectored() {
+		f.op.op.Bufs = f.bufs
+	} else {
+		f.op.op.Buf = f.buf[f.n:]
+	}
+	if f.off >= 0 {
+		f.op.op.Offset = f.off + int64(f.n)
+	}
+	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), f.op); err != nil {
+		fr.end()
+		return err
+	}
+	f.submitted = true
+	return nil
+}
+
+// advance counts n bytes transferred, dropping what vectored buffers are
+// done with.
+func (f *FileIOFuture) advance(n int) {
+	f.n += n
+	if !f.vectored() {
+		return
+	}
+	for n > 0 && len(f.bufs) > 0 {
+		if n < len(f.bufs[0]) {
+			f.bufs[0] = f.bufs[0][n:]
+			return
+		}
+		n -= len(f.bufs[0])
+		f.bufs = f.bufs[1:]
+	}
+	for len(f.bufs) > 0 && len(f.bufs[0]) == 0 {
+		f.bufs = f.bufs[1:]
+	}
+}
+
+// finish ends the future with what was transferred and err, an os-style
+// *fs.PathError (io.EOF and io.ErrShortWrite stay bare, as os.File's; see
+// File.opError).
+func (f *FileIOFuture) finish(err error) (future.Result[int], bool) {
+	f.finished = true
+	if err == nil || err == io.EOF || err == io.ErrShortWrite {
+		return future.Result[int]{Value: f.n, Err: err}, true
+	}
+	return future.Result[int]{Value: f.n, Err: f.file.opError(f.opName(), err)}, true
+}
+
+// started reports whether the operation was handed to the ring or the pool.
+func (f *FileIOFuture) started() bool {
+	if f.blk != nil {
+		return f.blk.started()
+	}
+	return f.submitted
+}
+
+// Cancel abandons the operation. An io_uring op in flight is cancelled and
+// its buffer stays the kernel's until the cancel is acknowledged, so the
+// buffer must not be reused before a later operation on the File completes
+// or Close returns; a call on the blocking pool runs to its end.
+//
+// A Read (at the file position) loses nothing to a cancel: what its read
+// still takes from the file is delivered by the next Read, which first
+// waits for it. Until that Read completes, buf stays the File's.
+func (f *FileIOFuture) Cancel() {
+	if f.finished {
+		return
+	}
+	f.finished = true
+	if f.lingers() {
+		return
+	}
+	if f.blk != nil {
+		f.blk.Cancel()
+		return
+	}
+	if f.submitted {
+		f.op.abandon()
+	}
+}

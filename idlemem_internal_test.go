@@ -1,0 +1,153 @@
+package blitz
+
+// The per-connection records an idle server connection holds, kept small.
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIdleConnRecordSizes pins the sizes of the records every idle served
+// connection holds, so that a field added to one shows up here with its
+// cost (Go rounds each allocation up to its size class: 16, 24, 32, 48,
+// 64, ... 128, 144, ...).
+func TestIdleConnRecordSizes(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
+	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
+	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
+	require.LessOrEqual(t, unsafe.Sizeof(WriteAllFuture{}), uintptr(48), "a WriteAll, made for every response (garbage in the 64-byte class would leave holes among the handlers' state machines)")
+}
+
+// TestCompactAddr: an IP address and port survive compaction (IPv4,
+// IPv6, an IPv4-mapped IPv6), and one with a zone is refused.
+func TestCompactAddr(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:80", "[::1]:65535", "[::ffff:10.0.0.1]:1", "0.0.0.0:0", "[2001:db8::1]:443"} {
+		ap := netip.MustParseAddrPort(s)
+		c, ok := compactOf(ap)
+		require.True(t, ok, s)
+		require.Equal(t, ap, c.addrPort(), s)
+	}
+	_, ok := compactOf(netip.MustParseAddrPort("[fe80::1%eth0]:22"))
+	require.False(t, ok, "a zoned address is not compacted")
+}
+
+// TestPollStateLazyAndReleased: a stream read and written through futures
+// carries no PollRead/PollWrite state, and once a PollRead or PollWrite
+// completed, the state keeps neither the finished future nor the caller's
+// buffer (an idle stream would hold the last buffer alive).
+func TestPollStateLazyAndReleased(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := BlockOn(ctx, rt.Handle(), s.WriteAll([]byte("x")))
+			require.NoError(t, err)
+			require.NoError(t, r.Err)
+			require.Nil(t, s.poll.Load(), "no PollRead/PollWrite state before the first PollRead or PollWrite")
+
+			out := []byte("ping")
+			w, err := BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
+				return s.PollWrite(cx, out)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, w.Err)
+			_, err = c.Write([]byte("pong"))
+			require.NoError(t, err)
+			in := make([]byte, 16)
+			rd, err := BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
+				return s.PollRead(cx, in)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, rd.Err)
+			p := s.poll.Load()
+			require.NotNil(t, p)
+			require.False(t, p.reading)
+			require.False(t, p.writing)
+			require.Nil(t, p.pr.buf, "the finished PollRead's buffer is not kept")
+			require.Nil(t, p.pw.buf, "the finished PollWrite's buffer is not kept")
+		})
+	}
+}
+
+// TestPooledBufBytes: a PooledBuf gives back exactly the bytes it was made
+// of, with no spare capacity (an append must not write into the pool's
+// buffer), and the zero PooledBuf has none.
+func TestPooledBufBytes(t *testing.T) {
+	require.Nil(t, PooledBuf{}.Bytes())
+	PooledBuf{}.Release() // releases nothing
+	buf := make([]byte, 64)
+	copy(buf, "hello, pool")
+	p := pooledBuf(buf[:11], nil, 0)
+	require.Equal(t, []byte("hello, pool"), p.Bytes())
+	require.Equal(t, 11, cap(p.Bytes()))
+	_ = append(p.Bytes(), '!')
+	require.Equal(t, byte(0), buf[11], "an append to Bytes copies")
+	require.Nil(t, pooledBuf(buf[:0], nil, 0).Bytes())
+}
+
+// TestAcceptedConnAddrsLazy: an accepted connection reads its addresses
+// only when asked (it carries none but its peer's, compact, while it
+// serves), they are the right ones, an error after Close still names them
+// (Close reads them while the descriptor is still the connection's), and
+// a connection reset by its peer still tells who the peer was.
+func TestAcceptedConnAddrsLazy(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			_, s, c := idlePair(t, bk)
+			require.Nil(t, s.n.addrs.Load(), "no addresses read before they are asked for")
+			require.Equal(t, c.LocalAddr().String(), s.RemoteAddr().String())
+			require.Equal(t, c.RemoteAddr().String(), s.LocalAddr().String())
+			require.Equal(t, "tcp", s.LocalAddr().Network())
+
+			rt, s2, c2 := idlePair(t, bk)
+			require.Nil(t, s2.n.addrs.Load())
+			require.NoError(t, s2.Close())
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := BlockOn(ctx, rt.Handle(), s2.Read(make([]byte, 8)))
+			require.NoError(t, err)
+			require.ErrorIs(t, r.Err, net.ErrClosed)
+			var oe *net.OpError
+			require.True(t, errors.As(r.Err, &oe))
+			require.Equal(t, "tcp", oe.Net)
+			require.NotNil(t, oe.Addr, "the error after Close names the peer")
+			require.Equal(t, c2.LocalAddr().String(), oe.Addr.String())
+			require.Equal(t, c2.RemoteAddr().String(), oe.Source.String())
+
+			// A peer that resets the connection before anything asked for
+			// the addresses: the peer's can no longer be read from the
+			// system, and RemoteAddr still gives it (read at the accept).
+			rt3, s3, c3 := idlePair(t, bk)
+			require.Nil(t, s3.n.addrs.Load())
+			require.NoError(t, c3.(*net.TCPConn).SetLinger(0))
+			want := c3.LocalAddr().String()
+			require.NoError(t, c3.Close()) // a reset, with linger 0
+			r3, err := BlockOn(ctx, rt3.Handle(), s3.Read(make([]byte, 8)))
+			require.NoError(t, err)
+			require.Error(t, r3.Err, "a read of a reset connection")
+			require.NotNil(t, s3.RemoteAddr(), "RemoteAddr of a reset connection")
+			require.Equal(t, want, s3.RemoteAddr().String())
+			if errors.As(r3.Err, &oe) {
+				require.NotNil(t, oe.Addr, "the reset's error names the peer")
+				require.Equal(t, want, oe.Addr.String())
+			} else {
+				// Windows under Wine reports the reset as the end of the
+				// stream.
+				require.ErrorIs(t, r3.Err, io.EOF)
+			}
+		})
+	}
+}

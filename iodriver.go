@@ -1,0 +1,456 @@
+package blitz
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// completionBatch is how many completions one Wait collects at most.
+const completionBatch = 256
+
+// ioDriver connects the I/O backend to the scheduler (it is the runtime's
+// scheduler.Blocker, through blockingDriver). It runs one or more rings:
+// instances of the backend, each served by the workers whose id maps to it
+// (worker w serves rings[w % len(rings)]). With io_uring and epoll there is
+// one ring per worker, so that each worker submits to and reaps from a ring
+// of its own and the kernel work of the operations (a loopback send runs the
+// receiver's TCP stack inside io_uring_enter) is spread over every core;
+// kqueue and IOCP run one ring.
+//
+// A socket is homed on one ring for its life (netFD.ring, chosen round-robin
+// when it is made): all its operations, its close and its pooled-read
+// buffers go to that ring, whichever worker or goroutine submits them, so
+// that the per-descriptor rules of a backend (one op per direction, a close
+// that cancels the descriptor's ops first) hold inside one instance.
+//
+// A ring's completions are collected in two places: by a worker of the ring
+// at the start of each tick, without blocking, if no other worker is
+// collecting it (poll, TryLock on reap); and by the parked worker that holds
+// the ring, which sleeps in the ring's Wait. Each completion names its op,
+// whose Owner is the ioWaiter that wakes the task waiting for it.
+//
+// Timers: of the parked holders, those whose deadline another holder's
+// covers sleep without a limit (see TryAcquire), so that a deadline wakes
+// one worker, not every ring's.
+//
+// Panics: a Waker that panics when a completion wakes it is contained there
+// (wakeContained): the completion is stored, the panic is reported through
+// the scheduler (Config.OnPanic, or the log) and counted, and the rest of
+// the batch is delivered; the worker goes on. A crash, as time.AfterFunc's
+// goroutine would, was rejected: the Waker is the waiter's code, not the
+// driver's, and one bad Waker would take every task of the process down.
+type ioDriver struct {
+	// rt is the runtime the driver serves, set once by New before any
+	// socket exists. Immutable afterwards.
+	rt    *Runtime
+	rings []*ioRing
+	// hmu guards the rings' holder, wakeBy and the decisions made from
+	// them (TryAcquire, Covers, Release, kick).
+	hmu sync.Mutex
+	// next picks the home ring of the next socket. Any goroutine.
+	next atomic.Uint32
+	// native is the backend's CapNativeCompletions (see netFD.trySend).
+	// Immutable.
+	native bool
+	// poolCount and poolSize shape each ring's read pool: Config's count
+	// split over the rings, Config's size. Immutable.
+	poolCount, poolSize int
+	// sched is the runtime's scheduler, to report a Waker's panic that a
+	// goroutine without a Context contained (wakeReported). Written once by
+	// New before any socket or file exists; read-only after.
+	sched *scheduler.Scheduler
+	// errs counts Wait errors other than ErrClosed (they are not expected;
+	// the count is in Stats so that they are not silent).
+	errs atomic.Uint64
+	// acceptSkips counts the connections an accept skipped because they
+	// failed before it took them (see connLevelAcceptError): added to by
+	// the task polling the AcceptFuture, loaded by Metrics.
+	acceptSkips atomic.Uint64
+	// workers is the scheduler's worker count: ring i is served by workers
+	// i, i+len(rings), ... Immutable.
+	workers int
+}
+
+// ioRing is one backend instance and who sleeps in it.
+type ioRing struct {
+	b backend.Backend
+	// d is the driver and index the ring's place in its rings. Immutable.
+	d     *ioDriver
+	index int
+	// inflight counts the ops submitted to the ring whose final completion
+	// has not been dispatched: raised by submit, lowered by collect. A
+	// worker parks in the ring only while it is positive (TryAcquire);
+	// otherwise on its channel, and the submit that raises it from zero
+	// brings a worker back (watch). The pairing: the
+	// submitter raises it and then loads holder and the workers' parked
+	// bits; a parking worker sets its parked bit and then loads inflight.
+	inflight atomic.Int64
+	// ops counts the ring's operations by kind, for Metrics: submit adds
+	// to submitted, collect to completed.
+	ops opCounters
+	// poller waits for the ring's completions in Go's poller, nil when the
+	// backend cannot be polled so (then Block sleeps in its Wait).
+	// Immutable after newIODriver.
+	poller *ringPoller
+	// holder is the id of the worker that holds the ring (sleeps in its
+	// Wait), -1 when none. Written under the driver's hmu; also loaded
+	// without it by Unpark, which only needs a recent value (a claim's
+	// token covers the rest, see Unpark).
+	holder atomic.Int32
+	// wakeBy is when the holder's Block returns at the latest: the zero
+	// Time when it sleeps without limit. Guarded by hmu.
+	wakeBy time.Time
+	// covered is set by TryAcquire when another holder wakes before this
+	// one's deadline: this holder's Block then sleeps without a limit.
+	// Written under hmu by the worker taking the ring (TryAcquire) or giving
+	// it up (Release); read without it by that holder's Block, which runs
+	// between the two on the same goroutine.
+	covered bool
+	// reap serializes the backend's Wait, which admits one caller at a
+	// time: held by poll's non-blocking collect (TryLock) and by Block.
+	reap sync.Mutex
+	// out receives completions. Guarded by reap.
+	out []backend.Completion
+	// kicked is set when the timers got a deadline sooner than the one the
+	// holder sleeps towards; Block returns true on it so that the worker
+	// recomputes its timeout. Set by kickLocked (any goroutine), swapped by
+	// Block.
+	kicked atomic.Bool
+	// unparked is set by Unpark before its Wake, and swapped by Block once
+	// it holds reap (see Block).
+	unparked atomic.Bool
+	// looking is set by the holder while it collects in its poller's look,
+	// which reads unparked and kicked after it: an Unpark or a kick that
+	// finds it set needs no Wake (a system call, and a readiness that
+	// would end the holder's next wait for nothing), since the holder
+	// will see its flag. Typically the holder's own collection woke a task
+	// and the scheduler notified the holder itself. The pairing: the
+	// waker stores its flag, then loads looking; the holder clears
+	// looking, then loads the flags (all sequentially consistent).
+	looking atomic.Bool
+	// pool is the ring's buffer group of pooled reads, registered on first
+	// use.
+	pool readPool
+}
+
+// ioWaiter is what a submitted op's Owner must be: the driver hands it the
+// op's completions, with the Context of the worker that collected them.
+type ioWaiter interface {
+	complete(cx *future.Context, c *backend.Completion)
+}
+
+// newIODriver makes the driver of the backend instances bs (at least one,
+// all of one kind). count and size are the read pool's in all.
+func newIODriver(bs []backend.Backend, workers, count, size int) *ioDriver {
+	d := &ioDriver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size, workers: workers}
+	// Each ring's share of the pool, a power of two (buffer rings need one).
+	d.poolCount = 1
+	for d.poolCount*2 <= count/len(bs) {
+		d.poolCount *= 2
+	}
+	for i, b := range bs {
+		r := &ioRing{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
+		r.holder.Store(-1)
+		r.poller = newRingPoller(r)
+		d.rings = append(d.rings, r)
+	}
+	return d
+}
+
+// submit submits op to r, counted in flight until its final completion is
+// dispatched: every op, with an owner or not (a close, a cancel), so that a
+// ring with any op in flight has a worker waiting in it, which is also what
+// pushes a queued submission to the kernel. The first op of a ring nobody
+// waits in brings one of its parked workers back to wait there (watch).
+// The count goes up before the Submit, so that collect's decrement cannot
+// come first.
+func (r *ioRing) submit(op *backend.Op) error {
+	if r.inflight.Add(1) == 1 { // add: pairs with TryAcquire's load, after the parker's bit was set
+		r.d.watch(r)
+	}
+	r.ops.submit(op.Kind) // before the op can complete, so completed never passes submitted
+	if err := r.b.Submit(op); err != nil {
+		r.inflight.Add(-1)
+		r.ops.complete(op.Kind)
+		return err
+	}
+	return nil
+}
+
+// watch wakes a parked worker of r if none holds r: one that parked on its
+// channel because r had nothing in flight. A worker that is running polls r
+// at each tick and looks at inflight before it parks again.
+func (d *ioDriver) watch(r *ioRing) {
+	if r.holder.Load() >= 0 || d.sched == nil {
+		return
+	}
+	for id := r.index; id < d.workers; id += len(d.rings) {
+		if d.sched.NotifyWorker(id) {
+			return
+		}
+	}
+}
+
+// home picks the ring of a new socket, round-robin.
+func (d *ioDriver) home() *ioRing {
+	if len(d.rings) == 1 {
+		return d.rings[0]
+	}
+	return d.rings[(d.next.Add(1)-1)%uint32(len(d.rings))]
+}
+
+// ringOf is the ring worker id serves; a goroutine (NoWorker) gets ring 0.
+func (d *ioDriver) ringOf(id int) *ioRing {
+	if id < 0 {
+		return d.rings[0]
+	}
+	return d.rings[id%len(d.rings)]
+}
+
+// collect waits up to timeout for completions of r, dispatches them and
+// returns how many there were. Called with r.reap held.
+func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration) int {
+	n, err := r.b.Wait(r.out, timeout)
+	if err != nil && !errors.Is(err, backend.ErrClosed) {
+		d.errs.Add(1)
+	}
+	for i := range n {
+		c := &r.out[i]
+		kind := backend.KindRecv // an armed receive's completion has no Op (see recvArm)
+		if c.Op != nil {
+			kind = c.Op.Kind
+		}
+		if !c.More() {
+			r.inflight.Add(-1)
+			r.ops.complete(kind)
+		}
+		if c.Op == nil {
+			r.armComplete(cx, c)
+		} else if w, ok := c.Op.Owner.(ioWaiter); ok {
+			w.complete(cx, c)
+		}
+		r.out[i] = backend.Completion{} // drop the references for the GC
+	}
+	return n
+}
+
+// poll collects what is ready in the ring of cx's worker without blocking,
+// unless another worker is collecting it or holds it. Called by Maintain at
+// every tick. A full batch may mean more are ready; a few rounds at most
+// keep the tick short.
+func (d *ioDriver) poll(cx *future.Context) {
+	r := d.ringOf(cx.Worker())
+	if r.inflight.Load() == 0 {
+		// Nothing in flight, so nothing to collect and nothing queued
+		// (every submission is counted): a yield on an idle ring costs an
+		// atomic load, not a system call.
+		return
+	}
+	if !r.reap.TryLock() {
+		return
+	}
+	for range 4 {
+		if d.collect(r, cx, 0) < len(r.out) {
+			break
+		}
+	}
+	r.reap.Unlock()
+}
+
+// TryAcquire makes worker id the holder of its ring, sleeping for up to
+// timeout, if the ring has an op in flight and nobody holds it. If another
+// holder wakes within timeout, it covers this one's deadline (the timers are
+// shared, so it will fire this worker's timers too), and this one sleeps
+// without a limit. With nothing in flight the worker parks on its channel,
+// which a spawn or a wake reaches for the price of a channel send, not a
+// ring wake; the submit that gives the ring an op brings it back (watch).
+func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
+	r := d.ringOf(id)
+	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submit's add
+		return false
+	}
+	d.hmu.Lock()
+	defer d.hmu.Unlock()
+	if r.holder.Load() >= 0 {
+		return false
+	}
+	r.holder.Store(int32(id))
+	r.wakeBy, r.covered = time.Time{}, false
+	if timeout < 0 {
+		return true
+	}
+	by := time.Now().Add(timeout)
+	if d.coveredLocked(by) {
+		r.covered = true
+		return true
+	}
+	r.wakeBy = by
+	return true
+}
+
+// coveredLocked reports whether some holder wakes by the time by. Called
+// with hmu held.
+func (d *ioDriver) coveredLocked(by time.Time) bool {
+	for _, o := range d.rings {
+		if o.holder.Load() >= 0 && !o.wakeBy.IsZero() && !o.wakeBy.After(by) {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether a holder wakes within timeout; if none does, the
+// caller keeps its timeout (a timer of Go's on its channel park, which
+// costs nothing unless it fires). Kicking a holder awake to recompute its
+// timeout instead cost an eventfd write and a wake of the holder's thread
+// at every such park (at every request of a lone connection with a read
+// timeout), for a deadline that is usually reset before it comes. Called
+// by a worker whose TryAcquire failed (its ring has nothing in flight, or
+// another holder).
+func (d *ioDriver) Covers(timeout time.Duration) bool {
+	if timeout < 0 {
+		return true
+	}
+	d.hmu.Lock()
+	defer d.hmu.Unlock()
+	return d.coveredLocked(time.Now().Add(timeout))
+}
+
+// Release gives worker id's ring up.
+func (d *ioDriver) Release(id int) {
+	r := d.ringOf(id)
+	d.hmu.Lock()
+	r.holder.Store(-1)
+	r.wakeBy, r.covered = time.Time{}, false
+	d.hmu.Unlock()
+}
+
+// Block sleeps in the Wait of the ring of cx's worker (its holder) for up to
+// timeout, or without a limit when another holder covers it, and reports
+// whether it woke a task or was kicked by the timers.
+//
+// The backend's Wake is sticky only until the next Wait, and the next Wait
+// may be another worker's non-blocking poll (Maintain), which would swallow
+// a Wake meant for the holder while the holder waits for reap. So Unpark
+// and kick also leave flags, which Block checks once it holds reap: a Wake
+// that comes after that check finds nobody but the holder to consume it.
+func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
+	r := d.ringOf(cx.Worker())
+	if r.covered {
+		timeout = -1
+	}
+	r.reap.Lock()
+	if r.unparked.Swap(false) || r.kicked.Load() {
+		r.reap.Unlock()
+		return r.kicked.Swap(false)
+	}
+	var got bool
+	if r.poller != nil {
+		got = r.poller.wait(cx, timeout)
+	} else {
+		got = d.collect(r, cx, timeout) > 0
+	}
+	r.reap.Unlock()
+	r.unparked.Store(false) // a claim's token is in the worker's channel; ParkWith looks there next
+	return r.kicked.Swap(false) || got
+}
+
+// Unpark wakes the backend's Wait if worker id holds its ring.
+func (d *ioDriver) Unpark(id int) {
+	r := d.ringOf(id)
+	if r.holder.Load() == int32(id) {
+		r.unparked.Store(true) // store: before the load of looking; pairs with look's clear, then load
+		if !r.looking.Load() {
+			_ = r.b.Wake() // an error means closed: nobody to wake
+		}
+	}
+}
+
+// kick tells a holder that a timer is due sooner than it thinks, and
+// reports whether there was a holder to tell.
+func (d *ioDriver) kick() bool {
+	d.hmu.Lock()
+	defer d.hmu.Unlock()
+	return d.kickLocked()
+}
+
+// kickLocked makes one holder's Block return true (now, or at once if it is
+// not in the backend's Wait yet: the flag and the backend's Wake are both
+// sticky), so that its worker recomputes its timeout from the timers: the
+// holder that wakes soonest, else any. Its wakeBy becomes "now", so that
+// Covers calls until it has parked again do not kick a second one. It
+// reports false when no worker holds a ring. Called with hmu held.
+func (d *ioDriver) kickLocked() bool {
+	var pick *ioRing
+	for _, r := range d.rings {
+		if r.holder.Load() < 0 {
+			continue
+		}
+		if pick == nil || (!r.wakeBy.IsZero() && (pick.wakeBy.IsZero() || r.wakeBy.Before(pick.wakeBy))) {
+			pick = r
+		}
+	}
+	if pick == nil {
+		return false
+	}
+	pick.kicked.Store(true) // store: before the load of looking, as in Unpark
+	pick.wakeBy = time.Now()
+	if !pick.looking.Load() {
+		_ = pick.b.Wake()
+	}
+	return true
+}
+
+// blockingDriver is the scheduler's Driver when the runtime has I/O: the
+// timers and the I/O driver, and the Blocker that parks a worker in the
+// backend's Wait.
+type blockingDriver struct {
+	*timerDriver
+	*ioDriver
+}
+
+// Maintain fires due timers and collects ready completions.
+func (d blockingDriver) Maintain(cx *future.Context) time.Duration {
+	next := d.timerDriver.Maintain(cx)
+	d.ioDriver.poll(cx)
+	return next
+}
+
+// close closes the rings after the workers stopped: the ops still in flight
+// (those of tasks the shutdown cancelled) are cancelled by the backend, and
+// their completions are collected here, so that what they hold (an accepted
+// socket, a group buffer) is released and their tasks' futures, already
+// cancelled, are not woken; a goroutine waiting for an op (the net.Conn
+// adapter) is woken with its cancellation. s is the runtime's scheduler,
+// stopped: the Context's executor, for a Waker's panic to be reported to.
+func (d *ioDriver) close(s *scheduler.Scheduler) {
+	var cx future.Context
+	cx.Reset(waker.Waker{}, s, nil, future.NoWorker)
+	for _, r := range d.rings {
+		if r.poller != nil {
+			r.poller.close()
+		}
+		_ = r.b.Close()
+		r.reap.Lock()
+		for d.collect(r, &cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
+		}
+		r.reap.Unlock()
+	}
+}
+
+// closeBackends closes the rings of a driver that never ran.
+func (d *ioDriver) closeBackends() {
+	for _, r := range d.rings {
+		if r.poller != nil {
+			r.poller.close()
+		}
+		_ = r.b.Close()
+	}
+}

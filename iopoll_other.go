@@ -1,0 +1,9 @@
+//go:build !unix
+
+package blitz
+
+import "os"
+
+// pollFile returns nil: the rings of this system are not polled through Go's
+// poller (IOCP's Wait blocks instead).
+func pollFile(int) *os.File { return nil }

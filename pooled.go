@@ -1,0 +1,208 @@
+package blitz
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// poolGroup is the backend buffer group of the runtime's read pool.
+const poolGroup = 1
+
+// readPool is a ring's share of the runtime's pool of read buffers
+// (Config.ReadBufferCount split over the rings, of ReadBufferSize bytes),
+// registered with the ring's backend on first use.
+type readPool struct {
+	once sync.Once
+	err  error
+	// arms are the ring's armed receives (see recvArm).
+	arms armTable
+}
+
+// readPool registers r's pool once and returns its buffer size.
+func (d *ioDriver) readPool(r *ioRing) (int, error) {
+	p := &r.pool
+	p.once.Do(func() { p.err = r.b.RegisterBufferGroup(poolGroup, d.poolCount, d.poolSize) })
+	return d.poolSize, p.err
+}
+
+// PrepareReadPool makes the runtime's read pool now rather than on the first
+// pooled read, so that its memory (Config.ReadBufferCount times
+// ReadBufferSize) is taken, and a failure reported, at a time of the
+// caller's choosing. It returns ErrNoIO without an I/O backend.
+func (rt *Runtime) PrepareReadPool() error {
+	if rt.io == nil {
+		return ErrNoIO
+	}
+	for _, r := range rt.io.rings {
+		if _, err := rt.io.readPool(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PooledBuf is data a pooled read received: Bytes until Release, which
+// gives the buffer back to the runtime's pool. Release it exactly once,
+// and do not keep Bytes afterwards: the buffer is reused for other reads.
+// A PooledBuf that is not from the pool (the pool was empty, see
+// ReadPooled) releases nothing.
+type PooledBuf struct {
+	// p and n are the data (nil and 0 for none): a pointer and a length
+	// rather than a slice, so that a PooledBuf held in a connection's
+	// state costs 24 bytes, not 40.
+	p *byte
+	// r is the ring whose pool holds buffer id; nil when the data is not
+	// in the pool.
+	r  *ioRing
+	n  int32
+	id uint16
+}
+
+// pooledBuf makes the PooledBuf of b, in buffer id of r's pool (r nil: not
+// pooled). len(b) fits an int32: it is at most a read pool buffer's size.
+func pooledBuf(b []byte, r *ioRing, id uint16) PooledBuf {
+	if len(b) == 0 {
+		return PooledBuf{r: r, id: id}
+	}
+	return PooledBuf{p: &b[0], n: int32(len(b)), r: r, id: id}
+}
+
+// Bytes returns the data. Its capacity is its length: an append copies it
+// rather than writing into the pool's buffer.
+func (p PooledBuf) Bytes() []byte {
+	if p.p == nil {
+		return nil
+	}
+	return unsafe.Slice(p.p, p.n)
+}
+
+// Release gives the buffer back to the pool.
+func (p PooledBuf) Release() {
+	if p.r != nil {
+		_ = p.r.b.ReleaseBuffer(poolGroup, p.id)
+	}
+}
+
+// ReadPooled returns a future of the next data on the stream, in a buffer of
+// the runtime's pool: the read holds no buffer while it waits (io_uring
+// picks one from its provided-buffer ring when data arrives; the other
+// backends take one on readiness), so 10^4 idle connections hold no read
+// buffers at all. When the pool is empty at that moment, the read goes on
+// with a buffer of its own, allocated for it (no data is lost, nothing
+// spins). End of stream is io.EOF.
+//
+// It is the way a server reads: a connection waiting for its peer then
+// costs its task and its socket, a few hundred bytes, and on io_uring,
+// epoll and kqueue no operation record either (the receive is armed in the
+// backend, a few bytes there). A read timeout (SetReadTimeout) makes the
+// read wait through an operation of its own, as Read does. Write the data
+// back, or copy what must be kept, then Release the buffer: a held buffer
+// is one fewer for every connection of the runtime.
+func (c *conn) ReadPooled() *ReadPooledFuture { return &ReadPooledFuture{n: c.n} }
+
+// ReadPooledFuture is the future of ReadPooled: its pointer is a
+// future.Future[future.Result[PooledBuf]] and a future.Canceler.
+type ReadPooledFuture struct {
+	_ noCopy
+	n *netFD
+	f ioFuture
+	// own is the fallback buffer when the pool ran dry (a pointer: an idle
+	// connection's pending read should not pay a slice header for it).
+	own *[]byte
+	// f.armed: the read owns the socket's armed receive (see recvArm).
+}
+
+// Poll reads. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
+func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], bool) {
+	r.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[PooledBuf]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], bool) {
+	r.f.checkPoll()
+	d, ring := r.n.rt().io, r.n.ring
+	for {
+		if !r.f.submitted {
+			size, err := d.readPool(ring)
+			if err != nil {
+				r.f.done = true
+				return future.Fail[PooledBuf](r.n.opError("read", err)), true
+			}
+			if r.own == nil {
+				if v, ready, handled := r.pollArmed(cx, size); handled {
+					return v, ready
+				}
+			}
+			data, _, _, pending, err := r.f.start(cx, r.n, &r.n.rd)
+			if pending {
+				return future.Result[PooledBuf]{}, false
+			}
+			if err != nil {
+				r.f.done = true
+				return future.Fail[PooledBuf](r.n.opError("read", err)), true
+			}
+			if data != nil {
+				r.f.release()
+				return future.Ok(pooledBuf(append([]byte(nil), data...), nil, 0)), true
+			}
+			op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.SelectBuffer | backend.PollFirst, BufferGroup: poolGroup, Timeout: r.n.readTimeout()}
+			if r.own != nil {
+				op.Flags, op.Buf = backend.PollFirst, (*r.own)[:size]
+			}
+			if err := r.f.submit(cx, r.n, op); err != nil {
+				r.f.done = true
+				return future.Fail[PooledBuf](r.n.opError("read", err)), true
+			}
+		}
+		c, ok := r.f.wait(cx)
+		if !ok {
+			return future.Result[PooledBuf]{}, false
+		}
+		switch {
+		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
+			// The pool is empty: read into a buffer of this read's own.
+			size, _ := d.readPool(ring)
+			own := make([]byte, size)
+			r.own = &own
+			r.f = ioFuture{armed: r.f.armed}
+			continue
+		case c.Err != nil:
+			return future.Fail[PooledBuf](r.n.opError("read", c.Err)), true
+		case c.Flags&backend.HasBuffer != 0:
+			if c.N == 0 {
+				_ = ring.b.ReleaseBuffer(poolGroup, c.BufferID)
+				return future.Result[PooledBuf]{Err: io.EOF}, true
+			}
+			return future.Ok(pooledBuf(ring.b.Buffer(poolGroup, c.BufferID)[:c.N], ring, c.BufferID)), true
+		case c.N == 0:
+			return future.Result[PooledBuf]{Err: io.EOF}, true
+		}
+		return future.Ok(pooledBuf((*r.own)[:c.N], nil, 0)), true
+	}
+}
+
+// Cancel abandons the read; data it received is delivered to the stream's
+// next read.
+func (r *ReadPooledFuture) Cancel() {
+	if r.f.armed {
+		r.cancelArmed()
+		r.f.done = true
+		return
+	}
+	r.f.cancel()
+}

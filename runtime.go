@@ -1,0 +1,300 @@
+package blitz
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/blocking"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+)
+
+// Config configures a Runtime. The zero Config is valid.
+type Config struct {
+	// Workers is the number of worker goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// TimerTick is the resolution of Sleep and the other timers: a sleep
+	// ends between 0 and one tick (plus scheduling) after its deadline,
+	// never before. 0 means 1 ms; at least 10 us.
+	TimerTick time.Duration
+	// MaxLiveTasks bounds the tasks TrySpawn admits (backpressure); 0 means
+	// no bound.
+	MaxLiveTasks int
+	// LIFO selects where a task woken or spawned by a task waits to run
+	// next on the same worker: a stack of four tasks (scheduler.LIFOStack,
+	// the default, 0) or a single slot (scheduler.LIFOSlot). See the
+	// scheduler package, "LIFO slot or stack".
+	LIFO int
+	// OnPanic is called with every panic that no JoinHandle collects: that
+	// of a detached task (one whose JoinHandle was detached), of a future's
+	// Cancel when nobody holds its task's handle, and of a Waker that
+	// panicked when the runtime called it to deliver an event (the I/O or
+	// timer driver, the blocking pool, a name lookup). A worker contains
+	// such a panic and goes on (every other Waker of the same batch is
+	// still called); the panic is counted in Stats.Panicked. OnPanic runs
+	// on the goroutine that caught the panic, usually a worker, and must
+	// not block. When it is nil, those panics are written with their
+	// stacks to the standard logger (log.Printf).
+	OnPanic func(*PanicError)
+	// Backend selects the I/O backend: BackendAuto (the zero value) picks
+	// the platform's best (io_uring on Linux when the kernel allows it,
+	// else epoll; kqueue on darwin and the BSDs; IOCP on Windows); the
+	// other Backend constants force one, and BackendNone runs without I/O.
+	// A forced backend that cannot start is an error wrapping ErrBackend.
+	Backend string
+	// ReadBufferCount and ReadBufferSize shape the pool that pooled reads
+	// (ReadPooled) take their buffer from when data arrives, so that a
+	// connection waiting for data holds no buffer: a power of two up to
+	// 32768 buffers (default 1024) of up to 1 MiB (default 4096 bytes). The
+	// pool is made on the first pooled read. With io_uring it is a
+	// provided-buffer ring the kernel picks from; the other backends
+	// emulate it.
+	ReadBufferCount, ReadBufferSize int
+	// IORings is the number of backend instances (rings) the I/O runs on,
+	// 1 to Workers; 0 means one per worker where the backend can run
+	// several (io_uring, epoll), else one. Each worker submits to and
+	// sleeps in its own ring, so the kernel's share of the I/O runs on
+	// every core; with one ring, one thread at a time is in the kernel for
+	// it. A socket stays on the ring it was made on. Backends that run one
+	// instance (kqueue, IOCP) ignore it.
+	IORings int
+	// BlockingThreads caps the blocking pool's threads (SpawnBlocking,
+	// Blocking, the file system calls that have no async form); 0 means
+	// blocking.DefaultMaxThreads (512).
+	BlockingThreads int
+	// BlockingIdleTimeout is how long an idle blocking thread lingers
+	// before it exits; 0 means blocking.DefaultIdleTimeout (10 s).
+	BlockingIdleTimeout time.Duration
+	// The task identity switches (see "Task identity and dumps" in the
+	// package doc). Ids, parents, ages, poll counts and what tasks wait on
+	// are always kept; what costs more is off unless asked for.
+	//
+	// SpawnSites records the file:line of each spawn for Dump (a
+	// runtime.Callers and a small allocation per spawn). PollTiming
+	// measures each poll (two clock reads) for Dump's poll times and for
+	// Metrics' poll-duration histogram and slow polls (those of SlowPoll
+	// or longer; 0 means scheduler.DefaultSlowPoll, 1ms).
+	// ProfileLabels runs each poll under the task's pprof labels
+	// (blitz.task, its name; blitz.task.id), so that CPU profiles
+	// attribute time to tasks. NoTraceRegions stops tasks from showing in
+	// the execution tracer (runtime/trace), where each task is otherwise a
+	// trace task and each poll a region in it, at a cost only while the
+	// tracer runs.
+	SpawnSites, PollTiming, ProfileLabels, NoTraceRegions bool
+	SlowPoll                                              time.Duration
+	// noTaskIdentity turns the ids and the dump's bookkeeping off, for the
+	// benchmarks that measure their cost (task_export_test.go).
+	noTaskIdentity bool
+}
+
+// The names of Config.Backend.
+const (
+	BackendAuto   = ""
+	BackendURing  = "uring"
+	BackendEpoll  = "epoll"
+	BackendKqueue = "kqueue"
+	BackendIOCP   = "iocp"
+	BackendNone   = "none"
+)
+
+// Runtime is a running instance: the scheduler's workers and the timers
+// they drive. Make one with New, hand its Handle to whoever spawns, and shut
+// it down with Shutdown.
+type Runtime struct {
+	sched  *scheduler.Scheduler
+	timers *timerDriver
+	// io is the I/O driver, nil with BackendNone.
+	io *ioDriver
+	// backendName is the backend's Name, or BackendNone.
+	backendName string
+	// closeIO closes the backend once, after the scheduler stopped.
+	closeIO sync.Once
+	// pool runs blocking calls off the workers. It starts no goroutine
+	// until the first call.
+	pool *blocking.Pool
+	// blockingRejected counts the blocking calls the pool refused (after
+	// its shutdown) or rejected from its queue at Shutdown, for Metrics.
+	blockingRejected atomic.Uint64
+	// down is set once, first thing in Shutdown: from then on new sockets
+	// and processes are refused with ErrShutdown and the operations of
+	// existing sockets fail (see netFD.use). Loaded by any goroutine.
+	down atomic.Bool
+}
+
+// New starts a runtime. It returns an error wrapping ErrConfig (or the
+// scheduler's scheduler.ErrConfig) for an invalid Config.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.TimerTick == 0 {
+		cfg.TimerTick = time.Millisecond
+	}
+	if cfg.TimerTick < 10*time.Microsecond {
+		return nil, fmt.Errorf("%w: TimerTick = %v, want at least 10us", ErrConfig, cfg.TimerTick)
+	}
+	workers := cfg.Workers
+	if workers == 0 {
+		workers = goruntime.GOMAXPROCS(0)
+	}
+	if workers < 1 || workers > scheduler.MaxWorkers {
+		return nil, fmt.Errorf("%w: Workers = %d", ErrConfig, cfg.Workers)
+	}
+	if cfg.ReadBufferCount == 0 {
+		cfg.ReadBufferCount = 1024
+	}
+	if cfg.ReadBufferSize == 0 {
+		cfg.ReadBufferSize = 4096
+	}
+	if c := cfg.ReadBufferCount; c < 1 || c > 32768 || c&(c-1) != 0 {
+		return nil, fmt.Errorf("%w: ReadBufferCount = %d, want a power of two from 1 to 32768", ErrConfig, c)
+	}
+	if sz := cfg.ReadBufferSize; sz < 1 || sz > 1<<20 {
+		return nil, fmt.Errorf("%w: ReadBufferSize = %d, want 1 to 1 MiB", ErrConfig, sz)
+	}
+	if n := cfg.IORings; n < 0 || n > workers {
+		return nil, fmt.Errorf("%w: IORings = %d, want 0 to Workers (%d)", ErrConfig, n, workers)
+	}
+	pool, err := blocking.New(blocking.Config{MaxThreads: cfg.BlockingThreads, IdleTimeout: cfg.BlockingIdleTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone, pool: pool}
+	var drv scheduler.Driver = rt.timers
+	if cfg.Backend != BackendNone {
+		bs, err := openBackends(cfg.Backend, cfg.IORings, workers)
+		if err != nil {
+			return nil, err
+		}
+		if bs != nil {
+			rt.io = newIODriver(bs, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.io.rt = rt
+			rt.backendName = bs[0].Name()
+			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
+		}
+	}
+	s, err := scheduler.New(scheduler.Config{
+		Workers:      workers,
+		LIFO:         cfg.LIFO,
+		MaxLiveTasks: cfg.MaxLiveTasks,
+		Driver:       drv,
+		Services:     rt,
+		OnPanic:      cfg.OnPanic,
+
+		SpawnSites:     cfg.SpawnSites,
+		PollTiming:     cfg.PollTiming,
+		SlowPoll:       cfg.SlowPoll,
+		ProfileLabels:  cfg.ProfileLabels,
+		NoTraceRegions: cfg.NoTraceRegions,
+		NoTaskIdentity: cfg.noTaskIdentity,
+	})
+	if err != nil {
+		if rt.io != nil {
+			rt.io.closeBackends()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	rt.sched = s
+	if rt.io != nil {
+		rt.io.sched = s
+	}
+	rt.timers.notify = s.Notify
+	if io := rt.io; io != nil {
+		// A sooner deadline goes to the worker sleeping in the backend, if
+		// one is; otherwise an idle worker is woken to look.
+		rt.timers.notify = func() {
+			if !io.kick() {
+				s.Notify()
+			}
+		}
+	}
+	return rt, nil
+}
+
+// Backend returns the name of the runtime's I/O backend ("uring", "epoll",
+// "kqueue", "iocp"), or BackendNone.
+func (rt *Runtime) Backend() string { return rt.backendName }
+
+// IORings returns the number of backend instances the I/O runs on (see
+// Config.IORings), 0 without I/O.
+func (rt *Runtime) IORings() int {
+	if rt.io == nil {
+		return 0
+	}
+	return len(rt.io.rings)
+}
+
+// Handle refers to a Runtime: a small value to pass to whoever spawns onto it
+// from outside (goroutines, other runtimes). The zero Handle refers to none;
+// its uses panic with ErrZeroHandle.
+type Handle struct {
+	rt *Runtime
+}
+
+// Handle returns the runtime's Handle.
+func (rt *Runtime) Handle() Handle { return Handle{rt: rt} }
+
+// Runtime returns the runtime h refers to.
+func (h Handle) Runtime() *Runtime {
+	if h.rt == nil {
+		panic(ErrZeroHandle)
+	}
+	return h.rt
+}
+
+// Current returns the Handle of the runtime that makes the poll cx belongs
+// to, and false when no runtime does (a goroutine's future.Block).
+func Current(cx *future.Context) (Handle, bool) {
+	rt, ok := cx.Services().(*Runtime)
+	return Handle{rt: rt}, ok
+}
+
+// Stats are the runtime's counters: the scheduler's, and the pending timers.
+type Stats struct {
+	scheduler.Stats
+	// Timers is the number of sleeps in the timer wheels.
+	Timers int
+}
+
+// Stats returns the counters. Any goroutine may call it.
+func (rt *Runtime) Stats() Stats {
+	return Stats{Stats: rt.sched.Stats(), Timers: rt.timers.pending()}
+}
+
+// Shutdown stops the runtime (see scheduler.Scheduler.Shutdown): no more
+// spawns, workers exit after their current poll, every task left is
+// cancelled and its JoinHandle reports ErrShutdown, every BlockOn returns
+// ErrShutdown, and every goroutine the runtime started has returned when it
+// returns nil. By then every SignalStream and one-shot signal future of the
+// runtime is closed, new sockets and processes are refused with
+// ErrShutdown, and the operations of the runtime's sockets fail with an
+// error matching ErrClosed (and net.ErrClosed) and ErrShutdown; closing
+// them still releases them. If ctx ends first it returns an error wrapping
+// ctx's and the shutdown continues; call it again to wait. Any goroutine
+// may call it; called from a task, it starts the shutdown and returns an
+// error wrapping ErrBlockingInTask at once, and a goroutine calls it again
+// to wait for the end.
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.down.Store(true)
+	rt.timers.closed.Store(true)
+	if err := rt.sched.Shutdown(ctx); err != nil {
+		return err
+	}
+	// The signal dispatcher closes the listeners of a finished runtime
+	// too, but on its own goroutine, later; close them here so that none
+	// is open when Shutdown returns.
+	hub.closeRuntime(rt)
+	if rt.io != nil {
+		rt.closeIO.Do(func() { rt.io.close(rt.sched) })
+	}
+	// The tasks are gone, and with them whoever waited for a queued
+	// blocking call: those are rejected. Calls already running cannot be
+	// stopped; Shutdown waits for them as long as ctx allows.
+	rep, err := rt.pool.Shutdown(ctx, blocking.RejectQueued)
+	rt.blockingRejected.Add(uint64(rep.Rejected))
+	if err != nil {
+		return fmt.Errorf("blitz: blocking calls still running: %w", err)
+	}
+	return nil
+}

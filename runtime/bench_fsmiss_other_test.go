@@ -1,8 +1,0 @@
-//go:build !linux
-
-package runtime_test
-
-import "time"
-
-// processCPU reports 0: the CPU time is measured on Linux only.
-func processCPU() time.Duration { return 0 }

@@ -1,7 +1,0 @@
-package runtime
-
-// noCopy makes go vet report copies of a future after its first poll.
-type noCopy struct{}
-
-func (*noCopy) Lock()   {}
-func (*noCopy) Unlock() {}

@@ -1,8 +1,0 @@
-//go:build !unix && !windows
-
-package runtime
-
-import "os"
-
-// The signals of Terminate and Hangup: none on this platform.
-var sigTerminate, sigHangup os.Signal

@@ -1,6 +1,0 @@
-//go:build !windows
-
-package runtime_test
-
-// underWine is false off Windows.
-func underWine() bool { return false }

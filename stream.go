@@ -1,0 +1,409 @@
+package blitz
+
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
+)
+
+// conn is what TCPStream and UnixStream share: a connected stream socket.
+// Read, Write and WriteAll return futures; one read and one write may be in
+// flight at once (Split gives them to two tasks).
+type conn struct {
+	n *netFD
+	// poll is the state of PollRead and PollWrite (see AsyncReader), nil
+	// until the first of them (see pollState).
+	poll atomic.Pointer[connPoll]
+}
+
+// LocalAddr and RemoteAddr return the connection's addresses.
+func (s *conn) LocalAddr() net.Addr  { return netAddr(s.n.network(), s.n.addresses().local) }
+func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.network(), s.n.addresses().peer) }
+
+// SetReadTimeout bounds every later Read: one that waits longer fails with
+// a timeout error (errors.Is ErrTimeout, os.ErrDeadlineExceeded). 0 removes
+// the bound.
+func (s *conn) SetReadTimeout(d time.Duration) { s.n.setReadTimeout(d) }
+
+// SetWriteTimeout bounds every later Write and each send of a WriteAll.
+func (s *conn) SetWriteTimeout(d time.Duration) { s.n.setWriteTimeout(d) }
+
+// CloseRead and CloseWrite shut down one half; the peer reads end of stream
+// after CloseWrite.
+func (s *conn) CloseRead() error {
+	err := s.n.shutdown(backend.ShutdownRead)
+	if err == nil {
+		s.n.setHint(fdReadShut, true)
+	}
+	return err
+}
+func (s *conn) CloseWrite() error { return s.n.shutdown(backend.ShutdownWrite) }
+
+// Close closes the connection; reads and writes in flight fail with
+// ErrClosed.
+func (s *conn) Close() error { return s.n.close() }
+
+// Read returns a future of one read into buf: the byte count, io.EOF at the
+// end of the stream (after the peer's CloseWrite or Close). buf belongs to
+// the future until it completes or is cancelled.
+func (s *conn) Read(buf []byte) *ReadFuture { return &ReadFuture{n: s.n, buf: buf} }
+
+// Write returns a future of one write of buf: it may be short; WriteAll
+// writes everything.
+func (s *conn) Write(buf []byte) *WriteFuture { return &WriteFuture{n: s.n, buf: buf} }
+
+// WriteAll returns a future that writes all of buf, in as many sends as it
+// takes, and reports how many bytes were written before an error.
+func (s *conn) WriteAll(buf []byte) *WriteAllFuture {
+	return &WriteAllFuture{n: s.n, p: unsafe.SliceData(buf), size: len(buf)}
+}
+
+// Split gives the read and the write side to two owners (two tasks): each
+// half is a view of the same stream. Closing the write half shuts down the
+// stream's sending side; the connection is closed when both halves are.
+func (s *conn) Split() (*ReadHalf, *WriteHalf) {
+	sh := &splitState{s: s}
+	sh.open.Store(2)
+	return &ReadHalf{sh: sh}, &WriteHalf{sh: sh}
+}
+
+// splitState counts the open halves of a split stream.
+type splitState struct {
+	s    *conn
+	open atomic.Int32
+}
+
+func (sh *splitState) release() error {
+	if sh.open.Add(-1) == 0 {
+		return sh.s.Close()
+	}
+	return nil
+}
+
+// ReadHalf is the reading side of a split stream.
+type ReadHalf struct {
+	sh     *splitState
+	closed bool
+}
+
+// Read is the stream's Read.
+func (r *ReadHalf) Read(buf []byte) *ReadFuture { return r.sh.s.Read(buf) }
+
+// Close releases the read half (and closes the stream if the write half
+// was released already).
+func (r *ReadHalf) Close() error {
+	if r.closed {
+		return r.sh.s.n.opError("close", ErrClosed)
+	}
+	r.closed = true
+	return r.sh.release()
+}
+
+// WriteHalf is the writing side of a split stream.
+type WriteHalf struct {
+	sh     *splitState
+	closed bool
+}
+
+// Write and WriteAll are the stream's.
+func (w *WriteHalf) Write(buf []byte) *WriteFuture       { return w.sh.s.Write(buf) }
+func (w *WriteHalf) WriteAll(buf []byte) *WriteAllFuture { return w.sh.s.WriteAll(buf) }
+
+// Close shuts down the sending side (the peer reads end of stream) and
+// releases the write half.
+func (w *WriteHalf) Close() error {
+	if w.closed {
+		return w.sh.s.n.opError("close", ErrClosed)
+	}
+	w.closed = true
+	err := w.sh.s.CloseWrite()
+	if rerr := w.sh.release(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// ReadFuture is the future of a read: its pointer is a
+// future.Future[future.Result[int]] and a future.Canceler.
+type ReadFuture struct {
+	_   noCopy
+	n   *netFD
+	buf []byte
+	f   ioFuture
+	// fast makes the first attempt the backend's fast path (the net.Conn
+	// adapter's reads).
+	fast bool
+}
+
+// Poll reads. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
+func (r *ReadFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	r.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := r.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
+	r.f.checkPoll()
+	if !r.f.submitted {
+		if len(r.buf) == 0 {
+			r.f.done = true
+			return future.Ok(0), true
+		}
+		if r.n.hint(fdReadShut) {
+			// After CloseRead every platform reads end of stream (Windows'
+			// own answer would be WSAESHUTDOWN).
+			r.f.done = true
+			return future.Result[int]{Err: io.EOF}, true
+		}
+		data, _, _, pending, err := r.f.start(cx, r.n, &r.n.rd)
+		if pending {
+			return future.Result[int]{}, false
+		}
+		if err != nil {
+			r.f.done = true
+			return future.Fail[int](r.n.opError("read", err)), true
+		}
+		if data == nil {
+			// A cancelled pooled read's armed receive: wait for it, or
+			// take what it got.
+			var eof, pending bool
+			data, eof, pending, err = r.n.takeArmed(cx)
+			switch {
+			case pending:
+				r.f.release()
+				r.f.done = false
+				return future.Result[int]{}, false
+			case err != nil:
+				r.f.release()
+				return future.Fail[int](r.n.opError("read", err)), true
+			case eof:
+				r.f.release()
+				return future.Result[int]{Err: io.EOF}, true
+			}
+		}
+		if data != nil {
+			// A cancelled read's data, or the rest of it: deliver it first.
+			n := copy(r.buf, data)
+			r.f.keep(data[n:])
+			r.f.release()
+			return future.Ok(n), true
+		}
+		if n, done, err := r.n.tryRecv(r.buf, r.fast); done {
+			r.f.release()
+			switch {
+			case err != nil:
+				return future.Fail[int](r.n.opError("read", err)), true
+			case n == 0:
+				return future.Result[int]{Err: io.EOF}, true
+			}
+			return future.Ok(n), true
+		}
+		// PollFirst: no data was found (the fast path failed, or the stream
+		// is not hot and data is not expected), so the kernel need not try
+		// before it waits.
+		op := backend.Op{Kind: backend.KindRecv, FD: r.n.fd, Flags: backend.PollFirst, Buf: r.buf, Timeout: r.n.readTimeout()}
+		if err := r.f.submit(cx, r.n, op); err != nil {
+			r.f.done = true
+			return future.Fail[int](r.n.opError("read", err)), true
+		}
+	}
+	c, ok := r.f.wait(cx)
+	if !ok {
+		return future.Result[int]{}, false
+	}
+	switch {
+	case c.Err != nil:
+		return future.Fail[int](r.n.opError("read", c.Err)), true
+	case c.N == 0:
+		return future.Result[int]{Err: io.EOF}, true
+	}
+	if c.N == len(r.buf) && c.N >= hotReadSize {
+		r.n.setHint(fdReadHot, true) // a large buffer filled: a bulk transfer, more is likely waiting
+	}
+	return future.Ok(c.N), true
+}
+
+// Cancel abandons the read. Until the kernel has acknowledged the cancel
+// it may still receive into buf, and data it received is not lost: the
+// next read on the stream delivers it. So buf stays the stream's until the
+// next read completes: give that read the same buffer or leave buf alone.
+func (r *ReadFuture) Cancel() { r.f.cancel() }
+
+// WriteFuture is the future of one write.
+type WriteFuture struct {
+	_   noCopy
+	n   *netFD
+	buf []byte
+	f   ioFuture
+	// fast: see ReadFuture.fast.
+	fast bool
+}
+
+// Poll writes. Completing consumes a unit of the task's budget; with
+// none left, Poll yields instead (see the future package, "The
+// cooperative budget").
+func (w *WriteFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	w.f.checkPoll()
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := w.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (w *WriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
+	w.f.checkPoll()
+	if !w.f.submitted {
+		if len(w.buf) == 0 {
+			w.f.done = true
+			return future.Ok(0), true
+		}
+		_, _, _, pending, err := w.f.start(cx, w.n, w.n.writeSlot())
+		if pending {
+			return future.Result[int]{}, false
+		}
+		if err == nil {
+			if n, done, serr := w.n.trySend(w.buf, w.fast); done {
+				w.f.release()
+				if serr != nil {
+					return future.Fail[int](w.n.opError("write", serr)), true
+				}
+				return future.Ok(n), true
+			}
+			op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.buf, Timeout: w.n.writeTimeout()}
+			err = w.f.submit(cx, w.n, op)
+		}
+		if err != nil {
+			w.f.done = true
+			return future.Fail[int](w.n.opError("write", err)), true
+		}
+	}
+	c, ok := w.f.wait(cx)
+	if !ok {
+		return future.Result[int]{}, false
+	}
+	if c.Err != nil {
+		return future.Fail[int](w.n.opError("write", c.Err)), true
+	}
+	return future.Ok(c.N), true
+}
+
+// Cancel abandons the write; some of buf may have been sent.
+func (w *WriteFuture) Cancel() { w.f.cancel() }
+
+// WriteAllFuture is the future of WriteAll.
+type WriteAllFuture struct {
+	_ noCopy
+	n *netFD
+	// p and size are the buffer: a pointer and a length rather than a
+	// slice, so that the future is 48 bytes, a size class (a server makes
+	// one for every response).
+	p             *byte
+	size, written int
+	f             ioFuture
+	// f.finished: the write completed, failed or was cancelled.
+}
+
+// rest returns the part of the buffer not written yet.
+func (w *WriteAllFuture) rest() []byte { return unsafe.Slice(w.p, w.size)[w.written:] }
+
+// Poll writes until buf is sent or an error; the result is the byte count,
+// with the error if any. Completing consumes a unit of the task's budget;
+// with none left, Poll yields instead (see the future package, "The
+// cooperative budget").
+func (w *WriteAllFuture) Poll(cx *future.Context) (future.Result[int], bool) {
+	if w.f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !cx.Proceed() {
+		return future.Result[int]{}, false
+	}
+	v, ok := w.poll(cx)
+	if ok {
+		cx.Spend()
+	}
+	return v, ok
+}
+
+// poll is Poll past the budget check.
+func (w *WriteAllFuture) poll(cx *future.Context) (future.Result[int], bool) {
+	if w.f.finished {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	for w.written < w.size {
+		if !w.f.submitted {
+			_, _, _, pending, err := w.f.start(cx, w.n, w.n.writeSlot())
+			if pending {
+				return future.Result[int]{}, false
+			}
+			if err == nil {
+				if n, done, serr := w.n.trySend(w.rest(), false); done {
+					w.f.release()
+					w.f = ioFuture{}
+					if serr != nil {
+						w.f.finished = true
+						return future.Result[int]{Value: w.written, Err: w.n.opError("write", serr)}, true
+					}
+					if n == 0 {
+						return w.shortWrite()
+					}
+					w.written += n
+					continue
+				}
+				op := backend.Op{Kind: backend.KindSend, FD: w.n.fd, Buf: w.rest(), Timeout: w.n.writeTimeout()}
+				err = w.f.submit(cx, w.n, op)
+			}
+			if err != nil {
+				w.f.finished = true
+				return future.Result[int]{Value: w.written, Err: w.n.opError("write", err)}, true
+			}
+		}
+		c, ok := w.f.wait(cx)
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		if c.Err != nil {
+			w.f.finished = true
+			return future.Result[int]{Value: w.written, Err: w.n.opError("write", c.Err)}, true
+		}
+		w.f = ioFuture{}
+		if c.N == 0 {
+			return w.shortWrite()
+		}
+		w.written += c.N
+	}
+	w.f.finished = true
+	return future.Ok(w.written), true
+}
+
+// shortWrite ends a WriteAll whose send moved nothing and reported no error
+// (the kernel's answer for no progress): io.ErrShortWrite, as io.Writer's
+// contract has it, rather than trying the same send forever.
+func (w *WriteAllFuture) shortWrite() (future.Result[int], bool) {
+	w.f.finished = true
+	return future.Result[int]{Value: w.written, Err: w.n.opError("write", io.ErrShortWrite)}, true
+}
+
+// Cancel abandons the rest of the write.
+func (w *WriteAllFuture) Cancel() {
+	w.f.cancel()
+	w.f.finished = true
+}

@@ -1,0 +1,271 @@
+package blitz
+
+// Futures over any AsyncReader and AsyncWriter: read, read full, read to
+// the end, write all, copy.
+
+import (
+	"io"
+
+	"github.com/blitz-go/blitz/future"
+)
+
+// copyBufferSize is Copy's buffer, as io.Copy's.
+const copyBufferSize = 32 << 10
+
+// StreamFuture is the future of an operation on an AsyncReader or
+// AsyncWriter (Read, ReadFull, ReadToEnd, WriteAll, Copy, and the buffered
+// reader's and writer's): its pointer is a future.Future[future.Result[T]]
+// and a future.Canceler. Cancelling it cancels the read or write in flight
+// (CancelRead, CancelWrite), which loses nothing the stream took: see
+// AsyncReader.
+type StreamFuture[T any] struct {
+	poll   func(cx *future.Context) (future.Result[T], bool)
+	cancel func()
+	done   bool
+}
+
+// Poll runs the operation.
+func (f *StreamFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	r, ok := f.poll(cx)
+	f.done = ok
+	return r, ok
+}
+
+// Cancel abandons the operation; see the function that made the future
+// for what was done before.
+func (f *StreamFuture[T]) Cancel() {
+	if !f.done {
+		f.done = true
+		f.cancel()
+	}
+}
+
+// Read returns a future of one read from r into buf (r.PollRead as a
+// future, for select, timeouts and tasks written as futures).
+func Read(r AsyncReader, buf []byte) *StreamFuture[int] {
+	return &StreamFuture[int]{
+		poll:   func(cx *future.Context) (future.Result[int], bool) { return r.PollRead(cx, buf) },
+		cancel: r.CancelRead,
+	}
+}
+
+// Write returns a future of one write of buf to w, which may be short.
+func Write(w AsyncWriter, buf []byte) *StreamFuture[int] {
+	return &StreamFuture[int]{
+		poll:   func(cx *future.Context) (future.Result[int], bool) { return w.PollWrite(cx, buf) },
+		cancel: w.CancelWrite,
+	}
+}
+
+// ReadFull returns a future that reads exactly len(buf) bytes, as
+// io.ReadFull: the count is len(buf), or less with io.EOF if the stream
+// ended before any byte, io.ErrUnexpectedEOF if it ended in the middle, or
+// the stream's error.
+func ReadFull(r AsyncReader, buf []byte) *StreamFuture[int] {
+	n := 0
+	return &StreamFuture[int]{
+		poll: func(cx *future.Context) (future.Result[int], bool) {
+			for n < len(buf) {
+				res, ok := r.PollRead(cx, buf[n:])
+				if !ok {
+					return future.Result[int]{}, false
+				}
+				n += res.Value
+				switch {
+				case res.Err == io.EOF && n > 0:
+					return future.Result[int]{Value: n, Err: io.ErrUnexpectedEOF}, true
+				case res.Err != nil:
+					return future.Result[int]{Value: n, Err: res.Err}, true
+				}
+			}
+			return future.Ok(n), true
+		},
+		cancel: r.CancelRead,
+	}
+}
+
+// ReadToEnd returns a future that reads until the end of the stream and
+// resolves to everything read; the end of the stream is not an error. On
+// an error the value holds what was read before it. There is no bound on
+// what it reads: wrap an untrusted stream in LimitReader.
+func ReadToEnd(r AsyncReader) *StreamFuture[[]byte] {
+	b := make([]byte, 0, 512)
+	return &StreamFuture[[]byte]{
+		poll: func(cx *future.Context) (future.Result[[]byte], bool) {
+			for {
+				if len(b) == cap(b) {
+					b = append(b, 0)[:len(b)] // grow only between reads: the spare capacity is the read's buffer
+				}
+				res, ok := r.PollRead(cx, b[len(b):cap(b)])
+				if !ok {
+					return future.Result[[]byte]{}, false
+				}
+				b = b[:len(b)+res.Value]
+				switch {
+				case res.Err == io.EOF:
+					return future.Ok(b), true
+				case res.Err != nil:
+					return future.Result[[]byte]{Value: b, Err: res.Err}, true
+				}
+			}
+		},
+		cancel: r.CancelRead,
+	}
+}
+
+// WriteAll returns a future that writes all of buf to w, in as many writes
+// as it takes, and resolves to the count written (len(buf), or less with
+// the error). A writer that accepts nothing without an error fails it with
+// io.ErrShortWrite.
+func WriteAll(w AsyncWriter, buf []byte) *StreamFuture[int] {
+	n := 0
+	return &StreamFuture[int]{
+		poll: func(cx *future.Context) (future.Result[int], bool) {
+			return writeAllPoll(cx, w, buf, &n)
+		},
+		cancel: w.CancelWrite,
+	}
+}
+
+// writeAllPoll writes buf[*n:] to w, advancing *n: the body of WriteAll,
+// Copy and BufWriter's flush.
+func writeAllPoll(cx *future.Context, w AsyncWriter, buf []byte, n *int) (future.Result[int], bool) {
+	for *n < len(buf) {
+		res, ok := w.PollWrite(cx, buf[*n:])
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		*n += res.Value
+		if res.Err == nil && res.Value == 0 {
+			res.Err = io.ErrShortWrite
+		}
+		if res.Err != nil {
+			return future.Result[int]{Value: *n, Err: res.Err}, true
+		}
+	}
+	return future.Ok(*n), true
+}
+
+// Copy returns a future that copies src to dst until src ends, as io.Copy,
+// and resolves to the byte count written (with the first error of either
+// side; the end of src is not an error). When src ends, dst is flushed if
+// it is an AsyncFlusher (a BufWriter). Cancelling it cancels the read or
+// write in flight; bytes read but not yet written are dropped, and the
+// count written so far is not reported.
+func Copy(dst AsyncWriter, src AsyncReader) *StreamFuture[int64] {
+	return CopyBuffer(dst, src, nil)
+}
+
+// CopyBuffer is Copy through buf, or through a buffer of its own if buf is
+// empty.
+func CopyBuffer(dst AsyncWriter, src AsyncReader, buf []byte) *StreamFuture[int64] {
+	c := &copyState{dst: dst, src: src, buf: buf}
+	return &StreamFuture[int64]{poll: c.poll, cancel: c.cancel}
+}
+
+// copyState is Copy's state machine: read a chunk into buf, write it all
+// (chunk bytes, of which written are done), repeat; once src has ended
+// (srcDone, with srcErr unless it was the end of the stream), flush.
+type copyState struct {
+	dst     AsyncWriter
+	src     AsyncReader
+	buf     []byte
+	chunk   int
+	written int
+	total   int64
+	srcDone bool
+	srcErr  error
+}
+
+func (c *copyState) poll(cx *future.Context) (future.Result[int64], bool) {
+	if len(c.buf) == 0 {
+		c.buf = make([]byte, copyBufferSize)
+	}
+	for {
+		if c.chunk == 0 && !c.srcDone {
+			res, ok := c.src.PollRead(cx, c.buf)
+			if !ok {
+				return future.Result[int64]{}, false
+			}
+			c.chunk, c.written = res.Value, 0
+			if res.Err != nil {
+				c.srcDone = true
+				if res.Err != io.EOF {
+					c.srcErr = res.Err
+				}
+			}
+		}
+		if c.chunk > 0 {
+			before := c.written
+			res, ok := writeAllPoll(cx, c.dst, c.buf[:c.chunk], &c.written)
+			c.total += int64(c.written - before)
+			if !ok {
+				return future.Result[int64]{}, false
+			}
+			c.chunk = 0
+			if res.Err != nil {
+				return future.Result[int64]{Value: c.total, Err: res.Err}, true
+			}
+		}
+		if c.srcDone {
+			if c.srcErr != nil {
+				return future.Result[int64]{Value: c.total, Err: c.srcErr}, true
+			}
+			return c.flush(cx)
+		}
+	}
+}
+
+// flush flushes dst if it holds bytes back.
+func (c *copyState) flush(cx *future.Context) (future.Result[int64], bool) {
+	if fl, is := c.dst.(AsyncFlusher); is {
+		res, ok := fl.PollFlush(cx)
+		if !ok {
+			return future.Result[int64]{}, false
+		}
+		if res.Err != nil {
+			return future.Result[int64]{Value: c.total, Err: res.Err}, true
+		}
+	}
+	return future.Ok(c.total), true
+}
+
+// cancel cancels the read, or the write or flush, in flight.
+func (c *copyState) cancel() {
+	if c.chunk == 0 && !c.srcDone {
+		c.src.CancelRead()
+	} else {
+		c.dst.CancelWrite()
+	}
+}
+
+// LimitReader returns an AsyncReader that reads from r and ends (io.EOF)
+// after n bytes, as io.LimitReader.
+func LimitReader(r AsyncReader, n int64) AsyncReader {
+	return &limitedReader{r: r, left: n}
+}
+
+// limitedReader is LimitReader's reader: left is what it may still read.
+type limitedReader struct {
+	r    AsyncReader
+	left int64
+}
+
+func (l *limitedReader) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
+	if l.left <= 0 {
+		return future.Result[int]{Err: io.EOF}, true
+	}
+	if int64(len(buf)) > l.left {
+		buf = buf[:l.left]
+	}
+	res, ok := l.r.PollRead(cx, buf)
+	if ok {
+		l.left -= int64(res.Value)
+	}
+	return res, ok
+}
+
+func (l *limitedReader) CancelRead() { l.r.CancelRead() }

@@ -1,0 +1,323 @@
+package blitz
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
+	"github.com/blitz-go/blitz/timerwheel"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// timerDriver is the runtime's time: one timer wheel per worker (a shard),
+// each under its own mutex, all counting ticks of one Timebase. A sleep
+// inserts into a shard chosen by its address, so that the same sleep always
+// finds its shard again, and sleeps of different tasks rarely share a lock.
+// Every worker runs the driver (scheduler.Driver) at each tick and before it
+// parks: it fires the due entries of any shard whose lock it can take and
+// returns the time to the next deadline, which becomes its park timeout. See
+// the package doc, "Time".
+type timerDriver struct {
+	base   timerwheel.Timebase
+	shards []timerShard
+	// scratch holds, per worker, the Wakers of the sleeps it fired, woken
+	// after the shard's lock is released. scratch[i] is owned by worker i.
+	scratch [][]waker.Waker
+	// wakeAt is the earliest deadline tick that the driver's last run saw,
+	// which is when a worker that parked after it will wake at the latest;
+	// math.MaxUint64 when it saw none. Stored by Maintain and by arm (a
+	// sooner deadline), loaded by arm: a sleep due before wakeAt notifies an
+	// idle worker, one due after it does not (see the package doc, "Time").
+	// Pairs with the shards' next: arm stores next then loads wakeAt,
+	// Maintain stores wakeAt then loads next again, so no sleep is missed by
+	// both (see Maintain).
+	wakeAt atomic.Uint64
+	// lastNow is a tick known to be in the past, so that a deadline at or
+	// before it is due without reading the clock again. Stored by Maintain
+	// (any worker) after its clock read, loaded by SleepFuture.Poll. Two
+	// Maintains racing may store out of order and lower it by a tick; every
+	// value stored was a past tick, so it stays a lower bound of now, which
+	// is all Poll relies on.
+	lastNow atomic.Uint64
+	// never is the deadline tick of every instant math.MaxInt64 or more
+	// after the origin (Timebase.DeadlineTick saturates there): a sleep
+	// due at it or later is never armed, so it costs no wheel entry (an
+	// overflow-list entry costs a scan of that list at every change to its
+	// wheel while the levels are empty) and never fires. Read-only.
+	never uint64
+	// notify wakes an idle worker; set once by New (the scheduler's Notify).
+	notify func()
+	// closed is set when the shutdown begins: sleeps first polled afterwards
+	// use the fallback timer (see SleepFuture) rather than wheels that no
+	// worker will drive again.
+	closed atomic.Bool
+}
+
+// timerShard is one wheel.
+type timerShard struct {
+	_  [128]byte
+	mu sync.Mutex
+	// wheel holds the pending sleeps. Guarded by mu.
+	wheel timerwheel.Wheel[*sleepState]
+	// next is the earliest deadline tick in wheel, math.MaxUint64 when it is
+	// empty. Stored under mu after every change; loaded lock-free by the
+	// driver to skip shards with nothing due, and again after it publishes
+	// wakeAt (arm stores next before it loads wakeAt; see publishWakeAt).
+	next atomic.Uint64
+	// fireFn is onFire as a func value, made once so that Advance does not
+	// allocate a closure per call. Read-only after newTimerDriver.
+	fireFn func(*timerwheel.Entry[*sleepState])
+	// out collects the Wakers of the entries fired by the Advance in
+	// progress. Set and cleared under mu by fire.
+	out *[]waker.Waker
+	// firedAt is the time of the Advance in progress, since the timebase's
+	// origin, for the lateness of what it fires. Set under mu by fire.
+	firedAt time.Duration
+	// fired counts the sleeps fired and lateness how long after their
+	// deadline, for Metrics. Guarded by mu.
+	fired    uint64
+	lateness scheduler.Histogram
+	// tick is the wheel's tick. Read-only after newTimerDriver.
+	tick time.Duration
+	_    [128]byte
+}
+
+// newTimerDriver makes n shards (one per worker) counting ticks of tick from now.
+func newTimerDriver(n int, tick time.Duration) *timerDriver {
+	d := &timerDriver{base: timerwheel.NewTimebase(time.Now(), tick)}
+	d.never = d.base.Ticks(math.MaxInt64)
+	d.shards = make([]timerShard, n)
+	for i := range d.shards {
+		sh := &d.shards[i]
+		sh.next.Store(math.MaxUint64)
+		sh.fireFn = sh.onFire
+		sh.tick = tick
+	}
+	d.wakeAt.Store(math.MaxUint64)
+	d.scratch = make([][]waker.Waker, n)
+	return d
+}
+
+// shardFor picks the shard of a sleep by hashing its address (the address
+// is only hashed, never turned back into a pointer).
+func (d *timerDriver) shardFor(s *sleepState) *timerShard {
+	a := uintptr(unsafe.Pointer(s))
+	return &d.shards[(a>>6^a>>12)%uintptr(len(d.shards))]
+}
+
+// sleepState is the part of a sleep the wheel refers to. Its fields are
+// guarded by the mutex of the shard the sleep is in.
+type sleepState struct {
+	entry timerwheel.Entry[*sleepState]
+	// wk is the Waker to wake when the deadline passes.
+	wk waker.Waker
+	// fired is set by the driver when the deadline passed.
+	fired bool
+}
+
+// arm inserts s with deadline tick dl, or refreshes its Waker if it is
+// already pending, and reports whether it has already fired. A sleep that
+// became the shard's earliest deadline notifies an idle worker, so that some
+// parked worker recomputes its timeout.
+func (d *timerDriver) arm(s *sleepState, dl uint64, wk waker.Waker) (fired bool) {
+	sh := d.shardFor(s)
+	sh.mu.Lock()
+	if s.fired {
+		sh.mu.Unlock()
+		return true
+	}
+	if !s.wk.WillWake(wk) {
+		s.wk = wk
+	}
+	inserted := false
+	if !s.entry.Pending() {
+		s.entry.Value = s
+		sh.wheel.Insert(&s.entry, dl)
+		if dl < sh.next.Load() {
+			sh.next.Store(dl)
+		}
+		inserted = true
+	}
+	sh.mu.Unlock()
+	if inserted && dl < d.wakeAt.Load() {
+		// Sooner than any worker expects to run the driver: make one look.
+		d.wakeAt.Store(dl)
+		if d.notify != nil {
+			d.notify()
+		}
+	}
+	return false
+}
+
+// disarm removes s from its wheel if it is pending, and forgets its Waker
+// and whether it fired, so that it can be armed again.
+func (d *timerDriver) disarm(s *sleepState) {
+	sh := d.shardFor(s)
+	sh.mu.Lock()
+	if s.entry.Pending() {
+		sh.wheel.Cancel(&s.entry)
+		sh.refreshNext()
+	}
+	s.wk, s.fired = waker.Waker{}, false
+	sh.mu.Unlock()
+}
+
+// refreshNext recomputes next from the wheel. Called with mu held.
+func (sh *timerShard) refreshNext() {
+	if t, ok := sh.wheel.NextExpiry(); ok {
+		sh.next.Store(t)
+	} else {
+		sh.next.Store(math.MaxUint64)
+	}
+}
+
+// Maintain fires every due sleep and returns the time until the next
+// deadline (negative if none). It makes *timerDriver a scheduler.Driver;
+// the workers call it with their Context, and the wakes go through cx.Wake
+// so that a woken task runs on the worker that fired it (contained: a
+// Waker that panics is reported, see wakeContained).
+func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
+	now := d.nowTick()
+	if now > d.lastNow.Load() {
+		d.lastNow.Store(now)
+	}
+	earliest := d.publishWakeAt(d.fireDue(cx, now))
+	return d.timeoutUntil(earliest, now)
+}
+
+// fireDue fires the due sleeps of every shard whose lock it can take and
+// returns the earliest deadline tick left in any shard. A shard whose lock
+// another holds keeps its due deadline, so the result is at most now and
+// the caller comes back at once.
+func (d *timerDriver) fireDue(cx *future.Context, now uint64) uint64 {
+	earliest := uint64(math.MaxUint64)
+	for i := range d.shards {
+		sh := &d.shards[i]
+		next := sh.next.Load()
+		if next <= now && sh.mu.TryLock() {
+			d.fire(cx, sh, now)
+			next = sh.next.Load()
+		}
+		earliest = min(earliest, next)
+	}
+	return earliest
+}
+
+// publishWakeAt stores earliest, the earliest deadline that fireDue saw, as
+// wakeAt, and returns the deadline the caller must wake for: earliest, or a
+// sooner one armed meanwhile. Whoever parks next sleeps until wakeAt, and arm
+// notifies for anything sooner; but a sleep armed after fireDue read its
+// shard may have loaded the old wakeAt, found no need to notify, and be
+// missing from earliest. So the shards are read again after the store: arm
+// stores its shard's next before it loads wakeAt, and all four accesses are
+// sequentially consistent, so either that arm loads this store (and
+// notifies if it is sooner) or the second look sees its deadline.
+func (d *timerDriver) publishWakeAt(earliest uint64) uint64 {
+	d.wakeAt.Store(earliest)
+	if again := d.earliestNext(); again < earliest {
+		earliest = again
+		d.wakeAt.Store(earliest)
+	}
+	return earliest
+}
+
+// timeoutUntil converts the deadline tick earliest into a park timeout, now
+// being the tick read before: negative for none (math.MaxUint64), zero for
+// a deadline already due. The clock moves on after now was read, so a
+// deadline that passes meanwhile is also a zero timeout, never a negative
+// one, which would park the worker without limit.
+func (d *timerDriver) timeoutUntil(earliest, now uint64) time.Duration {
+	switch {
+	case earliest == math.MaxUint64:
+		return -1
+	case earliest <= now:
+		return 0
+	}
+	return max(time.Until(d.base.Time(earliest)), 0)
+}
+
+// earliestNext returns the earliest deadline tick of any shard,
+// math.MaxUint64 if every shard is empty.
+func (d *timerDriver) earliestNext() uint64 {
+	earliest := uint64(math.MaxUint64)
+	for i := range d.shards {
+		earliest = min(earliest, d.shards[i].next.Load())
+	}
+	return earliest
+}
+
+// fire advances sh to now and wakes the fired sleeps outside the lock,
+// through cx so that they run on this worker. Called with sh.mu held; returns
+// with it released.
+func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
+	var local []waker.Waker
+	out := &local
+	if id := cx.Worker(); id >= 0 && id < len(d.scratch) {
+		out = &d.scratch[id]
+	}
+	sh.out = out
+	sh.firedAt = time.Since(d.base.Origin())
+	sh.wheel.Advance(now, sh.fireFn)
+	sh.out = nil
+	sh.refreshNext()
+	sh.mu.Unlock()
+	for i, wk := range *out {
+		wakeContained(cx, wk, wakerOfTimerDriver)
+		(*out)[i] = waker.Waker{}
+	}
+	*out = (*out)[:0]
+}
+
+// onFire is the wheel's fire callback (fireFn): it marks the sleep fired and
+// collects its Waker. Called by Advance with mu held.
+func (sh *timerShard) onFire(e *timerwheel.Entry[*sleepState]) {
+	s := e.Value
+	s.fired = true
+	sh.fired++
+	sh.lateness.Observe(max(sh.firedAt-time.Duration(e.Deadline())*sh.tick, 0))
+	*sh.out = append(*sh.out, s.wk)
+	s.wk = waker.Waker{}
+}
+
+// nowTick returns the current tick, reading only the monotonic clock.
+func (d *timerDriver) nowTick() uint64 {
+	return uint64(time.Since(d.base.Origin()) / d.base.Tick())
+}
+
+// firedStats returns the sleeps fired and the histogram of their lateness,
+// over every shard.
+func (d *timerDriver) firedStats() (fired uint64, lateness scheduler.Histogram) {
+	for i := range d.shards {
+		sh := &d.shards[i]
+		sh.mu.Lock()
+		fired += sh.fired
+		if sh.lateness.Counts != nil {
+			if lateness.Counts == nil {
+				lateness = sh.lateness.Clone()
+			} else {
+				for j, c := range sh.lateness.Counts {
+					lateness.Counts[j] += c
+				}
+				lateness.Sum += sh.lateness.Sum
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return fired, lateness
+}
+
+// pending returns how many sleeps are in the wheels.
+func (d *timerDriver) pending() int {
+	n := 0
+	for i := range d.shards {
+		sh := &d.shards[i]
+		sh.mu.Lock()
+		n += sh.wheel.Len()
+		sh.mu.Unlock()
+	}
+	return n
+}
