@@ -212,6 +212,10 @@ type fileGen struct {
 	imports map[string]string // the generated file's imports: path by name
 	byPath  map[string]string // the source file's import names by path
 	files   []*ast.File       // the package's files, for the bodies of deferred functions
+	// pkgLevel is the package's names that a generated package-level
+	// declaration must not take: the source files' and those the file's
+	// async functions took so far. Made on first use (pkgNames).
+	pkgLevel map[string]bool
 }
 
 // generateFile is pass 2 (collect), running the pipeline of each async

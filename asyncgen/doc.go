@@ -88,6 +88,12 @@
 // recover is rejected; a deferred function of another package cannot be
 // checked, and a recover in it returns nil.
 //
+// Local constants work anywhere in the body, before or after an await: the
+// generator declares them at package level, named after the state machine
+// (lookupAsyncFuture_limit for a constant limit of lookup), since the code of
+// one block of the function may end up in another case of Poll than its
+// uses.
+//
 // What the generator does not support yet (go, goto, select, an await in a
 // function literal, ...) it rejects with the position and what to write
 // instead; it never accepts code whose meaning it would change.

@@ -325,6 +325,9 @@ func (g *emitter) emit() string {
 		}
 		body.WriteString(linePlace + "\n")
 	}
+	if len(g.constDecls) > 0 {
+		fmt.Fprintf(&b, "\n%s\n\n// The local constants of %s.\n%s", linePlace, name, g.printConsts())
+	}
 	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s%s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName, g.tparams)
 	fmt.Fprintf(&b, "state int32 // the block Poll runs next; -1 once returned, -2 once cancelled\n")
 	if g.siteAt != nil {

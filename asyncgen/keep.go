@@ -239,8 +239,32 @@ func (g *gen) inLoop(v *types.Var) bool {
 
 // collectImports imports what the printed source refers to by package name.
 func (g *gen) collectImports() {
+	// The function and the local constants it declares at package level.
+	nodes := []ast.Node{g.fn}
+	for _, gd := range g.constDecls {
+		nodes = append(nodes, gd)
+	}
 	skip := map[*ast.Ident]bool{}
-	ast.Inspect(g.fn, func(n ast.Node) bool {
+	for _, root := range nodes {
+		g.skipUnprinted(root, skip)
+	}
+	dots := map[string]bool{}
+	for _, is := range g.file.Imports {
+		if is.Name != nil && is.Name.Name == "." {
+			p, _ := strconv.Unquote(is.Path.Value)
+			dots[p] = true
+		}
+	}
+	for _, root := range nodes {
+		g.collectImportsIn(root, skip, dots)
+	}
+}
+
+// skipUnprinted adds to skip the identifiers of root that name no package
+// in the printed code: the package of future.Await (the call is not
+// printed) and every selector's field or method name.
+func (g *gen) skipUnprinted(root ast.Node, skip map[*ast.Ident]bool) {
+	ast.Inspect(root, func(n ast.Node) bool {
 		if e, ok := n.(ast.Expr); ok {
 			if call, ok := g.isAwait(e); ok {
 				fun := ast.Unparen(call.Fun)
@@ -259,14 +283,12 @@ func (g *gen) collectImports() {
 		}
 		return true
 	})
-	dots := map[string]bool{}
-	for _, is := range g.file.Imports {
-		if is.Name != nil && is.Name.Name == "." {
-			p, _ := strconv.Unquote(is.Path.Value)
-			dots[p] = true
-		}
-	}
-	ast.Inspect(g.fn, func(n ast.Node) bool {
+}
+
+// collectImportsIn adds the imports that the identifiers of root name
+// (except those in skip) to the file's.
+func (g *gen) collectImportsIn(root ast.Node, skip map[*ast.Ident]bool, dots map[string]bool) {
+	ast.Inspect(root, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
 		if !ok || skip[id] {
 			return true

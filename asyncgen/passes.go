@@ -18,6 +18,8 @@ package asyncgen
 //	                                           resKind, named); rejects others
 //	4 name      the FuncDecl                   the namespaces and every name the       shape.go
 //	                                           generated code declares (fnCtx)
+//	4b consts   the body                       the local constants, renamed and taken  consts.go
+//	                                           out of the body (fnCtx.constDecls)
 //	5 survey    the body                       facts lowering needs: awaited locals    awaited.go, opendefer.go
 //	                                           (gen.addrOnly), the form of the defers
 //	                                           (deferForm); rejects awaits as values
@@ -82,6 +84,7 @@ type funcPass struct {
 var funcPasses = []funcPass{
 	{name: "shape", run: (*gen).shape, stop: true},
 	{name: "name", run: (*gen).nameMachine},
+	{name: "consts", run: (*gen).hoistConsts, stop: true},
 	{name: "survey", run: (*gen).survey},
 	{name: "lower", run: (*gen).lower, stop: true, check: checkBlocks},
 	{name: "keep", run: (*gen).hoist, check: checkKept},
@@ -166,6 +169,11 @@ type fnCtx struct {
 	// the error and value of a returned result, the poll result and the
 	// loop label), and the names of the state machine.
 	recv, cx, errName, ready, value, label string
+
+	// Written by consts, read by layout and emission: the local const
+	// declarations, taken out of the body and renamed, to be declared at
+	// package level.
+	constDecls []*ast.GenDecl
 
 	typeName string // the state machine's type
 	ctorName string // the constructor

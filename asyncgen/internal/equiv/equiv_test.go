@@ -85,6 +85,8 @@ var cases = []struct {
 	gen  func(e *Env, n int) future.Future[string]
 	ref  func(e *Env, n int) string
 }{
+	{"localConsts", func(e *Env, n int) future.Future[string] { return gen(localConstsAsync(e, n)) },
+		func(e *Env, n int) string { return show(localConstsRef(e, n)) }},
 	{"sequence", func(e *Env, n int) future.Future[string] { return gen(sequenceAsync(e, n)) },
 		func(e *Env, n int) string { return show(sequenceRef(e, n), nil) }},
 	{"noResult", func(e *Env, n int) future.Future[string] { return gen(noResultAsync(e, n)) },

@@ -1493,3 +1493,29 @@ func rangeArrayLater(e *Env, n int) int {
 	}
 	return total
 }
+
+// Weekday is a named type for localConsts' typed constants.
+type Weekday int
+
+//blitz:async
+func localConsts(e *Env, n int) (string, error) {
+	const (
+		mon Weekday = iota + 1
+		tue
+		wed
+	)
+	const limit = 3
+	var buf [5]byte
+	const size = len(buf) // a constant that reads a local array's length
+	defer e.Note("deferred limit=%d", limit)
+	x := future.Await(e.Val(n))
+	if x > limit {
+		const limit = "shadowed" // another constant of the same name
+		e.Note("over %s", limit)
+		return "", fmt.Errorf("%d over %d", x, wed)
+	}
+	scale := func(v int) int { return v * size }
+	y := future.Await(e.Val(scale(x)))
+	const msg = "sum"
+	return fmt.Sprintf("%s %d %v", msg, y+limit, tue), nil
+}

@@ -4046,6 +4046,13 @@ var _ = defersPromoted
 
 //line funcs_async.go:4048
 
+// The local constants of defersClause.
+const (
+	defersClauseAsyncFuture_k = 3
+)
+
+//line funcs_async.go:4055
+
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
 	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -4095,31 +4102,31 @@ func (f *defersClauseAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:664
 		f.defer5Fn()
-//line funcs_async.go:4099
+//line funcs_async.go:4106
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:663
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4105
+//line funcs_async.go:4112
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:660
 		recover()
-//line funcs_async.go:4111
+//line funcs_async.go:4118
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:657
 		f.defer2Fn()
-//line funcs_async.go:4117
+//line funcs_async.go:4124
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:655
 		f.defer1Fn()
-//line funcs_async.go:4123
+//line funcs_async.go:4130
 	}
 }
 
@@ -4147,7 +4154,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4151
+//line funcs_async.go:4158
 		case 1:
 //line funcs.go:659
 			v, ready := f.aw1.Poll(cx)
@@ -4157,16 +4164,14 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 //line funcs.go:660
 			f.deferBits |= 4
-//line funcs.go:661
-			const k = 3
 //line funcs.go:662
 			arr := [4]int{}
 //line funcs.go:663
-			f.defer4Arg2 = k
+			f.defer4Arg2 = defersClauseAsyncFuture_k
 			f.defer4Arg3 = len(arr)
 			f.deferBits |= 8
 //line funcs.go:664
-			f.defer5Fn = func() { f.e.Note("literal k=%d", k) }
+			f.defer5Fn = func() { f.e.Note("literal k=%d", defersClauseAsyncFuture_k) }
 			f.deferBits |= 16
 //line funcs.go:665
 			if v == 4 {
@@ -4176,7 +4181,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(v * 2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4180
+//line funcs_async.go:4185
 		case 2:
 //line funcs.go:668
 			v2, ready := f.aw1.Poll(cx)
@@ -4187,7 +4192,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4191
+//line funcs_async.go:4196
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4213,7 +4218,7 @@ func (f *defersClauseAsyncFuture) Cancel() {
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4217
+//line funcs_async.go:4222
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4288,7 +4293,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4292
+//line funcs_async.go:4297
 		case 1:
 //line funcs.go:679
 			v2, ready := f.aw1.Poll(cx)
@@ -4331,7 +4336,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.v + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4335
+//line funcs_async.go:4340
 		case 2:
 //line funcs.go:689
 			w, ready := f.aw1.Poll(cx)
@@ -4348,7 +4353,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4352
+//line funcs_async.go:4357
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4374,7 +4379,7 @@ func (f *defersNineAsyncFuture) Cancel() {
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4378
+//line funcs_async.go:4383
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4423,19 +4428,19 @@ func (f *closeAllAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line funcs.go:713
 		f.i.Close()
-//line funcs_async.go:4427
+//line funcs_async.go:4432
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:712
 		f.defer2Recv.Close()
-//line funcs_async.go:4433
+//line funcs_async.go:4438
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:711
 		f.c.Close()
-//line funcs_async.go:4439
+//line funcs_async.go:4444
 	}
 }
 
@@ -4456,7 +4461,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4460
+//line funcs_async.go:4465
 		case 1:
 //line funcs.go:714
 			v, ready := f.aw1.Poll(cx)
@@ -4467,7 +4472,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4471
+//line funcs_async.go:4476
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4493,7 +4498,7 @@ func (f *closeAllAsyncFuture) Cancel() {
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4497
+//line funcs_async.go:4502
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4520,7 +4525,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.c.closed)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4524
+//line funcs_async.go:4529
 		case 1:
 //line funcs.go:721
 			v, ready := f.aw1.Poll(cx)
@@ -4530,7 +4535,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4534
+//line funcs_async.go:4539
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4554,7 +4559,7 @@ func (f *closeNoneAsyncFuture) Cancel() {
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4558
+//line funcs_async.go:4563
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4608,25 +4613,25 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 		f.deferBits &^= 8
 //line funcs.go:743
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4612
+//line funcs_async.go:4617
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:741
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4618
+//line funcs_async.go:4623
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:738
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4624
+//line funcs_async.go:4629
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:737
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4630
+//line funcs_async.go:4635
 	}
 }
 
@@ -4645,7 +4650,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4649
+//line funcs_async.go:4654
 		case 1:
 //line funcs.go:739
 			v2, ready := f.aw1.Poll(cx)
@@ -4668,7 +4673,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(f.w + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4672
+//line funcs_async.go:4677
 		case 2:
 //line funcs.go:744
 			v2, ready := f.aw1.Poll(cx)
@@ -4679,7 +4684,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4683
+//line funcs_async.go:4688
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4702,7 +4707,7 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:4706
+//line funcs_async.go:4711
 
 // deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
 type deferPackageVarAsyncFuture struct {
@@ -4749,7 +4754,7 @@ func (f *deferPackageVarAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:753
 		f.defer1Fn("deferred")
-//line funcs_async.go:4753
+//line funcs_async.go:4758
 	}
 }
 
@@ -4769,7 +4774,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4773
+//line funcs_async.go:4778
 		case 1:
 //line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
@@ -4780,7 +4785,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4784
+//line funcs_async.go:4789
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4806,7 +4811,7 @@ func (f *deferPackageVarAsyncFuture) Cancel() {
 // deferPackageVar is what deferPackageVarAsync compiles; it is not called.
 var _ = deferPackageVar
 
-//line funcs_async.go:4810
+//line funcs_async.go:4815
 
 // deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
 type deferPackageVarLoopAsyncFuture struct {
@@ -4874,7 +4879,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4878
+//line funcs_async.go:4883
 		case 1:
 //line funcs.go:768
 			v, ready := f.aw1.Poll(cx)
@@ -4885,7 +4890,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4889
+//line funcs_async.go:4894
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4911,7 +4916,7 @@ func (f *deferPackageVarLoopAsyncFuture) Cancel() {
 // deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
 var _ = deferPackageVarLoop
 
-//line funcs_async.go:4915
+//line funcs_async.go:4920
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -4939,7 +4944,7 @@ poll:
 //line funcs.go:779
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4943
+//line funcs_async.go:4948
 		case 1:
 //line funcs.go:779
 			if f.i >= f.n {
@@ -4950,7 +4955,7 @@ poll:
 			f.aw1 = f.s.e.Val(f.i * f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4954
+//line funcs_async.go:4959
 		case 2:
 //line funcs.go:780
 			v, ready := f.aw1.Poll(cx)
@@ -4963,19 +4968,19 @@ poll:
 //line funcs.go:782
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4967
+//line funcs_async.go:4972
 		case 3:
 //line funcs.go:779
 			f.i++
 //line funcs.go:779
 			f.state = 1
 			continue poll
-//line funcs_async.go:4974
+//line funcs_async.go:4979
 		case 4:
 //line funcs.go:783
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4979
+//line funcs_async.go:4984
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4999,7 +5004,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:5003
+//line funcs_async.go:5008
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -5034,7 +5039,7 @@ poll:
 //line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5038
+//line funcs_async.go:5043
 		case 1:
 //line funcs.go:790
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -5046,7 +5051,7 @@ poll:
 			f.aw1 = f.s.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5050
+//line funcs_async.go:5055
 		case 2:
 //line funcs.go:791
 			v, ready := f.aw1.Poll(cx)
@@ -5059,14 +5064,14 @@ poll:
 //line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5063
+//line funcs_async.go:5068
 		case 3:
 //line funcs.go:790
 			f.rangeIndex++
 //line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:5070
+//line funcs_async.go:5075
 		case 4:
 //line funcs.go:794
 			if f.total > 50 {
@@ -5076,7 +5081,7 @@ poll:
 //line funcs.go:797
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:5080
+//line funcs_async.go:5085
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5100,7 +5105,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:5104
+//line funcs_async.go:5109
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -5125,7 +5130,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5129
+//line funcs_async.go:5134
 		case 1:
 //line funcs.go:802
 			v, ready := f.aw1.Poll(cx)
@@ -5135,7 +5140,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:5139
+//line funcs_async.go:5144
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5159,7 +5164,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:5163
+//line funcs_async.go:5168
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -5198,7 +5203,7 @@ poll:
 //line funcs.go:809
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5202
+//line funcs_async.go:5207
 		case 1:
 //line funcs.go:809
 			if f.i >= len(f.xs) {
@@ -5210,7 +5215,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5214
+//line funcs_async.go:5219
 		case 2:
 //line funcs.go:810
 			v, ready := f.aw1.Poll(cx)
@@ -5223,7 +5228,7 @@ poll:
 			f.aw2 = Later(f.e, f.x)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5227
+//line funcs_async.go:5232
 		case 3:
 //line funcs.go:811
 			y, ready := f.aw2.Poll(cx)
@@ -5238,14 +5243,14 @@ poll:
 //line funcs.go:814
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5242
+//line funcs_async.go:5247
 		case 4:
 //line funcs.go:809
 			f.i++
 //line funcs.go:809
 			f.state = 1
 			continue poll
-//line funcs_async.go:5249
+//line funcs_async.go:5254
 		case 5:
 //line funcs.go:815
 			f.e.Note("last %v", last)
@@ -5257,7 +5262,7 @@ poll:
 //line funcs.go:819
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5261
+//line funcs_async.go:5266
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5281,7 +5286,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5285
+//line funcs_async.go:5290
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5315,7 +5320,7 @@ poll:
 //line funcs.go:831
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5319
+//line funcs_async.go:5324
 		case 1:
 //line funcs.go:831
 			if f.i >= f.n {
@@ -5326,7 +5331,7 @@ poll:
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5330
+//line funcs_async.go:5335
 		case 2:
 //line funcs.go:832
 			w, ready := f.aw1.Poll(cx)
@@ -5340,7 +5345,7 @@ poll:
 			f.aw2 = Later(f.b.e, f.b.v[0])
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5344
+//line funcs_async.go:5349
 		case 3:
 //line funcs.go:834
 			v2, ready := f.aw2.Poll(cx)
@@ -5352,19 +5357,19 @@ poll:
 //line funcs.go:835
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5356
+//line funcs_async.go:5361
 		case 4:
 //line funcs.go:831
 			f.i++
 //line funcs.go:831
 			f.state = 1
 			continue poll
-//line funcs_async.go:5363
+//line funcs_async.go:5368
 		case 5:
 //line funcs.go:836
 			f.state = -1
 			return zero, true
-//line funcs_async.go:5368
+//line funcs_async.go:5373
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5388,7 +5393,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5392
+//line funcs_async.go:5397
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5422,7 +5427,7 @@ poll:
 //line funcs.go:845
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5426
+//line funcs_async.go:5431
 		case 1:
 //line funcs.go:845
 			if f.i >= len(f.s) {
@@ -5436,7 +5441,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5440
+//line funcs_async.go:5445
 		case 2:
 //line funcs.go:846
 			_, ready := f.aw1.Poll(cx)
@@ -5449,19 +5454,19 @@ poll:
 //line funcs.go:848
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5453
+//line funcs_async.go:5458
 		case 3:
 //line funcs.go:845
 			f.i = f.rangeNext
 //line funcs.go:845
 			f.state = 1
 			continue poll
-//line funcs_async.go:5460
+//line funcs_async.go:5465
 		case 4:
 //line funcs.go:849
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5465
+//line funcs_async.go:5470
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5482,7 +5487,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5486
+//line funcs_async.go:5491
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5533,7 +5538,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:860
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5537
+//line funcs_async.go:5542
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
@@ -5544,7 +5549,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5548
+//line funcs_async.go:5553
 	}
 }
 
@@ -5564,7 +5569,7 @@ poll:
 //line funcs.go:861
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5568
+//line funcs_async.go:5573
 		case 1:
 //line funcs.go:861
 			if f.i >= f.n {
@@ -5575,7 +5580,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5579
+//line funcs_async.go:5584
 		case 2:
 //line funcs.go:862
 			v, ready := f.aw1.Poll(cx)
@@ -5595,14 +5600,14 @@ poll:
 //line funcs.go:868
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5599
+//line funcs_async.go:5604
 		case 3:
 //line funcs.go:861
 			f.i++
 //line funcs.go:861
 			f.state = 1
 			continue poll
-//line funcs_async.go:5606
+//line funcs_async.go:5611
 		case 4:
 //line funcs.go:869
 			if f.n == 3 {
@@ -5611,13 +5616,13 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5615
+//line funcs_async.go:5620
 		case 5:
 //line funcs.go:870
 			f.aw2 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5621
+//line funcs_async.go:5626
 		case 6:
 //line funcs.go:870
 			v2, ready := f.aw2.Poll(cx)
@@ -5629,7 +5634,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5633
+//line funcs_async.go:5638
 		case 7:
 //line funcs.go:872
 			if f.n == 5 {
@@ -5642,7 +5647,7 @@ poll:
 			f.aw2 = f.e.Fallible(f.total)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5646
+//line funcs_async.go:5651
 		case 8:
 //line funcs.go:875
 			v2, ready := f.aw2.Poll(cx)
@@ -5655,7 +5660,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5659
+//line funcs_async.go:5664
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5684,7 +5689,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5688
+//line funcs_async.go:5693
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5731,7 +5736,7 @@ func (f *namedOneAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:881
 		func() { f.r *= 2 }()
-//line funcs_async.go:5735
+//line funcs_async.go:5740
 	}
 }
 
@@ -5750,13 +5755,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5754
+//line funcs_async.go:5759
 		case 1:
 //line funcs.go:883
 			f.aw1 = f.e.Val(f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5760
+//line funcs_async.go:5765
 		case 2:
 //line funcs.go:883
 			v, ready := f.aw1.Poll(cx)
@@ -5768,7 +5773,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5772
+//line funcs_async.go:5777
 		case 3:
 //line funcs.go:885
 			f.r = f.n
@@ -5777,7 +5782,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5781
+//line funcs_async.go:5786
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5803,7 +5808,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5807
+//line funcs_async.go:5812
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5830,7 +5835,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5834
+//line funcs_async.go:5839
 		case 1:
 //line funcs.go:891
 			v, ready := f.aw1.Poll(cx)
@@ -5848,7 +5853,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5852
+//line funcs_async.go:5857
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5872,7 +5877,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5876
+//line funcs_async.go:5881
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5945,7 +5950,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5949
+//line funcs_async.go:5954
 		case 1:
 //line funcs.go:903
 			if !((*f2.i) < f2.n) {
@@ -5956,7 +5961,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5960
+//line funcs_async.go:5965
 		case 2:
 //line funcs.go:904
 			v, ready := f2.aw1.Poll(cx)
@@ -5980,7 +5985,7 @@ poll:
 //line funcs.go:912
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5984
+//line funcs_async.go:5989
 		case 3:
 			{
 				prev := f2.i
@@ -5992,7 +5997,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			continue poll
-//line funcs_async.go:5996
+//line funcs_async.go:6001
 		case 4:
 //line funcs.go:913
 			f2.rangeValue = []int{f2.n, f2.n + 1}
@@ -6000,7 +6005,7 @@ poll:
 //line funcs.go:913
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6004
+//line funcs_async.go:6009
 		case 5:
 //line funcs.go:913
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -6013,7 +6018,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.x))
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:6017
+//line funcs_async.go:6022
 		case 6:
 //line funcs.go:914
 			w, ready := f2.aw1.Poll(cx)
@@ -6027,14 +6032,14 @@ poll:
 //line funcs.go:916
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6031
+//line funcs_async.go:6036
 		case 7:
 //line funcs.go:913
 			f2.rangeIndex++
 //line funcs.go:913
 			f2.state = 5
 			continue poll
-//line funcs_async.go:6038
+//line funcs_async.go:6043
 		case 8:
 //line funcs.go:917
 			f2.j = new(int)
@@ -6042,7 +6047,7 @@ poll:
 //line funcs.go:917
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6046
+//line funcs_async.go:6051
 		case 9:
 //line funcs.go:917
 			if !((*f2.j) < 3) {
@@ -6053,7 +6058,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.j))
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6057
+//line funcs_async.go:6062
 		case 10:
 //line funcs.go:918
 			_, ready := f2.aw1.Poll(cx)
@@ -6069,7 +6074,7 @@ poll:
 //line funcs.go:921
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:6073
+//line funcs_async.go:6078
 		case 11:
 			{
 				prev2 := f2.j
@@ -6079,7 +6084,7 @@ poll:
 //line funcs.go:921
 			f2.state = 9
 			continue poll
-//line funcs_async.go:6083
+//line funcs_async.go:6088
 		case 12:
 //line funcs.go:922
 			f2.total = 0
@@ -6095,7 +6100,7 @@ poll:
 			f2.aw1 = f2.e.Val(0)
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:6099
+//line funcs_async.go:6104
 		case 13:
 //line funcs.go:929
 			_, ready := f2.aw1.Poll(cx)
@@ -6115,7 +6120,7 @@ poll:
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:6119
+//line funcs_async.go:6124
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6141,7 +6146,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:6145
+//line funcs_async.go:6150
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -6185,7 +6190,7 @@ poll:
 //line funcs.go:950
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6189
+//line funcs_async.go:6194
 		case 1:
 //line funcs.go:950
 			if f2.i >= f2.rangeValue {
@@ -6200,7 +6205,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6204
+//line funcs_async.go:6209
 		case 2:
 //line funcs.go:953
 			v2, ready := f2.aw1.Poll(cx)
@@ -6230,13 +6235,13 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6234
+//line funcs_async.go:6239
 		case 3:
 //line funcs.go:960
 			f2.aw1 = f2.e.Val((*f2.v))
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6240
+//line funcs_async.go:6245
 		case 4:
 //line funcs.go:960
 			_, ready := f2.aw1.Poll(cx)
@@ -6252,7 +6257,7 @@ poll:
 //line funcs.go:963
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6256
+//line funcs_async.go:6261
 		case 5:
 //line funcs.go:964
 			f2.q = new(int)
@@ -6264,13 +6269,13 @@ poll:
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6268
+//line funcs_async.go:6273
 		case 6:
 //line funcs.go:965
 			f2.aw1 = f2.e.Val((*f2.q))
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6274
+//line funcs_async.go:6279
 		case 7:
 //line funcs.go:965
 			_, ready := f2.aw1.Poll(cx)
@@ -6286,7 +6291,7 @@ poll:
 //line funcs.go:968
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6290
+//line funcs_async.go:6295
 		case 8:
 //line funcs.go:969
 			f2.r = new(int)
@@ -6295,7 +6300,7 @@ poll:
 			f2.aw1 = f2.e.Val((*f2.r))
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6299
+//line funcs_async.go:6304
 		case 9:
 //line funcs.go:970
 			_, ready := f2.aw1.Poll(cx)
@@ -6313,14 +6318,14 @@ poll:
 //line funcs.go:974
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6317
+//line funcs_async.go:6322
 		case 10:
 //line funcs.go:950
 			f2.i++
 //line funcs.go:950
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6324
+//line funcs_async.go:6329
 		case 11:
 //line funcs.go:975
 			var b strings.Builder
@@ -6335,7 +6340,7 @@ poll:
 //line funcs.go:982
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6339
+//line funcs_async.go:6344
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6359,7 +6364,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6363
+//line funcs_async.go:6368
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6404,7 +6409,7 @@ poll:
 			f.aw1 = f.e.Step("s1", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6408
+//line funcs_async.go:6413
 		case 1:
 //line funcs.go:999
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6420,7 +6425,7 @@ poll:
 			f.aw1 = f.e.Step("s2", f.n)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6424
+//line funcs_async.go:6429
 		case 2:
 //line funcs.go:1001
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6435,13 +6440,13 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6439
+//line funcs_async.go:6444
 		case 3:
 //line funcs.go:1002
 			f.aw1 = f.e.Step("s3", f.a)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6445
+//line funcs_async.go:6450
 		case 4:
 //line funcs.go:1002
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6452,7 +6457,7 @@ poll:
 //line funcs.go:1002
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6456
+//line funcs_async.go:6461
 		case 5:
 //line funcs.go:1005
 			f.tmp5 = f.n%2 == 0
@@ -6463,13 +6468,13 @@ poll:
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6467
+//line funcs_async.go:6472
 		case 6:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s4", f.n)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6473
+//line funcs_async.go:6478
 		case 7:
 //line funcs.go:1005
 			tmp6, ready := f.aw1.Poll(cx)
@@ -6482,7 +6487,7 @@ poll:
 //line funcs.go:1005
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6486
+//line funcs_async.go:6491
 		case 8:
 //line funcs.go:1005
 			f.tmp7 = f.tmp5 || f.n == 7
@@ -6493,13 +6498,13 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6497
+//line funcs_async.go:6502
 		case 9:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s5", f.n+1)
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6503
+//line funcs_async.go:6508
 		case 10:
 //line funcs.go:1005
 			tmp8, ready := f.aw1.Poll(cx)
@@ -6512,7 +6517,7 @@ poll:
 //line funcs.go:1005
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6516
+//line funcs_async.go:6521
 		case 11:
 //line funcs.go:1005
 			if f.tmp7 {
@@ -6521,14 +6526,14 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6525
+//line funcs_async.go:6530
 		case 12:
 //line funcs.go:1006
 			f.e.Note("cond true")
 //line funcs.go:1007
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6532
+//line funcs_async.go:6537
 		case 13:
 //line funcs.go:1008
 			f.tmp9 = f.e.Tick("x", 0)
@@ -6536,7 +6541,7 @@ poll:
 			f.aw1 = f.e.Step("s6", f.n)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6540
+//line funcs_async.go:6545
 		case 14:
 //line funcs.go:1008
 			tmp10, ready := f.aw1.Poll(cx)
@@ -6552,7 +6557,7 @@ poll:
 			f.aw1 = f.e.Step("s7", 10)
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6556
+//line funcs_async.go:6561
 		case 15:
 //line funcs.go:1009
 			tmp12, ready := f.aw1.Poll(cx)
@@ -6568,7 +6573,7 @@ poll:
 			f.aw1 = f.e.Step("s8", 5)
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6572
+//line funcs_async.go:6577
 		case 16:
 //line funcs.go:1010
 			tmp14, ready := f.aw1.Poll(cx)
@@ -6582,7 +6587,7 @@ poll:
 			f.aw1 = f.e.Step("s9", 1)
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6586
+//line funcs_async.go:6591
 		case 17:
 //line funcs.go:1011
 			tmp15, ready := f.aw1.Poll(cx)
@@ -6596,7 +6601,7 @@ poll:
 			f.aw1 = f.e.Step("s10", f.n%3)
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6600
+//line funcs_async.go:6605
 		case 18:
 //line funcs.go:1012
 			tmp16, ready := f.aw1.Poll(cx)
@@ -6610,7 +6615,7 @@ poll:
 			f.aw1 = f.e.Step("s12", f.n)
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6614
+//line funcs_async.go:6619
 		case 19:
 //line funcs.go:1013
 			tmp17, ready := f.aw1.Poll(cx)
@@ -6622,7 +6627,7 @@ poll:
 			f.aw1 = f.e.Step("s11", tmp17+1)
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6626
+//line funcs_async.go:6631
 		case 20:
 //line funcs.go:1013
 			tmp18, ready := f.aw1.Poll(cx)
@@ -6640,7 +6645,7 @@ poll:
 			f.aw1 = f.e.Step("s13", f.n)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6644
+//line funcs_async.go:6649
 		case 21:
 //line funcs.go:1015
 			tmp20, ready := f.aw1.Poll(cx)
@@ -6654,7 +6659,7 @@ poll:
 			f.aw1 = f.e.Step("s14", 3)
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6658
+//line funcs_async.go:6663
 		case 22:
 //line funcs.go:1016
 			tmp21, ready := f.aw1.Poll(cx)
@@ -6668,7 +6673,7 @@ poll:
 			f.aw2 = Later(f.e, f.p)
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6672
+//line funcs_async.go:6677
 		case 23:
 //line funcs.go:1017
 			tmp22, ready := f.aw2.Poll(cx)
@@ -6682,7 +6687,7 @@ poll:
 			f.aw1 = f.e.Step("s15", 2)
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6686
+//line funcs_async.go:6691
 		case 24:
 //line funcs.go:1018
 			tmp23, ready := f.aw1.Poll(cx)
@@ -6696,7 +6701,7 @@ poll:
 			f.aw1 = f.e.Step("s16", f.n)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6700
+//line funcs_async.go:6705
 		case 25:
 //line funcs.go:1019
 			tmp24, ready := f.aw1.Poll(cx)
@@ -6716,20 +6721,20 @@ poll:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6720
+//line funcs_async.go:6725
 		case 26:
 //line funcs.go:1021
 			f.z++
 //line funcs.go:1024
 			f.state = 29
 			continue poll
-//line funcs_async.go:6727
+//line funcs_async.go:6732
 		case 27:
 //line funcs.go:1023
 			f.aw1 = f.e.Step("s17", 100)
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6733
+//line funcs_async.go:6738
 		case 28:
 //line funcs.go:1023
 			v, ready := f.aw1.Poll(cx)
@@ -6741,7 +6746,7 @@ poll:
 //line funcs.go:1024
 			f.state = 29
 			fallthrough
-//line funcs_async.go:6745
+//line funcs_async.go:6750
 		case 29:
 //line funcs.go:1025
 			f.b = f.e.Tick("init", f.n) > 2
@@ -6754,13 +6759,13 @@ poll:
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:6758
+//line funcs_async.go:6763
 		case 30:
 //line funcs.go:1025
 			f.aw3 = Later(f.e, f.n > 5)
 			f.state = 31
 			fallthrough
-//line funcs_async.go:6764
+//line funcs_async.go:6769
 		case 31:
 //line funcs.go:1025
 			tmp26, ready := f.aw3.Poll(cx)
@@ -6773,7 +6778,7 @@ poll:
 //line funcs.go:1025
 			f.state = 32
 			fallthrough
-//line funcs_async.go:6777
+//line funcs_async.go:6782
 		case 32:
 //line funcs.go:1025
 			if f.tmp25 {
@@ -6782,20 +6787,20 @@ poll:
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:6786
+//line funcs_async.go:6791
 		case 33:
 //line funcs.go:1026
 			f.z *= 2
 //line funcs.go:1027
 			f.state = 34
 			fallthrough
-//line funcs_async.go:6793
+//line funcs_async.go:6798
 		case 34:
 //line funcs.go:1028
 			f.aw1 = f.e.Step("s18", f.n%4)
 			f.state = 35
 			fallthrough
-//line funcs_async.go:6799
+//line funcs_async.go:6804
 		case 35:
 //line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
@@ -6807,7 +6812,7 @@ poll:
 //line funcs.go:1028
 			f.state = 36
 			fallthrough
-//line funcs_async.go:6811
+//line funcs_async.go:6816
 		case 36:
 //line funcs.go:1028
 			if !(f.i > 0) {
@@ -6818,7 +6823,7 @@ poll:
 			f.aw1 = f.e.Step("s19", f.i)
 			f.state = 37
 			fallthrough
-//line funcs_async.go:6822
+//line funcs_async.go:6827
 		case 37:
 //line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
@@ -6830,14 +6835,14 @@ poll:
 //line funcs.go:1030
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6834
+//line funcs_async.go:6839
 		case 38:
 //line funcs.go:1028
 			f.i--
 //line funcs.go:1028
 			f.state = 36
 			continue poll
-//line funcs_async.go:6841
+//line funcs_async.go:6846
 		case 39:
 //line funcs.go:1031
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
@@ -6848,13 +6853,13 @@ poll:
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6852
+//line funcs_async.go:6857
 		case 40:
 //line funcs.go:1033
 			f.aw1 = f.e.Step("s20", f.z)
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6858
+//line funcs_async.go:6863
 		case 41:
 //line funcs.go:1033
 			tmp27, ready := f.aw1.Poll(cx)
@@ -6865,12 +6870,12 @@ poll:
 //line funcs.go:1033
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6869
+//line funcs_async.go:6874
 		case 42:
 //line funcs.go:1035
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6874
+//line funcs_async.go:6879
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6900,7 +6905,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6904
+//line funcs_async.go:6909
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6934,7 +6939,7 @@ poll:
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6938
+//line funcs_async.go:6943
 		case 1:
 //line funcs.go:1041
 			v2, ready := f.aw1.Poll(cx)
@@ -6946,7 +6951,7 @@ poll:
 //line funcs.go:1041
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6950
+//line funcs_async.go:6955
 		case 2:
 //line funcs.go:1041
 			if !(f.err == nil && f.v < 12) {
@@ -6957,7 +6962,7 @@ poll:
 			f.aw2 = f.e.Val(f.v)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6961
+//line funcs_async.go:6966
 		case 3:
 //line funcs.go:1042
 			v2, ready := f.aw2.Poll(cx)
@@ -6969,20 +6974,20 @@ poll:
 //line funcs.go:1043
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6973
+//line funcs_async.go:6978
 		case 4:
 //line funcs.go:1041
 			f.v++
 //line funcs.go:1041
 			f.state = 2
 			continue poll
-//line funcs_async.go:6980
+//line funcs_async.go:6985
 		case 5:
 //line funcs.go:1044
 			f.aw1 = f.e.Fallible(f.n)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6986
+//line funcs_async.go:6991
 		case 6:
 //line funcs.go:1044
 			v2, ready := f.aw1.Poll(cx)
@@ -7000,13 +7005,13 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:7004
+//line funcs_async.go:7009
 		case 7:
 //line funcs.go:1044
 			f.aw2 = f.e.Val(f.n)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7010
+//line funcs_async.go:7015
 		case 8:
 //line funcs.go:1044
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7019,7 +7024,7 @@ poll:
 //line funcs.go:1044
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7023
+//line funcs_async.go:7028
 		case 9:
 //line funcs.go:1044
 			if f.tmp {
@@ -7028,19 +7033,19 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:7032
+//line funcs_async.go:7037
 		case 10:
 //line funcs.go:1045
 			f.total++
 //line funcs.go:1046
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7039
+//line funcs_async.go:7044
 		case 11:
 //line funcs.go:1047
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7044
+//line funcs_async.go:7049
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7067,7 +7072,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:7071
+//line funcs_async.go:7076
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -7145,7 +7150,7 @@ poll:
 //line funcs.go:1059
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7149
+//line funcs_async.go:7154
 		case 1:
 //line funcs.go:1059
 			if f.i >= f.rangeValue {
@@ -7159,7 +7164,7 @@ poll:
 			f.aw1 = f.b.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7163
+//line funcs_async.go:7168
 		case 2:
 //line funcs.go:1061
 			_, ready := f.aw1.Poll(cx)
@@ -7181,14 +7186,14 @@ poll:
 //line funcs.go:1065
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7185
+//line funcs_async.go:7190
 		case 3:
 //line funcs.go:1059
 			f.i++
 //line funcs.go:1059
 			f.state = 1
 			continue poll
-//line funcs_async.go:7192
+//line funcs_async.go:7197
 		case 4:
 //line funcs.go:1066
 			for _, s := range f.shown {
@@ -7198,7 +7203,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:7202
+//line funcs_async.go:7207
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7221,7 +7226,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:7225
+//line funcs_async.go:7230
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7257,13 +7262,13 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7261
+//line funcs_async.go:7266
 		case 1:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("limit", f.n%5)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7267
+//line funcs_async.go:7272
 		case 2:
 //line funcs.go:1076
 			tmp, ready := f.aw1.Poll(cx)
@@ -7288,13 +7293,13 @@ poll:
 //line funcs.go:1082
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7292
+//line funcs_async.go:7297
 		case 3:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("inc", 1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7298
+//line funcs_async.go:7303
 		case 4:
 //line funcs.go:1076
 			v, ready := f.aw1.Poll(cx)
@@ -7306,13 +7311,13 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			continue poll
-//line funcs_async.go:7310
+//line funcs_async.go:7315
 		case 5:
 //line funcs.go:1083
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7316
+//line funcs_async.go:7321
 		case 6:
 //line funcs.go:1083
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7326,7 +7331,7 @@ poll:
 //line funcs.go:1083
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7330
+//line funcs_async.go:7335
 		case 7:
 //line funcs.go:1083
 			if f.j >= len(f.rangeValue) {
@@ -7337,7 +7342,7 @@ poll:
 			f.aw1 = f.e.Val(f.j)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7341
+//line funcs_async.go:7346
 		case 8:
 //line funcs.go:1084
 			v, ready := f.aw1.Poll(cx)
@@ -7349,21 +7354,21 @@ poll:
 //line funcs.go:1085
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7353
+//line funcs_async.go:7358
 		case 9:
 //line funcs.go:1083
 			f.j++
 //line funcs.go:1083
 			f.state = 7
 			continue poll
-//line funcs_async.go:7360
+//line funcs_async.go:7365
 		case 10:
 //line funcs.go:1086
 			f.k = f.n
 //line funcs.go:1086
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7367
+//line funcs_async.go:7372
 		case 11:
 //line funcs.go:1086
 			f.tmp3 = f.k > 0
@@ -7374,13 +7379,13 @@ poll:
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7378
+//line funcs_async.go:7383
 		case 12:
 //line funcs.go:1086
 			f.aw1 = f.e.Step("k", f.k)
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7384
+//line funcs_async.go:7389
 		case 13:
 //line funcs.go:1086
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7393,7 +7398,7 @@ poll:
 //line funcs.go:1086
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7397
+//line funcs_async.go:7402
 		case 14:
 //line funcs.go:1086
 			if !(f.tmp3) {
@@ -7405,19 +7410,19 @@ poll:
 //line funcs.go:1088
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7409
+//line funcs_async.go:7414
 		case 15:
 //line funcs.go:1086
 			f.k--
 //line funcs.go:1086
 			f.state = 11
 			continue poll
-//line funcs_async.go:7416
+//line funcs_async.go:7421
 		case 16:
 //line funcs.go:1089
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7421
+//line funcs_async.go:7426
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7444,7 +7449,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7448
+//line funcs_async.go:7453
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7484,7 +7489,7 @@ poll:
 //line funcs.go:1096
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7488
+//line funcs_async.go:7493
 		case 1:
 //line funcs.go:1096
 			if f.i >= f.rangeValue {
@@ -7495,7 +7500,7 @@ poll:
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7499
+//line funcs_async.go:7504
 		case 2:
 //line funcs.go:1097
 			tmp, ready := f.aw1.Poll(cx)
@@ -7518,27 +7523,27 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7522
+//line funcs_async.go:7527
 		case 3:
 //line funcs.go:1099
 			f.b.WriteString(strings.Repeat("i", f.v%3))
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7529
+//line funcs_async.go:7534
 		case 4:
 //line funcs.go:1101
 			f.aw2 = f.e.Str("!")
 			f.state = 6
 			continue poll
-//line funcs_async.go:7535
+//line funcs_async.go:7540
 		case 5:
 //line funcs.go:1103
 			f.e.Note("other %v", f.v2)
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7542
+//line funcs_async.go:7547
 		case 6:
 //line funcs.go:1101
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7551,13 +7556,13 @@ poll:
 //line funcs.go:1104
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7555
+//line funcs_async.go:7560
 		case 7:
 //line funcs.go:1105
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7561
+//line funcs_async.go:7566
 		case 8:
 //line funcs.go:1105
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7574,31 +7579,31 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7578
+//line funcs_async.go:7583
 		case 9:
 //line funcs.go:1107
 			f.b.WriteString("nil")
 //line funcs.go:1108
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7585
+//line funcs_async.go:7590
 		case 10:
 //line funcs.go:1109
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7590
+//line funcs_async.go:7595
 		case 11:
 //line funcs.go:1096
 			f.i++
 //line funcs.go:1096
 			f.state = 1
 			continue poll
-//line funcs_async.go:7597
+//line funcs_async.go:7602
 		case 12:
 //line funcs.go:1110
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7602
+//line funcs_async.go:7607
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7625,7 +7630,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7629
+//line funcs_async.go:7634
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7660,7 +7665,7 @@ poll:
 //line funcs.go:1116
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7664
+//line funcs_async.go:7669
 		case 1:
 //line funcs.go:1116
 			if f.i >= f.rangeValue {
@@ -7673,34 +7678,34 @@ poll:
 			f.aw1 = f.e.Step("zero", 0)
 			f.state = 6
 			continue poll
-//line funcs_async.go:7677
+//line funcs_async.go:7682
 		case 2:
 //line funcs.go:1121
 			f.total++
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7684
+//line funcs_async.go:7689
 		case 3:
 //line funcs.go:1123
 			f.aw1 = f.e.Val(10)
 			f.state = 9
 			continue poll
-//line funcs_async.go:7690
+//line funcs_async.go:7695
 		case 4:
 //line funcs.go:1126
 			f.total += 100
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7697
+//line funcs_async.go:7702
 		case 5:
 //line funcs.go:1128
 			f.total += 1000
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7704
+//line funcs_async.go:7709
 		case 6:
 //line funcs.go:1120
 			tmp2, ready := f.aw1.Poll(cx)
@@ -7722,7 +7727,7 @@ poll:
 			f.aw1 = f.e.Step("two", 2)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7726
+//line funcs_async.go:7731
 		case 7:
 //line funcs.go:1122
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7744,7 +7749,7 @@ poll:
 			f.aw1 = f.e.Step("four", 4)
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7748
+//line funcs_async.go:7753
 		case 8:
 //line funcs.go:1127
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7760,7 +7765,7 @@ poll:
 //line funcs.go:1129
 			f.state = 4
 			continue poll
-//line funcs_async.go:7764
+//line funcs_async.go:7769
 		case 9:
 //line funcs.go:1123
 			v, ready := f.aw1.Poll(cx)
@@ -7772,7 +7777,7 @@ poll:
 //line funcs.go:1129
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7776
+//line funcs_async.go:7781
 		case 10:
 //line funcs.go:1131
 			if f.i > 3 {
@@ -7783,21 +7788,21 @@ poll:
 			f.aw2 = Later(f.e, f.i%2 == 0)
 			f.state = 13
 			continue poll
-//line funcs_async.go:7787
+//line funcs_async.go:7792
 		case 11:
 //line funcs.go:1132
 			f.total *= 2
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:7794
+//line funcs_async.go:7799
 		case 12:
 //line funcs.go:1134
 			f.total--
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:7801
+//line funcs_async.go:7806
 		case 13:
 //line funcs.go:1133
 			tmp5, ready := f.aw2.Poll(cx)
@@ -7813,24 +7818,24 @@ poll:
 //line funcs.go:1135
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7817
+//line funcs_async.go:7822
 		case 14:
 //line funcs.go:1136
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7822
+//line funcs_async.go:7827
 		case 15:
 //line funcs.go:1116
 			f.i++
 //line funcs.go:1116
 			f.state = 1
 			continue poll
-//line funcs_async.go:7829
+//line funcs_async.go:7834
 		case 16:
 //line funcs.go:1137
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7834
+//line funcs_async.go:7839
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7857,7 +7862,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7861
+//line funcs_async.go:7866
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7908,13 +7913,13 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:1145
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7912
+//line funcs_async.go:7917
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:1143
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7918
+//line funcs_async.go:7923
 	}
 }
 
@@ -7929,7 +7934,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Step("arg", f.n*2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7933
+//line funcs_async.go:7938
 		case 1:
 //line funcs.go:1143
 			tmp2, ready := f.aw1.Poll(cx)
@@ -7947,7 +7952,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7951
+//line funcs_async.go:7956
 		case 2:
 //line funcs.go:1145
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7962,7 +7967,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n + 5)
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7966
+//line funcs_async.go:7971
 		case 3:
 //line funcs.go:1146
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7979,7 +7984,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7983
+//line funcs_async.go:7988
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8005,7 +8010,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:8009
+//line funcs_async.go:8014
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -8040,13 +8045,13 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:8044
+//line funcs_async.go:8049
 		case 1:
 //line funcs.go:1156
 			f.aw1 = f.e.Val(f.add(f.n))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8050
+//line funcs_async.go:8055
 		case 2:
 //line funcs.go:1156
 			v, ready := f.aw1.Poll(cx)
@@ -8058,12 +8063,12 @@ poll:
 //line funcs.go:1157
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8062
+//line funcs_async.go:8067
 		case 3:
 //line funcs.go:1158
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8067
+//line funcs_async.go:8072
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8087,7 +8092,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:8091
+//line funcs_async.go:8096
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -8120,7 +8125,7 @@ poll:
 			f.aw1 = f.e.Val(f.x * 2)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8124
+//line funcs_async.go:8129
 		case 1:
 //line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
@@ -8137,7 +8142,7 @@ poll:
 			f.aw1 = f.e.Val(f.y2)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8141
+//line funcs_async.go:8146
 		case 2:
 //line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
@@ -8158,13 +8163,13 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:8162
+//line funcs_async.go:8167
 		case 3:
 //line funcs.go:1177
 			f.aw1 = f.e.Val(y2)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8168
+//line funcs_async.go:8173
 		case 4:
 //line funcs.go:1177
 			v, ready := f.aw1.Poll(cx)
@@ -8174,12 +8179,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:8178
+//line funcs_async.go:8183
 		case 5:
 //line funcs.go:1180
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:8183
+//line funcs_async.go:8188
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8203,7 +8208,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:8207
+//line funcs_async.go:8212
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8234,7 +8239,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Step("sent", f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8238
+//line funcs_async.go:8243
 		case 1:
 //line funcs.go:1186
 			tmp2, ready := f.aw1.Poll(cx)
@@ -8248,7 +8253,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n + 1)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8252
+//line funcs_async.go:8257
 		case 2:
 //line funcs.go:1187
 			tmp3, ready := f.aw1.Poll(cx)
@@ -8261,7 +8266,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1188
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8265
+//line funcs_async.go:8270
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8285,7 +8290,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8289
+//line funcs_async.go:8294
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8311,7 +8316,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8315
+//line funcs_async.go:8320
 		case 1:
 //line funcs.go:1196
 			x, ready := f.aw1.Poll(cx)
@@ -8328,7 +8333,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 //line funcs.go:1201
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8332
+//line funcs_async.go:8337
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8352,7 +8357,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8356
+//line funcs_async.go:8361
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8387,7 +8392,7 @@ poll:
 //line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8391
+//line funcs_async.go:8396
 		case 1:
 //line funcs.go:1207
 			if f.i >= f.rangeValue {
@@ -8398,7 +8403,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8402
+//line funcs_async.go:8407
 		case 2:
 //line funcs.go:1208
 			_, ready := f.aw1.Poll(cx)
@@ -8418,7 +8423,7 @@ poll:
 			f.aw1 = f.e.Val((*f.x))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8422
+//line funcs_async.go:8427
 		case 3:
 //line funcs.go:1212
 			_, ready := f.aw1.Poll(cx)
@@ -8431,19 +8436,19 @@ poll:
 //line funcs.go:1214
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8435
+//line funcs_async.go:8440
 		case 4:
 //line funcs.go:1207
 			f.i++
 //line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:8442
+//line funcs_async.go:8447
 		case 5:
 //line funcs.go:1215
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8447
+//line funcs_async.go:8452
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8467,7 +8472,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8471
+//line funcs_async.go:8476
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8496,7 +8501,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(int(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8500
+//line funcs_async.go:8505
 		case 1:
 //line funcs.go:1220
 			v, ready := f.aw1.Poll(cx)
@@ -8515,7 +8520,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			f.aw1 = f.e.Val(int(f.g))
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8519
+//line funcs_async.go:8524
 		case 2:
 //line funcs.go:1224
 			_, ready := f.aw1.Poll(cx)
@@ -8526,7 +8531,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1225
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8530
+//line funcs_async.go:8535
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8547,7 +8552,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8551
+//line funcs_async.go:8556
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8573,7 +8578,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8577
+//line funcs_async.go:8582
 		case 1:
 //line funcs.go:1230
 			x, ready := f.aw1.Poll(cx)
@@ -8588,7 +8593,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1233
 			f.state = -1
 			return x, true
-//line funcs_async.go:8592
+//line funcs_async.go:8597
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8612,7 +8617,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8616
+//line funcs_async.go:8621
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8659,7 +8664,7 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1238
 		f.e.Note("deferred")
-//line funcs_async.go:8663
+//line funcs_async.go:8668
 	}
 }
 
@@ -8674,7 +8679,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8678
+//line funcs_async.go:8683
 		case 1:
 //line funcs.go:1239
 			v, ready := f.aw1.Poll(cx)
@@ -8691,7 +8696,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8695
+//line funcs_async.go:8700
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8717,7 +8722,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8721
+//line funcs_async.go:8726
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8775,7 +8780,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8779
+//line funcs_async.go:8784
 		case 1:
 //line funcs.go:1246
 			total, ready := f.aw1.Poll(cx)
@@ -8807,7 +8812,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8811
+//line funcs_async.go:8816
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8833,7 +8838,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8837
+//line funcs_async.go:8842
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8866,7 +8871,7 @@ poll:
 //line funcs.go:1262
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8870
+//line funcs_async.go:8875
 		case 1:
 //line funcs.go:1262
 			if f.i >= len(f.rangeValue) {
@@ -8877,7 +8882,7 @@ poll:
 			f.aw1 = f.e.Val(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8881
+//line funcs_async.go:8886
 		case 2:
 //line funcs.go:1263
 			v, ready := f.aw1.Poll(cx)
@@ -8889,19 +8894,19 @@ poll:
 //line funcs.go:1264
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8893
+//line funcs_async.go:8898
 		case 3:
 //line funcs.go:1262
 			f.i++
 //line funcs.go:1262
 			f.state = 1
 			continue poll
-//line funcs_async.go:8900
+//line funcs_async.go:8905
 		case 4:
 //line funcs.go:1265
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8905
+//line funcs_async.go:8910
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8925,7 +8930,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8929
+//line funcs_async.go:8934
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8964,7 +8969,7 @@ poll:
 //line funcs.go:1279
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8968
+//line funcs_async.go:8973
 		case 1:
 //line funcs.go:1279
 			if f.i >= len(f.p) {
@@ -8978,7 +8983,7 @@ poll:
 			f.aw1 = f.e.Val(x)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8982
+//line funcs_async.go:8987
 		case 2:
 //line funcs.go:1281
 			tmp, ready := f.aw1.Poll(cx)
@@ -8991,14 +8996,14 @@ poll:
 //line funcs.go:1282
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8995
+//line funcs_async.go:9000
 		case 3:
 //line funcs.go:1279
 			f.i++
 //line funcs.go:1279
 			f.state = 1
 			continue poll
-//line funcs_async.go:9002
+//line funcs_async.go:9007
 		case 4:
 //line funcs.go:1283
 			f.nilp = nil
@@ -9007,7 +9012,7 @@ poll:
 //line funcs.go:1284
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9011
+//line funcs_async.go:9016
 		case 5:
 //line funcs.go:1284
 			if f.i2 >= len(f.nilp) {
@@ -9018,7 +9023,7 @@ poll:
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9022
+//line funcs_async.go:9027
 		case 6:
 //line funcs.go:1285
 			v, ready := f.aw1.Poll(cx)
@@ -9030,19 +9035,19 @@ poll:
 //line funcs.go:1286
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9034
+//line funcs_async.go:9039
 		case 7:
 //line funcs.go:1284
 			f.i2++
 //line funcs.go:1284
 			f.state = 5
 			continue poll
-//line funcs_async.go:9041
+//line funcs_async.go:9046
 		case 8:
 //line funcs.go:1287
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9046
+//line funcs_async.go:9051
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9066,7 +9071,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:9070
+//line funcs_async.go:9075
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -9097,7 +9102,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1296
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9101
+//line funcs_async.go:9106
 		case 1:
 //line funcs.go:1296
 			v2, ready := f.x.Poll(cx)
@@ -9113,7 +9118,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9117
+//line funcs_async.go:9122
 		case 2:
 //line funcs.go:1299
 			v2, ready := f.y.Poll(cx)
@@ -9136,7 +9141,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1306
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9140
+//line funcs_async.go:9145
 		case 3:
 //line funcs.go:1306
 			v2, ready := f.z.Poll(cx)
@@ -9150,7 +9155,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1308
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9154
+//line funcs_async.go:9159
 		case 4:
 //line funcs.go:1308
 			tmp, ready := f.x.Poll(cx)
@@ -9165,7 +9170,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1311
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9169
+//line funcs_async.go:9174
 		case 5:
 //line funcs.go:1311
 			v2, ready := f.x.Poll(cx)
@@ -9177,7 +9182,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1313
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:9181
+//line funcs_async.go:9186
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9207,7 +9212,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9211
+//line funcs_async.go:9216
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9240,7 +9245,7 @@ poll:
 //line funcs.go:1319
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9244
+//line funcs_async.go:9249
 		case 1:
 //line funcs.go:1319
 			if f.i >= f.n {
@@ -9259,7 +9264,7 @@ poll:
 //line funcs.go:1325
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9263
+//line funcs_async.go:9268
 		case 2:
 //line funcs.go:1325
 			v, ready := f.x.Poll(cx)
@@ -9273,21 +9278,21 @@ poll:
 //line funcs.go:1327
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9277
+//line funcs_async.go:9282
 		case 3:
 //line funcs.go:1319
 			f.i++
 //line funcs.go:1319
 			f.state = 1
 			continue poll
-//line funcs_async.go:9284
+//line funcs_async.go:9289
 		case 4:
 //line funcs.go:1328
 			f.k = 0
 //line funcs.go:1328
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9291
+//line funcs_async.go:9296
 		case 5:
 //line funcs.go:1328
 			if !(f.k < f.n%3) {
@@ -9303,7 +9308,7 @@ poll:
 //line funcs.go:1332
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9307
+//line funcs_async.go:9312
 		case 6:
 //line funcs.go:1332
 			tmp, ready := f.x2.Poll(cx)
@@ -9316,19 +9321,19 @@ poll:
 //line funcs.go:1333
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9320
+//line funcs_async.go:9325
 		case 7:
 //line funcs.go:1328
 			f.k++
 //line funcs.go:1328
 			f.state = 5
 			continue poll
-//line funcs_async.go:9327
+//line funcs_async.go:9332
 		case 8:
 //line funcs.go:1334
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9332
+//line funcs_async.go:9337
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9355,7 +9360,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9359
+//line funcs_async.go:9364
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9390,7 +9395,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9394
+//line funcs_async.go:9399
 		case 1:
 //line funcs.go:1341
 			v, ready := f.aw1.Poll(cx)
@@ -9405,7 +9410,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9409
+//line funcs_async.go:9414
 		case 2:
 //line funcs.go:1343
 			v, ready := f.aw1.Poll(cx)
@@ -9421,7 +9426,7 @@ poll:
 //line funcs.go:1346
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9425
+//line funcs_async.go:9430
 		case 3:
 //line funcs.go:1346
 			if !(f.i < 1) {
@@ -9432,7 +9437,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9436
+//line funcs_async.go:9441
 		case 4:
 //line funcs.go:1347
 			v, ready := f.aw1.Poll(cx)
@@ -9444,14 +9449,14 @@ poll:
 //line funcs.go:1348
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9448
+//line funcs_async.go:9453
 		case 5:
 //line funcs.go:1346
 			f.i++
 //line funcs.go:1346
 			f.state = 3
 			continue poll
-//line funcs_async.go:9455
+//line funcs_async.go:9460
 		case 6:
 //line funcs.go:1350
 			f.z = ValueOf(f.e.Val(f.b))
@@ -9461,7 +9466,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9465
+//line funcs_async.go:9470
 		case 7:
 //line funcs.go:1352
 			v, ready := f.aw1.Poll(cx)
@@ -9480,7 +9485,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9484
+//line funcs_async.go:9489
 		case 8:
 //line funcs.go:1357
 			tmp, ready := f.aw1.Poll(cx)
@@ -9491,7 +9496,7 @@ poll:
 //line funcs.go:1357
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9495
+//line funcs_async.go:9500
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9515,7 +9520,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9519
+//line funcs_async.go:9524
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9568,7 +9573,7 @@ poll:
 //line funcs.go:1367
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9572
+//line funcs_async.go:9577
 		case 1:
 //line funcs.go:1367
 			if f2.i >= len(f2.s) {
@@ -9580,7 +9585,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.x)
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9584
+//line funcs_async.go:9589
 		case 2:
 //line funcs.go:1368
 			tmp, ready := f2.aw1.Poll(cx)
@@ -9597,14 +9602,14 @@ poll:
 //line funcs.go:1371
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9601
+//line funcs_async.go:9606
 		case 3:
 //line funcs.go:1367
 			f2.i++
 //line funcs.go:1367
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9608
+//line funcs_async.go:9613
 		case 4:
 //line funcs.go:1372
 			f2.t = []int{1, 2, 3}
@@ -9614,7 +9619,7 @@ poll:
 //line funcs.go:1373
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9618
+//line funcs_async.go:9623
 		case 5:
 //line funcs.go:1373
 			if f2.i2 >= len(f2.rangeValue) {
@@ -9628,7 +9633,7 @@ poll:
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9632
+//line funcs_async.go:9637
 		case 6:
 //line funcs.go:1375
 			v, ready := f2.aw1.Poll(cx)
@@ -9640,14 +9645,14 @@ poll:
 //line funcs.go:1376
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:9644
+//line funcs_async.go:9649
 		case 7:
 //line funcs.go:1373
 			f2.i2++
 //line funcs.go:1373
 			f2.state = 5
 			continue poll
-//line funcs_async.go:9651
+//line funcs_async.go:9656
 		case 8:
 //line funcs.go:1377
 			f2.u = []int{4, 5}
@@ -9659,7 +9664,7 @@ poll:
 //line funcs.go:1379
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:9663
+//line funcs_async.go:9668
 		case 9:
 //line funcs.go:1379
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -9673,7 +9678,7 @@ poll:
 			f2.aw1 = f2.e.Val(x)
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:9677
+//line funcs_async.go:9682
 		case 10:
 //line funcs.go:1381
 			v, ready := f2.aw1.Poll(cx)
@@ -9685,21 +9690,21 @@ poll:
 //line funcs.go:1382
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:9689
+//line funcs_async.go:9694
 		case 11:
 //line funcs.go:1379
 			f2.rangeIndex++
 //line funcs.go:1379
 			f2.state = 9
 			continue poll
-//line funcs_async.go:9696
+//line funcs_async.go:9701
 		case 12:
 //line funcs.go:1383
 			f2.rangeIndex2 = 0
 //line funcs.go:1383
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:9703
+//line funcs_async.go:9708
 		case 13:
 //line funcs.go:1383
 			if f2.rangeIndex2 >= f2.n {
@@ -9715,7 +9720,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:9719
+//line funcs_async.go:9724
 		case 14:
 //line funcs.go:1387
 			v, ready := f2.aw1.Poll(cx)
@@ -9727,14 +9732,14 @@ poll:
 //line funcs.go:1388
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:9731
+//line funcs_async.go:9736
 		case 15:
 //line funcs.go:1383
 			f2.rangeIndex2++
 //line funcs.go:1383
 			f2.state = 13
 			continue poll
-//line funcs_async.go:9738
+//line funcs_async.go:9743
 		case 16:
 //line funcs.go:1389
 			f2.rangeValue3 = len(f2.s)
@@ -9742,7 +9747,7 @@ poll:
 //line funcs.go:1389
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:9746
+//line funcs_async.go:9751
 		case 17:
 //line funcs.go:1389
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -9758,7 +9763,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:9762
+//line funcs_async.go:9767
 		case 18:
 //line funcs.go:1392
 			v, ready := f2.aw1.Poll(cx)
@@ -9770,14 +9775,14 @@ poll:
 //line funcs.go:1393
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9774
+//line funcs_async.go:9779
 		case 19:
 //line funcs.go:1389
 			f2.rangeIndex3++
 //line funcs.go:1389
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9781
+//line funcs_async.go:9786
 		case 20:
 //line funcs.go:1394
 			f2.str = "héllo"[f2.n%2:]
@@ -9786,7 +9791,7 @@ poll:
 //line funcs.go:1395
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9790
+//line funcs_async.go:9795
 		case 21:
 //line funcs.go:1395
 			if f2.i3 >= len(f2.str) {
@@ -9800,7 +9805,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i3)
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9804
+//line funcs_async.go:9809
 		case 22:
 //line funcs.go:1396
 			tmp2, ready := f2.aw1.Poll(cx)
@@ -9813,14 +9818,14 @@ poll:
 //line funcs.go:1397
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9817
+//line funcs_async.go:9822
 		case 23:
 //line funcs.go:1395
 			f2.i3 = f2.rangeNext
 //line funcs.go:1395
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9824
+//line funcs_async.go:9829
 		case 24:
 //line funcs.go:1398
 			f2.fs = nil
@@ -9829,7 +9834,7 @@ poll:
 //line funcs.go:1399
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9833
+//line funcs_async.go:9838
 		case 25:
 //line funcs.go:1399
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -9844,7 +9849,7 @@ poll:
 			f2.aw1 = f2.e.Val(i)
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9848
+//line funcs_async.go:9853
 		case 26:
 //line funcs.go:1401
 			_, ready := f2.aw1.Poll(cx)
@@ -9855,14 +9860,14 @@ poll:
 //line funcs.go:1402
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9859
+//line funcs_async.go:9864
 		case 27:
 //line funcs.go:1399
 			f2.rangeIndex4++
 //line funcs.go:1399
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9866
+//line funcs_async.go:9871
 		case 28:
 //line funcs.go:1403
 			for _, f := range f2.fs {
@@ -9875,7 +9880,7 @@ poll:
 //line funcs.go:1407
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9879
+//line funcs_async.go:9884
 		case 29:
 //line funcs.go:1407
 			if f2.i4 >= f2.k {
@@ -9886,7 +9891,7 @@ poll:
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9890
+//line funcs_async.go:9895
 		case 30:
 //line funcs.go:1408
 			v, ready := f2.aw1.Poll(cx)
@@ -9898,19 +9903,19 @@ poll:
 //line funcs.go:1409
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9902
+//line funcs_async.go:9907
 		case 31:
 //line funcs.go:1407
 			f2.i4++
 //line funcs.go:1407
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9909
+//line funcs_async.go:9914
 		case 32:
 //line funcs.go:1410
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9914
+//line funcs_async.go:9919
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9934,7 +9939,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9938
+//line funcs_async.go:9943
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9973,7 +9978,7 @@ poll:
 //line funcs.go:1419
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9977
+//line funcs_async.go:9982
 		case 1:
 //line funcs.go:1419
 			if f.i >= f.rangeValue {
@@ -9994,13 +9999,13 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:9998
+//line funcs_async.go:10003
 		case 2:
 //line funcs.go:1423
 			f.aw1 = f.e.Val(f.v)
 			f.state = 5
 			continue poll
-//line funcs_async.go:10004
+//line funcs_async.go:10009
 		case 3:
 //line funcs.go:1425
 			w := f.v / 2
@@ -10008,14 +10013,14 @@ poll:
 			f.aw1 = f.e.Val(w)
 			f.state = 6
 			continue poll
-//line funcs_async.go:10012
+//line funcs_async.go:10017
 		case 4:
 //line funcs.go:1428
 			f.total += f.v
 //line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10019
+//line funcs_async.go:10024
 		case 5:
 //line funcs.go:1423
 			v2, ready := f.aw1.Poll(cx)
@@ -10027,7 +10032,7 @@ poll:
 //line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10031
+//line funcs_async.go:10036
 		case 6:
 //line funcs.go:1426
 			tmp, ready := f.aw1.Poll(cx)
@@ -10040,7 +10045,7 @@ poll:
 //line funcs.go:1429
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10044
+//line funcs_async.go:10049
 		case 7:
 //line funcs.go:1430
 			k = f.e.Tick("k", f.i)
@@ -10051,13 +10056,13 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10055
+//line funcs_async.go:10060
 		case 8:
 //line funcs.go:1432
 			f.aw1 = f.e.Val(k)
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10061
+//line funcs_async.go:10066
 		case 9:
 //line funcs.go:1432
 			_, ready := f.aw1.Poll(cx)
@@ -10068,21 +10073,21 @@ poll:
 //line funcs.go:1433
 			f.state = 11
 			continue poll
-//line funcs_async.go:10072
+//line funcs_async.go:10077
 		case 10:
 //line funcs.go:1435
 			f.total += k
 //line funcs.go:1436
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10079
+//line funcs_async.go:10084
 		case 11:
 //line funcs.go:1419
 			f.i++
 //line funcs.go:1419
 			f.state = 1
 			continue poll
-//line funcs_async.go:10086
+//line funcs_async.go:10091
 		case 12:
 //line funcs.go:1437
 			f.last = -1
@@ -10091,7 +10096,7 @@ poll:
 //line funcs.go:1438
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10095
+//line funcs_async.go:10100
 		case 13:
 //line funcs.go:1438
 			if !(f.i2 < f.n) {
@@ -10108,7 +10113,7 @@ poll:
 			f.aw1 = f.e.Val(f.i2)
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10112
+//line funcs_async.go:10117
 		case 14:
 //line funcs.go:1443
 			_, ready := f.aw1.Poll(cx)
@@ -10119,14 +10124,14 @@ poll:
 //line funcs.go:1444
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10123
+//line funcs_async.go:10128
 		case 15:
 //line funcs.go:1438
 			f.i2++
 //line funcs.go:1438
 			f.state = 13
 			continue poll
-//line funcs_async.go:10130
+//line funcs_async.go:10135
 		case 16:
 //line funcs.go:1445
 			if f.n > 3 {
@@ -10135,7 +10140,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10139
+//line funcs_async.go:10144
 		case 17:
 //line funcs.go:1446
 			x2 = f.e.Tick("a", f.n)
@@ -10148,7 +10153,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10152
+//line funcs_async.go:10157
 		case 18:
 //line funcs.go:1454
 			x3 = f.e.Tick("b", f.n)
@@ -10161,20 +10166,20 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10165
+//line funcs_async.go:10170
 		case 19:
 //line funcs.go:1449
 			f.total += x2
 //line funcs.go:1452
 			f.state = 22
 			continue poll
-//line funcs_async.go:10172
+//line funcs_async.go:10177
 		case 20:
 //line funcs.go:1451
 			f.aw1 = f.e.Val(x2)
 			f.state = 21
 			fallthrough
-//line funcs_async.go:10178
+//line funcs_async.go:10183
 		case 21:
 //line funcs.go:1451
 			v2, ready := f.aw1.Poll(cx)
@@ -10186,25 +10191,25 @@ poll:
 //line funcs.go:1452
 			f.state = 22
 			fallthrough
-//line funcs_async.go:10190
+//line funcs_async.go:10195
 		case 22:
 //line funcs.go:1453
 			f.state = 27
 			continue poll
-//line funcs_async.go:10195
+//line funcs_async.go:10200
 		case 23:
 //line funcs.go:1457
 			f.total -= x3
 //line funcs.go:1460
 			f.state = 26
 			continue poll
-//line funcs_async.go:10202
+//line funcs_async.go:10207
 		case 24:
 //line funcs.go:1459
 			f.aw1 = f.e.Val(x3 + 1)
 			f.state = 25
 			fallthrough
-//line funcs_async.go:10208
+//line funcs_async.go:10213
 		case 25:
 //line funcs.go:1459
 			v2, ready := f.aw1.Poll(cx)
@@ -10216,17 +10221,17 @@ poll:
 //line funcs.go:1460
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10220
+//line funcs_async.go:10225
 		case 26:
 //line funcs.go:1461
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10225
+//line funcs_async.go:10230
 		case 27:
 //line funcs.go:1462
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10230
+//line funcs_async.go:10235
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10250,7 +10255,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10254
+//line funcs_async.go:10259
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10297,7 +10302,7 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1469
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10301
+//line funcs_async.go:10306
 	}
 }
 
@@ -10311,7 +10316,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1468
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10315
+//line funcs_async.go:10320
 		case 1:
 //line funcs.go:1468
 			v, ready := f.poll2.Poll(cx)
@@ -10327,7 +10332,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1471
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10331
+//line funcs_async.go:10336
 		case 2:
 //line funcs.go:1471
 			v2, ready := f.poll2.Poll(cx)
@@ -10338,7 +10343,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10342
+//line funcs_async.go:10347
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10364,7 +10369,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10368
+//line funcs_async.go:10373
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10392,7 +10397,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1477
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10396
+//line funcs_async.go:10401
 		case 1:
 //line funcs.go:1477
 			v2, ready := f.a.Poll(cx)
@@ -10408,7 +10413,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1480
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10412
+//line funcs_async.go:10417
 		case 2:
 //line funcs.go:1480
 			tmp, ready := f.b.Poll(cx)
@@ -10419,7 +10424,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1480
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10423
+//line funcs_async.go:10428
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10446,7 +10451,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10450
+//line funcs_async.go:10455
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10476,7 +10481,7 @@ poll:
 			f.aw1 = f.e.Val(f.n)
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10480
+//line funcs_async.go:10485
 		case 1:
 //line funcs.go:1485
 			tmp, ready := f.aw1.Poll(cx)
@@ -10495,7 +10500,7 @@ poll:
 //line funcs.go:1488
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10499
+//line funcs_async.go:10504
 		case 2:
 //line funcs.go:1488
 			if !(f.i < f.n%3) {
@@ -10507,13 +10512,13 @@ poll:
 //line funcs.go:1490
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10511
+//line funcs_async.go:10516
 		case 3:
 //line funcs.go:1488
 			f.aw1 = f.e.Val(1)
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10517
+//line funcs_async.go:10522
 		case 4:
 //line funcs.go:1488
 			v, ready := f.aw1.Poll(cx)
@@ -10525,14 +10530,14 @@ poll:
 //line funcs.go:1488
 			f.state = 2
 			continue poll
-//line funcs_async.go:10529
+//line funcs_async.go:10534
 		case 5:
 //line funcs.go:1491
 			f.k = 0
 //line funcs.go:1491
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10536
+//line funcs_async.go:10541
 		case 6:
 //line funcs.go:1491
 			if f.k >= 3 {
@@ -10543,7 +10548,7 @@ poll:
 			f.aw1 = f.e.Val(f.k)
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10547
+//line funcs_async.go:10552
 		case 7:
 //line funcs.go:1492
 			v, ready := f.aw1.Poll(cx)
@@ -10555,19 +10560,19 @@ poll:
 //line funcs.go:1493
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10559
+//line funcs_async.go:10564
 		case 8:
 //line funcs.go:1491
 			f.k++
 //line funcs.go:1491
 			f.state = 6
 			continue poll
-//line funcs_async.go:10566
+//line funcs_async.go:10571
 		case 9:
 //line funcs.go:1494
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10571
+//line funcs_async.go:10576
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10590,3 +10595,163 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
+
+//line funcs_async.go:10600
+
+// The local constants of localConsts.
+const (
+	localConstsAsyncFuture_mon Weekday = iota + 1
+	localConstsAsyncFuture_tue
+	localConstsAsyncFuture_wed
+)
+
+const (
+	localConstsAsyncFuture_limit = 3
+)
+
+const (
+	localConstsAsyncFuture_size int = 5
+)
+
+const (
+	localConstsAsyncFuture_limit2 = "shadowed"
+)
+
+// another constant of the same name
+
+const (
+	localConstsAsyncFuture_msg = "sum"
+)
+
+//line funcs_async.go:10627
+
+// localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
+type localConstsAsyncFuture struct {
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8              // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[int] // the future awaited
+	defer1Arg2 int                // evaluated at the defer statement
+	e          *Env
+	n          int
+}
+
+// localConstsAsync returns localConsts as a future: polling it runs localConsts up to its next
+// await, and its value is what localConsts returns.
+func localConstsAsync(e *Env, n int) future.Future[future.Result[string]] {
+	return &localConstsAsyncFuture{e: e, n: n}
+}
+
+// Poll runs localConsts until it awaits a future that is not ready, or returns; if a
+// panic leaves it, the calls localConsts deferred run first, as in Go.
+func (f *localConstsAsyncFuture) Poll(cx *future.Context) (future.Result[string], bool) {
+	returned := false
+	defer func() {
+		if !returned {
+			if f.state >= 0 {
+				f.state = -1
+			}
+			f.runDefers()
+		}
+	}()
+	v, ok := f.poll(cx)
+	returned = true
+	return v, ok
+}
+
+// runDefers runs the calls that localConsts deferred, last first. If one panics, the
+// rest still run, as in Go, and the panic goes on.
+func (f *localConstsAsyncFuture) runDefers() {
+	defer func() {
+		if f.deferBits != 0 {
+			f.runDefers()
+		}
+	}()
+	if f.deferBits&1 != 0 {
+		f.deferBits &^= 1
+//line funcs.go:1510
+		f.e.Note("deferred limit=%d", f.defer1Arg2)
+//line funcs_async.go:10674
+	}
+}
+
+// poll is Poll without the deferred calls on a panic.
+func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[string], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1508
+			var buf [5]byte
+//line funcs.go:1509
+			_ = buf
+//line funcs.go:1510
+			f.defer1Arg2 = localConstsAsyncFuture_limit
+			f.deferBits |= 1
+//line funcs.go:1511
+			f.aw1 = f.e.Val(f.n)
+			f.state = 1
+			fallthrough
+//line funcs_async.go:10694
+		case 1:
+//line funcs.go:1511
+			x, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1512
+			if x > localConstsAsyncFuture_limit {
+
+				f.e.Note("over %s", localConstsAsyncFuture_limit2)
+				{
+					v2 := future.Result[string]{Value: "", Err: fmt.Errorf("%d over %d", x, localConstsAsyncFuture_wed)}
+					f.state = -1
+					f.runDefers()
+					return v2, true
+				}
+			}
+//line funcs.go:1517
+			scale := func(v int) int { return v * localConstsAsyncFuture_size }
+//line funcs.go:1518
+			f.aw1 = f.e.Val(scale(x))
+			f.state = 2
+			fallthrough
+//line funcs_async.go:10719
+		case 2:
+//line funcs.go:1518
+			y, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1520
+			{
+				v2 := future.Result[string]{Value: fmt.Sprintf("%s %d %v", localConstsAsyncFuture_msg, y+localConstsAsyncFuture_limit, localConstsAsyncFuture_tue), Err: nil}
+				f.state = -1
+				f.runDefers()
+				return v2, true
+			}
+//line funcs_async.go:10734
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that localConsts awaits, if any, then runs the calls
+// localConsts deferred; localConsts goes no further.
+func (f *localConstsAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+	f.runDefers()
+}
+
+// localConsts is what localConstsAsync compiles; it is not called.
+var _ = localConsts

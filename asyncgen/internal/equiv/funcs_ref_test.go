@@ -1274,3 +1274,25 @@ func rangeArrayLaterRef(e *Env, n int) int {
 	}
 	return total
 }
+
+func localConstsRef(e *Env, n int) (string, error) {
+	const (
+		mon Weekday = iota + 1
+		tue
+		wed
+	)
+	const limit = 3
+	var buf [5]byte
+	const size = len(buf) // a constant that reads a local array's length
+	defer e.Note("deferred limit=%d", limit)
+	x := awaitRef(e.Val(n))
+	if x > limit {
+		const limit = "shadowed" // another constant of the same name
+		e.Note("over %s", limit)
+		return "", fmt.Errorf("%d over %d", x, wed)
+	}
+	scale := func(v int) int { return v * size }
+	y := awaitRef(e.Val(scale(x)))
+	const msg = "sum"
+	return fmt.Sprintf("%s %d %v", msg, y+limit, tue), nil
+}
