@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -216,6 +217,12 @@ type fileGen struct {
 	// declaration must not take: the source files' and those the file's
 	// async functions took so far. Made on first use (pkgNames).
 	pkgLevel map[string]bool
+	// unnamed lists the types the generated code had to print that it
+	// cannot name (see typeString), in the order met.
+	unnamed []string
+	// idents is every identifier the source file uses, made on first use
+	// (see importName).
+	idents map[string]bool
 }
 
 // generateFile is pass 2 (collect), running the pipeline of each async
@@ -312,6 +319,140 @@ func (fg *fileGen) qualifier(p *types.Package) string {
 			return name
 		}
 	}
-	fg.imports[p.Name()] = p.Path()
-	return p.Name()
+	name := fg.importName(p)
+	fg.imports[name] = p.Path()
+	return name
 }
+
+// importName chooses the name under which the generated file imports p,
+// which the source file does not import: p's own name, unless the
+// generated file imports another package under it, the source file
+// imports a package under it (a later function may need that import), or
+// it is declared at package level or used in the file; then a name made
+// from p's path (htmltemplate for html/template), numbered if that is
+// taken too.
+func (fg *fileGen) importName(p *types.Package) string {
+	if fg.idents == nil {
+		fg.idents = map[string]bool{}
+		ast.Inspect(fg.file, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				fg.idents[id.Name] = true
+			}
+			return true
+		})
+		for _, name := range fg.byPath {
+			fg.idents[name] = true
+		}
+		for _, name := range fg.pkg.Scope().Names() {
+			fg.idents[name] = true
+		}
+	}
+	taken := func(name string) bool {
+		if path, ok := fg.imports[name]; ok {
+			return path != p.Path()
+		}
+		return fg.idents[name] && fg.byPath[p.Path()] != name
+	}
+	name := p.Name()
+	if !taken(name) {
+		return name
+	}
+	base := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, p.Path())
+	if base == "" || !unicode.IsLetter([]rune(base)[0]) {
+		base = "pkg" + base
+	}
+	name = base
+	for i := 2; taken(name); i++ {
+		name = base + strconv.Itoa(i)
+	}
+	return name
+}
+
+// typeString prints t as the generated file names it, importing what it
+// needs. A type that no other package can name (another package's
+// unexported type, or a type built from one) is recorded in unnamed, for
+// compileFunc to refuse the function that needed it.
+func (fg *fileGen) typeString(t types.Type) string {
+	if bad := fg.unnamable(t, map[types.Type]bool{}); bad != "" {
+		fg.unnamed = append(fg.unnamed, bad)
+	}
+	return types.TypeString(t, fg.qualifier)
+}
+
+// unnamable returns the part of t that the generated file cannot name,
+// printed, or "" if it can name all of t.
+func (fg *fileGen) unnamable(t types.Type, seen map[types.Type]bool) string {
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	foreign := func(obj types.Object) bool {
+		return obj.Pkg() != nil && obj.Pkg() != fg.pkg && !obj.Exported()
+	}
+	switch t := t.(type) {
+	case *types.Named:
+		if foreign(t.Obj()) {
+			return types.TypeString(t, byName)
+		}
+		for i := range t.TypeArgs().Len() {
+			if bad := fg.unnamable(t.TypeArgs().At(i), seen); bad != "" {
+				return bad
+			}
+		}
+	case *types.Alias:
+		if foreign(t.Obj()) {
+			return fg.unnamable(types.Unalias(t), seen)
+		}
+	case *types.Pointer:
+		return fg.unnamable(t.Elem(), seen)
+	case *types.Slice:
+		return fg.unnamable(t.Elem(), seen)
+	case *types.Array:
+		return fg.unnamable(t.Elem(), seen)
+	case *types.Chan:
+		return fg.unnamable(t.Elem(), seen)
+	case *types.Map:
+		if bad := fg.unnamable(t.Key(), seen); bad != "" {
+			return bad
+		}
+		return fg.unnamable(t.Elem(), seen)
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range tup.Len() {
+				if bad := fg.unnamable(tup.At(i).Type(), seen); bad != "" {
+					return bad
+				}
+			}
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if f := t.Field(i); foreign(f) {
+				return types.TypeString(t, byName)
+			} else if bad := fg.unnamable(f.Type(), seen); bad != "" {
+				return bad
+			}
+		}
+	case *types.Interface:
+		for i := range t.NumExplicitMethods() {
+			if m := t.ExplicitMethod(i); foreign(m) {
+				return types.TypeString(t, byName)
+			} else if bad := fg.unnamable(m.Type(), seen); bad != "" {
+				return bad
+			}
+		}
+		for i := range t.NumEmbeddeds() {
+			if bad := fg.unnamable(t.EmbeddedType(i), seen); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
+}
+
+// byName qualifies a type by its package's name, for messages.
+func byName(p *types.Package) string { return p.Name() }

@@ -54,7 +54,7 @@ func checkClean(t *testing.T, name string, src []byte) {
 // checks the intermediate form between the passes generates the same.
 func TestGolden(t *testing.T) {
 	needGo(t)
-	out, err := asyncgen.GenerateFiles("testdata/golden", ".")
+	out, err := asyncgen.GenerateFiles("testdata/golden", "./...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestGolden(t *testing.T) {
 		// The generated file itself, which TestGeneratedIsVetClean vets.
 		check(t, name, src)
 	}
-	checked, err := asyncgen.Options{Check: true}.GenerateFiles("testdata/golden", ".")
+	checked, err := asyncgen.Options{Check: true}.GenerateFiles("testdata/golden", "./...")
 	if err != nil {
 		t.Fatalf("with Check: %v", err)
 	}
@@ -224,7 +224,7 @@ func TestGeneratedIsVetClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
 	}
-	out, err := exec.Command("go", "vet", "./internal/equiv", "./testdata/golden").CombinedOutput()
+	out, err := exec.Command("go", "vet", "./internal/equiv", "./testdata/golden/...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go vet: %v\n%s", err, out)
 	}
@@ -266,16 +266,16 @@ func TestCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	out, err := exec.Command("go", "run", "./cmd/blitzgen", "-v", "./internal/equiv", "./testdata/golden").CombinedOutput()
+	out, err := exec.Command("go", "run", "./cmd/blitzgen", "-v", "./internal/equiv", "./testdata/golden/...").CombinedOutput()
 	if err != nil || len(out) != 0 {
 		t.Fatalf("blitzgen over fresh packages: %v\n%s", err, out)
 	}
 	out, err = exec.Command("go", "run", "./cmd/blitzgen", "./testdata/reject").CombinedOutput()
-	if err == nil || !bytes.Contains(out, []byte("reject.go:11:2: blitzgen: a go statement is not supported")) {
+	if err == nil || !bytes.Contains(out, []byte("reject.go:14:2: blitzgen: a go statement is not supported")) {
 		t.Fatalf("blitzgen over rejected functions: %v\n%s", err, out)
 	}
 	// -check writes what a run without it writes: nothing, here.
-	out, err = exec.Command("go", "run", "./cmd/blitzgen", "-v", "-check", "./internal/equiv", "./testdata/golden").CombinedOutput()
+	out, err = exec.Command("go", "run", "./cmd/blitzgen", "-v", "-check", "./internal/equiv", "./testdata/golden/...").CombinedOutput()
 	if err != nil || len(out) != 0 {
 		t.Fatalf("blitzgen -check over fresh packages: %v\n%s", err, out)
 	}

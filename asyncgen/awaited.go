@@ -41,7 +41,7 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 	var key, typ, zero, base string
 	value := false
 	if v := g.awaitedLocal(arg); v != nil {
-		typ = types.TypeString(v.Type(), g.qualifier)
+		typ = g.typeString(v.Type())
 		key, zero, base, value = "value "+typ, g.zero(v.Type()), v.Name(), true
 		if g.addrAssigned[v] {
 			// Assigned elsewhere, perhaps while another local of its type
@@ -50,10 +50,10 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 		}
 		defer func() { g.awLocals[v] = g.awFields[key] }()
 	} else if t := g.info.TypeOf(arg); isConcretePointer(t) {
-		typ = types.TypeString(t, g.qualifier)
+		typ = g.typeString(t)
 		key, zero = "pointer "+typ, "nil"
 	} else {
-		typ = types.TypeString(g.awaitedType(call), g.qualifier)
+		typ = g.typeString(g.awaitedType(call))
 		key, zero = "interface "+typ, "nil"
 	}
 	if field, ok := g.awFields[key]; ok {

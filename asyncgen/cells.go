@@ -106,7 +106,7 @@ func (g *emitter) cellRef(v *types.Var, pos token.Pos, inLit bool) ast.Expr {
 
 // newCell is the statement that points cell v's field at a new variable.
 func (g *emitter) newCell(v *types.Var) string {
-	return g.recv + "." + g.hoisted[v] + " = new(" + types.TypeString(v.Type(), g.qualifier) + ")"
+	return g.recv + "." + g.hoisted[v] + " = new(" + g.typeString(v.Type()) + ")"
 }
 
 // isCell reports whether v is a cell.

@@ -156,7 +156,7 @@ func (g *gen) constValues(gd *ast.GenDecl) bool {
 			}
 			specs = append(specs, &ast.ValueSpec{
 				Names:  []*ast.Ident{id},
-				Type:   &ast.Ident{NamePos: id.Pos(), Name: types.TypeString(c.Type(), g.qualifier)},
+				Type:   &ast.Ident{NamePos: id.Pos(), Name: g.typeString(c.Type())},
 				Values: []ast.Expr{&ast.BasicLit{ValuePos: id.Pos(), Kind: token.STRING, Value: lit}},
 			})
 		}

@@ -148,7 +148,7 @@ func (g *emitter) planDefer(d *ast.DeferStmt) *deferPlan {
 		case untypedDerived(a):
 			// A comparison or a shift is untyped until it is passed: its
 			// recorded type is the one it gets, which := would not give.
-			p.args = append(p.args, types.TypeString(tv.Type, g.qualifier))
+			p.args = append(p.args, g.typeString(tv.Type))
 		case isUntyped(tv.Type):
 			// An untyped value that is not constant (a comparison, a
 			// shift): typed as the parameter it is passed to.
@@ -161,7 +161,7 @@ func (g *emitter) planDefer(d *ast.DeferStmt) *deferPlan {
 					t = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
 				}
 			}
-			p.args = append(p.args, types.TypeString(t, g.qualifier))
+			p.args = append(p.args, g.typeString(t))
 		default:
 			p.args = append(p.args, ":=")
 		}

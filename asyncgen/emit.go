@@ -165,7 +165,7 @@ func (g *emitter) defineToAssign(c *astutil.Cursor, s *ast.AssignStmt) {
 	for _, l := range s.Lhs {
 		if id, ok := l.(*ast.Ident); ok && id.Name != "_" && !g.pollIdent[id] {
 			if v, ok := g.info.Defs[id].(*types.Var); ok {
-				c.InsertBefore(raw("var " + id.Name + " " + types.TypeString(v.Type(), g.qualifier)))
+				c.InsertBefore(raw("var " + id.Name + " " + g.typeString(v.Type())))
 			}
 		}
 	}
@@ -202,7 +202,7 @@ func (g *emitter) hoistDecl(c *astutil.Cursor, d *ast.DeclStmt) {
 				lhs = append(lhs, id.Name)
 				keep = append(keep, id.Name)
 				if len(vs.Values) > 0 {
-					t := types.TypeString(g.info.TypeOf(id), g.qualifier)
+					t := g.typeString(g.info.TypeOf(id))
 					out = append(out, "var "+id.Name+" "+t)
 				}
 			}
@@ -348,10 +348,10 @@ func (g *emitter) emit() string {
 	}
 	for _, v := range g.hoistList {
 		if g.isCell(v) {
-			fmt.Fprintf(&b, "%s *%s // a new variable per iteration\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
+			fmt.Fprintf(&b, "%s *%s // a new variable per iteration\n", g.hoisted[v], g.typeString(v.Type()))
 			continue
 		}
-		fmt.Fprintf(&b, "%s %s\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
+		fmt.Fprintf(&b, "%s %s\n", g.hoisted[v], g.typeString(v.Type()))
 	}
 	b.WriteString("}\n\n")
 
@@ -407,7 +407,7 @@ func (g *emitter) emit() string {
 		fmt.Fprintf(&b, "func (%s *%s) Poll(%s *future.Context) (_ %s, _ bool) {\n", r, g.selfType, g.cx, g.resType)
 	}
 	for _, v := range g.pollList {
-		fmt.Fprintf(&b, "var %s %s // a local of Poll: not live across an await\n", g.hoisted[v], types.TypeString(v.Type(), g.qualifier))
+		fmt.Fprintf(&b, "var %s %s // a local of Poll: not live across an await\n", g.hoisted[v], g.typeString(v.Type()))
 	}
 	if g.labelUse {
 		fmt.Fprintf(&b, "%s:\n", g.label)

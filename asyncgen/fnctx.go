@@ -142,7 +142,7 @@ func (g *fnCtx) print(n ast.Node) string {
 
 func (g *fnCtx) zero(t types.Type) string {
 	if _, ok := t.(*types.TypeParam); ok {
-		return "*new(" + types.TypeString(t, g.qualifier) + ")"
+		return "*new(" + g.typeString(t) + ")"
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -153,13 +153,13 @@ func (g *fnCtx) zero(t types.Type) string {
 			return `""`
 		case u.Info()&types.IsNumeric != 0:
 			if _, named := t.(*types.Named); named {
-				return types.TypeString(t, g.qualifier) + "(0)"
+				return g.typeString(t) + "(0)"
 			}
 			return "0"
 		}
 		return "nil"
 	case *types.Struct, *types.Array:
-		return types.TypeString(t, g.qualifier) + "{}"
+		return g.typeString(t) + "{}"
 	}
 	return "nil"
 }

@@ -85,7 +85,7 @@ func (g *gen) hoist() {
 		v, _ := g.info.Defs[id].(*types.Var)
 		if v == nil || id.Name == "_" {
 			name := freshIn(g.fields, "result"+strconv.Itoa(i+1))
-			g.blankResults = append(g.blankResults, name+" "+types.TypeString(g.info.TypeOf(g.namedType(i)), g.qualifier))
+			g.blankResults = append(g.blankResults, name+" "+g.typeString(g.info.TypeOf(g.namedType(i))))
 			g.resFields = append(g.resFields, name)
 			continue
 		}
@@ -271,10 +271,13 @@ func (g *gen) skipUnprinted(root ast.Node, skip map[*ast.Ident]bool) {
 				if ix, ok := fun.(*ast.IndexExpr); ok {
 					fun = ix.X
 				}
-				if sel, ok := fun.(*ast.SelectorExpr); ok {
-					if id, ok := sel.X.(*ast.Ident); ok {
+				switch fun := fun.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := fun.X.(*ast.Ident); ok {
 						skip[id] = true
 					}
+				case *ast.Ident:
+					skip[fun] = true // Await of a dot import of future
 				}
 			}
 		}

@@ -644,7 +644,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 	l := &rangeLoop{s: s, x: s.X}
 	l.value = s.Value != nil && !isBlank(s.Value)
 	xt := g.info.TypeOf(s.X)
-	rngType := types.TypeString(types.Default(xt), g.qualifier)
+	rngType := g.typeString(types.Default(xt))
 	idxType := "int"
 	switch u := coreType(xt).(type) {
 	case *types.Basic:
@@ -683,7 +683,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		return false
 	}
 	if l.kind == "" {
-		g.reject(s.Pos(), "a range loop over %s holding an await is not supported in an async function yet; write a loop over a slice instead", types.TypeString(xt, g.qualifier))
+		g.reject(s.Pos(), "a range loop over %s holding an await is not supported in an async function yet; write a loop over a slice instead", g.typeString(xt))
 		return false
 	}
 	g.loops = append(g.loops, s)

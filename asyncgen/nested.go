@@ -70,7 +70,7 @@ func (l *linearizer) spill(e ast.Expr, t types.Type) ast.Expr {
 		TokPos: e.Pos(), Tok: token.VAR,
 		Specs: []ast.Spec{&ast.ValueSpec{
 			Names:  []*ast.Ident{def},
-			Type:   &ast.Ident{Name: types.TypeString(t, l.g.qualifier), NamePos: e.Pos()},
+			Type:   &ast.Ident{Name: l.g.typeString(t), NamePos: e.Pos()},
 			Values: []ast.Expr{e},
 		}},
 	}})

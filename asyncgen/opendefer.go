@@ -177,7 +177,7 @@ func (g *emitter) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 	case isLit && !g.site(d).closure:
 		op.lit = true
 	case isLit:
-		op.fnType = types.TypeString(g.info.TypeOf(fun), g.qualifier)
+		op.fnType = g.typeString(g.info.TypeOf(fun))
 	case p.evalFn:
 		if r := g.planRecv(fun); r != nil {
 			op.recv = r
@@ -187,13 +187,13 @@ func (g *emitter) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 			op.fnDirect = true
 			break
 		}
-		op.fnType = types.TypeString(g.info.TypeOf(fun), g.qualifier)
+		op.fnType = g.typeString(g.info.TypeOf(fun))
 	}
 	if p.tuple > 0 {
 		op.tuple = true
 		tu := g.info.TypeOf(call.Args[0]).(*types.Tuple)
 		for i := range tu.Len() {
-			op.argType = append(op.argType, types.TypeString(tu.At(i).Type(), g.qualifier))
+			op.argType = append(op.argType, g.typeString(tu.At(i).Type()))
 			op.argDirect = append(op.argDirect, false)
 		}
 		return op
@@ -208,7 +208,7 @@ func (g *emitter) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 			if isUntyped(t) {
 				t = g.paramType(call, i, t)
 			}
-			op.argType = append(op.argType, types.TypeString(t, g.qualifier))
+			op.argType = append(op.argType, g.typeString(t))
 			op.argDirect = append(op.argDirect, false)
 		case p.args[i] == "":
 			op.argType = append(op.argType, "")
@@ -217,7 +217,7 @@ func (g *emitter) planOpen(d *ast.DeferStmt, p *deferPlan) *openPlan {
 			op.argType = append(op.argType, "")
 			op.argDirect = append(op.argDirect, true)
 		case p.args[i] == ":=":
-			op.argType = append(op.argType, types.TypeString(g.info.TypeOf(a), g.qualifier))
+			op.argType = append(op.argType, g.typeString(g.info.TypeOf(a)))
 			op.argDirect = append(op.argDirect, false)
 		default:
 			op.argType = append(op.argType, p.args[i])
@@ -342,7 +342,7 @@ func (g *emitter) fieldType(t types.Type) string {
 			return ""
 		}
 	}
-	return types.TypeString(t, g.qualifier)
+	return g.typeString(t)
 }
 
 // mentionsLocal reports whether n names a constant or a variable declared

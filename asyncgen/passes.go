@@ -60,6 +60,7 @@ package asyncgen
 // blitzgen -dump NAME prints it.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -99,6 +100,7 @@ var funcPasses = []funcPass{
 // function of the file, in source order.
 func (fg *fileGen) compileFunc(fn *ast.FuncDecl, opts *run) (string, error) {
 	g := newGen(fg, fn)
+	unnamed := len(fg.unnamed)
 	last := ""
 	var bad error
 	dump := opts.dumps(g)
@@ -126,6 +128,9 @@ func (fg *fileGen) compileFunc(fn *ast.FuncDecl, opts *run) (string, error) {
 	}
 	if bad != nil {
 		return "", bad
+	}
+	if len(fg.unnamed) > unnamed && len(g.errs) == 0 {
+		g.rejectUnnamed(fg.unnamed[unnamed])
 	}
 	if len(g.errs) > 0 {
 		return "", errors.Join(g.errs...)
@@ -342,4 +347,27 @@ func (g *gen) emitFunc() {
 
 func (g *gen) reject(p token.Pos, format string, args ...any) {
 	g.errs = append(g.errs, &Error{Pos: g.pos(p), Msg: fmt.Sprintf(format, args...)})
+}
+
+// rejectUnnamed refuses the function whose state machine must hold a value
+// of type bad, which this package cannot name, at the first variable of
+// the function whose type holds it.
+func (g *gen) rejectUnnamed(bad string) {
+	// Emission rewrote the body's identifiers in place: the variables are
+	// found through the type information, by position.
+	pos, name := g.fn.Name.Pos(), ""
+	for id, obj := range g.info.Defs {
+		v, ok := obj.(*types.Var)
+		if !ok || id.Pos() < g.fn.Pos() || id.Pos() >= g.fn.End() || (name != "" && id.Pos() > pos) {
+			continue
+		}
+		if g.unnamable(v.Type(), map[types.Type]bool{}) == bad {
+			pos, name = id.Pos(), id.Name
+		}
+	}
+	what := "a value"
+	if name != "" {
+		what = "a variable " + name
+	}
+	g.reject(pos, "%s of type %s, which its package does not export, is not supported in an async function (the state machine, declared in this package, cannot name the type); write var %s I = ... with an exported type or interface I that it satisfies instead", what, bad, cmp.Or(name, "x"))
 }

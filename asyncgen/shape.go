@@ -31,7 +31,7 @@ func (g *gen) typeParams() {
 			g.reject(g.fn.Pos(), "a blank type parameter is not supported in an async function yet; write a name for it instead")
 			return
 		}
-		decl = append(decl, tp.Obj().Name()+" "+types.TypeString(tp.Constraint(), g.qualifier))
+		decl = append(decl, tp.Obj().Name()+" "+g.typeString(tp.Constraint()))
 		args = append(args, tp.Obj().Name())
 	}
 	g.tparams = "[" + strings.Join(decl, ", ") + "]"

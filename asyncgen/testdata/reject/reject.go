@@ -2,7 +2,10 @@
 // rejects; the test expects each message at its position.
 package reject
 
-import "github.com/blitz-go/blitz/future"
+import (
+	"github.com/blitz-go/blitz/asyncgen/testdata/reject/hidden"
+	"github.com/blitz-go/blitz/future"
+)
 
 func use(...any) {}
 
@@ -160,4 +163,11 @@ func shadowInTypeSwitch(f future.Future[int]) int {
 		return len
 	}
 	return x
+}
+
+//blitz:async
+func unexportedType(f future.Future[int]) int {
+	s := hidden.New()
+	n := future.Await(f)
+	return n + s.Value()
 }
