@@ -137,6 +137,11 @@ func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byt
 	out := map[string][]byte{}
 	var errs []error
 	for _, pkg := range pkgs {
+		if conflicts := nameConflicts(pkg); len(conflicts) > 0 {
+			// The type errors they cause say only "other declaration".
+			errs = append(errs, conflicts...)
+			continue
+		}
 		for _, e := range pkg.Errors {
 			// A stale generated file may not compile against the source
 			// it is regenerated from; the source files must. A type
@@ -157,6 +162,7 @@ func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byt
 		if len(errs) > 0 {
 			continue
 		}
+		errs = append(errs, directCalls(pkg)...)
 		for _, file := range pkg.Syntax {
 			name := pkg.Fset.File(file.Pos()).Name()
 			if isGenerated(file) {

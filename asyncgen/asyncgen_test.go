@@ -347,3 +347,30 @@ func TestFirstRunBeforeConstructorsExist(t *testing.T) {
 		}
 	}
 }
+
+// TestNameConflicts generates a package that declares names its async
+// functions' generated code needs (a constructor, a method's constructor,
+// a state machine type): each is reported where the user declared it,
+// naming the async function, and nothing is generated.
+func TestNameConflicts(t *testing.T) {
+	needGo(t)
+	out, err := asyncgen.GenerateFiles("testdata/conflict", ".")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if len(out) != 0 {
+		t.Errorf("generated %d files", len(out))
+	}
+	for _, want := range []string{
+		"conflict.go:13:6: blitzgen: greetAsync is declared here, and the async function greet (conflict.go:8:6) needs that name for its generated constructor; rename one of them",
+		"conflict.go:21:12: blitzgen: runAsync is declared here, and the async function run (conflict.go:19:13) needs that name for its generated constructor; rename one of them",
+		"conflict.go:27:6: blitzgen: fetchAsyncFuture is declared here, and the async function fetch (conflict.go:24:6) needs that name for its generated state machine type; rename one of them",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "other declaration") {
+		t.Errorf("the type checker's message came through:\n%v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/printer"
 	"go/token"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -143,4 +144,85 @@ func printNode(fset *token.FileSet, n any) string {
 		panic(err) // the nodes come from the parser
 	}
 	return b.String()
+}
+
+// nameConflicts returns an error for each async function of the source
+// files of pkg whose constructor or state machine type would take a name
+// the package's source already declares at package level (a function, a
+// type, a variable or a constant; for a method, a method of the same
+// receiver type): the generated file would not compile, and the type
+// checker's "other declaration" would not say why.
+func nameConflicts(pkg *packages.Package) []error {
+	declared := map[string]token.Pos{} // name, or Recv.name for a method
+	for _, file := range pkg.Syntax {
+		if isGenerated(file) {
+			continue
+		}
+		for _, d := range file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if t := recvTypeName(d); t != "" {
+					declared[t+"."+d.Name.Name] = d.Name.Pos()
+				} else if d.Recv == nil {
+					declared[d.Name.Name] = d.Name.Pos()
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						declared[spec.Name.Name] = spec.Name.Pos()
+					case *ast.ValueSpec:
+						for _, id := range spec.Names {
+							declared[id.Name] = id.Pos()
+						}
+					}
+				}
+			}
+		}
+	}
+	var errs []error
+	for _, file := range pkg.Syntax {
+		if isGenerated(file) {
+			continue
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !isAsync(fn) {
+				continue
+			}
+			ctor, machine := generatedNames(fn)
+			for _, name := range []string{ctor, machine} {
+				if pos, ok := declared[name]; ok {
+					errs = append(errs, &Error{Pos: pkg.Fset.Position(pos), Msg: fmt.Sprintf(
+						"%s is declared here, and the async function %s (%s) needs that name for its generated %s; rename one of them",
+						strings.TrimPrefix(name, recvTypeName(fn)+"."), fn.Name.Name, shortPos(pkg.Fset.Position(fn.Name.Pos())), kindOfName(name, ctor))})
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// generatedNames returns the keys, as nameConflicts keys declarations, of
+// the constructor and the state machine type that fn's generated code
+// declares: names the name pass (nameMachine) gives them.
+func generatedNames(fn *ast.FuncDecl) (ctor, machine string) {
+	name := fn.Name.Name
+	if t := recvTypeName(fn); t != "" {
+		return t + "." + name + "Async", strings.ToLower(t[:1]) + t[1:] + strings.ToUpper(name[:1]) + name[1:] + "AsyncFuture"
+	}
+	return name + "Async", strings.ToLower(name[:1]) + name[1:] + "AsyncFuture"
+}
+
+func kindOfName(name, ctor string) string {
+	if name == ctor {
+		return "constructor"
+	}
+	return "state machine type"
+}
+
+// shortPos is p with its file's base name, for a position quoted in a
+// message about another.
+func shortPos(p token.Position) string {
+	return fmt.Sprintf("%s:%d:%d", filepath.Base(p.Filename), p.Line, p.Column)
 }

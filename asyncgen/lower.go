@@ -127,8 +127,8 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		// defer g(future.Await(f)): the arguments are evaluated at the
 		// defer statement, so the awaits run there (the linearizer).
 	}
-	if what := construct(s); what != "" {
-		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write it with if and for instead", what)
+	if what, advice := construct(s); what != "" {
+		g.reject(s.Pos(), "%s holding an await is not supported in an async function yet; write %s instead", what, advice)
 		return false
 	}
 	if handled, term := g.lowerNested(s, lp); handled {
@@ -138,22 +138,22 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 	return false
 }
 
-func construct(s ast.Stmt) string {
+func construct(s ast.Stmt) (what, advice string) {
 	switch s.(type) {
 	case *ast.SwitchStmt:
-		return "a switch statement"
+		return "a switch statement", "it with if and for"
 	case *ast.TypeSwitchStmt:
-		return "a type switch"
+		return "a type switch", "it with if and for"
 	case *ast.RangeStmt:
-		return "a range loop"
+		return "a range loop", "it with if and for"
 	case *ast.SelectStmt:
-		return "a select statement"
+		return "a select statement", "an await of future.Select or future.Race"
 	case *ast.LabeledStmt:
-		return "a labeled statement"
+		return "a labeled statement", "it with if and for"
 	case *ast.GoStmt:
-		return "a go statement"
+		return "a go statement", "the goroutine's work as an async function of its own and spawn it as a task (blitz.SpawnOn(h, workAsync(...)))"
 	}
-	return ""
+	return "", ""
 }
 
 // rejectAwaitValues rejects future.Await used other than called: a
@@ -247,7 +247,7 @@ func (g *gen) checkPlain(s ast.Stmt) {
 		case *ast.FuncLit:
 			return false // its statements belong to another function
 		case *ast.GoStmt:
-			g.reject(n.Pos(), "a go statement is not supported in an async function yet; write a task spawned on the runtime instead")
+			g.reject(n.Pos(), "a go statement is not supported in an async function yet; write the goroutine's work as an async function of its own and spawn it as a task (blitz.SpawnOn(h, workAsync(...))) instead")
 		case *ast.DeferStmt:
 			g.checkDefer(n)
 		case *ast.SelectStmt:

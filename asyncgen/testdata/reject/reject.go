@@ -171,3 +171,12 @@ func unexportedType(f future.Future[int]) int {
 	n := future.Await(f)
 	return n + s.Value()
 }
+
+//blitz:async
+func callsDirectly(f future.Future[int]) int {
+	n := future.Await(f)
+	return n + unexportedType(f) // the direct-style function: its awaits panic
+}
+
+// notAsync calls an async function as written too.
+func notAsync(f future.Future[int]) int { return callsDirectly(f) }
