@@ -16,6 +16,7 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/iodriver"
 )
 
 // Each failure of an accept that belongs to its connection is recognised
@@ -110,13 +111,13 @@ func (b *faultyBackend) Wait(out []backend.Completion, timeout time.Duration) (i
 
 // newFaultyRuntime starts a runtime of two workers on backend bk whose
 // next accepts fail with errs, shut down when the test ends. The test must
-// not run in parallel (it sets testHookBackend around New).
+// not run in parallel (it sets iodriver.TestHookBackend around New).
 func newFaultyRuntime(t *testing.T, bk string, errs ...error) (*Runtime, *acceptFaults) {
 	t.Helper()
 	f := &acceptFaults{errs: errs}
-	testHookBackend = func(b backend.Backend) backend.Backend { return &faultyBackend{Backend: b, f: f} }
+	iodriver.TestHookBackend = func(b backend.Backend) backend.Backend { return &faultyBackend{Backend: b, f: f} }
 	rt, err := New(Config{Workers: 2, Backend: bk})
-	testHookBackend = nil
+	iodriver.TestHookBackend = nil
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

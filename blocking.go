@@ -6,6 +6,7 @@ import (
 
 	"github.com/blitz-go/blitz/blocking"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/contain"
 	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
@@ -180,7 +181,7 @@ func (b *BlockingFuture[T]) finish(set func()) bool {
 	b.mu.Unlock()
 	// Contained: a panic here would reach the pool as fn's own, and the
 	// outcome just stored would never be taken.
-	wakeReported(b.sched, wk, wakerOfBlockingPool)
+	contain.WakeReported(b.sched, wk, contain.OfBlockingPool)
 	return true
 }
 

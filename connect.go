@@ -103,7 +103,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		if err != nil {
 			c.f.done = true
 			c.n.addrs.Store(&noAddrs) // none to read: the descriptor goes now
-			_ = c.n.ring.b.CloseFD(c.n.fd)
+			_ = c.n.ring.Backend().CloseFD(c.n.fd)
 			return future.Fail[S](c.n.opError("dial", err)), true
 		}
 	}
@@ -117,8 +117,8 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		_ = c.n.close()
 		return future.Fail[S](err), true
 	}
-	local, _ := c.n.ring.b.LocalAddr(c.n.fd)
-	peer, _ := c.n.ring.b.PeerAddr(c.n.fd)
+	local, _ := c.n.ring.Backend().LocalAddr(c.n.fd)
+	peer, _ := c.n.ring.Backend().PeerAddr(c.n.fd)
 	if peer.IsZero() {
 		peer = c.addr
 	}
@@ -132,7 +132,7 @@ func (c *ConnectFuture[S]) open() error {
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Err: err}
 	}
-	fd, err := r.b.Socket(c.addr.Family, c.typ)
+	fd, err := r.Backend().Socket(c.addr.Family, c.typ)
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Addr: netAddr(c.net, c.addr), Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/blitz-go/blitz/internal/iodriver"
 	"github.com/blitz-go/blitz/scheduler"
 )
 
@@ -50,7 +51,7 @@ var (
 	// start: a forced backend this platform or kernel lacks, or the
 	// automatic choice finding none that works. The backend's own error is
 	// wrapped too.
-	ErrBackend = errors.New("blitz: I/O backend unavailable")
+	ErrBackend = iodriver.ErrBackend
 )
 
 // PanicError is a task's panic as its JoinHandle reports it.

@@ -30,7 +30,7 @@ func (f *OpFuture) Poll(cx *future.Context) (backend.Completion, bool) {
 			return backend.Completion{Err: backend.ErrUnsupported}, true
 		}
 		f.submitted = true
-		if err := f.io.submit(cx, h.rt.io.ringOf(cx.Worker())); err != nil {
+		if err := f.io.submit(cx, h.rt.io.RingOf(cx.Worker())); err != nil {
 			return backend.Completion{Err: err}, true
 		}
 	}
@@ -45,7 +45,7 @@ func (rt *Runtime) IOErrors() uint64 {
 	if rt.io == nil {
 		return 0
 	}
-	return rt.io.errs.Load()
+	return rt.io.WaitErrors()
 }
 
 // SignalListeners returns the number of listeners registered with the

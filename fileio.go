@@ -8,6 +8,8 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/contain"
+	"github.com/blitz-go/blitz/internal/iodriver"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -16,7 +18,7 @@ import (
 // Close waits for. A File without one does its data I/O on the blocking
 // pool.
 type fileRing struct {
-	io *ioDriver
+	io *iodriver.Driver
 	fd backend.FD
 	// caps are the backend's: whether Sync, Stat and Truncate may take the
 	// ring too. Immutable after newFileRing (tests clear bits before use).
@@ -41,8 +43,8 @@ type fileRing struct {
 }
 
 // newFileRing makes the ring side of fd on d's rings.
-func newFileRing(d *ioDriver, fd backend.FD) *fileRing {
-	return &fileRing{io: d, fd: fd, caps: d.rings[0].b.Caps()}
+func newFileRing(d *iodriver.Driver, fd backend.FD) *fileRing {
+	return &fileRing{io: d, fd: fd, caps: d.Rings()[0].Backend().Caps()}
 }
 
 // begin counts an op about to be submitted; it fails once Close began.
@@ -60,7 +62,7 @@ func (r *fileRing) end() {
 	wk, fn := r.closeWk, r.closeFn
 	r.closeWk, r.closeFn = waker.Waker{}, nil
 	r.mu.Unlock()
-	wakeReported(r.io.sched, wk, wakerOfFileClose)
+	contain.WakeReported(r.io.Scheduler(), wk, contain.OfFileClose)
 	if fn != nil {
 		go fn() // close(2) may block: not on the worker that collected the completion
 	}
@@ -102,9 +104,9 @@ type fileOp struct {
 
 // complete delivers the completion, then uncounts the op. fr is read
 // first: once woken, the task may submit the op again, rewriting it.
-func (o *fileOp) complete(cx *future.Context, c *backend.Completion) {
+func (o *fileOp) Complete(cx *future.Context, c *backend.Completion) {
 	fr := o.fr
-	o.ioOp.complete(cx, c)
+	o.ioOp.Complete(cx, c)
 	fr.end()
 }
 
@@ -314,7 +316,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if f.off >= 0 {
 		f.op.op.Offset = f.off + int64(f.n)
 	}
-	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), f.op); err != nil {
+	if err := f.op.submitAs(cx, fr.io.RingOf(cx.Worker()), f.op); err != nil {
 		fr.end()
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/iodriver"
 )
 
 // File is an open file whose operations are futures, resolving to the same
@@ -225,7 +226,7 @@ func (o *OpenFuture) submit(cx *future.Context, rt *Runtime) bool {
 	}
 	o.op.args = backend.FileArgs{Path: o.name, OpenFlags: flags, Perm: ringPerm(o.perm)}
 	o.op.op = backend.Op{Kind: backend.KindOpenAt, File: &o.op.args}
-	if err := o.op.submitAs(cx, rt.io.ringOf(cx.Worker()), &o.op); err != nil {
+	if err := o.op.submitAs(cx, rt.io.RingOf(cx.Worker()), &o.op); err != nil {
 		return false // a path with a NUL byte, a ring closing: os.OpenFile says what it says
 	}
 	countRingFileOp(backend.KindOpenAt)
@@ -282,7 +283,7 @@ func (f *File) adopt(rt *Runtime) {
 
 // attachRing gives f an io_uring side over its descriptor, which the
 // os.File keeps owning (it closes it).
-func (f *File) attachRing(d *ioDriver) {
+func (f *File) attachRing(d *iodriver.Driver) {
 	sc, err := f.f.SyscallConn()
 	if err != nil {
 		return // no descriptor to share: the blocking pool does the I/O
@@ -493,7 +494,7 @@ func (c *CloseFuture) pollRingClose(cx *future.Context) (future.Result[struct{}]
 	fr := c.f.ring
 	if c.op == nil {
 		c.op = &ioOp{op: backend.Op{Kind: backend.KindClose, FD: fr.fd}}
-		if err := c.op.submit(cx, fr.io.ringOf(cx.Worker())); err != nil {
+		if err := c.op.submit(cx, fr.io.RingOf(cx.Worker())); err != nil {
 			c.done = true
 			return c.closeResult(closeRawFD(fr.fd))
 		}

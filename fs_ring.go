@@ -111,7 +111,7 @@ func fileRingCaps(rt *Runtime) backend.Caps {
 	if rt.backendName != BackendURing || rt.io == nil {
 		return 0
 	}
-	return rt.io.rings[0].b.Caps()
+	return rt.io.Rings()[0].Backend().Caps()
 }
 
 // FileOpFuture is the future of a File's Sync, Stat and Truncate: its
@@ -284,7 +284,7 @@ func (f *FileOpFuture[T]) submit(cx *future.Context) error {
 	if f.kind == backend.KindStatx {
 		f.op.op.File = &f.args
 	}
-	if err := f.op.submitAs(cx, fr.io.ringOf(cx.Worker()), &f.op); err != nil {
+	if err := f.op.submitAs(cx, fr.io.RingOf(cx.Worker()), &f.op); err != nil {
 		fr.end()
 		return err
 	}

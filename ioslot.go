@@ -7,6 +7,7 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/iodriver"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -193,7 +194,7 @@ func (f *ioFuture) start(cx *future.Context, n *netFD, slot *ioSlot) (data []byt
 		return nil, prev, false, false, ErrBusy
 	case claimClosed:
 		if has {
-			n.ring.dispose(&prev)
+			n.ring.Dispose(&prev)
 		}
 		return nil, prev, false, false, ErrClosed
 	}
@@ -223,7 +224,7 @@ func (f *ioFuture) submit(cx *future.Context, n *netFD, op backend.Op) error {
 	defer n.done()
 	f.slot.io.op = op
 	f.submitted = true
-	if err := f.slot.io.submit(cx, n.ring); err != nil {
+	if err := f.slot.io.submit(cx, n.ring.Ring); err != nil {
 		f.release()
 		return err
 	}
@@ -319,20 +320,20 @@ func (h *ioSlot) closed(n *netFD) {
 		slotStates.Put(s)
 	}
 	if take {
-		r.dispose(&c)
+		r.Dispose(&c)
 	}
 }
 
 // takeData returns the bytes a cancelled read's completion carries: in the
 // read's own buffer, or (a pooled read) copied out of the pool buffer, which
 // goes back to the pool at once.
-func takeData(r *ioRing, c *backend.Completion) []byte {
+func takeData(r *iodriver.Ring, c *backend.Completion) []byte {
 	if c.Err != nil || c.Op == nil || c.N <= 0 {
 		return nil
 	}
 	if c.Flags&backend.HasBuffer != 0 {
-		data := append([]byte(nil), r.b.Buffer(c.Op.BufferGroup, c.BufferID)[:c.N]...)
-		_ = r.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
+		data := append([]byte(nil), r.Backend().Buffer(c.Op.BufferGroup, c.BufferID)[:c.N]...)
+		_ = r.Backend().ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
 		return data
 	}
 	if len(c.Op.Buf) >= c.N {

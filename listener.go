@@ -88,7 +88,7 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 			if err == nil && has && prev.Err == nil && prev.FD != backend.InvalidFD {
 				// A cancelled accept's connection: this accept takes it.
 				a.f.release()
-				return future.Ok(a.wrap(newNetFD(a.l.n.rt().io.home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
+				return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
 			}
 			if err == nil {
 				err = a.f.submit(cx, a.l.n, backend.Op{Kind: backend.KindAccept, FD: a.l.n.fd})
@@ -111,13 +111,13 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 			a.f = ioFuture{}
 			continue
 		case connLevelAcceptError(c.Err):
-			a.l.n.rt().io.acceptSkips.Add(1)
+			a.l.n.rt().io.SkipAccept()
 			a.f = ioFuture{}
 			continue
 		case c.Err != nil:
 			return future.Fail[S](a.l.n.opError("accept", c.Err)), true
 		}
-		return future.Ok(a.wrap(newNetFD(a.l.n.rt().io.home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
+		return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
 	}
 }
 

@@ -1,10 +1,10 @@
 package blitz
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/internal/iodriver"
 	"github.com/blitz-go/blitz/scheduler"
 )
 
@@ -153,44 +153,15 @@ type TimerMetrics struct {
 // bound and a last for the durations above it, Sum their total.
 type Histogram = scheduler.Histogram
 
-// opKinds bounds the backend's operation kinds (backend.Kind values are
-// small integers from 1).
-const opKinds = 32
-
-// opCounters count a ring's operations by kind. Any goroutine that submits
-// to the ring adds to submitted before the op can complete (ioRing.submit,
-// which also counts a refused op as completed); the worker collecting the
-// ring adds to completed (ioDriver.collect). So completed never passes
-// submitted, and snapshot, which loads completed first, never sees it
-// pass.
-type opCounters struct {
-	submitted, completed [opKinds]atomic.Uint64
-}
-
-// submit counts an op of kind k submitted.
-func (c *opCounters) submit(k backend.Kind) {
-	if int(k) < opKinds {
-		c.submitted[k].Add(1)
-	}
-}
-
-// complete counts the final completion of an op of kind k.
-func (c *opCounters) complete(k backend.Kind) {
-	if int(k) < opKinds {
-		c.completed[k].Add(1)
-	}
-}
-
-// snapshot returns the kinds seen, in kind order.
-func (c *opCounters) snapshot() []OpMetrics {
+// opMetrics returns the kinds of c seen, in kind order.
+func opMetrics(c *iodriver.OpCounters) []OpMetrics {
 	var ops []OpMetrics
-	for k := 1; k < opKinds; k++ {
-		done := c.completed[k].Load() // before submitted: no completion without its submission
-		sub := c.submitted[k].Load()
+	for k := backend.Kind(1); k < iodriver.OpKinds; k++ {
+		sub, done := c.Counts(k)
 		if sub == 0 {
 			continue
 		}
-		ops = append(ops, OpMetrics{Kind: backend.Kind(k).String(), Submitted: sub, Completed: done})
+		ops = append(ops, OpMetrics{Kind: k.String(), Submitted: sub, Completed: done})
 	}
 	return ops
 }
@@ -204,13 +175,13 @@ func (rt *Runtime) Metrics() Metrics {
 		Workers:     make([]WorkerMetrics, len(s.PerWorker)),
 		Tasks:       TaskMetrics{Spawned: s.Spawned, Live: s.Live, Panicked: s.Panicked, Cancelled: s.Cancelled},
 		GlobalQueue: s.GlobalQueue,
-		Timers:      TimerMetrics{Live: rt.timers.pending()},
+		Timers:      TimerMetrics{Live: rt.timers.Pending()},
 		Uptime:      s.Uptime,
 
 		PollDurations: s.PollDurations, SlowPolls: s.SlowPolls, LatestSlowPolls: s.LatestSlowPolls,
 		SchedulingDelays: s.SchedulingDelays,
 	}
-	m.Timers.Fired, m.Timers.Lateness = rt.timers.firedStats()
+	m.Timers.Fired, m.Timers.Lateness = rt.timers.FiredStats()
 	for i, w := range s.PerWorker {
 		m.Workers[i] = WorkerMetrics{
 			Polls: w.Polled, Spawned: w.Spawned, Completed: w.Completed,
@@ -226,12 +197,12 @@ func (rt *Runtime) Metrics() Metrics {
 		Started: b.Started, Ran: b.Ran, Panics: b.Panics, Rejected: rt.blockingRejected.Load(),
 	}
 	if rt.io != nil {
-		m.IOWaitErrors = rt.io.errs.Load()
-		m.AcceptsSkipped = rt.io.acceptSkips.Load()
-		m.IO = make([]RingMetrics, len(rt.io.rings))
-		for i, r := range rt.io.rings {
-			m.IO[i] = RingMetrics{InFlight: max(r.inflight.Load(), 0), Ops: r.ops.snapshot()}
-			if c, ok := r.b.(backend.EnterCounter); ok {
+		m.IOWaitErrors = rt.io.WaitErrors()
+		m.AcceptsSkipped = rt.io.AcceptsSkipped()
+		m.IO = make([]RingMetrics, len(rt.io.Rings()))
+		for i, r := range rt.io.Rings() {
+			m.IO[i] = RingMetrics{InFlight: r.InFlight(), Ops: opMetrics(r.Ops())}
+			if c, ok := r.Backend().(backend.EnterCounter); ok {
 				m.IO[i].EnterCalls = c.EnterCalls()
 			}
 		}

@@ -31,7 +31,7 @@ var errRuntimeDown = fmt.Errorf("%w (%w)", ErrClosed, ErrShutdown)
 // atomics.
 type netFD struct {
 	// ring is the socket's home (and through its driver, the runtime's): every op, the close and the pooled
-	// buffers of the socket go to its backend (see ioDriver).
+	// buffers of the socket go to its backend (see iodriver.Driver).
 	ring *ioRing
 	fd   backend.FD
 	// addrs are the socket's addresses: nil until first needed for an
@@ -150,11 +150,11 @@ func (n *netFD) addresses() *sockAddrs {
 		return &noAddrs
 	}
 	a := new(sockAddrs)
-	a.local, _ = n.ring.b.LocalAddr(n.fd)
+	a.local, _ = n.ring.Backend().LocalAddr(n.fd)
 	if n.peer.family != 0 {
 		a.peer = backend.AddrPort(n.peer.addrPort())
 	} else {
-		a.peer, _ = n.ring.b.PeerAddr(n.fd)
+		a.peer, _ = n.ring.Backend().PeerAddr(n.fd)
 	}
 	n.done()
 	if !n.addrs.CompareAndSwap(nil, a) { // publishes a to the Loads above
@@ -224,13 +224,13 @@ const hotReadSize = 4096
 // since submitting is cheaper there; a goroutine in the net.Conn adapter
 // (force true) always tries it. Called by the holder of the write slot.
 func (n *netFD) trySend(b []byte, force bool) (int, bool, error) {
-	if n.hint(fdNoFast) || (!force && n.ring.d.native) {
+	if n.hint(fdNoFast) || (!force && n.ring.Driver().Native()) {
 		return 0, false, nil
 	}
 	if !n.use() {
 		return 0, true, ErrClosed
 	}
-	c, err := n.ring.b.TrySend(n.fd, b)
+	c, err := n.ring.Backend().TrySend(n.fd, b)
 	n.done()
 	switch {
 	case err == nil:
@@ -254,7 +254,7 @@ func (n *netFD) tryRecv(b []byte, force bool) (int, bool, error) {
 	if !n.use() {
 		return 0, true, ErrClosed
 	}
-	c, err := n.ring.b.TryRecv(n.fd, b)
+	c, err := n.ring.Backend().TryRecv(n.fd, b)
 	n.done()
 	switch {
 	case err == nil:
@@ -282,7 +282,7 @@ func ringFor(h Handle) (*ioRing, error) {
 	if rt.down.Load() {
 		return nil, ErrShutdown
 	}
-	return rt.io.home(), nil
+	return rt.home(), nil
 }
 
 // How newNetFD reads a socket's addresses.
@@ -302,11 +302,11 @@ func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
 	n.hints.Store(uint32(kind) << kindShift) // before n is shared
 	switch mode {
 	case addrsNow:
-		local, _ := r.b.LocalAddr(fd)
-		peer, _ := r.b.PeerAddr(fd)
+		local, _ := r.Backend().LocalAddr(fd)
+		peer, _ := r.Backend().PeerAddr(fd)
 		n.setAddrs(local, peer)
 	case addrsAccepted:
-		peer, err := r.b.PeerAddr(fd)
+		peer, err := r.Backend().PeerAddr(fd)
 		if err != nil || !peer.IP.IsValid() {
 			break // not IP: read when asked
 		}
@@ -314,7 +314,7 @@ func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
 			n.peer = c
 			break
 		}
-		local, _ := r.b.LocalAddr(fd) // a zoned peer (link-local): both now
+		local, _ := r.Backend().LocalAddr(fd) // a zoned peer (link-local): both now
 		n.setAddrs(local, peer)
 	}
 	return n
@@ -357,7 +357,7 @@ func (c compactAddr) addrPort() netip.AddrPort {
 func (n *netFD) use() bool { return !n.rt().down.Load() && n.users.acquire() }
 
 // rt returns the runtime of the socket.
-func (n *netFD) rt() *Runtime { return n.ring.d.rt }
+func (n *netFD) rt() *Runtime { return n.ring.rt }
 
 // done ends a use; the last one after a close releases the descriptor.
 func (n *netFD) done() {
@@ -393,9 +393,9 @@ func (n *netFD) close() error {
 // release gives the descriptor back, once, when it is closed and unused.
 func (n *netFD) release() {
 	op := &backend.Op{Kind: backend.KindClose, FD: n.fd}
-	if err := n.ring.submit(op); err != nil {
+	if err := n.ring.Submit(op); err != nil {
 		// The backend is closed (the runtime shut down): close directly.
-		_ = n.ring.b.CloseFD(n.fd)
+		_ = n.ring.Backend().CloseFD(n.fd)
 	}
 }
 
@@ -483,7 +483,7 @@ func (n *netFD) setOption(opt backend.Option, v int) error {
 		return n.opError("set", ErrClosed)
 	}
 	defer n.done()
-	return n.opError("set", n.ring.b.SetOption(n.fd, opt, v))
+	return n.opError("set", n.ring.Backend().SetOption(n.fd, opt, v))
 }
 
 // shutdown shuts down one or both halves.
@@ -492,7 +492,7 @@ func (n *netFD) shutdown(how backend.ShutdownHow) error {
 		return n.opError("shutdown", ErrClosed)
 	}
 	defer n.done()
-	return n.opError("shutdown", n.ring.b.Shutdown(n.fd, how))
+	return n.opError("shutdown", n.ring.Backend().Shutdown(n.fd, how))
 }
 
 // splitHostPort splits "host:port", the port a number or a service name

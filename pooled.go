@@ -3,32 +3,15 @@ package blitz
 import (
 	"errors"
 	"io"
-	"sync"
 	"unsafe"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/iodriver"
 )
 
 // poolGroup is the backend buffer group of the runtime's read pool.
-const poolGroup = 1
-
-// readPool is a ring's share of the runtime's pool of read buffers
-// (Config.ReadBufferCount split over the rings, of ReadBufferSize bytes),
-// registered with the ring's backend on first use.
-type readPool struct {
-	once sync.Once
-	err  error
-	// arms are the ring's armed receives (see recvArm).
-	arms armTable
-}
-
-// readPool registers r's pool once and returns its buffer size.
-func (d *ioDriver) readPool(r *ioRing) (int, error) {
-	p := &r.pool
-	p.once.Do(func() { p.err = r.b.RegisterBufferGroup(poolGroup, d.poolCount, d.poolSize) })
-	return d.poolSize, p.err
-}
+const poolGroup = iodriver.PoolGroup
 
 // PrepareReadPool makes the runtime's read pool now rather than on the first
 // pooled read, so that its memory (Config.ReadBufferCount times
@@ -38,8 +21,8 @@ func (rt *Runtime) PrepareReadPool() error {
 	if rt.io == nil {
 		return ErrNoIO
 	}
-	for _, r := range rt.io.rings {
-		if _, err := rt.io.readPool(r); err != nil {
+	for _, r := range rt.io.Rings() {
+		if _, err := r.ReadPool(); err != nil {
 			return err
 		}
 	}
@@ -84,7 +67,7 @@ func (p PooledBuf) Bytes() []byte {
 // Release gives the buffer back to the pool.
 func (p PooledBuf) Release() {
 	if p.r != nil {
-		_ = p.r.b.ReleaseBuffer(poolGroup, p.id)
+		_ = p.r.Backend().ReleaseBuffer(poolGroup, p.id)
 	}
 }
 
@@ -135,10 +118,10 @@ func (r *ReadPooledFuture) Poll(cx *future.Context) (future.Result[PooledBuf], b
 // poll is Poll past the budget check.
 func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], bool) {
 	r.f.checkPoll()
-	d, ring := r.n.rt().io, r.n.ring
+	ring := r.n.ring
 	for {
 		if !r.f.submitted {
-			size, err := d.readPool(ring)
+			size, err := ring.ReadPool()
 			if err != nil {
 				r.f.done = true
 				return future.Fail[PooledBuf](r.n.opError("read", err)), true
@@ -176,7 +159,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 		switch {
 		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
 			// The pool is empty: read into a buffer of this read's own.
-			size, _ := d.readPool(ring)
+			size, _ := ring.ReadPool()
 			own := make([]byte, size)
 			r.own = &own
 			r.f = ioFuture{armed: r.f.armed}
@@ -185,10 +168,10 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 			return future.Fail[PooledBuf](r.n.opError("read", c.Err)), true
 		case c.Flags&backend.HasBuffer != 0:
 			if c.N == 0 {
-				_ = ring.b.ReleaseBuffer(poolGroup, c.BufferID)
+				_ = ring.Backend().ReleaseBuffer(poolGroup, c.BufferID)
 				return future.Result[PooledBuf]{Err: io.EOF}, true
 			}
-			return future.Ok(pooledBuf(ring.b.Buffer(poolGroup, c.BufferID)[:c.N], ring, c.BufferID)), true
+			return future.Ok(pooledBuf(ring.Backend().Buffer(poolGroup, c.BufferID)[:c.N], ring, c.BufferID)), true
 		case c.N == 0:
 			return future.Result[PooledBuf]{Err: io.EOF}, true
 		}

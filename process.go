@@ -405,8 +405,8 @@ func (c *Child) reap() {
 		if fd != backend.InvalidFD {
 			// Polls of other waiters may still be in flight: a KindClose
 			// completes them (with ErrCanceled) before it closes.
-			if c.ring.submit(&backend.Op{Kind: backend.KindClose, FD: fd}) != nil {
-				_ = c.ring.b.CloseFD(fd) // backend closed: nothing in flight
+			if c.ring.Submit(&backend.Op{Kind: backend.KindClose, FD: fd}) != nil {
+				_ = c.ring.Backend().CloseFD(fd) // backend closed: nothing in flight
 			}
 		}
 	})
@@ -422,7 +422,7 @@ func (c *Child) submitPoll(cx *future.Context, o *ioOp) bool {
 		return false
 	}
 	o.op = backend.Op{Kind: backend.KindPoll, FD: c.pidfd, Events: backend.EventIn}
-	return o.submit(cx, c.ring) == nil
+	return o.submit(cx, c.ring.Ring) == nil
 }
 
 // discard kills the child, closes its pipes and reaps it on a goroutine of

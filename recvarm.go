@@ -10,6 +10,7 @@ import (
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/contain"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -172,12 +173,12 @@ func (t *armTable) take(key uint64) *netFD {
 
 // armer returns r's RecvArmer, nil when pooled reads cannot arm on r.
 func (r *ioRing) armer() backend.RecvArmer {
-	t := &r.pool.arms
+	t := &r.arms
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.probed {
 		t.probed = true
-		t.armer, _ = r.b.(backend.RecvArmer)
+		t.armer, _ = r.Backend().(backend.RecvArmer)
 		t.off = t.armer == nil || armDisabled.Load()
 	}
 	if t.off {
@@ -191,20 +192,16 @@ func (r *ioRing) armer() backend.RecvArmer {
 var armDisabled atomic.Bool
 
 // arm arms a receive on n into the read pool, counted in flight as an op
-// is (see ioRing.submit). An ErrUnsupported turns arming off for the ring.
+// is (see iodriver.Ring.Submit). An ErrUnsupported turns arming off for the ring.
 // Called by the pooled read that owns n.arm, with n in use.
 func (r *ioRing) arm(a backend.RecvArmer, n *netFD) error {
-	key := r.pool.arms.add(n)
-	if r.inflight.Add(1) == 1 { // as submit: pairs with TryAcquire's load
-		r.d.watch(r)
-	}
-	r.ops.submit(backend.KindRecv)
+	key := r.arms.add(n)
+	r.StartArmed()
 	if err := a.ArmRecv(n.fd, poolGroup, key); err != nil {
-		r.inflight.Add(-1)
-		r.ops.complete(backend.KindRecv)
-		r.pool.arms.take(key)
+		r.UnstartArmed()
+		r.arms.take(key)
 		if errors.Is(err, backend.ErrUnsupported) {
-			t := &r.pool.arms
+			t := &r.arms
 			t.mu.Lock()
 			t.off = true
 			t.mu.Unlock()
@@ -216,12 +213,13 @@ func (r *ioRing) arm(a backend.RecvArmer, n *netFD) error {
 
 // armComplete is the driver's delivery of an armed receive's completion:
 // stored for the owner, whom it wakes, or for the next read; disposed of
-// when the socket was closed and nobody waits. Called by collect, with the
-// Context of the worker that collected it.
+// when the socket was closed and nobody waits. Called by the I/O driver's
+// collect (through the delivery newIORings set), with the Context of the
+// worker that collected it.
 func (r *ioRing) armComplete(cx *future.Context, c *backend.Completion) {
-	n := r.pool.arms.take(c.UserData)
+	n := r.arms.take(c.UserData)
 	if n == nil { // cannot happen: a key lives until its completion
-		r.releaseArmed(c)
+		r.ReleaseArmed(c)
 		return
 	}
 	a := &n.arm
@@ -229,7 +227,7 @@ func (r *ioRing) armComplete(cx *future.Context, c *backend.Completion) {
 	if a.state != armArmed || (!a.owned() && n.isClosed()) {
 		a.state = armIdle
 		a.mu.Unlock()
-		r.releaseArmed(c)
+		r.ReleaseArmed(c)
 		return
 	}
 	a.setResult(armResult{err: c.Err, n: int32(c.N), id: c.BufferID, buf: c.Flags&backend.HasBuffer != 0})
@@ -238,14 +236,7 @@ func (r *ioRing) armComplete(cx *future.Context, c *backend.Completion) {
 	a.wk = waker.Waker{}
 	a.mu.Unlock()
 	if !wk.IsZero() {
-		wakeContained(cx, wk, wakerOfIODriver)
-	}
-}
-
-// releaseArmed gives back the pool buffer of a completion nobody reads.
-func (r *ioRing) releaseArmed(c *backend.Completion) {
-	if c.Flags&backend.HasBuffer != 0 {
-		_ = r.b.ReleaseBuffer(poolGroup, c.BufferID)
+		contain.Wake(cx, wk, contain.OfIODriver)
 	}
 }
 
@@ -263,7 +254,7 @@ func (n *netFD) armClosed() {
 	}
 	a.mu.Unlock()
 	if take && res.buf {
-		_ = n.ring.b.ReleaseBuffer(poolGroup, res.id)
+		_ = n.ring.Backend().ReleaseBuffer(poolGroup, res.id)
 	}
 }
 
@@ -298,8 +289,8 @@ func (n *netFD) takeArmed(cx *future.Context) (data []byte, eof, pending bool, e
 	a.mu.Unlock()
 	switch {
 	case res.buf:
-		data = append([]byte(nil), n.ring.b.Buffer(poolGroup, res.id)[:res.n]...)
-		_ = n.ring.b.ReleaseBuffer(poolGroup, res.id)
+		data = append([]byte(nil), n.ring.Backend().Buffer(poolGroup, res.id)[:res.n]...)
+		_ = n.ring.Backend().ReleaseBuffer(poolGroup, res.id)
 		return data, false, false, nil
 	case errors.Is(res.err, backend.ErrCanceled) || errors.Is(res.err, backend.ErrNoBuffers):
 		return nil, false, false, nil // nothing taken from the socket
@@ -392,7 +383,7 @@ again:
 		return future.Result[PooledBuf]{Err: io.EOF}, true, true
 	}
 	r.f.done = true
-	return future.Ok(pooledBuf(ring.b.Buffer(poolGroup, res.id)[:res.n], ring, res.id)), true, true
+	return future.Ok(pooledBuf(ring.Backend().Buffer(poolGroup, res.id)[:res.n], ring, res.id)), true, true
 }
 
 // cancelArmed gives up r's armed receive: the backend is asked to end it,

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/contain"
 	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
@@ -84,7 +85,7 @@ func (r *ResolveFuture) lookup(ctx context.Context) {
 	wk := r.wk
 	r.wk = waker.Waker{}
 	r.mu.Unlock()
-	wakeReported(r.sched, wk, wakerOfResolver)
+	contain.WakeReported(r.sched, wk, contain.OfResolver)
 }
 
 // Cancel cancels the lookup.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/blitz-go/blitz/blocking"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/iodriver"
+	"github.com/blitz-go/blitz/internal/timerdriver"
 	"github.com/blitz-go/blitz/scheduler"
 )
 
@@ -106,9 +108,12 @@ const (
 // it down with Shutdown.
 type Runtime struct {
 	sched  *scheduler.Scheduler
-	timers *timerDriver
+	timers *timerdriver.Driver
 	// io is the I/O driver, nil with BackendNone.
-	io *ioDriver
+	io *iodriver.Driver
+	// rings are the I/O driver's rings as the sockets see them, in index
+	// order; nil with BackendNone. Immutable after New.
+	rings []*ioRing
 	// backendName is the backend's Name, or BackendNone.
 	backendName string
 	// closeIO closes the backend once, after the scheduler stopped.
@@ -160,18 +165,18 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	rt := &Runtime{timers: newTimerDriver(workers, cfg.TimerTick), backendName: BackendNone, pool: pool}
+	rt := &Runtime{timers: timerdriver.New(workers, cfg.TimerTick), backendName: BackendNone, pool: pool}
 	var drv scheduler.Driver = rt.timers
 	if cfg.Backend != BackendNone {
-		bs, err := openBackends(cfg.Backend, cfg.IORings, workers)
+		bs, err := iodriver.OpenBackends(cfg.Backend, cfg.IORings, workers)
 		if err != nil {
 			return nil, err
 		}
 		if bs != nil {
-			rt.io = newIODriver(bs, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
-			rt.io.rt = rt
+			rt.io = iodriver.New(bs, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.rings = newIORings(rt)
 			rt.backendName = bs[0].Name()
-			drv = blockingDriver{timerDriver: rt.timers, ioDriver: rt.io}
+			drv = blockingDriver{timers: rt.timers, Driver: rt.io}
 		}
 	}
 	s, err := scheduler.New(scheduler.Config{
@@ -191,23 +196,23 @@ func New(cfg Config) (*Runtime, error) {
 	})
 	if err != nil {
 		if rt.io != nil {
-			rt.io.closeBackends()
+			rt.io.CloseBackends()
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	rt.sched = s
 	if rt.io != nil {
-		rt.io.sched = s
+		rt.io.SetScheduler(s)
 	}
-	rt.timers.notify = s.Notify
+	rt.timers.SetNotify(s.Notify)
 	if io := rt.io; io != nil {
 		// A sooner deadline goes to the worker sleeping in the backend, if
 		// one is; otherwise an idle worker is woken to look.
-		rt.timers.notify = func() {
-			if !io.kick() {
+		rt.timers.SetNotify(func() {
+			if !io.Kick() {
 				s.Notify()
 			}
-		}
+		})
 	}
 	return rt, nil
 }
@@ -222,7 +227,7 @@ func (rt *Runtime) IORings() int {
 	if rt.io == nil {
 		return 0
 	}
-	return len(rt.io.rings)
+	return len(rt.rings)
 }
 
 // Handle refers to a Runtime: a small value to pass to whoever spawns onto it
@@ -259,7 +264,7 @@ type Stats struct {
 
 // Stats returns the counters. Any goroutine may call it.
 func (rt *Runtime) Stats() Stats {
-	return Stats{Stats: rt.sched.Stats(), Timers: rt.timers.pending()}
+	return Stats{Stats: rt.sched.Stats(), Timers: rt.timers.Pending()}
 }
 
 // Shutdown stops the runtime (see scheduler.Scheduler.Shutdown): no more
@@ -277,7 +282,7 @@ func (rt *Runtime) Stats() Stats {
 // to wait for the end.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
 	rt.down.Store(true)
-	rt.timers.closed.Store(true)
+	rt.timers.Close()
 	if err := rt.sched.Shutdown(ctx); err != nil {
 		return err
 	}
@@ -286,7 +291,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	// is open when Shutdown returns.
 	hub.closeRuntime(rt)
 	if rt.io != nil {
-		rt.closeIO.Do(func() { rt.io.close(rt.sched) })
+		rt.closeIO.Do(func() { rt.io.Close(rt.sched) })
 	}
 	// The tasks are gone, and with them whoever waited for a queued
 	// blocking call: those are rejected. Calls already running cannot be

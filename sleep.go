@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/timerdriver"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -28,10 +29,10 @@ type SleepFuture struct {
 	// deadline is when the sleep ends.
 	deadline time.Time
 	// st is what the wheel refers to; guarded by its shard's mutex.
-	st sleepState
+	st timerdriver.SleepState
 	// drv is the driver whose wheel st is armed in, nil before the first
 	// poll in a runtime.
-	drv *timerDriver
+	drv *timerdriver.Driver
 	// fb is the fallback timer outside a runtime, made at the first such
 	// poll.
 	fb *fallbackTimer
@@ -56,7 +57,7 @@ var clockBase = time.Now()
 // forever is the deadline of a sleep too long for the clock to count: the
 // latest instant a time.Time holds. It lies more than math.MaxInt64
 // nanoseconds after any runtime's start, so the timer driver sees it as never
-// (timerDriver.never).
+// (timerdriver.Driver.Never).
 var forever = time.Unix(math.MaxInt64-unixToInternal, 999_999_999)
 
 // unixToInternal is the seconds from year 1 to 1970, the offset time.Unix
@@ -140,20 +141,20 @@ var waitSleep = future.NewWaitKind("Sleep", future.WaitDeadline)
 // spends the whole budget in every poll.
 func (s *SleepFuture) poll(cx *future.Context) (struct{}, bool) {
 	if s.drv == nil && s.fb == nil {
-		if rt, ok := cx.Services().(*Runtime); ok && !rt.timers.closed.Load() {
+		if rt, ok := cx.Services().(*Runtime); ok && !rt.timers.Closed() {
 			s.drv = rt.timers
 		} else {
 			s.fb = &fallbackTimer{}
 		}
 	}
 	if s.drv != nil {
-		dl := s.drv.base.DeadlineTick(s.deadline)
+		dl := s.drv.DeadlineTick(s.deadline)
 		switch {
-		case dl <= s.drv.lastNow.Load():
+		case dl <= s.drv.LastNow():
 			// Already past at the driver's last look: no clock read needed.
 			s.complete()
 			return struct{}{}, true
-		case dl >= s.drv.never:
+		case dl >= s.drv.Never():
 			// Never comes: nothing to arm, and nothing will wake it.
 			return struct{}{}, false
 		case !s.armed && time.Since(s.deadline) >= 0:
@@ -165,7 +166,7 @@ func (s *SleepFuture) poll(cx *future.Context) (struct{}, bool) {
 			return struct{}{}, true
 		}
 		s.armed = true
-		if s.drv.arm(&s.st, dl, cx.Waker()) {
+		if s.drv.Arm(&s.st, dl, cx.Waker()) {
 			s.complete()
 			return struct{}{}, true
 		}
@@ -188,7 +189,7 @@ func (s *SleepFuture) complete() {
 func (s *SleepFuture) disarm() {
 	if s.armed {
 		s.armed = false
-		s.drv.disarm(&s.st)
+		s.drv.Disarm(&s.st)
 	}
 	if s.fb != nil {
 		s.fb.stop()

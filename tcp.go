@@ -33,24 +33,24 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Err: err}
 	}
 	a := backend.AddrPort(addr)
-	fd, err := d.b.Socket(a.Family, backend.Stream)
+	fd, err := d.Backend().Socket(a.Family, backend.Stream)
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: netAddr("tcp", a), Err: err}
 	}
 	fail := func(err error) (*TCPListener, error) {
-		_ = d.b.CloseFD(fd)
+		_ = d.Backend().CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: netAddr("tcp", a), Err: err}
 	}
-	if err := d.b.SetOption(fd, backend.OptReuseAddr, 1); err != nil {
+	if err := d.Backend().SetOption(fd, backend.OptReuseAddr, 1); err != nil {
 		return fail(err)
 	}
 	if a.Family == backend.FamilyInet6 && addr.Addr().IsUnspecified() {
-		_ = d.b.SetOption(fd, backend.OptV6Only, 0) // dual-stack where allowed
+		_ = d.Backend().SetOption(fd, backend.OptV6Only, 0) // dual-stack where allowed
 	}
-	if err := d.b.Bind(fd, a); err != nil {
+	if err := d.Backend().Bind(fd, a); err != nil {
 		return fail(err)
 	}
-	if err := d.b.Listen(fd, 0); err != nil {
+	if err := d.Backend().Listen(fd, 0); err != nil {
 		return fail(err)
 	}
 	return &TCPListener{listener{n: newNetFD(d, fd, kindTCP, addrsNow)}}, nil
@@ -67,7 +67,7 @@ func (l *TCPListener) Accept() *AcceptFuture[*TCPStream] {
 // wrapTCP makes the TCPStream of a connected socket, with Nagle's algorithm
 // off, as Go's net package does by default (SetNoDelay(false) turns it on).
 func wrapTCP(n *netFD) *TCPStream {
-	_ = n.ring.b.SetOption(n.fd, backend.OptNoDelay, 1)
+	_ = n.ring.Backend().SetOption(n.fd, backend.OptNoDelay, 1)
 	return &TCPStream{conn{n: n}}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/timerdriver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,10 +15,10 @@ import (
 // for d >= 0 the deadline is never sooner than that reading plus d (so it
 // is never before now), for d < 0 it is not in the future; and the timer
 // driver's tick for it never lies before the current tick.
-func checkAfter(t *testing.T, drv *timerDriver, d time.Duration) {
+func checkAfter(t *testing.T, drv *timerdriver.Driver, d time.Duration) {
 	t.Helper()
 	before := time.Now()
-	nowTick := drv.nowTick()
+	nowTick := drv.NowTick()
 	got := after(d)
 	if d < 0 {
 		require.False(t, got.After(time.Now()), "after(%d) = %v is in the future", d, got)
@@ -25,11 +26,11 @@ func checkAfter(t *testing.T, drv *timerDriver, d time.Duration) {
 	}
 	require.False(t, got.Before(before), "after(%d) = %v is before now (%v)", d, got, before)
 	require.GreaterOrEqual(t, got.Sub(before), d, "after(%d) = %v is sooner than now + d", d, got)
-	dl := drv.base.DeadlineTick(got)
+	dl := drv.Base().DeadlineTick(got)
 	require.GreaterOrEqual(t, dl, nowTick, "after(%d): deadline tick %d before the current tick", d, dl)
 	if d > math.MaxInt64-ClockUptime() {
 		// Too far for the clock to count: the driver must see it as never.
-		require.GreaterOrEqual(t, dl, drv.never, "after(%d): tick %d is not never", d, dl)
+		require.GreaterOrEqual(t, dl, drv.Never(), "after(%d): tick %d is not never", d, dl)
 	}
 }
 
@@ -50,7 +51,7 @@ func afterCases() []time.Duration {
 
 // TestAfterNeverBeforeNow is the table of after's arithmetic at the limits.
 func TestAfterNeverBeforeNow(t *testing.T) {
-	drv := newTimerDriver(1, time.Millisecond)
+	drv := timerdriver.New(1, time.Millisecond)
 	for _, d := range afterCases() {
 		checkAfter(t, drv, d)
 	}
@@ -61,7 +62,7 @@ func FuzzAfter(f *testing.F) {
 	for _, d := range afterCases() {
 		f.Add(int64(d))
 	}
-	drv := newTimerDriver(1, time.Millisecond)
+	drv := timerdriver.New(1, time.Millisecond)
 	f.Fuzz(func(t *testing.T, d int64) { checkAfter(t, drv, time.Duration(d)) })
 }
 
@@ -70,22 +71,22 @@ func FuzzAfter(f *testing.F) {
 // driver's origin is its never tick, which no wheel holds.
 func TestDeadlineTickFarFuture(t *testing.T) {
 	for _, tick := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, 7 * time.Millisecond, time.Hour} {
-		drv := newTimerDriver(1, tick)
-		now := drv.nowTick()
+		drv := timerdriver.New(1, tick)
+		now := drv.NowTick()
 		year := 365 * 24 * time.Hour
 		for name, at := range map[string]time.Time{
 			"year 9999":       time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC),
 			"Unix(1<<62)":     time.Unix(1<<62, 0),
 			"forever":         forever,
 			"now+MaxInt64":    time.Now().Add(math.MaxInt64),
-			"origin+MaxInt64": drv.base.Origin().Add(math.MaxInt64),
+			"origin+MaxInt64": drv.Base().Origin().Add(math.MaxInt64),
 		} {
-			assert.GreaterOrEqual(t, drv.base.DeadlineTick(at), drv.never, "tick %v: %s", tick, name)
+			assert.GreaterOrEqual(t, drv.Base().DeadlineTick(at), drv.Never(), "tick %v: %s", tick, name)
 		}
 		// 200 years ahead is far, but the wheel can count it.
-		far := drv.base.DeadlineTick(time.Now().Add(200 * year))
-		assert.Greater(t, far, now+drv.base.Ticks(199*year), "tick %v", tick)
-		assert.Less(t, far, drv.never, "tick %v", tick)
+		far := drv.Base().DeadlineTick(time.Now().Add(200 * year))
+		assert.Greater(t, far, now+drv.Base().Ticks(199*year), "tick %v", tick)
+		assert.Less(t, far, drv.Never(), "tick %v", tick)
 	}
 }
 
@@ -103,8 +104,8 @@ func TestSleepNeverArmsNothing(t *testing.T) {
 			_, ready := s.Poll(cx)
 			assert.Equal(t, d <= 0, ready, "ResetAfter(%d)", d)
 			assert.False(t, s.armed, "ResetAfter(%d) armed the wheel", d)
-			assert.False(t, s.st.entry.Pending(), "ResetAfter(%d) is in a wheel", d)
-			assert.Zero(t, rt.timers.pending())
+			assert.False(t, s.st.InWheel(), "ResetAfter(%d) is in a wheel", d)
+			assert.Zero(t, rt.timers.Pending())
 		}
 		return struct{}{}, true
 	}))

@@ -33,15 +33,15 @@ func BindUDPAddr(h Handle, addr netip.AddrPort) (*UDPSocket, error) {
 		return nil, &net.OpError{Op: "listen", Net: "udp", Err: err}
 	}
 	a := backend.AddrPort(addr)
-	fd, err := d.b.Socket(a.Family, backend.Datagram)
+	fd, err := d.Backend().Socket(a.Family, backend.Datagram)
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: "udp", Addr: netAddr("udp", a), Err: err}
 	}
 	if a.Family == backend.FamilyInet6 && addr.Addr().IsUnspecified() {
-		_ = d.b.SetOption(fd, backend.OptV6Only, 0)
+		_ = d.Backend().SetOption(fd, backend.OptV6Only, 0)
 	}
-	if err := d.b.Bind(fd, a); err != nil {
-		_ = d.b.CloseFD(fd)
+	if err := d.Backend().Bind(fd, a); err != nil {
+		_ = d.Backend().CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "udp", Addr: netAddr("udp", a), Err: err}
 	}
 	return &UDPSocket{n: newNetFD(d, fd, kindUDP, addrsNow)}, nil
@@ -76,7 +76,7 @@ func (u *UDPSocket) JoinMulticast(group netip.Addr, ifi *net.Interface) error {
 		return u.n.opError("join", ErrClosed)
 	}
 	defer u.n.done()
-	return u.n.opError("join", u.n.ring.b.JoinGroup(u.n.fd, group, idx))
+	return u.n.opError("join", u.n.ring.Backend().JoinGroup(u.n.fd, group, idx))
 }
 
 // SetMulticastLoopback sets whether the socket receives its own multicast
@@ -112,7 +112,7 @@ func syncOp(r *ioRing, op *backend.Op) error {
 	o.op = *op
 	var sig signalWaker
 	cx := sig.context()
-	if err := o.submit(cx, r); err != nil {
+	if err := o.submit(cx, r.Ring); err != nil {
 		return err
 	}
 	for {

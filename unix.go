@@ -19,8 +19,8 @@ func ListenUnix(h Handle, path string) (*UnixListener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.b.Listen(fd, 0); err != nil {
-		_ = d.b.CloseFD(fd)
+	if err := d.Backend().Listen(fd, 0); err != nil {
+		_ = d.Backend().CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: &net.UnixAddr{Name: path, Net: "unix"}, Err: err}
 	}
 	return &UnixListener{listener{n: newNetFD(d, fd, kindUnix, addrsNow)}}, nil
@@ -34,13 +34,13 @@ func bindUnix(h Handle, path string, typ backend.SockType, network string) (*ioR
 		return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Err: err}
 	}
 	a := backend.UnixAddr(path)
-	fd, err := d.b.Socket(backend.FamilyUnix, typ)
+	fd, err := d.Backend().Socket(backend.FamilyUnix, typ)
 	if err != nil {
 		return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
 	}
 	if path != "" {
-		if err := d.b.Bind(fd, a); err != nil {
-			_ = d.b.CloseFD(fd)
+		if err := d.Backend().Bind(fd, a); err != nil {
+			_ = d.Backend().CloseFD(fd)
 			return nil, backend.InvalidFD, &net.OpError{Op: "listen", Net: network, Addr: netAddr(network, a), Err: err}
 		}
 	}

@@ -1,4 +1,4 @@
-package blitz
+package timerdriver
 
 import (
 	"math"
@@ -8,20 +8,21 @@ import (
 	"unsafe"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/internal/contain"
 	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/timerwheel"
 	"github.com/blitz-go/blitz/waker"
 )
 
-// timerDriver is the runtime's time: one timer wheel per worker (a shard),
+// Driver is the runtime's time: one timer wheel per worker (a shard),
 // each under its own mutex, all counting ticks of one Timebase. A sleep
 // inserts into a shard chosen by its address, so that the same sleep always
 // finds its shard again, and sleeps of different tasks rarely share a lock.
 // Every worker runs the driver (scheduler.Driver) at each tick and before it
 // parks: it fires the due entries of any shard whose lock it can take and
 // returns the time to the next deadline, which becomes its park timeout. See
-// the package doc, "Time".
-type timerDriver struct {
+// the package doc, "Protocol".
+type Driver struct {
 	base   timerwheel.Timebase
 	shards []timerShard
 	// scratch holds, per worker, the Wakers of the sleeps it fired, woken
@@ -31,17 +32,17 @@ type timerDriver struct {
 	// which is when a worker that parked after it will wake at the latest;
 	// math.MaxUint64 when it saw none. Stored by Maintain and by arm (a
 	// sooner deadline), loaded by arm: a sleep due before wakeAt notifies an
-	// idle worker, one due after it does not (see the package doc, "Time").
+	// idle worker, one due after it does not (see the package doc, "Protocol").
 	// Pairs with the shards' next: arm stores next then loads wakeAt,
 	// Maintain stores wakeAt then loads next again, so no sleep is missed by
 	// both (see Maintain).
 	wakeAt atomic.Uint64
 	// lastNow is a tick known to be in the past, so that a deadline at or
 	// before it is due without reading the clock again. Stored by Maintain
-	// (any worker) after its clock read, loaded by SleepFuture.Poll. Two
-	// Maintains racing may store out of order and lower it by a tick; every
-	// value stored was a past tick, so it stays a lower bound of now, which
-	// is all Poll relies on.
+	// (any worker) after its clock read, loaded by blitz.SleepFuture.Poll
+	// (LastNow). Two Maintains racing may store out of order and lower it by
+	// a tick; every value stored was a past tick, so it stays a lower bound
+	// of now, which is all Poll relies on.
 	lastNow atomic.Uint64
 	// never is the deadline tick of every instant math.MaxInt64 or more
 	// after the origin (Timebase.DeadlineTick saturates there): a sleep
@@ -49,10 +50,11 @@ type timerDriver struct {
 	// overflow-list entry costs a scan of that list at every change to its
 	// wheel while the levels are empty) and never fires. Read-only.
 	never uint64
-	// notify wakes an idle worker; set once by New (the scheduler's Notify).
+	// notify wakes an idle worker; set once by SetNotify, before the
+	// scheduler starts (the scheduler's Notify, or a kick of the I/O driver).
 	notify func()
-	// closed is set when the shutdown begins: sleeps first polled afterwards
-	// use the fallback timer (see SleepFuture) rather than wheels that no
+	// closed is set by Close when the shutdown begins: sleeps first polled afterwards
+	// use the fallback timer (see blitz.SleepFuture) rather than wheels that no
 	// worker will drive again.
 	closed atomic.Bool
 }
@@ -62,15 +64,15 @@ type timerShard struct {
 	_  [128]byte
 	mu sync.Mutex
 	// wheel holds the pending sleeps. Guarded by mu.
-	wheel timerwheel.Wheel[*sleepState]
+	wheel timerwheel.Wheel[*SleepState]
 	// next is the earliest deadline tick in wheel, math.MaxUint64 when it is
 	// empty. Stored under mu after every change; loaded lock-free by the
 	// driver to skip shards with nothing due, and again after it publishes
 	// wakeAt (arm stores next before it loads wakeAt; see publishWakeAt).
 	next atomic.Uint64
 	// fireFn is onFire as a func value, made once so that Advance does not
-	// allocate a closure per call. Read-only after newTimerDriver.
-	fireFn func(*timerwheel.Entry[*sleepState])
+	// allocate a closure per call. Read-only after New.
+	fireFn func(*timerwheel.Entry[*SleepState])
 	// out collects the Wakers of the entries fired by the Advance in
 	// progress. Set and cleared under mu by fire.
 	out *[]waker.Waker
@@ -81,14 +83,14 @@ type timerShard struct {
 	// deadline, for Metrics. Guarded by mu.
 	fired    uint64
 	lateness scheduler.Histogram
-	// tick is the wheel's tick. Read-only after newTimerDriver.
+	// tick is the wheel's tick. Read-only after New.
 	tick time.Duration
 	_    [128]byte
 }
 
-// newTimerDriver makes n shards (one per worker) counting ticks of tick from now.
-func newTimerDriver(n int, tick time.Duration) *timerDriver {
-	d := &timerDriver{base: timerwheel.NewTimebase(time.Now(), tick)}
+// New makes n shards (one per worker) counting ticks of tick from now.
+func New(n int, tick time.Duration) *Driver {
+	d := &Driver{base: timerwheel.NewTimebase(time.Now(), tick)}
 	d.never = d.base.Ticks(math.MaxInt64)
 	d.shards = make([]timerShard, n)
 	for i := range d.shards {
@@ -102,28 +104,62 @@ func newTimerDriver(n int, tick time.Duration) *timerDriver {
 	return d
 }
 
+// SetNotify sets the function that wakes an idle worker when a sleep is
+// armed sooner than any worker expects to run the driver. Called once, by
+// the runtime's constructor, before the scheduler runs the driver.
+func (d *Driver) SetNotify(notify func()) { d.notify = notify }
+
+// Close marks the shutdown's start: sleeps first polled afterwards use the
+// fallback timer (Closed reports true). Any goroutine.
+func (d *Driver) Close() { d.closed.Store(true) } // store: loaded by Closed
+
+// Closed reports whether Close was called. Any goroutine.
+func (d *Driver) Closed() bool { return d.closed.Load() } // load: pairs with Close's store
+
+// DeadlineTick returns the tick at or after t, the deadline tick of a sleep
+// until t (Timebase.DeadlineTick). Any goroutine.
+func (d *Driver) DeadlineTick(t time.Time) uint64 { return d.base.DeadlineTick(t) }
+
+// LastNow returns a tick known to be in the past: a deadline at or before
+// it is due without reading the clock. Any goroutine.
+func (d *Driver) LastNow() uint64 { return d.lastNow.Load() } // load: a lower bound of now; see lastNow
+
+// Never returns the deadline tick from which a sleep never comes and is
+// never armed. Any goroutine.
+func (d *Driver) Never() uint64 { return d.never }
+
+// Base returns the driver's timebase. Any goroutine.
+func (d *Driver) Base() timerwheel.Timebase { return d.base }
+
 // shardFor picks the shard of a sleep by hashing its address (the address
 // is only hashed, never turned back into a pointer).
-func (d *timerDriver) shardFor(s *sleepState) *timerShard {
+func (d *Driver) shardFor(s *SleepState) *timerShard {
 	a := uintptr(unsafe.Pointer(s))
 	return &d.shards[(a>>6^a>>12)%uintptr(len(d.shards))]
 }
 
-// sleepState is the part of a sleep the wheel refers to. Its fields are
+// SleepState is the part of a sleep the wheel refers to; the sleep's future
+// holds it by value, and its zero value is an unarmed sleep. Its fields are
 // guarded by the mutex of the shard the sleep is in.
-type sleepState struct {
-	entry timerwheel.Entry[*sleepState]
+type SleepState struct {
+	entry timerwheel.Entry[*SleepState]
 	// wk is the Waker to wake when the deadline passes.
 	wk waker.Waker
 	// fired is set by the driver when the deadline passed.
 	fired bool
 }
 
-// arm inserts s with deadline tick dl, or refreshes its Waker if it is
+// InWheel reports whether s is in a wheel. It reads s without its shard's
+// mutex, so only for a sleep that no Arm, Disarm or Maintain can touch
+// meanwhile: the task owning it, between its own calls (tests).
+func (s *SleepState) InWheel() bool { return s.entry.Pending() }
+
+// Arm inserts s with deadline tick dl, or refreshes its Waker if it is
 // already pending, and reports whether it has already fired. A sleep that
 // became the shard's earliest deadline notifies an idle worker, so that some
-// parked worker recomputes its timeout.
-func (d *timerDriver) arm(s *sleepState, dl uint64, wk waker.Waker) (fired bool) {
+// parked worker recomputes its timeout. Called by the task polling the
+// sleep (blitz.SleepFuture.Poll).
+func (d *Driver) Arm(s *SleepState, dl uint64, wk waker.Waker) (fired bool) {
 	sh := d.shardFor(s)
 	sh.mu.Lock()
 	if s.fired {
@@ -153,9 +189,10 @@ func (d *timerDriver) arm(s *sleepState, dl uint64, wk waker.Waker) (fired bool)
 	return false
 }
 
-// disarm removes s from its wheel if it is pending, and forgets its Waker
-// and whether it fired, so that it can be armed again.
-func (d *timerDriver) disarm(s *sleepState) {
+// Disarm removes s from its wheel if it is pending, and forgets its Waker
+// and whether it fired, so that it can be armed again. Called by the task
+// owning the sleep (its completion, Cancel or Reset).
+func (d *Driver) Disarm(s *SleepState) {
 	sh := d.shardFor(s)
 	sh.mu.Lock()
 	if s.entry.Pending() {
@@ -176,12 +213,12 @@ func (sh *timerShard) refreshNext() {
 }
 
 // Maintain fires every due sleep and returns the time until the next
-// deadline (negative if none). It makes *timerDriver a scheduler.Driver;
+// deadline (negative if none). It makes *Driver a scheduler.Driver;
 // the workers call it with their Context, and the wakes go through cx.Wake
 // so that a woken task runs on the worker that fired it (contained: a
-// Waker that panics is reported, see wakeContained).
-func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
-	now := d.nowTick()
+// Waker that panics is reported, see contain.Wake).
+func (d *Driver) Maintain(cx *future.Context) time.Duration {
+	now := d.NowTick()
 	if now > d.lastNow.Load() {
 		d.lastNow.Store(now)
 	}
@@ -193,7 +230,7 @@ func (d *timerDriver) Maintain(cx *future.Context) time.Duration {
 // returns the earliest deadline tick left in any shard. A shard whose lock
 // another holds keeps its due deadline, so the result is at most now and
 // the caller comes back at once.
-func (d *timerDriver) fireDue(cx *future.Context, now uint64) uint64 {
+func (d *Driver) fireDue(cx *future.Context, now uint64) uint64 {
 	earliest := uint64(math.MaxUint64)
 	for i := range d.shards {
 		sh := &d.shards[i]
@@ -216,7 +253,7 @@ func (d *timerDriver) fireDue(cx *future.Context, now uint64) uint64 {
 // stores its shard's next before it loads wakeAt, and all four accesses are
 // sequentially consistent, so either that arm loads this store (and
 // notifies if it is sooner) or the second look sees its deadline.
-func (d *timerDriver) publishWakeAt(earliest uint64) uint64 {
+func (d *Driver) publishWakeAt(earliest uint64) uint64 {
 	d.wakeAt.Store(earliest)
 	if again := d.earliestNext(); again < earliest {
 		earliest = again
@@ -230,7 +267,7 @@ func (d *timerDriver) publishWakeAt(earliest uint64) uint64 {
 // a deadline already due. The clock moves on after now was read, so a
 // deadline that passes meanwhile is also a zero timeout, never a negative
 // one, which would park the worker without limit.
-func (d *timerDriver) timeoutUntil(earliest, now uint64) time.Duration {
+func (d *Driver) timeoutUntil(earliest, now uint64) time.Duration {
 	switch {
 	case earliest == math.MaxUint64:
 		return -1
@@ -242,7 +279,7 @@ func (d *timerDriver) timeoutUntil(earliest, now uint64) time.Duration {
 
 // earliestNext returns the earliest deadline tick of any shard,
 // math.MaxUint64 if every shard is empty.
-func (d *timerDriver) earliestNext() uint64 {
+func (d *Driver) earliestNext() uint64 {
 	earliest := uint64(math.MaxUint64)
 	for i := range d.shards {
 		earliest = min(earliest, d.shards[i].next.Load())
@@ -253,7 +290,7 @@ func (d *timerDriver) earliestNext() uint64 {
 // fire advances sh to now and wakes the fired sleeps outside the lock,
 // through cx so that they run on this worker. Called with sh.mu held; returns
 // with it released.
-func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
+func (d *Driver) fire(cx *future.Context, sh *timerShard, now uint64) {
 	var local []waker.Waker
 	out := &local
 	if id := cx.Worker(); id >= 0 && id < len(d.scratch) {
@@ -266,7 +303,7 @@ func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
 	sh.refreshNext()
 	sh.mu.Unlock()
 	for i, wk := range *out {
-		wakeContained(cx, wk, wakerOfTimerDriver)
+		contain.Wake(cx, wk, contain.OfTimerDriver)
 		(*out)[i] = waker.Waker{}
 	}
 	*out = (*out)[:0]
@@ -274,7 +311,7 @@ func (d *timerDriver) fire(cx *future.Context, sh *timerShard, now uint64) {
 
 // onFire is the wheel's fire callback (fireFn): it marks the sleep fired and
 // collects its Waker. Called by Advance with mu held.
-func (sh *timerShard) onFire(e *timerwheel.Entry[*sleepState]) {
+func (sh *timerShard) onFire(e *timerwheel.Entry[*SleepState]) {
 	s := e.Value
 	s.fired = true
 	sh.fired++
@@ -283,14 +320,14 @@ func (sh *timerShard) onFire(e *timerwheel.Entry[*sleepState]) {
 	s.wk = waker.Waker{}
 }
 
-// nowTick returns the current tick, reading only the monotonic clock.
-func (d *timerDriver) nowTick() uint64 {
+// NowTick returns the current tick, reading only the monotonic clock.
+func (d *Driver) NowTick() uint64 {
 	return uint64(time.Since(d.base.Origin()) / d.base.Tick())
 }
 
-// firedStats returns the sleeps fired and the histogram of their lateness,
+// FiredStats returns the sleeps fired and the histogram of their lateness,
 // over every shard.
-func (d *timerDriver) firedStats() (fired uint64, lateness scheduler.Histogram) {
+func (d *Driver) FiredStats() (fired uint64, lateness scheduler.Histogram) {
 	for i := range d.shards {
 		sh := &d.shards[i]
 		sh.mu.Lock()
@@ -310,8 +347,8 @@ func (d *timerDriver) firedStats() (fired uint64, lateness scheduler.Histogram) 
 	return fired, lateness
 }
 
-// pending returns how many sleeps are in the wheels.
-func (d *timerDriver) pending() int {
+// Pending returns how many sleeps are in the wheels.
+func (d *Driver) Pending() int {
 	n := 0
 	for i := range d.shards {
 		sh := &d.shards[i]

@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"fmt"
@@ -23,19 +23,19 @@ func wrapBackendErr(name string, open func() (backend.Backend, error)) (backend.
 // hands an accepted descriptor over unregistered. kqueue would too (the
 // same reactor), but runs one until the macOS runners have measured it;
 // IOCP binds a socket to one port for its life and runs one.
-func multiRing(name string) bool { return name == BackendURing || name == BackendEpoll }
+func multiRing(name string) bool { return name == URing || name == Epoll }
 
-// testHookBackend, when not nil, wraps every backend instance New opens: a
+// TestHookBackend, when not nil, wraps every backend instance OpenBackends opens: a
 // test's way to inject faults the kernel will not produce on demand (an
 // accept whose connection was reset first). Set and cleared only by tests
-// that run alone, around their call to New.
-var testHookBackend func(backend.Backend) backend.Backend
+// that run alone, around their call to blitz.New.
+var TestHookBackend func(backend.Backend) backend.Backend
 
-// openBackends starts the backend Config.Backend names, as many instances
+// OpenBackends starts the backend blitz.Config.Backend names, as many instances
 // as rings asks (0: one per worker where multiRing allows, else one). It
 // returns nil, nil where the platform has no backend and the choice was
 // automatic.
-func openBackends(name string, rings, workers int) ([]backend.Backend, error) {
+func OpenBackends(name string, rings, workers int) ([]backend.Backend, error) {
 	b, err := openBackend(name)
 	if err != nil || b == nil {
 		return nil, err
@@ -60,11 +60,11 @@ func openBackends(name string, rings, workers int) ([]backend.Backend, error) {
 	return hookBackends(bs), nil
 }
 
-// hookBackends applies testHookBackend to bs, if a test set it.
+// hookBackends applies TestHookBackend to bs, if a test set it.
 func hookBackends(bs []backend.Backend) []backend.Backend {
-	if testHookBackend != nil {
+	if TestHookBackend != nil {
 		for i, b := range bs {
-			bs[i] = testHookBackend(b)
+			bs[i] = TestHookBackend(b)
 		}
 	}
 	return bs

@@ -1,4 +1,4 @@
-package blitz
+package timerdriver
 
 import (
 	"math"
@@ -19,14 +19,14 @@ import (
 // worker without limit (the Wine CI failure of TestIntervalBehaviours, and
 // a hang of one run in about 200 under -race here).
 func TestTimeoutUntilNeverNegative(t *testing.T) {
-	d := newTimerDriver(1, time.Millisecond)
-	now := d.nowTick()
+	d := New(1, time.Millisecond)
+	now := d.NowTick()
 	time.Sleep(5 * time.Millisecond)
 	assert.Equal(t, time.Duration(0), d.timeoutUntil(now+1, now), "a deadline that passed meanwhile")
 	assert.Equal(t, time.Duration(0), d.timeoutUntil(now, now), "a due deadline")
 	assert.Equal(t, time.Duration(-1), d.timeoutUntil(math.MaxUint64, now), "no deadline")
-	later := d.nowTick() + 1000
-	got := d.timeoutUntil(later, d.nowTick())
+	later := d.NowTick() + 1000
+	got := d.timeoutUntil(later, d.NowTick())
 	assert.Greater(t, got, 900*time.Millisecond)
 	assert.LessOrEqual(t, got, time.Second)
 }
@@ -38,16 +38,16 @@ func TestTimeoutUntilNeverNegative(t *testing.T) {
 // notify. The driver's second look must find the new sleep, or the worker
 // would park without a deadline.
 func TestPublishWakeAtSeesRacingArm(t *testing.T) {
-	d := newTimerDriver(1, time.Millisecond)
+	d := New(1, time.Millisecond)
 	var notified atomic.Int32
 	d.notify = func() { notified.Add(1) }
 	var sig waker.Signal
 	wk := waker.New(&sig)
 	cx := future.NewContext(wk)
 
-	now := d.nowTick()
-	var first, second sleepState
-	require.False(t, d.arm(&first, now, wk))
+	now := d.NowTick()
+	var first, second SleepState
+	require.False(t, d.Arm(&first, now, wk))
 	require.EqualValues(t, 1, notified.Load(), "the first sleep is sooner than anything seen")
 
 	// The driver's scan fires the first sleep and sees nothing else...
@@ -55,10 +55,10 @@ func TestPublishWakeAtSeesRacingArm(t *testing.T) {
 	require.Equal(t, uint64(math.MaxUint64), earliest)
 	require.True(t, first.fired)
 	// ...a sleep is armed before the driver publishes what it saw...
-	require.False(t, d.arm(&second, now+50, wk))
+	require.False(t, d.Arm(&second, now+50, wk))
 	require.EqualValues(t, 1, notified.Load(), "the stale wakeAt made the arm skip its notify")
 	// ...and the driver's publish must still wake for it.
 	assert.Equal(t, now+50, d.publishWakeAt(earliest))
 	assert.Equal(t, now+50, d.wakeAt.Load())
-	d.disarm(&second)
+	d.Disarm(&second)
 }

@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 
 // openBackend starts IOCP, the one backend of Windows.
 func openBackend(name string) (backend.Backend, error) {
-	if name != BackendAuto && name != BackendIOCP {
+	if name != Auto && name != IOCP {
 		return nil, fmt.Errorf("%w: %q is not a backend of windows (iocp, none)", ErrBackend, name)
 	}
-	return wrapBackendErr(BackendIOCP, func() (backend.Backend, error) {
+	return wrapBackendErr(IOCP, func() (backend.Backend, error) {
 		b, err := iocp.New()
 		if err != nil {
 			return nil, err

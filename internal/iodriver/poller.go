@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ import (
 // Every field is used only by the worker holding the ring, under the ring's
 // reap lock, except f, which close closes after the workers have stopped.
 type ringPoller struct {
-	r  *ioRing
+	r  *Ring
 	pb backend.Pollable
 	// f is a duplicate of the ring's descriptor, non-blocking, registered
 	// with Go's poller; rc reads it.
@@ -39,7 +39,7 @@ type ringPoller struct {
 
 // newRingPoller registers r's descriptor with Go's poller, or returns nil
 // when r's backend cannot be polled so.
-func newRingPoller(r *ioRing) *ringPoller {
+func newRingPoller(r *Ring) *ringPoller {
 	pb, ok := r.b.(backend.Pollable)
 	if !ok {
 		return nil

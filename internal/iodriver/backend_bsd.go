@@ -1,6 +1,6 @@
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package blitz
+package iodriver
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 
 // openBackend starts kqueue, the one backend of darwin and the BSDs.
 func openBackend(name string) (backend.Backend, error) {
-	if name != BackendAuto && name != BackendKqueue {
+	if name != Auto && name != Kqueue {
 		return nil, fmt.Errorf("%w: %q is not a backend of this platform (kqueue, none)", ErrBackend, name)
 	}
-	return wrapBackendErr(BackendKqueue, func() (backend.Backend, error) {
+	return wrapBackendErr(Kqueue, func() (backend.Backend, error) {
 		b, err := kqueue.New()
 		if err != nil {
 			return nil, err

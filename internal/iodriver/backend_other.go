@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd && !windows
 
-package blitz
+package iodriver
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // openBackend: this platform has no I/O backend; the automatic choice runs
 // without I/O.
 func openBackend(name string) (backend.Backend, error) {
-	if name == BackendAuto {
+	if name == Auto {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("%w: no I/O backend on this platform", ErrBackend)

@@ -1,6 +1,6 @@
 //go:build linux && blitz_nouring
 
-package blitz
+package iodriver
 
 import (
 	"fmt"

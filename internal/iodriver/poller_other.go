@@ -1,6 +1,6 @@
 //go:build !unix
 
-package blitz
+package iodriver
 
 import "os"
 

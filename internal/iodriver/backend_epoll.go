@@ -1,6 +1,6 @@
 //go:build linux && !blitz_noepoll
 
-package blitz
+package iodriver
 
 import (
 	"github.com/blitz-go/blitz/backend"

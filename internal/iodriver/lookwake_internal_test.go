@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"sync/atomic"
@@ -24,14 +24,14 @@ func (w *wakeCounter) Wake() error {
 // of a holder that is not, a Wake too.
 func TestUnparkWhileLookingSkipsWake(t *testing.T) {
 	wc := &wakeCounter{}
-	d := &ioDriver{}
-	r := &ioRing{b: wc, d: d}
-	d.rings = []*ioRing{r}
+	d := &Driver{}
+	r := &Ring{b: wc, d: d}
+	d.rings = []*Ring{r}
 	r.holder.Store(0)
 
 	r.looking.Store(true)
 	d.Unpark(0)
-	if !d.kick() {
+	if !d.Kick() {
 		t.Fatal("kick found no holder")
 	}
 	if n := wc.wakes.Load(); n != 0 {
@@ -45,7 +45,7 @@ func TestUnparkWhileLookingSkipsWake(t *testing.T) {
 	r.unparked.Store(false)
 	r.kicked.Store(false)
 	d.Unpark(0)
-	d.kick()
+	d.Kick()
 	if n := wc.wakes.Load(); n != 2 {
 		t.Fatalf("%d Wakes of a sleeping holder, want 2 (Unpark, kick)", n)
 	}
@@ -60,9 +60,9 @@ func TestUnparkWhileLookingSkipsWake(t *testing.T) {
 // holder a wake at every such park). A holder that wakes in time covers.
 func TestCoversKeepsTimeoutWithoutKick(t *testing.T) {
 	wc := &wakeCounter{}
-	d := &ioDriver{}
-	r := &ioRing{b: wc, d: d}
-	d.rings = []*ioRing{r}
+	d := &Driver{}
+	r := &Ring{b: wc, d: d}
+	d.rings = []*Ring{r}
 	r.holder.Store(0) // sleeps without a limit: wakeBy is zero
 
 	if d.Covers(time.Minute) {

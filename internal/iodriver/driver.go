@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"errors"
@@ -15,8 +15,8 @@ import (
 // completionBatch is how many completions one Wait collects at most.
 const completionBatch = 256
 
-// ioDriver connects the I/O backend to the scheduler (it is the runtime's
-// scheduler.Blocker, through blockingDriver). It runs one or more rings:
+// Driver connects the I/O backend to the scheduler (it is the runtime's
+// scheduler.Blocker, through package blitz's blockingDriver). It runs one or more rings:
 // instances of the backend, each served by the workers whose id maps to it
 // (worker w serves rings[w % len(rings)]). With io_uring and epoll there is
 // one ring per worker, so that each worker submits to and reaps from a ring
@@ -24,9 +24,9 @@ const completionBatch = 256
 // receiver's TCP stack inside io_uring_enter) is spread over every core;
 // kqueue and IOCP run one ring.
 //
-// A socket is homed on one ring for its life (netFD.ring, chosen round-robin
-// when it is made): all its operations, its close and its pooled-read
-// buffers go to that ring, whichever worker or goroutine submits them, so
+// A socket is homed on one ring for its life (package blitz's netFD.ring,
+// chosen round-robin by Home when it is made): all its operations, its
+// close and its pooled-read buffers go to that ring, whichever worker or goroutine submits them, so
 // that the per-descriptor rules of a backend (one op per direction, a close
 // that cancels the descriptor's ops first) hold inside one instance.
 //
@@ -34,55 +34,59 @@ const completionBatch = 256
 // at the start of each tick, without blocking, if no other worker is
 // collecting it (poll, TryLock on reap); and by the parked worker that holds
 // the ring, which sleeps in the ring's Wait. Each completion names its op,
-// whose Owner is the ioWaiter that wakes the task waiting for it.
+// whose Owner is the Waiter that wakes the task waiting for it.
 //
 // Timers: of the parked holders, those whose deadline another holder's
 // covers sleep without a limit (see TryAcquire), so that a deadline wakes
 // one worker, not every ring's.
 //
 // Panics: a Waker that panics when a completion wakes it is contained there
-// (wakeContained): the completion is stored, the panic is reported through
-// the scheduler (Config.OnPanic, or the log) and counted, and the rest of
+// (contain.Wake): the completion is stored, the panic is reported through
+// the scheduler (blitz.Config.OnPanic, or the log) and counted, and the rest of
 // the batch is delivered; the worker goes on. A crash, as time.AfterFunc's
 // goroutine would, was rejected: the Waker is the waiter's code, not the
 // driver's, and one bad Waker would take every task of the process down.
-type ioDriver struct {
-	// rt is the runtime the driver serves, set once by New before any
-	// socket exists. Immutable afterwards.
-	rt    *Runtime
-	rings []*ioRing
+type Driver struct {
+	rings []*Ring
+	// armed is the delivery of an armed receive's completion (one without
+	// an Op: see backend.RecvArmer), package blitz's, whose sockets and
+	// armed receives they are. Set once by SetArmed before any socket
+	// exists; read-only afterwards.
+	armed func(r *Ring, cx *future.Context, c *backend.Completion)
 	// hmu guards the rings' holder, wakeBy and the decisions made from
 	// them (TryAcquire, Covers, Release, kick).
 	hmu sync.Mutex
 	// next picks the home ring of the next socket. Any goroutine.
 	next atomic.Uint32
-	// native is the backend's CapNativeCompletions (see netFD.trySend).
+	// native is the backend's CapNativeCompletions (see package blitz's netFD.trySend).
 	// Immutable.
 	native bool
 	// poolCount and poolSize shape each ring's read pool: Config's count
 	// split over the rings, Config's size. Immutable.
 	poolCount, poolSize int
 	// sched is the runtime's scheduler, to report a Waker's panic that a
-	// goroutine without a Context contained (wakeReported). Written once by
-	// New before any socket or file exists; read-only after.
+	// goroutine without a Context contained (contain.WakeReported), and to
+	// notify a worker of a ring (watch). Written once by SetScheduler
+	// before any socket or file exists; read-only after.
 	sched *scheduler.Scheduler
 	// errs counts Wait errors other than ErrClosed (they are not expected;
 	// the count is in Stats so that they are not silent).
 	errs atomic.Uint64
 	// acceptSkips counts the connections an accept skipped because they
-	// failed before it took them (see connLevelAcceptError): added to by
-	// the task polling the AcceptFuture, loaded by Metrics.
+	// failed before it took them (package blitz's connLevelAcceptError):
+	// added to by the task polling the AcceptFuture (SkipAccept), loaded by
+	// Metrics (AcceptsSkipped).
 	acceptSkips atomic.Uint64
 	// workers is the scheduler's worker count: ring i is served by workers
 	// i, i+len(rings), ... Immutable.
 	workers int
 }
 
-// ioRing is one backend instance and who sleeps in it.
-type ioRing struct {
+// Ring is one backend instance and who sleeps in it.
+type Ring struct {
 	b backend.Backend
 	// d is the driver and index the ring's place in its rings. Immutable.
-	d     *ioDriver
+	d     *Driver
 	index int
 	// inflight counts the ops submitted to the ring whose final completion
 	// has not been dispatched: raised by submit, lowered by collect. A
@@ -94,10 +98,10 @@ type ioRing struct {
 	inflight atomic.Int64
 	// ops counts the ring's operations by kind, for Metrics: submit adds
 	// to submitted, collect to completed.
-	ops opCounters
+	ops OpCounters
 	// poller waits for the ring's completions in Go's poller, nil when the
 	// backend cannot be polled so (then Block sleeps in its Wait).
-	// Immutable after newIODriver.
+	// Immutable after New.
 	poller *ringPoller
 	// holder is the id of the worker that holds the ring (sleeps in its
 	// Wait), -1 when none. Written under the driver's hmu; also loaded
@@ -140,23 +144,23 @@ type ioRing struct {
 	pool readPool
 }
 
-// ioWaiter is what a submitted op's Owner must be: the driver hands it the
+// Waiter is what a submitted op's Owner must be: the driver hands it the
 // op's completions, with the Context of the worker that collected them.
-type ioWaiter interface {
-	complete(cx *future.Context, c *backend.Completion)
+type Waiter interface {
+	Complete(cx *future.Context, c *backend.Completion)
 }
 
-// newIODriver makes the driver of the backend instances bs (at least one,
+// New makes the driver of the backend instances bs (at least one,
 // all of one kind). count and size are the read pool's in all.
-func newIODriver(bs []backend.Backend, workers, count, size int) *ioDriver {
-	d := &ioDriver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size, workers: workers}
+func New(bs []backend.Backend, workers, count, size int) *Driver {
+	d := &Driver{native: bs[0].Caps().Has(backend.CapNativeCompletions), poolSize: size, workers: workers}
 	// Each ring's share of the pool, a power of two (buffer rings need one).
 	d.poolCount = 1
 	for d.poolCount*2 <= count/len(bs) {
 		d.poolCount *= 2
 	}
 	for i, b := range bs {
-		r := &ioRing{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
+		r := &Ring{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
 		r.holder.Store(-1)
 		r.poller = newRingPoller(r)
 		d.rings = append(d.rings, r)
@@ -164,14 +168,82 @@ func newIODriver(bs []backend.Backend, workers, count, size int) *ioDriver {
 	return d
 }
 
-// submit submits op to r, counted in flight until its final completion is
+// SetScheduler gives the driver the runtime's scheduler. Called once by
+// package blitz's New, before the scheduler runs and before any socket or
+// file exists.
+func (d *Driver) SetScheduler(s *scheduler.Scheduler) { d.sched = s }
+
+// Scheduler returns the runtime's scheduler (nil before SetScheduler), to
+// report a Waker's panic to (contain.WakeReported). Any goroutine.
+func (d *Driver) Scheduler() *scheduler.Scheduler { return d.sched }
+
+// SetArmed sets the delivery of armed receives' completions (see armed).
+// Called once by package blitz's New, before any socket exists.
+func (d *Driver) SetArmed(f func(r *Ring, cx *future.Context, c *backend.Completion)) {
+	d.armed = f
+}
+
+// Rings returns the rings, in index order. The slice is the driver's:
+// read-only. Any goroutine.
+func (d *Driver) Rings() []*Ring { return d.rings }
+
+// Native reports the backend's CapNativeCompletions (see package blitz's
+// netFD.trySend). Any goroutine.
+func (d *Driver) Native() bool { return d.native }
+
+// WaitErrors returns the count of Wait errors other than ErrClosed. Any
+// goroutine.
+func (d *Driver) WaitErrors() uint64 { return d.errs.Load() }
+
+// SkipAccept counts a connection an accept skipped. Called by the task
+// polling an AcceptFuture.
+func (d *Driver) SkipAccept() { d.acceptSkips.Add(1) }
+
+// AcceptsSkipped returns the count of SkipAccept. Any goroutine.
+func (d *Driver) AcceptsSkipped() uint64 { return d.acceptSkips.Load() }
+
+// Backend returns r's backend instance. Immutable; any goroutine.
+func (r *Ring) Backend() backend.Backend { return r.b }
+
+// Driver returns the driver r belongs to. Any goroutine.
+func (r *Ring) Driver() *Driver { return r.d }
+
+// Index returns r's place in the driver's Rings. Any goroutine.
+func (r *Ring) Index() int { return r.index }
+
+// InFlight returns the ops submitted to r whose final completion has not
+// been dispatched, never negative. Any goroutine (Metrics).
+func (r *Ring) InFlight() int64 { return max(r.inflight.Load(), 0) }
+
+// Ops returns r's counters of operations by kind. Any goroutine.
+func (r *Ring) Ops() *OpCounters { return &r.ops }
+
+// StartArmed counts an armed receive about to be armed on r as an op in
+// flight, as Submit counts an op, and brings a worker to wait in r if it
+// is r's first (watch). Called by the pooled read that arms, before
+// backend.RecvArmer.ArmRecv.
+func (r *Ring) StartArmed() {
+	if r.inflight.Add(1) == 1 { // as Submit: pairs with TryAcquire's load
+		r.d.watch(r)
+	}
+	r.ops.submit(backend.KindRecv)
+}
+
+// UnstartArmed undoes StartArmed for a receive the backend refused to arm.
+// Called by the pooled read whose ArmRecv failed.
+func (r *Ring) UnstartArmed() {
+	r.inflight.Add(-1)
+	r.ops.complete(backend.KindRecv)
+}
+
+// Submit submits op to r, counted in flight until its final completion is
 // dispatched: every op, with an owner or not (a close, a cancel), so that a
 // ring with any op in flight has a worker waiting in it, which is also what
 // pushes a queued submission to the kernel. The first op of a ring nobody
 // waits in brings one of its parked workers back to wait there (watch).
 // The count goes up before the Submit, so that collect's decrement cannot
 // come first.
-func (r *ioRing) submit(op *backend.Op) error {
+func (r *Ring) Submit(op *backend.Op) error {
 	if r.inflight.Add(1) == 1 { // add: pairs with TryAcquire's load, after the parker's bit was set
 		r.d.watch(r)
 	}
@@ -187,7 +259,7 @@ func (r *ioRing) submit(op *backend.Op) error {
 // watch wakes a parked worker of r if none holds r: one that parked on its
 // channel because r had nothing in flight. A worker that is running polls r
 // at each tick and looks at inflight before it parks again.
-func (d *ioDriver) watch(r *ioRing) {
+func (d *Driver) watch(r *Ring) {
 	if r.holder.Load() >= 0 || d.sched == nil {
 		return
 	}
@@ -198,16 +270,17 @@ func (d *ioDriver) watch(r *ioRing) {
 	}
 }
 
-// home picks the ring of a new socket, round-robin.
-func (d *ioDriver) home() *ioRing {
+// Home picks the ring of a new socket, round-robin. Any goroutine.
+func (d *Driver) Home() *Ring {
 	if len(d.rings) == 1 {
 		return d.rings[0]
 	}
 	return d.rings[(d.next.Add(1)-1)%uint32(len(d.rings))]
 }
 
-// ringOf is the ring worker id serves; a goroutine (NoWorker) gets ring 0.
-func (d *ioDriver) ringOf(id int) *ioRing {
+// RingOf is the ring worker id serves; a goroutine (NoWorker) gets ring 0.
+// Any goroutine.
+func (d *Driver) RingOf(id int) *Ring {
 	if id < 0 {
 		return d.rings[0]
 	}
@@ -216,14 +289,14 @@ func (d *ioDriver) ringOf(id int) *ioRing {
 
 // collect waits up to timeout for completions of r, dispatches them and
 // returns how many there were. Called with r.reap held.
-func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration) int {
+func (d *Driver) collect(r *Ring, cx *future.Context, timeout time.Duration) int {
 	n, err := r.b.Wait(r.out, timeout)
 	if err != nil && !errors.Is(err, backend.ErrClosed) {
 		d.errs.Add(1)
 	}
 	for i := range n {
 		c := &r.out[i]
-		kind := backend.KindRecv // an armed receive's completion has no Op (see recvArm)
+		kind := backend.KindRecv // an armed receive's completion has no Op (see package blitz's recvArm)
 		if c.Op != nil {
 			kind = c.Op.Kind
 		}
@@ -232,21 +305,21 @@ func (d *ioDriver) collect(r *ioRing, cx *future.Context, timeout time.Duration)
 			r.ops.complete(kind)
 		}
 		if c.Op == nil {
-			r.armComplete(cx, c)
-		} else if w, ok := c.Op.Owner.(ioWaiter); ok {
-			w.complete(cx, c)
+			d.armed(r, cx, c)
+		} else if w, ok := c.Op.Owner.(Waiter); ok {
+			w.Complete(cx, c)
 		}
 		r.out[i] = backend.Completion{} // drop the references for the GC
 	}
 	return n
 }
 
-// poll collects what is ready in the ring of cx's worker without blocking,
+// Poll collects what is ready in the ring of cx's worker without blocking,
 // unless another worker is collecting it or holds it. Called by Maintain at
 // every tick. A full batch may mean more are ready; a few rounds at most
 // keep the tick short.
-func (d *ioDriver) poll(cx *future.Context) {
-	r := d.ringOf(cx.Worker())
+func (d *Driver) Poll(cx *future.Context) {
+	r := d.RingOf(cx.Worker())
 	if r.inflight.Load() == 0 {
 		// Nothing in flight, so nothing to collect and nothing queued
 		// (every submission is counted): a yield on an idle ring costs an
@@ -271,8 +344,8 @@ func (d *ioDriver) poll(cx *future.Context) {
 // without a limit. With nothing in flight the worker parks on its channel,
 // which a spawn or a wake reaches for the price of a channel send, not a
 // ring wake; the submit that gives the ring an op brings it back (watch).
-func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
-	r := d.ringOf(id)
+func (d *Driver) TryAcquire(id int, timeout time.Duration) bool {
+	r := d.RingOf(id)
 	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submit's add
 		return false
 	}
@@ -297,7 +370,7 @@ func (d *ioDriver) TryAcquire(id int, timeout time.Duration) bool {
 
 // coveredLocked reports whether some holder wakes by the time by. Called
 // with hmu held.
-func (d *ioDriver) coveredLocked(by time.Time) bool {
+func (d *Driver) coveredLocked(by time.Time) bool {
 	for _, o := range d.rings {
 		if o.holder.Load() >= 0 && !o.wakeBy.IsZero() && !o.wakeBy.After(by) {
 			return true
@@ -314,7 +387,7 @@ func (d *ioDriver) coveredLocked(by time.Time) bool {
 // timeout), for a deadline that is usually reset before it comes. Called
 // by a worker whose TryAcquire failed (its ring has nothing in flight, or
 // another holder).
-func (d *ioDriver) Covers(timeout time.Duration) bool {
+func (d *Driver) Covers(timeout time.Duration) bool {
 	if timeout < 0 {
 		return true
 	}
@@ -324,8 +397,8 @@ func (d *ioDriver) Covers(timeout time.Duration) bool {
 }
 
 // Release gives worker id's ring up.
-func (d *ioDriver) Release(id int) {
-	r := d.ringOf(id)
+func (d *Driver) Release(id int) {
+	r := d.RingOf(id)
 	d.hmu.Lock()
 	r.holder.Store(-1)
 	r.wakeBy, r.covered = time.Time{}, false
@@ -341,8 +414,8 @@ func (d *ioDriver) Release(id int) {
 // a Wake meant for the holder while the holder waits for reap. So Unpark
 // and kick also leave flags, which Block checks once it holds reap: a Wake
 // that comes after that check finds nobody but the holder to consume it.
-func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
-	r := d.ringOf(cx.Worker())
+func (d *Driver) Block(cx *future.Context, timeout time.Duration) bool {
+	r := d.RingOf(cx.Worker())
 	if r.covered {
 		timeout = -1
 	}
@@ -363,8 +436,8 @@ func (d *ioDriver) Block(cx *future.Context, timeout time.Duration) bool {
 }
 
 // Unpark wakes the backend's Wait if worker id holds its ring.
-func (d *ioDriver) Unpark(id int) {
-	r := d.ringOf(id)
+func (d *Driver) Unpark(id int) {
+	r := d.RingOf(id)
 	if r.holder.Load() == int32(id) {
 		r.unparked.Store(true) // store: before the load of looking; pairs with look's clear, then load
 		if !r.looking.Load() {
@@ -373,9 +446,9 @@ func (d *ioDriver) Unpark(id int) {
 	}
 }
 
-// kick tells a holder that a timer is due sooner than it thinks, and
+// Kick tells a holder that a timer is due sooner than it thinks, and
 // reports whether there was a holder to tell.
-func (d *ioDriver) kick() bool {
+func (d *Driver) Kick() bool {
 	d.hmu.Lock()
 	defer d.hmu.Unlock()
 	return d.kickLocked()
@@ -387,8 +460,8 @@ func (d *ioDriver) kick() bool {
 // holder that wakes soonest, else any. Its wakeBy becomes "now", so that
 // Covers calls until it has parked again do not kick a second one. It
 // reports false when no worker holds a ring. Called with hmu held.
-func (d *ioDriver) kickLocked() bool {
-	var pick *ioRing
+func (d *Driver) kickLocked() bool {
+	var pick *Ring
 	for _, r := range d.rings {
 		if r.holder.Load() < 0 {
 			continue
@@ -408,29 +481,14 @@ func (d *ioDriver) kickLocked() bool {
 	return true
 }
 
-// blockingDriver is the scheduler's Driver when the runtime has I/O: the
-// timers and the I/O driver, and the Blocker that parks a worker in the
-// backend's Wait.
-type blockingDriver struct {
-	*timerDriver
-	*ioDriver
-}
-
-// Maintain fires due timers and collects ready completions.
-func (d blockingDriver) Maintain(cx *future.Context) time.Duration {
-	next := d.timerDriver.Maintain(cx)
-	d.ioDriver.poll(cx)
-	return next
-}
-
-// close closes the rings after the workers stopped: the ops still in flight
+// Close closes the rings after the workers stopped: the ops still in flight
 // (those of tasks the shutdown cancelled) are cancelled by the backend, and
 // their completions are collected here, so that what they hold (an accepted
 // socket, a group buffer) is released and their tasks' futures, already
 // cancelled, are not woken; a goroutine waiting for an op (the net.Conn
 // adapter) is woken with its cancellation. s is the runtime's scheduler,
 // stopped: the Context's executor, for a Waker's panic to be reported to.
-func (d *ioDriver) close(s *scheduler.Scheduler) {
+func (d *Driver) Close(s *scheduler.Scheduler) {
 	var cx future.Context
 	cx.Reset(waker.Waker{}, s, nil, future.NoWorker)
 	for _, r := range d.rings {
@@ -445,12 +503,28 @@ func (d *ioDriver) close(s *scheduler.Scheduler) {
 	}
 }
 
-// closeBackends closes the rings of a driver that never ran.
-func (d *ioDriver) closeBackends() {
+// CloseBackends closes the rings of a driver that never ran.
+func (d *Driver) CloseBackends() {
 	for _, r := range d.rings {
 		if r.poller != nil {
 			r.poller.close()
 		}
 		_ = r.b.Close()
+	}
+}
+
+// Dispose releases what a completion nobody will read holds: the socket an
+// accept made, the file an openat opened, the group buffer a recv filled.
+// Called by whoever drops the completion (an abandoned or closed op's
+// owner), holding no lock of the op.
+func (r *Ring) Dispose(c *backend.Completion) {
+	if c.Err != nil {
+		return
+	}
+	if c.Op != nil && (c.Op.Kind == backend.KindAccept || c.Op.Kind == backend.KindOpenAt) && c.FD != backend.InvalidFD {
+		_ = r.b.CloseFD(c.FD)
+	}
+	if c.Flags&backend.HasBuffer != 0 {
+		_ = r.b.ReleaseBuffer(c.Op.BufferGroup, c.BufferID)
 	}
 }

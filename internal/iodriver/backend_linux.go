@@ -1,4 +1,4 @@
-package blitz
+package iodriver
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"github.com/blitz-go/blitz/backend"
 )
 
-// openBackend starts the backend Config.Backend names. On Linux the
+// openBackend starts the backend blitz.Config.Backend names. On Linux the
 // automatic choice is io_uring, and epoll when io_uring cannot start:
 // io_uring_setup refused (containers and seccomp profiles often block it,
 // /proc/sys/kernel/io_uring_disabled), too old a kernel, or io_uring
 // compiled out with the blitz_nouring build tag.
 func openBackend(name string) (backend.Backend, error) {
 	switch name {
-	case BackendAuto:
+	case Auto:
 		b, uerr := newURing()
 		if uerr == nil {
 			return b, nil
@@ -23,9 +23,9 @@ func openBackend(name string) (backend.Backend, error) {
 			return b, nil
 		}
 		return nil, fmt.Errorf("%w: io_uring: %w; epoll: %w", ErrBackend, uerr, eerr)
-	case BackendURing:
+	case URing:
 		return wrapBackendErr(name, newURing)
-	case BackendEpoll:
+	case Epoll:
 		return wrapBackendErr(name, newEpoll)
 	}
 	return nil, fmt.Errorf("%w: %q is not a backend of linux (uring, epoll, none)", ErrBackend, name)
