@@ -31,6 +31,7 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 )
 
 // awaitField returns the field that holds the future call awaits, creating
@@ -74,6 +75,7 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 	g.awType[field] = typ
 	g.awZero[field] = zero
 	g.awValue[field] = value
+	g.awIface[field] = strings.HasPrefix(key, "interface ")
 	return field
 }
 

@@ -469,6 +469,9 @@ func (g *emitter) emitItem(b *strings.Builder, blk *block, it any) {
 		if !g.awValue[it.field] {
 			// An awaited local's field is set where it was declared.
 			fmt.Fprintf(b, "%s.%s = %s\n", r, it.field, g.rewrite(it.call.Args[0], nil))
+			if g.awIface[it.field] {
+				g.nilAwait(b, it)
+			}
 		}
 		if it.resume.id == blk.id+1 {
 			fmt.Fprintf(b, "%s.state = %d\nfallthrough\n", r, it.resume.id)
@@ -678,4 +681,20 @@ func (g *emitter) emitItem(b *strings.Builder, blk *block, it any) {
 			b.WriteString(g.recv + ".state = -1\npanic(\"unreachable\")\n")
 		}
 	}
+}
+
+// nilAwait writes the answer to an await of a nil future, held in the
+// interface field of it: future.Try gives the error future.ErrNilFuture,
+// as a nil future given to a spawn or to BlockOn does, and future.Await,
+// which has no error to give, panics with it (instead of a nil
+// dereference in the Poll that follows).
+func (g *emitter) nilAwait(b *strings.Builder, it awaitStart) {
+	fmt.Fprintf(b, "if %s.%s == nil {\n", g.recv, it.field)
+	if g.isTry(it.call) {
+		t := g.typeString(g.info.TypeOf(it.call).(*types.Tuple).At(0).Type())
+		fmt.Fprintf(b, "%s.%s = future.Ready(future.Fail[%s](future.ErrNilFuture))\n", g.recv, it.field, t)
+	} else {
+		b.WriteString("panic(future.ErrNilFuture)\n")
+	}
+	b.WriteString("}\n")
 }

@@ -1,6 +1,11 @@
 package future
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+)
 
 // ErrAwaitOutsideGenerated is the panic value of Await when it is really
 // called: Await is a marker that the blitzgen generator replaces, never a
@@ -17,8 +22,10 @@ var ErrAwaitOutsideGenerated = errors.New("future: Await called outside a genera
 // run by go generate) writes beside it a constructor that returns the same
 // computation as a Future: a state machine that polls f where the source
 // awaits it, without a goroutine. The direct-style function itself still
-// compiles but must not be called: Await does not wait, it panics with
-// ErrAwaitOutsideGenerated.
+// compiles but must not be called (blitzgen refuses a call of it in its
+// package): Await does not wait, it panics with an error that is
+// ErrAwaitOutsideGenerated (errors.Is) and names the function and the
+// constructor to call instead.
 //
 // The generator recognises calls of this function (through any import name
 // of this package) as a statement, as the right-hand side of an assignment
@@ -26,7 +33,7 @@ var ErrAwaitOutsideGenerated = errors.New("future: Await called outside a genera
 func Await[T any](f Future[T]) T {
 	_ = f
 	if awaitPanics {
-		panic(ErrAwaitOutsideGenerated)
+		panic(outsideGenerated(1))
 	}
 	var zero T
 	return zero
@@ -49,8 +56,30 @@ var awaitPanics = true
 // It is Await for a Future[Result[T]], unpacked. An async function whose
 // results are (T, error) may also return it directly: return
 // future.Try(f). Like Await, it is replaced by the generator and panics
-// with ErrAwaitOutsideGenerated if it is really called.
+// with an error that is ErrAwaitOutsideGenerated if it is really called.
 func Try[T any](f Future[Result[T]]) (T, error) {
-	r := Await(f)
-	return r.Value, r.Err
+	_ = f
+	if awaitPanics {
+		panic(outsideGenerated(1))
+	}
+	var zero T
+	return zero, nil
+}
+
+// outsideGenerated is the panic of an Await or Try really called: an error
+// that is ErrAwaitOutsideGenerated and names the function that called it
+// (skip frames above its caller) and its generated constructor, which is
+// what the program meant to call.
+func outsideGenerated(skip int) error {
+	pc, _, _, ok := runtime.Caller(skip + 1)
+	fn := runtime.FuncForPC(pc)
+	if !ok || fn == nil {
+		return ErrAwaitOutsideGenerated
+	}
+	name := fn.Name() // path/to/pkg.f, path/to/pkg.(*T).f, path/to/pkg.f[...]
+	name = name[strings.LastIndex(name, "/")+1:]
+	name, _, _ = strings.Cut(name, "[")
+	short := name[strings.LastIndex(name, ".")+1:]
+	return fmt.Errorf("%w: %s ran as written; call its constructor %sAsync and await it in an async function, spawn it, or run it with BlockOn",
+		ErrAwaitOutsideGenerated, name, short)
 }

@@ -1,6 +1,8 @@
 package future_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/blitz-go/blitz/future"
@@ -10,8 +12,9 @@ import (
 // when it is really called.
 func TestTryOutsideGeneratedPanics(t *testing.T) {
 	defer func() {
-		if r := recover(); r != future.ErrAwaitOutsideGenerated {
-			t.Fatalf("recovered %v, want ErrAwaitOutsideGenerated", r)
+		err, _ := recover().(error)
+		if !errors.Is(err, future.ErrAwaitOutsideGenerated) || !strings.Contains(err.Error(), "future_test.TestTryOutsideGeneratedPanics ran as written; call its constructor TestTryOutsideGeneratedPanicsAsync") {
+			t.Fatalf("recovered %v, want ErrAwaitOutsideGenerated naming the caller", err)
 		}
 	}()
 	_, _ = future.Try(future.Ready(future.Ok(1)))

@@ -31,9 +31,12 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 		case 0:
 //line main.go:23
 			f.aw1 = blitz.Sleep(f.d)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line main_async.go:37
+//line main_async.go:40
 		case 1:
 //line main.go:23
 			_, ready := f.aw1.Poll(cx)
@@ -44,7 +47,7 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line main.go:24
 			f.state = -1
 			return "hello, " + f.name, true
-//line main_async.go:48
+//line main_async.go:51
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -68,7 +71,7 @@ func (f *greetAsyncFuture) Cancel() {
 // greet is what greetAsync compiles; it is not called.
 var _ = greet
 
-//line main_async.go:72
+//line main_async.go:75
 
 // greetAllAsyncFuture is the state machine of greetAll: see greetAllAsync.
 type greetAllAsyncFuture struct {
@@ -100,7 +103,7 @@ poll:
 //line main.go:37
 			f.state = 1
 			fallthrough
-//line main_async.go:104
+//line main_async.go:107
 		case 1:
 //line main.go:37
 			if f.rangeIndex >= len(f.guests) {
@@ -110,9 +113,12 @@ poll:
 			f.g = f.guests[f.rangeIndex]
 //line main.go:38
 			f.aw1 = blitz.Timeout(f.limit, greetAsync(f.g.name, f.g.delay))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line main_async.go:116
+//line main_async.go:122
 		case 2:
 //line main.go:38
 			r, ready := f.aw1.Poll(cx)
@@ -131,19 +137,19 @@ poll:
 //line main.go:44
 			f.state = 3
 			fallthrough
-//line main_async.go:135
+//line main_async.go:141
 		case 3:
 //line main.go:37
 			f.rangeIndex++
 //line main.go:37
 			f.state = 1
 			continue poll
-//line main_async.go:142
+//line main_async.go:148
 		case 4:
 //line main.go:45
 			f.state = -1
 			return f.out, true
-//line main_async.go:147
+//line main_async.go:153
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

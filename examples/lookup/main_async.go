@@ -43,9 +43,12 @@ func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			}
 //line main.go:69
 			f.aw1 = blitz.Sleep(f.e.Delay)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line main_async.go:49
+//line main_async.go:52
 		case 1:
 //line main.go:69
 			_, ready := f.aw1.Poll(cx)
@@ -56,7 +59,7 @@ func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 //line main.go:70
 			f.state = -1
 			return future.Result[string]{Value: f.e.Value, Err: nil}, true
-//line main_async.go:60
+//line main_async.go:63
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -80,7 +83,7 @@ func (f *lookupAsyncFuture) Cancel() {
 // lookup is what lookupAsync compiles; it is not called.
 var _ = lookup
 
-//line main_async.go:84
+//line main_async.go:87
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
@@ -131,7 +134,7 @@ func (f *handleAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:79
 		f.s.Close()
-//line main_async.go:135
+//line main_async.go:138
 	}
 }
 
@@ -150,13 +153,13 @@ poll:
 //line main.go:81
 			f.state = 1
 			fallthrough
-//line main_async.go:154
+//line main_async.go:157
 		case 1:
 //line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:160
+//line main_async.go:163
 		case 2:
 //line main.go:82
 			v2, ready := f.aw1.Poll(cx)
@@ -186,9 +189,12 @@ poll:
 			}
 //line main.go:89
 			f.aw2 = blitz.TryTimeout(f.timeout, lookupAsync(f.db, key))
+			if f.aw2 == nil {
+				f.aw2 = future.Ready(future.Fail[string](future.ErrNilFuture))
+			}
 			f.state = 3
 			fallthrough
-//line main_async.go:192
+//line main_async.go:198
 		case 3:
 //line main.go:89
 			v2, ready := f.aw2.Poll(cx)
@@ -202,7 +208,7 @@ poll:
 			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, err3)))
 			f.state = 4
 			fallthrough
-//line main_async.go:206
+//line main_async.go:212
 		case 4:
 //line main.go:90
 			v2, ready := f.aw3.Poll(cx)
@@ -218,7 +224,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line main_async.go:222
+//line main_async.go:228
 		case 5:
 //line main.go:91
 			{
@@ -227,12 +233,12 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line main_async.go:231
+//line main_async.go:237
 		case 6:
 //line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:236
+//line main_async.go:242
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

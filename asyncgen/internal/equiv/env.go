@@ -150,3 +150,20 @@ type noCopy struct{}
 
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
+
+// MaybeFallible is Fallible(v) for an even v, and a nil future for an odd
+// one.
+func (e *Env) MaybeFallible(v int) future.Future[future.Result[int]] {
+	if v%2 != 0 {
+		return nil
+	}
+	return e.Fallible(v)
+}
+
+// MaybeVal is Val(v) for v%4 != 2, and a nil future otherwise.
+func (e *Env) MaybeVal(v int) future.Future[int] {
+	if v%4 == 2 {
+		return nil
+	}
+	return e.Val(v)
+}

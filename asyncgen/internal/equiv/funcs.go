@@ -1519,3 +1519,16 @@ func localConsts(e *Env, n int) (string, error) {
 	const msg = "sum"
 	return fmt.Sprintf("%s %d %v", msg, y+limit, tue), nil
 }
+
+// nilFutures awaits what e.Maybe returns, nil when n is odd: future.Try of
+// a nil future gives future.ErrNilFuture, and future.Await of one panics
+// with it.
+//
+//blitz:async
+func nilFutures(e *Env, n int) (int, error) {
+	v, err := future.Try(e.MaybeFallible(n))
+	if err != nil {
+		return 0, fmt.Errorf("try: %w", err)
+	}
+	return v + future.Await(e.MaybeVal(n)), nil
+}

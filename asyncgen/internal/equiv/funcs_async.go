@@ -36,9 +36,12 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line funcs.go:19
 			f.aw1 = f.e.Val(f.a)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:42
+//line funcs_async.go:45
 		case 1:
 //line funcs.go:19
 			v, ready := f.aw1.Poll(cx)
@@ -51,9 +54,12 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.e.Note("x=%d", f.x)
 //line funcs.go:21
 			f.aw1 = f.e.Val(f.x * 2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:57
+//line funcs_async.go:63
 		case 2:
 //line funcs.go:21
 			v, ready := f.aw1.Poll(cx)
@@ -64,9 +70,12 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.y = v
 //line funcs.go:22
 			f.aw1 = f.e.Val(-1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:70
+//line funcs_async.go:79
 		case 3:
 //line funcs.go:22
 			_, ready := f.aw1.Poll(cx)
@@ -77,7 +86,7 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:23
 			f.state = -1
 			return f.x + f.y, true
-//line funcs_async.go:81
+//line funcs_async.go:90
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -101,7 +110,7 @@ func (f *sequenceAsyncFuture) Cancel() {
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:105
+//line funcs_async.go:114
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -124,9 +133,12 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 		case 0:
 //line funcs.go:28
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:130
+//line funcs_async.go:142
 		case 1:
 //line funcs.go:28
 			_, ready := f.aw1.Poll(cx)
@@ -146,7 +158,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line funcs.go:34
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:150
+//line funcs_async.go:162
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -170,7 +182,7 @@ func (f *noResultAsyncFuture) Cancel() {
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:174
+//line funcs_async.go:186
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -199,13 +211,16 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:203
+//line funcs_async.go:215
 		case 1:
 //line funcs.go:39
 			f.aw1 = f.e.Val(f.n + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			continue poll
-//line funcs_async.go:209
+//line funcs_async.go:224
 		case 2:
 //line funcs.go:44
 			if f.n%3 == 0 {
@@ -214,7 +229,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:218
+//line funcs_async.go:233
 		case 3:
 //line funcs.go:39
 			x, ready := f.aw1.Poll(cx)
@@ -232,20 +247,23 @@ poll:
 //line funcs.go:44
 			f.state = 8
 			continue poll
-//line funcs_async.go:236
+//line funcs_async.go:251
 		case 4:
 //line funcs.go:45
 			f.aw1 = f.e.Val(f.n * 10)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:242
+//line funcs_async.go:260
 		case 5:
 //line funcs.go:48
 			f.e.Note("neither")
 //line funcs.go:49
 			f.state = 7
 			continue poll
-//line funcs_async.go:249
+//line funcs_async.go:267
 		case 6:
 //line funcs.go:45
 			y, ready := f.aw1.Poll(cx)
@@ -258,18 +276,21 @@ poll:
 //line funcs.go:47
 			f.state = 7
 			fallthrough
-//line funcs_async.go:262
+//line funcs_async.go:280
 		case 7:
 //line funcs.go:49
 			f.state = 8
 			fallthrough
-//line funcs_async.go:267
+//line funcs_async.go:285
 		case 8:
 //line funcs.go:50
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:273
+//line funcs_async.go:294
 		case 9:
 //line funcs.go:50
 			z, ready := f.aw1.Poll(cx)
@@ -280,7 +301,7 @@ poll:
 //line funcs.go:51
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:284
+//line funcs_async.go:305
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -304,7 +325,7 @@ func (f *branchAsyncFuture) Cancel() {
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:308
+//line funcs_async.go:329
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -335,7 +356,7 @@ poll:
 //line funcs.go:57
 			f.state = 1
 			fallthrough
-//line funcs_async.go:339
+//line funcs_async.go:360
 		case 1:
 //line funcs.go:57
 			if !(f.i < f.n) {
@@ -349,9 +370,12 @@ poll:
 			}
 //line funcs.go:61
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:355
+//line funcs_async.go:379
 		case 2:
 //line funcs.go:61
 			v, ready := f.aw1.Poll(cx)
@@ -371,19 +395,19 @@ poll:
 //line funcs.go:67
 			f.state = 3
 			fallthrough
-//line funcs_async.go:375
+//line funcs_async.go:399
 		case 3:
 //line funcs.go:57
 			f.i++
 //line funcs.go:57
 			f.state = 1
 			continue poll
-//line funcs_async.go:382
+//line funcs_async.go:406
 		case 4:
 //line funcs.go:68
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:387
+//line funcs_async.go:411
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -407,7 +431,7 @@ func (f *loopAsyncFuture) Cancel() {
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:411
+//line funcs_async.go:435
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -435,7 +459,7 @@ poll:
 //line funcs.go:74
 			f.state = 1
 			fallthrough
-//line funcs_async.go:439
+//line funcs_async.go:463
 		case 1:
 //line funcs.go:74
 			if !(f.n > 0) {
@@ -444,9 +468,12 @@ poll:
 			}
 //line funcs.go:75
 			f.aw1 = f.e.Val(f.n - 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:450
+//line funcs_async.go:477
 		case 2:
 //line funcs.go:75
 			v, ready := f.aw1.Poll(cx)
@@ -460,12 +487,12 @@ poll:
 //line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:464
+//line funcs_async.go:491
 		case 3:
 //line funcs.go:78
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:469
+//line funcs_async.go:496
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -489,7 +516,7 @@ func (f *countdownAsyncFuture) Cancel() {
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:493
+//line funcs_async.go:520
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -517,13 +544,16 @@ poll:
 //line funcs.go:84
 			f.state = 1
 			fallthrough
-//line funcs_async.go:521
+//line funcs_async.go:548
 		case 1:
 //line funcs.go:85
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:527
+//line funcs_async.go:557
 		case 2:
 //line funcs.go:85
 			s, ready := f.aw1.Poll(cx)
@@ -543,12 +573,12 @@ poll:
 //line funcs.go:91
 			f.state = 1
 			continue poll
-//line funcs_async.go:547
+//line funcs_async.go:577
 		case 3:
 //line funcs.go:92
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:552
+//line funcs_async.go:582
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -572,7 +602,7 @@ func (f *foreverAsyncFuture) Cancel() {
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:576
+//line funcs_async.go:606
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -604,7 +634,7 @@ poll:
 //line funcs.go:98
 			f.state = 1
 			fallthrough
-//line funcs_async.go:608
+//line funcs_async.go:638
 		case 1:
 //line funcs.go:98
 			if !(f.i < f.n) {
@@ -616,7 +646,7 @@ poll:
 //line funcs.go:99
 			f.state = 2
 			fallthrough
-//line funcs_async.go:620
+//line funcs_async.go:650
 		case 2:
 //line funcs.go:99
 			if !(f.j < f.i) {
@@ -625,9 +655,12 @@ poll:
 			}
 //line funcs.go:100
 			f.aw1 = f.e.Val(f.i * f.j)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:631
+//line funcs_async.go:664
 		case 3:
 //line funcs.go:100
 			v, ready := f.aw1.Poll(cx)
@@ -645,14 +678,14 @@ poll:
 //line funcs.go:105
 			f.state = 4
 			fallthrough
-//line funcs_async.go:649
+//line funcs_async.go:682
 		case 4:
 //line funcs.go:99
 			f.j++
 //line funcs.go:99
 			f.state = 2
 			continue poll
-//line funcs_async.go:656
+//line funcs_async.go:689
 		case 5:
 //line funcs.go:107
 			for k := 0; ; k++ {
@@ -664,19 +697,19 @@ poll:
 //line funcs.go:113
 			f.state = 6
 			fallthrough
-//line funcs_async.go:668
+//line funcs_async.go:701
 		case 6:
 //line funcs.go:98
 			f.i++
 //line funcs.go:98
 			f.state = 1
 			continue poll
-//line funcs_async.go:675
+//line funcs_async.go:708
 		case 7:
 //line funcs.go:114
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:680
+//line funcs_async.go:713
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -700,7 +733,7 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:704
+//line funcs_async.go:737
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -732,13 +765,16 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:736
+//line funcs_async.go:769
 		case 1:
 //line funcs.go:121
 			f.aw1 = f.e.Val(f.x * 3)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:742
+//line funcs_async.go:778
 		case 2:
 //line funcs.go:121
 			x, ready := f.aw1.Poll(cx)
@@ -751,13 +787,16 @@ poll:
 //line funcs.go:123
 			f.state = 3
 			fallthrough
-//line funcs_async.go:755
+//line funcs_async.go:791
 		case 3:
 //line funcs.go:124
 			f.aw1 = f.e.Val(f.x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:761
+//line funcs_async.go:800
 		case 4:
 //line funcs.go:124
 			y, ready := f.aw1.Poll(cx)
@@ -768,7 +807,7 @@ poll:
 //line funcs.go:125
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:772
+//line funcs_async.go:811
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -792,7 +831,7 @@ func (f *shadowAsyncFuture) Cancel() {
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:796
+//line funcs_async.go:835
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -831,9 +870,12 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 //line funcs.go:136
 			f.aw1 = f.e.Val(len(f.acc))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:837
+//line funcs_async.go:879
 		case 1:
 //line funcs.go:136
 			v, ready := f.aw1.Poll(cx)
@@ -855,7 +897,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 //line funcs.go:143
 			f.state = -1
 			return future.Result[int]{Value: w, Err: nil}, true
-//line funcs_async.go:859
+//line funcs_async.go:901
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -879,7 +921,7 @@ func (f *declsAsyncFuture) Cancel() {
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:883
+//line funcs_async.go:925
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -908,9 +950,12 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.add = func(v int) int { return f.base + v }
 //line funcs.go:150
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:914
+//line funcs_async.go:959
 		case 1:
 //line funcs.go:150
 			v, ready := f.aw1.Poll(cx)
@@ -923,7 +968,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:152
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:927
+//line funcs_async.go:972
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -947,7 +992,7 @@ func (f *closuresAsyncFuture) Cancel() {
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:951
+//line funcs_async.go:996
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -978,9 +1023,12 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 //line funcs.go:160
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:984
+//line funcs_async.go:1032
 		case 1:
 //line funcs.go:160
 			_, ready := f.aw1.Poll(cx)
@@ -994,7 +1042,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:998
+//line funcs_async.go:1046
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1018,7 +1066,7 @@ func (f *multiAsyncFuture) Cancel() {
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1022
+//line funcs_async.go:1070
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1041,9 +1089,12 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line funcs.go:173
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1047
+//line funcs_async.go:1098
 		case 1:
 //line funcs.go:173
 			v, ready := f.aw1.Poll(cx)
@@ -1058,7 +1109,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:177
 			f.state = -1
 			return v, true
-//line funcs_async.go:1062
+//line funcs_async.go:1113
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1082,7 +1133,7 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1086
+//line funcs_async.go:1137
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1115,7 +1166,7 @@ poll:
 //line funcs.go:183
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1119
+//line funcs_async.go:1170
 		case 1:
 //line funcs.go:183
 			if !(f.i < f.n) {
@@ -1133,13 +1184,16 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1137
+//line funcs_async.go:1188
 		case 2:
 //line funcs.go:186
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:1143
+//line funcs_async.go:1197
 		case 3:
 //line funcs.go:188
 			if f.r == 1 {
@@ -1148,7 +1202,7 @@ poll:
 //line funcs.go:190
 			f.state = 5
 			continue poll
-//line funcs_async.go:1152
+//line funcs_async.go:1206
 		case 4:
 //line funcs.go:186
 			v, ready := f.aw1.Poll(cx)
@@ -1161,13 +1215,16 @@ poll:
 //line funcs.go:188
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1165
+//line funcs_async.go:1219
 		case 5:
 //line funcs.go:191
 			f.aw1 = f.e.Val(f.acc)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1171
+//line funcs_async.go:1228
 		case 6:
 //line funcs.go:191
 			w, ready := f.aw1.Poll(cx)
@@ -1182,19 +1239,19 @@ poll:
 //line funcs.go:194
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1186
+//line funcs_async.go:1243
 		case 7:
 //line funcs.go:183
 			f.i++
 //line funcs.go:183
 			f.state = 1
 			continue poll
-//line funcs_async.go:1193
+//line funcs_async.go:1250
 		case 8:
 //line funcs.go:195
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1198
+//line funcs_async.go:1255
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1218,7 +1275,7 @@ func (f *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1222
+//line funcs_async.go:1279
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1241,9 +1298,12 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 		case 0:
 //line funcs.go:200
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1247
+//line funcs_async.go:1307
 		case 1:
 //line funcs.go:200
 			v, ready := f.aw1.Poll(cx)
@@ -1263,7 +1323,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1267
+//line funcs_async.go:1327
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1287,7 +1347,7 @@ func (f *switchesAsyncFuture) Cancel() {
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
 
-//line funcs_async.go:1291
+//line funcs_async.go:1351
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
@@ -1322,7 +1382,7 @@ poll:
 //line funcs.go:214
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1326
+//line funcs_async.go:1386
 		case 1:
 //line funcs.go:214
 			if f.i >= f.rangeValue {
@@ -1336,9 +1396,12 @@ poll:
 			}
 //line funcs.go:218
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1342
+//line funcs_async.go:1405
 		case 2:
 //line funcs.go:218
 			v, ready := f.aw1.Poll(cx)
@@ -1353,14 +1416,14 @@ poll:
 //line funcs.go:221
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1357
+//line funcs_async.go:1420
 		case 3:
 //line funcs.go:214
 			f.i++
 //line funcs.go:214
 			f.state = 1
 			continue poll
-//line funcs_async.go:1364
+//line funcs_async.go:1427
 		case 4:
 //line funcs.go:222
 			f.rangeValue2 = 2
@@ -1368,7 +1431,7 @@ poll:
 //line funcs.go:222
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1372
+//line funcs_async.go:1435
 		case 5:
 //line funcs.go:222
 			if f.rangeIndex >= f.rangeValue2 {
@@ -1377,9 +1440,12 @@ poll:
 			}
 //line funcs.go:223
 			f.aw1 = f.e.Val(0)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1383
+//line funcs_async.go:1449
 		case 6:
 //line funcs.go:223
 			_, ready := f.aw1.Poll(cx)
@@ -1390,19 +1456,19 @@ poll:
 //line funcs.go:224
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1394
+//line funcs_async.go:1460
 		case 7:
 //line funcs.go:222
 			f.rangeIndex++
 //line funcs.go:222
 			f.state = 5
 			continue poll
-//line funcs_async.go:1401
+//line funcs_async.go:1467
 		case 8:
 //line funcs.go:225
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1406
+//line funcs_async.go:1472
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1426,7 +1492,7 @@ func (f *rangeIntAsyncFuture) Cancel() {
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1430
+//line funcs_async.go:1496
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
@@ -1463,7 +1529,7 @@ poll:
 //line funcs.go:232
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1467
+//line funcs_async.go:1533
 		case 1:
 //line funcs.go:232
 			if f.i >= len(f.rangeValue) {
@@ -1477,9 +1543,12 @@ poll:
 			f.s[len(f.s)-1-f.i] = 0
 //line funcs.go:235
 			f.aw1 = f.e.Val(f.x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1483
+//line funcs_async.go:1552
 		case 2:
 //line funcs.go:235
 			v, ready := f.aw1.Poll(cx)
@@ -1499,19 +1568,19 @@ poll:
 //line funcs.go:241
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1503
+//line funcs_async.go:1572
 		case 3:
 //line funcs.go:232
 			f.i++
 //line funcs.go:232
 			f.state = 1
 			continue poll
-//line funcs_async.go:1510
+//line funcs_async.go:1579
 		case 4:
 //line funcs.go:242
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1515
+//line funcs_async.go:1584
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1535,7 +1604,7 @@ func (f *rangeSliceAsyncFuture) Cancel() {
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1539
+//line funcs_async.go:1608
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
@@ -1577,7 +1646,7 @@ poll:
 //line funcs.go:250
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1581
+//line funcs_async.go:1650
 		case 1:
 //line funcs.go:250
 			if f.i >= len(f.s) {
@@ -1589,9 +1658,12 @@ poll:
 			f.r = r2
 //line funcs.go:251
 			f.aw1 = f.e.Str(string(f.r))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1595
+//line funcs_async.go:1667
 		case 2:
 //line funcs.go:251
 			t, ready := f.aw1.Poll(cx)
@@ -1608,21 +1680,21 @@ poll:
 //line funcs.go:255
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1612
+//line funcs_async.go:1684
 		case 3:
 //line funcs.go:250
 			f.i = f.rangeNext
 //line funcs.go:250
 			f.state = 1
 			continue poll
-//line funcs_async.go:1619
+//line funcs_async.go:1691
 		case 4:
 //line funcs.go:256
 			f.i2 = 0
 //line funcs.go:256
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1626
+//line funcs_async.go:1698
 		case 5:
 //line funcs.go:256
 			if f.i2 >= len(f.s) {
@@ -1633,9 +1705,12 @@ poll:
 			f.rangeNext2 = f.i2 + width2
 //line funcs.go:257
 			f.aw2 = f.e.Val(f.i2)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1639
+//line funcs_async.go:1714
 		case 6:
 //line funcs.go:257
 			_, ready := f.aw2.Poll(cx)
@@ -1648,19 +1723,19 @@ poll:
 //line funcs.go:259
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1652
+//line funcs_async.go:1727
 		case 7:
 //line funcs.go:256
 			f.i2 = f.rangeNext2
 //line funcs.go:256
 			f.state = 5
 			continue poll
-//line funcs_async.go:1659
+//line funcs_async.go:1734
 		case 8:
 //line funcs.go:260
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1664
+//line funcs_async.go:1739
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1687,7 +1762,7 @@ func (f *rangeStringAsyncFuture) Cancel() {
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1691
+//line funcs_async.go:1766
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
@@ -1729,7 +1804,7 @@ poll:
 //line funcs.go:268
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1733
+//line funcs_async.go:1808
 		case 1:
 //line funcs.go:268
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -1742,9 +1817,12 @@ poll:
 			f.a[2] = 100
 //line funcs.go:270
 			f.aw1 = f.e.Val(f.x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1748
+//line funcs_async.go:1826
 		case 2:
 //line funcs.go:270
 			v, ready := f.aw1.Poll(cx)
@@ -1757,21 +1835,21 @@ poll:
 //line funcs.go:272
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1761
+//line funcs_async.go:1839
 		case 3:
 //line funcs.go:268
 			f.rangeIndex++
 //line funcs.go:268
 			f.state = 1
 			continue poll
-//line funcs_async.go:1768
+//line funcs_async.go:1846
 		case 4:
 //line funcs.go:273
 			f.j = 0
 //line funcs.go:273
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1775
+//line funcs_async.go:1853
 		case 5:
 //line funcs.go:273
 			if f.j >= 3 {
@@ -1780,9 +1858,12 @@ poll:
 			}
 //line funcs.go:274
 			f.aw1 = f.e.Val(f.j)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1786
+//line funcs_async.go:1867
 		case 6:
 //line funcs.go:274
 			_, ready := f.aw1.Poll(cx)
@@ -1795,19 +1876,19 @@ poll:
 //line funcs.go:276
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1799
+//line funcs_async.go:1880
 		case 7:
 //line funcs.go:273
 			f.j++
 //line funcs.go:273
 			f.state = 5
 			continue poll
-//line funcs_async.go:1806
+//line funcs_async.go:1887
 		case 8:
 //line funcs.go:277
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1811
+//line funcs_async.go:1892
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1831,7 +1912,7 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1835
+//line funcs_async.go:1916
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
@@ -1863,7 +1944,7 @@ poll:
 //line funcs.go:283
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1867
+//line funcs_async.go:1948
 		case 1:
 //line funcs.go:283
 			if f.i >= f.n {
@@ -1884,13 +1965,16 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1888
+//line funcs_async.go:1969
 		case 2:
 //line funcs.go:286
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:1894
+//line funcs_async.go:1978
 		case 3:
 //line funcs.go:294
 			f.e.Note("two or fell")
@@ -1901,9 +1985,12 @@ poll:
 			}
 //line funcs.go:298
 			f.aw1 = f.e.Val(f.k)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:1907
+//line funcs_async.go:1994
 		case 4:
 //line funcs.go:301
 			if f.i > 6 {
@@ -1913,7 +2000,7 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			continue poll
-//line funcs_async.go:1917
+//line funcs_async.go:2004
 		case 5:
 //line funcs.go:286
 			v, ready := f.aw1.Poll(cx)
@@ -1933,7 +2020,7 @@ poll:
 //line funcs.go:292
 			f.state = 3
 			continue poll
-//line funcs_async.go:1937
+//line funcs_async.go:2024
 		case 6:
 //line funcs.go:298
 			w, ready := f.aw1.Poll(cx)
@@ -1946,21 +2033,21 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1950
+//line funcs_async.go:2037
 		case 7:
 //line funcs.go:305
 			f.e.Note("after %d", f.i)
 //line funcs.go:306
 			f.state = 8
 			fallthrough
-//line funcs_async.go:1957
+//line funcs_async.go:2044
 		case 8:
 //line funcs.go:283
 			f.i++
 //line funcs.go:283
 			f.state = 1
 			continue poll
-//line funcs_async.go:1964
+//line funcs_async.go:2051
 		case 9:
 //line funcs.go:307
 			switch {
@@ -1974,20 +2061,23 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:1978
+//line funcs_async.go:2065
 		case 10:
 //line funcs.go:309
 			f.aw1 = f.e.Val(0)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 12
 			continue poll
-//line funcs_async.go:1984
+//line funcs_async.go:2074
 		case 11:
 //line funcs.go:312
 			f.total *= 3
 //line funcs.go:313
 			f.state = 13
 			continue poll
-//line funcs_async.go:1991
+//line funcs_async.go:2081
 		case 12:
 //line funcs.go:309
 			_, ready := f.aw1.Poll(cx)
@@ -2000,12 +2090,12 @@ poll:
 //line funcs.go:313
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2004
+//line funcs_async.go:2094
 		case 13:
 //line funcs.go:314
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2009
+//line funcs_async.go:2099
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2029,7 +2119,7 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2033
+//line funcs_async.go:2123
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2056,9 +2146,12 @@ poll:
 			f.x = f.n
 //line funcs.go:320
 			f.aw1 = f.e.Val(3)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2062
+//line funcs_async.go:2155
 		case 1:
 //line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
@@ -2069,9 +2162,12 @@ poll:
 			f.x += v
 //line funcs.go:321
 			f.aw1 = f.e.Val(2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2075
+//line funcs_async.go:2171
 		case 2:
 //line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
@@ -2082,9 +2178,12 @@ poll:
 			f.x *= v
 //line funcs.go:322
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2088
+//line funcs_async.go:2187
 		case 3:
 //line funcs.go:322
 			v, ready := f.aw1.Poll(cx)
@@ -2102,13 +2201,16 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2106
+//line funcs_async.go:2205
 		case 4:
 //line funcs.go:325
 			f.aw1 = f.e.Val(f.x * 100)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2112
+//line funcs_async.go:2214
 		case 5:
 //line funcs.go:325
 			v, ready := f.aw1.Poll(cx)
@@ -2118,13 +2220,16 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2122
+//line funcs_async.go:2224
 		case 6:
 //line funcs.go:327
 			f.aw1 = f.e.Val(f.x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2128
+//line funcs_async.go:2233
 		case 7:
 //line funcs.go:327
 			v, ready := f.aw1.Poll(cx)
@@ -2134,7 +2239,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2138
+//line funcs_async.go:2243
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2158,7 +2263,7 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2162
+//line funcs_async.go:2267
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
@@ -2193,7 +2298,7 @@ poll:
 //line funcs.go:334
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2197
+//line funcs_async.go:2302
 		case 1:
 //line funcs.go:334
 			if !(f.i < f.n) {
@@ -2206,7 +2311,7 @@ poll:
 //line funcs.go:336
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2210
+//line funcs_async.go:2315
 		case 2:
 //line funcs.go:336
 			if f.j >= len(f.rangeValue) {
@@ -2218,9 +2323,12 @@ poll:
 			f.c = r
 //line funcs.go:337
 			f.aw1 = f.e.Val(f.i + f.j)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2224
+//line funcs_async.go:2332
 		case 3:
 //line funcs.go:337
 			v, ready := f.aw1.Poll(cx)
@@ -2264,33 +2372,33 @@ poll:
 //line funcs.go:365
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2268
+//line funcs_async.go:2376
 		case 4:
 //line funcs.go:336
 			f.j = f.rangeNext
 //line funcs.go:336
 			f.state = 2
 			continue poll
-//line funcs_async.go:2275
+//line funcs_async.go:2383
 		case 5:
 //line funcs.go:366
 			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:367
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2282
+//line funcs_async.go:2390
 		case 6:
 //line funcs.go:334
 			f.i++
 //line funcs.go:334
 			f.state = 1
 			continue poll
-//line funcs_async.go:2289
+//line funcs_async.go:2397
 		case 7:
 //line funcs.go:368
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2294
+//line funcs_async.go:2402
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2314,7 +2422,7 @@ func (f *labelsAsyncFuture) Cancel() {
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2318
+//line funcs_async.go:2426
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2356,7 +2464,7 @@ poll:
 //line funcs.go:375
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2360
+//line funcs_async.go:2468
 		case 1:
 //line funcs.go:375
 			if f.i >= f.rangeValue {
@@ -2386,39 +2494,48 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2390
+//line funcs_async.go:2498
 		case 2:
 //line funcs.go:378
 			f.aw1 = f.e.Val(f.v + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			continue poll
-//line funcs_async.go:2396
+//line funcs_async.go:2507
 		case 3:
 //line funcs.go:382
 			f.aw2 = f.e.Str("x")
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 8
 			continue poll
-//line funcs_async.go:2402
+//line funcs_async.go:2516
 		case 4:
 //line funcs.go:385
 			f.aw1 = f.e.Val(0)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:2408
+//line funcs_async.go:2525
 		case 5:
 //line funcs.go:388
 			f.b.WriteString(f.v2.Error())
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2415
+//line funcs_async.go:2532
 		case 6:
 //line funcs.go:390
 			f.e.Note("other %v", f.v3)
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2422
+//line funcs_async.go:2539
 		case 7:
 //line funcs.go:378
 			w, ready := f.aw1.Poll(cx)
@@ -2433,7 +2550,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2437
+//line funcs_async.go:2554
 		case 8:
 //line funcs.go:382
 			s, ready := f.aw2.Poll(cx)
@@ -2446,7 +2563,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2450
+//line funcs_async.go:2567
 		case 9:
 //line funcs.go:385
 			_, ready := f.aw1.Poll(cx)
@@ -2459,7 +2576,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			fallthrough
-//line funcs_async.go:2463
+//line funcs_async.go:2580
 		case 10:
 //line funcs.go:392
 			switch f.values[(f.i+1)%len(f.values)].(type) {
@@ -2470,13 +2587,16 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2474
+//line funcs_async.go:2591
 		case 11:
 //line funcs.go:394
 			f.aw1 = f.e.Val(1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2480
+//line funcs_async.go:2600
 		case 12:
 //line funcs.go:394
 			_, ready := f.aw1.Poll(cx)
@@ -2489,24 +2609,24 @@ poll:
 //line funcs.go:396
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2493
+//line funcs_async.go:2613
 		case 13:
 //line funcs.go:397
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2498
+//line funcs_async.go:2618
 		case 14:
 //line funcs.go:375
 			f.i++
 //line funcs.go:375
 			f.state = 1
 			continue poll
-//line funcs_async.go:2505
+//line funcs_async.go:2625
 		case 15:
 //line funcs.go:398
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2510
+//line funcs_async.go:2630
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2533,7 +2653,7 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2537
+//line funcs_async.go:2657
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
@@ -2574,9 +2694,12 @@ poll:
 			f.total = 0
 //line funcs.go:404
 			f.aw1 = f.e.Fallible(f.n)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2580
+//line funcs_async.go:2703
 		case 1:
 //line funcs.go:404
 			v2, ready := f.aw1.Poll(cx)
@@ -2595,9 +2718,12 @@ poll:
 			y = 0
 //line funcs.go:410
 			f.aw1 = f.e.Fallible(f.n + 1)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2601
+//line funcs_async.go:2727
 		case 2:
 //line funcs.go:410
 			v2, ready := f.aw1.Poll(cx)
@@ -2612,9 +2738,12 @@ poll:
 			f.e.Note("y=%d err=%v", y, err4)
 //line funcs.go:413
 			f.aw1 = f.e.Fallible(2)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2618
+//line funcs_async.go:2747
 		case 3:
 //line funcs.go:413
 			v2, ready := f.aw1.Poll(cx)
@@ -2627,9 +2756,12 @@ poll:
 			f.e.Note("err=%v", err4)
 //line funcs.go:415
 			f.aw1 = f.e.Fallible(f.n * 3)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2633
+//line funcs_async.go:2765
 		case 4:
 //line funcs.go:415
 			_, ready := f.aw1.Poll(cx)
@@ -2639,9 +2771,12 @@ poll:
 			f.aw1 = nil
 //line funcs.go:416
 			f.aw1 = f.e.Fallible(f.total)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2645
+//line funcs_async.go:2780
 		case 5:
 //line funcs.go:416
 			v2, ready := f.aw1.Poll(cx)
@@ -2655,7 +2790,7 @@ poll:
 //line funcs.go:417
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2659
+//line funcs_async.go:2794
 		case 6:
 //line funcs.go:417
 			if f.i >= f.n {
@@ -2664,9 +2799,12 @@ poll:
 			}
 //line funcs.go:418
 			f.aw1 = f.e.Fallible(f.i)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2670
+//line funcs_async.go:2808
 		case 7:
 //line funcs.go:418
 			v2, ready := f.aw1.Poll(cx)
@@ -2685,14 +2823,14 @@ poll:
 //line funcs.go:423
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2689
+//line funcs_async.go:2827
 		case 8:
 //line funcs.go:417
 			f.i++
 //line funcs.go:417
 			f.state = 6
 			continue poll
-//line funcs_async.go:2696
+//line funcs_async.go:2834
 		case 9:
 //line funcs.go:424
 			if f.n > 5 {
@@ -2701,13 +2839,16 @@ poll:
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2705
+//line funcs_async.go:2843
 		case 10:
 //line funcs.go:425
 			f.aw1 = f.e.Fallible(f.total)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2711
+//line funcs_async.go:2852
 		case 11:
 //line funcs.go:425
 			v2, ready := f.aw1.Poll(cx)
@@ -2717,7 +2858,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2721
+//line funcs_async.go:2862
 		case 12:
 //line funcs.go:427
 			f.rangeValue = 3
@@ -2725,7 +2866,7 @@ poll:
 //line funcs.go:427
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2729
+//line funcs_async.go:2870
 		case 13:
 //line funcs.go:427
 			if f.i2 >= f.rangeValue {
@@ -2734,9 +2875,12 @@ poll:
 			}
 //line funcs.go:428
 			f.aw1 = f.e.Fallible(f.n + f.i2)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2740
+//line funcs_async.go:2884
 		case 14:
 //line funcs.go:428
 			v2, ready := f.aw1.Poll(cx)
@@ -2752,39 +2896,42 @@ poll:
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2756
+//line funcs_async.go:2900
 		case 15:
 //line funcs.go:429
 			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:430
 			f.state = 17
 			continue poll
-//line funcs_async.go:2763
+//line funcs_async.go:2907
 		case 16:
 //line funcs.go:431
 			f.total += f.v
 //line funcs.go:432
 			f.state = 17
 			fallthrough
-//line funcs_async.go:2770
+//line funcs_async.go:2914
 		case 17:
 //line funcs.go:433
 			f.state = 18
 			fallthrough
-//line funcs_async.go:2775
+//line funcs_async.go:2919
 		case 18:
 //line funcs.go:427
 			f.i2++
 //line funcs.go:427
 			f.state = 13
 			continue poll
-//line funcs_async.go:2782
+//line funcs_async.go:2926
 		case 19:
 //line funcs.go:434
 			f.aw2 = f.e.Val(f.n)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2788
+//line funcs_async.go:2935
 		case 20:
 //line funcs.go:434
 			v2, ready := f.aw2.Poll(cx)
@@ -2802,20 +2949,23 @@ poll:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2806
+//line funcs_async.go:2953
 		case 21:
 //line funcs.go:436
 			f.total++
 //line funcs.go:437
 			f.state = 22
 			fallthrough
-//line funcs_async.go:2813
+//line funcs_async.go:2960
 		case 22:
 //line funcs.go:438
 			f.aw1 = f.e.Fallible(f.z)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2819
+//line funcs_async.go:2969
 		case 23:
 //line funcs.go:438
 			v2, ready := f.aw1.Poll(cx)
@@ -2834,9 +2984,12 @@ poll:
 			err2 = nil
 //line funcs.go:446
 			f.aw3 = f.e.Text(strings.Repeat("t", f.n))
+			if f.aw3 == nil {
+				f.aw3 = future.Ready(future.Fail[string](future.ErrNilFuture))
+			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:2840
+//line funcs_async.go:2993
 		case 24:
 //line funcs.go:446
 			v2, ready := f.aw3.Poll(cx)
@@ -2850,7 +3003,7 @@ poll:
 //line funcs.go:448
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:2854
+//line funcs_async.go:3007
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2880,7 +3033,7 @@ func (f *triesAsyncFuture) Cancel() {
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:2884
+//line funcs_async.go:3037
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -2909,13 +3062,16 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:2913
+//line funcs_async.go:3066
 		case 1:
 //line funcs.go:455
 			f.aw1 = f.e.Fallible(f.n)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2919
+//line funcs_async.go:3075
 		case 2:
 //line funcs.go:455
 			v2, ready := f.aw1.Poll(cx)
@@ -2925,13 +3081,16 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:2929
+//line funcs_async.go:3085
 		case 3:
 //line funcs.go:457
 			f.aw1 = f.e.Fallible(f.n + 1)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2935
+//line funcs_async.go:3094
 		case 4:
 //line funcs.go:457
 			v2, ready := f.aw1.Poll(cx)
@@ -2943,7 +3102,7 @@ poll:
 //line funcs.go:458
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:2947
+//line funcs_async.go:3106
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2967,7 +3126,7 @@ func (f *tryReturnAsyncFuture) Cancel() {
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:2971
+//line funcs_async.go:3130
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3033,9 +3192,12 @@ poll:
 			}
 //line funcs.go:485
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3039
+//line funcs_async.go:3201
 		case 1:
 //line funcs.go:485
 			v, ready := f.aw1.Poll(cx)
@@ -3072,15 +3234,18 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3076
+//line funcs_async.go:3238
 		case 2:
 //line funcs.go:493
 			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
 //line funcs.go:494
 			f.aw1 = f.e.Val(f.x + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3084
+//line funcs_async.go:3249
 		case 3:
 //line funcs.go:497
 			note := f.e.Note
@@ -3095,7 +3260,7 @@ poll:
 //line funcs.go:500
 			f.state = 5
 			continue poll
-//line funcs_async.go:3099
+//line funcs_async.go:3264
 		case 4:
 //line funcs.go:494
 			y, ready := f.aw1.Poll(cx)
@@ -3108,7 +3273,7 @@ poll:
 //line funcs.go:496
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3112
+//line funcs_async.go:3277
 		case 5:
 //line funcs.go:501
 			f.rangeValue = f.n % 4
@@ -3116,7 +3281,7 @@ poll:
 //line funcs.go:501
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3120
+//line funcs_async.go:3285
 		case 6:
 //line funcs.go:501
 			if f.i >= f.rangeValue {
@@ -3132,9 +3297,12 @@ poll:
 			}
 //line funcs.go:503
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3138
+//line funcs_async.go:3306
 		case 7:
 //line funcs.go:503
 			_, ready := f.aw1.Poll(cx)
@@ -3145,14 +3313,14 @@ poll:
 //line funcs.go:504
 			f.state = 8
 			fallthrough
-//line funcs_async.go:3149
+//line funcs_async.go:3317
 		case 8:
 //line funcs.go:501
 			f.i++
 //line funcs.go:501
 			f.state = 6
 			continue poll
-//line funcs_async.go:3156
+//line funcs_async.go:3324
 		case 9:
 //line funcs.go:505
 			for i := 0; i < 2; i++ {
@@ -3182,7 +3350,7 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3186
+//line funcs_async.go:3354
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3208,7 +3376,7 @@ func (f *defersAsyncFuture) Cancel() {
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3212
+//line funcs_async.go:3380
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3257,31 +3425,31 @@ func (f *deferPanicsAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:532
 		f.e.Note("last deferred w=%d", f.w)
-//line funcs_async.go:3261
+//line funcs_async.go:3429
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:530
 		func() { f.m[0] = 1 }()
-//line funcs_async.go:3267
+//line funcs_async.go:3435
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:526
 		panic("deferred panic")
-//line funcs_async.go:3273
+//line funcs_async.go:3441
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:520
 		func() { f.e.Note("inner deferred v=%d", f.v) }()
-//line funcs_async.go:3279
+//line funcs_async.go:3447
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:518
 		f.e.Note("outer deferred")
-//line funcs_async.go:3285
+//line funcs_async.go:3453
 	}
 }
 
@@ -3294,9 +3462,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.deferBits |= 1
 //line funcs.go:519
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3300
+//line funcs_async.go:3471
 		case 1:
 //line funcs.go:519
 			v2, ready := f.aw1.Poll(cx)
@@ -3313,9 +3484,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 //line funcs.go:524
 			f.aw1 = f.e.Val(f.v + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3319
+//line funcs_async.go:3493
 		case 2:
 //line funcs.go:524
 			v2, ready := f.aw1.Poll(cx)
@@ -3339,9 +3513,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.deferBits |= 16
 //line funcs.go:533
 			f.aw1 = f.e.Val(f.v * f.w)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3345
+//line funcs_async.go:3522
 		case 3:
 //line funcs.go:533
 			v2, ready := f.aw1.Poll(cx)
@@ -3357,7 +3534,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3361
+//line funcs_async.go:3538
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3383,7 +3560,7 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3387
+//line funcs_async.go:3564
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3486,7 +3663,7 @@ poll:
 //line funcs.go:549
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3490
+//line funcs_async.go:3667
 		case 1:
 //line funcs.go:549
 			if f.i >= f.rangeValue {
@@ -3495,9 +3672,12 @@ poll:
 			}
 //line funcs.go:550
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3501
+//line funcs_async.go:3681
 		case 2:
 //line funcs.go:550
 			k, ready := f.aw1.Poll(cx)
@@ -3516,14 +3696,14 @@ poll:
 //line funcs.go:553
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3520
+//line funcs_async.go:3700
 		case 3:
 //line funcs.go:549
 			f.i++
 //line funcs.go:549
 			f.state = 1
 			continue poll
-//line funcs_async.go:3527
+//line funcs_async.go:3707
 		case 4:
 //line funcs.go:554
 			if f.n == 4 {
@@ -3533,9 +3713,12 @@ poll:
 			}
 //line funcs.go:557
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3539
+//line funcs_async.go:3722
 		case 5:
 //line funcs.go:557
 			_, ready := f.aw1.Poll(cx)
@@ -3552,7 +3735,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3556
+//line funcs_async.go:3739
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3578,7 +3761,7 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3582
+//line funcs_async.go:3765
 
 // defersOpenAsyncFuture is the state machine of defersOpen: see defersOpenAsync.
 type defersOpenAsyncFuture struct {
@@ -3635,13 +3818,13 @@ func (f *defersOpenAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:601
 		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
-//line funcs_async.go:3639
+//line funcs_async.go:3822
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:598
 		f.defer7Fn("odd branch %v", f.defer7Arg2)
-//line funcs_async.go:3645
+//line funcs_async.go:3828
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
@@ -3650,37 +3833,37 @@ func (f *defersOpenAsyncFuture) runDefers() {
 			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
 			f.r *= 3
 		}()
-//line funcs_async.go:3654
+//line funcs_async.go:3837
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:584
 		f.defer5Recv.show("through a pointer")
-//line funcs_async.go:3660
+//line funcs_async.go:3843
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:582
 		f.defer4Recv.show("interface")
-//line funcs_async.go:3666
+//line funcs_async.go:3849
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:580
 		f.defer3Recv.showPtr("pointer")
-//line funcs_async.go:3672
+//line funcs_async.go:3855
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:579
 		f.defer2Recv.show("value")
-//line funcs_async.go:3678
+//line funcs_async.go:3861
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:576
 		f.e.Note("first deferred, n=%d", f.defer1Arg2)
-//line funcs_async.go:3684
+//line funcs_async.go:3867
 	}
 }
 
@@ -3695,9 +3878,12 @@ poll:
 			f.deferBits |= 1
 //line funcs.go:577
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3701
+//line funcs_async.go:3887
 		case 1:
 //line funcs.go:577
 			v2, ready := f.aw1.Poll(cx)
@@ -3740,15 +3926,18 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3744
+//line funcs_async.go:3930
 		case 2:
 //line funcs.go:590
 			f.deferBits |= 32
 //line funcs.go:594
 			f.aw1 = f.e.Val(f.x + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3752
+//line funcs_async.go:3941
 		case 3:
 //line funcs.go:597
 			note := f.e.Note
@@ -3761,7 +3950,7 @@ poll:
 //line funcs.go:600
 			f.state = 5
 			continue poll
-//line funcs_async.go:3765
+//line funcs_async.go:3954
 		case 4:
 //line funcs.go:594
 			y, ready := f.aw1.Poll(cx)
@@ -3774,7 +3963,7 @@ poll:
 //line funcs.go:596
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3778
+//line funcs_async.go:3967
 		case 5:
 //line funcs.go:601
 			f.defer8Arg1 = f.x
@@ -3790,9 +3979,12 @@ poll:
 			}
 //line funcs.go:606
 			f.aw1 = f.e.Val(f.x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3796
+//line funcs_async.go:3988
 		case 6:
 //line funcs.go:606
 			_, ready := f.aw1.Poll(cx)
@@ -3805,7 +3997,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.r, Err: f.err}, true
-//line funcs_async.go:3809
+//line funcs_async.go:4001
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3831,7 +4023,7 @@ func (f *defersOpenAsyncFuture) Cancel() {
 // defersOpen is what defersOpenAsync compiles; it is not called.
 var _ = defersOpen
 
-//line funcs_async.go:3835
+//line funcs_async.go:4027
 
 // defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
 type defersPromotedAsyncFuture struct {
@@ -3890,49 +4082,49 @@ func (f *defersPromotedAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:638
 		f.e.noted(f.defer8Arg1, f.defer8Arg2)
-//line funcs_async.go:3894
+//line funcs_async.go:4086
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:635
 		f.defer7Recv.show("nil")
-//line funcs_async.go:3900
+//line funcs_async.go:4092
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
 //line funcs.go:631
 		delete(f.defer6Arg1, f.defer6Arg2)
-//line funcs_async.go:3906
+//line funcs_async.go:4098
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:629
 		f.hook("stable")
-//line funcs_async.go:3912
+//line funcs_async.go:4104
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:622
 		f.defer4Recv.showPtr("promoted pointer, embedded")
-//line funcs_async.go:3918
+//line funcs_async.go:4110
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:621
 		f.defer3Recv.show("promoted through a pointer")
-//line funcs_async.go:3924
+//line funcs_async.go:4116
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:619
 		f.nc.counter.showPtr("promoted pointer")
-//line funcs_async.go:3930
+//line funcs_async.go:4122
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:618
 		f.defer1Recv.show("promoted value")
-//line funcs_async.go:3936
+//line funcs_async.go:4128
 	}
 }
 
@@ -3958,9 +4150,12 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.deferBits |= 8
 //line funcs.go:623
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3964
+//line funcs_async.go:4159
 		case 1:
 //line funcs.go:623
 			v2, ready := f.aw1.Poll(cx)
@@ -3998,9 +4193,12 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 //line funcs.go:637
 			f.aw1 = f.e.Val(f.v + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4004
+//line funcs_async.go:4202
 		case 2:
 //line funcs.go:637
 			w, ready := f.aw1.Poll(cx)
@@ -4018,7 +4216,7 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4022
+//line funcs_async.go:4220
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4044,14 +4242,14 @@ func (f *defersPromotedAsyncFuture) Cancel() {
 // defersPromoted is what defersPromotedAsync compiles; it is not called.
 var _ = defersPromoted
 
-//line funcs_async.go:4048
+//line funcs_async.go:4246
 
 // The local constants of defersClause.
 const (
 	defersClauseAsyncFuture_k = 3
 )
 
-//line funcs_async.go:4055
+//line funcs_async.go:4253
 
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
@@ -4102,31 +4300,31 @@ func (f *defersClauseAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:664
 		f.defer5Fn()
-//line funcs_async.go:4106
+//line funcs_async.go:4304
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:663
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4112
+//line funcs_async.go:4310
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:660
 		recover()
-//line funcs_async.go:4118
+//line funcs_async.go:4316
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:657
 		f.defer2Fn()
-//line funcs_async.go:4124
+//line funcs_async.go:4322
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:655
 		f.defer1Fn()
-//line funcs_async.go:4130
+//line funcs_async.go:4328
 	}
 }
 
@@ -4152,9 +4350,12 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 //line funcs.go:659
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4158
+//line funcs_async.go:4359
 		case 1:
 //line funcs.go:659
 			v, ready := f.aw1.Poll(cx)
@@ -4179,9 +4380,12 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 //line funcs.go:668
 			f.aw1 = f.e.Val(v * 2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4185
+//line funcs_async.go:4389
 		case 2:
 //line funcs.go:668
 			v2, ready := f.aw1.Poll(cx)
@@ -4192,7 +4396,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4196
+//line funcs_async.go:4400
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4218,7 +4422,7 @@ func (f *defersClauseAsyncFuture) Cancel() {
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4222
+//line funcs_async.go:4426
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4291,9 +4495,12 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 //line funcs.go:679
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4297
+//line funcs_async.go:4504
 		case 1:
 //line funcs.go:679
 			v2, ready := f.aw1.Poll(cx)
@@ -4334,9 +4541,12 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.n++
 //line funcs.go:689
 			f.aw1 = f.e.Val(f.v + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4340
+//line funcs_async.go:4550
 		case 2:
 //line funcs.go:689
 			w, ready := f.aw1.Poll(cx)
@@ -4353,7 +4563,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4357
+//line funcs_async.go:4567
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4379,7 +4589,7 @@ func (f *defersNineAsyncFuture) Cancel() {
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4383
+//line funcs_async.go:4593
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4428,19 +4638,19 @@ func (f *closeAllAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line funcs.go:713
 		f.i.Close()
-//line funcs_async.go:4432
+//line funcs_async.go:4642
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:712
 		f.defer2Recv.Close()
-//line funcs_async.go:4438
+//line funcs_async.go:4648
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:711
 		f.c.Close()
-//line funcs_async.go:4444
+//line funcs_async.go:4654
 	}
 }
 
@@ -4459,9 +4669,12 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.deferBits |= 4
 //line funcs.go:714
 			f.aw1 = f.e.Val(f.c.closed)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4465
+//line funcs_async.go:4678
 		case 1:
 //line funcs.go:714
 			v, ready := f.aw1.Poll(cx)
@@ -4472,7 +4685,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4476
+//line funcs_async.go:4689
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4498,7 +4711,7 @@ func (f *closeAllAsyncFuture) Cancel() {
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4502
+//line funcs_async.go:4715
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4523,9 +4736,12 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line funcs.go:721
 			f.aw1 = f.e.Val(f.c.closed)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4529
+//line funcs_async.go:4745
 		case 1:
 //line funcs.go:721
 			v, ready := f.aw1.Poll(cx)
@@ -4535,7 +4751,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4539
+//line funcs_async.go:4755
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4559,7 +4775,7 @@ func (f *closeNoneAsyncFuture) Cancel() {
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4563
+//line funcs_async.go:4779
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4613,25 +4829,25 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 		f.deferBits &^= 8
 //line funcs.go:743
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4617
+//line funcs_async.go:4833
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:741
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4623
+//line funcs_async.go:4839
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:738
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4629
+//line funcs_async.go:4845
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:737
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4635
+//line funcs_async.go:4851
 	}
 }
 
@@ -4648,9 +4864,12 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.deferBits |= 2
 //line funcs.go:739
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4654
+//line funcs_async.go:4873
 		case 1:
 //line funcs.go:739
 			v2, ready := f.aw1.Poll(cx)
@@ -4671,9 +4890,12 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.deferBits |= 8
 //line funcs.go:744
 			f.aw1 = f.e.Val(f.w + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4677
+//line funcs_async.go:4899
 		case 2:
 //line funcs.go:744
 			v2, ready := f.aw1.Poll(cx)
@@ -4684,7 +4906,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4688
+//line funcs_async.go:4910
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4707,7 +4929,7 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:4711
+//line funcs_async.go:4933
 
 // deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
 type deferPackageVarAsyncFuture struct {
@@ -4754,7 +4976,7 @@ func (f *deferPackageVarAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:753
 		f.defer1Fn("deferred")
-//line funcs_async.go:4758
+//line funcs_async.go:4980
 	}
 }
 
@@ -4772,9 +4994,12 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			hook.Note = func(s string) { f.e.Note("second hook %s", s) }
 //line funcs.go:755
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4778
+//line funcs_async.go:5003
 		case 1:
 //line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
@@ -4785,7 +5010,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4789
+//line funcs_async.go:5014
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4811,7 +5036,7 @@ func (f *deferPackageVarAsyncFuture) Cancel() {
 // deferPackageVar is what deferPackageVarAsync compiles; it is not called.
 var _ = deferPackageVar
 
-//line funcs_async.go:4815
+//line funcs_async.go:5040
 
 // deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
 type deferPackageVarLoopAsyncFuture struct {
@@ -4877,9 +5102,12 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			hook.Note = func(s string) { f.e.Note("last hook %s", s) }
 //line funcs.go:768
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4883
+//line funcs_async.go:5111
 		case 1:
 //line funcs.go:768
 			v, ready := f.aw1.Poll(cx)
@@ -4890,7 +5118,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4894
+//line funcs_async.go:5122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4916,7 +5144,7 @@ func (f *deferPackageVarLoopAsyncFuture) Cancel() {
 // deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
 var _ = deferPackageVarLoop
 
-//line funcs_async.go:4920
+//line funcs_async.go:5148
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -4944,7 +5172,7 @@ poll:
 //line funcs.go:779
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4948
+//line funcs_async.go:5176
 		case 1:
 //line funcs.go:779
 			if f.i >= f.n {
@@ -4953,9 +5181,12 @@ poll:
 			}
 //line funcs.go:780
 			f.aw1 = f.s.e.Val(f.i * f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4959
+//line funcs_async.go:5190
 		case 2:
 //line funcs.go:780
 			v, ready := f.aw1.Poll(cx)
@@ -4968,19 +5199,19 @@ poll:
 //line funcs.go:782
 			f.state = 3
 			fallthrough
-//line funcs_async.go:4972
+//line funcs_async.go:5203
 		case 3:
 //line funcs.go:779
 			f.i++
 //line funcs.go:779
 			f.state = 1
 			continue poll
-//line funcs_async.go:4979
+//line funcs_async.go:5210
 		case 4:
 //line funcs.go:783
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:4984
+//line funcs_async.go:5215
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5004,7 +5235,7 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:5008
+//line funcs_async.go:5239
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -5039,7 +5270,7 @@ poll:
 //line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5043
+//line funcs_async.go:5274
 		case 1:
 //line funcs.go:790
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -5049,9 +5280,12 @@ poll:
 			x := f.rangeValue[f.rangeIndex]
 //line funcs.go:791
 			f.aw1 = f.s.e.Val(x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5055
+//line funcs_async.go:5289
 		case 2:
 //line funcs.go:791
 			v, ready := f.aw1.Poll(cx)
@@ -5064,14 +5298,14 @@ poll:
 //line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5068
+//line funcs_async.go:5302
 		case 3:
 //line funcs.go:790
 			f.rangeIndex++
 //line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:5075
+//line funcs_async.go:5309
 		case 4:
 //line funcs.go:794
 			if f.total > 50 {
@@ -5081,7 +5315,7 @@ poll:
 //line funcs.go:797
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:5085
+//line funcs_async.go:5319
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5105,7 +5339,7 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:5109
+//line funcs_async.go:5343
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -5128,9 +5362,12 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line funcs.go:802
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5134
+//line funcs_async.go:5371
 		case 1:
 //line funcs.go:802
 			v, ready := f.aw1.Poll(cx)
@@ -5140,7 +5377,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:5144
+//line funcs_async.go:5381
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5164,7 +5401,7 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:5168
+//line funcs_async.go:5405
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -5203,7 +5440,7 @@ poll:
 //line funcs.go:809
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5207
+//line funcs_async.go:5444
 		case 1:
 //line funcs.go:809
 			if f.i >= len(f.xs) {
@@ -5213,9 +5450,12 @@ poll:
 			f.x = f.xs[f.i]
 //line funcs.go:810
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5219
+//line funcs_async.go:5459
 		case 2:
 //line funcs.go:810
 			v, ready := f.aw1.Poll(cx)
@@ -5226,9 +5466,12 @@ poll:
 			f.w = v
 //line funcs.go:811
 			f.aw2 = Later(f.e, f.x)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5232
+//line funcs_async.go:5475
 		case 3:
 //line funcs.go:811
 			y, ready := f.aw2.Poll(cx)
@@ -5243,14 +5486,14 @@ poll:
 //line funcs.go:814
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5247
+//line funcs_async.go:5490
 		case 4:
 //line funcs.go:809
 			f.i++
 //line funcs.go:809
 			f.state = 1
 			continue poll
-//line funcs_async.go:5254
+//line funcs_async.go:5497
 		case 5:
 //line funcs.go:815
 			f.e.Note("last %v", last)
@@ -5262,7 +5505,7 @@ poll:
 //line funcs.go:819
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5266
+//line funcs_async.go:5509
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5286,7 +5529,7 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5290
+//line funcs_async.go:5533
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5320,7 +5563,7 @@ poll:
 //line funcs.go:831
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5324
+//line funcs_async.go:5567
 		case 1:
 //line funcs.go:831
 			if f.i >= f.n {
@@ -5329,9 +5572,12 @@ poll:
 			}
 //line funcs.go:832
 			f.aw1 = f.b.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5335
+//line funcs_async.go:5581
 		case 2:
 //line funcs.go:832
 			w, ready := f.aw1.Poll(cx)
@@ -5343,9 +5589,12 @@ poll:
 			f.b.v = append(f.b.v, f.mk(w))
 //line funcs.go:834
 			f.aw2 = Later(f.b.e, f.b.v[0])
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5349
+//line funcs_async.go:5598
 		case 3:
 //line funcs.go:834
 			v2, ready := f.aw2.Poll(cx)
@@ -5357,19 +5606,19 @@ poll:
 //line funcs.go:835
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5361
+//line funcs_async.go:5610
 		case 4:
 //line funcs.go:831
 			f.i++
 //line funcs.go:831
 			f.state = 1
 			continue poll
-//line funcs_async.go:5368
+//line funcs_async.go:5617
 		case 5:
 //line funcs.go:836
 			f.state = -1
 			return zero, true
-//line funcs_async.go:5373
+//line funcs_async.go:5622
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5393,7 +5642,7 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5397
+//line funcs_async.go:5646
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5427,7 +5676,7 @@ poll:
 //line funcs.go:845
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5431
+//line funcs_async.go:5680
 		case 1:
 //line funcs.go:845
 			if f.i >= len(f.s) {
@@ -5439,9 +5688,12 @@ poll:
 			f.r = r2
 //line funcs.go:846
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5445
+//line funcs_async.go:5697
 		case 2:
 //line funcs.go:846
 			_, ready := f.aw1.Poll(cx)
@@ -5454,19 +5706,19 @@ poll:
 //line funcs.go:848
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5458
+//line funcs_async.go:5710
 		case 3:
 //line funcs.go:845
 			f.i = f.rangeNext
 //line funcs.go:845
 			f.state = 1
 			continue poll
-//line funcs_async.go:5465
+//line funcs_async.go:5717
 		case 4:
 //line funcs.go:849
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5470
+//line funcs_async.go:5722
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5487,7 +5739,7 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5491
+//line funcs_async.go:5743
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5538,7 +5790,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:860
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5542
+//line funcs_async.go:5794
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
@@ -5549,7 +5801,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5553
+//line funcs_async.go:5805
 	}
 }
 
@@ -5569,7 +5821,7 @@ poll:
 //line funcs.go:861
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5573
+//line funcs_async.go:5825
 		case 1:
 //line funcs.go:861
 			if f.i >= f.n {
@@ -5578,9 +5830,12 @@ poll:
 			}
 //line funcs.go:862
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5584
+//line funcs_async.go:5839
 		case 2:
 //line funcs.go:862
 			v, ready := f.aw1.Poll(cx)
@@ -5600,14 +5855,14 @@ poll:
 //line funcs.go:868
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5604
+//line funcs_async.go:5859
 		case 3:
 //line funcs.go:861
 			f.i++
 //line funcs.go:861
 			f.state = 1
 			continue poll
-//line funcs_async.go:5611
+//line funcs_async.go:5866
 		case 4:
 //line funcs.go:869
 			if f.n == 3 {
@@ -5616,13 +5871,16 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5620
+//line funcs_async.go:5875
 		case 5:
 //line funcs.go:870
 			f.aw2 = f.e.Fallible(f.n)
+			if f.aw2 == nil {
+				f.aw2 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5626
+//line funcs_async.go:5884
 		case 6:
 //line funcs.go:870
 			v2, ready := f.aw2.Poll(cx)
@@ -5634,7 +5892,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5638
+//line funcs_async.go:5896
 		case 7:
 //line funcs.go:872
 			if f.n == 5 {
@@ -5645,9 +5903,12 @@ poll:
 			}
 //line funcs.go:875
 			f.aw2 = f.e.Fallible(f.total)
+			if f.aw2 == nil {
+				f.aw2 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5651
+//line funcs_async.go:5912
 		case 8:
 //line funcs.go:875
 			v2, ready := f.aw2.Poll(cx)
@@ -5660,7 +5921,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5664
+//line funcs_async.go:5925
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5689,7 +5950,7 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5693
+//line funcs_async.go:5954
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5736,7 +5997,7 @@ func (f *namedOneAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:881
 		func() { f.r *= 2 }()
-//line funcs_async.go:5740
+//line funcs_async.go:6001
 	}
 }
 
@@ -5755,13 +6016,16 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:5759
+//line funcs_async.go:6020
 		case 1:
 //line funcs.go:883
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5765
+//line funcs_async.go:6029
 		case 2:
 //line funcs.go:883
 			v, ready := f.aw1.Poll(cx)
@@ -5773,7 +6037,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5777
+//line funcs_async.go:6041
 		case 3:
 //line funcs.go:885
 			f.r = f.n
@@ -5782,7 +6046,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:5786
+//line funcs_async.go:6050
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5808,7 +6072,7 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:5812
+//line funcs_async.go:6076
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -5833,9 +6097,12 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 		case 0:
 //line funcs.go:891
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5839
+//line funcs_async.go:6106
 		case 1:
 //line funcs.go:891
 			v, ready := f.aw1.Poll(cx)
@@ -5853,7 +6120,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:5857
+//line funcs_async.go:6124
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5877,7 +6144,7 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:5881
+//line funcs_async.go:6148
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -5950,7 +6217,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:5954
+//line funcs_async.go:6221
 		case 1:
 //line funcs.go:903
 			if !((*f2.i) < f2.n) {
@@ -5959,9 +6226,12 @@ poll:
 			}
 //line funcs.go:904
 			f2.aw1 = f2.e.Val((*f2.i) * 10)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:5965
+//line funcs_async.go:6235
 		case 2:
 //line funcs.go:904
 			v, ready := f2.aw1.Poll(cx)
@@ -5985,7 +6255,7 @@ poll:
 //line funcs.go:912
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:5989
+//line funcs_async.go:6259
 		case 3:
 			{
 				prev := f2.i
@@ -5997,7 +6267,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6001
+//line funcs_async.go:6271
 		case 4:
 //line funcs.go:913
 			f2.rangeValue = []int{f2.n, f2.n + 1}
@@ -6005,7 +6275,7 @@ poll:
 //line funcs.go:913
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6009
+//line funcs_async.go:6279
 		case 5:
 //line funcs.go:913
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -6016,9 +6286,12 @@ poll:
 			(*f2.x) = f2.rangeValue[f2.rangeIndex]
 //line funcs.go:914
 			f2.aw1 = f2.e.Val((*f2.x))
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:6022
+//line funcs_async.go:6295
 		case 6:
 //line funcs.go:914
 			w, ready := f2.aw1.Poll(cx)
@@ -6032,14 +6305,14 @@ poll:
 //line funcs.go:916
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6036
+//line funcs_async.go:6309
 		case 7:
 //line funcs.go:913
 			f2.rangeIndex++
 //line funcs.go:913
 			f2.state = 5
 			continue poll
-//line funcs_async.go:6043
+//line funcs_async.go:6316
 		case 8:
 //line funcs.go:917
 			f2.j = new(int)
@@ -6047,7 +6320,7 @@ poll:
 //line funcs.go:917
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6051
+//line funcs_async.go:6324
 		case 9:
 //line funcs.go:917
 			if !((*f2.j) < 3) {
@@ -6056,9 +6329,12 @@ poll:
 			}
 //line funcs.go:918
 			f2.aw1 = f2.e.Val((*f2.j))
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6062
+//line funcs_async.go:6338
 		case 10:
 //line funcs.go:918
 			_, ready := f2.aw1.Poll(cx)
@@ -6074,7 +6350,7 @@ poll:
 //line funcs.go:921
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:6078
+//line funcs_async.go:6354
 		case 11:
 			{
 				prev2 := f2.j
@@ -6084,7 +6360,7 @@ poll:
 //line funcs.go:921
 			f2.state = 9
 			continue poll
-//line funcs_async.go:6088
+//line funcs_async.go:6364
 		case 12:
 //line funcs.go:922
 			f2.total = 0
@@ -6098,9 +6374,12 @@ poll:
 			}
 //line funcs.go:929
 			f2.aw1 = f2.e.Val(0)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:6104
+//line funcs_async.go:6383
 		case 13:
 //line funcs.go:929
 			_, ready := f2.aw1.Poll(cx)
@@ -6120,7 +6399,7 @@ poll:
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:6124
+//line funcs_async.go:6403
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6146,7 +6425,7 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:6150
+//line funcs_async.go:6429
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -6190,7 +6469,7 @@ poll:
 //line funcs.go:950
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6194
+//line funcs_async.go:6473
 		case 1:
 //line funcs.go:950
 			if f2.i >= f2.rangeValue {
@@ -6203,9 +6482,12 @@ poll:
 			(*f2.p).a[0] = f2.i
 //line funcs.go:953
 			f2.aw1 = f2.e.Val(f2.i)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6209
+//line funcs_async.go:6491
 		case 2:
 //line funcs.go:953
 			v2, ready := f2.aw1.Poll(cx)
@@ -6235,13 +6517,16 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6239
+//line funcs_async.go:6521
 		case 3:
 //line funcs.go:960
 			f2.aw1 = f2.e.Val((*f2.v))
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6245
+//line funcs_async.go:6530
 		case 4:
 //line funcs.go:960
 			_, ready := f2.aw1.Poll(cx)
@@ -6257,7 +6542,7 @@ poll:
 //line funcs.go:963
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6261
+//line funcs_async.go:6546
 		case 5:
 //line funcs.go:964
 			f2.q = new(int)
@@ -6269,13 +6554,16 @@ poll:
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6273
+//line funcs_async.go:6558
 		case 6:
 //line funcs.go:965
 			f2.aw1 = f2.e.Val((*f2.q))
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6279
+//line funcs_async.go:6567
 		case 7:
 //line funcs.go:965
 			_, ready := f2.aw1.Poll(cx)
@@ -6291,16 +6579,19 @@ poll:
 //line funcs.go:968
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6295
+//line funcs_async.go:6583
 		case 8:
 //line funcs.go:969
 			f2.r = new(int)
 			*f2.r = (*f2.k) + 1
 //line funcs.go:970
 			f2.aw1 = f2.e.Val((*f2.r))
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6304
+//line funcs_async.go:6595
 		case 9:
 //line funcs.go:970
 			_, ready := f2.aw1.Poll(cx)
@@ -6318,14 +6609,14 @@ poll:
 //line funcs.go:974
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6322
+//line funcs_async.go:6613
 		case 10:
 //line funcs.go:950
 			f2.i++
 //line funcs.go:950
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6329
+//line funcs_async.go:6620
 		case 11:
 //line funcs.go:975
 			var b strings.Builder
@@ -6340,7 +6631,7 @@ poll:
 //line funcs.go:982
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6344
+//line funcs_async.go:6635
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6364,7 +6655,7 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6368
+//line funcs_async.go:6659
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6407,9 +6698,12 @@ poll:
 			f.tmp = f.e.Tick("a", 1)
 //line funcs.go:999
 			f.aw1 = f.e.Step("s1", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6413
+//line funcs_async.go:6707
 		case 1:
 //line funcs.go:999
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6423,9 +6717,12 @@ poll:
 			f.e.Note("a=%d", f.a)
 //line funcs.go:1001
 			f.aw1 = f.e.Step("s2", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6429
+//line funcs_async.go:6726
 		case 2:
 //line funcs.go:1001
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6440,13 +6737,16 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6444
+//line funcs_async.go:6741
 		case 3:
 //line funcs.go:1002
 			f.aw1 = f.e.Step("s3", f.a)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6450
+//line funcs_async.go:6750
 		case 4:
 //line funcs.go:1002
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6457,7 +6757,7 @@ poll:
 //line funcs.go:1002
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6461
+//line funcs_async.go:6761
 		case 5:
 //line funcs.go:1005
 			f.tmp5 = f.n%2 == 0
@@ -6468,13 +6768,16 @@ poll:
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6472
+//line funcs_async.go:6772
 		case 6:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s4", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6478
+//line funcs_async.go:6781
 		case 7:
 //line funcs.go:1005
 			tmp6, ready := f.aw1.Poll(cx)
@@ -6487,7 +6790,7 @@ poll:
 //line funcs.go:1005
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6491
+//line funcs_async.go:6794
 		case 8:
 //line funcs.go:1005
 			f.tmp7 = f.tmp5 || f.n == 7
@@ -6498,13 +6801,16 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6502
+//line funcs_async.go:6805
 		case 9:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s5", f.n+1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6508
+//line funcs_async.go:6814
 		case 10:
 //line funcs.go:1005
 			tmp8, ready := f.aw1.Poll(cx)
@@ -6517,7 +6823,7 @@ poll:
 //line funcs.go:1005
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6521
+//line funcs_async.go:6827
 		case 11:
 //line funcs.go:1005
 			if f.tmp7 {
@@ -6526,22 +6832,25 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6530
+//line funcs_async.go:6836
 		case 12:
 //line funcs.go:1006
 			f.e.Note("cond true")
 //line funcs.go:1007
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6537
+//line funcs_async.go:6843
 		case 13:
 //line funcs.go:1008
 			f.tmp9 = f.e.Tick("x", 0)
 //line funcs.go:1008
 			f.aw1 = f.e.Step("s6", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6545
+//line funcs_async.go:6854
 		case 14:
 //line funcs.go:1008
 			tmp10, ready := f.aw1.Poll(cx)
@@ -6555,9 +6864,12 @@ poll:
 			f.tmp11 = f.e.Tick("index", f.n%3)
 //line funcs.go:1009
 			f.aw1 = f.e.Step("s7", 10)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6561
+//line funcs_async.go:6873
 		case 15:
 //line funcs.go:1009
 			tmp12, ready := f.aw1.Poll(cx)
@@ -6571,9 +6883,12 @@ poll:
 			f.tmp13 = f.e.Tick("index2", 1)
 //line funcs.go:1010
 			f.aw1 = f.e.Step("s8", 5)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6577
+//line funcs_async.go:6892
 		case 16:
 //line funcs.go:1010
 			tmp14, ready := f.aw1.Poll(cx)
@@ -6585,9 +6900,12 @@ poll:
 			f.arr[f.tmp13] += tmp14 * f.e.Tick("after", 2)
 //line funcs.go:1011
 			f.aw1 = f.e.Step("s9", 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6591
+//line funcs_async.go:6909
 		case 17:
 //line funcs.go:1011
 			tmp15, ready := f.aw1.Poll(cx)
@@ -6599,9 +6917,12 @@ poll:
 			f.counts = map[int]int{tmp15: f.e.Tick("v", 4)}
 //line funcs.go:1012
 			f.aw1 = f.e.Step("s10", f.n%3)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6605
+//line funcs_async.go:6926
 		case 18:
 //line funcs.go:1012
 			tmp16, ready := f.aw1.Poll(cx)
@@ -6613,9 +6934,12 @@ poll:
 			f.counts[tmp16]++
 //line funcs.go:1013
 			f.aw1 = f.e.Step("s12", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6619
+//line funcs_async.go:6943
 		case 19:
 //line funcs.go:1013
 			tmp17, ready := f.aw1.Poll(cx)
@@ -6625,9 +6949,12 @@ poll:
 			f.aw1 = nil
 //line funcs.go:1013
 			f.aw1 = f.e.Step("s11", tmp17+1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6631
+//line funcs_async.go:6958
 		case 20:
 //line funcs.go:1013
 			tmp18, ready := f.aw1.Poll(cx)
@@ -6643,9 +6970,12 @@ poll:
 			f.tmp19 = f.e.Tick("s1", 1)
 //line funcs.go:1015
 			f.aw1 = f.e.Step("s13", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6649
+//line funcs_async.go:6979
 		case 21:
 //line funcs.go:1015
 			tmp20, ready := f.aw1.Poll(cx)
@@ -6657,9 +6987,12 @@ poll:
 			f.z += f.p.sum(f.tmp19, tmp20)
 //line funcs.go:1016
 			f.aw1 = f.e.Step("s14", 3)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6663
+//line funcs_async.go:6996
 		case 22:
 //line funcs.go:1016
 			tmp21, ready := f.aw1.Poll(cx)
@@ -6671,9 +7004,12 @@ poll:
 			f.z += f.p.move(tmp21)
 //line funcs.go:1017
 			f.aw2 = Later(f.e, f.p)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:6677
+//line funcs_async.go:7013
 		case 23:
 //line funcs.go:1017
 			tmp22, ready := f.aw2.Poll(cx)
@@ -6685,9 +7021,12 @@ poll:
 			f.z += tmp22.x
 //line funcs.go:1018
 			f.aw1 = f.e.Step("s15", 2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:6691
+//line funcs_async.go:7030
 		case 24:
 //line funcs.go:1018
 			tmp23, ready := f.aw1.Poll(cx)
@@ -6699,9 +7038,12 @@ poll:
 			f.z -= -tmp23
 //line funcs.go:1019
 			f.aw1 = f.e.Step("s16", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:6705
+//line funcs_async.go:7047
 		case 25:
 //line funcs.go:1019
 			tmp24, ready := f.aw1.Poll(cx)
@@ -6721,20 +7063,23 @@ poll:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:6725
+//line funcs_async.go:7067
 		case 26:
 //line funcs.go:1021
 			f.z++
 //line funcs.go:1024
 			f.state = 29
 			continue poll
-//line funcs_async.go:6732
+//line funcs_async.go:7074
 		case 27:
 //line funcs.go:1023
 			f.aw1 = f.e.Step("s17", 100)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 28
 			fallthrough
-//line funcs_async.go:6738
+//line funcs_async.go:7083
 		case 28:
 //line funcs.go:1023
 			v, ready := f.aw1.Poll(cx)
@@ -6746,7 +7091,7 @@ poll:
 //line funcs.go:1024
 			f.state = 29
 			fallthrough
-//line funcs_async.go:6750
+//line funcs_async.go:7095
 		case 29:
 //line funcs.go:1025
 			f.b = f.e.Tick("init", f.n) > 2
@@ -6759,13 +7104,16 @@ poll:
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:6763
+//line funcs_async.go:7108
 		case 30:
 //line funcs.go:1025
 			f.aw3 = Later(f.e, f.n > 5)
+			if f.aw3 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 31
 			fallthrough
-//line funcs_async.go:6769
+//line funcs_async.go:7117
 		case 31:
 //line funcs.go:1025
 			tmp26, ready := f.aw3.Poll(cx)
@@ -6778,7 +7126,7 @@ poll:
 //line funcs.go:1025
 			f.state = 32
 			fallthrough
-//line funcs_async.go:6782
+//line funcs_async.go:7130
 		case 32:
 //line funcs.go:1025
 			if f.tmp25 {
@@ -6787,20 +7135,23 @@ poll:
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:6791
+//line funcs_async.go:7139
 		case 33:
 //line funcs.go:1026
 			f.z *= 2
 //line funcs.go:1027
 			f.state = 34
 			fallthrough
-//line funcs_async.go:6798
+//line funcs_async.go:7146
 		case 34:
 //line funcs.go:1028
 			f.aw1 = f.e.Step("s18", f.n%4)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 35
 			fallthrough
-//line funcs_async.go:6804
+//line funcs_async.go:7155
 		case 35:
 //line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
@@ -6812,7 +7163,7 @@ poll:
 //line funcs.go:1028
 			f.state = 36
 			fallthrough
-//line funcs_async.go:6816
+//line funcs_async.go:7167
 		case 36:
 //line funcs.go:1028
 			if !(f.i > 0) {
@@ -6821,9 +7172,12 @@ poll:
 			}
 //line funcs.go:1029
 			f.aw1 = f.e.Step("s19", f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 37
 			fallthrough
-//line funcs_async.go:6827
+//line funcs_async.go:7181
 		case 37:
 //line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
@@ -6835,14 +7189,14 @@ poll:
 //line funcs.go:1030
 			f.state = 38
 			fallthrough
-//line funcs_async.go:6839
+//line funcs_async.go:7193
 		case 38:
 //line funcs.go:1028
 			f.i--
 //line funcs.go:1028
 			f.state = 36
 			continue poll
-//line funcs_async.go:6846
+//line funcs_async.go:7200
 		case 39:
 //line funcs.go:1031
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
@@ -6853,13 +7207,16 @@ poll:
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:6857
+//line funcs_async.go:7211
 		case 40:
 //line funcs.go:1033
 			f.aw1 = f.e.Step("s20", f.z)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 41
 			fallthrough
-//line funcs_async.go:6863
+//line funcs_async.go:7220
 		case 41:
 //line funcs.go:1033
 			tmp27, ready := f.aw1.Poll(cx)
@@ -6870,12 +7227,12 @@ poll:
 //line funcs.go:1033
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:6874
+//line funcs_async.go:7231
 		case 42:
 //line funcs.go:1035
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:6879
+//line funcs_async.go:7236
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6905,7 +7262,7 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:6909
+//line funcs_async.go:7266
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -6937,9 +7294,12 @@ poll:
 			f.total = 0
 //line funcs.go:1041
 			f.aw1 = f.e.Fallible(f.n)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6943
+//line funcs_async.go:7303
 		case 1:
 //line funcs.go:1041
 			v2, ready := f.aw1.Poll(cx)
@@ -6951,7 +7311,7 @@ poll:
 //line funcs.go:1041
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6955
+//line funcs_async.go:7315
 		case 2:
 //line funcs.go:1041
 			if !(f.err == nil && f.v < 12) {
@@ -6960,9 +7320,12 @@ poll:
 			}
 //line funcs.go:1042
 			f.aw2 = f.e.Val(f.v)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:6966
+//line funcs_async.go:7329
 		case 3:
 //line funcs.go:1042
 			v2, ready := f.aw2.Poll(cx)
@@ -6974,20 +7337,23 @@ poll:
 //line funcs.go:1043
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6978
+//line funcs_async.go:7341
 		case 4:
 //line funcs.go:1041
 			f.v++
 //line funcs.go:1041
 			f.state = 2
 			continue poll
-//line funcs_async.go:6985
+//line funcs_async.go:7348
 		case 5:
 //line funcs.go:1044
 			f.aw1 = f.e.Fallible(f.n)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:6991
+//line funcs_async.go:7357
 		case 6:
 //line funcs.go:1044
 			v2, ready := f.aw1.Poll(cx)
@@ -7005,13 +7371,16 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:7009
+//line funcs_async.go:7375
 		case 7:
 //line funcs.go:1044
 			f.aw2 = f.e.Val(f.n)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7015
+//line funcs_async.go:7384
 		case 8:
 //line funcs.go:1044
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7024,7 +7393,7 @@ poll:
 //line funcs.go:1044
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7028
+//line funcs_async.go:7397
 		case 9:
 //line funcs.go:1044
 			if f.tmp {
@@ -7033,19 +7402,19 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:7037
+//line funcs_async.go:7406
 		case 10:
 //line funcs.go:1045
 			f.total++
 //line funcs.go:1046
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7044
+//line funcs_async.go:7413
 		case 11:
 //line funcs.go:1047
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7049
+//line funcs_async.go:7418
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7072,7 +7441,7 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:7076
+//line funcs_async.go:7445
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -7150,7 +7519,7 @@ poll:
 //line funcs.go:1059
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7154
+//line funcs_async.go:7523
 		case 1:
 //line funcs.go:1059
 			if f.i >= f.rangeValue {
@@ -7162,9 +7531,12 @@ poll:
 			(*f.x) = f.b.v[f.i]
 //line funcs.go:1061
 			f.aw1 = f.b.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7168
+//line funcs_async.go:7540
 		case 2:
 //line funcs.go:1061
 			_, ready := f.aw1.Poll(cx)
@@ -7186,14 +7558,14 @@ poll:
 //line funcs.go:1065
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7190
+//line funcs_async.go:7562
 		case 3:
 //line funcs.go:1059
 			f.i++
 //line funcs.go:1059
 			f.state = 1
 			continue poll
-//line funcs_async.go:7197
+//line funcs_async.go:7569
 		case 4:
 //line funcs.go:1066
 			for _, s := range f.shown {
@@ -7203,7 +7575,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:7207
+//line funcs_async.go:7579
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7226,7 +7598,7 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	f.runDefers()
 }
 
-//line funcs_async.go:7230
+//line funcs_async.go:7602
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7262,13 +7634,16 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7266
+//line funcs_async.go:7638
 		case 1:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("limit", f.n%5)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7272
+//line funcs_async.go:7647
 		case 2:
 //line funcs.go:1076
 			tmp, ready := f.aw1.Poll(cx)
@@ -7293,13 +7668,16 @@ poll:
 //line funcs.go:1082
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7297
+//line funcs_async.go:7672
 		case 3:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("inc", 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7303
+//line funcs_async.go:7681
 		case 4:
 //line funcs.go:1076
 			v, ready := f.aw1.Poll(cx)
@@ -7311,13 +7689,16 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			continue poll
-//line funcs_async.go:7315
+//line funcs_async.go:7693
 		case 5:
 //line funcs.go:1083
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7321
+//line funcs_async.go:7702
 		case 6:
 //line funcs.go:1083
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7331,7 +7712,7 @@ poll:
 //line funcs.go:1083
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7335
+//line funcs_async.go:7716
 		case 7:
 //line funcs.go:1083
 			if f.j >= len(f.rangeValue) {
@@ -7340,9 +7721,12 @@ poll:
 			}
 //line funcs.go:1084
 			f.aw1 = f.e.Val(f.j)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7346
+//line funcs_async.go:7730
 		case 8:
 //line funcs.go:1084
 			v, ready := f.aw1.Poll(cx)
@@ -7354,21 +7738,21 @@ poll:
 //line funcs.go:1085
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7358
+//line funcs_async.go:7742
 		case 9:
 //line funcs.go:1083
 			f.j++
 //line funcs.go:1083
 			f.state = 7
 			continue poll
-//line funcs_async.go:7365
+//line funcs_async.go:7749
 		case 10:
 //line funcs.go:1086
 			f.k = f.n
 //line funcs.go:1086
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7372
+//line funcs_async.go:7756
 		case 11:
 //line funcs.go:1086
 			f.tmp3 = f.k > 0
@@ -7379,13 +7763,16 @@ poll:
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7383
+//line funcs_async.go:7767
 		case 12:
 //line funcs.go:1086
 			f.aw1 = f.e.Step("k", f.k)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7389
+//line funcs_async.go:7776
 		case 13:
 //line funcs.go:1086
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7398,7 +7785,7 @@ poll:
 //line funcs.go:1086
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7402
+//line funcs_async.go:7789
 		case 14:
 //line funcs.go:1086
 			if !(f.tmp3) {
@@ -7410,19 +7797,19 @@ poll:
 //line funcs.go:1088
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7414
+//line funcs_async.go:7801
 		case 15:
 //line funcs.go:1086
 			f.k--
 //line funcs.go:1086
 			f.state = 11
 			continue poll
-//line funcs_async.go:7421
+//line funcs_async.go:7808
 		case 16:
 //line funcs.go:1089
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7426
+//line funcs_async.go:7813
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7449,7 +7836,7 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7453
+//line funcs_async.go:7840
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7489,7 +7876,7 @@ poll:
 //line funcs.go:1096
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7493
+//line funcs_async.go:7880
 		case 1:
 //line funcs.go:1096
 			if f.i >= f.rangeValue {
@@ -7498,9 +7885,12 @@ poll:
 			}
 //line funcs.go:1097
 			f.aw1 = Later(f.e, f.values[f.i%len(f.values)])
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7504
+//line funcs_async.go:7894
 		case 2:
 //line funcs.go:1097
 			tmp, ready := f.aw1.Poll(cx)
@@ -7523,27 +7913,30 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7527
+//line funcs_async.go:7917
 		case 3:
 //line funcs.go:1099
 			f.b.WriteString(strings.Repeat("i", f.v%3))
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7534
+//line funcs_async.go:7924
 		case 4:
 //line funcs.go:1101
 			f.aw2 = f.e.Str("!")
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:7540
+//line funcs_async.go:7933
 		case 5:
 //line funcs.go:1103
 			f.e.Note("other %v", f.v2)
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7547
+//line funcs_async.go:7940
 		case 6:
 //line funcs.go:1101
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7556,13 +7949,16 @@ poll:
 //line funcs.go:1104
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7560
+//line funcs_async.go:7953
 		case 7:
 //line funcs.go:1105
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7566
+//line funcs_async.go:7962
 		case 8:
 //line funcs.go:1105
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7579,31 +7975,31 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7583
+//line funcs_async.go:7979
 		case 9:
 //line funcs.go:1107
 			f.b.WriteString("nil")
 //line funcs.go:1108
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7590
+//line funcs_async.go:7986
 		case 10:
 //line funcs.go:1109
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7595
+//line funcs_async.go:7991
 		case 11:
 //line funcs.go:1096
 			f.i++
 //line funcs.go:1096
 			f.state = 1
 			continue poll
-//line funcs_async.go:7602
+//line funcs_async.go:7998
 		case 12:
 //line funcs.go:1110
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:7607
+//line funcs_async.go:8003
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7630,7 +8026,7 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:7634
+//line funcs_async.go:8030
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -7665,7 +8061,7 @@ poll:
 //line funcs.go:1116
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7669
+//line funcs_async.go:8065
 		case 1:
 //line funcs.go:1116
 			if f.i >= f.rangeValue {
@@ -7676,36 +8072,42 @@ poll:
 			f.tmp = f.e.Tick("tag", f.i)
 //line funcs.go:1120
 			f.aw1 = f.e.Step("zero", 0)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:7682
+//line funcs_async.go:8081
 		case 2:
 //line funcs.go:1121
 			f.total++
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7689
+//line funcs_async.go:8088
 		case 3:
 //line funcs.go:1123
 			f.aw1 = f.e.Val(10)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:7695
+//line funcs_async.go:8097
 		case 4:
 //line funcs.go:1126
 			f.total += 100
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7702
+//line funcs_async.go:8104
 		case 5:
 //line funcs.go:1128
 			f.total += 1000
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:7709
+//line funcs_async.go:8111
 		case 6:
 //line funcs.go:1120
 			tmp2, ready := f.aw1.Poll(cx)
@@ -7725,9 +8127,12 @@ poll:
 			}
 //line funcs.go:1122
 			f.aw1 = f.e.Step("two", 2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7731
+//line funcs_async.go:8136
 		case 7:
 //line funcs.go:1122
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7747,9 +8152,12 @@ poll:
 			}
 //line funcs.go:1127
 			f.aw1 = f.e.Step("four", 4)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7753
+//line funcs_async.go:8161
 		case 8:
 //line funcs.go:1127
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7765,7 +8173,7 @@ poll:
 //line funcs.go:1129
 			f.state = 4
 			continue poll
-//line funcs_async.go:7769
+//line funcs_async.go:8177
 		case 9:
 //line funcs.go:1123
 			v, ready := f.aw1.Poll(cx)
@@ -7777,7 +8185,7 @@ poll:
 //line funcs.go:1129
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7781
+//line funcs_async.go:8189
 		case 10:
 //line funcs.go:1131
 			if f.i > 3 {
@@ -7786,23 +8194,26 @@ poll:
 			}
 //line funcs.go:1133
 			f.aw2 = Later(f.e, f.i%2 == 0)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 13
 			continue poll
-//line funcs_async.go:7792
+//line funcs_async.go:8203
 		case 11:
 //line funcs.go:1132
 			f.total *= 2
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:7799
+//line funcs_async.go:8210
 		case 12:
 //line funcs.go:1134
 			f.total--
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:7806
+//line funcs_async.go:8217
 		case 13:
 //line funcs.go:1133
 			tmp5, ready := f.aw2.Poll(cx)
@@ -7818,24 +8229,24 @@ poll:
 //line funcs.go:1135
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7822
+//line funcs_async.go:8233
 		case 14:
 //line funcs.go:1136
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7827
+//line funcs_async.go:8238
 		case 15:
 //line funcs.go:1116
 			f.i++
 //line funcs.go:1116
 			f.state = 1
 			continue poll
-//line funcs_async.go:7834
+//line funcs_async.go:8245
 		case 16:
 //line funcs.go:1137
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:7839
+//line funcs_async.go:8250
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7862,7 +8273,7 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:7866
+//line funcs_async.go:8277
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -7913,13 +8324,13 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:1145
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:7917
+//line funcs_async.go:8328
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:1143
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:7923
+//line funcs_async.go:8334
 	}
 }
 
@@ -7932,9 +8343,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.tmp = f.e.Tick("before", f.n)
 //line funcs.go:1143
 			f.aw1 = f.e.Step("arg", f.n*2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7938
+//line funcs_async.go:8352
 		case 1:
 //line funcs.go:1143
 			tmp2, ready := f.aw1.Poll(cx)
@@ -7950,9 +8364,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.c = counter{e: f.e, name: "c", n: f.n}
 //line funcs.go:1145
 			f.aw1 = f.e.Val(1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7956
+//line funcs_async.go:8373
 		case 2:
 //line funcs.go:1145
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7965,9 +8382,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.deferBits |= 2
 //line funcs.go:1146
 			f.aw1 = f.e.Val(f.n + 5)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7971
+//line funcs_async.go:8391
 		case 3:
 //line funcs.go:1146
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7984,7 +8404,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:7988
+//line funcs_async.go:8408
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8010,7 +8430,7 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:8014
+//line funcs_async.go:8434
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -8045,13 +8465,16 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:8049
+//line funcs_async.go:8469
 		case 1:
 //line funcs.go:1156
 			f.aw1 = f.e.Val(f.add(f.n))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8055
+//line funcs_async.go:8478
 		case 2:
 //line funcs.go:1156
 			v, ready := f.aw1.Poll(cx)
@@ -8063,12 +8486,12 @@ poll:
 //line funcs.go:1157
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8067
+//line funcs_async.go:8490
 		case 3:
 //line funcs.go:1158
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8072
+//line funcs_async.go:8495
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8092,7 +8515,7 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:8096
+//line funcs_async.go:8519
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -8123,9 +8546,12 @@ poll:
 			f.x = f.n
 //line funcs.go:1165
 			f.aw1 = f.e.Val(f.x * 2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8129
+//line funcs_async.go:8555
 		case 1:
 //line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
@@ -8140,9 +8566,12 @@ poll:
 			f.y2 = f.y * 10
 //line funcs.go:1169
 			f.aw1 = f.e.Val(f.y2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8146
+//line funcs_async.go:8575
 		case 2:
 //line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
@@ -8163,13 +8592,16 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:8167
+//line funcs_async.go:8596
 		case 3:
 //line funcs.go:1177
 			f.aw1 = f.e.Val(y2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8173
+//line funcs_async.go:8605
 		case 4:
 //line funcs.go:1177
 			v, ready := f.aw1.Poll(cx)
@@ -8179,12 +8611,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:8183
+//line funcs_async.go:8615
 		case 5:
 //line funcs.go:1180
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:8188
+//line funcs_async.go:8620
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8208,7 +8640,7 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:8212
+//line funcs_async.go:8644
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8237,9 +8669,12 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.tmp = f.e.Tick("chan", f.n%2)
 //line funcs.go:1186
 			f.aw1 = f.e.Step("sent", f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8243
+//line funcs_async.go:8678
 		case 1:
 //line funcs.go:1186
 			tmp2, ready := f.aw1.Poll(cx)
@@ -8251,9 +8686,12 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.chs[f.tmp] <- tmp2
 //line funcs.go:1187
 			f.aw1 = f.e.Val(f.n + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8257
+//line funcs_async.go:8695
 		case 2:
 //line funcs.go:1187
 			tmp3, ready := f.aw1.Poll(cx)
@@ -8266,7 +8704,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1188
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8270
+//line funcs_async.go:8708
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8290,7 +8728,7 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8294
+//line funcs_async.go:8732
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8314,9 +8752,12 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 		case 0:
 //line funcs.go:1196
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8320
+//line funcs_async.go:8761
 		case 1:
 //line funcs.go:1196
 			x, ready := f.aw1.Poll(cx)
@@ -8333,7 +8774,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 //line funcs.go:1201
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8337
+//line funcs_async.go:8778
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8357,7 +8798,7 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8361
+//line funcs_async.go:8802
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8392,7 +8833,7 @@ poll:
 //line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8396
+//line funcs_async.go:8837
 		case 1:
 //line funcs.go:1207
 			if f.i >= f.rangeValue {
@@ -8401,9 +8842,12 @@ poll:
 			}
 //line funcs.go:1208
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8407
+//line funcs_async.go:8851
 		case 2:
 //line funcs.go:1208
 			_, ready := f.aw1.Poll(cx)
@@ -8421,9 +8865,12 @@ poll:
 			f.fns = append(f.fns, func() int { return (*x2) })
 //line funcs.go:1212
 			f.aw1 = f.e.Val((*f.x))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8427
+//line funcs_async.go:8874
 		case 3:
 //line funcs.go:1212
 			_, ready := f.aw1.Poll(cx)
@@ -8436,19 +8883,19 @@ poll:
 //line funcs.go:1214
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8440
+//line funcs_async.go:8887
 		case 4:
 //line funcs.go:1207
 			f.i++
 //line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:8447
+//line funcs_async.go:8894
 		case 5:
 //line funcs.go:1215
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8452
+//line funcs_async.go:8899
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8472,7 +8919,7 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8476
+//line funcs_async.go:8923
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8499,9 +8946,12 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 		case 0:
 //line funcs.go:1220
 			f.aw1 = f.e.Val(int(f.n))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8505
+//line funcs_async.go:8955
 		case 1:
 //line funcs.go:1220
 			v, ready := f.aw1.Poll(cx)
@@ -8518,9 +8968,12 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			f.g = *new(N)
 //line funcs.go:1224
 			f.aw1 = f.e.Val(int(f.g))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8524
+//line funcs_async.go:8977
 		case 2:
 //line funcs.go:1224
 			_, ready := f.aw1.Poll(cx)
@@ -8531,7 +8984,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1225
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8535
+//line funcs_async.go:8988
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8552,7 +9005,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:8556
+//line funcs_async.go:9009
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -8576,9 +9029,12 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line funcs.go:1230
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8582
+//line funcs_async.go:9038
 		case 1:
 //line funcs.go:1230
 			x, ready := f.aw1.Poll(cx)
@@ -8593,7 +9049,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1233
 			f.state = -1
 			return x, true
-//line funcs_async.go:8597
+//line funcs_async.go:9053
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8617,7 +9073,7 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:8621
+//line funcs_async.go:9077
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -8664,7 +9120,7 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1238
 		f.e.Note("deferred")
-//line funcs_async.go:8668
+//line funcs_async.go:9124
 	}
 }
 
@@ -8677,9 +9133,12 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 			f.deferBits |= 1
 //line funcs.go:1239
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8683
+//line funcs_async.go:9142
 		case 1:
 //line funcs.go:1239
 			v, ready := f.aw1.Poll(cx)
@@ -8696,7 +9155,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:8700
+//line funcs_async.go:9159
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8722,7 +9181,7 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:8726
+//line funcs_async.go:9185
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -8778,9 +9237,12 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 		case 0:
 //line funcs.go:1246
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8784
+//line funcs_async.go:9246
 		case 1:
 //line funcs.go:1246
 			total, ready := f.aw1.Poll(cx)
@@ -8812,7 +9274,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8816
+//line funcs_async.go:9278
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8838,7 +9300,7 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:8842
+//line funcs_async.go:9304
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -8871,7 +9333,7 @@ poll:
 //line funcs.go:1262
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8875
+//line funcs_async.go:9337
 		case 1:
 //line funcs.go:1262
 			if f.i >= len(f.rangeValue) {
@@ -8880,9 +9342,12 @@ poll:
 			}
 //line funcs.go:1263
 			f.aw1 = f.e.Val(f.i)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8886
+//line funcs_async.go:9351
 		case 2:
 //line funcs.go:1263
 			v, ready := f.aw1.Poll(cx)
@@ -8894,19 +9359,19 @@ poll:
 //line funcs.go:1264
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8898
+//line funcs_async.go:9363
 		case 3:
 //line funcs.go:1262
 			f.i++
 //line funcs.go:1262
 			f.state = 1
 			continue poll
-//line funcs_async.go:8905
+//line funcs_async.go:9370
 		case 4:
 //line funcs.go:1265
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8910
+//line funcs_async.go:9375
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8930,7 +9395,7 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:8934
+//line funcs_async.go:9399
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -8969,7 +9434,7 @@ poll:
 //line funcs.go:1279
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8973
+//line funcs_async.go:9438
 		case 1:
 //line funcs.go:1279
 			if f.i >= len(f.p) {
@@ -8981,9 +9446,12 @@ poll:
 			f.a[2] = 100
 //line funcs.go:1281
 			f.aw1 = f.e.Val(x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8987
+//line funcs_async.go:9455
 		case 2:
 //line funcs.go:1281
 			tmp, ready := f.aw1.Poll(cx)
@@ -8996,14 +9464,14 @@ poll:
 //line funcs.go:1282
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9000
+//line funcs_async.go:9468
 		case 3:
 //line funcs.go:1279
 			f.i++
 //line funcs.go:1279
 			f.state = 1
 			continue poll
-//line funcs_async.go:9007
+//line funcs_async.go:9475
 		case 4:
 //line funcs.go:1283
 			f.nilp = nil
@@ -9012,7 +9480,7 @@ poll:
 //line funcs.go:1284
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9016
+//line funcs_async.go:9484
 		case 5:
 //line funcs.go:1284
 			if f.i2 >= len(f.nilp) {
@@ -9021,9 +9489,12 @@ poll:
 			}
 //line funcs.go:1285
 			f.aw1 = f.e.Val(f.i2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9027
+//line funcs_async.go:9498
 		case 6:
 //line funcs.go:1285
 			v, ready := f.aw1.Poll(cx)
@@ -9035,19 +9506,19 @@ poll:
 //line funcs.go:1286
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9039
+//line funcs_async.go:9510
 		case 7:
 //line funcs.go:1284
 			f.i2++
 //line funcs.go:1284
 			f.state = 5
 			continue poll
-//line funcs_async.go:9046
+//line funcs_async.go:9517
 		case 8:
 //line funcs.go:1287
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9051
+//line funcs_async.go:9522
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9071,7 +9542,7 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:9075
+//line funcs_async.go:9546
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -9102,7 +9573,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1296
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9106
+//line funcs_async.go:9577
 		case 1:
 //line funcs.go:1296
 			v2, ready := f.x.Poll(cx)
@@ -9118,7 +9589,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9122
+//line funcs_async.go:9593
 		case 2:
 //line funcs.go:1299
 			v2, ready := f.y.Poll(cx)
@@ -9141,7 +9612,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1306
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9145
+//line funcs_async.go:9616
 		case 3:
 //line funcs.go:1306
 			v2, ready := f.z.Poll(cx)
@@ -9155,7 +9626,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1308
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9159
+//line funcs_async.go:9630
 		case 4:
 //line funcs.go:1308
 			tmp, ready := f.x.Poll(cx)
@@ -9170,7 +9641,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1311
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9174
+//line funcs_async.go:9645
 		case 5:
 //line funcs.go:1311
 			v2, ready := f.x.Poll(cx)
@@ -9182,7 +9653,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1313
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:9186
+//line funcs_async.go:9657
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9212,7 +9683,7 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9216
+//line funcs_async.go:9687
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9245,7 +9716,7 @@ poll:
 //line funcs.go:1319
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9249
+//line funcs_async.go:9720
 		case 1:
 //line funcs.go:1319
 			if f.i >= f.n {
@@ -9264,7 +9735,7 @@ poll:
 //line funcs.go:1325
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9268
+//line funcs_async.go:9739
 		case 2:
 //line funcs.go:1325
 			v, ready := f.x.Poll(cx)
@@ -9278,21 +9749,21 @@ poll:
 //line funcs.go:1327
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9282
+//line funcs_async.go:9753
 		case 3:
 //line funcs.go:1319
 			f.i++
 //line funcs.go:1319
 			f.state = 1
 			continue poll
-//line funcs_async.go:9289
+//line funcs_async.go:9760
 		case 4:
 //line funcs.go:1328
 			f.k = 0
 //line funcs.go:1328
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9296
+//line funcs_async.go:9767
 		case 5:
 //line funcs.go:1328
 			if !(f.k < f.n%3) {
@@ -9308,7 +9779,7 @@ poll:
 //line funcs.go:1332
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9312
+//line funcs_async.go:9783
 		case 6:
 //line funcs.go:1332
 			tmp, ready := f.x2.Poll(cx)
@@ -9321,19 +9792,19 @@ poll:
 //line funcs.go:1333
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9325
+//line funcs_async.go:9796
 		case 7:
 //line funcs.go:1328
 			f.k++
 //line funcs.go:1328
 			f.state = 5
 			continue poll
-//line funcs_async.go:9332
+//line funcs_async.go:9803
 		case 8:
 //line funcs.go:1334
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9337
+//line funcs_async.go:9808
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9360,7 +9831,7 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9364
+//line funcs_async.go:9835
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9395,7 +9866,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9399
+//line funcs_async.go:9870
 		case 1:
 //line funcs.go:1341
 			v, ready := f.aw1.Poll(cx)
@@ -9410,7 +9881,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9414
+//line funcs_async.go:9885
 		case 2:
 //line funcs.go:1343
 			v, ready := f.aw1.Poll(cx)
@@ -9426,7 +9897,7 @@ poll:
 //line funcs.go:1346
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9430
+//line funcs_async.go:9901
 		case 3:
 //line funcs.go:1346
 			if !(f.i < 1) {
@@ -9437,7 +9908,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9441
+//line funcs_async.go:9912
 		case 4:
 //line funcs.go:1347
 			v, ready := f.aw1.Poll(cx)
@@ -9449,14 +9920,14 @@ poll:
 //line funcs.go:1348
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9453
+//line funcs_async.go:9924
 		case 5:
 //line funcs.go:1346
 			f.i++
 //line funcs.go:1346
 			f.state = 3
 			continue poll
-//line funcs_async.go:9460
+//line funcs_async.go:9931
 		case 6:
 //line funcs.go:1350
 			f.z = ValueOf(f.e.Val(f.b))
@@ -9466,7 +9937,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9470
+//line funcs_async.go:9941
 		case 7:
 //line funcs.go:1352
 			v, ready := f.aw1.Poll(cx)
@@ -9485,7 +9956,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9489
+//line funcs_async.go:9960
 		case 8:
 //line funcs.go:1357
 			tmp, ready := f.aw1.Poll(cx)
@@ -9496,7 +9967,7 @@ poll:
 //line funcs.go:1357
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9500
+//line funcs_async.go:9971
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9520,7 +9991,7 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9524
+//line funcs_async.go:9995
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -9573,7 +10044,7 @@ poll:
 //line funcs.go:1367
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:9577
+//line funcs_async.go:10048
 		case 1:
 //line funcs.go:1367
 			if f2.i >= len(f2.s) {
@@ -9583,9 +10054,12 @@ poll:
 			f2.x = f2.s[f2.i]
 //line funcs.go:1368
 			f2.aw1 = f2.e.Val(f2.x)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:9589
+//line funcs_async.go:10063
 		case 2:
 //line funcs.go:1368
 			tmp, ready := f2.aw1.Poll(cx)
@@ -9602,14 +10076,14 @@ poll:
 //line funcs.go:1371
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:9606
+//line funcs_async.go:10080
 		case 3:
 //line funcs.go:1367
 			f2.i++
 //line funcs.go:1367
 			f2.state = 1
 			continue poll
-//line funcs_async.go:9613
+//line funcs_async.go:10087
 		case 4:
 //line funcs.go:1372
 			f2.t = []int{1, 2, 3}
@@ -9619,7 +10093,7 @@ poll:
 //line funcs.go:1373
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:9623
+//line funcs_async.go:10097
 		case 5:
 //line funcs.go:1373
 			if f2.i2 >= len(f2.rangeValue) {
@@ -9631,9 +10105,12 @@ poll:
 			f2.t = []int{9}
 //line funcs.go:1375
 			f2.aw1 = f2.e.Val(x + f2.i2)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:9637
+//line funcs_async.go:10114
 		case 6:
 //line funcs.go:1375
 			v, ready := f2.aw1.Poll(cx)
@@ -9645,14 +10122,14 @@ poll:
 //line funcs.go:1376
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:9649
+//line funcs_async.go:10126
 		case 7:
 //line funcs.go:1373
 			f2.i2++
 //line funcs.go:1373
 			f2.state = 5
 			continue poll
-//line funcs_async.go:9656
+//line funcs_async.go:10133
 		case 8:
 //line funcs.go:1377
 			f2.u = []int{4, 5}
@@ -9664,7 +10141,7 @@ poll:
 //line funcs.go:1379
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:9668
+//line funcs_async.go:10145
 		case 9:
 //line funcs.go:1379
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -9676,9 +10153,12 @@ poll:
 			*f2.p = nil
 //line funcs.go:1381
 			f2.aw1 = f2.e.Val(x)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:9682
+//line funcs_async.go:10162
 		case 10:
 //line funcs.go:1381
 			v, ready := f2.aw1.Poll(cx)
@@ -9690,21 +10170,21 @@ poll:
 //line funcs.go:1382
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:9694
+//line funcs_async.go:10174
 		case 11:
 //line funcs.go:1379
 			f2.rangeIndex++
 //line funcs.go:1379
 			f2.state = 9
 			continue poll
-//line funcs_async.go:9701
+//line funcs_async.go:10181
 		case 12:
 //line funcs.go:1383
 			f2.rangeIndex2 = 0
 //line funcs.go:1383
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:9708
+//line funcs_async.go:10188
 		case 13:
 //line funcs.go:1383
 			if f2.rangeIndex2 >= f2.n {
@@ -9718,9 +10198,12 @@ poll:
 			}
 //line funcs.go:1387
 			f2.aw1 = f2.e.Val(i)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:9724
+//line funcs_async.go:10207
 		case 14:
 //line funcs.go:1387
 			v, ready := f2.aw1.Poll(cx)
@@ -9732,14 +10215,14 @@ poll:
 //line funcs.go:1388
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:9736
+//line funcs_async.go:10219
 		case 15:
 //line funcs.go:1383
 			f2.rangeIndex2++
 //line funcs.go:1383
 			f2.state = 13
 			continue poll
-//line funcs_async.go:9743
+//line funcs_async.go:10226
 		case 16:
 //line funcs.go:1389
 			f2.rangeValue3 = len(f2.s)
@@ -9747,7 +10230,7 @@ poll:
 //line funcs.go:1389
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:9751
+//line funcs_async.go:10234
 		case 17:
 //line funcs.go:1389
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -9761,9 +10244,12 @@ poll:
 			*q++
 //line funcs.go:1392
 			f2.aw1 = f2.e.Val(i)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:9767
+//line funcs_async.go:10253
 		case 18:
 //line funcs.go:1392
 			v, ready := f2.aw1.Poll(cx)
@@ -9775,14 +10261,14 @@ poll:
 //line funcs.go:1393
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:9779
+//line funcs_async.go:10265
 		case 19:
 //line funcs.go:1389
 			f2.rangeIndex3++
 //line funcs.go:1389
 			f2.state = 17
 			continue poll
-//line funcs_async.go:9786
+//line funcs_async.go:10272
 		case 20:
 //line funcs.go:1394
 			f2.str = "héllo"[f2.n%2:]
@@ -9791,7 +10277,7 @@ poll:
 //line funcs.go:1395
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:9795
+//line funcs_async.go:10281
 		case 21:
 //line funcs.go:1395
 			if f2.i3 >= len(f2.str) {
@@ -9803,9 +10289,12 @@ poll:
 			f2.r = r2
 //line funcs.go:1396
 			f2.aw1 = f2.e.Val(f2.i3)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:9809
+//line funcs_async.go:10298
 		case 22:
 //line funcs.go:1396
 			tmp2, ready := f2.aw1.Poll(cx)
@@ -9818,14 +10307,14 @@ poll:
 //line funcs.go:1397
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:9822
+//line funcs_async.go:10311
 		case 23:
 //line funcs.go:1395
 			f2.i3 = f2.rangeNext
 //line funcs.go:1395
 			f2.state = 21
 			continue poll
-//line funcs_async.go:9829
+//line funcs_async.go:10318
 		case 24:
 //line funcs.go:1398
 			f2.fs = nil
@@ -9834,7 +10323,7 @@ poll:
 //line funcs.go:1399
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:9838
+//line funcs_async.go:10327
 		case 25:
 //line funcs.go:1399
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -9847,9 +10336,12 @@ poll:
 			f2.fs = append(f2.fs, func() int { return i * x })
 //line funcs.go:1401
 			f2.aw1 = f2.e.Val(i)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:9853
+//line funcs_async.go:10345
 		case 26:
 //line funcs.go:1401
 			_, ready := f2.aw1.Poll(cx)
@@ -9860,14 +10352,14 @@ poll:
 //line funcs.go:1402
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:9864
+//line funcs_async.go:10356
 		case 27:
 //line funcs.go:1399
 			f2.rangeIndex4++
 //line funcs.go:1399
 			f2.state = 25
 			continue poll
-//line funcs_async.go:9871
+//line funcs_async.go:10363
 		case 28:
 //line funcs.go:1403
 			for _, f := range f2.fs {
@@ -9880,7 +10372,7 @@ poll:
 //line funcs.go:1407
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:9884
+//line funcs_async.go:10376
 		case 29:
 //line funcs.go:1407
 			if f2.i4 >= f2.k {
@@ -9889,9 +10381,12 @@ poll:
 			}
 //line funcs.go:1408
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:9895
+//line funcs_async.go:10390
 		case 30:
 //line funcs.go:1408
 			v, ready := f2.aw1.Poll(cx)
@@ -9903,19 +10398,19 @@ poll:
 //line funcs.go:1409
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:9907
+//line funcs_async.go:10402
 		case 31:
 //line funcs.go:1407
 			f2.i4++
 //line funcs.go:1407
 			f2.state = 29
 			continue poll
-//line funcs_async.go:9914
+//line funcs_async.go:10409
 		case 32:
 //line funcs.go:1410
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:9919
+//line funcs_async.go:10414
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9939,7 +10434,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:9943
+//line funcs_async.go:10438
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -9978,7 +10473,7 @@ poll:
 //line funcs.go:1419
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9982
+//line funcs_async.go:10477
 		case 1:
 //line funcs.go:1419
 			if f.i >= f.rangeValue {
@@ -9999,28 +10494,34 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10003
+//line funcs_async.go:10498
 		case 2:
 //line funcs.go:1423
 			f.aw1 = f.e.Val(f.v)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10009
+//line funcs_async.go:10507
 		case 3:
 //line funcs.go:1425
 			w := f.v / 2
 //line funcs.go:1426
 			f.aw1 = f.e.Val(w)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10017
+//line funcs_async.go:10518
 		case 4:
 //line funcs.go:1428
 			f.total += f.v
 //line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10024
+//line funcs_async.go:10525
 		case 5:
 //line funcs.go:1423
 			v2, ready := f.aw1.Poll(cx)
@@ -10032,7 +10533,7 @@ poll:
 //line funcs.go:1429
 			f.state = 7
 			continue poll
-//line funcs_async.go:10036
+//line funcs_async.go:10537
 		case 6:
 //line funcs.go:1426
 			tmp, ready := f.aw1.Poll(cx)
@@ -10045,7 +10546,7 @@ poll:
 //line funcs.go:1429
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10049
+//line funcs_async.go:10550
 		case 7:
 //line funcs.go:1430
 			k = f.e.Tick("k", f.i)
@@ -10056,13 +10557,16 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10060
+//line funcs_async.go:10561
 		case 8:
 //line funcs.go:1432
 			f.aw1 = f.e.Val(k)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10066
+//line funcs_async.go:10570
 		case 9:
 //line funcs.go:1432
 			_, ready := f.aw1.Poll(cx)
@@ -10073,21 +10577,21 @@ poll:
 //line funcs.go:1433
 			f.state = 11
 			continue poll
-//line funcs_async.go:10077
+//line funcs_async.go:10581
 		case 10:
 //line funcs.go:1435
 			f.total += k
 //line funcs.go:1436
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10084
+//line funcs_async.go:10588
 		case 11:
 //line funcs.go:1419
 			f.i++
 //line funcs.go:1419
 			f.state = 1
 			continue poll
-//line funcs_async.go:10091
+//line funcs_async.go:10595
 		case 12:
 //line funcs.go:1437
 			f.last = -1
@@ -10096,7 +10600,7 @@ poll:
 //line funcs.go:1438
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10100
+//line funcs_async.go:10604
 		case 13:
 //line funcs.go:1438
 			if !(f.i2 < f.n) {
@@ -10111,9 +10615,12 @@ poll:
 			}
 //line funcs.go:1443
 			f.aw1 = f.e.Val(f.i2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10117
+//line funcs_async.go:10624
 		case 14:
 //line funcs.go:1443
 			_, ready := f.aw1.Poll(cx)
@@ -10124,14 +10631,14 @@ poll:
 //line funcs.go:1444
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10128
+//line funcs_async.go:10635
 		case 15:
 //line funcs.go:1438
 			f.i2++
 //line funcs.go:1438
 			f.state = 13
 			continue poll
-//line funcs_async.go:10135
+//line funcs_async.go:10642
 		case 16:
 //line funcs.go:1445
 			if f.n > 3 {
@@ -10140,7 +10647,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10144
+//line funcs_async.go:10651
 		case 17:
 //line funcs.go:1446
 			x2 = f.e.Tick("a", f.n)
@@ -10153,7 +10660,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10157
+//line funcs_async.go:10664
 		case 18:
 //line funcs.go:1454
 			x3 = f.e.Tick("b", f.n)
@@ -10166,20 +10673,23 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10170
+//line funcs_async.go:10677
 		case 19:
 //line funcs.go:1449
 			f.total += x2
 //line funcs.go:1452
 			f.state = 22
 			continue poll
-//line funcs_async.go:10177
+//line funcs_async.go:10684
 		case 20:
 //line funcs.go:1451
 			f.aw1 = f.e.Val(x2)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:10183
+//line funcs_async.go:10693
 		case 21:
 //line funcs.go:1451
 			v2, ready := f.aw1.Poll(cx)
@@ -10191,25 +10701,28 @@ poll:
 //line funcs.go:1452
 			f.state = 22
 			fallthrough
-//line funcs_async.go:10195
+//line funcs_async.go:10705
 		case 22:
 //line funcs.go:1453
 			f.state = 27
 			continue poll
-//line funcs_async.go:10200
+//line funcs_async.go:10710
 		case 23:
 //line funcs.go:1457
 			f.total -= x3
 //line funcs.go:1460
 			f.state = 26
 			continue poll
-//line funcs_async.go:10207
+//line funcs_async.go:10717
 		case 24:
 //line funcs.go:1459
 			f.aw1 = f.e.Val(x3 + 1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:10213
+//line funcs_async.go:10726
 		case 25:
 //line funcs.go:1459
 			v2, ready := f.aw1.Poll(cx)
@@ -10221,17 +10734,17 @@ poll:
 //line funcs.go:1460
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10225
+//line funcs_async.go:10738
 		case 26:
 //line funcs.go:1461
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10230
+//line funcs_async.go:10743
 		case 27:
 //line funcs.go:1462
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10235
+//line funcs_async.go:10748
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10255,7 +10768,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10259
+//line funcs_async.go:10772
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10302,7 +10815,7 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1469
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10306
+//line funcs_async.go:10819
 	}
 }
 
@@ -10316,7 +10829,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1468
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10320
+//line funcs_async.go:10833
 		case 1:
 //line funcs.go:1468
 			v, ready := f.poll2.Poll(cx)
@@ -10332,7 +10845,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1471
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10336
+//line funcs_async.go:10849
 		case 2:
 //line funcs.go:1471
 			v2, ready := f.poll2.Poll(cx)
@@ -10343,7 +10856,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10347
+//line funcs_async.go:10860
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10369,7 +10882,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10373
+//line funcs_async.go:10886
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10397,7 +10910,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1477
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10401
+//line funcs_async.go:10914
 		case 1:
 //line funcs.go:1477
 			v2, ready := f.a.Poll(cx)
@@ -10413,7 +10926,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1480
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10417
+//line funcs_async.go:10930
 		case 2:
 //line funcs.go:1480
 			tmp, ready := f.b.Poll(cx)
@@ -10424,7 +10937,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1480
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10428
+//line funcs_async.go:10941
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10451,7 +10964,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10455
+//line funcs_async.go:10968
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10479,9 +10992,12 @@ poll:
 		case 0:
 //line funcs.go:1485
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10485
+//line funcs_async.go:11001
 		case 1:
 //line funcs.go:1485
 			tmp, ready := f.aw1.Poll(cx)
@@ -10500,7 +11016,7 @@ poll:
 //line funcs.go:1488
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10504
+//line funcs_async.go:11020
 		case 2:
 //line funcs.go:1488
 			if !(f.i < f.n%3) {
@@ -10512,13 +11028,16 @@ poll:
 //line funcs.go:1490
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10516
+//line funcs_async.go:11032
 		case 3:
 //line funcs.go:1488
 			f.aw1 = f.e.Val(1)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10522
+//line funcs_async.go:11041
 		case 4:
 //line funcs.go:1488
 			v, ready := f.aw1.Poll(cx)
@@ -10530,14 +11049,14 @@ poll:
 //line funcs.go:1488
 			f.state = 2
 			continue poll
-//line funcs_async.go:10534
+//line funcs_async.go:11053
 		case 5:
 //line funcs.go:1491
 			f.k = 0
 //line funcs.go:1491
 			f.state = 6
 			fallthrough
-//line funcs_async.go:10541
+//line funcs_async.go:11060
 		case 6:
 //line funcs.go:1491
 			if f.k >= 3 {
@@ -10546,9 +11065,12 @@ poll:
 			}
 //line funcs.go:1492
 			f.aw1 = f.e.Val(f.k)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10552
+//line funcs_async.go:11074
 		case 7:
 //line funcs.go:1492
 			v, ready := f.aw1.Poll(cx)
@@ -10560,19 +11082,19 @@ poll:
 //line funcs.go:1493
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10564
+//line funcs_async.go:11086
 		case 8:
 //line funcs.go:1491
 			f.k++
 //line funcs.go:1491
 			f.state = 6
 			continue poll
-//line funcs_async.go:10571
+//line funcs_async.go:11093
 		case 9:
 //line funcs.go:1494
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10576
+//line funcs_async.go:11098
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10596,7 +11118,7 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:10600
+//line funcs_async.go:11122
 
 // The local constants of localConsts.
 const (
@@ -10623,7 +11145,7 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:10627
+//line funcs_async.go:11149
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -10670,7 +11192,7 @@ func (f *localConstsAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1510
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:10674
+//line funcs_async.go:11196
 	}
 }
 
@@ -10688,9 +11210,12 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			f.deferBits |= 1
 //line funcs.go:1511
 			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10694
+//line funcs_async.go:11219
 		case 1:
 //line funcs.go:1511
 			x, ready := f.aw1.Poll(cx)
@@ -10713,9 +11238,12 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			scale := func(v int) int { return v * localConstsAsyncFuture_size }
 //line funcs.go:1518
 			f.aw1 = f.e.Val(scale(x))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10719
+//line funcs_async.go:11247
 		case 2:
 //line funcs.go:1518
 			y, ready := f.aw1.Poll(cx)
@@ -10730,7 +11258,7 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:10734
+//line funcs_async.go:11262
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10755,3 +11283,93 @@ func (f *localConstsAsyncFuture) Cancel() {
 
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
+
+//line funcs_async.go:11288
+
+// nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
+type nilFuturesAsyncFuture struct {
+	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[future.Result[int]] // the future awaited
+	aw2   future.Future[int]                // the future awaited
+	e     *Env
+	n     int
+	v     int
+}
+
+// nilFuturesAsync returns nilFutures as a future: polling it runs nilFutures up to its next
+// await, and its value is what nilFutures returns.
+func nilFuturesAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &nilFuturesAsyncFuture{e: e, n: n}
+}
+
+// Poll runs nilFutures until it awaits a future that is not ready, or returns.
+func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1529
+			f.aw1 = f.e.MaybeFallible(f.n)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
+			f.state = 1
+			fallthrough
+//line funcs_async.go:11318
+		case 1:
+//line funcs.go:1529
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			var err error
+			f.v, err = v2.Value, v2.Err
+//line funcs.go:1530
+			if err != nil {
+				f.state = -1
+				return future.Result[int]{Value: 0, Err: fmt.Errorf("try: %w", err)}, true
+			}
+//line funcs.go:1533
+			f.aw2 = f.e.MaybeVal(f.n)
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 2
+			fallthrough
+//line funcs_async.go:11340
+		case 2:
+//line funcs.go:1533
+			tmp, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:1533
+			f.state = -1
+			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
+//line funcs_async.go:11351
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that nilFutures awaits, if any; nilFutures goes no further.
+func (f *nilFuturesAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 2:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// nilFutures is what nilFuturesAsync compiles; it is not called.
+var _ = nilFutures

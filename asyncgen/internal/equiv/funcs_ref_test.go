@@ -1296,3 +1296,11 @@ func localConstsRef(e *Env, n int) (string, error) {
 	const msg = "sum"
 	return fmt.Sprintf("%s %d %v", msg, y+limit, tue), nil
 }
+
+func nilFuturesRef(e *Env, n int) (int, error) {
+	v, err := tryRef(e.MaybeFallible(n))
+	if err != nil {
+		return 0, fmt.Errorf("try: %w", err)
+	}
+	return v + awaitRef(e.MaybeVal(n)), nil
+}

@@ -79,9 +79,12 @@ poll:
 		case 1:
 //line defer.go:16
 			f.aw1 = f.c.Read(f.buf)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 2
 			fallthrough
-//line defer_async.go:85
+//line defer_async.go:88
 		case 2:
 //line defer.go:16
 			v, ready := f.aw1.Poll(cx)
@@ -110,7 +113,7 @@ poll:
 //line defer.go:22
 			f.state = 1
 			continue poll
-//line defer_async.go:114
+//line defer_async.go:117
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -136,7 +139,7 @@ func (f *drainAsyncFuture) Cancel() {
 // Drain is what DrainAsync compiles; it is not called.
 var _ = Drain
 
-//line defer_async.go:140
+//line defer_async.go:143
 
 // sessionAsyncFuture is the state machine of Session: see SessionAsync.
 type sessionAsyncFuture struct {
@@ -187,19 +190,19 @@ func (f *sessionAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line defer.go:41
 		func() { f.n = -1 }()
-//line defer_async.go:191
+//line defer_async.go:194
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line defer.go:38
 		report(f.defer2Arg1, f.defer2Arg2)
-//line defer_async.go:197
+//line defer_async.go:200
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line defer.go:37
 		f.s.Close()
-//line defer_async.go:203
+//line defer_async.go:206
 	}
 }
 
@@ -216,9 +219,12 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			f.deferBits |= 2
 //line defer.go:39
 			f.aw1 = f.c.Read(f.buf)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 1
 			fallthrough
-//line defer_async.go:222
+//line defer_async.go:228
 		case 1:
 //line defer.go:39
 			v, ready := f.aw1.Poll(cx)
@@ -242,7 +248,7 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.n, Err: f.err}, true
-//line defer_async.go:246
+//line defer_async.go:252
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -53,9 +53,12 @@ poll:
 			n = 0
 //line golden.go:16
 			f.aw1 = f.get(f.keys[f.i])
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line golden_async.go:59
+//line golden_async.go:62
 		case 2:
 //line golden.go:16
 			s, ready := f.aw1.Poll(cx)
@@ -76,14 +79,14 @@ poll:
 //line golden.go:22
 			f.state = 3
 			fallthrough
-//line golden_async.go:80
+//line golden_async.go:83
 		case 3:
 //line golden.go:14
 			f.i++
 //line golden.go:14
 			f.state = 1
 			continue poll
-//line golden_async.go:87
+//line golden_async.go:90
 		case 4:
 //line golden.go:23
 			if f.d > time.Second {
@@ -96,7 +99,7 @@ poll:
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err2}, true
 			}
-//line golden_async.go:100
+//line golden_async.go:103
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

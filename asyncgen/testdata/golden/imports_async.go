@@ -37,9 +37,12 @@ func (f2 *renderAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			f2.p = page()
 //line imports.go:18
 			f2.aw1 = f2.f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 1
 			fallthrough
-//line imports_async.go:43
+//line imports_async.go:46
 		case 1:
 //line imports.go:18
 			s, ready := f2.aw1.Poll(cx)
@@ -56,7 +59,7 @@ func (f2 *renderAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line imports.go:22
 			f2.state = -1
 			return b.String(), true
-//line imports_async.go:60
+//line imports_async.go:63
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -32,9 +32,12 @@ func (f *clientFetchAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			f.c.count++
 //line methods.go:14
 			f.aw1 = f.c.get(f.key)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line methods_async.go:38
+//line methods_async.go:41
 		case 1:
 //line methods.go:14
 			v, ready := f.aw1.Poll(cx)
@@ -44,7 +47,7 @@ func (f *clientFetchAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line methods_async.go:48
+//line methods_async.go:51
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -68,7 +71,7 @@ func (f *clientFetchAsyncFuture) Cancel() {
 // Fetch is what FetchAsync compiles; it is not called.
 var _ = (*Client).Fetch
 
-//line methods_async.go:72
+//line methods_async.go:75
 
 // sumAsyncFuture is the state machine of Sum: see SumAsync.
 type sumAsyncFuture[N Number, S ~[]N] struct {
@@ -100,7 +103,7 @@ poll:
 //line methods.go:23
 			f.state = 1
 			fallthrough
-//line methods_async.go:104
+//line methods_async.go:107
 		case 1:
 //line methods.go:23
 			if f.rangeIndex >= len(f.xs) {
@@ -110,9 +113,12 @@ poll:
 			x := f.xs[f.rangeIndex]
 //line methods.go:24
 			f.aw1 = f.get(x)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line methods_async.go:116
+//line methods_async.go:122
 		case 2:
 //line methods.go:24
 			v, ready := f.aw1.Poll(cx)
@@ -124,19 +130,19 @@ poll:
 //line methods.go:25
 			f.state = 3
 			fallthrough
-//line methods_async.go:128
+//line methods_async.go:134
 		case 3:
 //line methods.go:23
 			f.rangeIndex++
 //line methods.go:23
 			f.state = 1
 			continue poll
-//line methods_async.go:135
+//line methods_async.go:141
 		case 4:
 //line methods.go:26
 			f.state = -1
 			return f.total, true
-//line methods_async.go:140
+//line methods_async.go:146
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -39,9 +39,12 @@ poll2:
 			f2.ready, f2.cx, f2.poll, f2.state2, f2.err = 1, 2, 3, 4, 5
 //line names.go:10
 			f2.aw1 = f2.f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 1
 			fallthrough
-//line names_async.go:45
+//line names_async.go:48
 		case 1:
 //line names.go:10
 			v2, ready2 := f2.aw1.Poll(cx2)
@@ -55,7 +58,7 @@ poll2:
 //line names.go:11
 			f2.state = 2
 			fallthrough
-//line names_async.go:59
+//line names_async.go:62
 		case 2:
 //line names.go:11
 			if !(f2.i < f2.x) {
@@ -64,9 +67,12 @@ poll2:
 			}
 //line names.go:12
 			f2.aw1 = f2.f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 3
 			fallthrough
-//line names_async.go:70
+//line names_async.go:76
 		case 3:
 //line names.go:12
 			aw1, ready2 := f2.aw1.Poll(cx2)
@@ -79,19 +85,19 @@ poll2:
 //line names.go:14
 			f2.state = 4
 			fallthrough
-//line names_async.go:83
+//line names_async.go:89
 		case 4:
 //line names.go:11
 			f2.i++
 //line names.go:11
 			f2.state = 2
 			continue poll2
-//line names_async.go:90
+//line names_async.go:96
 		case 5:
 //line names.go:15
 			f2.state = -1
 			return f2.ready + f2.cx + f2.poll + f2.state2 + f2.err + f2.v + f2.x, true
-//line names_async.go:95
+//line names_async.go:101
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -115,7 +121,7 @@ func (f2 *namesAsyncFuture) Cancel() {
 // names is what namesAsync compiles; it is not called.
 var _ = names
 
-//line names_async.go:119
+//line names_async.go:125
 
 // noAwaitAsyncFuture is the state machine of noAwait: see noAwaitAsync.
 type noAwaitAsyncFuture struct {
@@ -142,7 +148,7 @@ func (f *noAwaitAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line names.go:23
 			f.state = -1
 			return "not", true
-//line names_async.go:146
+//line names_async.go:152
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

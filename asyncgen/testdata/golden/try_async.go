@@ -46,9 +46,12 @@ poll:
 			}
 //line try.go:18
 			f.aw1 = f.c.Read(f.buf[f.n:])
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 2
 			fallthrough
-//line try_async.go:52
+//line try_async.go:55
 		case 2:
 //line try.go:18
 			v, ready := f.aw1.Poll(cx)
@@ -67,13 +70,16 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line try_async.go:71
+//line try_async.go:74
 		case 3:
 //line try.go:21
 			f.aw1 = f.c.Read(f.buf[f.n:])
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 4
 			fallthrough
-//line try_async.go:77
+//line try_async.go:83
 		case 4:
 //line try.go:21
 			v, ready := f.aw1.Poll(cx)
@@ -83,7 +89,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line try_async.go:87
+//line try_async.go:93
 		case 5:
 //line try.go:23
 			if err3 != nil {
@@ -93,13 +99,16 @@ poll:
 //line try.go:26
 			f.state = 1
 			continue poll
-//line try_async.go:97
+//line try_async.go:103
 		case 6:
 //line try.go:27
 			f.aw1 = f.c.Read(nil)
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
 			f.state = 7
 			fallthrough
-//line try_async.go:103
+//line try_async.go:112
 		case 7:
 //line try.go:27
 			v, ready := f.aw1.Poll(cx)
@@ -115,17 +124,17 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line try_async.go:119
+//line try_async.go:128
 		case 8:
 //line try.go:28
 			f.state = -1
 			return future.Result[int]{Value: f.n, Err: f.err}, true
-//line try_async.go:124
+//line try_async.go:133
 		case 9:
 //line try.go:30
 			f.state = -1
 			return future.Result[int]{Value: f.n, Err: nil}, true
-//line try_async.go:129
+//line try_async.go:138
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

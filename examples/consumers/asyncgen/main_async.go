@@ -49,9 +49,12 @@ poll:
 			}
 //line main.go:29
 			f.aw1 = blitz.Sleep(f.d)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 2
 			fallthrough
-//line main_async.go:55
+//line main_async.go:58
 		case 2:
 //line main.go:29
 			_, ready := f.aw1.Poll(cx)
@@ -64,14 +67,14 @@ poll:
 //line main.go:31
 			f.state = 3
 			fallthrough
-//line main_async.go:68
+//line main_async.go:71
 		case 3:
 //line main.go:28
 			f.rangeIndex++
 //line main.go:28
 			f.state = 1
 			continue poll
-//line main_async.go:75
+//line main_async.go:78
 		case 4:
 //line main.go:32
 			if f.slept != f.n {
@@ -81,7 +84,7 @@ poll:
 //line main.go:35
 			f.state = -1
 			return future.Result[int]{Value: f.slept, Err: nil}, true
-//line main_async.go:85
+//line main_async.go:88
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -35,9 +35,12 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 		case 0:
 //line greet.go:24
 			f.aw1 = blitz.Sleep(f.d)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f.state = 1
 			fallthrough
-//line greet_async.go:41
+//line greet_async.go:44
 		case 1:
 //line greet.go:24
 			_, ready := f.aw1.Poll(cx)
@@ -52,7 +55,7 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line greet.go:27
 			f.state = -1
 			return struct{}{}, true
-//line greet_async.go:56
+//line greet_async.go:59
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -29,9 +29,12 @@ func (f2 *dottedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 		case 0:
 //line dot.go:10
 			f2.aw1 = f2.f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
 			f2.state = 1
 			fallthrough
-//line dot_async.go:35
+//line dot_async.go:38
 		case 1:
 //line dot.go:10
 			x, ready := f2.aw1.Poll(cx)
@@ -42,7 +45,7 @@ func (f2 *dottedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line dot.go:11
 			f2.state = -1
 			return x + 1, true
-//line dot_async.go:46
+//line dot_async.go:49
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
