@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -79,15 +80,17 @@ type run struct {
 
 // Generate loads the packages that patterns name (go list patterns,
 // relative to dir) and writes a generated file beside every source file
-// that holds an async function. It returns the files it wrote (a file whose
-// content would not change is not rewritten, nor listed) and every rejected
-// construct, joined.
+// that holds an async function, in whichever build configuration compiles
+// it, and removes the generated files whose source no longer holds one. It
+// returns the files it wrote or removed (a file whose content would not
+// change is not rewritten, nor listed) and every rejected construct,
+// joined.
 func Generate(dir string, patterns ...string) ([]string, error) {
 	return Options{}.Generate(dir, patterns...)
 }
 
 // GenerateFiles is Generate without writing: it returns the content of each
-// generated file by its path.
+// generated file by its path, and nil for a generated file to remove.
 func GenerateFiles(dir string, patterns ...string) (map[string][]byte, error) {
 	return Options{}.GenerateFiles(dir, patterns...)
 }
@@ -105,6 +108,13 @@ func (o Options) Generate(dir string, patterns ...string) ([]string, error) {
 	sort.Strings(names)
 	var written []string
 	for _, name := range names {
+		if out[name] == nil {
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return written, err
+			}
+			written = append(written, name)
+			continue
+		}
 		old, rerr := os.ReadFile(name)
 		if rerr == nil && bytes.Equal(old, out[name]) {
 			continue
@@ -120,22 +130,65 @@ func (o Options) Generate(dir string, patterns ...string) ([]string, error) {
 // GenerateFiles is the package's GenerateFiles, run with o.
 func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byte, error) {
 	r := &run{Options: o}
-	overlay, err := constructorStubs(dir, patterns...)
+	out := map[string][]byte{}
+	seen := map[string]bool{} // the source files compiled, in any configuration
+	ignored, err := r.generateIn(buildConfig{}, dir, patterns, out, seen)
+	if err == nil {
+		// The files that this build configuration leaves out and that hold
+		// async functions: generated in a configuration that includes
+		// them (another GOOS, GOARCH or set of tags), one load each.
+		var cfgs []buildConfig
+		byCfg := map[buildConfig]bool{}
+		for _, name := range ignored {
+			c, ok := configFor(name)
+			if !ok {
+				continue // only under a configuration no go build makes (ignore)
+			}
+			if !byCfg[c] {
+				byCfg[c] = true
+				cfgs = append(cfgs, c)
+			}
+		}
+		for _, c := range cfgs {
+			if _, cerr := r.generateIn(c, dir, patterns, out, seen); cerr != nil {
+				err = fmt.Errorf("%w\n(generating the files of %s)", cerr, c)
+				break
+			}
+		}
+	}
+	if err == nil {
+		removeStale(out, seen)
+	}
+	if o.Dump != "" && r.dumped == 0 && err == nil {
+		err = fmt.Errorf("blitzgen: no async function named %s to dump", o.Dump)
+	}
+	return out, err
+}
+
+// generateIn loads the packages in build configuration c and adds to out
+// the generated file of every source file holding an async function that
+// out does not hold yet, noting in seen the source files it compiled. It
+// returns the files of the packages that the configuration leaves out and
+// that hold async functions.
+func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[string][]byte, seen map[string]bool) ([]string, error) {
+	overlay, err := constructorStubs(c, dir, patterns...)
 	if err != nil {
 		return nil, err
 	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo,
-		Dir:     dir,
-		Overlay: overlay,
+		Dir:        dir,
+		Overlay:    overlay,
+		Env:        c.env(),
+		BuildFlags: c.flags(),
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("blitzgen: %w", err)
 	}
-	out := map[string][]byte{}
 	var errs []error
+	var ignored []string
 	for _, pkg := range pkgs {
 		if conflicts := nameConflicts(pkg); len(conflicts) > 0 {
 			// The type errors they cause say only "other declaration".
@@ -168,19 +221,63 @@ func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byt
 			if isGenerated(file) {
 				continue
 			}
+			seen[name] = true
+			gen := strings.TrimSuffix(name, ".go") + genSuffix
+			if _, done := out[gen]; done {
+				continue // generated in an earlier configuration
+			}
 			src, ferr := generateFile(pkg, file, name, r)
 			if ferr != nil {
 				errs = append(errs, ferr)
 			}
 			if src != nil {
-				out[strings.TrimSuffix(name, ".go")+genSuffix] = src
+				out[gen] = src
+			}
+		}
+		for _, name := range pkg.IgnoredFiles {
+			if !seen[name] && hasAsyncSource(name) {
+				ignored = append(ignored, name)
 			}
 		}
 	}
-	if o.Dump != "" && r.dumped == 0 && len(errs) == 0 {
-		errs = append(errs, fmt.Errorf("blitzgen: no async function named %s to dump", o.Dump))
+	return ignored, errors.Join(errs...)
+}
+
+// hasAsyncSource reports whether the file name is a Go source file (not a
+// generated one) that holds the directive.
+func hasAsyncSource(name string) bool {
+	if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, genSuffix) || strings.HasSuffix(name, "_test.go") {
+		return false
 	}
-	return out, errors.Join(errs...)
+	data, err := os.ReadFile(name)
+	return err == nil && bytes.Contains(data, []byte(Directive)) && !bytes.Contains(data, []byte(Header))
+}
+
+// removeStale marks for removal (a nil entry in out) every generated file
+// beside a compiled source whose source no longer holds an async function,
+// or whose source is gone: the old generated code would otherwise keep
+// running, or fail to compile.
+func removeStale(out map[string][]byte, seen map[string]bool) {
+	dirs := map[string]bool{}
+	for name := range seen {
+		dirs[filepath.Dir(name)] = true
+	}
+	for dir := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(dir, "*"+genSuffix))
+		for _, gen := range matches {
+			if _, ok := out[gen]; ok {
+				continue
+			}
+			src := strings.TrimSuffix(gen, genSuffix) + ".go"
+			_, statErr := os.Stat(src)
+			if !seen[src] && statErr == nil {
+				continue // a source this run did not compile: left alone
+			}
+			if data, err := os.ReadFile(gen); err == nil && bytes.HasPrefix(data, []byte(Header+"\n")) {
+				out[gen] = nil
+			}
+		}
+	}
 }
 
 func isGenerated(f *ast.File) bool {
@@ -259,7 +356,11 @@ func generateFile(pkg *packages.Package, file *ast.File, name string, opts *run)
 		return nil, nil
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s\n\npackage %s\n\nimport (\n", Header, file.Name.Name)
+	fmt.Fprintf(&buf, "%s\n\n", Header)
+	if line := buildConstraint(file, name); line != "" {
+		fmt.Fprintf(&buf, "%s\n\n", line)
+	}
+	fmt.Fprintf(&buf, "package %s\n\nimport (\n", file.Name.Name)
 	names := make([]string, 0, len(fg.imports))
 	for n := range fg.imports {
 		names = append(names, n)

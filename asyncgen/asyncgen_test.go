@@ -2,11 +2,14 @@ package asyncgen_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,5 +375,92 @@ func TestNameConflicts(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "other declaration") {
 		t.Errorf("the type checker's message came through:\n%v", err)
+	}
+}
+
+// TestBuildConstraints generates testdata/constraints, whose async
+// functions are in files for one GOOS each and for complementary tags: one
+// run generates every file, each in a configuration that compiles its
+// source (another GOOS, -tags), and each generated file carries its
+// source's constraint, the one of its name included (x_linux_async.go's
+// name implies none). A file only for the ignore tag is left alone.
+func TestBuildConstraints(t *testing.T) {
+	needGo(t)
+	out, err := asyncgen.GenerateFiles("testdata/constraints", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"plat_linux_async.go":   "//go:build linux || android",
+		"plat_windows_async.go": "//go:build windows",
+		"tagged_async.go":       "//go:build foo && !bar",
+		"untagged_async.go":     "//go:build !foo || bar",
+	}
+	got := map[string]string{}
+	for name, src := range out {
+		if src == nil {
+			t.Errorf("%s: marked for removal", name)
+			continue
+		}
+		lines := strings.Split(string(src), "\n")
+		got[filepath.Base(name)] = lines[2]
+		checkClean(t, name, src)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("generated files and their constraints:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestStaleGeneratedFilesAreRemoved: a generated file whose source lost
+// its last async function, or is gone, is marked for removal (a nil
+// entry), and Generate removes it; one beside a source that this run did
+// not compile (another platform's) is left alone.
+func TestStaleGeneratedFilesAreRemoved(t *testing.T) {
+	needGo(t)
+	dir := filepath.Join("testdata", "stale")
+	write := func(name, content string) string {
+		t.Helper()
+		p, err := filepath.Abs(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(p) })
+		return p
+	}
+	gen := asyncgen.Header + "\n\npackage stale\n"
+	write("plain.go", "package stale\n\n// plain had an async function once.\nfunc plain() int { return 1 }\n")
+	plainGen := write("plain_async.go", gen)
+	goneGen := write("gone_async.go", gen)
+	write("other_plan9.go", "package stale\n\nfunc other() {}\n")
+	otherGen := write("other_plan9_async.go", gen+"\nfunc otherAsync() {}\n")
+	out, err := asyncgen.GenerateFiles(dir, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{plainGen, goneGen} {
+		if src, ok := out[name]; !ok || src != nil {
+			t.Errorf("%s: not marked for removal", name)
+		}
+	}
+	if _, ok := out[otherGen]; ok {
+		t.Errorf("%s: touched, though its source was not compiled", otherGen)
+	}
+	written, err := asyncgen.Generate(dir, ".")
+	for _, name := range written {
+		t.Cleanup(func() { os.Remove(name) }) // stale.go's own, written too
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{plainGen, goneGen} {
+		if _, err := os.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still exists (written: %q)", name, written)
+		}
+	}
+	if _, err := os.Stat(otherGen); err != nil {
+		t.Errorf("%s: %v", otherGen, err)
 	}
 }

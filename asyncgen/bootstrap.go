@@ -27,8 +27,8 @@ import (
 // packages patterns name: generated file path -> stub source. Files whose
 // async functions cannot be stubbed (results the generator refuses) are
 // left out; the generator reports those functions itself.
-func constructorStubs(dir string, patterns ...string) (map[string][]byte, error) {
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir}
+func constructorStubs(c buildConfig, dir string, patterns ...string) (map[string][]byte, error) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags()}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("blitzgen: %w", err)

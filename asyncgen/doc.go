@@ -98,6 +98,14 @@
 // function literal, ...) it rejects with the position and what to write
 // instead; it never accepts code whose meaning it would change.
 //
+// A generated file is compiled exactly when its source is: it carries the
+// source's //go:build line and the constraint its name implies
+// (x_linux.go's generated file, x_linux_async.go, says //go:build linux ||
+// android). One run generates every file of a package, also those that the
+// environment's build leaves out: a file for another GOOS or GOARCH, or for
+// a set of tags, is generated in a load that includes it. A generated file
+// whose source no longer holds an async function, or is gone, is removed.
+//
 // The command blitzgen runs it from go generate. Add it to a module as a
 // tool and name it in a go:generate line of the package:
 //

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// ErrAwaitOutsideGenerated is the panic value of Await when it is really
-// called: Await is a marker that the blitzgen generator replaces, never a
-// function that waits.
+// ErrAwaitOutsideGenerated is what the panic of Await, when it is really
+// called, is (errors.Is): Await is a marker that the blitzgen generator
+// replaces, never a function that waits.
 var ErrAwaitOutsideGenerated = errors.New("future: Await called outside a generated async function")
 
 // Await marks a point where an async function waits for f and goes on with
