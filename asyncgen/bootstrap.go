@@ -28,7 +28,7 @@ import (
 // async functions cannot be stubbed (results the generator refuses) are
 // left out; the generator reports those functions itself.
 func constructorStubs(c buildConfig, dir string, patterns ...string) (map[string][]byte, error) {
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags()}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags(), Tests: true}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("blitzgen: %w", err)
@@ -41,7 +41,7 @@ func constructorStubs(c buildConfig, dir string, patterns ...string) (map[string
 			}
 			if stub := stubFile(pkg.Fset, file); stub != nil {
 				name := pkg.Fset.File(file.Pos()).Name()
-				overlay[strings.TrimSuffix(name, ".go")+genSuffix] = stub
+				overlay[genName(name)] = stub
 			}
 		}
 	}

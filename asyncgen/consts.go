@@ -23,7 +23,6 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
-	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -101,7 +100,7 @@ func (g *gen) pkgNames() map[string]bool {
 		g.pkgLevel = map[string]bool{}
 		scope := g.pkg.Scope()
 		for _, name := range scope.Names() {
-			if !strings.HasSuffix(g.fset.Position(scope.Lookup(name).Pos()).Filename, genSuffix) {
+			if !isGenName(g.fset.Position(scope.Lookup(name).Pos()).Filename) {
 				g.pkgLevel[name] = true
 			}
 		}

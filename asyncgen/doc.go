@@ -105,6 +105,8 @@
 // environment's build leaves out: a file for another GOOS or GOARCH, or for
 // a set of tags, is generated in a load that includes it. A generated file
 // whose source no longer holds an async function, or is gone, is removed.
+// Test files may hold async functions too: x_test.go's generated file is
+// x_async_test.go, compiled with the tests.
 //
 // The command blitzgen runs it from go generate. Add it to a module as a
 // tool and name it in a go:generate line of the package:
