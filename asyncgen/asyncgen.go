@@ -331,6 +331,10 @@ type fileGen struct {
 	// idents is every identifier the source file uses, made on first use
 	// (see importName).
 	idents map[string]bool
+	// foreign holds the files of other packages parsed to see whether a
+	// deferred function of theirs calls recover (nil: unreadable), by
+	// name; made on first use (see foreignRecovers).
+	foreign map[string]*ast.File
 }
 
 // generateFile is pass 2 (collect), running the pipeline of each async

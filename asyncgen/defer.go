@@ -10,13 +10,16 @@ package asyncgen
 // recover: Go stops a panic only when recover is called directly by a
 // deferred function. The state machine runs the user's deferred calls from
 // a function of its own (runDefers, itself run by Poll's deferred function
-// on a panic), so a recover in a deferred function literal or in a function
-// that the generator can see would return nil; those are rejected. Functions
-// of other packages cannot be checked: a recover in them returns nil too.
+// on a panic), so a recover in a deferred function literal or in a deferred
+// function or concrete method of any package would return nil; those are
+// rejected (another package's function is read from its source). A deferred
+// call through an interface or a function value cannot be seen through: a
+// recover there returns nil.
 
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"strings"
@@ -35,11 +38,94 @@ func (g *gen) checkDefer(d *ast.DeferStmt) {
 		}
 		return
 	}
-	if fn := g.calledFunc(fun); fn != nil && fn.Pkg() == g.pkg {
-		if decl := g.funcDecl(fn); decl != nil && decl.Body != nil && g.callsRecover(decl.Body) {
-			g.reject(d.Pos(), "a deferred call of %s, which calls recover, is not supported in an async function (the state machine runs deferred calls from its own function, so recover would return nil and not stop the panic); write a function that recovers around the code that may panic, called between awaits, instead", fn.Name())
+	fn := g.calledFunc(fun)
+	if fn == nil {
+		return
+	}
+	fn = fn.Origin()
+	recovers := false
+	if fn.Pkg() == g.pkg {
+		decl := g.funcDecl(fn)
+		recovers = decl != nil && decl.Body != nil && g.callsRecover(decl.Body)
+	} else {
+		recovers = g.foreignRecovers(fn)
+	}
+	if recovers {
+		name := fn.Name()
+		if fn.Pkg() != g.pkg && fn.Pkg() != nil {
+			name = fn.Pkg().Name() + "." + name
+			if recv := fn.Type().(*types.Signature).Recv(); recv != nil {
+				name = types.TypeString(recv.Type(), byName) + "." + fn.Name()
+			}
+		}
+		g.reject(d.Pos(), "a deferred call of %s, which calls recover, is not supported in an async function (the state machine runs deferred calls from its own function, so recover would return nil and not stop the panic); write a function that recovers around the code that may panic, called between awaits, instead", name)
+	}
+}
+
+// foreignRecovers reports whether fn, a function or concrete method of
+// another package, calls recover itself, as far as its source shows: the
+// file the type information places it in is parsed (once per run of the
+// file) and its body searched. Without a readable source (none is
+// shipped), it reports false: Go's own semantics then hold for every
+// deferred call but one that recovers, which such a package cannot be
+// seen to make.
+func (g *gen) foreignRecovers(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if recv := sig.Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		return false // a method of an interface: its implementation is not known here
+	}
+	pos := g.fset.Position(fn.Pos())
+	if pos.Filename == "" {
+		return false
+	}
+	if g.foreign == nil {
+		g.foreign = map[string]*ast.File{}
+	}
+	f, ok := g.foreign[pos.Filename]
+	if !ok {
+		f, _ = parser.ParseFile(token.NewFileSet(), pos.Filename, nil, parser.SkipObjectResolution)
+		g.foreign[pos.Filename] = f // nil if unreadable
+	}
+	if f == nil {
+		return false
+	}
+	recvName := ""
+	if recv := sig.Recv(); recv != nil {
+		t := recv.Type()
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := types.Unalias(t).(*types.Named); ok {
+			recvName = n.Origin().Obj().Name()
 		}
 	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != fn.Name() || recvTypeName(fd) != recvName || fd.Body == nil {
+			continue
+		}
+		return callsRecoverSyntax(fd.Body)
+	}
+	return false
+}
+
+// callsRecoverSyntax is callsRecover for a body without type information:
+// a call of an identifier recover that the file does not declare, which
+// is the builtin.
+func callsRecoverSyntax(body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && id.Name == "recover" && len(n.Args) == 0 {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // calledFunc returns the function or method that fun names, if it names

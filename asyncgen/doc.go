@@ -84,9 +84,10 @@
 // in a loop or more than 8, every defer statement executed allocates a
 // closure, kept in a list. recover cannot stop a panic there, since the
 // state machine calls the deferred functions from a function of its own: a
-// deferred function literal, or a function of the same package, that calls
-// recover is rejected; a deferred function of another package cannot be
-// checked, and a recover in it returns nil.
+// deferred function literal, or a deferred function or concrete method of
+// any package (read from its source), that calls recover is rejected; a
+// deferred call through an interface or a function value cannot be seen
+// through, and a recover in it returns nil.
 //
 // Local constants work anywhere in the body, before or after an await: the
 // generator declares them at package level, named after the state machine

@@ -180,3 +180,10 @@ func callsDirectly(f future.Future[int]) int {
 
 // notAsync calls an async function as written too.
 func notAsync(f future.Future[int]) int { return callsDirectly(f) }
+
+//blitz:async
+func recoversElsewhere(f future.Future[int], c hidden.Closer) (n int, err error) {
+	defer hidden.Recover(&err)
+	defer c.Close()
+	return future.Await(f), nil
+}
