@@ -194,6 +194,22 @@ func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[s
 	var errs []error
 	var ignored []string
 	for _, pkg := range pkgs {
+		if strings.HasSuffix(pkg.ID, ".test") {
+			continue // the test binary's generated main package
+		}
+		if strings.Contains(pkg.ID, " [") && !testFilesAsync(pkg) {
+			// A test variant is loaded for its test files' async
+			// functions; without any, it has nothing to generate (the
+			// other files are generated from the package itself), and its
+			// test files' errors are not the generator's to report. Its
+			// test files count as compiled, for removeStale.
+			for _, name := range pkg.GoFiles {
+				if strings.HasSuffix(name, "_test.go") && !isGenName(name) {
+					seen[name] = true
+				}
+			}
+			continue
+		}
 		if conflicts := nameConflicts(pkg); len(conflicts) > 0 {
 			// The type errors they cause say only "other declaration".
 			errs = append(errs, conflicts...)
@@ -593,4 +609,21 @@ func sourceName(gen string) string {
 // isGenName reports whether name is named as a generated file.
 func isGenName(name string) bool {
 	return strings.HasSuffix(name, genSuffix) || strings.HasSuffix(name, genTestSuffix)
+}
+
+// testFilesAsync reports whether a test file of pkg holds an async
+// function.
+func testFilesAsync(pkg *packages.Package) bool {
+	for _, file := range pkg.Syntax {
+		name := pkg.Fset.File(file.Pos()).Name()
+		if !strings.HasSuffix(name, "_test.go") || isGenerated(file) {
+			continue
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && isAsync(fn) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,7 +3,8 @@
 // [Generate] writes, from a seed, an async function over an Env like the
 // equivalence harness's (futures whose readiness a seeded schedule decides,
 // and a log of side effects): statement sequences, :=, = and op= with
-// awaits on the right or nested in expressions, awaits as statements,
+// awaits on the right or nested in expressions, local constants (untyped,
+// typed, iota groups, reading each other), awaits as statements,
 // future.Try, if/else chains, every for form, range over integers, slices,
 // arrays and strings, switch and type switch with fallthrough, labeled
 // break and continue, early returns, panics, defer (of calls whose

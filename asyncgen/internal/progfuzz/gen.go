@@ -152,8 +152,12 @@ type variable struct {
 	// captures only variables declared outside every loop, since the
 	// generator rejects capturing a per-iteration variable.
 	loops int
-	// readOnly marks a loop counter, which the body must not assign.
+	// readOnly marks a loop counter, which the body must not assign, and
+	// a constant.
 	readOnly bool
+	// isConst marks a local constant: readOnly, and usable in the
+	// expression of another constant.
+	isConst bool
 }
 
 type scope struct {
@@ -711,6 +715,10 @@ func (g *gen) stmt() bool {
 func (g *gen) awaitOK() bool { return !g.inLit && g.chance(0.45) }
 
 func (g *gen) declInt() {
+	if g.chance(0.15) {
+		g.declConst()
+		return
+	}
 	name := g.newName(kInt)
 	var rhs string
 	if g.awaitOK() {
@@ -738,6 +746,52 @@ func (g *gen) declInt() {
 		g.emit("%s := %s", name, rhs)
 	}
 	g.note(g.declare(name, kInt))
+}
+
+// declConst declares local constants: one, typed or not, or a group with
+// iota, whose values read small literals and the constants in scope. The
+// generator declares them at package level, renamed; uses after an await
+// must still see them.
+func (g *gen) declConst() {
+	var consts []string
+	for _, v := range g.visible(kInt, false) {
+		if v.isConst {
+			consts = append(consts, v.name)
+		}
+	}
+	expr := func() string {
+		if len(consts) > 0 && g.chance(0.5) {
+			return fmt.Sprintf("%s + %d", consts[g.rng.IntN(len(consts))], g.rng.IntN(5))
+		}
+		return fmt.Sprint(g.rng.IntN(9))
+	}
+	var names []string
+	switch g.rng.IntN(3) {
+	case 0:
+		name := g.newName(kInt)
+		g.emit("const %s = %s", name, expr())
+		names = append(names, name)
+	case 1:
+		name := g.newName(kInt)
+		g.emit("const %s int = %s", name, expr())
+		names = append(names, name)
+	default:
+		a := g.newName(kInt)
+		b := g.newName(kInt)
+		for b == a {
+			b = fmt.Sprintf("%s%d", a, g.id())
+		}
+		g.emit("const (")
+		g.emit("	%s = iota + %s", a, expr())
+		g.emit("	%s", b)
+		g.emit(")")
+		names = append(names, a, b)
+	}
+	for _, name := range names {
+		v := g.declare(name, kInt)
+		v.readOnly, v.isConst = true, true
+		g.note(v)
+	}
 }
 
 func (g *gen) assignInt() {
