@@ -111,7 +111,7 @@ func parseLine(line string) (result, bool) {
 func (rs *results) runsOf(module, name string) map[int]result {
 	runs := make(map[int]result)
 	for _, r := range rs.byName[name] {
-		if r.Pkg == "" || r.Pkg == module || strings.HasSuffix(r.Pkg, "/"+module) {
+		if inModule(r.Pkg, module) {
 			runs[r.Run] = r
 		}
 	}
@@ -140,4 +140,20 @@ func medianOf(vs []float64) (float64, bool) {
 		return vs[len(vs)/2], true
 	}
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}
+
+// rootPackage is the import path of the root module's package, whose
+// module directory is ".".
+const rootPackage = "github.com/blitz-go/blitz"
+
+// inModule reports whether the benchmark output's package pkg ("" when the
+// output named none) is the package of the module in directory module.
+func inModule(pkg, module string) bool {
+	switch {
+	case pkg == "":
+		return true
+	case module == ".":
+		return pkg == rootPackage
+	}
+	return pkg == module || strings.HasSuffix(pkg, "/"+module)
 }

@@ -84,3 +84,24 @@ func TestParseBenchNumbersRunsPerPackage(t *testing.T) {
 	require.Len(t, all, 3)
 	assert.Equal(t, 0, all[2].Run, "the other package's first line is its run 0")
 }
+
+// TestRunsOfTheRootModule: the root module's benchmarks (directory ".")
+// are found by its package's import path, and no other module's are.
+func TestRunsOfTheRootModule(t *testing.T) {
+	out := "pkg: github.com/blitz-go/blitz\nBenchmarkTCPEcho/uring-2 \t 100\t 16386 ns/op\n" +
+		"pkg: github.com/blitz-go/blitz/parallel\nBenchmarkTCPEcho/uring-2 \t 100\t 99 ns/op\n"
+	rs, err := parseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	runs := rs.runsOf(".", "BenchmarkTCPEcho/uring")
+	if len(runs) != 1 {
+		t.Fatalf("runs of the root module: %v", runs)
+	}
+	for _, r := range runs {
+		if r.Pkg != rootPackage {
+			t.Errorf("run of %s", r.Pkg)
+		}
+	}
+	if runs := rs.runsOf("parallel", "BenchmarkTCPEcho/uring"); len(runs) != 1 {
+		t.Errorf("runs of parallel: %v", runs)
+	}
+}
