@@ -388,12 +388,21 @@ func Demo() error {
 	return goIn(".", nil, "run", "./cmd/blitzbench")
 }
 
+// DemoSmoke runs the demonstration on one comparison of three modules (a leaf module, the root module,
+// parallel), once each with short runs and no chart: it fails, as the demonstration does, when a row finds no result, so that the README's first
+// command cannot break unseen. The figures mean nothing.
+func DemoSmoke() error {
+	return goIn(".", nil, "run", "./cmd/blitzbench", "-count=1", "-benchtime=1x", "-svg=",
+		"-run=^(LocalPushPop: wsqueue vs chan|SpawnMany: blitz vs goroutines|Fib: parallel vs sequential)$")
+}
+
 // CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
-// inside the workspace, every module's short tests on its own (GOWORK=off) with the oldest Go supported, the
+// inside the workspace, the demonstration's smoke run, every module's short tests on its own (GOWORK=off)
+// with the oldest Go supported, the
 // consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, Oldest, Consumable, Windows)
+	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, DemoSmoke, Oldest, Consumable, Windows)
 }
 
 // ---- helpers ----
