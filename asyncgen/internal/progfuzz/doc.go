@@ -22,7 +22,9 @@
 //
 // TestFuzzPrograms writes a batch of programs into a temporary module (its
 // own go.mod, reaching the repository's future and waker modules by
-// replace), runs the generator on it (checking the invariants of its
+// replace; the files placed as a user's are: one in five in a test file,
+// one in five in a file named for the GOOS, one in five behind a //go:build
+// line, whose generated files must carry the constraint), runs the generator on it (checking the invariants of its
 // intermediate form between its passes, asyncgen.Options.Check), writes
 // each program's reference (the same source with every await blocking on
 // its future) and a driver test, and runs go test there: each program runs generated and as its reference

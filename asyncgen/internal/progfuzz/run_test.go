@@ -1,6 +1,7 @@
 package progfuzz
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -137,6 +139,49 @@ func parseProgram(name, src string) (Program, error) {
 	return p, nil
 }
 
+// placement is where a program's source goes: a plain file, a test file,
+// a file named for this GOOS, or a file with a //go:build line. The
+// generated file must be named for it and carry the constraint.
+type placement struct {
+	suffix string // what follows the program's name: ".go", "_test.go", "_GOOS.go"
+	header string // a //go:build line and a blank line, or ""
+	want   string // the //go:build line the generated file must have, or ""
+}
+
+// placeOf places the i-th program of a batch: one in five in a test file,
+// one in five in a file named for the GOOS the tests run on, one in five
+// behind a build constraint that holds, the rest in plain files.
+func placeOf(i int) placement {
+	switch i % 5 {
+	case 1:
+		return placement{suffix: "_test.go"}
+	case 2:
+		want := "//go:build " + goruntime.GOOS
+		switch goruntime.GOOS {
+		case "linux":
+			want = "//go:build linux || android"
+		case "darwin":
+			want = "//go:build darwin || ios"
+		case "solaris":
+			want = "//go:build solaris || illumos"
+		}
+		return placement{suffix: "_" + goruntime.GOOS + ".go", want: want}
+	case 3:
+		return placement{suffix: ".go", header: "//go:build !blitzfuzzoff\n\n", want: "//go:build !blitzfuzzoff"}
+	}
+	return placement{suffix: ".go"}
+}
+
+func (p placement) source(name string) string { return name + p.suffix }
+
+// generated is the name of the generated file of the program name.
+func (p placement) generated(name string) string {
+	if p.suffix == "_test.go" {
+		return name + "_async_test.go"
+	}
+	return strings.TrimSuffix(name+p.suffix, ".go") + "_async.go"
+}
+
 // fileHeader starts every program's file.
 const fileHeader = "package " + runPackage + "\n\nimport \"github.com/blitz-go/blitz/future\"\n\n"
 
@@ -164,9 +209,12 @@ func runBatch(t *testing.T, progs []program) {
 	writeModule(t, dir, root)
 
 	byName := map[string]program{}
-	for _, p := range progs {
+	files := map[string]placement{}
+	for i, p := range progs {
 		byName[p.Name] = p
-		write(t, dir, p.Name+".go", fileHeader+p.Source)
+		pl := placeOf(i)
+		files[p.Name] = pl
+		write(t, dir, pl.source(p.Name), pl.header+fileHeader+p.Source)
 		write(t, dir, p.Name+"_ref_test.go", Reference(p.Program))
 	}
 	for _, kv := range goEnv {
@@ -178,6 +226,10 @@ func runBatch(t *testing.T, progs []program) {
 	// passes; a program the generator rejects (or that does not
 	// type-check, or breaks an invariant) is reported and left out, and
 	// the rest generated again.
+	// The driver is written before the generator runs: programs in test
+	// files make the generator type-check the package's tests, which call
+	// the constructors it is about to write (as a user's first run does).
+	write(t, dir, "driver_test.go", driver(byName))
 	var out map[string][]byte
 	for range len(progs) + 1 {
 		out, err = asyncgen.Options{Check: true}.GenerateFiles(dir, ".")
@@ -191,9 +243,10 @@ func runBatch(t *testing.T, progs []program) {
 		for _, name := range bad {
 			fail(t, byName[name], "the generator rejected it or it does not type-check:\n"+lines(err.Error(), name))
 			delete(byName, name)
-			os.Remove(filepath.Join(dir, name+".go"))
+			os.Remove(filepath.Join(dir, files[name].source(name)))
 			os.Remove(filepath.Join(dir, name+"_ref_test.go"))
 		}
+		write(t, dir, "driver_test.go", driver(byName))
 	}
 	if err != nil {
 		t.Fatalf("generator: %v", err)
@@ -206,8 +259,14 @@ func runBatch(t *testing.T, progs []program) {
 		sliceDefers += len(sliceDefersField.FindAll(src, -1))
 	}
 	for name := range byName {
-		if _, ok := out[filepath.Join(dir, name+"_async.go")]; !ok {
+		pl := files[name]
+		src, ok := out[filepath.Join(dir, pl.generated(name))]
+		switch {
+		case !ok:
 			fail(t, byName[name], "the generator wrote nothing for it")
+			delete(byName, name)
+		case pl.want != "" && !bytes.Contains(src, []byte("\n"+pl.want+"\n")):
+			fail(t, byName[name], "its generated file "+pl.generated(name)+" lacks the constraint "+pl.want+":\n"+string(src))
 			delete(byName, name)
 		}
 	}
@@ -253,11 +312,12 @@ func runBatch(t *testing.T, progs []program) {
 			t.Fatalf("go test in %s: %v\n%s", dir, err, res)
 		}
 		for _, name := range bad {
-			async, _ := os.ReadFile(filepath.Join(dir, name+"_async.go"))
-			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name+".go:")+"\ngenerated:\n"+string(async))
+			pl := files[name]
+			async, _ := os.ReadFile(filepath.Join(dir, pl.generated(name)))
+			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name)+"\ngenerated:\n"+string(async))
 			delete(byName, name)
-			for _, f := range []string{".go", "_ref_test.go", "_async.go"} {
-				os.Remove(filepath.Join(dir, name+f))
+			for _, f := range []string{pl.source(name), name + "_ref_test.go", pl.generated(name)} {
+				os.Remove(filepath.Join(dir, f))
 			}
 		}
 		if len(byName) == 0 {
