@@ -89,6 +89,11 @@
 // deferred call through an interface or a function value cannot be seen
 // through, and a recover in it returns nil.
 //
+// future.Cx() in an async function is the Context of the poll running it
+// (the generator passes Poll's own), to spawn a task on the same runtime
+// without a Handle passed in: blitz.Spawn(future.Cx(), workAsync(x)). A
+// spawned task's JoinHandle awaits with future.Try as (value, error).
+//
 // Local constants work anywhere in the body, before or after an await: the
 // generator declares them at package level, named after the state machine
 // (lookupAsyncFuture_limit for a constant limit of lookup), since the code of

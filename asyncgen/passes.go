@@ -20,6 +20,8 @@ package asyncgen
 //	                                           generated code declares (fnCtx)
 //	4b consts   the body                       the local constants, renamed and taken  consts.go
 //	                                           out of the body (fnCtx.constDecls)
+//	4c context  the body                       future.Cx() replaced by Poll's context  cxmarker.go
+//	                                           parameter
 //	5 survey    the body                       facts lowering needs: awaited locals    awaited.go, opendefer.go
 //	                                           (gen.addrOnly), the form of the defers
 //	                                           (deferForm); rejects awaits as values
@@ -86,6 +88,7 @@ var funcPasses = []funcPass{
 	{name: "shape", run: (*gen).shape, stop: true},
 	{name: "name", run: (*gen).nameMachine},
 	{name: "consts", run: (*gen).hoistConsts, stop: true},
+	{name: "context", run: (*gen).replaceCx, stop: true},
 	{name: "survey", run: (*gen).survey},
 	{name: "lower", run: (*gen).lower, stop: true, check: checkBlocks},
 	{name: "keep", run: (*gen).hoist, check: checkKept},

@@ -83,3 +83,19 @@ func outsideGenerated(skip int) error {
 	return fmt.Errorf("%w: %s ran as written; call its constructor %sAsync and await it in an async function, spawn it, or run it with BlockOn",
 		ErrAwaitOutsideGenerated, name, short)
 }
+
+// Cx marks, in an async function, the Context of the poll that runs it:
+// the generator replaces it with the Context its Poll received, so that
+// the function can reach the runtime running it, to spawn a task beside it
+// (blitz.Spawn(future.Cx(), workAsync(...))) or to take its Handle
+// (blitz.Current(future.Cx())). The Context is valid only during that
+// poll: use it at once, never keep it past an await. A deferred function
+// literal cannot use it (it may run from Cancel, without a poll). Like
+// Await, it panics with an error that is ErrAwaitOutsideGenerated if it
+// is really called.
+func Cx() *Context {
+	if awaitPanics {
+		panic(outsideGenerated(1))
+	}
+	return nil
+}

@@ -20,3 +20,16 @@ func TestTryOutsideGeneratedPanics(t *testing.T) {
 	_, _ = future.Try(future.Ready(future.Ok(1)))
 	t.Fatal("Try returned")
 }
+
+// TestCxOutsideGeneratedPanics: Cx, like Await, is a marker that panics
+// when it is really called.
+func TestCxOutsideGeneratedPanics(t *testing.T) {
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, future.ErrAwaitOutsideGenerated) {
+			t.Fatalf("recovered %v, want ErrAwaitOutsideGenerated", err)
+		}
+	}()
+	_ = future.Cx()
+	t.Fatal("Cx returned")
+}

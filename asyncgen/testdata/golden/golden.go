@@ -25,3 +25,12 @@ func Lookup(get func(string) fu.Future[string], keys []string, d time.Duration) 
 	}
 	return strconv.Atoi(strconv.Itoa(total))
 }
+
+// ownWaker reaches the Context of the poll that runs it through future.Cx,
+// which the generated code replaces with Poll's own.
+//
+//blitz:async
+func ownWaker(f fu.Future[int]) bool {
+	n := fu.Await(f)
+	return n > 0 && fu.Cx() != nil
+}

@@ -122,3 +122,65 @@ func (f *lookupAsyncFuture) Cancel() {
 
 // Lookup is what LookupAsync compiles; it is not called.
 var _ = Lookup
+
+//line golden_async.go:127
+
+// ownWakerAsyncFuture is the state machine of ownWaker: see ownWakerAsync.
+type ownWakerAsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	f     future.Future[int]
+}
+
+// ownWakerAsync returns ownWaker as a future: polling it runs ownWaker up to its next
+// await, and its value is what ownWaker returns.
+func ownWakerAsync(f fu.Future[int]) future.Future[bool] {
+	return &ownWakerAsyncFuture{f: f}
+}
+
+// Poll runs ownWaker until it awaits a future that is not ready, or returns.
+func (f2 *ownWakerAsyncFuture) Poll(cx *future.Context) (_ bool, _ bool) {
+	for {
+		switch f2.state {
+		case 0:
+//line golden.go:34
+			f2.aw1 = f2.f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 1
+			fallthrough
+//line golden_async.go:154
+		case 1:
+//line golden.go:34
+			n, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line golden.go:35
+			f2.state = -1
+			return n > 0 && cx != nil, true
+//line golden_async.go:165
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that ownWaker awaits, if any; ownWaker goes no further.
+func (f2 *ownWakerAsyncFuture) Cancel() {
+	switch f2.state {
+	case 1:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+	if f2.state != -1 {
+		f2.state = -2
+	}
+}
+
+// ownWaker is what ownWakerAsync compiles; it is not called.
+var _ = ownWaker

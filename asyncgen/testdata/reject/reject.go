@@ -187,3 +187,13 @@ func recoversElsewhere(f future.Future[int], c hidden.Closer) (n int, err error)
 	defer c.Close()
 	return future.Await(f), nil
 }
+
+//blitz:async
+func cxMisused(f future.Future[int]) int {
+	get := future.Cx // a value: not replaced
+	_ = get
+	defer func() {
+		_ = future.Cx() // may run from Cancel, outside a poll
+	}()
+	return future.Await(f)
+}
