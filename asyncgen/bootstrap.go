@@ -207,11 +207,11 @@ func nameConflicts(pkg *packages.Package) []error {
 // the constructor and the state machine type that fn's generated code
 // declares: names the name pass (nameMachine) gives them.
 func generatedNames(fn *ast.FuncDecl) (ctor, machine string) {
-	name := fn.Name.Name
+	ctor = fn.Name.Name + "Async"
 	if t := recvTypeName(fn); t != "" {
-		return t + "." + name + "Async", strings.ToLower(t[:1]) + t[1:] + strings.ToUpper(name[:1]) + name[1:] + "AsyncFuture"
+		ctor = t + "." + ctor
 	}
-	return name + "Async", strings.ToLower(name[:1]) + name[1:] + "AsyncFuture"
+	return ctor, machineName(fn)
 }
 
 func kindOfName(name, ctor string) string {

@@ -3,6 +3,7 @@ package asyncgen
 import (
 	"cmp"
 	"go/ast"
+	"go/build"
 	"go/build/constraint"
 	"go/parser"
 	"go/token"
@@ -76,7 +77,9 @@ func nameConstraint(name string) constraint.Expr {
 }
 
 // osTag is the constraint of a GOOS in a file name: linux also admits
-// android, and solaris illumos, as the go command reads them.
+// android, solaris illumos and darwin ios, as the go command reads them.
+// (Its tag matching reads the single tag the same way; the generated line
+// spells the pair out for its reader.)
 func osTag(goos string) constraint.Expr {
 	t := &constraint.TagExpr{Tag: goos}
 	switch goos {
@@ -142,7 +145,7 @@ func (c buildConfig) flags() []string {
 // configFor returns a build configuration that compiles the source file
 // name, which the environment's leaves out: the first, in an order that
 // changes as little as it can (the environment's GOOS and GOARCH first, then
-// the fewest tags), that satisfies its //go:build line and its name. It
+// the fewest tags), in which go/build's MatchFile takes the file. It
 // reports false if none does: a file only for the ignore tag, for cgo, or
 // for a port Go does not have.
 func configFor(name string) (buildConfig, bool) {
@@ -196,6 +199,7 @@ func configFor(name string) (buildConfig, bool) {
 		subsets[i] = i
 	}
 	slices.SortStableFunc(subsets, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
+	dir, base := filepath.Split(name)
 	for _, p := range pairs {
 		for _, set := range subsets {
 			var tags []string
@@ -204,26 +208,11 @@ func configFor(name string) (buildConfig, bool) {
 					tags = append(tags, t)
 				}
 			}
-			ok := x.Eval(func(tag string) bool {
-				switch {
-				case slices.Contains(tags, tag):
-					return true
-				case tag == p[0] || tag == p[1]:
-					return true
-				case tag == "unix":
-					return unixOS[p[0]]
-				case tag == "linux":
-					return p[0] == "android"
-				case tag == "solaris":
-					return p[0] == "illumos"
-				case tag == "darwin":
-					return p[0] == "ios"
-				case tag == "gc" || strings.HasPrefix(tag, "go1."):
-					return true
-				}
-				return false
-			})
-			if !ok {
+			// The go command's own reading of the name and the
+			// //go:build line decides.
+			ctx := build.Default
+			ctx.GOOS, ctx.GOARCH, ctx.BuildTags, ctx.CgoEnabled = p[0], p[1], tags, false
+			if ok, err := ctx.MatchFile(dir, base); err != nil || !ok {
 				continue
 			}
 			c := buildConfig{goos: p[0], goarch: p[1], tags: strings.Join(tags, ",")}
@@ -242,10 +231,6 @@ func configFor(name string) (buildConfig, bool) {
 func impliedTag(tag string) bool {
 	return tag == "unix" || tag == "gc" || tag == "gccgo" || tag == "cgo" || tag == "ignore" || strings.HasPrefix(tag, "go1.")
 }
-
-// unixOS are the GOOS values that satisfy the unix tag.
-var unixOS = setOf("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "linux",
-	"netbsd", "openbsd", "solaris")
 
 // ports are the GOOS/GOARCH pairs Go builds for (go tool dist list).
 var ports = [][2]string{

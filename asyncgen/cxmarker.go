@@ -11,24 +11,12 @@ import (
 )
 
 // isCx reports whether obj is future.Cx.
-func isCx(obj types.Object) bool {
-	fn, ok := obj.(*types.Func)
-	return ok && fn.Pkg() != nil && fn.Pkg().Path() == futurePath && fn.Name() == "Cx"
-}
+func isCx(obj types.Object) bool { return isFutureFunc(obj, "Cx") }
 
 // cxCall reports whether e is a call of future.Cx.
 func (g *fnCtx) cxCall(e ast.Node) bool {
 	call, ok := e.(*ast.CallExpr)
-	if !ok || len(call.Args) != 0 {
-		return false
-	}
-	switch f := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		return isCx(g.info.Uses[f])
-	case *ast.SelectorExpr:
-		return isCx(g.info.Uses[f.Sel])
-	}
-	return false
+	return ok && isCx(g.calledFunc(call.Fun))
 }
 
 // replaceCx is pass 4c (context): every call of future.Cx in the body
@@ -45,7 +33,6 @@ func (g *gen) replaceCx() {
 		}
 		return true
 	})
-	called := map[ast.Node]bool{}
 	inDeferred := 0
 	astutil.Apply(g.fn.Body, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
@@ -63,11 +50,10 @@ func (g *gen) replaceCx() {
 			}
 			id := &ast.Ident{NamePos: n.Pos(), Name: g.cx}
 			g.info.Types[id] = g.info.Types[n]
-			called[ast.Unparen(n.Fun)] = true
 			c.Replace(id)
 			return false
-		case *ast.Ident:
-			if isCx(g.info.Uses[n]) && !called[n] {
+		case *ast.Ident: // a dot import's Cx not called (a call was replaced above)
+			if isCx(g.info.Uses[n]) {
 				g.reject(n.Pos(), "future.Cx as a value is not supported in an async function; write a call future.Cx() instead")
 			}
 		case *ast.SelectorExpr:

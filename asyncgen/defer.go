@@ -130,7 +130,11 @@ func callsRecoverSyntax(body ast.Node) bool {
 
 // calledFunc returns the function or method that fun names, if it names
 // one statically (a function, a method value or a method expression).
-func (g *fnCtx) calledFunc(fun ast.Expr) *types.Func {
+func (g *fnCtx) calledFunc(fun ast.Expr) *types.Func { return staticCallee(g.info, fun) }
+
+// staticCallee is calledFunc with the package's type information: the
+// function or method fun names statically, nil if none.
+func staticCallee(info *types.Info, fun ast.Expr) *types.Func {
 	fun = ast.Unparen(fun)
 	switch x := fun.(type) {
 	case *ast.IndexExpr:
@@ -140,14 +144,14 @@ func (g *fnCtx) calledFunc(fun ast.Expr) *types.Func {
 	}
 	switch x := fun.(type) {
 	case *ast.Ident:
-		fn, _ := g.info.Uses[x].(*types.Func)
+		fn, _ := info.Uses[x].(*types.Func)
 		return fn
 	case *ast.SelectorExpr:
-		if sel, ok := g.info.Selections[x]; ok {
+		if sel, ok := info.Selections[x]; ok {
 			fn, _ := sel.Obj().(*types.Func)
 			return fn
 		}
-		fn, _ := g.info.Uses[x.Sel].(*types.Func)
+		fn, _ := info.Uses[x.Sel].(*types.Func)
 		return fn
 	}
 	return nil

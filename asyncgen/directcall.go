@@ -39,23 +39,11 @@ func directCalls(pkg *packages.Package) []error {
 			if !ok {
 				return true
 			}
-			fun := ast.Unparen(call.Fun)
-			switch f := fun.(type) { // a generic function's instantiation
-			case *ast.IndexExpr:
-				fun = f.X
-			case *ast.IndexListExpr:
-				fun = f.X
-			}
-			var id *ast.Ident
-			switch f := ast.Unparen(fun).(type) {
-			case *ast.Ident:
-				id = f
-			case *ast.SelectorExpr:
-				id = f.Sel
-			default:
+			callee := staticCallee(pkg.TypesInfo, call.Fun)
+			if callee == nil {
 				return true
 			}
-			fn, ok := async[pkg.TypesInfo.Uses[id]]
+			fn, ok := async[callee.Origin()]
 			if !ok {
 				return true
 			}

@@ -55,9 +55,12 @@ func (g *fnCtx) isAwait(e ast.Expr) (*ast.CallExpr, bool) {
 }
 
 // isMarker reports whether obj is future.Await or future.Try.
-func isMarker(obj types.Object) bool {
+func isMarker(obj types.Object) bool { return isFutureFunc(obj, "Await") || isFutureFunc(obj, "Try") }
+
+// isFutureFunc reports whether obj is the function name of package future.
+func isFutureFunc(obj types.Object, name string) bool {
 	fn, ok := obj.(*types.Func)
-	return ok && fn.Pkg() != nil && fn.Pkg().Path() == futurePath && (fn.Name() == "Await" || fn.Name() == "Try")
+	return ok && fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == futurePath && fn.Name() == name
 }
 
 // isTry reports whether call, a marker call, is future.Try: it awaits a

@@ -93,16 +93,13 @@ func (g *gen) nameMachine() {
 	g.cx = g.fresh("cx")
 	g.errName = g.fresh("err")
 	g.ctorName = name + "Async"
-	g.typeName = strings.ToLower(name[:1]) + name[1:] + "AsyncFuture"
+	g.typeName = machineName(fn)
 	g.selfRef = name
 	g.typeParams()
 	if fn.Recv != nil {
 		// A method: its state machine is named after the receiver's type
 		// too, and refers to the method by a method expression.
 		rt := fn.Recv.List[0].Type
-		if t := recvTypeName(fn); t != "" {
-			g.typeName = strings.ToLower(t[:1]) + t[1:] + strings.ToUpper(name[:1]) + name[1:] + "AsyncFuture"
-		}
 		if _, ptr := ast.Unparen(rt).(*ast.StarExpr); ptr {
 			g.selfRef = "(" + g.print(rt) + ")." + name
 		} else {
@@ -112,6 +109,16 @@ func (g *gen) nameMachine() {
 		g.selfRef = name + g.targs
 	}
 	g.selfType = g.typeName + g.targs
+}
+
+// machineName is the name of fn's state machine type: fetchAsyncFuture for
+// fetch, clientFetchAsyncFuture for a method Fetch of Client.
+func machineName(fn *ast.FuncDecl) string {
+	name := fn.Name.Name
+	if t := recvTypeName(fn); t != "" {
+		return strings.ToLower(t[:1]) + t[1:] + strings.ToUpper(name[:1]) + name[1:] + "AsyncFuture"
+	}
+	return strings.ToLower(name[:1]) + name[1:] + "AsyncFuture"
 }
 
 // recvTypeName is the name of the type of fn's receiver, "" for a function.
