@@ -50,6 +50,10 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 			key += " " + strconv.Itoa(int(v.Pos()))
 		}
 		defer func() { g.awLocals[v] = g.awFields[key] }()
+	} else if elem := g.movedFuture(arg); elem != nil {
+		typ = g.typeString(elem)
+		key, zero, value = "moved "+typ, g.zero(elem), true
+		defer func() { g.awMoved[g.awFields[key]] = true }()
 	} else if t := g.info.TypeOf(arg); isConcretePointer(t) {
 		typ = g.typeString(t)
 		key, zero = "pointer "+typ, "nil"
@@ -77,6 +81,36 @@ func (g *gen) awaitField(call *ast.CallExpr) string {
 	g.awValue[field] = value
 	g.awIface[field] = strings.HasPrefix(key, "interface ")
 	return field
+}
+
+// movedFuture returns T when arg is a call (not a conversion) whose type
+// is *T for a named struct type T whose pointer is future.Movable: a future
+// its constructor returns new, that the state machine may hold by value.
+func (g *gen) movedFuture(arg ast.Expr) types.Type {
+	call, ok := ast.Unparen(arg).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if tv, ok := g.info.Types[call.Fun]; ok && tv.IsType() {
+		return nil // a conversion, (*T)(p): not a new future
+	}
+	p, ok := g.info.TypeOf(call).(*types.Pointer)
+	if !ok || !isConcretePointer(p) {
+		return nil
+	}
+	if _, ok := p.Elem().Underlying().(*types.Struct); !ok {
+		return nil
+	}
+	obj, _, _ := types.LookupFieldOrMethod(p, true, nil, "MovableBeforePoll")
+	fn, ok := obj.(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return nil
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Params().Len() != 0 || sig.Results().Len() != 0 {
+		return nil
+	}
+	return p.Elem()
 }
 
 // isConcretePointer reports whether t is a pointer to a type that is

@@ -171,7 +171,7 @@ func checkBlocks(g *gen) []string {
 				if _, ok := g.awType[it.field]; !ok {
 					bad.add("block %d: an await of %s, which is not an awaited future's field", b.id, it.field)
 				}
-				if g.awValue[it.field] && !g.declaresAwaited(b.items[:i], it.field) {
+				if g.awValue[it.field] && !g.awMoved[it.field] && !g.declaresAwaited(b.items[:i], it.field) {
 					bad.add("block %d: an await of the local kept in %s before its declaration in the block", b.id, it.field)
 				}
 			case *awaitResume:

@@ -44,21 +44,22 @@
 //		return 0, err
 //	}
 //
-// The markers take a Future, so a future that its package returns by value
-// (the channels' and the sync primitives', whose Poll has a pointer
-// receiver) is awaited through its address; the generator keeps it in the
-// state machine:
+// Every future is awaited the same way, whichever package made it: the
+// marker takes the future, future.Try(c.Recv()), future.Await(mu.Lock()),
+// future.Try(conn.Read(buf)). When the future comes from a call that
+// returns a new *T for a future.Movable T (the channels' and syncprim's
+// futures), the state machine holds a T by value, copied out of the new
+// pointer, and polls it in place: the await allocates nothing once the
+// call is inlined. A future kept in a variable and awaited later is held
+// as the pointer it is.
 //
-//	rx := jobs.Recv()
-//	job, err := future.Try(&rx)
-//
-// When the variable is used for nothing but its declaration, assignments
-// and that one await, and is declared in the same statement list as the
-// await with no await between (not outside a loop, if or switch that holds
-// the await), the state machine holds it by value and polls it directly, as a hand-written
-// future would: awaiting it allocates nothing. Otherwise (another use, or a
-// second await of it) it lives in the state machine as any variable that
-// lives across an await, and is awaited through its address.
+// A future type held by value, whose pointer is the future, may also be
+// awaited through the address of a local (x := NewT(); future.Await(&x));
+// when the local is used for nothing but its declaration, assignments and
+// that one await, in the statement list of the await with no await
+// between, the state machine holds it by value too. Otherwise it lives in
+// the state machine as any variable that lives across an await, and is
+// awaited through its address.
 //
 // Either await may also be the init statement of an if, a switch or a for
 // loop (if _, err := future.Try(f); err != nil { ... }). future.Await may

@@ -227,7 +227,10 @@ func (d *dumper) fields() {
 	for _, key := range g.awOrder {
 		f := g.awFields[key]
 		note := "awaited future"
-		if g.awValue[f] {
+		switch {
+		case g.awMoved[f]:
+			note = "awaited future, moved in by value"
+		case g.awValue[f]:
 			note = "awaited local, by value"
 		}
 		rows = append(rows, []string{f, g.awType[f], note})

@@ -466,7 +466,10 @@ func (g *emitter) emitItem(b *strings.Builder, blk *block, it any) {
 		b.WriteString("\n")
 	case awaitStart:
 		b.WriteString(g.line(it.pos))
-		if !g.awValue[it.field] {
+		switch {
+		case g.awMoved[it.field]:
+			fmt.Fprintf(b, "%s.%s = *%s\n", r, it.field, g.rewrite(it.call.Args[0], nil))
+		case !g.awValue[it.field]:
 			// An awaited local's field is set where it was declared.
 			fmt.Fprintf(b, "%s.%s = %s\n", r, it.field, g.rewrite(it.call.Args[0], nil))
 			if g.awIface[it.field] {

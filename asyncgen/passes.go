@@ -224,7 +224,8 @@ type funcIR struct {
 	awOrder  []string              // the keys, in the order of their fields
 	awType   map[string]string     // field -> its type, as printed
 	awZero   map[string]string     // field -> the value that empties it
-	awValue  map[string]bool       // the fields that hold a future by value (an awaited local)
+	awValue  map[string]bool       // the fields that hold a future by value (an awaited local, or moved)
+	awMoved  map[string]bool       // the fields that hold a copy of a new Movable future, assigned at the await
 	awIface  map[string]bool       // the fields of an interface type, Future[V] (nil when the user awaits nil)
 	awCount  int                   // the awN fields named so far
 	awLocals map[*types.Var]string // locals awaited through their address, held as fields of their own type: the field
@@ -320,6 +321,7 @@ func (g *gen) lower() {
 		awType:   map[string]string{},
 		awZero:   map[string]string{},
 		awValue:  map[string]bool{},
+		awMoved:  map[string]bool{},
 		awIface:  map[string]bool{},
 		awLocals: map[*types.Var]string{},
 	}

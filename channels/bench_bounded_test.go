@@ -35,7 +35,7 @@ type benchSender struct {
 func (t *benchSender) Poll(cx *future.Context) (struct{}, bool) {
 	for t.count > 0 {
 		if !t.pending {
-			t.f = t.c.Send(t.count)
+			t.f = *t.c.Send(t.count)
 			t.pending = true
 		}
 		if _, ok := t.f.Poll(cx); !ok {
@@ -61,7 +61,7 @@ type benchReceiver struct {
 func (t *benchReceiver) Poll(cx *future.Context) (struct{}, bool) {
 	for t.count > 0 {
 		if !t.pending {
-			t.f = t.c.Recv()
+			t.f = *t.c.Recv()
 			t.pending = true
 		}
 		if _, ok := t.f.Poll(cx); !ok {
@@ -170,7 +170,7 @@ func (t *pingTask) Poll(cx *future.Context) (struct{}, bool) {
 	for t.rounds > 0 {
 		if t.sending {
 			if !t.pending {
-				t.sf = t.out.Send(t.rounds)
+				t.sf = *t.out.Send(t.rounds)
 				t.pending = true
 			}
 			if _, ok := t.sf.Poll(cx); !ok {
@@ -183,7 +183,7 @@ func (t *pingTask) Poll(cx *future.Context) (struct{}, bool) {
 			continue
 		}
 		if !t.pending {
-			t.rf = t.in.Recv()
+			t.rf = *t.in.Recv()
 			t.pending = true
 		}
 		if _, ok := t.rf.Poll(cx); !ok {

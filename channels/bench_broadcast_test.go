@@ -59,7 +59,7 @@ func BenchmarkBroadcast(b *testing.B) {
 			hs[i] = spawnFn(s, func(cx *future.Context) bool {
 				for {
 					if !waiting {
-						f, waiting = r.Recv(), true
+						f, waiting = *r.Recv(), true
 					}
 					res, ok := f.Poll(cx)
 					if !ok {

@@ -45,7 +45,7 @@ func BenchmarkOneshot(b *testing.B) {
 					if !waiting {
 						tx, rx := NewOneshot[int]()
 						reqs <- tx // the buffer exceeds the clients: never blocks
-						f, waiting = rx.Recv(), true
+						f, waiting = *rx.Recv(), true
 					}
 					if _, ok := f.Poll(cx); !ok {
 						return false

@@ -51,7 +51,7 @@ type uBenchReceiver struct {
 func (t *uBenchReceiver) Poll(cx *future.Context) (struct{}, bool) {
 	for t.count > 0 {
 		if !t.pending {
-			t.f = t.u.Recv()
+			t.f = *t.u.Recv()
 			t.pending = true
 		}
 		if _, ok := t.f.Poll(cx); !ok {

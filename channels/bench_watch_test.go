@@ -39,7 +39,7 @@ func BenchmarkWatch(b *testing.B) {
 			hs[i] = spawnFn(s, func(cx *future.Context) bool {
 				for {
 					if !waiting {
-						f, waiting = r.Changed(), true
+						f, waiting = *r.Changed(), true
 					}
 					err, ok := f.Poll(cx)
 					if !ok {

@@ -446,8 +446,8 @@ type SendFuture[T any] struct {
 }
 
 // Send returns a future that sends v, waiting for room.
-func (c *Bounded[T]) Send(v T) SendFuture[T] {
-	return SendFuture[T]{c: c, v: v}
+func (c *Bounded[T]) Send(v T) *SendFuture[T] {
+	return &SendFuture[T]{c: c, v: v}
 }
 
 // Poll tries to send; see SendFuture. The owner calls it.
@@ -498,8 +498,8 @@ type RecvFuture[T any] struct {
 }
 
 // Recv returns a future that receives a value, waiting for one.
-func (c *Bounded[T]) Recv() RecvFuture[T] {
-	return RecvFuture[T]{c: c}
+func (c *Bounded[T]) Recv() *RecvFuture[T] {
+	return &RecvFuture[T]{c: c}
 }
 
 // Poll tries to receive; see RecvFuture. The owner calls it.

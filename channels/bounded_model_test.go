@@ -283,7 +283,7 @@ func TestBoundedLinearizable(t *testing.T) {
 						in.op = "send"
 						ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 						f := c.Send(in.v)
-						err, berr := future.Block(ctx, &f)
+						err, berr := future.Block(ctx, f)
 						cancel()
 						if berr != nil {
 							err = berr

@@ -80,7 +80,7 @@ func sendAll(c *Bounded[int], l *ledger, ids []int, tier int) {
 			err = c.SendBlocking(context.Background(), id)
 		default:
 			f := c.Send(id)
-			err, _ = future.Block(context.Background(), &f)
+			err, _ = future.Block(context.Background(), f)
 		}
 		if err != nil {
 			l.returned[id].Add(1)
@@ -112,7 +112,7 @@ func recvAll(c *Bounded[int], l *ledger, tier int) {
 		default:
 			f := c.Recv()
 			var r future.Result[int]
-			r, _ = future.Block(context.Background(), &f)
+			r, _ = future.Block(context.Background(), f)
 			v, err = r.Get()
 		}
 		if err != nil {
@@ -133,7 +133,7 @@ func producerTask(c *Bounded[int], l *ledger, ids []int) func(cx *future.Context
 	return func(cx *future.Context) bool {
 		for i < len(ids) {
 			if !pending {
-				f = c.Send(ids[i])
+				f = *c.Send(ids[i])
 				pending = true
 			}
 			err, ok := f.Poll(cx)
@@ -161,7 +161,7 @@ func consumerTask(c *Bounded[int], l *ledger) func(cx *future.Context) bool {
 	return func(cx *future.Context) bool {
 		for {
 			if !pending {
-				f = c.Recv()
+				f = *c.Recv()
 				pending = true
 			}
 			r, ok := f.Poll(cx)

@@ -262,9 +262,9 @@ func TestBoundedAllocs(t *testing.T) {
 		r RecvFuture[int]
 	})
 	assert.Zero(t, testing.AllocsPerRun(1000, func() {
-		st.s = c.Send(1)
+		st.s = *c.Send(1)
 		st.s.Poll(cx)
-		st.r = c.Recv()
+		st.r = *c.Recv()
 		st.r.Poll(cx)
 	}), "future tier ready at once")
 	ctx := context.Background()

@@ -243,8 +243,8 @@ type BroadcastRecvFuture[T any] struct {
 }
 
 // Recv returns a future that receives the next message.
-func (r *BroadcastReceiver[T]) Recv() BroadcastRecvFuture[T] {
-	return BroadcastRecvFuture[T]{r: r}
+func (r *BroadcastReceiver[T]) Recv() *BroadcastRecvFuture[T] {
+	return &BroadcastRecvFuture[T]{r: r}
 }
 
 // Poll completes with the next message (or an error), or waits.

@@ -219,7 +219,7 @@ func TestBroadcastAllocs(t *testing.T) {
 	var f BroadcastRecvFuture[int]
 	require.Zero(t, testing.AllocsPerRun(100, func() {
 		_, _ = b.Send(1)
-		f = r.Recv()
+		f = *r.Recv()
 		_, ok := f.Poll(cx)
 		require.True(t, ok)
 	}))
@@ -351,7 +351,7 @@ func TestBroadcastStress(t *testing.T) {
 			hs = append(hs, spawnFn(s, func(cx *future.Context) bool {
 				for {
 					if !started {
-						f = r.Recv()
+						f = *r.Recv()
 						started = true
 					}
 					res, ok := f.Poll(cx)
@@ -464,7 +464,7 @@ func TestBroadcastLagStress(t *testing.T) {
 			hs = append(hs, spawnFn(s, func(cx *future.Context) bool {
 				for {
 					if !started {
-						f, started = r.Recv(), true
+						f, started = *r.Recv(), true
 					}
 					out, ok := f.Poll(cx)
 					if !ok {
@@ -519,7 +519,7 @@ func TestBroadcastCancelStress(t *testing.T) {
 			if live {
 				f.Cancel() // abandon the waiting receive, start a new one
 			}
-			f, live = r.Recv(), true
+			f, live = *r.Recv(), true
 			res, ok := f.Poll(cx)
 			if !ok {
 				return false

@@ -33,7 +33,7 @@ func drainTask(t *testing.T, c *Bounded[int], polls *atomic.Int32, got *[]int) f
 		polls.Add(1)
 		for len(*got) < budgetReceives {
 			if !active {
-				f, active = c.Recv(), true
+				f, active = *c.Recv(), true
 			}
 			r, ok := f.Poll(cx)
 			if !ok {
@@ -93,7 +93,7 @@ func TestSelectOverPendingReceivesDoesNotSpin(t *testing.T) {
 	for i := range cs {
 		cs[i] = NewBounded[int](1)
 		f := new(RecvFuture[int])
-		*f = cs[i].Recv()
+		*f = *cs[i].Recv()
 		fs[i] = f
 	}
 	sel := future.Select(fs...)

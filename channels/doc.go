@@ -8,10 +8,12 @@
 // Every channel offers three tiers, as every primitive of blitz:
 //
 //   - TryX: never waits, never registers anything, never allocates.
-//   - X: returns a value-type future (SendFuture, RecvFuture, ...) whose
-//     pointer implements future.Future and future.Canceler. A task embeds it
-//     in its state, so waiting allocates nothing: the waker.Waiter lives in
-//     the future. Polling after completion or cancel panics with future's
+//   - X: returns a new future (*SendFuture, *RecvFuture, ...), a
+//     future.Future and a future.Canceler, awaited as every future is:
+//     v, err := future.Try(c.Recv()). The waker.Waiter lives in the future,
+//     and the future is future.Movable: an async function's state machine,
+//     or a hand-written future, holds it by value (f.recv = *c.Recv()), so
+//     that waiting allocates nothing. Polling after completion or cancel panics with future's
 //     sentinels; Cancel is idempotent and allowed at any time. Each future
 //     that completes consumes a unit of the polling task's cooperative
 //     budget, and one that finds the budget spent yields instead of taking

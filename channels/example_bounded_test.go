@@ -17,7 +17,7 @@ func ExampleBounded() {
 
 	_ = c.SendBlocking(ctx, "a")
 	f := c.Send("b") // the future tier: a task would embed f in its state
-	err, _ := future.Block(ctx, &f)
+	err, _ := future.Block(ctx, f)
 	fmt.Println("sent b:", err == nil)
 	c.Close()
 

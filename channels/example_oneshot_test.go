@@ -16,7 +16,7 @@ func ExampleNewOneshot() {
 	go func() { _ = tx.Send(42) }()
 
 	f := rx.Recv() // the future tier: a task would embed f in its state
-	res, err := future.Block(context.Background(), &f)
+	res, err := future.Block(context.Background(), f)
 	fmt.Println(res.Value, res.Err, err)
 
 	fmt.Println(errors.Is(tx.Send(7), channels.ErrAlreadySent))

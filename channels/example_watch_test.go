@@ -20,7 +20,7 @@ func ExampleNewWatch() {
 	_ = w.SendModify(func(c *config) { c.level++ })
 
 	f := r.Changed() // the future tier: a task would embed f in its state
-	err, _ := future.Block(ctx, &f)
+	err, _ := future.Block(ctx, f)
 	fmt.Println("changed:", err, "level", r.BorrowAndUpdate().level)
 
 	changed, err := r.HasChanged()

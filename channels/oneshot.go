@@ -254,8 +254,8 @@ type OneshotRecvFuture[T any] struct {
 }
 
 // Recv returns a future that receives the value.
-func (r OneshotReceiver[T]) Recv() OneshotRecvFuture[T] {
-	return OneshotRecvFuture[T]{st: r.st}
+func (r OneshotReceiver[T]) Recv() *OneshotRecvFuture[T] {
+	return &OneshotRecvFuture[T]{st: r.st}
 }
 
 // Poll completes with the value or ErrClosed, or registers cx's Waker.

@@ -442,7 +442,7 @@ func TestOneshotModel(t *testing.T) {
 			case 5:
 				if f == nil {
 					f = new(OneshotRecvFuture[int])
-					*f = rx.Recv()
+					*f = *rx.Recv()
 				}
 				res, ok := f.Poll(cx)
 				mv, merr := m.tryRecv()

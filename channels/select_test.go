@@ -30,7 +30,7 @@ func sendSelect(set *selectSet, rng *rand.Rand, id int) future.Future[future.Sel
 	fs := make([]future.Future[error], len(set.bs))
 	for i, k := range rng.Perm(len(set.bs)) {
 		f := new(SendFuture[int])
-		*f = set.bs[k].Send(id)
+		*f = *set.bs[k].Send(id)
 		fs[i] = f
 	}
 	return future.Select(fs...)
@@ -58,11 +58,11 @@ func (s *selector) build() {
 	for i, ch := range s.chosen {
 		if ch < 0 {
 			f := new(UnboundedRecvFuture[int])
-			*f = s.set.u.Recv()
+			*f = *s.set.u.Recv()
 			fs[i] = f
 		} else {
 			f := new(RecvFuture[int])
-			*f = s.set.bs[ch].Recv()
+			*f = *s.set.bs[ch].Recv()
 			fs[i] = f
 		}
 	}

@@ -234,8 +234,8 @@ type UnboundedRecvFuture[T any] struct {
 }
 
 // Recv returns a future that receives a value, waiting for one.
-func (u *Unbounded[T]) Recv() UnboundedRecvFuture[T] {
-	return UnboundedRecvFuture[T]{u: u}
+func (u *Unbounded[T]) Recv() *UnboundedRecvFuture[T] {
+	return &UnboundedRecvFuture[T]{u: u}
 }
 
 // Poll tries to receive. The owner calls it.

@@ -34,7 +34,7 @@ func uConsumerTask(u *Unbounded[int], l *ledger) func(cx *future.Context) bool {
 	return func(cx *future.Context) bool {
 		for {
 			if !pending {
-				f = u.Recv()
+				f = *u.Recv()
 				pending = true
 			}
 			r, ok := f.Poll(cx)
@@ -67,7 +67,7 @@ func uRecvMixed(u *Unbounded[int], l *ledger) {
 		default:
 			f := u.Recv()
 			var r future.Result[int]
-			r, _ = future.Block(context.Background(), &f)
+			r, _ = future.Block(context.Background(), f)
 			v, err = r.Get()
 		}
 		if err == ErrClosed {

@@ -190,8 +190,8 @@ type ChangedFuture[T any] struct {
 
 // Changed returns a future that waits for a version newer than the last
 // seen.
-func (r *WatchReceiver[T]) Changed() ChangedFuture[T] {
-	return ChangedFuture[T]{r: r}
+func (r *WatchReceiver[T]) Changed() *ChangedFuture[T] {
+	return &ChangedFuture[T]{r: r}
 }
 
 // Poll completes once the value changed or the watch closed, or waits.

@@ -177,7 +177,7 @@ func TestWatchAllocs(t *testing.T) {
 	var f ChangedFuture[int]
 	require.Zero(t, testing.AllocsPerRun(100, func() {
 		_ = w.Send(1)
-		f = r.Changed()
+		f = *r.Changed()
 		_, ok := f.Poll(cx)
 		require.True(t, ok)
 	}))
@@ -302,7 +302,7 @@ func TestWatchStress(t *testing.T) {
 			hs = append(hs, spawnFn(s, func(cx *future.Context) bool {
 				for {
 					if !started {
-						f, started = r.Changed(), true
+						f, started = *r.Changed(), true
 					}
 					err, ok := f.Poll(cx)
 					if !ok {

@@ -202,7 +202,7 @@ func runBoundedWideClose(t *testing.T, isTask []bool, senders bool) {
 					var err error
 					if senders {
 						if !started {
-							sf = chans[round].Send(i)
+							sf = *chans[round].Send(i)
 							started = true
 						}
 						var ok bool
@@ -211,7 +211,7 @@ func runBoundedWideClose(t *testing.T, isTask []bool, senders bool) {
 						}
 					} else {
 						if !started {
-							rf = chans[round].Recv()
+							rf = *chans[round].Recv()
 							started = true
 						}
 						res, ok := rf.Poll(cx)
@@ -297,7 +297,7 @@ func TestBroadcastWideSendWakesEveryReceiver(t *testing.T) {
 				r.task(func(cx *future.Context) bool {
 					for {
 						if !started {
-							f = rx.Recv()
+							f = *rx.Recv()
 							started = true
 						}
 						res, ok := f.Poll(cx)
@@ -384,7 +384,7 @@ func TestWatchWideSendWakesEveryReceiver(t *testing.T) {
 				r.task(func(cx *future.Context) bool {
 					for {
 						if !started {
-							f = rx.Changed()
+							f = *rx.Changed()
 							started = true
 						}
 						err, ok := f.Poll(cx)

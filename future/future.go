@@ -74,3 +74,21 @@ func Fail[T any](err error) Result[T] { return Result[T]{Err: err} }
 
 // Get returns the value and the error, for the usual Go two-value check.
 func (r Result[T]) Get() (T, error) { return r.Value, r.Err }
+
+// Movable is implemented, through its pointer, by a future type F whose
+// value may be copied until its first Poll: its constructor returns a new
+// *F, registers nothing and keeps no pointer to it, so that whoever awaits
+// it may hold an F by value and poll it in place. The futures that the
+// channels and syncprim packages return are Movable.
+//
+// The generator relies on it: an await of a call that returns a Movable
+// *F, such as future.Try(ch.Recv()), holds an F in the state machine,
+// copied out of the new pointer (f.recv = *ch.Recv()), and polls it there;
+// when the constructor is inlined, the compiler sees that the pointer does
+// not escape and the await allocates nothing. A hand-written future may do
+// the same with a field of type F. Copying after the first Poll is a
+// misuse: a waiting F is linked into its primitive's wait list by address.
+type Movable interface {
+	// MovableBeforePoll does nothing: it marks the type.
+	MovableBeforePoll()
+}

@@ -683,7 +683,7 @@ func (c *conn) pollDispatch(cx *future.Context) bool {
 			c.startHandler()
 			return true
 		}
-		c.acquire = c.s.sem.Acquire(1)
+		c.acquire = *c.s.sem.Acquire(1)
 		c.acquiring = true
 	}
 	err, ok := c.acquire.Poll(cx)

@@ -141,8 +141,8 @@ func (b *Barrier) TryWait() (BarrierResult, bool) {
 // and poll it through a pointer; cancel it (future.Cancel) if it is
 // abandoned before completing, which withdraws its arrival if the round is
 // not complete yet.
-func (b *Barrier) Wait() BarrierFuture {
-	return BarrierFuture{b: b}
+func (b *Barrier) Wait() *BarrierFuture {
+	return &BarrierFuture{b: b}
 }
 
 // WaitBlocking arrives at the barrier and blocks the calling goroutine until

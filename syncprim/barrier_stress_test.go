@@ -45,7 +45,7 @@ func TestBarrierRoundsMixed(t *testing.T) {
 			for round < rounds {
 				if !started {
 					arrived[round].Add(1)
-					f = b.Wait()
+					f = *b.Wait()
 					started = true
 				}
 				r, ok := f.Poll(cx)
@@ -128,7 +128,7 @@ func TestBarrierModel(t *testing.T) {
 				id := next
 				next++
 				f := new(BarrierFuture)
-				*f = b.Wait()
+				*f = *b.Wait()
 				wakes := wk.n.Load()
 				r, ok := f.Poll(cx)
 				if m.count+1 == n {

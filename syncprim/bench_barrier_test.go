@@ -25,7 +25,7 @@ func BenchmarkBarrier(b *testing.B) {
 			hs[i] = spawnFn(s, func(cx *future.Context) bool {
 				for round < b.N {
 					if !waiting {
-						f = bar.Wait()
+						f = *bar.Wait()
 						waiting = true
 					}
 					if _, ok := f.Poll(cx); !ok {

@@ -24,7 +24,7 @@ type lockLoop struct {
 func (t *lockLoop) Poll(cx *future.Context) (struct{}, bool) {
 	for t.n > 0 {
 		if !t.waiting {
-			t.f = t.m.Lock()
+			t.f = *t.m.Lock()
 			t.waiting = true
 		}
 		g, ok := t.f.Poll(cx)
@@ -57,7 +57,7 @@ func BenchmarkMutex(b *testing.B) {
 		h := &struct{ f LockFuture }{}
 		b.ReportAllocs()
 		for b.Loop() {
-			h.f = m.Lock()
+			h.f = *m.Lock()
 			g, _ := h.f.Poll(cx)
 			counter++
 			g.Unlock()

@@ -70,7 +70,7 @@ func notifyPinger(out, in *Notify, rounds int, first bool) func(cx *future.Conte
 				if first {
 					out.NotifyOne()
 				}
-				f = in.Notified()
+				f = *in.Notified()
 				waiting = true
 			}
 			if _, ok := f.Poll(cx); !ok {

@@ -34,7 +34,7 @@ func BenchmarkOnceCell(b *testing.B) {
 		cx := future.NewContext(waker.Noop())
 		f := new(InitFuture[int])
 		for range b.N {
-			*f = c.GetOrInit(benchOnceInitFuture)
+			*f = *c.GetOrInit(benchOnceInitFuture)
 			r, _ := f.Poll(cx)
 			benchOnceSink += r.Value
 		}

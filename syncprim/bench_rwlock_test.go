@@ -27,7 +27,7 @@ func (t *rwLoop) Poll(cx *future.Context) (struct{}, bool) {
 	for t.n > 0 {
 		if t.write {
 			if !t.waiting {
-				t.wf = t.l.Lock()
+				t.wf = *t.l.Lock()
 				t.waiting = true
 			}
 			g, ok := t.wf.Poll(cx)
@@ -38,7 +38,7 @@ func (t *rwLoop) Poll(cx *future.Context) (struct{}, bool) {
 			g.Unlock()
 		} else {
 			if !t.waiting {
-				t.rf = t.l.RLock()
+				t.rf = *t.l.RLock()
 				t.waiting = true
 			}
 			g, ok := t.rf.Poll(cx)

@@ -22,7 +22,7 @@ type semLoop struct {
 func (t *semLoop) Poll(cx *future.Context) (struct{}, bool) {
 	for t.n > 0 {
 		if !t.waiting {
-			t.f = t.s.Acquire(1)
+			t.f = *t.s.Acquire(1)
 			t.waiting = true
 		}
 		if _, ok := t.f.Poll(cx); !ok {

@@ -33,7 +33,7 @@ func TestMutexContendersOnOneWorkerInterleave(t *testing.T) {
 		var phase, done int
 		hs[id] = spawnFn(s, func(cx *future.Context) bool {
 			if phase == 0 {
-				gate, phase = start.Notified(), 1
+				gate, phase = *start.Notified(), 1
 				defer arrived.Add(1) // after the registration
 			}
 			if phase == 1 {
@@ -41,7 +41,7 @@ func TestMutexContendersOnOneWorkerInterleave(t *testing.T) {
 					return false
 				}
 				phase = 2
-				lf = m.Lock()
+				lf = *m.Lock()
 			}
 			thisPoll := 0
 			for done < locks {
@@ -54,7 +54,7 @@ func TestMutexContendersOnOneWorkerInterleave(t *testing.T) {
 				maxPerPoll = max(maxPerPoll, thisPoll)
 				g.Unlock()
 				done++
-				lf = m.Lock()
+				lf = *m.Lock()
 			}
 			return true
 		})

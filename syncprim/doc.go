@@ -9,11 +9,12 @@
 // may mix them on one primitive, queueing in one FIFO:
 //
 //   - TryX never waits, never registers anything and allocates nothing.
-//   - X returns a future struct (LockFuture, AcquireFuture, ...) whose
-//     pointer is a future.Future and a future.Canceler. The waiter node
-//     lives inside it, so a task that keeps the future in its state waits
-//     without allocating. Do not copy a future after its first poll (go vet
-//     reports copies). Polling it after it completed panics with
+//   - X returns a new future (*LockFuture, *AcquireFuture, ...), a
+//     future.Future and a future.Canceler, awaited as every future is:
+//     g := future.Await(mu.Lock()). The waiter node lives inside it, and
+//     the future is future.Movable: an async function's state machine, or a
+//     hand-written future, holds it by value (f.lock = *mu.Lock()), so that
+//     waiting allocates nothing. Do not copy a future after its first poll. Polling it after it completed panics with
 //     future.ErrPolledAfterCompletion, after Cancel with
 //     future.ErrPolledAfterCancel; Cancel is idempotent and allowed at any
 //     time. Each future that completes consumes a unit of the polling

@@ -30,7 +30,7 @@ func ExampleMutex() {
 	wg.Wait()
 
 	f := mu.Lock()
-	g, _ := future.Block(context.Background(), &f)
+	g, _ := future.Block(context.Background(), f)
 	counter++
 	g.Unlock()
 

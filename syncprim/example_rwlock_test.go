@@ -25,7 +25,7 @@ func ExampleRwLock() {
 	r.Unlock()
 
 	f := l.RLock()
-	g, _ := future.Block(context.Background(), &f)
+	g, _ := future.Block(context.Background(), f)
 	fmt.Println("task reader sees", config["mode"])
 	g.Unlock()
 	// Output:

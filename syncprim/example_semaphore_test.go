@@ -35,7 +35,7 @@ func ExampleSemaphore() {
 	fmt.Println("at most", most <= 2, "available", sem.Available())
 
 	f := sem.Acquire(2)
-	err, _ := future.Block(context.Background(), &f)
+	err, _ := future.Block(context.Background(), f)
 	fmt.Println("acquired 2:", err, "available", sem.Available())
 	sem.Release(2)
 

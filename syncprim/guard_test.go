@@ -283,7 +283,7 @@ func TestSemaphorePermitReleasedTwicePanics(t *testing.T) {
 	// The future tier, with a hand-off: q's release goes to the queued future.
 	cx, _ := newCountCx()
 	h := &struct{ f PermitFuture }{}
-	h.f = s.AcquirePermit(2)
+	h.f = *s.AcquirePermit(2)
 	_, ok = h.f.Poll(cx)
 	require.False(t, ok)
 	q.Release()
@@ -309,7 +309,7 @@ func TestSemaphorePermitReleasedTwicePanics(t *testing.T) {
 	s.Close()
 	_, err = s.AcquirePermitBlocking(context.Background(), 1)
 	require.ErrorIs(t, err, ErrClosed)
-	h.f = s.AcquirePermit(1)
+	h.f = *s.AcquirePermit(1)
 	res, ok = h.f.Poll(cx)
 	require.True(t, ok)
 	require.ErrorIs(t, res.Err, ErrClosed)

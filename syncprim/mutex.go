@@ -131,8 +131,8 @@ func (m *Mutex) TryLock() (MutexGuard, bool) {
 // Lock returns a future that completes with a guard once m is locked.
 // Cancelling it leaves the queue at once, and if the lock had already been
 // handed to it, passes the lock on.
-func (m *Mutex) Lock() LockFuture {
-	return LockFuture{m: m}
+func (m *Mutex) Lock() *LockFuture {
+	return &LockFuture{m: m}
 }
 
 // mutexWaiters recycles the Waiter of the blocking tier, which escapes to

@@ -19,7 +19,7 @@ func TestMutexAllocs(t *testing.T) {
 		}
 	})
 	assertNoAllocs(t, "Lock poll+Unlock", func() {
-		h.f = m.Lock()
+		h.f = *m.Lock()
 		if g, ok := h.f.Poll(cx); ok {
 			g.Unlock()
 		}

@@ -130,7 +130,7 @@ func TestMutexWaitersNotStarvedByBargers(t *testing.T) {
 					return true
 				}
 				if !waiting {
-					f, waiting = m.Lock(), true
+					f, waiting = *m.Lock(), true
 				}
 				g, ok := f.Poll(cx)
 				if !ok {
@@ -177,7 +177,7 @@ func TestMutexWaitersNotStarvedByBargers(t *testing.T) {
 	waiterTask := spawnFn(sch, func(cx *future.Context) bool {
 		for taskDone.Load() < int64(wants) {
 			if !waiting {
-				f, waiting, before = m.Lock(), true, others.Load()
+				f, waiting, before = *m.Lock(), true, others.Load()
 			}
 			g, ok := f.Poll(cx)
 			if !ok {
@@ -265,7 +265,7 @@ func TestMutexCancelStress(t *testing.T) {
 					continue
 				}
 				if !waiting {
-					f, waiting = m.Lock(), true
+					f, waiting = *m.Lock(), true
 				}
 				g, ok := f.Poll(cx)
 				if !ok {

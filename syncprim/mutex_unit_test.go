@@ -17,7 +17,7 @@ type lockHolder struct{ f LockFuture }
 
 func newLock(m *Mutex) *lockHolder {
 	h := new(lockHolder)
-	h.f = m.Lock()
+	h.f = *m.Lock()
 	return h
 }
 

@@ -204,8 +204,8 @@ func (n *Notify) leaveLocked(w *waker.Waiter[notifyKind]) (bool, waker.Waker) {
 // by a stored permit or a NotifyOne after its first poll, or by any
 // NotifyWaiters after this call (even before the first poll). Embed it in a
 // task's state and poll it through a pointer; cancel it if it is abandoned.
-func (n *Notify) Notified() NotifiedFuture {
-	return NotifiedFuture{n: n, gen: n.state.Load() / notifyGenStep}
+func (n *Notify) Notified() *NotifiedFuture {
+	return &NotifiedFuture{n: n, gen: n.state.Load() / notifyGenStep}
 }
 
 // NotifiedBlocking blocks the calling goroutine until it is notified, as

@@ -20,11 +20,11 @@ func TestNotifyDoesNotAllocate(t *testing.T) {
 	}))
 	f := new(NotifiedFuture) // a task's state: made once
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		*f = n.Notified()
+		*f = *n.Notified()
 		f.Poll(cx)
 		n.NotifyOne()
 		f.Poll(cx)
-		*f = n.Notified()
+		*f = *n.Notified()
 		f.Poll(cx)
 		n.NotifyWaiters()
 		f.Poll(cx)
@@ -62,7 +62,7 @@ func TestBarrierDoesNotAllocate(t *testing.T) {
 	_, cx := bnCx()
 	f := new(BarrierFuture) // a task's state: made once
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
-		*f = b.Wait()
+		*f = *b.Wait()
 		f.Poll(cx)
 		b.TryWait()
 		f.Poll(cx)
@@ -101,7 +101,7 @@ func TestOnceCellGetDoesNotAllocate(t *testing.T) {
 	require.Zero(t, testing.AllocsPerRun(1000, func() {
 		c.Get()
 		c.IsInitialized()
-		*f = c.GetOrInit(nilInitString)
+		*f = *c.GetOrInit(nilInitString)
 		f.Poll(cx)
 		_, _ = c.GetOrInitBlocking(context.Background(), nilInitBlocking)
 	}))

@@ -79,7 +79,7 @@ func TestNotifyModel(t *testing.T) {
 			m.permit = false
 		case op == 3 || len(futs) == 0:
 			f := new(NotifiedFuture)
-			*f = n.Notified()
+			*f = *n.Notified()
 			futs[next] = f
 			m.made[next] = m.gen
 			next++
@@ -141,7 +141,7 @@ func TestNotifyProducersConsumers(t *testing.T) {
 		h := spawnFn(s, func(cx *future.Context) bool {
 			for {
 				if !waiting {
-					f = n.Notified()
+					f = *n.Notified()
 					waiting = true
 				}
 				if _, ok := f.Poll(cx); !ok {

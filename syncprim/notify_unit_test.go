@@ -75,7 +75,7 @@ func TestNotifyWaitersWakesExactlyCurrentWaiters(t *testing.T) {
 	for i := range futs {
 		w, cx := bnCx()
 		ws[i] = w
-		futs[i] = n.Notified()
+		futs[i] = *n.Notified()
 		_, ok := futs[i].Poll(cx)
 		require.False(t, ok)
 	}

@@ -194,11 +194,11 @@ func (c *OnceCell[T]) leaveLocked(w *waker.Waiter[onceGrant]) (onceGrant, waker.
 // error and the right passes to the next waiter. Cancelling the future while
 // it initializes cancels init's future and passes the right on. It panics
 // with ErrNilInit if init is nil.
-func (c *OnceCell[T]) GetOrInit(init func() future.Future[future.Result[T]]) InitFuture[T] {
+func (c *OnceCell[T]) GetOrInit(init func() future.Future[future.Result[T]]) *InitFuture[T] {
 	if init == nil {
 		panic(ErrNilInit)
 	}
-	return InitFuture[T]{c: c, init: init}
+	return &InitFuture[T]{c: c, init: init}
 }
 
 // GetOrInitBlocking returns the cell's value, initializing it with init on

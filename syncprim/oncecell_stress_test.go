@@ -142,7 +142,7 @@ type initTask struct {
 }
 
 func newInitTask(c *OnceCell[int], init func() future.Future[future.Result[int]]) *initTask {
-	return &initTask{f: c.GetOrInit(init)}
+	return &initTask{f: *c.GetOrInit(init)}
 }
 
 func (t *initTask) Poll(cx *future.Context) (future.Result[int], bool) { return t.f.Poll(cx) }
@@ -223,7 +223,7 @@ func TestOnceCellModel(t *testing.T) {
 				next++
 				inits[id] = new(ocFut)
 				f := new(InitFuture[int])
-				*f = c.GetOrInit(ocInit(inits[id], new(int)))
+				*f = *c.GetOrInit(ocInit(inits[id], new(int)))
 				futs[id] = f
 			case op == 1: // poll one
 				id := pick()

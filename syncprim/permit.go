@@ -73,8 +73,8 @@ func (s *Semaphore) AcquirePermitBlocking(ctx context.Context, n int) (Permit, e
 
 // AcquirePermit is Acquire returning the permits as a Permit: its future
 // completes with the Permit, or with Acquire's errors.
-func (s *Semaphore) AcquirePermit(n int) PermitFuture {
-	return PermitFuture{s: s, op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
+func (s *Semaphore) AcquirePermit(n int) *PermitFuture {
+	return &PermitFuture{s: s, op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
 }
 
 // PermitFuture is the future of Semaphore.AcquirePermit. Its pointer

@@ -78,8 +78,8 @@ func (l *RwLock) TryRLock() (ReadGuard, bool) {
 
 // RLock returns a future that completes with a read guard. Cancelling it
 // leaves the queue at once and passes on a read lock already handed to it.
-func (l *RwLock) RLock() RLockFuture {
-	return RLockFuture{l: l, op: acquireOp{core: &l.c, n: 1, kind: kindRwLock}}
+func (l *RwLock) RLock() *RLockFuture {
+	return &RLockFuture{l: l, op: acquireOp{core: &l.c, n: 1, kind: kindRwLock}}
 }
 
 // RLockBlocking read-locks l, blocking the calling goroutine until it holds
@@ -102,8 +102,8 @@ func (l *RwLock) TryLock() (WriteGuard, bool) {
 // Lock returns a future that completes with a write guard. Cancelling it
 // leaves the queue at once; the read permits it had gathered while at the
 // head of the queue go to the waiters behind it.
-func (l *RwLock) Lock() WLockFuture {
-	return WLockFuture{l: l, op: acquireOp{core: &l.c, n: MaxReaders, kind: kindRwLock}}
+func (l *RwLock) Lock() *WLockFuture {
+	return &WLockFuture{l: l, op: acquireOp{core: &l.c, n: MaxReaders, kind: kindRwLock}}
 }
 
 // LockBlocking write-locks l, blocking the calling goroutine until it holds

@@ -25,11 +25,11 @@ func TestRwLockAllocs(t *testing.T) {
 		}
 	})
 	assertNoAllocs(t, "RLock/Lock poll+Unlock", func() {
-		rh.f = l.RLock()
+		rh.f = *l.RLock()
 		if g, ok := rh.f.Poll(cx); ok {
 			g.Unlock()
 		}
-		wh.f = l.Lock()
+		wh.f = *l.Lock()
 		if g, ok := wh.f.Poll(cx); ok {
 			g.Downgrade().Unlock()
 		}

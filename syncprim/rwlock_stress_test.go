@@ -45,9 +45,9 @@ func rwChurn(t *testing.T, sch *scheduler.Scheduler, l *RwLock, write bool, n in
 						return true
 					}
 					if write {
-						wh.f = l.Lock()
+						wh.f = *l.Lock()
 					} else {
-						rh.f = l.RLock()
+						rh.f = *l.RLock()
 					}
 					waiting = true
 				}
@@ -194,9 +194,9 @@ func TestRwLockExclusion(t *testing.T) {
 				isWrite := (k+i)%3 == 0
 				if !waiting {
 					if isWrite {
-						wh.f = l.Lock()
+						wh.f = *l.Lock()
 					} else {
-						rh.f = l.RLock()
+						rh.f = *l.RLock()
 					}
 					waiting = true
 				}

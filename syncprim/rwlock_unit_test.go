@@ -16,13 +16,13 @@ type wlockHolder struct{ f WLockFuture }
 
 func newRLock(l *RwLock) *rlockHolder {
 	h := new(rlockHolder)
-	h.f = l.RLock()
+	h.f = *l.RLock()
 	return h
 }
 
 func newWLock(l *RwLock) *wlockHolder {
 	h := new(wlockHolder)
-	h.f = l.Lock()
+	h.f = *l.Lock()
 	return h
 }
 

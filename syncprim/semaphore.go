@@ -561,8 +561,8 @@ func (s *Semaphore) TryAcquire(n int) bool {
 // the caller's, to Release), ErrClosed, or ErrInvalidPermits (n < 0 or n >
 // MaxPermits). Acquire(0) is ready at once (nil, or ErrClosed if closed).
 // Cancelling it leaves the queue at once and releases what it was handed.
-func (s *Semaphore) Acquire(n int) AcquireFuture {
-	return AcquireFuture{op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
+func (s *Semaphore) Acquire(n int) *AcquireFuture {
+	return &AcquireFuture{op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
 }
 
 // AcquireBlocking takes n permits, blocking the calling goroutine until

@@ -27,7 +27,7 @@ func TestSemaphoreAllocs(t *testing.T) {
 		}
 	})
 	assertNoAllocs(t, "Acquire poll+Release", func() {
-		h.f = s.Acquire(1)
+		h.f = *s.Acquire(1)
 		if err, ok := h.f.Poll(cx); ok && err == nil {
 			s.Release(1)
 		}
@@ -41,7 +41,7 @@ func TestSemaphoreAllocs(t *testing.T) {
 	w := new(acqHolder)
 	assertNoAllocs(t, "Acquire wait+Release", func() {
 		_ = s.TryAcquire(2)
-		w.f = s.Acquire(1)
+		w.f = *s.Acquire(1)
 		w.f.Poll(cx)
 		s.Release(2)
 		w.f.Poll(cx)

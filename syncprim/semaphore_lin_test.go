@@ -290,7 +290,7 @@ func linTask(s *Semaphore, rec *linRecorder, id int, cl *linClient) func(cx *fut
 			case linRelease:
 				s.Release(in.n)
 			case linAcquire:
-				h.f = s.Acquire(in.n)
+				h.f = *s.Acquire(in.n)
 				if _, ok = h.f.Poll(cx); !ok {
 					if k%4 == 0 {
 						h.f.Cancel()

@@ -67,7 +67,7 @@ func TestSemaphoreStress(t *testing.T) {
 			for k < per {
 				if !waiting {
 					n = 1 + rng.IntN(permits)
-					h.f = s.Acquire(n)
+					h.f = *s.Acquire(n)
 					waiting = true
 				}
 				if _, ok := h.f.Poll(cx); !ok {
@@ -119,7 +119,7 @@ func TestSemaphoreLargeNotStarved(t *testing.T) {
 					if stop.Load() {
 						return true
 					}
-					h.f = s.Acquire(1)
+					h.f = *s.Acquire(1)
 					waiting = true
 				}
 				if _, ok := h.f.Poll(cx); !ok {

@@ -29,7 +29,7 @@ type acqHolder struct{ f AcquireFuture }
 
 func newAcq(s *Semaphore, n int) *acqHolder {
 	h := new(acqHolder)
-	h.f = s.Acquire(n)
+	h.f = *s.Acquire(n)
 	return h
 }
 
@@ -327,7 +327,7 @@ func TestSemaphoreMixedFIFO(t *testing.T) {
 			}()
 		} else {
 			h := new(acqHolder)
-			h.f = s.Acquire(1)
+			h.f = *s.Acquire(1)
 			jh := spawnFn(sch, func(cx *future.Context) bool {
 				if _, ok := h.f.Poll(cx); !ok {
 					return false

@@ -189,7 +189,7 @@ func runBarrierWide(t *testing.T, parties, tasks, rounds int) {
 			r.task(func(cx *future.Context) bool {
 				for round < rounds {
 					if !started {
-						f = b.Wait()
+						f = *b.Wait()
 						started = true
 					}
 					res, ok := f.Poll(cx)
@@ -282,7 +282,7 @@ func TestNotifyWaitersWideReleasesEveryWaiter(t *testing.T) {
 				r.task(func(cx *future.Context) bool {
 					for round < rounds {
 						if !started {
-							f = n.Notified()
+							f = *n.Notified()
 							started = true
 						}
 						if _, ok := f.Poll(cx); !ok {
@@ -365,7 +365,7 @@ func runSemaphoreWide(t *testing.T, isTask []bool, closing bool) {
 			r.task(func(cx *future.Context) bool {
 				for round < rounds {
 					if !started {
-						f = sems[round].Acquire(1)
+						f = *sems[round].Acquire(1)
 						started = true
 					}
 					err, ok := f.Poll(cx)
@@ -454,7 +454,7 @@ func runRwLockWide(t *testing.T, isTask []bool, downgrade bool) {
 						return false
 					}
 					if !started {
-						f = l.RLock()
+						f = *l.RLock()
 						started = true
 					}
 					g, ok := f.Poll(cx)
@@ -545,7 +545,7 @@ func TestMutexWideEveryLockerGetsIn(t *testing.T) {
 							return false
 						}
 						if !started {
-							f = m.Lock()
+							f = *m.Lock()
 							started = true
 						}
 						g, ok := f.Poll(cx)
@@ -640,7 +640,7 @@ func TestOnceCellWidePublishWakesEveryWaiter(t *testing.T) {
 							return false
 						}
 						if !started {
-							f = cells[round].GetOrInit(never)
+							f = *cells[round].GetOrInit(never)
 							started = true
 						}
 						res, ok := f.Poll(cx)

@@ -40,13 +40,11 @@ type counter struct {
 func worker(in *channels.Bounded[string], c *counter) int {
 	done := 0
 	for {
-		recv := in.Recv()
-		line, err := future.Try(&recv)
+		line, err := future.Try(in.Recv())
 		if err != nil { // channels.ErrClosed: everything sent was received
 			return done
 		}
-		lock := c.mu.Lock()
-		g := future.Await(&lock)
+		g := future.Await(c.mu.Lock())
 		for _, word := range strings.Fields(line) {
 			c.counts[word]++
 		}

@@ -14,8 +14,8 @@ import (
 // workerAsyncFuture is the state machine of worker: see workerAsync.
 type workerAsyncFuture struct {
 	state int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
-	recv  channels.RecvFuture[string] // the future awaited
-	lock  syncprim.LockFuture         // the future awaited
+	aw1   channels.RecvFuture[string] // the future awaited
+	aw2   syncprim.LockFuture         // the future awaited
 	in    *channels.Bounded[string]
 	c     *counter
 	done  int
@@ -42,52 +42,50 @@ poll:
 //line main_async.go:43
 		case 1:
 //line main.go:43
-			f.recv = f.in.Recv()
-//line main.go:44
+			f.aw1 = *f.in.Recv()
 			f.state = 2
 			fallthrough
-//line main_async.go:50
+//line main_async.go:49
 		case 2:
-//line main.go:44
-			v, ready := f.recv.Poll(cx)
+//line main.go:43
+			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
-			f.recv = channels.RecvFuture[string]{}
+			f.aw1 = channels.RecvFuture[string]{}
 			var err error
 			f.line, err = v.Value, v.Err
-//line main.go:45
+//line main.go:44
 			if err != nil {
 				f.state = -1
 				return f.done, true
 			}
-//line main.go:48
-			f.lock = f.c.mu.Lock()
-//line main.go:49
+//line main.go:47
+			f.aw2 = *f.c.mu.Lock()
 			f.state = 3
 			fallthrough
-//line main_async.go:70
+//line main_async.go:68
 		case 3:
-//line main.go:49
-			g, ready := f.lock.Poll(cx)
+//line main.go:47
+			g, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
-			f.lock = syncprim.LockFuture{}
-//line main.go:50
+			f.aw2 = syncprim.LockFuture{}
+//line main.go:48
 			for _, word := range strings.Fields(f.line) {
 				f.c.counts[word]++
 			}
-//line main.go:53
+//line main.go:51
 			g.Unlock()
-//line main.go:54
+//line main.go:52
 			f.done++
-//line main.go:55
+//line main.go:53
 			_ = f.c.lines.SendModify(func(n *int) { *n++ })
-//line main.go:56
+//line main.go:54
 			f.state = 1
 			continue poll
-//line main_async.go:91
+//line main_async.go:89
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -100,11 +98,11 @@ poll:
 func (f *workerAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(&f.recv)
-		f.recv = channels.RecvFuture[string]{}
+		future.Cancel(&f.aw1)
+		f.aw1 = channels.RecvFuture[string]{}
 	case 3:
-		future.Cancel(&f.lock)
-		f.lock = syncprim.LockFuture{}
+		future.Cancel(&f.aw2)
+		f.aw2 = syncprim.LockFuture{}
 	}
 	if f.state != -1 {
 		f.state = -2

@@ -147,7 +147,7 @@ func NewGate() *Gate { return &Gate{released: make(chan struct{})} }
 // between this call and its first poll.
 func (g *Gate) Wait() syncprim.NotifiedFuture {
 	defer g.Waiting.Add(1) // after Notified: see Waiting
-	return g.n.Notified()
+	return *g.n.Notified()
 }
 
 // WaitBlocking blocks the calling goroutine until Release.

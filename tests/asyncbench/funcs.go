@@ -7,6 +7,7 @@ import (
 
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/syncprim"
 )
 
 //go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
@@ -89,8 +90,7 @@ func handleClosing(c *Conn, g *Gate) (int, error) {
 func gather(rs []channels.OneshotReceiver[int]) (int, error) {
 	sum := 0
 	for i, r := range rs {
-		rf := r.Recv()
-		res := future.Await(&rf)
+		res := future.Await(r.Recv())
 		v, err := res.Get()
 		if err != nil {
 			return sum, fmt.Errorf("asyncbench: result %d: %w", i, err)
@@ -126,4 +126,28 @@ func awaitLoopReused(lf *LaterFuture, k int) int {
 		sum += future.Await(lf)
 	}
 	return sum
+}
+
+// relay moves k values through a channel of capacity one, locking mu
+// around each receive: the awaits are written future.Try(c.Recv()) and
+// future.Await(mu.Lock()), the one way every future is awaited, and the
+// generated state machine holds the channel's and the mutex's futures by
+// value (they are future.Movable).
+//
+//blitz:async
+func relay(c *channels.Bounded[int], mu *syncprim.Mutex, k int) (int, error) {
+	sum := 0
+	for i := range k {
+		if err := future.Await(c.Send(i)); err != nil {
+			return sum, err
+		}
+		g := future.Await(mu.Lock())
+		v, err := future.Try(c.Recv())
+		g.Unlock()
+		if err != nil {
+			return sum, err
+		}
+		sum += v
+	}
+	return sum, nil
 }

@@ -37,45 +37,45 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:21
-			f.total = 0
 //line funcs.go:22
+			f.total = 0
+//line funcs.go:23
 			f.state = 1
 			fallthrough
 //line funcs_async.go:46
 		case 1:
-//line funcs.go:23
-			f.rf = f.c.Read()
 //line funcs.go:24
+			f.rf = f.c.Read()
+//line funcs.go:25
 			f.state = 2
 			fallthrough
 //line funcs_async.go:53
 		case 2:
-//line funcs.go:24
+//line funcs.go:25
 			r, ready := f.rf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.rf = ReadFuture{}
-//line funcs.go:25
+//line funcs.go:26
 			var err error
 			v, err = r.Get()
-//line funcs.go:26
+//line funcs.go:27
 			if errors.Is(err, io.EOF) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:29
+//line funcs.go:30
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: f.total, Err: err}, true
 			}
-//line funcs.go:32
-			switch {
 //line funcs.go:33
+			switch {
+//line funcs.go:34
 			case v < 0:
 				f.state = 3
-//line funcs.go:35
+//line funcs.go:36
 			case v%2 == 0:
 				f.state = 4
 			default:
@@ -84,69 +84,69 @@ poll:
 			continue poll
 //line funcs_async.go:86
 		case 3:
-//line funcs.go:34
+//line funcs.go:35
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: ErrNegative}, true
 //line funcs_async.go:91
 		case 4:
-//line funcs.go:36
-			f.wf = f.c.Write(v / 2)
 //line funcs.go:37
+			f.wf = f.c.Write(v / 2)
+//line funcs.go:38
 			f.state = 6
 			continue poll
 //line funcs_async.go:98
 		case 5:
-//line funcs.go:39
-			f.total += v
 //line funcs.go:40
+			f.total += v
+//line funcs.go:41
 			f.state = 7
 			continue poll
 //line funcs_async.go:105
 		case 6:
-//line funcs.go:37
+//line funcs.go:38
 			v2, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.wf = WriteFuture{}
 			f.total += v2
-//line funcs.go:40
+//line funcs.go:41
 			f.state = 7
 			fallthrough
 //line funcs_async.go:117
 		case 7:
-//line funcs.go:41
+//line funcs.go:42
 			f.state = 1
 			continue poll
 //line funcs_async.go:122
 		case 8:
-//line funcs.go:42
-			f.gf = f.g.Wait()
 //line funcs.go:43
+			f.gf = f.g.Wait()
+//line funcs.go:44
 			f.state = 9
 			fallthrough
 //line funcs_async.go:129
 		case 9:
-//line funcs.go:43
+//line funcs.go:44
 			_, ready := f.gf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.gf = syncprim.NotifiedFuture{}
-//line funcs.go:44
-			f.wf = f.c.Write(f.total)
 //line funcs.go:45
+			f.wf = f.c.Write(f.total)
+//line funcs.go:46
 			f.state = 10
 			fallthrough
 //line funcs_async.go:142
 		case 10:
-//line funcs.go:45
+//line funcs.go:46
 			_, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.wf = WriteFuture{}
-//line funcs.go:46
+//line funcs.go:47
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
 //line funcs_async.go:153
@@ -226,7 +226,7 @@ func (f *handleClosingAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:55
+//line funcs.go:56
 		f.c.Close()
 //line funcs_async.go:232
 	}
@@ -239,37 +239,37 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:55
-			f.deferBits |= 1
 //line funcs.go:56
-			f.total = 0
+			f.deferBits |= 1
 //line funcs.go:57
+			f.total = 0
+//line funcs.go:58
 			f.state = 1
 			fallthrough
 //line funcs_async.go:250
 		case 1:
-//line funcs.go:58
-			f.rf = f.c.Read()
 //line funcs.go:59
+			f.rf = f.c.Read()
+//line funcs.go:60
 			f.state = 2
 			fallthrough
 //line funcs_async.go:257
 		case 2:
-//line funcs.go:59
+//line funcs.go:60
 			r, ready := f.rf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.rf = ReadFuture{}
-//line funcs.go:60
+//line funcs.go:61
 			var err error
 			v, err = r.Get()
-//line funcs.go:61
+//line funcs.go:62
 			if errors.Is(err, io.EOF) {
 				f.state = 8
 				continue poll
 			}
-//line funcs.go:64
+//line funcs.go:65
 			if err != nil {
 				{
 					v2 := future.Result[int]{Value: f.total, Err: err}
@@ -278,12 +278,12 @@ poll:
 					return v2, true
 				}
 			}
-//line funcs.go:67
-			switch {
 //line funcs.go:68
+			switch {
+//line funcs.go:69
 			case v < 0:
 				f.state = 3
-//line funcs.go:70
+//line funcs.go:71
 			case v%2 == 0:
 				f.state = 4
 			default:
@@ -292,7 +292,7 @@ poll:
 			continue poll
 //line funcs_async.go:294
 		case 3:
-//line funcs.go:69
+//line funcs.go:70
 			{
 				v2 := future.Result[int]{Value: f.total, Err: ErrNegative}
 				f.state = -1
@@ -301,64 +301,64 @@ poll:
 			}
 //line funcs_async.go:303
 		case 4:
-//line funcs.go:71
-			f.wf = f.c.Write(v / 2)
 //line funcs.go:72
+			f.wf = f.c.Write(v / 2)
+//line funcs.go:73
 			f.state = 6
 			continue poll
 //line funcs_async.go:310
 		case 5:
-//line funcs.go:74
-			f.total += v
 //line funcs.go:75
+			f.total += v
+//line funcs.go:76
 			f.state = 7
 			continue poll
 //line funcs_async.go:317
 		case 6:
-//line funcs.go:72
+//line funcs.go:73
 			v2, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.wf = WriteFuture{}
 			f.total += v2
-//line funcs.go:75
+//line funcs.go:76
 			f.state = 7
 			fallthrough
 //line funcs_async.go:329
 		case 7:
-//line funcs.go:76
+//line funcs.go:77
 			f.state = 1
 			continue poll
 //line funcs_async.go:334
 		case 8:
-//line funcs.go:77
-			f.gf = f.g.Wait()
 //line funcs.go:78
+			f.gf = f.g.Wait()
+//line funcs.go:79
 			f.state = 9
 			fallthrough
 //line funcs_async.go:341
 		case 9:
-//line funcs.go:78
+//line funcs.go:79
 			_, ready := f.gf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.gf = syncprim.NotifiedFuture{}
-//line funcs.go:79
-			f.wf = f.c.Write(f.total)
 //line funcs.go:80
+			f.wf = f.c.Write(f.total)
+//line funcs.go:81
 			f.state = 10
 			fallthrough
 //line funcs_async.go:354
 		case 10:
-//line funcs.go:80
+//line funcs.go:81
 			_, ready := f.wf.Poll(cx)
 			if !ready {
 				return
 			}
 			f.wf = WriteFuture{}
-//line funcs.go:81
+//line funcs.go:82
 			{
 				v2 := future.Result[int]{Value: f.total, Err: nil}
 				f.state = -1
@@ -402,7 +402,7 @@ var _ = handleClosing
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
 	state int32                           // the block Poll runs next; -1 once returned, -2 once cancelled
-	rf    channels.OneshotRecvFuture[int] // the future awaited
+	aw1   channels.OneshotRecvFuture[int] // the future awaited
 	rs    []channels.OneshotReceiver[int]
 	sum   int
 	i     int
@@ -420,34 +420,33 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:90
+//line funcs.go:91
 			f.sum = 0
-//line funcs.go:91
+//line funcs.go:92
 			f.i = 0
-//line funcs.go:91
+//line funcs.go:92
 			f.state = 1
 			fallthrough
 //line funcs_async.go:431
 		case 1:
-//line funcs.go:91
+//line funcs.go:92
 			if f.i >= len(f.rs) {
 				f.state = 4
 				continue poll
 			}
 			r := f.rs[f.i]
-//line funcs.go:92
-			f.rf = r.Recv()
 //line funcs.go:93
+			f.aw1 = *r.Recv()
 			f.state = 2
 			fallthrough
-//line funcs_async.go:444
+//line funcs_async.go:443
 		case 2:
 //line funcs.go:93
-			res, ready := f.rf.Poll(cx)
+			res, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
-			f.rf = channels.OneshotRecvFuture[int]{}
+			f.aw1 = channels.OneshotRecvFuture[int]{}
 //line funcs.go:94
 			v, err := res.Get()
 //line funcs.go:95
@@ -460,19 +459,19 @@ poll:
 //line funcs.go:99
 			f.state = 3
 			fallthrough
-//line funcs_async.go:464
+//line funcs_async.go:463
 		case 3:
-//line funcs.go:91
+//line funcs.go:92
 			f.i++
-//line funcs.go:91
+//line funcs.go:92
 			f.state = 1
 			continue poll
-//line funcs_async.go:471
+//line funcs_async.go:470
 		case 4:
 //line funcs.go:100
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:476
+//line funcs_async.go:475
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -485,8 +484,8 @@ poll:
 func (f *gatherAsyncFuture) Cancel() {
 	switch f.state {
 	case 2:
-		future.Cancel(&f.rf)
-		f.rf = channels.OneshotRecvFuture[int]{}
+		future.Cancel(&f.aw1)
+		f.aw1 = channels.OneshotRecvFuture[int]{}
 	}
 	if f.state != -1 {
 		f.state = -2
@@ -496,7 +495,7 @@ func (f *gatherAsyncFuture) Cancel() {
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:500
+//line funcs_async.go:499
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
@@ -526,7 +525,7 @@ poll:
 //line funcs.go:110
 			f.state = 1
 			fallthrough
-//line funcs_async.go:530
+//line funcs_async.go:529
 		case 1:
 //line funcs.go:110
 			if f.i >= f.k {
@@ -538,7 +537,7 @@ poll:
 //line funcs.go:112
 			f.state = 2
 			fallthrough
-//line funcs_async.go:542
+//line funcs_async.go:541
 		case 2:
 //line funcs.go:112
 			v, ready := f.lf.Poll(cx)
@@ -550,19 +549,19 @@ poll:
 //line funcs.go:113
 			f.state = 3
 			fallthrough
-//line funcs_async.go:554
+//line funcs_async.go:553
 		case 3:
 //line funcs.go:110
 			f.i++
 //line funcs.go:110
 			f.state = 1
 			continue poll
-//line funcs_async.go:561
+//line funcs_async.go:560
 		case 4:
 //line funcs.go:114
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:566
+//line funcs_async.go:565
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -586,7 +585,7 @@ func (f *awaitLoopAsyncFuture) Cancel() {
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:590
+//line funcs_async.go:589
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
@@ -617,7 +616,7 @@ poll:
 //line funcs.go:124
 			f.state = 1
 			fallthrough
-//line funcs_async.go:621
+//line funcs_async.go:620
 		case 1:
 //line funcs.go:124
 			if f.i >= f.k {
@@ -630,7 +629,7 @@ poll:
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:634
+//line funcs_async.go:633
 		case 2:
 //line funcs.go:126
 			v, ready := f.aw1.Poll(cx)
@@ -642,19 +641,19 @@ poll:
 //line funcs.go:127
 			f.state = 3
 			fallthrough
-//line funcs_async.go:646
+//line funcs_async.go:645
 		case 3:
 //line funcs.go:124
 			f.i++
 //line funcs.go:124
 			f.state = 1
 			continue poll
-//line funcs_async.go:653
+//line funcs_async.go:652
 		case 4:
 //line funcs.go:128
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:658
+//line funcs_async.go:657
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -677,3 +676,153 @@ func (f *awaitLoopReusedAsyncFuture) Cancel() {
 
 // awaitLoopReused is what awaitLoopReusedAsync compiles; it is not called.
 var _ = awaitLoopReused
+
+//line funcs_async.go:681
+
+// relayAsyncFuture is the state machine of relay: see relayAsync.
+type relayAsyncFuture struct {
+	state int32                    // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   channels.SendFuture[int] // the future awaited
+	aw2   syncprim.LockFuture      // the future awaited
+	aw3   channels.RecvFuture[int] // the future awaited
+	c     *channels.Bounded[int]
+	mu    *syncprim.Mutex
+	k     int
+	sum   int
+	i     int
+	err   error
+	g     syncprim.MutexGuard
+}
+
+// relayAsync returns relay as a future: polling it runs relay up to its next
+// await, and its value is what relay returns.
+func relayAsync(c *channels.Bounded[int], mu *syncprim.Mutex, k int) future.Future[future.Result[int]] {
+	return &relayAsyncFuture{c: c, mu: mu, k: k}
+}
+
+// Poll runs relay until it awaits a future that is not ready, or returns.
+func (f *relayAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:139
+			f.sum = 0
+//line funcs.go:140
+			f.i = 0
+//line funcs.go:140
+			f.state = 1
+			fallthrough
+//line funcs_async.go:717
+		case 1:
+//line funcs.go:140
+			if f.i >= f.k {
+				f.state = 8
+				continue poll
+			}
+//line funcs.go:141
+			f.aw1 = *f.c.Send(f.i)
+			f.state = 2
+			fallthrough
+//line funcs_async.go:728
+		case 2:
+//line funcs.go:141
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = channels.SendFuture[int]{}
+			f.err = v2
+//line funcs.go:141
+			if f.err != nil {
+				f.state = 3
+			} else {
+				f.state = 4
+			}
+			continue poll
+//line funcs_async.go:744
+		case 3:
+//line funcs.go:142
+			f.state = -1
+			return future.Result[int]{Value: f.sum, Err: f.err}, true
+//line funcs_async.go:749
+		case 4:
+//line funcs.go:144
+			f.aw2 = *f.mu.Lock()
+			f.state = 5
+			fallthrough
+//line funcs_async.go:755
+		case 5:
+//line funcs.go:144
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = syncprim.LockFuture{}
+			f.g = v2
+//line funcs.go:145
+			f.aw3 = *f.c.Recv()
+			f.state = 6
+			fallthrough
+//line funcs_async.go:768
+		case 6:
+//line funcs.go:145
+			v2, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = channels.RecvFuture[int]{}
+			v, err := v2.Value, v2.Err
+//line funcs.go:146
+			f.g.Unlock()
+//line funcs.go:147
+			if err != nil {
+				f.state = -1
+				return future.Result[int]{Value: f.sum, Err: err}, true
+			}
+//line funcs.go:150
+			f.sum += v
+//line funcs.go:151
+			f.state = 7
+			fallthrough
+//line funcs_async.go:789
+		case 7:
+//line funcs.go:140
+			f.i++
+//line funcs.go:140
+			f.state = 1
+			continue poll
+//line funcs_async.go:796
+		case 8:
+//line funcs.go:152
+			f.state = -1
+			return future.Result[int]{Value: f.sum, Err: nil}, true
+//line funcs_async.go:801
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that relay awaits, if any; relay goes no further.
+func (f *relayAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(&f.aw1)
+		f.aw1 = channels.SendFuture[int]{}
+	case 5:
+		future.Cancel(&f.aw2)
+		f.aw2 = syncprim.LockFuture{}
+	case 6:
+		future.Cancel(&f.aw3)
+		f.aw3 = channels.RecvFuture[int]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// relay is what relayAsync compiles; it is not called.
+var _ = relay

@@ -153,7 +153,7 @@ func (g *gatherFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 				g.state = gatherDone
 				return future.Ok(g.sum), true
 			}
-			g.rf = g.rs[g.i].Recv()
+			g.rf = *g.rs[g.i].Recv()
 			g.state = gatherReceiving
 			fallthrough
 		case gatherReceiving:

@@ -257,7 +257,7 @@ poll:
 				continue poll
 			}
 			r := f.rs[f.i]
-			f.rf = r.Recv()
+			f.rf = *r.Recv()
 			f.state = 2
 			fallthrough
 		case 2:

@@ -145,6 +145,36 @@ func (x *ValFuture[T]) Cancel() {
 // Made reports whether x holds a future.
 func (x *ValFuture[T]) Made() bool { return x.f != nil }
 
+// MovFuture is a future.Movable: its constructor returns a new pointer,
+// as the channels' and syncprim's methods do, and the generated code holds
+// it by value (f.aw = *e.Mov(f)). Polling a zero MovFuture panics, so that
+// a test sees an await of a future the generated code emptied.
+type MovFuture[T any] struct {
+	_ noCopy
+	f future.Future[T]
+}
+
+// MovOf returns f as a new MovFuture.
+func MovOf[T any](f future.Future[T]) *MovFuture[T] { return &MovFuture[T]{f: f} }
+
+// MovableBeforePoll marks MovFuture as future.Movable.
+func (*MovFuture[T]) MovableBeforePoll() {}
+
+// Poll polls the future held.
+func (x *MovFuture[T]) Poll(cx *future.Context) (T, bool) {
+	if x.f == nil {
+		panic(errZeroValFuture)
+	}
+	return x.f.Poll(cx)
+}
+
+// Cancel cancels the future held, if any.
+func (x *MovFuture[T]) Cancel() {
+	if x.f != nil {
+		future.Cancel(x.f)
+	}
+}
+
 // noCopy makes go vet's copylocks check report copies of what holds it.
 type noCopy struct{}
 

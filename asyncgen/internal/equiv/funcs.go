@@ -1357,6 +1357,29 @@ func addrAwaitShared(e *Env, n int) int {
 	return a + b + c + future.Await(p)
 }
 
+// The awaits of a call that returns a new Movable future: held by value in
+// a field, copied out of the pointer, in a loop, in a condition, beside
+// another of the same type and with Try.
+
+//blitz:async
+func movedAwait(e *Env, n int) (int, error) {
+	v := future.Await(MovOf(e.Val(n)))
+	for i := range n % 4 {
+		v += future.Await(MovOf(e.Val(i))) * future.Await(MovOf(e.Val(i+1)))
+		if future.Await(MovOf(e.Val(i))) > 1 {
+			e.Note("big %d", i)
+			break
+		}
+	}
+	p := MovOf(e.Val(v)) // a pointer kept in a variable: awaited as a pointer
+	v += future.Await(p)
+	w, err := future.Try(MovOf(e.Fallible(v)))
+	if err != nil {
+		return w, err
+	}
+	return w + len(future.Await(MovOf(e.Str("x")))), nil
+}
+
 // Range loops whose expression and key are used as they are, and those
 // that keep their copies.
 

@@ -9993,6 +9993,211 @@ var _ = addrAwaitShared
 
 //line funcs_async.go:9995
 
+// movedAwaitAsyncFuture is the state machine of movedAwait: see movedAwaitAsync.
+type movedAwaitAsyncFuture struct {
+	state      int32                         // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        MovFuture[int]                // the future awaited
+	aw2        *MovFuture[int]               // the future awaited
+	aw3        MovFuture[future.Result[int]] // the future awaited
+	aw4        MovFuture[string]             // the future awaited
+	rangeValue int
+	e          *Env
+	n          int
+	v          int
+	i          int
+	tmp        int
+	w          int
+}
+
+// movedAwaitAsync returns movedAwait as a future: polling it runs movedAwait up to its next
+// await, and its value is what movedAwait returns.
+func movedAwaitAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &movedAwaitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs movedAwait until it awaits a future that is not ready, or returns.
+func (f *movedAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1366
+			f.aw1 = *MovOf(f.e.Val(f.n))
+			f.state = 1
+			fallthrough
+//line funcs_async.go:10029
+		case 1:
+//line funcs.go:1366
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = MovFuture[int]{}
+			f.v = v2
+//line funcs.go:1367
+			f.rangeValue = f.n % 4
+			f.i = 0
+//line funcs.go:1367
+			f.state = 2
+			fallthrough
+//line funcs_async.go:10044
+		case 2:
+//line funcs.go:1367
+			if f.i >= f.rangeValue {
+				f.state = 9
+				continue poll
+			}
+//line funcs.go:1368
+			f.aw1 = *MovOf(f.e.Val(f.i))
+			f.state = 3
+			fallthrough
+//line funcs_async.go:10055
+		case 3:
+//line funcs.go:1368
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = MovFuture[int]{}
+			f.tmp = v2
+//line funcs.go:1368
+			f.aw1 = *MovOf(f.e.Val(f.i + 1))
+			f.state = 4
+			fallthrough
+//line funcs_async.go:10068
+		case 4:
+//line funcs.go:1368
+			tmp2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = MovFuture[int]{}
+//line funcs.go:1368
+			f.v += f.tmp * tmp2
+//line funcs.go:1369
+			f.aw1 = *MovOf(f.e.Val(f.i))
+			f.state = 5
+			fallthrough
+//line funcs_async.go:10082
+		case 5:
+//line funcs.go:1369
+			tmp3, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = MovFuture[int]{}
+//line funcs.go:1369
+			if tmp3 > 1 {
+				f.state = 6
+			} else {
+				f.state = 7
+			}
+			continue poll
+//line funcs_async.go:10097
+		case 6:
+//line funcs.go:1370
+			f.e.Note("big %d", f.i)
+//line funcs.go:1371
+			f.state = 9
+			continue poll
+//line funcs_async.go:10104
+		case 7:
+//line funcs.go:1373
+			f.state = 8
+			fallthrough
+//line funcs_async.go:10109
+		case 8:
+//line funcs.go:1367
+			f.i++
+//line funcs.go:1367
+			f.state = 2
+			continue poll
+//line funcs_async.go:10116
+		case 9:
+//line funcs.go:1374
+			p := MovOf(f.e.Val(f.v))
+//line funcs.go:1375
+			f.aw2 = p
+			f.state = 10
+			fallthrough
+//line funcs_async.go:10124
+		case 10:
+//line funcs.go:1375
+			v2, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+			f.v += v2
+//line funcs.go:1376
+			f.aw3 = *MovOf(f.e.Fallible(f.v))
+			f.state = 11
+			fallthrough
+//line funcs_async.go:10137
+		case 11:
+//line funcs.go:1376
+			v2, ready := f.aw3.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw3 = MovFuture[future.Result[int]]{}
+			var err error
+			f.w, err = v2.Value, v2.Err
+//line funcs.go:1377
+			if err != nil {
+				f.state = -1
+				return future.Result[int]{Value: f.w, Err: err}, true
+			}
+//line funcs.go:1380
+			f.aw4 = *MovOf(f.e.Str("x"))
+			f.state = 12
+			fallthrough
+//line funcs_async.go:10156
+		case 12:
+//line funcs.go:1380
+			tmp4, ready := f.aw4.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw4 = MovFuture[string]{}
+//line funcs.go:1380
+			f.state = -1
+			return future.Result[int]{Value: f.w + len(tmp4), Err: nil}, true
+//line funcs_async.go:10167
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that movedAwait awaits, if any; movedAwait goes no further.
+func (f *movedAwaitAsyncFuture) Cancel() {
+	switch f.state {
+	case 1, 3, 4, 5:
+		future.Cancel(&f.aw1)
+		f.aw1 = MovFuture[int]{}
+	case 10:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	case 11:
+		future.Cancel(&f.aw3)
+		f.aw3 = MovFuture[future.Result[int]]{}
+	case 12:
+		future.Cancel(&f.aw4)
+		f.aw4 = MovFuture[string]{}
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// movedAwait is what movedAwaitAsync compiles; it is not called.
+var _ = movedAwait
+
+//line funcs_async.go:10200
+
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
 	state       int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -10035,251 +10240,251 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1365
+//line funcs.go:1388
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1366
+//line funcs.go:1389
 			f2.total = 0
-//line funcs.go:1367
+//line funcs.go:1390
 			f2.i = 0
-//line funcs.go:1367
+//line funcs.go:1390
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:10048
+//line funcs_async.go:10253
 		case 1:
-//line funcs.go:1367
+//line funcs.go:1390
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1368
+//line funcs.go:1391
 			f2.aw1 = f2.e.Val(f2.x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:10063
+//line funcs_async.go:10268
 		case 2:
-//line funcs.go:1368
+//line funcs.go:1391
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1368
+//line funcs.go:1391
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1369
+//line funcs.go:1392
 			x := f2.x * 2
-//line funcs.go:1370
+//line funcs.go:1393
 			f2.total += x
-//line funcs.go:1371
+//line funcs.go:1394
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:10080
+//line funcs_async.go:10285
 		case 3:
-//line funcs.go:1367
+//line funcs.go:1390
 			f2.i++
-//line funcs.go:1367
+//line funcs.go:1390
 			f2.state = 1
 			continue poll
-//line funcs_async.go:10087
+//line funcs_async.go:10292
 		case 4:
-//line funcs.go:1372
+//line funcs.go:1395
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1373
+//line funcs.go:1396
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1373
+//line funcs.go:1396
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:10097
+//line funcs_async.go:10302
 		case 5:
-//line funcs.go:1373
+//line funcs.go:1396
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1374
+//line funcs.go:1397
 			f2.t = []int{9}
-//line funcs.go:1375
+//line funcs.go:1398
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:10114
+//line funcs_async.go:10319
 		case 6:
-//line funcs.go:1375
+//line funcs.go:1398
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1376
+//line funcs.go:1399
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:10126
+//line funcs_async.go:10331
 		case 7:
-//line funcs.go:1373
+//line funcs.go:1396
 			f2.i2++
-//line funcs.go:1373
+//line funcs.go:1396
 			f2.state = 5
 			continue poll
-//line funcs_async.go:10133
+//line funcs_async.go:10338
 		case 8:
-//line funcs.go:1377
+//line funcs.go:1400
 			f2.u = []int{4, 5}
-//line funcs.go:1378
+//line funcs.go:1401
 			f2.p = &f2.u
-//line funcs.go:1379
+//line funcs.go:1402
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1379
+//line funcs.go:1402
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:10145
+//line funcs_async.go:10350
 		case 9:
-//line funcs.go:1379
+//line funcs.go:1402
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1380
+//line funcs.go:1403
 			*f2.p = nil
-//line funcs.go:1381
+//line funcs.go:1404
 			f2.aw1 = f2.e.Val(x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:10162
+//line funcs_async.go:10367
 		case 10:
-//line funcs.go:1381
+//line funcs.go:1404
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1382
+//line funcs.go:1405
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:10174
+//line funcs_async.go:10379
 		case 11:
-//line funcs.go:1379
+//line funcs.go:1402
 			f2.rangeIndex++
-//line funcs.go:1379
+//line funcs.go:1402
 			f2.state = 9
 			continue poll
-//line funcs_async.go:10181
+//line funcs_async.go:10386
 		case 12:
-//line funcs.go:1383
+//line funcs.go:1406
 			f2.rangeIndex2 = 0
-//line funcs.go:1383
+//line funcs.go:1406
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:10188
+//line funcs_async.go:10393
 		case 13:
-//line funcs.go:1383
+//line funcs.go:1406
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1384
+//line funcs.go:1407
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1387
+//line funcs.go:1410
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:10207
+//line funcs_async.go:10412
 		case 14:
-//line funcs.go:1387
+//line funcs.go:1410
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1388
+//line funcs.go:1411
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:10219
+//line funcs_async.go:10424
 		case 15:
-//line funcs.go:1383
+//line funcs.go:1406
 			f2.rangeIndex2++
-//line funcs.go:1383
+//line funcs.go:1406
 			f2.state = 13
 			continue poll
-//line funcs_async.go:10226
+//line funcs_async.go:10431
 		case 16:
-//line funcs.go:1389
+//line funcs.go:1412
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1389
+//line funcs.go:1412
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:10234
+//line funcs_async.go:10439
 		case 17:
-//line funcs.go:1389
+//line funcs.go:1412
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1390
+//line funcs.go:1413
 			q := &i
-//line funcs.go:1391
+//line funcs.go:1414
 			*q++
-//line funcs.go:1392
+//line funcs.go:1415
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:10253
+//line funcs_async.go:10458
 		case 18:
-//line funcs.go:1392
+//line funcs.go:1415
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1393
+//line funcs.go:1416
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:10265
+//line funcs_async.go:10470
 		case 19:
-//line funcs.go:1389
+//line funcs.go:1412
 			f2.rangeIndex3++
-//line funcs.go:1389
+//line funcs.go:1412
 			f2.state = 17
 			continue poll
-//line funcs_async.go:10272
+//line funcs_async.go:10477
 		case 20:
-//line funcs.go:1394
+//line funcs.go:1417
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1395
+//line funcs.go:1418
 			f2.i3 = 0
-//line funcs.go:1395
+//line funcs.go:1418
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:10281
+//line funcs_async.go:10486
 		case 21:
-//line funcs.go:1395
+//line funcs.go:1418
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -10287,130 +10492,130 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1396
+//line funcs.go:1419
 			f2.aw1 = f2.e.Val(f2.i3)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:10298
+//line funcs_async.go:10503
 		case 22:
-//line funcs.go:1396
+//line funcs.go:1419
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1396
+//line funcs.go:1419
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1397
+//line funcs.go:1420
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:10311
+//line funcs_async.go:10516
 		case 23:
-//line funcs.go:1395
+//line funcs.go:1418
 			f2.i3 = f2.rangeNext
-//line funcs.go:1395
+//line funcs.go:1418
 			f2.state = 21
 			continue poll
-//line funcs_async.go:10318
+//line funcs_async.go:10523
 		case 24:
-//line funcs.go:1398
+//line funcs.go:1421
 			f2.fs = nil
-//line funcs.go:1399
+//line funcs.go:1422
 			f2.rangeIndex4 = 0
-//line funcs.go:1399
+//line funcs.go:1422
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:10327
+//line funcs_async.go:10532
 		case 25:
-//line funcs.go:1399
+//line funcs.go:1422
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1400
+//line funcs.go:1423
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1401
+//line funcs.go:1424
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:10345
+//line funcs_async.go:10550
 		case 26:
-//line funcs.go:1401
+//line funcs.go:1424
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1402
+//line funcs.go:1425
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:10356
+//line funcs_async.go:10561
 		case 27:
-//line funcs.go:1399
+//line funcs.go:1422
 			f2.rangeIndex4++
-//line funcs.go:1399
+//line funcs.go:1422
 			f2.state = 25
 			continue poll
-//line funcs_async.go:10363
+//line funcs_async.go:10568
 		case 28:
-//line funcs.go:1403
+//line funcs.go:1426
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1406
+//line funcs.go:1429
 			f2.k = f2.n % 4
-//line funcs.go:1407
+//line funcs.go:1430
 			f2.i4 = 0
-//line funcs.go:1407
+//line funcs.go:1430
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:10376
+//line funcs_async.go:10581
 		case 29:
-//line funcs.go:1407
+//line funcs.go:1430
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1408
+//line funcs.go:1431
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:10390
+//line funcs_async.go:10595
 		case 30:
-//line funcs.go:1408
+//line funcs.go:1431
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1409
+//line funcs.go:1432
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:10402
+//line funcs_async.go:10607
 		case 31:
-//line funcs.go:1407
+//line funcs.go:1430
 			f2.i4++
-//line funcs.go:1407
+//line funcs.go:1430
 			f2.state = 29
 			continue poll
-//line funcs_async.go:10409
+//line funcs_async.go:10614
 		case 32:
-//line funcs.go:1410
+//line funcs.go:1433
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:10414
+//line funcs_async.go:10619
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10434,7 +10639,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:10438
+//line funcs_async.go:10643
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -10465,286 +10670,286 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1418
+//line funcs.go:1441
 			f.total = 0
-//line funcs.go:1419
+//line funcs.go:1442
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1419
+//line funcs.go:1442
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10477
+//line funcs_async.go:10682
 		case 1:
-//line funcs.go:1419
+//line funcs.go:1442
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1420
+//line funcs.go:1443
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1421
+//line funcs.go:1444
 			switch {
-//line funcs.go:1422
+//line funcs.go:1445
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1424
+//line funcs.go:1447
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10498
+//line funcs_async.go:10703
 		case 2:
-//line funcs.go:1423
+//line funcs.go:1446
 			f.aw1 = f.e.Val(f.v)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10507
+//line funcs_async.go:10712
 		case 3:
-//line funcs.go:1425
+//line funcs.go:1448
 			w := f.v / 2
-//line funcs.go:1426
+//line funcs.go:1449
 			f.aw1 = f.e.Val(w)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10518
+//line funcs_async.go:10723
 		case 4:
-//line funcs.go:1428
+//line funcs.go:1451
 			f.total += f.v
-//line funcs.go:1429
+//line funcs.go:1452
 			f.state = 7
 			continue poll
-//line funcs_async.go:10525
+//line funcs_async.go:10730
 		case 5:
-//line funcs.go:1423
+//line funcs.go:1446
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1429
+//line funcs.go:1452
 			f.state = 7
 			continue poll
-//line funcs_async.go:10537
+//line funcs_async.go:10742
 		case 6:
-//line funcs.go:1426
+//line funcs.go:1449
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1426
+//line funcs.go:1449
 			f.total += tmp + f.v
-//line funcs.go:1429
+//line funcs.go:1452
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10550
+//line funcs_async.go:10755
 		case 7:
-//line funcs.go:1430
+//line funcs.go:1453
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1431
+//line funcs.go:1454
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10561
+//line funcs_async.go:10766
 		case 8:
-//line funcs.go:1432
+//line funcs.go:1455
 			f.aw1 = f.e.Val(k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10570
+//line funcs_async.go:10775
 		case 9:
-//line funcs.go:1432
+//line funcs.go:1455
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1433
+//line funcs.go:1456
 			f.state = 11
 			continue poll
-//line funcs_async.go:10581
+//line funcs_async.go:10786
 		case 10:
-//line funcs.go:1435
+//line funcs.go:1458
 			f.total += k
-//line funcs.go:1436
+//line funcs.go:1459
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10588
+//line funcs_async.go:10793
 		case 11:
-//line funcs.go:1419
+//line funcs.go:1442
 			f.i++
-//line funcs.go:1419
+//line funcs.go:1442
 			f.state = 1
 			continue poll
-//line funcs_async.go:10595
+//line funcs_async.go:10800
 		case 12:
-//line funcs.go:1437
+//line funcs.go:1460
 			f.last = -1
-//line funcs.go:1438
+//line funcs.go:1461
 			f.i2 = 0
-//line funcs.go:1438
+//line funcs.go:1461
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10604
+//line funcs_async.go:10809
 		case 13:
-//line funcs.go:1438
+//line funcs.go:1461
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1439
+//line funcs.go:1462
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1443
+//line funcs.go:1466
 			f.aw1 = f.e.Val(f.i2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10624
+//line funcs_async.go:10829
 		case 14:
-//line funcs.go:1443
+//line funcs.go:1466
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1444
+//line funcs.go:1467
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10635
+//line funcs_async.go:10840
 		case 15:
-//line funcs.go:1438
+//line funcs.go:1461
 			f.i2++
-//line funcs.go:1438
+//line funcs.go:1461
 			f.state = 13
 			continue poll
-//line funcs_async.go:10642
+//line funcs_async.go:10847
 		case 16:
-//line funcs.go:1445
+//line funcs.go:1468
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10651
+//line funcs_async.go:10856
 		case 17:
-//line funcs.go:1446
+//line funcs.go:1469
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1447
+//line funcs.go:1470
 			switch {
-//line funcs.go:1448
+//line funcs.go:1471
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10664
+//line funcs_async.go:10869
 		case 18:
-//line funcs.go:1454
+//line funcs.go:1477
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1455
+//line funcs.go:1478
 			switch {
-//line funcs.go:1456
+//line funcs.go:1479
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10677
+//line funcs_async.go:10882
 		case 19:
-//line funcs.go:1449
+//line funcs.go:1472
 			f.total += x2
-//line funcs.go:1452
+//line funcs.go:1475
 			f.state = 22
 			continue poll
-//line funcs_async.go:10684
+//line funcs_async.go:10889
 		case 20:
-//line funcs.go:1451
+//line funcs.go:1474
 			f.aw1 = f.e.Val(x2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:10693
+//line funcs_async.go:10898
 		case 21:
-//line funcs.go:1451
+//line funcs.go:1474
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1452
+//line funcs.go:1475
 			f.state = 22
 			fallthrough
-//line funcs_async.go:10705
+//line funcs_async.go:10910
 		case 22:
-//line funcs.go:1453
+//line funcs.go:1476
 			f.state = 27
 			continue poll
-//line funcs_async.go:10710
+//line funcs_async.go:10915
 		case 23:
-//line funcs.go:1457
+//line funcs.go:1480
 			f.total -= x3
-//line funcs.go:1460
+//line funcs.go:1483
 			f.state = 26
 			continue poll
-//line funcs_async.go:10717
+//line funcs_async.go:10922
 		case 24:
-//line funcs.go:1459
+//line funcs.go:1482
 			f.aw1 = f.e.Val(x3 + 1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:10726
+//line funcs_async.go:10931
 		case 25:
-//line funcs.go:1459
+//line funcs.go:1482
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1460
+//line funcs.go:1483
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10738
+//line funcs_async.go:10943
 		case 26:
-//line funcs.go:1461
+//line funcs.go:1484
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10743
+//line funcs_async.go:10948
 		case 27:
-//line funcs.go:1462
+//line funcs.go:1485
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10748
+//line funcs_async.go:10953
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10768,7 +10973,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10772
+//line funcs_async.go:10977
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -10813,9 +11018,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1469
+//line funcs.go:1492
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:10819
+//line funcs_async.go:11024
 	}
 }
 
@@ -10824,30 +11029,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1467
+//line funcs.go:1490
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1468
+//line funcs.go:1491
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10833
+//line funcs_async.go:11038
 		case 1:
-//line funcs.go:1468
+//line funcs.go:1491
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1469
+//line funcs.go:1492
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1470
+//line funcs.go:1493
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1471
+//line funcs.go:1494
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10849
+//line funcs_async.go:11054
 		case 2:
-//line funcs.go:1471
+//line funcs.go:1494
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -10856,7 +11061,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:10860
+//line funcs_async.go:11065
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10882,7 +11087,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:10886
+//line funcs_async.go:11091
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -10905,39 +11110,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1476
+//line funcs.go:1499
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1477
+//line funcs.go:1500
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10914
+//line funcs_async.go:11119
 		case 1:
-//line funcs.go:1477
+//line funcs.go:1500
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1478
+//line funcs.go:1501
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1479
+//line funcs.go:1502
 			f.a = ValueOf[int](nil)
-//line funcs.go:1480
+//line funcs.go:1503
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10930
+//line funcs_async.go:11135
 		case 2:
-//line funcs.go:1480
+//line funcs.go:1503
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1480
+//line funcs.go:1503
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:10941
+//line funcs_async.go:11146
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10964,7 +11169,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:10968
+//line funcs_async.go:11173
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -10990,111 +11195,111 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1485
+//line funcs.go:1508
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11001
+//line funcs_async.go:11206
 		case 1:
-//line funcs.go:1485
+//line funcs.go:1508
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1485
+//line funcs.go:1508
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1486
+//line funcs.go:1509
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1487
+//line funcs.go:1510
 			f.total = 0
-//line funcs.go:1488
+//line funcs.go:1511
 			f.i = 0
-//line funcs.go:1488
+//line funcs.go:1511
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11020
+//line funcs_async.go:11225
 		case 2:
-//line funcs.go:1488
+//line funcs.go:1511
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1489
+//line funcs.go:1512
 			f.total += f.i
-//line funcs.go:1490
+//line funcs.go:1513
 			f.state = 3
 			fallthrough
-//line funcs_async.go:11032
+//line funcs_async.go:11237
 		case 3:
-//line funcs.go:1488
+//line funcs.go:1511
 			f.aw1 = f.e.Val(1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:11041
+//line funcs_async.go:11246
 		case 4:
-//line funcs.go:1488
+//line funcs.go:1511
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1488
+//line funcs.go:1511
 			f.state = 2
 			continue poll
-//line funcs_async.go:11053
+//line funcs_async.go:11258
 		case 5:
-//line funcs.go:1491
+//line funcs.go:1514
 			f.k = 0
-//line funcs.go:1491
+//line funcs.go:1514
 			f.state = 6
 			fallthrough
-//line funcs_async.go:11060
+//line funcs_async.go:11265
 		case 6:
-//line funcs.go:1491
+//line funcs.go:1514
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1492
+//line funcs.go:1515
 			f.aw1 = f.e.Val(f.k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11074
+//line funcs_async.go:11279
 		case 7:
-//line funcs.go:1492
+//line funcs.go:1515
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1493
+//line funcs.go:1516
 			f.state = 8
 			fallthrough
-//line funcs_async.go:11086
+//line funcs_async.go:11291
 		case 8:
-//line funcs.go:1491
+//line funcs.go:1514
 			f.k++
-//line funcs.go:1491
+//line funcs.go:1514
 			f.state = 6
 			continue poll
-//line funcs_async.go:11093
+//line funcs_async.go:11298
 		case 9:
-//line funcs.go:1494
+//line funcs.go:1517
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:11098
+//line funcs_async.go:11303
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11118,7 +11323,7 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:11122
+//line funcs_async.go:11327
 
 // The local constants of localConsts.
 const (
@@ -11145,7 +11350,7 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:11149
+//line funcs_async.go:11354
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -11190,9 +11395,9 @@ func (f *localConstsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1510
+//line funcs.go:1533
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:11196
+//line funcs_async.go:11401
 	}
 }
 
@@ -11201,29 +11406,29 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1508
+//line funcs.go:1531
 			var buf [5]byte
-//line funcs.go:1509
+//line funcs.go:1532
 			_ = buf
-//line funcs.go:1510
+//line funcs.go:1533
 			f.defer1Arg2 = localConstsAsyncFuture_limit
 			f.deferBits |= 1
-//line funcs.go:1511
+//line funcs.go:1534
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11219
+//line funcs_async.go:11424
 		case 1:
-//line funcs.go:1511
+//line funcs.go:1534
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1512
+//line funcs.go:1535
 			if x > localConstsAsyncFuture_limit {
 
 				f.e.Note("over %s", localConstsAsyncFuture_limit2)
@@ -11234,31 +11439,31 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 					return v2, true
 				}
 			}
-//line funcs.go:1517
+//line funcs.go:1540
 			scale := func(v int) int { return v * localConstsAsyncFuture_size }
-//line funcs.go:1518
+//line funcs.go:1541
 			f.aw1 = f.e.Val(scale(x))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11247
+//line funcs_async.go:11452
 		case 2:
-//line funcs.go:1518
+//line funcs.go:1541
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1520
+//line funcs.go:1543
 			{
 				v2 := future.Result[string]{Value: fmt.Sprintf("%s %d %v", localConstsAsyncFuture_msg, y+localConstsAsyncFuture_limit, localConstsAsyncFuture_tue), Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:11262
+//line funcs_async.go:11467
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11284,7 +11489,7 @@ func (f *localConstsAsyncFuture) Cancel() {
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
 
-//line funcs_async.go:11288
+//line funcs_async.go:11493
 
 // nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
 type nilFuturesAsyncFuture struct {
@@ -11307,16 +11512,16 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1529
+//line funcs.go:1552
 			f.aw1 = f.e.MaybeFallible(f.n)
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11318
+//line funcs_async.go:11523
 		case 1:
-//line funcs.go:1529
+//line funcs.go:1552
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -11324,30 +11529,30 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			f.aw1 = nil
 			var err error
 			f.v, err = v2.Value, v2.Err
-//line funcs.go:1530
+//line funcs.go:1553
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: fmt.Errorf("try: %w", err)}, true
 			}
-//line funcs.go:1533
+//line funcs.go:1556
 			f.aw2 = f.e.MaybeVal(f.n)
 			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11340
+//line funcs_async.go:11545
 		case 2:
-//line funcs.go:1533
+//line funcs.go:1556
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1533
+//line funcs.go:1556
 			f.state = -1
 			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
-//line funcs_async.go:11351
+//line funcs_async.go:11556
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -1149,6 +1149,24 @@ func addrAwaitSharedRef(e *Env, n int) int {
 	return a + b + c + awaitRef(p)
 }
 
+func movedAwaitRef(e *Env, n int) (int, error) {
+	v := awaitRef(MovOf(e.Val(n)))
+	for i := range n % 4 {
+		v += awaitRef(MovOf(e.Val(i))) * awaitRef(MovOf(e.Val(i+1)))
+		if awaitRef(MovOf(e.Val(i))) > 1 {
+			e.Note("big %d", i)
+			break
+		}
+	}
+	p := MovOf(e.Val(v))
+	v += awaitRef(p)
+	w, err := tryRef(MovOf(e.Fallible(v)))
+	if err != nil {
+		return w, err
+	}
+	return w + len(awaitRef(MovOf(e.Str("x")))), nil
+}
+
 func rangeDirectRef(e *Env, n int) int {
 	s := []int{n, n + 1, n + 2}
 	total := 0
