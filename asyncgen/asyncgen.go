@@ -79,6 +79,9 @@ type Options struct {
 type run struct {
 	Options
 	dumped int // the functions dumped so far
+	// refused holds the selects over futures left as written, by
+	// position, with the reason (selectsugar.go); reset by each load.
+	refused map[string]string
 }
 
 // Generate loads the packages that patterns name (go list patterns,
@@ -174,10 +177,11 @@ func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byt
 // returns the files of the packages that the configuration leaves out and
 // that hold async functions.
 func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[string][]byte, seen map[string]bool) ([]string, error) {
-	overlay, err := constructorStubs(c, dir, patterns...)
+	overlay, refused, err := constructorStubs(c, dir, patterns...)
 	if err != nil {
 		return nil, err
 	}
+	r.refused = refused
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo,
@@ -351,6 +355,9 @@ type fileGen struct {
 	// deferred function of theirs calls recover (nil: unreadable), by
 	// name; made on first use (see foreignRecovers).
 	foreign map[string]*ast.File
+	// refused is the run's selects over futures left as written (see
+	// selectsugar.go).
+	refused map[string]string
 }
 
 // generateFile is pass 2 (collect), running the pipeline of each async
@@ -358,6 +365,7 @@ type fileGen struct {
 // if it has no async function.
 func generateFile(pkg *packages.Package, file *ast.File, name string, opts *run) ([]byte, error) {
 	fg := newFileGen(pkg, file, name)
+	fg.refused = opts.refused
 	var body bytes.Buffer
 	var errs []error
 	n := 0

@@ -24,28 +24,36 @@ import (
 // (stale, broken) one is in. The stubs are never written.
 
 // constructorStubs returns the overlay of stub generated files for the
-// packages patterns name: generated file path -> stub source. Files whose
+// packages patterns name: generated file path -> stub source; and, for the
+// source files with a select over futures, their rewritten source, with
+// the selects it could not rewrite (see selectsugar.go). Files whose
 // async functions cannot be stubbed (results the generator refuses) are
 // left out; the generator reports those functions itself.
-func constructorStubs(c buildConfig, dir string, patterns ...string) (map[string][]byte, error) {
+func constructorStubs(c buildConfig, dir string, patterns ...string) (overlay map[string][]byte, refused map[string]string, err error) {
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags(), Tests: true}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, fmt.Errorf("blitzgen: %w", err)
+		return nil, nil, fmt.Errorf("blitzgen: %w", err)
 	}
-	overlay := map[string][]byte{}
+	overlay, refused = map[string][]byte{}, map[string]string{}
 	for _, pkg := range pkgs {
 		for _, file := range pkg.Syntax {
 			if isGenerated(file) {
 				continue
 			}
+			name := pkg.Fset.File(file.Pos()).Name()
 			if stub := stubFile(pkg.Fset, file); stub != nil {
-				name := pkg.Fset.File(file.Pos()).Name()
 				overlay[genName(name)] = stub
+			}
+			if _, done := overlay[name]; done {
+				continue // a file of a package and of its test variant
+			}
+			if err := selectSugar(pkg.Fset, file, overlay, refused); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
-	return overlay, nil
+	return overlay, refused, nil
 }
 
 // stubFuture is the import name of the future package in a stub, chosen

@@ -101,8 +101,31 @@
 // one block of the function may end up in another case of Poll than its
 // uses.
 //
-// What the generator does not support yet (go, goto, select, an await in a
-// function literal, ...) it rejects with the position and what to write
+// An async function waits for whichever of several futures completes first
+// with Go's select statement, each case receiving from future.On(f) (the
+// select owns f: cancelled if its case loses) or future.OnKeep(f) (f stays
+// pending for a later select: an Interval, a signal, a stop):
+//
+//	for {
+//		select {
+//		case t := <-future.OnKeep(iv):
+//			...
+//		case r := <-future.On(jobs.Recv()):
+//			...
+//		case <-future.OnKeep(stop):
+//			return nil
+//		}
+//	}
+//
+// The operands are evaluated once, in order, on entering the select; a
+// nil future's case is never chosen; default runs when no case is ready at
+// once; break leaves the select; the case tried first turns from one
+// execution to the next. The state machine keeps one future.Selecting per
+// select and reuses its cases, so a select in a loop allocates nothing
+// once warm. See future.On.
+//
+// What the generator does not support yet (go, goto, a select over Go's
+// channels, an await in a function literal, ...) it rejects with the position and what to write
 // instead; it never accepts code whose meaning it would change.
 //
 // A generated file is compiled exactly when its source is: it carries the

@@ -30,7 +30,7 @@ func (g *gen) lowerList(stmts []ast.Stmt, lp *loopCtx) bool {
 }
 
 func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
-	if !g.hasAwait(s) {
+	if !g.hasAwait(s) && !g.isSelectSwitch(s) {
 		g.checkPlain(s)
 		g.add(stmtItem{s: s, lp: lp})
 		return terminates(s)
@@ -147,7 +147,7 @@ func construct(s ast.Stmt) (what, advice string) {
 	case *ast.RangeStmt:
 		return "a range loop", "it with if and for"
 	case *ast.SelectStmt:
-		return "a select statement", "an await of future.Select or future.Race"
+		return "a select over Go's channels", "a select over futures (select { case v := <-future.On(f): ... }, with the futures of package channels in place of Go's channels)"
 	case *ast.LabeledStmt:
 		return "a labeled statement", "it with if and for"
 	case *ast.GoStmt:
@@ -251,7 +251,7 @@ func (g *gen) checkPlain(s ast.Stmt) {
 		case *ast.DeferStmt:
 			g.checkDefer(n)
 		case *ast.SelectStmt:
-			g.reject(n.Pos(), "a select statement is not supported in an async function yet; write an await of future.Select or future.Race instead")
+			g.reject(n.Pos(), "a select over Go's channels is not supported in an async function (it would block the worker's thread); write a select over futures (select { case v := <-future.On(f): ... }, with the futures of package channels in place of Go's channels) instead")
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO {
 				g.reject(n.Pos(), "a goto statement is not supported in an async function yet; write it with if and for instead")

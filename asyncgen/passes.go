@@ -22,6 +22,9 @@ package asyncgen
 //	                                           out of the body (fnCtx.constDecls)
 //	4c context  the body                       future.Cx() replaced by Poll's context  cxmarker.go
 //	                                           parameter
+//	4d select   the body                       nothing: the selects over futures were  selectsugar.go
+//	                                           rewritten before the load; a marker
+//	                                           left (future.On) is rejected
 //	5 survey    the body                       facts lowering needs: awaited locals    awaited.go, opendefer.go
 //	                                           (gen.addrOnly), the form of the defers
 //	                                           (deferForm); rejects awaits as values
@@ -89,6 +92,7 @@ var funcPasses = []funcPass{
 	{name: "name", run: (*gen).nameMachine},
 	{name: "consts", run: (*gen).hoistConsts, stop: true},
 	{name: "context", run: (*gen).replaceCx, stop: true},
+	{name: "select", run: (*gen).rejectSelectMarkers, stop: true},
 	{name: "survey", run: (*gen).survey},
 	{name: "lower", run: (*gen).lower, stop: true, check: checkBlocks},
 	{name: "keep", run: (*gen).hoist, check: checkKept},

@@ -147,6 +147,13 @@
 // [ErrEmpty] at construction, as they do with [ErrNilFuture] for a nil
 // child.
 //
+// In an async function, a select statement whose cases receive from [On]
+// and [OnKeep] waits for one of several futures of different types, as
+// Go's select waits for channels; unlike the races, a future given to
+// OnKeep is not cancelled when it loses, so that a long-lived future (an
+// Interval, a signal) serves every iteration of a loop. The generator
+// compiles it with [Selecting], which generated code alone uses.
+//
 // No combinator allocates in Poll: each makes what it needs (itself, a copy
 // of its children, the result slice of a join) at construction.
 //

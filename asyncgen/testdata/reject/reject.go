@@ -197,3 +197,38 @@ func cxMisused(f future.Future[int]) int {
 	}()
 	return future.Await(f)
 }
+
+//blitz:async
+func selectMixed(f future.Future[int], c chan int) int {
+	select {
+	case v := <-future.On(f):
+		return v
+	case v := <-c: // a Go channel among futures
+		return v
+	}
+}
+
+//blitz:async
+func selectTwoValues(f future.Future[int]) int {
+	select {
+	case v, ok := <-future.On(f):
+		_ = ok
+		return v
+	}
+}
+
+//blitz:async
+func selectLongOperand(f func(int, int) future.Future[int]) int {
+	select {
+	case v := <-future.On(f(1,
+		2)):
+		return v
+	}
+}
+
+//blitz:async
+func markerOutsideSelect(f future.Future[int]) int {
+	c := future.On(f) // not a case of a select
+	_ = c
+	return future.Await(f)
+}
