@@ -91,7 +91,7 @@ func TestServeSurvivesClientsResettingBeforeAccept(t *testing.T) {
 		addr := l.AddrPort().String()
 		// Connections reset while nobody accepts wait in the backlog...
 		resetClients(t, addr, 32)
-		h := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, func(s *blitz.TCPStream) future.Future[error] { return &hello{s: s} }, blitz.ServeConfig{})))
+		h := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, func(s *blitz.TCPStream) future.Future[error] { return &hello{s: s} }, blitz.ServeConfig{}))
 		// ... and more race the accepts.
 		resetClients(t, addr, resetRounds())
 		requireHello(t, addr)

@@ -93,9 +93,9 @@ func Example_tlsServer() {
 		panic(err)
 	}
 	addr := l.Addr().String()
-	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, func(s *blitz.TLSStream) future.Future[error] {
+	server := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, func(s *blitz.TLSStream) future.Future[error] {
 		return &shouter{s: s}
-	}, blitz.ServeConfig{})))
+	}, blitz.ServeConfig{}))
 
 	c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: roots, ServerName: "localhost"})
 	if err != nil {

@@ -296,7 +296,7 @@ func TestIdleConnServerChild(t *testing.T) {
 		handler := func(s *blitz.TCPStream) future.Future[error] {
 			return newIdleEcho(s, variant, &served)
 		}
-		srv := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, handler, blitz.ServeConfig{Grace: -1})))
+		srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, handler, blitz.ServeConfig{Grace: -1}))
 		addr = l.AddrPort().String()
 		closeAll = func() {
 			_ = l.Close()

@@ -23,12 +23,16 @@ type Acceptor[S any] interface {
 // ServeConfig configures Serve. The zero ServeConfig serves until the
 // listener fails or is closed, then waits for the handlers without a bound.
 type ServeConfig struct {
-	// Stop starts the graceful stop when it completes: for instance a
-	// pointer to the TriggerFuture of Coordinator.WhenTriggered (see
-	// Coordinator.TriggerOnSignal to trigger it on a signal). Serve owns it
-	// and cancels it when it stops. Nil: only a closed or failing listener
-	// stops the server.
-	Stop future.Future[struct{}]
+	// Stop starts the graceful stop when it completes, whatever its value:
+	// any future.Future[T], such as blitz.Interrupt(h) or Terminate(h) (a
+	// signal), the TriggerFuture of Coordinator.WhenTriggered, a Sleep, a
+	// oneshot receive or a task's JoinHandle; or a context.Context, whose
+	// end starts the stop (signal.NotifyContext's, say). Serve owns a
+	// future given here and cancels it when it stops. Nil (or a nil
+	// future): only a closed or failing listener stops the server. Any
+	// other value stops the server at once, with ServeStats.Err wrapping
+	// ErrInvalidStop.
+	Stop any
 	// Grace bounds the wait for the running handlers after the stop; the
 	// handlers still running when it ends are cancelled. Zero waits for
 	// them without a bound; a negative Grace cancels them at once.
@@ -75,7 +79,8 @@ type ServeStats struct {
 // connection is closed, counted as a failed handler (with the panic as a
 // *PanicError, or an error matching ErrNilFuture), and the server goes on.
 func Serve[S any](l Acceptor[S], handler func(S) future.Future[error], cfg ServeConfig) *ServeFuture[S] {
-	return &ServeFuture[S]{l: l, handler: handler, stop: cfg.Stop, grace: cfg.Grace}
+	stop, err := stopOf(cfg.Stop)
+	return &ServeFuture[S]{l: l, handler: handler, stop: stop, stopErr: err, grace: cfg.Grace}
 }
 
 // servePhase is where a ServeFuture is.
@@ -95,10 +100,12 @@ type ServeFuture[S any] struct {
 	// Cancel); the handlers' tasks reach set only, which locks.
 	l       Acceptor[S]
 	handler func(S) future.Future[error]
-	// stop is cfg.Stop, nil once it completed or was cancelled.
-	stop  future.Future[struct{}]
-	grace time.Duration
-	phase servePhase
+	// stop is cfg.Stop, nil once it completed or was cancelled; stopErr
+	// is why cfg.Stop was refused, which stops the server at once.
+	stop    stopWaiter
+	stopErr error
+	grace   time.Duration
+	phase   servePhase
 	// set holds the handlers in flight, one task each, and the counts of
 	// those that ended.
 	set serveSet
@@ -120,8 +127,12 @@ func (s *ServeFuture[S]) Poll(cx *future.Context) (ServeStats, bool) {
 	if s.phase == served {
 		panic(future.ErrPolledAfterCompletion)
 	}
+	if s.phase == serving && s.stopErr != nil {
+		s.stats.Err, s.stopErr = s.stopErr, nil
+		s.beginStop()
+	}
 	if s.phase == serving && s.stop != nil {
-		if _, ok := s.stop.Poll(cx); ok {
+		if s.stop.poll(cx) {
 			s.stop = nil
 			s.beginStop()
 		}
@@ -239,7 +250,7 @@ func (s *ServeFuture[S]) stopAccepting() {
 		s.accept = nil
 	}
 	if s.stop != nil {
-		future.Cancel(s.stop)
+		s.stop.cancel()
 		s.stop = nil
 	}
 	_ = s.l.Close() // a second Close (the user's) is harmless

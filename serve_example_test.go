@@ -29,9 +29,9 @@ func ExampleServe() {
 
 	stop := blitz.NewCoordinator()
 	stopped := stop.WhenTriggered()
-	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l,
+	server := blitz.SpawnOn(rt.Handle(), blitz.Serve(l,
 		func(s *blitz.TCPStream) future.Future[error] { return &greeter{s: s} },
-		blitz.ServeConfig{Stop: stopped, Grace: time.Second})))
+		blitz.ServeConfig{Stop: stopped, Grace: time.Second}))
 
 	for _, name := range []string{"Ada", "Grace"} { // the clients
 		c, err := net.Dial("tcp", addr)

@@ -172,7 +172,7 @@ func startServe(t *testing.T, rt *blitz.Runtime, p *serveProbe, cfg blitz.ServeC
 	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.AddrPort().String()
-	h := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, newLineHandler(p), cfg)))
+	h := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, newLineHandler(p), cfg))
 	return addr, h
 }
 
@@ -285,7 +285,7 @@ func TestServeStopsWhenListenerClosed(t *testing.T) {
 		p := &serveProbe{release: blitz.NewCoordinator()}
 		l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 		require.NoError(t, err)
-		h := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, newLineHandler(p), blitz.ServeConfig{Grace: -1})))
+		h := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, newLineHandler(p), blitz.ServeConfig{Grace: -1}))
 		replies, errs, wg := clients(l.AddrPort().String(), []string{"stuck"})
 		waitFor(t, "the handler mid-request", func() bool { return p.requests.Load() == 1 })
 		require.NoError(t, l.Close())
@@ -371,7 +371,7 @@ func TestServeHandlerFunctionPanics(t *testing.T) {
 			}
 			return lines(s)
 		}
-		h := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, handler, blitz.ServeConfig{})))
+		h := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, handler, blitz.ServeConfig{}))
 		replies, errs, wg := clients(l.AddrPort().String(), []string{"quick"})
 		wg.Wait()
 		assert.NoError(t, errs[0], "the first connection was closed, not left hanging")

@@ -148,3 +148,54 @@ func SpawnValueDetachedOn[T any, F any, PF interface {
 }](h Handle, f F) {
 	scheduler.SpawnValueDetached[T, F, PF](h.Runtime().sched, nil, f)
 }
+
+// FallibleHandle is the JoinHandle of a fallible task, one whose future
+// yields a future.Result[T] (an async function with results (T, error)):
+// its outcome is the future's value and error, or the task's own error (a
+// *PanicError, ErrCancelled, ErrShutdown), in one Result, so that an async
+// function awaits it as a call that can fail,
+//
+//	v, err := future.Try(blitz.SpawnFallible(future.Cx(), fetchAsync(url)))
+//
+// where a JoinHandle would give a Result inside a Result. Cancel, Detach,
+// IsFinished and the rest are the JoinHandle's.
+type FallibleHandle[T any] struct {
+	JoinHandle[future.Result[T]]
+}
+
+// SpawnFallible is Spawn for a fallible future: see FallibleHandle.
+func SpawnFallible[T any](cx *future.Context, f future.Future[future.Result[T]]) FallibleHandle[T] {
+	return FallibleHandle[T]{Spawn(cx, f)}
+}
+
+// SpawnFallibleOn is SpawnOn for a fallible future: see FallibleHandle.
+func SpawnFallibleOn[T any](h Handle, f future.Future[future.Result[T]]) FallibleHandle[T] {
+	return FallibleHandle[T]{SpawnOn(h, f)}
+}
+
+// Poll returns the task's outcome once it finished: the future's value and
+// error, or the task's error; see JoinHandle.Poll.
+func (j FallibleHandle[T]) Poll(cx *future.Context) (future.Result[T], bool) {
+	r, ok := j.JoinHandle.Poll(cx)
+	if !ok {
+		return future.Result[T]{}, false
+	}
+	if r.Err != nil {
+		return future.Fail[T](r.Err), true
+	}
+	return r.Value, true
+}
+
+// Future returns j as a future.Future, for the combinators.
+func (j FallibleHandle[T]) Future() future.Future[future.Result[T]] { return j }
+
+// Wait blocks the calling goroutine until the task finished and returns the
+// future's value and error, or the task's error; see JoinHandle.Wait.
+func (j FallibleHandle[T]) Wait(ctx context.Context) (T, error) {
+	r, err := j.JoinHandle.Wait(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.Value, r.Err
+}

@@ -112,7 +112,7 @@ func pingClient(h blitz.Handle, addr string, cfg *tls.Config, streams chan<- *bl
 func idleTLS(t *testing.T, rt *blitz.Runtime, pki *testPKI, n int) (before, idle idleSnapshot) {
 	l, err := blitz.ListenTLS(rt.Handle(), "127.0.0.1:0", pki.serverConfig())
 	require.NoError(t, err)
-	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, pingHandler, blitz.ServeConfig{})))
+	server := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, pingHandler, blitz.ServeConfig{}))
 	addr := l.Addr().String()
 
 	// Warm up: one connection, so that lazily made state (the read pool,

@@ -20,7 +20,7 @@ func serveTLSEcho(t *testing.T, rt *blitz.Runtime, cfg *tls.Config) string {
 	l, err := blitz.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
 	require.NoError(t, err)
 	stop := make(chan struct{})
-	h := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, tlsEchoHandler, blitz.ServeConfig{})))
+	h := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, tlsEchoHandler, blitz.ServeConfig{}))
 	t.Cleanup(func() {
 		close(stop)
 		_ = l.Close()

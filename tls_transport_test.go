@@ -35,7 +35,7 @@ func TestTLSOverUnix(t *testing.T) {
 		}
 		require.NoError(t, err)
 		l := blitz.NewTLSListener(ul, pki.serverConfig())
-		server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, tlsEchoHandler, blitz.ServeConfig{})))
+		server := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, tlsEchoHandler, blitz.ServeConfig{}))
 
 		u := ok(t, await(t, rt, future.Future[future.Result[*blitz.UnixStream]](blitz.DialUnix(rt.Handle(), path))))
 		s := blitz.TLSClient(u, pki.clientConfig())

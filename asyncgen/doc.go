@@ -93,7 +93,9 @@
 // future.Cx() in an async function is the Context of the poll running it
 // (the generator passes Poll's own), to spawn a task on the same runtime
 // without a Handle passed in: blitz.Spawn(future.Cx(), workAsync(x)). A
-// spawned task's JoinHandle awaits with future.Try as (value, error).
+// spawned task's JoinHandle awaits with future.Try as (value, error); for a
+// fallible async function (results (T, error)), blitz.SpawnFallible gives a
+// handle that awaits as the function's own (T, error).
 //
 // Local constants work anywhere in the body, before or after an await: the
 // generator declares them at package level, named after the state machine

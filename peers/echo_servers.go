@@ -156,7 +156,7 @@ func startBlitzEcho(addr, backend string) (*Server, error) {
 		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
-	srv := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l, blitzEcho, blitz.ServeConfig{})))
+	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, blitzEcho, blitz.ServeConfig{}))
 	return &Server{Addr: l.AddrPort().String(), ReadPool: blitzReadBuffers * blitzReadBufferSize, Stop: func() error {
 		_ = l.Close()
 		_, err := srv.Wait(context.Background())

@@ -87,6 +87,9 @@ var ErrConfig = blitz.ErrConfig
 // Deprecated: use blitz.ErrDetached (github.com/blitz-go/blitz).
 var ErrDetached = blitz.ErrDetached
 
+// Deprecated: use blitz.ErrInvalidStop (github.com/blitz-go/blitz).
+var ErrInvalidStop = blitz.ErrInvalidStop
+
 // Deprecated: use blitz.ErrJoinSetEmpty (github.com/blitz-go/blitz).
 var ErrJoinSetEmpty = blitz.ErrJoinSetEmpty
 
@@ -215,6 +218,9 @@ type DrainFuture = blitz.DrainFuture
 
 // Deprecated: use blitz.ExitStatus (github.com/blitz-go/blitz).
 type ExitStatus = blitz.ExitStatus
+
+// Deprecated: use blitz.FallibleHandle (github.com/blitz-go/blitz).
+type FallibleHandle[T any] = blitz.FallibleHandle[T]
 
 // Deprecated: use blitz.File (github.com/blitz-go/blitz).
 type File = blitz.File
@@ -709,6 +715,16 @@ func Spawn[T any](cx *future.Context, f future.Future[T]) blitz.JoinHandle[T] {
 // Deprecated: use blitz.SpawnBlocking (github.com/blitz-go/blitz).
 func SpawnBlocking[T any](h blitz.Handle, fn func() T) blitz.JoinHandle[T] {
 	return blitz.SpawnBlocking[T](h, fn)
+}
+
+// Deprecated: use blitz.SpawnFallible (github.com/blitz-go/blitz).
+func SpawnFallible[T any](cx *future.Context, f future.Future[future.Result[T]]) blitz.FallibleHandle[T] {
+	return blitz.SpawnFallible[T](cx, f)
+}
+
+// Deprecated: use blitz.SpawnFallibleOn (github.com/blitz-go/blitz).
+func SpawnFallibleOn[T any](h blitz.Handle, f future.Future[future.Result[T]]) blitz.FallibleHandle[T] {
+	return blitz.SpawnFallibleOn[T](h, f)
 }
 
 // Deprecated: use blitz.SpawnOn (github.com/blitz-go/blitz).

@@ -122,11 +122,11 @@ func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer,
 		ready <- l.AddrPort().String()
 	}
 	var echoed atomic.Int64 // every byte written back, by every connection
-	server := blitz.SpawnOn(rt.Handle(), blitz.Named("accept loop", future.Future[blitz.ServeStats](blitz.Serve(l,
+	server := blitz.SpawnOn(rt.Handle(), blitz.Named("accept loop", blitz.Serve(l,
 		func(s *blitz.TCPStream) future.Future[error] {
 			return blitz.Named("echo connection", echoAsync(s, &echoed))
 		},
-		blitz.ServeConfig{Grace: grace}))))
+		blitz.ServeConfig{Grace: grace})))
 
 	<-ctx.Done()
 	fmt.Fprintln(out, "echo: stopping: no new connections")

@@ -109,9 +109,9 @@ func serve(ctx context.Context, cfg kv.Config, out io.Writer, ready chan<- strin
 	if ready != nil {
 		ready <- l.AddrPort().String()
 	}
-	server := blitz.SpawnOn(rt.Handle(), future.Future[blitz.ServeStats](blitz.Serve(l,
+	server := blitz.SpawnOn(rt.Handle(), blitz.Serve(l,
 		func(s *blitz.TCPStream) future.Future[error] { return handleAsync(s, cfg.DB, cfg.Timeout) },
-		blitz.ServeConfig{Grace: cfg.Grace})))
+		blitz.ServeConfig{Grace: cfg.Grace}))
 	<-ctx.Done()
 	_ = l.Close() // Serve stops accepting, waits up to cfg.Grace, then cancels the rest
 	stats, err := server.Wait(context.Background())
