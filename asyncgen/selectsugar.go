@@ -353,6 +353,7 @@ func isSelectMarker(obj types.Object) bool {
 // rewrite left (its select's reason is reported) or one outside a select's
 // case, which would panic at run time.
 func (g *gen) rejectSelectMarkers() {
+	g.moveSelectOperands()
 	var stack []ast.Node
 	reported := map[*ast.SelectStmt]bool{}
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
@@ -409,4 +410,45 @@ func (g *gen) isSelectSwitch(s ast.Stmt) bool {
 	}
 	named, ok := types.Unalias(g.info.TypeOf(sel.X)).(*types.Named)
 	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == futurePath && named.Obj().Name() == "Selecting"
+}
+
+// moveSelectOperands makes each case of a select over futures whose
+// future the select owns and that is a call returning a new Movable *F
+// (future.On(ch.Recv())) add its case with future.AddMovedCase, which
+// copies the future into the case's own storage, reused by every
+// execution: the pointer the call returns does not escape, so that the
+// select allocates nothing. Part of pass 4d.
+func (g *gen) moveSelectOperands() {
+	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 4 || !isFutureFunc(g.calledFunc(call.Fun), "AddCase") {
+			return true
+		}
+		if owned, ok := g.info.Types[call.Args[3]]; !ok || owned.Value == nil || owned.Value.String() != "true" {
+			return true // OnKeep: the future must outlive the select, where its owner keeps it
+		}
+		elem := g.movedFuture(call.Args[2])
+		if elem == nil {
+			return true
+		}
+		sig, ok := g.info.TypeOf(call.Fun).(*types.Signature)
+		if !ok || sig.Results().Len() != 1 {
+			return true
+		}
+		res, ok := sig.Results().At(0).Type().(*types.Pointer)
+		if !ok {
+			return true
+		}
+		named, ok := types.Unalias(res.Elem()).(*types.Named)
+		if !ok || named.TypeArgs().Len() != 1 {
+			return true
+		}
+		t := named.TypeArgs().At(0)
+		fun := &ast.Ident{NamePos: call.Fun.Pos(), Name: "future.AddMovedCase[" + g.typeString(t) + ", " + g.typeString(elem) + "]"}
+		call.Fun = fun
+		return true
+	})
 }

@@ -1,5 +1,7 @@
 package future
 
+import "errors"
+
 // This file holds the select over futures of async functions: the markers
 // On and OnKeep, which a select statement's cases receive from, and
 // Selecting and SelectCase, the state that the generated code keeps for
@@ -90,6 +92,9 @@ type SelectCase[T any] struct {
 	f     Future[T] // nil when the case has no future (never ready) or is over
 	owned bool      // the select cancels f when the case loses
 	v     T         // the value received, until Value takes it
+	// held is the storage of a moved future (AddMovedCase), which f
+	// points into; nil otherwise.
+	held interface{ reset() }
 }
 
 // AddCase adds case i, waiting for f, to s, and returns it; owned says
@@ -99,12 +104,53 @@ type SelectCase[T any] struct {
 // The case's storage is reused from the last execution when its type is
 // the same, so that a select in a loop allocates nothing once warm.
 func AddCase[T any](s *Selecting, i int, f Future[T], owned bool) *SelectCase[T] {
+	c := addCase[T](s, i)
+	c.f, c.owned = f, owned
+	return c
+}
+
+// AddMovedCase is AddCase for a future.Movable future, which the case
+// copies into storage of its own, reused from one execution to the next,
+// and polls there: the generated code calls it, with explicit type
+// arguments, for a case whose operand is a call returning such a future
+// (future.On(ch.Recv())), so that the pointer the call returns does not
+// escape and the select allocates nothing.
+func AddMovedCase[T, F any, PF interface {
+	*F
+	Future[T]
+}](s *Selecting, i int, f PF, owned bool) *SelectCase[T] {
+	c := addCase[T](s, i)
+	h, _ := c.held.(*heldFuture[F])
+	if h == nil {
+		h = new(heldFuture[F])
+		c.held = h
+	}
+	h.val = *f
+	c.f, c.owned = PF(&h.val), owned
+	return c
+}
+
+// heldFuture is the storage of a moved future in its case.
+type heldFuture[F any] struct{ val F }
+
+// reset empties the storage, so that the case keeps nothing it no longer
+// waits for.
+func (h *heldFuture[F]) reset() {
+	var zero F
+	h.val = zero
+}
+
+// addCase starts case i of s: the case's storage, reused when its type is
+// the same as at the last execution, emptied. Case 0 starts a new
+// execution: owned futures left registered by an execution that did not
+// reach its end (an operand that panicked) are cancelled.
+func addCase[T any](s *Selecting, i int) *SelectCase[T] {
 	if i == 0 {
 		s.cancelOwned(-1)
 		s.n = 0
 	}
 	if i != s.n {
-		panic("future: AddCase out of order")
+		panic(errAddCaseOrder)
 	}
 	var c *SelectCase[T]
 	if i < len(s.cases) {
@@ -119,11 +165,15 @@ func AddCase[T any](s *Selecting, i int, f Future[T], owned bool) *SelectCase[T]
 		}
 	}
 	var zero T
-	c.f, c.owned, c.v = f, owned, zero
+	c.f, c.owned, c.v = nil, false, zero
 	s.n = i + 1
 	s.pending = true
 	return c
 }
+
+// errAddCaseOrder is the panic of a case added out of order: a bug of the
+// code that drives the Selecting (the generator's, or a hand-written one).
+var errAddCaseOrder = errors.New("future: Selecting's cases added out of order")
 
 // Value returns the value the case received when it won, and forgets it.
 func (c *SelectCase[T]) Value() T {
@@ -142,6 +192,9 @@ func (c *SelectCase[T]) poll(cx *Context) bool {
 	v, ok := c.f.Poll(cx)
 	if ok {
 		c.v, c.f = v, nil
+		if c.held != nil {
+			c.held.reset()
+		}
 	}
 	return ok
 }
@@ -152,6 +205,9 @@ func (c *SelectCase[T]) drop() {
 	c.f = nil
 	if f != nil && c.owned {
 		Cancel(f)
+	}
+	if f != nil && c.held != nil {
+		c.held.reset()
 	}
 }
 

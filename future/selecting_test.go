@@ -84,3 +84,42 @@ func TestOnCalledForRealPanicsWithItsSentinel(t *testing.T) {
 		}()
 	}
 }
+
+// mover is a future.Movable: ready when ready is set, counting cancels in
+// a counter it points to.
+type mover struct {
+	v       int
+	ready   bool
+	cancels *int
+}
+
+func (*mover) MovableBeforePoll() {}
+
+func (m *mover) Poll(*future.Context) (int, bool) { return m.v, m.ready }
+
+func (m *mover) Cancel() { *m.cancels++ }
+
+// AddMovedCase copies the future into storage of the case's own, reused
+// by the next execution, polls it there, and cancels it there when it
+// loses; nothing is allocated once warm.
+func TestSelectingMovedCase(t *testing.T) {
+	var s future.Selecting
+	cx, _ := newCx()
+	cancels := 0
+	round := func(i int) {
+		a := future.AddMovedCase[int, mover](&s, 0, &mover{v: i, cancels: &cancels}, true)
+		b := future.AddMovedCase[int, mover](&s, 1, &mover{v: -i, ready: true, cancels: &cancels}, true)
+		w, ok := s.Wait(false).Poll(cx)
+		if !ok || w != 1 || b.Value() != -i {
+			t.Fatalf("round %d: winner %d (%v)", i, w, ok)
+		}
+		_ = a
+	}
+	round(1)
+	if cancels != 1 {
+		t.Fatalf("the moved loser was cancelled %d times; want once", cancels)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { round(2) }); allocs != 0 {
+		t.Fatalf("a warm select of moved cases allocated %v times", allocs)
+	}
+}

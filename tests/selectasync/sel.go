@@ -159,3 +159,20 @@ func forms(f func(int) future.Future[int], log *[]string) int {
 	}
 	return x + s.v
 }
+
+// drain receives n values from whichever of a and b has one, with a select
+// over futures, and returns their sum: the benchmark's loop.
+//
+//blitz:async
+func drain(a, b *channels.Bounded[int], n int) int {
+	sum := 0
+	for range n {
+		select {
+		case r := <-future.On(a.Recv()):
+			sum += r.Value
+		case r := <-future.On(b.Recv()):
+			sum += r.Value
+		}
+	}
+	return sum
+}

@@ -50,7 +50,7 @@ poll:
 //line sel.go:26
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
 //line sel.go:26
-			f.blitzgenSel1c1 = future.AddCase(&f.blitzgenSel1, 1, f.msgs.Recv(), true)
+			f.blitzgenSel1c1 = future.AddMovedCase[future.Result[string], channels.RecvFuture[string]](&f.blitzgenSel1, 1, f.msgs.Recv(), true)
 //line sel.go:26
 			future.AddCase(&f.blitzgenSel1, 2, f.stop, false)
 //line sel.go:26
@@ -993,3 +993,131 @@ func (f2 *formsAsyncFuture) Cancel() {
 
 // forms is what formsAsync compiles; it is not called.
 var _ = forms
+
+//line sel_async.go:998
+
+// drainAsyncFuture is the state machine of drain: see drainAsync.
+type drainAsyncFuture struct {
+	state           int32             // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1             *future.Selecting // the future awaited
+	rangeIndex      int
+	a               *channels.Bounded[int]
+	b               *channels.Bounded[int]
+	n               int
+	blitzgenSel14   future.Selecting
+	sum             int
+	blitzgenSel14c0 *future.SelectCase[future.Result[int]]
+	blitzgenSel14c1 *future.SelectCase[future.Result[int]]
+}
+
+// drainAsync returns drain as a future: polling it runs drain up to its next
+// await, and its value is what drain returns.
+func drainAsync(a, b *channels.Bounded[int], n int) future.Future[int] {
+	return &drainAsyncFuture{a: a, b: b, n: n}
+}
+
+// Poll runs drain until it awaits a future that is not ready, or returns.
+func (f *drainAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line sel.go:167
+			f.blitzgenSel14 = future.Selecting{}
+//line sel.go:168
+			f.sum = 0
+//line sel.go:169
+			f.rangeIndex = 0
+//line sel.go:169
+			f.state = 1
+			fallthrough
+//line sel_async.go:1035
+		case 1:
+//line sel.go:169
+			if f.rangeIndex >= f.n {
+				f.state = 7
+				continue poll
+			}
+//line sel.go:170
+			f.blitzgenSel14c0 = future.AddMovedCase[future.Result[int], channels.RecvFuture[int]](&f.blitzgenSel14, 0, f.a.Recv(), true)
+//line sel.go:170
+			f.blitzgenSel14c1 = future.AddMovedCase[future.Result[int], channels.RecvFuture[int]](&f.blitzgenSel14, 1, f.b.Recv(), true)
+//line sel.go:170
+			f.aw1 = f.blitzgenSel14.Wait(false)
+			f.state = 2
+			fallthrough
+//line sel_async.go:1050
+		case 2:
+//line sel.go:170
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line sel.go:170
+			switch f.blitzgenSel14.Winner() {
+//line sel.go:171
+			case 0:
+				f.state = 3
+			default:
+				f.state = 4
+			}
+			continue poll
+//line sel_async.go:1067
+		case 3:
+//line sel.go:171
+			r := f.blitzgenSel14c0.Value()
+//line sel.go:172
+			f.sum += r.Value
+//line sel.go:175
+			f.state = 5
+			continue poll
+//line sel_async.go:1076
+		case 4:
+//line sel.go:173
+			r := f.blitzgenSel14c1.Value()
+//line sel.go:174
+			f.sum += r.Value
+//line sel.go:175
+			f.state = 5
+			fallthrough
+//line sel_async.go:1085
+		case 5:
+//line sel.go:176
+			f.state = 6
+			fallthrough
+//line sel_async.go:1090
+		case 6:
+//line sel.go:169
+			f.rangeIndex++
+//line sel.go:169
+			f.state = 1
+			continue poll
+//line sel_async.go:1097
+		case 7:
+//line sel.go:177
+			f.state = -1
+			return f.sum, true
+//line sel_async.go:1102
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that drain awaits, if any; drain goes no further.
+func (f *drainAsyncFuture) Cancel() {
+	switch f.state {
+	case 2:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// drain is what drainAsync compiles; it is not called.
+var _ = drain
