@@ -44,7 +44,7 @@ poll:
 //line main.go:40
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
 //line main.go:40
-			f.blitzgenSel1c1 = future.AddCase(&f.blitzgenSel1, 1, f.jobs.Recv(), true)
+			f.blitzgenSel1c1 = future.AddMovedCase[future.Result[string], channels.RecvFuture[string]](&f.blitzgenSel1, 1, f.jobs.Recv(), true)
 //line main.go:40
 			future.AddCase(&f.blitzgenSel1, 2, f.stop, false)
 //line main.go:40

@@ -16,15 +16,28 @@
 // Run it from the repository's root:
 //
 //	go run ./examples/internal/loc
+//
+// With -twins it prints instead the table of examples/twins: for each
+// program, the code lines of its async version and of its goroutine
+// version (every non-test Go file of the version's directory but the
+// generated ones, package clause and imports included), and their ratio;
+// then the same without main.go (flags, runtime and signal set-up).
+//
+//	go run ./examples/internal/loc -twins
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"log"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -48,6 +61,14 @@ type Counts struct {
 }
 
 func main() {
+	twins := flag.Bool("twins", false, "print the table of examples/twins")
+	flag.Parse()
+	if *twins {
+		if err := printTwins(os.Stdout, "examples/twins"); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	fmt.Println("| server | written as | handler | accept loop + main | whole file | handler / plain Go | whole file / plain Go |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
 	var plain Counts
@@ -161,4 +182,89 @@ func isCode(line string) bool {
 
 func isDirective(t string) bool {
 	return strings.HasPrefix(t, "//go:") || strings.HasPrefix(t, "//blitz:")
+}
+
+// TwinCounts are the code lines of one version of a program of
+// examples/twins: in all its files, and in main.go.
+type TwinCounts struct{ Total, Main int }
+
+// CountDir counts the code lines of the non-test, non-generated Go files of
+// dir.
+func CountDir(dir string) (TwinCounts, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return TwinCounts{}, err
+	}
+	var tc TwinCounts
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return TwinCounts{}, err
+		}
+		if bytes.HasPrefix(src, []byte("// Code generated ")) {
+			continue
+		}
+		c, err := Count(f, src)
+		if err != nil {
+			return TwinCounts{}, err
+		}
+		tc.Total += c.Total
+		if filepath.Base(f) == "main.go" {
+			tc.Main += c.Total
+		}
+	}
+	return tc, nil
+}
+
+// Twin is a program of examples/twins and the counts of its two versions.
+type Twin struct {
+	Name              string
+	Async, Goroutines TwinCounts
+}
+
+// Twins counts every program under root (examples/twins), in name order.
+func Twins(root string) ([]Twin, error) {
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "async"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(dirs)
+	var out []Twin
+	for _, d := range dirs {
+		t := Twin{Name: filepath.Base(filepath.Dir(d))}
+		if t.Async, err = CountDir(d); err != nil {
+			return nil, err
+		}
+		if t.Goroutines, err = CountDir(filepath.Join(filepath.Dir(d), "goroutines")); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// printTwins prints the table of the programs under root.
+func printTwins(w io.Writer, root string) error {
+	twins, err := Twins(root)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "| program | async lines | goroutine lines | async / goroutines | async without main.go | goroutines without main.go | ratio without main.go |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var a, g TwinCounts
+	for _, t := range twins {
+		printTwin(w, t.Name, t.Async, t.Goroutines)
+		a.Total, a.Main = a.Total+t.Async.Total, a.Main+t.Async.Main
+		g.Total, g.Main = g.Total+t.Goroutines.Total, g.Main+t.Goroutines.Main
+	}
+	printTwin(w, "all", a, g)
+	return nil
+}
+
+func printTwin(w io.Writer, name string, a, g TwinCounts) {
+	fmt.Fprintf(w, "| %s | %d | %d | %.2f | %d | %d | %.2f |\n", name, a.Total, g.Total, float64(a.Total)/float64(g.Total),
+		a.Total-a.Main, g.Total-g.Main, float64(a.Total-a.Main)/float64(g.Total-g.Main))
 }

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCount counts a small file by hand: blank and comment lines are not
 // code, directives are, the package clause and imports count only in the
@@ -41,4 +44,29 @@ func main() {
 	if got != want {
 		t.Fatalf("Count = %+v, want %+v", got, want)
 	}
+}
+
+// TestTwinsTable counts the programs of examples/twins and logs the table
+// that go run ./examples/internal/loc -twins prints (go test -v -run
+// TwinsTable shows it): each of the seven programs has both versions.
+func TestTwinsTable(t *testing.T) {
+	twins, err := Twins("../../twins")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tw := range twins {
+		names = append(names, tw.Name)
+		if tw.Async.Total == 0 || tw.Goroutines.Total == 0 || tw.Async.Main == 0 || tw.Goroutines.Main == 0 {
+			t.Errorf("%s: %+v", tw.Name, tw)
+		}
+	}
+	if got := strings.Join(names, " "); got != "chat fanout kv pool proxy retry ticker" {
+		t.Errorf("programs: %s", got)
+	}
+	var b strings.Builder
+	if err := printTwins(&b, "../../twins"); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
 }

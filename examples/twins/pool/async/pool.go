@@ -1,0 +1,81 @@
+package main
+
+//go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/channels"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/syncprim"
+)
+
+// job is a host to look up, numbered in input order.
+type job struct {
+	n    int
+	host string
+}
+
+// result is the outcome of a job.
+type result struct {
+	job
+	addrs []netip.Addr
+	err   error
+}
+
+// lookupFunc returns a future of the addresses of host.
+type lookupFunc = func(host string) future.Future[future.Result[[]netip.Addr]]
+
+// lookupAll runs workers tasks that take jobs until jobs is closed; at
+// most limit of them look a host up at a time (a semaphore shared by the
+// workers). It returns every job's result, in job order. Cancelling it
+// cancels the workers.
+//
+//blitz:async
+func lookupAll(jobs *channels.Bounded[job], workers, limit int, lookup lookupFunc) ([]result, error) {
+	sem := syncprim.NewSemaphore(limit)
+	var set blitz.JoinSet[[]result]
+	defer set.Close()
+	for range workers {
+		set.Spawn(future.Cx(), workerAsync(jobs, sem, lookup))
+	}
+	var all []result
+	for {
+		rs, err := future.Try(set.Next())
+		if errors.Is(err, blitz.ErrJoinSetEmpty) {
+			break
+		}
+		if err != nil { // a worker panicked
+			return nil, err
+		}
+		all = append(all, rs...)
+	}
+	slices.SortFunc(all, func(a, b result) int { return a.n - b.n })
+	return all, nil
+}
+
+// worker looks up the hosts of the jobs it takes, holding a permit of sem
+// for each lookup, until jobs is closed, and returns their results.
+//
+//blitz:async
+func worker(jobs *channels.Bounded[job], sem *syncprim.Semaphore, lookup lookupFunc) []result {
+	var done []result
+	for {
+		j, err := future.Try(jobs.Recv())
+		if err != nil { // closed: every job was taken
+			return done
+		}
+		future.Await(sem.Acquire(1))
+		addrs, err := future.Try(lookup(j.host))
+		sem.Release(1)
+		done = append(done, result{j, addrs, err})
+	}
+}
+
+// lookupHost looks host up with the system's resolver.
+func lookupHost(host string) future.Future[future.Result[[]netip.Addr]] {
+	return blitz.Resolve(host)
+}
