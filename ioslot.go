@@ -289,10 +289,12 @@ func (f *ioFuture) checkPoll() {
 }
 
 // closed disposes of what a lingering op left once the socket n is
-// closed: an accepted connection is closed. Called by netFD.close after the
-// close op was submitted; a lingering op still in flight is disposed of by
-// the next claim (which sees the socket closed) or never needs to be (its
-// completion, ErrCanceled by the close, carries nothing).
+// closed: an accepted connection is closed, a read's bytes dropped. Called
+// by netFD.close after the close op was submitted. A lingering op still in
+// flight is abandoned: its completion is disposed of on arrival, since no
+// claim will come for it. It may carry something: a cancelled accept that
+// took a connection arriving before the close reached the backend, which
+// would otherwise stay open with no one to serve or close it.
 func (h *ioSlot) closed(n *netFD) {
 	s := h.cur.Load()
 	if s == nil {
@@ -311,6 +313,9 @@ func (h *ioSlot) closed(n *netFD) {
 		c = o.res
 		o.res = backend.Completion{}
 		o.state = ioIdle
+		s.lingering = false
+	} else if s.lingering && o.state == ioInFlight {
+		o.state, o.wk = ioAbandoned, waker.Waker{} // Complete disposes of it
 		s.lingering = false
 	}
 	s.stash = nil
