@@ -71,6 +71,19 @@ func NewIntervalAt(start time.Time, period time.Duration, missed MissedTickBehav
 	return &Interval{period: period, missed: missed, sleep: SleepFuture{deadline: start}}, nil
 }
 
+// NewTicker returns an Interval shaped as Go's time.NewTicker: its first
+// tick comes one period from now, and a tick missed by a task polling late
+// is skipped (Skip), as a Ticker drops ticks for a slow receiver. Like
+// time.NewTicker, it panics if period <= 0 (with an error wrapping
+// ErrConfig). Cancel it when done with it, as a Ticker is stopped.
+func NewTicker(period time.Duration) *Interval {
+	iv, err := NewIntervalAt(time.Now().Add(period), period, Skip)
+	if err != nil {
+		panic(err)
+	}
+	return iv
+}
+
 // Period returns the interval's period.
 func (iv *Interval) Period() time.Duration { return iv.period }
 

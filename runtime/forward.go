@@ -617,6 +617,11 @@ func NewIntervalAt(start time.Time, period time.Duration, missed blitz.MissedTic
 	return blitz.NewIntervalAt(start, period, missed)
 }
 
+// Deprecated: use blitz.NewTicker (github.com/blitz-go/blitz).
+func NewTicker(period time.Duration) *blitz.Interval {
+	return blitz.NewTicker(period)
+}
+
 // Deprecated: use blitz.Open (github.com/blitz-go/blitz).
 func Open(name string) *blitz.OpenFuture {
 	return blitz.Open(name)
@@ -675,6 +680,16 @@ func Rename(oldpath string, newpath string) *blitz.BlockingFuture[struct{}] {
 // Deprecated: use blitz.Resolve (github.com/blitz-go/blitz).
 func Resolve(host string) *blitz.ResolveFuture {
 	return blitz.Resolve(host)
+}
+
+// Deprecated: use blitz.Run (github.com/blitz-go/blitz).
+func Run[T any](ctx context.Context, f future.Future[T]) (T, error) {
+	return blitz.Run[T](ctx, f)
+}
+
+// Deprecated: use blitz.RunFallible (github.com/blitz-go/blitz).
+func RunFallible[T any](ctx context.Context, f future.Future[future.Result[T]]) (T, error) {
+	return blitz.RunFallible[T](ctx, f)
 }
 
 // Deprecated: use blitz.Serve (github.com/blitz-go/blitz).

@@ -25,21 +25,13 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rt, err := blitz.New(blitz.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer rt.Shutdown(context.Background())
-	r, err := blitz.BlockOn(ctx, rt.Handle(), fetchAll(flag.Args(), *limit, func(key string) future.Future[future.Result[string]] {
+	vs, err := blitz.RunFallible(ctx, fetchAll(flag.Args(), *limit, func(key string) future.Future[future.Result[string]] {
 		return fetchKeyAsync(*server, key)
 	}))
-	if err == nil {
-		err = r.Err
-	}
 	if err != nil {
 		log.Fatal(err)
 	}
-	for i, v := range r.Value {
+	for i, v := range vs {
 		fmt.Printf("%s = %s\n", flag.Arg(i), v)
 	}
 }

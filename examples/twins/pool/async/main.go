@@ -26,11 +26,6 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rt, err := blitz.New(blitz.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer rt.Shutdown(context.Background())
 	jobs := channels.NewBounded[job](16)
 	go func() { // reading stdin blocks: a goroutine feeds the queue
 		defer jobs.Close()
@@ -41,14 +36,11 @@ func main() {
 			}
 		}
 	}()
-	r, err := blitz.BlockOn(ctx, rt.Handle(), lookupAllAsync(jobs, *workers, *limit, lookupHost))
-	if err == nil {
-		err = r.Err
-	}
+	rs, err := blitz.RunFallible(ctx, lookupAllAsync(jobs, *workers, *limit, lookupHost))
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, r := range r.Value {
+	for _, r := range rs {
 		if r.err != nil {
 			fmt.Printf("%s: %v\n", r.host, r.err)
 			continue

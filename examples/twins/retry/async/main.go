@@ -26,20 +26,12 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rt, err := blitz.New(blitz.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer rt.Shutdown(context.Background())
 	p := policy{attempts: *attempts, base: 100 * time.Millisecond, max: 5 * time.Second, timeout: 2 * time.Second}
-	r, err := blitz.BlockOn(ctx, rt.Handle(), retryAsync(p, func() future.Future[future.Result[string]] {
+	v, err := blitz.RunFallible(ctx, retryAsync(p, func() future.Future[future.Result[string]] {
 		return fetchKeyAsync(*server, flag.Arg(0))
 	}))
-	if err == nil {
-		err = r.Err
-	}
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(r.Value)
+	fmt.Println(v)
 }

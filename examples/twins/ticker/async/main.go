@@ -42,11 +42,7 @@ func main() {
 		}
 	}()
 	flush := func(b []string) { fmt.Println("batch:", strings.Join(b, ", ")) }
-	berr, err := blitz.BlockOn(context.Background(), rt.Handle(), batchAsync(lines, *period, stop, flush))
-	if err == nil {
-		err = berr
-	}
-	if err != nil {
+	if _, err := blitz.BlockOn(context.Background(), rt.Handle(), batchAsync(lines, *period, stop, flush)); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -17,12 +17,9 @@ import (
 // what is left and returns.
 //
 //blitz:async
-func batch(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) error {
-	iv, err := blitz.NewIntervalAt(time.Now().Add(period), period, blitz.Skip)
-	if err != nil {
-		return err
-	}
-	defer future.Cancel(iv)
+func batch(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) {
+	iv := blitz.NewTicker(period)
+	defer iv.Cancel()
 	var pending []string
 	emit := func() {
 		if len(pending) > 0 {
@@ -37,12 +34,12 @@ func batch(in *channels.Bounded[string], period time.Duration, stop future.Futur
 		case m := <-future.On(in.Recv()):
 			if m.Err != nil { // closed: everything sent was received
 				emit()
-				return nil
+				return
 			}
 			pending = append(pending, m.Value)
 		case <-future.OnKeep(stop):
 			emit()
-			return nil
+			return
 		}
 	}
 }

@@ -30,13 +30,13 @@ type batchAsyncFuture struct {
 
 // batchAsync returns batch as a future: polling it runs batch up to its next
 // await, and its value is what batch returns.
-func batchAsync(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) future.Future[error] {
+func batchAsync(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) future.Future[struct{}] {
 	return &batchAsyncFuture{in: in, period: period, stop: stop, flush: flush}
 }
 
 // Poll runs batch until it awaits a future that is not ready, or returns; if a
 // panic leaves it, the calls batch deferred run first, as in Go.
-func (f *batchAsyncFuture) Poll(cx *future.Context) (error, bool) {
+func (f *batchAsyncFuture) Poll(cx *future.Context) (struct{}, bool) {
 	returned := false
 	defer func() {
 		if !returned {
@@ -61,14 +61,14 @@ func (f *batchAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line ticker.go:25
-		future.Cancel(f.iv)
+//line ticker.go:22
+		f.iv.Cancel()
 //line ticker_async.go:67
 	}
 }
 
 // poll is Poll without the deferred calls on a panic.
-func (f *batchAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
+func (f *batchAsyncFuture) poll(cx *future.Context) (_ struct{}, _ bool) {
 poll:
 	for {
 		switch f.state {
@@ -76,106 +76,90 @@ poll:
 //line ticker.go:20
 			f.blitzgenSel1 = future.Selecting{}
 //line ticker.go:21
-			var err error
-			f.iv, err = blitz.NewIntervalAt(time.Now().Add(f.period), f.period, blitz.Skip)
+			f.iv = blitz.NewTicker(f.period)
 //line ticker.go:22
-			if err != nil {
-				{
-					var v error = err
-					f.state = -1
-					f.runDefers()
-					return v, true
-				}
-			}
-//line ticker.go:25
 			f.deferBits |= 1
-//line ticker.go:26
+//line ticker.go:23
 			f.pending = nil
-//line ticker.go:27
+//line ticker.go:24
 			f.emit = func() {
 				if len(f.pending) > 0 {
 					f.flush(f.pending)
 					f.pending = nil
 				}
 			}
-//line ticker.go:33
+//line ticker.go:30
 			f.state = 1
 			fallthrough
-//line ticker_async.go:105
+//line ticker_async.go:95
 		case 1:
-//line ticker.go:34
+//line ticker.go:31
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
-//line ticker.go:34
+//line ticker.go:31
 			f.blitzgenSel1c1 = future.AddMovedCase[future.Result[string], channels.RecvFuture[string]](&f.blitzgenSel1, 1, f.in.Recv(), true)
-//line ticker.go:34
+//line ticker.go:31
 			future.AddCase(&f.blitzgenSel1, 2, f.stop, false)
-//line ticker.go:34
+//line ticker.go:31
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line ticker_async.go:117
+//line ticker_async.go:107
 		case 2:
-//line ticker.go:34
+//line ticker.go:31
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line ticker.go:34
+//line ticker.go:31
 			switch f.blitzgenSel1.Winner() {
-//line ticker.go:35
+//line ticker.go:32
 			case 0:
 				f.state = 3
-//line ticker.go:37
+//line ticker.go:34
 			case 1:
 				f.state = 4
 			default:
 				f.state = 5
 			}
 			continue poll
-//line ticker_async.go:137
+//line ticker_async.go:127
 		case 3:
-//line ticker.go:36
+//line ticker.go:33
 			f.emit()
-//line ticker.go:46
+//line ticker.go:43
 			f.state = 6
 			continue poll
-//line ticker_async.go:144
+//line ticker_async.go:134
 		case 4:
-//line ticker.go:37
+//line ticker.go:34
 			m := f.blitzgenSel1c1.Value()
-//line ticker.go:38
+//line ticker.go:35
 			if m.Err != nil {
 				f.emit()
-				{
-					var v error = nil
-					f.state = -1
-					f.runDefers()
-					return v, true
-				}
-			}
-//line ticker.go:42
-			f.pending = append(f.pending, m.Value)
-//line ticker.go:46
-			f.state = 6
-			continue poll
-//line ticker_async.go:163
-		case 5:
-//line ticker.go:44
-			f.emit()
-//line ticker.go:45
-			{
-				var v error = nil
 				f.state = -1
 				f.runDefers()
-				return v, true
+				return struct{}{}, true
 			}
-//line ticker_async.go:174
+//line ticker.go:39
+			f.pending = append(f.pending, m.Value)
+//line ticker.go:43
+			f.state = 6
+			continue poll
+//line ticker_async.go:150
+		case 5:
+//line ticker.go:41
+			f.emit()
+//line ticker.go:42
+			f.state = -1
+			f.runDefers()
+			return struct{}{}, true
+//line ticker_async.go:158
 		case 6:
-//line ticker.go:47
+//line ticker.go:44
 			f.state = 1
 			continue poll
-//line ticker_async.go:179
+//line ticker_async.go:163
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

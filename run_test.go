@@ -1,0 +1,57 @@
+package blitz_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
+)
+
+// TestRun: Run gives f's value on a runtime it starts and stops;
+// RunFallible gives a fallible future's value and error; a context that
+// ends first cancels f.
+func TestRun(t *testing.T) {
+	v, err := blitz.Run(context.Background(), future.Map(blitz.Sleep(time.Millisecond), func(struct{}) int { return 42 }))
+	if v != 42 || err != nil {
+		t.Fatalf("Run: %d, %v; want 42", v, err)
+	}
+	errBad := errors.New("bad")
+	if _, err := blitz.RunFallible(context.Background(), future.Ready(future.Fail[int](errBad))); !errors.Is(err, errBad) {
+		t.Fatalf("RunFallible: %v; want the future's error", err)
+	}
+	if v, err := blitz.RunFallible(context.Background(), future.Ready(future.Ok("x"))); v != "x" || err != nil {
+		t.Fatalf("RunFallible: %q, %v", v, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := blitz.Run(ctx, future.Pending[int]()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run with an ending context: %v; want DeadlineExceeded", err)
+	}
+}
+
+// TestNewTicker: the first tick comes one period after NewTicker, as with
+// time.NewTicker, and a period <= 0 panics with ErrConfig.
+func TestNewTicker(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 1})
+	const period = 30 * time.Millisecond
+	start := time.Now()
+	iv := blitz.NewTicker(period)
+	defer iv.Cancel()
+	if _, err := blitz.BlockOn(testCtx(t), rt.Handle(), future.Future[time.Time](iv)); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < period {
+		t.Fatalf("the first tick came after %v; want one period, %v", took, period)
+	}
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, blitz.ErrConfig) {
+			t.Fatalf("NewTicker(0) recovered %v; want ErrConfig", err)
+		}
+	}()
+	blitz.NewTicker(0)
+	t.Fatal("NewTicker(0) returned")
+}
