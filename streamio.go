@@ -155,20 +155,43 @@ func writeAllPoll(cx *future.Context, w AsyncWriter, buf []byte, n *int) (future
 // it is an AsyncFlusher (a BufWriter). Cancelling it cancels the read or
 // write in flight; bytes read but not yet written are dropped, and the
 // count written so far is not reported.
+//
+// When src is a socket of the runtime (a TCP or Unix connection), Copy
+// reads it with ReadPooled: while it waits for src it holds no buffer, so
+// an idle copy (one direction of a quiet proxied connection) costs its
+// future alone, and a buffer of the runtime's read pool is held only from
+// a read until its bytes are written. Other sources are read into a buffer
+// of Copy's own, 32 KiB as io.Copy's.
 func Copy(dst AsyncWriter, src AsyncReader) *StreamFuture[int64] {
-	return CopyBuffer(dst, src, nil)
+	c := &copyState{dst: dst, src: src}
+	switch s := src.(type) { // these types exactly: a wrapper's own PollRead must be used
+	case *TCPStream:
+		c.pooled = &s.conn
+	case *UnixStream:
+		c.pooled = &s.conn
+	case *ReadHalf:
+		if !s.closed {
+			c.pooled = s.sh.s
+		}
+	}
+	return &StreamFuture[int64]{poll: c.poll, cancel: c.cancel}
 }
 
 // CopyBuffer is Copy through buf, or through a buffer of its own if buf is
-// empty.
+// empty; it does not read with ReadPooled.
 func CopyBuffer(dst AsyncWriter, src AsyncReader, buf []byte) *StreamFuture[int64] {
 	c := &copyState{dst: dst, src: src, buf: buf}
 	return &StreamFuture[int64]{poll: c.poll, cancel: c.cancel}
 }
 
+// readPooledInto starts a pooled read in f, as ReadPooled does.
+func (c *conn) readPooledInto(f *ReadPooledFuture) { *f = ReadPooledFuture{n: c.n} }
+
 // copyState is Copy's state machine: read a chunk into buf, write it all
 // (chunk bytes, of which written are done), repeat; once src has ended
-// (srcDone, with srcErr unless it was the end of the stream), flush.
+// (srcDone, with srcErr unless it was the end of the stream), flush. With
+// pooled set, a chunk is read by a pooled read (rd, in flight while
+// reading) and written from its buffer (held), released once written.
 type copyState struct {
 	dst     AsyncWriter
 	src     AsyncReader
@@ -178,15 +201,20 @@ type copyState struct {
 	total   int64
 	srcDone bool
 	srcErr  error
+
+	pooled  *conn // src's connection, read with pooled reads; nil for other sources
+	rd      ReadPooledFuture
+	reading bool
+	held    PooledBuf
 }
 
 func (c *copyState) poll(cx *future.Context) (future.Result[int64], bool) {
-	if len(c.buf) == 0 {
+	if len(c.buf) == 0 && c.pooled == nil {
 		c.buf = make([]byte, copyBufferSize)
 	}
 	for {
 		if c.chunk == 0 && !c.srcDone {
-			res, ok := c.src.PollRead(cx, c.buf)
+			res, ok := c.read(cx)
 			if !ok {
 				return future.Result[int64]{}, false
 			}
@@ -206,6 +234,7 @@ func (c *copyState) poll(cx *future.Context) (future.Result[int64], bool) {
 				return future.Result[int64]{}, false
 			}
 			c.chunk = 0
+			c.release()
 			if res.Err != nil {
 				return future.Result[int64]{Value: c.total, Err: res.Err}, true
 			}
@@ -216,6 +245,38 @@ func (c *copyState) poll(cx *future.Context) (future.Result[int64], bool) {
 			}
 			return c.flush(cx)
 		}
+	}
+}
+
+// read reads the next chunk into c.buf: with a pooled read, c.buf is the
+// pool buffer's bytes, held until release.
+func (c *copyState) read(cx *future.Context) (future.Result[int], bool) {
+	if c.pooled == nil {
+		return c.src.PollRead(cx, c.buf)
+	}
+	if !c.reading {
+		c.pooled.readPooledInto(&c.rd)
+		c.reading = true
+	}
+	res, ok := c.rd.Poll(cx)
+	if !ok {
+		return future.Result[int]{}, false
+	}
+	c.reading = false
+	c.held = res.Value
+	c.buf = c.held.Bytes()
+	n := len(c.buf)
+	if n == 0 {
+		c.release() // an end or an error may still hold a buffer of the pool
+	}
+	return future.Result[int]{Value: n, Err: res.Err}, true
+}
+
+// release gives back the pool buffer of the chunk written, if any.
+func (c *copyState) release() {
+	if c.pooled != nil {
+		c.held.Release()
+		c.held, c.buf = PooledBuf{}, nil
 	}
 }
 
@@ -233,13 +294,21 @@ func (c *copyState) flush(cx *future.Context) (future.Result[int64], bool) {
 	return future.Ok(c.total), true
 }
 
-// cancel cancels the read, or the write or flush, in flight.
+// cancel cancels the read, or the write or flush, in flight, and gives
+// back a pool buffer held.
 func (c *copyState) cancel() {
-	if c.chunk == 0 && !c.srcDone {
+	switch {
+	case c.chunk == 0 && !c.srcDone && c.pooled != nil:
+		if c.reading {
+			c.rd.Cancel()
+			c.reading = false
+		}
+	case c.chunk == 0 && !c.srcDone:
 		c.src.CancelRead()
-	} else {
+	default:
 		c.dst.CancelWrite()
 	}
+	c.release()
 }
 
 // LimitReader returns an AsyncReader that reads from r and ends (io.EOF)
