@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/blitz-go/blitz/future"
 )
@@ -31,9 +32,29 @@ const (
 //
 // A cancelled operation loses nothing: the bytes it gathered stay in the
 // reader for the next one.
+//
+// Over a runtime socket (a *TCPStream, *UnixStream or *ReadHalf), a
+// BufReader whose buffer is empty waits with a pooled read (see
+// ReadPooled) and gives its buffer back to a pool shared by the process
+// meanwhile: a connection idle between requests holds no buffer, only the
+// reader itself. The bytes that arrive are copied into a buffer taken back
+// from that pool.
 type BufReader struct {
 	src AsyncReader
-	buf []byte
+	buf []byte // nil while an idle reader over a socket holds none
+	// size is the buffer's size; arr is the buffer when it came from
+	// bufPool (size == defaultBufSize), nil otherwise.
+	size int
+	arr  *[defaultBufSize]byte
+	// sock is src's connection when src is a runtime socket, read with
+	// pooled reads when the buffer is empty; rd is that read, in flight
+	// while waiting; held is the pool buffer of the bytes it brought that
+	// did not fit in buf yet, from heldOff on.
+	sock    *conn
+	rd      ReadPooledFuture
+	waiting bool
+	held    PooledBuf
+	heldOff int
 	// buf[r:w] are buffered; partial holds the first bytes of a line or
 	// piece longer than the buffer, served before buf[r:w].
 	r, w    int
@@ -54,7 +75,56 @@ func NewBufReader(src AsyncReader, size int) *BufReader {
 		size = defaultBufSize
 	}
 	size = max(size, minBufSize)
-	return &BufReader{src: src, buf: make([]byte, size), maxLine: defaultMaxLine}
+	b := &BufReader{src: src, size: size, maxLine: defaultMaxLine, sock: pooledConn(src)}
+	if b.sock == nil {
+		b.buf = make([]byte, size)
+	}
+	return b
+}
+
+// pooledConn returns src's connection when src is a runtime socket that
+// pooled reads can read, nil otherwise. Only these types exactly: a type
+// that embeds one may read otherwise, through a PollRead of its own.
+func pooledConn(src AsyncReader) *conn {
+	switch s := src.(type) {
+	case *TCPStream:
+		return &s.conn
+	case *UnixStream:
+		return &s.conn
+	case *ReadHalf:
+		if !s.closed {
+			return s.sh.s
+		}
+	}
+	return nil
+}
+
+// bufPool holds the default-sized buffers of the BufReaders that wait
+// idle on a socket.
+var bufPool = sync.Pool{New: func() any { return new([defaultBufSize]byte) }}
+
+// takeBuf gives the reader a buffer if it has none (from bufPool when of
+// the default size).
+func (b *BufReader) takeBuf() {
+	if b.buf != nil {
+		return
+	}
+	if b.size == defaultBufSize {
+		b.arr = bufPool.Get().(*[defaultBufSize]byte)
+		b.buf = b.arr[:]
+		return
+	}
+	b.buf = make([]byte, b.size)
+}
+
+// dropBuf gives an empty buffer back to bufPool (or to the collector), for
+// a reader about to wait idle.
+func (b *BufReader) dropBuf() {
+	if b.arr != nil {
+		bufPool.Put(b.arr)
+	}
+	b.arr, b.buf = nil, nil
+	b.r, b.w = 0, 0
 }
 
 // SetMaxLine sets the longest line ReadLine accepts (64 KiB by default);
@@ -62,12 +132,22 @@ func NewBufReader(src AsyncReader, size int) *BufReader {
 func (b *BufReader) SetMaxLine(n int) { b.maxLine = n }
 
 // Buffered returns how many bytes can be read without reading the source.
-func (b *BufReader) Buffered() int { return len(b.partial) + b.w - b.r }
+func (b *BufReader) Buffered() int {
+	n := len(b.partial) + b.w - b.r
+	if b.held.p != nil {
+		n += int(b.held.n) - b.heldOff
+	}
+	return n
+}
 
 // fill reads the source once into the free end of the buffer, moving the
 // buffered bytes to its front first. Ready when the read completed (b.err
 // set if it failed or the source ended).
 func (b *BufReader) fill(cx *future.Context) bool {
+	if b.sock != nil && !b.filling && (b.waiting || b.r == b.w || b.held.p != nil) {
+		return b.fillPooled(cx)
+	}
+	b.takeBuf()
 	if !b.filling {
 		if b.r > 0 {
 			b.w = copy(b.buf, b.buf[b.r:b.w])
@@ -87,14 +167,54 @@ func (b *BufReader) fill(cx *future.Context) bool {
 	return true
 }
 
+// fillPooled fills the buffer over a socket: from the bytes a pooled read
+// brought that did not fit yet, or, the buffer being empty, by a pooled
+// read, waiting without a buffer.
+func (b *BufReader) fillPooled(cx *future.Context) bool {
+	if b.held.p == nil {
+		if !b.waiting {
+			b.dropBuf()
+			b.sock.readPooledInto(&b.rd)
+			b.waiting = true
+		}
+		res, ok := b.rd.Poll(cx)
+		if !ok {
+			return false
+		}
+		b.waiting = false
+		if res.Err != nil {
+			b.err = res.Err
+		}
+		if len(res.Value.Bytes()) == 0 {
+			res.Value.Release()
+			return true
+		}
+		b.held, b.heldOff = res.Value, 0
+	}
+	b.takeBuf()
+	if b.r > 0 {
+		b.w = copy(b.buf, b.buf[b.r:b.w])
+		b.r = 0
+	}
+	data := b.held.Bytes()[b.heldOff:]
+	n := copy(b.buf[b.w:], data)
+	b.w += n
+	b.heldOff += n
+	if n == len(data) {
+		b.held.Release()
+		b.held, b.heldOff = PooledBuf{}, 0
+	}
+	return true
+}
+
 // PollRead serves buf from the buffer, filling it first if it is empty;
 // see AsyncReader.
 func (b *BufReader) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
 	if len(buf) == 0 {
 		return future.Ok(0), true
 	}
-	for b.Buffered() == 0 {
-		if b.err != nil {
+	for len(b.partial) == 0 && b.r == b.w {
+		if b.err != nil && b.held.p == nil {
 			return future.Result[int]{Err: b.err}, true
 		}
 		if !b.fill(cx) {
@@ -116,6 +236,10 @@ func (b *BufReader) CancelRead() {
 	if b.filling {
 		b.src.CancelRead()
 		b.filling = false
+	}
+	if b.waiting {
+		b.rd.Cancel() // bytes it had received stay with the socket for the next read
+		b.waiting = false
 	}
 }
 
@@ -191,11 +315,11 @@ func (b *BufReader) pollPiece(cx *future.Context, delim byte, limit int) ([]byte
 			}
 			return b.takePiece(end), nil, true
 		}
-		if limit > 0 && b.Buffered() > limit {
+		if limit > 0 && len(b.partial)+b.w-b.r > limit {
 			b.dropPiece(b.w)
 			return nil, ErrLineTooLong, true
 		}
-		if b.err != nil {
+		if b.err != nil && b.held.p == nil {
 			// Sticky: the end of the stream ends every later read too, and
 			// a failed source fails them.
 			return b.takePiece(b.w), b.err, true
