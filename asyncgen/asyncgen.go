@@ -400,9 +400,12 @@ func generateFile(pkg *packages.Package, file *ast.File, name string, opts *run)
 	}
 	sort.Slice(names, func(i, j int) bool { return fg.imports[names[i]] < fg.imports[names[j]] })
 	for _, n := range names {
-		if n == path.Base(fg.imports[n]) {
+		switch {
+		case isDotKey(n):
+			fmt.Fprintf(&buf, "\t. %q\n", fg.imports[n])
+		case n == path.Base(fg.imports[n]):
 			fmt.Fprintf(&buf, "\t%q\n", fg.imports[n])
-		} else {
+		default:
 			fmt.Fprintf(&buf, "\t%s %q\n", n, fg.imports[n])
 		}
 	}
@@ -455,14 +458,21 @@ func (fg *fileGen) qualifier(p *types.Package) string {
 		return name
 	}
 	for name, path := range fg.imports {
-		if path == p.Path() {
-			return name
+		if path == p.Path() && !isDotKey(name) && name != "_" {
+			return name // a dot import (copied code's) cannot qualify a type
 		}
 	}
 	name := fg.importName(p)
 	fg.imports[name] = p.Path()
 	return name
 }
+
+// dotKey is the key of fileGen.imports for a dot import of path: a file
+// may dot-import several packages, which one key "." could not hold.
+func dotKey(path string) string { return "." + path }
+
+// isDotKey reports whether a key of fileGen.imports is a dot import's.
+func isDotKey(name string) bool { return strings.HasPrefix(name, ".") }
 
 // importName chooses the name under which the generated file imports p,
 // which the source file does not import: p's own name, unless the

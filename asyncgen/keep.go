@@ -302,7 +302,7 @@ func (g *gen) collectImportsIn(root ast.Node, skip map[*ast.Ident]bool, dots map
 		case nil:
 		default:
 			if p := obj.Pkg(); p != nil && dots[p.Path()] && obj.Parent() == p.Scope() {
-				g.imports["."] = p.Path()
+				g.imports[dotKey(p.Path())] = p.Path()
 			}
 		}
 		return true
