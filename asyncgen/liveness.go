@@ -100,6 +100,22 @@ func (g *gen) itemEffects(it any) (uses, defs []*types.Var) {
 		if n == nil {
 			return
 		}
+		if own == nil {
+			// The variables n declares itself (a function literal's
+			// parameters and locals, in an await's operand or a
+			// condition) are not read from outside it.
+			ast.Inspect(n, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok {
+					if v, ok := g.localVar(g.info.Defs[id]); ok {
+						if own == nil {
+							own = varSet{}
+						}
+						own[v] = true
+					}
+				}
+				return true
+			})
+		}
 		ast.Inspect(n, func(m ast.Node) bool {
 			if id, ok := m.(*ast.Ident); ok && !skip[id] {
 				if v, ok := g.localVar(g.info.Uses[id]); ok && !own[v] {

@@ -1380,6 +1380,24 @@ func movedAwait(e *Env, n int) (int, error) {
 	return w + len(future.Await(MovOf(e.Str("x")))), nil
 }
 
+// An awaited call whose operand holds a function literal with parameters
+// and locals of its own: they are the literal's, not variables of the
+// function read before they are written.
+
+//blitz:async
+func litInAwait(e *Env, n int) int {
+	total := n
+	v := future.Await(future.Map(e.Val(n), func(i int) int {
+		j := i * 2
+		return j + total
+	}))
+	total += v
+	if future.Await(future.Map(e.Val(v), func(k int) bool { return k%2 == 0 })) {
+		total++
+	}
+	return total
+}
+
 // Range loops whose expression and key are used as they are, and those
 // that keep their copies.
 

@@ -10198,6 +10198,113 @@ var _ = movedAwait
 
 //line funcs_async.go:10200
 
+// litInAwaitAsyncFuture is the state machine of litInAwait: see litInAwaitAsync.
+type litInAwaitAsyncFuture struct {
+	state int32               // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int]  // the future awaited
+	aw2   future.Future[bool] // the future awaited
+	e     *Env
+	n     int
+	total int
+}
+
+// litInAwaitAsync returns litInAwait as a future: polling it runs litInAwait up to its next
+// await, and its value is what litInAwait returns.
+func litInAwaitAsync(e *Env, n int) future.Future[int] {
+	return &litInAwaitAsyncFuture{e: e, n: n}
+}
+
+// Poll runs litInAwait until it awaits a future that is not ready, or returns.
+func (f *litInAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1389
+			f.total = f.n
+//line funcs.go:1390
+			f.aw1 = future.Map(f.e.Val(f.n), func(i int) int {
+				j := i * 2
+				return j + f.total
+			})
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line funcs_async.go:10236
+		case 1:
+//line funcs.go:1390
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1394
+			f.total += v
+//line funcs.go:1395
+			f.aw2 = future.Map(f.e.Val(v), func(k int) bool { return k%2 == 0 })
+			if f.aw2 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 2
+			fallthrough
+//line funcs_async.go:10253
+		case 2:
+//line funcs.go:1395
+			tmp, ready := f.aw2.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw2 = nil
+//line funcs.go:1395
+			if tmp {
+				f.state = 3
+			} else {
+				f.state = 4
+			}
+			continue poll
+//line funcs_async.go:10268
+		case 3:
+//line funcs.go:1396
+			f.total++
+//line funcs.go:1397
+			f.state = 4
+			fallthrough
+//line funcs_async.go:10275
+		case 4:
+//line funcs.go:1398
+			f.state = -1
+			return f.total, true
+//line funcs_async.go:10280
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that litInAwait awaits, if any; litInAwait goes no further.
+func (f *litInAwaitAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	case 2:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// litInAwait is what litInAwaitAsync compiles; it is not called.
+var _ = litInAwait
+
+//line funcs_async.go:10307
+
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
 	state       int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -10240,251 +10347,251 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1388
+//line funcs.go:1406
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1389
+//line funcs.go:1407
 			f2.total = 0
-//line funcs.go:1390
+//line funcs.go:1408
 			f2.i = 0
-//line funcs.go:1390
+//line funcs.go:1408
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:10253
+//line funcs_async.go:10360
 		case 1:
-//line funcs.go:1390
+//line funcs.go:1408
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1391
+//line funcs.go:1409
 			f2.aw1 = f2.e.Val(f2.x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:10268
+//line funcs_async.go:10375
 		case 2:
-//line funcs.go:1391
+//line funcs.go:1409
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1391
+//line funcs.go:1409
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1392
+//line funcs.go:1410
 			x := f2.x * 2
-//line funcs.go:1393
+//line funcs.go:1411
 			f2.total += x
-//line funcs.go:1394
+//line funcs.go:1412
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:10285
+//line funcs_async.go:10392
 		case 3:
-//line funcs.go:1390
+//line funcs.go:1408
 			f2.i++
-//line funcs.go:1390
+//line funcs.go:1408
 			f2.state = 1
 			continue poll
-//line funcs_async.go:10292
+//line funcs_async.go:10399
 		case 4:
-//line funcs.go:1395
+//line funcs.go:1413
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1396
+//line funcs.go:1414
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1396
+//line funcs.go:1414
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:10302
+//line funcs_async.go:10409
 		case 5:
-//line funcs.go:1396
+//line funcs.go:1414
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1397
+//line funcs.go:1415
 			f2.t = []int{9}
-//line funcs.go:1398
+//line funcs.go:1416
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:10319
+//line funcs_async.go:10426
 		case 6:
-//line funcs.go:1398
+//line funcs.go:1416
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1399
+//line funcs.go:1417
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:10331
+//line funcs_async.go:10438
 		case 7:
-//line funcs.go:1396
+//line funcs.go:1414
 			f2.i2++
-//line funcs.go:1396
+//line funcs.go:1414
 			f2.state = 5
 			continue poll
-//line funcs_async.go:10338
+//line funcs_async.go:10445
 		case 8:
-//line funcs.go:1400
+//line funcs.go:1418
 			f2.u = []int{4, 5}
-//line funcs.go:1401
+//line funcs.go:1419
 			f2.p = &f2.u
-//line funcs.go:1402
+//line funcs.go:1420
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1402
+//line funcs.go:1420
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:10350
+//line funcs_async.go:10457
 		case 9:
-//line funcs.go:1402
+//line funcs.go:1420
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1403
+//line funcs.go:1421
 			*f2.p = nil
-//line funcs.go:1404
+//line funcs.go:1422
 			f2.aw1 = f2.e.Val(x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:10367
+//line funcs_async.go:10474
 		case 10:
-//line funcs.go:1404
+//line funcs.go:1422
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1405
+//line funcs.go:1423
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:10379
+//line funcs_async.go:10486
 		case 11:
-//line funcs.go:1402
+//line funcs.go:1420
 			f2.rangeIndex++
-//line funcs.go:1402
+//line funcs.go:1420
 			f2.state = 9
 			continue poll
-//line funcs_async.go:10386
+//line funcs_async.go:10493
 		case 12:
-//line funcs.go:1406
+//line funcs.go:1424
 			f2.rangeIndex2 = 0
-//line funcs.go:1406
+//line funcs.go:1424
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:10393
+//line funcs_async.go:10500
 		case 13:
-//line funcs.go:1406
+//line funcs.go:1424
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1407
+//line funcs.go:1425
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1410
+//line funcs.go:1428
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:10412
+//line funcs_async.go:10519
 		case 14:
-//line funcs.go:1410
+//line funcs.go:1428
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1411
+//line funcs.go:1429
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:10424
+//line funcs_async.go:10531
 		case 15:
-//line funcs.go:1406
+//line funcs.go:1424
 			f2.rangeIndex2++
-//line funcs.go:1406
+//line funcs.go:1424
 			f2.state = 13
 			continue poll
-//line funcs_async.go:10431
+//line funcs_async.go:10538
 		case 16:
-//line funcs.go:1412
+//line funcs.go:1430
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1412
+//line funcs.go:1430
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:10439
+//line funcs_async.go:10546
 		case 17:
-//line funcs.go:1412
+//line funcs.go:1430
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1413
+//line funcs.go:1431
 			q := &i
-//line funcs.go:1414
+//line funcs.go:1432
 			*q++
-//line funcs.go:1415
+//line funcs.go:1433
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:10458
+//line funcs_async.go:10565
 		case 18:
-//line funcs.go:1415
+//line funcs.go:1433
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1416
+//line funcs.go:1434
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:10470
+//line funcs_async.go:10577
 		case 19:
-//line funcs.go:1412
+//line funcs.go:1430
 			f2.rangeIndex3++
-//line funcs.go:1412
+//line funcs.go:1430
 			f2.state = 17
 			continue poll
-//line funcs_async.go:10477
+//line funcs_async.go:10584
 		case 20:
-//line funcs.go:1417
+//line funcs.go:1435
 			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1418
+//line funcs.go:1436
 			f2.i3 = 0
-//line funcs.go:1418
+//line funcs.go:1436
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:10486
+//line funcs_async.go:10593
 		case 21:
-//line funcs.go:1418
+//line funcs.go:1436
 			if f2.i3 >= len(f2.str) {
 				f2.state = 24
 				continue poll
@@ -10492,130 +10599,130 @@ poll:
 			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
 			f2.rangeNext = f2.i3 + width
 			f2.r = r2
-//line funcs.go:1419
+//line funcs.go:1437
 			f2.aw1 = f2.e.Val(f2.i3)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:10503
+//line funcs_async.go:10610
 		case 22:
-//line funcs.go:1419
+//line funcs.go:1437
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1419
+//line funcs.go:1437
 			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1420
+//line funcs.go:1438
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:10516
+//line funcs_async.go:10623
 		case 23:
-//line funcs.go:1418
+//line funcs.go:1436
 			f2.i3 = f2.rangeNext
-//line funcs.go:1418
+//line funcs.go:1436
 			f2.state = 21
 			continue poll
-//line funcs_async.go:10523
+//line funcs_async.go:10630
 		case 24:
-//line funcs.go:1421
+//line funcs.go:1439
 			f2.fs = nil
-//line funcs.go:1422
+//line funcs.go:1440
 			f2.rangeIndex4 = 0
-//line funcs.go:1422
+//line funcs.go:1440
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:10532
+//line funcs_async.go:10639
 		case 25:
-//line funcs.go:1422
+//line funcs.go:1440
 			if f2.rangeIndex4 >= len(f2.s) {
 				f2.state = 28
 				continue poll
 			}
 			i := f2.rangeIndex4
 			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1423
+//line funcs.go:1441
 			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1424
+//line funcs.go:1442
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:10550
+//line funcs_async.go:10657
 		case 26:
-//line funcs.go:1424
+//line funcs.go:1442
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1425
+//line funcs.go:1443
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:10561
+//line funcs_async.go:10668
 		case 27:
-//line funcs.go:1422
+//line funcs.go:1440
 			f2.rangeIndex4++
-//line funcs.go:1422
+//line funcs.go:1440
 			f2.state = 25
 			continue poll
-//line funcs_async.go:10568
+//line funcs_async.go:10675
 		case 28:
-//line funcs.go:1426
+//line funcs.go:1444
 			for _, f := range f2.fs {
 				f2.total += f()
 			}
-//line funcs.go:1429
+//line funcs.go:1447
 			f2.k = f2.n % 4
-//line funcs.go:1430
+//line funcs.go:1448
 			f2.i4 = 0
-//line funcs.go:1430
+//line funcs.go:1448
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:10581
+//line funcs_async.go:10688
 		case 29:
-//line funcs.go:1430
+//line funcs.go:1448
 			if f2.i4 >= f2.k {
 				f2.state = 32
 				continue poll
 			}
-//line funcs.go:1431
+//line funcs.go:1449
 			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:10595
+//line funcs_async.go:10702
 		case 30:
-//line funcs.go:1431
+//line funcs.go:1449
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1432
+//line funcs.go:1450
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:10607
+//line funcs_async.go:10714
 		case 31:
-//line funcs.go:1430
+//line funcs.go:1448
 			f2.i4++
-//line funcs.go:1430
+//line funcs.go:1448
 			f2.state = 29
 			continue poll
-//line funcs_async.go:10614
+//line funcs_async.go:10721
 		case 32:
-//line funcs.go:1433
+//line funcs.go:1451
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:10619
+//line funcs_async.go:10726
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10639,7 +10746,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:10643
+//line funcs_async.go:10750
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -10670,286 +10777,286 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1441
+//line funcs.go:1459
 			f.total = 0
-//line funcs.go:1442
+//line funcs.go:1460
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1442
+//line funcs.go:1460
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10682
+//line funcs_async.go:10789
 		case 1:
-//line funcs.go:1442
+//line funcs.go:1460
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1443
+//line funcs.go:1461
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1444
+//line funcs.go:1462
 			switch {
-//line funcs.go:1445
+//line funcs.go:1463
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1447
+//line funcs.go:1465
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10703
+//line funcs_async.go:10810
 		case 2:
-//line funcs.go:1446
+//line funcs.go:1464
 			f.aw1 = f.e.Val(f.v)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10712
+//line funcs_async.go:10819
 		case 3:
-//line funcs.go:1448
+//line funcs.go:1466
 			w := f.v / 2
-//line funcs.go:1449
+//line funcs.go:1467
 			f.aw1 = f.e.Val(w)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10723
+//line funcs_async.go:10830
 		case 4:
-//line funcs.go:1451
+//line funcs.go:1469
 			f.total += f.v
-//line funcs.go:1452
+//line funcs.go:1470
 			f.state = 7
 			continue poll
-//line funcs_async.go:10730
+//line funcs_async.go:10837
 		case 5:
-//line funcs.go:1446
+//line funcs.go:1464
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1452
+//line funcs.go:1470
 			f.state = 7
 			continue poll
-//line funcs_async.go:10742
+//line funcs_async.go:10849
 		case 6:
-//line funcs.go:1449
+//line funcs.go:1467
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1449
+//line funcs.go:1467
 			f.total += tmp + f.v
-//line funcs.go:1452
+//line funcs.go:1470
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10755
+//line funcs_async.go:10862
 		case 7:
-//line funcs.go:1453
+//line funcs.go:1471
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1454
+//line funcs.go:1472
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10766
+//line funcs_async.go:10873
 		case 8:
-//line funcs.go:1455
+//line funcs.go:1473
 			f.aw1 = f.e.Val(k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10775
+//line funcs_async.go:10882
 		case 9:
-//line funcs.go:1455
+//line funcs.go:1473
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1456
+//line funcs.go:1474
 			f.state = 11
 			continue poll
-//line funcs_async.go:10786
+//line funcs_async.go:10893
 		case 10:
-//line funcs.go:1458
+//line funcs.go:1476
 			f.total += k
-//line funcs.go:1459
+//line funcs.go:1477
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10793
+//line funcs_async.go:10900
 		case 11:
-//line funcs.go:1442
+//line funcs.go:1460
 			f.i++
-//line funcs.go:1442
+//line funcs.go:1460
 			f.state = 1
 			continue poll
-//line funcs_async.go:10800
+//line funcs_async.go:10907
 		case 12:
-//line funcs.go:1460
+//line funcs.go:1478
 			f.last = -1
-//line funcs.go:1461
+//line funcs.go:1479
 			f.i2 = 0
-//line funcs.go:1461
+//line funcs.go:1479
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10809
+//line funcs_async.go:10916
 		case 13:
-//line funcs.go:1461
+//line funcs.go:1479
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1462
+//line funcs.go:1480
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1466
+//line funcs.go:1484
 			f.aw1 = f.e.Val(f.i2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10829
+//line funcs_async.go:10936
 		case 14:
-//line funcs.go:1466
+//line funcs.go:1484
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1467
+//line funcs.go:1485
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10840
+//line funcs_async.go:10947
 		case 15:
-//line funcs.go:1461
+//line funcs.go:1479
 			f.i2++
-//line funcs.go:1461
+//line funcs.go:1479
 			f.state = 13
 			continue poll
-//line funcs_async.go:10847
+//line funcs_async.go:10954
 		case 16:
-//line funcs.go:1468
+//line funcs.go:1486
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10856
+//line funcs_async.go:10963
 		case 17:
-//line funcs.go:1469
+//line funcs.go:1487
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1470
+//line funcs.go:1488
 			switch {
-//line funcs.go:1471
+//line funcs.go:1489
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10869
+//line funcs_async.go:10976
 		case 18:
-//line funcs.go:1477
+//line funcs.go:1495
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1478
+//line funcs.go:1496
 			switch {
-//line funcs.go:1479
+//line funcs.go:1497
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10882
+//line funcs_async.go:10989
 		case 19:
-//line funcs.go:1472
+//line funcs.go:1490
 			f.total += x2
-//line funcs.go:1475
+//line funcs.go:1493
 			f.state = 22
 			continue poll
-//line funcs_async.go:10889
+//line funcs_async.go:10996
 		case 20:
-//line funcs.go:1474
+//line funcs.go:1492
 			f.aw1 = f.e.Val(x2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:10898
+//line funcs_async.go:11005
 		case 21:
-//line funcs.go:1474
+//line funcs.go:1492
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1475
+//line funcs.go:1493
 			f.state = 22
 			fallthrough
-//line funcs_async.go:10910
+//line funcs_async.go:11017
 		case 22:
-//line funcs.go:1476
+//line funcs.go:1494
 			f.state = 27
 			continue poll
-//line funcs_async.go:10915
+//line funcs_async.go:11022
 		case 23:
-//line funcs.go:1480
+//line funcs.go:1498
 			f.total -= x3
-//line funcs.go:1483
+//line funcs.go:1501
 			f.state = 26
 			continue poll
-//line funcs_async.go:10922
+//line funcs_async.go:11029
 		case 24:
-//line funcs.go:1482
+//line funcs.go:1500
 			f.aw1 = f.e.Val(x3 + 1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:10931
+//line funcs_async.go:11038
 		case 25:
-//line funcs.go:1482
+//line funcs.go:1500
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1483
+//line funcs.go:1501
 			f.state = 26
 			fallthrough
-//line funcs_async.go:10943
+//line funcs_async.go:11050
 		case 26:
-//line funcs.go:1484
+//line funcs.go:1502
 			f.state = 27
 			fallthrough
-//line funcs_async.go:10948
+//line funcs_async.go:11055
 		case 27:
-//line funcs.go:1485
+//line funcs.go:1503
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:10953
+//line funcs_async.go:11060
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10973,7 +11080,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:10977
+//line funcs_async.go:11084
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -11018,9 +11125,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1492
+//line funcs.go:1510
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:11024
+//line funcs_async.go:11131
 	}
 }
 
@@ -11029,30 +11136,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1490
+//line funcs.go:1508
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1491
+//line funcs.go:1509
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11038
+//line funcs_async.go:11145
 		case 1:
-//line funcs.go:1491
+//line funcs.go:1509
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1492
+//line funcs.go:1510
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1493
+//line funcs.go:1511
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1494
+//line funcs.go:1512
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11054
+//line funcs_async.go:11161
 		case 2:
-//line funcs.go:1494
+//line funcs.go:1512
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -11061,7 +11168,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:11065
+//line funcs_async.go:11172
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11087,7 +11194,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:11091
+//line funcs_async.go:11198
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -11110,39 +11217,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1499
+//line funcs.go:1517
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1500
+//line funcs.go:1518
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11119
+//line funcs_async.go:11226
 		case 1:
-//line funcs.go:1500
+//line funcs.go:1518
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1501
+//line funcs.go:1519
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1502
+//line funcs.go:1520
 			f.a = ValueOf[int](nil)
-//line funcs.go:1503
+//line funcs.go:1521
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11135
+//line funcs_async.go:11242
 		case 2:
-//line funcs.go:1503
+//line funcs.go:1521
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1503
+//line funcs.go:1521
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:11146
+//line funcs_async.go:11253
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11169,7 +11276,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:11173
+//line funcs_async.go:11280
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -11195,111 +11302,111 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1508
+//line funcs.go:1526
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11206
+//line funcs_async.go:11313
 		case 1:
-//line funcs.go:1508
+//line funcs.go:1526
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1508
+//line funcs.go:1526
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1509
+//line funcs.go:1527
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1510
+//line funcs.go:1528
 			f.total = 0
-//line funcs.go:1511
+//line funcs.go:1529
 			f.i = 0
-//line funcs.go:1511
+//line funcs.go:1529
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11225
+//line funcs_async.go:11332
 		case 2:
-//line funcs.go:1511
+//line funcs.go:1529
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1512
+//line funcs.go:1530
 			f.total += f.i
-//line funcs.go:1513
+//line funcs.go:1531
 			f.state = 3
 			fallthrough
-//line funcs_async.go:11237
+//line funcs_async.go:11344
 		case 3:
-//line funcs.go:1511
+//line funcs.go:1529
 			f.aw1 = f.e.Val(1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:11246
+//line funcs_async.go:11353
 		case 4:
-//line funcs.go:1511
+//line funcs.go:1529
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1511
+//line funcs.go:1529
 			f.state = 2
 			continue poll
-//line funcs_async.go:11258
+//line funcs_async.go:11365
 		case 5:
-//line funcs.go:1514
+//line funcs.go:1532
 			f.k = 0
-//line funcs.go:1514
+//line funcs.go:1532
 			f.state = 6
 			fallthrough
-//line funcs_async.go:11265
+//line funcs_async.go:11372
 		case 6:
-//line funcs.go:1514
+//line funcs.go:1532
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1515
+//line funcs.go:1533
 			f.aw1 = f.e.Val(f.k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11279
+//line funcs_async.go:11386
 		case 7:
-//line funcs.go:1515
+//line funcs.go:1533
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1516
+//line funcs.go:1534
 			f.state = 8
 			fallthrough
-//line funcs_async.go:11291
+//line funcs_async.go:11398
 		case 8:
-//line funcs.go:1514
+//line funcs.go:1532
 			f.k++
-//line funcs.go:1514
+//line funcs.go:1532
 			f.state = 6
 			continue poll
-//line funcs_async.go:11298
+//line funcs_async.go:11405
 		case 9:
-//line funcs.go:1517
+//line funcs.go:1535
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:11303
+//line funcs_async.go:11410
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11323,7 +11430,7 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:11327
+//line funcs_async.go:11434
 
 // The local constants of localConsts.
 const (
@@ -11350,7 +11457,7 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:11354
+//line funcs_async.go:11461
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -11395,9 +11502,9 @@ func (f *localConstsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1533
+//line funcs.go:1551
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:11401
+//line funcs_async.go:11508
 	}
 }
 
@@ -11406,29 +11513,29 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1531
+//line funcs.go:1549
 			var buf [5]byte
-//line funcs.go:1532
+//line funcs.go:1550
 			_ = buf
-//line funcs.go:1533
+//line funcs.go:1551
 			f.defer1Arg2 = localConstsAsyncFuture_limit
 			f.deferBits |= 1
-//line funcs.go:1534
+//line funcs.go:1552
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11424
+//line funcs_async.go:11531
 		case 1:
-//line funcs.go:1534
+//line funcs.go:1552
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1535
+//line funcs.go:1553
 			if x > localConstsAsyncFuture_limit {
 
 				f.e.Note("over %s", localConstsAsyncFuture_limit2)
@@ -11439,31 +11546,31 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 					return v2, true
 				}
 			}
-//line funcs.go:1540
+//line funcs.go:1558
 			scale := func(v int) int { return v * localConstsAsyncFuture_size }
-//line funcs.go:1541
+//line funcs.go:1559
 			f.aw1 = f.e.Val(scale(x))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11452
+//line funcs_async.go:11559
 		case 2:
-//line funcs.go:1541
+//line funcs.go:1559
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1543
+//line funcs.go:1561
 			{
 				v2 := future.Result[string]{Value: fmt.Sprintf("%s %d %v", localConstsAsyncFuture_msg, y+localConstsAsyncFuture_limit, localConstsAsyncFuture_tue), Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:11467
+//line funcs_async.go:11574
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11489,7 +11596,7 @@ func (f *localConstsAsyncFuture) Cancel() {
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
 
-//line funcs_async.go:11493
+//line funcs_async.go:11600
 
 // nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
 type nilFuturesAsyncFuture struct {
@@ -11512,16 +11619,16 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1552
+//line funcs.go:1570
 			f.aw1 = f.e.MaybeFallible(f.n)
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11523
+//line funcs_async.go:11630
 		case 1:
-//line funcs.go:1552
+//line funcs.go:1570
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -11529,30 +11636,30 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			f.aw1 = nil
 			var err error
 			f.v, err = v2.Value, v2.Err
-//line funcs.go:1553
+//line funcs.go:1571
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: fmt.Errorf("try: %w", err)}, true
 			}
-//line funcs.go:1556
+//line funcs.go:1574
 			f.aw2 = f.e.MaybeVal(f.n)
 			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11545
+//line funcs_async.go:11652
 		case 2:
-//line funcs.go:1556
+//line funcs.go:1574
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1556
+//line funcs.go:1574
 			f.state = -1
 			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
-//line funcs_async.go:11556
+//line funcs_async.go:11663
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/blitz-go/blitz/asyncgen/internal/equiv/hook"
+	"github.com/blitz-go/blitz/future"
 )
 
 func sequenceRef(e *Env, a int) int {
@@ -1165,6 +1166,19 @@ func movedAwaitRef(e *Env, n int) (int, error) {
 		return w, err
 	}
 	return w + len(awaitRef(MovOf(e.Str("x")))), nil
+}
+
+func litInAwaitRef(e *Env, n int) int {
+	total := n
+	v := awaitRef(future.Map(e.Val(n), func(i int) int {
+		j := i * 2
+		return j + total
+	}))
+	total += v
+	if awaitRef(future.Map(e.Val(v), func(k int) bool { return k%2 == 0 })) {
+		total++
+	}
+	return total
 }
 
 func rangeDirectRef(e *Env, n int) int {
