@@ -9,6 +9,8 @@ import (
 	"go/types"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 )
 
 // blocksNaming returns, for every local variable of the function that a
@@ -132,14 +134,12 @@ func (g *gen) namesInCopied(name string) bool {
 	case "future", "true", "append":
 		return true
 	}
-	if _, ok := types.Universe.Lookup(name).(*types.TypeName); ok {
-		return true
-	}
-	if _, ok := g.pkg.Scope().Lookup(name).(*types.TypeName); ok {
-		return true
-	}
-	for _, n := range g.byPath {
-		if n == name {
+	// A return names the result type, as printed (int, error,
+	// pkg.Type, future.Result[...]).
+	for _, tok := range strings.FieldsFunc(g.resType, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if tok == name {
 			return true
 		}
 	}

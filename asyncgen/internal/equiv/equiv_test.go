@@ -257,6 +257,8 @@ var cases = []struct {
 		func(e *Env, n int) string { return show(addrAwaitRef(e, n)) }},
 	{"addrAwaitLoop", func(e *Env, n int) future.Future[string] { return gen(addrAwaitLoopAsync(e, n)) },
 		func(e *Env, n int) string { return show(addrAwaitLoopRef(e, n), nil) }},
+	{"shadowTypeInLoop", func(e *Env, n int) future.Future[string] { return gen(shadowTypeInLoopAsync(e, n)) },
+		func(e *Env, n int) string { return show(shadowTypeInLoopRef(e, n)) }},
 	{"litInAwait", func(e *Env, n int) future.Future[string] { return gen(litInAwaitAsync(e, n)) },
 		func(e *Env, n int) string { return show(litInAwaitRef(e, n), nil) }},
 	{"movedAwait", func(e *Env, n int) future.Future[string] { return gen(movedAwaitAsync(e, n)) },

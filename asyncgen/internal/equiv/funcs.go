@@ -1380,6 +1380,22 @@ func movedAwait(e *Env, n int) (int, error) {
 	return w + len(future.Await(MovOf(e.Str("x")))), nil
 }
 
+// A loop copied as it is (no await in it) that returns, with variables
+// named after predeclared types that the result type does not name: the
+// generated return names only the result type.
+
+//blitz:async
+func shadowTypeInLoop(e *Env, n int) (int, error) {
+	v := future.Await(e.Val(n))
+	for i := range 4 {
+		rune, string := i+v, "big"
+		if rune > 5 {
+			return rune, fmt.Errorf("%s: %d", string, rune)
+		}
+	}
+	return v, nil
+}
+
 // An awaited call whose operand holds a function literal with parameters
 // and locals of its own: they are the literal's, not variables of the
 // function read before they are written.

@@ -10198,6 +10198,77 @@ var _ = movedAwait
 
 //line funcs_async.go:10200
 
+// shadowTypeInLoopAsyncFuture is the state machine of shadowTypeInLoop: see shadowTypeInLoopAsync.
+type shadowTypeInLoopAsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	e     *Env
+	n     int
+}
+
+// shadowTypeInLoopAsync returns shadowTypeInLoop as a future: polling it runs shadowTypeInLoop up to its next
+// await, and its value is what shadowTypeInLoop returns.
+func shadowTypeInLoopAsync(e *Env, n int) future.Future[future.Result[int]] {
+	return &shadowTypeInLoopAsyncFuture{e: e, n: n}
+}
+
+// Poll runs shadowTypeInLoop until it awaits a future that is not ready, or returns.
+func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line funcs.go:1389
+			f.aw1 = f.e.Val(f.n)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line funcs_async.go:10228
+		case 1:
+//line funcs.go:1389
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line funcs.go:1390
+			for i := range 4 {
+				rune, string := i+v, "big"
+				if rune > 5 {
+					f.state = -1
+					return future.Result[int]{Value: rune, Err: fmt.Errorf("%s: %d", string, rune)}, true
+				}
+			}
+//line funcs.go:1396
+			f.state = -1
+			return future.Result[int]{Value: v, Err: nil}, true
+//line funcs_async.go:10247
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shadowTypeInLoop awaits, if any; shadowTypeInLoop goes no further.
+func (f *shadowTypeInLoopAsyncFuture) Cancel() {
+	switch f.state {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+	if f.state != -1 {
+		f.state = -2
+	}
+}
+
+// shadowTypeInLoop is what shadowTypeInLoopAsync compiles; it is not called.
+var _ = shadowTypeInLoop
+
+//line funcs_async.go:10271
+
 // litInAwaitAsyncFuture is the state machine of litInAwait: see litInAwaitAsync.
 type litInAwaitAsyncFuture struct {
 	state int32               // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -10220,9 +10291,9 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1389
+//line funcs.go:1405
 			f.total = f.n
-//line funcs.go:1390
+//line funcs.go:1406
 			f.aw1 = future.Map(f.e.Val(f.n), func(i int) int {
 				j := i * 2
 				return j + f.total
@@ -10232,51 +10303,51 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10236
+//line funcs_async.go:10307
 		case 1:
-//line funcs.go:1390
+//line funcs.go:1406
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1394
+//line funcs.go:1410
 			f.total += v
-//line funcs.go:1395
+//line funcs.go:1411
 			f.aw2 = future.Map(f.e.Val(v), func(k int) bool { return k%2 == 0 })
 			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10253
+//line funcs_async.go:10324
 		case 2:
-//line funcs.go:1395
+//line funcs.go:1411
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1395
+//line funcs.go:1411
 			if tmp {
 				f.state = 3
 			} else {
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10268
+//line funcs_async.go:10339
 		case 3:
-//line funcs.go:1396
+//line funcs.go:1412
 			f.total++
-//line funcs.go:1397
+//line funcs.go:1413
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10275
+//line funcs_async.go:10346
 		case 4:
-//line funcs.go:1398
+//line funcs.go:1414
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10280
+//line funcs_async.go:10351
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10303,7 +10374,7 @@ func (f *litInAwaitAsyncFuture) Cancel() {
 // litInAwait is what litInAwaitAsync compiles; it is not called.
 var _ = litInAwait
 
-//line funcs_async.go:10307
+//line funcs_async.go:10378
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -10347,359 +10418,222 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line funcs.go:1406
+//line funcs.go:1422
 			f2.s = []int{f2.n, f2.n + 1, f2.n + 2}
-//line funcs.go:1407
+//line funcs.go:1423
 			f2.total = 0
-//line funcs.go:1408
+//line funcs.go:1424
 			f2.i = 0
-//line funcs.go:1408
+//line funcs.go:1424
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:10360
+//line funcs_async.go:10431
 		case 1:
-//line funcs.go:1408
+//line funcs.go:1424
 			if f2.i >= len(f2.s) {
 				f2.state = 4
 				continue poll
 			}
 			f2.x = f2.s[f2.i]
-//line funcs.go:1409
+//line funcs.go:1425
 			f2.aw1 = f2.e.Val(f2.x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:10375
+//line funcs_async.go:10446
 		case 2:
-//line funcs.go:1409
+//line funcs.go:1425
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line funcs.go:1409
+//line funcs.go:1425
 			f2.total += tmp * (f2.i + 1)
-//line funcs.go:1410
+//line funcs.go:1426
 			x := f2.x * 2
-//line funcs.go:1411
+//line funcs.go:1427
 			f2.total += x
-//line funcs.go:1412
+//line funcs.go:1428
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:10392
+//line funcs_async.go:10463
 		case 3:
-//line funcs.go:1408
+//line funcs.go:1424
 			f2.i++
-//line funcs.go:1408
+//line funcs.go:1424
 			f2.state = 1
 			continue poll
-//line funcs_async.go:10399
+//line funcs_async.go:10470
 		case 4:
-//line funcs.go:1413
+//line funcs.go:1429
 			f2.t = []int{1, 2, 3}
-//line funcs.go:1414
+//line funcs.go:1430
 			f2.rangeValue = f2.t
 			f2.i2 = 0
-//line funcs.go:1414
+//line funcs.go:1430
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:10409
+//line funcs_async.go:10480
 		case 5:
-//line funcs.go:1414
+//line funcs.go:1430
 			if f2.i2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			x := f2.rangeValue[f2.i2]
-//line funcs.go:1415
+//line funcs.go:1431
 			f2.t = []int{9}
-//line funcs.go:1416
+//line funcs.go:1432
 			f2.aw1 = f2.e.Val(x + f2.i2)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:10426
+//line funcs_async.go:10497
 		case 6:
-//line funcs.go:1416
+//line funcs.go:1432
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1417
+//line funcs.go:1433
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:10438
+//line funcs_async.go:10509
 		case 7:
-//line funcs.go:1414
+//line funcs.go:1430
 			f2.i2++
-//line funcs.go:1414
+//line funcs.go:1430
 			f2.state = 5
 			continue poll
-//line funcs_async.go:10445
+//line funcs_async.go:10516
 		case 8:
-//line funcs.go:1418
+//line funcs.go:1434
 			f2.u = []int{4, 5}
-//line funcs.go:1419
+//line funcs.go:1435
 			f2.p = &f2.u
-//line funcs.go:1420
+//line funcs.go:1436
 			f2.rangeValue2 = f2.u
 			f2.rangeIndex = 0
-//line funcs.go:1420
+//line funcs.go:1436
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:10457
+//line funcs_async.go:10528
 		case 9:
-//line funcs.go:1420
+//line funcs.go:1436
 			if f2.rangeIndex >= len(f2.rangeValue2) {
 				f2.state = 12
 				continue poll
 			}
 			x := f2.rangeValue2[f2.rangeIndex]
-//line funcs.go:1421
+//line funcs.go:1437
 			*f2.p = nil
-//line funcs.go:1422
+//line funcs.go:1438
 			f2.aw1 = f2.e.Val(x)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:10474
+//line funcs_async.go:10545
 		case 10:
-//line funcs.go:1422
+//line funcs.go:1438
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1423
+//line funcs.go:1439
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:10486
+//line funcs_async.go:10557
 		case 11:
-//line funcs.go:1420
+//line funcs.go:1436
 			f2.rangeIndex++
-//line funcs.go:1420
+//line funcs.go:1436
 			f2.state = 9
 			continue poll
-//line funcs_async.go:10493
+//line funcs_async.go:10564
 		case 12:
-//line funcs.go:1424
+//line funcs.go:1440
 			f2.rangeIndex2 = 0
-//line funcs.go:1424
+//line funcs.go:1440
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:10500
+//line funcs_async.go:10571
 		case 13:
-//line funcs.go:1424
+//line funcs.go:1440
 			if f2.rangeIndex2 >= f2.n {
 				f2.state = 16
 				continue poll
 			}
 			i := f2.rangeIndex2
-//line funcs.go:1425
+//line funcs.go:1441
 			if i%2 == 0 {
 				i += 3
 			}
-//line funcs.go:1428
+//line funcs.go:1444
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:10519
+//line funcs_async.go:10590
 		case 14:
-//line funcs.go:1428
+//line funcs.go:1444
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
 			f2.total += v
-//line funcs.go:1429
+//line funcs.go:1445
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:10531
+//line funcs_async.go:10602
 		case 15:
-//line funcs.go:1424
+//line funcs.go:1440
 			f2.rangeIndex2++
-//line funcs.go:1424
+//line funcs.go:1440
 			f2.state = 13
 			continue poll
-//line funcs_async.go:10538
+//line funcs_async.go:10609
 		case 16:
-//line funcs.go:1430
+//line funcs.go:1446
 			f2.rangeValue3 = len(f2.s)
 			f2.rangeIndex3 = 0
-//line funcs.go:1430
+//line funcs.go:1446
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:10546
+//line funcs_async.go:10617
 		case 17:
-//line funcs.go:1430
+//line funcs.go:1446
 			if f2.rangeIndex3 >= f2.rangeValue3 {
 				f2.state = 20
 				continue poll
 			}
 			i := f2.rangeIndex3
-//line funcs.go:1431
+//line funcs.go:1447
 			q := &i
-//line funcs.go:1432
+//line funcs.go:1448
 			*q++
-//line funcs.go:1433
+//line funcs.go:1449
 			f2.aw1 = f2.e.Val(i)
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:10565
+//line funcs_async.go:10636
 		case 18:
-//line funcs.go:1433
-			v, ready := f2.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f2.aw1 = nil
-			f2.total += v
-//line funcs.go:1434
-			f2.state = 19
-			fallthrough
-//line funcs_async.go:10577
-		case 19:
-//line funcs.go:1430
-			f2.rangeIndex3++
-//line funcs.go:1430
-			f2.state = 17
-			continue poll
-//line funcs_async.go:10584
-		case 20:
-//line funcs.go:1435
-			f2.str = "héllo"[f2.n%2:]
-//line funcs.go:1436
-			f2.i3 = 0
-//line funcs.go:1436
-			f2.state = 21
-			fallthrough
-//line funcs_async.go:10593
-		case 21:
-//line funcs.go:1436
-			if f2.i3 >= len(f2.str) {
-				f2.state = 24
-				continue poll
-			}
-			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
-			f2.rangeNext = f2.i3 + width
-			f2.r = r2
-//line funcs.go:1437
-			f2.aw1 = f2.e.Val(f2.i3)
-			if f2.aw1 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f2.state = 22
-			fallthrough
-//line funcs_async.go:10610
-		case 22:
-//line funcs.go:1437
-			tmp2, ready := f2.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f2.aw1 = nil
-//line funcs.go:1437
-			f2.total += tmp2 + int(f2.r)%7
-//line funcs.go:1438
-			f2.state = 23
-			fallthrough
-//line funcs_async.go:10623
-		case 23:
-//line funcs.go:1436
-			f2.i3 = f2.rangeNext
-//line funcs.go:1436
-			f2.state = 21
-			continue poll
-//line funcs_async.go:10630
-		case 24:
-//line funcs.go:1439
-			f2.fs = nil
-//line funcs.go:1440
-			f2.rangeIndex4 = 0
-//line funcs.go:1440
-			f2.state = 25
-			fallthrough
-//line funcs_async.go:10639
-		case 25:
-//line funcs.go:1440
-			if f2.rangeIndex4 >= len(f2.s) {
-				f2.state = 28
-				continue poll
-			}
-			i := f2.rangeIndex4
-			x := f2.s[f2.rangeIndex4]
-//line funcs.go:1441
-			f2.fs = append(f2.fs, func() int { return i * x })
-//line funcs.go:1442
-			f2.aw1 = f2.e.Val(i)
-			if f2.aw1 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f2.state = 26
-			fallthrough
-//line funcs_async.go:10657
-		case 26:
-//line funcs.go:1442
-			_, ready := f2.aw1.Poll(cx)
-			if !ready {
-				return
-			}
-			f2.aw1 = nil
-//line funcs.go:1443
-			f2.state = 27
-			fallthrough
-//line funcs_async.go:10668
-		case 27:
-//line funcs.go:1440
-			f2.rangeIndex4++
-//line funcs.go:1440
-			f2.state = 25
-			continue poll
-//line funcs_async.go:10675
-		case 28:
-//line funcs.go:1444
-			for _, f := range f2.fs {
-				f2.total += f()
-			}
-//line funcs.go:1447
-			f2.k = f2.n % 4
-//line funcs.go:1448
-			f2.i4 = 0
-//line funcs.go:1448
-			f2.state = 29
-			fallthrough
-//line funcs_async.go:10688
-		case 29:
-//line funcs.go:1448
-			if f2.i4 >= f2.k {
-				f2.state = 32
-				continue poll
-			}
-//line funcs.go:1449
-			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
-			if f2.aw1 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f2.state = 30
-			fallthrough
-//line funcs_async.go:10702
-		case 30:
 //line funcs.go:1449
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
@@ -10708,21 +10642,158 @@ poll:
 			f2.aw1 = nil
 			f2.total += v
 //line funcs.go:1450
+			f2.state = 19
+			fallthrough
+//line funcs_async.go:10648
+		case 19:
+//line funcs.go:1446
+			f2.rangeIndex3++
+//line funcs.go:1446
+			f2.state = 17
+			continue poll
+//line funcs_async.go:10655
+		case 20:
+//line funcs.go:1451
+			f2.str = "héllo"[f2.n%2:]
+//line funcs.go:1452
+			f2.i3 = 0
+//line funcs.go:1452
+			f2.state = 21
+			fallthrough
+//line funcs_async.go:10664
+		case 21:
+//line funcs.go:1452
+			if f2.i3 >= len(f2.str) {
+				f2.state = 24
+				continue poll
+			}
+			r2, width := utf8.DecodeRuneInString(f2.str[f2.i3:])
+			f2.rangeNext = f2.i3 + width
+			f2.r = r2
+//line funcs.go:1453
+			f2.aw1 = f2.e.Val(f2.i3)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 22
+			fallthrough
+//line funcs_async.go:10681
+		case 22:
+//line funcs.go:1453
+			tmp2, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:1453
+			f2.total += tmp2 + int(f2.r)%7
+//line funcs.go:1454
+			f2.state = 23
+			fallthrough
+//line funcs_async.go:10694
+		case 23:
+//line funcs.go:1452
+			f2.i3 = f2.rangeNext
+//line funcs.go:1452
+			f2.state = 21
+			continue poll
+//line funcs_async.go:10701
+		case 24:
+//line funcs.go:1455
+			f2.fs = nil
+//line funcs.go:1456
+			f2.rangeIndex4 = 0
+//line funcs.go:1456
+			f2.state = 25
+			fallthrough
+//line funcs_async.go:10710
+		case 25:
+//line funcs.go:1456
+			if f2.rangeIndex4 >= len(f2.s) {
+				f2.state = 28
+				continue poll
+			}
+			i := f2.rangeIndex4
+			x := f2.s[f2.rangeIndex4]
+//line funcs.go:1457
+			f2.fs = append(f2.fs, func() int { return i * x })
+//line funcs.go:1458
+			f2.aw1 = f2.e.Val(i)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 26
+			fallthrough
+//line funcs_async.go:10728
+		case 26:
+//line funcs.go:1458
+			_, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line funcs.go:1459
+			f2.state = 27
+			fallthrough
+//line funcs_async.go:10739
+		case 27:
+//line funcs.go:1456
+			f2.rangeIndex4++
+//line funcs.go:1456
+			f2.state = 25
+			continue poll
+//line funcs_async.go:10746
+		case 28:
+//line funcs.go:1460
+			for _, f := range f2.fs {
+				f2.total += f()
+			}
+//line funcs.go:1463
+			f2.k = f2.n % 4
+//line funcs.go:1464
+			f2.i4 = 0
+//line funcs.go:1464
+			f2.state = 29
+			fallthrough
+//line funcs_async.go:10759
+		case 29:
+//line funcs.go:1464
+			if f2.i4 >= f2.k {
+				f2.state = 32
+				continue poll
+			}
+//line funcs.go:1465
+			f2.aw1 = f2.e.Val(f2.i4 * f2.k)
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 30
+			fallthrough
+//line funcs_async.go:10773
+		case 30:
+//line funcs.go:1465
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+			f2.total += v
+//line funcs.go:1466
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:10714
+//line funcs_async.go:10785
 		case 31:
-//line funcs.go:1448
+//line funcs.go:1464
 			f2.i4++
-//line funcs.go:1448
+//line funcs.go:1464
 			f2.state = 29
 			continue poll
-//line funcs_async.go:10721
+//line funcs_async.go:10792
 		case 32:
-//line funcs.go:1451
+//line funcs.go:1467
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:10726
+//line funcs_async.go:10797
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10746,7 +10817,7 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:10750
+//line funcs_async.go:10821
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -10777,286 +10848,286 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1459
+//line funcs.go:1475
 			f.total = 0
-//line funcs.go:1460
+//line funcs.go:1476
 			f.rangeValue = f.n + 2
 			f.i = 0
-//line funcs.go:1460
+//line funcs.go:1476
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10789
+//line funcs_async.go:10860
 		case 1:
-//line funcs.go:1460
+//line funcs.go:1476
 			if f.i >= f.rangeValue {
 				f.state = 12
 				continue poll
 			}
-//line funcs.go:1461
+//line funcs.go:1477
 			f.v = f.e.Tick("v", f.i*3%7)
-//line funcs.go:1462
+//line funcs.go:1478
 			switch {
-//line funcs.go:1463
+//line funcs.go:1479
 			case f.v < 2:
 				f.state = 2
-//line funcs.go:1465
+//line funcs.go:1481
 			case f.v%2 == 0:
 				f.state = 3
 			default:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10810
+//line funcs_async.go:10881
 		case 2:
-//line funcs.go:1464
+//line funcs.go:1480
 			f.aw1 = f.e.Val(f.v)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10819
+//line funcs_async.go:10890
 		case 3:
-//line funcs.go:1466
+//line funcs.go:1482
 			w := f.v / 2
-//line funcs.go:1467
+//line funcs.go:1483
 			f.aw1 = f.e.Val(w)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10830
+//line funcs_async.go:10901
 		case 4:
-//line funcs.go:1469
+//line funcs.go:1485
 			f.total += f.v
-//line funcs.go:1470
+//line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10837
+//line funcs_async.go:10908
 		case 5:
-//line funcs.go:1464
+//line funcs.go:1480
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1470
+//line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10849
+//line funcs_async.go:10920
 		case 6:
-//line funcs.go:1467
+//line funcs.go:1483
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1467
+//line funcs.go:1483
 			f.total += tmp + f.v
-//line funcs.go:1470
+//line funcs.go:1486
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10862
+//line funcs_async.go:10933
 		case 7:
-//line funcs.go:1471
+//line funcs.go:1487
 			k = f.e.Tick("k", f.i)
-//line funcs.go:1472
+//line funcs.go:1488
 			if k == 1 {
 				f.state = 8
 			} else {
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10873
+//line funcs_async.go:10944
 		case 8:
-//line funcs.go:1473
+//line funcs.go:1489
 			f.aw1 = f.e.Val(k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10882
+//line funcs_async.go:10953
 		case 9:
-//line funcs.go:1473
+//line funcs.go:1489
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1474
+//line funcs.go:1490
 			f.state = 11
 			continue poll
-//line funcs_async.go:10893
+//line funcs_async.go:10964
 		case 10:
-//line funcs.go:1476
+//line funcs.go:1492
 			f.total += k
-//line funcs.go:1477
+//line funcs.go:1493
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10900
+//line funcs_async.go:10971
 		case 11:
-//line funcs.go:1460
+//line funcs.go:1476
 			f.i++
-//line funcs.go:1460
+//line funcs.go:1476
 			f.state = 1
 			continue poll
-//line funcs_async.go:10907
+//line funcs_async.go:10978
 		case 12:
-//line funcs.go:1478
+//line funcs.go:1494
 			f.last = -1
-//line funcs.go:1479
+//line funcs.go:1495
 			f.i2 = 0
-//line funcs.go:1479
+//line funcs.go:1495
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10916
+//line funcs_async.go:10987
 		case 13:
-//line funcs.go:1479
+//line funcs.go:1495
 			if !(f.i2 < f.n) {
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1480
+//line funcs.go:1496
 			if f.i2 == 3 {
 				f.last = f.i2
 				f.state = 16
 				continue poll
 			}
-//line funcs.go:1484
+//line funcs.go:1500
 			f.aw1 = f.e.Val(f.i2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:10936
+//line funcs_async.go:11007
 		case 14:
-//line funcs.go:1484
+//line funcs.go:1500
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1485
+//line funcs.go:1501
 			f.state = 15
 			fallthrough
-//line funcs_async.go:10947
+//line funcs_async.go:11018
 		case 15:
-//line funcs.go:1479
+//line funcs.go:1495
 			f.i2++
-//line funcs.go:1479
+//line funcs.go:1495
 			f.state = 13
 			continue poll
-//line funcs_async.go:10954
+//line funcs_async.go:11025
 		case 16:
-//line funcs.go:1486
+//line funcs.go:1502
 			if f.n > 3 {
 				f.state = 17
 			} else {
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:10963
+//line funcs_async.go:11034
 		case 17:
-//line funcs.go:1487
+//line funcs.go:1503
 			x2 = f.e.Tick("a", f.n)
-//line funcs.go:1488
+//line funcs.go:1504
 			switch {
-//line funcs.go:1489
+//line funcs.go:1505
 			case x2 > 4:
 				f.state = 19
 			default:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:10976
+//line funcs_async.go:11047
 		case 18:
-//line funcs.go:1495
+//line funcs.go:1511
 			x3 = f.e.Tick("b", f.n)
-//line funcs.go:1496
+//line funcs.go:1512
 			switch {
-//line funcs.go:1497
+//line funcs.go:1513
 			case x3 > 1:
 				f.state = 23
 			default:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:10989
+//line funcs_async.go:11060
 		case 19:
-//line funcs.go:1490
+//line funcs.go:1506
 			f.total += x2
-//line funcs.go:1493
+//line funcs.go:1509
 			f.state = 22
 			continue poll
-//line funcs_async.go:10996
+//line funcs_async.go:11067
 		case 20:
-//line funcs.go:1492
+//line funcs.go:1508
 			f.aw1 = f.e.Val(x2)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:11005
+//line funcs_async.go:11076
 		case 21:
-//line funcs.go:1492
+//line funcs.go:1508
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v2
-//line funcs.go:1493
+//line funcs.go:1509
 			f.state = 22
 			fallthrough
-//line funcs_async.go:11017
+//line funcs_async.go:11088
 		case 22:
-//line funcs.go:1494
+//line funcs.go:1510
 			f.state = 27
 			continue poll
-//line funcs_async.go:11022
+//line funcs_async.go:11093
 		case 23:
-//line funcs.go:1498
+//line funcs.go:1514
 			f.total -= x3
-//line funcs.go:1501
+//line funcs.go:1517
 			f.state = 26
 			continue poll
-//line funcs_async.go:11029
+//line funcs_async.go:11100
 		case 24:
-//line funcs.go:1500
+//line funcs.go:1516
 			f.aw1 = f.e.Val(x3 + 1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:11038
+//line funcs_async.go:11109
 		case 25:
-//line funcs.go:1500
+//line funcs.go:1516
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total -= v2
-//line funcs.go:1501
+//line funcs.go:1517
 			f.state = 26
 			fallthrough
-//line funcs_async.go:11050
+//line funcs_async.go:11121
 		case 26:
-//line funcs.go:1502
+//line funcs.go:1518
 			f.state = 27
 			fallthrough
-//line funcs_async.go:11055
+//line funcs_async.go:11126
 		case 27:
-//line funcs.go:1503
+//line funcs.go:1519
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:11060
+//line funcs_async.go:11131
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11080,7 +11151,7 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:11084
+//line funcs_async.go:11155
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -11125,9 +11196,9 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1510
+//line funcs.go:1526
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:11131
+//line funcs_async.go:11202
 	}
 }
 
@@ -11136,30 +11207,30 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1508
+//line funcs.go:1524
 			f.poll2 = ValueOf(f.e.Val(f.n))
-//line funcs.go:1509
+//line funcs.go:1525
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11145
+//line funcs_async.go:11216
 		case 1:
-//line funcs.go:1509
+//line funcs.go:1525
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.poll2 = ValFuture[int]{}
-//line funcs.go:1510
+//line funcs.go:1526
 			f.defer1Arg2 = v
 			f.deferBits |= 1
-//line funcs.go:1511
+//line funcs.go:1527
 			f.poll2 = ValueOf(f.e.Val(v + 1))
-//line funcs.go:1512
+//line funcs.go:1528
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11161
+//line funcs_async.go:11232
 		case 2:
-//line funcs.go:1512
+//line funcs.go:1528
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
 				return
@@ -11168,7 +11239,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:11172
+//line funcs_async.go:11243
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11194,7 +11265,7 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:11198
+//line funcs_async.go:11269
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -11217,39 +11288,39 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1517
+//line funcs.go:1533
 			f.a = ValueOf(f.e.Val(f.n))
-//line funcs.go:1518
+//line funcs.go:1534
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11226
+//line funcs_async.go:11297
 		case 1:
-//line funcs.go:1518
+//line funcs.go:1534
 			v2, ready := f.a.Poll(cx)
 			if !ready {
 				return
 			}
 			f.a = ValFuture[int]{}
 			f.v = v2
-//line funcs.go:1519
+//line funcs.go:1535
 			f.b = ValueOf(f.e.Val(f.v + 1))
-//line funcs.go:1520
+//line funcs.go:1536
 			f.a = ValueOf[int](nil)
-//line funcs.go:1521
+//line funcs.go:1537
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11242
+//line funcs_async.go:11313
 		case 2:
-//line funcs.go:1521
+//line funcs.go:1537
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
 				return
 			}
 			f.b = ValFuture[int]{}
-//line funcs.go:1521
+//line funcs.go:1537
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:11253
+//line funcs_async.go:11324
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11276,7 +11347,7 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:11280
+//line funcs_async.go:11351
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -11302,111 +11373,111 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1526
+//line funcs.go:1542
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11313
+//line funcs_async.go:11384
 		case 1:
-//line funcs.go:1526
+//line funcs.go:1542
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1526
+//line funcs.go:1542
 			f.arr = [3]int{f.n, tmp, 2}
-//line funcs.go:1527
+//line funcs.go:1543
 			f.e.Note("arr=%v", f.arr)
-//line funcs.go:1528
+//line funcs.go:1544
 			f.total = 0
-//line funcs.go:1529
+//line funcs.go:1545
 			f.i = 0
-//line funcs.go:1529
+//line funcs.go:1545
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11332
+//line funcs_async.go:11403
 		case 2:
-//line funcs.go:1529
+//line funcs.go:1545
 			if !(f.i < f.n%3) {
 				f.state = 5
 				continue poll
 			}
-//line funcs.go:1530
+//line funcs.go:1546
 			f.total += f.i
-//line funcs.go:1531
+//line funcs.go:1547
 			f.state = 3
 			fallthrough
-//line funcs_async.go:11344
+//line funcs_async.go:11415
 		case 3:
-//line funcs.go:1529
+//line funcs.go:1545
 			f.aw1 = f.e.Val(1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:11353
+//line funcs_async.go:11424
 		case 4:
-//line funcs.go:1529
+//line funcs.go:1545
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.i += v
-//line funcs.go:1529
+//line funcs.go:1545
 			f.state = 2
 			continue poll
-//line funcs_async.go:11365
+//line funcs_async.go:11436
 		case 5:
-//line funcs.go:1532
+//line funcs.go:1548
 			f.k = 0
-//line funcs.go:1532
+//line funcs.go:1548
 			f.state = 6
 			fallthrough
-//line funcs_async.go:11372
+//line funcs_async.go:11443
 		case 6:
-//line funcs.go:1532
+//line funcs.go:1548
 			if f.k >= 3 {
 				f.state = 9
 				continue poll
 			}
-//line funcs.go:1533
+//line funcs.go:1549
 			f.aw1 = f.e.Val(f.k)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11386
+//line funcs_async.go:11457
 		case 7:
-//line funcs.go:1533
+//line funcs.go:1549
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.total += v
-//line funcs.go:1534
+//line funcs.go:1550
 			f.state = 8
 			fallthrough
-//line funcs_async.go:11398
+//line funcs_async.go:11469
 		case 8:
-//line funcs.go:1532
+//line funcs.go:1548
 			f.k++
-//line funcs.go:1532
+//line funcs.go:1548
 			f.state = 6
 			continue poll
-//line funcs_async.go:11405
+//line funcs_async.go:11476
 		case 9:
-//line funcs.go:1535
+//line funcs.go:1551
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:11410
+//line funcs_async.go:11481
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11430,7 +11501,7 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:11434
+//line funcs_async.go:11505
 
 // The local constants of localConsts.
 const (
@@ -11457,7 +11528,7 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:11461
+//line funcs_async.go:11532
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -11502,9 +11573,9 @@ func (f *localConstsAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line funcs.go:1551
+//line funcs.go:1567
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:11508
+//line funcs_async.go:11579
 	}
 }
 
@@ -11513,29 +11584,29 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1549
+//line funcs.go:1565
 			var buf [5]byte
-//line funcs.go:1550
+//line funcs.go:1566
 			_ = buf
-//line funcs.go:1551
+//line funcs.go:1567
 			f.defer1Arg2 = localConstsAsyncFuture_limit
 			f.deferBits |= 1
-//line funcs.go:1552
+//line funcs.go:1568
 			f.aw1 = f.e.Val(f.n)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11531
+//line funcs_async.go:11602
 		case 1:
-//line funcs.go:1552
+//line funcs.go:1568
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1553
+//line funcs.go:1569
 			if x > localConstsAsyncFuture_limit {
 
 				f.e.Note("over %s", localConstsAsyncFuture_limit2)
@@ -11546,31 +11617,31 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 					return v2, true
 				}
 			}
-//line funcs.go:1558
+//line funcs.go:1574
 			scale := func(v int) int { return v * localConstsAsyncFuture_size }
-//line funcs.go:1559
+//line funcs.go:1575
 			f.aw1 = f.e.Val(scale(x))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11559
+//line funcs_async.go:11630
 		case 2:
-//line funcs.go:1559
+//line funcs.go:1575
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line funcs.go:1561
+//line funcs.go:1577
 			{
 				v2 := future.Result[string]{Value: fmt.Sprintf("%s %d %v", localConstsAsyncFuture_msg, y+localConstsAsyncFuture_limit, localConstsAsyncFuture_tue), Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:11574
+//line funcs_async.go:11645
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11596,7 +11667,7 @@ func (f *localConstsAsyncFuture) Cancel() {
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
 
-//line funcs_async.go:11600
+//line funcs_async.go:11671
 
 // nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
 type nilFuturesAsyncFuture struct {
@@ -11619,16 +11690,16 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 	for {
 		switch f.state {
 		case 0:
-//line funcs.go:1570
+//line funcs.go:1586
 			f.aw1 = f.e.MaybeFallible(f.n)
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11630
+//line funcs_async.go:11701
 		case 1:
-//line funcs.go:1570
+//line funcs.go:1586
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -11636,30 +11707,30 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			f.aw1 = nil
 			var err error
 			f.v, err = v2.Value, v2.Err
-//line funcs.go:1571
+//line funcs.go:1587
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: fmt.Errorf("try: %w", err)}, true
 			}
-//line funcs.go:1574
+//line funcs.go:1590
 			f.aw2 = f.e.MaybeVal(f.n)
 			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11652
+//line funcs_async.go:11723
 		case 2:
-//line funcs.go:1574
+//line funcs.go:1590
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
-//line funcs.go:1574
+//line funcs.go:1590
 			f.state = -1
 			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
-//line funcs_async.go:11663
+//line funcs_async.go:11734
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -1168,6 +1168,17 @@ func movedAwaitRef(e *Env, n int) (int, error) {
 	return w + len(awaitRef(MovOf(e.Str("x")))), nil
 }
 
+func shadowTypeInLoopRef(e *Env, n int) (int, error) {
+	v := awaitRef(e.Val(n))
+	for i := range 4 {
+		rune, string := i+v, "big"
+		if rune > 5 {
+			return rune, fmt.Errorf("%s: %d", string, rune)
+		}
+	}
+	return v, nil
+}
+
 func litInAwaitRef(e *Env, n int) int {
 	total := n
 	v := awaitRef(future.Map(e.Val(n), func(i int) int {
