@@ -177,7 +177,7 @@ func (o Options) GenerateFiles(dir string, patterns ...string) (map[string][]byt
 // returns the files of the packages that the configuration leaves out and
 // that hold async functions.
 func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[string][]byte, seen map[string]bool) ([]string, error) {
-	overlay, refused, err := constructorStubs(c, dir, patterns...)
+	overlay, refused, unstubbed, err := constructorStubs(c, dir, patterns...)
 	if err != nil {
 		return nil, err
 	}
@@ -231,9 +231,18 @@ func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[s
 				errs = append(errs, fmt.Errorf("blitzgen: %s", e))
 			}
 		}
+		typeErrs := len(errs)
 		for _, e := range pkg.TypeErrors {
 			if !isGenName(e.Fset.PositionFor(e.Pos, false).Filename) {
 				errs = append(errs, fmt.Errorf("blitzgen: %s", e))
+			}
+		}
+		if len(errs) > typeErrs {
+			// The package does not type-check, so its functions are not
+			// compiled: say why a constructor it calls is undefined.
+			for _, name := range pkg.GoFiles {
+				errs = append(errs, unstubbed[name]...)
+				delete(unstubbed, name)
 			}
 		}
 		if len(errs) > 0 {

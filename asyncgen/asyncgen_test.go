@@ -351,6 +351,23 @@ func TestFirstRunBeforeConstructorsExist(t *testing.T) {
 	}
 }
 
+// TestUnsupportedResultsExplainTheUndefinedConstructor: a package that
+// calls the constructor of an async function whose results the generator
+// does not take cannot type-check; the run reports the results' refusal
+// beside the undefined constructor, not the latter alone.
+func TestUnsupportedResultsExplainTheUndefinedConstructor(t *testing.T) {
+	needGo(t)
+	out, err := asyncgen.GenerateFiles("testdata/unstubbed", ".")
+	if err == nil || len(out) != 0 {
+		t.Fatalf("generated %d files, error %v; want a refusal", len(out), err)
+	}
+	for _, want := range []string{"undefined: pairAsync", "unstubbed.go:7:13: blitzgen: these results are not supported in an async function yet"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
 // TestNameConflicts generates a package that declares names its async
 // functions' generated code needs (a constructor, a method's constructor,
 // a state machine type): each is reported where the user declared it,

@@ -29,31 +29,35 @@ import (
 // the selects it could not rewrite (see selectsugar.go). Files whose
 // async functions cannot be stubbed (results the generator refuses) are
 // left out; the generator reports those functions itself.
-func constructorStubs(c buildConfig, dir string, patterns ...string) (overlay map[string][]byte, refused map[string]string, err error) {
+func constructorStubs(c buildConfig, dir string, patterns ...string) (overlay map[string][]byte, refused map[string]string, unstubbed map[string][]error, err error) {
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags(), Tests: true}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("blitzgen: %w", err)
+		return nil, nil, nil, fmt.Errorf("blitzgen: %w", err)
 	}
-	overlay, refused = map[string][]byte{}, map[string]string{}
+	overlay, refused, unstubbed = map[string][]byte{}, map[string]string{}, map[string][]error{}
 	for _, pkg := range pkgs {
 		for _, file := range pkg.Syntax {
 			if isGenerated(file) {
 				continue
 			}
 			name := pkg.Fset.File(file.Pos()).Name()
-			if stub := stubFile(pkg.Fset, file); stub != nil {
+			stub, refusals := stubFile(pkg.Fset, file)
+			if stub != nil {
 				overlay[genName(name)] = stub
+			}
+			if len(refusals) > 0 {
+				unstubbed[name] = refusals
 			}
 			if _, done := overlay[name]; done {
 				continue // a file of a package and of its test variant
 			}
 			if err := selectSugar(pkg.Fset, file, overlay, refused); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
-	return overlay, refused, nil
+	return overlay, refused, unstubbed, nil
 }
 
 // stubFuture is the import name of the future package in a stub, chosen
@@ -64,8 +68,9 @@ const stubFuture = "blitzgenStubFuture"
 // async function. The stub keeps the source's imports (the parameter types
 // name them as the source does); those it does not use are type errors in
 // a generated file, which the generator ignores.
-func stubFile(fset *token.FileSet, file *ast.File) []byte {
+func stubFile(fset *token.FileSet, file *ast.File) ([]byte, []error) {
 	var decls bytes.Buffer
+	var refusals []error
 	for _, d := range file.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || !isAsync(fn) {
@@ -73,6 +78,7 @@ func stubFile(fset *token.FileSet, file *ast.File) []byte {
 		}
 		res, ok := stubResult(fset, fn.Type.Results)
 		if !ok {
+			refusals = append(refusals, &Error{Pos: fset.Position(fn.Type.Results.Pos()), Msg: unsupportedResults})
 			continue
 		}
 		decls.WriteString("func ")
@@ -86,7 +92,7 @@ func stubFile(fset *token.FileSet, file *ast.File) []byte {
 		decls.WriteString("(" + printFields(fset, fn.Type.Params) + ") " + stubFuture + ".Future[" + res + "] { panic(0) }\n")
 	}
 	if decls.Len() == 0 {
-		return nil
+		return nil, refusals
 	}
 	var b bytes.Buffer
 	b.WriteString(Header + "\n\npackage " + file.Name.Name + "\n\n")
@@ -96,7 +102,7 @@ func stubFile(fset *token.FileSet, file *ast.File) []byte {
 	}
 	b.WriteString("\n")
 	b.Write(decls.Bytes())
-	return b.Bytes()
+	return b.Bytes(), refusals
 }
 
 // stubResult is the type a constructor's future yields for results, as

@@ -68,7 +68,7 @@ func (g *gen) resultShape() {
 			return
 		}
 	}
-	g.reject(res.Pos(), "these results are not supported in an async function yet; write one result, (T, error), or a struct instead")
+	g.reject(res.Pos(), "%s", unsupportedResults)
 }
 
 // nameMachine is pass 4: it makes the namespaces, reserving every
@@ -141,3 +141,8 @@ func recvTypeName(fn *ast.FuncDecl) string {
 	}
 	return ""
 }
+
+// unsupportedResults is the refusal of a result list the generator does not
+// take, from the shape pass or, when the package does not type-check, from
+// the stubs of the first load (constructorStubs).
+const unsupportedResults = "these results are not supported in an async function yet; write one result, (T, error), or a struct instead"
