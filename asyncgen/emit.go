@@ -433,8 +433,19 @@ func (g *emitter) emit() string {
 			byField[f] = append(byField[f], strconv.Itoa(blk.id))
 		}
 	}
+	// The state is -2 before the future in flight is cancelled, and the
+	// deferred calls run (deferred) after it: a Cancel of the future that
+	// panics goes on, as a panic does in Go, through the function's
+	// deferred calls.
 	if len(fields) > 0 {
-		fmt.Fprintf(&b, "switch %s.state {\n", r)
+		fmt.Fprintf(&b, "%s := %s.state\n", g.value, r) // a name no import or field takes
+	}
+	fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n", r, r)
+	if g.defers != "" {
+		fmt.Fprintf(&b, "defer %s.runDefers()\n", r)
+	}
+	if len(fields) > 0 {
+		fmt.Fprintf(&b, "switch %s {\n", g.value)
 		for _, f := range fields {
 			ref := r + "." + f
 			if g.awValue[f] {
@@ -444,11 +455,7 @@ func (g *emitter) emit() string {
 		}
 		b.WriteString("}\n")
 	}
-	if g.defers != "" {
-		fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n%s.runDefers()\n}\n", r, r, r)
-	} else {
-		fmt.Fprintf(&b, "if %s.state != -1 {\n%s.state = -2\n}\n}\n", r, r)
-	}
+	b.WriteString("}\n")
 	// The direct-style function is never called: this use keeps linters
 	// from reporting it unused.
 	if g.tparams == "" {

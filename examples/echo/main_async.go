@@ -152,7 +152,12 @@ poll:
 // Cancel cancels the future that echo awaits, if any, then runs the calls
 // echo deferred; echo goes no further.
 func (f *echoAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -160,10 +165,6 @@ func (f *echoAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // echo is what echoAsync compiles; it is not called.

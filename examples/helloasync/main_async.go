@@ -58,20 +58,21 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 
 // Cancel cancels the future that greet awaits, if any; greet goes no further.
 func (f *greetAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // greet is what greetAsync compiles; it is not called.
 var _ = greet
 
-//line main_async.go:75
+//line main_async.go:76
 
 // greetAllAsyncFuture is the state machine of greetAll: see greetAllAsync.
 type greetAllAsyncFuture struct {
@@ -103,7 +104,7 @@ poll:
 //line main.go:37
 			f.state = 1
 			fallthrough
-//line main_async.go:107
+//line main_async.go:108
 		case 1:
 //line main.go:37
 			if f.rangeIndex >= len(f.guests) {
@@ -118,7 +119,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line main_async.go:122
+//line main_async.go:123
 		case 2:
 //line main.go:38
 			r, ready := f.aw1.Poll(cx)
@@ -137,19 +138,19 @@ poll:
 //line main.go:44
 			f.state = 3
 			fallthrough
-//line main_async.go:141
+//line main_async.go:142
 		case 3:
 //line main.go:37
 			f.rangeIndex++
 //line main.go:37
 			f.state = 1
 			continue poll
-//line main_async.go:148
+//line main_async.go:149
 		case 4:
 //line main.go:45
 			f.state = -1
 			return f.out, true
-//line main_async.go:153
+//line main_async.go:154
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -160,13 +161,14 @@ poll:
 
 // Cancel cancels the future that greetAll awaits, if any; greetAll goes no further.
 func (f *greetAllAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

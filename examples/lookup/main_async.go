@@ -70,20 +70,21 @@ func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 
 // Cancel cancels the future that lookup awaits, if any; lookup goes no further.
 func (f *lookupAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // lookup is what lookupAsync compiles; it is not called.
 var _ = lookup
 
-//line main_async.go:87
+//line main_async.go:88
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
@@ -134,7 +135,7 @@ func (f *handleAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:79
 		f.s.Close()
-//line main_async.go:138
+//line main_async.go:139
 	}
 }
 
@@ -153,13 +154,13 @@ poll:
 //line main.go:81
 			f.state = 1
 			fallthrough
-//line main_async.go:157
+//line main_async.go:158
 		case 1:
 //line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:163
+//line main_async.go:164
 		case 2:
 //line main.go:82
 			v2, ready := f.aw1.Poll(cx)
@@ -194,7 +195,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line main_async.go:198
+//line main_async.go:199
 		case 3:
 //line main.go:89
 			v2, ready := f.aw2.Poll(cx)
@@ -208,7 +209,7 @@ poll:
 			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, err3)))
 			f.state = 4
 			fallthrough
-//line main_async.go:212
+//line main_async.go:213
 		case 4:
 //line main.go:90
 			v2, ready := f.aw3.Poll(cx)
@@ -224,7 +225,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line main_async.go:228
+//line main_async.go:229
 		case 5:
 //line main.go:91
 			{
@@ -233,12 +234,12 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line main_async.go:237
+//line main_async.go:238
 		case 6:
 //line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:242
+//line main_async.go:243
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -250,7 +251,12 @@ poll:
 // Cancel cancels the future that handle awaits, if any, then runs the calls
 // handle deferred; handle goes no further.
 func (f *handleAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -261,10 +267,6 @@ func (f *handleAsyncFuture) Cancel() {
 		future.Cancel(f.aw3)
 		f.aw3 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // handle is what handleAsync compiles; it is not called.

@@ -96,16 +96,17 @@ poll:
 
 // Cancel cancels the future that worker awaits, if any; worker goes no further.
 func (f *workerAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(&f.aw1)
 		f.aw1 = channels.RecvFuture[string]{}
 	case 3:
 		future.Cancel(&f.aw2)
 		f.aw2 = syncprim.LockFuture{}
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -113,13 +113,14 @@ poll:
 
 // Cancel cancels the future that pump awaits, if any; pump goes no further.
 func (f *pumpAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

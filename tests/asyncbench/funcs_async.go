@@ -160,7 +160,11 @@ poll:
 
 // Cancel cancels the future that handle awaits, if any; handle goes no further.
 func (f *handleAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(&f.rf)
 		f.rf = ReadFuture{}
@@ -171,15 +175,12 @@ func (f *handleAsyncFuture) Cancel() {
 		future.Cancel(&f.gf)
 		f.gf = syncprim.NotifiedFuture{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // handle is what handleAsync compiles; it is not called.
 var _ = handle
 
-//line funcs_async.go:183
+//line funcs_async.go:184
 
 // handleClosingAsyncFuture is the state machine of handleClosing: see handleClosingAsync.
 type handleClosingAsyncFuture struct {
@@ -228,7 +229,7 @@ func (f *handleClosingAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:56
 		f.c.Close()
-//line funcs_async.go:232
+//line funcs_async.go:233
 	}
 }
 
@@ -246,14 +247,14 @@ poll:
 //line funcs.go:58
 			f.state = 1
 			fallthrough
-//line funcs_async.go:250
+//line funcs_async.go:251
 		case 1:
 //line funcs.go:59
 			f.rf = f.c.Read()
 //line funcs.go:60
 			f.state = 2
 			fallthrough
-//line funcs_async.go:257
+//line funcs_async.go:258
 		case 2:
 //line funcs.go:60
 			r, ready := f.rf.Poll(cx)
@@ -290,7 +291,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:294
+//line funcs_async.go:295
 		case 3:
 //line funcs.go:70
 			{
@@ -299,21 +300,21 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:303
+//line funcs_async.go:304
 		case 4:
 //line funcs.go:72
 			f.wf = f.c.Write(v / 2)
 //line funcs.go:73
 			f.state = 6
 			continue poll
-//line funcs_async.go:310
+//line funcs_async.go:311
 		case 5:
 //line funcs.go:75
 			f.total += v
 //line funcs.go:76
 			f.state = 7
 			continue poll
-//line funcs_async.go:317
+//line funcs_async.go:318
 		case 6:
 //line funcs.go:73
 			v2, ready := f.wf.Poll(cx)
@@ -325,19 +326,19 @@ poll:
 //line funcs.go:76
 			f.state = 7
 			fallthrough
-//line funcs_async.go:329
+//line funcs_async.go:330
 		case 7:
 //line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:334
+//line funcs_async.go:335
 		case 8:
 //line funcs.go:78
 			f.gf = f.g.Wait()
 //line funcs.go:79
 			f.state = 9
 			fallthrough
-//line funcs_async.go:341
+//line funcs_async.go:342
 		case 9:
 //line funcs.go:79
 			_, ready := f.gf.Poll(cx)
@@ -350,7 +351,7 @@ poll:
 //line funcs.go:81
 			f.state = 10
 			fallthrough
-//line funcs_async.go:354
+//line funcs_async.go:355
 		case 10:
 //line funcs.go:81
 			_, ready := f.wf.Poll(cx)
@@ -365,7 +366,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:369
+//line funcs_async.go:370
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -377,7 +378,12 @@ poll:
 // Cancel cancels the future that handleClosing awaits, if any, then runs the calls
 // handleClosing deferred; handleClosing goes no further.
 func (f *handleClosingAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 2:
 		future.Cancel(&f.rf)
 		f.rf = ReadFuture{}
@@ -388,16 +394,12 @@ func (f *handleClosingAsyncFuture) Cancel() {
 		future.Cancel(&f.gf)
 		f.gf = syncprim.NotifiedFuture{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // handleClosing is what handleClosingAsync compiles; it is not called.
 var _ = handleClosing
 
-//line funcs_async.go:401
+//line funcs_async.go:403
 
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
@@ -427,7 +429,7 @@ poll:
 //line funcs.go:92
 			f.state = 1
 			fallthrough
-//line funcs_async.go:431
+//line funcs_async.go:433
 		case 1:
 //line funcs.go:92
 			if f.i >= len(f.rs) {
@@ -439,7 +441,7 @@ poll:
 			f.aw1 = *r.Recv()
 			f.state = 2
 			fallthrough
-//line funcs_async.go:443
+//line funcs_async.go:445
 		case 2:
 //line funcs.go:93
 			res, ready := f.aw1.Poll(cx)
@@ -459,19 +461,19 @@ poll:
 //line funcs.go:99
 			f.state = 3
 			fallthrough
-//line funcs_async.go:463
+//line funcs_async.go:465
 		case 3:
 //line funcs.go:92
 			f.i++
 //line funcs.go:92
 			f.state = 1
 			continue poll
-//line funcs_async.go:470
+//line funcs_async.go:472
 		case 4:
 //line funcs.go:100
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:475
+//line funcs_async.go:477
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -482,20 +484,21 @@ poll:
 
 // Cancel cancels the future that gather awaits, if any; gather goes no further.
 func (f *gatherAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(&f.aw1)
 		f.aw1 = channels.OneshotRecvFuture[int]{}
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:499
+//line funcs_async.go:502
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
@@ -525,7 +528,7 @@ poll:
 //line funcs.go:110
 			f.state = 1
 			fallthrough
-//line funcs_async.go:529
+//line funcs_async.go:532
 		case 1:
 //line funcs.go:110
 			if f.i >= f.k {
@@ -537,7 +540,7 @@ poll:
 //line funcs.go:112
 			f.state = 2
 			fallthrough
-//line funcs_async.go:541
+//line funcs_async.go:544
 		case 2:
 //line funcs.go:112
 			v, ready := f.lf.Poll(cx)
@@ -549,19 +552,19 @@ poll:
 //line funcs.go:113
 			f.state = 3
 			fallthrough
-//line funcs_async.go:553
+//line funcs_async.go:556
 		case 3:
 //line funcs.go:110
 			f.i++
 //line funcs.go:110
 			f.state = 1
 			continue poll
-//line funcs_async.go:560
+//line funcs_async.go:563
 		case 4:
 //line funcs.go:114
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:565
+//line funcs_async.go:568
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -572,20 +575,21 @@ poll:
 
 // Cancel cancels the future that awaitLoop awaits, if any; awaitLoop goes no further.
 func (f *awaitLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(&f.lf)
 		f.lf = LaterFuture{}
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:589
+//line funcs_async.go:593
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
@@ -616,7 +620,7 @@ poll:
 //line funcs.go:124
 			f.state = 1
 			fallthrough
-//line funcs_async.go:620
+//line funcs_async.go:624
 		case 1:
 //line funcs.go:124
 			if f.i >= f.k {
@@ -629,7 +633,7 @@ poll:
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:633
+//line funcs_async.go:637
 		case 2:
 //line funcs.go:126
 			v, ready := f.aw1.Poll(cx)
@@ -641,19 +645,19 @@ poll:
 //line funcs.go:127
 			f.state = 3
 			fallthrough
-//line funcs_async.go:645
+//line funcs_async.go:649
 		case 3:
 //line funcs.go:124
 			f.i++
 //line funcs.go:124
 			f.state = 1
 			continue poll
-//line funcs_async.go:652
+//line funcs_async.go:656
 		case 4:
 //line funcs.go:128
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:657
+//line funcs_async.go:661
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -664,20 +668,21 @@ poll:
 
 // Cancel cancels the future that awaitLoopReused awaits, if any; awaitLoopReused goes no further.
 func (f *awaitLoopReusedAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // awaitLoopReused is what awaitLoopReusedAsync compiles; it is not called.
 var _ = awaitLoopReused
 
-//line funcs_async.go:681
+//line funcs_async.go:686
 
 // relayAsyncFuture is the state machine of relay: see relayAsync.
 type relayAsyncFuture struct {
@@ -713,7 +718,7 @@ poll:
 //line funcs.go:140
 			f.state = 1
 			fallthrough
-//line funcs_async.go:717
+//line funcs_async.go:722
 		case 1:
 //line funcs.go:140
 			if f.i >= f.k {
@@ -724,7 +729,7 @@ poll:
 			f.aw1 = *f.c.Send(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:728
+//line funcs_async.go:733
 		case 2:
 //line funcs.go:141
 			v2, ready := f.aw1.Poll(cx)
@@ -740,18 +745,18 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:744
+//line funcs_async.go:749
 		case 3:
 //line funcs.go:142
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: f.err}, true
-//line funcs_async.go:749
+//line funcs_async.go:754
 		case 4:
 //line funcs.go:144
 			f.aw2 = *f.mu.Lock()
 			f.state = 5
 			fallthrough
-//line funcs_async.go:755
+//line funcs_async.go:760
 		case 5:
 //line funcs.go:144
 			v2, ready := f.aw2.Poll(cx)
@@ -764,7 +769,7 @@ poll:
 			f.aw3 = *f.c.Recv()
 			f.state = 6
 			fallthrough
-//line funcs_async.go:768
+//line funcs_async.go:773
 		case 6:
 //line funcs.go:145
 			v2, ready := f.aw3.Poll(cx)
@@ -785,19 +790,19 @@ poll:
 //line funcs.go:151
 			f.state = 7
 			fallthrough
-//line funcs_async.go:789
+//line funcs_async.go:794
 		case 7:
 //line funcs.go:140
 			f.i++
 //line funcs.go:140
 			f.state = 1
 			continue poll
-//line funcs_async.go:796
+//line funcs_async.go:801
 		case 8:
 //line funcs.go:152
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:801
+//line funcs_async.go:806
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -808,7 +813,11 @@ poll:
 
 // Cancel cancels the future that relay awaits, if any; relay goes no further.
 func (f *relayAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(&f.aw1)
 		f.aw1 = channels.SendFuture[int]{}
@@ -818,9 +827,6 @@ func (f *relayAsyncFuture) Cancel() {
 	case 6:
 		future.Cancel(&f.aw3)
 		f.aw3 = channels.RecvFuture[int]{}
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

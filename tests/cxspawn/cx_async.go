@@ -56,20 +56,21 @@ func (f *squareAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that square awaits, if any; square goes no further.
 func (f *squareAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // square is what squareAsync compiles; it is not called.
 var _ = square
 
-//line cx_async.go:73
+//line cx_async.go:74
 
 // sumOfSquaresAsyncFuture is the state machine of sumOfSquares: see sumOfSquaresAsync.
 type sumOfSquaresAsyncFuture struct {
@@ -107,7 +108,7 @@ poll:
 //line cx.go:31
 			f.state = 1
 			fallthrough
-//line cx_async.go:111
+//line cx_async.go:112
 		case 1:
 //line cx.go:31
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -122,7 +123,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line cx_async.go:126
+//line cx_async.go:127
 		case 2:
 //line cx.go:32
 			v2, ready := f.aw1.Poll(cx)
@@ -141,19 +142,19 @@ poll:
 //line cx.go:37
 			f.state = 3
 			fallthrough
-//line cx_async.go:145
+//line cx_async.go:146
 		case 3:
 //line cx.go:31
 			f.rangeIndex++
 //line cx.go:31
 			f.state = 1
 			continue poll
-//line cx_async.go:152
+//line cx_async.go:153
 		case 4:
 //line cx.go:38
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line cx_async.go:157
+//line cx_async.go:158
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -164,13 +165,14 @@ poll:
 
 // Cancel cancels the future that sumOfSquares awaits, if any; sumOfSquares goes no further.
 func (f *sumOfSquaresAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -121,20 +121,21 @@ poll:
 
 // Cancel cancels the future that ticker awaits, if any; ticker goes no further.
 func (f *tickerAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // ticker is what tickerAsync compiles; it is not called.
 var _ = ticker
 
-//line sel_async.go:138
+//line sel_async.go:139
 
 // pickAsyncFuture is the state machine of pick: see pickAsync.
 type pickAsyncFuture struct {
@@ -169,7 +170,7 @@ poll:
 			f.aw1 = f.blitzgenSel2.Wait(false)
 			f.state = 1
 			fallthrough
-//line sel_async.go:173
+//line sel_async.go:174
 		case 1:
 //line sel.go:46
 			_, ready := f.aw1.Poll(cx)
@@ -186,21 +187,21 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line sel_async.go:190
+//line sel_async.go:191
 		case 2:
 //line sel.go:47
 			v := f.blitzgenSel2c0.Value()
 //line sel.go:48
 			f.state = -1
 			return fmt.Sprint("a ", v), true
-//line sel_async.go:197
+//line sel_async.go:198
 		case 3:
 //line sel.go:49
 			v := f.blitzgenSel2c1.Value()
 //line sel.go:50
 			f.state = -1
 			return fmt.Sprint("b ", v), true
-//line sel_async.go:204
+//line sel_async.go:205
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -211,20 +212,21 @@ poll:
 
 // Cancel cancels the future that pick awaits, if any; pick goes no further.
 func (f *pickAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // pick is what pickAsync compiles; it is not called.
 var _ = pick
 
-//line sel_async.go:228
+//line sel_async.go:230
 
 // keepLoopAsyncFuture is the state machine of keepLoop: see keepLoopAsync.
 type keepLoopAsyncFuture struct {
@@ -261,7 +263,7 @@ poll:
 //line sel.go:61
 			f.state = 1
 			fallthrough
-//line sel_async.go:265
+//line sel_async.go:267
 		case 1:
 //line sel.go:61
 			if f.rangeIndex >= f.n {
@@ -276,7 +278,7 @@ poll:
 			f.aw1 = f.blitzgenSel3.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:280
+//line sel_async.go:282
 		case 2:
 //line sel.go:62
 			_, ready := f.aw1.Poll(cx)
@@ -293,7 +295,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:297
+//line sel_async.go:299
 		case 3:
 //line sel.go:63
 			v := f.blitzgenSel3c0.Value()
@@ -302,31 +304,31 @@ poll:
 //line sel.go:67
 			f.state = 5
 			continue poll
-//line sel_async.go:306
+//line sel_async.go:308
 		case 4:
 //line sel.go:65
 			v := f.blitzgenSel3c1.Value()
 //line sel.go:66
 			f.state = -1
 			return append(f.got, v), true
-//line sel_async.go:313
+//line sel_async.go:315
 		case 5:
 //line sel.go:68
 			f.state = 6
 			fallthrough
-//line sel_async.go:318
+//line sel_async.go:320
 		case 6:
 //line sel.go:61
 			f.rangeIndex++
 //line sel.go:61
 			f.state = 1
 			continue poll
-//line sel_async.go:325
+//line sel_async.go:327
 		case 7:
 //line sel.go:69
 			f.state = -1
 			return f.got, true
-//line sel_async.go:330
+//line sel_async.go:332
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -337,20 +339,21 @@ poll:
 
 // Cancel cancels the future that keepLoop awaits, if any; keepLoop goes no further.
 func (f *keepLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // keepLoop is what keepLoopAsync compiles; it is not called.
 var _ = keepLoop
 
-//line sel_async.go:354
+//line sel_async.go:357
 
 // orDefaultAsyncFuture is the state machine of orDefault: see orDefaultAsync.
 type orDefaultAsyncFuture struct {
@@ -381,7 +384,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel4.Wait(true)
 			f2.state = 1
 			fallthrough
-//line sel_async.go:385
+//line sel_async.go:388
 		case 1:
 //line sel.go:76
 			_, ready := f2.aw1.Poll(cx)
@@ -398,19 +401,19 @@ poll:
 				f2.state = 3
 			}
 			continue poll
-//line sel_async.go:402
+//line sel_async.go:405
 		case 2:
 //line sel.go:77
 			v := f2.blitzgenSel4c0.Value()
 //line sel.go:78
 			f2.state = -1
 			return v, true
-//line sel_async.go:409
+//line sel_async.go:412
 		case 3:
 //line sel.go:80
 			f2.state = -1
 			return -1, true
-//line sel_async.go:414
+//line sel_async.go:417
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -421,20 +424,21 @@ poll:
 
 // Cancel cancels the future that orDefault awaits, if any; orDefault goes no further.
 func (f2 *orDefaultAsyncFuture) Cancel() {
-	switch f2.state {
+	v2 := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 
 // orDefault is what orDefaultAsync compiles; it is not called.
 var _ = orDefault
 
-//line sel_async.go:438
+//line sel_async.go:442
 
 // fairnessAsyncFuture is the state machine of fairness: see fairnessAsync.
 type fairnessAsyncFuture struct {
@@ -471,7 +475,7 @@ poll:
 //line sel.go:90
 			f.state = 1
 			fallthrough
-//line sel_async.go:475
+//line sel_async.go:479
 		case 1:
 //line sel.go:90
 			if f.rangeIndex >= f.n {
@@ -486,7 +490,7 @@ poll:
 			f.aw1 = f.blitzgenSel5.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:490
+//line sel_async.go:494
 		case 2:
 //line sel.go:91
 			_, ready := f.aw1.Poll(cx)
@@ -503,7 +507,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:507
+//line sel_async.go:511
 		case 3:
 //line sel.go:92
 			v := f.blitzgenSel5c0.Value()
@@ -512,7 +516,7 @@ poll:
 //line sel.go:96
 			f.state = 5
 			continue poll
-//line sel_async.go:516
+//line sel_async.go:520
 		case 4:
 //line sel.go:94
 			v := f.blitzgenSel5c1.Value()
@@ -521,24 +525,24 @@ poll:
 //line sel.go:96
 			f.state = 5
 			fallthrough
-//line sel_async.go:525
+//line sel_async.go:529
 		case 5:
 //line sel.go:97
 			f.state = 6
 			fallthrough
-//line sel_async.go:530
+//line sel_async.go:534
 		case 6:
 //line sel.go:90
 			f.rangeIndex++
 //line sel.go:90
 			f.state = 1
 			continue poll
-//line sel_async.go:537
+//line sel_async.go:541
 		case 7:
 //line sel.go:98
 			f.state = -1
 			return f.got, true
-//line sel_async.go:542
+//line sel_async.go:546
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -549,20 +553,21 @@ poll:
 
 // Cancel cancels the future that fairness awaits, if any; fairness goes no further.
 func (f *fairnessAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // fairness is what fairnessAsync compiles; it is not called.
 var _ = fairness
 
-//line sel_async.go:566
+//line sel_async.go:571
 
 // formsAsyncFuture is the state machine of forms: see formsAsync.
 type formsAsyncFuture struct {
@@ -628,7 +633,7 @@ poll:
 //line sel.go:110
 			f2.state = 1
 			fallthrough
-//line sel_async.go:632
+//line sel_async.go:637
 		case 1:
 //line sel.go:110
 			if !(f2.i < 6) {
@@ -659,7 +664,7 @@ poll:
 				f2.state = 33
 			}
 			continue poll
-//line sel_async.go:663
+//line sel_async.go:668
 		case 2:
 //line sel.go:113
 			f2.blitzgenSel6c0 = future.AddCase(&f2.blitzgenSel6, 0, f2.f(10), true)
@@ -667,7 +672,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel6.Wait(false)
 			f2.state = 8
 			continue poll
-//line sel_async.go:671
+//line sel_async.go:676
 		case 3:
 //line sel.go:118
 			f2.blitzgenSel7c0 = future.AddCase(&f2.blitzgenSel7, 0, f2.f(11), true)
@@ -675,7 +680,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel7.Wait(false)
 			f2.state = 11
 			continue poll
-//line sel_async.go:679
+//line sel_async.go:684
 		case 4:
 //line sel.go:123
 			future.AddCase(&f2.blitzgenSel8, 0, f2.f(12), true)
@@ -683,7 +688,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel8.Wait(false)
 			f2.state = 14
 			continue poll
-//line sel_async.go:687
+//line sel_async.go:692
 		case 5:
 //line sel.go:134
 			f2.blitzgenSel10c0 = future.AddCase(&f2.blitzgenSel10, 0, f2.f(14), true)
@@ -691,7 +696,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel10.Wait(false)
 			f2.state = 20
 			continue poll
-//line sel_async.go:695
+//line sel_async.go:700
 		case 6:
 //line sel.go:143
 			f2.blitzgenSel11c0 = future.AddCase(&f2.blitzgenSel11, 0, f2.f(15), true)
@@ -699,7 +704,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel11.Wait(false)
 			f2.state = 23
 			continue poll
-//line sel_async.go:703
+//line sel_async.go:708
 		case 7:
 //line sel.go:150
 			f2.blitzgenSel12c0 = future.AddCase(&f2.blitzgenSel12, 0, f2.f(20), true)
@@ -707,7 +712,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel12.Wait(false)
 			f2.state = 27
 			continue poll
-//line sel_async.go:711
+//line sel_async.go:716
 		case 8:
 //line sel.go:113
 			_, ready := f2.aw1.Poll(cx)
@@ -721,21 +726,21 @@ poll:
 				f2.state = 9
 			}
 			continue poll
-//line sel_async.go:725
+//line sel_async.go:730
 		case 9:
 //line sel.go:114
 			f2.x = f2.blitzgenSel6c0.Value()
 //line sel.go:115
 			f2.state = 10
 			fallthrough
-//line sel_async.go:732
+//line sel_async.go:737
 		case 10:
 //line sel.go:116
 			*f2.log = append(*f2.log, fmt.Sprint("assigned ", f2.x))
 //line sel.go:157
 			f2.state = 33
 			continue poll
-//line sel_async.go:739
+//line sel_async.go:744
 		case 11:
 //line sel.go:118
 			_, ready := f2.aw1.Poll(cx)
@@ -749,7 +754,7 @@ poll:
 				f2.state = 12
 			}
 			continue poll
-//line sel_async.go:753
+//line sel_async.go:758
 		case 12:
 //line sel.go:119
 			f2.s.v = f2.blitzgenSel7c0.Value()
@@ -758,12 +763,12 @@ poll:
 //line sel.go:121
 			f2.state = 13
 			fallthrough
-//line sel_async.go:762
+//line sel_async.go:767
 		case 13:
 //line sel.go:157
 			f2.state = 33
 			continue poll
-//line sel_async.go:767
+//line sel_async.go:772
 		case 14:
 //line sel.go:123
 			_, ready := f2.aw1.Poll(cx)
@@ -777,14 +782,14 @@ poll:
 				f2.state = 15
 			}
 			continue poll
-//line sel_async.go:781
+//line sel_async.go:786
 		case 15:
 //line sel.go:125
 			*f2.log = append(*f2.log, "discarded")
 //line sel.go:126
 			f2.state = 16
 			fallthrough
-//line sel_async.go:788
+//line sel_async.go:793
 		case 16:
 //line sel.go:127
 			future.AddCase(&f2.blitzgenSel9, 0, f2.f(13), true)
@@ -792,7 +797,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel9.Wait(false)
 			f2.state = 17
 			fallthrough
-//line sel_async.go:796
+//line sel_async.go:801
 		case 17:
 //line sel.go:127
 			_, ready := f2.aw1.Poll(cx)
@@ -806,19 +811,19 @@ poll:
 				f2.state = 18
 			}
 			continue poll
-//line sel_async.go:810
+//line sel_async.go:815
 		case 18:
 //line sel.go:129
 			*f2.log = append(*f2.log, "no value")
 //line sel.go:130
 			f2.state = 19
 			continue poll
-//line sel_async.go:817
+//line sel_async.go:822
 		case 19:
 //line sel.go:157
 			f2.state = 33
 			continue poll
-//line sel_async.go:822
+//line sel_async.go:827
 		case 20:
 //line sel.go:134
 			_, ready := f2.aw1.Poll(cx)
@@ -832,7 +837,7 @@ poll:
 				f2.state = 21
 			}
 			continue poll
-//line sel_async.go:836
+//line sel_async.go:841
 		case 21:
 //line sel.go:135
 			v := f2.blitzgenSel10c0.Value()
@@ -846,14 +851,14 @@ poll:
 //line sel.go:140
 			f2.state = 22
 			fallthrough
-//line sel_async.go:850
+//line sel_async.go:855
 		case 22:
 //line sel.go:141
 			*f2.log = append(*f2.log, "left the labeled select")
 //line sel.go:157
 			f2.state = 33
 			continue poll
-//line sel_async.go:857
+//line sel_async.go:862
 		case 23:
 //line sel.go:143
 			_, ready := f2.aw1.Poll(cx)
@@ -867,7 +872,7 @@ poll:
 				f2.state = 24
 			}
 			continue poll
-//line sel_async.go:871
+//line sel_async.go:876
 		case 24:
 //line sel.go:144
 			v := f2.blitzgenSel11c0.Value()
@@ -878,7 +883,7 @@ poll:
 			}
 			f2.state = 25
 			fallthrough
-//line sel_async.go:882
+//line sel_async.go:887
 		case 25:
 //line sel.go:145
 			w, ready := f2.aw2.Poll(cx)
@@ -891,7 +896,7 @@ poll:
 //line sel.go:147
 			f2.state = 34
 			continue poll
-//line sel_async.go:895
+//line sel_async.go:900
 		case 27:
 //line sel.go:150
 			_, ready := f2.aw1.Poll(cx)
@@ -905,7 +910,7 @@ poll:
 				f2.state = 28
 			}
 			continue poll
-//line sel_async.go:909
+//line sel_async.go:914
 		case 28:
 //line sel.go:151
 			f2.v = f2.blitzgenSel12c0.Value()
@@ -915,7 +920,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel13.Wait(false)
 			f2.state = 29
 			fallthrough
-//line sel_async.go:919
+//line sel_async.go:924
 		case 29:
 //line sel.go:152
 			_, ready := f2.aw1.Poll(cx)
@@ -929,7 +934,7 @@ poll:
 				f2.state = 30
 			}
 			continue poll
-//line sel_async.go:933
+//line sel_async.go:938
 		case 30:
 //line sel.go:153
 			w := f2.blitzgenSel13c0.Value()
@@ -938,36 +943,36 @@ poll:
 //line sel.go:155
 			f2.state = 31
 			fallthrough
-//line sel_async.go:942
+//line sel_async.go:947
 		case 31:
 //line sel.go:156
 			f2.state = 32
 			fallthrough
-//line sel_async.go:947
+//line sel_async.go:952
 		case 32:
 //line sel.go:157
 			f2.state = 33
 			fallthrough
-//line sel_async.go:952
+//line sel_async.go:957
 		case 33:
 //line sel.go:158
 			*f2.log = append(*f2.log, fmt.Sprint("end of step ", f2.i))
 //line sel.go:159
 			f2.state = 34
 			fallthrough
-//line sel_async.go:959
+//line sel_async.go:964
 		case 34:
 //line sel.go:110
 			f2.i++
 //line sel.go:110
 			f2.state = 1
 			continue poll
-//line sel_async.go:966
+//line sel_async.go:971
 		case 35:
 //line sel.go:160
 			f2.state = -1
 			return f2.x + f2.s.v, true
-//line sel_async.go:971
+//line sel_async.go:976
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -978,7 +983,11 @@ poll:
 
 // Cancel cancels the future that forms awaits, if any; forms goes no further.
 func (f2 *formsAsyncFuture) Cancel() {
-	switch f2.state {
+	v2 := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v2 {
 	case 8, 11, 14, 17, 20, 23, 27, 29:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
@@ -986,15 +995,12 @@ func (f2 *formsAsyncFuture) Cancel() {
 		future.Cancel(f2.aw2)
 		f2.aw2 = nil
 	}
-	if f2.state != -1 {
-		f2.state = -2
-	}
 }
 
 // forms is what formsAsync compiles; it is not called.
 var _ = forms
 
-//line sel_async.go:998
+//line sel_async.go:1004
 
 // drainAsyncFuture is the state machine of drain: see drainAsync.
 type drainAsyncFuture struct {
@@ -1031,7 +1037,7 @@ poll:
 //line sel.go:169
 			f.state = 1
 			fallthrough
-//line sel_async.go:1035
+//line sel_async.go:1041
 		case 1:
 //line sel.go:169
 			if f.rangeIndex >= f.n {
@@ -1046,7 +1052,7 @@ poll:
 			f.aw1 = f.blitzgenSel14.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:1050
+//line sel_async.go:1056
 		case 2:
 //line sel.go:170
 			_, ready := f.aw1.Poll(cx)
@@ -1063,7 +1069,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:1067
+//line sel_async.go:1073
 		case 3:
 //line sel.go:171
 			r := f.blitzgenSel14c0.Value()
@@ -1072,7 +1078,7 @@ poll:
 //line sel.go:175
 			f.state = 5
 			continue poll
-//line sel_async.go:1076
+//line sel_async.go:1082
 		case 4:
 //line sel.go:173
 			r := f.blitzgenSel14c1.Value()
@@ -1081,24 +1087,24 @@ poll:
 //line sel.go:175
 			f.state = 5
 			fallthrough
-//line sel_async.go:1085
+//line sel_async.go:1091
 		case 5:
 //line sel.go:176
 			f.state = 6
 			fallthrough
-//line sel_async.go:1090
+//line sel_async.go:1096
 		case 6:
 //line sel.go:169
 			f.rangeIndex++
 //line sel.go:169
 			f.state = 1
 			continue poll
-//line sel_async.go:1097
+//line sel_async.go:1103
 		case 7:
 //line sel.go:177
 			f.state = -1
 			return f.sum, true
-//line sel_async.go:1102
+//line sel_async.go:1108
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1109,13 +1115,14 @@ poll:
 
 // Cancel cancels the future that drain awaits, if any; drain goes no further.
 func (f *drainAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -97,20 +97,21 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that sequence awaits, if any; sequence goes no further.
 func (f *sequenceAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2, 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:114
+//line funcs_async.go:115
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -138,7 +139,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:142
+//line funcs_async.go:143
 		case 1:
 //line funcs.go:28
 			_, ready := f.aw1.Poll(cx)
@@ -158,7 +159,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line funcs.go:34
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:162
+//line funcs_async.go:163
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -169,20 +170,21 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 
 // Cancel cancels the future that noResult awaits, if any; noResult goes no further.
 func (f *noResultAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:186
+//line funcs_async.go:188
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -211,7 +213,7 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:215
+//line funcs_async.go:217
 		case 1:
 //line funcs.go:39
 			f.aw1 = f.e.Val(f.n + 1)
@@ -220,7 +222,7 @@ poll:
 			}
 			f.state = 3
 			continue poll
-//line funcs_async.go:224
+//line funcs_async.go:226
 		case 2:
 //line funcs.go:44
 			if f.n%3 == 0 {
@@ -229,7 +231,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:233
+//line funcs_async.go:235
 		case 3:
 //line funcs.go:39
 			x, ready := f.aw1.Poll(cx)
@@ -247,7 +249,7 @@ poll:
 //line funcs.go:44
 			f.state = 8
 			continue poll
-//line funcs_async.go:251
+//line funcs_async.go:253
 		case 4:
 //line funcs.go:45
 			f.aw1 = f.e.Val(f.n * 10)
@@ -256,14 +258,14 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:260
+//line funcs_async.go:262
 		case 5:
 //line funcs.go:48
 			f.e.Note("neither")
 //line funcs.go:49
 			f.state = 7
 			continue poll
-//line funcs_async.go:267
+//line funcs_async.go:269
 		case 6:
 //line funcs.go:45
 			y, ready := f.aw1.Poll(cx)
@@ -276,12 +278,12 @@ poll:
 //line funcs.go:47
 			f.state = 7
 			fallthrough
-//line funcs_async.go:280
+//line funcs_async.go:282
 		case 7:
 //line funcs.go:49
 			f.state = 8
 			fallthrough
-//line funcs_async.go:285
+//line funcs_async.go:287
 		case 8:
 //line funcs.go:50
 			f.aw1 = f.e.Val(f.n)
@@ -290,7 +292,7 @@ poll:
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:294
+//line funcs_async.go:296
 		case 9:
 //line funcs.go:50
 			z, ready := f.aw1.Poll(cx)
@@ -301,7 +303,7 @@ poll:
 //line funcs.go:51
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:305
+//line funcs_async.go:307
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -312,20 +314,21 @@ poll:
 
 // Cancel cancels the future that branch awaits, if any; branch goes no further.
 func (f *branchAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 3, 6, 9:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:329
+//line funcs_async.go:332
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -356,7 +359,7 @@ poll:
 //line funcs.go:57
 			f.state = 1
 			fallthrough
-//line funcs_async.go:360
+//line funcs_async.go:363
 		case 1:
 //line funcs.go:57
 			if !(f.i < f.n) {
@@ -375,7 +378,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:379
+//line funcs_async.go:382
 		case 2:
 //line funcs.go:61
 			v, ready := f.aw1.Poll(cx)
@@ -395,19 +398,19 @@ poll:
 //line funcs.go:67
 			f.state = 3
 			fallthrough
-//line funcs_async.go:399
+//line funcs_async.go:402
 		case 3:
 //line funcs.go:57
 			f.i++
 //line funcs.go:57
 			f.state = 1
 			continue poll
-//line funcs_async.go:406
+//line funcs_async.go:409
 		case 4:
 //line funcs.go:68
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:411
+//line funcs_async.go:414
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -418,20 +421,21 @@ poll:
 
 // Cancel cancels the future that loop awaits, if any; loop goes no further.
 func (f *loopAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:435
+//line funcs_async.go:439
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -459,7 +463,7 @@ poll:
 //line funcs.go:74
 			f.state = 1
 			fallthrough
-//line funcs_async.go:463
+//line funcs_async.go:467
 		case 1:
 //line funcs.go:74
 			if !(f.n > 0) {
@@ -473,7 +477,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:477
+//line funcs_async.go:481
 		case 2:
 //line funcs.go:75
 			v, ready := f.aw1.Poll(cx)
@@ -487,12 +491,12 @@ poll:
 //line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:491
+//line funcs_async.go:495
 		case 3:
 //line funcs.go:78
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:496
+//line funcs_async.go:500
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -503,20 +507,21 @@ poll:
 
 // Cancel cancels the future that countdown awaits, if any; countdown goes no further.
 func (f *countdownAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:520
+//line funcs_async.go:525
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -544,7 +549,7 @@ poll:
 //line funcs.go:84
 			f.state = 1
 			fallthrough
-//line funcs_async.go:548
+//line funcs_async.go:553
 		case 1:
 //line funcs.go:85
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
@@ -553,7 +558,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:557
+//line funcs_async.go:562
 		case 2:
 //line funcs.go:85
 			s, ready := f.aw1.Poll(cx)
@@ -573,12 +578,12 @@ poll:
 //line funcs.go:91
 			f.state = 1
 			continue poll
-//line funcs_async.go:577
+//line funcs_async.go:582
 		case 3:
 //line funcs.go:92
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:582
+//line funcs_async.go:587
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -589,20 +594,21 @@ poll:
 
 // Cancel cancels the future that forever awaits, if any; forever goes no further.
 func (f *foreverAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:606
+//line funcs_async.go:612
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -634,7 +640,7 @@ poll:
 //line funcs.go:98
 			f.state = 1
 			fallthrough
-//line funcs_async.go:638
+//line funcs_async.go:644
 		case 1:
 //line funcs.go:98
 			if !(f.i < f.n) {
@@ -646,7 +652,7 @@ poll:
 //line funcs.go:99
 			f.state = 2
 			fallthrough
-//line funcs_async.go:650
+//line funcs_async.go:656
 		case 2:
 //line funcs.go:99
 			if !(f.j < f.i) {
@@ -660,7 +666,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:664
+//line funcs_async.go:670
 		case 3:
 //line funcs.go:100
 			v, ready := f.aw1.Poll(cx)
@@ -678,14 +684,14 @@ poll:
 //line funcs.go:105
 			f.state = 4
 			fallthrough
-//line funcs_async.go:682
+//line funcs_async.go:688
 		case 4:
 //line funcs.go:99
 			f.j++
 //line funcs.go:99
 			f.state = 2
 			continue poll
-//line funcs_async.go:689
+//line funcs_async.go:695
 		case 5:
 //line funcs.go:107
 			for k := 0; ; k++ {
@@ -697,19 +703,19 @@ poll:
 //line funcs.go:113
 			f.state = 6
 			fallthrough
-//line funcs_async.go:701
+//line funcs_async.go:707
 		case 6:
 //line funcs.go:98
 			f.i++
 //line funcs.go:98
 			f.state = 1
 			continue poll
-//line funcs_async.go:708
+//line funcs_async.go:714
 		case 7:
 //line funcs.go:114
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:713
+//line funcs_async.go:719
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -720,20 +726,21 @@ poll:
 
 // Cancel cancels the future that nested awaits, if any; nested goes no further.
 func (f *nestedAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:737
+//line funcs_async.go:744
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -765,7 +772,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:769
+//line funcs_async.go:776
 		case 1:
 //line funcs.go:121
 			f.aw1 = f.e.Val(f.x * 3)
@@ -774,7 +781,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:778
+//line funcs_async.go:785
 		case 2:
 //line funcs.go:121
 			x, ready := f.aw1.Poll(cx)
@@ -787,7 +794,7 @@ poll:
 //line funcs.go:123
 			f.state = 3
 			fallthrough
-//line funcs_async.go:791
+//line funcs_async.go:798
 		case 3:
 //line funcs.go:124
 			f.aw1 = f.e.Val(f.x)
@@ -796,7 +803,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:800
+//line funcs_async.go:807
 		case 4:
 //line funcs.go:124
 			y, ready := f.aw1.Poll(cx)
@@ -807,7 +814,7 @@ poll:
 //line funcs.go:125
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:811
+//line funcs_async.go:818
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -818,20 +825,21 @@ poll:
 
 // Cancel cancels the future that shadow awaits, if any; shadow goes no further.
 func (f *shadowAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2, 4:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:835
+//line funcs_async.go:843
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -875,7 +883,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:879
+//line funcs_async.go:887
 		case 1:
 //line funcs.go:136
 			v, ready := f.aw1.Poll(cx)
@@ -897,7 +905,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 //line funcs.go:143
 			f.state = -1
 			return future.Result[int]{Value: w, Err: nil}, true
-//line funcs_async.go:901
+//line funcs_async.go:909
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -908,20 +916,21 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 
 // Cancel cancels the future that decls awaits, if any; decls goes no further.
 func (f *declsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:925
+//line funcs_async.go:934
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -955,7 +964,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:959
+//line funcs_async.go:968
 		case 1:
 //line funcs.go:150
 			v, ready := f.aw1.Poll(cx)
@@ -968,7 +977,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:152
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:972
+//line funcs_async.go:981
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -979,20 +988,21 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that closures awaits, if any; closures goes no further.
 func (f *closuresAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:996
+//line funcs_async.go:1006
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -1028,7 +1038,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1032
+//line funcs_async.go:1042
 		case 1:
 //line funcs.go:160
 			_, ready := f.aw1.Poll(cx)
@@ -1042,7 +1052,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:1046
+//line funcs_async.go:1056
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1053,20 +1063,21 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 
 // Cancel cancels the future that multi awaits, if any; multi goes no further.
 func (f *multiAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1070
+//line funcs_async.go:1081
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1094,7 +1105,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1098
+//line funcs_async.go:1109
 		case 1:
 //line funcs.go:173
 			v, ready := f.aw1.Poll(cx)
@@ -1109,7 +1120,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:177
 			f.state = -1
 			return v, true
-//line funcs_async.go:1113
+//line funcs_async.go:1124
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1120,20 +1131,21 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that panicsAfterAwait awaits, if any; panicsAfterAwait goes no further.
 func (f *panicsAfterAwaitAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1137
+//line funcs_async.go:1149
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1166,7 +1178,7 @@ poll:
 //line funcs.go:183
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1170
+//line funcs_async.go:1182
 		case 1:
 //line funcs.go:183
 			if !(f.i < f.n) {
@@ -1184,7 +1196,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1188
+//line funcs_async.go:1200
 		case 2:
 //line funcs.go:186
 			f.aw1 = f.e.Val(f.i)
@@ -1193,7 +1205,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:1197
+//line funcs_async.go:1209
 		case 3:
 //line funcs.go:188
 			if f.r == 1 {
@@ -1202,7 +1214,7 @@ poll:
 //line funcs.go:190
 			f.state = 5
 			continue poll
-//line funcs_async.go:1206
+//line funcs_async.go:1218
 		case 4:
 //line funcs.go:186
 			v, ready := f.aw1.Poll(cx)
@@ -1215,7 +1227,7 @@ poll:
 //line funcs.go:188
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1219
+//line funcs_async.go:1231
 		case 5:
 //line funcs.go:191
 			f.aw1 = f.e.Val(f.acc)
@@ -1224,7 +1236,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1228
+//line funcs_async.go:1240
 		case 6:
 //line funcs.go:191
 			w, ready := f.aw1.Poll(cx)
@@ -1239,19 +1251,19 @@ poll:
 //line funcs.go:194
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1243
+//line funcs_async.go:1255
 		case 7:
 //line funcs.go:183
 			f.i++
 //line funcs.go:183
 			f.state = 1
 			continue poll
-//line funcs_async.go:1250
+//line funcs_async.go:1262
 		case 8:
 //line funcs.go:195
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1255
+//line funcs_async.go:1267
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1262,20 +1274,21 @@ poll:
 
 // Cancel cancels the future that perIteration awaits, if any; perIteration goes no further.
 func (f *perIterationAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 4, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1279
+//line funcs_async.go:1292
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1303,7 +1316,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1307
+//line funcs_async.go:1320
 		case 1:
 //line funcs.go:200
 			v, ready := f.aw1.Poll(cx)
@@ -1323,7 +1336,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1327
+//line funcs_async.go:1340
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1334,20 +1347,21 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 
 // Cancel cancels the future that switches awaits, if any; switches goes no further.
 func (f *switchesAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
 
-//line funcs_async.go:1351
+//line funcs_async.go:1365
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
@@ -1382,7 +1396,7 @@ poll:
 //line funcs.go:214
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1386
+//line funcs_async.go:1400
 		case 1:
 //line funcs.go:214
 			if f.i >= f.rangeValue {
@@ -1401,7 +1415,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1405
+//line funcs_async.go:1419
 		case 2:
 //line funcs.go:218
 			v, ready := f.aw1.Poll(cx)
@@ -1416,14 +1430,14 @@ poll:
 //line funcs.go:221
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1420
+//line funcs_async.go:1434
 		case 3:
 //line funcs.go:214
 			f.i++
 //line funcs.go:214
 			f.state = 1
 			continue poll
-//line funcs_async.go:1427
+//line funcs_async.go:1441
 		case 4:
 //line funcs.go:222
 			f.rangeValue2 = 2
@@ -1431,7 +1445,7 @@ poll:
 //line funcs.go:222
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1435
+//line funcs_async.go:1449
 		case 5:
 //line funcs.go:222
 			if f.rangeIndex >= f.rangeValue2 {
@@ -1445,7 +1459,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1449
+//line funcs_async.go:1463
 		case 6:
 //line funcs.go:223
 			_, ready := f.aw1.Poll(cx)
@@ -1456,19 +1470,19 @@ poll:
 //line funcs.go:224
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1460
+//line funcs_async.go:1474
 		case 7:
 //line funcs.go:222
 			f.rangeIndex++
 //line funcs.go:222
 			f.state = 5
 			continue poll
-//line funcs_async.go:1467
+//line funcs_async.go:1481
 		case 8:
 //line funcs.go:225
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1472
+//line funcs_async.go:1486
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1479,20 +1493,21 @@ poll:
 
 // Cancel cancels the future that rangeInt awaits, if any; rangeInt goes no further.
 func (f *rangeIntAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1496
+//line funcs_async.go:1511
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
@@ -1529,7 +1544,7 @@ poll:
 //line funcs.go:232
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1533
+//line funcs_async.go:1548
 		case 1:
 //line funcs.go:232
 			if f.i >= len(f.rangeValue) {
@@ -1548,7 +1563,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1552
+//line funcs_async.go:1567
 		case 2:
 //line funcs.go:235
 			v, ready := f.aw1.Poll(cx)
@@ -1568,19 +1583,19 @@ poll:
 //line funcs.go:241
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1572
+//line funcs_async.go:1587
 		case 3:
 //line funcs.go:232
 			f.i++
 //line funcs.go:232
 			f.state = 1
 			continue poll
-//line funcs_async.go:1579
+//line funcs_async.go:1594
 		case 4:
 //line funcs.go:242
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1584
+//line funcs_async.go:1599
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1591,20 +1606,21 @@ poll:
 
 // Cancel cancels the future that rangeSlice awaits, if any; rangeSlice goes no further.
 func (f *rangeSliceAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1608
+//line funcs_async.go:1624
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
@@ -1646,7 +1662,7 @@ poll:
 //line funcs.go:250
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1650
+//line funcs_async.go:1666
 		case 1:
 //line funcs.go:250
 			if f.i >= len(f.s) {
@@ -1663,7 +1679,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1667
+//line funcs_async.go:1683
 		case 2:
 //line funcs.go:251
 			t, ready := f.aw1.Poll(cx)
@@ -1680,21 +1696,21 @@ poll:
 //line funcs.go:255
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1684
+//line funcs_async.go:1700
 		case 3:
 //line funcs.go:250
 			f.i = f.rangeNext
 //line funcs.go:250
 			f.state = 1
 			continue poll
-//line funcs_async.go:1691
+//line funcs_async.go:1707
 		case 4:
 //line funcs.go:256
 			f.i2 = 0
 //line funcs.go:256
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1698
+//line funcs_async.go:1714
 		case 5:
 //line funcs.go:256
 			if f.i2 >= len(f.s) {
@@ -1710,7 +1726,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1714
+//line funcs_async.go:1730
 		case 6:
 //line funcs.go:257
 			_, ready := f.aw2.Poll(cx)
@@ -1723,19 +1739,19 @@ poll:
 //line funcs.go:259
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1727
+//line funcs_async.go:1743
 		case 7:
 //line funcs.go:256
 			f.i2 = f.rangeNext2
 //line funcs.go:256
 			f.state = 5
 			continue poll
-//line funcs_async.go:1734
+//line funcs_async.go:1750
 		case 8:
 //line funcs.go:260
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1739
+//line funcs_async.go:1755
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1746,7 +1762,11 @@ poll:
 
 // Cancel cancels the future that rangeString awaits, if any; rangeString goes no further.
 func (f *rangeStringAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -1754,15 +1774,12 @@ func (f *rangeStringAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1766
+//line funcs_async.go:1783
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
@@ -1804,7 +1821,7 @@ poll:
 //line funcs.go:268
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1808
+//line funcs_async.go:1825
 		case 1:
 //line funcs.go:268
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -1822,7 +1839,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1826
+//line funcs_async.go:1843
 		case 2:
 //line funcs.go:270
 			v, ready := f.aw1.Poll(cx)
@@ -1835,21 +1852,21 @@ poll:
 //line funcs.go:272
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1839
+//line funcs_async.go:1856
 		case 3:
 //line funcs.go:268
 			f.rangeIndex++
 //line funcs.go:268
 			f.state = 1
 			continue poll
-//line funcs_async.go:1846
+//line funcs_async.go:1863
 		case 4:
 //line funcs.go:273
 			f.j = 0
 //line funcs.go:273
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1853
+//line funcs_async.go:1870
 		case 5:
 //line funcs.go:273
 			if f.j >= 3 {
@@ -1863,7 +1880,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1867
+//line funcs_async.go:1884
 		case 6:
 //line funcs.go:274
 			_, ready := f.aw1.Poll(cx)
@@ -1876,19 +1893,19 @@ poll:
 //line funcs.go:276
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1880
+//line funcs_async.go:1897
 		case 7:
 //line funcs.go:273
 			f.j++
 //line funcs.go:273
 			f.state = 5
 			continue poll
-//line funcs_async.go:1887
+//line funcs_async.go:1904
 		case 8:
 //line funcs.go:277
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1892
+//line funcs_async.go:1909
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1899,20 +1916,21 @@ poll:
 
 // Cancel cancels the future that rangeArray awaits, if any; rangeArray goes no further.
 func (f *rangeArrayAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1916
+//line funcs_async.go:1934
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
@@ -1944,7 +1962,7 @@ poll:
 //line funcs.go:283
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1948
+//line funcs_async.go:1966
 		case 1:
 //line funcs.go:283
 			if f.i >= f.n {
@@ -1965,7 +1983,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1969
+//line funcs_async.go:1987
 		case 2:
 //line funcs.go:286
 			f.aw1 = f.e.Val(f.i)
@@ -1974,7 +1992,7 @@ poll:
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:1978
+//line funcs_async.go:1996
 		case 3:
 //line funcs.go:294
 			f.e.Note("two or fell")
@@ -1990,7 +2008,7 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:1994
+//line funcs_async.go:2012
 		case 4:
 //line funcs.go:301
 			if f.i > 6 {
@@ -2000,7 +2018,7 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			continue poll
-//line funcs_async.go:2004
+//line funcs_async.go:2022
 		case 5:
 //line funcs.go:286
 			v, ready := f.aw1.Poll(cx)
@@ -2020,7 +2038,7 @@ poll:
 //line funcs.go:292
 			f.state = 3
 			continue poll
-//line funcs_async.go:2024
+//line funcs_async.go:2042
 		case 6:
 //line funcs.go:298
 			w, ready := f.aw1.Poll(cx)
@@ -2033,21 +2051,21 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2037
+//line funcs_async.go:2055
 		case 7:
 //line funcs.go:305
 			f.e.Note("after %d", f.i)
 //line funcs.go:306
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2044
+//line funcs_async.go:2062
 		case 8:
 //line funcs.go:283
 			f.i++
 //line funcs.go:283
 			f.state = 1
 			continue poll
-//line funcs_async.go:2051
+//line funcs_async.go:2069
 		case 9:
 //line funcs.go:307
 			switch {
@@ -2061,7 +2079,7 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2065
+//line funcs_async.go:2083
 		case 10:
 //line funcs.go:309
 			f.aw1 = f.e.Val(0)
@@ -2070,14 +2088,14 @@ poll:
 			}
 			f.state = 12
 			continue poll
-//line funcs_async.go:2074
+//line funcs_async.go:2092
 		case 11:
 //line funcs.go:312
 			f.total *= 3
 //line funcs.go:313
 			f.state = 13
 			continue poll
-//line funcs_async.go:2081
+//line funcs_async.go:2099
 		case 12:
 //line funcs.go:309
 			_, ready := f.aw1.Poll(cx)
@@ -2090,12 +2108,12 @@ poll:
 //line funcs.go:313
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2094
+//line funcs_async.go:2112
 		case 13:
 //line funcs.go:314
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2099
+//line funcs_async.go:2117
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2106,20 +2124,21 @@ poll:
 
 // Cancel cancels the future that switchAwait awaits, if any; switchAwait goes no further.
 func (f *switchAwaitAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 5, 6, 12:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2123
+//line funcs_async.go:2142
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2151,7 +2170,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2155
+//line funcs_async.go:2174
 		case 1:
 //line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
@@ -2167,7 +2186,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2171
+//line funcs_async.go:2190
 		case 2:
 //line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
@@ -2183,7 +2202,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2187
+//line funcs_async.go:2206
 		case 3:
 //line funcs.go:322
 			v, ready := f.aw1.Poll(cx)
@@ -2201,7 +2220,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2205
+//line funcs_async.go:2224
 		case 4:
 //line funcs.go:325
 			f.aw1 = f.e.Val(f.x * 100)
@@ -2210,7 +2229,7 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2214
+//line funcs_async.go:2233
 		case 5:
 //line funcs.go:325
 			v, ready := f.aw1.Poll(cx)
@@ -2220,7 +2239,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2224
+//line funcs_async.go:2243
 		case 6:
 //line funcs.go:327
 			f.aw1 = f.e.Val(f.x)
@@ -2229,7 +2248,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2233
+//line funcs_async.go:2252
 		case 7:
 //line funcs.go:327
 			v, ready := f.aw1.Poll(cx)
@@ -2239,7 +2258,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2243
+//line funcs_async.go:2262
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2250,20 +2269,21 @@ poll:
 
 // Cancel cancels the future that opAssignAndReturn awaits, if any; opAssignAndReturn goes no further.
 func (f *opAssignAndReturnAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2, 3, 5, 7:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2267
+//line funcs_async.go:2287
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
@@ -2298,7 +2318,7 @@ poll:
 //line funcs.go:334
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2302
+//line funcs_async.go:2322
 		case 1:
 //line funcs.go:334
 			if !(f.i < f.n) {
@@ -2311,7 +2331,7 @@ poll:
 //line funcs.go:336
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2315
+//line funcs_async.go:2335
 		case 2:
 //line funcs.go:336
 			if f.j >= len(f.rangeValue) {
@@ -2328,7 +2348,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2332
+//line funcs_async.go:2352
 		case 3:
 //line funcs.go:337
 			v, ready := f.aw1.Poll(cx)
@@ -2372,33 +2392,33 @@ poll:
 //line funcs.go:365
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2376
+//line funcs_async.go:2396
 		case 4:
 //line funcs.go:336
 			f.j = f.rangeNext
 //line funcs.go:336
 			f.state = 2
 			continue poll
-//line funcs_async.go:2383
+//line funcs_async.go:2403
 		case 5:
 //line funcs.go:366
 			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:367
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2390
+//line funcs_async.go:2410
 		case 6:
 //line funcs.go:334
 			f.i++
 //line funcs.go:334
 			f.state = 1
 			continue poll
-//line funcs_async.go:2397
+//line funcs_async.go:2417
 		case 7:
 //line funcs.go:368
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2402
+//line funcs_async.go:2422
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2409,20 +2429,21 @@ poll:
 
 // Cancel cancels the future that labels awaits, if any; labels goes no further.
 func (f *labelsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2426
+//line funcs_async.go:2447
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2464,7 +2485,7 @@ poll:
 //line funcs.go:375
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2468
+//line funcs_async.go:2489
 		case 1:
 //line funcs.go:375
 			if f.i >= f.rangeValue {
@@ -2494,7 +2515,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2498
+//line funcs_async.go:2519
 		case 2:
 //line funcs.go:378
 			f.aw1 = f.e.Val(f.v + 1)
@@ -2503,7 +2524,7 @@ poll:
 			}
 			f.state = 7
 			continue poll
-//line funcs_async.go:2507
+//line funcs_async.go:2528
 		case 3:
 //line funcs.go:382
 			f.aw2 = f.e.Str("x")
@@ -2512,7 +2533,7 @@ poll:
 			}
 			f.state = 8
 			continue poll
-//line funcs_async.go:2516
+//line funcs_async.go:2537
 		case 4:
 //line funcs.go:385
 			f.aw1 = f.e.Val(0)
@@ -2521,21 +2542,21 @@ poll:
 			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:2525
+//line funcs_async.go:2546
 		case 5:
 //line funcs.go:388
 			f.b.WriteString(f.v2.Error())
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2532
+//line funcs_async.go:2553
 		case 6:
 //line funcs.go:390
 			f.e.Note("other %v", f.v3)
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2539
+//line funcs_async.go:2560
 		case 7:
 //line funcs.go:378
 			w, ready := f.aw1.Poll(cx)
@@ -2550,7 +2571,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2554
+//line funcs_async.go:2575
 		case 8:
 //line funcs.go:382
 			s, ready := f.aw2.Poll(cx)
@@ -2563,7 +2584,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2567
+//line funcs_async.go:2588
 		case 9:
 //line funcs.go:385
 			_, ready := f.aw1.Poll(cx)
@@ -2576,7 +2597,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			fallthrough
-//line funcs_async.go:2580
+//line funcs_async.go:2601
 		case 10:
 //line funcs.go:392
 			switch f.values[(f.i+1)%len(f.values)].(type) {
@@ -2587,7 +2608,7 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2591
+//line funcs_async.go:2612
 		case 11:
 //line funcs.go:394
 			f.aw1 = f.e.Val(1)
@@ -2596,7 +2617,7 @@ poll:
 			}
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2600
+//line funcs_async.go:2621
 		case 12:
 //line funcs.go:394
 			_, ready := f.aw1.Poll(cx)
@@ -2609,24 +2630,24 @@ poll:
 //line funcs.go:396
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2613
+//line funcs_async.go:2634
 		case 13:
 //line funcs.go:397
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2618
+//line funcs_async.go:2639
 		case 14:
 //line funcs.go:375
 			f.i++
 //line funcs.go:375
 			f.state = 1
 			continue poll
-//line funcs_async.go:2625
+//line funcs_async.go:2646
 		case 15:
 //line funcs.go:398
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2630
+//line funcs_async.go:2651
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2637,7 +2658,11 @@ poll:
 
 // Cancel cancels the future that typeSwitch awaits, if any; typeSwitch goes no further.
 func (f *typeSwitchAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 7, 9, 12:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -2645,15 +2670,12 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2657
+//line funcs_async.go:2679
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
@@ -2699,7 +2721,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2703
+//line funcs_async.go:2725
 		case 1:
 //line funcs.go:404
 			v2, ready := f.aw1.Poll(cx)
@@ -2723,7 +2745,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2727
+//line funcs_async.go:2749
 		case 2:
 //line funcs.go:410
 			v2, ready := f.aw1.Poll(cx)
@@ -2743,7 +2765,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2747
+//line funcs_async.go:2769
 		case 3:
 //line funcs.go:413
 			v2, ready := f.aw1.Poll(cx)
@@ -2761,7 +2783,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2765
+//line funcs_async.go:2787
 		case 4:
 //line funcs.go:415
 			_, ready := f.aw1.Poll(cx)
@@ -2776,7 +2798,7 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2780
+//line funcs_async.go:2802
 		case 5:
 //line funcs.go:416
 			v2, ready := f.aw1.Poll(cx)
@@ -2790,7 +2812,7 @@ poll:
 //line funcs.go:417
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2794
+//line funcs_async.go:2816
 		case 6:
 //line funcs.go:417
 			if f.i >= f.n {
@@ -2804,7 +2826,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2808
+//line funcs_async.go:2830
 		case 7:
 //line funcs.go:418
 			v2, ready := f.aw1.Poll(cx)
@@ -2823,14 +2845,14 @@ poll:
 //line funcs.go:423
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2827
+//line funcs_async.go:2849
 		case 8:
 //line funcs.go:417
 			f.i++
 //line funcs.go:417
 			f.state = 6
 			continue poll
-//line funcs_async.go:2834
+//line funcs_async.go:2856
 		case 9:
 //line funcs.go:424
 			if f.n > 5 {
@@ -2839,7 +2861,7 @@ poll:
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2843
+//line funcs_async.go:2865
 		case 10:
 //line funcs.go:425
 			f.aw1 = f.e.Fallible(f.total)
@@ -2848,7 +2870,7 @@ poll:
 			}
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2852
+//line funcs_async.go:2874
 		case 11:
 //line funcs.go:425
 			v2, ready := f.aw1.Poll(cx)
@@ -2858,7 +2880,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2862
+//line funcs_async.go:2884
 		case 12:
 //line funcs.go:427
 			f.rangeValue = 3
@@ -2866,7 +2888,7 @@ poll:
 //line funcs.go:427
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2870
+//line funcs_async.go:2892
 		case 13:
 //line funcs.go:427
 			if f.i2 >= f.rangeValue {
@@ -2880,7 +2902,7 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2884
+//line funcs_async.go:2906
 		case 14:
 //line funcs.go:428
 			v2, ready := f.aw1.Poll(cx)
@@ -2896,33 +2918,33 @@ poll:
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2900
+//line funcs_async.go:2922
 		case 15:
 //line funcs.go:429
 			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:430
 			f.state = 17
 			continue poll
-//line funcs_async.go:2907
+//line funcs_async.go:2929
 		case 16:
 //line funcs.go:431
 			f.total += f.v
 //line funcs.go:432
 			f.state = 17
 			fallthrough
-//line funcs_async.go:2914
+//line funcs_async.go:2936
 		case 17:
 //line funcs.go:433
 			f.state = 18
 			fallthrough
-//line funcs_async.go:2919
+//line funcs_async.go:2941
 		case 18:
 //line funcs.go:427
 			f.i2++
 //line funcs.go:427
 			f.state = 13
 			continue poll
-//line funcs_async.go:2926
+//line funcs_async.go:2948
 		case 19:
 //line funcs.go:434
 			f.aw2 = f.e.Val(f.n)
@@ -2931,7 +2953,7 @@ poll:
 			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2935
+//line funcs_async.go:2957
 		case 20:
 //line funcs.go:434
 			v2, ready := f.aw2.Poll(cx)
@@ -2949,14 +2971,14 @@ poll:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2953
+//line funcs_async.go:2975
 		case 21:
 //line funcs.go:436
 			f.total++
 //line funcs.go:437
 			f.state = 22
 			fallthrough
-//line funcs_async.go:2960
+//line funcs_async.go:2982
 		case 22:
 //line funcs.go:438
 			f.aw1 = f.e.Fallible(f.z)
@@ -2965,7 +2987,7 @@ poll:
 			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2969
+//line funcs_async.go:2991
 		case 23:
 //line funcs.go:438
 			v2, ready := f.aw1.Poll(cx)
@@ -2989,7 +3011,7 @@ poll:
 			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:2993
+//line funcs_async.go:3015
 		case 24:
 //line funcs.go:446
 			v2, ready := f.aw3.Poll(cx)
@@ -3003,7 +3025,7 @@ poll:
 //line funcs.go:448
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:3007
+//line funcs_async.go:3029
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3014,7 +3036,11 @@ poll:
 
 // Cancel cancels the future that tries awaits, if any; tries goes no further.
 func (f *triesAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1, 2, 3, 4, 5, 7, 11, 14, 23:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -3025,15 +3051,12 @@ func (f *triesAsyncFuture) Cancel() {
 		future.Cancel(f.aw3)
 		f.aw3 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:3037
+//line funcs_async.go:3060
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -3062,7 +3085,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3066
+//line funcs_async.go:3089
 		case 1:
 //line funcs.go:455
 			f.aw1 = f.e.Fallible(f.n)
@@ -3071,7 +3094,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3075
+//line funcs_async.go:3098
 		case 2:
 //line funcs.go:455
 			v2, ready := f.aw1.Poll(cx)
@@ -3081,7 +3104,7 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:3085
+//line funcs_async.go:3108
 		case 3:
 //line funcs.go:457
 			f.aw1 = f.e.Fallible(f.n + 1)
@@ -3090,7 +3113,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:3094
+//line funcs_async.go:3117
 		case 4:
 //line funcs.go:457
 			v2, ready := f.aw1.Poll(cx)
@@ -3102,7 +3125,7 @@ poll:
 //line funcs.go:458
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:3106
+//line funcs_async.go:3129
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3113,20 +3136,21 @@ poll:
 
 // Cancel cancels the future that tryReturn awaits, if any; tryReturn goes no further.
 func (f *tryReturnAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2, 4:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:3130
+//line funcs_async.go:3154
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3197,7 +3221,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3201
+//line funcs_async.go:3225
 		case 1:
 //line funcs.go:485
 			v, ready := f.aw1.Poll(cx)
@@ -3234,7 +3258,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3238
+//line funcs_async.go:3262
 		case 2:
 //line funcs.go:493
 			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
@@ -3245,7 +3269,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3249
+//line funcs_async.go:3273
 		case 3:
 //line funcs.go:497
 			note := f.e.Note
@@ -3260,7 +3284,7 @@ poll:
 //line funcs.go:500
 			f.state = 5
 			continue poll
-//line funcs_async.go:3264
+//line funcs_async.go:3288
 		case 4:
 //line funcs.go:494
 			y, ready := f.aw1.Poll(cx)
@@ -3273,7 +3297,7 @@ poll:
 //line funcs.go:496
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3277
+//line funcs_async.go:3301
 		case 5:
 //line funcs.go:501
 			f.rangeValue = f.n % 4
@@ -3281,7 +3305,7 @@ poll:
 //line funcs.go:501
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3285
+//line funcs_async.go:3309
 		case 6:
 //line funcs.go:501
 			if f.i >= f.rangeValue {
@@ -3302,7 +3326,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3306
+//line funcs_async.go:3330
 		case 7:
 //line funcs.go:503
 			_, ready := f.aw1.Poll(cx)
@@ -3313,14 +3337,14 @@ poll:
 //line funcs.go:504
 			f.state = 8
 			fallthrough
-//line funcs_async.go:3317
+//line funcs_async.go:3341
 		case 8:
 //line funcs.go:501
 			f.i++
 //line funcs.go:501
 			f.state = 6
 			continue poll
-//line funcs_async.go:3324
+//line funcs_async.go:3348
 		case 9:
 //line funcs.go:505
 			for i := 0; i < 2; i++ {
@@ -3350,7 +3374,7 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3354
+//line funcs_async.go:3378
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3362,21 +3386,22 @@ poll:
 // Cancel cancels the future that defers awaits, if any, then runs the calls
 // defers deferred; defers goes no further.
 func (f *defersAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1, 4, 7:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3380
+//line funcs_async.go:3405
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3425,31 +3450,31 @@ func (f *deferPanicsAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:532
 		f.e.Note("last deferred w=%d", f.w)
-//line funcs_async.go:3429
+//line funcs_async.go:3454
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:530
 		func() { f.m[0] = 1 }()
-//line funcs_async.go:3435
+//line funcs_async.go:3460
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:526
 		panic("deferred panic")
-//line funcs_async.go:3441
+//line funcs_async.go:3466
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:520
 		func() { f.e.Note("inner deferred v=%d", f.v) }()
-//line funcs_async.go:3447
+//line funcs_async.go:3472
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:518
 		f.e.Note("outer deferred")
-//line funcs_async.go:3453
+//line funcs_async.go:3478
 	}
 }
 
@@ -3467,7 +3492,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3471
+//line funcs_async.go:3496
 		case 1:
 //line funcs.go:519
 			v2, ready := f.aw1.Poll(cx)
@@ -3489,7 +3514,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3493
+//line funcs_async.go:3518
 		case 2:
 //line funcs.go:524
 			v2, ready := f.aw1.Poll(cx)
@@ -3518,7 +3543,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3522
+//line funcs_async.go:3547
 		case 3:
 //line funcs.go:533
 			v2, ready := f.aw1.Poll(cx)
@@ -3534,7 +3559,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3538
+//line funcs_async.go:3563
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3546,21 +3571,22 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that deferPanics awaits, if any, then runs the calls
 // deferPanics deferred; deferPanics goes no further.
 func (f *deferPanicsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2, 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3564
+//line funcs_async.go:3590
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3663,7 +3689,7 @@ poll:
 //line funcs.go:549
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3667
+//line funcs_async.go:3693
 		case 1:
 //line funcs.go:549
 			if f.i >= f.rangeValue {
@@ -3677,7 +3703,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3681
+//line funcs_async.go:3707
 		case 2:
 //line funcs.go:550
 			k, ready := f.aw1.Poll(cx)
@@ -3696,14 +3722,14 @@ poll:
 //line funcs.go:553
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3700
+//line funcs_async.go:3726
 		case 3:
 //line funcs.go:549
 			f.i++
 //line funcs.go:549
 			f.state = 1
 			continue poll
-//line funcs_async.go:3707
+//line funcs_async.go:3733
 		case 4:
 //line funcs.go:554
 			if f.n == 4 {
@@ -3718,7 +3744,7 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3722
+//line funcs_async.go:3748
 		case 5:
 //line funcs.go:557
 			_, ready := f.aw1.Poll(cx)
@@ -3735,7 +3761,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3739
+//line funcs_async.go:3765
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3747,21 +3773,22 @@ poll:
 // Cancel cancels the future that deferForms awaits, if any, then runs the calls
 // deferForms deferred; deferForms goes no further.
 func (f *deferFormsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2, 5:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3765
+//line funcs_async.go:3792
 
 // defersOpenAsyncFuture is the state machine of defersOpen: see defersOpenAsync.
 type defersOpenAsyncFuture struct {
@@ -3818,13 +3845,13 @@ func (f *defersOpenAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:601
 		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
-//line funcs_async.go:3822
+//line funcs_async.go:3849
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:598
 		f.defer7Fn("odd branch %v", f.defer7Arg2)
-//line funcs_async.go:3828
+//line funcs_async.go:3855
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
@@ -3833,37 +3860,37 @@ func (f *defersOpenAsyncFuture) runDefers() {
 			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
 			f.r *= 3
 		}()
-//line funcs_async.go:3837
+//line funcs_async.go:3864
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:584
 		f.defer5Recv.show("through a pointer")
-//line funcs_async.go:3843
+//line funcs_async.go:3870
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:582
 		f.defer4Recv.show("interface")
-//line funcs_async.go:3849
+//line funcs_async.go:3876
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:580
 		f.defer3Recv.showPtr("pointer")
-//line funcs_async.go:3855
+//line funcs_async.go:3882
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:579
 		f.defer2Recv.show("value")
-//line funcs_async.go:3861
+//line funcs_async.go:3888
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:576
 		f.e.Note("first deferred, n=%d", f.defer1Arg2)
-//line funcs_async.go:3867
+//line funcs_async.go:3894
 	}
 }
 
@@ -3883,7 +3910,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3887
+//line funcs_async.go:3914
 		case 1:
 //line funcs.go:577
 			v2, ready := f.aw1.Poll(cx)
@@ -3926,7 +3953,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3930
+//line funcs_async.go:3957
 		case 2:
 //line funcs.go:590
 			f.deferBits |= 32
@@ -3937,7 +3964,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3941
+//line funcs_async.go:3968
 		case 3:
 //line funcs.go:597
 			note := f.e.Note
@@ -3950,7 +3977,7 @@ poll:
 //line funcs.go:600
 			f.state = 5
 			continue poll
-//line funcs_async.go:3954
+//line funcs_async.go:3981
 		case 4:
 //line funcs.go:594
 			y, ready := f.aw1.Poll(cx)
@@ -3963,7 +3990,7 @@ poll:
 //line funcs.go:596
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3967
+//line funcs_async.go:3994
 		case 5:
 //line funcs.go:601
 			f.defer8Arg1 = f.x
@@ -3984,7 +4011,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3988
+//line funcs_async.go:4015
 		case 6:
 //line funcs.go:606
 			_, ready := f.aw1.Poll(cx)
@@ -3997,7 +4024,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.r, Err: f.err}, true
-//line funcs_async.go:4001
+//line funcs_async.go:4028
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4009,21 +4036,22 @@ poll:
 // Cancel cancels the future that defersOpen awaits, if any, then runs the calls
 // defersOpen deferred; defersOpen goes no further.
 func (f *defersOpenAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 4, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // defersOpen is what defersOpenAsync compiles; it is not called.
 var _ = defersOpen
 
-//line funcs_async.go:4027
+//line funcs_async.go:4055
 
 // defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
 type defersPromotedAsyncFuture struct {
@@ -4082,49 +4110,49 @@ func (f *defersPromotedAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:638
 		f.e.noted(f.defer8Arg1, f.defer8Arg2)
-//line funcs_async.go:4086
+//line funcs_async.go:4114
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:635
 		f.defer7Recv.show("nil")
-//line funcs_async.go:4092
+//line funcs_async.go:4120
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
 //line funcs.go:631
 		delete(f.defer6Arg1, f.defer6Arg2)
-//line funcs_async.go:4098
+//line funcs_async.go:4126
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:629
 		f.hook("stable")
-//line funcs_async.go:4104
+//line funcs_async.go:4132
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:622
 		f.defer4Recv.showPtr("promoted pointer, embedded")
-//line funcs_async.go:4110
+//line funcs_async.go:4138
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:621
 		f.defer3Recv.show("promoted through a pointer")
-//line funcs_async.go:4116
+//line funcs_async.go:4144
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:619
 		f.nc.counter.showPtr("promoted pointer")
-//line funcs_async.go:4122
+//line funcs_async.go:4150
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:618
 		f.defer1Recv.show("promoted value")
-//line funcs_async.go:4128
+//line funcs_async.go:4156
 	}
 }
 
@@ -4155,7 +4183,7 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4159
+//line funcs_async.go:4187
 		case 1:
 //line funcs.go:623
 			v2, ready := f.aw1.Poll(cx)
@@ -4198,7 +4226,7 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4202
+//line funcs_async.go:4230
 		case 2:
 //line funcs.go:637
 			w, ready := f.aw1.Poll(cx)
@@ -4216,7 +4244,7 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4220
+//line funcs_async.go:4248
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4228,28 +4256,29 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that defersPromoted awaits, if any, then runs the calls
 // defersPromoted deferred; defersPromoted goes no further.
 func (f *defersPromotedAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // defersPromoted is what defersPromotedAsync compiles; it is not called.
 var _ = defersPromoted
 
-//line funcs_async.go:4246
+//line funcs_async.go:4275
 
 // The local constants of defersClause.
 const (
 	defersClauseAsyncFuture_k = 3
 )
 
-//line funcs_async.go:4253
+//line funcs_async.go:4282
 
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
@@ -4300,31 +4329,31 @@ func (f *defersClauseAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:664
 		f.defer5Fn()
-//line funcs_async.go:4304
+//line funcs_async.go:4333
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:663
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4310
+//line funcs_async.go:4339
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:660
 		recover()
-//line funcs_async.go:4316
+//line funcs_async.go:4345
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:657
 		f.defer2Fn()
-//line funcs_async.go:4322
+//line funcs_async.go:4351
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:655
 		f.defer1Fn()
-//line funcs_async.go:4328
+//line funcs_async.go:4357
 	}
 }
 
@@ -4355,7 +4384,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4359
+//line funcs_async.go:4388
 		case 1:
 //line funcs.go:659
 			v, ready := f.aw1.Poll(cx)
@@ -4385,7 +4414,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4389
+//line funcs_async.go:4418
 		case 2:
 //line funcs.go:668
 			v2, ready := f.aw1.Poll(cx)
@@ -4396,7 +4425,7 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4400
+//line funcs_async.go:4429
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4408,21 +4437,22 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that defersClause awaits, if any, then runs the calls
 // defersClause deferred; defersClause goes no further.
 func (f *defersClauseAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4426
+//line funcs_async.go:4456
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4500,7 +4530,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4504
+//line funcs_async.go:4534
 		case 1:
 //line funcs.go:679
 			v2, ready := f.aw1.Poll(cx)
@@ -4546,7 +4576,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4550
+//line funcs_async.go:4580
 		case 2:
 //line funcs.go:689
 			w, ready := f.aw1.Poll(cx)
@@ -4563,7 +4593,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4567
+//line funcs_async.go:4597
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4575,21 +4605,22 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that defersNine awaits, if any, then runs the calls
 // defersNine deferred; defersNine goes no further.
 func (f *defersNineAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4593
+//line funcs_async.go:4624
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4638,19 +4669,19 @@ func (f *closeAllAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line funcs.go:713
 		f.i.Close()
-//line funcs_async.go:4642
+//line funcs_async.go:4673
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:712
 		f.defer2Recv.Close()
-//line funcs_async.go:4648
+//line funcs_async.go:4679
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:711
 		f.c.Close()
-//line funcs_async.go:4654
+//line funcs_async.go:4685
 	}
 }
 
@@ -4674,7 +4705,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4678
+//line funcs_async.go:4709
 		case 1:
 //line funcs.go:714
 			v, ready := f.aw1.Poll(cx)
@@ -4685,7 +4716,7 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4689
+//line funcs_async.go:4720
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4697,21 +4728,22 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that closeAll awaits, if any, then runs the calls
 // closeAll deferred; closeAll goes no further.
 func (f *closeAllAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4715
+//line funcs_async.go:4747
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4741,7 +4773,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4745
+//line funcs_async.go:4777
 		case 1:
 //line funcs.go:721
 			v, ready := f.aw1.Poll(cx)
@@ -4751,7 +4783,7 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4755
+//line funcs_async.go:4787
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4762,20 +4794,21 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that closeNone awaits, if any; closeNone goes no further.
 func (f *closeNoneAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4779
+//line funcs_async.go:4812
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4829,25 +4862,25 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 		f.deferBits &^= 8
 //line funcs.go:743
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4833
+//line funcs_async.go:4866
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:741
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4839
+//line funcs_async.go:4872
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:738
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4845
+//line funcs_async.go:4878
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:737
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4851
+//line funcs_async.go:4884
 	}
 }
 
@@ -4869,7 +4902,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4873
+//line funcs_async.go:4906
 		case 1:
 //line funcs.go:739
 			v2, ready := f.aw1.Poll(cx)
@@ -4895,7 +4928,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4899
+//line funcs_async.go:4932
 		case 2:
 //line funcs.go:744
 			v2, ready := f.aw1.Poll(cx)
@@ -4906,7 +4939,7 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4910
+//line funcs_async.go:4943
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4918,18 +4951,19 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 // Cancel cancels the future that defersGeneric awaits, if any, then runs the calls
 // defersGeneric deferred; defersGeneric goes no further.
 func (f *defersGenericAsyncFuture[T, V]) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
-//line funcs_async.go:4933
+//line funcs_async.go:4967
 
 // deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
 type deferPackageVarAsyncFuture struct {
@@ -4976,7 +5010,7 @@ func (f *deferPackageVarAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:753
 		f.defer1Fn("deferred")
-//line funcs_async.go:4980
+//line funcs_async.go:5014
 	}
 }
 
@@ -4999,7 +5033,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5003
+//line funcs_async.go:5037
 		case 1:
 //line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
@@ -5010,7 +5044,7 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:5014
+//line funcs_async.go:5048
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5022,21 +5056,22 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that deferPackageVar awaits, if any, then runs the calls
 // deferPackageVar deferred; deferPackageVar goes no further.
 func (f *deferPackageVarAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // deferPackageVar is what deferPackageVarAsync compiles; it is not called.
 var _ = deferPackageVar
 
-//line funcs_async.go:5040
+//line funcs_async.go:5075
 
 // deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
 type deferPackageVarLoopAsyncFuture struct {
@@ -5107,7 +5142,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5111
+//line funcs_async.go:5146
 		case 1:
 //line funcs.go:768
 			v, ready := f.aw1.Poll(cx)
@@ -5118,7 +5153,7 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:5122
+//line funcs_async.go:5157
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5130,21 +5165,22 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 // Cancel cancels the future that deferPackageVarLoop awaits, if any, then runs the calls
 // deferPackageVarLoop deferred; deferPackageVarLoop goes no further.
 func (f *deferPackageVarLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
 var _ = deferPackageVarLoop
 
-//line funcs_async.go:5148
+//line funcs_async.go:5184
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -5172,7 +5208,7 @@ poll:
 //line funcs.go:779
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5176
+//line funcs_async.go:5212
 		case 1:
 //line funcs.go:779
 			if f.i >= f.n {
@@ -5186,7 +5222,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5190
+//line funcs_async.go:5226
 		case 2:
 //line funcs.go:780
 			v, ready := f.aw1.Poll(cx)
@@ -5199,19 +5235,19 @@ poll:
 //line funcs.go:782
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5203
+//line funcs_async.go:5239
 		case 3:
 //line funcs.go:779
 			f.i++
 //line funcs.go:779
 			f.state = 1
 			continue poll
-//line funcs_async.go:5210
+//line funcs_async.go:5246
 		case 4:
 //line funcs.go:783
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:5215
+//line funcs_async.go:5251
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5222,20 +5258,21 @@ poll:
 
 // Cancel cancels the future that pushAll awaits, if any; pushAll goes no further.
 func (f *stackPushAllAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:5239
+//line funcs_async.go:5276
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -5270,7 +5307,7 @@ poll:
 //line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5274
+//line funcs_async.go:5311
 		case 1:
 //line funcs.go:790
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -5285,7 +5322,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5289
+//line funcs_async.go:5326
 		case 2:
 //line funcs.go:791
 			v, ready := f.aw1.Poll(cx)
@@ -5298,14 +5335,14 @@ poll:
 //line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5302
+//line funcs_async.go:5339
 		case 3:
 //line funcs.go:790
 			f.rangeIndex++
 //line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:5309
+//line funcs_async.go:5346
 		case 4:
 //line funcs.go:794
 			if f.total > 50 {
@@ -5315,7 +5352,7 @@ poll:
 //line funcs.go:797
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:5319
+//line funcs_async.go:5356
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5326,20 +5363,21 @@ poll:
 
 // Cancel cancels the future that sumCopy awaits, if any; sumCopy goes no further.
 func (f *stackSumCopyAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:5343
+//line funcs_async.go:5381
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -5367,7 +5405,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5371
+//line funcs_async.go:5409
 		case 1:
 //line funcs.go:802
 			v, ready := f.aw1.Poll(cx)
@@ -5377,7 +5415,7 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:5381
+//line funcs_async.go:5419
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5388,20 +5426,21 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that unnamed awaits, if any; unnamed goes no further.
 func (f *stackUnnamedAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:5405
+//line funcs_async.go:5444
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -5440,7 +5479,7 @@ poll:
 //line funcs.go:809
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5444
+//line funcs_async.go:5483
 		case 1:
 //line funcs.go:809
 			if f.i >= len(f.xs) {
@@ -5455,7 +5494,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5459
+//line funcs_async.go:5498
 		case 2:
 //line funcs.go:810
 			v, ready := f.aw1.Poll(cx)
@@ -5471,7 +5510,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5475
+//line funcs_async.go:5514
 		case 3:
 //line funcs.go:811
 			y, ready := f.aw2.Poll(cx)
@@ -5486,14 +5525,14 @@ poll:
 //line funcs.go:814
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5490
+//line funcs_async.go:5529
 		case 4:
 //line funcs.go:809
 			f.i++
 //line funcs.go:809
 			f.state = 1
 			continue poll
-//line funcs_async.go:5497
+//line funcs_async.go:5536
 		case 5:
 //line funcs.go:815
 			f.e.Note("last %v", last)
@@ -5505,7 +5544,7 @@ poll:
 //line funcs.go:819
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5509
+//line funcs_async.go:5548
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5516,7 +5555,11 @@ poll:
 
 // Cancel cancels the future that collect awaits, if any; collect goes no further.
 func (f *collectAsyncFuture[T, K]) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -5524,12 +5567,9 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
-//line funcs_async.go:5533
+//line funcs_async.go:5573
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5563,7 +5603,7 @@ poll:
 //line funcs.go:831
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5567
+//line funcs_async.go:5607
 		case 1:
 //line funcs.go:831
 			if f.i >= f.n {
@@ -5577,7 +5617,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5581
+//line funcs_async.go:5621
 		case 2:
 //line funcs.go:832
 			w, ready := f.aw1.Poll(cx)
@@ -5594,7 +5634,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5598
+//line funcs_async.go:5638
 		case 3:
 //line funcs.go:834
 			v2, ready := f.aw2.Poll(cx)
@@ -5606,19 +5646,19 @@ poll:
 //line funcs.go:835
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5610
+//line funcs_async.go:5650
 		case 4:
 //line funcs.go:831
 			f.i++
 //line funcs.go:831
 			f.state = 1
 			continue poll
-//line funcs_async.go:5617
+//line funcs_async.go:5657
 		case 5:
 //line funcs.go:836
 			f.state = -1
 			return zero, true
-//line funcs_async.go:5622
+//line funcs_async.go:5662
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5629,7 +5669,11 @@ poll:
 
 // Cancel cancels the future that fill awaits, if any; fill goes no further.
 func (f *boxFillAsyncFuture[E]) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -5637,12 +5681,9 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
-//line funcs_async.go:5646
+//line funcs_async.go:5687
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5676,7 +5717,7 @@ poll:
 //line funcs.go:845
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5680
+//line funcs_async.go:5721
 		case 1:
 //line funcs.go:845
 			if f.i >= len(f.s) {
@@ -5693,7 +5734,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5697
+//line funcs_async.go:5738
 		case 2:
 //line funcs.go:846
 			_, ready := f.aw1.Poll(cx)
@@ -5706,19 +5747,19 @@ poll:
 //line funcs.go:848
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5710
+//line funcs_async.go:5751
 		case 3:
 //line funcs.go:845
 			f.i = f.rangeNext
 //line funcs.go:845
 			f.state = 1
 			continue poll
-//line funcs_async.go:5717
+//line funcs_async.go:5758
 		case 4:
 //line funcs.go:849
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5722
+//line funcs_async.go:5763
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5729,17 +5770,18 @@ poll:
 
 // Cancel cancels the future that runes awaits, if any; runes goes no further.
 func (f *runesAsyncFuture[S]) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
-//line funcs_async.go:5743
+//line funcs_async.go:5785
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5790,7 +5832,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:860
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5794
+//line funcs_async.go:5836
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
@@ -5801,7 +5843,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5805
+//line funcs_async.go:5847
 	}
 }
 
@@ -5821,7 +5863,7 @@ poll:
 //line funcs.go:861
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5825
+//line funcs_async.go:5867
 		case 1:
 //line funcs.go:861
 			if f.i >= f.n {
@@ -5835,7 +5877,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5839
+//line funcs_async.go:5881
 		case 2:
 //line funcs.go:862
 			v, ready := f.aw1.Poll(cx)
@@ -5855,14 +5897,14 @@ poll:
 //line funcs.go:868
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5859
+//line funcs_async.go:5901
 		case 3:
 //line funcs.go:861
 			f.i++
 //line funcs.go:861
 			f.state = 1
 			continue poll
-//line funcs_async.go:5866
+//line funcs_async.go:5908
 		case 4:
 //line funcs.go:869
 			if f.n == 3 {
@@ -5871,7 +5913,7 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5875
+//line funcs_async.go:5917
 		case 5:
 //line funcs.go:870
 			f.aw2 = f.e.Fallible(f.n)
@@ -5880,7 +5922,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5884
+//line funcs_async.go:5926
 		case 6:
 //line funcs.go:870
 			v2, ready := f.aw2.Poll(cx)
@@ -5892,7 +5934,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5896
+//line funcs_async.go:5938
 		case 7:
 //line funcs.go:872
 			if f.n == 5 {
@@ -5908,7 +5950,7 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5912
+//line funcs_async.go:5954
 		case 8:
 //line funcs.go:875
 			v2, ready := f.aw2.Poll(cx)
@@ -5921,7 +5963,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5925
+//line funcs_async.go:5967
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5933,7 +5975,12 @@ poll:
 // Cancel cancels the future that namedResults awaits, if any, then runs the calls
 // namedResults deferred; namedResults goes no further.
 func (f *namedResultsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -5941,16 +5988,12 @@ func (f *namedResultsAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5954
+//line funcs_async.go:5997
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -5997,7 +6040,7 @@ func (f *namedOneAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:881
 		func() { f.r *= 2 }()
-//line funcs_async.go:6001
+//line funcs_async.go:6044
 	}
 }
 
@@ -6016,7 +6059,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:6020
+//line funcs_async.go:6063
 		case 1:
 //line funcs.go:883
 			f.aw1 = f.e.Val(f.n)
@@ -6025,7 +6068,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6029
+//line funcs_async.go:6072
 		case 2:
 //line funcs.go:883
 			v, ready := f.aw1.Poll(cx)
@@ -6037,7 +6080,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:6041
+//line funcs_async.go:6084
 		case 3:
 //line funcs.go:885
 			f.r = f.n
@@ -6046,7 +6089,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:6050
+//line funcs_async.go:6093
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6058,21 +6101,22 @@ poll:
 // Cancel cancels the future that namedOne awaits, if any, then runs the calls
 // namedOne deferred; namedOne goes no further.
 func (f *namedOneAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:6076
+//line funcs_async.go:6120
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -6102,7 +6146,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6106
+//line funcs_async.go:6150
 		case 1:
 //line funcs.go:891
 			v, ready := f.aw1.Poll(cx)
@@ -6120,7 +6164,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:6124
+//line funcs_async.go:6168
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6131,20 +6175,21 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 
 // Cancel cancels the future that blankResult awaits, if any; blankResult goes no further.
 func (f *blankResultAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:6148
+//line funcs_async.go:6193
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -6217,7 +6262,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6221
+//line funcs_async.go:6266
 		case 1:
 //line funcs.go:903
 			if !((*f2.i) < f2.n) {
@@ -6231,7 +6276,7 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6235
+//line funcs_async.go:6280
 		case 2:
 //line funcs.go:904
 			v, ready := f2.aw1.Poll(cx)
@@ -6255,7 +6300,7 @@ poll:
 //line funcs.go:912
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:6259
+//line funcs_async.go:6304
 		case 3:
 			{
 				prev := f2.i
@@ -6267,7 +6312,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6271
+//line funcs_async.go:6316
 		case 4:
 //line funcs.go:913
 			f2.rangeValue = []int{f2.n, f2.n + 1}
@@ -6275,7 +6320,7 @@ poll:
 //line funcs.go:913
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6279
+//line funcs_async.go:6324
 		case 5:
 //line funcs.go:913
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -6291,7 +6336,7 @@ poll:
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:6295
+//line funcs_async.go:6340
 		case 6:
 //line funcs.go:914
 			w, ready := f2.aw1.Poll(cx)
@@ -6305,14 +6350,14 @@ poll:
 //line funcs.go:916
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6309
+//line funcs_async.go:6354
 		case 7:
 //line funcs.go:913
 			f2.rangeIndex++
 //line funcs.go:913
 			f2.state = 5
 			continue poll
-//line funcs_async.go:6316
+//line funcs_async.go:6361
 		case 8:
 //line funcs.go:917
 			f2.j = new(int)
@@ -6320,7 +6365,7 @@ poll:
 //line funcs.go:917
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6324
+//line funcs_async.go:6369
 		case 9:
 //line funcs.go:917
 			if !((*f2.j) < 3) {
@@ -6334,7 +6379,7 @@ poll:
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6338
+//line funcs_async.go:6383
 		case 10:
 //line funcs.go:918
 			_, ready := f2.aw1.Poll(cx)
@@ -6350,7 +6395,7 @@ poll:
 //line funcs.go:921
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:6354
+//line funcs_async.go:6399
 		case 11:
 			{
 				prev2 := f2.j
@@ -6360,7 +6405,7 @@ poll:
 //line funcs.go:921
 			f2.state = 9
 			continue poll
-//line funcs_async.go:6364
+//line funcs_async.go:6409
 		case 12:
 //line funcs.go:922
 			f2.total = 0
@@ -6379,7 +6424,7 @@ poll:
 			}
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:6383
+//line funcs_async.go:6428
 		case 13:
 //line funcs.go:929
 			_, ready := f2.aw1.Poll(cx)
@@ -6399,7 +6444,7 @@ poll:
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:6403
+//line funcs_async.go:6448
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6411,21 +6456,22 @@ poll:
 // Cancel cancels the future that captures awaits, if any, then runs the calls
 // captures deferred; captures goes no further.
 func (f2 *capturesAsyncFuture) Cancel() {
-	switch f2.state {
+	v2 := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	defer f2.runDefers()
+	switch v2 {
 	case 2, 6, 10, 13:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
 	}
-	if f2.state != -1 {
-		f2.state = -2
-	}
-	f2.runDefers()
 }
 
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:6429
+//line funcs_async.go:6475
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -6469,7 +6515,7 @@ poll:
 //line funcs.go:950
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6473
+//line funcs_async.go:6519
 		case 1:
 //line funcs.go:950
 			if f2.i >= f2.rangeValue {
@@ -6487,7 +6533,7 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6491
+//line funcs_async.go:6537
 		case 2:
 //line funcs.go:953
 			v2, ready := f2.aw1.Poll(cx)
@@ -6517,7 +6563,7 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6521
+//line funcs_async.go:6567
 		case 3:
 //line funcs.go:960
 			f2.aw1 = f2.e.Val((*f2.v))
@@ -6526,7 +6572,7 @@ poll:
 			}
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6530
+//line funcs_async.go:6576
 		case 4:
 //line funcs.go:960
 			_, ready := f2.aw1.Poll(cx)
@@ -6542,7 +6588,7 @@ poll:
 //line funcs.go:963
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6546
+//line funcs_async.go:6592
 		case 5:
 //line funcs.go:964
 			f2.q = new(int)
@@ -6554,7 +6600,7 @@ poll:
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6558
+//line funcs_async.go:6604
 		case 6:
 //line funcs.go:965
 			f2.aw1 = f2.e.Val((*f2.q))
@@ -6563,7 +6609,7 @@ poll:
 			}
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6567
+//line funcs_async.go:6613
 		case 7:
 //line funcs.go:965
 			_, ready := f2.aw1.Poll(cx)
@@ -6579,7 +6625,7 @@ poll:
 //line funcs.go:968
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6583
+//line funcs_async.go:6629
 		case 8:
 //line funcs.go:969
 			f2.r = new(int)
@@ -6591,7 +6637,7 @@ poll:
 			}
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6595
+//line funcs_async.go:6641
 		case 9:
 //line funcs.go:970
 			_, ready := f2.aw1.Poll(cx)
@@ -6609,14 +6655,14 @@ poll:
 //line funcs.go:974
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6613
+//line funcs_async.go:6659
 		case 10:
 //line funcs.go:950
 			f2.i++
 //line funcs.go:950
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6620
+//line funcs_async.go:6666
 		case 11:
 //line funcs.go:975
 			var b strings.Builder
@@ -6631,7 +6677,7 @@ poll:
 //line funcs.go:982
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6635
+//line funcs_async.go:6681
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6642,20 +6688,21 @@ poll:
 
 // Cancel cancels the future that cellForms awaits, if any; cellForms goes no further.
 func (f2 *cellFormsAsyncFuture) Cancel() {
-	switch f2.state {
+	v2 := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v2 {
 	case 2, 4, 7, 9:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6659
+//line funcs_async.go:6706
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6703,7 +6750,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6707
+//line funcs_async.go:6754
 		case 1:
 //line funcs.go:999
 			tmp2, ready := f.aw1.Poll(cx)
@@ -6722,7 +6769,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6726
+//line funcs_async.go:6773
 		case 2:
 //line funcs.go:1001
 			tmp3, ready := f.aw1.Poll(cx)
@@ -6737,7 +6784,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6741
+//line funcs_async.go:6788
 		case 3:
 //line funcs.go:1002
 			f.aw1 = f.e.Step("s3", f.a)
@@ -6746,7 +6793,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6750
+//line funcs_async.go:6797
 		case 4:
 //line funcs.go:1002
 			tmp4, ready := f.aw1.Poll(cx)
@@ -6757,7 +6804,7 @@ poll:
 //line funcs.go:1002
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6761
+//line funcs_async.go:6808
 		case 5:
 //line funcs.go:1005
 			f.tmp5 = f.n%2 == 0
@@ -6768,7 +6815,7 @@ poll:
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6772
+//line funcs_async.go:6819
 		case 6:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s4", f.n)
@@ -6777,7 +6824,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6781
+//line funcs_async.go:6828
 		case 7:
 //line funcs.go:1005
 			tmp6, ready := f.aw1.Poll(cx)
@@ -6790,7 +6837,7 @@ poll:
 //line funcs.go:1005
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6794
+//line funcs_async.go:6841
 		case 8:
 //line funcs.go:1005
 			f.tmp7 = f.tmp5 || f.n == 7
@@ -6801,7 +6848,7 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6805
+//line funcs_async.go:6852
 		case 9:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s5", f.n+1)
@@ -6810,7 +6857,7 @@ poll:
 			}
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6814
+//line funcs_async.go:6861
 		case 10:
 //line funcs.go:1005
 			tmp8, ready := f.aw1.Poll(cx)
@@ -6823,7 +6870,7 @@ poll:
 //line funcs.go:1005
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6827
+//line funcs_async.go:6874
 		case 11:
 //line funcs.go:1005
 			if f.tmp7 {
@@ -6832,14 +6879,14 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6836
+//line funcs_async.go:6883
 		case 12:
 //line funcs.go:1006
 			f.e.Note("cond true")
 //line funcs.go:1007
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6843
+//line funcs_async.go:6890
 		case 13:
 //line funcs.go:1008
 			f.tmp9 = f.e.Tick("x", 0)
@@ -6850,7 +6897,7 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6854
+//line funcs_async.go:6901
 		case 14:
 //line funcs.go:1008
 			tmp10, ready := f.aw1.Poll(cx)
@@ -6869,7 +6916,7 @@ poll:
 			}
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6873
+//line funcs_async.go:6920
 		case 15:
 //line funcs.go:1009
 			tmp12, ready := f.aw1.Poll(cx)
@@ -6888,7 +6935,7 @@ poll:
 			}
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6892
+//line funcs_async.go:6939
 		case 16:
 //line funcs.go:1010
 			tmp14, ready := f.aw1.Poll(cx)
@@ -6905,7 +6952,7 @@ poll:
 			}
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6909
+//line funcs_async.go:6956
 		case 17:
 //line funcs.go:1011
 			tmp15, ready := f.aw1.Poll(cx)
@@ -6922,7 +6969,7 @@ poll:
 			}
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6926
+//line funcs_async.go:6973
 		case 18:
 //line funcs.go:1012
 			tmp16, ready := f.aw1.Poll(cx)
@@ -6939,7 +6986,7 @@ poll:
 			}
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6943
+//line funcs_async.go:6990
 		case 19:
 //line funcs.go:1013
 			tmp17, ready := f.aw1.Poll(cx)
@@ -6954,7 +7001,7 @@ poll:
 			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:6958
+//line funcs_async.go:7005
 		case 20:
 //line funcs.go:1013
 			tmp18, ready := f.aw1.Poll(cx)
@@ -6975,7 +7022,7 @@ poll:
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:6979
+//line funcs_async.go:7026
 		case 21:
 //line funcs.go:1015
 			tmp20, ready := f.aw1.Poll(cx)
@@ -6992,7 +7039,7 @@ poll:
 			}
 			f.state = 22
 			fallthrough
-//line funcs_async.go:6996
+//line funcs_async.go:7043
 		case 22:
 //line funcs.go:1016
 			tmp21, ready := f.aw1.Poll(cx)
@@ -7009,7 +7056,7 @@ poll:
 			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:7013
+//line funcs_async.go:7060
 		case 23:
 //line funcs.go:1017
 			tmp22, ready := f.aw2.Poll(cx)
@@ -7026,7 +7073,7 @@ poll:
 			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:7030
+//line funcs_async.go:7077
 		case 24:
 //line funcs.go:1018
 			tmp23, ready := f.aw1.Poll(cx)
@@ -7043,7 +7090,7 @@ poll:
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:7047
+//line funcs_async.go:7094
 		case 25:
 //line funcs.go:1019
 			tmp24, ready := f.aw1.Poll(cx)
@@ -7063,14 +7110,14 @@ poll:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:7067
+//line funcs_async.go:7114
 		case 26:
 //line funcs.go:1021
 			f.z++
 //line funcs.go:1024
 			f.state = 29
 			continue poll
-//line funcs_async.go:7074
+//line funcs_async.go:7121
 		case 27:
 //line funcs.go:1023
 			f.aw1 = f.e.Step("s17", 100)
@@ -7079,7 +7126,7 @@ poll:
 			}
 			f.state = 28
 			fallthrough
-//line funcs_async.go:7083
+//line funcs_async.go:7130
 		case 28:
 //line funcs.go:1023
 			v, ready := f.aw1.Poll(cx)
@@ -7091,7 +7138,7 @@ poll:
 //line funcs.go:1024
 			f.state = 29
 			fallthrough
-//line funcs_async.go:7095
+//line funcs_async.go:7142
 		case 29:
 //line funcs.go:1025
 			f.b = f.e.Tick("init", f.n) > 2
@@ -7104,7 +7151,7 @@ poll:
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:7108
+//line funcs_async.go:7155
 		case 30:
 //line funcs.go:1025
 			f.aw3 = Later(f.e, f.n > 5)
@@ -7113,7 +7160,7 @@ poll:
 			}
 			f.state = 31
 			fallthrough
-//line funcs_async.go:7117
+//line funcs_async.go:7164
 		case 31:
 //line funcs.go:1025
 			tmp26, ready := f.aw3.Poll(cx)
@@ -7126,7 +7173,7 @@ poll:
 //line funcs.go:1025
 			f.state = 32
 			fallthrough
-//line funcs_async.go:7130
+//line funcs_async.go:7177
 		case 32:
 //line funcs.go:1025
 			if f.tmp25 {
@@ -7135,14 +7182,14 @@ poll:
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:7139
+//line funcs_async.go:7186
 		case 33:
 //line funcs.go:1026
 			f.z *= 2
 //line funcs.go:1027
 			f.state = 34
 			fallthrough
-//line funcs_async.go:7146
+//line funcs_async.go:7193
 		case 34:
 //line funcs.go:1028
 			f.aw1 = f.e.Step("s18", f.n%4)
@@ -7151,7 +7198,7 @@ poll:
 			}
 			f.state = 35
 			fallthrough
-//line funcs_async.go:7155
+//line funcs_async.go:7202
 		case 35:
 //line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
@@ -7163,7 +7210,7 @@ poll:
 //line funcs.go:1028
 			f.state = 36
 			fallthrough
-//line funcs_async.go:7167
+//line funcs_async.go:7214
 		case 36:
 //line funcs.go:1028
 			if !(f.i > 0) {
@@ -7177,7 +7224,7 @@ poll:
 			}
 			f.state = 37
 			fallthrough
-//line funcs_async.go:7181
+//line funcs_async.go:7228
 		case 37:
 //line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
@@ -7189,14 +7236,14 @@ poll:
 //line funcs.go:1030
 			f.state = 38
 			fallthrough
-//line funcs_async.go:7193
+//line funcs_async.go:7240
 		case 38:
 //line funcs.go:1028
 			f.i--
 //line funcs.go:1028
 			f.state = 36
 			continue poll
-//line funcs_async.go:7200
+//line funcs_async.go:7247
 		case 39:
 //line funcs.go:1031
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
@@ -7207,7 +7254,7 @@ poll:
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:7211
+//line funcs_async.go:7258
 		case 40:
 //line funcs.go:1033
 			f.aw1 = f.e.Step("s20", f.z)
@@ -7216,7 +7263,7 @@ poll:
 			}
 			f.state = 41
 			fallthrough
-//line funcs_async.go:7220
+//line funcs_async.go:7267
 		case 41:
 //line funcs.go:1033
 			tmp27, ready := f.aw1.Poll(cx)
@@ -7227,12 +7274,12 @@ poll:
 //line funcs.go:1033
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:7231
+//line funcs_async.go:7278
 		case 42:
 //line funcs.go:1035
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:7236
+//line funcs_async.go:7283
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7243,7 +7290,11 @@ poll:
 
 // Cancel cancels the future that nestedExprs awaits, if any; nestedExprs goes no further.
 func (f *nestedExprsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2, 4, 7, 10, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25, 28, 35, 37, 41:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -7254,15 +7305,12 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 		future.Cancel(f.aw3)
 		f.aw3 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:7266
+//line funcs_async.go:7314
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -7299,7 +7347,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7303
+//line funcs_async.go:7351
 		case 1:
 //line funcs.go:1041
 			v2, ready := f.aw1.Poll(cx)
@@ -7311,7 +7359,7 @@ poll:
 //line funcs.go:1041
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7315
+//line funcs_async.go:7363
 		case 2:
 //line funcs.go:1041
 			if !(f.err == nil && f.v < 12) {
@@ -7325,7 +7373,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7329
+//line funcs_async.go:7377
 		case 3:
 //line funcs.go:1042
 			v2, ready := f.aw2.Poll(cx)
@@ -7337,14 +7385,14 @@ poll:
 //line funcs.go:1043
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7341
+//line funcs_async.go:7389
 		case 4:
 //line funcs.go:1041
 			f.v++
 //line funcs.go:1041
 			f.state = 2
 			continue poll
-//line funcs_async.go:7348
+//line funcs_async.go:7396
 		case 5:
 //line funcs.go:1044
 			f.aw1 = f.e.Fallible(f.n)
@@ -7353,7 +7401,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7357
+//line funcs_async.go:7405
 		case 6:
 //line funcs.go:1044
 			v2, ready := f.aw1.Poll(cx)
@@ -7371,7 +7419,7 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:7375
+//line funcs_async.go:7423
 		case 7:
 //line funcs.go:1044
 			f.aw2 = f.e.Val(f.n)
@@ -7380,7 +7428,7 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7384
+//line funcs_async.go:7432
 		case 8:
 //line funcs.go:1044
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7393,7 +7441,7 @@ poll:
 //line funcs.go:1044
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7397
+//line funcs_async.go:7445
 		case 9:
 //line funcs.go:1044
 			if f.tmp {
@@ -7402,19 +7450,19 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:7406
+//line funcs_async.go:7454
 		case 10:
 //line funcs.go:1045
 			f.total++
 //line funcs.go:1046
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7413
+//line funcs_async.go:7461
 		case 11:
 //line funcs.go:1047
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7418
+//line funcs_async.go:7466
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7425,7 +7473,11 @@ poll:
 
 // Cancel cancels the future that nestedTry awaits, if any; nestedTry goes no further.
 func (f *nestedTryAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -7433,15 +7485,12 @@ func (f *nestedTryAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:7445
+//line funcs_async.go:7494
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -7519,7 +7568,7 @@ poll:
 //line funcs.go:1059
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7523
+//line funcs_async.go:7572
 		case 1:
 //line funcs.go:1059
 			if f.i >= f.rangeValue {
@@ -7536,7 +7585,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7540
+//line funcs_async.go:7589
 		case 2:
 //line funcs.go:1061
 			_, ready := f.aw1.Poll(cx)
@@ -7558,14 +7607,14 @@ poll:
 //line funcs.go:1065
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7562
+//line funcs_async.go:7611
 		case 3:
 //line funcs.go:1059
 			f.i++
 //line funcs.go:1059
 			f.state = 1
 			continue poll
-//line funcs_async.go:7569
+//line funcs_async.go:7618
 		case 4:
 //line funcs.go:1066
 			for _, s := range f.shown {
@@ -7575,7 +7624,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:7579
+//line funcs_async.go:7628
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7587,18 +7636,19 @@ poll:
 // Cancel cancels the future that drain awaits, if any, then runs the calls
 // drain deferred; drain goes no further.
 func (f *boxDrainAsyncFuture[E]) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
-//line funcs_async.go:7602
+//line funcs_async.go:7652
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7634,7 +7684,7 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7638
+//line funcs_async.go:7688
 		case 1:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("limit", f.n%5)
@@ -7643,7 +7693,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7647
+//line funcs_async.go:7697
 		case 2:
 //line funcs.go:1076
 			tmp, ready := f.aw1.Poll(cx)
@@ -7668,7 +7718,7 @@ poll:
 //line funcs.go:1082
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7672
+//line funcs_async.go:7722
 		case 3:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("inc", 1)
@@ -7677,7 +7727,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7681
+//line funcs_async.go:7731
 		case 4:
 //line funcs.go:1076
 			v, ready := f.aw1.Poll(cx)
@@ -7689,7 +7739,7 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			continue poll
-//line funcs_async.go:7693
+//line funcs_async.go:7743
 		case 5:
 //line funcs.go:1083
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
@@ -7698,7 +7748,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7702
+//line funcs_async.go:7752
 		case 6:
 //line funcs.go:1083
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7712,7 +7762,7 @@ poll:
 //line funcs.go:1083
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7716
+//line funcs_async.go:7766
 		case 7:
 //line funcs.go:1083
 			if f.j >= len(f.rangeValue) {
@@ -7726,7 +7776,7 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7730
+//line funcs_async.go:7780
 		case 8:
 //line funcs.go:1084
 			v, ready := f.aw1.Poll(cx)
@@ -7738,21 +7788,21 @@ poll:
 //line funcs.go:1085
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7742
+//line funcs_async.go:7792
 		case 9:
 //line funcs.go:1083
 			f.j++
 //line funcs.go:1083
 			f.state = 7
 			continue poll
-//line funcs_async.go:7749
+//line funcs_async.go:7799
 		case 10:
 //line funcs.go:1086
 			f.k = f.n
 //line funcs.go:1086
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7756
+//line funcs_async.go:7806
 		case 11:
 //line funcs.go:1086
 			f.tmp3 = f.k > 0
@@ -7763,7 +7813,7 @@ poll:
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7767
+//line funcs_async.go:7817
 		case 12:
 //line funcs.go:1086
 			f.aw1 = f.e.Step("k", f.k)
@@ -7772,7 +7822,7 @@ poll:
 			}
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7776
+//line funcs_async.go:7826
 		case 13:
 //line funcs.go:1086
 			tmp4, ready := f.aw1.Poll(cx)
@@ -7785,7 +7835,7 @@ poll:
 //line funcs.go:1086
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7789
+//line funcs_async.go:7839
 		case 14:
 //line funcs.go:1086
 			if !(f.tmp3) {
@@ -7797,19 +7847,19 @@ poll:
 //line funcs.go:1088
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7801
+//line funcs_async.go:7851
 		case 15:
 //line funcs.go:1086
 			f.k--
 //line funcs.go:1086
 			f.state = 11
 			continue poll
-//line funcs_async.go:7808
+//line funcs_async.go:7858
 		case 16:
 //line funcs.go:1089
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7813
+//line funcs_async.go:7863
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7820,7 +7870,11 @@ poll:
 
 // Cancel cancels the future that loopAwaits awaits, if any; loopAwaits goes no further.
 func (f *loopAwaitsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2, 4, 8, 13:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -7828,15 +7882,12 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7840
+//line funcs_async.go:7891
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7876,7 +7927,7 @@ poll:
 //line funcs.go:1096
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7880
+//line funcs_async.go:7931
 		case 1:
 //line funcs.go:1096
 			if f.i >= f.rangeValue {
@@ -7890,7 +7941,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7894
+//line funcs_async.go:7945
 		case 2:
 //line funcs.go:1097
 			tmp, ready := f.aw1.Poll(cx)
@@ -7913,14 +7964,14 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7917
+//line funcs_async.go:7968
 		case 3:
 //line funcs.go:1099
 			f.b.WriteString(strings.Repeat("i", f.v%3))
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7924
+//line funcs_async.go:7975
 		case 4:
 //line funcs.go:1101
 			f.aw2 = f.e.Str("!")
@@ -7929,14 +7980,14 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:7933
+//line funcs_async.go:7984
 		case 5:
 //line funcs.go:1103
 			f.e.Note("other %v", f.v2)
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7940
+//line funcs_async.go:7991
 		case 6:
 //line funcs.go:1101
 			tmp2, ready := f.aw2.Poll(cx)
@@ -7949,7 +8000,7 @@ poll:
 //line funcs.go:1104
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7953
+//line funcs_async.go:8004
 		case 7:
 //line funcs.go:1105
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
@@ -7958,7 +8009,7 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7962
+//line funcs_async.go:8013
 		case 8:
 //line funcs.go:1105
 			tmp3, ready := f.aw1.Poll(cx)
@@ -7975,31 +8026,31 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:7979
+//line funcs_async.go:8030
 		case 9:
 //line funcs.go:1107
 			f.b.WriteString("nil")
 //line funcs.go:1108
 			f.state = 10
 			fallthrough
-//line funcs_async.go:7986
+//line funcs_async.go:8037
 		case 10:
 //line funcs.go:1109
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7991
+//line funcs_async.go:8042
 		case 11:
 //line funcs.go:1096
 			f.i++
 //line funcs.go:1096
 			f.state = 1
 			continue poll
-//line funcs_async.go:7998
+//line funcs_async.go:8049
 		case 12:
 //line funcs.go:1110
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:8003
+//line funcs_async.go:8054
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8010,7 +8061,11 @@ poll:
 
 // Cancel cancels the future that typeSwitchGuard awaits, if any; typeSwitchGuard goes no further.
 func (f *typeSwitchGuardAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2, 8:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -8018,15 +8073,12 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:8030
+//line funcs_async.go:8082
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -8061,7 +8113,7 @@ poll:
 //line funcs.go:1116
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8065
+//line funcs_async.go:8117
 		case 1:
 //line funcs.go:1116
 			if f.i >= f.rangeValue {
@@ -8077,14 +8129,14 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:8081
+//line funcs_async.go:8133
 		case 2:
 //line funcs.go:1121
 			f.total++
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8088
+//line funcs_async.go:8140
 		case 3:
 //line funcs.go:1123
 			f.aw1 = f.e.Val(10)
@@ -8093,21 +8145,21 @@ poll:
 			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:8097
+//line funcs_async.go:8149
 		case 4:
 //line funcs.go:1126
 			f.total += 100
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8104
+//line funcs_async.go:8156
 		case 5:
 //line funcs.go:1128
 			f.total += 1000
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8111
+//line funcs_async.go:8163
 		case 6:
 //line funcs.go:1120
 			tmp2, ready := f.aw1.Poll(cx)
@@ -8132,7 +8184,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8136
+//line funcs_async.go:8188
 		case 7:
 //line funcs.go:1122
 			tmp3, ready := f.aw1.Poll(cx)
@@ -8157,7 +8209,7 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8161
+//line funcs_async.go:8213
 		case 8:
 //line funcs.go:1127
 			tmp4, ready := f.aw1.Poll(cx)
@@ -8173,7 +8225,7 @@ poll:
 //line funcs.go:1129
 			f.state = 4
 			continue poll
-//line funcs_async.go:8177
+//line funcs_async.go:8229
 		case 9:
 //line funcs.go:1123
 			v, ready := f.aw1.Poll(cx)
@@ -8185,7 +8237,7 @@ poll:
 //line funcs.go:1129
 			f.state = 10
 			fallthrough
-//line funcs_async.go:8189
+//line funcs_async.go:8241
 		case 10:
 //line funcs.go:1131
 			if f.i > 3 {
@@ -8199,21 +8251,21 @@ poll:
 			}
 			f.state = 13
 			continue poll
-//line funcs_async.go:8203
+//line funcs_async.go:8255
 		case 11:
 //line funcs.go:1132
 			f.total *= 2
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:8210
+//line funcs_async.go:8262
 		case 12:
 //line funcs.go:1134
 			f.total--
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:8217
+//line funcs_async.go:8269
 		case 13:
 //line funcs.go:1133
 			tmp5, ready := f.aw2.Poll(cx)
@@ -8229,24 +8281,24 @@ poll:
 //line funcs.go:1135
 			f.state = 14
 			fallthrough
-//line funcs_async.go:8233
+//line funcs_async.go:8285
 		case 14:
 //line funcs.go:1136
 			f.state = 15
 			fallthrough
-//line funcs_async.go:8238
+//line funcs_async.go:8290
 		case 15:
 //line funcs.go:1116
 			f.i++
 //line funcs.go:1116
 			f.state = 1
 			continue poll
-//line funcs_async.go:8245
+//line funcs_async.go:8297
 		case 16:
 //line funcs.go:1137
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:8250
+//line funcs_async.go:8302
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8257,7 +8309,11 @@ poll:
 
 // Cancel cancels the future that caseAwaits awaits, if any; caseAwaits goes no further.
 func (f *caseAwaitsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 6, 7, 8, 9:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -8265,15 +8321,12 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:8277
+//line funcs_async.go:8330
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -8324,13 +8377,13 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:1145
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:8328
+//line funcs_async.go:8381
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:1143
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:8334
+//line funcs_async.go:8387
 	}
 }
 
@@ -8348,7 +8401,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8352
+//line funcs_async.go:8405
 		case 1:
 //line funcs.go:1143
 			tmp2, ready := f.aw1.Poll(cx)
@@ -8369,7 +8422,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8373
+//line funcs_async.go:8426
 		case 2:
 //line funcs.go:1145
 			tmp3, ready := f.aw1.Poll(cx)
@@ -8387,7 +8440,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8391
+//line funcs_async.go:8444
 		case 3:
 //line funcs.go:1146
 			tmp4, ready := f.aw1.Poll(cx)
@@ -8404,7 +8457,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8408
+//line funcs_async.go:8461
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8416,21 +8469,22 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that deferAwaits awaits, if any, then runs the calls
 // deferAwaits deferred; deferAwaits goes no further.
 func (f *deferAwaitsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1, 2, 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:8434
+//line funcs_async.go:8488
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -8465,7 +8519,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:8469
+//line funcs_async.go:8523
 		case 1:
 //line funcs.go:1156
 			f.aw1 = f.e.Val(f.add(f.n))
@@ -8474,7 +8528,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8478
+//line funcs_async.go:8532
 		case 2:
 //line funcs.go:1156
 			v, ready := f.aw1.Poll(cx)
@@ -8486,12 +8540,12 @@ poll:
 //line funcs.go:1157
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8490
+//line funcs_async.go:8544
 		case 3:
 //line funcs.go:1158
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8495
+//line funcs_async.go:8549
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8502,20 +8556,21 @@ poll:
 
 // Cancel cancels the future that litInInit awaits, if any; litInInit goes no further.
 func (f *litInInitAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:8519
+//line funcs_async.go:8574
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -8551,7 +8606,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8555
+//line funcs_async.go:8610
 		case 1:
 //line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
@@ -8571,7 +8626,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8575
+//line funcs_async.go:8630
 		case 2:
 //line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
@@ -8592,7 +8647,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:8596
+//line funcs_async.go:8651
 		case 3:
 //line funcs.go:1177
 			f.aw1 = f.e.Val(y2)
@@ -8601,7 +8656,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8605
+//line funcs_async.go:8660
 		case 4:
 //line funcs.go:1177
 			v, ready := f.aw1.Poll(cx)
@@ -8611,12 +8666,12 @@ poll:
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:8615
+//line funcs_async.go:8670
 		case 5:
 //line funcs.go:1180
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:8620
+//line funcs_async.go:8675
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8627,20 +8682,21 @@ poll:
 
 // Cancel cancels the future that blocks awaits, if any; blocks goes no further.
 func (f *blocksAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2, 4:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:8644
+//line funcs_async.go:8700
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8674,7 +8730,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8678
+//line funcs_async.go:8734
 		case 1:
 //line funcs.go:1186
 			tmp2, ready := f.aw1.Poll(cx)
@@ -8691,7 +8747,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8695
+//line funcs_async.go:8751
 		case 2:
 //line funcs.go:1187
 			tmp3, ready := f.aw1.Poll(cx)
@@ -8704,7 +8760,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1188
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8708
+//line funcs_async.go:8764
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8715,20 +8771,21 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that sends awaits, if any; sends goes no further.
 func (f *sendsAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8732
+//line funcs_async.go:8789
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8757,7 +8814,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8761
+//line funcs_async.go:8818
 		case 1:
 //line funcs.go:1196
 			x, ready := f.aw1.Poll(cx)
@@ -8774,7 +8831,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 //line funcs.go:1201
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8778
+//line funcs_async.go:8835
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8785,20 +8842,21 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 
 // Cancel cancels the future that shadowFuture awaits, if any; shadowFuture goes no further.
 func (f *shadowFutureAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8802
+//line funcs_async.go:8860
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8833,7 +8891,7 @@ poll:
 //line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8837
+//line funcs_async.go:8895
 		case 1:
 //line funcs.go:1207
 			if f.i >= f.rangeValue {
@@ -8847,7 +8905,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8851
+//line funcs_async.go:8909
 		case 2:
 //line funcs.go:1208
 			_, ready := f.aw1.Poll(cx)
@@ -8870,7 +8928,7 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8874
+//line funcs_async.go:8932
 		case 3:
 //line funcs.go:1212
 			_, ready := f.aw1.Poll(cx)
@@ -8883,19 +8941,19 @@ poll:
 //line funcs.go:1214
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8887
+//line funcs_async.go:8945
 		case 4:
 //line funcs.go:1207
 			f.i++
 //line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:8894
+//line funcs_async.go:8952
 		case 5:
 //line funcs.go:1215
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8899
+//line funcs_async.go:8957
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8906,20 +8964,21 @@ poll:
 
 // Cancel cancels the future that shadowNew awaits, if any; shadowNew goes no further.
 func (f *shadowNewAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2, 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8923
+//line funcs_async.go:8982
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -8951,7 +9010,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8955
+//line funcs_async.go:9014
 		case 1:
 //line funcs.go:1220
 			v, ready := f.aw1.Poll(cx)
@@ -8973,7 +9032,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8977
+//line funcs_async.go:9036
 		case 2:
 //line funcs.go:1224
 			_, ready := f.aw1.Poll(cx)
@@ -8984,7 +9043,7 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1225
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:8988
+//line funcs_async.go:9047
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8995,17 +9054,18 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 
 // Cancel cancels the future that shadowNewGeneric awaits, if any; shadowNewGeneric goes no further.
 func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
-//line funcs_async.go:9009
+//line funcs_async.go:9069
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -9034,7 +9094,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9038
+//line funcs_async.go:9098
 		case 1:
 //line funcs.go:1230
 			x, ready := f.aw1.Poll(cx)
@@ -9049,7 +9109,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1233
 			f.state = -1
 			return x, true
-//line funcs_async.go:9053
+//line funcs_async.go:9113
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9060,20 +9120,21 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that shadowTrue awaits, if any; shadowTrue goes no further.
 func (f *shadowTrueAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:9077
+//line funcs_async.go:9138
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -9120,7 +9181,7 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1238
 		f.e.Note("deferred")
-//line funcs_async.go:9124
+//line funcs_async.go:9185
 	}
 }
 
@@ -9138,7 +9199,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9142
+//line funcs_async.go:9203
 		case 1:
 //line funcs.go:1239
 			v, ready := f.aw1.Poll(cx)
@@ -9155,7 +9216,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:9159
+//line funcs_async.go:9220
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9167,21 +9228,22 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 // Cancel cancels the future that shadowType awaits, if any, then runs the calls
 // shadowType deferred; shadowType goes no further.
 func (f *shadowTypeAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:9185
+//line funcs_async.go:9247
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -9242,7 +9304,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9246
+//line funcs_async.go:9308
 		case 1:
 //line funcs.go:1246
 			total, ready := f.aw1.Poll(cx)
@@ -9274,7 +9336,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:9278
+//line funcs_async.go:9340
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9286,21 +9348,22 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 // Cancel cancels the future that shadowInPlainLoop awaits, if any, then runs the calls
 // shadowInPlainLoop deferred; shadowInPlainLoop goes no further.
 func (f *shadowInPlainLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:9304
+//line funcs_async.go:9367
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -9333,7 +9396,7 @@ poll:
 //line funcs.go:1262
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9337
+//line funcs_async.go:9400
 		case 1:
 //line funcs.go:1262
 			if f.i >= len(f.rangeValue) {
@@ -9347,7 +9410,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9351
+//line funcs_async.go:9414
 		case 2:
 //line funcs.go:1263
 			v, ready := f.aw1.Poll(cx)
@@ -9359,19 +9422,19 @@ poll:
 //line funcs.go:1264
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9363
+//line funcs_async.go:9426
 		case 3:
 //line funcs.go:1262
 			f.i++
 //line funcs.go:1262
 			f.state = 1
 			continue poll
-//line funcs_async.go:9370
+//line funcs_async.go:9433
 		case 4:
 //line funcs.go:1265
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9375
+//line funcs_async.go:9438
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9382,20 +9445,21 @@ poll:
 
 // Cancel cancels the future that rangeArrayCall awaits, if any; rangeArrayCall goes no further.
 func (f *rangeArrayCallAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:9399
+//line funcs_async.go:9463
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -9434,7 +9498,7 @@ poll:
 //line funcs.go:1279
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9438
+//line funcs_async.go:9502
 		case 1:
 //line funcs.go:1279
 			if f.i >= len(f.p) {
@@ -9451,7 +9515,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9455
+//line funcs_async.go:9519
 		case 2:
 //line funcs.go:1281
 			tmp, ready := f.aw1.Poll(cx)
@@ -9464,14 +9528,14 @@ poll:
 //line funcs.go:1282
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9468
+//line funcs_async.go:9532
 		case 3:
 //line funcs.go:1279
 			f.i++
 //line funcs.go:1279
 			f.state = 1
 			continue poll
-//line funcs_async.go:9475
+//line funcs_async.go:9539
 		case 4:
 //line funcs.go:1283
 			f.nilp = nil
@@ -9480,7 +9544,7 @@ poll:
 //line funcs.go:1284
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9484
+//line funcs_async.go:9548
 		case 5:
 //line funcs.go:1284
 			if f.i2 >= len(f.nilp) {
@@ -9494,7 +9558,7 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9498
+//line funcs_async.go:9562
 		case 6:
 //line funcs.go:1285
 			v, ready := f.aw1.Poll(cx)
@@ -9506,19 +9570,19 @@ poll:
 //line funcs.go:1286
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9510
+//line funcs_async.go:9574
 		case 7:
 //line funcs.go:1284
 			f.i2++
 //line funcs.go:1284
 			f.state = 5
 			continue poll
-//line funcs_async.go:9517
+//line funcs_async.go:9581
 		case 8:
 //line funcs.go:1287
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9522
+//line funcs_async.go:9586
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9529,20 +9593,21 @@ poll:
 
 // Cancel cancels the future that rangeArrayPointer awaits, if any; rangeArrayPointer goes no further.
 func (f *rangeArrayPointerAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2, 6:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:9546
+//line funcs_async.go:9611
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -9573,7 +9638,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1296
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9577
+//line funcs_async.go:9642
 		case 1:
 //line funcs.go:1296
 			v2, ready := f.x.Poll(cx)
@@ -9589,7 +9654,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9593
+//line funcs_async.go:9658
 		case 2:
 //line funcs.go:1299
 			v2, ready := f.y.Poll(cx)
@@ -9612,7 +9677,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1306
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9616
+//line funcs_async.go:9681
 		case 3:
 //line funcs.go:1306
 			v2, ready := f.z.Poll(cx)
@@ -9626,7 +9691,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1308
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9630
+//line funcs_async.go:9695
 		case 4:
 //line funcs.go:1308
 			tmp, ready := f.x.Poll(cx)
@@ -9641,7 +9706,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1311
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9645
+//line funcs_async.go:9710
 		case 5:
 //line funcs.go:1311
 			v2, ready := f.x.Poll(cx)
@@ -9653,7 +9718,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1313
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:9657
+//line funcs_async.go:9722
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9664,7 +9729,11 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 
 // Cancel cancels the future that addrAwait awaits, if any; addrAwait goes no further.
 func (f *addrAwaitAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1, 4, 5:
 		future.Cancel(&f.x)
 		f.x = ValFuture[int]{}
@@ -9675,15 +9744,12 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 		future.Cancel(&f.z)
 		f.z = ValFuture[int]{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9687
+//line funcs_async.go:9753
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9716,7 +9782,7 @@ poll:
 //line funcs.go:1319
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9720
+//line funcs_async.go:9786
 		case 1:
 //line funcs.go:1319
 			if f.i >= f.n {
@@ -9735,7 +9801,7 @@ poll:
 //line funcs.go:1325
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9739
+//line funcs_async.go:9805
 		case 2:
 //line funcs.go:1325
 			v, ready := f.x.Poll(cx)
@@ -9749,21 +9815,21 @@ poll:
 //line funcs.go:1327
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9753
+//line funcs_async.go:9819
 		case 3:
 //line funcs.go:1319
 			f.i++
 //line funcs.go:1319
 			f.state = 1
 			continue poll
-//line funcs_async.go:9760
+//line funcs_async.go:9826
 		case 4:
 //line funcs.go:1328
 			f.k = 0
 //line funcs.go:1328
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9767
+//line funcs_async.go:9833
 		case 5:
 //line funcs.go:1328
 			if !(f.k < f.n%3) {
@@ -9779,7 +9845,7 @@ poll:
 //line funcs.go:1332
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9783
+//line funcs_async.go:9849
 		case 6:
 //line funcs.go:1332
 			tmp, ready := f.x2.Poll(cx)
@@ -9792,19 +9858,19 @@ poll:
 //line funcs.go:1333
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9796
+//line funcs_async.go:9862
 		case 7:
 //line funcs.go:1328
 			f.k++
 //line funcs.go:1328
 			f.state = 5
 			continue poll
-//line funcs_async.go:9803
+//line funcs_async.go:9869
 		case 8:
 //line funcs.go:1334
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9808
+//line funcs_async.go:9874
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9815,7 +9881,11 @@ poll:
 
 // Cancel cancels the future that addrAwaitLoop awaits, if any; addrAwaitLoop goes no further.
 func (f *addrAwaitLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(&f.x)
 		f.x = ValFuture[int]{}
@@ -9823,15 +9893,12 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 		future.Cancel(&f.x2)
 		f.x2 = ValFuture[string]{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9835
+//line funcs_async.go:9902
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9866,7 +9933,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9870
+//line funcs_async.go:9937
 		case 1:
 //line funcs.go:1341
 			v, ready := f.aw1.Poll(cx)
@@ -9881,7 +9948,7 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9885
+//line funcs_async.go:9952
 		case 2:
 //line funcs.go:1343
 			v, ready := f.aw1.Poll(cx)
@@ -9897,7 +9964,7 @@ poll:
 //line funcs.go:1346
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9901
+//line funcs_async.go:9968
 		case 3:
 //line funcs.go:1346
 			if !(f.i < 1) {
@@ -9908,7 +9975,7 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9912
+//line funcs_async.go:9979
 		case 4:
 //line funcs.go:1347
 			v, ready := f.aw1.Poll(cx)
@@ -9920,14 +9987,14 @@ poll:
 //line funcs.go:1348
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9924
+//line funcs_async.go:9991
 		case 5:
 //line funcs.go:1346
 			f.i++
 //line funcs.go:1346
 			f.state = 3
 			continue poll
-//line funcs_async.go:9931
+//line funcs_async.go:9998
 		case 6:
 //line funcs.go:1350
 			f.z = ValueOf(f.e.Val(f.b))
@@ -9937,7 +10004,7 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9941
+//line funcs_async.go:10008
 		case 7:
 //line funcs.go:1352
 			v, ready := f.aw1.Poll(cx)
@@ -9956,7 +10023,7 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:9960
+//line funcs_async.go:10027
 		case 8:
 //line funcs.go:1357
 			tmp, ready := f.aw1.Poll(cx)
@@ -9967,7 +10034,7 @@ poll:
 //line funcs.go:1357
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:9971
+//line funcs_async.go:10038
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9978,20 +10045,21 @@ poll:
 
 // Cancel cancels the future that addrAwaitShared awaits, if any; addrAwaitShared goes no further.
 func (f *addrAwaitSharedAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 2, 4, 7, 8:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:9995
+//line funcs_async.go:10063
 
 // movedAwaitAsyncFuture is the state machine of movedAwait: see movedAwaitAsync.
 type movedAwaitAsyncFuture struct {
@@ -10025,7 +10093,7 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10029
+//line funcs_async.go:10097
 		case 1:
 //line funcs.go:1366
 			v2, ready := f.aw1.Poll(cx)
@@ -10040,7 +10108,7 @@ poll:
 //line funcs.go:1367
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10044
+//line funcs_async.go:10112
 		case 2:
 //line funcs.go:1367
 			if f.i >= f.rangeValue {
@@ -10051,7 +10119,7 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10055
+//line funcs_async.go:10123
 		case 3:
 //line funcs.go:1368
 			v2, ready := f.aw1.Poll(cx)
@@ -10064,7 +10132,7 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i + 1))
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10068
+//line funcs_async.go:10136
 		case 4:
 //line funcs.go:1368
 			tmp2, ready := f.aw1.Poll(cx)
@@ -10078,7 +10146,7 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i))
 			f.state = 5
 			fallthrough
-//line funcs_async.go:10082
+//line funcs_async.go:10150
 		case 5:
 //line funcs.go:1369
 			tmp3, ready := f.aw1.Poll(cx)
@@ -10093,26 +10161,26 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:10097
+//line funcs_async.go:10165
 		case 6:
 //line funcs.go:1370
 			f.e.Note("big %d", f.i)
 //line funcs.go:1371
 			f.state = 9
 			continue poll
-//line funcs_async.go:10104
+//line funcs_async.go:10172
 		case 7:
 //line funcs.go:1373
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10109
+//line funcs_async.go:10177
 		case 8:
 //line funcs.go:1367
 			f.i++
 //line funcs.go:1367
 			f.state = 2
 			continue poll
-//line funcs_async.go:10116
+//line funcs_async.go:10184
 		case 9:
 //line funcs.go:1374
 			p := MovOf(f.e.Val(f.v))
@@ -10120,7 +10188,7 @@ poll:
 			f.aw2 = p
 			f.state = 10
 			fallthrough
-//line funcs_async.go:10124
+//line funcs_async.go:10192
 		case 10:
 //line funcs.go:1375
 			v2, ready := f.aw2.Poll(cx)
@@ -10133,7 +10201,7 @@ poll:
 			f.aw3 = *MovOf(f.e.Fallible(f.v))
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10137
+//line funcs_async.go:10205
 		case 11:
 //line funcs.go:1376
 			v2, ready := f.aw3.Poll(cx)
@@ -10152,7 +10220,7 @@ poll:
 			f.aw4 = *MovOf(f.e.Str("x"))
 			f.state = 12
 			fallthrough
-//line funcs_async.go:10156
+//line funcs_async.go:10224
 		case 12:
 //line funcs.go:1380
 			tmp4, ready := f.aw4.Poll(cx)
@@ -10163,7 +10231,7 @@ poll:
 //line funcs.go:1380
 			f.state = -1
 			return future.Result[int]{Value: f.w + len(tmp4), Err: nil}, true
-//line funcs_async.go:10167
+//line funcs_async.go:10235
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10174,7 +10242,11 @@ poll:
 
 // Cancel cancels the future that movedAwait awaits, if any; movedAwait goes no further.
 func (f *movedAwaitAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1, 3, 4, 5:
 		future.Cancel(&f.aw1)
 		f.aw1 = MovFuture[int]{}
@@ -10188,15 +10260,12 @@ func (f *movedAwaitAsyncFuture) Cancel() {
 		future.Cancel(&f.aw4)
 		f.aw4 = MovFuture[string]{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // movedAwait is what movedAwaitAsync compiles; it is not called.
 var _ = movedAwait
 
-//line funcs_async.go:10200
+//line funcs_async.go:10269
 
 // shadowTypeInLoopAsyncFuture is the state machine of shadowTypeInLoop: see shadowTypeInLoopAsync.
 type shadowTypeInLoopAsyncFuture struct {
@@ -10224,7 +10293,7 @@ func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10228
+//line funcs_async.go:10297
 		case 1:
 //line funcs.go:1389
 			v, ready := f.aw1.Poll(cx)
@@ -10243,7 +10312,7 @@ func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[
 //line funcs.go:1396
 			f.state = -1
 			return future.Result[int]{Value: v, Err: nil}, true
-//line funcs_async.go:10247
+//line funcs_async.go:10316
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10254,20 +10323,21 @@ func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[
 
 // Cancel cancels the future that shadowTypeInLoop awaits, if any; shadowTypeInLoop goes no further.
 func (f *shadowTypeInLoopAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // shadowTypeInLoop is what shadowTypeInLoopAsync compiles; it is not called.
 var _ = shadowTypeInLoop
 
-//line funcs_async.go:10271
+//line funcs_async.go:10341
 
 // litInAwaitAsyncFuture is the state machine of litInAwait: see litInAwaitAsync.
 type litInAwaitAsyncFuture struct {
@@ -10303,7 +10373,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10307
+//line funcs_async.go:10377
 		case 1:
 //line funcs.go:1406
 			v, ready := f.aw1.Poll(cx)
@@ -10320,7 +10390,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10324
+//line funcs_async.go:10394
 		case 2:
 //line funcs.go:1411
 			tmp, ready := f.aw2.Poll(cx)
@@ -10335,19 +10405,19 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10339
+//line funcs_async.go:10409
 		case 3:
 //line funcs.go:1412
 			f.total++
 //line funcs.go:1413
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10346
+//line funcs_async.go:10416
 		case 4:
 //line funcs.go:1414
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10351
+//line funcs_async.go:10421
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10358,7 +10428,11 @@ poll:
 
 // Cancel cancels the future that litInAwait awaits, if any; litInAwait goes no further.
 func (f *litInAwaitAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -10366,15 +10440,12 @@ func (f *litInAwaitAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // litInAwait is what litInAwaitAsync compiles; it is not called.
 var _ = litInAwait
 
-//line funcs_async.go:10378
+//line funcs_async.go:10449
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -10427,7 +10498,7 @@ poll:
 //line funcs.go:1424
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:10431
+//line funcs_async.go:10502
 		case 1:
 //line funcs.go:1424
 			if f2.i >= len(f2.s) {
@@ -10442,7 +10513,7 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:10446
+//line funcs_async.go:10517
 		case 2:
 //line funcs.go:1425
 			tmp, ready := f2.aw1.Poll(cx)
@@ -10459,14 +10530,14 @@ poll:
 //line funcs.go:1428
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:10463
+//line funcs_async.go:10534
 		case 3:
 //line funcs.go:1424
 			f2.i++
 //line funcs.go:1424
 			f2.state = 1
 			continue poll
-//line funcs_async.go:10470
+//line funcs_async.go:10541
 		case 4:
 //line funcs.go:1429
 			f2.t = []int{1, 2, 3}
@@ -10476,7 +10547,7 @@ poll:
 //line funcs.go:1430
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:10480
+//line funcs_async.go:10551
 		case 5:
 //line funcs.go:1430
 			if f2.i2 >= len(f2.rangeValue) {
@@ -10493,7 +10564,7 @@ poll:
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:10497
+//line funcs_async.go:10568
 		case 6:
 //line funcs.go:1432
 			v, ready := f2.aw1.Poll(cx)
@@ -10505,14 +10576,14 @@ poll:
 //line funcs.go:1433
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:10509
+//line funcs_async.go:10580
 		case 7:
 //line funcs.go:1430
 			f2.i2++
 //line funcs.go:1430
 			f2.state = 5
 			continue poll
-//line funcs_async.go:10516
+//line funcs_async.go:10587
 		case 8:
 //line funcs.go:1434
 			f2.u = []int{4, 5}
@@ -10524,7 +10595,7 @@ poll:
 //line funcs.go:1436
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:10528
+//line funcs_async.go:10599
 		case 9:
 //line funcs.go:1436
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -10541,7 +10612,7 @@ poll:
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:10545
+//line funcs_async.go:10616
 		case 10:
 //line funcs.go:1438
 			v, ready := f2.aw1.Poll(cx)
@@ -10553,21 +10624,21 @@ poll:
 //line funcs.go:1439
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:10557
+//line funcs_async.go:10628
 		case 11:
 //line funcs.go:1436
 			f2.rangeIndex++
 //line funcs.go:1436
 			f2.state = 9
 			continue poll
-//line funcs_async.go:10564
+//line funcs_async.go:10635
 		case 12:
 //line funcs.go:1440
 			f2.rangeIndex2 = 0
 //line funcs.go:1440
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:10571
+//line funcs_async.go:10642
 		case 13:
 //line funcs.go:1440
 			if f2.rangeIndex2 >= f2.n {
@@ -10586,7 +10657,7 @@ poll:
 			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:10590
+//line funcs_async.go:10661
 		case 14:
 //line funcs.go:1444
 			v, ready := f2.aw1.Poll(cx)
@@ -10598,14 +10669,14 @@ poll:
 //line funcs.go:1445
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:10602
+//line funcs_async.go:10673
 		case 15:
 //line funcs.go:1440
 			f2.rangeIndex2++
 //line funcs.go:1440
 			f2.state = 13
 			continue poll
-//line funcs_async.go:10609
+//line funcs_async.go:10680
 		case 16:
 //line funcs.go:1446
 			f2.rangeValue3 = len(f2.s)
@@ -10613,7 +10684,7 @@ poll:
 //line funcs.go:1446
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:10617
+//line funcs_async.go:10688
 		case 17:
 //line funcs.go:1446
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -10632,7 +10703,7 @@ poll:
 			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:10636
+//line funcs_async.go:10707
 		case 18:
 //line funcs.go:1449
 			v, ready := f2.aw1.Poll(cx)
@@ -10644,14 +10715,14 @@ poll:
 //line funcs.go:1450
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:10648
+//line funcs_async.go:10719
 		case 19:
 //line funcs.go:1446
 			f2.rangeIndex3++
 //line funcs.go:1446
 			f2.state = 17
 			continue poll
-//line funcs_async.go:10655
+//line funcs_async.go:10726
 		case 20:
 //line funcs.go:1451
 			f2.str = "héllo"[f2.n%2:]
@@ -10660,7 +10731,7 @@ poll:
 //line funcs.go:1452
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:10664
+//line funcs_async.go:10735
 		case 21:
 //line funcs.go:1452
 			if f2.i3 >= len(f2.str) {
@@ -10677,7 +10748,7 @@ poll:
 			}
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:10681
+//line funcs_async.go:10752
 		case 22:
 //line funcs.go:1453
 			tmp2, ready := f2.aw1.Poll(cx)
@@ -10690,14 +10761,14 @@ poll:
 //line funcs.go:1454
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:10694
+//line funcs_async.go:10765
 		case 23:
 //line funcs.go:1452
 			f2.i3 = f2.rangeNext
 //line funcs.go:1452
 			f2.state = 21
 			continue poll
-//line funcs_async.go:10701
+//line funcs_async.go:10772
 		case 24:
 //line funcs.go:1455
 			f2.fs = nil
@@ -10706,7 +10777,7 @@ poll:
 //line funcs.go:1456
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:10710
+//line funcs_async.go:10781
 		case 25:
 //line funcs.go:1456
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -10724,7 +10795,7 @@ poll:
 			}
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:10728
+//line funcs_async.go:10799
 		case 26:
 //line funcs.go:1458
 			_, ready := f2.aw1.Poll(cx)
@@ -10735,14 +10806,14 @@ poll:
 //line funcs.go:1459
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:10739
+//line funcs_async.go:10810
 		case 27:
 //line funcs.go:1456
 			f2.rangeIndex4++
 //line funcs.go:1456
 			f2.state = 25
 			continue poll
-//line funcs_async.go:10746
+//line funcs_async.go:10817
 		case 28:
 //line funcs.go:1460
 			for _, f := range f2.fs {
@@ -10755,7 +10826,7 @@ poll:
 //line funcs.go:1464
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:10759
+//line funcs_async.go:10830
 		case 29:
 //line funcs.go:1464
 			if f2.i4 >= f2.k {
@@ -10769,7 +10840,7 @@ poll:
 			}
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:10773
+//line funcs_async.go:10844
 		case 30:
 //line funcs.go:1465
 			v, ready := f2.aw1.Poll(cx)
@@ -10781,19 +10852,19 @@ poll:
 //line funcs.go:1466
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:10785
+//line funcs_async.go:10856
 		case 31:
 //line funcs.go:1464
 			f2.i4++
 //line funcs.go:1464
 			f2.state = 29
 			continue poll
-//line funcs_async.go:10792
+//line funcs_async.go:10863
 		case 32:
 //line funcs.go:1467
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:10797
+//line funcs_async.go:10868
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10804,20 +10875,21 @@ poll:
 
 // Cancel cancels the future that rangeDirect awaits, if any; rangeDirect goes no further.
 func (f2 *rangeDirectAsyncFuture) Cancel() {
-	switch f2.state {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
 	case 2, 6, 10, 14, 18, 22, 26, 30:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:10821
+//line funcs_async.go:10893
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -10856,7 +10928,7 @@ poll:
 //line funcs.go:1476
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10860
+//line funcs_async.go:10932
 		case 1:
 //line funcs.go:1476
 			if f.i >= f.rangeValue {
@@ -10877,7 +10949,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10881
+//line funcs_async.go:10953
 		case 2:
 //line funcs.go:1480
 			f.aw1 = f.e.Val(f.v)
@@ -10886,7 +10958,7 @@ poll:
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10890
+//line funcs_async.go:10962
 		case 3:
 //line funcs.go:1482
 			w := f.v / 2
@@ -10897,14 +10969,14 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10901
+//line funcs_async.go:10973
 		case 4:
 //line funcs.go:1485
 			f.total += f.v
 //line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10908
+//line funcs_async.go:10980
 		case 5:
 //line funcs.go:1480
 			v2, ready := f.aw1.Poll(cx)
@@ -10916,7 +10988,7 @@ poll:
 //line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10920
+//line funcs_async.go:10992
 		case 6:
 //line funcs.go:1483
 			tmp, ready := f.aw1.Poll(cx)
@@ -10929,7 +11001,7 @@ poll:
 //line funcs.go:1486
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10933
+//line funcs_async.go:11005
 		case 7:
 //line funcs.go:1487
 			k = f.e.Tick("k", f.i)
@@ -10940,7 +11012,7 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:10944
+//line funcs_async.go:11016
 		case 8:
 //line funcs.go:1489
 			f.aw1 = f.e.Val(k)
@@ -10949,7 +11021,7 @@ poll:
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:10953
+//line funcs_async.go:11025
 		case 9:
 //line funcs.go:1489
 			_, ready := f.aw1.Poll(cx)
@@ -10960,21 +11032,21 @@ poll:
 //line funcs.go:1490
 			f.state = 11
 			continue poll
-//line funcs_async.go:10964
+//line funcs_async.go:11036
 		case 10:
 //line funcs.go:1492
 			f.total += k
 //line funcs.go:1493
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10971
+//line funcs_async.go:11043
 		case 11:
 //line funcs.go:1476
 			f.i++
 //line funcs.go:1476
 			f.state = 1
 			continue poll
-//line funcs_async.go:10978
+//line funcs_async.go:11050
 		case 12:
 //line funcs.go:1494
 			f.last = -1
@@ -10983,7 +11055,7 @@ poll:
 //line funcs.go:1495
 			f.state = 13
 			fallthrough
-//line funcs_async.go:10987
+//line funcs_async.go:11059
 		case 13:
 //line funcs.go:1495
 			if !(f.i2 < f.n) {
@@ -11003,7 +11075,7 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:11007
+//line funcs_async.go:11079
 		case 14:
 //line funcs.go:1500
 			_, ready := f.aw1.Poll(cx)
@@ -11014,14 +11086,14 @@ poll:
 //line funcs.go:1501
 			f.state = 15
 			fallthrough
-//line funcs_async.go:11018
+//line funcs_async.go:11090
 		case 15:
 //line funcs.go:1495
 			f.i2++
 //line funcs.go:1495
 			f.state = 13
 			continue poll
-//line funcs_async.go:11025
+//line funcs_async.go:11097
 		case 16:
 //line funcs.go:1502
 			if f.n > 3 {
@@ -11030,7 +11102,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:11034
+//line funcs_async.go:11106
 		case 17:
 //line funcs.go:1503
 			x2 = f.e.Tick("a", f.n)
@@ -11043,7 +11115,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:11047
+//line funcs_async.go:11119
 		case 18:
 //line funcs.go:1511
 			x3 = f.e.Tick("b", f.n)
@@ -11056,14 +11128,14 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:11060
+//line funcs_async.go:11132
 		case 19:
 //line funcs.go:1506
 			f.total += x2
 //line funcs.go:1509
 			f.state = 22
 			continue poll
-//line funcs_async.go:11067
+//line funcs_async.go:11139
 		case 20:
 //line funcs.go:1508
 			f.aw1 = f.e.Val(x2)
@@ -11072,7 +11144,7 @@ poll:
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:11076
+//line funcs_async.go:11148
 		case 21:
 //line funcs.go:1508
 			v2, ready := f.aw1.Poll(cx)
@@ -11084,19 +11156,19 @@ poll:
 //line funcs.go:1509
 			f.state = 22
 			fallthrough
-//line funcs_async.go:11088
+//line funcs_async.go:11160
 		case 22:
 //line funcs.go:1510
 			f.state = 27
 			continue poll
-//line funcs_async.go:11093
+//line funcs_async.go:11165
 		case 23:
 //line funcs.go:1514
 			f.total -= x3
 //line funcs.go:1517
 			f.state = 26
 			continue poll
-//line funcs_async.go:11100
+//line funcs_async.go:11172
 		case 24:
 //line funcs.go:1516
 			f.aw1 = f.e.Val(x3 + 1)
@@ -11105,7 +11177,7 @@ poll:
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:11109
+//line funcs_async.go:11181
 		case 25:
 //line funcs.go:1516
 			v2, ready := f.aw1.Poll(cx)
@@ -11117,17 +11189,17 @@ poll:
 //line funcs.go:1517
 			f.state = 26
 			fallthrough
-//line funcs_async.go:11121
+//line funcs_async.go:11193
 		case 26:
 //line funcs.go:1518
 			f.state = 27
 			fallthrough
-//line funcs_async.go:11126
+//line funcs_async.go:11198
 		case 27:
 //line funcs.go:1519
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:11131
+//line funcs_async.go:11203
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11138,20 +11210,21 @@ poll:
 
 // Cancel cancels the future that pollLocals awaits, if any; pollLocals goes no further.
 func (f *pollLocalsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 5, 6, 9, 14, 21, 25:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:11155
+//line funcs_async.go:11228
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -11198,7 +11271,7 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1526
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:11202
+//line funcs_async.go:11275
 	}
 }
 
@@ -11212,7 +11285,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1525
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11216
+//line funcs_async.go:11289
 		case 1:
 //line funcs.go:1525
 			v, ready := f.poll2.Poll(cx)
@@ -11228,7 +11301,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1528
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11232
+//line funcs_async.go:11305
 		case 2:
 //line funcs.go:1528
 			v2, ready := f.poll2.Poll(cx)
@@ -11239,7 +11312,7 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:11243
+//line funcs_async.go:11316
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11251,21 +11324,22 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 // Cancel cancels the future that addrAwaitNames awaits, if any, then runs the calls
 // addrAwaitNames deferred; addrAwaitNames goes no further.
 func (f *addrAwaitNamesAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(&f.poll2)
 		f.poll2 = ValFuture[int]{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:11269
+//line funcs_async.go:11343
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -11293,7 +11367,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1534
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11297
+//line funcs_async.go:11371
 		case 1:
 //line funcs.go:1534
 			v2, ready := f.a.Poll(cx)
@@ -11309,7 +11383,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1537
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11313
+//line funcs_async.go:11387
 		case 2:
 //line funcs.go:1537
 			tmp, ready := f.b.Poll(cx)
@@ -11320,7 +11394,7 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1537
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:11324
+//line funcs_async.go:11398
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11331,7 +11405,11 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 
 // Cancel cancels the future that addrAwaitReassigned awaits, if any; addrAwaitReassigned goes no further.
 func (f *addrAwaitReassignedAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(&f.a)
 		f.a = ValFuture[int]{}
@@ -11339,15 +11417,12 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 		future.Cancel(&f.b)
 		f.b = ValFuture[int]{}
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:11351
+//line funcs_async.go:11426
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -11380,7 +11455,7 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11384
+//line funcs_async.go:11459
 		case 1:
 //line funcs.go:1542
 			tmp, ready := f.aw1.Poll(cx)
@@ -11399,7 +11474,7 @@ poll:
 //line funcs.go:1545
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11403
+//line funcs_async.go:11478
 		case 2:
 //line funcs.go:1545
 			if !(f.i < f.n%3) {
@@ -11411,7 +11486,7 @@ poll:
 //line funcs.go:1547
 			f.state = 3
 			fallthrough
-//line funcs_async.go:11415
+//line funcs_async.go:11490
 		case 3:
 //line funcs.go:1545
 			f.aw1 = f.e.Val(1)
@@ -11420,7 +11495,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:11424
+//line funcs_async.go:11499
 		case 4:
 //line funcs.go:1545
 			v, ready := f.aw1.Poll(cx)
@@ -11432,14 +11507,14 @@ poll:
 //line funcs.go:1545
 			f.state = 2
 			continue poll
-//line funcs_async.go:11436
+//line funcs_async.go:11511
 		case 5:
 //line funcs.go:1548
 			f.k = 0
 //line funcs.go:1548
 			f.state = 6
 			fallthrough
-//line funcs_async.go:11443
+//line funcs_async.go:11518
 		case 6:
 //line funcs.go:1548
 			if f.k >= 3 {
@@ -11453,7 +11528,7 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11457
+//line funcs_async.go:11532
 		case 7:
 //line funcs.go:1549
 			v, ready := f.aw1.Poll(cx)
@@ -11465,19 +11540,19 @@ poll:
 //line funcs.go:1550
 			f.state = 8
 			fallthrough
-//line funcs_async.go:11469
+//line funcs_async.go:11544
 		case 8:
 //line funcs.go:1548
 			f.k++
 //line funcs.go:1548
 			f.state = 6
 			continue poll
-//line funcs_async.go:11476
+//line funcs_async.go:11551
 		case 9:
 //line funcs.go:1551
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:11481
+//line funcs_async.go:11556
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11488,20 +11563,21 @@ poll:
 
 // Cancel cancels the future that rangeArrayLater awaits, if any; rangeArrayLater goes no further.
 func (f *rangeArrayLaterAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1, 4, 7:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:11505
+//line funcs_async.go:11581
 
 // The local constants of localConsts.
 const (
@@ -11528,7 +11604,7 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:11532
+//line funcs_async.go:11608
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -11575,7 +11651,7 @@ func (f *localConstsAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1567
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:11579
+//line funcs_async.go:11655
 	}
 }
 
@@ -11598,7 +11674,7 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11602
+//line funcs_async.go:11678
 		case 1:
 //line funcs.go:1568
 			x, ready := f.aw1.Poll(cx)
@@ -11626,7 +11702,7 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11630
+//line funcs_async.go:11706
 		case 2:
 //line funcs.go:1575
 			y, ready := f.aw1.Poll(cx)
@@ -11641,7 +11717,7 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:11645
+//line funcs_async.go:11721
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11653,21 +11729,22 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 // Cancel cancels the future that localConsts awaits, if any, then runs the calls
 // localConsts deferred; localConsts goes no further.
 func (f *localConstsAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1, 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
 
-//line funcs_async.go:11671
+//line funcs_async.go:11748
 
 // nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
 type nilFuturesAsyncFuture struct {
@@ -11697,7 +11774,7 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11701
+//line funcs_async.go:11778
 		case 1:
 //line funcs.go:1586
 			v2, ready := f.aw1.Poll(cx)
@@ -11719,7 +11796,7 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11723
+//line funcs_async.go:11800
 		case 2:
 //line funcs.go:1590
 			tmp, ready := f.aw2.Poll(cx)
@@ -11730,7 +11807,7 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 //line funcs.go:1590
 			f.state = -1
 			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
-//line funcs_async.go:11734
+//line funcs_async.go:11811
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11741,16 +11818,17 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 
 // Cancel cancels the future that nilFutures awaits, if any; nilFutures goes no further.
 func (f *nilFuturesAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	case 2:
 		future.Cancel(f.aw2)
 		f.aw2 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

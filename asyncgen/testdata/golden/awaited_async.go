@@ -126,16 +126,17 @@ poll:
 
 // Cancel cancels the future that Awaited awaits, if any; Awaited goes no further.
 func (f *awaitedAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 1, 4:
 		future.Cancel(&f.r)
 		f.r = Ready{}
 	case 2, 7:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -125,21 +125,22 @@ poll:
 // Cancel cancels the future that Drain awaits, if any, then runs the calls
 // Drain deferred; Drain goes no further.
 func (f *drainAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // Drain is what DrainAsync compiles; it is not called.
 var _ = Drain
 
-//line defer_async.go:143
+//line defer_async.go:144
 
 // sessionAsyncFuture is the state machine of Session: see SessionAsync.
 type sessionAsyncFuture struct {
@@ -190,19 +191,19 @@ func (f *sessionAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line defer.go:41
 		func() { f.n = -1 }()
-//line defer_async.go:194
+//line defer_async.go:195
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line defer.go:38
 		report(f.defer2Arg1, f.defer2Arg2)
-//line defer_async.go:200
+//line defer_async.go:201
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line defer.go:37
 		f.s.Close()
-//line defer_async.go:206
+//line defer_async.go:207
 	}
 }
 
@@ -224,7 +225,7 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			}
 			f.state = 1
 			fallthrough
-//line defer_async.go:228
+//line defer_async.go:229
 		case 1:
 //line defer.go:39
 			v, ready := f.aw1.Poll(cx)
@@ -248,7 +249,7 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.n, Err: f.err}, true
-//line defer_async.go:252
+//line defer_async.go:253
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -260,15 +261,16 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 // Cancel cancels the future that Session awaits, if any, then runs the calls
 // Session deferred; Session goes no further.
 func (f *sessionAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // Session is what SessionAsync compiles; it is not called.

@@ -110,20 +110,21 @@ poll:
 
 // Cancel cancels the future that Lookup awaits, if any; Lookup goes no further.
 func (f *lookupAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // Lookup is what LookupAsync compiles; it is not called.
 var _ = Lookup
 
-//line golden_async.go:127
+//line golden_async.go:128
 
 // ownWakerAsyncFuture is the state machine of ownWaker: see ownWakerAsync.
 type ownWakerAsyncFuture struct {
@@ -150,7 +151,7 @@ func (f2 *ownWakerAsyncFuture) Poll(cx *future.Context) (_ bool, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line golden_async.go:154
+//line golden_async.go:155
 		case 1:
 //line golden.go:34
 			n, ready := f2.aw1.Poll(cx)
@@ -161,7 +162,7 @@ func (f2 *ownWakerAsyncFuture) Poll(cx *future.Context) (_ bool, _ bool) {
 //line golden.go:35
 			f2.state = -1
 			return n > 0 && cx != nil, true
-//line golden_async.go:165
+//line golden_async.go:166
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -172,13 +173,14 @@ func (f2 *ownWakerAsyncFuture) Poll(cx *future.Context) (_ bool, _ bool) {
 
 // Cancel cancels the future that ownWaker awaits, if any; ownWaker goes no further.
 func (f2 *ownWakerAsyncFuture) Cancel() {
-	switch f2.state {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 

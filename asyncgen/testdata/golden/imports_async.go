@@ -70,13 +70,14 @@ func (f2 *renderAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 
 // Cancel cancels the future that render awaits, if any; render goes no further.
 func (f2 *renderAsyncFuture) Cancel() {
-	switch f2.state {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 

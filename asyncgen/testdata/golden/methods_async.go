@@ -58,20 +58,21 @@ func (f *clientFetchAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 
 // Cancel cancels the future that Fetch awaits, if any; Fetch goes no further.
 func (f *clientFetchAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 
 // Fetch is what FetchAsync compiles; it is not called.
 var _ = (*Client).Fetch
 
-//line methods_async.go:75
+//line methods_async.go:76
 
 // sumAsyncFuture is the state machine of Sum: see SumAsync.
 type sumAsyncFuture[N Number, S ~[]N] struct {
@@ -103,7 +104,7 @@ poll:
 //line methods.go:23
 			f.state = 1
 			fallthrough
-//line methods_async.go:107
+//line methods_async.go:108
 		case 1:
 //line methods.go:23
 			if f.rangeIndex >= len(f.xs) {
@@ -118,7 +119,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line methods_async.go:122
+//line methods_async.go:123
 		case 2:
 //line methods.go:24
 			v, ready := f.aw1.Poll(cx)
@@ -130,19 +131,19 @@ poll:
 //line methods.go:25
 			f.state = 3
 			fallthrough
-//line methods_async.go:134
+//line methods_async.go:135
 		case 3:
 //line methods.go:23
 			f.rangeIndex++
 //line methods.go:23
 			f.state = 1
 			continue poll
-//line methods_async.go:141
+//line methods_async.go:142
 		case 4:
 //line methods.go:26
 			f.state = -1
 			return f.total, true
-//line methods_async.go:146
+//line methods_async.go:147
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -153,12 +154,13 @@ poll:
 
 // Cancel cancels the future that Sum awaits, if any; Sum goes no further.
 func (f *sumAsyncFuture[N, S]) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }

@@ -108,20 +108,21 @@ poll2:
 
 // Cancel cancels the future that names awaits, if any; names goes no further.
 func (f2 *namesAsyncFuture) Cancel() {
-	switch f2.state {
+	v2 := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v2 {
 	case 1, 3:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 
 // names is what namesAsync compiles; it is not called.
 var _ = names
 
-//line names_async.go:125
+//line names_async.go:126
 
 // noAwaitAsyncFuture is the state machine of noAwait: see noAwaitAsync.
 type noAwaitAsyncFuture struct {
@@ -148,7 +149,7 @@ func (f *noAwaitAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line names.go:23
 			f.state = -1
 			return "not", true
-//line names_async.go:152
+//line names_async.go:153
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

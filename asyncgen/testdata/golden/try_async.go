@@ -145,13 +145,14 @@ poll:
 
 // Cancel cancels the future that ReadFull awaits, if any; ReadFull goes no further.
 func (f *readFullAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2, 4, 7:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -66,13 +66,14 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 
 // Cancel cancels the future that Greet awaits, if any; Greet goes no further.
 func (f *greetAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

@@ -56,13 +56,14 @@ func (f2 *dottedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that dotted awaits, if any; dotted goes no further.
 func (f2 *dottedAsyncFuture) Cancel() {
-	switch f2.state {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 

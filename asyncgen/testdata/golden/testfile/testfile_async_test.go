@@ -55,13 +55,14 @@ func (f2 *doubledAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 
 // Cancel cancels the future that doubled awaits, if any; doubled goes no further.
 func (f2 *doubledAsyncFuture) Cancel() {
-	switch f2.state {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f2.aw1)
 		f2.aw1 = nil
-	}
-	if f2.state != -1 {
-		f2.state = -2
 	}
 }
 

@@ -132,21 +132,22 @@ poll:
 // Cancel cancels the future that handle awaits, if any, then runs the calls
 // handle deferred; handle goes no further.
 func (f *serverHandleAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // handle is what handleAsync compiles; it is not called.
 var _ = (*server).handle
 
-//line chat_async.go:150
+//line chat_async.go:151
 
 // writeAsyncFuture is the state machine of write: see writeAsync.
 type writeAsyncFuture struct {
@@ -194,7 +195,7 @@ func (f *writeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line chat.go:107
 		f.w.Close()
-//line chat_async.go:198
+//line chat_async.go:199
 	}
 }
 
@@ -209,13 +210,13 @@ poll:
 //line chat.go:108
 			f.state = 1
 			fallthrough
-//line chat_async.go:213
+//line chat_async.go:214
 		case 1:
 //line chat.go:109
 			f.aw1 = *f.out.Recv()
 			f.state = 2
 			fallthrough
-//line chat_async.go:219
+//line chat_async.go:220
 		case 2:
 //line chat.go:109
 			v, ready := f.aw1.Poll(cx)
@@ -237,7 +238,7 @@ poll:
 			f.aw2 = f.w.WriteAll([]byte(msg + "\n"))
 			f.state = 3
 			fallthrough
-//line chat_async.go:241
+//line chat_async.go:242
 		case 3:
 //line chat.go:113
 			v, ready := f.aw2.Poll(cx)
@@ -253,7 +254,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line chat_async.go:257
+//line chat_async.go:258
 		case 4:
 //line chat.go:114
 			{
@@ -262,12 +263,12 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line chat_async.go:266
+//line chat_async.go:267
 		case 5:
 //line chat.go:116
 			f.state = 1
 			continue poll
-//line chat_async.go:271
+//line chat_async.go:272
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -279,7 +280,12 @@ poll:
 // Cancel cancels the future that write awaits, if any, then runs the calls
 // write deferred; write goes no further.
 func (f *writeAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(&f.aw1)
 		f.aw1 = channels.RecvFuture[string]{}
@@ -287,10 +293,6 @@ func (f *writeAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // write is what writeAsync compiles; it is not called.

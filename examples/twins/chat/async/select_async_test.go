@@ -193,7 +193,12 @@ poll:
 // Cancel cancels the future that handleSelect awaits, if any, then runs the calls
 // handleSelect deferred; handleSelect goes no further.
 func (f *serverHandleSelectAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -201,10 +206,6 @@ func (f *serverHandleSelectAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // handleSelect is what handleSelectAsync compiles; it is not called.

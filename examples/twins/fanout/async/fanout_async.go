@@ -123,7 +123,12 @@ func (f *limitedAsyncFuture) poll(cx *future.Context) (_ future.Result[string], 
 // Cancel cancels the future that limited awaits, if any, then runs the calls
 // limited deferred; limited goes no further.
 func (f *limitedAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(&f.aw1)
 		f.aw1 = syncprim.PermitFuture{}
@@ -131,16 +136,12 @@ func (f *limitedAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // limited is what limitedAsync compiles; it is not called.
 var _ = limited
 
-//line fanout_async.go:144
+//line fanout_async.go:145
 
 // fetchKeyAsyncFuture is the state machine of fetchKey: see fetchKeyAsync.
 type fetchKeyAsyncFuture struct {
@@ -190,7 +191,7 @@ func (f *fetchKeyAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line fanout.go:57
 		f.c.Close()
-//line fanout_async.go:194
+//line fanout_async.go:195
 	}
 }
 
@@ -207,7 +208,7 @@ poll:
 			f.aw1 = blitz.DialTCP(h, f.addr, dialTimeout)
 			f.state = 1
 			fallthrough
-//line fanout_async.go:211
+//line fanout_async.go:212
 		case 1:
 //line fanout.go:53
 			v2, ready := f.aw1.Poll(cx)
@@ -232,7 +233,7 @@ poll:
 			f.aw2 = f.c.WriteAll([]byte("GET " + f.key + "\n"))
 			f.state = 2
 			fallthrough
-//line fanout_async.go:236
+//line fanout_async.go:237
 		case 2:
 //line fanout.go:58
 			v2, ready := f.aw2.Poll(cx)
@@ -248,7 +249,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line fanout_async.go:252
+//line fanout_async.go:253
 		case 3:
 //line fanout.go:59
 			{
@@ -257,13 +258,13 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line fanout_async.go:261
+//line fanout_async.go:262
 		case 4:
 //line fanout.go:61
 			f.aw3 = blitz.NewBufReader(f.c, 0).ReadLine()
 			f.state = 5
 			fallthrough
-//line fanout_async.go:267
+//line fanout_async.go:268
 		case 5:
 //line fanout.go:61
 			v2, ready := f.aw3.Poll(cx)
@@ -300,7 +301,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line fanout_async.go:304
+//line fanout_async.go:305
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -312,7 +313,12 @@ poll:
 // Cancel cancels the future that fetchKey awaits, if any, then runs the calls
 // fetchKey deferred; fetchKey goes no further.
 func (f *fetchKeyAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -323,10 +329,6 @@ func (f *fetchKeyAsyncFuture) Cancel() {
 		future.Cancel(f.aw3)
 		f.aw3 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // fetchKey is what fetchKeyAsync compiles; it is not called.

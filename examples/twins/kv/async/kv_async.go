@@ -147,7 +147,12 @@ poll:
 // Cancel cancels the future that handle awaits, if any, then runs the calls
 // handle deferred; handle goes no further.
 func (f *serverHandleAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -155,10 +160,6 @@ func (f *serverHandleAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // handle is what handleAsync compiles; it is not called.

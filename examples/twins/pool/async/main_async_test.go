@@ -102,15 +102,16 @@ func (f *fakeAsyncFuture) poll(cx *future.Context) (_ future.Result[[]netip.Addr
 // Cancel cancels the future that fake awaits, if any, then runs the calls
 // fake deferred; fake goes no further.
 func (f *fakeAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // fake is what fakeAsync compiles; it is not called.

@@ -144,21 +144,22 @@ poll:
 // Cancel cancels the future that lookupAll awaits, if any, then runs the calls
 // lookupAll deferred; lookupAll goes no further.
 func (f *lookupAllAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // lookupAll is what lookupAllAsync compiles; it is not called.
 var _ = lookupAll
 
-//line pool_async.go:162
+//line pool_async.go:163
 
 // workerAsyncFuture is the state machine of worker: see workerAsync.
 type workerAsyncFuture struct {
@@ -191,13 +192,13 @@ poll:
 //line pool.go:66
 			f.state = 1
 			fallthrough
-//line pool_async.go:195
+//line pool_async.go:196
 		case 1:
 //line pool.go:67
 			f.aw1 = *f.jobs.Recv()
 			f.state = 2
 			fallthrough
-//line pool_async.go:201
+//line pool_async.go:202
 		case 2:
 //line pool.go:67
 			v, ready := f.aw1.Poll(cx)
@@ -215,7 +216,7 @@ poll:
 			f.aw2 = *f.sem.Acquire(1)
 			f.state = 3
 			fallthrough
-//line pool_async.go:219
+//line pool_async.go:220
 		case 3:
 //line pool.go:71
 			_, ready := f.aw2.Poll(cx)
@@ -230,7 +231,7 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line pool_async.go:234
+//line pool_async.go:235
 		case 4:
 //line pool.go:72
 			v, ready := f.aw3.Poll(cx)
@@ -247,7 +248,7 @@ poll:
 //line pool.go:75
 			f.state = 1
 			continue poll
-//line pool_async.go:251
+//line pool_async.go:252
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -258,7 +259,11 @@ poll:
 
 // Cancel cancels the future that worker awaits, if any; worker goes no further.
 func (f *workerAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(&f.aw1)
 		f.aw1 = channels.RecvFuture[job]{}
@@ -268,9 +273,6 @@ func (f *workerAsyncFuture) Cancel() {
 	case 4:
 		future.Cancel(f.aw3)
 		f.aw3 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

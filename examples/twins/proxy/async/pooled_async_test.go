@@ -140,7 +140,12 @@ func (f *serverProxyPooledAsyncFuture) poll(cx *future.Context) (_ error, _ bool
 // Cancel cancels the future that proxyPooled awaits, if any, then runs the calls
 // proxyPooled deferred; proxyPooled goes no further.
 func (f *serverProxyPooledAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -148,16 +153,12 @@ func (f *serverProxyPooledAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // proxyPooled is what proxyPooledAsync compiles; it is not called.
 var _ = (*server).proxyPooled
 
-//line pooled_async_test.go:161
+//line pooled_async_test.go:162
 
 // pipePooledAsyncFuture is the state machine of pipePooled: see pipePooledAsync.
 type pipePooledAsyncFuture struct {
@@ -188,13 +189,13 @@ poll:
 //line pooled_test.go:37
 			f.state = 1
 			fallthrough
-//line pooled_async_test.go:192
+//line pooled_async_test.go:193
 		case 1:
 //line pooled_test.go:38
 			f.aw1 = f.src.ReadPooled()
 			f.state = 2
 			fallthrough
-//line pooled_async_test.go:198
+//line pooled_async_test.go:199
 		case 2:
 //line pooled_test.go:38
 			v, ready := f.aw1.Poll(cx)
@@ -217,7 +218,7 @@ poll:
 			f.aw2 = f.dst.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
-//line pooled_async_test.go:221
+//line pooled_async_test.go:222
 		case 3:
 //line pooled_test.go:45
 			v, ready := f.aw2.Poll(cx)
@@ -239,7 +240,7 @@ poll:
 //line pooled_test.go:51
 			f.state = 1
 			continue poll
-//line pooled_async_test.go:243
+//line pooled_async_test.go:244
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -250,16 +251,17 @@ poll:
 
 // Cancel cancels the future that pipePooled awaits, if any; pipePooled goes no further.
 func (f *pipePooledAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	case 3:
 		future.Cancel(f.aw2)
 		f.aw2 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

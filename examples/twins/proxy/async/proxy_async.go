@@ -138,7 +138,12 @@ func (f *serverProxyAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 // Cancel cancels the future that proxy awaits, if any, then runs the calls
 // proxy deferred; proxy goes no further.
 func (f *serverProxyAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -146,16 +151,12 @@ func (f *serverProxyAsyncFuture) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // proxy is what proxyAsync compiles; it is not called.
 var _ = (*server).proxy
 
-//line proxy_async.go:159
+//line proxy_async.go:160
 
 // pipeAsyncFuture is the state machine of pipe: see pipeAsync.
 type pipeAsyncFuture struct {
@@ -180,7 +181,7 @@ func (f *pipeAsyncFuture) Poll(cx *future.Context) (_ future.Result[int64], _ bo
 			f.aw1 = blitz.Copy(f.dst, f.src)
 			f.state = 1
 			fallthrough
-//line proxy_async.go:184
+//line proxy_async.go:185
 		case 1:
 //line proxy.go:48
 			v, ready := f.aw1.Poll(cx)
@@ -197,7 +198,7 @@ func (f *pipeAsyncFuture) Poll(cx *future.Context) (_ future.Result[int64], _ bo
 //line proxy.go:52
 			f.state = -1
 			return future.Result[int64]{Value: n, Err: f.dst.CloseWrite()}, true
-//line proxy_async.go:201
+//line proxy_async.go:202
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -208,13 +209,14 @@ func (f *pipeAsyncFuture) Poll(cx *future.Context) (_ future.Result[int64], _ bo
 
 // Cancel cancels the future that pipe awaits, if any; pipe goes no further.
 func (f *pipeAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
-	}
-	if f.state != -1 {
-		f.state = -2
 	}
 }
 

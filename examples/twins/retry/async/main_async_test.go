@@ -133,15 +133,16 @@ poll:
 // Cancel cancels the future that scripted awaits, if any, then runs the calls
 // scripted deferred; scripted goes no further.
 func (f *scriptedAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 3:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // scripted is what scriptedAsync compiles; it is not called.

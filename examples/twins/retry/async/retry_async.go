@@ -106,7 +106,11 @@ poll:
 
 // Cancel cancels the future that retry awaits, if any; retry goes no further.
 func (f *retryAsyncFuture[T]) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -114,12 +118,9 @@ func (f *retryAsyncFuture[T]) Cancel() {
 		future.Cancel(f.aw2)
 		f.aw2 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
 }
 
-//line retry_async.go:123
+//line retry_async.go:124
 
 // fetchKeyAsyncFuture is the state machine of fetchKey: see fetchKeyAsync.
 type fetchKeyAsyncFuture struct {
@@ -169,7 +170,7 @@ func (f *fetchKeyAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line retry.go:67
 		f.c.Close()
-//line retry_async.go:173
+//line retry_async.go:174
 	}
 }
 
@@ -186,7 +187,7 @@ poll:
 			f.aw1 = blitz.DialTCP(h, f.addr, dialTimeout)
 			f.state = 1
 			fallthrough
-//line retry_async.go:190
+//line retry_async.go:191
 		case 1:
 //line retry.go:63
 			v2, ready := f.aw1.Poll(cx)
@@ -211,7 +212,7 @@ poll:
 			f.aw2 = f.c.WriteAll([]byte("GET " + f.key + "\n"))
 			f.state = 2
 			fallthrough
-//line retry_async.go:215
+//line retry_async.go:216
 		case 2:
 //line retry.go:68
 			v2, ready := f.aw2.Poll(cx)
@@ -227,7 +228,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line retry_async.go:231
+//line retry_async.go:232
 		case 3:
 //line retry.go:69
 			{
@@ -236,13 +237,13 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line retry_async.go:240
+//line retry_async.go:241
 		case 4:
 //line retry.go:71
 			f.aw3 = blitz.NewBufReader(f.c, 0).ReadLine()
 			f.state = 5
 			fallthrough
-//line retry_async.go:246
+//line retry_async.go:247
 		case 5:
 //line retry.go:71
 			v2, ready := f.aw3.Poll(cx)
@@ -279,7 +280,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line retry_async.go:283
+//line retry_async.go:284
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -291,7 +292,12 @@ poll:
 // Cancel cancels the future that fetchKey awaits, if any, then runs the calls
 // fetchKey deferred; fetchKey goes no further.
 func (f *fetchKeyAsyncFuture) Cancel() {
-	switch f.state {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v2 {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
@@ -302,10 +308,6 @@ func (f *fetchKeyAsyncFuture) Cancel() {
 		future.Cancel(f.aw3)
 		f.aw3 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // fetchKey is what fetchKeyAsync compiles; it is not called.

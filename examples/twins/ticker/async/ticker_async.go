@@ -171,15 +171,16 @@ poll:
 // Cancel cancels the future that batch awaits, if any, then runs the calls
 // batch deferred; batch goes no further.
 func (f *batchAsyncFuture) Cancel() {
-	switch f.state {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	defer f.runDefers()
+	switch v {
 	case 2:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
-	if f.state != -1 {
-		f.state = -2
-	}
-	f.runDefers()
 }
 
 // batch is what batchAsync compiles; it is not called.
