@@ -63,21 +63,24 @@ func FuzzGenerator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := GenerateWild("fz", newByteSource(data))
 		dir := t.TempDir()
-		writeModule(t, dir, root)
+		// The other packages only for a program that uses them (they
+		// take their time to load).
+		withPkgs := p.Imports != "" || p.Lib != ""
+		writeModule(t, dir, root, withPkgs)
 		file := filepath.Join(dir, "fz.go")
-		write(t, dir, "fz.go", fileHeader+p.Source)
+		writeProgram(t, dir, p, placement{suffix: ".go"})
 		for _, kv := range goEnv {
 			k, v, _ := strings.Cut(kv, "=")
 			t.Setenv(k, v)
 		}
-		out, err := asyncgen.Options{Check: true}.GenerateFiles(dir, ".")
-		headerLines := strings.Count(fileHeader, "\n")
+		out, err := asyncgen.Options{Check: true}.GenerateFiles(dir, "./...")
+		headerLines := strings.Count(header(p), "\n")
 		if errors.Is(err, asyncgen.ErrInvariant) {
 			t.Fatalf("the generator broke an invariant of its intermediate form: %v\nprogram:\n%s", err, p.Source)
 		}
 		if err != nil {
 			if p.WildLine == 0 {
-				t.Fatalf("a program without a rejected construct was rejected: %v\nprogram:\n%s", err, p.Source)
+				t.Fatalf("a program without a rejected construct was rejected: %v\nprogram:\n%s%s", err, p.Source, p.Lib)
 			}
 			at := false
 			for _, l := range strings.Split(err.Error(), "\n") {
@@ -93,22 +96,39 @@ func FuzzGenerator(f *testing.F) {
 			if !at {
 				t.Fatalf("no message at the rejected construct (program line %d): %v\nprogram:\n%s", p.WildLine, err, p.Source)
 			}
-			if len(out) != 0 {
-				t.Errorf("a rejected program generated %d files", len(out))
+			if _, ok := out[filepath.Join(dir, "fz_async.go")]; ok {
+				t.Errorf("a rejected program was generated")
 			}
 			return
 		}
-		src, ok := out[filepath.Join(dir, "fz_async.go")]
-		if !ok || len(out) != 1 {
-			t.Fatalf("generated %d files, not fz_async.go", len(out))
+		// fz_async.go, lib's async_async.go if lib is there and, if the
+		// program has one, the generated file of its file of lib.
+		want := []string{"fz_async.go"}
+		if withPkgs {
+			want = append(want, filepath.Join("lib", "async_async.go"))
 		}
-		if formatted, err := format.Source(src); err != nil || !bytes.Equal(formatted, src) {
-			t.Fatalf("generated code is not gofmt-clean (%v):\n%s", err, src)
+		if p.Lib != "" {
+			want = append(want, filepath.Join("lib", "fz_async.go"))
 		}
-		if err := os.WriteFile(filepath.Join(dir, "fz_async.go"), src, 0o666); err != nil {
-			t.Fatal(err)
+		for _, name := range want {
+			if _, ok := out[filepath.Join(dir, name)]; !ok {
+				t.Fatalf("generated no %s", name)
+			}
 		}
-		pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo, Dir: dir}, ".")
+		if len(out) != len(want) {
+			t.Fatalf("generated %d files, not %v", len(out), want)
+		}
+		var src []byte
+		for path, gen := range out {
+			if formatted, err := format.Source(gen); err != nil || !bytes.Equal(formatted, gen) {
+				t.Fatalf("generated code is not gofmt-clean (%v):\n%s", err, gen)
+			}
+			if err := os.WriteFile(path, gen, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			src = append(append(src, "// "+path+"\n"...), gen...)
+		}
+		pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo, Dir: dir}, "./...")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +138,7 @@ func FuzzGenerator(f *testing.F) {
 			}
 		}
 		if t.Failed() {
-			t.Logf("program:\n%s\ngenerated:\n%s", p.Source, src)
+			t.Logf("program:\n%s\nlib:\n%s\ngenerated:\n%s", p.Source, p.Lib, src)
 		}
 	})
 }

@@ -47,6 +47,21 @@ type Program struct {
 	// WildLine is the line of Source (from 1) where GenerateWild put a
 	// construct the generator rejects; 0 if there is none.
 	WildLine int
+	// Imports are the import specs, one a line, that Source needs
+	// besides future's: the module's other packages (lib, a/util, b/util)
+	// and text/template and html/template, some under other names.
+	Imports string
+	// Lib, if not empty, is a file of the package lib without its package
+	// clause and imports (future's and LibImports), declaring the async
+	// function LibHelper, func LibHelper(e Env, n int) int (or (int,
+	// error), or generic over N ~int) that Source awaits
+	// (future.Await(lib.LibHelperAsync(e, x))).
+	Lib       string
+	LibHelper string
+	// LibImports are the import specs of Lib besides future's, one a
+	// line: the async function of lib may use lib's types and the other
+	// packages too.
+	LibImports string
 }
 
 // Generate writes the program of one seed; the same seed gives the same
@@ -87,6 +102,31 @@ func generate(name string, src rand.Source, wild bool) Program {
 			g.receiver = "Box[N]"
 		}
 	}
+	// One program in two uses the module's other packages.
+	g.pkgs = g.chance(0.5)
+	if g.pkgs {
+		g.choosePkgNames()
+	}
+	var lib Program
+	if g.pkgs && g.chance(0.4) {
+		// An async function of lib that the program awaits.
+		h := &gen{rng: g.rng, budget: 2 + g.rng.IntN(6), result: IntResult, env: "Env", inLib: true}
+		if g.chance(0.3) {
+			h.result = IntErrResult
+		}
+		if g.chance(0.3) {
+			h.generic, h.nGen = true, true
+		}
+		if g.chance(0.5) {
+			// It uses lib's own types, and the other packages.
+			h.pkgs = true
+			h.budget += 4
+			h.choosePkgNames()
+		}
+		lib = h.function(strings.ToUpper(name[:1]) + name[1:] + "h")
+		lib.LibImports = h.importSpecs()
+		g.libHelper, g.libResult, g.libGeneric = lib.Name, lib.Result, lib.Generic
+	}
 	var helper Program
 	if g.chance(0.3) {
 		// A small async function that the program awaits.
@@ -104,6 +144,11 @@ func generate(name string, src rand.Source, wild bool) Program {
 			p.WildLine = 0
 		}
 	}
+	if g.libHelper != "" {
+		p.Lib, p.LibHelper, p.LibImports = lib.Source, lib.Name, lib.LibImports
+		p.Awaits += lib.Awaits
+	}
+	p.Imports = g.importSpecs()
 	return p
 }
 
@@ -139,6 +184,23 @@ const (
 	kCounter // Counter, a struct with a pointer method
 	kMap     // map[int]int
 	kGen     // N, the type parameter of a generic program (~int)
+
+	// The other packages' types (in programs that use them).
+	kAcc     // lib.Acc: a struct with pointer and value methods
+	kScore   // lib.Score: a named int with a method
+	kShape   // lib.Shape: an interface (lib.Square or *lib.Rect)
+	kTally   // lib.Tally: embeds lib.Acc, *lib.Meta, a/util's Bag, lib.Shape
+	kWrap    // Wrapped: embeds lib.Tally, *lib.Cell[string] and Inner
+	kLabeled // lib.Labeled: an interface embedding lib.Shape
+	kCell    // *lib.Cell[E]
+	kPair    // lib.Pair[K, E]
+	kStack   // lib.Stack[E]
+	kABag    // a/util's Bag
+	kBBag    // b/util's Bag
+	kID      // a/util's ID
+	kName    // b/util's Name
+	kTT      // *text/template.Template
+	kHT      // *html/template.Template
 )
 
 type variable struct {
@@ -158,6 +220,9 @@ type variable struct {
 	// isConst marks a local constant: readOnly, and usable in the
 	// expression of another constant.
 	isConst bool
+	// elem and key are the type arguments (indexes of elemTypes) of a
+	// variable of a generic type of lib (kCell, kPair, kStack).
+	elem, key int
 }
 
 type scope struct {
@@ -176,16 +241,31 @@ type target struct {
 }
 
 type gen struct {
-	rng      *rand.Rand
-	result   Result
-	named    bool
-	helper   string // the async function the program may await
-	nGen     bool   // n is of the type parameter N
-	receiver string
-	generic  bool
-	lines    []string
-	indent   int
-	scopes   []*scope
+	rng    *rand.Rand
+	result Result
+	named  bool
+	helper string // the async function the program may await
+	// env is the type of the parameter e: "*Env", or lib's "Env" for an
+	// async function of lib.
+	env string
+	// pkgs is set when the program uses the other packages, imported
+	// under names (by importPaths' keys), used marks those it names.
+	pkgs  bool
+	names map[string]string
+	used  map[string]bool
+	// inLib is set for an async function of lib, which names lib's
+	// types unqualified (and cannot name Wrapped).
+	inLib bool
+	// libHelper is lib's async function the program may await.
+	libHelper  string
+	libResult  Result
+	libGeneric bool
+	nGen       bool // n is of the type parameter N
+	receiver   string
+	generic    bool
+	lines      []string
+	indent     int
+	scopes     []*scope
 	// targets are the enclosing loops and switches, innermost last;
 	// nil inside a function literal's body, whose statements cannot
 	// jump out of it.
@@ -295,6 +375,21 @@ var pools = map[kind][]string{
 	kChan:    {"ch"},
 	kCounter: {"cnt", "c"},
 	kMap:     {"m"},
+	kAcc:     {"acc", "ac"},
+	kScore:   {"sc", "score"},
+	kShape:   {"sh", "shape"},
+	kTally:   {"tl", "tally"},
+	kWrap:    {"w", "wr"},
+	kLabeled: {"lb", "lbl"},
+	kCell:    {"cl", "cell"},
+	kPair:    {"pr", "pair"},
+	kStack:   {"st", "stack"},
+	kABag:    {"ab", "bag"},
+	kBBag:    {"bb", "bag2"},
+	kID:      {"id", "ident"},
+	kName:    {"nm", "name"},
+	kTT:      {"tt", "tx"},
+	kHT:      {"ht", "hx"},
 }
 
 // outsideLoops are names that the generated code uses itself (a package
@@ -329,6 +424,11 @@ func (g *gen) newName(k kind) string {
 // note records v's value in the log (and uses it, so that the program
 // compiles).
 func (g *gen) note(v *variable) {
+	if v.kind >= kAcc {
+		format, args := g.show(v)
+		g.emit("e.Note(\"s%d %s %s\", %s)", g.id(), v.name, format, args)
+		return
+	}
 	verb := "%d"
 	if v.kind == kStr || v.kind == kErr || v.kind == kAny || v.kind == kSlice || v.kind == kArr || v.kind == kMap {
 		verb = "%v"
@@ -391,6 +491,18 @@ func (g *gen) intAtom() string {
 		}
 		if v := g.pick(kGen, false); v != nil {
 			return fmt.Sprintf("int(%s)", v.name)
+		}
+	case 7:
+		// Values of the other packages' named types, which no await
+		// changes.
+		if v := g.pick(kScore, false); v != nil {
+			return fmt.Sprintf("int(%s)", v.name)
+		}
+		if v := g.pick(kID, false); v != nil {
+			return fmt.Sprintf("int(%s)", v.name)
+		}
+		if v := g.pick(kName, false); v != nil {
+			return fmt.Sprintf("len(%s)", v.name)
 		}
 	}
 	if v := g.pick(kInt, false); v != nil {
@@ -473,6 +585,17 @@ func (g *gen) await() string {
 	if g.helper != "" && g.chance(0.25) {
 		return fmt.Sprintf("future.Await(%sAsync(e, %s))", g.helper, g.small())
 	}
+	if g.pkgs && g.chance(0.2) {
+		// An async function of another package.
+		if g.libHelper != "" && g.libResult == IntResult && g.chance(0.6) {
+			arg := g.small()
+			if g.libGeneric && g.chance(0.5) {
+				arg = g.q("lib") + "Score(" + arg + ")"
+			}
+			return fmt.Sprintf("future.Await(%s%sAsync(e, %s))", g.q("lib"), g.libHelper, arg)
+		}
+		return fmt.Sprintf("future.Await(%sTwiceAsync(e, %s))", g.q("lib"), g.small())
+	}
 	return "future.Await(" + g.valFuture() + ")"
 }
 
@@ -480,6 +603,12 @@ func (g *gen) try(str bool) string {
 	g.awaits++
 	if str {
 		return fmt.Sprintf("future.Try(e.Text(%s))", g.strExpr())
+	}
+	if g.pkgs && g.chance(0.25) {
+		if g.libHelper != "" && g.libResult == IntErrResult && g.chance(0.6) {
+			return fmt.Sprintf("future.Try(%s%sAsync(e, %s))", g.q("lib"), g.libHelper, g.small())
+		}
+		return fmt.Sprintf("future.Try(%sLookupAsync(e, %s))", g.q("lib"), g.strExpr())
 	}
 	return fmt.Sprintf("future.Try(e.Fallible(%s))", g.small())
 }
@@ -497,7 +626,11 @@ func (g *gen) function(name string) Program {
 		tparams, ntype = "[N ~int]", "N"
 	}
 	g.emit("//blitz:async")
-	g.emit("func %s%s%s(e *Env, n %s)%s {", recv, name, tparams, ntype, res)
+	env := g.env
+	if env == "" {
+		env = "*Env"
+	}
+	g.emit("func %s%s%s(e %s, n %s)%s {", recv, name, tparams, env, ntype, res)
 	g.indent++
 	g.push(false)
 	if g.nGen {
@@ -521,6 +654,18 @@ func (g *gen) function(name string) Program {
 	v := g.declare(first, kInt)
 	g.emit("%s := %s", v.name, rhs)
 	g.note(v)
+	if g.pkgs {
+		// Variables of the other packages' types, which the rest of the
+		// program uses across its awaits.
+		for range 1 + g.rng.IntN(3) {
+			k := pkgKinds[g.rng.IntN(len(pkgKinds))]
+			if k == kWrap && g.inLib {
+				k = kTally
+			}
+			g.declPkg(k)
+			g.budget--
+		}
+	}
 	for g.budget > 0 {
 		g.stmt()
 	}
@@ -615,7 +760,7 @@ func (g *gen) stmt() bool {
 	}
 	deep := g.depth >= 4
 	for {
-		switch c := g.rng.IntN(30); {
+		switch c := g.rng.IntN(36); {
 		case c < 3:
 			g.declInt()
 		case c < 5:
@@ -689,19 +834,28 @@ func (g *gen) stmt() bool {
 			g.counterStmt()
 		case c == 29:
 			g.mapStmt()
+		case c >= 30 && g.pkgs:
+			g.pkgStmt()
 		case c == 23 && !g.inLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
-			// code writes with the package's name.
-			g.emit("future := %s", g.small())
-			g.emit("e.Note(\"s%d future=%%d\", future)", g.id())
+			// code writes with the package's name. Or one named as an
+			// imported package, which the generated code may name there.
+			name := "future"
+			if g.pkgs && g.chance(0.5) {
+				if pn := g.shadowablePkg(); pn != "" {
+					name = pn
+				}
+			}
+			g.emit("%s := %s", name, g.small())
+			g.emit("e.Note(\"s%d %s=%%d\", %s)", g.id(), name, name)
 			switch g.result {
 			case NoResult:
 				g.emit("return")
 			case IntResult:
-				g.emit("return future")
+				g.emit("return %s", name)
 			case IntErrResult:
-				g.emit("return future, nil")
+				g.emit("return %s, nil", name)
 			}
 			return true
 		default:

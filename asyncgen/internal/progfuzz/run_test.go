@@ -5,12 +5,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,8 +114,12 @@ func corpus(t *testing.T) []program {
 	return out
 }
 
-// parseProgram takes the function out of a corpus file.
+// parseProgram takes the function out of a corpus file: its imports, the
+// function (and the helper it awaits, declared first) and, after a line
+// libMarker, the file of lib that declares the async function of lib it
+// awaits.
 func parseProgram(name, src string) (Program, error) {
+	src, libSrc, hasLib := strings.Cut(src, "\n"+libMarker+"\n")
 	re := regexp.MustCompile(`(?m)^//blitz:async\nfunc (\(r (\*?Rec|\*?Box\[N\])\) )?` + name + `(\[N ~int\])?\(e \*Env, n (?:int|N)\)(.*) \{$`)
 	m := re.FindStringSubmatchIndex(src)
 	if m == nil {
@@ -136,6 +143,37 @@ func parseProgram(name, src string) (Program, error) {
 		return Program{}, fmt.Errorf("%s: results %q are not one of the generator's", name, res)
 	}
 	p.Named = strings.Contains(src[m[8]:m[9]], "res ")
+	imports := func(src string) (string, error) {
+		f, err := parser.ParseFile(token.NewFileSet(), name+".go", src, parser.ImportsOnly)
+		if err != nil {
+			return "", err
+		}
+		var specs string
+		for _, is := range f.Imports {
+			if is.Path.Value == strconv.Quote(futurePath) {
+				continue
+			}
+			if is.Name != nil {
+				specs += is.Name.Name + " "
+			}
+			specs += is.Path.Value + "\n"
+		}
+		return specs, nil
+	}
+	var err error
+	if p.Imports, err = imports(src); err != nil {
+		return Program{}, err
+	}
+	if hasLib {
+		lm := regexp.MustCompile(`(?m)^//blitz:async\nfunc (\w+)(\[N ~int\])?\(e Env, n (?:int|N)\)`).FindStringSubmatchIndex(libSrc)
+		if lm == nil {
+			return Program{}, fmt.Errorf("%s: no //blitz:async function of lib after %q", name, libMarker)
+		}
+		p.Lib, p.LibHelper = libSrc[lm[0]:], libSrc[lm[2]:lm[3]]
+		if p.LibImports, err = imports(libSrc); err != nil {
+			return Program{}, err
+		}
+	}
 	return p, nil
 }
 
@@ -182,8 +220,65 @@ func (p placement) generated(name string) string {
 	return strings.TrimSuffix(name+p.suffix, ".go") + "_async.go"
 }
 
-// fileHeader starts every program's file.
+// fileHeader starts every program's file that imports future only.
 const fileHeader = "package " + runPackage + "\n\nimport \"github.com/blitz-go/blitz/future\"\n\n"
+
+const futurePath = "github.com/blitz-go/blitz/future"
+
+// header starts the program's file: the package clause and its imports.
+func header(p Program) string {
+	if p.Imports == "" {
+		return fileHeader
+	}
+	return "package " + runPackage + "\n\nimport (\n\t\"" + futurePath + "\"\n\n" + indentLines(p.Imports) + ")\n\n"
+}
+
+// libHeader starts the file of lib of a program's async function of lib.
+func libHeader(p Program) string {
+	if p.LibImports == "" {
+		return "package lib\n\nimport \"github.com/blitz-go/blitz/future\"\n\n"
+	}
+	return "package lib\n\nimport (\n\t\"" + futurePath + "\"\n\n" + indentLines(p.LibImports) + ")\n\n"
+}
+
+// libReference is the reference of p's file of lib.
+func libReference(p Program) string {
+	imports := ""
+	if p.LibImports != "" {
+		imports = "import (\n" + indentLines(p.LibImports) + ")\n\n"
+	}
+	return "package lib\n\n" + imports + refOf(p.Lib, p.LibHelper)
+}
+
+// libMarker separates, in a corpus file, the program's file from the file
+// of lib it needs.
+const libMarker = "// ---- lib ----"
+
+func indentLines(s string) string {
+	return regexp.MustCompile(`(?m)^(.)`).ReplaceAllString(s, "\t$1")
+}
+
+// writeProgram writes the files of p into the module in dir: its source
+// placed as pl says, its reference and, if it has one, its file of lib and
+// that file's reference.
+func writeProgram(t testing.TB, dir string, p Program, pl placement) {
+	t.Helper()
+	write(t, dir, pl.source(p.Name), pl.header+header(p)+p.Source)
+	write(t, dir, p.Name+"_ref_test.go", Reference(p))
+	if p.Lib != "" {
+		write(t, dir, filepath.Join("lib", p.Name+".go"), libHeader(p)+p.Lib)
+		write(t, dir, filepath.Join("lib", p.Name+"_ref.go"), libReference(p))
+	}
+}
+
+// removeProgram removes the files of p from the module in dir, the
+// generated ones too.
+func removeProgram(dir string, p Program, pl placement) {
+	for _, f := range []string{pl.source(p.Name), p.Name + "_ref_test.go", pl.generated(p.Name),
+		filepath.Join("lib", p.Name+".go"), filepath.Join("lib", p.Name+"_ref.go"), filepath.Join("lib", p.Name+"_async.go")} {
+		os.Remove(filepath.Join(dir, f))
+	}
+}
 
 // goEnv is the environment of the go command in the temporary module: its
 // own module (outside the workspace), with the local toolchain; the
@@ -206,7 +301,7 @@ func runBatch(t *testing.T, progs []program) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeModule(t, dir, root)
+	writeModule(t, dir, root, true)
 
 	byName := map[string]program{}
 	files := map[string]placement{}
@@ -214,8 +309,7 @@ func runBatch(t *testing.T, progs []program) {
 		byName[p.Name] = p
 		pl := placeOf(i)
 		files[p.Name] = pl
-		write(t, dir, pl.source(p.Name), pl.header+fileHeader+p.Source)
-		write(t, dir, p.Name+"_ref_test.go", Reference(p.Program))
+		writeProgram(t, dir, p.Program, pl)
 	}
 	for _, kv := range goEnv {
 		k, v, _ := strings.Cut(kv, "=")
@@ -232,7 +326,7 @@ func runBatch(t *testing.T, progs []program) {
 	write(t, dir, "driver_test.go", driver(byName))
 	var out map[string][]byte
 	for range len(progs) + 1 {
-		out, err = asyncgen.Options{Check: true}.GenerateFiles(dir, ".")
+		out, err = asyncgen.Options{Check: true}.GenerateFiles(dir, "./...")
 		if err == nil {
 			break
 		}
@@ -242,9 +336,8 @@ func runBatch(t *testing.T, progs []program) {
 		}
 		for _, name := range bad {
 			fail(t, byName[name], "the generator rejected it or it does not type-check:\n"+lines(err.Error(), name))
+			removeProgram(dir, byName[name].Program, files[name])
 			delete(byName, name)
-			os.Remove(filepath.Join(dir, files[name].source(name)))
-			os.Remove(filepath.Join(dir, name+"_ref_test.go"))
 		}
 		write(t, dir, "driver_test.go", driver(byName))
 	}
@@ -258,12 +351,19 @@ func runBatch(t *testing.T, progs []program) {
 		openDefers += len(openDefersField.FindAll(src, -1))
 		sliceDefers += len(sliceDefersField.FindAll(src, -1))
 	}
+	if _, ok := out[filepath.Join(dir, "lib", "async_async.go")]; !ok {
+		t.Fatalf("the generator wrote nothing for lib/async.go")
+	}
 	for name := range byName {
 		pl := files[name]
 		src, ok := out[filepath.Join(dir, pl.generated(name))]
+		_, libOK := out[filepath.Join(dir, "lib", name+"_async.go")]
 		switch {
 		case !ok:
 			fail(t, byName[name], "the generator wrote nothing for it")
+			delete(byName, name)
+		case byName[name].Lib != "" && !libOK:
+			fail(t, byName[name], "the generator wrote nothing for its file of lib")
 			delete(byName, name)
 		case pl.want != "" && !bytes.Contains(src, []byte("\n"+pl.want+"\n")):
 			fail(t, byName[name], "its generated file "+pl.generated(name)+" lacks the constraint "+pl.want+":\n"+string(src))
@@ -314,11 +414,12 @@ func runBatch(t *testing.T, progs []program) {
 		for _, name := range bad {
 			pl := files[name]
 			async, _ := os.ReadFile(filepath.Join(dir, pl.generated(name)))
-			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name)+"\ngenerated:\n"+string(async))
-			delete(byName, name)
-			for _, f := range []string{pl.source(name), name + "_ref_test.go", pl.generated(name)} {
-				os.Remove(filepath.Join(dir, f))
+			if libAsync, err := os.ReadFile(filepath.Join(dir, "lib", name+"_async.go")); err == nil {
+				async = append(append(async, "\nlib/"+name+"_async.go:\n"...), libAsync...)
 			}
+			fail(t, byName[name], "its generated code does not build:\n"+lines(string(res), name)+"\ngenerated:\n"+string(async))
+			removeProgram(dir, byName[name].Program, pl)
+			delete(byName, name)
 		}
 		if len(byName) == 0 {
 			return
@@ -329,8 +430,9 @@ func runBatch(t *testing.T, progs []program) {
 
 // writeModule writes the temporary module's go.mod, go.sum and env.go
 // into dir: a module of its own (outside the workspace) that reaches the
-// repository's future and waker modules under root by replace.
-func writeModule(t testing.TB, dir, root string) {
+// repository's future and waker modules under root by replace; with pkgs,
+// also the packages lib, a/util and b/util and types.go.
+func writeModule(t testing.TB, dir, root string, pkgs bool) {
 	t.Helper()
 	gomod := fmt.Sprintf("module %s\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/blitz-go/blitz/future v0.1.0\n\tgithub.com/blitz-go/blitz/waker v0.1.0\n)\n\n"+
 		"replace (\n\tgithub.com/blitz-go/blitz/future => %s\n\tgithub.com/blitz-go/blitz/waker => %s\n)\n",
@@ -346,23 +448,39 @@ func writeModule(t testing.TB, dir, root string) {
 	write(t, dir, "go.mod", gomod)
 	write(t, dir, "go.sum", string(sum))
 	write(t, dir, "env.go", envSource)
+	if !pkgs {
+		return
+	}
+	write(t, dir, "types.go", typesSource)
+	for _, d := range []string{"lib", filepath.Join("a", "util"), filepath.Join("b", "util")} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, dir, filepath.Join("lib", "lib.go"), libSource)
+	write(t, dir, filepath.Join("lib", "async.go"), libAsyncSource)
+	write(t, dir, filepath.Join("lib", "async_ref.go"), libAsyncRef())
+	write(t, dir, filepath.Join("a", "util", "util.go"), autilSource)
+	write(t, dir, filepath.Join("b", "util", "util.go"), butilSource)
 }
 
 // Reference returns the reference of p, a test file: the function renamed
-// NameRef, with future.Await and future.Try replaced by functions that
-// block on the future.
+// NameRef, its awaits of async functions' constructors (its helper's and
+// lib's) calls of their references, and the other future.Await and
+// future.Try replaced by functions that block on the future.
 func Reference(p Program) string {
 	src := regexp.MustCompile(`\b`+p.Name+`([(\[])`).ReplaceAllString(p.Source, p.Name+"Ref$1")
 	if p.Helper != "" {
 		// The helper's reference is called, blocking, where the program
 		// awaits the helper's future.
 		src = strings.Replace(src, "func "+p.Helper+"(", "func "+p.Helper+"Ref(", 1)
-		src = strings.ReplaceAll(src, "future.Await("+p.Helper+"Async(", "("+p.Helper+"Ref(")
 	}
-	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
-	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
-	src = strings.ReplaceAll(src, "//blitz:async\n", "")
-	return "package " + runPackage + "\n\n" + src
+	src = refOf(src)
+	imports := ""
+	if p.Imports != "" {
+		imports = "import (\n" + indentLines(p.Imports) + ")\n\n"
+	}
+	return "package " + runPackage + "\n\n" + imports + src
 }
 
 // driver returns driver_test.go for the programs.
@@ -374,6 +492,7 @@ func driver(progs map[string]program) string {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString(driverSource)
+	b.WriteString(driverHook)
 	b.WriteString("\nvar cases = []testCase{\n")
 	for _, name := range names {
 		p := progs[name]
@@ -420,7 +539,10 @@ func driver(progs map[string]program) string {
 func blame(msg string, progs map[string]program) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(\w+?)(?:_async|_ref_test)?\.go:\d+`).FindAllStringSubmatch(msg, -1) {
+	// p.go, p_test.go, p_GOOS.go, their generated files, the references
+	// and the files of lib.
+	re := regexp.MustCompile(`(\w+?)(?:_` + goruntime.GOOS + `)?(?:_async_test|_async|_ref_test|_ref|_test)?\.go:\d+`)
+	for _, m := range re.FindAllStringSubmatch(msg, -1) {
 		if _, ok := progs[m[1]]; ok && !seen[m[1]] {
 			seen[m[1]] = true
 			out = append(out, m[1])
@@ -445,12 +567,20 @@ func lines(msg, s string) string {
 // and saves it as a corpus file with -progfuzz.save.
 func fail(t *testing.T, p program, why string) {
 	t.Helper()
-	t.Errorf("program %s (%s): %s\nprogram:\n%s", p.Name, p.origin, why, p.Source)
+	lib := ""
+	if p.Lib != "" {
+		lib = "\nits file of lib:\n" + libHeader(p.Program) + p.Lib
+	}
+	t.Errorf("program %s (%s): %s\nprogram:\n%s%s%s", p.Name, p.origin, why, header(p.Program), p.Source, lib)
 	if *flagSave != "" {
 		if err := os.MkdirAll(*flagSave, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		write(t, *flagSave, p.Name+".go", fileHeader+"// From "+p.origin+": "+firstLine(why)+"\n\n"+p.Source)
+		src := header(p.Program) + "// From " + p.origin + ": " + firstLine(why) + "\n\n" + p.Source
+		if p.Lib != "" {
+			src += "\n" + libMarker + "\n" + libHeader(p.Program) + p.Lib
+		}
+		write(t, *flagSave, p.Name+".go", src)
 	}
 }
 

@@ -170,6 +170,8 @@ import (
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/waker"
+
+	"progfuzzrun/lib"
 )
 
 var (
