@@ -19,7 +19,7 @@ func Example_select() {
 	for i := 0; i < 2; i++ {
 		// The futures live in the select's state; a task would embed them.
 		u, j := urgent.Recv(), jobs.Recv()
-		r, _ := future.Block(context.Background(), future.Select[future.Result[string]](*&u, *&j))
+		r, _ := future.Block(context.Background(), future.Select[future.Result[string]](u, j))
 		fmt.Println(r.Index, r.Value.Value)
 	}
 	// Output:

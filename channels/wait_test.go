@@ -31,25 +31,25 @@ func pollWaiting[T any](t *testing.T, f future.Future[T]) string {
 func TestPendingRecordsWait(t *testing.T) {
 	b := channels.NewBounded[int](1)
 	rf := b.Recv()
-	require.Equal(t, "Bounded.Recv", pollWaiting[future.Result[int]](t, *&rf))
+	require.Equal(t, "Bounded.Recv", pollWaiting[future.Result[int]](t, rf))
 	require.NoError(t, b.TrySend(1))
 	sf := b.Send(2)
-	require.Equal(t, "Bounded.Send", pollWaiting[error](t, *&sf))
+	require.Equal(t, "Bounded.Send", pollWaiting[error](t, sf))
 
 	u := channels.NewUnbounded[int]()
 	uf := u.Recv()
-	require.Equal(t, "Unbounded.Recv", pollWaiting[future.Result[int]](t, *&uf))
+	require.Equal(t, "Unbounded.Recv", pollWaiting[future.Result[int]](t, uf))
 
 	tx, rx := channels.NewOneshot[int]()
 	of := rx.Recv()
-	require.Equal(t, "Oneshot.Recv", pollWaiting[future.Result[int]](t, *&of))
+	require.Equal(t, "Oneshot.Recv", pollWaiting[future.Result[int]](t, of))
 	_ = tx
 
 	bc := channels.NewBroadcast[int](4)
 	bf := bc.Subscribe().Recv()
-	require.Equal(t, "Broadcast.Recv", pollWaiting[future.Result[int]](t, *&bf))
+	require.Equal(t, "Broadcast.Recv", pollWaiting[future.Result[int]](t, bf))
 
 	w := channels.NewWatch(0)
 	cf := w.Subscribe().Changed()
-	require.Equal(t, "Watch.Changed", pollWaiting[error](t, *&cf))
+	require.Equal(t, "Watch.Changed", pollWaiting[error](t, cf))
 }

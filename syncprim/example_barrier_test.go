@@ -39,7 +39,7 @@ func ExampleBarrier() {
 	}
 	for range 2 {
 		f := b.Wait()
-		r, err := future.Block[syncprim.BarrierResult](context.Background(), *&f)
+		r, err := future.Block[syncprim.BarrierResult](context.Background(), f)
 		if err != nil {
 			panic(err)
 		}

@@ -30,7 +30,7 @@ func ExampleNotify() {
 	}()
 
 	if !ok {
-		_, _ = future.Block[struct{}](context.Background(), *&f) // 3. await
+		_, _ = future.Block[struct{}](context.Background(), f) // 3. await
 	}
 	mu.Lock()
 	fmt.Println("ready:", ready)

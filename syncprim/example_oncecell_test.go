@@ -48,10 +48,10 @@ func ExampleOnceCell_GetOrInit() {
 		return future.Ready(future.Ok(7))
 	}
 	f := cell.GetOrInit(failing)
-	r, _ := future.Block[future.Result[int]](context.Background(), *&f)
+	r, _ := future.Block[future.Result[int]](context.Background(), f)
 	fmt.Println("first:", r.Err, cell.IsInitialized())
 	g := cell.GetOrInit(working)
-	r, _ = future.Block[future.Result[int]](context.Background(), *&g)
+	r, _ = future.Block[future.Result[int]](context.Background(), g)
 	fmt.Println("second:", r.Value, cell.IsInitialized())
 	fmt.Println("set again:", cell.Set(8))
 	// Output:

@@ -33,31 +33,31 @@ func TestPendingRecordsWait(t *testing.T) {
 	g, ok := m.TryLock()
 	require.True(t, ok)
 	lf := m.Lock()
-	require.Equal(t, "Mutex.Lock", pollWaiting[syncprim.MutexGuard](t, *&lf))
+	require.Equal(t, "Mutex.Lock", pollWaiting[syncprim.MutexGuard](t, lf))
 	g.Unlock()
 
 	var l syncprim.RwLock
 	wg, ok := l.TryLock()
 	require.True(t, ok)
 	rf := l.RLock()
-	require.Equal(t, "RwLock.RLock", pollWaiting[syncprim.ReadGuard](t, *&rf))
+	require.Equal(t, "RwLock.RLock", pollWaiting[syncprim.ReadGuard](t, rf))
 	wf := l.Lock()
-	require.Equal(t, "RwLock.Lock", pollWaiting[syncprim.WriteGuard](t, *&wf))
+	require.Equal(t, "RwLock.Lock", pollWaiting[syncprim.WriteGuard](t, wf))
 	wg.Unlock()
 
 	s := syncprim.NewSemaphore(1)
 	af := s.Acquire(2)
-	require.Equal(t, "Semaphore.Acquire 2", pollWaiting[error](t, *&af))
+	require.Equal(t, "Semaphore.Acquire 2", pollWaiting[error](t, af))
 	pf := s.AcquirePermit(3)
-	require.Equal(t, "Semaphore.Acquire 3", pollWaiting[future.Result[syncprim.Permit]](t, *&pf))
+	require.Equal(t, "Semaphore.Acquire 3", pollWaiting[future.Result[syncprim.Permit]](t, pf))
 
 	var n syncprim.Notify
 	nf := n.Notified()
-	require.Equal(t, "Notify.Notified", pollWaiting[struct{}](t, *&nf))
+	require.Equal(t, "Notify.Notified", pollWaiting[struct{}](t, nf))
 
 	b := syncprim.NewBarrier(2)
 	bf := b.Wait()
-	require.Equal(t, "Barrier.Wait", pollWaiting[syncprim.BarrierResult](t, *&bf))
+	require.Equal(t, "Barrier.Wait", pollWaiting[syncprim.BarrierResult](t, bf))
 
 	var c syncprim.OnceCell[int]
 	never := future.PollFn(func(*future.Context) (future.Result[int], bool) { return future.Result[int]{}, false })
@@ -66,6 +66,6 @@ func TestPendingRecordsWait(t *testing.T) {
 	cx := future.NewContext(waker.Noop())
 	_, ok = first.Poll(cx) // the initializer, pending in never
 	require.False(t, ok)
-	require.Equal(t, "OnceCell.Init", pollWaiting[future.Result[int]](t, *&second))
+	require.Equal(t, "OnceCell.Init", pollWaiting[future.Result[int]](t, second))
 	future.Cancel(&first)
 }

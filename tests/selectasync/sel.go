@@ -3,6 +3,9 @@
 // on the runtime (an Interval, a channel, a stop).
 package selectasync
 
+//lint:file-ignore S1000 forms exercises selects of one case on purpose: each case form the generator takes
+//lint:file-ignore S1005 forms exercises a case that receives into the blank identifier on purpose
+
 import (
 	"fmt"
 

@@ -36,41 +36,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line sel.go:22
-			f.blitzgenSel1 = future.Selecting{}
-//line sel.go:23
-			f.seen = nil
-//line sel.go:24
-			f.ticks = 0
 //line sel.go:25
+			f.blitzgenSel1 = future.Selecting{}
+//line sel.go:26
+			f.seen = nil
+//line sel.go:27
+			f.ticks = 0
+//line sel.go:28
 			f.state = 1
 			fallthrough
 //line sel_async.go:49
 		case 1:
-//line sel.go:26
+//line sel.go:29
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
-//line sel.go:26
+//line sel.go:29
 			f.blitzgenSel1c1 = future.AddMovedCase[future.Result[string], channels.RecvFuture[string]](&f.blitzgenSel1, 1, f.msgs.Recv(), true)
-//line sel.go:26
+//line sel.go:29
 			future.AddCase(&f.blitzgenSel1, 2, f.stop, false)
-//line sel.go:26
+//line sel.go:29
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
 //line sel_async.go:61
 		case 2:
-//line sel.go:26
+//line sel.go:29
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line sel.go:26
+//line sel.go:29
 			switch f.blitzgenSel1.Winner() {
-//line sel.go:27
+//line sel.go:30
 			case 0:
 				f.state = 3
-//line sel.go:30
+//line sel.go:33
 			case 1:
 				f.state = 4
 			default:
@@ -79,35 +79,35 @@ poll:
 			continue poll
 //line sel_async.go:81
 		case 3:
-//line sel.go:28
+//line sel.go:31
 			f.ticks++
-//line sel.go:29
+//line sel.go:32
 			f.seen = append(f.seen, fmt.Sprintf("tick %d", f.ticks))
-//line sel.go:37
+//line sel.go:40
 			f.state = 6
 			continue poll
 //line sel_async.go:90
 		case 4:
-//line sel.go:30
+//line sel.go:33
 			m := f.blitzgenSel1c1.Value()
-//line sel.go:31
+//line sel.go:34
 			if m.Err != nil {
 				f.state = -1
 				return future.Result[[]string]{Value: f.seen, Err: m.Err}, true
 			}
-//line sel.go:34
-			f.seen = append(f.seen, "msg "+m.Value)
 //line sel.go:37
+			f.seen = append(f.seen, "msg "+m.Value)
+//line sel.go:40
 			f.state = 6
 			continue poll
 //line sel_async.go:104
 		case 5:
-//line sel.go:36
+//line sel.go:39
 			f.state = -1
 			return future.Result[[]string]{Value: f.seen, Err: nil}, true
 //line sel_async.go:109
 		case 6:
-//line sel.go:38
+//line sel.go:41
 			f.state = 1
 			continue poll
 //line sel_async.go:114
@@ -160,27 +160,27 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line sel.go:45
+//line sel.go:48
 			f.blitzgenSel2 = future.Selecting{}
-//line sel.go:46
+//line sel.go:49
 			f.blitzgenSel2c0 = future.AddCase(&f.blitzgenSel2, 0, f.a, true)
-//line sel.go:46
+//line sel.go:49
 			f.blitzgenSel2c1 = future.AddCase(&f.blitzgenSel2, 1, f.b, true)
-//line sel.go:46
+//line sel.go:49
 			f.aw1 = f.blitzgenSel2.Wait(false)
 			f.state = 1
 			fallthrough
 //line sel_async.go:174
 		case 1:
-//line sel.go:46
+//line sel.go:49
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line sel.go:46
+//line sel.go:49
 			switch f.blitzgenSel2.Winner() {
-//line sel.go:47
+//line sel.go:50
 			case 0:
 				f.state = 2
 			default:
@@ -189,16 +189,16 @@ poll:
 			continue poll
 //line sel_async.go:191
 		case 2:
-//line sel.go:47
+//line sel.go:50
 			v := f.blitzgenSel2c0.Value()
-//line sel.go:48
+//line sel.go:51
 			f.state = -1
 			return fmt.Sprint("a ", v), true
 //line sel_async.go:198
 		case 3:
-//line sel.go:49
+//line sel.go:52
 			v := f.blitzgenSel2c1.Value()
-//line sel.go:50
+//line sel.go:53
 			f.state = -1
 			return fmt.Sprint("b ", v), true
 //line sel_async.go:205
@@ -254,41 +254,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line sel.go:59
+//line sel.go:62
 			f.blitzgenSel3 = future.Selecting{}
-//line sel.go:60
+//line sel.go:63
 			f.got = nil
-//line sel.go:61
+//line sel.go:64
 			f.rangeIndex = 0
-//line sel.go:61
+//line sel.go:64
 			f.state = 1
 			fallthrough
 //line sel_async.go:267
 		case 1:
-//line sel.go:61
+//line sel.go:64
 			if f.rangeIndex >= f.n {
 				f.state = 7
 				continue poll
 			}
-//line sel.go:62
+//line sel.go:65
 			f.blitzgenSel3c0 = future.AddCase(&f.blitzgenSel3, 0, f.next(), true)
-//line sel.go:62
+//line sel.go:65
 			f.blitzgenSel3c1 = future.AddCase(&f.blitzgenSel3, 1, f.kept, false)
-//line sel.go:62
+//line sel.go:65
 			f.aw1 = f.blitzgenSel3.Wait(false)
 			f.state = 2
 			fallthrough
 //line sel_async.go:282
 		case 2:
-//line sel.go:62
+//line sel.go:65
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line sel.go:62
+//line sel.go:65
 			switch f.blitzgenSel3.Winner() {
-//line sel.go:63
+//line sel.go:66
 			case 0:
 				f.state = 3
 			default:
@@ -297,35 +297,35 @@ poll:
 			continue poll
 //line sel_async.go:299
 		case 3:
-//line sel.go:63
+//line sel.go:66
 			v := f.blitzgenSel3c0.Value()
-//line sel.go:64
-			f.got = append(f.got, v)
 //line sel.go:67
+			f.got = append(f.got, v)
+//line sel.go:70
 			f.state = 5
 			continue poll
 //line sel_async.go:308
 		case 4:
-//line sel.go:65
+//line sel.go:68
 			v := f.blitzgenSel3c1.Value()
-//line sel.go:66
+//line sel.go:69
 			f.state = -1
 			return append(f.got, v), true
 //line sel_async.go:315
 		case 5:
-//line sel.go:68
+//line sel.go:71
 			f.state = 6
 			fallthrough
 //line sel_async.go:320
 		case 6:
-//line sel.go:61
+//line sel.go:64
 			f.rangeIndex++
-//line sel.go:61
+//line sel.go:64
 			f.state = 1
 			continue poll
 //line sel_async.go:327
 		case 7:
-//line sel.go:69
+//line sel.go:72
 			f.state = -1
 			return f.got, true
 //line sel_async.go:332
@@ -376,25 +376,25 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line sel.go:75
+//line sel.go:78
 			f2.blitzgenSel4 = future.Selecting{}
-//line sel.go:76
+//line sel.go:79
 			f2.blitzgenSel4c0 = future.AddCase(&f2.blitzgenSel4, 0, f2.f, true)
-//line sel.go:76
+//line sel.go:79
 			f2.aw1 = f2.blitzgenSel4.Wait(true)
 			f2.state = 1
 			fallthrough
 //line sel_async.go:388
 		case 1:
-//line sel.go:76
+//line sel.go:79
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:76
+//line sel.go:79
 			switch f2.blitzgenSel4.Winner() {
-//line sel.go:77
+//line sel.go:80
 			case 0:
 				f2.state = 2
 			default:
@@ -403,14 +403,14 @@ poll:
 			continue poll
 //line sel_async.go:405
 		case 2:
-//line sel.go:77
+//line sel.go:80
 			v := f2.blitzgenSel4c0.Value()
-//line sel.go:78
+//line sel.go:81
 			f2.state = -1
 			return v, true
 //line sel_async.go:412
 		case 3:
-//line sel.go:80
+//line sel.go:83
 			f2.state = -1
 			return -1, true
 //line sel_async.go:417
@@ -466,41 +466,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line sel.go:88
+//line sel.go:91
 			f.blitzgenSel5 = future.Selecting{}
-//line sel.go:89
+//line sel.go:92
 			f.got = nil
-//line sel.go:90
+//line sel.go:93
 			f.rangeIndex = 0
-//line sel.go:90
+//line sel.go:93
 			f.state = 1
 			fallthrough
 //line sel_async.go:479
 		case 1:
-//line sel.go:90
+//line sel.go:93
 			if f.rangeIndex >= f.n {
 				f.state = 7
 				continue poll
 			}
-//line sel.go:91
+//line sel.go:94
 			f.blitzgenSel5c0 = future.AddCase(&f.blitzgenSel5, 0, f.a(), true)
-//line sel.go:91
+//line sel.go:94
 			f.blitzgenSel5c1 = future.AddCase(&f.blitzgenSel5, 1, f.b(), true)
-//line sel.go:91
+//line sel.go:94
 			f.aw1 = f.blitzgenSel5.Wait(false)
 			f.state = 2
 			fallthrough
 //line sel_async.go:494
 		case 2:
-//line sel.go:91
+//line sel.go:94
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line sel.go:91
+//line sel.go:94
 			switch f.blitzgenSel5.Winner() {
-//line sel.go:92
+//line sel.go:95
 			case 0:
 				f.state = 3
 			default:
@@ -509,37 +509,37 @@ poll:
 			continue poll
 //line sel_async.go:511
 		case 3:
-//line sel.go:92
+//line sel.go:95
 			v := f.blitzgenSel5c0.Value()
-//line sel.go:93
-			f.got = append(f.got, v)
 //line sel.go:96
+			f.got = append(f.got, v)
+//line sel.go:99
 			f.state = 5
 			continue poll
 //line sel_async.go:520
 		case 4:
-//line sel.go:94
+//line sel.go:97
 			v := f.blitzgenSel5c1.Value()
-//line sel.go:95
+//line sel.go:98
 			f.got = append(f.got, v)
-//line sel.go:96
+//line sel.go:99
 			f.state = 5
 			fallthrough
 //line sel_async.go:529
 		case 5:
-//line sel.go:97
+//line sel.go:100
 			f.state = 6
 			fallthrough
 //line sel_async.go:534
 		case 6:
-//line sel.go:90
+//line sel.go:93
 			f.rangeIndex++
-//line sel.go:90
+//line sel.go:93
 			f.state = 1
 			continue poll
 //line sel_async.go:541
 		case 7:
-//line sel.go:98
+//line sel.go:101
 			f.state = -1
 			return f.got, true
 //line sel_async.go:546
@@ -608,56 +608,56 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel6 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel7 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel8 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel9 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel10 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel11 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel12 = future.Selecting{}
-//line sel.go:107
+//line sel.go:110
 			f2.blitzgenSel13 = future.Selecting{}
-//line sel.go:108
+//line sel.go:111
 			f2.x = 0
-//line sel.go:109
+//line sel.go:112
 			f2.s = struct{ v int }{}
-//line sel.go:110
+//line sel.go:113
 			f2.i = 0
-//line sel.go:110
+//line sel.go:113
 			f2.state = 1
 			fallthrough
 //line sel_async.go:637
 		case 1:
-//line sel.go:110
+//line sel.go:113
 			if !(f2.i < 6) {
 				f2.state = 35
 				continue poll
 			}
-//line sel.go:111
+//line sel.go:114
 			switch f2.i {
-//line sel.go:112
+//line sel.go:115
 			case 0:
 				f2.state = 2
-//line sel.go:117
+//line sel.go:120
 			case 1:
 				f2.state = 3
-//line sel.go:122
+//line sel.go:125
 			case 2:
 				f2.state = 4
-//line sel.go:132
+//line sel.go:135
 			case 3:
 				f2.state = 5
-//line sel.go:142
+//line sel.go:145
 			case 4:
 				f2.state = 6
-//line sel.go:149
+//line sel.go:152
 			case 5:
 				f2.state = 7
 			default:
@@ -666,61 +666,61 @@ poll:
 			continue poll
 //line sel_async.go:668
 		case 2:
-//line sel.go:113
+//line sel.go:116
 			f2.blitzgenSel6c0 = future.AddCase(&f2.blitzgenSel6, 0, f2.f(10), true)
-//line sel.go:113
+//line sel.go:116
 			f2.aw1 = f2.blitzgenSel6.Wait(false)
 			f2.state = 8
 			continue poll
 //line sel_async.go:676
 		case 3:
-//line sel.go:118
+//line sel.go:121
 			f2.blitzgenSel7c0 = future.AddCase(&f2.blitzgenSel7, 0, f2.f(11), true)
-//line sel.go:118
+//line sel.go:121
 			f2.aw1 = f2.blitzgenSel7.Wait(false)
 			f2.state = 11
 			continue poll
 //line sel_async.go:684
 		case 4:
-//line sel.go:123
+//line sel.go:126
 			future.AddCase(&f2.blitzgenSel8, 0, f2.f(12), true)
-//line sel.go:123
+//line sel.go:126
 			f2.aw1 = f2.blitzgenSel8.Wait(false)
 			f2.state = 14
 			continue poll
 //line sel_async.go:692
 		case 5:
-//line sel.go:134
+//line sel.go:137
 			f2.blitzgenSel10c0 = future.AddCase(&f2.blitzgenSel10, 0, f2.f(14), true)
-//line sel.go:134
+//line sel.go:137
 			f2.aw1 = f2.blitzgenSel10.Wait(false)
 			f2.state = 20
 			continue poll
 //line sel_async.go:700
 		case 6:
-//line sel.go:143
+//line sel.go:146
 			f2.blitzgenSel11c0 = future.AddCase(&f2.blitzgenSel11, 0, f2.f(15), true)
-//line sel.go:143
+//line sel.go:146
 			f2.aw1 = f2.blitzgenSel11.Wait(false)
 			f2.state = 23
 			continue poll
 //line sel_async.go:708
 		case 7:
-//line sel.go:150
+//line sel.go:153
 			f2.blitzgenSel12c0 = future.AddCase(&f2.blitzgenSel12, 0, f2.f(20), true)
-//line sel.go:150
+//line sel.go:153
 			f2.aw1 = f2.blitzgenSel12.Wait(false)
 			f2.state = 27
 			continue poll
 //line sel_async.go:716
 		case 8:
-//line sel.go:113
+//line sel.go:116
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:113
+//line sel.go:116
 			switch f2.blitzgenSel6.Winner() {
 			default:
 				f2.state = 9
@@ -728,27 +728,27 @@ poll:
 			continue poll
 //line sel_async.go:730
 		case 9:
-//line sel.go:114
+//line sel.go:117
 			f2.x = f2.blitzgenSel6c0.Value()
-//line sel.go:115
+//line sel.go:118
 			f2.state = 10
 			fallthrough
 //line sel_async.go:737
 		case 10:
-//line sel.go:116
+//line sel.go:119
 			*f2.log = append(*f2.log, fmt.Sprint("assigned ", f2.x))
-//line sel.go:157
+//line sel.go:160
 			f2.state = 33
 			continue poll
 //line sel_async.go:744
 		case 11:
-//line sel.go:118
+//line sel.go:121
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:118
+//line sel.go:121
 			switch f2.blitzgenSel7.Winner() {
 			default:
 				f2.state = 12
@@ -756,27 +756,27 @@ poll:
 			continue poll
 //line sel_async.go:758
 		case 12:
-//line sel.go:119
+//line sel.go:122
 			f2.s.v = f2.blitzgenSel7c0.Value()
-//line sel.go:120
+//line sel.go:123
 			*f2.log = append(*f2.log, fmt.Sprint("field ", f2.s.v))
-//line sel.go:121
+//line sel.go:124
 			f2.state = 13
 			fallthrough
 //line sel_async.go:767
 		case 13:
-//line sel.go:157
+//line sel.go:160
 			f2.state = 33
 			continue poll
 //line sel_async.go:772
 		case 14:
-//line sel.go:123
+//line sel.go:126
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:123
+//line sel.go:126
 			switch f2.blitzgenSel8.Winner() {
 			default:
 				f2.state = 15
@@ -784,28 +784,28 @@ poll:
 			continue poll
 //line sel_async.go:786
 		case 15:
-//line sel.go:125
+//line sel.go:128
 			*f2.log = append(*f2.log, "discarded")
-//line sel.go:126
+//line sel.go:129
 			f2.state = 16
 			fallthrough
 //line sel_async.go:793
 		case 16:
-//line sel.go:127
+//line sel.go:130
 			future.AddCase(&f2.blitzgenSel9, 0, f2.f(13), true)
-//line sel.go:127
+//line sel.go:130
 			f2.aw1 = f2.blitzgenSel9.Wait(false)
 			f2.state = 17
 			fallthrough
 //line sel_async.go:801
 		case 17:
-//line sel.go:127
+//line sel.go:130
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:127
+//line sel.go:130
 			switch f2.blitzgenSel9.Winner() {
 			default:
 				f2.state = 18
@@ -813,25 +813,25 @@ poll:
 			continue poll
 //line sel_async.go:815
 		case 18:
-//line sel.go:129
+//line sel.go:132
 			*f2.log = append(*f2.log, "no value")
-//line sel.go:130
+//line sel.go:133
 			f2.state = 19
 			continue poll
 //line sel_async.go:822
 		case 19:
-//line sel.go:157
+//line sel.go:160
 			f2.state = 33
 			continue poll
 //line sel_async.go:827
 		case 20:
-//line sel.go:134
+//line sel.go:137
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:134
+//line sel.go:137
 			switch f2.blitzgenSel10.Winner() {
 			default:
 				f2.state = 21
@@ -839,34 +839,34 @@ poll:
 			continue poll
 //line sel_async.go:841
 		case 21:
-//line sel.go:135
+//line sel.go:138
 			v := f2.blitzgenSel10c0.Value()
-//line sel.go:136
+//line sel.go:139
 			if v > 0 {
 				f2.state = 22
 				continue poll
 			}
-//line sel.go:139
+//line sel.go:142
 			*f2.log = append(*f2.log, "not reached")
-//line sel.go:140
+//line sel.go:143
 			f2.state = 22
 			fallthrough
 //line sel_async.go:855
 		case 22:
-//line sel.go:141
+//line sel.go:144
 			*f2.log = append(*f2.log, "left the labeled select")
-//line sel.go:157
+//line sel.go:160
 			f2.state = 33
 			continue poll
 //line sel_async.go:862
 		case 23:
-//line sel.go:143
+//line sel.go:146
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:143
+//line sel.go:146
 			switch f2.blitzgenSel11.Winner() {
 			default:
 				f2.state = 24
@@ -874,9 +874,9 @@ poll:
 			continue poll
 //line sel_async.go:876
 		case 24:
-//line sel.go:144
+//line sel.go:147
 			v := f2.blitzgenSel11c0.Value()
-//line sel.go:145
+//line sel.go:148
 			f2.aw2 = f2.f(v + 1)
 			if f2.aw2 == nil {
 				panic(future.ErrNilFuture)
@@ -885,26 +885,26 @@ poll:
 			fallthrough
 //line sel_async.go:887
 		case 25:
-//line sel.go:145
+//line sel.go:148
 			w, ready := f2.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw2 = nil
-//line sel.go:146
+//line sel.go:149
 			*f2.log = append(*f2.log, fmt.Sprint("awaited in a case ", w))
-//line sel.go:147
+//line sel.go:150
 			f2.state = 34
 			continue poll
 //line sel_async.go:900
 		case 27:
-//line sel.go:150
+//line sel.go:153
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:150
+//line sel.go:153
 			switch f2.blitzgenSel12.Winner() {
 			default:
 				f2.state = 28
@@ -912,23 +912,23 @@ poll:
 			continue poll
 //line sel_async.go:914
 		case 28:
-//line sel.go:151
+//line sel.go:154
 			f2.v = f2.blitzgenSel12c0.Value()
-//line sel.go:152
+//line sel.go:155
 			f2.blitzgenSel13c0 = future.AddCase(&f2.blitzgenSel13, 0, f2.f(f2.v+1), true)
-//line sel.go:152
+//line sel.go:155
 			f2.aw1 = f2.blitzgenSel13.Wait(false)
 			f2.state = 29
 			fallthrough
 //line sel_async.go:924
 		case 29:
-//line sel.go:152
+//line sel.go:155
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line sel.go:152
+//line sel.go:155
 			switch f2.blitzgenSel13.Winner() {
 			default:
 				f2.state = 30
@@ -936,40 +936,40 @@ poll:
 			continue poll
 //line sel_async.go:938
 		case 30:
-//line sel.go:153
+//line sel.go:156
 			w := f2.blitzgenSel13c0.Value()
-//line sel.go:154
+//line sel.go:157
 			*f2.log = append(*f2.log, fmt.Sprint("nested ", f2.v, " ", w))
-//line sel.go:155
+//line sel.go:158
 			f2.state = 31
 			fallthrough
 //line sel_async.go:947
 		case 31:
-//line sel.go:156
+//line sel.go:159
 			f2.state = 32
 			fallthrough
 //line sel_async.go:952
 		case 32:
-//line sel.go:157
+//line sel.go:160
 			f2.state = 33
 			fallthrough
 //line sel_async.go:957
 		case 33:
-//line sel.go:158
+//line sel.go:161
 			*f2.log = append(*f2.log, fmt.Sprint("end of step ", f2.i))
-//line sel.go:159
+//line sel.go:162
 			f2.state = 34
 			fallthrough
 //line sel_async.go:964
 		case 34:
-//line sel.go:110
+//line sel.go:113
 			f2.i++
-//line sel.go:110
+//line sel.go:113
 			f2.state = 1
 			continue poll
 //line sel_async.go:971
 		case 35:
-//line sel.go:160
+//line sel.go:163
 			f2.state = -1
 			return f2.x + f2.s.v, true
 //line sel_async.go:976
@@ -1028,41 +1028,41 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line sel.go:167
+//line sel.go:170
 			f.blitzgenSel14 = future.Selecting{}
-//line sel.go:168
+//line sel.go:171
 			f.sum = 0
-//line sel.go:169
+//line sel.go:172
 			f.rangeIndex = 0
-//line sel.go:169
+//line sel.go:172
 			f.state = 1
 			fallthrough
 //line sel_async.go:1041
 		case 1:
-//line sel.go:169
+//line sel.go:172
 			if f.rangeIndex >= f.n {
 				f.state = 7
 				continue poll
 			}
-//line sel.go:170
+//line sel.go:173
 			f.blitzgenSel14c0 = future.AddMovedCase[future.Result[int], channels.RecvFuture[int]](&f.blitzgenSel14, 0, f.a.Recv(), true)
-//line sel.go:170
+//line sel.go:173
 			f.blitzgenSel14c1 = future.AddMovedCase[future.Result[int], channels.RecvFuture[int]](&f.blitzgenSel14, 1, f.b.Recv(), true)
-//line sel.go:170
+//line sel.go:173
 			f.aw1 = f.blitzgenSel14.Wait(false)
 			f.state = 2
 			fallthrough
 //line sel_async.go:1056
 		case 2:
-//line sel.go:170
+//line sel.go:173
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line sel.go:170
+//line sel.go:173
 			switch f.blitzgenSel14.Winner() {
-//line sel.go:171
+//line sel.go:174
 			case 0:
 				f.state = 3
 			default:
@@ -1071,37 +1071,37 @@ poll:
 			continue poll
 //line sel_async.go:1073
 		case 3:
-//line sel.go:171
+//line sel.go:174
 			r := f.blitzgenSel14c0.Value()
-//line sel.go:172
-			f.sum += r.Value
 //line sel.go:175
+			f.sum += r.Value
+//line sel.go:178
 			f.state = 5
 			continue poll
 //line sel_async.go:1082
 		case 4:
-//line sel.go:173
+//line sel.go:176
 			r := f.blitzgenSel14c1.Value()
-//line sel.go:174
+//line sel.go:177
 			f.sum += r.Value
-//line sel.go:175
+//line sel.go:178
 			f.state = 5
 			fallthrough
 //line sel_async.go:1091
 		case 5:
-//line sel.go:176
+//line sel.go:179
 			f.state = 6
 			fallthrough
 //line sel_async.go:1096
 		case 6:
-//line sel.go:169
+//line sel.go:172
 			f.rangeIndex++
-//line sel.go:169
+//line sel.go:172
 			f.state = 1
 			continue poll
 //line sel_async.go:1103
 		case 7:
-//line sel.go:177
+//line sel.go:180
 			f.state = -1
 			return f.sum, true
 //line sel_async.go:1108
