@@ -69,7 +69,7 @@ type contextStop struct {
 	ctx   context.Context
 	mu    sync.Mutex  // guards wk, shared with the AfterFunc callback
 	wk    waker.Waker // the server's waker, renewed at each poll
-	after func() bool // stops the callback; nil before the first poll
+	after func() bool // stops the callback; nil before the first poll; owner (the serving task) only
 }
 
 func (s *contextStop) poll(cx *future.Context) bool {

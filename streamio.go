@@ -163,17 +163,7 @@ func writeAllPoll(cx *future.Context, w AsyncWriter, buf []byte, n *int) (future
 // a read until its bytes are written. Other sources are read into a buffer
 // of Copy's own, 32 KiB as io.Copy's.
 func Copy(dst AsyncWriter, src AsyncReader) *StreamFuture[int64] {
-	c := &copyState{dst: dst, src: src}
-	switch s := src.(type) { // these types exactly: a wrapper's own PollRead must be used
-	case *TCPStream:
-		c.pooled = &s.conn
-	case *UnixStream:
-		c.pooled = &s.conn
-	case *ReadHalf:
-		if !s.closed {
-			c.pooled = s.sh.s
-		}
-	}
+	c := &copyState{dst: dst, src: src, pooled: pooledConn(src)}
 	return &StreamFuture[int64]{poll: c.poll, cancel: c.cancel}
 }
 
