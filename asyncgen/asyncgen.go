@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,8 +80,9 @@ type Options struct {
 type run struct {
 	Options
 	dumped int // the functions dumped so far
-	// refused holds the selects over futures left as written, by
-	// position, with the reason (selectsugar.go); reset by each load.
+	// refused holds the selects over futures left as written and the
+	// async function literals refused, by position, with the reason
+	// (selectsugar.go, asynclit.go); reset by each load.
 	refused map[string]string
 }
 
@@ -191,9 +193,25 @@ func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[s
 		BuildFlags: c.flags(),
 		Tests:      true,
 	}
-	pkgs, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("blitzgen: %w", err)
+	var pkgs []*packages.Package
+	var litErrs []error // the refused async function literals
+	for round := 1; ; round++ {
+		pkgs, err = packages.Load(cfg, patterns...)
+		if err != nil {
+			return nil, fmt.Errorf("blitzgen: %w", err)
+		}
+		// Async function literals become async functions of their own,
+		// in the overlay, and the packages are loaded again (asynclit.go).
+		changed, lerrs := hoistLiterals(pkgs, overlay, round == maxLiteralRounds)
+		for _, e := range lerrs {
+			if le, ok := e.(*Error); ok {
+				refused[positionKey(le.Pos)] = le.Msg
+			}
+		}
+		litErrs = append(litErrs, lerrs...)
+		if !changed || round == maxLiteralRounds {
+			break
+		}
 	}
 	var errs []error
 	var ignored []string
@@ -273,7 +291,7 @@ func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[s
 			}
 		}
 	}
-	return ignored, errors.Join(errs...)
+	return ignored, errors.Join(append(litErrs, errs...)...)
 }
 
 // hasAsyncSource reports whether the file name is a Go source file (not a
@@ -386,12 +404,15 @@ func generateFile(pkg *packages.Package, file *ast.File, name string, opts *run)
 		n++
 		code, err := fg.compileFunc(fn, opts)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, err) // errToldAlready fails the file, silently
 			continue
 		}
 		body.WriteString(code)
 	}
 	if len(errs) > 0 {
+		if errs = slices.DeleteFunc(errs, func(e error) bool { return e == errToldAlready }); len(errs) == 0 {
+			return nil, nil
+		}
 		return nil, errors.Join(errs...)
 	}
 	if n == 0 {

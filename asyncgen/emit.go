@@ -380,7 +380,7 @@ func (g *emitter) emit() string {
 		}
 	}
 	use := ""
-	if g.tparams != "" {
+	if g.tparams != "" && !isLiteral(g.fn) {
 		// The direct-style function is generic: it is named where its
 		// type parameters are in scope.
 		use = "_ = " + g.selfRef + "\n"
@@ -458,7 +458,7 @@ func (g *emitter) emit() string {
 	b.WriteString("}\n")
 	// The direct-style function is never called: this use keeps linters
 	// from reporting it unused.
-	if g.tparams == "" {
+	if g.tparams == "" && !isLiteral(g.fn) { // a literal's exists only in the overlay
 		fmt.Fprintf(&b, "\n// %s is what %s compiles; it is not called.\nvar _ = %s\n", name, g.ctorName, g.selfRef)
 	}
 	return b.String()

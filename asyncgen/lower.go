@@ -88,14 +88,18 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		if len(s.Results) == 1 && g.resKind == 2 {
 			if call, ok := g.isAwait(s.Results[0]); ok && g.isTry(call) {
 				g.lowerAwait(call, nil, false, s.Pos())
-				g.cur.resume.ret = true
+				if g.cur.resume != nil { // nil: refused
+					g.cur.resume.ret = true
+				}
 				return true
 			}
 		}
 		if len(s.Results) == 1 && g.resKind == 1 {
 			if call, ok := g.isAwait(s.Results[0]); ok && !g.isTry(call) {
 				g.lowerAwait(call, nil, false, s.Pos())
-				g.cur.resume.ret = true
+				if g.cur.resume != nil { // nil: refused
+					g.cur.resume.ret = true
+				}
 				return true
 			}
 		}
@@ -231,7 +235,7 @@ func (g *gen) rejectAwaitIn(n ast.Node, msg string) {
 			}
 		}
 		if fl, ok := n.(*ast.FuncLit); ok && g.hasAwait(fl) {
-			g.reject(fl.Pos(), "an await in a function literal is not supported in an async function yet (the literal is not async); write the await in the async function itself instead")
+			g.reject(fl.Pos(), "an await in a plain function literal is not supported in an async function (the literal is not async); write the literal as an async one, future.Async(func() T { ... }) (or AsyncFallible, AsyncDo), and await or spawn it, or the await in the async function itself, instead")
 			return false
 		}
 		return true

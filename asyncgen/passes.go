@@ -71,6 +71,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 )
 
 // funcPass is one pass of the pipeline of a function.
@@ -140,10 +141,18 @@ func (fg *fileGen) compileFunc(fn *ast.FuncDecl, opts *run) (string, error) {
 		g.rejectUnnamed(fg.unnamed[unnamed])
 	}
 	if len(g.errs) > 0 {
-		return "", errors.Join(g.errs...)
+		if errs := slices.DeleteFunc(g.errs, func(e error) bool { return e == errToldAlready }); len(errs) > 0 {
+			return "", errors.Join(errs...)
+		}
+		return "", errToldAlready
 	}
 	return g.out.code, nil
 }
+
+// errToldAlready refuses a function for a construct whose refusal was
+// reported before its compilation (an async function literal left as
+// written): it stops the function without a second message.
+var errToldAlready = errors.New("blitzgen: refused, and reported, before compilation")
 
 // newGen returns the state of fn's compilation before its first pass.
 func newGen(fg *fileGen, fn *ast.FuncDecl) *gen {

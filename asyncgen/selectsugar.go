@@ -354,6 +354,19 @@ func isSelectMarker(obj types.Object) bool {
 // case, which would panic at run time.
 func (g *gen) rejectSelectMarkers() {
 	g.moveSelectOperands()
+	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
+		// Hoisted before the load (asynclit.go): one left here is one the
+		// hoisting refused, and reported.
+		if call, ok := n.(*ast.CallExpr); ok && asyncLiteralCall(g.info, call) {
+			if _, told := g.refused[positionKey(g.pos(call.Pos()))]; told {
+				g.errs = append(g.errs, errToldAlready)
+				return false
+			}
+			g.reject(call.Pos(), "this async function literal was not compiled (future.%s is replaced before the load; see the error reported for it); write the work as an async function of its own instead", markerName(g.info, call))
+			return false
+		}
+		return true
+	})
 	var stack []ast.Node
 	reported := map[*ast.SelectStmt]bool{}
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {

@@ -232,3 +232,34 @@ func markerOutsideSelect(f future.Future[int]) int {
 	_ = c
 	return future.Await(f)
 }
+
+//blitz:async
+func literalOfValue(fn func() int) int {
+	return future.Await(future.Async(fn))
+}
+
+//blitz:async
+func literalInPlainLiteral(f future.Future[int]) {
+	run := func() future.Future[int] {
+		return future.Async(func() int { return future.Await(f) })
+	}
+	future.Await(run())
+}
+
+//blitz:async
+func literalCapturesHidden(f future.Future[int]) int {
+	s := hidden.New()
+	return future.Await(future.Async(func() int { return future.Await(f) + s.Value() }))
+}
+
+func literalOutsideAsync(f future.Future[int]) future.Future[int] {
+	return future.Async(func() int { return future.Await(f) })
+}
+
+type box[T any] struct{ v T }
+
+//blitz:async
+func (b *box[T]) literalInGenericMethod(f future.Future[int]) T {
+	future.Await(future.AsyncDo(func() { future.Await(f) }))
+	return b.v
+}
