@@ -13,7 +13,6 @@ import (
 	"github.com/blitz-go/blitz/future"
 )
 
-
 // shared: a literal and its enclosing function share the variables the
 // literal captures, both ways, across awaits on either side.
 //

@@ -33,15 +33,15 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:22
+//line lit.go:21
 			f.x = 1
-//line lit.go:23
+//line lit.go:22
 			inner := shared_func1Async(
 
 				&f.x, &f.g1)
-//line lit.go:29
+//line lit.go:28
 			f.x = 2
-//line lit.go:30
+//line lit.go:29
 			f.aw1 = inner
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -50,14 +50,14 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			fallthrough
 //line lit_async.go:52
 		case 1:
-//line lit.go:30
+//line lit.go:29
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.got = v
-//line lit.go:31
+//line lit.go:30
 			f.aw1 = f.g2
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -66,13 +66,13 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			fallthrough
 //line lit_async.go:68
 		case 2:
-//line lit.go:31
+//line lit.go:30
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:32
+//line lit.go:31
 			f.state = -1
 			return future.Result[string]{Value: fmt.Sprintf("got %d x %d w %d", f.got, f.x, w), Err: nil}, true
 //line lit_async.go:79
@@ -127,28 +127,28 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:40
+//line lit.go:39
 			f2.fs = nil
-//line lit.go:41
+//line lit.go:40
 			f2.rangeIndex = 0
-//line lit.go:41
+//line lit.go:40
 			f2.state = 1
 			fallthrough
 //line lit_async.go:138
 		case 1:
-//line lit.go:41
+//line lit.go:40
 			if f2.rangeIndex >= f2.n {
 				f2.state = 4
 				continue poll
 			}
 			i := f2.rangeIndex
-//line lit.go:42
+//line lit.go:41
 			k := i * 10
-//line lit.go:43
+//line lit.go:42
 			f2.fs = append(f2.fs, perIteration_func1Async(
 
 				&f2.tick, &k, &i))
-//line lit.go:47
+//line lit.go:46
 			f2.aw1 = f2.tick()
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -157,41 +157,41 @@ poll:
 			fallthrough
 //line lit_async.go:159
 		case 2:
-//line lit.go:47
+//line lit.go:46
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:48
+//line lit.go:47
 			f2.state = 3
 			fallthrough
 //line lit_async.go:170
 		case 3:
-//line lit.go:41
+//line lit.go:40
 			f2.rangeIndex++
-//line lit.go:41
+//line lit.go:40
 			f2.state = 1
 			continue poll
 //line lit_async.go:177
 		case 4:
-//line lit.go:49
+//line lit.go:48
 			f2.out = nil
-//line lit.go:50
+//line lit.go:49
 			f2.rangeValue = f2.fs
 			f2.rangeIndex2 = 0
-//line lit.go:50
+//line lit.go:49
 			f2.state = 5
 			fallthrough
 //line lit_async.go:187
 		case 5:
-//line lit.go:50
+//line lit.go:49
 			if f2.rangeIndex2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f := f2.rangeValue[f2.rangeIndex2]
-//line lit.go:51
+//line lit.go:50
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -200,27 +200,27 @@ poll:
 			fallthrough
 //line lit_async.go:202
 		case 6:
-//line lit.go:51
+//line lit.go:50
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:51
+//line lit.go:50
 			f2.out = append(f2.out, tmp)
-//line lit.go:52
+//line lit.go:51
 			f2.state = 7
 			fallthrough
 //line lit_async.go:215
 		case 7:
-//line lit.go:50
+//line lit.go:49
 			f2.rangeIndex2++
-//line lit.go:50
+//line lit.go:49
 			f2.state = 5
 			continue poll
 //line lit_async.go:222
 		case 8:
-//line lit.go:53
+//line lit.go:52
 			f2.state = -1
 			return f2.out, true
 //line lit_async.go:227
@@ -271,13 +271,13 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:61
+//line lit.go:60
 			f.log = nil
-//line lit.go:62
+//line lit.go:61
 			done := fallible_func1Async(
 
 				&f.log)
-//line lit.go:65
+//line lit.go:64
 			f.aw1 = done
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -286,13 +286,13 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			fallthrough
 //line lit_async.go:288
 		case 1:
-//line lit.go:65
+//line lit.go:64
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:66
+//line lit.go:65
 			f.aw2 = fallible_func2Async(
 
 				&f.g, &f.fail)
@@ -303,21 +303,21 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			fallthrough
 //line lit_async.go:305
 		case 2:
-//line lit.go:66
+//line lit.go:65
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			v, err := v2.Value, v2.Err
-//line lit.go:73
+//line lit.go:72
 			f.log = append(f.log, "fallible")
-//line lit.go:74
+//line lit.go:73
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: fmt.Errorf("%s: %w", strings.Join(f.log, ","), err)}, true
 			}
-//line lit.go:77
+//line lit.go:76
 			f.state = -1
 			return future.Result[int]{Value: v + len(f.log), Err: nil}, true
 //line lit_async.go:324
@@ -369,13 +369,13 @@ func (f *nestedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:85
+//line lit.go:84
 			f.a = 1
-//line lit.go:86
+//line lit.go:85
 			outer := nested_func1Async(
 
 				&f.g, &f.a)
-//line lit.go:96
+//line lit.go:95
 			f.aw1 = outer
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -384,13 +384,13 @@ func (f *nestedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:386
 		case 1:
-//line lit.go:96
+//line lit.go:95
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:96
+//line lit.go:95
 			f.state = -1
 			return tmp + f.a, true
 //line lit_async.go:397
@@ -463,7 +463,7 @@ func (f *deferredAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:105
+//line lit.go:104
 		func() { *f.trace = append(*f.trace, "outer") }()
 //line lit_async.go:469
 	}
@@ -474,9 +474,9 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:105
+//line lit.go:104
 			f.deferBits |= 1
-//line lit.go:106
+//line lit.go:105
 			f.aw1 = deferred_func1Async(
 
 				&f.trace, &f.g, &f.panics)
@@ -487,7 +487,7 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 			fallthrough
 //line lit_async.go:489
 		case 1:
-//line lit.go:106
+//line lit.go:105
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -546,13 +546,13 @@ func (f2 *genericAsyncFuture[T]) Poll(cx *future.Context) (_ []T, _ bool) {
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:121
+//line lit.go:120
 			f2.out = []T{f2.v}
-//line lit.go:122
+//line lit.go:121
 			f := generic_func1Async[T](
 
 				&f2.g, &f2.out, &f2.v)
-//line lit.go:129
+//line lit.go:128
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -561,13 +561,13 @@ func (f2 *genericAsyncFuture[T]) Poll(cx *future.Context) (_ []T, _ bool) {
 			fallthrough
 //line lit_async.go:563
 		case 1:
-//line lit.go:129
+//line lit.go:128
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:130
+//line lit.go:129
 			f2.state = -1
 			return f2.out, true
 //line lit_async.go:574
@@ -616,29 +616,29 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:140
+//line lit.go:139
 			var fs []future.Future[struct{}]
-//line lit.go:141
+//line lit.go:140
 			for _, g := range f2.gs {
 				fs = append(fs, counter_add_func1Async(
 
 					&f2.c, &g))
 			}
-//line lit.go:146
+//line lit.go:145
 			f2.rangeValue = fs
 			f2.rangeIndex = 0
-//line lit.go:146
+//line lit.go:145
 			f2.state = 1
 			fallthrough
 //line lit_async.go:634
 		case 1:
-//line lit.go:146
+//line lit.go:145
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 4
 				continue poll
 			}
 			f := f2.rangeValue[f2.rangeIndex]
-//line lit.go:147
+//line lit.go:146
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -647,25 +647,25 @@ poll:
 			fallthrough
 //line lit_async.go:649
 		case 2:
-//line lit.go:147
+//line lit.go:146
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:148
+//line lit.go:147
 			f2.state = 3
 			fallthrough
 //line lit_async.go:660
 		case 3:
-//line lit.go:146
+//line lit.go:145
 			f2.rangeIndex++
-//line lit.go:146
+//line lit.go:145
 			f2.state = 1
 			continue poll
 //line lit_async.go:667
 		case 4:
-//line lit.go:149
+//line lit.go:148
 			f2.state = -1
 			return f2.c.n, true
 //line lit_async.go:672
@@ -739,7 +739,7 @@ func (f *poolAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:159
+//line lit.go:158
 		f.set.Close()
 //line lit_async.go:745
 	}
@@ -751,39 +751,39 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:157
+//line lit.go:156
 			next := 0
-//line lit.go:158
+//line lit.go:157
 			f.set = blitz.JoinSet[int]{}
-//line lit.go:159
+//line lit.go:158
 			f.deferBits |= 1
-//line lit.go:160
+//line lit.go:159
 			for range f.workers {
 				f.set.Spawn(cx, pool_func1Async(
 
 					&next, &f.n))
 			}
-//line lit.go:171
+//line lit.go:170
 			f.total = 0
-//line lit.go:172
+//line lit.go:171
 			f.state = 1
 			fallthrough
 //line lit_async.go:772
 		case 1:
-//line lit.go:173
+//line lit.go:172
 			f.aw1 = f.set.Next()
 			f.state = 2
 			fallthrough
 //line lit_async.go:778
 		case 2:
-//line lit.go:173
+//line lit.go:172
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line lit.go:174
+//line lit.go:173
 			if errors.Is(err, blitz.ErrJoinSetEmpty) {
 				{
 					v2 := future.Result[string]{Value: fmt.Sprint(f.total), Err: nil}
@@ -792,7 +792,7 @@ poll:
 					return v2, true
 				}
 			}
-//line lit.go:177
+//line lit.go:176
 			if err != nil {
 				{
 					v2 := future.Result[string]{Value: "", Err: err}
@@ -801,9 +801,9 @@ poll:
 					return v2, true
 				}
 			}
-//line lit.go:180
+//line lit.go:179
 			f.total += v
-//line lit.go:181
+//line lit.go:180
 			f.state = 1
 			continue poll
 //line lit_async.go:810
@@ -854,9 +854,9 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:24
+//line lit.go:23
 			(*f.x) += 10
-//line lit.go:25
+//line lit.go:24
 			f.aw1 = (*f.g1)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -865,15 +865,15 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:867
 		case 1:
-//line lit.go:25
+//line lit.go:24
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:26
+//line lit.go:25
 			(*f.x) += v
-//line lit.go:27
+//line lit.go:26
 			f.state = -1
 			return (*f.x), true
 //line lit_async.go:880
@@ -920,7 +920,7 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:44
+//line lit.go:43
 			f.aw1 = (*f.tick)()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -929,13 +929,13 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			fallthrough
 //line lit_async.go:931
 		case 1:
-//line lit.go:44
+//line lit.go:43
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:45
+//line lit.go:44
 			f.state = -1
 			return (*f.k) + (*f.i), true
 //line lit_async.go:942
@@ -979,9 +979,9 @@ func (f *fallible_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:63
+//line lit.go:62
 			(*f.log) = append((*f.log), "do")
-//line lit.go:64
+//line lit.go:63
 			f.state = -1
 			return struct{}{}, true
 //line lit_async.go:988
@@ -1021,7 +1021,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:67
+//line lit.go:66
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1030,18 +1030,18 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 			fallthrough
 //line lit_async.go:1032
 		case 1:
-//line lit.go:67
+//line lit.go:66
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:68
+//line lit.go:67
 			if *f.fail {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: errors.New("failed")}, true
 			}
-//line lit.go:71
+//line lit.go:70
 			f.state = -1
 			return future.Result[int]{Value: v, Err: nil}, true
 //line lit_async.go:1048
@@ -1087,13 +1087,13 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:87
+//line lit.go:86
 			b := 10
-//line lit.go:88
+//line lit.go:87
 			inner := nested_func1_func1Async(
 
 				&f.g, &f.a, &b)
-//line lit.go:93
+//line lit.go:92
 			f.aw1 = inner
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1102,13 +1102,13 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:1104
 		case 1:
-//line lit.go:93
+//line lit.go:92
 			r, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:94
+//line lit.go:93
 			f.state = -1
 			return r + (*f.a), true
 //line lit_async.go:1115
@@ -1180,7 +1180,7 @@ func (f *deferred_func1AsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:107
+//line lit.go:106
 		func() { *(*f.trace) = append(*(*f.trace), "inner") }()
 //line lit_async.go:1186
 	}
@@ -1191,9 +1191,9 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:107
+//line lit.go:106
 			f.deferBits |= 1
-//line lit.go:108
+//line lit.go:107
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1202,18 +1202,18 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			fallthrough
 //line lit_async.go:1204
 		case 1:
-//line lit.go:108
+//line lit.go:107
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line lit.go:109
+//line lit.go:108
 			if *f.panics {
 				panic("boom")
 			}
-//line lit.go:112
+//line lit.go:111
 			f.err = nil
 			f.state = -1
 			f.runDefers()
@@ -1264,7 +1264,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:123
+//line lit.go:122
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1273,17 +1273,17 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:1275
 		case 1:
-//line lit.go:123
+//line lit.go:122
 			n, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:124
+//line lit.go:123
 			for range n {
 				(*f.out) = append((*f.out), (*f.v))
 			}
-//line lit.go:127
+//line lit.go:126
 			f.state = -1
 			return n, true
 //line lit_async.go:1290
@@ -1329,7 +1329,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:143
+//line lit.go:142
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1338,15 +1338,15 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 			fallthrough
 //line lit_async.go:1340
 		case 1:
-//line lit.go:143
+//line lit.go:142
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:143
+//line lit.go:142
 			(*f.c).n += tmp
-//line lit.go:144
+//line lit.go:143
 			f.state = -1
 			return struct{}{}, true
 //line lit_async.go:1353
@@ -1394,23 +1394,23 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:162
+//line lit.go:161
 			f.sum = 0
-//line lit.go:163
+//line lit.go:162
 			f.state = 1
 			fallthrough
 //line lit_async.go:1403
 		case 1:
-//line lit.go:163
+//line lit.go:162
 			if !((*f.next) < (*f.n)) {
 				f.state = 3
 				continue poll
 			}
-//line lit.go:164
+//line lit.go:163
 			f.sum += (*f.next)
-//line lit.go:165
+//line lit.go:164
 			(*f.next)++
-//line lit.go:166
+//line lit.go:165
 			f.aw1 = blitz.Yield()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1419,18 +1419,18 @@ poll:
 			fallthrough
 //line lit_async.go:1421
 		case 2:
-//line lit.go:166
+//line lit.go:165
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:167
+//line lit.go:166
 			f.state = 1
 			continue poll
 //line lit_async.go:1432
 		case 3:
-//line lit.go:168
+//line lit.go:167
 			f.state = -1
 			return f.sum, true
 //line lit_async.go:1437
@@ -1477,7 +1477,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:89
+//line lit.go:88
 			f.aw1 = (*(*f.g))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1486,15 +1486,15 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			fallthrough
 //line lit_async.go:1488
 		case 1:
-//line lit.go:89
+//line lit.go:88
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:90
+//line lit.go:89
 			(*(*f.a)) += 100
-//line lit.go:91
+//line lit.go:90
 			f.state = -1
 			return (*(*f.a)) + (*f.b) + v, true
 //line lit_async.go:1501
