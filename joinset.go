@@ -371,6 +371,59 @@ func (a *joinAllFuture[T]) Cancel() {
 	}
 }
 
+// Values returns a future of the values of every task in the set, in the
+// order they finish, completing when the set is empty; or, at the first
+// task that fails (it panicked, was cancelled, or was refused at spawn),
+// with that task's error, after cancelling the other tasks of the set as
+// CancelAll does (they stay in the set, and Next reports their outcomes).
+// It is errgroup's Wait for a set of tasks, with their values. Cancelling
+// the future withdraws the wait; values it had already taken from the set
+// are dropped, as with All.
+func (s *JoinSet[T]) Values() future.Future[future.Result[[]T]] {
+	return &joinValuesFuture[T]{s: s}
+}
+
+// joinValuesFuture is the future of JoinSet.Values: Next in a loop, until
+// the set is empty or a task fails.
+type joinValuesFuture[T any] struct {
+	s    *JoinSet[T]
+	next *JoinNextFuture[T]
+	out  []T
+}
+
+// Poll collects values until the set is empty or a task fails.
+func (a *joinValuesFuture[T]) Poll(cx *future.Context) (future.Result[[]T], bool) {
+	for {
+		if a.next == nil {
+			a.next = a.s.Next()
+		}
+		r, ok := a.next.Poll(cx)
+		if !ok {
+			return future.Result[[]T]{}, false
+		}
+		a.next = nil
+		switch {
+		case errors.Is(r.Err, ErrJoinSetEmpty):
+			out := a.out
+			a.out = nil
+			return future.Ok(out), true
+		case r.Err != nil:
+			a.out = nil
+			a.s.CancelAll()
+			return future.Fail[[]T](r.Err), true
+		}
+		a.out = append(a.out, r.Value)
+	}
+}
+
+// Cancel withdraws the pending wait.
+func (a *joinValuesFuture[T]) Cancel() {
+	if a.next != nil {
+		a.next.Cancel()
+		a.next = nil
+	}
+}
+
 // WaitNext blocks the calling goroutine until a task of the set finishes and
 // returns its value or error, removing it from the set; on an empty set it
 // returns an error matching ErrJoinSetEmpty at once. If ctx ends first it

@@ -431,3 +431,63 @@ func TestJoinSetNextSpendsTheBudget(t *testing.T) {
 	assert.GreaterOrEqual(t, polls, (n+future.TaskBudget-1)/future.TaskBudget, "the budget made the task yield")
 	assert.LessOrEqual(t, polls, 2*((n+future.TaskBudget-1)/future.TaskBudget), "every outcome was ready: the polls are the budget's")
 }
+
+// TestJoinSetValuesCollectsEveryValue: Values gives every task's value
+// once the set is empty, cancelling none.
+func TestJoinSetValuesCollectsEveryValue(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 2})
+	var set blitz.JoinSet[int]
+	var cancels atomic.Int32
+	gates := []*gate{newGate(1, &cancels), newGate(2, &cancels), newGate(3, &cancels)}
+	for _, g := range gates {
+		set.SpawnOn(rt.Handle(), g)
+	}
+	res := make(chan future.Result[[]int], 1)
+	go func() {
+		v, err := blitz.BlockOn(testCtx(t), rt.Handle(), set.Values())
+		if err != nil {
+			v = future.Fail[[]int](err)
+		}
+		res <- v
+	}()
+	for _, i := range []int{2, 0, 1} {
+		gates[i].Open()
+	}
+	r := <-res
+	require.NoError(t, r.Err)
+	assert.ElementsMatch(t, []int{1, 2, 3}, r.Value)
+	assert.Zero(t, set.Len())
+	assert.Zero(t, cancels.Load())
+}
+
+// TestJoinSetValuesFailsAtTheFirstFailureAndCancelsTheRest: a task that
+// panics makes Values fail with its error and cancel the others, whose
+// cancellations Next then reports.
+func TestJoinSetValuesFailsAtTheFirstFailureAndCancelsTheRest(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 1})
+	var set blitz.JoinSet[int]
+	var cancels atomic.Int32
+	set.SpawnOn(rt.Handle(), newGate(1, &cancels))
+	set.SpawnOn(rt.Handle(), future.PollFn(func(*future.Context) (int, bool) { panic("boom") }))
+	set.SpawnOn(rt.Handle(), newGate(2, &cancels))
+	r, err := blitz.BlockOn(testCtx(t), rt.Handle(), set.Values())
+	require.NoError(t, err)
+	require.ErrorIs(t, r.Err, blitz.ErrPanicked)
+	assert.Nil(t, r.Value)
+	out, err := set.WaitAll(testCtx(t))
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	for _, o := range out {
+		assert.ErrorIs(t, o.Err, blitz.ErrCancelled)
+	}
+	assert.EqualValues(t, 2, cancels.Load())
+}
+
+// TestJoinSetValuesOfAnEmptySet completes at once with no values.
+func TestJoinSetValuesOfAnEmptySet(t *testing.T) {
+	var set blitz.JoinSet[string]
+	r, ok := set.Values().Poll(future.NewContext(waker.Noop()))
+	require.True(t, ok)
+	require.NoError(t, r.Err)
+	assert.Empty(t, r.Value)
+}
