@@ -202,7 +202,7 @@ func (r *run) generateIn(c buildConfig, dir string, patterns []string, out map[s
 		}
 		// Async function literals become async functions of their own,
 		// in the overlay, and the packages are loaded again (asynclit.go).
-		changed, lerrs := hoistLiterals(pkgs, overlay, round == maxLiteralRounds)
+		changed, lerrs := hoistLiterals(pkgs, overlay, refused, round == maxLiteralRounds)
 		for _, e := range lerrs {
 			if le, ok := e.(*Error); ok {
 				refused[positionKey(le.Pos)] = le.Msg

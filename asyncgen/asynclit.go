@@ -75,7 +75,7 @@ func asyncLiteralCall(info *types.Info, call *ast.CallExpr) bool {
 // an async function literal ready to hoist (one not inside another), and
 // the stub of its generated file. It reports whether it rewrote any, and
 // the literals it refuses.
-func hoistLiterals(pkgs []*packages.Package, overlay map[string][]byte, last bool) (bool, []error) {
+func hoistLiterals(pkgs []*packages.Package, overlay map[string][]byte, refused map[string]string, last bool) (bool, []error) {
 	done := map[string]bool{}
 	changed := false
 	var errs []error
@@ -103,6 +103,11 @@ func hoistLiterals(pkgs []*packages.Package, overlay map[string][]byte, last boo
 			}
 			if stub, _ := stubFile(fset, parsed); stub != nil {
 				overlay[genName(name)] = stub
+			}
+			// A select over futures in a hoisted literal is rewritten
+			// now that it is in an async function.
+			if err := selectSugar(fset, parsed, overlay, refused); err != nil {
+				return false, append(errs, err)
 			}
 			changed = true
 		}

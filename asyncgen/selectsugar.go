@@ -38,6 +38,7 @@ package asyncgen
 // (rejectSelectMarkers).
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -62,8 +63,9 @@ type textEdit struct {
 
 // desugarSelects returns the source of file (named name) with every select
 // over futures in its async functions rewritten, or nil if it has none;
-// and the selects it left as written, with the reason.
-func desugarSelects(fset *token.FileSet, file *ast.File, name string) ([]byte, []selectRefusal, error) {
+// and the selects it left as written, with the reason. The file's text is
+// loaded, unless it is given (an overlay's).
+func desugarSelects(fset *token.FileSet, file *ast.File, name string, loaded []byte) ([]byte, []selectRefusal, error) {
 	fut := futureImportName(file)
 	if fut == "" {
 		return nil, nil, nil
@@ -108,9 +110,12 @@ func desugarSelects(fset *token.FileSet, file *ast.File, name string) ([]byte, [
 	if len(edits) == 0 {
 		return nil, refusals, nil
 	}
-	src, err := os.ReadFile(name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("blitzgen: %w", err)
+	src := bytes.Clone(loaded)
+	if src == nil {
+		var err error
+		if src, err = os.ReadFile(name); err != nil {
+			return nil, nil, fmt.Errorf("blitzgen: %w", err)
+		}
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
 	for _, e := range edits {
@@ -316,7 +321,7 @@ func rewriteSelect(fset *token.FileSet, fut, sel string, s *ast.SelectStmt, labe
 // position (positionKey).
 func selectSugar(fset *token.FileSet, file *ast.File, overlay map[string][]byte, refused map[string]string) error {
 	name := fset.File(file.Pos()).Name()
-	src, refusals, err := desugarSelects(fset, file, name)
+	src, refusals, err := desugarSelects(fset, file, name, overlay[name])
 	if err != nil {
 		return err
 	}

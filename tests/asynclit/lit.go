@@ -179,3 +179,34 @@ func pool(workers, n int) (string, error) {
 		total += v
 	}
 }
+
+// spawner: a literal spawns a task of its own with future.Cx (its own
+// poll's Context), waits in a select over futures, and writes the
+// enclosing function's named result.
+//
+//blitz:async
+func spawner(g future.Future[int]) (total int) {
+	f := future.Async(func() int {
+		h := blitz.Spawn(future.Cx(), future.Async(func() int {
+			return future.Await(g) * 2
+		}))
+		select {
+		case v := <-future.On(&h):
+			total = v.Value
+		}
+		return total + 1
+	})
+	return future.Await(f) + total
+}
+
+// valueRecv has an async method with a value receiver, whose literal
+// captures the receiver's copy.
+type valueRecv struct{ base int }
+
+// plus returns base plus what g gives, read in a literal.
+//
+//blitz:async
+func (v valueRecv) plus(g future.Future[int]) int {
+	v.base++ // the method's copy, which the literal shares
+	return future.Await(future.Async(func() int { return v.base + future.Await(g) }))
+}

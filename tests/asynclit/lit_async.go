@@ -835,6 +835,140 @@ var _ = pool
 
 //line lit_async.go:837
 
+// spawnerAsyncFuture is the state machine of spawner: see spawnerAsync.
+type spawnerAsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	g     future.Future[int]
+	total int
+}
+
+// spawnerAsync returns spawner as a future: polling it runs spawner up to its next
+// await, and its value is what spawner returns.
+func spawnerAsync(g future.Future[int]) future.Future[int] {
+	return &spawnerAsyncFuture{g: g}
+}
+
+// Poll runs spawner until it awaits a future that is not ready, or returns.
+func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f2.state {
+		case 0:
+//line lit.go:189
+			f := spawner_func1Async(
+
+				&f2.g, &f2.total)
+//line lit.go:199
+			f2.aw1 = f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 1
+			fallthrough
+//line lit_async.go:869
+		case 1:
+//line lit.go:199
+			tmp, ready := f2.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f2.aw1 = nil
+//line lit.go:199
+			f2.total = tmp + f2.total
+			f2.state = -1
+			return f2.total, true
+//line lit_async.go:881
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that spawner awaits, if any; spawner goes no further.
+func (f2 *spawnerAsyncFuture) Cancel() {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
+	case 1:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+}
+
+// spawner is what spawnerAsync compiles; it is not called.
+var _ = spawner
+
+//line lit_async.go:906
+
+// valueRecvPlusAsyncFuture is the state machine of plus: see plusAsync.
+type valueRecvPlusAsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	v     valueRecv
+	g     future.Future[int]
+}
+
+// plusAsync returns plus as a future: polling it runs plus up to its next
+// await, and its value is what plus returns.
+func (v valueRecv) plusAsync(g future.Future[int]) future.Future[int] {
+	return &valueRecvPlusAsyncFuture{v: v, g: g}
+}
+
+// Poll runs plus until it awaits a future that is not ready, or returns.
+func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:210
+			f.v.base++
+//line lit.go:211
+			f.aw1 = valueRecv_plus_func1Async(&f.v, &f.g)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line lit_async.go:936
+		case 1:
+//line lit.go:211
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			f.state = -1
+			return v2, true
+//line lit_async.go:946
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that plus awaits, if any; plus goes no further.
+func (f *valueRecvPlusAsyncFuture) Cancel() {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+// plus is what plusAsync compiles; it is not called.
+var _ = valueRecv.plus
+
+//line lit_async.go:971
+
 // shared_func1AsyncFuture is the state machine of shared_func1: see shared_func1Async.
 type shared_func1AsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -863,7 +997,7 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:867
+//line lit_async.go:1001
 		case 1:
 //line lit.go:24
 			v, ready := f.aw1.Poll(cx)
@@ -876,7 +1010,7 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:26
 			f.state = -1
 			return (*f.x), true
-//line lit_async.go:880
+//line lit_async.go:1014
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -898,7 +1032,7 @@ func (f *shared_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:902
+//line lit_async.go:1036
 
 // perIteration_func1AsyncFuture is the state machine of perIteration_func1: see perIteration_func1Async.
 type perIteration_func1AsyncFuture struct {
@@ -927,7 +1061,7 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:931
+//line lit_async.go:1065
 		case 1:
 //line lit.go:43
 			_, ready := f.aw1.Poll(cx)
@@ -938,7 +1072,7 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 //line lit.go:44
 			f.state = -1
 			return (*f.k) + (*f.i), true
-//line lit_async.go:942
+//line lit_async.go:1076
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -960,7 +1094,7 @@ func (f *perIteration_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:964
+//line lit_async.go:1098
 
 // fallible_func1AsyncFuture is the state machine of fallible_func1: see fallible_func1Async.
 type fallible_func1AsyncFuture struct {
@@ -984,7 +1118,7 @@ func (f *fallible_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool
 //line lit.go:63
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:988
+//line lit_async.go:1122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1000,7 +1134,7 @@ func (f *fallible_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1004
+//line lit_async.go:1138
 
 // fallible_func2AsyncFuture is the state machine of fallible_func2: see fallible_func2Async.
 type fallible_func2AsyncFuture struct {
@@ -1028,7 +1162,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1032
+//line lit_async.go:1166
 		case 1:
 //line lit.go:66
 			v, ready := f.aw1.Poll(cx)
@@ -1044,7 +1178,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 //line lit.go:70
 			f.state = -1
 			return future.Result[int]{Value: v, Err: nil}, true
-//line lit_async.go:1048
+//line lit_async.go:1182
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1066,7 +1200,7 @@ func (f *fallible_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1070
+//line lit_async.go:1204
 
 // nested_func1AsyncFuture is the state machine of nested_func1: see nested_func1Async.
 type nested_func1AsyncFuture struct {
@@ -1100,7 +1234,7 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1104
+//line lit_async.go:1238
 		case 1:
 //line lit.go:92
 			r, ready := f.aw1.Poll(cx)
@@ -1111,7 +1245,7 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:93
 			f.state = -1
 			return r + (*f.a), true
-//line lit_async.go:1115
+//line lit_async.go:1249
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1133,7 +1267,7 @@ func (f *nested_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1137
+//line lit_async.go:1271
 
 // deferred_func1AsyncFuture is the state machine of deferred_func1: see deferred_func1Async.
 type deferred_func1AsyncFuture struct {
@@ -1182,7 +1316,7 @@ func (f *deferred_func1AsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line lit.go:106
 		func() { *(*f.trace) = append(*(*f.trace), "inner") }()
-//line lit_async.go:1186
+//line lit_async.go:1320
 	}
 }
 
@@ -1200,7 +1334,7 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1204
+//line lit_async.go:1338
 		case 1:
 //line lit.go:107
 			v2, ready := f.aw1.Poll(cx)
@@ -1218,7 +1352,7 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line lit_async.go:1222
+//line lit_async.go:1356
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1242,7 +1376,7 @@ func (f *deferred_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1246
+//line lit_async.go:1380
 
 // generic_func1AsyncFuture is the state machine of generic_func1: see generic_func1Async.
 type generic_func1AsyncFuture[T any] struct {
@@ -1271,7 +1405,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1275
+//line lit_async.go:1409
 		case 1:
 //line lit.go:122
 			n, ready := f.aw1.Poll(cx)
@@ -1286,7 +1420,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:126
 			f.state = -1
 			return n, true
-//line lit_async.go:1290
+//line lit_async.go:1424
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1308,7 +1442,7 @@ func (f *generic_func1AsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:1312
+//line lit_async.go:1446
 
 // counter_add_func1AsyncFuture is the state machine of counter_add_func1: see counter_add_func1Async.
 type counter_add_func1AsyncFuture struct {
@@ -1336,7 +1470,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1340
+//line lit_async.go:1474
 		case 1:
 //line lit.go:142
 			tmp, ready := f.aw1.Poll(cx)
@@ -1349,7 +1483,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 //line lit.go:143
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1353
+//line lit_async.go:1487
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1371,7 +1505,7 @@ func (f *counter_add_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1375
+//line lit_async.go:1509
 
 // pool_func1AsyncFuture is the state machine of pool_func1: see pool_func1Async.
 type pool_func1AsyncFuture struct {
@@ -1399,7 +1533,7 @@ poll:
 //line lit.go:162
 			f.state = 1
 			fallthrough
-//line lit_async.go:1403
+//line lit_async.go:1537
 		case 1:
 //line lit.go:162
 			if !((*f.next) < (*f.n)) {
@@ -1417,7 +1551,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:1421
+//line lit_async.go:1555
 		case 2:
 //line lit.go:165
 			_, ready := f.aw1.Poll(cx)
@@ -1428,12 +1562,12 @@ poll:
 //line lit.go:166
 			f.state = 1
 			continue poll
-//line lit_async.go:1432
+//line lit_async.go:1566
 		case 3:
 //line lit.go:167
 			f.state = -1
 			return f.sum, true
-//line lit_async.go:1437
+//line lit_async.go:1571
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1455,7 +1589,154 @@ func (f *pool_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1459
+//line lit_async.go:1593
+
+// spawner_func1AsyncFuture is the state machine of spawner_func1: see spawner_func1Async.
+type spawner_func1AsyncFuture struct {
+	state          int32             // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1            *future.Selecting // the future awaited
+	g              *future.Future[int]
+	total          *int
+	blitzgenSel1   future.Selecting
+	blitzgenSel1c0 *future.SelectCase[future.Result[int]]
+}
+
+// spawner_func1Async returns spawner_func1 as a future: polling it runs spawner_func1 up to its next
+// await, and its value is what spawner_func1 returns.
+func spawner_func1Async(g *future.Future[int], total *int) future.Future[int] {
+	return &spawner_func1AsyncFuture{g: g, total: total}
+}
+
+// Poll runs spawner_func1 until it awaits a future that is not ready, or returns.
+func (f *spawner_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:189
+			f.blitzgenSel1 = future.Selecting{}
+//line lit.go:190
+			h := blitz.Spawn(cx, spawner_func1_func1Async(
+
+				&f.g))
+//line lit.go:193
+			f.blitzgenSel1c0 = future.AddCase(&f.blitzgenSel1, 0, &h, true)
+//line lit.go:193
+			f.aw1 = f.blitzgenSel1.Wait(false)
+			f.state = 1
+			fallthrough
+//line lit_async.go:1629
+		case 1:
+//line lit.go:193
+			_, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line lit.go:193
+			switch f.blitzgenSel1.Winner() {
+			default:
+				f.state = 2
+			}
+			continue poll
+//line lit_async.go:1643
+		case 2:
+//line lit.go:194
+			v := f.blitzgenSel1c0.Value()
+//line lit.go:195
+			(*f.total) = v.Value
+//line lit.go:196
+			f.state = 3
+			fallthrough
+//line lit_async.go:1652
+		case 3:
+//line lit.go:197
+			f.state = -1
+			return (*f.total) + 1, true
+//line lit_async.go:1657
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that spawner_func1 awaits, if any; spawner_func1 goes no further.
+func (f *spawner_func1AsyncFuture) Cancel() {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+//line lit_async.go:1679
+
+// valueRecv_plus_func1AsyncFuture is the state machine of valueRecv_plus_func1: see valueRecv_plus_func1Async.
+type valueRecv_plus_func1AsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	v     *valueRecv
+	g     *future.Future[int]
+}
+
+// valueRecv_plus_func1Async returns valueRecv_plus_func1 as a future: polling it runs valueRecv_plus_func1 up to its next
+// await, and its value is what valueRecv_plus_func1 returns.
+func valueRecv_plus_func1Async(v *valueRecv, g *future.Future[int]) future.Future[int] {
+	return &valueRecv_plus_func1AsyncFuture{v: v, g: g}
+}
+
+// Poll runs valueRecv_plus_func1 until it awaits a future that is not ready, or returns.
+func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:211
+			f.aw1 = (*f.g)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line lit_async.go:1707
+		case 1:
+//line lit.go:211
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line lit.go:211
+			f.state = -1
+			return (*f.v).base + tmp, true
+//line lit_async.go:1718
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that valueRecv_plus_func1 awaits, if any; valueRecv_plus_func1 goes no further.
+func (f *valueRecv_plus_func1AsyncFuture) Cancel() {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+//line lit_async.go:1740
 
 // nested_func1_func1AsyncFuture is the state machine of nested_func1_func1: see nested_func1_func1Async.
 type nested_func1_func1AsyncFuture struct {
@@ -1484,7 +1765,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1488
+//line lit_async.go:1769
 		case 1:
 //line lit.go:88
 			v, ready := f.aw1.Poll(cx)
@@ -1497,7 +1778,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 //line lit.go:90
 			f.state = -1
 			return (*(*f.a)) + (*f.b) + v, true
-//line lit_async.go:1501
+//line lit_async.go:1782
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1513,6 +1794,66 @@ func (f *nested_func1_func1AsyncFuture) Cancel() {
 		f.state = -2
 	}
 	switch v2 {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+//line lit_async.go:1804
+
+// spawner_func1_func1AsyncFuture is the state machine of spawner_func1_func1: see spawner_func1_func1Async.
+type spawner_func1_func1AsyncFuture struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int] // the future awaited
+	g     **future.Future[int]
+}
+
+// spawner_func1_func1Async returns spawner_func1_func1 as a future: polling it runs spawner_func1_func1 up to its next
+// await, and its value is what spawner_func1_func1 returns.
+func spawner_func1_func1Async(g **future.Future[int]) future.Future[int] {
+	return &spawner_func1_func1AsyncFuture{g: g}
+}
+
+// Poll runs spawner_func1_func1 until it awaits a future that is not ready, or returns.
+func (f *spawner_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:191
+			f.aw1 = (*(*f.g))
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line lit_async.go:1831
+		case 1:
+//line lit.go:191
+			tmp, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+//line lit.go:191
+			f.state = -1
+			return tmp * 2, true
+//line lit_async.go:1842
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that spawner_func1_func1 awaits, if any; spawner_func1_func1 goes no further.
+func (f *spawner_func1_func1AsyncFuture) Cancel() {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
 	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil

@@ -182,3 +182,23 @@ func TestMarkerOutsideGeneratedCodePanics(t *testing.T) {
 	async := future.Async[int] // a call through a value: blitzgen refuses a direct one here
 	async(func() int { return 1 })
 }
+
+// TestLiteralSpawnsWithItsOwnContextAndSelects: future.Cx in a literal is
+// the literal's Context (it spawns there), a select over futures works in
+// a literal, and the literal writes the enclosing function's named result.
+func TestLiteralSpawnsWithItsOwnContextAndSelects(t *testing.T) {
+	got, err := blitz.Run(context.Background(), spawnerAsync(future.Ready(21)))
+	if err != nil || got != 42+1+42 {
+		t.Fatalf("got %d, %v; want %d", got, err, 42+1+42)
+	}
+}
+
+// TestLiteralSharesAValueReceiversCopy: a literal in a method with a value
+// receiver shares the method's copy, not the caller's value.
+func TestLiteralSharesAValueReceiversCopy(t *testing.T) {
+	v := valueRecv{base: 1}
+	got, err := blitz.Run(context.Background(), v.plusAsync(future.Ready(10)))
+	if err != nil || got != 12 || v.base != 1 {
+		t.Fatalf("got %d, %v, base %d; want 12 and the caller's base unchanged", got, err, v.base)
+	}
+}

@@ -3,7 +3,6 @@ package main
 //go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 
 import (
-	"errors"
 	"net/netip"
 	"slices"
 
@@ -40,39 +39,26 @@ func lookupAll(jobs *channels.Bounded[job], workers, limit int, lookup lookupFun
 	var set blitz.JoinSet[[]result]
 	defer set.Close()
 	for range workers {
-		set.Spawn(future.Cx(), workerAsync(jobs, sem, lookup))
+		set.Spawn(future.Cx(), future.Async(func() (done []result) {
+			for {
+				j, err := future.Try(jobs.Recv())
+				if err != nil { // closed: every job was taken
+					return done
+				}
+				future.Await(sem.Acquire(1))
+				addrs, err := future.Try(lookup(j.host))
+				sem.Release(1)
+				done = append(done, result{j, addrs, err})
+			}
+		}))
 	}
-	var all []result
-	for {
-		rs, err := future.Try(set.Next())
-		if errors.Is(err, blitz.ErrJoinSetEmpty) {
-			break
-		}
-		if err != nil { // a worker panicked
-			return nil, err
-		}
-		all = append(all, rs...)
+	each, err := future.Try(set.Values())
+	if err != nil { // a worker panicked
+		return nil, err
 	}
+	all := slices.Concat(each...)
 	slices.SortFunc(all, func(a, b result) int { return a.n - b.n })
 	return all, nil
-}
-
-// worker looks up the hosts of the jobs it takes, holding a permit of sem
-// for each lookup, until jobs is closed, and returns their results.
-//
-//blitz:async
-func worker(jobs *channels.Bounded[job], sem *syncprim.Semaphore, lookup lookupFunc) []result {
-	var done []result
-	for {
-		j, err := future.Try(jobs.Recv())
-		if err != nil { // closed: every job was taken
-			return done
-		}
-		future.Await(sem.Acquire(1))
-		addrs, err := future.Try(lookup(j.host))
-		sem.Release(1)
-		done = append(done, result{j, addrs, err})
-	}
 }
 
 // lookupHost looks host up with the system's resolver.

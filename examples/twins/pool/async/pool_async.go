@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
@@ -12,19 +11,18 @@ import (
 	"slices"
 )
 
-//line pool_async.go:16
+//line pool_async.go:15
 
 // lookupAllAsyncFuture is the state machine of lookupAll: see lookupAllAsync.
 type lookupAllAsyncFuture struct {
-	state     int32                           // the block Poll runs next; -1 once returned, -2 once cancelled
-	deferBits uint8                           // bit i: the call of the i-th defer statement is due
-	aw1       *blitz.JoinNextFuture[[]result] // the future awaited
-	jobs      *channels.Bounded[job]
-	workers   int
-	limit     int
-	lookup    lookupFunc
-	set       blitz.JoinSet[[]result]
-	all       []result
+	state      int32                                    // the block Poll runs next; -1 once returned, -2 once cancelled
+	deferBits  uint8                                    // bit i: the call of the i-th defer statement is due
+	aw1        future.Future[future.Result[[][]result]] // the future awaited
+	defer1Recv *blitz.JoinSet[[]result]                 // evaluated at the defer statement
+	jobs       *channels.Bounded[job]
+	workers    int
+	limit      int
+	lookup     lookupFunc
 }
 
 // lookupAllAsync returns lookupAll as a future: polling it runs lookupAll up to its next
@@ -60,54 +58,47 @@ func (f *lookupAllAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line pool.go:41
-		f.set.Close()
-//line pool_async.go:66
+//line pool.go:40
+		f.defer1Recv.Close()
+//line pool_async.go:64
 	}
 }
 
 // poll is Poll without the deferred calls on a panic.
 func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]result], _ bool) {
-poll:
 	for {
 		switch f.state {
 		case 0:
-//line pool.go:39
+//line pool.go:38
 			sem := syncprim.NewSemaphore(f.limit)
+//line pool.go:39
+			var set blitz.JoinSet[[]result]
 //line pool.go:40
-			f.set = blitz.JoinSet[[]result]{}
-//line pool.go:41
+			f.defer1Recv = &set
 			f.deferBits |= 1
-//line pool.go:42
+//line pool.go:41
 			for range f.workers {
-				f.set.Spawn(cx, workerAsync(f.jobs, sem, f.lookup))
+				set.Spawn(cx, lookupAll_func1Async(
+
+					&f.jobs, &sem, &f.lookup))
 			}
-//line pool.go:45
-			f.all = nil
-//line pool.go:46
+//line pool.go:55
+			f.aw1 = set.Values()
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[[][]result](future.ErrNilFuture))
+			}
 			f.state = 1
 			fallthrough
-//line pool_async.go:91
+//line pool_async.go:93
 		case 1:
-//line pool.go:47
-			f.aw1 = f.set.Next()
-			f.state = 2
-			fallthrough
-//line pool_async.go:97
-		case 2:
-//line pool.go:47
+//line pool.go:55
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-			rs, err := v.Value, v.Err
-//line pool.go:48
-			if errors.Is(err, blitz.ErrJoinSetEmpty) {
-				f.state = 3
-				continue poll
-			}
-//line pool.go:51
+			each, err := v.Value, v.Err
+//line pool.go:56
 			if err != nil {
 				{
 					v := future.Result[[]result]{Value: nil, Err: err}
@@ -116,23 +107,18 @@ poll:
 					return v, true
 				}
 			}
-//line pool.go:54
-			f.all = append(f.all, rs...)
-//line pool.go:55
-			f.state = 1
-			continue poll
-//line pool_async.go:125
-		case 3:
-//line pool.go:56
-			slices.SortFunc(f.all, func(a, b result) int { return a.n - b.n })
-//line pool.go:57
+//line pool.go:59
+			all := slices.Concat(each...)
+//line pool.go:60
+			slices.SortFunc(all, func(a, b result) int { return a.n - b.n })
+//line pool.go:61
 			{
-				v := future.Result[[]result]{Value: f.all, Err: nil}
+				v := future.Result[[]result]{Value: all, Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line pool_async.go:136
+//line pool_async.go:122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -150,7 +136,7 @@ func (f *lookupAllAsyncFuture) Cancel() {
 	}
 	defer f.runDefers()
 	switch v {
-	case 2:
+	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
 	}
@@ -159,81 +145,79 @@ func (f *lookupAllAsyncFuture) Cancel() {
 // lookupAll is what lookupAllAsync compiles; it is not called.
 var _ = lookupAll
 
-//line pool_async.go:163
+//line pool_async.go:149
 
-// workerAsyncFuture is the state machine of worker: see workerAsync.
-type workerAsyncFuture struct {
+// lookupAll_func1AsyncFuture is the state machine of lookupAll_func1: see lookupAll_func1Async.
+type lookupAll_func1AsyncFuture struct {
 	state  int32                                      // the block Poll runs next; -1 once returned, -2 once cancelled
 	aw1    channels.RecvFuture[job]                   // the future awaited
 	aw2    syncprim.AcquireFuture                     // the future awaited
 	aw3    future.Future[future.Result[[]netip.Addr]] // the future awaited
-	jobs   *channels.Bounded[job]
-	sem    *syncprim.Semaphore
-	lookup lookupFunc
+	jobs   **channels.Bounded[job]
+	sem    **syncprim.Semaphore
+	lookup *lookupFunc
 	done   []result
 	j      job
 }
 
-// workerAsync returns worker as a future: polling it runs worker up to its next
-// await, and its value is what worker returns.
-func workerAsync(jobs *channels.Bounded[job], sem *syncprim.Semaphore, lookup lookupFunc) future.Future[[]result] {
-	return &workerAsyncFuture{jobs: jobs, sem: sem, lookup: lookup}
+// lookupAll_func1Async returns lookupAll_func1 as a future: polling it runs lookupAll_func1 up to its next
+// await, and its value is what lookupAll_func1 returns.
+func lookupAll_func1Async(jobs **channels.Bounded[job], sem **syncprim.Semaphore, lookup *lookupFunc) future.Future[[]result] {
+	return &lookupAll_func1AsyncFuture{jobs: jobs, sem: sem, lookup: lookup}
 }
 
-// Poll runs worker until it awaits a future that is not ready, or returns.
-func (f *workerAsyncFuture) Poll(cx *future.Context) (_ []result, _ bool) {
+// Poll runs lookupAll_func1 until it awaits a future that is not ready, or returns.
+func (f *lookupAll_func1AsyncFuture) Poll(cx *future.Context) (_ []result, _ bool) {
 	var err error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
 		case 0:
-//line pool.go:65
-			f.done = nil
-//line pool.go:66
+//line pool.go:43
 			f.state = 1
 			fallthrough
-//line pool_async.go:196
+//line pool_async.go:180
 		case 1:
-//line pool.go:67
-			f.aw1 = *f.jobs.Recv()
+//line pool.go:44
+			f.aw1 = *(*f.jobs).Recv()
 			f.state = 2
 			fallthrough
-//line pool_async.go:202
+//line pool_async.go:186
 		case 2:
-//line pool.go:67
+//line pool.go:44
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = channels.RecvFuture[job]{}
 			f.j, err = v.Value, v.Err
-//line pool.go:68
+//line pool.go:45
 			if err != nil {
 				f.state = -1
 				return f.done, true
 			}
-//line pool.go:71
-			f.aw2 = *f.sem.Acquire(1)
+//line pool.go:48
+			f.aw2 = *(*f.sem).Acquire(1)
 			f.state = 3
 			fallthrough
-//line pool_async.go:220
+//line pool_async.go:204
 		case 3:
-//line pool.go:71
+//line pool.go:48
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = syncprim.AcquireFuture{}
-//line pool.go:72
-			f.aw3 = f.lookup(f.j.host)
+//line pool.go:49
+			f.aw3 = (*f.lookup)(f.j.host)
 			if f.aw3 == nil {
 				f.aw3 = future.Ready(future.Fail[[]netip.Addr](future.ErrNilFuture))
 			}
 			f.state = 4
 			fallthrough
-//line pool_async.go:235
+//line pool_async.go:219
 		case 4:
-//line pool.go:72
+//line pool.go:49
 			v, ready := f.aw3.Poll(cx)
 			if !ready {
 				return
@@ -241,14 +225,14 @@ poll:
 			f.aw3 = nil
 			var addrs []netip.Addr
 			addrs, err = v.Value, v.Err
-//line pool.go:73
-			f.sem.Release(1)
-//line pool.go:74
+//line pool.go:50
+			(*f.sem).Release(1)
+//line pool.go:51
 			f.done = append(f.done, result{f.j, addrs, err})
-//line pool.go:75
+//line pool.go:52
 			f.state = 1
 			continue poll
-//line pool_async.go:252
+//line pool_async.go:236
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -257,8 +241,8 @@ poll:
 	}
 }
 
-// Cancel cancels the future that worker awaits, if any; worker goes no further.
-func (f *workerAsyncFuture) Cancel() {
+// Cancel cancels the future that lookupAll_func1 awaits, if any; lookupAll_func1 goes no further.
+func (f *lookupAll_func1AsyncFuture) Cancel() {
 	v := f.state
 	if f.state != -1 {
 		f.state = -2
@@ -275,6 +259,3 @@ func (f *workerAsyncFuture) Cancel() {
 		f.aw3 = nil
 	}
 }
-
-// worker is what workerAsync compiles; it is not called.
-var _ = worker
