@@ -126,9 +126,38 @@
 // select and reuses its cases, so a select in a loop allocates nothing
 // once warm. See future.On.
 //
+// A function literal that awaits is written as the argument of
+// future.Async (results T), future.AsyncFallible ((T, error)) or
+// future.AsyncDo (none); the call is the literal's future, to spawn or
+// await, in the place of a go statement:
+//
+//	for range workers {
+//		set.Spawn(future.Cx(), future.Async(func() (done []result) {
+//			for {
+//				j, err := future.Try(jobs.Recv())
+//				if err != nil {
+//					return done
+//				}
+//				done = append(done, work(j))
+//			}
+//		}))
+//	}
+//	all, err := future.Try(set.Values())
+//
+// The literal captures variables as a Go closure does, by reference (each
+// iteration's own in a loop), and may hold defers, selects, future.Cx (its
+// own Context) and async literals of its own. The generator makes it an
+// async function of its own, named after the enclosing one
+// (lookupAll_func1, constructor lookupAll_func1Async), whose parameters
+// point at the variables it captures; the generated code names the
+// literal's own lines. It refuses the marker outside an async function,
+// with a function value in place of a literal, and inside a plain function
+// literal.
+//
 // What the generator does not support yet (go, goto, a select over Go's
-// channels, an await in a function literal, ...) it rejects with the position and what to write
-// instead; it never accepts code whose meaning it would change.
+// channels, an await in a plain function literal, ...) it rejects with the
+// position and what to write instead; it never accepts code whose meaning
+// it would change.
 //
 // A generated file is compiled exactly when its source is: it carries the
 // source's //go:build line and the constraint its name implies
