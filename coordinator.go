@@ -241,13 +241,15 @@ func (c *Coordinator) Wait(ctx context.Context) (Report, error) {
 
 // TriggerOnSignal makes the first of sigs to arrive trigger the
 // coordinator. The signals are caught from when it returns, by a one-shot
-// listener (see Signal) that a detached task on h's runtime waits on; the
-// listener leaves once the coordinator is triggered, by the signal or
-// otherwise, or when the runtime shuts down. It fails with Signal's errors,
-// or with TrySpawnOn's when the runtime refuses the task.
+// listener (see Signal) that a detached task on h's runtime waits on, and
+// so belongs to; the listener leaves once the coordinator is triggered, by
+// the signal or otherwise, or when the runtime shuts down. It fails with
+// Signal's errors, or with TrySpawnOn's when the runtime refuses the task
+// (ErrShutdown once it is shutting down).
 // Any goroutine or task may call it.
 func (c *Coordinator) TriggerOnSignal(h Handle, sigs ...os.Signal) error {
-	sf := Signal(h, sigs...)
+	h.Runtime() // the zero Handle panics before a listener is registered
+	sf := Signal(sigs...)
 	if sf.l == nil {
 		return sf.err
 	}

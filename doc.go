@@ -388,18 +388,27 @@
 //
 // # Signals
 //
-// Signals(h, sigs...) returns a SignalStream whose Next is a future of the
-// next signal; Signal(h, sigs...), Interrupt, Terminate and Hangup are
-// one-shot futures of the first such signal after the call. Every listener
-// receives every signal of its set dispatched while it is registered: two
-// streams of SIGHUP both see each SIGHUP, and none steals from another. A
-// stream buffers 16 signals between Nexts; beyond that a burst coalesces, as
-// the kernel coalesces a pending signal, keeping at least one of each kind
-// (Dropped counts what it lost). Listeners register at creation, so a signal
-// sent once the constructor returned is caught; Close, Cancel or the shutdown
-// of h's runtime unregisters them. A signal that no listener wants any more
-// gets its default action back. On Windows only os.Interrupt and SIGTERM
-// arrive, and Hangup fails with errors.ErrUnsupported.
+// Signals(sigs...) returns a SignalStream whose Next is a future of the
+// next signal; Signal(sigs...), Interrupt, Terminate and Hangup are
+// one-shot futures of the first such signal after the call. None needs a
+// runtime, so a program passes one to the future it runs:
+//
+//	blitz.Run(ctx, serveAsync(addr, blitz.Interrupt()))
+//
+// Every listener receives every signal of its set dispatched while it is
+// registered: two streams of SIGHUP both see each SIGHUP, and none steals
+// from another. A stream buffers 16 signals between Nexts; beyond that a
+// burst coalesces, as the kernel coalesces a pending signal, keeping at
+// least one of each kind (Dropped counts what it lost). Listeners register
+// at creation, so a signal sent once the constructor returned is caught,
+// even before the first poll. A listener belongs to the first runtime that
+// polls one of its futures (a task, or BlockOn), for good; that runtime's
+// shutdown closes it with an error wrapping ErrSignalStreamClosed and
+// ErrShutdown. One no runtime polled belongs to none: it stays registered
+// until the stream's Close or the future's Cancel (or, for a one-shot
+// future, its signal). A signal that no listener wants any more gets its
+// default action back. On Windows only os.Interrupt and SIGTERM arrive, and
+// Hangup fails with errors.ErrUnsupported.
 //
 // # Graceful shutdown
 //
@@ -423,8 +432,8 @@
 // operations of the runtime's sockets fail with an error matching ErrClosed
 // (and net.ErrClosed) and ErrShutdown, those of its files with an
 // *fs.PathError matching fs.ErrClosed and ErrShutdown, and closing either
-// still releases it. Every SignalStream of the runtime is closed by the time
-// Shutdown returns.
+// still releases it. Every SignalStream and one-shot signal future that
+// the runtime polled is closed by the time Shutdown returns.
 //
 // # Task identity and dumps
 //

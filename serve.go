@@ -24,7 +24,7 @@ type Acceptor[S any] interface {
 // listener fails or is closed, then waits for the handlers without a bound.
 type ServeConfig struct {
 	// Stop starts the graceful stop when it completes, whatever its value:
-	// any future.Future[T], such as blitz.Interrupt(h) or Terminate(h) (a
+	// any future.Future[T], such as blitz.Interrupt() or Terminate() (a
 	// signal), the TriggerFuture of Coordinator.WhenTriggered, a Sleep, a
 	// oneshot receive or a task's JoinHandle; or a context.Context, whose
 	// end starts the stop (signal.NotifyContext's, say). Serve owns a

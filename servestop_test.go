@@ -61,8 +61,7 @@ func serveUntilStopped(t *testing.T, stop any, trigger func()) blitz.ServeStats 
 func TestServeStopIsAnyFuture(t *testing.T) {
 	t.Run("signal", func(t *testing.T) {
 		requireSignals(t)
-		rt := newRuntime(t, blitz.Config{Workers: 1})
-		stop := blitz.Signal(rt.Handle(), sigUSR2) // a Future[Result[os.Signal]]
+		stop := blitz.Signal(sigUSR2) // a Future[Result[os.Signal]]
 		stats := serveUntilStopped(t, stop, func() { raise(t, sigUSR2) })
 		if stats.Err != nil || stats.Accepted != 1 {
 			t.Fatalf("stats %+v", stats)

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/waker"
@@ -28,26 +29,35 @@ const signalBuffer = 16
 //     listener's constructor returns, so that a signal sent after it is
 //     caught rather than given its default action.
 //  2. One goroutine (run) selects on every entry's channel, on the Done
-//     channel of every runtime that has a listener, and on changed. A signal
-//     received is pushed, under mu, to every listener of its entry; that is
-//     the moment a signal counts as delivered, so a listener sees exactly
-//     the signals dispatched while it is registered.
+//     channel of every runtime that has a bound listener (step 4), and on
+//     changed. A signal received is pushed, under mu, to every listener of
+//     its entry; that is the moment a signal counts as delivered, so a
+//     listener sees exactly the signals dispatched while it is registered.
 //  3. The last listener of a signal to leave stops its channel (signal.Stop)
 //     and deletes the entry: the signal gets its previous disposition back.
 //     One channel per signal is what makes this exact: os/signal removes
 //     signals from a channel only all at once.
-//  4. A runtime whose shutdown finished has its listeners closed with
-//     ErrShutdown, so that none outlives it.
-//  5. Every change pokes changed, so that run rebuilds its select; run
-//     returns once no listener remains, and the next listener starts
-//     another.
+//  4. A listener is made without a runtime. The first poll of one of its
+//     futures with a Context of a runtime binds it to that runtime (bind),
+//     once and for good: it joins byRuntime, and a runtime new to byRuntime
+//     pokes changed so that run selects on its Done channel. A runtime
+//     already done at the bind closes the listener at once, with
+//     ErrShutdown. A listener no runtime polled stays unbound.
+//  5. A runtime whose shutdown finished has its bound listeners closed with
+//     ErrShutdown (closeRuntime, called by Runtime.Shutdown and by run), so
+//     that none outlives it. Bind and closeRuntime both hold mu and the
+//     bind checks Done under it: a listener bound while the runtime shuts
+//     down is closed by one or the other.
+//  6. Every change of the select's channels pokes changed, so that run
+//     rebuilds its select; run returns once no listener remains, and the
+//     next listener starts another.
 type sigHub struct {
 	mu sync.Mutex
 	// entries maps each signal that has a listener to its entry. Guarded
 	// by mu.
 	entries map[os.Signal]*sigEntry
-	// byRuntime maps each runtime that has a listener to its listeners.
-	// Guarded by mu.
+	// byRuntime maps each runtime that has a bound listener (step 4) to
+	// those listeners. Guarded by mu.
 	byRuntime map[*Runtime]map[*sigListener]struct{}
 	// listeners counts the registered listeners. Guarded by mu.
 	listeners int
@@ -71,17 +81,12 @@ type sigEntry struct {
 // hub is the process's signal dispatcher.
 var hub = sigHub{changed: make(chan struct{}, 1)}
 
-// add registers l for its signals, starting the dispatcher if none runs. It
-// fails with ErrShutdown if l's runtime has shut down.
+// add registers l for its signals (step 1), unbound, starting the
+// dispatcher if none runs.
 // Any goroutine may call it, without hub.mu.
-func (h *sigHub) add(l *sigListener) error {
+func (h *sigHub) add(l *sigListener) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	select {
-	case <-l.rt.sched.Done():
-		return ErrShutdown
-	default:
-	}
 	if h.entries == nil {
 		h.entries = make(map[os.Signal]*sigEntry)
 		h.byRuntime = make(map[*Runtime]map[*sigListener]struct{})
@@ -95,12 +100,6 @@ func (h *sigHub) add(l *sigListener) error {
 		}
 		e.listeners[l] = struct{}{}
 	}
-	rl := h.byRuntime[l.rt]
-	if rl == nil {
-		rl = make(map[*sigListener]struct{})
-		h.byRuntime[l.rt] = rl
-	}
-	rl[l] = struct{}{}
 	l.registered = true
 	h.listeners++
 	if h.running {
@@ -109,7 +108,39 @@ func (h *sigHub) add(l *sigListener) error {
 		h.running = true
 		go h.run()
 	}
-	return nil
+}
+
+// bind binds l to rt, the runtime polling one of its futures (step 4), if
+// l is not bound yet: l joins rt's listeners, which rt's shutdown closes.
+// If rt's shutdown has finished, l is closed with ErrShutdown instead. A
+// listener already out of the hub (closed, or a one-shot that has its
+// signal) has nothing for a shutdown to close, and is only marked bound.
+// Called by SignalFuture.poll, without hub.mu or l.mu.
+func (h *sigHub) bind(l *sigListener, rt *Runtime) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l.bound.Load() { // another future of l bound it first
+		return
+	}
+	l.bound.Store(true) // store-release under hub.mu; pairs with poll's load
+	if !l.registered {
+		return
+	}
+	select {
+	case <-rt.sched.Done():
+		h.removeLocked(l)
+		l.close(errSignalShutdown(), false)
+		return
+	default:
+	}
+	l.rt = rt
+	rl := h.byRuntime[rt]
+	if rl == nil {
+		rl = make(map[*sigListener]struct{})
+		h.byRuntime[rt] = rl
+		h.pokeLocked() // run must select on rt's Done channel
+	}
+	rl[l] = struct{}{}
 }
 
 // remove unregisters l, if it is registered, then closes it with err (nil
@@ -140,10 +171,12 @@ func (h *sigHub) removeLocked(l *sigListener) {
 			delete(h.entries, sig)
 		}
 	}
-	rl := h.byRuntime[l.rt]
-	delete(rl, l)
-	if len(rl) == 0 {
-		delete(h.byRuntime, l.rt)
+	if l.rt != nil {
+		rl := h.byRuntime[l.rt]
+		delete(rl, l)
+		if len(rl) == 0 {
+			delete(h.byRuntime, l.rt)
+		}
 	}
 	h.listeners--
 	h.pokeLocked()
@@ -159,7 +192,7 @@ func (h *sigHub) pokeLocked() {
 }
 
 // run is the dispatcher goroutine (step 2). It returns once no listener
-// remains (step 5).
+// remains (step 6).
 // Started by add only, with running set.
 func (h *sigHub) run() {
 	var cases []reflect.SelectCase
@@ -213,12 +246,12 @@ func (h *sigHub) dispatch(e *sigEntry, sig os.Signal) {
 	}
 }
 
-// closeRuntime closes the listeners of rt, whose shutdown finished (step 4),
-// each in one step with its removal, so that a listener out of the hub is
-// a closed one.
-// Called by run.
+// closeRuntime closes the listeners bound to rt, whose shutdown finished
+// (step 5), each in one step with its removal, so that a listener out of
+// the hub is a closed one.
+// Called by run and by Runtime.Shutdown.
 func (h *sigHub) closeRuntime(rt *Runtime) {
-	err := fmt.Errorf("%w: %w", ErrSignalStreamClosed, ErrShutdown)
+	err := errSignalShutdown()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for l := range h.byRuntime[rt] {
@@ -227,11 +260,15 @@ func (h *sigHub) closeRuntime(rt *Runtime) {
 	}
 }
 
+// errSignalShutdown returns the error of a listener closed by its runtime's
+// shutdown.
+func errSignalShutdown() error {
+	return fmt.Errorf("%w: %w", ErrSignalStreamClosed, ErrShutdown)
+}
+
 // sigListener is one listener of the hub: the state behind a SignalStream
 // or a one-shot SignalFuture.
 type sigListener struct {
-	// rt is the runtime the listener belongs to. Immutable.
-	rt *Runtime
 	// sigs are the signals listened to, without duplicates. Immutable.
 	sigs []os.Signal
 	// oneShot makes the listener leave the hub with its first signal.
@@ -239,6 +276,13 @@ type sigListener struct {
 	oneShot bool
 	// registered says the listener is in the hub. Guarded by hub.mu.
 	registered bool
+	// rt is the runtime the listener is bound to (hub step 4): nil while
+	// unbound, and when bind found the listener out of the hub or the
+	// runtime done. Written by bind, read by removeLocked, under hub.mu.
+	rt *Runtime
+	// bound says bind has run for the listener: set once, by bind, under
+	// hub.mu; read without a lock by SignalFuture.poll, to skip bind.
+	bound atomic.Bool
 
 	// mu guards the fields below. Lock order: hub.mu, then mu.
 	mu sync.Mutex
@@ -342,10 +386,10 @@ func (l *sigListener) close(err error, drop bool) {
 	l.waiters.WakeAll()
 }
 
-// newListener makes a listener of sigs for h's runtime and registers it.
-// nil signals and duplicates are skipped.
-func newListener(h Handle, oneShot bool, sigs []os.Signal) (*sigListener, error) {
-	l := &sigListener{rt: h.Runtime(), oneShot: oneShot}
+// newListener makes a listener of sigs, unbound, and registers it. nil
+// signals and duplicates are skipped.
+func newListener(oneShot bool, sigs []os.Signal) (*sigListener, error) {
+	l := &sigListener{oneShot: oneShot}
 	for _, sig := range sigs {
 		if sig != nil && !containsSignal(l.sigs, sig) {
 			l.sigs = append(l.sigs, sig)
@@ -354,9 +398,7 @@ func newListener(h Handle, oneShot bool, sigs []os.Signal) (*sigListener, error)
 	if len(l.sigs) == 0 {
 		return nil, ErrNoSignals
 	}
-	if err := hub.add(l); err != nil {
-		return nil, fmt.Errorf("blitz: listen for signals: %w", err)
-	}
+	hub.add(l)
 	return l, nil
 }
 
@@ -376,19 +418,28 @@ func containsSignal(sigs []os.Signal, sig os.Signal) bool {
 // Next is pending wait in a buffer of 16; beyond that they coalesce (see
 // Dropped). Close it when done: until then the process handles its signals
 // instead of taking their default action (a SIGINT does not end it).
+//
+// A stream needs no runtime to be made. It belongs to the first runtime
+// that polls one of its Next futures (a task's poll, or BlockOn's), and
+// stays with it: that runtime's shutdown closes the stream, with an error
+// wrapping ErrSignalStreamClosed and ErrShutdown, even if Next futures are
+// polled on another runtime too (they see it closed); a first poll by a
+// runtime already shut down closes it the same way. Polls outside any
+// runtime (future.Block, a hand-made future.Context) bind it to none, and
+// a stream no runtime polled belongs to none: only Close releases it.
 type SignalStream struct {
 	l *sigListener
 }
 
 // Signals starts listening for sigs (nil entries and duplicates are
 // skipped) and returns the stream of them; the signals are caught from
-// when it returns. It fails with an error wrapping ErrNoSignals for an
-// empty list, and with one wrapping ErrShutdown if h's runtime has shut
-// down. The stream is closed when h's runtime shuts down, with an error
-// wrapping ErrSignalStreamClosed and ErrShutdown.
+// when it returns, before any Next is polled. It fails with an error
+// wrapping ErrNoSignals for an empty list. The stream is closed by Close,
+// or by the shutdown of the runtime that first polls one of its Next
+// futures (see SignalStream).
 // Any goroutine or task may call it.
-func Signals(h Handle, sigs ...os.Signal) (*SignalStream, error) {
-	l, err := newListener(h, false, sigs)
+func Signals(sigs ...os.Signal) (*SignalStream, error) {
+	l, err := newListener(false, sigs)
 	if err != nil {
 		return nil, err
 	}
@@ -440,42 +491,48 @@ type SignalFuture struct {
 
 // Signal returns a future of the first of sigs to arrive after the call:
 // a one-shot listener, registered now, that leaves the hub with its signal.
-// It fails with the error Signals would return. Cancel it if it is
-// abandoned unpolled: until then its signals are caught for it.
+// No runtime is needed to make it, so that a program can pass it to the
+// future it runs (blitz.Run(ctx, mainAsync(blitz.Interrupt()))). Like a
+// SignalStream, it belongs to the first runtime that polls it, whose
+// shutdown completes it with an error wrapping ErrSignalStreamClosed and
+// ErrShutdown. It fails with the error Signals would return. Cancel it if
+// it is abandoned: until then its signals are caught for it, and a
+// shutdown releases it only if its runtime polled it.
 // Any goroutine or task may call it.
-func Signal(h Handle, sigs ...os.Signal) *SignalFuture {
-	l, err := newListener(h, true, sigs)
+func Signal(sigs ...os.Signal) *SignalFuture {
+	l, err := newListener(true, sigs)
 	if err != nil {
 		return &SignalFuture{err: err}
 	}
 	return &SignalFuture{l: l, oneShot: true}
 }
 
-// Interrupt is Signal(h, os.Interrupt): SIGINT on Unix, Ctrl-C or
-// Ctrl-Break on Windows.
-func Interrupt(h Handle) *SignalFuture { return Signal(h, os.Interrupt) }
+// Interrupt is Signal(os.Interrupt): SIGINT on Unix, Ctrl-C or Ctrl-Break
+// on Windows.
+func Interrupt() *SignalFuture { return Signal(os.Interrupt) }
 
-// Terminate is Signal(h, SIGTERM); on Windows, SIGTERM is what Go makes of
-// a console's close, logoff and shutdown events. Where the platform has no
+// Terminate is Signal(SIGTERM); on Windows, SIGTERM is what Go makes of a
+// console's close, logoff and shutdown events. Where the platform has no
 // SIGTERM the future fails with an error wrapping errors.ErrUnsupported.
-func Terminate(h Handle) *SignalFuture { return platformSignal(h, "SIGTERM", sigTerminate) }
+func Terminate() *SignalFuture { return platformSignal("SIGTERM", sigTerminate) }
 
-// Hangup is Signal(h, SIGHUP). On Windows and other platforms without
-// SIGHUP the future fails with an error wrapping errors.ErrUnsupported.
-func Hangup(h Handle) *SignalFuture { return platformSignal(h, "SIGHUP", sigHangup) }
+// Hangup is Signal(SIGHUP). On Windows and other platforms without SIGHUP
+// the future fails with an error wrapping errors.ErrUnsupported.
+func Hangup() *SignalFuture { return platformSignal("SIGHUP", sigHangup) }
 
-// platformSignal is Signal(h, sig), or a future failing with
+// platformSignal is Signal(sig), or a future failing with
 // errors.ErrUnsupported for a signal the platform lacks (nil).
-func platformSignal(h Handle, name string, sig os.Signal) *SignalFuture {
+func platformSignal(name string, sig os.Signal) *SignalFuture {
 	if sig == nil {
-		h.Runtime() // the zero Handle panics everywhere alike
 		return &SignalFuture{err: fmt.Errorf("blitz: %s: %w", name, errors.ErrUnsupported)}
 	}
-	return Signal(h, sig)
+	return Signal(sig)
 }
 
 // Poll completes with the next signal, or with the listener's error once it
-// is closed and drained. Polling after completion panics with
+// is closed and drained. The first poll by a runtime (cx of a task or of
+// BlockOn) binds the listener to that runtime, if none polled it before
+// (see SignalStream). Polling after completion panics with
 // future.ErrPolledAfterCompletion, after Cancel with
 // future.ErrPolledAfterCancel.
 // Completing consumes a unit of the task's budget; with none left, Poll
@@ -511,6 +568,11 @@ func (f *SignalFuture) poll(cx *future.Context) (future.Result[os.Signal], bool)
 			return future.Fail[os.Signal](ErrSignalStreamClosed), true
 		}
 		return future.Fail[os.Signal](f.err), true
+	}
+	if !f.l.bound.Load() { // load-acquire; pairs with bind's store
+		if h, ok := Current(cx); ok && h.rt != nil {
+			hub.bind(f.l, h.rt)
+		}
 	}
 	sig, err, ok := f.l.poll(f, cx.Waker())
 	if !ok {

@@ -44,9 +44,9 @@ func recvSignal(t testing.TB, h blitz.Handle, s *blitz.SignalStream) (os.Signal,
 }
 
 // mustSignals opens a stream of sigs, closed when the test ends.
-func mustSignals(t testing.TB, h blitz.Handle, sigs ...os.Signal) *blitz.SignalStream {
+func mustSignals(t testing.TB, sigs ...os.Signal) *blitz.SignalStream {
 	t.Helper()
-	s, err := blitz.Signals(h, sigs...)
+	s, err := blitz.Signals(sigs...)
 	if err != nil {
 		t.Fatalf("Signals: %v", err)
 	}
@@ -64,6 +64,26 @@ func requireNoSignal(t *testing.T, s *blitz.SignalStream, what string) {
 	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws); ok {
 		t.Fatalf("%s: %v, %v", what, r.Value, r.Err)
 	}
+}
+
+// pollOn polls f once with a Context of h's runtime (BlockOn's), which
+// binds f's listener to that runtime, and returns what the poll returned.
+// A pending f stays pending, registered with the spent Waker of that
+// BlockOn until its next poll.
+func pollOn(t testing.TB, h blitz.Handle, f *blitz.SignalFuture) (future.Result[os.Signal], bool) {
+	t.Helper()
+	type polled struct {
+		r  future.Result[os.Signal]
+		ok bool
+	}
+	p, err := blitz.BlockOn(testCtx(t), h, future.PollFn(func(cx *future.Context) (polled, bool) {
+		r, ok := f.Poll(cx)
+		return polled{r, ok}, true
+	}))
+	if err != nil {
+		t.Fatalf("BlockOn: %v", err)
+	}
+	return p.r, p.ok
 }
 
 // manualPoll polls f once with a Context whose Waker signals sig.
@@ -84,7 +104,7 @@ func woken(sig *waker.Signal) bool {
 func TestSignalStreamReceivesSignal(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	s := mustSignals(t, rt.Handle(), sigUSR1)
+	s := mustSignals(t, sigUSR1)
 	raise(t, sigUSR1)
 	sig, err := recvSignal(t, rt.Handle(), s)
 	if err != nil || sig != sigUSR1 {
@@ -95,8 +115,8 @@ func TestSignalStreamReceivesSignal(t *testing.T) {
 func TestSignalEveryListenerReceivesEverySignal(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	a := mustSignals(t, rt.Handle(), sigUSR1)
-	b := mustSignals(t, rt.Handle(), sigUSR1, sigUSR2)
+	a := mustSignals(t, sigUSR1)
+	b := mustSignals(t, sigUSR1, sigUSR2)
 	raise(t, sigUSR1)
 	for name, s := range map[string]*blitz.SignalStream{"a": a, "b": b} {
 		if sig, err := recvSignal(t, rt.Handle(), s); err != nil || sig != sigUSR1 {
@@ -114,13 +134,13 @@ func TestSignalEveryListenerReceivesEverySignal(t *testing.T) {
 func TestSignalListenerMissesSignalsBeforeIt(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	early := mustSignals(t, rt.Handle(), sigUSR1)
+	early := mustSignals(t, sigUSR1)
 	raise(t, sigUSR1)
 	// early has it: the signal was dispatched before late existed.
 	if sig, err := recvSignal(t, rt.Handle(), early); err != nil || sig != sigUSR1 {
 		t.Fatalf("early: Next = %v, %v", sig, err)
 	}
-	late := mustSignals(t, rt.Handle(), sigUSR1, sigUSR2)
+	late := mustSignals(t, sigUSR1, sigUSR2)
 	raise(t, sigUSR2)
 	if sig, err := recvSignal(t, rt.Handle(), late); err != nil || sig != sigUSR2 {
 		t.Fatalf("late: first signal = %v, %v; want %v (the earlier %v is not its)", sig, err, sigUSR2, sigUSR1)
@@ -129,8 +149,7 @@ func TestSignalListenerMissesSignalsBeforeIt(t *testing.T) {
 
 func TestSignalCloseWakesPendingNext(t *testing.T) {
 	requireSignals(t)
-	rt := newRuntime(t, blitz.Config{Workers: 2})
-	s := mustSignals(t, rt.Handle(), sigUSR1)
+	s := mustSignals(t, sigUSR1)
 	before := signalListeners()
 	var ws waker.Signal
 	f := s.Next()
@@ -163,7 +182,7 @@ func TestSignalCancelLeavesNoListener(t *testing.T) {
 	// A one-shot future registers at creation and leaves on Cancel, pending
 	// or never polled.
 	for _, poll := range []bool{false, true} {
-		f := blitz.Signal(rt.Handle(), sigUSR2)
+		f := blitz.Signal(sigUSR2)
 		if n, sigs := blitz.SignalListeners(); n != before+1 || sigs != beforeSigs+1 {
 			t.Fatalf("after Signal: %d listeners on %d signals, want %d on %d", n, sigs, before+1, beforeSigs+1)
 		}
@@ -181,7 +200,7 @@ func TestSignalCancelLeavesNoListener(t *testing.T) {
 	}
 
 	// A cancelled Next loses no signal: the next Next gets it.
-	s := mustSignals(t, rt.Handle(), sigUSR1)
+	s := mustSignals(t, sigUSR1)
 	var ws waker.Signal
 	f := s.Next()
 	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws); ok {
@@ -198,7 +217,7 @@ func TestSignalOneShotLeavesWithItsSignal(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
 	before := signalListeners()
-	f := blitz.Signal(rt.Handle(), sigUSR1, sigUSR2)
+	f := blitz.Signal(sigUSR1, sigUSR2)
 	raise(t, sigUSR2)
 	// The dispatcher removes the listener as it delivers.
 	pollUntil(t, "the one-shot listener leaves", func() bool { return signalListeners() == before })
@@ -211,7 +230,7 @@ func TestSignalOneShotLeavesWithItsSignal(t *testing.T) {
 func TestSignalBufferHoldsSignalsBetweenNexts(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	s := mustSignals(t, rt.Handle(), sigUSR1, sigUSR2)
+	s := mustSignals(t, sigUSR1, sigUSR2)
 	// Two real signals with no Next pending; the kernel may deliver them
 	// in either order.
 	raise(t, sigUSR1)
@@ -232,7 +251,7 @@ func TestSignalBufferHoldsSignalsBetweenNexts(t *testing.T) {
 func TestSignalBurstCoalescesBeyondBuffer(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	s := mustSignals(t, rt.Handle(), sigUSR1, sigUSR2)
+	s := mustSignals(t, sigUSR1, sigUSR2)
 	// A burst the kernel would coalesce itself, injected at the dispatcher:
 	// 20 SIGUSR1 then one SIGUSR2 into a buffer of 16.
 	for range 20 {
@@ -261,7 +280,7 @@ func TestSignalBurstCoalescesBeyondBuffer(t *testing.T) {
 func TestSignalFromTask(t *testing.T) {
 	requireSignals(t)
 	rt := newRuntime(t, blitz.Config{Workers: 2})
-	s := mustSignals(t, rt.Handle(), sigUSR1)
+	s := mustSignals(t, sigUSR1)
 	// The task receives three signals in a loop, one Next at a time.
 	var (
 		f     = s.Next()
@@ -302,7 +321,7 @@ func TestSignalOneShotFromTaskAndBlockOn(t *testing.T) {
 
 	// A task awaiting Hangup: the listener is registered when Hangup
 	// returns, before the task first runs.
-	jh := blitz.SpawnOn(h, future.Future[future.Result[os.Signal]](blitz.Hangup(h)))
+	jh := blitz.SpawnOn(h, future.Future[future.Result[os.Signal]](blitz.Hangup()))
 	raise(t, sigHUP)
 	r, err := jh.Wait(testCtx(t))
 	if err != nil || r.Err != nil || r.Value != sigHUP {
@@ -310,7 +329,7 @@ func TestSignalOneShotFromTaskAndBlockOn(t *testing.T) {
 	}
 
 	// BlockOn, from the test's goroutine.
-	f := blitz.Signal(h, sigUSR2)
+	f := blitz.Signal(sigUSR2)
 	raise(t, sigUSR2)
 	r, err = blitz.BlockOn(testCtx(t), h, future.Future[future.Result[os.Signal]](f))
 	if err != nil || r.Err != nil || r.Value != sigUSR2 {
@@ -321,13 +340,13 @@ func TestSignalOneShotFromTaskAndBlockOn(t *testing.T) {
 func TestSignalErrors(t *testing.T) {
 	rt := newRuntime(t, blitz.Config{Workers: 1})
 	h := rt.Handle()
-	if _, err := blitz.Signals(h); !errors.Is(err, blitz.ErrNoSignals) {
+	if _, err := blitz.Signals(); !errors.Is(err, blitz.ErrNoSignals) {
 		t.Fatalf("Signals() = %v, want ErrNoSignals", err)
 	}
-	if _, err := blitz.Signals(h, nil); !errors.Is(err, blitz.ErrNoSignals) {
+	if _, err := blitz.Signals(nil); !errors.Is(err, blitz.ErrNoSignals) {
 		t.Fatalf("Signals(nil) = %v, want ErrNoSignals", err)
 	}
-	r, err := blitz.BlockOn(testCtx(t), h, future.Future[future.Result[os.Signal]](blitz.Signal(h)))
+	r, err := blitz.BlockOn(testCtx(t), h, future.Future[future.Result[os.Signal]](blitz.Signal()))
 	if err != nil || !errors.Is(r.Err, blitz.ErrNoSignals) {
 		t.Fatalf("Signal() = %v, %v, want ErrNoSignals", r.Err, err)
 	}
@@ -338,7 +357,7 @@ func TestSignalErrors(t *testing.T) {
 	// Terminate and Hangup register (or fail as unsupported) without a
 	// signal being sent; cancelling them leaves nothing behind.
 	before := signalListeners()
-	for _, f := range []*blitz.SignalFuture{blitz.Terminate(h), blitz.Hangup(h), blitz.Interrupt(h)} {
+	for _, f := range []*blitz.SignalFuture{blitz.Terminate(), blitz.Hangup(), blitz.Interrupt()} {
 		f.Cancel()
 	}
 	if got := signalListeners(); got != before {
@@ -346,23 +365,36 @@ func TestSignalErrors(t *testing.T) {
 	}
 }
 
-func TestSignalStreamClosedWhenRuntimeShutsDown(t *testing.T) {
+// TestSignalClosedByShutdownOfRuntimeThatPolledIt: a stream and a
+// one-shot future polled once by a runtime belong to it: its shutdown
+// closes them with ErrShutdown. A listener first polled by a runtime
+// already shut down is closed at that poll.
+func TestSignalClosedByShutdownOfRuntimeThatPolledIt(t *testing.T) {
 	requireSignals(t)
 	rt, err := blitz.New(blitz.Config{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := signalListeners()
-	s, err := blitz.Signals(rt.Handle(), sigUSR1)
+	s, err := blitz.Signals(sigUSR1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	once := blitz.Signal(rt.Handle(), sigUSR2) // never polled nor cancelled
+	once := blitz.Signal(sigUSR2) // polled once, then neither polled nor cancelled
+	next := s.Next()
+	for _, f := range []*blitz.SignalFuture{next, once} {
+		if _, ok := pollOn(t, rt.Handle(), f); ok {
+			t.Fatal("completed with no signal sent")
+		}
+	}
+	next.Cancel() // the stream stays bound: the binding is its listener's
 	if err := rt.Shutdown(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	pollUntil(t, "the runtime's listeners are closed", func() bool { return signalListeners() == before })
+	if got := signalListeners(); got != before {
+		t.Fatalf("listeners after Shutdown = %d, want %d", got, before)
+	}
 	var ws waker.Signal
 	f := s.Next()
 	r, ok := manualPoll(future.Future[future.Result[os.Signal]](f), &ws)
@@ -372,16 +404,131 @@ func TestSignalStreamClosedWhenRuntimeShutsDown(t *testing.T) {
 	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](once), &ws); !ok || !errors.Is(r.Err, blitz.ErrShutdown) {
 		t.Fatalf("Signal after shutdown = %v, %v", r.Err, ok)
 	}
-	if _, err := blitz.Signals(rt.Handle(), sigUSR1); !errors.Is(err, blitz.ErrShutdown) {
-		t.Fatalf("Signals on a shut-down runtime = %v, want ErrShutdown", err)
+
+	// A new stream is made without a runtime; BlockOn on the shut-down
+	// runtime polls it once, binding it to a runtime already done.
+	late, err := blitz.Signals(sigUSR1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	r, ok = pollOn(t, rt.Handle(), late.Next())
+	if !ok || !errors.Is(r.Err, blitz.ErrSignalStreamClosed) || !errors.Is(r.Err, blitz.ErrShutdown) {
+		t.Fatalf("Next first polled on a shut-down runtime = %v, %v", r.Err, ok)
+	}
+	if got := signalListeners(); got != before {
+		t.Fatalf("listeners after the late bind = %d, want %d", got, before)
+	}
+}
+
+// TestSignalCaughtBeforeFirstPoll: the signals are caught from when the
+// constructor returns, before any runtime exists or polls: a signal sent
+// then is delivered at the first poll (and SIGUSR1 does not end the
+// process, as it would uncaught).
+func TestSignalCaughtBeforeFirstPoll(t *testing.T) {
+	requireSignals(t)
+	before := signalListeners()
+	f := blitz.Signal(sigUSR1)
+	s := mustSignals(t, sigUSR2)
+	raise(t, sigUSR1)
+	raise(t, sigUSR2)
+	// The one-shot listener leaves the hub as the dispatcher delivers.
+	pollUntil(t, "the one-shot listener has its signal", func() bool { return signalListeners() == before+1 })
+	r, err := blitz.Run(testCtx(t), future.Future[future.Result[os.Signal]](f))
+	if err != nil || r.Err != nil || r.Value != sigUSR1 {
+		t.Fatalf("Run(Signal) = %v, %v, %v; want %v", r.Value, r.Err, err, sigUSR1)
+	}
+	rt := newRuntime(t, blitz.Config{Workers: 1})
+	if sig, err := recvSignal(t, rt.Handle(), s); err != nil || sig != sigUSR2 {
+		t.Fatalf("Next = %v, %v; want %v", sig, err, sigUSR2)
+	}
+}
+
+// TestSignalUnpolledBelongsToNoRuntime: a listener no runtime polled, even
+// one polled outside any runtime, is not closed by a runtime's shutdown;
+// Cancel and Close release it.
+func TestSignalUnpolledBelongsToNoRuntime(t *testing.T) {
+	requireSignals(t)
+	before := signalListeners()
+	once := blitz.Signal(sigUSR1)
+	s, err := blitz.Signals(sigUSR2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws waker.Signal
+	next := s.Next()
+	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](next), &ws); ok {
+		t.Fatal("Next completed with no signal sent")
+	}
+	rt, err := blitz.New(blitz.Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Shutdown(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := signalListeners(); got != before+2 {
+		t.Fatalf("listeners after an unrelated Shutdown = %d, want %d", got, before+2)
+	}
+	// The stream still receives: the pending Next gets the signal.
+	raise(t, sigUSR2)
+	if !woken(&ws) {
+		t.Fatal("the pending Next was not woken")
+	}
+	if r, ok := manualPoll(future.Future[future.Result[os.Signal]](next), &ws); !ok || r.Err != nil || r.Value != sigUSR2 {
+		t.Fatalf("Next = %v, %v, %v; want %v", r.Value, r.Err, ok, sigUSR2)
+	}
+	if _, ok := manualPoll(future.Future[future.Result[os.Signal]](once), &ws); ok {
+		t.Fatal("Signal completed with no signal sent")
+	}
+	once.Cancel()
+	s.Close()
+	if got := signalListeners(); got != before {
+		t.Fatalf("listeners after Cancel and Close = %d, want %d", got, before)
+	}
+}
+
+// TestSignalStreamBindsToFirstRuntime: a stream belongs to the first
+// runtime that polls one of its Nexts and stays with it: another runtime
+// polling it later does not take it, and the shutdown of the first closes
+// it.
+func TestSignalStreamBindsToFirstRuntime(t *testing.T) {
+	requireSignals(t)
+	first, err := blitz.New(blitz.Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := newRuntime(t, blitz.Config{Workers: 1})
+	s := mustSignals(t, sigUSR1)
+	for _, rt := range []*blitz.Runtime{first, second} {
+		f := s.Next()
+		if _, ok := pollOn(t, rt.Handle(), f); ok {
+			t.Fatal("Next completed with no signal sent")
+		}
+		f.Cancel()
+	}
+	// Polled on second, the stream still works and belongs to first.
+	raise(t, sigUSR1)
+	if sig, err := recvSignal(t, second.Handle(), s); err != nil || sig != sigUSR1 {
+		t.Fatalf("Next on the second runtime = %v, %v; want %v", sig, err, sigUSR1)
+	}
+	before := signalListeners()
+	if err := first.Shutdown(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := signalListeners(); got != before-1 {
+		t.Fatalf("listeners after the first runtime's Shutdown = %d, want %d", got, before-1)
+	}
+	r, ok := pollOn(t, second.Handle(), s.Next())
+	if !ok || !errors.Is(r.Err, blitz.ErrSignalStreamClosed) || !errors.Is(r.Err, blitz.ErrShutdown) {
+		t.Fatalf("Next after the first runtime's Shutdown = %v, %v", r.Err, ok)
 	}
 }
 
 func TestSignalDispatcherExitsWithLastListener(t *testing.T) {
 	requireSignals(t)
-	rt := newRuntime(t, blitz.Config{Workers: 1})
 	pollUntil(t, "no listener is left from earlier tests", func() bool { return signalListeners() == 0 })
-	s, err := blitz.Signals(rt.Handle(), sigUSR1, sigUSR2)
+	s, err := blitz.Signals(sigUSR1, sigUSR2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,8 +547,7 @@ func TestSignalDispatcherExitsWithLastListener(t *testing.T) {
 
 func TestSignalManyPendingNextsEachSignalOnce(t *testing.T) {
 	requireSignals(t)
-	rt := newRuntime(t, blitz.Config{Workers: 1})
-	s := mustSignals(t, rt.Handle(), sigUSR1)
+	s := mustSignals(t, sigUSR1)
 	var wa, wb waker.Signal
 	a, b := s.Next(), s.Next()
 	for _, p := range []struct {
@@ -425,8 +571,8 @@ func TestSignalManyPendingNextsEachSignalOnce(t *testing.T) {
 }
 
 // TestSignalStreamClosedWhenShutdownReturns: once Shutdown has returned,
-// every stream of the runtime is closed, so a Next polled at once is ready
-// with the closed error; it used to be closed a little later, by the
+// every stream the runtime polled is closed, so a Next polled at once is
+// ready with the closed error; it used to be closed a little later, by the
 // process's dispatcher goroutine. Many rounds, since the window was tens
 // of microseconds.
 func TestSignalStreamClosedWhenShutdownReturns(t *testing.T) {
@@ -440,11 +586,18 @@ func TestSignalStreamClosedWhenShutdownReturns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := blitz.Signals(rt.Handle(), os.Interrupt)
+		s, err := blitz.Signals(os.Interrupt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		once := blitz.Signal(rt.Handle(), os.Interrupt) // never polled before the shutdown
+		once := blitz.Signal(os.Interrupt) // polled once, by the runtime, before the shutdown
+		next := s.Next()
+		for _, f := range []*blitz.SignalFuture{next, once} {
+			if _, ok := pollOn(t, rt.Handle(), f); ok {
+				t.Fatalf("round %d: completed with no signal sent", i)
+			}
+		}
+		next.Cancel()
 		if err := rt.Shutdown(testCtx(t)); err != nil {
 			t.Fatal(err)
 		}

@@ -528,13 +528,13 @@ func FromIOWriter(w io.Writer) *blitz.AsyncIOWriter {
 }
 
 // Deprecated: use blitz.Hangup (github.com/blitz-go/blitz).
-func Hangup(h blitz.Handle) *blitz.SignalFuture {
-	return blitz.Hangup(h)
+func Hangup() *blitz.SignalFuture {
+	return blitz.Hangup()
 }
 
 // Deprecated: use blitz.Interrupt (github.com/blitz-go/blitz).
-func Interrupt(h blitz.Handle) *blitz.SignalFuture {
-	return blitz.Interrupt(h)
+func Interrupt() *blitz.SignalFuture {
+	return blitz.Interrupt()
 }
 
 // Deprecated: use blitz.LimitReader (github.com/blitz-go/blitz).
@@ -703,13 +703,13 @@ func SetTaskName(cx *future.Context, name string) bool {
 }
 
 // Deprecated: use blitz.Signal (github.com/blitz-go/blitz).
-func Signal(h blitz.Handle, sigs ...os.Signal) *blitz.SignalFuture {
-	return blitz.Signal(h, sigs...)
+func Signal(sigs ...os.Signal) *blitz.SignalFuture {
+	return blitz.Signal(sigs...)
 }
 
 // Deprecated: use blitz.Signals (github.com/blitz-go/blitz).
-func Signals(h blitz.Handle, sigs ...os.Signal) (*blitz.SignalStream, error) {
-	return blitz.Signals(h, sigs...)
+func Signals(sigs ...os.Signal) (*blitz.SignalStream, error) {
+	return blitz.Signals(sigs...)
 }
 
 // Deprecated: use blitz.Sleep (github.com/blitz-go/blitz).
@@ -805,8 +805,8 @@ func TaskID(cx *future.Context) (uint64, bool) {
 }
 
 // Deprecated: use blitz.Terminate (github.com/blitz-go/blitz).
-func Terminate(h blitz.Handle) *blitz.SignalFuture {
-	return blitz.Terminate(h)
+func Terminate() *blitz.SignalFuture {
+	return blitz.Terminate()
 }
 
 // Deprecated: use blitz.Timeout (github.com/blitz-go/blitz).

@@ -64,7 +64,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer iv.Cancel() // pump keeps it (OnKeep): its owner cancels it
-	stop := blitz.Interrupt(h)
+	stop := blitz.Interrupt()
 	defer stop.Cancel()
 	jobs := channels.NewBounded[string](8)
 

@@ -24,12 +24,7 @@ import (
 func main() {
 	period := flag.Duration("period", time.Second, "time between batches")
 	flag.Parse()
-	rt, err := blitz.New(blitz.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer rt.Shutdown(context.Background())
-	stop := blitz.Interrupt(rt.Handle())
+	stop := blitz.Interrupt() // batch keeps it (OnKeep): its owner cancels it
 	defer stop.Cancel()
 	lines := channels.NewBounded[string](64)
 	go func() { // reading stdin blocks: a goroutine feeds the channel
@@ -42,7 +37,7 @@ func main() {
 		}
 	}()
 	flush := func(b []string) { fmt.Println("batch:", strings.Join(b, ", ")) }
-	if _, err := blitz.BlockOn(context.Background(), rt.Handle(), batchAsync(lines, *period, stop, flush)); err != nil {
+	if _, err := blitz.Run(context.Background(), batchAsync(lines, *period, stop, flush)); err != nil {
 		log.Fatal(err)
 	}
 }
