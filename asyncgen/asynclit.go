@@ -28,6 +28,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -36,6 +37,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -277,7 +279,12 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 		h.refuse(call.Pos(), "an async function literal in a method of a generic type is not supported yet; write it as an async method of its own and call its constructor instead")
 		return ""
 	}
-	caps := captures(info, fn, lit)
+	caps, consts := captures(info, fn, lit)
+	constDecls, ok := h.constDecls(consts)
+	if !ok {
+		h.refuse(call.Pos(), "an async function literal that uses a local complex constant is not supported; write the constant at package level instead")
+		return ""
+	}
 	name := h.literalName(fn, n)
 	tparams, targs := "", ""
 	if fn.Type.TypeParams != nil {
@@ -305,11 +312,17 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 	start, end := fset.PositionFor(call.Pos(), false), fset.PositionFor(call.End(), false)
 	repl := name + "Async" + targs + "(" + strings.Repeat("\n", end.Line-start.Line) + strings.Join(args, ", ") + ")"
 	h.edits = append(h.edits, textEdit{start.Offset, end.Offset, repl})
-	return h.declaration(fn, lit, name, tparams, params, caps)
+	return h.declaration(lit, name, tparams, constDecls, params, caps)
 }
 
 // declaration is the hoisted function of lit, named name.
-func (h *hoister) declaration(fn *ast.FuncDecl, lit *ast.FuncLit, name, tparams string, params []string, caps []*types.Var) string {
+//
+// Its body is the literal's, as a block inside the function's body: the
+// literal's own declarations may shadow the variables it captures (a
+// parameter could not be redeclared in the body's scope). The local
+// constants of the enclosing function it uses are declared before that
+// block, on the same line.
+func (h *hoister) declaration(lit *ast.FuncLit, name, tparams, constDecls string, params []string, caps []*types.Var) string {
 	fset := h.pkg.Fset
 	body := h.bodyText(lit, caps)
 	results := ""
@@ -325,8 +338,8 @@ func (h *hoister) declaration(fn *ast.FuncDecl, lit *ast.FuncLit, name, tparams 
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
 	}
-	return fmt.Sprintf("\n\n%s\n%s\n//line %s:%d\nfunc %s%s(%s)%s %s\n",
-		Directive, literalDirective, file, lb.Line, name, tparams, strings.Join(params, ", "), results, body)
+	return fmt.Sprintf("\n\n%s\n%s\n//line %s:%d\nfunc %s%s(%s)%s {%s%s}\n",
+		Directive, literalDirective, file, lb.Line, name, tparams, strings.Join(params, ", "), results, constDecls, body)
 }
 
 // bodyText is the text of lit's body with each use of a captured variable
@@ -364,27 +377,82 @@ func applyEdits(src []byte, edits []textEdit) []byte {
 	return src
 }
 
-// captures returns the variables of fn that lit uses, in the order of
-// their first use.
-func captures(info *types.Info, fn *ast.FuncDecl, lit *ast.FuncLit) []*types.Var {
+// captures returns the variables of fn that lit uses, and its local
+// constants that lit uses, in the order of their first use.
+func captures(info *types.Info, fn *ast.FuncDecl, lit *ast.FuncLit) ([]*types.Var, []*types.Const) {
 	var vars []*types.Var
-	seen := map[*types.Var]bool{}
+	var consts []*types.Const
+	seen := map[types.Object]bool{}
 	ast.Inspect(lit.Body, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
 		if !ok {
 			return true
 		}
-		v, ok := info.Uses[id].(*types.Var)
-		if !ok || v.IsField() || seen[v] {
+		obj := info.Uses[id]
+		if obj == nil || seen[obj] {
 			return true
 		}
-		if p := v.Pos(); p >= fn.Pos() && p < fn.End() && (p < lit.Pos() || p >= lit.End()) {
-			seen[v] = true
-			vars = append(vars, v)
+		if p := obj.Pos(); p < fn.Pos() || p >= fn.End() || (p >= lit.Pos() && p < lit.End()) {
+			return true // not the enclosing function's
+		}
+		switch obj := obj.(type) {
+		case *types.Var:
+			if !obj.IsField() {
+				seen[obj] = true
+				vars = append(vars, obj)
+			}
+		case *types.Const:
+			seen[obj] = true
+			consts = append(consts, obj)
 		}
 		return true
 	})
-	return vars
+	return vars, consts
+}
+
+// constDecls declares consts again, by value and with their types, for the
+// hoisted function: " const a T = v; const b = w;" ("" for none). It
+// reports false for a complex constant, which it does not write.
+func (h *hoister) constDecls(consts []*types.Const) (string, bool) {
+	var b strings.Builder
+	for _, c := range consts {
+		v, ok := untypedLiteral(c.Val(), c.Type())
+		if !ok {
+			return "", false
+		}
+		typ := ""
+		if basic, ok := c.Type().(*types.Basic); !ok || basic.Info()&types.IsUntyped == 0 {
+			typ = " " + types.TypeString(c.Type(), h.qualifier)
+		}
+		fmt.Fprintf(&b, " const %s%s = %s;", c.Name(), typ, v)
+	}
+	return b.String(), true
+}
+
+// untypedLiteral writes v as a constant expression of v's kind, untyped: an
+// untyped rune stays a rune literal and an untyped float a float.
+func untypedLiteral(v constant.Value, t types.Type) (string, bool) {
+	switch v.Kind() {
+	case constant.Bool:
+		return v.String(), true
+	case constant.String:
+		return strconv.Quote(constant.StringVal(v)), true
+	case constant.Int:
+		if basic, ok := t.(*types.Basic); ok && basic.Kind() == types.UntypedRune {
+			if r, exact := constant.Int64Val(v); exact && r >= 0 && r <= unicode.MaxRune && (r < 0xD800 || r > 0xDFFF) {
+				return fmt.Sprintf("'\\U%08x'", r), true
+			}
+			return "", false
+		}
+		return v.ExactString(), true
+	case constant.Float:
+		num, den, frac := strings.Cut(v.ExactString(), "/")
+		if !frac {
+			return "(" + num + ".0)", true
+		}
+		return "(" + num + ".0/" + den + ")", true
+	}
+	return "", false
 }
 
 // hasTypeParams reports whether a receiver type expression has type

@@ -29,6 +29,19 @@ func (g *gen) lowerList(stmts []ast.Stmt, lp *loopCtx) bool {
 	return term
 }
 
+// isVarOrDeref reports whether e is a variable, or *p for a variable p:
+// what future.Try may assign to. The p of *p is read after the await; Go
+// leaves the order of a variable's read and a call unspecified, and an
+// async literal's captured variables are read so ((*x), hoisted).
+func isVarOrDeref(e ast.Expr) bool {
+	e = ast.Unparen(e)
+	if st, ok := e.(*ast.StarExpr); ok {
+		e = ast.Unparen(st.X)
+	}
+	_, isID := e.(*ast.Ident)
+	return isID
+}
+
 func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 	if !g.hasAwait(s) && !g.isSelectSwitch(s) {
 		g.checkPlain(s)
@@ -45,8 +58,8 @@ func (g *gen) lowerStmt(s ast.Stmt, lp *loopCtx) bool {
 		if len(s.Lhs) == 2 && len(s.Rhs) == 1 {
 			if call, ok := g.isAwait(s.Rhs[0]); ok && g.isTry(call) {
 				for _, l := range s.Lhs {
-					if _, isID := ast.Unparen(l).(*ast.Ident); !isID {
-						g.reject(s.Pos(), "future.Try assigned to anything but variables is not supported in an async function yet; write v, err := future.Try(f) and assign v instead")
+					if !isVarOrDeref(l) {
+						g.reject(s.Pos(), "future.Try assigned to anything but variables (or *p, p a variable) is not supported in an async function yet; write v, err := future.Try(f) and assign v instead")
 						return false
 					}
 				}

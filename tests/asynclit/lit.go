@@ -27,8 +27,12 @@ func shared(g1, g2 future.Future[int]) (string, error) {
 	})
 	x = 2 // seen by the literal, which has not run yet
 	got := future.Await(inner)
-	w := future.Await(g2)
-	return fmt.Sprintf("got %d x %d w %d", got, x, w), nil
+	var w int
+	var err error
+	future.Await(future.AsyncDo(func() {
+		w, err = future.Try(future.Map(g2, future.Ok[int])) // assigns the captured w and err
+	}))
+	return fmt.Sprintf("got %d x %d w %d", got, x, w), err
 }
 
 // perIteration: each iteration's literal captures that iteration's

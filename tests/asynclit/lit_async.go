@@ -14,12 +14,15 @@ import (
 
 // sharedAsyncFuture is the state machine of shared: see sharedAsync.
 type sharedAsyncFuture struct {
-	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1   future.Future[int] // the future awaited
+	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[int]      // the future awaited
+	aw2   future.Future[struct{}] // the future awaited
 	g1    future.Future[int]
 	g2    future.Future[int]
 	x     int
 	got   int
+	w     int
+	err   error
 }
 
 // sharedAsync returns shared as a future: polling it runs shared up to its next
@@ -48,7 +51,7 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:52
+//line lit_async.go:55
 		case 1:
 //line lit.go:29
 			v, ready := f.aw1.Poll(cx)
@@ -58,24 +61,30 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			f.aw1 = nil
 			f.got = v
 //line lit.go:30
-			f.aw1 = f.g2
-			if f.aw1 == nil {
+			f.w = 0
+//line lit.go:31
+			f.err = nil
+//line lit.go:32
+			f.aw2 = shared_func2Async(
+
+				&f.w, &f.err, &f.g2)
+			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:68
+//line lit_async.go:77
 		case 2:
-//line lit.go:30
-			w, ready := f.aw1.Poll(cx)
+//line lit.go:32
+			_, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
-			f.aw1 = nil
-//line lit.go:31
+			f.aw2 = nil
+//line lit.go:35
 			f.state = -1
-			return future.Result[string]{Value: fmt.Sprintf("got %d x %d w %d", f.got, f.x, w), Err: nil}, true
-//line lit_async.go:79
+			return future.Result[string]{Value: fmt.Sprintf("got %d x %d w %d", f.got, f.x, f.w), Err: f.err}, true
+//line lit_async.go:88
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -91,16 +100,19 @@ func (f *sharedAsyncFuture) Cancel() {
 		f.state = -2
 	}
 	switch v {
-	case 1, 2:
+	case 1:
 		future.Cancel(f.aw1)
 		f.aw1 = nil
+	case 2:
+		future.Cancel(f.aw2)
+		f.aw2 = nil
 	}
 }
 
 // shared is what sharedAsync compiles; it is not called.
 var _ = shared
 
-//line lit_async.go:104
+//line lit_async.go:116
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -127,103 +139,103 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:39
+//line lit.go:43
 			f2.fs = nil
-//line lit.go:40
+//line lit.go:44
 			f2.rangeIndex = 0
-//line lit.go:40
+//line lit.go:44
 			f2.state = 1
 			fallthrough
-//line lit_async.go:138
+//line lit_async.go:150
 		case 1:
-//line lit.go:40
+//line lit.go:44
 			if f2.rangeIndex >= f2.n {
 				f2.state = 4
 				continue poll
 			}
 			i := f2.rangeIndex
-//line lit.go:41
+//line lit.go:45
 			k := i * 10
-//line lit.go:42
+//line lit.go:46
 			f2.fs = append(f2.fs, perIteration_func1Async(
 
 				&f2.tick, &k, &i))
-//line lit.go:46
+//line lit.go:50
 			f2.aw1 = f2.tick()
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 2
 			fallthrough
-//line lit_async.go:159
+//line lit_async.go:171
 		case 2:
-//line lit.go:46
+//line lit.go:50
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:47
+//line lit.go:51
 			f2.state = 3
 			fallthrough
-//line lit_async.go:170
+//line lit_async.go:182
 		case 3:
-//line lit.go:40
+//line lit.go:44
 			f2.rangeIndex++
-//line lit.go:40
+//line lit.go:44
 			f2.state = 1
 			continue poll
-//line lit_async.go:177
+//line lit_async.go:189
 		case 4:
-//line lit.go:48
+//line lit.go:52
 			f2.out = nil
-//line lit.go:49
+//line lit.go:53
 			f2.rangeValue = f2.fs
 			f2.rangeIndex2 = 0
-//line lit.go:49
+//line lit.go:53
 			f2.state = 5
 			fallthrough
-//line lit_async.go:187
+//line lit_async.go:199
 		case 5:
-//line lit.go:49
+//line lit.go:53
 			if f2.rangeIndex2 >= len(f2.rangeValue) {
 				f2.state = 8
 				continue poll
 			}
 			f := f2.rangeValue[f2.rangeIndex2]
-//line lit.go:50
+//line lit.go:54
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 6
 			fallthrough
-//line lit_async.go:202
+//line lit_async.go:214
 		case 6:
-//line lit.go:50
+//line lit.go:54
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:50
+//line lit.go:54
 			f2.out = append(f2.out, tmp)
-//line lit.go:51
+//line lit.go:55
 			f2.state = 7
 			fallthrough
-//line lit_async.go:215
+//line lit_async.go:227
 		case 7:
-//line lit.go:49
+//line lit.go:53
 			f2.rangeIndex2++
-//line lit.go:49
+//line lit.go:53
 			f2.state = 5
 			continue poll
-//line lit_async.go:222
+//line lit_async.go:234
 		case 8:
-//line lit.go:52
+//line lit.go:56
 			f2.state = -1
 			return f2.out, true
-//line lit_async.go:227
+//line lit_async.go:239
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -248,7 +260,7 @@ func (f2 *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line lit_async.go:252
+//line lit_async.go:264
 
 // fallibleAsyncFuture is the state machine of fallible: see fallibleAsync.
 type fallibleAsyncFuture struct {
@@ -271,28 +283,28 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:60
+//line lit.go:64
 			f.log = nil
-//line lit.go:61
+//line lit.go:65
 			done := fallible_func1Async(
 
 				&f.log)
-//line lit.go:64
+//line lit.go:68
 			f.aw1 = done
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:288
+//line lit_async.go:300
 		case 1:
-//line lit.go:64
+//line lit.go:68
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:65
+//line lit.go:69
 			f.aw2 = fallible_func2Async(
 
 				&f.g, &f.fail)
@@ -301,26 +313,26 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:305
+//line lit_async.go:317
 		case 2:
-//line lit.go:65
+//line lit.go:69
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw2 = nil
 			v, err := v2.Value, v2.Err
-//line lit.go:72
+//line lit.go:76
 			f.log = append(f.log, "fallible")
-//line lit.go:73
+//line lit.go:77
 			if err != nil {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: fmt.Errorf("%s: %w", strings.Join(f.log, ","), err)}, true
 			}
-//line lit.go:76
+//line lit.go:80
 			f.state = -1
 			return future.Result[int]{Value: v + len(f.log), Err: nil}, true
-//line lit_async.go:324
+//line lit_async.go:336
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -348,7 +360,7 @@ func (f *fallibleAsyncFuture) Cancel() {
 // fallible is what fallibleAsync compiles; it is not called.
 var _ = fallible
 
-//line lit_async.go:352
+//line lit_async.go:364
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -369,31 +381,31 @@ func (f *nestedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:84
+//line lit.go:88
 			f.a = 1
-//line lit.go:85
+//line lit.go:89
 			outer := nested_func1Async(
 
 				&f.g, &f.a)
-//line lit.go:95
+//line lit.go:99
 			f.aw1 = outer
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:386
+//line lit_async.go:398
 		case 1:
-//line lit.go:95
+//line lit.go:99
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:95
+//line lit.go:99
 			f.state = -1
 			return tmp + f.a, true
-//line lit_async.go:397
+//line lit_async.go:409
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -418,7 +430,7 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line lit_async.go:422
+//line lit_async.go:434
 
 // deferredAsyncFuture is the state machine of deferred: see deferredAsync.
 type deferredAsyncFuture struct {
@@ -463,9 +475,9 @@ func (f *deferredAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:104
+//line lit.go:108
 		func() { *f.trace = append(*f.trace, "outer") }()
-//line lit_async.go:469
+//line lit_async.go:481
 	}
 }
 
@@ -474,9 +486,9 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:104
+//line lit.go:108
 			f.deferBits |= 1
-//line lit.go:105
+//line lit.go:109
 			f.aw1 = deferred_func1Async(
 
 				&f.trace, &f.g, &f.panics)
@@ -485,9 +497,9 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:489
+//line lit_async.go:501
 		case 1:
-//line lit.go:105
+//line lit.go:109
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -496,7 +508,7 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line lit_async.go:500
+//line lit_async.go:512
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -523,7 +535,7 @@ func (f *deferredAsyncFuture) Cancel() {
 // deferred is what deferredAsync compiles; it is not called.
 var _ = deferred
 
-//line lit_async.go:527
+//line lit_async.go:539
 
 // genericAsyncFuture is the state machine of generic: see genericAsync.
 type genericAsyncFuture[T any] struct {
@@ -546,31 +558,31 @@ func (f2 *genericAsyncFuture[T]) Poll(cx *future.Context) (_ []T, _ bool) {
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:120
+//line lit.go:124
 			f2.out = []T{f2.v}
-//line lit.go:121
+//line lit.go:125
 			f := generic_func1Async[T](
 
 				&f2.g, &f2.out, &f2.v)
-//line lit.go:128
+//line lit.go:132
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 1
 			fallthrough
-//line lit_async.go:563
+//line lit_async.go:575
 		case 1:
-//line lit.go:128
+//line lit.go:132
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:129
+//line lit.go:133
 			f2.state = -1
 			return f2.out, true
-//line lit_async.go:574
+//line lit_async.go:586
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -592,7 +604,7 @@ func (f2 *genericAsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:596
+//line lit_async.go:608
 
 // counterAddAsyncFuture is the state machine of add: see addAsync.
 type counterAddAsyncFuture struct {
@@ -616,59 +628,59 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:139
+//line lit.go:143
 			var fs []future.Future[struct{}]
-//line lit.go:140
+//line lit.go:144
 			for _, g := range f2.gs {
 				fs = append(fs, counter_add_func1Async(
 
 					&f2.c, &g))
 			}
-//line lit.go:145
+//line lit.go:149
 			f2.rangeValue = fs
 			f2.rangeIndex = 0
-//line lit.go:145
+//line lit.go:149
 			f2.state = 1
 			fallthrough
-//line lit_async.go:634
+//line lit_async.go:646
 		case 1:
-//line lit.go:145
+//line lit.go:149
 			if f2.rangeIndex >= len(f2.rangeValue) {
 				f2.state = 4
 				continue poll
 			}
 			f := f2.rangeValue[f2.rangeIndex]
-//line lit.go:146
+//line lit.go:150
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 2
 			fallthrough
-//line lit_async.go:649
+//line lit_async.go:661
 		case 2:
-//line lit.go:146
+//line lit.go:150
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:147
+//line lit.go:151
 			f2.state = 3
 			fallthrough
-//line lit_async.go:660
+//line lit_async.go:672
 		case 3:
-//line lit.go:145
+//line lit.go:149
 			f2.rangeIndex++
-//line lit.go:145
+//line lit.go:149
 			f2.state = 1
 			continue poll
-//line lit_async.go:667
+//line lit_async.go:679
 		case 4:
-//line lit.go:148
+//line lit.go:152
 			f2.state = -1
 			return f2.c.n, true
-//line lit_async.go:672
+//line lit_async.go:684
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -693,7 +705,7 @@ func (f2 *counterAddAsyncFuture) Cancel() {
 // add is what addAsync compiles; it is not called.
 var _ = (*counter).add
 
-//line lit_async.go:697
+//line lit_async.go:709
 
 // poolAsyncFuture is the state machine of pool: see poolAsync.
 type poolAsyncFuture struct {
@@ -739,9 +751,9 @@ func (f *poolAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:158
+//line lit.go:162
 		f.set.Close()
-//line lit_async.go:745
+//line lit_async.go:757
 	}
 }
 
@@ -751,39 +763,39 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:156
+//line lit.go:160
 			next := 0
-//line lit.go:157
+//line lit.go:161
 			f.set = blitz.JoinSet[int]{}
-//line lit.go:158
+//line lit.go:162
 			f.deferBits |= 1
-//line lit.go:159
+//line lit.go:163
 			for range f.workers {
 				f.set.Spawn(cx, pool_func1Async(
 
 					&next, &f.n))
 			}
-//line lit.go:170
+//line lit.go:174
 			f.total = 0
-//line lit.go:171
+//line lit.go:175
 			f.state = 1
 			fallthrough
-//line lit_async.go:772
+//line lit_async.go:784
 		case 1:
-//line lit.go:172
+//line lit.go:176
 			f.aw1 = f.set.Next()
 			f.state = 2
 			fallthrough
-//line lit_async.go:778
+//line lit_async.go:790
 		case 2:
-//line lit.go:172
+//line lit.go:176
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			v, err := v2.Value, v2.Err
-//line lit.go:173
+//line lit.go:177
 			if errors.Is(err, blitz.ErrJoinSetEmpty) {
 				{
 					v2 := future.Result[string]{Value: fmt.Sprint(f.total), Err: nil}
@@ -792,7 +804,7 @@ poll:
 					return v2, true
 				}
 			}
-//line lit.go:176
+//line lit.go:180
 			if err != nil {
 				{
 					v2 := future.Result[string]{Value: "", Err: err}
@@ -801,12 +813,12 @@ poll:
 					return v2, true
 				}
 			}
-//line lit.go:179
+//line lit.go:183
 			f.total += v
-//line lit.go:180
+//line lit.go:184
 			f.state = 1
 			continue poll
-//line lit_async.go:810
+//line lit_async.go:822
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -833,7 +845,7 @@ func (f *poolAsyncFuture) Cancel() {
 // pool is what poolAsync compiles; it is not called.
 var _ = pool
 
-//line lit_async.go:837
+//line lit_async.go:849
 
 // spawnerAsyncFuture is the state machine of spawner: see spawnerAsync.
 type spawnerAsyncFuture struct {
@@ -854,30 +866,30 @@ func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f2.state {
 		case 0:
-//line lit.go:189
+//line lit.go:193
 			f := spawner_func1Async(
 
 				&f2.g, &f2.total)
-//line lit.go:199
+//line lit.go:203
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f2.state = 1
 			fallthrough
-//line lit_async.go:869
+//line lit_async.go:881
 		case 1:
-//line lit.go:199
+//line lit.go:203
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:199
+//line lit.go:203
 			f2.total = tmp + f2.total
 			f2.state = -1
 			return f2.total, true
-//line lit_async.go:881
+//line lit_async.go:893
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -902,7 +914,7 @@ func (f2 *spawnerAsyncFuture) Cancel() {
 // spawner is what spawnerAsync compiles; it is not called.
 var _ = spawner
 
-//line lit_async.go:906
+//line lit_async.go:918
 
 // valueRecvPlusAsyncFuture is the state machine of plus: see plusAsync.
 type valueRecvPlusAsyncFuture struct {
@@ -923,18 +935,18 @@ func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:210
+//line lit.go:214
 			f.v.base++
-//line lit.go:211
+//line lit.go:215
 			f.aw1 = valueRecv_plus_func1Async(&f.v, &f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:936
+//line lit_async.go:948
 		case 1:
-//line lit.go:211
+//line lit.go:215
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -942,7 +954,7 @@ func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line lit_async.go:946
+//line lit_async.go:958
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -967,7 +979,7 @@ func (f *valueRecvPlusAsyncFuture) Cancel() {
 // plus is what plusAsync compiles; it is not called.
 var _ = valueRecv.plus
 
-//line lit_async.go:971
+//line lit_async.go:983
 
 // shared_func1AsyncFuture is the state machine of shared_func1: see shared_func1Async.
 type shared_func1AsyncFuture struct {
@@ -975,6 +987,7 @@ type shared_func1AsyncFuture struct {
 	aw1   future.Future[int] // the future awaited
 	x     *int
 	g1    *future.Future[int]
+	v     int
 }
 
 // shared_func1Async returns shared_func1 as a future: polling it runs shared_func1 up to its next
@@ -997,20 +1010,21 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1001
+//line lit_async.go:1014
 		case 1:
 //line lit.go:24
-			v, ready := f.aw1.Poll(cx)
+			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
+			f.v = v2
 //line lit.go:25
-			(*f.x) += v
+			(*f.x) += f.v
 //line lit.go:26
 			f.state = -1
 			return (*f.x), true
-//line lit_async.go:1014
+//line lit_async.go:1028
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1032,7 +1046,70 @@ func (f *shared_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1036
+//line lit_async.go:1050
+
+// shared_func2AsyncFuture is the state machine of shared_func2: see shared_func2Async.
+type shared_func2AsyncFuture struct {
+	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[future.Result[int]] // the future awaited
+	w     *int
+	err   *error
+	g2    *future.Future[int]
+}
+
+// shared_func2Async returns shared_func2 as a future: polling it runs shared_func2 up to its next
+// await, and its value is what shared_func2 returns.
+func shared_func2Async(w *int, err *error, g2 *future.Future[int]) future.Future[struct{}] {
+	return &shared_func2AsyncFuture{w: w, err: err, g2: g2}
+}
+
+// Poll runs shared_func2 until it awaits a future that is not ready, or returns.
+func (f *shared_func2AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:33
+			f.aw1 = future.Map((*f.g2), future.Ok[int])
+			if f.aw1 == nil {
+				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
+			}
+			f.state = 1
+			fallthrough
+//line lit_async.go:1079
+		case 1:
+//line lit.go:33
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				return
+			}
+			f.aw1 = nil
+			(*f.w), (*f.err) = v.Value, v.Err
+//line lit.go:34
+			f.state = -1
+			return struct{}{}, true
+//line lit_async.go:1091
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that shared_func2 awaits, if any; shared_func2 goes no further.
+func (f *shared_func2AsyncFuture) Cancel() {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+//line lit_async.go:1113
 
 // perIteration_func1AsyncFuture is the state machine of perIteration_func1: see perIteration_func1Async.
 type perIteration_func1AsyncFuture struct {
@@ -1054,25 +1131,25 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:43
+//line lit.go:47
 			f.aw1 = (*f.tick)()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1065
+//line lit_async.go:1142
 		case 1:
-//line lit.go:43
+//line lit.go:47
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:44
+//line lit.go:48
 			f.state = -1
 			return (*f.k) + (*f.i), true
-//line lit_async.go:1076
+//line lit_async.go:1153
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1094,7 +1171,7 @@ func (f *perIteration_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1098
+//line lit_async.go:1175
 
 // fallible_func1AsyncFuture is the state machine of fallible_func1: see fallible_func1Async.
 type fallible_func1AsyncFuture struct {
@@ -1113,12 +1190,14 @@ func (f *fallible_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:62
-			(*f.log) = append((*f.log), "do")
-//line lit.go:63
+//line lit.go:65
+			{
+				(*f.log) = append((*f.log), "do")
+			}
+//line lit.go:67
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1122
+//line lit_async.go:1201
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1134,7 +1213,7 @@ func (f *fallible_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1138
+//line lit_async.go:1217
 
 // fallible_func2AsyncFuture is the state machine of fallible_func2: see fallible_func2Async.
 type fallible_func2AsyncFuture struct {
@@ -1142,6 +1221,7 @@ type fallible_func2AsyncFuture struct {
 	aw1   future.Future[int] // the future awaited
 	g     *future.Future[int]
 	fail  *bool
+	v     int
 }
 
 // fallible_func2Async returns fallible_func2 as a future: polling it runs fallible_func2 up to its next
@@ -1155,30 +1235,31 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:66
+//line lit.go:70
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1166
+//line lit_async.go:1246
 		case 1:
-//line lit.go:66
-			v, ready := f.aw1.Poll(cx)
+//line lit.go:70
+			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:67
+			f.v = v2
+//line lit.go:71
 			if *f.fail {
 				f.state = -1
 				return future.Result[int]{Value: 0, Err: errors.New("failed")}, true
 			}
-//line lit.go:70
+//line lit.go:74
 			f.state = -1
-			return future.Result[int]{Value: v, Err: nil}, true
-//line lit_async.go:1182
+			return future.Result[int]{Value: f.v, Err: nil}, true
+//line lit_async.go:1263
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1200,7 +1281,7 @@ func (f *fallible_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1204
+//line lit_async.go:1285
 
 // nested_func1AsyncFuture is the state machine of nested_func1: see nested_func1Async.
 type nested_func1AsyncFuture struct {
@@ -1208,6 +1289,9 @@ type nested_func1AsyncFuture struct {
 	aw1   future.Future[int] // the future awaited
 	g     *future.Future[int]
 	a     *int
+	b     int
+	inner future.Future[int]
+	r     int
 }
 
 // nested_func1Async returns nested_func1 as a future: polling it runs nested_func1 up to its next
@@ -1221,31 +1305,32 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:86
-			b := 10
-//line lit.go:87
-			inner := nested_func1_func1Async(
+//line lit.go:90
+			f.b = 10
+//line lit.go:91
+			f.inner = nested_func1_func1Async(
 
-				&f.g, &f.a, &b)
-//line lit.go:92
-			f.aw1 = inner
+				&f.g, &f.a, &f.b)
+//line lit.go:96
+			f.aw1 = f.inner
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1238
+//line lit_async.go:1322
 		case 1:
-//line lit.go:92
-			r, ready := f.aw1.Poll(cx)
+//line lit.go:96
+			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:93
+			f.r = v
+//line lit.go:97
 			f.state = -1
-			return r + (*f.a), true
-//line lit_async.go:1249
+			return f.r + (*f.a), true
+//line lit_async.go:1334
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1267,7 +1352,7 @@ func (f *nested_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1271
+//line lit_async.go:1356
 
 // deferred_func1AsyncFuture is the state machine of deferred_func1: see deferred_func1Async.
 type deferred_func1AsyncFuture struct {
@@ -1314,9 +1399,9 @@ func (f *deferred_func1AsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line lit.go:106
+//line lit.go:110
 		func() { *(*f.trace) = append(*(*f.trace), "inner") }()
-//line lit_async.go:1320
+//line lit_async.go:1405
 	}
 }
 
@@ -1325,34 +1410,34 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:106
+//line lit.go:110
 			f.deferBits |= 1
-//line lit.go:107
+//line lit.go:111
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1338
+//line lit_async.go:1423
 		case 1:
-//line lit.go:107
+//line lit.go:111
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
 			f.v = v2
-//line lit.go:108
+//line lit.go:112
 			if *f.panics {
 				panic("boom")
 			}
-//line lit.go:111
+//line lit.go:115
 			f.err = nil
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line lit_async.go:1356
+//line lit_async.go:1441
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1376,7 +1461,7 @@ func (f *deferred_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1380
+//line lit_async.go:1465
 
 // generic_func1AsyncFuture is the state machine of generic_func1: see generic_func1Async.
 type generic_func1AsyncFuture[T any] struct {
@@ -1385,6 +1470,7 @@ type generic_func1AsyncFuture[T any] struct {
 	g     *future.Future[int]
 	out   *[]T
 	v     *T
+	n     int
 }
 
 // generic_func1Async returns generic_func1 as a future: polling it runs generic_func1 up to its next
@@ -1398,29 +1484,30 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:122
+//line lit.go:126
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1409
+//line lit_async.go:1495
 		case 1:
-//line lit.go:122
-			n, ready := f.aw1.Poll(cx)
+//line lit.go:126
+			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:123
-			for range n {
+			f.n = v2
+//line lit.go:127
+			for range f.n {
 				(*f.out) = append((*f.out), (*f.v))
 			}
-//line lit.go:126
+//line lit.go:130
 			f.state = -1
-			return n, true
-//line lit_async.go:1424
+			return f.n, true
+//line lit_async.go:1511
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1442,7 +1529,7 @@ func (f *generic_func1AsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:1446
+//line lit_async.go:1533
 
 // counter_add_func1AsyncFuture is the state machine of counter_add_func1: see counter_add_func1Async.
 type counter_add_func1AsyncFuture struct {
@@ -1463,27 +1550,27 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:142
+//line lit.go:146
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1474
+//line lit_async.go:1561
 		case 1:
-//line lit.go:142
+//line lit.go:146
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:142
+//line lit.go:146
 			(*f.c).n += tmp
-//line lit.go:143
+//line lit.go:147
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1487
+//line lit_async.go:1574
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1505,7 +1592,7 @@ func (f *counter_add_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1509
+//line lit_async.go:1596
 
 // pool_func1AsyncFuture is the state machine of pool_func1: see pool_func1Async.
 type pool_func1AsyncFuture struct {
@@ -1528,46 +1615,46 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:161
+//line lit.go:165
 			f.sum = 0
-//line lit.go:162
+//line lit.go:166
 			f.state = 1
 			fallthrough
-//line lit_async.go:1537
+//line lit_async.go:1624
 		case 1:
-//line lit.go:162
+//line lit.go:166
 			if !((*f.next) < (*f.n)) {
 				f.state = 3
 				continue poll
 			}
-//line lit.go:163
+//line lit.go:167
 			f.sum += (*f.next)
-//line lit.go:164
+//line lit.go:168
 			(*f.next)++
-//line lit.go:165
+//line lit.go:169
 			f.aw1 = blitz.Yield()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:1555
+//line lit_async.go:1642
 		case 2:
-//line lit.go:165
+//line lit.go:169
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:166
+//line lit.go:170
 			f.state = 1
 			continue poll
-//line lit_async.go:1566
+//line lit_async.go:1653
 		case 3:
-//line lit.go:167
+//line lit.go:171
 			f.state = -1
 			return f.sum, true
-//line lit_async.go:1571
+//line lit_async.go:1658
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1589,7 +1676,7 @@ func (f *pool_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1593
+//line lit_async.go:1680
 
 // spawner_func1AsyncFuture is the state machine of spawner_func1: see spawner_func1Async.
 type spawner_func1AsyncFuture struct {
@@ -1598,6 +1685,7 @@ type spawner_func1AsyncFuture struct {
 	g              *future.Future[int]
 	total          *int
 	blitzgenSel1   future.Selecting
+	h              blitz.JoinHandle[int]
 	blitzgenSel1c0 *future.SelectCase[future.Result[int]]
 }
 
@@ -1613,47 +1701,47 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:189
+//line lit.go:193
 			f.blitzgenSel1 = future.Selecting{}
-//line lit.go:190
-			h := blitz.Spawn(cx, spawner_func1_func1Async(
+//line lit.go:194
+			f.h = blitz.Spawn(cx, spawner_func1_func1Async(
 
 				&f.g))
-//line lit.go:193
-			f.blitzgenSel1c0 = future.AddCase(&f.blitzgenSel1, 0, &h, true)
-//line lit.go:193
+//line lit.go:197
+			f.blitzgenSel1c0 = future.AddCase(&f.blitzgenSel1, 0, &f.h, true)
+//line lit.go:197
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 1
 			fallthrough
-//line lit_async.go:1629
+//line lit_async.go:1717
 		case 1:
-//line lit.go:193
+//line lit.go:197
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:193
+//line lit.go:197
 			switch f.blitzgenSel1.Winner() {
 			default:
 				f.state = 2
 			}
 			continue poll
-//line lit_async.go:1643
+//line lit_async.go:1731
 		case 2:
-//line lit.go:194
+//line lit.go:198
 			v := f.blitzgenSel1c0.Value()
-//line lit.go:195
+//line lit.go:199
 			(*f.total) = v.Value
-//line lit.go:196
+//line lit.go:200
 			f.state = 3
 			fallthrough
-//line lit_async.go:1652
+//line lit_async.go:1740
 		case 3:
-//line lit.go:197
+//line lit.go:201
 			f.state = -1
 			return (*f.total) + 1, true
-//line lit_async.go:1657
+//line lit_async.go:1745
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1675,7 +1763,7 @@ func (f *spawner_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1679
+//line lit_async.go:1767
 
 // valueRecv_plus_func1AsyncFuture is the state machine of valueRecv_plus_func1: see valueRecv_plus_func1Async.
 type valueRecv_plus_func1AsyncFuture struct {
@@ -1696,25 +1784,25 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:211
+//line lit.go:215
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1707
+//line lit_async.go:1795
 		case 1:
-//line lit.go:211
+//line lit.go:215
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:211
+//line lit.go:215
 			f.state = -1
 			return (*f.v).base + tmp, true
-//line lit_async.go:1718
+//line lit_async.go:1806
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1736,7 +1824,7 @@ func (f *valueRecv_plus_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1740
+//line lit_async.go:1828
 
 // nested_func1_func1AsyncFuture is the state machine of nested_func1_func1: see nested_func1_func1Async.
 type nested_func1_func1AsyncFuture struct {
@@ -1745,6 +1833,7 @@ type nested_func1_func1AsyncFuture struct {
 	g     **future.Future[int]
 	a     **int
 	b     *int
+	v     int
 }
 
 // nested_func1_func1Async returns nested_func1_func1 as a future: polling it runs nested_func1_func1 up to its next
@@ -1758,27 +1847,28 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:88
+//line lit.go:92
 			f.aw1 = (*(*f.g))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1769
+//line lit_async.go:1858
 		case 1:
-//line lit.go:88
-			v, ready := f.aw1.Poll(cx)
+//line lit.go:92
+			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:89
+			f.v = v2
+//line lit.go:93
 			(*(*f.a)) += 100
-//line lit.go:90
+//line lit.go:94
 			f.state = -1
-			return (*(*f.a)) + (*f.b) + v, true
-//line lit_async.go:1782
+			return (*(*f.a)) + (*f.b) + f.v, true
+//line lit_async.go:1872
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1800,7 +1890,7 @@ func (f *nested_func1_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1804
+//line lit_async.go:1894
 
 // spawner_func1_func1AsyncFuture is the state machine of spawner_func1_func1: see spawner_func1_func1Async.
 type spawner_func1_func1AsyncFuture struct {
@@ -1820,25 +1910,25 @@ func (f *spawner_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:191
+//line lit.go:195
 			f.aw1 = (*(*f.g))
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1831
+//line lit_async.go:1921
 		case 1:
-//line lit.go:191
+//line lit.go:195
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:191
+//line lit.go:195
 			f.state = -1
 			return tmp * 2, true
-//line lit_async.go:1842
+//line lit_async.go:1932
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

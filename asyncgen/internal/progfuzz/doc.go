@@ -10,7 +10,11 @@
 // break and continue, early returns, panics, defer (of calls whose
 // arguments are evaluated at the statement, of value and interface methods,
 // of literals with or without arguments, of calls that may panic), closures
-// called at once or later (capturing each iteration's variables), pointers,
+// called at once or later (capturing each iteration's variables), async
+// function literals (future.Async, AsyncFallible, AsyncDo) awaited where
+// they are made, whose bodies await, loop, defer, panic and read and write
+// the variables and local constants they capture (the reference calls the
+// literal there), pointers,
 // a struct with a pointer method, slices of arrays, maps, buffered
 // channels, block statements, shadowed names (names the generated code uses
 // among them), named results, methods, generic functions, methods of a

@@ -272,10 +272,15 @@ type gen struct {
 	targets []*target
 	loops   int // loops around the current statement
 	inLit   bool
-	budget  int // statements left to write
-	depth   int // nesting of blocks
-	ids     int // statement counter, for distinct log lines and names
-	awaits  int
+	// inAsyncLit says the statement is in an async function literal
+	// (future.Async and kin): it may await, but not return from or jump
+	// out of the function.
+	inAsyncLit bool
+	budget     int // statements left to write
+	depth      int // nesting of blocks
+	ids        int // statement counter, for distinct log lines and names
+	asyncLits  int // async function literals written
+	awaits     int
 	// wild, when set, makes the program hold one construct the
 	// generator rejects, at line wildLine of the source.
 	wild     bool
@@ -411,7 +416,7 @@ func (g *gen) newName(k kind) string {
 	pool := pools[k]
 	for range 3 {
 		name := pool[g.rng.IntN(len(pool))]
-		if outsideLoops[name] && (g.loops > 0 || g.inLit) {
+		if outsideLoops[name] && (g.loops > 0 || g.inLit || g.inAsyncLit) {
 			continue
 		}
 		if !g.inScope(name) {
@@ -754,7 +759,7 @@ func (g *gen) ret() bool {
 // stmt writes one statement and reports whether it does not fall through.
 func (g *gen) stmt() bool {
 	g.budget--
-	if g.wild && g.wildLine == 0 && !g.inLit && g.chance(0.15) {
+	if g.wild && g.wildLine == 0 && !g.inLit && !g.inAsyncLit && g.chance(0.15) {
 		g.wildStmt()
 		return false
 	}
@@ -788,7 +793,7 @@ func (g *gen) stmt() bool {
 			if g.jump(false) {
 				return false
 			}
-		case c == 14 && !g.inLit && g.depth > 0:
+		case c == 14 && !g.inLit && !g.inAsyncLit && g.depth > 0:
 			if g.chance(0.5) {
 				g.emit("if %s {", g.cond())
 				g.indent++
@@ -802,7 +807,11 @@ func (g *gen) stmt() bool {
 			}
 			continue
 		case c == 15 && !g.inLit && !deep:
-			g.closure()
+			if AsyncLiterals && !g.inAsyncLit && !g.inLib && g.receiver != "*Box[N]" && g.receiver != "Box[N]" && g.chance(0.4) {
+				g.asyncLit()
+			} else {
+				g.closure()
+			}
 		case c == 16:
 			g.otherAssign()
 		case c == 17 && g.depth > 0:
@@ -836,7 +845,7 @@ func (g *gen) stmt() bool {
 			g.mapStmt()
 		case c >= 30 && g.pkgs:
 			g.pkgStmt()
-		case c == 23 && !g.inLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
+		case c == 23 && !g.inLit && !g.inAsyncLit && g.loops == 0 && g.depth > 0 && ShadowFuture && g.chance(0.3):
 			// A variable named future ends its block (no await may
 			// follow it in its scope), with a return that the generated
 			// code writes with the package's name. Or one named as an
@@ -1584,6 +1593,61 @@ func (g *gen) closure() {
 	v := g.declare(name, kFunc)
 	v.loops = saveLoops
 	g.note(v)
+}
+
+// AsyncLiterals makes the programs hold async function literals
+// (future.Async, AsyncFallible, AsyncDo), each awaited where it is made;
+// the reference calls the literal there.
+var AsyncLiterals = true
+
+// asyncLit writes an async function literal, awaited where it is made: a
+// body that may await, declare, loop, defer and panic, and that reads and
+// writes the variables it captures.
+func (g *gen) asyncLit() {
+	saveT, saveLoops, saveDepth, saveBudget := g.targets, g.loops, g.depth, g.budget
+	g.targets, g.loops, g.inAsyncLit, g.budget = nil, 0, true, min(g.budget, 2+g.rng.IntN(5))
+	defer func() {
+		g.targets, g.loops, g.depth, g.inAsyncLit = saveT, saveLoops, saveDepth, false
+		g.budget = saveBudget - 2
+	}()
+	g.asyncLits++
+	id := g.id()
+	var v, errName string
+	switch g.rng.IntN(3) {
+	case 0:
+		v = g.newName(kInt)
+		g.emit("%s := future.Await(future.Async(func() int {", v)
+	case 1:
+		g.emit("future.Await(future.AsyncDo(func() {")
+	default:
+		v, errName = g.newName(kInt), fmt.Sprintf("err%d", id)
+		g.emit("%s, %s := future.Try(future.AsyncFallible(func() (int, error) {", v, errName)
+	}
+	g.indent++
+	g.push(true)
+	g.emit("e.Note(\"s%d async literal %%d\", %s)", id, g.intExpr(2))
+	g.block()
+	switch {
+	case errName != "" && g.chance(0.4):
+		g.emit("return future.Try(e.Fallible(%s))", g.intExpr(1))
+	case errName != "":
+		g.emit("if %s {", g.cond())
+		g.emit("\treturn %s, ErrOdd", g.intExpr(1))
+		g.emit("}")
+		g.emit("return %s, nil", g.intExpr(2))
+	case v != "":
+		g.emit("return %s", g.intExpr(2))
+	}
+	g.pop()
+	g.indent--
+	g.emit("}))")
+	g.targets, g.loops, g.inAsyncLit = saveT, saveLoops, false
+	if v != "" {
+		g.note(g.declare(v, kInt))
+	}
+	if errName != "" {
+		g.emit("e.Note(\"s%d err=%%v\", %s)", g.id(), errName)
+	}
 }
 
 // ptrOrGen declares or assigns a pointer, or a variable of the type

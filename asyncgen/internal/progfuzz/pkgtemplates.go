@@ -393,6 +393,10 @@ func refOf(src string, names ...string) string {
 		src = regexp.MustCompile(`(?m)^(func (?:\([^)]*\) )?)`+name+`([(\[])`).ReplaceAllString(src, "${1}"+name+"Ref$2")
 	}
 	src = asyncCall.ReplaceAllString(src, "(${1}${2}Ref${3}(")
+	// An async literal, awaited where it is made, is called there.
+	src = strings.ReplaceAll(src, "future.Await(future.Async(", "callRef((")
+	src = strings.ReplaceAll(src, "future.Await(future.AsyncDo(", "callDoRef((")
+	src = strings.ReplaceAll(src, "future.Try(future.AsyncFallible(", "callTryRef((")
 	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
 	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
 	src = strings.ReplaceAll(src, "//blitz:async\n", "")

@@ -64,6 +64,16 @@ func TestFuzzPrograms(t *testing.T) {
 		seed := *flagSeed + uint64(i)
 		progs = append(progs, program{Generate(fmt.Sprintf("p%d", seed), seed), fmt.Sprintf("seed %d", seed)})
 	}
+	literals := 0
+	for _, p := range progs {
+		if strings.Contains(p.Source, "future.Async") {
+			literals++
+		}
+	}
+	t.Logf("programs with async function literals: %d of %d", literals, len(progs))
+	if n >= 30 && AsyncLiterals && literals == 0 {
+		t.Errorf("%d programs and none with an async function literal", n)
+	}
 	openDefers, sliceDefers = 0, 0
 	for len(progs) > 0 {
 		k := min(batch, len(progs))

@@ -221,6 +221,12 @@ var refCancelAt, refAwaits int
 
 var errRefCancelled = errors.New("reference cancelled")
 
+// callRef, callDoRef and callTryRef are an async function literal awaited
+// where it is made, in the reference programs: a call of the literal.
+func callRef[T any](fn func() T) T               { return fn() }
+func callDoRef(fn func())                        { fn() }
+func callTryRef[T any](fn func() (T, error)) (T, error) { return fn() }
+
 // tryRef is future.Try in the reference programs.
 func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
 	r := awaitRef(f)
