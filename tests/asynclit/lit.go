@@ -194,6 +194,7 @@ func spawner(g future.Future[int]) (total int) {
 		h := blitz.Spawn(future.Cx(), future.Async(func() int {
 			return future.Await(g) * 2
 		}))
+		//lint:ignore S1000 a select over futures, of one case on purpose
 		select {
 		case v := <-future.On(&h):
 			total = v.Value

@@ -870,7 +870,7 @@ func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f := spawner_func1Async(
 
 				&f2.g, &f2.total)
-//line lit.go:203
+//line lit.go:204
 			f2.aw1 = f
 			if f2.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -879,13 +879,13 @@ func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:881
 		case 1:
-//line lit.go:203
+//line lit.go:204
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f2.aw1 = nil
-//line lit.go:203
+//line lit.go:204
 			f2.total = tmp + f2.total
 			f2.state = -1
 			return f2.total, true
@@ -935,9 +935,9 @@ func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:214
-			f.v.base++
 //line lit.go:215
+			f.v.base++
+//line lit.go:216
 			f.aw1 = valueRecv_plus_func1Async(&f.v, &f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -946,7 +946,7 @@ func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			fallthrough
 //line lit_async.go:948
 		case 1:
-//line lit.go:215
+//line lit.go:216
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
@@ -1707,21 +1707,21 @@ poll:
 			f.h = blitz.Spawn(cx, spawner_func1_func1Async(
 
 				&f.g))
-//line lit.go:197
+//line lit.go:198
 			f.blitzgenSel1c0 = future.AddCase(&f.blitzgenSel1, 0, &f.h, true)
-//line lit.go:197
+//line lit.go:198
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 1
 			fallthrough
 //line lit_async.go:1717
 		case 1:
-//line lit.go:197
+//line lit.go:198
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:197
+//line lit.go:198
 			switch f.blitzgenSel1.Winner() {
 			default:
 				f.state = 2
@@ -1729,16 +1729,16 @@ poll:
 			continue poll
 //line lit_async.go:1731
 		case 2:
-//line lit.go:198
-			v := f.blitzgenSel1c0.Value()
 //line lit.go:199
-			(*f.total) = v.Value
+			v := f.blitzgenSel1c0.Value()
 //line lit.go:200
+			(*f.total) = v.Value
+//line lit.go:201
 			f.state = 3
 			fallthrough
 //line lit_async.go:1740
 		case 3:
-//line lit.go:201
+//line lit.go:202
 			f.state = -1
 			return (*f.total) + 1, true
 //line lit_async.go:1745
@@ -1784,7 +1784,7 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 	for {
 		switch f.state {
 		case 0:
-//line lit.go:215
+//line lit.go:216
 			f.aw1 = (*f.g)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
@@ -1793,13 +1793,13 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 			fallthrough
 //line lit_async.go:1795
 		case 1:
-//line lit.go:215
+//line lit.go:216
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
 				return
 			}
 			f.aw1 = nil
-//line lit.go:215
+//line lit.go:216
 			f.state = -1
 			return (*f.v).base + tmp, true
 //line lit_async.go:1806

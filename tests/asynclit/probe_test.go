@@ -24,8 +24,6 @@ type probe struct {
 
 func newProbe(v int) *probe { return &probe{v: v} }
 
-func readyProbe(v int) *probe { return &probe{v: v, ready: true} }
-
 func (p *probe) Poll(cx *future.Context) (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
