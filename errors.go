@@ -61,8 +61,8 @@ var (
 	// ErrNoSignals is the error of Signals and Signal given no signal.
 	ErrNoSignals = errors.New("blitz: no signals to listen for")
 	// ErrSignalStreamClosed is wrapped by the error of a receive from a
-	// closed SignalStream (and of a one-shot SignalFuture whose runtime
-	// shut down).
+	// closed SignalStream (and of a one-shot SignalFuture whose runtime, the
+	// first that polled it, shut down).
 	ErrSignalStreamClosed = errors.New("blitz: signal stream closed")
 	// ErrShuttingDown is wrapped by the error of Coordinator.Guard after
 	// the coordinator was triggered: no new work is admitted.

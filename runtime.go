@@ -271,8 +271,8 @@ func (rt *Runtime) Stats() Stats {
 // spawns, workers exit after their current poll, every task left is
 // cancelled and its JoinHandle reports ErrShutdown, every BlockOn returns
 // ErrShutdown, and every goroutine the runtime started has returned when it
-// returns nil. By then every SignalStream and one-shot signal future of the
-// runtime is closed, new sockets and processes are refused with
+// returns nil. By then every SignalStream and one-shot signal future that
+// the runtime polled (that it is bound to) is closed, new sockets and processes are refused with
 // ErrShutdown, and the operations of the runtime's sockets fail with an
 // error matching ErrClosed (and net.ErrClosed) and ErrShutdown; closing
 // them still releases them. If ctx ends first it returns an error wrapping
