@@ -5,7 +5,7 @@ import "github.com/blitz-go/blitz/future"
 // From seed 40: an async literal using the enclosing function's local constants (iota group named tmp, new): undefined in the hoisted function
 
 //blitz:async
-func p40[N ~int](e *Env, n N) (int, error) {
+func asynclitlocalconst[N ~int](e *Env, n N) (int, error) {
 	y := future.Await(e.Val((int(n) + int(n)) % 97))
 	e.Note("s1 y=%d", y)
 	const (

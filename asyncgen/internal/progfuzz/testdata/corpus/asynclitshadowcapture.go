@@ -5,7 +5,7 @@ import "github.com/blitz-go/blitz/future"
 // From seed 135: an async literal declaring arr := [...]{... arr[1] ...}, shadowing the captured arr: no new variables on left side of :=
 
 //blitz:async
-func p135[N ~int](e *Env, n N) (res int, rerr error) {
+func asynclitshadowcapture[N ~int](e *Env, n N) (res int, rerr error) {
 	tmp := future.Await(e.Val((res) % 7))
 	e.Note("s1 tmp=%d", tmp)
 	arr := [3]int{((res + 8) % 97) % 97, (6) % 7, ((2) % 6) % 97}

@@ -5,7 +5,7 @@ import "github.com/blitz-go/blitz/future"
 // From seed 106: future.Try assigned to captured variables in an async literal ((*x2), (*err) = ...): refused
 
 //blitz:async
-func p106[N ~int](e *Env, n N) int {
+func asynclittrycapture[N ~int](e *Env, n N) int {
 	x2 := future.Await(e.Val((int(n)) % 97))
 	e.Note("s1 x2=%d", x2)
 	x2 = future.Await(e.Val((int(n)) % 7))
