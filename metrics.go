@@ -37,8 +37,10 @@ type Metrics struct {
 	AcceptsSkipped uint64
 	// Timers are the timer wheels' figures.
 	Timers TimerMetrics
-	// Uptime is the time since New.
-	Uptime time.Duration
+	// Start is when New ran (wall clock), and Uptime the time since, read
+	// after the workers' figures.
+	Start  time.Time
+	Uptime time.Duration `json:"UptimeNs"`
 	// PollDurations is the histogram of every worker's poll durations,
 	// SlowPolls the count of polls of Config.SlowPoll or longer, and
 	// LatestSlowPolls the latest of them (up to 16) with their task's id
@@ -71,10 +73,13 @@ type WorkerMetrics struct {
 	// GlobalBatches counts its batch pops from the global queue.
 	GlobalBatches uint64
 	// Parks counts the times it parked; ParkedTime is the time it spent
-	// parked, and BusyTime the rest of the runtime's life (running tasks,
-	// its drivers, looking for work).
-	Parks                uint64
-	ParkedTime, BusyTime time.Duration
+	// parked, the park in progress included, and BusyTime the rest of the
+	// runtime's life (running tasks, its drivers, looking for work), as of
+	// the moment Metrics read them: both only grow from one call to the
+	// next, and an idle worker's BusyTime stays still.
+	Parks      uint64
+	ParkedTime time.Duration `json:"ParkedTimeNs"`
+	BusyTime   time.Duration `json:"BusyTimeNs"`
 	// SlowPolls counts its polls of Config.SlowPoll or longer, and
 	// PollDurations is the histogram of its polls' durations; both need
 	// Config.PollTiming.
@@ -176,6 +181,7 @@ func (rt *Runtime) Metrics() Metrics {
 		Tasks:       TaskMetrics{Spawned: s.Spawned, Live: s.Live, Panicked: s.Panicked, Cancelled: s.Cancelled},
 		GlobalQueue: s.GlobalQueue,
 		Timers:      TimerMetrics{Live: rt.timers.Pending()},
+		Start:       s.Start,
 		Uptime:      s.Uptime,
 
 		PollDurations: s.PollDurations, SlowPolls: s.SlowPolls, LatestSlowPolls: s.LatestSlowPolls,
@@ -187,7 +193,7 @@ func (rt *Runtime) Metrics() Metrics {
 			Polls: w.Polled, Spawned: w.Spawned, Completed: w.Completed,
 			Steals: w.Steals, Stolen: w.Stolen, LIFOHits: w.LIFOHits,
 			GlobalBatches: w.GlobalBatches, Parks: w.Parked, LocalQueue: w.LocalQueue,
-			ParkedTime: w.ParkedTime, BusyTime: max(s.Uptime-w.ParkedTime, 0),
+			ParkedTime: w.ParkedTime, BusyTime: w.BusyTime,
 			SlowPolls: w.SlowPolls, PollDurations: w.PollDurations,
 		}
 	}

@@ -96,7 +96,7 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 	if m.PollDurations.Counts != nil {
 		p.counter("blitz_slow_polls_total", "Polls of Config.SlowPoll or longer.", m.SlowPolls)
 	}
-	p.gauge("blitz_uptime_seconds", "Time since the runtime started.", m.Uptime.Seconds())
+	p.gauge("blitz_start_time_seconds", "When the runtime started, in seconds since the Unix epoch.", float64(m.Start.UnixNano())/1e9)
 	if p.err != nil {
 		return p.err
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"regexp"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -230,4 +231,34 @@ func TestConsoleInBrowser(t *testing.T) {
 	assert.Equal(t, "idle", cells[2], "state column")
 	assert.True(t, strings.HasPrefix(cells[6], "Sleep"), "the page did not update the task's wait: %q", cells[6])
 	assert.Contains(t, dom, "live tasks")
+	// The runtime is idle but for the probe's sleep: every worker's busy
+	// share, from the growth of its busy and parked times between two
+	// states, is small (it showed 100 % when the park in progress was not
+	// counted).
+	workers := workerRows(dom)
+	require.NotEmpty(t, workers, "no worker rows in the page:\n%s", dom)
+	for _, w := range workers {
+		busy, err := strconv.Atoi(strings.TrimSuffix(w[1], "%"))
+		require.NoError(t, err, "busy cell %q of worker %s", w[1], w[0])
+		assert.Less(t, busy, 50, "an idle worker %s shows %d%% busy", w[0], busy)
+	}
+}
+
+// workerRows returns the cells of the rows of the page's workers table.
+func workerRows(dom string) [][]string {
+	table := regexp.MustCompile(`(?s)<table id="workers">(.*?)</table>`).FindStringSubmatch(dom)
+	if table == nil {
+		return nil
+	}
+	var rows [][]string
+	for _, row := range regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(table[1], -1) {
+		var cells []string
+		for _, c := range regexp.MustCompile(`(?s)<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row[1], -1) {
+			cells = append(cells, c[1])
+		}
+		if len(cells) > 1 {
+			rows = append(rows, cells)
+		}
+	}
+	return rows
 }

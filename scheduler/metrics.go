@@ -37,12 +37,12 @@ var histogramBounds = func() []time.Duration {
 // Histogram counts durations in buckets of exponentially growing width.
 type Histogram struct {
 	// Bounds are the buckets' upper bounds (inclusive), increasing.
-	Bounds []time.Duration
+	Bounds []time.Duration `json:"BoundsNs"`
 	// Counts has one count per bound, and a last one for the durations
 	// above the last bound.
 	Counts []uint64
 	// Sum is the total of the durations counted.
-	Sum time.Duration
+	Sum time.Duration `json:"SumNs"`
 }
 
 // Count returns the number of durations counted.
@@ -126,7 +126,7 @@ type SlowPoll struct {
 	Task uint64
 	Name string
 	// Duration is the poll's; At is when it ended.
-	Duration time.Duration
+	Duration time.Duration `json:"DurationNs"`
 	At       time.Time
 }
 

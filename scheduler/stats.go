@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -13,8 +14,6 @@ type counters struct {
 	steals, stolen, lifoHits   uint64
 	globalBatches, parked      uint64
 	slowPolls                  uint64
-	// parkedNs is the time spent parked.
-	parkedNs int64
 }
 
 // publishedCounters is the copy of counters that Stats reads. Stored only by
@@ -24,8 +23,63 @@ type publishedCounters struct {
 	steals, stolen, lifoHits   atomic.Uint64
 	globalBatches, parked      atomic.Uint64
 	slowPolls                  atomic.Uint64
-	parkedNs                   atomic.Int64
 	pollHist, schedHist        histoCounters
+}
+
+// parkClock is a worker's parked time, kept for Stats to read at any
+// moment, the park in progress included, so that the parked and busy times
+// it reports only grow. The worker's goroutine writes it under a sequence
+// lock: it makes seq odd, reads the clock and changes the fields, makes seq
+// even. A reader (parked) reads seq, the fields and the clock, then seq
+// again, and retries until both reads give the same even value: its clock
+// reading is then a moment at which the fields were true. The worker reads
+// the clock only while seq is odd, so a park that begins after a reader's
+// second seq read begins after its clock reading too.
+type parkClock struct {
+	seq atomic.Uint64
+	// done is the time, in nanoseconds, of the parks that ended.
+	done atomic.Int64
+	// since is when the park in progress began, in nanoseconds since the
+	// scheduler's epoch; -1 when the worker is not parked.
+	since atomic.Int64
+}
+
+// begin records, on the worker's goroutine, that a park begins now.
+func (c *parkClock) begin(s *Scheduler) {
+	c.seq.Add(1)
+	c.since.Store(s.now())
+	c.seq.Add(1)
+}
+
+// end records, on the worker's goroutine, that the park in progress ends
+// now.
+func (c *parkClock) end(s *Scheduler) {
+	c.seq.Add(1)
+	c.done.Add(s.now() - c.since.Load())
+	c.since.Store(-1)
+	c.seq.Add(1)
+}
+
+// parked returns the time parked so far, the park in progress included,
+// and the moment (nanoseconds since the epoch) at which it was so. Any
+// goroutine may call it.
+func (c *parkClock) parked(s *Scheduler) (parked, at int64) {
+	for {
+		s1 := c.seq.Load()
+		if s1&1 != 0 {
+			runtime.Gosched() // the worker is between its two stores
+			continue
+		}
+		done, since := c.done.Load(), c.since.Load()
+		at = s.now()
+		if c.seq.Load() != s1 {
+			continue
+		}
+		if since >= 0 {
+			done += at - since
+		}
+		return done, at
+	}
 }
 
 // publish copies the worker's counters for Stats.
@@ -40,7 +94,6 @@ func (w *worker) publish() {
 	p.globalBatches.Store(c.globalBatches)
 	p.parked.Store(c.parked)
 	p.slowPolls.Store(c.slowPolls)
-	p.parkedNs.Store(c.parkedNs)
 	if w.s.cfg.PollTiming {
 		p.pollHist.store(&w.pollHist)
 		p.schedHist.store(&w.schedHist)
@@ -70,9 +123,11 @@ type WorkerStats struct {
 	// LocalQueue is the local queue's length when Stats read it.
 	LocalQueue int
 	// ParkedTime is the time the worker spent parked (asleep, or waiting
-	// in its driver with nothing to run); the rest of Stats.Uptime it was
-	// busy: running tasks, its driver, looking for work.
-	ParkedTime time.Duration
+	// in its driver with nothing to run), the park in progress included;
+	// BusyTime is the rest of the time since New, as of the same moment:
+	// running tasks, its driver, looking for work. Both only grow, and
+	// they sum to the time since New at the moment Stats read them.
+	ParkedTime, BusyTime time.Duration
 	// SlowPolls counts its polls that took Config.SlowPoll or longer, and
 	// PollDurations is the histogram of its polls' durations; both need
 	// Config.PollTiming (PollDurations is empty without it).
@@ -103,7 +158,9 @@ type Stats struct {
 	GlobalQueue int
 	// PerWorker holds each worker's counters, by worker index.
 	PerWorker []WorkerStats
-	// Uptime is the time since New.
+	// Start is when New ran; Uptime is the time since, read after the
+	// workers' figures.
+	Start  time.Time
 	Uptime time.Duration
 	// PollDurations is the histogram of every worker's poll durations and
 	// SlowPolls the count of slow polls, with Config.PollTiming;
@@ -128,7 +185,7 @@ func (s *Scheduler) Stats() Stats {
 		Cancelled:   s.cancelled.Load(),
 		GlobalQueue: s.global.Len(),
 		PerWorker:   make([]WorkerStats, len(s.workers)),
-		Uptime:      time.Since(s.epoch),
+		Start:       s.epoch,
 	}
 	for i, w := range s.workers {
 		p := &w.pub
@@ -142,9 +199,10 @@ func (s *Scheduler) Stats() Stats {
 			GlobalBatches: p.globalBatches.Load(),
 			Parked:        p.parked.Load(),
 			LocalQueue:    w.stealer.Len(),
-			ParkedTime:    time.Duration(p.parkedNs.Load()),
 			SlowPolls:     p.slowPolls.Load(),
 		}
+		parked, at := w.parks.parked(s)
+		ws.ParkedTime, ws.BusyTime = time.Duration(parked), time.Duration(at-parked)
 		if s.cfg.PollTiming {
 			ws.PollDurations.add(&p.pollHist)
 			st.PollDurations.add(&p.pollHist)
@@ -159,5 +217,6 @@ func (s *Scheduler) Stats() Stats {
 		st.Parked += ws.Parked
 	}
 	st.LatestSlowPolls = s.slow.snapshot()
+	st.Uptime = time.Since(s.epoch)
 	return st
 }

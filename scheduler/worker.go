@@ -100,12 +100,15 @@ type worker struct {
 	// ctr counts this worker's work; published to pub at each tick's end.
 	ctr counters
 	pub publishedCounters
-	_   pad
+	// parks is the worker's parked time, for Stats (see parkClock).
+	parks parkClock
+	_     pad
 }
 
 // newWorker builds worker id of s.
 func newWorker(s *Scheduler, id int) *worker {
 	w := &worker{id: id, s: s, interval: DefaultGlobalInterval}
+	w.parks.since.Store(-1) // not parked
 	w.local, w.stealer = wsqueue.New[header.Header]()
 	w.lifoCap = s.cfg.LIFO
 	w.pcg.Seed(rand.Uint64(), uint64(id))
@@ -398,9 +401,9 @@ func (w *worker) park() bool {
 	timeout := w.maintain()
 	w.ctr.parked++
 	w.publish()
-	slept := time.Now()
+	w.parks.begin(w.s)
 	r := w.sleep(timeout)
-	w.ctr.parkedNs += int64(time.Since(slept))
+	w.parks.end(w.s)
 	w.parking = false
 	switch r {
 	case idle.Notified:
