@@ -37,6 +37,11 @@ type Metrics struct {
 	AcceptsSkipped uint64
 	// Timers are the timer wheels' figures.
 	Timers TimerMetrics
+	// LongPolls are the polls in progress that have run past the
+	// threshold (Config.SlowPoll with Config.PollTiming, which also names
+	// their task; else a worker's tick of scheduler.LongTickThreshold),
+	// without their stacks (Dump shows those).
+	LongPolls []LongPoll
 	// Start is when New ran (wall clock), and Uptime the time since, read
 	// after the workers' figures.
 	Start  time.Time
@@ -57,6 +62,10 @@ type Metrics struct {
 // SlowPoll is a poll that took Config.SlowPoll or longer: its task's id
 // and name, its duration, and when it ended.
 type SlowPoll = scheduler.SlowPoll
+
+// LongPoll is a poll in progress that has run past the slow-poll threshold:
+// a task holding its worker without yielding (scheduler.LongPoll).
+type LongPoll = scheduler.LongPoll
 
 // WorkerMetrics are one worker's counters (published by the worker at the
 // end of each tick and before each park) and its queue.
@@ -182,6 +191,7 @@ func (rt *Runtime) Metrics() Metrics {
 		GlobalQueue: s.GlobalQueue,
 		Timers:      TimerMetrics{Live: rt.timers.Pending()},
 		Start:       s.Start,
+		LongPolls:   rt.sched.LongPolls(false),
 		Uptime:      s.Uptime,
 
 		PollDurations: s.PollDurations, SlowPolls: s.SlowPolls, LatestSlowPolls: s.LatestSlowPolls,

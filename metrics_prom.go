@@ -96,6 +96,12 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 	if m.PollDurations.Counts != nil {
 		p.counter("blitz_slow_polls_total", "Polls of Config.SlowPoll or longer.", m.SlowPolls)
 	}
+	var longest time.Duration
+	for _, lp := range m.LongPolls {
+		longest = max(longest, lp.For)
+	}
+	p.gauge("blitz_long_polls", "Polls in progress past the slow-poll threshold: tasks holding their worker without yielding.", float64(len(m.LongPolls)))
+	p.gauge("blitz_longest_poll_in_progress_seconds", "How long the longest of the long polls in progress has run (0 for none).", longest.Seconds())
 	p.gauge("blitz_start_time_seconds", "When the runtime started, in seconds since the Unix epoch.", float64(m.Start.UnixNano())/1e9)
 	if p.err != nil {
 		return p.err

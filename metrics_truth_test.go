@@ -166,3 +166,30 @@ func TestPrometheusCountersNeverDecrease(t *testing.T) {
 	t.Logf("%d scrapes, %d comparisons of monotone series", scrapes, checked)
 	require.Contains(t, prev, `blitz_worker_busy_seconds_total{worker="0"}`)
 }
+
+// TestLongPollInMetrics: a task that blocks in its poll shows in Metrics
+// and in the exposition while it blocks (it was seen only once its poll
+// ended), and no longer once it returns.
+func TestLongPollInMetrics(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 2, PollTiming: true, SlowPoll: 5 * time.Millisecond})
+	release := make(chan struct{})
+	h := blitz.SpawnOn(rt.Handle(), blitz.Named("blocker", future.PollFn(func(*future.Context) (int, bool) {
+		<-release
+		return 0, true
+	})))
+	var m blitz.Metrics
+	require.Eventually(t, func() bool {
+		m = rt.Metrics()
+		return len(m.LongPolls) == 1 && m.LongPolls[0].For >= 20*time.Millisecond
+	}, 10*time.Second, time.Millisecond)
+	assert.Equal(t, "blocker", m.LongPolls[0].Name)
+	var b bytes.Buffer
+	require.NoError(t, m.WritePrometheus(&b))
+	s := checkPrometheus(t, b.String())
+	assert.Equal(t, float64(1), s["blitz_long_polls"])
+	assert.GreaterOrEqual(t, s["blitz_longest_poll_in_progress_seconds"], 0.02)
+	close(release)
+	_, err := h.Wait(testCtx(t))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(rt.Metrics().LongPolls) == 0 }, 10*time.Second, time.Millisecond)
+}

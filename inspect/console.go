@@ -29,6 +29,9 @@ type taskRow struct {
 	Polls   uint64 `json:"polls"`
 	PollNs  int64  `json:"pollNs"`
 	Waiting string `json:"waiting,omitempty"`
+	// ForNs is how long an idle task has waited, or a running task's poll
+	// has run (blitz.TaskInfo.SinceLastPoll).
+	ForNs int64 `json:"forNs"`
 	// Dump is the task's entry in the task dump, shown when the task is
 	// selected.
 	Dump string `json:"dump"`

@@ -16,6 +16,7 @@ func taskRows(rt *blitz.Runtime) []taskRow {
 		rows[i] = taskRow{
 			ID: t.ID, Name: t.Name, State: t.State.String(),
 			AgeNs: t.Age.Nanoseconds(), Polls: uint64(t.Polls), PollNs: t.PollTime.Nanoseconds(),
+			ForNs: t.SinceLastPoll.Nanoseconds(),
 			Dump: stanza(t),
 		}
 		if t.Wait != 0 {
@@ -37,6 +38,13 @@ func stanza(t blitz.TaskInfo) string {
 		fmt.Fprintf(&b, ", polled for %v", t.PollTime)
 	}
 	b.WriteString("]\n")
+	if t.State == blitz.TaskRunning {
+		fmt.Fprintf(&b, "  running for %v", t.SinceLastPoll.Round(1e6))
+		if t.FirstPoll {
+			b.WriteString(", in its first poll")
+		}
+		b.WriteString("\n")
+	}
 	if t.Wait != 0 {
 		fmt.Fprintf(&b, "  waiting on %s for %v\n", t.Wait, t.SinceLastPoll.Round(1e6))
 	}

@@ -262,3 +262,32 @@ func workerRows(dom string) [][]string {
 	}
 	return rows
 }
+
+// TestConsoleShowsALongPollWhileItRuns: a task blocking in its first poll
+// is listed, as running, with how long it has run, and the page warns that
+// it has not yielded, while it still blocks.
+func TestConsoleShowsALongPollWhileItRuns(t *testing.T) {
+	chromium := findChromium(t)
+	rt, err := blitz.New(blitz.Config{Workers: 2, PollTiming: true, SlowPoll: 5 * time.Millisecond})
+	require.NoError(t, err)
+	release := make(chan struct{})
+	h := blitz.SpawnOn(rt.Handle(), blitz.Named("blocker", future.PollFn(func(*future.Context) (int, bool) {
+		<-release
+		return 0, true
+	})))
+	defer func() {
+		close(release)
+		_, _ = h.Wait(context.Background())
+		require.NoError(t, rt.Shutdown(context.Background()))
+	}()
+	require.Eventually(t, func() bool { return len(rt.Metrics().LongPolls) == 1 }, 10*time.Second, time.Millisecond)
+	srv := httptest.NewServer(http.StripPrefix("/console", inspect.Console(rt)))
+	defer srv.Close()
+	dom := dumpDOM(t, chromium, srv.URL+"/console/", 3*time.Second)
+	cells := rowOf(dom, "blocker")
+	require.NotNil(t, cells, "no row for the blocking task (in its first poll) in the page:\n%s", dom)
+	assert.Equal(t, "running", cells[2])
+	require.Len(t, cells, 8)
+	assert.NotEmpty(t, cells[7], "running for")
+	assert.Regexp(t, `worker \d: task \d+ "blocker" has not yielded for \S+`, dom)
+}

@@ -258,6 +258,9 @@ type JoinNextFuture[T any] = blitz.JoinNextFuture[T]
 // Deprecated: use blitz.JoinSet (github.com/blitz-go/blitz).
 type JoinSet[T any] = blitz.JoinSet[T]
 
+// Deprecated: use blitz.LongPoll (github.com/blitz-go/blitz).
+type LongPoll = blitz.LongPoll
+
 // Deprecated: use blitz.Metrics (github.com/blitz-go/blitz).
 type Metrics = blitz.Metrics
 

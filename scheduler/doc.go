@@ -362,9 +362,12 @@
 //
 // Tasks takes a snapshot of the live tasks that are linked into the
 // owned-task list (every task polled at least once and not finished),
-// holding each shard's mutex while it copies that shard's tasks; a task
-// queued since its spawn, or in its first poll, is only counted. Dump
-// writes the snapshot grouped as a goroutine dump groups identical stacks:
+// holding each shard's mutex while it copies that shard's tasks. With
+// Config.PollTiming it adds the tasks in their first poll, from the record
+// of the poll in progress that each worker keeps (see "Long polls"); a task
+// queued since its spawn, or (without PollTiming) in its first poll, is
+// only counted. Dump writes the snapshot grouped as a goroutine dump groups
+// identical stacks:
 //
 //	blitz tasks: 10003 live, 10000 listed (3 queued since their spawn or in their first poll)
 //
@@ -379,7 +382,7 @@
 //
 //	1 task: running, "spinner"
 //		id 3
-//		age 8s, polls 4
+//		age 8s, running for 2.1s, polls 4
 //
 // A group is the tasks with the same state, wait kind, name and spawn site;
 // the largest groups come first; a group of one shows its wait's object.
@@ -394,6 +397,27 @@
 // Ages and idle times are accurate to a worker's tick (at most
 // BudgetPerTick polls), exact with Config.PollTiming.
 //
+// # Long polls
+//
+// A task that does not yield holds its worker, and a slow poll is counted
+// only when it ends: the dump must see it while it runs. Each worker keeps
+// a record of its tick in progress (tickAt: when it began, -1 between
+// ticks, one atomic store at each end of a tick) and, with
+// Config.PollTiming, of its poll in progress (when it began, the task's id
+// and side record: three atomic stores around each timed poll, whose two
+// clock reads cost more). LongPolls reports each worker whose poll has run
+// Config.SlowPoll or longer (PollTiming), or whose tick has run
+// LongTickThreshold or longer (without it; the task is then not named).
+// Dump writes them first, with the stack of the worker's goroutine down to
+// the scheduler's frames, the line the task is on, read from a goroutine
+// profile in which each worker goroutine carries the pprof labels
+// blitz.worker and blitz.scheduler (a labelled poll carries the task's
+// instead, found by its id):
+//
+//	LONG POLL on worker 0: task 17 "handler" has run 2.1s in one poll without yielding (threshold 1ms)
+//		main.handle
+//			/src/app/main.go:42
+//
 // # Profiler labels and trace regions
 //
 // With Config.ProfileLabels, a worker sets the task's pprof labels on its
@@ -401,7 +425,8 @@
 // the name, and blitz.task.id), from a label set made at the task's first
 // labelled poll and kept in its side record, so that a CPU profile
 // attributes the poll's time to the task; between polls the worker's
-// goroutine has no labels. While the execution tracer runs
+// goroutine has its own labels (blitz.worker, blitz.scheduler), which a
+// CPU profile then shows for the scheduler's own work. While the execution tracer runs
 // (runtime/trace.IsEnabled), each task is a trace task named after the task
 // (or "blitz.task"), made at its first traced poll and ended at its
 // finish, and each poll a region "blitz.poll" in it; Config.NoTraceRegions

@@ -62,7 +62,8 @@ type TaskInfo struct {
 	// Polls counts the task's polls (modulo 2^32).
 	Polls uint32
 	// SinceLastPoll is the time since the task's last poll began: for an
-	// idle task, about how long it has waited.
+	// idle task, about how long it has waited; for a running one, how long
+	// its poll in progress has run.
 	SinceLastPoll time.Duration
 	// PollTime is the total duration of the task's polls, with
 	// Config.PollTiming; 0 without.
@@ -74,12 +75,18 @@ type TaskInfo struct {
 	// Site is the spawn site, "file:line", and Func the function there,
 	// with Config.SpawnSites; "" without.
 	Site, Func string
+	// FirstPoll says the task is in its first poll and was found on the
+	// worker polling it (Config.PollTiming): its Age and SinceLastPoll are
+	// the time since that poll began, and its parent and spawn site are
+	// not known.
+	FirstPoll bool
 }
 
 // Tasks returns a snapshot of the live tasks that have been polled at
-// least once, in no particular order, and the number of live tasks
-// (Stats().Live): the difference are tasks queued since their spawn and
-// not yet polled, or in their first poll. The ages and wait times are
+// least once, with Config.PollTiming also those in their first poll, in no
+// particular order, and the number of live tasks (Stats().Live): the
+// difference are tasks queued since their spawn and not yet polled, or
+// (without PollTiming) in their first poll. The ages and wait times are
 // accurate to a worker's tick (at most BudgetPerTick polls) unless
 // Config.PollTiming makes them exact. Any goroutine may call it; it holds
 // each owned shard's mutex while it copies that shard's tasks.
@@ -109,6 +116,7 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 	}
 	live = s.owned.live.Load()
 	now := s.now()
+	firstPolls := firstPolls(s, raws, func(r raw) uint64 { return r.id }, now)
 	nowMs := uint32(now / int64(time.Millisecond))
 	sites := make(map[[spawnPCs]uintptr][2]string)
 	tasks = make([]TaskInfo, len(raws))
@@ -145,7 +153,41 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 			}
 		}
 	}
-	return tasks, live
+	return append(tasks, firstPolls...), live
+}
+
+// firstPolls returns the tasks in their first poll on a worker, with
+// Config.PollTiming: the polls in progress whose task is not among the
+// listed ones (listed, read by id).
+func firstPolls[R any](s *Scheduler, listed []R, id func(R) uint64, now int64) []TaskInfo {
+	if !s.cfg.PollTiming {
+		return nil
+	}
+	var out []TaskInfo
+	var ids map[uint64]bool
+	for _, w := range s.workers {
+		at, tid, x, ok := w.pollInProgress()
+		if !ok {
+			continue
+		}
+		if ids == nil {
+			ids = make(map[uint64]bool, len(listed))
+			for _, r := range listed {
+				ids[id(r)] = true
+			}
+		}
+		if ids[tid] {
+			continue
+		}
+		ti := TaskInfo{ID: tid, State: TaskRunning, Polls: 1, FirstPoll: true}
+		ti.Age = time.Duration(max(now-at, 0))
+		ti.SinceLastPoll = ti.Age
+		if x != nil {
+			ti.Name = x.name
+		}
+		out = append(out, ti)
+	}
+	return out
 }
 
 // spawnSite returns the "file:line" and the function of the first frame of
@@ -205,6 +247,9 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 		fmt.Fprintf(bw, " (%d queued since their spawn or in their first poll)", n)
 	}
 	bw.WriteString("\n")
+	for _, lp := range s.LongPolls(true) {
+		s.dumpLongPoll(bw, &lp)
+	}
 	if grouped {
 		dumpGroups(bw, tasks)
 	} else {
@@ -227,10 +272,16 @@ func dumpTask(w *bufio.Writer, t *TaskInfo) {
 		fmt.Fprintf(w, " %q", t.Name)
 	}
 	fmt.Fprintf(w, ": %s", t.State)
-	if t.State == TaskIdle {
+	switch t.State {
+	case TaskIdle:
 		fmt.Fprintf(w, " %s", fmtDur(t.SinceLastPoll))
 		if t.Wait != 0 {
 			fmt.Fprintf(w, ", waiting on %s", t.Wait)
+		}
+	case TaskRunning:
+		fmt.Fprintf(w, " for %s", fmtDur(t.SinceLastPoll))
+		if t.FirstPoll {
+			w.WriteString(", in its first poll")
 		}
 	}
 	fmt.Fprintf(w, "\n\tage %s, polls %d", fmtDur(t.Age), t.Polls)
@@ -315,8 +366,12 @@ func dumpGroups(w *bufio.Writer, tasks []TaskInfo) {
 		}
 		w.WriteString("\n\tage ")
 		writeRange(w, g, func(t *TaskInfo) time.Duration { return t.Age })
-		if k.state == TaskIdle {
+		switch k.state {
+		case TaskIdle:
 			w.WriteString(", idle ")
+			writeRange(w, g, func(t *TaskInfo) time.Duration { return t.SinceLastPoll })
+		case TaskRunning:
+			w.WriteString(", running for ")
 			writeRange(w, g, func(t *TaskInfo) time.Duration { return t.SinceLastPoll })
 		}
 		lo, hi := first.Polls, first.Polls
@@ -363,4 +418,29 @@ func fmtDur(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// dumpLongPoll writes a long poll's stanza, before the tasks:
+//
+//	LONG POLL on worker 0: task 17 "handler" has run 2.1s in one poll
+//	without yielding (threshold 1ms)
+//		main.spin
+//			/src/app/main.go:42
+func (s *Scheduler) dumpLongPoll(w *bufio.Writer, lp *LongPoll) {
+	fmt.Fprintf(w, "\nLONG POLL on worker %d: ", lp.Worker)
+	if lp.Exact {
+		fmt.Fprintf(w, "task %d", lp.Task)
+		if lp.Name != "" {
+			fmt.Fprintf(w, " %q", lp.Name)
+		}
+		fmt.Fprintf(w, " has run %s in one poll without yielding (threshold %s)\n", fmtDur(lp.For), fmtDur(s.cfg.SlowPoll))
+	} else {
+		fmt.Fprintf(w, "a tick of polls has run %s without ending: a task has not yielded (threshold %s; it is one of the running tasks below, or one in its first poll; Config.PollTiming names it)\n",
+			fmtDur(lp.For), fmtDur(LongTickThreshold))
+	}
+	for _, l := range strings.Split(lp.Stack, "\n") {
+		if l != "" {
+			fmt.Fprintf(w, "\t%s\n", l)
+		}
+	}
 }

@@ -192,6 +192,11 @@ func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
 		w.setClock(start)
 		id, x = t.id, t.ext.Load()
 		w.noteDelay(x, start)
+		// The poll in progress, for LongPolls and Tasks: its start last,
+		// which tells this poll's record from the last one's.
+		w.pollID.Store(id)
+		w.pollExt.Store(x)
+		w.pollAt.Store(w.clock)
 	}
 	if cfg.ProfileLabels {
 		pprof.SetGoroutineLabels(t.labels())
@@ -216,9 +221,10 @@ func (w *worker) pollObserved(h *header.Header, t *taskBase) bool {
 		}
 	}
 	if cfg.ProfileLabels {
-		pprof.SetGoroutineLabels(context.Background())
+		pprof.SetGoroutineLabels(w.labels)
 	}
 	if cfg.PollTiming {
+		w.pollAt.Store(-1)
 		d := time.Since(start)
 		w.timedPoll(id, x, d)
 		if !done {

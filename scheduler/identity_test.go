@@ -172,6 +172,10 @@ func TestDumpListsTasks(t *testing.T) {
 	require.Contains(t, out, "spawned at ")
 	require.Contains(t, out, "identity_test.go:")
 	require.Contains(t, out, "(github.com/blitz-go/blitz/scheduler_test.TestDumpListsTasks)")
+	// The spinner's poll has run past SlowPoll: the dump names it, and the
+	// line its poll is on.
+	require.Regexp(t, `LONG POLL on worker \d: task \d+ "spinner" has run \S+ in one poll without yielding`, out)
+	require.Contains(t, out, "identity_test.go:148")
 
 	buf.Reset()
 	require.NoError(t, e.s.DumpEach(&buf))
@@ -179,7 +183,7 @@ func TestDumpListsTasks(t *testing.T) {
 	t.Logf("DumpEach:\n%s", each)
 	require.Equal(t, 3, strings.Count(each, "\"grouped\": idle "))
 	require.Contains(t, each, "waiting on TestGate 42")
-	require.Contains(t, each, "\"spinner\": running\n")
+	require.Contains(t, each, "\"spinner\": running for ")
 	require.Contains(t, each, "poll time ")
 
 	close(release)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"reflect"
 	"runtime"
+	"runtime/pprof"
 )
 
 // This file answers "is the calling goroutine a worker?", which the
@@ -27,7 +28,10 @@ import (
 // OnWorker looks for. It must stay a function of its own, never inlined.
 //
 //go:noinline
-func runWorker(w *worker) { w.run() }
+func runWorker(w *worker) {
+	pprof.SetGoroutineLabels(w.labels) // a goroutine profile names the worker
+	w.run()
+}
 
 // workerEntry is runWorker's entry PC. Immutable.
 var workerEntry = reflect.ValueOf(runWorker).Pointer()

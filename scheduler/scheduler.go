@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,9 @@ type Scheduler struct {
 	// closing is set once by Shutdown; workers leave their loops when they
 	// see it, and spawns after it are refused.
 	closing atomic.Bool
+	// label tells this scheduler's workers from another's in a goroutine
+	// profile (their blitz.scheduler pprof label). Immutable.
+	label string
 	// epoch is when New ran: the origin of the tasks' clock (now).
 	// Immutable.
 	epoch time.Time
@@ -78,7 +82,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scheduler{cfg: cfg, done: make(chan struct{}), epoch: time.Now()}
+	s := &Scheduler{cfg: cfg, done: make(chan struct{}), epoch: time.Now(), label: strconv.FormatUint(schedulers.Add(1), 10)}
 	s.idle = idle.New(cfg.Workers)
 	if b, ok := cfg.Driver.(Blocker); ok {
 		s.blocker = b
@@ -99,6 +103,9 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	return s, nil
 }
+
+// schedulers counts the schedulers made, for their labels.
+var schedulers atomic.Uint64
 
 // Workers returns the number of workers.
 func (s *Scheduler) Workers() int { return len(s.workers) }

@@ -1,9 +1,13 @@
 package scheduler
 
 import (
+	"context"
 	"math/rand/v2"
 	"runtime"
+	"runtime/pprof"
 	"runtime/trace"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
@@ -102,6 +106,22 @@ type worker struct {
 	pub publishedCounters
 	// parks is the worker's parked time, for Stats (see parkClock).
 	parks parkClock
+	// tickAt is when the tick in progress began (nanoseconds since the
+	// epoch), -1 between ticks: stored by the worker at each tick's start
+	// and end, loaded by LongPolls and Stats.
+	tickAt atomic.Int64
+	// pollAt, pollID and pollExt are the poll in progress, with
+	// Config.PollTiming: when it began (-1 between polls), its task's id
+	// and side record. Stored by the worker around each poll it times,
+	// loaded by LongPolls and Tasks (see pollInProgress).
+	pollAt  atomic.Int64
+	pollID  atomic.Uint64
+	pollExt atomic.Pointer[taskExt]
+	// labels are the worker goroutine's pprof labels (blitz.worker, its
+	// index, and blitz.scheduler), by which a goroutine profile finds its
+	// stack; a labelled poll (Config.ProfileLabels) restores them after
+	// the poll. Immutable.
+	labels context.Context
 	_     pad
 }
 
@@ -109,6 +129,9 @@ type worker struct {
 func newWorker(s *Scheduler, id int) *worker {
 	w := &worker{id: id, s: s, interval: DefaultGlobalInterval}
 	w.parks.since.Store(-1) // not parked
+	w.tickAt.Store(-1)
+	w.pollAt.Store(-1)
+	w.labels = pprof.WithLabels(context.Background(), pprof.Labels("blitz.worker", strconv.Itoa(id), "blitz.scheduler", s.label))
 	w.local, w.stealer = wsqueue.New[header.Header]()
 	w.lifoCap = s.cfg.LIFO
 	w.pcg.Seed(rand.Uint64(), uint64(id))
@@ -179,6 +202,7 @@ func (w *worker) maintain() time.Duration {
 func (w *worker) tick() int {
 	start := time.Now()
 	w.setClock(start)
+	w.tickAt.Store(w.clock) // tickAt: loaded by LongPolls
 	ran := 0
 	for ran < BudgetPerTick && !w.s.closing.Load() {
 		h := w.next()
@@ -198,6 +222,7 @@ func (w *worker) tick() int {
 	if ran > 0 {
 		w.adapt(ran, time.Since(start))
 	}
+	w.tickAt.Store(-1)
 	w.publish()
 	return ran
 }
