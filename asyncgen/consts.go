@@ -95,7 +95,7 @@ func (g *gen) hoistConsts() {
 // pkgNames returns the names declared at package level by the source
 // files (not by generated files, whose names this run makes again), with
 // those the file's async functions took so far, as a set for freshIn.
-func (g *gen) pkgNames() map[string]bool {
+func (g *fileGen) pkgNames() map[string]bool {
 	if g.pkgLevel == nil {
 		g.pkgLevel = map[string]bool{}
 		scope := g.pkg.Scope()

@@ -9,6 +9,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -328,6 +329,9 @@ func (g *emitter) emit() string {
 	if len(g.constDecls) > 0 {
 		fmt.Fprintf(&b, "\n%s\n\n// The local constants of %s.\n%s", linePlace, name, g.printConsts())
 	}
+	if len(g.sites) > 0 {
+		fmt.Fprintf(&b, "\n%s\n\n// %s are the awaits of %s, for task dumps.\nvar %s = [...]future.AwaitSite{\n%s}\n", linePlace, g.sitesName(), name, g.sitesName(), strings.Join(g.sites, ""))
+	}
 	fmt.Fprintf(&b, "\n%s\n\n// %s is the state machine of %s: see %s.\ntype %s%s struct {\n", linePlace, g.typeName, name, g.ctorName, g.typeName, g.tparams)
 	fmt.Fprintf(&b, "state int32 // the block Poll runs next; -1 once returned, -2 once cancelled\n")
 	if g.siteAt != nil {
@@ -503,7 +507,7 @@ func (g *emitter) emitItem(b *strings.Builder, blk *block, it any) {
 				lhs = g.value
 			}
 		}
-		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\nreturn\n}\n%s.%s = %s\n", lhs, g.ready, r, it.field, g.cx, g.ready, r, it.field, g.awZero[it.field])
+		fmt.Fprintf(b, "%s, %s := %s.%s.Poll(%s)\nif !%s {\n%s.Suspended(%s)\nreturn\n}\n%s.%s = %s\n", lhs, g.ready, r, it.field, g.cx, g.ready, g.cx, g.awaitSite(it.pos), r, it.field, g.awZero[it.field])
 		if it.lhs != nil && it.define && !direct {
 			if v, _ := g.info.Defs[it.lhs].(*types.Var); g.isCell(v) {
 				b.WriteString(g.newCell(v) + "\n")
@@ -707,4 +711,27 @@ func (g *emitter) nilAwait(b *strings.Builder, it awaitStart) {
 		b.WriteString("panic(future.ErrNilFuture)\n")
 	}
 	b.WriteString("}\n")
+}
+
+// sitesName is the package-level array of the function's await sites,
+// named after its state machine as its local constants are, and taken
+// among the package's names at its first use.
+func (g *emitter) sitesName() string {
+	if g.sitesVar == "" {
+		g.sitesVar = freshIn(g.pkgNames(), g.typeName+"_sites")
+	}
+	return g.sitesVar
+}
+
+// awaitSite registers the await at pos and returns the expression of its
+// site: an element of the function's array of sites, which registers each
+// (future.NewAwaitSite) at package initialization.
+func (g *emitter) awaitSite(pos token.Pos) string {
+	p := g.pos(pos)
+	fn := g.fn.Name.Name
+	if t := recvTypeName(g.fn); t != "" {
+		fn = t + "." + fn
+	}
+	g.sites = append(g.sites, fmt.Sprintf("future.NewAwaitSite(%q, %d, %q),\n", filepath.Base(p.Filename), p.Line, fn))
+	return fmt.Sprintf("%s[%d]", g.sitesName(), len(g.sites)-1)
 }

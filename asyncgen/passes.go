@@ -307,6 +307,8 @@ type emitter struct {
 	deferArg    []string            // the temporaries of deferred calls' arguments
 	deferFields []string            // generated fields ("name type // ...") of open-coded defers' values
 	cases       []int               // the blocks emitted as cases
+	sites       []string            // the await sites' registrations, in order (awaitSite)
+	sitesVar    string              // the name of their array (sitesName)
 }
 
 // shape is pass 3: the function must have a body and a result list the

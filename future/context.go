@@ -43,6 +43,14 @@ type Context struct {
 	// Waiting. Set by SetWaitSlot; copies made by WithWaker share them.
 	wait    *WaitSlot
 	waitSeq uint64
+	// taskID is the polled task's id, 0 when the executor gives none. Set
+	// by SetTaskID; copies made by WithWaker share it.
+	taskID uint64
+	// sites records where the polled task's async functions suspend, nil
+	// when the executor keeps none; siteDone says an await of this poll
+	// recorded its site (Suspended). Set by SetSiteRecorder.
+	sites    SiteRecorder
+	siteDone bool
 }
 
 // NewContext returns a Context for polling a future outside any executor,
@@ -60,7 +68,7 @@ func NewContext(w waker.Waker) *Context {
 // polls calls SetBudget after it.
 func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
 	cx.waker, cx.child, cx.exec, cx.task, cx.worker, cx.budget = w, false, exec, task, worker, nil
-	cx.wait = nil
+	cx.wait, cx.taskID, cx.sites, cx.siteDone = nil, 0, nil, false
 }
 
 // Waker returns the Waker that wakes the task being polled.
@@ -138,6 +146,10 @@ const (
 	WaitTask
 	// WaitNumber: any other number ("Semaphore.Acquire 4", the permits).
 	WaitNumber
+	// WaitLock: the identity of a lock, a number the lock takes at its
+	// first wait ("Mutex.Lock 3"); the kind's holder function
+	// (WaitKind.SetHolder) tells which task holds it.
+	WaitLock
 )
 
 // MaxWaitObject is the largest object number a wait keeps: larger ones
@@ -161,6 +173,35 @@ var (
 type waitKindInfo struct {
 	name string
 	obj  WaitObject
+	// holder is the kind's holder function (SetHolder), nil for none.
+	holder atomic.Pointer[func(obj uint64) uint64]
+}
+
+// SetHolder gives the kind a function telling which task holds the object
+// of a wait of this kind: holder(obj) returns the holding task's id (see
+// Context.TaskID), or 0 when the object is free, held by a goroutine, or
+// gone. A task dump uses it to draw the edges from each waiting task to
+// the task it waits for, and to find a cycle of them (a deadlock). The
+// package that registered the kind sets it once; holder may be called by
+// any goroutine at any time and must not block.
+func (k WaitKind) SetHolder(holder func(obj uint64) uint64) {
+	if p := waitKinds[k].Load(); p != nil {
+		p.holder.Store(&holder)
+	}
+}
+
+// Holder returns the id of the task holding the object of w, as its
+// kind's holder function tells (SetHolder); 0 for a kind without one, or
+// an object free, held by a goroutine, or gone.
+func (w Wait) Holder() uint64 {
+	p := waitKinds[w.Kind()].Load()
+	if p == nil {
+		return 0
+	}
+	if h := p.holder.Load(); h != nil {
+		return (*h)(w.Object())
+	}
+	return 0
 }
 
 // NewWaitKind registers a kind of wait named name whose object number
@@ -254,7 +295,7 @@ func (w Wait) String() string {
 		return name + " until " + time.UnixMilli(int64(obj)).Format("15:04:05.000")
 	case WaitTask:
 		return name + " task " + strconv.FormatUint(obj, 10)
-	case WaitNumber:
+	case WaitNumber, WaitLock:
 		return name + " " + strconv.FormatUint(obj, 10)
 	}
 	return name
@@ -271,6 +312,20 @@ func WaitDeadlineOf(t time.Time) uint64 { return uint64(max(t.UnixMilli(), 0)) }
 func (cx *Context) SetWaitSlot(slot *WaitSlot, seq uint8) {
 	cx.wait, cx.waitSeq = slot, uint64(seq)<<8
 }
+
+// SetTaskID gives the poll cx is for the id of the task polled, which leaf
+// futures read with TaskID (a lock records its holder). 0 means none,
+// which Reset also sets. Executors call it after Reset.
+func (cx *Context) SetTaskID(id uint64) { cx.taskID = id }
+
+// TaskID returns the id of the task being polled, as its executor numbers
+// tasks, or 0 when the executor gives none (a goroutine's Context).
+func (cx *Context) TaskID() uint64 { return cx.taskID }
+
+// SetSiteRecorder makes r the recorder of the await sites at which the
+// polled task's async functions suspend (Suspended); nil means none, which
+// Reset also sets. Executors call it after Reset.
+func (cx *Context) SetSiteRecorder(r SiteRecorder) { cx.sites, cx.siteDone = r, false }
 
 // Waiting records that the task being polled waits on a k (with object
 // number obj, as k's WaitObject says), for a task dump. A leaf future calls

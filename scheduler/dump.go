@@ -75,6 +75,15 @@ type TaskInfo struct {
 	// Site is the spawn site, "file:line", and Func the function there,
 	// with Config.SpawnSites; "" without.
 	Site, Func string
+	// AwaitAt is where the idle task is suspended, when it runs an async
+	// function: "file.go:42 (function)", the await nearest the wait; ""
+	// for a future written by hand.
+	AwaitAt string
+	// WaitsFor is the id of the task the idle task waits for, 0 if none is
+	// known: the awaited task of a JoinHandle wait, the holder of a lock
+	// (future.Wait.Holder). The edges of the wait-for graph, in which a
+	// cycle is a deadlock (Deadlocks).
+	WaitsFor uint64
 	// FirstPoll says the task is in its first poll and was found on the
 	// worker polling it (Config.PollTiming): its Age and SinceLastPoll are
 	// the time since that poll began, and its parent and spawn site are
@@ -124,7 +133,7 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 		ti := &tasks[i]
 		ti.ID, ti.Parent = r.id, r.parent
 		ti.Age = time.Duration(max(now-r.born, 0))
-		polls := uint32(r.run)<<16 | uint32(r.st.Polls()) // read apart: off by 2^16 across a carry
+		polls := uint32(uint16(r.run))<<16 | uint32(r.st.Polls()) // read apart: off by 2^16 across a carry
 		ti.Polls = polls
 		ti.SinceLastPoll = time.Duration(nowMs-uint32(r.run>>32)) * time.Millisecond // wraps after 49 days
 		switch r.st.Lifecycle() {
@@ -132,7 +141,9 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 			ti.State = TaskIdle
 			if r.wait.Seq() == uint8(polls) {
 				ti.Wait = r.wait
+				ti.WaitsFor = waitsFor(r.wait)
 			}
+			ti.AwaitAt = future.AwaitSite(uint16(r.run >> 16)).String()
 		case header.Scheduled:
 			ti.State = TaskScheduled
 		case header.Running:
@@ -188,6 +199,79 @@ func firstPolls[R any](s *Scheduler, listed []R, id func(R) uint64, now int64) [
 		out = append(out, ti)
 	}
 	return out
+}
+
+// waitsFor returns the task that a task waiting on w waits for, 0 if none
+// is known.
+func waitsFor(w future.Wait) uint64 {
+	if w.Kind().Object() == future.WaitTask {
+		return w.Object()
+	}
+	return w.Holder()
+}
+
+// Deadlocks returns the cycles of the wait-for graph of tasks (each idle
+// task's WaitsFor): tasks each waiting for the next, the last for the
+// first, none of which can go on. Each cycle starts at its smallest id;
+// the cycles come in the order of those ids. A cycle of one is a task
+// waiting for itself (a lock it holds). The snapshot is not atomic: a
+// cycle seen in it may be one that was broken while it was taken, if a
+// lock changed hands meanwhile; a deadlock stays, and shows in every dump.
+func Deadlocks(tasks []TaskInfo) [][]TaskInfo {
+	byID := make(map[uint64]*TaskInfo, len(tasks))
+	for i := range tasks {
+		byID[tasks[i].ID] = &tasks[i]
+	}
+	// Each task waits for at most one: follow the edges from each task,
+	// coloring the tasks of the walk, until a task seen before.
+	const (
+		unseen = iota
+		onWalk
+		done
+	)
+	color := make(map[uint64]uint8, len(tasks))
+	var cycles [][]TaskInfo
+	ids := make([]uint64, 0, len(tasks))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, start := range ids {
+		var walk []uint64
+		id := start
+		for {
+			t := byID[id]
+			if t == nil || color[id] == done {
+				break
+			}
+			if color[id] == onWalk {
+				i := slices.Index(walk, id)
+				cycle := make([]TaskInfo, 0, len(walk)-i)
+				for _, c := range walk[i:] {
+					cycle = append(cycle, *byID[c])
+				}
+				m := 0
+				for j := range cycle {
+					if cycle[j].ID < cycle[m].ID {
+						m = j
+					}
+				}
+				cycles = append(cycles, append(cycle[m:], cycle[:m]...))
+				break
+			}
+			color[id] = onWalk
+			walk = append(walk, id)
+			if t.State != TaskIdle || t.WaitsFor == 0 {
+				break
+			}
+			id = t.WaitsFor
+		}
+		for _, w := range walk {
+			color[w] = done
+		}
+	}
+	slices.SortFunc(cycles, func(a, b []TaskInfo) int { return cmp.Compare(a[0].ID, b[0].ID) })
+	return cycles
 }
 
 // spawnSite returns the "file:line" and the function of the first frame of
@@ -250,6 +334,9 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	for _, lp := range s.LongPolls(true) {
 		s.dumpLongPoll(bw, &lp)
 	}
+	for _, cycle := range Deadlocks(tasks) {
+		dumpDeadlock(bw, cycle)
+	}
 	if grouped {
 		dumpGroups(bw, tasks)
 	} else {
@@ -277,6 +364,10 @@ func dumpTask(w *bufio.Writer, t *TaskInfo) {
 		fmt.Fprintf(w, " %s", fmtDur(t.SinceLastPoll))
 		if t.Wait != 0 {
 			fmt.Fprintf(w, ", waiting on %s", t.Wait)
+			writeHolder(w, t)
+		}
+		if t.AwaitAt != "" {
+			fmt.Fprintf(w, ", at %s", t.AwaitAt)
 		}
 	case TaskRunning:
 		fmt.Fprintf(w, " for %s", fmtDur(t.SinceLastPoll))
@@ -302,6 +393,7 @@ type groupKey struct {
 	state      TaskState
 	wait       future.WaitKind
 	name, site string
+	at         string // the await site
 }
 
 // dumpGroups writes the tasks grouped by groupKey, the largest groups
@@ -317,7 +409,7 @@ func dumpGroups(w *bufio.Writer, tasks []TaskInfo) {
 	groups := make(map[groupKey][]*TaskInfo)
 	for i := range tasks {
 		t := &tasks[i]
-		k := groupKey{t.State, t.Wait.Kind(), t.Name, t.Site}
+		k := groupKey{t.State, t.Wait.Kind(), t.Name, t.Site, t.AwaitAt}
 		groups[k] = append(groups[k], t)
 	}
 	keys := make([]groupKey, 0, len(groups))
@@ -346,6 +438,12 @@ func dumpGroups(w *bufio.Writer, tasks []TaskInfo) {
 				desc = first.Wait.String()
 			}
 			fmt.Fprintf(w, ", waiting on %s", desc)
+			if len(g) == 1 {
+				writeHolder(w, first)
+			}
+		}
+		if k.at != "" {
+			fmt.Fprintf(w, ", at %s", k.at)
 		}
 		if k.name != "" {
 			fmt.Fprintf(w, ", %q", k.name)
@@ -442,5 +540,48 @@ func (s *Scheduler) dumpLongPoll(w *bufio.Writer, lp *LongPoll) {
 		if l != "" {
 			fmt.Fprintf(w, "\t%s\n", l)
 		}
+	}
+}
+
+// writeHolder writes ", held by task N" for a task waiting on a lock whose
+// holder is known.
+func writeHolder(w *bufio.Writer, t *TaskInfo) {
+	if t.WaitsFor != 0 && t.Wait.Kind().Object() != future.WaitTask {
+		fmt.Fprintf(w, " held by task %d", t.WaitsFor)
+	}
+}
+
+// dumpDeadlock writes a cycle of the wait-for graph, before the tasks:
+//
+//	DEADLOCK: tasks 5 and 6 wait for each other
+//		task 5 "a" waits on Mutex.Lock 2 held by task 6
+//		task 6 "b" waits on Mutex.Lock 1 held by task 5
+func dumpDeadlock(w *bufio.Writer, cycle []TaskInfo) {
+	ids := make([]string, len(cycle))
+	for i, t := range cycle {
+		ids[i] = strconv.FormatUint(t.ID, 10)
+	}
+	switch len(cycle) {
+	case 1:
+		fmt.Fprintf(w, "\nDEADLOCK: task %s waits for itself\n", ids[0])
+	case 2:
+		fmt.Fprintf(w, "\nDEADLOCK: tasks %s and %s wait for each other\n", ids[0], ids[1])
+	default:
+		fmt.Fprintf(w, "\nDEADLOCK: tasks %s wait in a cycle\n", strings.Join(ids, ", "))
+	}
+	for i := range cycle {
+		t := &cycle[i]
+		fmt.Fprintf(w, "\ttask %d", t.ID)
+		if t.Name != "" {
+			fmt.Fprintf(w, " %q", t.Name)
+		}
+		fmt.Fprintf(w, " waits on %s", t.Wait)
+		if t.Wait.Kind().Object() != future.WaitTask {
+			fmt.Fprintf(w, " held by task %d", t.WaitsFor)
+		}
+		if t.AwaitAt != "" {
+			fmt.Fprintf(w, ", at %s", t.AwaitAt)
+		}
+		w.WriteString("\n")
 	}
 }

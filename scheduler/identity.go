@@ -149,14 +149,32 @@ func (t *taskBase) notePoll(w *worker, low uint16) uint8 {
 		t.born = w.clock
 	}
 	r := t.run.Load() // run: only this worker writes it now
-	high := uint32(r)
+	high := uint16(r)
 	if low == 0 {
 		high++ // the header's count wrapped
 	}
-	if next := uint64(w.clockMs)<<32 | uint64(high); next != r {
+	if next := uint64(w.clockMs)<<32 | r&runSiteMask | uint64(high); next != r {
 		t.run.Store(next) // run: loaded by Dump
 	}
 	return uint8(low)
+}
+
+// runSiteMask is the await site's place in taskBase.run.
+const runSiteMask = 0xffff << 16
+
+// RecordSite records the await site at which the task's async function
+// suspended in the poll in progress (future.Context.Suspended), in run,
+// with a store only when it changes. It makes taskBase a
+// future.SiteRecorder. Called by the worker polling the task.
+func (t *taskBase) RecordSite(s future.AwaitSite) {
+	site := uint64(s)
+	if site > 0xffff {
+		site = 0 // past run's 16 bits: not shown
+	}
+	r := t.run.Load() // run: only this worker writes it now
+	if next := r&^runSiteMask | site<<16; next != r {
+		t.run.Store(next) // run: loaded by Dump
+	}
 }
 
 // extOrNew returns t's side record, making it if t has none. Called by the

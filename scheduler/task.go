@@ -19,11 +19,13 @@ import (
 // share as few cache lines as the task's placement allows.
 type taskBase struct {
 	header.Header
-	// run packs the number of polls divided by 2^16 (low 32 bits; the
-	// header's state counts the rest, State.Polls) and the coarse time of
-	// the last poll's start in milliseconds (high 32 bits, wrapping). Stored
-	// by the worker that polls the task, when a poll changes it (notePoll);
-	// loaded by Dump.
+	// run packs the number of polls divided by 2^16 (bits 0-15, wrapping;
+	// the header's state counts the rest, State.Polls), the await site at
+	// which the task's async function last suspended (bits 16-31, 0 for
+	// none or a site past 2^16-1; RecordSite), and the coarse time of the
+	// last poll's start in milliseconds (bits 32-63, wrapping). Stored by
+	// the worker that polls the task, when a poll changes it (notePoll,
+	// RecordSite); loaded by Dump.
 	run atomic.Uint64
 	// wait is what the task waits on, recorded by the leaf futures of its
 	// polls (future.Context.Waiting); loaded by Dump, which trusts it only

@@ -356,6 +356,8 @@ func (w *worker) runTask(h *header.Header) {
 	t := taskOf(h)
 	if w.identity {
 		w.cx.SetWaitSlot(&t.wait, t.notePoll(w, h.Load().Polls()))
+		w.cx.SetTaskID(t.id)
+		w.cx.SetSiteRecorder(t)
 	}
 	var done bool
 	if w.observing() {

@@ -86,6 +86,8 @@ type Mutex struct {
 	mu sync.Mutex
 	// list is the FIFO of waiters. mu.
 	list waker.List[mutexWait]
+	// ident is the mutex's number and holder, for task dumps (lockid.go).
+	ident lockIdentity
 }
 
 // MutexGuard is proof of holding a Mutex; Unlock releases it. A guard is
@@ -123,6 +125,7 @@ func (m *Mutex) tryLock() (uint64, bool) {
 // waiter.
 func (m *Mutex) TryLock() (MutexGuard, bool) {
 	if gen, ok := m.tryLock(); ok {
+		m.ident.note(0)
 		return MutexGuard{m: m, seq: gen}, true
 	}
 	return MutexGuard{}, false
@@ -145,6 +148,7 @@ var mutexWaiters = sync.Pool{New: func() any { return new(waker.Waiter[mutexWait
 // done ctx.
 func (m *Mutex) LockBlocking(ctx context.Context) (MutexGuard, error) {
 	if gen, ok := m.tryLock(); ok {
+		m.ident.note(0)
 		return MutexGuard{m: m, seq: gen}, nil
 	}
 	w := mutexWaiters.Get().(*waker.Waiter[mutexWait])
@@ -155,6 +159,7 @@ func (m *Mutex) LockBlocking(ctx context.Context) (MutexGuard, error) {
 	if err != nil {
 		return MutexGuard{}, err
 	}
+	m.ident.note(0)
 	return MutexGuard{m: m, seq: gen}, nil
 }
 
@@ -454,19 +459,22 @@ func (f *LockFuture) Poll(cx *future.Context) (MutexGuard, bool) {
 		if gen, ok := f.m.tryLock(); ok {
 			f.phase = opDone
 			cx.Spend()
+			f.m.ident.note(cx.TaskID())
 			return MutexGuard{m: f.m, seq: gen}, true
 		}
 	}
 	g, ok := f.pollSlow(cx)
 	if !ok {
-		cx.Waiting(waitMutexLock, 0) // for a task dump
+		cx.Waiting(waitMutexLock, f.m.waitNumber()) // for a task dump
+		return g, false
 	}
-	return g, ok
+	f.m.ident.note(cx.TaskID())
+	return g, true
 }
 
 // waitMutexLock is what a task waiting in Mutex.Lock waits on, for a task
 // dump (future.Context.Waiting).
-var waitMutexLock = future.NewWaitKind("Mutex.Lock", future.WaitNoObject)
+var waitMutexLock = future.NewWaitKind("Mutex.Lock", future.WaitLock)
 
 // pollSlow is Poll past the first poll's try.
 func (f *LockFuture) pollSlow(cx *future.Context) (MutexGuard, bool) {

@@ -24,6 +24,8 @@ type RwLock struct {
 	_ noCopy
 	// c is the semaphore with bias MaxReaders: state 0 is unlocked.
 	c semCore
+	// ident is the lock's number and writer, for task dumps (lockid.go).
+	ident lockIdentity
 	// wseq counts the write unlocks and downgrades, to tell write
 	// acquisitions apart as the Mutex's generation does: loaded by the
 	// writer once it holds the lock, CAS (from its guard's value) by its
@@ -140,6 +142,7 @@ func (g WriteGuard) release() *RwLock {
 	if !l.wseq.CompareAndSwap(g.seq, g.seq+1) { // pairs with the Load in writeGuard
 		panic(ErrGuardReleased)
 	}
+	l.ident.note(0) // no writer from now on
 	return l
 }
 
@@ -182,7 +185,7 @@ type RLockFuture struct {
 // Poll returns the read guard and true once l is read-locked.
 func (f *RLockFuture) Poll(cx *future.Context) (ReadGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
-		cx.Waiting(waitRLock, 0) // for a task dump
+		cx.Waiting(waitRLock, f.l.waitNumber()) // for a task dump
 		return ReadGuard{}, false
 	}
 	return f.l.readGuard(), true
@@ -203,9 +206,10 @@ type WLockFuture struct {
 // Poll returns the write guard and true once l is write-locked.
 func (f *WLockFuture) Poll(cx *future.Context) (WriteGuard, bool) {
 	if _, ok := f.op.poll(cx); !ok {
-		cx.Waiting(waitWLock, 0) // for a task dump
+		cx.Waiting(waitWLock, f.l.waitNumber()) // for a task dump
 		return WriteGuard{}, false
 	}
+	f.l.ident.note(cx.TaskID())
 	return f.l.writeGuard(), true
 }
 
@@ -215,8 +219,8 @@ func (f *WLockFuture) Cancel() { f.op.cancel() }
 // What tasks waiting in RwLock.RLock and RwLock.Lock wait on, for a task
 // dump (future.Context.Waiting).
 var (
-	waitRLock = future.NewWaitKind("RwLock.RLock", future.WaitNoObject)
-	waitWLock = future.NewWaitKind("RwLock.Lock", future.WaitNoObject)
+	waitRLock = future.NewWaitKind("RwLock.RLock", future.WaitLock)
+	waitWLock = future.NewWaitKind("RwLock.Lock", future.WaitLock)
 )
 
 var (

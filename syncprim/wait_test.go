@@ -33,16 +33,16 @@ func TestPendingRecordsWait(t *testing.T) {
 	g, ok := m.TryLock()
 	require.True(t, ok)
 	lf := m.Lock()
-	require.Equal(t, "Mutex.Lock", pollWaiting[syncprim.MutexGuard](t, lf))
+	require.Regexp(t, `^Mutex.Lock \d+$`, pollWaiting[syncprim.MutexGuard](t, lf))
 	g.Unlock()
 
 	var l syncprim.RwLock
 	wg, ok := l.TryLock()
 	require.True(t, ok)
 	rf := l.RLock()
-	require.Equal(t, "RwLock.RLock", pollWaiting[syncprim.ReadGuard](t, rf))
+	require.Regexp(t, `^RwLock.RLock \d+$`, pollWaiting[syncprim.ReadGuard](t, rf))
 	wf := l.Lock()
-	require.Equal(t, "RwLock.Lock", pollWaiting[syncprim.WriteGuard](t, wf))
+	require.Regexp(t, `^RwLock.Lock \d+$`, pollWaiting[syncprim.WriteGuard](t, wf))
 	wg.Unlock()
 
 	s := syncprim.NewSemaphore(1)
@@ -68,4 +68,64 @@ func TestPendingRecordsWait(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, "OnceCell.Init", pollWaiting[future.Result[int]](t, second))
 	future.Cancel(&first)
+}
+
+// lockedBy acquires f's lock in a poll of task id, as a task would.
+func lockedBy[T any](t *testing.T, id uint64, f future.Future[T]) T {
+	t.Helper()
+	cx := future.NewContext(waker.Noop())
+	cx.SetTaskID(id)
+	v, ok := f.Poll(cx)
+	require.True(t, ok)
+	return v
+}
+
+// waitOf polls f once in a poll of task id, expecting it pending, and
+// returns the wait it recorded.
+func waitOf[T any](t *testing.T, id uint64, f future.Future[T]) future.Wait {
+	t.Helper()
+	var slot future.WaitSlot
+	cx := future.NewContext(waker.Noop())
+	cx.SetWaitSlot(&slot, 1)
+	cx.SetTaskID(id)
+	_, ok := f.Poll(cx)
+	require.False(t, ok)
+	return slot.Load()
+}
+
+// TestLockWaitsNameTheLockAndItsHolder: a task waiting for a lock records
+// which lock (a number, the same for every waiter of one lock, another for
+// another lock), and the wait tells which task holds it: the last task to
+// lock a mutex while it is locked, the writer of an RwLock; none once
+// unlocked, or when a goroutine holds it.
+func TestLockWaitsNameTheLockAndItsHolder(t *testing.T) {
+	var m1, m2 syncprim.Mutex
+	g1 := lockedBy(t, 41, m1.Lock())
+	g2 := lockedBy(t, 42, m2.Lock())
+	w1, w2 := m1.Lock(), m2.Lock()
+	a, b := waitOf(t, 42, w1), waitOf(t, 41, w2) // the two-mutex deadlock
+	require.NotEqual(t, a.Object(), b.Object(), "two mutexes, one number")
+	require.Equal(t, uint64(41), a.Holder())
+	require.Equal(t, uint64(42), b.Holder())
+	w3 := m1.Lock()
+	require.Equal(t, a.Object(), waitOf(t, 43, w3).Object(), "one mutex, one number")
+	future.Cancel(w3)
+	future.Cancel(w1)
+	future.Cancel(w2)
+	g1.Unlock()
+	require.Zero(t, a.Holder(), "unlocked")
+	g2.Unlock()
+	g, err := m2.LockBlocking(t.Context())
+	require.NoError(t, err)
+	require.Zero(t, b.Holder(), "held by a goroutine")
+	g.Unlock()
+
+	var l syncprim.RwLock
+	wg := lockedBy(t, 7, l.Lock())
+	rw := l.RLock()
+	r := waitOf(t, 8, rw)
+	require.Equal(t, uint64(7), r.Holder(), "the writer holds it")
+	future.Cancel(rw)
+	wg.Unlock()
+	require.Zero(t, r.Holder(), "no writer")
 }

@@ -12,6 +12,14 @@ import (
 
 //line main_async.go:14
 
+// echoAsyncFuture_sites are the awaits of echo, for task dumps.
+var echoAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 83, "echo"),
+	future.NewAwaitSite("main.go", 90, "echo"),
+}
+
+//line main_async.go:22
+
 // echoAsyncFuture is the state machine of echo: see echoAsync.
 type echoAsyncFuture struct {
 	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -58,7 +66,7 @@ func (f *echoAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:80
 		f.s.Close()
-//line main_async.go:62
+//line main_async.go:70
 	}
 }
 
@@ -77,17 +85,18 @@ poll:
 //line main.go:82
 			f.state = 1
 			fallthrough
-//line main_async.go:81
+//line main_async.go:89
 		case 1:
 //line main.go:83
 			f.aw1 = f.s.ReadPooled()
 			f.state = 2
 			fallthrough
-//line main_async.go:87
+//line main_async.go:95
 		case 2:
 //line main.go:83
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(echoAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -114,11 +123,12 @@ poll:
 			f.aw2 = f.s.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
-//line main_async.go:118
+//line main_async.go:127
 		case 3:
 //line main.go:90
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(echoAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -140,7 +150,7 @@ poll:
 //line main.go:96
 			f.state = 1
 			continue poll
-//line main_async.go:144
+//line main_async.go:154
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

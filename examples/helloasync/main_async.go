@@ -10,6 +10,13 @@ import (
 
 //line main_async.go:12
 
+// greetAsyncFuture_sites are the awaits of greet, for task dumps.
+var greetAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 23, "greet"),
+}
+
+//line main_async.go:19
+
 // greetAsyncFuture is the state machine of greet: see greetAsync.
 type greetAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -36,18 +43,19 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line main_async.go:40
+//line main_async.go:47
 		case 1:
 //line main.go:23
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(greetAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line main.go:24
 			f.state = -1
 			return "hello, " + f.name, true
-//line main_async.go:51
+//line main_async.go:59
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -72,7 +80,14 @@ func (f *greetAsyncFuture) Cancel() {
 // greet is what greetAsync compiles; it is not called.
 var _ = greet
 
-//line main_async.go:76
+//line main_async.go:84
+
+// greetAllAsyncFuture_sites are the awaits of greetAll, for task dumps.
+var greetAllAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 38, "greetAll"),
+}
+
+//line main_async.go:91
 
 // greetAllAsyncFuture is the state machine of greetAll: see greetAllAsync.
 type greetAllAsyncFuture struct {
@@ -104,7 +119,7 @@ poll:
 //line main.go:37
 			f.state = 1
 			fallthrough
-//line main_async.go:108
+//line main_async.go:123
 		case 1:
 //line main.go:37
 			if f.rangeIndex >= len(f.guests) {
@@ -119,11 +134,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line main_async.go:123
+//line main_async.go:138
 		case 2:
 //line main.go:38
 			r, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(greetAllAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -138,19 +154,19 @@ poll:
 //line main.go:44
 			f.state = 3
 			fallthrough
-//line main_async.go:142
+//line main_async.go:158
 		case 3:
 //line main.go:37
 			f.rangeIndex++
 //line main.go:37
 			f.state = 1
 			continue poll
-//line main_async.go:149
+//line main_async.go:165
 		case 4:
 //line main.go:45
 			f.state = -1
 			return f.out, true
-//line main_async.go:154
+//line main_async.go:170
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -13,6 +13,13 @@ import (
 
 //line main_async.go:15
 
+// lookupAsyncFuture_sites are the awaits of lookup, for task dumps.
+var lookupAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 69, "lookup"),
+}
+
+//line main_async.go:22
+
 // lookupAsyncFuture is the state machine of lookup: see lookupAsync.
 type lookupAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -48,18 +55,19 @@ func (f *lookupAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			}
 			f.state = 1
 			fallthrough
-//line main_async.go:52
+//line main_async.go:59
 		case 1:
 //line main.go:69
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line main.go:70
 			f.state = -1
 			return future.Result[string]{Value: f.e.Value, Err: nil}, true
-//line main_async.go:63
+//line main_async.go:71
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -84,7 +92,16 @@ func (f *lookupAsyncFuture) Cancel() {
 // lookup is what lookupAsync compiles; it is not called.
 var _ = lookup
 
-//line main_async.go:88
+//line main_async.go:96
+
+// handleAsyncFuture_sites are the awaits of handle, for task dumps.
+var handleAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 82, "handle"),
+	future.NewAwaitSite("main.go", 89, "handle"),
+	future.NewAwaitSite("main.go", 90, "handle"),
+}
+
+//line main_async.go:105
 
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
@@ -135,7 +152,7 @@ func (f *handleAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main.go:79
 		f.s.Close()
-//line main_async.go:139
+//line main_async.go:156
 	}
 }
 
@@ -154,17 +171,18 @@ poll:
 //line main.go:81
 			f.state = 1
 			fallthrough
-//line main_async.go:158
+//line main_async.go:175
 		case 1:
 //line main.go:82
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line main_async.go:164
+//line main_async.go:181
 		case 2:
 //line main.go:82
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -195,11 +213,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line main_async.go:199
+//line main_async.go:217
 		case 3:
 //line main.go:89
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -209,11 +228,12 @@ poll:
 			f.aw3 = f.s.WriteAll([]byte(kv.Reply(v, err3)))
 			f.state = 4
 			fallthrough
-//line main_async.go:213
+//line main_async.go:232
 		case 4:
 //line main.go:90
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = nil
@@ -225,7 +245,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line main_async.go:229
+//line main_async.go:249
 		case 5:
 //line main.go:91
 			{
@@ -234,12 +254,12 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line main_async.go:238
+//line main_async.go:258
 		case 6:
 //line main.go:93
 			f.state = 1
 			continue poll
-//line main_async.go:243
+//line main_async.go:263
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

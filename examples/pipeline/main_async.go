@@ -11,6 +11,14 @@ import (
 
 //line main_async.go:13
 
+// workerAsyncFuture_sites are the awaits of worker, for task dumps.
+var workerAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 43, "worker"),
+	future.NewAwaitSite("main.go", 47, "worker"),
+}
+
+//line main_async.go:21
+
 // workerAsyncFuture is the state machine of worker: see workerAsync.
 type workerAsyncFuture struct {
 	state int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -39,17 +47,18 @@ poll:
 //line main.go:42
 			f.state = 1
 			fallthrough
-//line main_async.go:43
+//line main_async.go:51
 		case 1:
 //line main.go:43
 			f.aw1 = *f.in.Recv()
 			f.state = 2
 			fallthrough
-//line main_async.go:49
+//line main_async.go:57
 		case 2:
 //line main.go:43
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(workerAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[string]{}
@@ -64,11 +73,12 @@ poll:
 			f.aw2 = *f.c.mu.Lock()
 			f.state = 3
 			fallthrough
-//line main_async.go:68
+//line main_async.go:77
 		case 3:
 //line main.go:47
 			g, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(workerAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = syncprim.LockFuture{}
@@ -85,7 +95,7 @@ poll:
 //line main.go:54
 			f.state = 1
 			continue poll
-//line main_async.go:89
+//line main_async.go:99
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

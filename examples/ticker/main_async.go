@@ -11,6 +11,13 @@ import (
 
 //line main_async.go:13
 
+// pumpAsyncFuture_sites are the awaits of pump, for task dumps.
+var pumpAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 40, "pump"),
+}
+
+//line main_async.go:20
+
 // pumpAsyncFuture is the state machine of pump: see pumpAsync.
 type pumpAsyncFuture struct {
 	state          int32             // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -39,7 +46,7 @@ poll:
 //line main.go:39
 			f.state = 1
 			fallthrough
-//line main_async.go:43
+//line main_async.go:50
 		case 1:
 //line main.go:40
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
@@ -51,11 +58,12 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line main_async.go:55
+//line main_async.go:62
 		case 2:
 //line main.go:40
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pumpAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -71,14 +79,14 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line main_async.go:75
+//line main_async.go:83
 		case 3:
 //line main.go:42
 			flush()
 //line main.go:50
 			f.state = 6
 			continue poll
-//line main_async.go:82
+//line main_async.go:90
 		case 4:
 //line main.go:43
 			r := f.blitzgenSel1c1.Value()
@@ -92,17 +100,17 @@ poll:
 //line main.go:50
 			f.state = 6
 			continue poll
-//line main_async.go:96
+//line main_async.go:104
 		case 5:
 //line main.go:49
 			f.state = -1
 			return nil, true
-//line main_async.go:101
+//line main_async.go:109
 		case 6:
 //line main.go:51
 			f.state = 1
 			continue poll
-//line main_async.go:106
+//line main_async.go:114
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

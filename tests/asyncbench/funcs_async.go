@@ -13,6 +13,16 @@ import (
 
 //line funcs_async.go:15
 
+// handleAsyncFuture_sites are the awaits of handle, for task dumps.
+var handleAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 25, "handle"),
+	future.NewAwaitSite("funcs.go", 38, "handle"),
+	future.NewAwaitSite("funcs.go", 44, "handle"),
+	future.NewAwaitSite("funcs.go", 46, "handle"),
+}
+
+//line funcs_async.go:25
+
 // handleAsyncFuture is the state machine of handle: see handleAsync.
 type handleAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -42,18 +52,19 @@ poll:
 //line funcs.go:23
 			f.state = 1
 			fallthrough
-//line funcs_async.go:46
+//line funcs_async.go:56
 		case 1:
 //line funcs.go:24
 			f.rf = f.c.Read()
 //line funcs.go:25
 			f.state = 2
 			fallthrough
-//line funcs_async.go:53
+//line funcs_async.go:63
 		case 2:
 //line funcs.go:25
 			r, ready := f.rf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[0])
 				return
 			}
 			f.rf = ReadFuture{}
@@ -82,30 +93,31 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:86
+//line funcs_async.go:97
 		case 3:
 //line funcs.go:35
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: ErrNegative}, true
-//line funcs_async.go:91
+//line funcs_async.go:102
 		case 4:
 //line funcs.go:37
 			f.wf = f.c.Write(v / 2)
 //line funcs.go:38
 			f.state = 6
 			continue poll
-//line funcs_async.go:98
+//line funcs_async.go:109
 		case 5:
 //line funcs.go:40
 			f.total += v
 //line funcs.go:41
 			f.state = 7
 			continue poll
-//line funcs_async.go:105
+//line funcs_async.go:116
 		case 6:
 //line funcs.go:38
 			v2, ready := f.wf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[1])
 				return
 			}
 			f.wf = WriteFuture{}
@@ -113,23 +125,24 @@ poll:
 //line funcs.go:41
 			f.state = 7
 			fallthrough
-//line funcs_async.go:117
+//line funcs_async.go:129
 		case 7:
 //line funcs.go:42
 			f.state = 1
 			continue poll
-//line funcs_async.go:122
+//line funcs_async.go:134
 		case 8:
 //line funcs.go:43
 			f.gf = f.g.Wait()
 //line funcs.go:44
 			f.state = 9
 			fallthrough
-//line funcs_async.go:129
+//line funcs_async.go:141
 		case 9:
 //line funcs.go:44
 			_, ready := f.gf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[2])
 				return
 			}
 			f.gf = syncprim.NotifiedFuture{}
@@ -138,18 +151,19 @@ poll:
 //line funcs.go:46
 			f.state = 10
 			fallthrough
-//line funcs_async.go:142
+//line funcs_async.go:155
 		case 10:
 //line funcs.go:46
 			_, ready := f.wf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleAsyncFuture_sites[3])
 				return
 			}
 			f.wf = WriteFuture{}
 //line funcs.go:47
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:153
+//line funcs_async.go:167
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -180,7 +194,17 @@ func (f *handleAsyncFuture) Cancel() {
 // handle is what handleAsync compiles; it is not called.
 var _ = handle
 
-//line funcs_async.go:184
+//line funcs_async.go:198
+
+// handleClosingAsyncFuture_sites are the awaits of handleClosing, for task dumps.
+var handleClosingAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 60, "handleClosing"),
+	future.NewAwaitSite("funcs.go", 73, "handleClosing"),
+	future.NewAwaitSite("funcs.go", 79, "handleClosing"),
+	future.NewAwaitSite("funcs.go", 81, "handleClosing"),
+}
+
+//line funcs_async.go:208
 
 // handleClosingAsyncFuture is the state machine of handleClosing: see handleClosingAsync.
 type handleClosingAsyncFuture struct {
@@ -229,7 +253,7 @@ func (f *handleClosingAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:56
 		f.c.Close()
-//line funcs_async.go:233
+//line funcs_async.go:257
 	}
 }
 
@@ -247,18 +271,19 @@ poll:
 //line funcs.go:58
 			f.state = 1
 			fallthrough
-//line funcs_async.go:251
+//line funcs_async.go:275
 		case 1:
 //line funcs.go:59
 			f.rf = f.c.Read()
 //line funcs.go:60
 			f.state = 2
 			fallthrough
-//line funcs_async.go:258
+//line funcs_async.go:282
 		case 2:
 //line funcs.go:60
 			r, ready := f.rf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleClosingAsyncFuture_sites[0])
 				return
 			}
 			f.rf = ReadFuture{}
@@ -291,7 +316,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:295
+//line funcs_async.go:320
 		case 3:
 //line funcs.go:70
 			{
@@ -300,25 +325,26 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:304
+//line funcs_async.go:329
 		case 4:
 //line funcs.go:72
 			f.wf = f.c.Write(v / 2)
 //line funcs.go:73
 			f.state = 6
 			continue poll
-//line funcs_async.go:311
+//line funcs_async.go:336
 		case 5:
 //line funcs.go:75
 			f.total += v
 //line funcs.go:76
 			f.state = 7
 			continue poll
-//line funcs_async.go:318
+//line funcs_async.go:343
 		case 6:
 //line funcs.go:73
 			v2, ready := f.wf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleClosingAsyncFuture_sites[1])
 				return
 			}
 			f.wf = WriteFuture{}
@@ -326,23 +352,24 @@ poll:
 //line funcs.go:76
 			f.state = 7
 			fallthrough
-//line funcs_async.go:330
+//line funcs_async.go:356
 		case 7:
 //line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:335
+//line funcs_async.go:361
 		case 8:
 //line funcs.go:78
 			f.gf = f.g.Wait()
 //line funcs.go:79
 			f.state = 9
 			fallthrough
-//line funcs_async.go:342
+//line funcs_async.go:368
 		case 9:
 //line funcs.go:79
 			_, ready := f.gf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleClosingAsyncFuture_sites[2])
 				return
 			}
 			f.gf = syncprim.NotifiedFuture{}
@@ -351,11 +378,12 @@ poll:
 //line funcs.go:81
 			f.state = 10
 			fallthrough
-//line funcs_async.go:355
+//line funcs_async.go:382
 		case 10:
 //line funcs.go:81
 			_, ready := f.wf.Poll(cx)
 			if !ready {
+				cx.Suspended(handleClosingAsyncFuture_sites[3])
 				return
 			}
 			f.wf = WriteFuture{}
@@ -366,7 +394,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:370
+//line funcs_async.go:398
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -399,7 +427,14 @@ func (f *handleClosingAsyncFuture) Cancel() {
 // handleClosing is what handleClosingAsync compiles; it is not called.
 var _ = handleClosing
 
-//line funcs_async.go:403
+//line funcs_async.go:431
+
+// gatherAsyncFuture_sites are the awaits of gather, for task dumps.
+var gatherAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 93, "gather"),
+}
+
+//line funcs_async.go:438
 
 // gatherAsyncFuture is the state machine of gather: see gatherAsync.
 type gatherAsyncFuture struct {
@@ -429,7 +464,7 @@ poll:
 //line funcs.go:92
 			f.state = 1
 			fallthrough
-//line funcs_async.go:433
+//line funcs_async.go:468
 		case 1:
 //line funcs.go:92
 			if f.i >= len(f.rs) {
@@ -441,11 +476,12 @@ poll:
 			f.aw1 = *r.Recv()
 			f.state = 2
 			fallthrough
-//line funcs_async.go:445
+//line funcs_async.go:480
 		case 2:
 //line funcs.go:93
 			res, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(gatherAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.OneshotRecvFuture[int]{}
@@ -461,19 +497,19 @@ poll:
 //line funcs.go:99
 			f.state = 3
 			fallthrough
-//line funcs_async.go:465
+//line funcs_async.go:501
 		case 3:
 //line funcs.go:92
 			f.i++
 //line funcs.go:92
 			f.state = 1
 			continue poll
-//line funcs_async.go:472
+//line funcs_async.go:508
 		case 4:
 //line funcs.go:100
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:477
+//line funcs_async.go:513
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -498,7 +534,14 @@ func (f *gatherAsyncFuture) Cancel() {
 // gather is what gatherAsync compiles; it is not called.
 var _ = gather
 
-//line funcs_async.go:502
+//line funcs_async.go:538
+
+// awaitLoopAsyncFuture_sites are the awaits of awaitLoop, for task dumps.
+var awaitLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 112, "awaitLoop"),
+}
+
+//line funcs_async.go:545
 
 // awaitLoopAsyncFuture is the state machine of awaitLoop: see awaitLoopAsync.
 type awaitLoopAsyncFuture struct {
@@ -528,7 +571,7 @@ poll:
 //line funcs.go:110
 			f.state = 1
 			fallthrough
-//line funcs_async.go:532
+//line funcs_async.go:575
 		case 1:
 //line funcs.go:110
 			if f.i >= f.k {
@@ -540,11 +583,12 @@ poll:
 //line funcs.go:112
 			f.state = 2
 			fallthrough
-//line funcs_async.go:544
+//line funcs_async.go:587
 		case 2:
 //line funcs.go:112
 			v, ready := f.lf.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitLoopAsyncFuture_sites[0])
 				return
 			}
 			f.lf = LaterFuture{}
@@ -552,19 +596,19 @@ poll:
 //line funcs.go:113
 			f.state = 3
 			fallthrough
-//line funcs_async.go:556
+//line funcs_async.go:600
 		case 3:
 //line funcs.go:110
 			f.i++
 //line funcs.go:110
 			f.state = 1
 			continue poll
-//line funcs_async.go:563
+//line funcs_async.go:607
 		case 4:
 //line funcs.go:114
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:568
+//line funcs_async.go:612
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -589,7 +633,14 @@ func (f *awaitLoopAsyncFuture) Cancel() {
 // awaitLoop is what awaitLoopAsync compiles; it is not called.
 var _ = awaitLoop
 
-//line funcs_async.go:593
+//line funcs_async.go:637
+
+// awaitLoopReusedAsyncFuture_sites are the awaits of awaitLoopReused, for task dumps.
+var awaitLoopReusedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 126, "awaitLoopReused"),
+}
+
+//line funcs_async.go:644
 
 // awaitLoopReusedAsyncFuture is the state machine of awaitLoopReused: see awaitLoopReusedAsync.
 type awaitLoopReusedAsyncFuture struct {
@@ -620,7 +671,7 @@ poll:
 //line funcs.go:124
 			f.state = 1
 			fallthrough
-//line funcs_async.go:624
+//line funcs_async.go:675
 		case 1:
 //line funcs.go:124
 			if f.i >= f.k {
@@ -633,11 +684,12 @@ poll:
 			f.aw1 = f.lf
 			f.state = 2
 			fallthrough
-//line funcs_async.go:637
+//line funcs_async.go:688
 		case 2:
 //line funcs.go:126
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitLoopReusedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -645,19 +697,19 @@ poll:
 //line funcs.go:127
 			f.state = 3
 			fallthrough
-//line funcs_async.go:649
+//line funcs_async.go:701
 		case 3:
 //line funcs.go:124
 			f.i++
 //line funcs.go:124
 			f.state = 1
 			continue poll
-//line funcs_async.go:656
+//line funcs_async.go:708
 		case 4:
 //line funcs.go:128
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:661
+//line funcs_async.go:713
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -682,7 +734,16 @@ func (f *awaitLoopReusedAsyncFuture) Cancel() {
 // awaitLoopReused is what awaitLoopReusedAsync compiles; it is not called.
 var _ = awaitLoopReused
 
-//line funcs_async.go:686
+//line funcs_async.go:738
+
+// relayAsyncFuture_sites are the awaits of relay, for task dumps.
+var relayAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 141, "relay"),
+	future.NewAwaitSite("funcs.go", 144, "relay"),
+	future.NewAwaitSite("funcs.go", 145, "relay"),
+}
+
+//line funcs_async.go:747
 
 // relayAsyncFuture is the state machine of relay: see relayAsync.
 type relayAsyncFuture struct {
@@ -718,7 +779,7 @@ poll:
 //line funcs.go:140
 			f.state = 1
 			fallthrough
-//line funcs_async.go:722
+//line funcs_async.go:783
 		case 1:
 //line funcs.go:140
 			if f.i >= f.k {
@@ -729,11 +790,12 @@ poll:
 			f.aw1 = *f.c.Send(f.i)
 			f.state = 2
 			fallthrough
-//line funcs_async.go:733
+//line funcs_async.go:794
 		case 2:
 //line funcs.go:141
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(relayAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.SendFuture[int]{}
@@ -745,22 +807,23 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:749
+//line funcs_async.go:811
 		case 3:
 //line funcs.go:142
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: f.err}, true
-//line funcs_async.go:754
+//line funcs_async.go:816
 		case 4:
 //line funcs.go:144
 			f.aw2 = *f.mu.Lock()
 			f.state = 5
 			fallthrough
-//line funcs_async.go:760
+//line funcs_async.go:822
 		case 5:
 //line funcs.go:144
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(relayAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = syncprim.LockFuture{}
@@ -769,11 +832,12 @@ poll:
 			f.aw3 = *f.c.Recv()
 			f.state = 6
 			fallthrough
-//line funcs_async.go:773
+//line funcs_async.go:836
 		case 6:
 //line funcs.go:145
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(relayAsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = channels.RecvFuture[int]{}
@@ -790,19 +854,19 @@ poll:
 //line funcs.go:151
 			f.state = 7
 			fallthrough
-//line funcs_async.go:794
+//line funcs_async.go:858
 		case 7:
 //line funcs.go:140
 			f.i++
 //line funcs.go:140
 			f.state = 1
 			continue poll
-//line funcs_async.go:801
+//line funcs_async.go:865
 		case 8:
 //line funcs.go:152
 			f.state = -1
 			return future.Result[int]{Value: f.sum, Err: nil}, true
-//line funcs_async.go:806
+//line funcs_async.go:870
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -12,6 +12,14 @@ import (
 
 //line lit_async.go:14
 
+// sharedAsyncFuture_sites are the awaits of shared, for task dumps.
+var sharedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 29, "shared"),
+	future.NewAwaitSite("lit.go", 32, "shared"),
+}
+
+//line lit_async.go:22
+
 // sharedAsyncFuture is the state machine of shared: see sharedAsync.
 type sharedAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -51,11 +59,12 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:55
+//line lit_async.go:63
 		case 1:
 //line lit.go:29
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sharedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -73,18 +82,19 @@ func (f *sharedAsyncFuture) Poll(cx *future.Context) (_ future.Result[string], _
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:77
+//line lit_async.go:86
 		case 2:
 //line lit.go:32
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(sharedAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
 //line lit.go:35
 			f.state = -1
 			return future.Result[string]{Value: fmt.Sprintf("got %d x %d w %d", f.got, f.x, f.w), Err: f.err}, true
-//line lit_async.go:88
+//line lit_async.go:98
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -112,7 +122,15 @@ func (f *sharedAsyncFuture) Cancel() {
 // shared is what sharedAsync compiles; it is not called.
 var _ = shared
 
-//line lit_async.go:116
+//line lit_async.go:126
+
+// perIterationAsyncFuture_sites are the awaits of perIteration, for task dumps.
+var perIterationAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 50, "perIteration"),
+	future.NewAwaitSite("lit.go", 54, "perIteration"),
+}
+
+//line lit_async.go:134
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -146,7 +164,7 @@ poll:
 //line lit.go:44
 			f2.state = 1
 			fallthrough
-//line lit_async.go:150
+//line lit_async.go:168
 		case 1:
 //line lit.go:44
 			if f2.rangeIndex >= f2.n {
@@ -167,25 +185,26 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line lit_async.go:171
+//line lit_async.go:189
 		case 2:
 //line lit.go:50
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(perIterationAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line lit.go:51
 			f2.state = 3
 			fallthrough
-//line lit_async.go:182
+//line lit_async.go:201
 		case 3:
 //line lit.go:44
 			f2.rangeIndex++
 //line lit.go:44
 			f2.state = 1
 			continue poll
-//line lit_async.go:189
+//line lit_async.go:208
 		case 4:
 //line lit.go:52
 			f2.out = nil
@@ -195,7 +214,7 @@ poll:
 //line lit.go:53
 			f2.state = 5
 			fallthrough
-//line lit_async.go:199
+//line lit_async.go:218
 		case 5:
 //line lit.go:53
 			if f2.rangeIndex2 >= len(f2.rangeValue) {
@@ -210,11 +229,12 @@ poll:
 			}
 			f2.state = 6
 			fallthrough
-//line lit_async.go:214
+//line lit_async.go:233
 		case 6:
 //line lit.go:54
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(perIterationAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -223,19 +243,19 @@ poll:
 //line lit.go:55
 			f2.state = 7
 			fallthrough
-//line lit_async.go:227
+//line lit_async.go:247
 		case 7:
 //line lit.go:53
 			f2.rangeIndex2++
 //line lit.go:53
 			f2.state = 5
 			continue poll
-//line lit_async.go:234
+//line lit_async.go:254
 		case 8:
 //line lit.go:56
 			f2.state = -1
 			return f2.out, true
-//line lit_async.go:239
+//line lit_async.go:259
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -260,7 +280,15 @@ func (f2 *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line lit_async.go:264
+//line lit_async.go:284
+
+// fallibleAsyncFuture_sites are the awaits of fallible, for task dumps.
+var fallibleAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 68, "fallible"),
+	future.NewAwaitSite("lit.go", 69, "fallible"),
+}
+
+//line lit_async.go:292
 
 // fallibleAsyncFuture is the state machine of fallible: see fallibleAsync.
 type fallibleAsyncFuture struct {
@@ -296,11 +324,12 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:300
+//line lit_async.go:328
 		case 1:
 //line lit.go:68
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fallibleAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -313,11 +342,12 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:317
+//line lit_async.go:346
 		case 2:
 //line lit.go:69
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(fallibleAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -332,7 +362,7 @@ func (f *fallibleAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 //line lit.go:80
 			f.state = -1
 			return future.Result[int]{Value: v + len(f.log), Err: nil}, true
-//line lit_async.go:336
+//line lit_async.go:366
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -360,7 +390,14 @@ func (f *fallibleAsyncFuture) Cancel() {
 // fallible is what fallibleAsync compiles; it is not called.
 var _ = fallible
 
-//line lit_async.go:364
+//line lit_async.go:394
+
+// nestedAsyncFuture_sites are the awaits of nested, for task dumps.
+var nestedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 99, "nested"),
+}
+
+//line lit_async.go:401
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -394,18 +431,19 @@ func (f *nestedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:398
+//line lit_async.go:435
 		case 1:
 //line lit.go:99
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line lit.go:99
 			f.state = -1
 			return tmp + f.a, true
-//line lit_async.go:409
+//line lit_async.go:447
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -430,7 +468,14 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line lit_async.go:434
+//line lit_async.go:472
+
+// deferredAsyncFuture_sites are the awaits of deferred, for task dumps.
+var deferredAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 109, "deferred"),
+}
+
+//line lit_async.go:479
 
 // deferredAsyncFuture is the state machine of deferred: see deferredAsync.
 type deferredAsyncFuture struct {
@@ -477,7 +522,7 @@ func (f *deferredAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line lit.go:108
 		func() { *f.trace = append(*f.trace, "outer") }()
-//line lit_async.go:481
+//line lit_async.go:526
 	}
 }
 
@@ -497,18 +542,19 @@ func (f *deferredAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:501
+//line lit_async.go:546
 		case 1:
 //line lit.go:109
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferredAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line lit_async.go:512
+//line lit_async.go:558
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -535,7 +581,14 @@ func (f *deferredAsyncFuture) Cancel() {
 // deferred is what deferredAsync compiles; it is not called.
 var _ = deferred
 
-//line lit_async.go:539
+//line lit_async.go:585
+
+// genericAsyncFuture_sites are the awaits of generic, for task dumps.
+var genericAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 132, "generic"),
+}
+
+//line lit_async.go:592
 
 // genericAsyncFuture is the state machine of generic: see genericAsync.
 type genericAsyncFuture[T any] struct {
@@ -571,18 +624,19 @@ func (f2 *genericAsyncFuture[T]) Poll(cx *future.Context) (_ []T, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line lit_async.go:575
+//line lit_async.go:628
 		case 1:
 //line lit.go:132
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(genericAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line lit.go:133
 			f2.state = -1
 			return f2.out, true
-//line lit_async.go:586
+//line lit_async.go:640
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -604,7 +658,14 @@ func (f2 *genericAsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:608
+//line lit_async.go:662
+
+// counterAddAsyncFuture_sites are the awaits of add, for task dumps.
+var counterAddAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 150, "counter.add"),
+}
+
+//line lit_async.go:669
 
 // counterAddAsyncFuture is the state machine of add: see addAsync.
 type counterAddAsyncFuture struct {
@@ -642,7 +703,7 @@ poll:
 //line lit.go:149
 			f2.state = 1
 			fallthrough
-//line lit_async.go:646
+//line lit_async.go:707
 		case 1:
 //line lit.go:149
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -657,30 +718,31 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line lit_async.go:661
+//line lit_async.go:722
 		case 2:
 //line lit.go:150
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(counterAddAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line lit.go:151
 			f2.state = 3
 			fallthrough
-//line lit_async.go:672
+//line lit_async.go:734
 		case 3:
 //line lit.go:149
 			f2.rangeIndex++
 //line lit.go:149
 			f2.state = 1
 			continue poll
-//line lit_async.go:679
+//line lit_async.go:741
 		case 4:
 //line lit.go:152
 			f2.state = -1
 			return f2.c.n, true
-//line lit_async.go:684
+//line lit_async.go:746
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -705,7 +767,14 @@ func (f2 *counterAddAsyncFuture) Cancel() {
 // add is what addAsync compiles; it is not called.
 var _ = (*counter).add
 
-//line lit_async.go:709
+//line lit_async.go:771
+
+// poolAsyncFuture_sites are the awaits of pool, for task dumps.
+var poolAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 176, "pool"),
+}
+
+//line lit_async.go:778
 
 // poolAsyncFuture is the state machine of pool: see poolAsync.
 type poolAsyncFuture struct {
@@ -753,7 +822,7 @@ func (f *poolAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line lit.go:162
 		f.set.Close()
-//line lit_async.go:757
+//line lit_async.go:826
 	}
 }
 
@@ -780,17 +849,18 @@ poll:
 //line lit.go:175
 			f.state = 1
 			fallthrough
-//line lit_async.go:784
+//line lit_async.go:853
 		case 1:
 //line lit.go:176
 			f.aw1 = f.set.Next()
 			f.state = 2
 			fallthrough
-//line lit_async.go:790
+//line lit_async.go:859
 		case 2:
 //line lit.go:176
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(poolAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -818,7 +888,7 @@ poll:
 //line lit.go:184
 			f.state = 1
 			continue poll
-//line lit_async.go:822
+//line lit_async.go:892
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -845,7 +915,14 @@ func (f *poolAsyncFuture) Cancel() {
 // pool is what poolAsync compiles; it is not called.
 var _ = pool
 
-//line lit_async.go:849
+//line lit_async.go:919
+
+// spawnerAsyncFuture_sites are the awaits of spawner, for task dumps.
+var spawnerAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 204, "spawner"),
+}
+
+//line lit_async.go:926
 
 // spawnerAsyncFuture is the state machine of spawner: see spawnerAsync.
 type spawnerAsyncFuture struct {
@@ -877,11 +954,12 @@ func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line lit_async.go:881
+//line lit_async.go:958
 		case 1:
 //line lit.go:204
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(spawnerAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -889,7 +967,7 @@ func (f2 *spawnerAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			f2.total = tmp + f2.total
 			f2.state = -1
 			return f2.total, true
-//line lit_async.go:893
+//line lit_async.go:971
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -914,7 +992,14 @@ func (f2 *spawnerAsyncFuture) Cancel() {
 // spawner is what spawnerAsync compiles; it is not called.
 var _ = spawner
 
-//line lit_async.go:918
+//line lit_async.go:996
+
+// valueRecvPlusAsyncFuture_sites are the awaits of plus, for task dumps.
+var valueRecvPlusAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 216, "valueRecv.plus"),
+}
+
+//line lit_async.go:1003
 
 // valueRecvPlusAsyncFuture is the state machine of plus: see plusAsync.
 type valueRecvPlusAsyncFuture struct {
@@ -944,17 +1029,18 @@ func (f *valueRecvPlusAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:948
+//line lit_async.go:1033
 		case 1:
 //line lit.go:216
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(valueRecvPlusAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line lit_async.go:958
+//line lit_async.go:1044
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -979,7 +1065,14 @@ func (f *valueRecvPlusAsyncFuture) Cancel() {
 // plus is what plusAsync compiles; it is not called.
 var _ = valueRecv.plus
 
-//line lit_async.go:983
+//line lit_async.go:1069
+
+// shared_func1AsyncFuture_sites are the awaits of shared_func1, for task dumps.
+var shared_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 24, "shared_func1"),
+}
+
+//line lit_async.go:1076
 
 // shared_func1AsyncFuture is the state machine of shared_func1: see shared_func1Async.
 type shared_func1AsyncFuture struct {
@@ -1010,11 +1103,12 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1014
+//line lit_async.go:1107
 		case 1:
 //line lit.go:24
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shared_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1024,7 +1118,7 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:26
 			f.state = -1
 			return (*f.x), true
-//line lit_async.go:1028
+//line lit_async.go:1122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1046,7 +1140,14 @@ func (f *shared_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1050
+//line lit_async.go:1144
+
+// shared_func2AsyncFuture_sites are the awaits of shared_func2, for task dumps.
+var shared_func2AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 33, "shared_func2"),
+}
+
+//line lit_async.go:1151
 
 // shared_func2AsyncFuture is the state machine of shared_func2: see shared_func2Async.
 type shared_func2AsyncFuture struct {
@@ -1075,11 +1176,12 @@ func (f *shared_func2AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) 
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1079
+//line lit_async.go:1180
 		case 1:
 //line lit.go:33
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shared_func2AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1087,7 +1189,7 @@ func (f *shared_func2AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) 
 //line lit.go:34
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1091
+//line lit_async.go:1193
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1109,7 +1211,14 @@ func (f *shared_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1113
+//line lit_async.go:1215
+
+// perIteration_func1AsyncFuture_sites are the awaits of perIteration_func1, for task dumps.
+var perIteration_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 47, "perIteration_func1"),
+}
+
+//line lit_async.go:1222
 
 // perIteration_func1AsyncFuture is the state machine of perIteration_func1: see perIteration_func1Async.
 type perIteration_func1AsyncFuture struct {
@@ -1138,18 +1247,19 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1142
+//line lit_async.go:1251
 		case 1:
 //line lit.go:47
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(perIteration_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line lit.go:48
 			f.state = -1
 			return (*f.k) + (*f.i), true
-//line lit_async.go:1153
+//line lit_async.go:1263
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1171,7 +1281,7 @@ func (f *perIteration_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1175
+//line lit_async.go:1285
 
 // fallible_func1AsyncFuture is the state machine of fallible_func1: see fallible_func1Async.
 type fallible_func1AsyncFuture struct {
@@ -1197,7 +1307,7 @@ func (f *fallible_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool
 //line lit.go:67
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1201
+//line lit_async.go:1311
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1213,7 +1323,14 @@ func (f *fallible_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1217
+//line lit_async.go:1327
+
+// fallible_func2AsyncFuture_sites are the awaits of fallible_func2, for task dumps.
+var fallible_func2AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 70, "fallible_func2"),
+}
+
+//line lit_async.go:1334
 
 // fallible_func2AsyncFuture is the state machine of fallible_func2: see fallible_func2Async.
 type fallible_func2AsyncFuture struct {
@@ -1242,11 +1359,12 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1246
+//line lit_async.go:1363
 		case 1:
 //line lit.go:70
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fallible_func2AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1259,7 +1377,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 //line lit.go:74
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: nil}, true
-//line lit_async.go:1263
+//line lit_async.go:1381
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1281,7 +1399,14 @@ func (f *fallible_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1285
+//line lit_async.go:1403
+
+// nested_func1AsyncFuture_sites are the awaits of nested_func1, for task dumps.
+var nested_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 96, "nested_func1"),
+}
+
+//line lit_async.go:1410
 
 // nested_func1AsyncFuture is the state machine of nested_func1: see nested_func1Async.
 type nested_func1AsyncFuture struct {
@@ -1318,11 +1443,12 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1322
+//line lit_async.go:1447
 		case 1:
 //line lit.go:96
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nested_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1330,7 +1456,7 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:97
 			f.state = -1
 			return f.r + (*f.a), true
-//line lit_async.go:1334
+//line lit_async.go:1460
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1352,7 +1478,14 @@ func (f *nested_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1356
+//line lit_async.go:1482
+
+// deferred_func1AsyncFuture_sites are the awaits of deferred_func1, for task dumps.
+var deferred_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 111, "deferred_func1"),
+}
+
+//line lit_async.go:1489
 
 // deferred_func1AsyncFuture is the state machine of deferred_func1: see deferred_func1Async.
 type deferred_func1AsyncFuture struct {
@@ -1401,7 +1534,7 @@ func (f *deferred_func1AsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line lit.go:110
 		func() { *(*f.trace) = append(*(*f.trace), "inner") }()
-//line lit_async.go:1405
+//line lit_async.go:1538
 	}
 }
 
@@ -1419,11 +1552,12 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1423
+//line lit_async.go:1556
 		case 1:
 //line lit.go:111
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferred_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1437,7 +1571,7 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line lit_async.go:1441
+//line lit_async.go:1575
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1461,7 +1595,14 @@ func (f *deferred_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1465
+//line lit_async.go:1599
+
+// generic_func1AsyncFuture_sites are the awaits of generic_func1, for task dumps.
+var generic_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 126, "generic_func1"),
+}
+
+//line lit_async.go:1606
 
 // generic_func1AsyncFuture is the state machine of generic_func1: see generic_func1Async.
 type generic_func1AsyncFuture[T any] struct {
@@ -1491,11 +1632,12 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1495
+//line lit_async.go:1636
 		case 1:
 //line lit.go:126
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(generic_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1507,7 +1649,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:130
 			f.state = -1
 			return f.n, true
-//line lit_async.go:1511
+//line lit_async.go:1653
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1529,7 +1671,14 @@ func (f *generic_func1AsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:1533
+//line lit_async.go:1675
+
+// counter_add_func1AsyncFuture_sites are the awaits of counter_add_func1, for task dumps.
+var counter_add_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 146, "counter_add_func1"),
+}
+
+//line lit_async.go:1682
 
 // counter_add_func1AsyncFuture is the state machine of counter_add_func1: see counter_add_func1Async.
 type counter_add_func1AsyncFuture struct {
@@ -1557,11 +1706,12 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1561
+//line lit_async.go:1710
 		case 1:
 //line lit.go:146
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(counter_add_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1570,7 +1720,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 //line lit.go:147
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1574
+//line lit_async.go:1724
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1592,7 +1742,14 @@ func (f *counter_add_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1596
+//line lit_async.go:1746
+
+// pool_func1AsyncFuture_sites are the awaits of pool_func1, for task dumps.
+var pool_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 169, "pool_func1"),
+}
+
+//line lit_async.go:1753
 
 // pool_func1AsyncFuture is the state machine of pool_func1: see pool_func1Async.
 type pool_func1AsyncFuture struct {
@@ -1620,7 +1777,7 @@ poll:
 //line lit.go:166
 			f.state = 1
 			fallthrough
-//line lit_async.go:1624
+//line lit_async.go:1781
 		case 1:
 //line lit.go:166
 			if !((*f.next) < (*f.n)) {
@@ -1638,23 +1795,24 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:1642
+//line lit_async.go:1799
 		case 2:
 //line lit.go:169
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pool_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line lit.go:170
 			f.state = 1
 			continue poll
-//line lit_async.go:1653
+//line lit_async.go:1811
 		case 3:
 //line lit.go:171
 			f.state = -1
 			return f.sum, true
-//line lit_async.go:1658
+//line lit_async.go:1816
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1676,7 +1834,14 @@ func (f *pool_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1680
+//line lit_async.go:1838
+
+// spawner_func1AsyncFuture_sites are the awaits of spawner_func1, for task dumps.
+var spawner_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 198, "spawner_func1"),
+}
+
+//line lit_async.go:1845
 
 // spawner_func1AsyncFuture is the state machine of spawner_func1: see spawner_func1Async.
 type spawner_func1AsyncFuture struct {
@@ -1713,11 +1878,12 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 1
 			fallthrough
-//line lit_async.go:1717
+//line lit_async.go:1882
 		case 1:
 //line lit.go:198
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(spawner_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1727,7 +1893,7 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line lit_async.go:1731
+//line lit_async.go:1897
 		case 2:
 //line lit.go:199
 			v := f.blitzgenSel1c0.Value()
@@ -1736,12 +1902,12 @@ poll:
 //line lit.go:201
 			f.state = 3
 			fallthrough
-//line lit_async.go:1740
+//line lit_async.go:1906
 		case 3:
 //line lit.go:202
 			f.state = -1
 			return (*f.total) + 1, true
-//line lit_async.go:1745
+//line lit_async.go:1911
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1763,7 +1929,14 @@ func (f *spawner_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1767
+//line lit_async.go:1933
+
+// valueRecv_plus_func1AsyncFuture_sites are the awaits of valueRecv_plus_func1, for task dumps.
+var valueRecv_plus_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 216, "valueRecv_plus_func1"),
+}
+
+//line lit_async.go:1940
 
 // valueRecv_plus_func1AsyncFuture is the state machine of valueRecv_plus_func1: see valueRecv_plus_func1Async.
 type valueRecv_plus_func1AsyncFuture struct {
@@ -1791,18 +1964,19 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1795
+//line lit_async.go:1968
 		case 1:
 //line lit.go:216
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(valueRecv_plus_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line lit.go:216
 			f.state = -1
 			return (*f.v).base + tmp, true
-//line lit_async.go:1806
+//line lit_async.go:1980
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1824,7 +1998,14 @@ func (f *valueRecv_plus_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1828
+//line lit_async.go:2002
+
+// nested_func1_func1AsyncFuture_sites are the awaits of nested_func1_func1, for task dumps.
+var nested_func1_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 92, "nested_func1_func1"),
+}
+
+//line lit_async.go:2009
 
 // nested_func1_func1AsyncFuture is the state machine of nested_func1_func1: see nested_func1_func1Async.
 type nested_func1_func1AsyncFuture struct {
@@ -1854,11 +2035,12 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1858
+//line lit_async.go:2039
 		case 1:
 //line lit.go:92
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nested_func1_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1868,7 +2050,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 //line lit.go:94
 			f.state = -1
 			return (*(*f.a)) + (*f.b) + f.v, true
-//line lit_async.go:1872
+//line lit_async.go:2054
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1890,7 +2072,14 @@ func (f *nested_func1_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1894
+//line lit_async.go:2076
+
+// spawner_func1_func1AsyncFuture_sites are the awaits of spawner_func1_func1, for task dumps.
+var spawner_func1_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 195, "spawner_func1_func1"),
+}
+
+//line lit_async.go:2083
 
 // spawner_func1_func1AsyncFuture is the state machine of spawner_func1_func1: see spawner_func1_func1Async.
 type spawner_func1_func1AsyncFuture struct {
@@ -1917,18 +2106,19 @@ func (f *spawner_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1921
+//line lit_async.go:2110
 		case 1:
 //line lit.go:195
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(spawner_func1_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line lit.go:195
 			f.state = -1
 			return tmp * 2, true
-//line lit_async.go:1932
+//line lit_async.go:2122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

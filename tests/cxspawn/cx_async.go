@@ -9,6 +9,13 @@ import (
 
 //line cx_async.go:11
 
+// squareAsyncFuture_sites are the awaits of square, for task dumps.
+var squareAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("cx.go", 17, "square"),
+}
+
+//line cx_async.go:18
+
 // squareAsyncFuture is the state machine of square: see squareAsync.
 type squareAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -34,18 +41,19 @@ func (f *squareAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line cx_async.go:38
+//line cx_async.go:45
 		case 1:
 //line cx.go:17
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(squareAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 //line cx.go:18
 			f.state = -1
 			return f.n * f.n, true
-//line cx_async.go:49
+//line cx_async.go:57
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -70,7 +78,14 @@ func (f *squareAsyncFuture) Cancel() {
 // square is what squareAsync compiles; it is not called.
 var _ = square
 
-//line cx_async.go:74
+//line cx_async.go:82
+
+// sumOfSquaresAsyncFuture_sites are the awaits of sumOfSquares, for task dumps.
+var sumOfSquaresAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("cx.go", 32, "sumOfSquares"),
+}
+
+//line cx_async.go:89
 
 // sumOfSquaresAsyncFuture is the state machine of sumOfSquares: see sumOfSquaresAsync.
 type sumOfSquaresAsyncFuture struct {
@@ -108,7 +123,7 @@ poll:
 //line cx.go:31
 			f.state = 1
 			fallthrough
-//line cx_async.go:112
+//line cx_async.go:127
 		case 1:
 //line cx.go:31
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -123,11 +138,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line cx_async.go:127
+//line cx_async.go:142
 		case 2:
 //line cx.go:32
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sumOfSquaresAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -142,19 +158,19 @@ poll:
 //line cx.go:37
 			f.state = 3
 			fallthrough
-//line cx_async.go:146
+//line cx_async.go:162
 		case 3:
 //line cx.go:31
 			f.rangeIndex++
 //line cx.go:31
 			f.state = 1
 			continue poll
-//line cx_async.go:153
+//line cx_async.go:169
 		case 4:
 //line cx.go:38
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line cx_async.go:158
+//line cx_async.go:174
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -11,6 +11,13 @@ import (
 
 //line sel_async.go:13
 
+// tickerAsyncFuture_sites are the awaits of ticker, for task dumps.
+var tickerAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 29, "ticker"),
+}
+
+//line sel_async.go:20
+
 // tickerAsyncFuture is the state machine of ticker: see tickerAsync.
 type tickerAsyncFuture struct {
 	state          int32             // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -45,7 +52,7 @@ poll:
 //line sel.go:28
 			f.state = 1
 			fallthrough
-//line sel_async.go:49
+//line sel_async.go:56
 		case 1:
 //line sel.go:29
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
@@ -57,11 +64,12 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:61
+//line sel_async.go:68
 		case 2:
 //line sel.go:29
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(tickerAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -77,7 +85,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line sel_async.go:81
+//line sel_async.go:89
 		case 3:
 //line sel.go:31
 			f.ticks++
@@ -86,7 +94,7 @@ poll:
 //line sel.go:40
 			f.state = 6
 			continue poll
-//line sel_async.go:90
+//line sel_async.go:98
 		case 4:
 //line sel.go:33
 			m := f.blitzgenSel1c1.Value()
@@ -100,17 +108,17 @@ poll:
 //line sel.go:40
 			f.state = 6
 			continue poll
-//line sel_async.go:104
+//line sel_async.go:112
 		case 5:
 //line sel.go:39
 			f.state = -1
 			return future.Result[[]string]{Value: f.seen, Err: nil}, true
-//line sel_async.go:109
+//line sel_async.go:117
 		case 6:
 //line sel.go:41
 			f.state = 1
 			continue poll
-//line sel_async.go:114
+//line sel_async.go:122
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -135,7 +143,14 @@ func (f *tickerAsyncFuture) Cancel() {
 // ticker is what tickerAsync compiles; it is not called.
 var _ = ticker
 
-//line sel_async.go:139
+//line sel_async.go:147
+
+// pickAsyncFuture_sites are the awaits of pick, for task dumps.
+var pickAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 49, "pick"),
+}
+
+//line sel_async.go:154
 
 // pickAsyncFuture is the state machine of pick: see pickAsync.
 type pickAsyncFuture struct {
@@ -170,11 +185,12 @@ poll:
 			f.aw1 = f.blitzgenSel2.Wait(false)
 			f.state = 1
 			fallthrough
-//line sel_async.go:174
+//line sel_async.go:189
 		case 1:
 //line sel.go:49
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pickAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -187,21 +203,21 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line sel_async.go:191
+//line sel_async.go:207
 		case 2:
 //line sel.go:50
 			v := f.blitzgenSel2c0.Value()
 //line sel.go:51
 			f.state = -1
 			return fmt.Sprint("a ", v), true
-//line sel_async.go:198
+//line sel_async.go:214
 		case 3:
 //line sel.go:52
 			v := f.blitzgenSel2c1.Value()
 //line sel.go:53
 			f.state = -1
 			return fmt.Sprint("b ", v), true
-//line sel_async.go:205
+//line sel_async.go:221
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -226,7 +242,14 @@ func (f *pickAsyncFuture) Cancel() {
 // pick is what pickAsync compiles; it is not called.
 var _ = pick
 
-//line sel_async.go:230
+//line sel_async.go:246
+
+// keepLoopAsyncFuture_sites are the awaits of keepLoop, for task dumps.
+var keepLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 65, "keepLoop"),
+}
+
+//line sel_async.go:253
 
 // keepLoopAsyncFuture is the state machine of keepLoop: see keepLoopAsync.
 type keepLoopAsyncFuture struct {
@@ -263,7 +286,7 @@ poll:
 //line sel.go:64
 			f.state = 1
 			fallthrough
-//line sel_async.go:267
+//line sel_async.go:290
 		case 1:
 //line sel.go:64
 			if f.rangeIndex >= f.n {
@@ -278,11 +301,12 @@ poll:
 			f.aw1 = f.blitzgenSel3.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:282
+//line sel_async.go:305
 		case 2:
 //line sel.go:65
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(keepLoopAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -295,7 +319,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:299
+//line sel_async.go:323
 		case 3:
 //line sel.go:66
 			v := f.blitzgenSel3c0.Value()
@@ -304,31 +328,31 @@ poll:
 //line sel.go:70
 			f.state = 5
 			continue poll
-//line sel_async.go:308
+//line sel_async.go:332
 		case 4:
 //line sel.go:68
 			v := f.blitzgenSel3c1.Value()
 //line sel.go:69
 			f.state = -1
 			return append(f.got, v), true
-//line sel_async.go:315
+//line sel_async.go:339
 		case 5:
 //line sel.go:71
 			f.state = 6
 			fallthrough
-//line sel_async.go:320
+//line sel_async.go:344
 		case 6:
 //line sel.go:64
 			f.rangeIndex++
 //line sel.go:64
 			f.state = 1
 			continue poll
-//line sel_async.go:327
+//line sel_async.go:351
 		case 7:
 //line sel.go:72
 			f.state = -1
 			return f.got, true
-//line sel_async.go:332
+//line sel_async.go:356
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -353,7 +377,14 @@ func (f *keepLoopAsyncFuture) Cancel() {
 // keepLoop is what keepLoopAsync compiles; it is not called.
 var _ = keepLoop
 
-//line sel_async.go:357
+//line sel_async.go:381
+
+// orDefaultAsyncFuture_sites are the awaits of orDefault, for task dumps.
+var orDefaultAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 79, "orDefault"),
+}
+
+//line sel_async.go:388
 
 // orDefaultAsyncFuture is the state machine of orDefault: see orDefaultAsync.
 type orDefaultAsyncFuture struct {
@@ -384,11 +415,12 @@ poll:
 			f2.aw1 = f2.blitzgenSel4.Wait(true)
 			f2.state = 1
 			fallthrough
-//line sel_async.go:388
+//line sel_async.go:419
 		case 1:
 //line sel.go:79
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(orDefaultAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -401,19 +433,19 @@ poll:
 				f2.state = 3
 			}
 			continue poll
-//line sel_async.go:405
+//line sel_async.go:437
 		case 2:
 //line sel.go:80
 			v := f2.blitzgenSel4c0.Value()
 //line sel.go:81
 			f2.state = -1
 			return v, true
-//line sel_async.go:412
+//line sel_async.go:444
 		case 3:
 //line sel.go:83
 			f2.state = -1
 			return -1, true
-//line sel_async.go:417
+//line sel_async.go:449
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -438,7 +470,14 @@ func (f2 *orDefaultAsyncFuture) Cancel() {
 // orDefault is what orDefaultAsync compiles; it is not called.
 var _ = orDefault
 
-//line sel_async.go:442
+//line sel_async.go:474
+
+// fairnessAsyncFuture_sites are the awaits of fairness, for task dumps.
+var fairnessAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 94, "fairness"),
+}
+
+//line sel_async.go:481
 
 // fairnessAsyncFuture is the state machine of fairness: see fairnessAsync.
 type fairnessAsyncFuture struct {
@@ -475,7 +514,7 @@ poll:
 //line sel.go:93
 			f.state = 1
 			fallthrough
-//line sel_async.go:479
+//line sel_async.go:518
 		case 1:
 //line sel.go:93
 			if f.rangeIndex >= f.n {
@@ -490,11 +529,12 @@ poll:
 			f.aw1 = f.blitzgenSel5.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:494
+//line sel_async.go:533
 		case 2:
 //line sel.go:94
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fairnessAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -507,7 +547,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:511
+//line sel_async.go:551
 		case 3:
 //line sel.go:95
 			v := f.blitzgenSel5c0.Value()
@@ -516,7 +556,7 @@ poll:
 //line sel.go:99
 			f.state = 5
 			continue poll
-//line sel_async.go:520
+//line sel_async.go:560
 		case 4:
 //line sel.go:97
 			v := f.blitzgenSel5c1.Value()
@@ -525,24 +565,24 @@ poll:
 //line sel.go:99
 			f.state = 5
 			fallthrough
-//line sel_async.go:529
+//line sel_async.go:569
 		case 5:
 //line sel.go:100
 			f.state = 6
 			fallthrough
-//line sel_async.go:534
+//line sel_async.go:574
 		case 6:
 //line sel.go:93
 			f.rangeIndex++
 //line sel.go:93
 			f.state = 1
 			continue poll
-//line sel_async.go:541
+//line sel_async.go:581
 		case 7:
 //line sel.go:101
 			f.state = -1
 			return f.got, true
-//line sel_async.go:546
+//line sel_async.go:586
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -567,7 +607,22 @@ func (f *fairnessAsyncFuture) Cancel() {
 // fairness is what fairnessAsync compiles; it is not called.
 var _ = fairness
 
-//line sel_async.go:571
+//line sel_async.go:611
+
+// formsAsyncFuture_sites are the awaits of forms, for task dumps.
+var formsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 116, "forms"),
+	future.NewAwaitSite("sel.go", 121, "forms"),
+	future.NewAwaitSite("sel.go", 126, "forms"),
+	future.NewAwaitSite("sel.go", 130, "forms"),
+	future.NewAwaitSite("sel.go", 137, "forms"),
+	future.NewAwaitSite("sel.go", 146, "forms"),
+	future.NewAwaitSite("sel.go", 148, "forms"),
+	future.NewAwaitSite("sel.go", 153, "forms"),
+	future.NewAwaitSite("sel.go", 155, "forms"),
+}
+
+//line sel_async.go:626
 
 // formsAsyncFuture is the state machine of forms: see formsAsync.
 type formsAsyncFuture struct {
@@ -633,7 +688,7 @@ poll:
 //line sel.go:113
 			f2.state = 1
 			fallthrough
-//line sel_async.go:637
+//line sel_async.go:692
 		case 1:
 //line sel.go:113
 			if !(f2.i < 6) {
@@ -664,7 +719,7 @@ poll:
 				f2.state = 33
 			}
 			continue poll
-//line sel_async.go:668
+//line sel_async.go:723
 		case 2:
 //line sel.go:116
 			f2.blitzgenSel6c0 = future.AddCase(&f2.blitzgenSel6, 0, f2.f(10), true)
@@ -672,7 +727,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel6.Wait(false)
 			f2.state = 8
 			continue poll
-//line sel_async.go:676
+//line sel_async.go:731
 		case 3:
 //line sel.go:121
 			f2.blitzgenSel7c0 = future.AddCase(&f2.blitzgenSel7, 0, f2.f(11), true)
@@ -680,7 +735,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel7.Wait(false)
 			f2.state = 11
 			continue poll
-//line sel_async.go:684
+//line sel_async.go:739
 		case 4:
 //line sel.go:126
 			future.AddCase(&f2.blitzgenSel8, 0, f2.f(12), true)
@@ -688,7 +743,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel8.Wait(false)
 			f2.state = 14
 			continue poll
-//line sel_async.go:692
+//line sel_async.go:747
 		case 5:
 //line sel.go:137
 			f2.blitzgenSel10c0 = future.AddCase(&f2.blitzgenSel10, 0, f2.f(14), true)
@@ -696,7 +751,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel10.Wait(false)
 			f2.state = 20
 			continue poll
-//line sel_async.go:700
+//line sel_async.go:755
 		case 6:
 //line sel.go:146
 			f2.blitzgenSel11c0 = future.AddCase(&f2.blitzgenSel11, 0, f2.f(15), true)
@@ -704,7 +759,7 @@ poll:
 			f2.aw1 = f2.blitzgenSel11.Wait(false)
 			f2.state = 23
 			continue poll
-//line sel_async.go:708
+//line sel_async.go:763
 		case 7:
 //line sel.go:153
 			f2.blitzgenSel12c0 = future.AddCase(&f2.blitzgenSel12, 0, f2.f(20), true)
@@ -712,11 +767,12 @@ poll:
 			f2.aw1 = f2.blitzgenSel12.Wait(false)
 			f2.state = 27
 			continue poll
-//line sel_async.go:716
+//line sel_async.go:771
 		case 8:
 //line sel.go:116
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -726,25 +782,26 @@ poll:
 				f2.state = 9
 			}
 			continue poll
-//line sel_async.go:730
+//line sel_async.go:786
 		case 9:
 //line sel.go:117
 			f2.x = f2.blitzgenSel6c0.Value()
 //line sel.go:118
 			f2.state = 10
 			fallthrough
-//line sel_async.go:737
+//line sel_async.go:793
 		case 10:
 //line sel.go:119
 			*f2.log = append(*f2.log, fmt.Sprint("assigned ", f2.x))
 //line sel.go:160
 			f2.state = 33
 			continue poll
-//line sel_async.go:744
+//line sel_async.go:800
 		case 11:
 //line sel.go:121
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -754,7 +811,7 @@ poll:
 				f2.state = 12
 			}
 			continue poll
-//line sel_async.go:758
+//line sel_async.go:815
 		case 12:
 //line sel.go:122
 			f2.s.v = f2.blitzgenSel7c0.Value()
@@ -763,16 +820,17 @@ poll:
 //line sel.go:124
 			f2.state = 13
 			fallthrough
-//line sel_async.go:767
+//line sel_async.go:824
 		case 13:
 //line sel.go:160
 			f2.state = 33
 			continue poll
-//line sel_async.go:772
+//line sel_async.go:829
 		case 14:
 //line sel.go:126
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[2])
 				return
 			}
 			f2.aw1 = nil
@@ -782,14 +840,14 @@ poll:
 				f2.state = 15
 			}
 			continue poll
-//line sel_async.go:786
+//line sel_async.go:844
 		case 15:
 //line sel.go:128
 			*f2.log = append(*f2.log, "discarded")
 //line sel.go:129
 			f2.state = 16
 			fallthrough
-//line sel_async.go:793
+//line sel_async.go:851
 		case 16:
 //line sel.go:130
 			future.AddCase(&f2.blitzgenSel9, 0, f2.f(13), true)
@@ -797,11 +855,12 @@ poll:
 			f2.aw1 = f2.blitzgenSel9.Wait(false)
 			f2.state = 17
 			fallthrough
-//line sel_async.go:801
+//line sel_async.go:859
 		case 17:
 //line sel.go:130
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[3])
 				return
 			}
 			f2.aw1 = nil
@@ -811,23 +870,24 @@ poll:
 				f2.state = 18
 			}
 			continue poll
-//line sel_async.go:815
+//line sel_async.go:874
 		case 18:
 //line sel.go:132
 			*f2.log = append(*f2.log, "no value")
 //line sel.go:133
 			f2.state = 19
 			continue poll
-//line sel_async.go:822
+//line sel_async.go:881
 		case 19:
 //line sel.go:160
 			f2.state = 33
 			continue poll
-//line sel_async.go:827
+//line sel_async.go:886
 		case 20:
 //line sel.go:137
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[4])
 				return
 			}
 			f2.aw1 = nil
@@ -837,7 +897,7 @@ poll:
 				f2.state = 21
 			}
 			continue poll
-//line sel_async.go:841
+//line sel_async.go:901
 		case 21:
 //line sel.go:138
 			v := f2.blitzgenSel10c0.Value()
@@ -851,18 +911,19 @@ poll:
 //line sel.go:143
 			f2.state = 22
 			fallthrough
-//line sel_async.go:855
+//line sel_async.go:915
 		case 22:
 //line sel.go:144
 			*f2.log = append(*f2.log, "left the labeled select")
 //line sel.go:160
 			f2.state = 33
 			continue poll
-//line sel_async.go:862
+//line sel_async.go:922
 		case 23:
 //line sel.go:146
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[5])
 				return
 			}
 			f2.aw1 = nil
@@ -872,7 +933,7 @@ poll:
 				f2.state = 24
 			}
 			continue poll
-//line sel_async.go:876
+//line sel_async.go:937
 		case 24:
 //line sel.go:147
 			v := f2.blitzgenSel11c0.Value()
@@ -883,11 +944,12 @@ poll:
 			}
 			f2.state = 25
 			fallthrough
-//line sel_async.go:887
+//line sel_async.go:948
 		case 25:
 //line sel.go:148
 			w, ready := f2.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[6])
 				return
 			}
 			f2.aw2 = nil
@@ -896,11 +958,12 @@ poll:
 //line sel.go:150
 			f2.state = 34
 			continue poll
-//line sel_async.go:900
+//line sel_async.go:962
 		case 27:
 //line sel.go:153
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[7])
 				return
 			}
 			f2.aw1 = nil
@@ -910,7 +973,7 @@ poll:
 				f2.state = 28
 			}
 			continue poll
-//line sel_async.go:914
+//line sel_async.go:977
 		case 28:
 //line sel.go:154
 			f2.v = f2.blitzgenSel12c0.Value()
@@ -920,11 +983,12 @@ poll:
 			f2.aw1 = f2.blitzgenSel13.Wait(false)
 			f2.state = 29
 			fallthrough
-//line sel_async.go:924
+//line sel_async.go:987
 		case 29:
 //line sel.go:155
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(formsAsyncFuture_sites[8])
 				return
 			}
 			f2.aw1 = nil
@@ -934,7 +998,7 @@ poll:
 				f2.state = 30
 			}
 			continue poll
-//line sel_async.go:938
+//line sel_async.go:1002
 		case 30:
 //line sel.go:156
 			w := f2.blitzgenSel13c0.Value()
@@ -943,36 +1007,36 @@ poll:
 //line sel.go:158
 			f2.state = 31
 			fallthrough
-//line sel_async.go:947
+//line sel_async.go:1011
 		case 31:
 //line sel.go:159
 			f2.state = 32
 			fallthrough
-//line sel_async.go:952
+//line sel_async.go:1016
 		case 32:
 //line sel.go:160
 			f2.state = 33
 			fallthrough
-//line sel_async.go:957
+//line sel_async.go:1021
 		case 33:
 //line sel.go:161
 			*f2.log = append(*f2.log, fmt.Sprint("end of step ", f2.i))
 //line sel.go:162
 			f2.state = 34
 			fallthrough
-//line sel_async.go:964
+//line sel_async.go:1028
 		case 34:
 //line sel.go:113
 			f2.i++
 //line sel.go:113
 			f2.state = 1
 			continue poll
-//line sel_async.go:971
+//line sel_async.go:1035
 		case 35:
 //line sel.go:163
 			f2.state = -1
 			return f2.x + f2.s.v, true
-//line sel_async.go:976
+//line sel_async.go:1040
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1000,7 +1064,14 @@ func (f2 *formsAsyncFuture) Cancel() {
 // forms is what formsAsync compiles; it is not called.
 var _ = forms
 
-//line sel_async.go:1004
+//line sel_async.go:1068
+
+// drainAsyncFuture_sites are the awaits of drain, for task dumps.
+var drainAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("sel.go", 173, "drain"),
+}
+
+//line sel_async.go:1075
 
 // drainAsyncFuture is the state machine of drain: see drainAsync.
 type drainAsyncFuture struct {
@@ -1037,7 +1108,7 @@ poll:
 //line sel.go:172
 			f.state = 1
 			fallthrough
-//line sel_async.go:1041
+//line sel_async.go:1112
 		case 1:
 //line sel.go:172
 			if f.rangeIndex >= f.n {
@@ -1052,11 +1123,12 @@ poll:
 			f.aw1 = f.blitzgenSel14.Wait(false)
 			f.state = 2
 			fallthrough
-//line sel_async.go:1056
+//line sel_async.go:1127
 		case 2:
 //line sel.go:173
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(drainAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1069,7 +1141,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line sel_async.go:1073
+//line sel_async.go:1145
 		case 3:
 //line sel.go:174
 			r := f.blitzgenSel14c0.Value()
@@ -1078,7 +1150,7 @@ poll:
 //line sel.go:178
 			f.state = 5
 			continue poll
-//line sel_async.go:1082
+//line sel_async.go:1154
 		case 4:
 //line sel.go:176
 			r := f.blitzgenSel14c1.Value()
@@ -1087,24 +1159,24 @@ poll:
 //line sel.go:178
 			f.state = 5
 			fallthrough
-//line sel_async.go:1091
+//line sel_async.go:1163
 		case 5:
 //line sel.go:179
 			f.state = 6
 			fallthrough
-//line sel_async.go:1096
+//line sel_async.go:1168
 		case 6:
 //line sel.go:172
 			f.rangeIndex++
 //line sel.go:172
 			f.state = 1
 			continue poll
-//line sel_async.go:1103
+//line sel_async.go:1175
 		case 7:
 //line sel.go:180
 			f.state = -1
 			return f.sum, true
-//line sel_async.go:1108
+//line sel_async.go:1180
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -13,6 +13,15 @@ import (
 
 //line funcs_async.go:15
 
+// sequenceAsyncFuture_sites are the awaits of sequence, for task dumps.
+var sequenceAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 19, "sequence"),
+	future.NewAwaitSite("funcs.go", 21, "sequence"),
+	future.NewAwaitSite("funcs.go", 22, "sequence"),
+}
+
+//line funcs_async.go:24
+
 // sequenceAsyncFuture is the state machine of sequence: see sequenceAsync.
 type sequenceAsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -41,11 +50,12 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:45
+//line funcs_async.go:54
 		case 1:
 //line funcs.go:19
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sequenceAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -59,11 +69,12 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:63
+//line funcs_async.go:73
 		case 2:
 //line funcs.go:21
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sequenceAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -75,18 +86,19 @@ func (f *sequenceAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:79
+//line funcs_async.go:90
 		case 3:
 //line funcs.go:22
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sequenceAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:23
 			f.state = -1
 			return f.x + f.y, true
-//line funcs_async.go:90
+//line funcs_async.go:102
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -111,7 +123,14 @@ func (f *sequenceAsyncFuture) Cancel() {
 // sequence is what sequenceAsync compiles; it is not called.
 var _ = sequence
 
-//line funcs_async.go:115
+//line funcs_async.go:127
+
+// noResultAsyncFuture_sites are the awaits of noResult, for task dumps.
+var noResultAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 28, "noResult"),
+}
+
+//line funcs_async.go:134
 
 // noResultAsyncFuture is the state machine of noResult: see noResultAsync.
 type noResultAsyncFuture struct {
@@ -139,11 +158,12 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:143
+//line funcs_async.go:162
 		case 1:
 //line funcs.go:28
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(noResultAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -159,7 +179,7 @@ func (f *noResultAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line funcs.go:34
 			f.state = -1
 			return struct{}{}, true
-//line funcs_async.go:163
+//line funcs_async.go:183
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -184,7 +204,16 @@ func (f *noResultAsyncFuture) Cancel() {
 // noResult is what noResultAsync compiles; it is not called.
 var _ = noResult
 
-//line funcs_async.go:188
+//line funcs_async.go:208
+
+// branchAsyncFuture_sites are the awaits of branch, for task dumps.
+var branchAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 39, "branch"),
+	future.NewAwaitSite("funcs.go", 45, "branch"),
+	future.NewAwaitSite("funcs.go", 50, "branch"),
+}
+
+//line funcs_async.go:217
 
 // branchAsyncFuture is the state machine of branch: see branchAsync.
 type branchAsyncFuture struct {
@@ -213,7 +242,7 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line funcs_async.go:217
+//line funcs_async.go:246
 		case 1:
 //line funcs.go:39
 			f.aw1 = f.e.Val(f.n + 1)
@@ -222,7 +251,7 @@ poll:
 			}
 			f.state = 3
 			continue poll
-//line funcs_async.go:226
+//line funcs_async.go:255
 		case 2:
 //line funcs.go:44
 			if f.n%3 == 0 {
@@ -231,11 +260,12 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:235
+//line funcs_async.go:264
 		case 3:
 //line funcs.go:39
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(branchAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -249,7 +279,7 @@ poll:
 //line funcs.go:44
 			f.state = 8
 			continue poll
-//line funcs_async.go:253
+//line funcs_async.go:283
 		case 4:
 //line funcs.go:45
 			f.aw1 = f.e.Val(f.n * 10)
@@ -258,18 +288,19 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:262
+//line funcs_async.go:292
 		case 5:
 //line funcs.go:48
 			f.e.Note("neither")
 //line funcs.go:49
 			f.state = 7
 			continue poll
-//line funcs_async.go:269
+//line funcs_async.go:299
 		case 6:
 //line funcs.go:45
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(branchAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -278,12 +309,12 @@ poll:
 //line funcs.go:47
 			f.state = 7
 			fallthrough
-//line funcs_async.go:282
+//line funcs_async.go:313
 		case 7:
 //line funcs.go:49
 			f.state = 8
 			fallthrough
-//line funcs_async.go:287
+//line funcs_async.go:318
 		case 8:
 //line funcs.go:50
 			f.aw1 = f.e.Val(f.n)
@@ -292,18 +323,19 @@ poll:
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:296
+//line funcs_async.go:327
 		case 9:
 //line funcs.go:50
 			z, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(branchAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:51
 			f.state = -1
 			return future.Result[int]{Value: z, Err: nil}, true
-//line funcs_async.go:307
+//line funcs_async.go:339
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -328,7 +360,14 @@ func (f *branchAsyncFuture) Cancel() {
 // branch is what branchAsync compiles; it is not called.
 var _ = branch
 
-//line funcs_async.go:332
+//line funcs_async.go:364
+
+// loopAsyncFuture_sites are the awaits of loop, for task dumps.
+var loopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 61, "loop"),
+}
+
+//line funcs_async.go:371
 
 // loopAsyncFuture is the state machine of loop: see loopAsync.
 type loopAsyncFuture struct {
@@ -359,7 +398,7 @@ poll:
 //line funcs.go:57
 			f.state = 1
 			fallthrough
-//line funcs_async.go:363
+//line funcs_async.go:402
 		case 1:
 //line funcs.go:57
 			if !(f.i < f.n) {
@@ -378,11 +417,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:382
+//line funcs_async.go:421
 		case 2:
 //line funcs.go:61
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -398,19 +438,19 @@ poll:
 //line funcs.go:67
 			f.state = 3
 			fallthrough
-//line funcs_async.go:402
+//line funcs_async.go:442
 		case 3:
 //line funcs.go:57
 			f.i++
 //line funcs.go:57
 			f.state = 1
 			continue poll
-//line funcs_async.go:409
+//line funcs_async.go:449
 		case 4:
 //line funcs.go:68
 			f.state = -1
 			return f.sum, true
-//line funcs_async.go:414
+//line funcs_async.go:454
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -435,7 +475,14 @@ func (f *loopAsyncFuture) Cancel() {
 // loop is what loopAsync compiles; it is not called.
 var _ = loop
 
-//line funcs_async.go:439
+//line funcs_async.go:479
+
+// countdownAsyncFuture_sites are the awaits of countdown, for task dumps.
+var countdownAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 75, "countdown"),
+}
+
+//line funcs_async.go:486
 
 // countdownAsyncFuture is the state machine of countdown: see countdownAsync.
 type countdownAsyncFuture struct {
@@ -463,7 +510,7 @@ poll:
 //line funcs.go:74
 			f.state = 1
 			fallthrough
-//line funcs_async.go:467
+//line funcs_async.go:514
 		case 1:
 //line funcs.go:74
 			if !(f.n > 0) {
@@ -477,11 +524,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:481
+//line funcs_async.go:528
 		case 2:
 //line funcs.go:75
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(countdownAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -491,12 +539,12 @@ poll:
 //line funcs.go:77
 			f.state = 1
 			continue poll
-//line funcs_async.go:495
+//line funcs_async.go:543
 		case 3:
 //line funcs.go:78
 			f.state = -1
 			return f.steps, true
-//line funcs_async.go:500
+//line funcs_async.go:548
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -521,7 +569,14 @@ func (f *countdownAsyncFuture) Cancel() {
 // countdown is what countdownAsync compiles; it is not called.
 var _ = countdown
 
-//line funcs_async.go:525
+//line funcs_async.go:573
+
+// foreverAsyncFuture_sites are the awaits of forever, for task dumps.
+var foreverAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 85, "forever"),
+}
+
+//line funcs_async.go:580
 
 // foreverAsyncFuture is the state machine of forever: see foreverAsync.
 type foreverAsyncFuture struct {
@@ -549,7 +604,7 @@ poll:
 //line funcs.go:84
 			f.state = 1
 			fallthrough
-//line funcs_async.go:553
+//line funcs_async.go:608
 		case 1:
 //line funcs.go:85
 			f.aw1 = f.e.Str(strings.Repeat("a", f.n%3))
@@ -558,11 +613,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:562
+//line funcs_async.go:617
 		case 2:
 //line funcs.go:85
 			s, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(foreverAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -578,12 +634,12 @@ poll:
 //line funcs.go:91
 			f.state = 1
 			continue poll
-//line funcs_async.go:582
+//line funcs_async.go:638
 		case 3:
 //line funcs.go:92
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:587
+//line funcs_async.go:643
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -608,7 +664,14 @@ func (f *foreverAsyncFuture) Cancel() {
 // forever is what foreverAsync compiles; it is not called.
 var _ = forever
 
-//line funcs_async.go:612
+//line funcs_async.go:668
+
+// nestedAsyncFuture_sites are the awaits of nested, for task dumps.
+var nestedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 100, "nested"),
+}
+
+//line funcs_async.go:675
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
@@ -640,7 +703,7 @@ poll:
 //line funcs.go:98
 			f.state = 1
 			fallthrough
-//line funcs_async.go:644
+//line funcs_async.go:707
 		case 1:
 //line funcs.go:98
 			if !(f.i < f.n) {
@@ -652,7 +715,7 @@ poll:
 //line funcs.go:99
 			f.state = 2
 			fallthrough
-//line funcs_async.go:656
+//line funcs_async.go:719
 		case 2:
 //line funcs.go:99
 			if !(f.j < f.i) {
@@ -666,11 +729,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:670
+//line funcs_async.go:733
 		case 3:
 //line funcs.go:100
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -684,14 +748,14 @@ poll:
 //line funcs.go:105
 			f.state = 4
 			fallthrough
-//line funcs_async.go:688
+//line funcs_async.go:752
 		case 4:
 //line funcs.go:99
 			f.j++
 //line funcs.go:99
 			f.state = 2
 			continue poll
-//line funcs_async.go:695
+//line funcs_async.go:759
 		case 5:
 //line funcs.go:107
 			for k := 0; ; k++ {
@@ -703,19 +767,19 @@ poll:
 //line funcs.go:113
 			f.state = 6
 			fallthrough
-//line funcs_async.go:707
+//line funcs_async.go:771
 		case 6:
 //line funcs.go:98
 			f.i++
 //line funcs.go:98
 			f.state = 1
 			continue poll
-//line funcs_async.go:714
+//line funcs_async.go:778
 		case 7:
 //line funcs.go:114
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:719
+//line funcs_async.go:783
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -740,7 +804,15 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line funcs_async.go:744
+//line funcs_async.go:808
+
+// shadowAsyncFuture_sites are the awaits of shadow, for task dumps.
+var shadowAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 121, "shadow"),
+	future.NewAwaitSite("funcs.go", 124, "shadow"),
+}
+
+//line funcs_async.go:816
 
 // shadowAsyncFuture is the state machine of shadow: see shadowAsync.
 type shadowAsyncFuture struct {
@@ -772,7 +844,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:776
+//line funcs_async.go:848
 		case 1:
 //line funcs.go:121
 			f.aw1 = f.e.Val(f.x * 3)
@@ -781,11 +853,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:785
+//line funcs_async.go:857
 		case 2:
 //line funcs.go:121
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -794,7 +867,7 @@ poll:
 //line funcs.go:123
 			f.state = 3
 			fallthrough
-//line funcs_async.go:798
+//line funcs_async.go:871
 		case 3:
 //line funcs.go:124
 			f.aw1 = f.e.Val(f.x)
@@ -803,18 +876,19 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:807
+//line funcs_async.go:880
 		case 4:
 //line funcs.go:124
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:125
 			f.state = -1
 			return f.x + y, true
-//line funcs_async.go:818
+//line funcs_async.go:892
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -839,7 +913,14 @@ func (f *shadowAsyncFuture) Cancel() {
 // shadow is what shadowAsync compiles; it is not called.
 var _ = shadow
 
-//line funcs_async.go:843
+//line funcs_async.go:917
+
+// declsAsyncFuture_sites are the awaits of decls, for task dumps.
+var declsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 136, "decls"),
+}
+
+//line funcs_async.go:924
 
 // declsAsyncFuture is the state machine of decls: see declsAsync.
 type declsAsyncFuture struct {
@@ -883,11 +964,12 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:887
+//line funcs_async.go:968
 		case 1:
 //line funcs.go:136
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(declsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -905,7 +987,7 @@ func (f *declsAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 //line funcs.go:143
 			f.state = -1
 			return future.Result[int]{Value: w, Err: nil}, true
-//line funcs_async.go:909
+//line funcs_async.go:991
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -930,7 +1012,14 @@ func (f *declsAsyncFuture) Cancel() {
 // decls is what declsAsync compiles; it is not called.
 var _ = decls
 
-//line funcs_async.go:934
+//line funcs_async.go:1016
+
+// closuresAsyncFuture_sites are the awaits of closures, for task dumps.
+var closuresAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 150, "closures"),
+}
+
+//line funcs_async.go:1023
 
 // closuresAsyncFuture is the state machine of closures: see closuresAsync.
 type closuresAsyncFuture struct {
@@ -964,11 +1053,12 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:968
+//line funcs_async.go:1057
 		case 1:
 //line funcs.go:150
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(closuresAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -977,7 +1067,7 @@ func (f *closuresAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:152
 			f.state = -1
 			return f.add(v), true
-//line funcs_async.go:981
+//line funcs_async.go:1071
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1002,7 +1092,14 @@ func (f *closuresAsyncFuture) Cancel() {
 // closures is what closuresAsync compiles; it is not called.
 var _ = closures
 
-//line funcs_async.go:1006
+//line funcs_async.go:1096
+
+// multiAsyncFuture_sites are the awaits of multi, for task dumps.
+var multiAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 160, "multi"),
+}
+
+//line funcs_async.go:1103
 
 // multiAsyncFuture is the state machine of multi: see multiAsync.
 type multiAsyncFuture struct {
@@ -1038,11 +1135,12 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1042
+//line funcs_async.go:1139
 		case 1:
 //line funcs.go:160
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(multiAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1052,7 +1150,7 @@ func (f *multiAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ boo
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err}, true
 			}
-//line funcs_async.go:1056
+//line funcs_async.go:1154
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1077,7 +1175,14 @@ func (f *multiAsyncFuture) Cancel() {
 // multi is what multiAsync compiles; it is not called.
 var _ = multi
 
-//line funcs_async.go:1081
+//line funcs_async.go:1179
+
+// panicsAfterAwaitAsyncFuture_sites are the awaits of panicsAfterAwait, for task dumps.
+var panicsAfterAwaitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 173, "panicsAfterAwait"),
+}
+
+//line funcs_async.go:1186
 
 // panicsAfterAwaitAsyncFuture is the state machine of panicsAfterAwait: see panicsAfterAwaitAsync.
 type panicsAfterAwaitAsyncFuture struct {
@@ -1105,11 +1210,12 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1109
+//line funcs_async.go:1214
 		case 1:
 //line funcs.go:173
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(panicsAfterAwaitAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1120,7 +1226,7 @@ func (f *panicsAfterAwaitAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:177
 			f.state = -1
 			return v, true
-//line funcs_async.go:1124
+//line funcs_async.go:1230
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1145,7 +1251,15 @@ func (f *panicsAfterAwaitAsyncFuture) Cancel() {
 // panicsAfterAwait is what panicsAfterAwaitAsync compiles; it is not called.
 var _ = panicsAfterAwait
 
-//line funcs_async.go:1149
+//line funcs_async.go:1255
+
+// perIterationAsyncFuture_sites are the awaits of perIteration, for task dumps.
+var perIterationAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 186, "perIteration"),
+	future.NewAwaitSite("funcs.go", 191, "perIteration"),
+}
+
+//line funcs_async.go:1263
 
 // perIterationAsyncFuture is the state machine of perIteration: see perIterationAsync.
 type perIterationAsyncFuture struct {
@@ -1178,7 +1292,7 @@ poll:
 //line funcs.go:183
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1182
+//line funcs_async.go:1296
 		case 1:
 //line funcs.go:183
 			if !(f.i < f.n) {
@@ -1196,7 +1310,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:1200
+//line funcs_async.go:1314
 		case 2:
 //line funcs.go:186
 			f.aw1 = f.e.Val(f.i)
@@ -1205,7 +1319,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:1209
+//line funcs_async.go:1323
 		case 3:
 //line funcs.go:188
 			if f.r == 1 {
@@ -1214,11 +1328,12 @@ poll:
 //line funcs.go:190
 			f.state = 5
 			continue poll
-//line funcs_async.go:1218
+//line funcs_async.go:1332
 		case 4:
 //line funcs.go:186
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(perIterationAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1227,7 +1342,7 @@ poll:
 //line funcs.go:188
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1231
+//line funcs_async.go:1346
 		case 5:
 //line funcs.go:191
 			f.aw1 = f.e.Val(f.acc)
@@ -1236,11 +1351,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1240
+//line funcs_async.go:1355
 		case 6:
 //line funcs.go:191
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(perIterationAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -1251,19 +1367,19 @@ poll:
 //line funcs.go:194
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1255
+//line funcs_async.go:1371
 		case 7:
 //line funcs.go:183
 			f.i++
 //line funcs.go:183
 			f.state = 1
 			continue poll
-//line funcs_async.go:1262
+//line funcs_async.go:1378
 		case 8:
 //line funcs.go:195
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:1267
+//line funcs_async.go:1383
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1288,7 +1404,14 @@ func (f *perIterationAsyncFuture) Cancel() {
 // perIteration is what perIterationAsync compiles; it is not called.
 var _ = perIteration
 
-//line funcs_async.go:1292
+//line funcs_async.go:1408
+
+// switchesAsyncFuture_sites are the awaits of switches, for task dumps.
+var switchesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 200, "switches"),
+}
+
+//line funcs_async.go:1415
 
 // switchesAsyncFuture is the state machine of switches: see switchesAsync.
 type switchesAsyncFuture struct {
@@ -1316,11 +1439,12 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1320
+//line funcs_async.go:1443
 		case 1:
 //line funcs.go:200
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(switchesAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1336,7 +1460,7 @@ func (f *switchesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _ 
 				f.state = -1
 				return future.Result[int]{Value: -v, Err: nil}, true
 			}
-//line funcs_async.go:1340
+//line funcs_async.go:1464
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1361,7 +1485,15 @@ func (f *switchesAsyncFuture) Cancel() {
 // switches is what switchesAsync compiles; it is not called.
 var _ = switches
 
-//line funcs_async.go:1365
+//line funcs_async.go:1489
+
+// rangeIntAsyncFuture_sites are the awaits of rangeInt, for task dumps.
+var rangeIntAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 218, "rangeInt"),
+	future.NewAwaitSite("funcs.go", 223, "rangeInt"),
+}
+
+//line funcs_async.go:1497
 
 // rangeIntAsyncFuture is the state machine of rangeInt: see rangeIntAsync.
 type rangeIntAsyncFuture struct {
@@ -1396,7 +1528,7 @@ poll:
 //line funcs.go:214
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1400
+//line funcs_async.go:1532
 		case 1:
 //line funcs.go:214
 			if f.i >= f.rangeValue {
@@ -1415,11 +1547,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1419
+//line funcs_async.go:1551
 		case 2:
 //line funcs.go:218
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeIntAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1430,14 +1563,14 @@ poll:
 //line funcs.go:221
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1434
+//line funcs_async.go:1567
 		case 3:
 //line funcs.go:214
 			f.i++
 //line funcs.go:214
 			f.state = 1
 			continue poll
-//line funcs_async.go:1441
+//line funcs_async.go:1574
 		case 4:
 //line funcs.go:222
 			f.rangeValue2 = 2
@@ -1445,7 +1578,7 @@ poll:
 //line funcs.go:222
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1449
+//line funcs_async.go:1582
 		case 5:
 //line funcs.go:222
 			if f.rangeIndex >= f.rangeValue2 {
@@ -1459,30 +1592,31 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1463
+//line funcs_async.go:1596
 		case 6:
 //line funcs.go:223
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeIntAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:224
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1474
+//line funcs_async.go:1608
 		case 7:
 //line funcs.go:222
 			f.rangeIndex++
 //line funcs.go:222
 			f.state = 5
 			continue poll
-//line funcs_async.go:1481
+//line funcs_async.go:1615
 		case 8:
 //line funcs.go:225
 			f.state = -1
 			return f.total + f.n, true
-//line funcs_async.go:1486
+//line funcs_async.go:1620
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1507,7 +1641,14 @@ func (f *rangeIntAsyncFuture) Cancel() {
 // rangeInt is what rangeIntAsync compiles; it is not called.
 var _ = rangeInt
 
-//line funcs_async.go:1511
+//line funcs_async.go:1645
+
+// rangeSliceAsyncFuture_sites are the awaits of rangeSlice, for task dumps.
+var rangeSliceAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 235, "rangeSlice"),
+}
+
+//line funcs_async.go:1652
 
 // rangeSliceAsyncFuture is the state machine of rangeSlice: see rangeSliceAsync.
 type rangeSliceAsyncFuture struct {
@@ -1544,7 +1685,7 @@ poll:
 //line funcs.go:232
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1548
+//line funcs_async.go:1689
 		case 1:
 //line funcs.go:232
 			if f.i >= len(f.rangeValue) {
@@ -1563,11 +1704,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1567
+//line funcs_async.go:1708
 		case 2:
 //line funcs.go:235
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeSliceAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1583,19 +1725,19 @@ poll:
 //line funcs.go:241
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1587
+//line funcs_async.go:1729
 		case 3:
 //line funcs.go:232
 			f.i++
 //line funcs.go:232
 			f.state = 1
 			continue poll
-//line funcs_async.go:1594
+//line funcs_async.go:1736
 		case 4:
 //line funcs.go:242
 			f.state = -1
 			return f.total + len(f.s), true
-//line funcs_async.go:1599
+//line funcs_async.go:1741
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1620,7 +1762,15 @@ func (f *rangeSliceAsyncFuture) Cancel() {
 // rangeSlice is what rangeSliceAsync compiles; it is not called.
 var _ = rangeSlice
 
-//line funcs_async.go:1624
+//line funcs_async.go:1766
+
+// rangeStringAsyncFuture_sites are the awaits of rangeString, for task dumps.
+var rangeStringAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 251, "rangeString"),
+	future.NewAwaitSite("funcs.go", 257, "rangeString"),
+}
+
+//line funcs_async.go:1774
 
 // rangeStringAsyncFuture is the state machine of rangeString: see rangeStringAsync.
 type rangeStringAsyncFuture struct {
@@ -1662,7 +1812,7 @@ poll:
 //line funcs.go:250
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1666
+//line funcs_async.go:1816
 		case 1:
 //line funcs.go:250
 			if f.i >= len(f.s) {
@@ -1679,11 +1829,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1683
+//line funcs_async.go:1833
 		case 2:
 //line funcs.go:251
 			t, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeStringAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1696,21 +1847,21 @@ poll:
 //line funcs.go:255
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1700
+//line funcs_async.go:1851
 		case 3:
 //line funcs.go:250
 			f.i = f.rangeNext
 //line funcs.go:250
 			f.state = 1
 			continue poll
-//line funcs_async.go:1707
+//line funcs_async.go:1858
 		case 4:
 //line funcs.go:256
 			f.i2 = 0
 //line funcs.go:256
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1714
+//line funcs_async.go:1865
 		case 5:
 //line funcs.go:256
 			if f.i2 >= len(f.s) {
@@ -1726,11 +1877,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1730
+//line funcs_async.go:1881
 		case 6:
 //line funcs.go:257
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeStringAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -1739,19 +1891,19 @@ poll:
 //line funcs.go:259
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1743
+//line funcs_async.go:1895
 		case 7:
 //line funcs.go:256
 			f.i2 = f.rangeNext2
 //line funcs.go:256
 			f.state = 5
 			continue poll
-//line funcs_async.go:1750
+//line funcs_async.go:1902
 		case 8:
 //line funcs.go:260
 			f.state = -1
 			return future.Result[string]{Value: f.b.String() + strings.Repeat("x", f.last%5), Err: nil}, true
-//line funcs_async.go:1755
+//line funcs_async.go:1907
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1779,7 +1931,15 @@ func (f *rangeStringAsyncFuture) Cancel() {
 // rangeString is what rangeStringAsync compiles; it is not called.
 var _ = rangeString
 
-//line funcs_async.go:1783
+//line funcs_async.go:1935
+
+// rangeArrayAsyncFuture_sites are the awaits of rangeArray, for task dumps.
+var rangeArrayAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 270, "rangeArray"),
+	future.NewAwaitSite("funcs.go", 274, "rangeArray"),
+}
+
+//line funcs_async.go:1943
 
 // rangeArrayAsyncFuture is the state machine of rangeArray: see rangeArrayAsync.
 type rangeArrayAsyncFuture struct {
@@ -1821,7 +1981,7 @@ poll:
 //line funcs.go:268
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1825
+//line funcs_async.go:1985
 		case 1:
 //line funcs.go:268
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -1839,11 +1999,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:1843
+//line funcs_async.go:2003
 		case 2:
 //line funcs.go:270
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -1852,21 +2013,21 @@ poll:
 //line funcs.go:272
 			f.state = 3
 			fallthrough
-//line funcs_async.go:1856
+//line funcs_async.go:2017
 		case 3:
 //line funcs.go:268
 			f.rangeIndex++
 //line funcs.go:268
 			f.state = 1
 			continue poll
-//line funcs_async.go:1863
+//line funcs_async.go:2024
 		case 4:
 //line funcs.go:273
 			f.j = 0
 //line funcs.go:273
 			f.state = 5
 			fallthrough
-//line funcs_async.go:1870
+//line funcs_async.go:2031
 		case 5:
 //line funcs.go:273
 			if f.j >= 3 {
@@ -1880,11 +2041,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:1884
+//line funcs_async.go:2045
 		case 6:
 //line funcs.go:274
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -1893,19 +2055,19 @@ poll:
 //line funcs.go:276
 			f.state = 7
 			fallthrough
-//line funcs_async.go:1897
+//line funcs_async.go:2059
 		case 7:
 //line funcs.go:273
 			f.j++
 //line funcs.go:273
 			f.state = 5
 			continue poll
-//line funcs_async.go:1904
+//line funcs_async.go:2066
 		case 8:
 //line funcs.go:277
 			f.state = -1
 			return f.total + f.a[2] + f.i + f.x, true
-//line funcs_async.go:1909
+//line funcs_async.go:2071
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1930,7 +2092,16 @@ func (f *rangeArrayAsyncFuture) Cancel() {
 // rangeArray is what rangeArrayAsync compiles; it is not called.
 var _ = rangeArray
 
-//line funcs_async.go:1934
+//line funcs_async.go:2096
+
+// switchAwaitAsyncFuture_sites are the awaits of switchAwait, for task dumps.
+var switchAwaitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 286, "switchAwait"),
+	future.NewAwaitSite("funcs.go", 298, "switchAwait"),
+	future.NewAwaitSite("funcs.go", 309, "switchAwait"),
+}
+
+//line funcs_async.go:2105
 
 // switchAwaitAsyncFuture is the state machine of switchAwait: see switchAwaitAsync.
 type switchAwaitAsyncFuture struct {
@@ -1962,7 +2133,7 @@ poll:
 //line funcs.go:283
 			f.state = 1
 			fallthrough
-//line funcs_async.go:1966
+//line funcs_async.go:2137
 		case 1:
 //line funcs.go:283
 			if f.i >= f.n {
@@ -1983,7 +2154,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:1987
+//line funcs_async.go:2158
 		case 2:
 //line funcs.go:286
 			f.aw1 = f.e.Val(f.i)
@@ -1992,7 +2163,7 @@ poll:
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:1996
+//line funcs_async.go:2167
 		case 3:
 //line funcs.go:294
 			f.e.Note("two or fell")
@@ -2008,7 +2179,7 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:2012
+//line funcs_async.go:2183
 		case 4:
 //line funcs.go:301
 			if f.i > 6 {
@@ -2018,11 +2189,12 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			continue poll
-//line funcs_async.go:2022
+//line funcs_async.go:2193
 		case 5:
 //line funcs.go:286
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(switchAwaitAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -2038,11 +2210,12 @@ poll:
 //line funcs.go:292
 			f.state = 3
 			continue poll
-//line funcs_async.go:2042
+//line funcs_async.go:2214
 		case 6:
 //line funcs.go:298
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(switchAwaitAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -2051,21 +2224,21 @@ poll:
 //line funcs.go:304
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2055
+//line funcs_async.go:2228
 		case 7:
 //line funcs.go:305
 			f.e.Note("after %d", f.i)
 //line funcs.go:306
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2062
+//line funcs_async.go:2235
 		case 8:
 //line funcs.go:283
 			f.i++
 //line funcs.go:283
 			f.state = 1
 			continue poll
-//line funcs_async.go:2069
+//line funcs_async.go:2242
 		case 9:
 //line funcs.go:307
 			switch {
@@ -2079,7 +2252,7 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2083
+//line funcs_async.go:2256
 		case 10:
 //line funcs.go:309
 			f.aw1 = f.e.Val(0)
@@ -2088,18 +2261,19 @@ poll:
 			}
 			f.state = 12
 			continue poll
-//line funcs_async.go:2092
+//line funcs_async.go:2265
 		case 11:
 //line funcs.go:312
 			f.total *= 3
 //line funcs.go:313
 			f.state = 13
 			continue poll
-//line funcs_async.go:2099
+//line funcs_async.go:2272
 		case 12:
 //line funcs.go:309
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(switchAwaitAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -2108,12 +2282,12 @@ poll:
 //line funcs.go:313
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2112
+//line funcs_async.go:2286
 		case 13:
 //line funcs.go:314
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:2117
+//line funcs_async.go:2291
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2138,7 +2312,18 @@ func (f *switchAwaitAsyncFuture) Cancel() {
 // switchAwait is what switchAwaitAsync compiles; it is not called.
 var _ = switchAwait
 
-//line funcs_async.go:2142
+//line funcs_async.go:2316
+
+// opAssignAndReturnAsyncFuture_sites are the awaits of opAssignAndReturn, for task dumps.
+var opAssignAndReturnAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 320, "opAssignAndReturn"),
+	future.NewAwaitSite("funcs.go", 321, "opAssignAndReturn"),
+	future.NewAwaitSite("funcs.go", 322, "opAssignAndReturn"),
+	future.NewAwaitSite("funcs.go", 325, "opAssignAndReturn"),
+	future.NewAwaitSite("funcs.go", 327, "opAssignAndReturn"),
+}
+
+//line funcs_async.go:2327
 
 // opAssignAndReturnAsyncFuture is the state machine of opAssignAndReturn: see opAssignAndReturnAsync.
 type opAssignAndReturnAsyncFuture struct {
@@ -2170,11 +2355,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2174
+//line funcs_async.go:2359
 		case 1:
 //line funcs.go:320
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(opAssignAndReturnAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -2186,11 +2372,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2190
+//line funcs_async.go:2376
 		case 2:
 //line funcs.go:321
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(opAssignAndReturnAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -2202,11 +2389,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2206
+//line funcs_async.go:2393
 		case 3:
 //line funcs.go:322
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(opAssignAndReturnAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -2220,7 +2408,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2224
+//line funcs_async.go:2412
 		case 4:
 //line funcs.go:325
 			f.aw1 = f.e.Val(f.x * 100)
@@ -2229,17 +2417,18 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2233
+//line funcs_async.go:2421
 		case 5:
 //line funcs.go:325
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(opAssignAndReturnAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2243
+//line funcs_async.go:2432
 		case 6:
 //line funcs.go:327
 			f.aw1 = f.e.Val(f.x)
@@ -2248,17 +2437,18 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2252
+//line funcs_async.go:2441
 		case 7:
 //line funcs.go:327
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(opAssignAndReturnAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:2262
+//line funcs_async.go:2452
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2283,7 +2473,14 @@ func (f *opAssignAndReturnAsyncFuture) Cancel() {
 // opAssignAndReturn is what opAssignAndReturnAsync compiles; it is not called.
 var _ = opAssignAndReturn
 
-//line funcs_async.go:2287
+//line funcs_async.go:2477
+
+// labelsAsyncFuture_sites are the awaits of labels, for task dumps.
+var labelsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 337, "labels"),
+}
+
+//line funcs_async.go:2484
 
 // labelsAsyncFuture is the state machine of labels: see labelsAsync.
 type labelsAsyncFuture struct {
@@ -2318,7 +2515,7 @@ poll:
 //line funcs.go:334
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2322
+//line funcs_async.go:2519
 		case 1:
 //line funcs.go:334
 			if !(f.i < f.n) {
@@ -2331,7 +2528,7 @@ poll:
 //line funcs.go:336
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2335
+//line funcs_async.go:2532
 		case 2:
 //line funcs.go:336
 			if f.j >= len(f.rangeValue) {
@@ -2348,11 +2545,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2352
+//line funcs_async.go:2549
 		case 3:
 //line funcs.go:337
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(labelsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -2392,33 +2590,33 @@ poll:
 //line funcs.go:365
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2396
+//line funcs_async.go:2594
 		case 4:
 //line funcs.go:336
 			f.j = f.rangeNext
 //line funcs.go:336
 			f.state = 2
 			continue poll
-//line funcs_async.go:2403
+//line funcs_async.go:2601
 		case 5:
 //line funcs.go:366
 			f.e.Note("i=%d total=%d", f.i, f.total)
 //line funcs.go:367
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2410
+//line funcs_async.go:2608
 		case 6:
 //line funcs.go:334
 			f.i++
 //line funcs.go:334
 			f.state = 1
 			continue poll
-//line funcs_async.go:2417
+//line funcs_async.go:2615
 		case 7:
 //line funcs.go:368
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:2422
+//line funcs_async.go:2620
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2443,7 +2641,17 @@ func (f *labelsAsyncFuture) Cancel() {
 // labels is what labelsAsync compiles; it is not called.
 var _ = labels
 
-//line funcs_async.go:2447
+//line funcs_async.go:2645
+
+// typeSwitchAsyncFuture_sites are the awaits of typeSwitch, for task dumps.
+var typeSwitchAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 378, "typeSwitch"),
+	future.NewAwaitSite("funcs.go", 382, "typeSwitch"),
+	future.NewAwaitSite("funcs.go", 385, "typeSwitch"),
+	future.NewAwaitSite("funcs.go", 394, "typeSwitch"),
+}
+
+//line funcs_async.go:2655
 
 // typeSwitchAsyncFuture is the state machine of typeSwitch: see typeSwitchAsync.
 type typeSwitchAsyncFuture struct {
@@ -2485,7 +2693,7 @@ poll:
 //line funcs.go:375
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2489
+//line funcs_async.go:2697
 		case 1:
 //line funcs.go:375
 			if f.i >= f.rangeValue {
@@ -2515,7 +2723,7 @@ poll:
 				f.state = 6
 			}
 			continue poll
-//line funcs_async.go:2519
+//line funcs_async.go:2727
 		case 2:
 //line funcs.go:378
 			f.aw1 = f.e.Val(f.v + 1)
@@ -2524,7 +2732,7 @@ poll:
 			}
 			f.state = 7
 			continue poll
-//line funcs_async.go:2528
+//line funcs_async.go:2736
 		case 3:
 //line funcs.go:382
 			f.aw2 = f.e.Str("x")
@@ -2533,7 +2741,7 @@ poll:
 			}
 			f.state = 8
 			continue poll
-//line funcs_async.go:2537
+//line funcs_async.go:2745
 		case 4:
 //line funcs.go:385
 			f.aw1 = f.e.Val(0)
@@ -2542,25 +2750,26 @@ poll:
 			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:2546
+//line funcs_async.go:2754
 		case 5:
 //line funcs.go:388
 			f.b.WriteString(f.v2.Error())
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2553
+//line funcs_async.go:2761
 		case 6:
 //line funcs.go:390
 			f.e.Note("other %v", f.v3)
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2560
+//line funcs_async.go:2768
 		case 7:
 //line funcs.go:378
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -2571,11 +2780,12 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2575
+//line funcs_async.go:2784
 		case 8:
 //line funcs.go:382
 			s, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -2584,11 +2794,12 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			continue poll
-//line funcs_async.go:2588
+//line funcs_async.go:2798
 		case 9:
 //line funcs.go:385
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -2597,7 +2808,7 @@ poll:
 //line funcs.go:391
 			f.state = 10
 			fallthrough
-//line funcs_async.go:2601
+//line funcs_async.go:2812
 		case 10:
 //line funcs.go:392
 			switch f.values[(f.i+1)%len(f.values)].(type) {
@@ -2608,7 +2819,7 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:2612
+//line funcs_async.go:2823
 		case 11:
 //line funcs.go:394
 			f.aw1 = f.e.Val(1)
@@ -2617,11 +2828,12 @@ poll:
 			}
 			f.state = 12
 			fallthrough
-//line funcs_async.go:2621
+//line funcs_async.go:2832
 		case 12:
 //line funcs.go:394
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -2630,24 +2842,24 @@ poll:
 //line funcs.go:396
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2634
+//line funcs_async.go:2846
 		case 13:
 //line funcs.go:397
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2639
+//line funcs_async.go:2851
 		case 14:
 //line funcs.go:375
 			f.i++
 //line funcs.go:375
 			f.state = 1
 			continue poll
-//line funcs_async.go:2646
+//line funcs_async.go:2858
 		case 15:
 //line funcs.go:398
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:2651
+//line funcs_async.go:2863
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2675,7 +2887,24 @@ func (f *typeSwitchAsyncFuture) Cancel() {
 // typeSwitch is what typeSwitchAsync compiles; it is not called.
 var _ = typeSwitch
 
-//line funcs_async.go:2679
+//line funcs_async.go:2891
+
+// triesAsyncFuture_sites are the awaits of tries, for task dumps.
+var triesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 404, "tries"),
+	future.NewAwaitSite("funcs.go", 410, "tries"),
+	future.NewAwaitSite("funcs.go", 413, "tries"),
+	future.NewAwaitSite("funcs.go", 415, "tries"),
+	future.NewAwaitSite("funcs.go", 416, "tries"),
+	future.NewAwaitSite("funcs.go", 418, "tries"),
+	future.NewAwaitSite("funcs.go", 425, "tries"),
+	future.NewAwaitSite("funcs.go", 428, "tries"),
+	future.NewAwaitSite("funcs.go", 434, "tries"),
+	future.NewAwaitSite("funcs.go", 438, "tries"),
+	future.NewAwaitSite("funcs.go", 446, "tries"),
+}
+
+//line funcs_async.go:2908
 
 // triesAsyncFuture is the state machine of tries: see triesAsync.
 type triesAsyncFuture struct {
@@ -2721,11 +2950,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:2725
+//line funcs_async.go:2954
 		case 1:
 //line funcs.go:404
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -2745,11 +2975,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:2749
+//line funcs_async.go:2979
 		case 2:
 //line funcs.go:410
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -2765,11 +2996,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:2769
+//line funcs_async.go:3000
 		case 3:
 //line funcs.go:413
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -2783,11 +3015,12 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:2787
+//line funcs_async.go:3019
 		case 4:
 //line funcs.go:415
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -2798,11 +3031,12 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:2802
+//line funcs_async.go:3035
 		case 5:
 //line funcs.go:416
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
@@ -2812,7 +3046,7 @@ poll:
 //line funcs.go:417
 			f.state = 6
 			fallthrough
-//line funcs_async.go:2816
+//line funcs_async.go:3050
 		case 6:
 //line funcs.go:417
 			if f.i >= f.n {
@@ -2826,11 +3060,12 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:2830
+//line funcs_async.go:3064
 		case 7:
 //line funcs.go:418
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[5])
 				return
 			}
 			f.aw1 = nil
@@ -2845,14 +3080,14 @@ poll:
 //line funcs.go:423
 			f.state = 8
 			fallthrough
-//line funcs_async.go:2849
+//line funcs_async.go:3084
 		case 8:
 //line funcs.go:417
 			f.i++
 //line funcs.go:417
 			f.state = 6
 			continue poll
-//line funcs_async.go:2856
+//line funcs_async.go:3091
 		case 9:
 //line funcs.go:424
 			if f.n > 5 {
@@ -2861,7 +3096,7 @@ poll:
 				f.state = 12
 			}
 			continue poll
-//line funcs_async.go:2865
+//line funcs_async.go:3100
 		case 10:
 //line funcs.go:425
 			f.aw1 = f.e.Fallible(f.total)
@@ -2870,17 +3105,18 @@ poll:
 			}
 			f.state = 11
 			fallthrough
-//line funcs_async.go:2874
+//line funcs_async.go:3109
 		case 11:
 //line funcs.go:425
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[6])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v2, true
-//line funcs_async.go:2884
+//line funcs_async.go:3120
 		case 12:
 //line funcs.go:427
 			f.rangeValue = 3
@@ -2888,7 +3124,7 @@ poll:
 //line funcs.go:427
 			f.state = 13
 			fallthrough
-//line funcs_async.go:2892
+//line funcs_async.go:3128
 		case 13:
 //line funcs.go:427
 			if f.i2 >= f.rangeValue {
@@ -2902,11 +3138,12 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:2906
+//line funcs_async.go:3142
 		case 14:
 //line funcs.go:428
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[7])
 				return
 			}
 			f.aw1 = nil
@@ -2918,33 +3155,33 @@ poll:
 				f.state = 16
 			}
 			continue poll
-//line funcs_async.go:2922
+//line funcs_async.go:3159
 		case 15:
 //line funcs.go:429
 			f.e.Note("if-init failed with %d", f.v)
 //line funcs.go:430
 			f.state = 17
 			continue poll
-//line funcs_async.go:2929
+//line funcs_async.go:3166
 		case 16:
 //line funcs.go:431
 			f.total += f.v
 //line funcs.go:432
 			f.state = 17
 			fallthrough
-//line funcs_async.go:2936
+//line funcs_async.go:3173
 		case 17:
 //line funcs.go:433
 			f.state = 18
 			fallthrough
-//line funcs_async.go:2941
+//line funcs_async.go:3178
 		case 18:
 //line funcs.go:427
 			f.i2++
 //line funcs.go:427
 			f.state = 13
 			continue poll
-//line funcs_async.go:2948
+//line funcs_async.go:3185
 		case 19:
 //line funcs.go:434
 			f.aw2 = f.e.Val(f.n)
@@ -2953,11 +3190,12 @@ poll:
 			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:2957
+//line funcs_async.go:3194
 		case 20:
 //line funcs.go:434
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[8])
 				return
 			}
 			f.aw2 = nil
@@ -2971,14 +3209,14 @@ poll:
 				f.state = 22
 			}
 			continue poll
-//line funcs_async.go:2975
+//line funcs_async.go:3213
 		case 21:
 //line funcs.go:436
 			f.total++
 //line funcs.go:437
 			f.state = 22
 			fallthrough
-//line funcs_async.go:2982
+//line funcs_async.go:3220
 		case 22:
 //line funcs.go:438
 			f.aw1 = f.e.Fallible(f.z)
@@ -2987,11 +3225,12 @@ poll:
 			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:2991
+//line funcs_async.go:3229
 		case 23:
 //line funcs.go:438
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[9])
 				return
 			}
 			f.aw1 = nil
@@ -3011,11 +3250,12 @@ poll:
 			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:3015
+//line funcs_async.go:3254
 		case 24:
 //line funcs.go:446
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(triesAsyncFuture_sites[10])
 				return
 			}
 			f.aw3 = nil
@@ -3025,7 +3265,7 @@ poll:
 //line funcs.go:448
 			f.state = -1
 			return future.Result[int]{Value: f.w + f.total, Err: nil}, true
-//line funcs_async.go:3029
+//line funcs_async.go:3269
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3056,7 +3296,15 @@ func (f *triesAsyncFuture) Cancel() {
 // tries is what triesAsync compiles; it is not called.
 var _ = tries
 
-//line funcs_async.go:3060
+//line funcs_async.go:3300
+
+// tryReturnAsyncFuture_sites are the awaits of tryReturn, for task dumps.
+var tryReturnAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 455, "tryReturn"),
+	future.NewAwaitSite("funcs.go", 457, "tryReturn"),
+}
+
+//line funcs_async.go:3308
 
 // tryReturnAsyncFuture is the state machine of tryReturn: see tryReturnAsync.
 type tryReturnAsyncFuture struct {
@@ -3085,7 +3333,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3089
+//line funcs_async.go:3337
 		case 1:
 //line funcs.go:455
 			f.aw1 = f.e.Fallible(f.n)
@@ -3094,17 +3342,18 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3098
+//line funcs_async.go:3346
 		case 2:
 //line funcs.go:455
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(tryReturnAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return future.Result[any]{Value: v2.Value, Err: v2.Err}, true
-//line funcs_async.go:3108
+//line funcs_async.go:3357
 		case 3:
 //line funcs.go:457
 			f.aw1 = f.e.Fallible(f.n + 1)
@@ -3113,11 +3362,12 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:3117
+//line funcs_async.go:3366
 		case 4:
 //line funcs.go:457
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(tryReturnAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -3125,7 +3375,7 @@ poll:
 //line funcs.go:458
 			f.state = -1
 			return future.Result[any]{Value: v, Err: err}, true
-//line funcs_async.go:3129
+//line funcs_async.go:3379
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3150,7 +3400,16 @@ func (f *tryReturnAsyncFuture) Cancel() {
 // tryReturn is what tryReturnAsync compiles; it is not called.
 var _ = tryReturn
 
-//line funcs_async.go:3154
+//line funcs_async.go:3404
+
+// defersAsyncFuture_sites are the awaits of defers, for task dumps.
+var defersAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 485, "defers"),
+	future.NewAwaitSite("funcs.go", 494, "defers"),
+	future.NewAwaitSite("funcs.go", 503, "defers"),
+}
+
+//line funcs_async.go:3413
 
 // defersAsyncFuture is the state machine of defers: see defersAsync.
 type defersAsyncFuture struct {
@@ -3221,11 +3480,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3225
+//line funcs_async.go:3484
 		case 1:
 //line funcs.go:485
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -3258,7 +3518,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3262
+//line funcs_async.go:3522
 		case 2:
 //line funcs.go:493
 			f.defers = append(f.defers, func() { f.e.Note("even branch, x=%d", f.x) })
@@ -3269,7 +3529,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3273
+//line funcs_async.go:3533
 		case 3:
 //line funcs.go:497
 			note := f.e.Note
@@ -3284,11 +3544,12 @@ poll:
 //line funcs.go:500
 			f.state = 5
 			continue poll
-//line funcs_async.go:3288
+//line funcs_async.go:3548
 		case 4:
 //line funcs.go:494
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -3297,7 +3558,7 @@ poll:
 //line funcs.go:496
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3301
+//line funcs_async.go:3562
 		case 5:
 //line funcs.go:501
 			f.rangeValue = f.n % 4
@@ -3305,7 +3566,7 @@ poll:
 //line funcs.go:501
 			f.state = 6
 			fallthrough
-//line funcs_async.go:3309
+//line funcs_async.go:3570
 		case 6:
 //line funcs.go:501
 			if f.i >= f.rangeValue {
@@ -3326,25 +3587,26 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:3330
+//line funcs_async.go:3591
 		case 7:
 //line funcs.go:503
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:504
 			f.state = 8
 			fallthrough
-//line funcs_async.go:3341
+//line funcs_async.go:3603
 		case 8:
 //line funcs.go:501
 			f.i++
 //line funcs.go:501
 			f.state = 6
 			continue poll
-//line funcs_async.go:3348
+//line funcs_async.go:3610
 		case 9:
 //line funcs.go:505
 			for i := 0; i < 2; i++ {
@@ -3374,7 +3636,7 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:3378
+//line funcs_async.go:3640
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3401,7 +3663,16 @@ func (f *defersAsyncFuture) Cancel() {
 // defers is what defersAsync compiles; it is not called.
 var _ = defers
 
-//line funcs_async.go:3405
+//line funcs_async.go:3667
+
+// deferPanicsAsyncFuture_sites are the awaits of deferPanics, for task dumps.
+var deferPanicsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 519, "deferPanics"),
+	future.NewAwaitSite("funcs.go", 524, "deferPanics"),
+	future.NewAwaitSite("funcs.go", 533, "deferPanics"),
+}
+
+//line funcs_async.go:3676
 
 // deferPanicsAsyncFuture is the state machine of deferPanics: see deferPanicsAsync.
 type deferPanicsAsyncFuture struct {
@@ -3450,31 +3721,31 @@ func (f *deferPanicsAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:532
 		f.e.Note("last deferred w=%d", f.w)
-//line funcs_async.go:3454
+//line funcs_async.go:3725
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:530
 		func() { f.m[0] = 1 }()
-//line funcs_async.go:3460
+//line funcs_async.go:3731
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:526
 		panic("deferred panic")
-//line funcs_async.go:3466
+//line funcs_async.go:3737
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:520
 		func() { f.e.Note("inner deferred v=%d", f.v) }()
-//line funcs_async.go:3472
+//line funcs_async.go:3743
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:518
 		f.e.Note("outer deferred")
-//line funcs_async.go:3478
+//line funcs_async.go:3749
 	}
 }
 
@@ -3492,11 +3763,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3496
+//line funcs_async.go:3767
 		case 1:
 //line funcs.go:519
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferPanicsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -3514,11 +3786,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3518
+//line funcs_async.go:3790
 		case 2:
 //line funcs.go:524
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferPanicsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -3543,11 +3816,12 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3547
+//line funcs_async.go:3820
 		case 3:
 //line funcs.go:533
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferPanicsAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -3559,7 +3833,7 @@ func (f *deferPanicsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:3563
+//line funcs_async.go:3837
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3586,7 +3860,15 @@ func (f *deferPanicsAsyncFuture) Cancel() {
 // deferPanics is what deferPanicsAsync compiles; it is not called.
 var _ = deferPanics
 
-//line funcs_async.go:3590
+//line funcs_async.go:3864
+
+// deferFormsAsyncFuture_sites are the awaits of deferForms, for task dumps.
+var deferFormsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 550, "deferForms"),
+	future.NewAwaitSite("funcs.go", 557, "deferForms"),
+}
+
+//line funcs_async.go:3872
 
 // deferFormsAsyncFuture is the state machine of deferForms: see deferFormsAsync.
 type deferFormsAsyncFuture struct {
@@ -3689,7 +3971,7 @@ poll:
 //line funcs.go:549
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3693
+//line funcs_async.go:3975
 		case 1:
 //line funcs.go:549
 			if f.i >= f.rangeValue {
@@ -3703,11 +3985,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:3707
+//line funcs_async.go:3989
 		case 2:
 //line funcs.go:550
 			k, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferFormsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -3722,14 +4005,14 @@ poll:
 //line funcs.go:553
 			f.state = 3
 			fallthrough
-//line funcs_async.go:3726
+//line funcs_async.go:4009
 		case 3:
 //line funcs.go:549
 			f.i++
 //line funcs.go:549
 			f.state = 1
 			continue poll
-//line funcs_async.go:3733
+//line funcs_async.go:4016
 		case 4:
 //line funcs.go:554
 			if f.n == 4 {
@@ -3744,11 +4027,12 @@ poll:
 			}
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3748
+//line funcs_async.go:4031
 		case 5:
 //line funcs.go:557
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferFormsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -3761,7 +4045,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line funcs_async.go:3765
+//line funcs_async.go:4049
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -3788,7 +4072,16 @@ func (f *deferFormsAsyncFuture) Cancel() {
 // deferForms is what deferFormsAsync compiles; it is not called.
 var _ = deferForms
 
-//line funcs_async.go:3792
+//line funcs_async.go:4076
+
+// defersOpenAsyncFuture_sites are the awaits of defersOpen, for task dumps.
+var defersOpenAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 577, "defersOpen"),
+	future.NewAwaitSite("funcs.go", 594, "defersOpen"),
+	future.NewAwaitSite("funcs.go", 606, "defersOpen"),
+}
+
+//line funcs_async.go:4085
 
 // defersOpenAsyncFuture is the state machine of defersOpen: see defersOpenAsync.
 type defersOpenAsyncFuture struct {
@@ -3845,13 +4138,13 @@ func (f *defersOpenAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:601
 		func(v int) { f.e.Note("literal with an argument v=%d, x=%d", v, f.x) }(f.defer8Arg1)
-//line funcs_async.go:3849
+//line funcs_async.go:4142
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:598
 		f.defer7Fn("odd branch %v", f.defer7Arg2)
-//line funcs_async.go:3855
+//line funcs_async.go:4148
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
@@ -3860,37 +4153,37 @@ func (f *defersOpenAsyncFuture) runDefers() {
 			f.e.Note("even branch, x=%d r=%d", f.x, f.r)
 			f.r *= 3
 		}()
-//line funcs_async.go:3864
+//line funcs_async.go:4157
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:584
 		f.defer5Recv.show("through a pointer")
-//line funcs_async.go:3870
+//line funcs_async.go:4163
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:582
 		f.defer4Recv.show("interface")
-//line funcs_async.go:3876
+//line funcs_async.go:4169
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:580
 		f.defer3Recv.showPtr("pointer")
-//line funcs_async.go:3882
+//line funcs_async.go:4175
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:579
 		f.defer2Recv.show("value")
-//line funcs_async.go:3888
+//line funcs_async.go:4181
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:576
 		f.e.Note("first deferred, n=%d", f.defer1Arg2)
-//line funcs_async.go:3894
+//line funcs_async.go:4187
 	}
 }
 
@@ -3910,11 +4203,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:3914
+//line funcs_async.go:4207
 		case 1:
 //line funcs.go:577
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersOpenAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -3953,7 +4247,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:3957
+//line funcs_async.go:4251
 		case 2:
 //line funcs.go:590
 			f.deferBits |= 32
@@ -3964,7 +4258,7 @@ poll:
 			}
 			f.state = 4
 			continue poll
-//line funcs_async.go:3968
+//line funcs_async.go:4262
 		case 3:
 //line funcs.go:597
 			note := f.e.Note
@@ -3977,11 +4271,12 @@ poll:
 //line funcs.go:600
 			f.state = 5
 			continue poll
-//line funcs_async.go:3981
+//line funcs_async.go:4275
 		case 4:
 //line funcs.go:594
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersOpenAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -3990,7 +4285,7 @@ poll:
 //line funcs.go:596
 			f.state = 5
 			fallthrough
-//line funcs_async.go:3994
+//line funcs_async.go:4289
 		case 5:
 //line funcs.go:601
 			f.defer8Arg1 = f.x
@@ -4011,11 +4306,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:4015
+//line funcs_async.go:4310
 		case 6:
 //line funcs.go:606
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersOpenAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -4024,7 +4320,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.r, Err: f.err}, true
-//line funcs_async.go:4028
+//line funcs_async.go:4324
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4051,7 +4347,15 @@ func (f *defersOpenAsyncFuture) Cancel() {
 // defersOpen is what defersOpenAsync compiles; it is not called.
 var _ = defersOpen
 
-//line funcs_async.go:4055
+//line funcs_async.go:4351
+
+// defersPromotedAsyncFuture_sites are the awaits of defersPromoted, for task dumps.
+var defersPromotedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 623, "defersPromoted"),
+	future.NewAwaitSite("funcs.go", 637, "defersPromoted"),
+}
+
+//line funcs_async.go:4359
 
 // defersPromotedAsyncFuture is the state machine of defersPromoted: see defersPromotedAsync.
 type defersPromotedAsyncFuture struct {
@@ -4110,49 +4414,49 @@ func (f *defersPromotedAsyncFuture) runDefers() {
 		f.deferBits &^= 128
 //line funcs.go:638
 		f.e.noted(f.defer8Arg1, f.defer8Arg2)
-//line funcs_async.go:4114
+//line funcs_async.go:4418
 	}
 	if f.deferBits&64 != 0 {
 		f.deferBits &^= 64
 //line funcs.go:635
 		f.defer7Recv.show("nil")
-//line funcs_async.go:4120
+//line funcs_async.go:4424
 	}
 	if f.deferBits&32 != 0 {
 		f.deferBits &^= 32
 //line funcs.go:631
 		delete(f.defer6Arg1, f.defer6Arg2)
-//line funcs_async.go:4126
+//line funcs_async.go:4430
 	}
 	if f.deferBits&16 != 0 {
 		f.deferBits &^= 16
 //line funcs.go:629
 		f.hook("stable")
-//line funcs_async.go:4132
+//line funcs_async.go:4436
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:622
 		f.defer4Recv.showPtr("promoted pointer, embedded")
-//line funcs_async.go:4138
+//line funcs_async.go:4442
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:621
 		f.defer3Recv.show("promoted through a pointer")
-//line funcs_async.go:4144
+//line funcs_async.go:4448
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:619
 		f.nc.counter.showPtr("promoted pointer")
-//line funcs_async.go:4150
+//line funcs_async.go:4454
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:618
 		f.defer1Recv.show("promoted value")
-//line funcs_async.go:4156
+//line funcs_async.go:4460
 	}
 }
 
@@ -4183,11 +4487,12 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4187
+//line funcs_async.go:4491
 		case 1:
 //line funcs.go:623
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersPromotedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -4226,11 +4531,12 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4230
+//line funcs_async.go:4535
 		case 2:
 //line funcs.go:637
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersPromotedAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -4244,7 +4550,7 @@ func (f *defersPromotedAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4248
+//line funcs_async.go:4554
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4271,14 +4577,22 @@ func (f *defersPromotedAsyncFuture) Cancel() {
 // defersPromoted is what defersPromotedAsync compiles; it is not called.
 var _ = defersPromoted
 
-//line funcs_async.go:4275
+//line funcs_async.go:4581
 
 // The local constants of defersClause.
 const (
 	defersClauseAsyncFuture_k = 3
 )
 
-//line funcs_async.go:4282
+//line funcs_async.go:4588
+
+// defersClauseAsyncFuture_sites are the awaits of defersClause, for task dumps.
+var defersClauseAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 659, "defersClause"),
+	future.NewAwaitSite("funcs.go", 668, "defersClause"),
+}
+
+//line funcs_async.go:4596
 
 // defersClauseAsyncFuture is the state machine of defersClause: see defersClauseAsync.
 type defersClauseAsyncFuture struct {
@@ -4329,31 +4643,31 @@ func (f *defersClauseAsyncFuture) runDefers() {
 		f.deferBits &^= 16
 //line funcs.go:664
 		f.defer5Fn()
-//line funcs_async.go:4333
+//line funcs_async.go:4647
 	}
 	if f.deferBits&8 != 0 {
 		f.deferBits &^= 8
 //line funcs.go:663
 		f.e.Note("constants k=%d len=%d", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4339
+//line funcs_async.go:4653
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:660
 		recover()
-//line funcs_async.go:4345
+//line funcs_async.go:4659
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:657
 		f.defer2Fn()
-//line funcs_async.go:4351
+//line funcs_async.go:4665
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:655
 		f.defer1Fn()
-//line funcs_async.go:4357
+//line funcs_async.go:4671
 	}
 }
 
@@ -4384,11 +4698,12 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4388
+//line funcs_async.go:4702
 		case 1:
 //line funcs.go:659
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersClauseAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -4414,18 +4729,19 @@ func (f *defersClauseAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4418
+//line funcs_async.go:4733
 		case 2:
 //line funcs.go:668
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersClauseAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4429
+//line funcs_async.go:4745
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4452,7 +4768,15 @@ func (f *defersClauseAsyncFuture) Cancel() {
 // defersClause is what defersClauseAsync compiles; it is not called.
 var _ = defersClause
 
-//line funcs_async.go:4456
+//line funcs_async.go:4772
+
+// defersNineAsyncFuture_sites are the awaits of defersNine, for task dumps.
+var defersNineAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 679, "defersNine"),
+	future.NewAwaitSite("funcs.go", 689, "defersNine"),
+}
+
+//line funcs_async.go:4780
 
 // defersNineAsyncFuture is the state machine of defersNine: see defersNineAsync.
 type defersNineAsyncFuture struct {
@@ -4530,11 +4854,12 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4534
+//line funcs_async.go:4858
 		case 1:
 //line funcs.go:679
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersNineAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -4576,11 +4901,12 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4580
+//line funcs_async.go:4905
 		case 2:
 //line funcs.go:689
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersNineAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -4593,7 +4919,7 @@ func (f *defersNineAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:4597
+//line funcs_async.go:4923
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4620,7 +4946,14 @@ func (f *defersNineAsyncFuture) Cancel() {
 // defersNine is what defersNineAsync compiles; it is not called.
 var _ = defersNine
 
-//line funcs_async.go:4624
+//line funcs_async.go:4950
+
+// closeAllAsyncFuture_sites are the awaits of closeAll, for task dumps.
+var closeAllAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 714, "closeAll"),
+}
+
+//line funcs_async.go:4957
 
 // closeAllAsyncFuture is the state machine of closeAll: see closeAllAsync.
 type closeAllAsyncFuture struct {
@@ -4669,19 +5002,19 @@ func (f *closeAllAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line funcs.go:713
 		f.i.Close()
-//line funcs_async.go:4673
+//line funcs_async.go:5006
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:712
 		f.defer2Recv.Close()
-//line funcs_async.go:4679
+//line funcs_async.go:5012
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:711
 		f.c.Close()
-//line funcs_async.go:4685
+//line funcs_async.go:5018
 	}
 }
 
@@ -4705,18 +5038,19 @@ func (f *closeAllAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4709
+//line funcs_async.go:5042
 		case 1:
 //line funcs.go:714
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(closeAllAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:4720
+//line funcs_async.go:5054
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4743,7 +5077,14 @@ func (f *closeAllAsyncFuture) Cancel() {
 // closeAll is what closeAllAsync compiles; it is not called.
 var _ = closeAll
 
-//line funcs_async.go:4747
+//line funcs_async.go:5081
+
+// closeNoneAsyncFuture_sites are the awaits of closeNone, for task dumps.
+var closeNoneAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 721, "closeNone"),
+}
+
+//line funcs_async.go:5088
 
 // closeNoneAsyncFuture is the state machine of closeNone: see closeNoneAsync.
 type closeNoneAsyncFuture struct {
@@ -4773,17 +5114,18 @@ func (f *closeNoneAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4777
+//line funcs_async.go:5118
 		case 1:
 //line funcs.go:721
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(closeNoneAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:4787
+//line funcs_async.go:5129
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4808,7 +5150,15 @@ func (f *closeNoneAsyncFuture) Cancel() {
 // closeNone is what closeNoneAsync compiles; it is not called.
 var _ = closeNone
 
-//line funcs_async.go:4812
+//line funcs_async.go:5154
+
+// defersGenericAsyncFuture_sites are the awaits of defersGeneric, for task dumps.
+var defersGenericAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 739, "defersGeneric"),
+	future.NewAwaitSite("funcs.go", 744, "defersGeneric"),
+}
+
+//line funcs_async.go:5162
 
 // defersGenericAsyncFuture is the state machine of defersGeneric: see defersGenericAsync.
 type defersGenericAsyncFuture[T noter, V any] struct {
@@ -4862,25 +5212,25 @@ func (f *defersGenericAsyncFuture[T, V]) runDefers() {
 		f.deferBits &^= 8
 //line funcs.go:743
 		f.e.Note("swapped %v %v", f.defer4Arg2, f.defer4Arg3)
-//line funcs_async.go:4866
+//line funcs_async.go:5216
 	}
 	if f.deferBits&4 != 0 {
 		f.deferBits &^= 4
 //line funcs.go:741
 		func() { f.e.Note("literal y=%v w=%d", f.y, f.w) }()
-//line funcs_async.go:4872
+//line funcs_async.go:5222
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line funcs.go:738
 		f.e.Note("deferred value %v", f.v)
-//line funcs_async.go:4878
+//line funcs_async.go:5228
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:737
 		f.defer1Recv.note(f.e, "deferred method of a type parameter")
-//line funcs_async.go:4884
+//line funcs_async.go:5234
 	}
 }
 
@@ -4902,11 +5252,12 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:4906
+//line funcs_async.go:5256
 		case 1:
 //line funcs.go:739
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersGenericAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -4928,18 +5279,19 @@ func (f *defersGenericAsyncFuture[T, V]) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:4932
+//line funcs_async.go:5283
 		case 2:
 //line funcs.go:744
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(defersGenericAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:4943
+//line funcs_async.go:5295
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -4963,7 +5315,14 @@ func (f *defersGenericAsyncFuture[T, V]) Cancel() {
 	}
 }
 
-//line funcs_async.go:4967
+//line funcs_async.go:5319
+
+// deferPackageVarAsyncFuture_sites are the awaits of deferPackageVar, for task dumps.
+var deferPackageVarAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 755, "deferPackageVar"),
+}
+
+//line funcs_async.go:5326
 
 // deferPackageVarAsyncFuture is the state machine of deferPackageVar: see deferPackageVarAsync.
 type deferPackageVarAsyncFuture struct {
@@ -5010,7 +5369,7 @@ func (f *deferPackageVarAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:753
 		f.defer1Fn("deferred")
-//line funcs_async.go:5014
+//line funcs_async.go:5373
 	}
 }
 
@@ -5033,18 +5392,19 @@ func (f *deferPackageVarAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5037
+//line funcs_async.go:5396
 		case 1:
 //line funcs.go:755
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferPackageVarAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:5048
+//line funcs_async.go:5408
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5071,7 +5431,14 @@ func (f *deferPackageVarAsyncFuture) Cancel() {
 // deferPackageVar is what deferPackageVarAsync compiles; it is not called.
 var _ = deferPackageVar
 
-//line funcs_async.go:5075
+//line funcs_async.go:5435
+
+// deferPackageVarLoopAsyncFuture_sites are the awaits of deferPackageVarLoop, for task dumps.
+var deferPackageVarLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 768, "deferPackageVarLoop"),
+}
+
+//line funcs_async.go:5442
 
 // deferPackageVarLoopAsyncFuture is the state machine of deferPackageVarLoop: see deferPackageVarLoopAsync.
 type deferPackageVarLoopAsyncFuture struct {
@@ -5142,18 +5509,19 @@ func (f *deferPackageVarLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5146
+//line funcs_async.go:5513
 		case 1:
 //line funcs.go:768
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferPackageVarLoopAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line funcs_async.go:5157
+//line funcs_async.go:5525
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5180,7 +5548,14 @@ func (f *deferPackageVarLoopAsyncFuture) Cancel() {
 // deferPackageVarLoop is what deferPackageVarLoopAsync compiles; it is not called.
 var _ = deferPackageVarLoop
 
-//line funcs_async.go:5184
+//line funcs_async.go:5552
+
+// stackPushAllAsyncFuture_sites are the awaits of pushAll, for task dumps.
+var stackPushAllAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 780, "stack.pushAll"),
+}
+
+//line funcs_async.go:5559
 
 // stackPushAllAsyncFuture is the state machine of pushAll: see pushAllAsync.
 type stackPushAllAsyncFuture struct {
@@ -5208,7 +5583,7 @@ poll:
 //line funcs.go:779
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5212
+//line funcs_async.go:5587
 		case 1:
 //line funcs.go:779
 			if f.i >= f.n {
@@ -5222,11 +5597,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5226
+//line funcs_async.go:5601
 		case 2:
 //line funcs.go:780
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(stackPushAllAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5235,19 +5611,19 @@ poll:
 //line funcs.go:782
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5239
+//line funcs_async.go:5615
 		case 3:
 //line funcs.go:779
 			f.i++
 //line funcs.go:779
 			f.state = 1
 			continue poll
-//line funcs_async.go:5246
+//line funcs_async.go:5622
 		case 4:
 //line funcs.go:783
 			f.state = -1
 			return len(f.s.items), true
-//line funcs_async.go:5251
+//line funcs_async.go:5627
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5272,7 +5648,14 @@ func (f *stackPushAllAsyncFuture) Cancel() {
 // pushAll is what pushAllAsync compiles; it is not called.
 var _ = (*stack).pushAll
 
-//line funcs_async.go:5276
+//line funcs_async.go:5652
+
+// stackSumCopyAsyncFuture_sites are the awaits of sumCopy, for task dumps.
+var stackSumCopyAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 791, "stack.sumCopy"),
+}
+
+//line funcs_async.go:5659
 
 // stackSumCopyAsyncFuture is the state machine of sumCopy: see sumCopyAsync.
 type stackSumCopyAsyncFuture struct {
@@ -5307,7 +5690,7 @@ poll:
 //line funcs.go:790
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5311
+//line funcs_async.go:5694
 		case 1:
 //line funcs.go:790
 			if f.rangeIndex >= len(f.rangeValue) {
@@ -5322,11 +5705,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5326
+//line funcs_async.go:5709
 		case 2:
 //line funcs.go:791
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(stackSumCopyAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5335,14 +5719,14 @@ poll:
 //line funcs.go:793
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5339
+//line funcs_async.go:5723
 		case 3:
 //line funcs.go:790
 			f.rangeIndex++
 //line funcs.go:790
 			f.state = 1
 			continue poll
-//line funcs_async.go:5346
+//line funcs_async.go:5730
 		case 4:
 //line funcs.go:794
 			if f.total > 50 {
@@ -5352,7 +5736,7 @@ poll:
 //line funcs.go:797
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:5356
+//line funcs_async.go:5740
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5377,7 +5761,14 @@ func (f *stackSumCopyAsyncFuture) Cancel() {
 // sumCopy is what sumCopyAsync compiles; it is not called.
 var _ = stack.sumCopy
 
-//line funcs_async.go:5381
+//line funcs_async.go:5765
+
+// stackUnnamedAsyncFuture_sites are the awaits of unnamed, for task dumps.
+var stackUnnamedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 802, "stack.unnamed"),
+}
+
+//line funcs_async.go:5772
 
 // stackUnnamedAsyncFuture is the state machine of unnamed: see unnamedAsync.
 type stackUnnamedAsyncFuture struct {
@@ -5405,17 +5796,18 @@ func (f *stackUnnamedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5409
+//line funcs_async.go:5800
 		case 1:
 //line funcs.go:802
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(stackUnnamedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:5419
+//line funcs_async.go:5811
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5440,7 +5832,15 @@ func (f *stackUnnamedAsyncFuture) Cancel() {
 // unnamed is what unnamedAsync compiles; it is not called.
 var _ = (*stack).unnamed
 
-//line funcs_async.go:5444
+//line funcs_async.go:5836
+
+// collectAsyncFuture_sites are the awaits of collect, for task dumps.
+var collectAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 810, "collect"),
+	future.NewAwaitSite("funcs.go", 811, "collect"),
+}
+
+//line funcs_async.go:5844
 
 // collectAsyncFuture is the state machine of collect: see collectAsync.
 type collectAsyncFuture[T any, K comparable] struct {
@@ -5479,7 +5879,7 @@ poll:
 //line funcs.go:809
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5483
+//line funcs_async.go:5883
 		case 1:
 //line funcs.go:809
 			if f.i >= len(f.xs) {
@@ -5494,11 +5894,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5498
+//line funcs_async.go:5898
 		case 2:
 //line funcs.go:810
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(collectAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5510,11 +5911,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5514
+//line funcs_async.go:5915
 		case 3:
 //line funcs.go:811
 			y, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(collectAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -5525,14 +5927,14 @@ poll:
 //line funcs.go:814
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5529
+//line funcs_async.go:5931
 		case 4:
 //line funcs.go:809
 			f.i++
 //line funcs.go:809
 			f.state = 1
 			continue poll
-//line funcs_async.go:5536
+//line funcs_async.go:5938
 		case 5:
 //line funcs.go:815
 			f.e.Note("last %v", last)
@@ -5544,7 +5946,7 @@ poll:
 //line funcs.go:819
 			f.state = -1
 			return future.Result[map[K]int]{Value: f.m, Err: nil}, true
-//line funcs_async.go:5548
+//line funcs_async.go:5950
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5569,7 +5971,15 @@ func (f *collectAsyncFuture[T, K]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5573
+//line funcs_async.go:5975
+
+// boxFillAsyncFuture_sites are the awaits of fill, for task dumps.
+var boxFillAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 832, "box.fill"),
+	future.NewAwaitSite("funcs.go", 834, "box.fill"),
+}
+
+//line funcs_async.go:5983
 
 // boxFillAsyncFuture is the state machine of fill: see fillAsync.
 type boxFillAsyncFuture[E any] struct {
@@ -5603,7 +6013,7 @@ poll:
 //line funcs.go:831
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5607
+//line funcs_async.go:6017
 		case 1:
 //line funcs.go:831
 			if f.i >= f.n {
@@ -5617,11 +6027,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5621
+//line funcs_async.go:6031
 		case 2:
 //line funcs.go:832
 			w, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(boxFillAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5634,11 +6045,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5638
+//line funcs_async.go:6049
 		case 3:
 //line funcs.go:834
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(boxFillAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -5646,19 +6058,19 @@ poll:
 //line funcs.go:835
 			f.state = 4
 			fallthrough
-//line funcs_async.go:5650
+//line funcs_async.go:6062
 		case 4:
 //line funcs.go:831
 			f.i++
 //line funcs.go:831
 			f.state = 1
 			continue poll
-//line funcs_async.go:5657
+//line funcs_async.go:6069
 		case 5:
 //line funcs.go:836
 			f.state = -1
 			return zero, true
-//line funcs_async.go:5662
+//line funcs_async.go:6074
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5683,7 +6095,14 @@ func (f *boxFillAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5687
+//line funcs_async.go:6099
+
+// runesAsyncFuture_sites are the awaits of runes, for task dumps.
+var runesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 846, "runes"),
+}
+
+//line funcs_async.go:6106
 
 // runesAsyncFuture is the state machine of runes: see runesAsync.
 type runesAsyncFuture[S ~string] struct {
@@ -5717,7 +6136,7 @@ poll:
 //line funcs.go:845
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5721
+//line funcs_async.go:6140
 		case 1:
 //line funcs.go:845
 			if f.i >= len(f.s) {
@@ -5734,11 +6153,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5738
+//line funcs_async.go:6157
 		case 2:
 //line funcs.go:846
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(runesAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5747,19 +6167,19 @@ poll:
 //line funcs.go:848
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5751
+//line funcs_async.go:6171
 		case 3:
 //line funcs.go:845
 			f.i = f.rangeNext
 //line funcs.go:845
 			f.state = 1
 			continue poll
-//line funcs_async.go:5758
+//line funcs_async.go:6178
 		case 4:
 //line funcs.go:849
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:5763
+//line funcs_async.go:6183
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5781,7 +6201,16 @@ func (f *runesAsyncFuture[S]) Cancel() {
 	}
 }
 
-//line funcs_async.go:5785
+//line funcs_async.go:6205
+
+// namedResultsAsyncFuture_sites are the awaits of namedResults, for task dumps.
+var namedResultsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 862, "namedResults"),
+	future.NewAwaitSite("funcs.go", 870, "namedResults"),
+	future.NewAwaitSite("funcs.go", 875, "namedResults"),
+}
+
+//line funcs_async.go:6214
 
 // namedResultsAsyncFuture is the state machine of namedResults: see namedResultsAsync.
 type namedResultsAsyncFuture struct {
@@ -5832,7 +6261,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:860
 		f.e.Note("deferred total=%d", f.defer2Arg2)
-//line funcs_async.go:5836
+//line funcs_async.go:6265
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
@@ -5843,7 +6272,7 @@ func (f *namedResultsAsyncFuture) runDefers() {
 				f.err = fmt.Errorf("wrapped: %w", f.err)
 			}
 		}()
-//line funcs_async.go:5847
+//line funcs_async.go:6276
 	}
 }
 
@@ -5863,7 +6292,7 @@ poll:
 //line funcs.go:861
 			f.state = 1
 			fallthrough
-//line funcs_async.go:5867
+//line funcs_async.go:6296
 		case 1:
 //line funcs.go:861
 			if f.i >= f.n {
@@ -5877,11 +6306,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:5881
+//line funcs_async.go:6310
 		case 2:
 //line funcs.go:862
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(namedResultsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -5897,14 +6327,14 @@ poll:
 //line funcs.go:868
 			f.state = 3
 			fallthrough
-//line funcs_async.go:5901
+//line funcs_async.go:6331
 		case 3:
 //line funcs.go:861
 			f.i++
 //line funcs.go:861
 			f.state = 1
 			continue poll
-//line funcs_async.go:5908
+//line funcs_async.go:6338
 		case 4:
 //line funcs.go:869
 			if f.n == 3 {
@@ -5913,7 +6343,7 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:5917
+//line funcs_async.go:6347
 		case 5:
 //line funcs.go:870
 			f.aw2 = f.e.Fallible(f.n)
@@ -5922,11 +6352,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:5926
+//line funcs_async.go:6356
 		case 6:
 //line funcs.go:870
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(namedResultsAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -5934,7 +6365,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5938
+//line funcs_async.go:6369
 		case 7:
 //line funcs.go:872
 			if f.n == 5 {
@@ -5950,11 +6381,12 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:5954
+//line funcs_async.go:6385
 		case 8:
 //line funcs.go:875
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(namedResultsAsyncFuture_sites[2])
 				return
 			}
 			f.aw2 = nil
@@ -5963,7 +6395,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.total, Err: f.err}, true
-//line funcs_async.go:5967
+//line funcs_async.go:6399
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -5993,7 +6425,14 @@ func (f *namedResultsAsyncFuture) Cancel() {
 // namedResults is what namedResultsAsync compiles; it is not called.
 var _ = namedResults
 
-//line funcs_async.go:5997
+//line funcs_async.go:6429
+
+// namedOneAsyncFuture_sites are the awaits of namedOne, for task dumps.
+var namedOneAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 883, "namedOne"),
+}
+
+//line funcs_async.go:6436
 
 // namedOneAsyncFuture is the state machine of namedOne: see namedOneAsync.
 type namedOneAsyncFuture struct {
@@ -6040,7 +6479,7 @@ func (f *namedOneAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:881
 		func() { f.r *= 2 }()
-//line funcs_async.go:6044
+//line funcs_async.go:6483
 	}
 }
 
@@ -6059,7 +6498,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:6063
+//line funcs_async.go:6502
 		case 1:
 //line funcs.go:883
 			f.aw1 = f.e.Val(f.n)
@@ -6068,11 +6507,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6072
+//line funcs_async.go:6511
 		case 2:
 //line funcs.go:883
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(namedOneAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -6080,7 +6520,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:6084
+//line funcs_async.go:6524
 		case 3:
 //line funcs.go:885
 			f.r = f.n
@@ -6089,7 +6529,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return f.r, true
-//line funcs_async.go:6093
+//line funcs_async.go:6533
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6116,7 +6556,14 @@ func (f *namedOneAsyncFuture) Cancel() {
 // namedOne is what namedOneAsync compiles; it is not called.
 var _ = namedOne
 
-//line funcs_async.go:6120
+//line funcs_async.go:6560
+
+// blankResultAsyncFuture_sites are the awaits of blankResult, for task dumps.
+var blankResultAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 891, "blankResult"),
+}
+
+//line funcs_async.go:6567
 
 // blankResultAsyncFuture is the state machine of blankResult: see blankResultAsync.
 type blankResultAsyncFuture struct {
@@ -6146,11 +6593,12 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6150
+//line funcs_async.go:6597
 		case 1:
 //line funcs.go:891
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(blankResultAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -6164,7 +6612,7 @@ func (f *blankResultAsyncFuture) Poll(cx *future.Context) (_ future.Result[int],
 			f.result1, f.err = v, nil
 			f.state = -1
 			return future.Result[int]{Value: f.result1, Err: f.err}, true
-//line funcs_async.go:6168
+//line funcs_async.go:6616
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6189,7 +6637,17 @@ func (f *blankResultAsyncFuture) Cancel() {
 // blankResult is what blankResultAsync compiles; it is not called.
 var _ = blankResult
 
-//line funcs_async.go:6193
+//line funcs_async.go:6641
+
+// capturesAsyncFuture_sites are the awaits of captures, for task dumps.
+var capturesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 904, "captures"),
+	future.NewAwaitSite("funcs.go", 914, "captures"),
+	future.NewAwaitSite("funcs.go", 918, "captures"),
+	future.NewAwaitSite("funcs.go", 929, "captures"),
+}
+
+//line funcs_async.go:6651
 
 // capturesAsyncFuture is the state machine of captures: see capturesAsync.
 type capturesAsyncFuture struct {
@@ -6262,7 +6720,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6266
+//line funcs_async.go:6724
 		case 1:
 //line funcs.go:903
 			if !((*f2.i) < f2.n) {
@@ -6276,11 +6734,12 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6280
+//line funcs_async.go:6738
 		case 2:
 //line funcs.go:904
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(capturesAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -6300,7 +6759,7 @@ poll:
 //line funcs.go:912
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:6304
+//line funcs_async.go:6763
 		case 3:
 			{
 				prev := f2.i
@@ -6312,7 +6771,7 @@ poll:
 //line funcs.go:903
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6316
+//line funcs_async.go:6775
 		case 4:
 //line funcs.go:913
 			f2.rangeValue = []int{f2.n, f2.n + 1}
@@ -6320,7 +6779,7 @@ poll:
 //line funcs.go:913
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6324
+//line funcs_async.go:6783
 		case 5:
 //line funcs.go:913
 			if f2.rangeIndex >= len(f2.rangeValue) {
@@ -6336,11 +6795,12 @@ poll:
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:6340
+//line funcs_async.go:6799
 		case 6:
 //line funcs.go:914
 			w, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(capturesAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -6350,14 +6810,14 @@ poll:
 //line funcs.go:916
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6354
+//line funcs_async.go:6814
 		case 7:
 //line funcs.go:913
 			f2.rangeIndex++
 //line funcs.go:913
 			f2.state = 5
 			continue poll
-//line funcs_async.go:6361
+//line funcs_async.go:6821
 		case 8:
 //line funcs.go:917
 			f2.j = new(int)
@@ -6365,7 +6825,7 @@ poll:
 //line funcs.go:917
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6369
+//line funcs_async.go:6829
 		case 9:
 //line funcs.go:917
 			if !((*f2.j) < 3) {
@@ -6379,11 +6839,12 @@ poll:
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6383
+//line funcs_async.go:6843
 		case 10:
 //line funcs.go:918
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(capturesAsyncFuture_sites[2])
 				return
 			}
 			f2.aw1 = nil
@@ -6395,7 +6856,7 @@ poll:
 //line funcs.go:921
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:6399
+//line funcs_async.go:6860
 		case 11:
 			{
 				prev2 := f2.j
@@ -6405,7 +6866,7 @@ poll:
 //line funcs.go:921
 			f2.state = 9
 			continue poll
-//line funcs_async.go:6409
+//line funcs_async.go:6870
 		case 12:
 //line funcs.go:922
 			f2.total = 0
@@ -6424,11 +6885,12 @@ poll:
 			}
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:6428
+//line funcs_async.go:6889
 		case 13:
 //line funcs.go:929
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(capturesAsyncFuture_sites[3])
 				return
 			}
 			f2.aw1 = nil
@@ -6444,7 +6906,7 @@ poll:
 				f2.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:6448
+//line funcs_async.go:6910
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6471,7 +6933,17 @@ func (f2 *capturesAsyncFuture) Cancel() {
 // captures is what capturesAsync compiles; it is not called.
 var _ = captures
 
-//line funcs_async.go:6475
+//line funcs_async.go:6937
+
+// cellFormsAsyncFuture_sites are the awaits of cellForms, for task dumps.
+var cellFormsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 953, "cellForms"),
+	future.NewAwaitSite("funcs.go", 960, "cellForms"),
+	future.NewAwaitSite("funcs.go", 965, "cellForms"),
+	future.NewAwaitSite("funcs.go", 970, "cellForms"),
+}
+
+//line funcs_async.go:6947
 
 // cellFormsAsyncFuture is the state machine of cellForms: see cellFormsAsync.
 type cellFormsAsyncFuture struct {
@@ -6515,7 +6987,7 @@ poll:
 //line funcs.go:950
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:6519
+//line funcs_async.go:6991
 		case 1:
 //line funcs.go:950
 			if f2.i >= f2.rangeValue {
@@ -6533,11 +7005,12 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:6537
+//line funcs_async.go:7009
 		case 2:
 //line funcs.go:953
 			v2, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(cellFormsAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -6563,7 +7036,7 @@ poll:
 				f2.state = 5
 			}
 			continue poll
-//line funcs_async.go:6567
+//line funcs_async.go:7040
 		case 3:
 //line funcs.go:960
 			f2.aw1 = f2.e.Val((*f2.v))
@@ -6572,11 +7045,12 @@ poll:
 			}
 			f2.state = 4
 			fallthrough
-//line funcs_async.go:6576
+//line funcs_async.go:7049
 		case 4:
 //line funcs.go:960
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(cellFormsAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -6588,7 +7062,7 @@ poll:
 //line funcs.go:963
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:6592
+//line funcs_async.go:7066
 		case 5:
 //line funcs.go:964
 			f2.q = new(int)
@@ -6600,7 +7074,7 @@ poll:
 				f2.state = 8
 			}
 			continue poll
-//line funcs_async.go:6604
+//line funcs_async.go:7078
 		case 6:
 //line funcs.go:965
 			f2.aw1 = f2.e.Val((*f2.q))
@@ -6609,11 +7083,12 @@ poll:
 			}
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:6613
+//line funcs_async.go:7087
 		case 7:
 //line funcs.go:965
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(cellFormsAsyncFuture_sites[2])
 				return
 			}
 			f2.aw1 = nil
@@ -6625,7 +7100,7 @@ poll:
 //line funcs.go:968
 			f2.state = 8
 			fallthrough
-//line funcs_async.go:6629
+//line funcs_async.go:7104
 		case 8:
 //line funcs.go:969
 			f2.r = new(int)
@@ -6637,11 +7112,12 @@ poll:
 			}
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:6641
+//line funcs_async.go:7116
 		case 9:
 //line funcs.go:970
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(cellFormsAsyncFuture_sites[3])
 				return
 			}
 			f2.aw1 = nil
@@ -6655,14 +7131,14 @@ poll:
 //line funcs.go:974
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:6659
+//line funcs_async.go:7135
 		case 10:
 //line funcs.go:950
 			f2.i++
 //line funcs.go:950
 			f2.state = 1
 			continue poll
-//line funcs_async.go:6666
+//line funcs_async.go:7142
 		case 11:
 //line funcs.go:975
 			var b strings.Builder
@@ -6677,7 +7153,7 @@ poll:
 //line funcs.go:982
 			f2.state = -1
 			return future.Result[string]{Value: b.String(), Err: nil}, true
-//line funcs_async.go:6681
+//line funcs_async.go:7157
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -6702,7 +7178,35 @@ func (f2 *cellFormsAsyncFuture) Cancel() {
 // cellForms is what cellFormsAsync compiles; it is not called.
 var _ = cellForms
 
-//line funcs_async.go:6706
+//line funcs_async.go:7182
+
+// nestedExprsAsyncFuture_sites are the awaits of nestedExprs, for task dumps.
+var nestedExprsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 999, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1001, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1002, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1005, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1005, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1008, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1009, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1010, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1011, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1012, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1013, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1013, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1015, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1016, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1017, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1018, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1019, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1023, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1025, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1028, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1029, "nestedExprs"),
+	future.NewAwaitSite("funcs.go", 1033, "nestedExprs"),
+}
+
+//line funcs_async.go:7210
 
 // nestedExprsAsyncFuture is the state machine of nestedExprs: see nestedExprsAsync.
 type nestedExprsAsyncFuture struct {
@@ -6750,11 +7254,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:6754
+//line funcs_async.go:7258
 		case 1:
 //line funcs.go:999
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -6769,11 +7274,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:6773
+//line funcs_async.go:7278
 		case 2:
 //line funcs.go:1001
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -6784,7 +7290,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:6788
+//line funcs_async.go:7294
 		case 3:
 //line funcs.go:1002
 			f.aw1 = f.e.Step("s3", f.a)
@@ -6793,18 +7299,19 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:6797
+//line funcs_async.go:7303
 		case 4:
 //line funcs.go:1002
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1002
 			f.state = -1
 			return future.Result[int]{Value: tmp4, Err: nil}, true
-//line funcs_async.go:6808
+//line funcs_async.go:7315
 		case 5:
 //line funcs.go:1005
 			f.tmp5 = f.n%2 == 0
@@ -6815,7 +7322,7 @@ poll:
 				f.state = 8
 			}
 			continue poll
-//line funcs_async.go:6819
+//line funcs_async.go:7326
 		case 6:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s4", f.n)
@@ -6824,11 +7331,12 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:6828
+//line funcs_async.go:7335
 		case 7:
 //line funcs.go:1005
 			tmp6, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -6837,7 +7345,7 @@ poll:
 //line funcs.go:1005
 			f.state = 8
 			fallthrough
-//line funcs_async.go:6841
+//line funcs_async.go:7349
 		case 8:
 //line funcs.go:1005
 			f.tmp7 = f.tmp5 || f.n == 7
@@ -6848,7 +7356,7 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:6852
+//line funcs_async.go:7360
 		case 9:
 //line funcs.go:1005
 			f.aw1 = f.e.Step("s5", f.n+1)
@@ -6857,11 +7365,12 @@ poll:
 			}
 			f.state = 10
 			fallthrough
-//line funcs_async.go:6861
+//line funcs_async.go:7369
 		case 10:
 //line funcs.go:1005
 			tmp8, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
@@ -6870,7 +7379,7 @@ poll:
 //line funcs.go:1005
 			f.state = 11
 			fallthrough
-//line funcs_async.go:6874
+//line funcs_async.go:7383
 		case 11:
 //line funcs.go:1005
 			if f.tmp7 {
@@ -6879,14 +7388,14 @@ poll:
 				f.state = 13
 			}
 			continue poll
-//line funcs_async.go:6883
+//line funcs_async.go:7392
 		case 12:
 //line funcs.go:1006
 			f.e.Note("cond true")
 //line funcs.go:1007
 			f.state = 13
 			fallthrough
-//line funcs_async.go:6890
+//line funcs_async.go:7399
 		case 13:
 //line funcs.go:1008
 			f.tmp9 = f.e.Tick("x", 0)
@@ -6897,11 +7406,12 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:6901
+//line funcs_async.go:7410
 		case 14:
 //line funcs.go:1008
 			tmp10, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[5])
 				return
 			}
 			f.aw1 = nil
@@ -6916,11 +7426,12 @@ poll:
 			}
 			f.state = 15
 			fallthrough
-//line funcs_async.go:6920
+//line funcs_async.go:7430
 		case 15:
 //line funcs.go:1009
 			tmp12, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[6])
 				return
 			}
 			f.aw1 = nil
@@ -6935,11 +7446,12 @@ poll:
 			}
 			f.state = 16
 			fallthrough
-//line funcs_async.go:6939
+//line funcs_async.go:7450
 		case 16:
 //line funcs.go:1010
 			tmp14, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[7])
 				return
 			}
 			f.aw1 = nil
@@ -6952,11 +7464,12 @@ poll:
 			}
 			f.state = 17
 			fallthrough
-//line funcs_async.go:6956
+//line funcs_async.go:7468
 		case 17:
 //line funcs.go:1011
 			tmp15, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[8])
 				return
 			}
 			f.aw1 = nil
@@ -6969,11 +7482,12 @@ poll:
 			}
 			f.state = 18
 			fallthrough
-//line funcs_async.go:6973
+//line funcs_async.go:7486
 		case 18:
 //line funcs.go:1012
 			tmp16, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[9])
 				return
 			}
 			f.aw1 = nil
@@ -6986,11 +7500,12 @@ poll:
 			}
 			f.state = 19
 			fallthrough
-//line funcs_async.go:6990
+//line funcs_async.go:7504
 		case 19:
 //line funcs.go:1013
 			tmp17, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[10])
 				return
 			}
 			f.aw1 = nil
@@ -7001,11 +7516,12 @@ poll:
 			}
 			f.state = 20
 			fallthrough
-//line funcs_async.go:7005
+//line funcs_async.go:7520
 		case 20:
 //line funcs.go:1013
 			tmp18, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[11])
 				return
 			}
 			f.aw1 = nil
@@ -7022,11 +7538,12 @@ poll:
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:7026
+//line funcs_async.go:7542
 		case 21:
 //line funcs.go:1015
 			tmp20, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[12])
 				return
 			}
 			f.aw1 = nil
@@ -7039,11 +7556,12 @@ poll:
 			}
 			f.state = 22
 			fallthrough
-//line funcs_async.go:7043
+//line funcs_async.go:7560
 		case 22:
 //line funcs.go:1016
 			tmp21, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[13])
 				return
 			}
 			f.aw1 = nil
@@ -7056,11 +7574,12 @@ poll:
 			}
 			f.state = 23
 			fallthrough
-//line funcs_async.go:7060
+//line funcs_async.go:7578
 		case 23:
 //line funcs.go:1017
 			tmp22, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[14])
 				return
 			}
 			f.aw2 = nil
@@ -7073,11 +7592,12 @@ poll:
 			}
 			f.state = 24
 			fallthrough
-//line funcs_async.go:7077
+//line funcs_async.go:7596
 		case 24:
 //line funcs.go:1018
 			tmp23, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[15])
 				return
 			}
 			f.aw1 = nil
@@ -7090,11 +7610,12 @@ poll:
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:7094
+//line funcs_async.go:7614
 		case 25:
 //line funcs.go:1019
 			tmp24, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[16])
 				return
 			}
 			f.aw1 = nil
@@ -7110,14 +7631,14 @@ poll:
 				f.state = 29
 			}
 			continue poll
-//line funcs_async.go:7114
+//line funcs_async.go:7635
 		case 26:
 //line funcs.go:1021
 			f.z++
 //line funcs.go:1024
 			f.state = 29
 			continue poll
-//line funcs_async.go:7121
+//line funcs_async.go:7642
 		case 27:
 //line funcs.go:1023
 			f.aw1 = f.e.Step("s17", 100)
@@ -7126,11 +7647,12 @@ poll:
 			}
 			f.state = 28
 			fallthrough
-//line funcs_async.go:7130
+//line funcs_async.go:7651
 		case 28:
 //line funcs.go:1023
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[17])
 				return
 			}
 			f.aw1 = nil
@@ -7138,7 +7660,7 @@ poll:
 //line funcs.go:1024
 			f.state = 29
 			fallthrough
-//line funcs_async.go:7142
+//line funcs_async.go:7664
 		case 29:
 //line funcs.go:1025
 			f.b = f.e.Tick("init", f.n) > 2
@@ -7151,7 +7673,7 @@ poll:
 				f.state = 32
 			}
 			continue poll
-//line funcs_async.go:7155
+//line funcs_async.go:7677
 		case 30:
 //line funcs.go:1025
 			f.aw3 = Later(f.e, f.n > 5)
@@ -7160,11 +7682,12 @@ poll:
 			}
 			f.state = 31
 			fallthrough
-//line funcs_async.go:7164
+//line funcs_async.go:7686
 		case 31:
 //line funcs.go:1025
 			tmp26, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[18])
 				return
 			}
 			f.aw3 = nil
@@ -7173,7 +7696,7 @@ poll:
 //line funcs.go:1025
 			f.state = 32
 			fallthrough
-//line funcs_async.go:7177
+//line funcs_async.go:7700
 		case 32:
 //line funcs.go:1025
 			if f.tmp25 {
@@ -7182,14 +7705,14 @@ poll:
 				f.state = 34
 			}
 			continue poll
-//line funcs_async.go:7186
+//line funcs_async.go:7709
 		case 33:
 //line funcs.go:1026
 			f.z *= 2
 //line funcs.go:1027
 			f.state = 34
 			fallthrough
-//line funcs_async.go:7193
+//line funcs_async.go:7716
 		case 34:
 //line funcs.go:1028
 			f.aw1 = f.e.Step("s18", f.n%4)
@@ -7198,11 +7721,12 @@ poll:
 			}
 			f.state = 35
 			fallthrough
-//line funcs_async.go:7202
+//line funcs_async.go:7725
 		case 35:
 //line funcs.go:1028
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[19])
 				return
 			}
 			f.aw1 = nil
@@ -7210,7 +7734,7 @@ poll:
 //line funcs.go:1028
 			f.state = 36
 			fallthrough
-//line funcs_async.go:7214
+//line funcs_async.go:7738
 		case 36:
 //line funcs.go:1028
 			if !(f.i > 0) {
@@ -7224,11 +7748,12 @@ poll:
 			}
 			f.state = 37
 			fallthrough
-//line funcs_async.go:7228
+//line funcs_async.go:7752
 		case 37:
 //line funcs.go:1029
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[20])
 				return
 			}
 			f.aw1 = nil
@@ -7236,14 +7761,14 @@ poll:
 //line funcs.go:1030
 			f.state = 38
 			fallthrough
-//line funcs_async.go:7240
+//line funcs_async.go:7765
 		case 38:
 //line funcs.go:1028
 			f.i--
 //line funcs.go:1028
 			f.state = 36
 			continue poll
-//line funcs_async.go:7247
+//line funcs_async.go:7772
 		case 39:
 //line funcs.go:1031
 			f.e.Note("%v %v %v", f.arr, f.counts, f.p)
@@ -7254,7 +7779,7 @@ poll:
 				f.state = 42
 			}
 			continue poll
-//line funcs_async.go:7258
+//line funcs_async.go:7783
 		case 40:
 //line funcs.go:1033
 			f.aw1 = f.e.Step("s20", f.z)
@@ -7263,23 +7788,24 @@ poll:
 			}
 			f.state = 41
 			fallthrough
-//line funcs_async.go:7267
+//line funcs_async.go:7792
 		case 41:
 //line funcs.go:1033
 			tmp27, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedExprsAsyncFuture_sites[21])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1033
 			f.state = -1
 			return future.Result[int]{Value: 0, Err: fmt.Errorf("z=%d: %w", tmp27, ErrBig)}, true
-//line funcs_async.go:7278
+//line funcs_async.go:7804
 		case 42:
 //line funcs.go:1035
 			f.state = -1
 			return future.Result[int]{Value: f.z + len(f.arr), Err: nil}, true
-//line funcs_async.go:7283
+//line funcs_async.go:7809
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7310,7 +7836,17 @@ func (f *nestedExprsAsyncFuture) Cancel() {
 // nestedExprs is what nestedExprsAsync compiles; it is not called.
 var _ = nestedExprs
 
-//line funcs_async.go:7314
+//line funcs_async.go:7840
+
+// nestedTryAsyncFuture_sites are the awaits of nestedTry, for task dumps.
+var nestedTryAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1041, "nestedTry"),
+	future.NewAwaitSite("funcs.go", 1042, "nestedTry"),
+	future.NewAwaitSite("funcs.go", 1044, "nestedTry"),
+	future.NewAwaitSite("funcs.go", 1044, "nestedTry"),
+}
+
+//line funcs_async.go:7850
 
 // nestedTryAsyncFuture is the state machine of nestedTry: see nestedTryAsync.
 type nestedTryAsyncFuture struct {
@@ -7347,11 +7883,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7351
+//line funcs_async.go:7887
 		case 1:
 //line funcs.go:1041
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedTryAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -7359,7 +7896,7 @@ poll:
 //line funcs.go:1041
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7363
+//line funcs_async.go:7900
 		case 2:
 //line funcs.go:1041
 			if !(f.err == nil && f.v < 12) {
@@ -7373,11 +7910,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7377
+//line funcs_async.go:7914
 		case 3:
 //line funcs.go:1042
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedTryAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -7385,14 +7923,14 @@ poll:
 //line funcs.go:1043
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7389
+//line funcs_async.go:7927
 		case 4:
 //line funcs.go:1041
 			f.v++
 //line funcs.go:1041
 			f.state = 2
 			continue poll
-//line funcs_async.go:7396
+//line funcs_async.go:7934
 		case 5:
 //line funcs.go:1044
 			f.aw1 = f.e.Fallible(f.n)
@@ -7401,11 +7939,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7405
+//line funcs_async.go:7943
 		case 6:
 //line funcs.go:1044
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedTryAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -7419,7 +7958,7 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line funcs_async.go:7423
+//line funcs_async.go:7962
 		case 7:
 //line funcs.go:1044
 			f.aw2 = f.e.Val(f.n)
@@ -7428,11 +7967,12 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7432
+//line funcs_async.go:7971
 		case 8:
 //line funcs.go:1044
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(nestedTryAsyncFuture_sites[3])
 				return
 			}
 			f.aw2 = nil
@@ -7441,7 +7981,7 @@ poll:
 //line funcs.go:1044
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7445
+//line funcs_async.go:7985
 		case 9:
 //line funcs.go:1044
 			if f.tmp {
@@ -7450,19 +7990,19 @@ poll:
 				f.state = 11
 			}
 			continue poll
-//line funcs_async.go:7454
+//line funcs_async.go:7994
 		case 10:
 //line funcs.go:1045
 			f.total++
 //line funcs.go:1046
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7461
+//line funcs_async.go:8001
 		case 11:
 //line funcs.go:1047
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7466
+//line funcs_async.go:8006
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7490,7 +8030,14 @@ func (f *nestedTryAsyncFuture) Cancel() {
 // nestedTry is what nestedTryAsync compiles; it is not called.
 var _ = nestedTry
 
-//line funcs_async.go:7494
+//line funcs_async.go:8034
+
+// boxDrainAsyncFuture_sites are the awaits of drain, for task dumps.
+var boxDrainAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1061, "box.drain"),
+}
+
+//line funcs_async.go:8041
 
 // boxDrainAsyncFuture is the state machine of drain: see drainAsync.
 type boxDrainAsyncFuture[E any] struct {
@@ -7568,7 +8115,7 @@ poll:
 //line funcs.go:1059
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7572
+//line funcs_async.go:8119
 		case 1:
 //line funcs.go:1059
 			if f.i >= f.rangeValue {
@@ -7585,11 +8132,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7589
+//line funcs_async.go:8136
 		case 2:
 //line funcs.go:1061
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(boxDrainAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -7607,14 +8155,14 @@ poll:
 //line funcs.go:1065
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7611
+//line funcs_async.go:8159
 		case 3:
 //line funcs.go:1059
 			f.i++
 //line funcs.go:1059
 			f.state = 1
 			continue poll
-//line funcs_async.go:7618
+//line funcs_async.go:8166
 		case 4:
 //line funcs.go:1066
 			for _, s := range f.shown {
@@ -7624,7 +8172,7 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.count, Err: f.err}, true
-//line funcs_async.go:7628
+//line funcs_async.go:8176
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7648,7 +8196,18 @@ func (f *boxDrainAsyncFuture[E]) Cancel() {
 	}
 }
 
-//line funcs_async.go:7652
+//line funcs_async.go:8200
+
+// loopAwaitsAsyncFuture_sites are the awaits of loopAwaits, for task dumps.
+var loopAwaitsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1076, "loopAwaits"),
+	future.NewAwaitSite("funcs.go", 1076, "loopAwaits"),
+	future.NewAwaitSite("funcs.go", 1083, "loopAwaits"),
+	future.NewAwaitSite("funcs.go", 1084, "loopAwaits"),
+	future.NewAwaitSite("funcs.go", 1086, "loopAwaits"),
+}
+
+//line funcs_async.go:8211
 
 // loopAwaitsAsyncFuture is the state machine of loopAwaits: see loopAwaitsAsync.
 type loopAwaitsAsyncFuture struct {
@@ -7684,7 +8243,7 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7688
+//line funcs_async.go:8247
 		case 1:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("limit", f.n%5)
@@ -7693,11 +8252,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7697
+//line funcs_async.go:8256
 		case 2:
 //line funcs.go:1076
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAwaitsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -7718,7 +8278,7 @@ poll:
 //line funcs.go:1082
 			f.state = 3
 			fallthrough
-//line funcs_async.go:7722
+//line funcs_async.go:8282
 		case 3:
 //line funcs.go:1076
 			f.aw1 = f.e.Step("inc", 1)
@@ -7727,11 +8287,12 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:7731
+//line funcs_async.go:8291
 		case 4:
 //line funcs.go:1076
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAwaitsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -7739,7 +8300,7 @@ poll:
 //line funcs.go:1076
 			f.state = 1
 			continue poll
-//line funcs_async.go:7743
+//line funcs_async.go:8304
 		case 5:
 //line funcs.go:1083
 			f.aw2 = Later(f.e, []int{f.n, 2 * f.n})
@@ -7748,11 +8309,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:7752
+//line funcs_async.go:8313
 		case 6:
 //line funcs.go:1083
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAwaitsAsyncFuture_sites[2])
 				return
 			}
 			f.aw2 = nil
@@ -7762,7 +8324,7 @@ poll:
 //line funcs.go:1083
 			f.state = 7
 			fallthrough
-//line funcs_async.go:7766
+//line funcs_async.go:8328
 		case 7:
 //line funcs.go:1083
 			if f.j >= len(f.rangeValue) {
@@ -7776,11 +8338,12 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:7780
+//line funcs_async.go:8342
 		case 8:
 //line funcs.go:1084
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAwaitsAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -7788,21 +8351,21 @@ poll:
 //line funcs.go:1085
 			f.state = 9
 			fallthrough
-//line funcs_async.go:7792
+//line funcs_async.go:8355
 		case 9:
 //line funcs.go:1083
 			f.j++
 //line funcs.go:1083
 			f.state = 7
 			continue poll
-//line funcs_async.go:7799
+//line funcs_async.go:8362
 		case 10:
 //line funcs.go:1086
 			f.k = f.n
 //line funcs.go:1086
 			f.state = 11
 			fallthrough
-//line funcs_async.go:7806
+//line funcs_async.go:8369
 		case 11:
 //line funcs.go:1086
 			f.tmp3 = f.k > 0
@@ -7813,7 +8376,7 @@ poll:
 				f.state = 14
 			}
 			continue poll
-//line funcs_async.go:7817
+//line funcs_async.go:8380
 		case 12:
 //line funcs.go:1086
 			f.aw1 = f.e.Step("k", f.k)
@@ -7822,11 +8385,12 @@ poll:
 			}
 			f.state = 13
 			fallthrough
-//line funcs_async.go:7826
+//line funcs_async.go:8389
 		case 13:
 //line funcs.go:1086
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(loopAwaitsAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
@@ -7835,7 +8399,7 @@ poll:
 //line funcs.go:1086
 			f.state = 14
 			fallthrough
-//line funcs_async.go:7839
+//line funcs_async.go:8403
 		case 14:
 //line funcs.go:1086
 			if !(f.tmp3) {
@@ -7847,19 +8411,19 @@ poll:
 //line funcs.go:1088
 			f.state = 15
 			fallthrough
-//line funcs_async.go:7851
+//line funcs_async.go:8415
 		case 15:
 //line funcs.go:1086
 			f.k--
 //line funcs.go:1086
 			f.state = 11
 			continue poll
-//line funcs_async.go:7858
+//line funcs_async.go:8422
 		case 16:
 //line funcs.go:1089
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:7863
+//line funcs_async.go:8427
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -7887,7 +8451,16 @@ func (f *loopAwaitsAsyncFuture) Cancel() {
 // loopAwaits is what loopAwaitsAsync compiles; it is not called.
 var _ = loopAwaits
 
-//line funcs_async.go:7891
+//line funcs_async.go:8455
+
+// typeSwitchGuardAsyncFuture_sites are the awaits of typeSwitchGuard, for task dumps.
+var typeSwitchGuardAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1097, "typeSwitchGuard"),
+	future.NewAwaitSite("funcs.go", 1101, "typeSwitchGuard"),
+	future.NewAwaitSite("funcs.go", 1105, "typeSwitchGuard"),
+}
+
+//line funcs_async.go:8464
 
 // typeSwitchGuardAsyncFuture is the state machine of typeSwitchGuard: see typeSwitchGuardAsync.
 type typeSwitchGuardAsyncFuture struct {
@@ -7927,7 +8500,7 @@ poll:
 //line funcs.go:1096
 			f.state = 1
 			fallthrough
-//line funcs_async.go:7931
+//line funcs_async.go:8504
 		case 1:
 //line funcs.go:1096
 			if f.i >= f.rangeValue {
@@ -7941,11 +8514,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:7945
+//line funcs_async.go:8518
 		case 2:
 //line funcs.go:1097
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchGuardAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -7964,14 +8538,14 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:7968
+//line funcs_async.go:8542
 		case 3:
 //line funcs.go:1099
 			f.b.WriteString(strings.Repeat("i", f.v%3))
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7975
+//line funcs_async.go:8549
 		case 4:
 //line funcs.go:1101
 			f.aw2 = f.e.Str("!")
@@ -7980,18 +8554,19 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:7984
+//line funcs_async.go:8558
 		case 5:
 //line funcs.go:1103
 			f.e.Note("other %v", f.v2)
 //line funcs.go:1104
 			f.state = 7
 			continue poll
-//line funcs_async.go:7991
+//line funcs_async.go:8565
 		case 6:
 //line funcs.go:1101
 			tmp2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchGuardAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -8000,7 +8575,7 @@ poll:
 //line funcs.go:1104
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8004
+//line funcs_async.go:8579
 		case 7:
 //line funcs.go:1105
 			f.aw1 = Later(f.e, f.values[(f.i+1)%len(f.values)])
@@ -8009,11 +8584,12 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8013
+//line funcs_async.go:8588
 		case 8:
 //line funcs.go:1105
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(typeSwitchGuardAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -8026,31 +8602,31 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:8030
+//line funcs_async.go:8606
 		case 9:
 //line funcs.go:1107
 			f.b.WriteString("nil")
 //line funcs.go:1108
 			f.state = 10
 			fallthrough
-//line funcs_async.go:8037
+//line funcs_async.go:8613
 		case 10:
 //line funcs.go:1109
 			f.state = 11
 			fallthrough
-//line funcs_async.go:8042
+//line funcs_async.go:8618
 		case 11:
 //line funcs.go:1096
 			f.i++
 //line funcs.go:1096
 			f.state = 1
 			continue poll
-//line funcs_async.go:8049
+//line funcs_async.go:8625
 		case 12:
 //line funcs.go:1110
 			f.state = -1
 			return future.Result[string]{Value: f.b.String(), Err: nil}, true
-//line funcs_async.go:8054
+//line funcs_async.go:8630
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8078,7 +8654,18 @@ func (f *typeSwitchGuardAsyncFuture) Cancel() {
 // typeSwitchGuard is what typeSwitchGuardAsync compiles; it is not called.
 var _ = typeSwitchGuard
 
-//line funcs_async.go:8082
+//line funcs_async.go:8658
+
+// caseAwaitsAsyncFuture_sites are the awaits of caseAwaits, for task dumps.
+var caseAwaitsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1120, "caseAwaits"),
+	future.NewAwaitSite("funcs.go", 1122, "caseAwaits"),
+	future.NewAwaitSite("funcs.go", 1127, "caseAwaits"),
+	future.NewAwaitSite("funcs.go", 1123, "caseAwaits"),
+	future.NewAwaitSite("funcs.go", 1133, "caseAwaits"),
+}
+
+//line funcs_async.go:8669
 
 // caseAwaitsAsyncFuture is the state machine of caseAwaits: see caseAwaitsAsync.
 type caseAwaitsAsyncFuture struct {
@@ -8113,7 +8700,7 @@ poll:
 //line funcs.go:1116
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8117
+//line funcs_async.go:8704
 		case 1:
 //line funcs.go:1116
 			if f.i >= f.rangeValue {
@@ -8129,14 +8716,14 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:8133
+//line funcs_async.go:8720
 		case 2:
 //line funcs.go:1121
 			f.total++
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8140
+//line funcs_async.go:8727
 		case 3:
 //line funcs.go:1123
 			f.aw1 = f.e.Val(10)
@@ -8145,25 +8732,26 @@ poll:
 			}
 			f.state = 9
 			continue poll
-//line funcs_async.go:8149
+//line funcs_async.go:8736
 		case 4:
 //line funcs.go:1126
 			f.total += 100
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8156
+//line funcs_async.go:8743
 		case 5:
 //line funcs.go:1128
 			f.total += 1000
 //line funcs.go:1129
 			f.state = 10
 			continue poll
-//line funcs_async.go:8163
+//line funcs_async.go:8750
 		case 6:
 //line funcs.go:1120
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(caseAwaitsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8184,11 +8772,12 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:8188
+//line funcs_async.go:8776
 		case 7:
 //line funcs.go:1122
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(caseAwaitsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -8209,11 +8798,12 @@ poll:
 			}
 			f.state = 8
 			fallthrough
-//line funcs_async.go:8213
+//line funcs_async.go:8802
 		case 8:
 //line funcs.go:1127
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(caseAwaitsAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -8225,11 +8815,12 @@ poll:
 //line funcs.go:1129
 			f.state = 4
 			continue poll
-//line funcs_async.go:8229
+//line funcs_async.go:8819
 		case 9:
 //line funcs.go:1123
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(caseAwaitsAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -8237,7 +8828,7 @@ poll:
 //line funcs.go:1129
 			f.state = 10
 			fallthrough
-//line funcs_async.go:8241
+//line funcs_async.go:8832
 		case 10:
 //line funcs.go:1131
 			if f.i > 3 {
@@ -8251,25 +8842,26 @@ poll:
 			}
 			f.state = 13
 			continue poll
-//line funcs_async.go:8255
+//line funcs_async.go:8846
 		case 11:
 //line funcs.go:1132
 			f.total *= 2
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:8262
+//line funcs_async.go:8853
 		case 12:
 //line funcs.go:1134
 			f.total--
 //line funcs.go:1135
 			f.state = 14
 			continue poll
-//line funcs_async.go:8269
+//line funcs_async.go:8860
 		case 13:
 //line funcs.go:1133
 			tmp5, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(caseAwaitsAsyncFuture_sites[4])
 				return
 			}
 			f.aw2 = nil
@@ -8281,24 +8873,24 @@ poll:
 //line funcs.go:1135
 			f.state = 14
 			fallthrough
-//line funcs_async.go:8285
+//line funcs_async.go:8877
 		case 14:
 //line funcs.go:1136
 			f.state = 15
 			fallthrough
-//line funcs_async.go:8290
+//line funcs_async.go:8882
 		case 15:
 //line funcs.go:1116
 			f.i++
 //line funcs.go:1116
 			f.state = 1
 			continue poll
-//line funcs_async.go:8297
+//line funcs_async.go:8889
 		case 16:
 //line funcs.go:1137
 			f.state = -1
 			return future.Result[int]{Value: f.total, Err: nil}, true
-//line funcs_async.go:8302
+//line funcs_async.go:8894
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8326,7 +8918,16 @@ func (f *caseAwaitsAsyncFuture) Cancel() {
 // caseAwaits is what caseAwaitsAsync compiles; it is not called.
 var _ = caseAwaits
 
-//line funcs_async.go:8330
+//line funcs_async.go:8922
+
+// deferAwaitsAsyncFuture_sites are the awaits of deferAwaits, for task dumps.
+var deferAwaitsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1143, "deferAwaits"),
+	future.NewAwaitSite("funcs.go", 1145, "deferAwaits"),
+	future.NewAwaitSite("funcs.go", 1146, "deferAwaits"),
+}
+
+//line funcs_async.go:8931
 
 // deferAwaitsAsyncFuture is the state machine of deferAwaits: see deferAwaitsAsync.
 type deferAwaitsAsyncFuture struct {
@@ -8377,13 +8978,13 @@ func (f *deferAwaitsAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line funcs.go:1145
 		f.c.showPtr(f.defer2Arg1)
-//line funcs_async.go:8381
+//line funcs_async.go:8982
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line funcs.go:1143
 		f.e.Note("deferred %d %d", f.defer1Arg2, f.defer1Arg3)
-//line funcs_async.go:8387
+//line funcs_async.go:8988
 	}
 }
 
@@ -8401,11 +9002,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8405
+//line funcs_async.go:9006
 		case 1:
 //line funcs.go:1143
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferAwaitsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8422,11 +9024,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8426
+//line funcs_async.go:9028
 		case 2:
 //line funcs.go:1145
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferAwaitsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -8440,11 +9043,12 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8444
+//line funcs_async.go:9047
 		case 3:
 //line funcs.go:1146
 			tmp4, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(deferAwaitsAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -8457,7 +9061,7 @@ func (f *deferAwaitsAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:8461
+//line funcs_async.go:9065
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8484,7 +9088,14 @@ func (f *deferAwaitsAsyncFuture) Cancel() {
 // deferAwaits is what deferAwaitsAsync compiles; it is not called.
 var _ = deferAwaits
 
-//line funcs_async.go:8488
+//line funcs_async.go:9092
+
+// litInInitAsyncFuture_sites are the awaits of litInInit, for task dumps.
+var litInInitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1156, "litInInit"),
+}
+
+//line funcs_async.go:9099
 
 // litInInitAsyncFuture is the state machine of litInInit: see litInInitAsync.
 type litInInitAsyncFuture struct {
@@ -8519,7 +9130,7 @@ poll:
 				f.state = 3
 			}
 			continue poll
-//line funcs_async.go:8523
+//line funcs_async.go:9134
 		case 1:
 //line funcs.go:1156
 			f.aw1 = f.e.Val(f.add(f.n))
@@ -8528,11 +9139,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8532
+//line funcs_async.go:9143
 		case 2:
 //line funcs.go:1156
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(litInInitAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8540,12 +9152,12 @@ poll:
 //line funcs.go:1157
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8544
+//line funcs_async.go:9156
 		case 3:
 //line funcs.go:1158
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:8549
+//line funcs_async.go:9161
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8570,7 +9182,16 @@ func (f *litInInitAsyncFuture) Cancel() {
 // litInInit is what litInInitAsync compiles; it is not called.
 var _ = litInInit
 
-//line funcs_async.go:8574
+//line funcs_async.go:9186
+
+// blocksAsyncFuture_sites are the awaits of blocks, for task dumps.
+var blocksAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1165, "blocks"),
+	future.NewAwaitSite("funcs.go", 1169, "blocks"),
+	future.NewAwaitSite("funcs.go", 1177, "blocks"),
+}
+
+//line funcs_async.go:9195
 
 // blocksAsyncFuture is the state machine of blocks: see blocksAsync.
 type blocksAsyncFuture struct {
@@ -8606,11 +9227,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8610
+//line funcs_async.go:9231
 		case 1:
 //line funcs.go:1165
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(blocksAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8626,11 +9248,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8630
+//line funcs_async.go:9252
 		case 2:
 //line funcs.go:1169
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(blocksAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -8647,7 +9270,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line funcs_async.go:8651
+//line funcs_async.go:9274
 		case 3:
 //line funcs.go:1177
 			f.aw1 = f.e.Val(y2)
@@ -8656,22 +9279,23 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8660
+//line funcs_async.go:9283
 		case 4:
 //line funcs.go:1177
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(blocksAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line funcs_async.go:8670
+//line funcs_async.go:9294
 		case 5:
 //line funcs.go:1180
 			f.state = -1
 			return f.x + y2, true
-//line funcs_async.go:8675
+//line funcs_async.go:9299
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8696,7 +9320,15 @@ func (f *blocksAsyncFuture) Cancel() {
 // blocks is what blocksAsync compiles; it is not called.
 var _ = blocks
 
-//line funcs_async.go:8700
+//line funcs_async.go:9324
+
+// sendsAsyncFuture_sites are the awaits of sends, for task dumps.
+var sendsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1186, "sends"),
+	future.NewAwaitSite("funcs.go", 1187, "sends"),
+}
+
+//line funcs_async.go:9332
 
 // sendsAsyncFuture is the state machine of sends: see sendsAsync.
 type sendsAsyncFuture struct {
@@ -8730,11 +9362,12 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8734
+//line funcs_async.go:9366
 		case 1:
 //line funcs.go:1186
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sendsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8747,11 +9380,12 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8751
+//line funcs_async.go:9384
 		case 2:
 //line funcs.go:1187
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sendsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -8760,7 +9394,7 @@ func (f *sendsAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1188
 			f.state = -1
 			return <-f.chs[f.n%2] + <-f.chs[f.n%2], true
-//line funcs_async.go:8764
+//line funcs_async.go:9398
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8785,7 +9419,14 @@ func (f *sendsAsyncFuture) Cancel() {
 // sends is what sendsAsync compiles; it is not called.
 var _ = sends
 
-//line funcs_async.go:8789
+//line funcs_async.go:9423
+
+// shadowFutureAsyncFuture_sites are the awaits of shadowFuture, for task dumps.
+var shadowFutureAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1196, "shadowFuture"),
+}
+
+//line funcs_async.go:9430
 
 // shadowFutureAsyncFuture is the state machine of shadowFuture: see shadowFutureAsync.
 type shadowFutureAsyncFuture struct {
@@ -8814,11 +9455,12 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8818
+//line funcs_async.go:9459
 		case 1:
 //line funcs.go:1196
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowFutureAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8831,7 +9473,7 @@ func (f *shadowFutureAsyncFuture) Poll(cx *future.Context) (_ future.Result[int]
 //line funcs.go:1201
 			f.state = -1
 			return future.Result[int]{Value: x, Err: nil}, true
-//line funcs_async.go:8835
+//line funcs_async.go:9477
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8856,7 +9498,15 @@ func (f *shadowFutureAsyncFuture) Cancel() {
 // shadowFuture is what shadowFutureAsync compiles; it is not called.
 var _ = shadowFuture
 
-//line funcs_async.go:8860
+//line funcs_async.go:9502
+
+// shadowNewAsyncFuture_sites are the awaits of shadowNew, for task dumps.
+var shadowNewAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1208, "shadowNew"),
+	future.NewAwaitSite("funcs.go", 1212, "shadowNew"),
+}
+
+//line funcs_async.go:9510
 
 // shadowNewAsyncFuture is the state machine of shadowNew: see shadowNewAsync.
 type shadowNewAsyncFuture struct {
@@ -8891,7 +9541,7 @@ poll:
 //line funcs.go:1207
 			f.state = 1
 			fallthrough
-//line funcs_async.go:8895
+//line funcs_async.go:9545
 		case 1:
 //line funcs.go:1207
 			if f.i >= f.rangeValue {
@@ -8905,11 +9555,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:8909
+//line funcs_async.go:9559
 		case 2:
 //line funcs.go:1208
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowNewAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -8928,11 +9579,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line funcs_async.go:8932
+//line funcs_async.go:9583
 		case 3:
 //line funcs.go:1212
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowNewAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -8941,19 +9593,19 @@ poll:
 //line funcs.go:1214
 			f.state = 4
 			fallthrough
-//line funcs_async.go:8945
+//line funcs_async.go:9597
 		case 4:
 //line funcs.go:1207
 			f.i++
 //line funcs.go:1207
 			f.state = 1
 			continue poll
-//line funcs_async.go:8952
+//line funcs_async.go:9604
 		case 5:
 //line funcs.go:1215
 			f.state = -1
 			return f.fns[0]() + f.fns[2](), true
-//line funcs_async.go:8957
+//line funcs_async.go:9609
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -8978,7 +9630,15 @@ func (f *shadowNewAsyncFuture) Cancel() {
 // shadowNew is what shadowNewAsync compiles; it is not called.
 var _ = shadowNew
 
-//line funcs_async.go:8982
+//line funcs_async.go:9634
+
+// shadowNewGenericAsyncFuture_sites are the awaits of shadowNewGeneric, for task dumps.
+var shadowNewGenericAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1220, "shadowNewGeneric"),
+	future.NewAwaitSite("funcs.go", 1224, "shadowNewGeneric"),
+}
+
+//line funcs_async.go:9642
 
 // shadowNewGenericAsyncFuture is the state machine of shadowNewGeneric: see shadowNewGenericAsync.
 type shadowNewGenericAsyncFuture[N ~int] struct {
@@ -9010,11 +9670,12 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9014
+//line funcs_async.go:9674
 		case 1:
 //line funcs.go:1220
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowNewGenericAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9032,18 +9693,19 @@ func (f *shadowNewGenericAsyncFuture[N]) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9036
+//line funcs_async.go:9697
 		case 2:
 //line funcs.go:1224
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowNewGenericAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1225
 			f.state = -1
 			return int(f.g) + f.x, true
-//line funcs_async.go:9047
+//line funcs_async.go:9709
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9065,7 +9727,14 @@ func (f *shadowNewGenericAsyncFuture[N]) Cancel() {
 	}
 }
 
-//line funcs_async.go:9069
+//line funcs_async.go:9731
+
+// shadowTrueAsyncFuture_sites are the awaits of shadowTrue, for task dumps.
+var shadowTrueAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1230, "shadowTrue"),
+}
+
+//line funcs_async.go:9738
 
 // shadowTrueAsyncFuture is the state machine of shadowTrue: see shadowTrueAsync.
 type shadowTrueAsyncFuture struct {
@@ -9094,11 +9763,12 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9098
+//line funcs_async.go:9767
 		case 1:
 //line funcs.go:1230
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowTrueAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9109,7 +9779,7 @@ func (f *shadowTrueAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1233
 			f.state = -1
 			return x, true
-//line funcs_async.go:9113
+//line funcs_async.go:9783
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9134,7 +9804,14 @@ func (f *shadowTrueAsyncFuture) Cancel() {
 // shadowTrue is what shadowTrueAsync compiles; it is not called.
 var _ = shadowTrue
 
-//line funcs_async.go:9138
+//line funcs_async.go:9808
+
+// shadowTypeAsyncFuture_sites are the awaits of shadowType, for task dumps.
+var shadowTypeAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1239, "shadowType"),
+}
+
+//line funcs_async.go:9815
 
 // shadowTypeAsyncFuture is the state machine of shadowType: see shadowTypeAsync.
 type shadowTypeAsyncFuture struct {
@@ -9181,7 +9858,7 @@ func (f *shadowTypeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1238
 		f.e.Note("deferred")
-//line funcs_async.go:9185
+//line funcs_async.go:9862
 	}
 }
 
@@ -9199,11 +9876,12 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9203
+//line funcs_async.go:9880
 		case 1:
 //line funcs.go:1239
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowTypeAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9216,7 +9894,7 @@ func (f *shadowTypeAsyncFuture) poll(cx *future.Context) (_ point, _ bool) {
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:9220
+//line funcs_async.go:9898
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9243,7 +9921,14 @@ func (f *shadowTypeAsyncFuture) Cancel() {
 // shadowType is what shadowTypeAsync compiles; it is not called.
 var _ = shadowType
 
-//line funcs_async.go:9247
+//line funcs_async.go:9925
+
+// shadowInPlainLoopAsyncFuture_sites are the awaits of shadowInPlainLoop, for task dumps.
+var shadowInPlainLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1246, "shadowInPlainLoop"),
+}
+
+//line funcs_async.go:9932
 
 // shadowInPlainLoopAsyncFuture is the state machine of shadowInPlainLoop: see shadowInPlainLoopAsync.
 type shadowInPlainLoopAsyncFuture struct {
@@ -9304,11 +9989,12 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9308
+//line funcs_async.go:9993
 		case 1:
 //line funcs.go:1246
 			total, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowInPlainLoopAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9336,7 +10022,7 @@ func (f *shadowInPlainLoopAsyncFuture) poll(cx *future.Context) (_ int, _ bool) 
 				f.runDefers()
 				return v, true
 			}
-//line funcs_async.go:9340
+//line funcs_async.go:10026
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9363,7 +10049,14 @@ func (f *shadowInPlainLoopAsyncFuture) Cancel() {
 // shadowInPlainLoop is what shadowInPlainLoopAsync compiles; it is not called.
 var _ = shadowInPlainLoop
 
-//line funcs_async.go:9367
+//line funcs_async.go:10053
+
+// rangeArrayCallAsyncFuture_sites are the awaits of rangeArrayCall, for task dumps.
+var rangeArrayCallAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1263, "rangeArrayCall"),
+}
+
+//line funcs_async.go:10060
 
 // rangeArrayCallAsyncFuture is the state machine of rangeArrayCall: see rangeArrayCallAsync.
 type rangeArrayCallAsyncFuture struct {
@@ -9396,7 +10089,7 @@ poll:
 //line funcs.go:1262
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9400
+//line funcs_async.go:10093
 		case 1:
 //line funcs.go:1262
 			if f.i >= len(f.rangeValue) {
@@ -9410,11 +10103,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9414
+//line funcs_async.go:10107
 		case 2:
 //line funcs.go:1263
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayCallAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9422,19 +10116,19 @@ poll:
 //line funcs.go:1264
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9426
+//line funcs_async.go:10120
 		case 3:
 //line funcs.go:1262
 			f.i++
 //line funcs.go:1262
 			f.state = 1
 			continue poll
-//line funcs_async.go:9433
+//line funcs_async.go:10127
 		case 4:
 //line funcs.go:1265
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9438
+//line funcs_async.go:10132
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9459,7 +10153,15 @@ func (f *rangeArrayCallAsyncFuture) Cancel() {
 // rangeArrayCall is what rangeArrayCallAsync compiles; it is not called.
 var _ = rangeArrayCall
 
-//line funcs_async.go:9463
+//line funcs_async.go:10157
+
+// rangeArrayPointerAsyncFuture_sites are the awaits of rangeArrayPointer, for task dumps.
+var rangeArrayPointerAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1281, "rangeArrayPointer"),
+	future.NewAwaitSite("funcs.go", 1285, "rangeArrayPointer"),
+}
+
+//line funcs_async.go:10165
 
 // rangeArrayPointerAsyncFuture is the state machine of rangeArrayPointer: see rangeArrayPointerAsync.
 type rangeArrayPointerAsyncFuture struct {
@@ -9498,7 +10200,7 @@ poll:
 //line funcs.go:1279
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9502
+//line funcs_async.go:10204
 		case 1:
 //line funcs.go:1279
 			if f.i >= len(f.p) {
@@ -9515,11 +10217,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9519
+//line funcs_async.go:10221
 		case 2:
 //line funcs.go:1281
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayPointerAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9528,14 +10231,14 @@ poll:
 //line funcs.go:1282
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9532
+//line funcs_async.go:10235
 		case 3:
 //line funcs.go:1279
 			f.i++
 //line funcs.go:1279
 			f.state = 1
 			continue poll
-//line funcs_async.go:9539
+//line funcs_async.go:10242
 		case 4:
 //line funcs.go:1283
 			f.nilp = nil
@@ -9544,7 +10247,7 @@ poll:
 //line funcs.go:1284
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9548
+//line funcs_async.go:10251
 		case 5:
 //line funcs.go:1284
 			if f.i2 >= len(f.nilp) {
@@ -9558,11 +10261,12 @@ poll:
 			}
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9562
+//line funcs_async.go:10265
 		case 6:
 //line funcs.go:1285
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayPointerAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -9570,19 +10274,19 @@ poll:
 //line funcs.go:1286
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9574
+//line funcs_async.go:10278
 		case 7:
 //line funcs.go:1284
 			f.i2++
 //line funcs.go:1284
 			f.state = 5
 			continue poll
-//line funcs_async.go:9581
+//line funcs_async.go:10285
 		case 8:
 //line funcs.go:1287
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9586
+//line funcs_async.go:10290
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9607,7 +10311,18 @@ func (f *rangeArrayPointerAsyncFuture) Cancel() {
 // rangeArrayPointer is what rangeArrayPointerAsync compiles; it is not called.
 var _ = rangeArrayPointer
 
-//line funcs_async.go:9611
+//line funcs_async.go:10315
+
+// addrAwaitAsyncFuture_sites are the awaits of addrAwait, for task dumps.
+var addrAwaitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1296, "addrAwait"),
+	future.NewAwaitSite("funcs.go", 1299, "addrAwait"),
+	future.NewAwaitSite("funcs.go", 1306, "addrAwait"),
+	future.NewAwaitSite("funcs.go", 1308, "addrAwait"),
+	future.NewAwaitSite("funcs.go", 1311, "addrAwait"),
+}
+
+//line funcs_async.go:10326
 
 // addrAwaitAsyncFuture is the state machine of addrAwait: see addrAwaitAsync.
 type addrAwaitAsyncFuture struct {
@@ -9638,11 +10353,12 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1296
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9642
+//line funcs_async.go:10357
 		case 1:
 //line funcs.go:1296
 			v2, ready := f.x.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitAsyncFuture_sites[0])
 				return
 			}
 			f.x = ValFuture[int]{}
@@ -9654,11 +10370,12 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1299
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9658
+//line funcs_async.go:10374
 		case 2:
 //line funcs.go:1299
 			v2, ready := f.y.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitAsyncFuture_sites[1])
 				return
 			}
 			f.y = ValFuture[future.Result[int]]{}
@@ -9677,11 +10394,12 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1306
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9681
+//line funcs_async.go:10398
 		case 3:
 //line funcs.go:1306
 			v2, ready := f.z.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitAsyncFuture_sites[2])
 				return
 			}
 			f.z = ValFuture[int]{}
@@ -9691,11 +10409,12 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1308
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9695
+//line funcs_async.go:10413
 		case 4:
 //line funcs.go:1308
 			tmp, ready := f.x.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitAsyncFuture_sites[3])
 				return
 			}
 			f.x = ValFuture[int]{}
@@ -9706,11 +10425,12 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1311
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9710
+//line funcs_async.go:10429
 		case 5:
 //line funcs.go:1311
 			v2, ready := f.x.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitAsyncFuture_sites[4])
 				return
 			}
 			f.x = ValFuture[int]{}
@@ -9718,7 +10438,7 @@ func (f *addrAwaitAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], _
 //line funcs.go:1313
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line funcs_async.go:9722
+//line funcs_async.go:10442
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9749,7 +10469,15 @@ func (f *addrAwaitAsyncFuture) Cancel() {
 // addrAwait is what addrAwaitAsync compiles; it is not called.
 var _ = addrAwait
 
-//line funcs_async.go:9753
+//line funcs_async.go:10473
+
+// addrAwaitLoopAsyncFuture_sites are the awaits of addrAwaitLoop, for task dumps.
+var addrAwaitLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1325, "addrAwaitLoop"),
+	future.NewAwaitSite("funcs.go", 1332, "addrAwaitLoop"),
+}
+
+//line funcs_async.go:10481
 
 // addrAwaitLoopAsyncFuture is the state machine of addrAwaitLoop: see addrAwaitLoopAsync.
 type addrAwaitLoopAsyncFuture struct {
@@ -9782,7 +10510,7 @@ poll:
 //line funcs.go:1319
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9786
+//line funcs_async.go:10514
 		case 1:
 //line funcs.go:1319
 			if f.i >= f.n {
@@ -9801,11 +10529,12 @@ poll:
 //line funcs.go:1325
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9805
+//line funcs_async.go:10533
 		case 2:
 //line funcs.go:1325
 			v, ready := f.x.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitLoopAsyncFuture_sites[0])
 				return
 			}
 			f.x = ValFuture[int]{}
@@ -9815,21 +10544,21 @@ poll:
 //line funcs.go:1327
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9819
+//line funcs_async.go:10548
 		case 3:
 //line funcs.go:1319
 			f.i++
 //line funcs.go:1319
 			f.state = 1
 			continue poll
-//line funcs_async.go:9826
+//line funcs_async.go:10555
 		case 4:
 //line funcs.go:1328
 			f.k = 0
 //line funcs.go:1328
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9833
+//line funcs_async.go:10562
 		case 5:
 //line funcs.go:1328
 			if !(f.k < f.n%3) {
@@ -9845,11 +10574,12 @@ poll:
 //line funcs.go:1332
 			f.state = 6
 			fallthrough
-//line funcs_async.go:9849
+//line funcs_async.go:10578
 		case 6:
 //line funcs.go:1332
 			tmp, ready := f.x2.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitLoopAsyncFuture_sites[1])
 				return
 			}
 			f.x2 = ValFuture[string]{}
@@ -9858,19 +10588,19 @@ poll:
 //line funcs.go:1333
 			f.state = 7
 			fallthrough
-//line funcs_async.go:9862
+//line funcs_async.go:10592
 		case 7:
 //line funcs.go:1328
 			f.k++
 //line funcs.go:1328
 			f.state = 5
 			continue poll
-//line funcs_async.go:9869
+//line funcs_async.go:10599
 		case 8:
 //line funcs.go:1334
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:9874
+//line funcs_async.go:10604
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -9898,7 +10628,18 @@ func (f *addrAwaitLoopAsyncFuture) Cancel() {
 // addrAwaitLoop is what addrAwaitLoopAsync compiles; it is not called.
 var _ = addrAwaitLoop
 
-//line funcs_async.go:9902
+//line funcs_async.go:10632
+
+// addrAwaitSharedAsyncFuture_sites are the awaits of addrAwaitShared, for task dumps.
+var addrAwaitSharedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1341, "addrAwaitShared"),
+	future.NewAwaitSite("funcs.go", 1343, "addrAwaitShared"),
+	future.NewAwaitSite("funcs.go", 1347, "addrAwaitShared"),
+	future.NewAwaitSite("funcs.go", 1352, "addrAwaitShared"),
+	future.NewAwaitSite("funcs.go", 1357, "addrAwaitShared"),
+}
+
+//line funcs_async.go:10643
 
 // addrAwaitSharedAsyncFuture is the state machine of addrAwaitShared: see addrAwaitSharedAsync.
 type addrAwaitSharedAsyncFuture struct {
@@ -9933,11 +10674,12 @@ poll:
 			f.aw1 = &f.x
 			f.state = 1
 			fallthrough
-//line funcs_async.go:9937
+//line funcs_async.go:10678
 		case 1:
 //line funcs.go:1341
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitSharedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -9948,11 +10690,12 @@ poll:
 			f.aw1 = &f.x
 			f.state = 2
 			fallthrough
-//line funcs_async.go:9952
+//line funcs_async.go:10694
 		case 2:
 //line funcs.go:1343
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitSharedAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -9964,7 +10707,7 @@ poll:
 //line funcs.go:1346
 			f.state = 3
 			fallthrough
-//line funcs_async.go:9968
+//line funcs_async.go:10711
 		case 3:
 //line funcs.go:1346
 			if !(f.i < 1) {
@@ -9975,11 +10718,12 @@ poll:
 			f.aw1 = &f.y
 			f.state = 4
 			fallthrough
-//line funcs_async.go:9979
+//line funcs_async.go:10722
 		case 4:
 //line funcs.go:1347
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitSharedAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -9987,14 +10731,14 @@ poll:
 //line funcs.go:1348
 			f.state = 5
 			fallthrough
-//line funcs_async.go:9991
+//line funcs_async.go:10735
 		case 5:
 //line funcs.go:1346
 			f.i++
 //line funcs.go:1346
 			f.state = 3
 			continue poll
-//line funcs_async.go:9998
+//line funcs_async.go:10742
 		case 6:
 //line funcs.go:1350
 			f.z = ValueOf(f.e.Val(f.b))
@@ -10004,11 +10748,12 @@ poll:
 			f.aw1 = &f.z
 			f.state = 7
 			fallthrough
-//line funcs_async.go:10008
+//line funcs_async.go:10752
 		case 7:
 //line funcs.go:1352
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitSharedAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -10023,18 +10768,19 @@ poll:
 			f.aw1 = p
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10027
+//line funcs_async.go:10772
 		case 8:
 //line funcs.go:1357
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitSharedAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1357
 			f.state = -1
 			return f.a + f.b + f.c + tmp, true
-//line funcs_async.go:10038
+//line funcs_async.go:10784
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10059,7 +10805,20 @@ func (f *addrAwaitSharedAsyncFuture) Cancel() {
 // addrAwaitShared is what addrAwaitSharedAsync compiles; it is not called.
 var _ = addrAwaitShared
 
-//line funcs_async.go:10063
+//line funcs_async.go:10809
+
+// movedAwaitAsyncFuture_sites are the awaits of movedAwait, for task dumps.
+var movedAwaitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1366, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1368, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1368, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1369, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1375, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1376, "movedAwait"),
+	future.NewAwaitSite("funcs.go", 1380, "movedAwait"),
+}
+
+//line funcs_async.go:10822
 
 // movedAwaitAsyncFuture is the state machine of movedAwait: see movedAwaitAsync.
 type movedAwaitAsyncFuture struct {
@@ -10093,11 +10852,12 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.n))
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10097
+//line funcs_async.go:10856
 		case 1:
 //line funcs.go:1366
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = MovFuture[int]{}
@@ -10108,7 +10868,7 @@ poll:
 //line funcs.go:1367
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10112
+//line funcs_async.go:10872
 		case 2:
 //line funcs.go:1367
 			if f.i >= f.rangeValue {
@@ -10119,11 +10879,12 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i))
 			f.state = 3
 			fallthrough
-//line funcs_async.go:10123
+//line funcs_async.go:10883
 		case 3:
 //line funcs.go:1368
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = MovFuture[int]{}
@@ -10132,11 +10893,12 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i + 1))
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10136
+//line funcs_async.go:10897
 		case 4:
 //line funcs.go:1368
 			tmp2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = MovFuture[int]{}
@@ -10146,11 +10908,12 @@ poll:
 			f.aw1 = *MovOf(f.e.Val(f.i))
 			f.state = 5
 			fallthrough
-//line funcs_async.go:10150
+//line funcs_async.go:10912
 		case 5:
 //line funcs.go:1369
 			tmp3, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = MovFuture[int]{}
@@ -10161,26 +10924,26 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line funcs_async.go:10165
+//line funcs_async.go:10928
 		case 6:
 //line funcs.go:1370
 			f.e.Note("big %d", f.i)
 //line funcs.go:1371
 			f.state = 9
 			continue poll
-//line funcs_async.go:10172
+//line funcs_async.go:10935
 		case 7:
 //line funcs.go:1373
 			f.state = 8
 			fallthrough
-//line funcs_async.go:10177
+//line funcs_async.go:10940
 		case 8:
 //line funcs.go:1367
 			f.i++
 //line funcs.go:1367
 			f.state = 2
 			continue poll
-//line funcs_async.go:10184
+//line funcs_async.go:10947
 		case 9:
 //line funcs.go:1374
 			p := MovOf(f.e.Val(f.v))
@@ -10188,11 +10951,12 @@ poll:
 			f.aw2 = p
 			f.state = 10
 			fallthrough
-//line funcs_async.go:10192
+//line funcs_async.go:10955
 		case 10:
 //line funcs.go:1375
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[4])
 				return
 			}
 			f.aw2 = nil
@@ -10201,11 +10965,12 @@ poll:
 			f.aw3 = *MovOf(f.e.Fallible(f.v))
 			f.state = 11
 			fallthrough
-//line funcs_async.go:10205
+//line funcs_async.go:10969
 		case 11:
 //line funcs.go:1376
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[5])
 				return
 			}
 			f.aw3 = MovFuture[future.Result[int]]{}
@@ -10220,18 +10985,19 @@ poll:
 			f.aw4 = *MovOf(f.e.Str("x"))
 			f.state = 12
 			fallthrough
-//line funcs_async.go:10224
+//line funcs_async.go:10989
 		case 12:
 //line funcs.go:1380
 			tmp4, ready := f.aw4.Poll(cx)
 			if !ready {
+				cx.Suspended(movedAwaitAsyncFuture_sites[6])
 				return
 			}
 			f.aw4 = MovFuture[string]{}
 //line funcs.go:1380
 			f.state = -1
 			return future.Result[int]{Value: f.w + len(tmp4), Err: nil}, true
-//line funcs_async.go:10235
+//line funcs_async.go:11001
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10265,7 +11031,14 @@ func (f *movedAwaitAsyncFuture) Cancel() {
 // movedAwait is what movedAwaitAsync compiles; it is not called.
 var _ = movedAwait
 
-//line funcs_async.go:10269
+//line funcs_async.go:11035
+
+// shadowTypeInLoopAsyncFuture_sites are the awaits of shadowTypeInLoop, for task dumps.
+var shadowTypeInLoopAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1389, "shadowTypeInLoop"),
+}
+
+//line funcs_async.go:11042
 
 // shadowTypeInLoopAsyncFuture is the state machine of shadowTypeInLoop: see shadowTypeInLoopAsync.
 type shadowTypeInLoopAsyncFuture struct {
@@ -10293,11 +11066,12 @@ func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10297
+//line funcs_async.go:11070
 		case 1:
 //line funcs.go:1389
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(shadowTypeInLoopAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -10312,7 +11086,7 @@ func (f *shadowTypeInLoopAsyncFuture) Poll(cx *future.Context) (_ future.Result[
 //line funcs.go:1396
 			f.state = -1
 			return future.Result[int]{Value: v, Err: nil}, true
-//line funcs_async.go:10316
+//line funcs_async.go:11090
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10337,7 +11111,15 @@ func (f *shadowTypeInLoopAsyncFuture) Cancel() {
 // shadowTypeInLoop is what shadowTypeInLoopAsync compiles; it is not called.
 var _ = shadowTypeInLoop
 
-//line funcs_async.go:10341
+//line funcs_async.go:11115
+
+// litInAwaitAsyncFuture_sites are the awaits of litInAwait, for task dumps.
+var litInAwaitAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1406, "litInAwait"),
+	future.NewAwaitSite("funcs.go", 1411, "litInAwait"),
+}
+
+//line funcs_async.go:11123
 
 // litInAwaitAsyncFuture is the state machine of litInAwait: see litInAwaitAsync.
 type litInAwaitAsyncFuture struct {
@@ -10373,11 +11155,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10377
+//line funcs_async.go:11159
 		case 1:
 //line funcs.go:1406
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(litInAwaitAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -10390,11 +11173,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:10394
+//line funcs_async.go:11177
 		case 2:
 //line funcs.go:1411
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(litInAwaitAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -10405,19 +11189,19 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10409
+//line funcs_async.go:11193
 		case 3:
 //line funcs.go:1412
 			f.total++
 //line funcs.go:1413
 			f.state = 4
 			fallthrough
-//line funcs_async.go:10416
+//line funcs_async.go:11200
 		case 4:
 //line funcs.go:1414
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:10421
+//line funcs_async.go:11205
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10445,7 +11229,21 @@ func (f *litInAwaitAsyncFuture) Cancel() {
 // litInAwait is what litInAwaitAsync compiles; it is not called.
 var _ = litInAwait
 
-//line funcs_async.go:10449
+//line funcs_async.go:11233
+
+// rangeDirectAsyncFuture_sites are the awaits of rangeDirect, for task dumps.
+var rangeDirectAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1425, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1432, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1438, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1444, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1449, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1453, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1458, "rangeDirect"),
+	future.NewAwaitSite("funcs.go", 1465, "rangeDirect"),
+}
+
+//line funcs_async.go:11247
 
 // rangeDirectAsyncFuture is the state machine of rangeDirect: see rangeDirectAsync.
 type rangeDirectAsyncFuture struct {
@@ -10498,7 +11296,7 @@ poll:
 //line funcs.go:1424
 			f2.state = 1
 			fallthrough
-//line funcs_async.go:10502
+//line funcs_async.go:11300
 		case 1:
 //line funcs.go:1424
 			if f2.i >= len(f2.s) {
@@ -10513,11 +11311,12 @@ poll:
 			}
 			f2.state = 2
 			fallthrough
-//line funcs_async.go:10517
+//line funcs_async.go:11315
 		case 2:
 //line funcs.go:1425
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -10530,14 +11329,14 @@ poll:
 //line funcs.go:1428
 			f2.state = 3
 			fallthrough
-//line funcs_async.go:10534
+//line funcs_async.go:11333
 		case 3:
 //line funcs.go:1424
 			f2.i++
 //line funcs.go:1424
 			f2.state = 1
 			continue poll
-//line funcs_async.go:10541
+//line funcs_async.go:11340
 		case 4:
 //line funcs.go:1429
 			f2.t = []int{1, 2, 3}
@@ -10547,7 +11346,7 @@ poll:
 //line funcs.go:1430
 			f2.state = 5
 			fallthrough
-//line funcs_async.go:10551
+//line funcs_async.go:11350
 		case 5:
 //line funcs.go:1430
 			if f2.i2 >= len(f2.rangeValue) {
@@ -10564,11 +11363,12 @@ poll:
 			}
 			f2.state = 6
 			fallthrough
-//line funcs_async.go:10568
+//line funcs_async.go:11367
 		case 6:
 //line funcs.go:1432
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -10576,14 +11376,14 @@ poll:
 //line funcs.go:1433
 			f2.state = 7
 			fallthrough
-//line funcs_async.go:10580
+//line funcs_async.go:11380
 		case 7:
 //line funcs.go:1430
 			f2.i2++
 //line funcs.go:1430
 			f2.state = 5
 			continue poll
-//line funcs_async.go:10587
+//line funcs_async.go:11387
 		case 8:
 //line funcs.go:1434
 			f2.u = []int{4, 5}
@@ -10595,7 +11395,7 @@ poll:
 //line funcs.go:1436
 			f2.state = 9
 			fallthrough
-//line funcs_async.go:10599
+//line funcs_async.go:11399
 		case 9:
 //line funcs.go:1436
 			if f2.rangeIndex >= len(f2.rangeValue2) {
@@ -10612,11 +11412,12 @@ poll:
 			}
 			f2.state = 10
 			fallthrough
-//line funcs_async.go:10616
+//line funcs_async.go:11416
 		case 10:
 //line funcs.go:1438
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[2])
 				return
 			}
 			f2.aw1 = nil
@@ -10624,21 +11425,21 @@ poll:
 //line funcs.go:1439
 			f2.state = 11
 			fallthrough
-//line funcs_async.go:10628
+//line funcs_async.go:11429
 		case 11:
 //line funcs.go:1436
 			f2.rangeIndex++
 //line funcs.go:1436
 			f2.state = 9
 			continue poll
-//line funcs_async.go:10635
+//line funcs_async.go:11436
 		case 12:
 //line funcs.go:1440
 			f2.rangeIndex2 = 0
 //line funcs.go:1440
 			f2.state = 13
 			fallthrough
-//line funcs_async.go:10642
+//line funcs_async.go:11443
 		case 13:
 //line funcs.go:1440
 			if f2.rangeIndex2 >= f2.n {
@@ -10657,11 +11458,12 @@ poll:
 			}
 			f2.state = 14
 			fallthrough
-//line funcs_async.go:10661
+//line funcs_async.go:11462
 		case 14:
 //line funcs.go:1444
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[3])
 				return
 			}
 			f2.aw1 = nil
@@ -10669,14 +11471,14 @@ poll:
 //line funcs.go:1445
 			f2.state = 15
 			fallthrough
-//line funcs_async.go:10673
+//line funcs_async.go:11475
 		case 15:
 //line funcs.go:1440
 			f2.rangeIndex2++
 //line funcs.go:1440
 			f2.state = 13
 			continue poll
-//line funcs_async.go:10680
+//line funcs_async.go:11482
 		case 16:
 //line funcs.go:1446
 			f2.rangeValue3 = len(f2.s)
@@ -10684,7 +11486,7 @@ poll:
 //line funcs.go:1446
 			f2.state = 17
 			fallthrough
-//line funcs_async.go:10688
+//line funcs_async.go:11490
 		case 17:
 //line funcs.go:1446
 			if f2.rangeIndex3 >= f2.rangeValue3 {
@@ -10703,11 +11505,12 @@ poll:
 			}
 			f2.state = 18
 			fallthrough
-//line funcs_async.go:10707
+//line funcs_async.go:11509
 		case 18:
 //line funcs.go:1449
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[4])
 				return
 			}
 			f2.aw1 = nil
@@ -10715,14 +11518,14 @@ poll:
 //line funcs.go:1450
 			f2.state = 19
 			fallthrough
-//line funcs_async.go:10719
+//line funcs_async.go:11522
 		case 19:
 //line funcs.go:1446
 			f2.rangeIndex3++
 //line funcs.go:1446
 			f2.state = 17
 			continue poll
-//line funcs_async.go:10726
+//line funcs_async.go:11529
 		case 20:
 //line funcs.go:1451
 			f2.str = "héllo"[f2.n%2:]
@@ -10731,7 +11534,7 @@ poll:
 //line funcs.go:1452
 			f2.state = 21
 			fallthrough
-//line funcs_async.go:10735
+//line funcs_async.go:11538
 		case 21:
 //line funcs.go:1452
 			if f2.i3 >= len(f2.str) {
@@ -10748,11 +11551,12 @@ poll:
 			}
 			f2.state = 22
 			fallthrough
-//line funcs_async.go:10752
+//line funcs_async.go:11555
 		case 22:
 //line funcs.go:1453
 			tmp2, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[5])
 				return
 			}
 			f2.aw1 = nil
@@ -10761,14 +11565,14 @@ poll:
 //line funcs.go:1454
 			f2.state = 23
 			fallthrough
-//line funcs_async.go:10765
+//line funcs_async.go:11569
 		case 23:
 //line funcs.go:1452
 			f2.i3 = f2.rangeNext
 //line funcs.go:1452
 			f2.state = 21
 			continue poll
-//line funcs_async.go:10772
+//line funcs_async.go:11576
 		case 24:
 //line funcs.go:1455
 			f2.fs = nil
@@ -10777,7 +11581,7 @@ poll:
 //line funcs.go:1456
 			f2.state = 25
 			fallthrough
-//line funcs_async.go:10781
+//line funcs_async.go:11585
 		case 25:
 //line funcs.go:1456
 			if f2.rangeIndex4 >= len(f2.s) {
@@ -10795,25 +11599,26 @@ poll:
 			}
 			f2.state = 26
 			fallthrough
-//line funcs_async.go:10799
+//line funcs_async.go:11603
 		case 26:
 //line funcs.go:1458
 			_, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[6])
 				return
 			}
 			f2.aw1 = nil
 //line funcs.go:1459
 			f2.state = 27
 			fallthrough
-//line funcs_async.go:10810
+//line funcs_async.go:11615
 		case 27:
 //line funcs.go:1456
 			f2.rangeIndex4++
 //line funcs.go:1456
 			f2.state = 25
 			continue poll
-//line funcs_async.go:10817
+//line funcs_async.go:11622
 		case 28:
 //line funcs.go:1460
 			for _, f := range f2.fs {
@@ -10826,7 +11631,7 @@ poll:
 //line funcs.go:1464
 			f2.state = 29
 			fallthrough
-//line funcs_async.go:10830
+//line funcs_async.go:11635
 		case 29:
 //line funcs.go:1464
 			if f2.i4 >= f2.k {
@@ -10840,11 +11645,12 @@ poll:
 			}
 			f2.state = 30
 			fallthrough
-//line funcs_async.go:10844
+//line funcs_async.go:11649
 		case 30:
 //line funcs.go:1465
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeDirectAsyncFuture_sites[7])
 				return
 			}
 			f2.aw1 = nil
@@ -10852,19 +11658,19 @@ poll:
 //line funcs.go:1466
 			f2.state = 31
 			fallthrough
-//line funcs_async.go:10856
+//line funcs_async.go:11662
 		case 31:
 //line funcs.go:1464
 			f2.i4++
 //line funcs.go:1464
 			f2.state = 29
 			continue poll
-//line funcs_async.go:10863
+//line funcs_async.go:11669
 		case 32:
 //line funcs.go:1467
 			f2.state = -1
 			return f2.total + len(f2.t) + len(f2.u), true
-//line funcs_async.go:10868
+//line funcs_async.go:11674
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -10889,7 +11695,19 @@ func (f2 *rangeDirectAsyncFuture) Cancel() {
 // rangeDirect is what rangeDirectAsync compiles; it is not called.
 var _ = rangeDirect
 
-//line funcs_async.go:10893
+//line funcs_async.go:11699
+
+// pollLocalsAsyncFuture_sites are the awaits of pollLocals, for task dumps.
+var pollLocalsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1480, "pollLocals"),
+	future.NewAwaitSite("funcs.go", 1483, "pollLocals"),
+	future.NewAwaitSite("funcs.go", 1489, "pollLocals"),
+	future.NewAwaitSite("funcs.go", 1500, "pollLocals"),
+	future.NewAwaitSite("funcs.go", 1508, "pollLocals"),
+	future.NewAwaitSite("funcs.go", 1516, "pollLocals"),
+}
+
+//line funcs_async.go:11711
 
 // pollLocalsAsyncFuture is the state machine of pollLocals: see pollLocalsAsync.
 type pollLocalsAsyncFuture struct {
@@ -10928,7 +11746,7 @@ poll:
 //line funcs.go:1476
 			f.state = 1
 			fallthrough
-//line funcs_async.go:10932
+//line funcs_async.go:11750
 		case 1:
 //line funcs.go:1476
 			if f.i >= f.rangeValue {
@@ -10949,7 +11767,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line funcs_async.go:10953
+//line funcs_async.go:11771
 		case 2:
 //line funcs.go:1480
 			f.aw1 = f.e.Val(f.v)
@@ -10958,7 +11776,7 @@ poll:
 			}
 			f.state = 5
 			continue poll
-//line funcs_async.go:10962
+//line funcs_async.go:11780
 		case 3:
 //line funcs.go:1482
 			w := f.v / 2
@@ -10969,18 +11787,19 @@ poll:
 			}
 			f.state = 6
 			continue poll
-//line funcs_async.go:10973
+//line funcs_async.go:11791
 		case 4:
 //line funcs.go:1485
 			f.total += f.v
 //line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10980
+//line funcs_async.go:11798
 		case 5:
 //line funcs.go:1480
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -10988,11 +11807,12 @@ poll:
 //line funcs.go:1486
 			f.state = 7
 			continue poll
-//line funcs_async.go:10992
+//line funcs_async.go:11811
 		case 6:
 //line funcs.go:1483
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -11001,7 +11821,7 @@ poll:
 //line funcs.go:1486
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11005
+//line funcs_async.go:11825
 		case 7:
 //line funcs.go:1487
 			k = f.e.Tick("k", f.i)
@@ -11012,7 +11832,7 @@ poll:
 				f.state = 10
 			}
 			continue poll
-//line funcs_async.go:11016
+//line funcs_async.go:11836
 		case 8:
 //line funcs.go:1489
 			f.aw1 = f.e.Val(k)
@@ -11021,32 +11841,33 @@ poll:
 			}
 			f.state = 9
 			fallthrough
-//line funcs_async.go:11025
+//line funcs_async.go:11845
 		case 9:
 //line funcs.go:1489
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1490
 			f.state = 11
 			continue poll
-//line funcs_async.go:11036
+//line funcs_async.go:11857
 		case 10:
 //line funcs.go:1492
 			f.total += k
 //line funcs.go:1493
 			f.state = 11
 			fallthrough
-//line funcs_async.go:11043
+//line funcs_async.go:11864
 		case 11:
 //line funcs.go:1476
 			f.i++
 //line funcs.go:1476
 			f.state = 1
 			continue poll
-//line funcs_async.go:11050
+//line funcs_async.go:11871
 		case 12:
 //line funcs.go:1494
 			f.last = -1
@@ -11055,7 +11876,7 @@ poll:
 //line funcs.go:1495
 			f.state = 13
 			fallthrough
-//line funcs_async.go:11059
+//line funcs_async.go:11880
 		case 13:
 //line funcs.go:1495
 			if !(f.i2 < f.n) {
@@ -11075,25 +11896,26 @@ poll:
 			}
 			f.state = 14
 			fallthrough
-//line funcs_async.go:11079
+//line funcs_async.go:11900
 		case 14:
 //line funcs.go:1500
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
 //line funcs.go:1501
 			f.state = 15
 			fallthrough
-//line funcs_async.go:11090
+//line funcs_async.go:11912
 		case 15:
 //line funcs.go:1495
 			f.i2++
 //line funcs.go:1495
 			f.state = 13
 			continue poll
-//line funcs_async.go:11097
+//line funcs_async.go:11919
 		case 16:
 //line funcs.go:1502
 			if f.n > 3 {
@@ -11102,7 +11924,7 @@ poll:
 				f.state = 18
 			}
 			continue poll
-//line funcs_async.go:11106
+//line funcs_async.go:11928
 		case 17:
 //line funcs.go:1503
 			x2 = f.e.Tick("a", f.n)
@@ -11115,7 +11937,7 @@ poll:
 				f.state = 20
 			}
 			continue poll
-//line funcs_async.go:11119
+//line funcs_async.go:11941
 		case 18:
 //line funcs.go:1511
 			x3 = f.e.Tick("b", f.n)
@@ -11128,14 +11950,14 @@ poll:
 				f.state = 24
 			}
 			continue poll
-//line funcs_async.go:11132
+//line funcs_async.go:11954
 		case 19:
 //line funcs.go:1506
 			f.total += x2
 //line funcs.go:1509
 			f.state = 22
 			continue poll
-//line funcs_async.go:11139
+//line funcs_async.go:11961
 		case 20:
 //line funcs.go:1508
 			f.aw1 = f.e.Val(x2)
@@ -11144,11 +11966,12 @@ poll:
 			}
 			f.state = 21
 			fallthrough
-//line funcs_async.go:11148
+//line funcs_async.go:11970
 		case 21:
 //line funcs.go:1508
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[4])
 				return
 			}
 			f.aw1 = nil
@@ -11156,19 +11979,19 @@ poll:
 //line funcs.go:1509
 			f.state = 22
 			fallthrough
-//line funcs_async.go:11160
+//line funcs_async.go:11983
 		case 22:
 //line funcs.go:1510
 			f.state = 27
 			continue poll
-//line funcs_async.go:11165
+//line funcs_async.go:11988
 		case 23:
 //line funcs.go:1514
 			f.total -= x3
 //line funcs.go:1517
 			f.state = 26
 			continue poll
-//line funcs_async.go:11172
+//line funcs_async.go:11995
 		case 24:
 //line funcs.go:1516
 			f.aw1 = f.e.Val(x3 + 1)
@@ -11177,11 +12000,12 @@ poll:
 			}
 			f.state = 25
 			fallthrough
-//line funcs_async.go:11181
+//line funcs_async.go:12004
 		case 25:
 //line funcs.go:1516
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pollLocalsAsyncFuture_sites[5])
 				return
 			}
 			f.aw1 = nil
@@ -11189,17 +12013,17 @@ poll:
 //line funcs.go:1517
 			f.state = 26
 			fallthrough
-//line funcs_async.go:11193
+//line funcs_async.go:12017
 		case 26:
 //line funcs.go:1518
 			f.state = 27
 			fallthrough
-//line funcs_async.go:11198
+//line funcs_async.go:12022
 		case 27:
 //line funcs.go:1519
 			f.state = -1
 			return f.total*10 + f.last, true
-//line funcs_async.go:11203
+//line funcs_async.go:12027
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11224,7 +12048,15 @@ func (f *pollLocalsAsyncFuture) Cancel() {
 // pollLocals is what pollLocalsAsync compiles; it is not called.
 var _ = pollLocals
 
-//line funcs_async.go:11228
+//line funcs_async.go:12052
+
+// addrAwaitNamesAsyncFuture_sites are the awaits of addrAwaitNames, for task dumps.
+var addrAwaitNamesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1525, "addrAwaitNames"),
+	future.NewAwaitSite("funcs.go", 1528, "addrAwaitNames"),
+}
+
+//line funcs_async.go:12060
 
 // addrAwaitNamesAsyncFuture is the state machine of addrAwaitNames: see addrAwaitNamesAsync.
 type addrAwaitNamesAsyncFuture struct {
@@ -11271,7 +12103,7 @@ func (f *addrAwaitNamesAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1526
 		f.e.Note("deferred %d", f.defer1Arg2)
-//line funcs_async.go:11275
+//line funcs_async.go:12107
 	}
 }
 
@@ -11285,11 +12117,12 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1525
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11289
+//line funcs_async.go:12121
 		case 1:
 //line funcs.go:1525
 			v, ready := f.poll2.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitNamesAsyncFuture_sites[0])
 				return
 			}
 			f.poll2 = ValFuture[int]{}
@@ -11301,18 +12134,19 @@ func (f *addrAwaitNamesAsyncFuture) poll(cx *future.Context) (_ int, _ bool) {
 //line funcs.go:1528
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11305
+//line funcs_async.go:12138
 		case 2:
 //line funcs.go:1528
 			v2, ready := f.poll2.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitNamesAsyncFuture_sites[1])
 				return
 			}
 			f.poll2 = ValFuture[int]{}
 			f.state = -1
 			f.runDefers()
 			return v2, true
-//line funcs_async.go:11316
+//line funcs_async.go:12150
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11339,7 +12173,15 @@ func (f *addrAwaitNamesAsyncFuture) Cancel() {
 // addrAwaitNames is what addrAwaitNamesAsync compiles; it is not called.
 var _ = addrAwaitNames
 
-//line funcs_async.go:11343
+//line funcs_async.go:12177
+
+// addrAwaitReassignedAsyncFuture_sites are the awaits of addrAwaitReassigned, for task dumps.
+var addrAwaitReassignedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1534, "addrAwaitReassigned"),
+	future.NewAwaitSite("funcs.go", 1537, "addrAwaitReassigned"),
+}
+
+//line funcs_async.go:12185
 
 // addrAwaitReassignedAsyncFuture is the state machine of addrAwaitReassigned: see addrAwaitReassignedAsync.
 type addrAwaitReassignedAsyncFuture struct {
@@ -11367,11 +12209,12 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1534
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11371
+//line funcs_async.go:12213
 		case 1:
 //line funcs.go:1534
 			v2, ready := f.a.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitReassignedAsyncFuture_sites[0])
 				return
 			}
 			f.a = ValFuture[int]{}
@@ -11383,18 +12226,19 @@ func (f *addrAwaitReassignedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line funcs.go:1537
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11387
+//line funcs_async.go:12230
 		case 2:
 //line funcs.go:1537
 			tmp, ready := f.b.Poll(cx)
 			if !ready {
+				cx.Suspended(addrAwaitReassignedAsyncFuture_sites[1])
 				return
 			}
 			f.b = ValFuture[int]{}
 //line funcs.go:1537
 			f.state = -1
 			return f.v + tmp, true
-//line funcs_async.go:11398
+//line funcs_async.go:12242
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11422,7 +12266,16 @@ func (f *addrAwaitReassignedAsyncFuture) Cancel() {
 // addrAwaitReassigned is what addrAwaitReassignedAsync compiles; it is not called.
 var _ = addrAwaitReassigned
 
-//line funcs_async.go:11426
+//line funcs_async.go:12270
+
+// rangeArrayLaterAsyncFuture_sites are the awaits of rangeArrayLater, for task dumps.
+var rangeArrayLaterAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1542, "rangeArrayLater"),
+	future.NewAwaitSite("funcs.go", 1545, "rangeArrayLater"),
+	future.NewAwaitSite("funcs.go", 1549, "rangeArrayLater"),
+}
+
+//line funcs_async.go:12279
 
 // rangeArrayLaterAsyncFuture is the state machine of rangeArrayLater: see rangeArrayLaterAsync.
 type rangeArrayLaterAsyncFuture struct {
@@ -11455,11 +12308,12 @@ poll:
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11459
+//line funcs_async.go:12312
 		case 1:
 //line funcs.go:1542
 			tmp, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayLaterAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -11474,7 +12328,7 @@ poll:
 //line funcs.go:1545
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11478
+//line funcs_async.go:12332
 		case 2:
 //line funcs.go:1545
 			if !(f.i < f.n%3) {
@@ -11486,7 +12340,7 @@ poll:
 //line funcs.go:1547
 			f.state = 3
 			fallthrough
-//line funcs_async.go:11490
+//line funcs_async.go:12344
 		case 3:
 //line funcs.go:1545
 			f.aw1 = f.e.Val(1)
@@ -11495,11 +12349,12 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line funcs_async.go:11499
+//line funcs_async.go:12353
 		case 4:
 //line funcs.go:1545
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayLaterAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -11507,14 +12362,14 @@ poll:
 //line funcs.go:1545
 			f.state = 2
 			continue poll
-//line funcs_async.go:11511
+//line funcs_async.go:12366
 		case 5:
 //line funcs.go:1548
 			f.k = 0
 //line funcs.go:1548
 			f.state = 6
 			fallthrough
-//line funcs_async.go:11518
+//line funcs_async.go:12373
 		case 6:
 //line funcs.go:1548
 			if f.k >= 3 {
@@ -11528,11 +12383,12 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line funcs_async.go:11532
+//line funcs_async.go:12387
 		case 7:
 //line funcs.go:1549
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(rangeArrayLaterAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -11540,19 +12396,19 @@ poll:
 //line funcs.go:1550
 			f.state = 8
 			fallthrough
-//line funcs_async.go:11544
+//line funcs_async.go:12400
 		case 8:
 //line funcs.go:1548
 			f.k++
 //line funcs.go:1548
 			f.state = 6
 			continue poll
-//line funcs_async.go:11551
+//line funcs_async.go:12407
 		case 9:
 //line funcs.go:1551
 			f.state = -1
 			return f.total, true
-//line funcs_async.go:11556
+//line funcs_async.go:12412
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11577,7 +12433,7 @@ func (f *rangeArrayLaterAsyncFuture) Cancel() {
 // rangeArrayLater is what rangeArrayLaterAsync compiles; it is not called.
 var _ = rangeArrayLater
 
-//line funcs_async.go:11581
+//line funcs_async.go:12437
 
 // The local constants of localConsts.
 const (
@@ -11604,7 +12460,15 @@ const (
 	localConstsAsyncFuture_msg = "sum"
 )
 
-//line funcs_async.go:11608
+//line funcs_async.go:12464
+
+// localConstsAsyncFuture_sites are the awaits of localConsts, for task dumps.
+var localConstsAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1568, "localConsts"),
+	future.NewAwaitSite("funcs.go", 1575, "localConsts"),
+}
+
+//line funcs_async.go:12472
 
 // localConstsAsyncFuture is the state machine of localConsts: see localConstsAsync.
 type localConstsAsyncFuture struct {
@@ -11651,7 +12515,7 @@ func (f *localConstsAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line funcs.go:1567
 		f.e.Note("deferred limit=%d", f.defer1Arg2)
-//line funcs_async.go:11655
+//line funcs_async.go:12519
 	}
 }
 
@@ -11674,11 +12538,12 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11678
+//line funcs_async.go:12542
 		case 1:
 //line funcs.go:1568
 			x, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(localConstsAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -11702,11 +12567,12 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11706
+//line funcs_async.go:12571
 		case 2:
 //line funcs.go:1575
 			y, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(localConstsAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -11717,7 +12583,7 @@ func (f *localConstsAsyncFuture) poll(cx *future.Context) (_ future.Result[strin
 				f.runDefers()
 				return v2, true
 			}
-//line funcs_async.go:11721
+//line funcs_async.go:12587
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -11744,7 +12610,15 @@ func (f *localConstsAsyncFuture) Cancel() {
 // localConsts is what localConstsAsync compiles; it is not called.
 var _ = localConsts
 
-//line funcs_async.go:11748
+//line funcs_async.go:12614
+
+// nilFuturesAsyncFuture_sites are the awaits of nilFutures, for task dumps.
+var nilFuturesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("funcs.go", 1586, "nilFutures"),
+	future.NewAwaitSite("funcs.go", 1590, "nilFutures"),
+}
+
+//line funcs_async.go:12622
 
 // nilFuturesAsyncFuture is the state machine of nilFutures: see nilFuturesAsync.
 type nilFuturesAsyncFuture struct {
@@ -11774,11 +12648,12 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			}
 			f.state = 1
 			fallthrough
-//line funcs_async.go:11778
+//line funcs_async.go:12652
 		case 1:
 //line funcs.go:1586
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(nilFuturesAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -11796,18 +12671,19 @@ func (f *nilFuturesAsyncFuture) Poll(cx *future.Context) (_ future.Result[int], 
 			}
 			f.state = 2
 			fallthrough
-//line funcs_async.go:11800
+//line funcs_async.go:12675
 		case 2:
 //line funcs.go:1590
 			tmp, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(nilFuturesAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
 //line funcs.go:1590
 			f.state = -1
 			return future.Result[int]{Value: f.v + tmp, Err: nil}, true
-//line funcs_async.go:11811
+//line funcs_async.go:12687
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -8,6 +8,16 @@ import (
 
 //line awaited_async.go:10
 
+// awaitedAsyncFuture_sites are the awaits of Awaited, for task dumps.
+var awaitedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("awaited.go", 21, "Awaited"),
+	future.NewAwaitSite("awaited.go", 22, "Awaited"),
+	future.NewAwaitSite("awaited.go", 25, "Awaited"),
+	future.NewAwaitSite("awaited.go", 28, "Awaited"),
+}
+
+//line awaited_async.go:20
+
 // awaitedAsyncFuture is the state machine of Awaited: see AwaitedAsync.
 type awaitedAsyncFuture struct {
 	state int32  // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -37,11 +47,12 @@ poll:
 //line awaited.go:21
 			f.state = 1
 			fallthrough
-//line awaited_async.go:41
+//line awaited_async.go:51
 		case 1:
 //line awaited.go:21
 			v2, ready := f.r.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitedAsyncFuture_sites[0])
 				return
 			}
 			f.r = Ready{}
@@ -50,11 +61,12 @@ poll:
 			f.aw1 = f.p
 			f.state = 2
 			fallthrough
-//line awaited_async.go:54
+//line awaited_async.go:65
 		case 2:
 //line awaited.go:22
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitedAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
@@ -64,7 +76,7 @@ poll:
 //line awaited.go:23
 			f.state = 3
 			fallthrough
-//line awaited_async.go:68
+//line awaited_async.go:80
 		case 3:
 //line awaited.go:23
 			if f.i >= f.n {
@@ -76,11 +88,12 @@ poll:
 //line awaited.go:25
 			f.state = 4
 			fallthrough
-//line awaited_async.go:80
+//line awaited_async.go:92
 		case 4:
 //line awaited.go:25
 			v2, ready := f.r.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitedAsyncFuture_sites[2])
 				return
 			}
 			f.r = Ready{}
@@ -88,14 +101,14 @@ poll:
 //line awaited.go:26
 			f.state = 5
 			fallthrough
-//line awaited_async.go:92
+//line awaited_async.go:105
 		case 5:
 //line awaited.go:23
 			f.i++
 //line awaited.go:23
 			f.state = 3
 			continue poll
-//line awaited_async.go:99
+//line awaited_async.go:112
 		case 6:
 //line awaited.go:27
 			f.s = NewReady(f.v)
@@ -103,11 +116,12 @@ poll:
 			f.aw1 = &f.s
 			f.state = 7
 			fallthrough
-//line awaited_async.go:107
+//line awaited_async.go:120
 		case 7:
 //line awaited.go:28
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(awaitedAsyncFuture_sites[3])
 				return
 			}
 			f.aw1 = nil
@@ -115,7 +129,7 @@ poll:
 //line awaited.go:29
 			f.state = -1
 			return f.v + f.s.v, true
-//line awaited_async.go:119
+//line awaited_async.go:133
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

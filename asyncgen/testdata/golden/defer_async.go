@@ -8,6 +8,13 @@ import (
 
 //line defer_async.go:10
 
+// drainAsyncFuture_sites are the awaits of Drain, for task dumps.
+var drainAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("defer.go", 16, "Drain"),
+}
+
+//line defer_async.go:17
+
 // drainAsyncFuture is the state machine of Drain: see DrainAsync.
 type drainAsyncFuture struct {
 	state  int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -75,7 +82,7 @@ poll:
 //line defer.go:15
 			f.state = 1
 			fallthrough
-//line defer_async.go:79
+//line defer_async.go:86
 		case 1:
 //line defer.go:16
 			f.aw1 = f.c.Read(f.buf)
@@ -84,11 +91,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line defer_async.go:88
+//line defer_async.go:95
 		case 2:
 //line defer.go:16
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(drainAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -113,7 +121,7 @@ poll:
 //line defer.go:22
 			f.state = 1
 			continue poll
-//line defer_async.go:117
+//line defer_async.go:125
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -140,7 +148,14 @@ func (f *drainAsyncFuture) Cancel() {
 // Drain is what DrainAsync compiles; it is not called.
 var _ = Drain
 
-//line defer_async.go:144
+//line defer_async.go:152
+
+// sessionAsyncFuture_sites are the awaits of Session, for task dumps.
+var sessionAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("defer.go", 39, "Session"),
+}
+
+//line defer_async.go:159
 
 // sessionAsyncFuture is the state machine of Session: see SessionAsync.
 type sessionAsyncFuture struct {
@@ -191,19 +206,19 @@ func (f *sessionAsyncFuture) runDefers() {
 		f.deferBits &^= 4
 //line defer.go:41
 		func() { f.n = -1 }()
-//line defer_async.go:195
+//line defer_async.go:210
 	}
 	if f.deferBits&2 != 0 {
 		f.deferBits &^= 2
 //line defer.go:38
 		report(f.defer2Arg1, f.defer2Arg2)
-//line defer_async.go:201
+//line defer_async.go:216
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line defer.go:37
 		f.s.Close()
-//line defer_async.go:207
+//line defer_async.go:222
 	}
 }
 
@@ -225,11 +240,12 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			}
 			f.state = 1
 			fallthrough
-//line defer_async.go:229
+//line defer_async.go:244
 		case 1:
 //line defer.go:39
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sessionAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -249,7 +265,7 @@ func (f *sessionAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.n, Err: f.err}, true
-//line defer_async.go:253
+//line defer_async.go:269
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

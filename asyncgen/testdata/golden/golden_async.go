@@ -11,6 +11,13 @@ import (
 
 //line golden_async.go:13
 
+// lookupAsyncFuture_sites are the awaits of Lookup, for task dumps.
+var lookupAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("golden.go", 16, "Lookup"),
+}
+
+//line golden_async.go:20
+
 // lookupAsyncFuture is the state machine of Lookup: see LookupAsync.
 type lookupAsyncFuture struct {
 	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -42,7 +49,7 @@ poll:
 //line golden.go:14
 			f.state = 1
 			fallthrough
-//line golden_async.go:46
+//line golden_async.go:53
 		case 1:
 //line golden.go:14
 			if !(f.i < len(f.keys)) {
@@ -58,11 +65,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line golden_async.go:62
+//line golden_async.go:69
 		case 2:
 //line golden.go:16
 			s, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -79,14 +87,14 @@ poll:
 //line golden.go:22
 			f.state = 3
 			fallthrough
-//line golden_async.go:83
+//line golden_async.go:91
 		case 3:
 //line golden.go:14
 			f.i++
 //line golden.go:14
 			f.state = 1
 			continue poll
-//line golden_async.go:90
+//line golden_async.go:98
 		case 4:
 //line golden.go:23
 			if f.d > time.Second {
@@ -99,7 +107,7 @@ poll:
 				f.state = -1
 				return future.Result[int]{Value: v, Err: err2}, true
 			}
-//line golden_async.go:103
+//line golden_async.go:111
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -124,7 +132,14 @@ func (f *lookupAsyncFuture) Cancel() {
 // Lookup is what LookupAsync compiles; it is not called.
 var _ = Lookup
 
-//line golden_async.go:128
+//line golden_async.go:136
+
+// ownWakerAsyncFuture_sites are the awaits of ownWaker, for task dumps.
+var ownWakerAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("golden.go", 34, "ownWaker"),
+}
+
+//line golden_async.go:143
 
 // ownWakerAsyncFuture is the state machine of ownWaker: see ownWakerAsync.
 type ownWakerAsyncFuture struct {
@@ -151,18 +166,19 @@ func (f2 *ownWakerAsyncFuture) Poll(cx *future.Context) (_ bool, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line golden_async.go:155
+//line golden_async.go:170
 		case 1:
 //line golden.go:34
 			n, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(ownWakerAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line golden.go:35
 			f2.state = -1
 			return n > 0 && cx != nil, true
-//line golden_async.go:166
+//line golden_async.go:182
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

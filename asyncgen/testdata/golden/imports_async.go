@@ -11,6 +11,13 @@ import (
 
 //line imports_async.go:13
 
+// renderAsyncFuture_sites are the awaits of render, for task dumps.
+var renderAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("imports.go", 18, "render"),
+}
+
+//line imports_async.go:20
+
 // renderAsyncFuture is the state machine of render: see renderAsync.
 type renderAsyncFuture struct {
 	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -42,11 +49,12 @@ func (f2 *renderAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line imports_async.go:46
+//line imports_async.go:53
 		case 1:
 //line imports.go:18
 			s, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(renderAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -59,7 +67,7 @@ func (f2 *renderAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line imports.go:22
 			f2.state = -1
 			return b.String(), true
-//line imports_async.go:63
+//line imports_async.go:71
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

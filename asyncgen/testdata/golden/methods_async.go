@@ -9,6 +9,13 @@ import (
 
 //line methods_async.go:11
 
+// clientFetchAsyncFuture_sites are the awaits of Fetch, for task dumps.
+var clientFetchAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("methods.go", 14, "Client.Fetch"),
+}
+
+//line methods_async.go:18
+
 // clientFetchAsyncFuture is the state machine of Fetch: see FetchAsync.
 type clientFetchAsyncFuture struct {
 	state int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -37,17 +44,18 @@ func (f *clientFetchAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line methods_async.go:41
+//line methods_async.go:48
 		case 1:
 //line methods.go:14
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(clientFetchAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line methods_async.go:51
+//line methods_async.go:59
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -72,7 +80,14 @@ func (f *clientFetchAsyncFuture) Cancel() {
 // Fetch is what FetchAsync compiles; it is not called.
 var _ = (*Client).Fetch
 
-//line methods_async.go:76
+//line methods_async.go:84
+
+// sumAsyncFuture_sites are the awaits of Sum, for task dumps.
+var sumAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("methods.go", 24, "Sum"),
+}
+
+//line methods_async.go:91
 
 // sumAsyncFuture is the state machine of Sum: see SumAsync.
 type sumAsyncFuture[N Number, S ~[]N] struct {
@@ -104,7 +119,7 @@ poll:
 //line methods.go:23
 			f.state = 1
 			fallthrough
-//line methods_async.go:108
+//line methods_async.go:123
 		case 1:
 //line methods.go:23
 			if f.rangeIndex >= len(f.xs) {
@@ -119,11 +134,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line methods_async.go:123
+//line methods_async.go:138
 		case 2:
 //line methods.go:24
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(sumAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -131,19 +147,19 @@ poll:
 //line methods.go:25
 			f.state = 3
 			fallthrough
-//line methods_async.go:135
+//line methods_async.go:151
 		case 3:
 //line methods.go:23
 			f.rangeIndex++
 //line methods.go:23
 			f.state = 1
 			continue poll
-//line methods_async.go:142
+//line methods_async.go:158
 		case 4:
 //line methods.go:26
 			f.state = -1
 			return f.total, true
-//line methods_async.go:147
+//line methods_async.go:163
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

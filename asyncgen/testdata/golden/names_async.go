@@ -8,6 +8,14 @@ import (
 
 //line names_async.go:10
 
+// namesAsyncFuture_sites are the awaits of names, for task dumps.
+var namesAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("names.go", 10, "names"),
+	future.NewAwaitSite("names.go", 12, "names"),
+}
+
+//line names_async.go:18
+
 // namesAsyncFuture is the state machine of names: see namesAsync.
 type namesAsyncFuture struct {
 	state  int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -44,11 +52,12 @@ poll2:
 			}
 			f2.state = 1
 			fallthrough
-//line names_async.go:48
+//line names_async.go:56
 		case 1:
 //line names.go:10
 			v2, ready2 := f2.aw1.Poll(cx2)
 			if !ready2 {
+				cx2.Suspended(namesAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
@@ -58,7 +67,7 @@ poll2:
 //line names.go:11
 			f2.state = 2
 			fallthrough
-//line names_async.go:62
+//line names_async.go:71
 		case 2:
 //line names.go:11
 			if !(f2.i < f2.x) {
@@ -72,11 +81,12 @@ poll2:
 			}
 			f2.state = 3
 			fallthrough
-//line names_async.go:76
+//line names_async.go:85
 		case 3:
 //line names.go:12
 			aw1, ready2 := f2.aw1.Poll(cx2)
 			if !ready2 {
+				cx2.Suspended(namesAsyncFuture_sites[1])
 				return
 			}
 			f2.aw1 = nil
@@ -85,19 +95,19 @@ poll2:
 //line names.go:14
 			f2.state = 4
 			fallthrough
-//line names_async.go:89
+//line names_async.go:99
 		case 4:
 //line names.go:11
 			f2.i++
 //line names.go:11
 			f2.state = 2
 			continue poll2
-//line names_async.go:96
+//line names_async.go:106
 		case 5:
 //line names.go:15
 			f2.state = -1
 			return f2.ready + f2.cx + f2.poll + f2.state2 + f2.err + f2.v + f2.x, true
-//line names_async.go:101
+//line names_async.go:111
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -122,7 +132,7 @@ func (f2 *namesAsyncFuture) Cancel() {
 // names is what namesAsync compiles; it is not called.
 var _ = names
 
-//line names_async.go:126
+//line names_async.go:136
 
 // noAwaitAsyncFuture is the state machine of noAwait: see noAwaitAsync.
 type noAwaitAsyncFuture struct {
@@ -149,7 +159,7 @@ func (f *noAwaitAsyncFuture) Poll(cx *future.Context) (_ string, _ bool) {
 //line names.go:23
 			f.state = -1
 			return "not", true
-//line names_async.go:153
+//line names_async.go:163
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -9,6 +9,15 @@ import (
 
 //line try_async.go:11
 
+// readFullAsyncFuture_sites are the awaits of ReadFull, for task dumps.
+var readFullAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("try.go", 18, "ReadFull"),
+	future.NewAwaitSite("try.go", 21, "ReadFull"),
+	future.NewAwaitSite("try.go", 27, "ReadFull"),
+}
+
+//line try_async.go:20
+
 // readFullAsyncFuture is the state machine of ReadFull: see ReadFullAsync.
 type readFullAsyncFuture struct {
 	state int32                             // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -37,7 +46,7 @@ poll:
 //line try.go:17
 			f.state = 1
 			fallthrough
-//line try_async.go:41
+//line try_async.go:50
 		case 1:
 //line try.go:17
 			if !(f.n < len(f.buf)) {
@@ -51,11 +60,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line try_async.go:55
+//line try_async.go:64
 		case 2:
 //line try.go:18
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(readFullAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -70,7 +80,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line try_async.go:74
+//line try_async.go:84
 		case 3:
 //line try.go:21
 			f.aw1 = f.c.Read(f.buf[f.n:])
@@ -79,17 +89,18 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line try_async.go:83
+//line try_async.go:93
 		case 4:
 //line try.go:21
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(readFullAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
 			f.state = -1
 			return v, true
-//line try_async.go:93
+//line try_async.go:104
 		case 5:
 //line try.go:23
 			if err3 != nil {
@@ -99,7 +110,7 @@ poll:
 //line try.go:26
 			f.state = 1
 			continue poll
-//line try_async.go:103
+//line try_async.go:114
 		case 6:
 //line try.go:27
 			f.aw1 = f.c.Read(nil)
@@ -108,11 +119,12 @@ poll:
 			}
 			f.state = 7
 			fallthrough
-//line try_async.go:112
+//line try_async.go:123
 		case 7:
 //line try.go:27
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(readFullAsyncFuture_sites[2])
 				return
 			}
 			f.aw1 = nil
@@ -124,17 +136,17 @@ poll:
 				f.state = 9
 			}
 			continue poll
-//line try_async.go:128
+//line try_async.go:140
 		case 8:
 //line try.go:28
 			f.state = -1
 			return future.Result[int]{Value: f.n, Err: f.err}, true
-//line try_async.go:133
+//line try_async.go:145
 		case 9:
 //line try.go:30
 			f.state = -1
 			return future.Result[int]{Value: f.n, Err: nil}, true
-//line try_async.go:138
+//line try_async.go:150
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -11,6 +11,13 @@ import (
 
 //line main_async.go:13
 
+// countAsyncFuture_sites are the awaits of count, for task dumps.
+var countAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main.go", 29, "count"),
+}
+
+//line main_async.go:20
+
 // countAsyncFuture is the state machine of count: see countAsync.
 type countAsyncFuture struct {
 	state      int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -40,7 +47,7 @@ poll:
 //line main.go:28
 			f.state = 1
 			fallthrough
-//line main_async.go:44
+//line main_async.go:51
 		case 1:
 //line main.go:28
 			if f.rangeIndex >= f.n {
@@ -54,11 +61,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line main_async.go:58
+//line main_async.go:65
 		case 2:
 //line main.go:29
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(countAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -67,14 +75,14 @@ poll:
 //line main.go:31
 			f.state = 3
 			fallthrough
-//line main_async.go:71
+//line main_async.go:79
 		case 3:
 //line main.go:28
 			f.rangeIndex++
 //line main.go:28
 			f.state = 1
 			continue poll
-//line main_async.go:78
+//line main_async.go:86
 		case 4:
 //line main.go:32
 			if f.slept != f.n {
@@ -84,7 +92,7 @@ poll:
 //line main.go:35
 			f.state = -1
 			return future.Result[int]{Value: f.slept, Err: nil}, true
-//line main_async.go:88
+//line main_async.go:96
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -13,6 +13,13 @@ import (
 
 //line greet_async.go:15
 
+// greetAsyncFuture_sites are the awaits of Greet, for task dumps.
+var greetAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("greet.go", 24, "Greet"),
+}
+
+//line greet_async.go:22
+
 // greetAsyncFuture is the state machine of Greet: see GreetAsync.
 type greetAsyncFuture struct {
 	state int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -40,11 +47,12 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line greet_async.go:44
+//line greet_async.go:51
 		case 1:
 //line greet.go:24
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(greetAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -55,7 +63,7 @@ func (f *greetAsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) {
 //line greet.go:27
 			f.state = -1
 			return struct{}{}, true
-//line greet_async.go:59
+//line greet_async.go:67
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

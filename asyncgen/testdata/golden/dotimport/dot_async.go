@@ -9,6 +9,13 @@ import (
 
 //line dot_async.go:11
 
+// dottedAsyncFuture_sites are the awaits of dotted, for task dumps.
+var dottedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("dot.go", 10, "dotted"),
+}
+
+//line dot_async.go:18
+
 // dottedAsyncFuture is the state machine of dotted: see dottedAsync.
 type dottedAsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -34,18 +41,19 @@ func (f2 *dottedAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line dot_async.go:38
+//line dot_async.go:45
 		case 1:
 //line dot.go:10
 			x, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(dottedAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line dot.go:11
 			f2.state = -1
 			return x + 1, true
-//line dot_async.go:49
+//line dot_async.go:57
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -8,6 +8,13 @@ import (
 
 //line testfile_async_test.go:10
 
+// doubledAsyncFuture_sites are the awaits of doubled, for task dumps.
+var doubledAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("testfile_test.go", 12, "doubled"),
+}
+
+//line testfile_async_test.go:17
+
 // doubledAsyncFuture is the state machine of doubled: see doubledAsync.
 type doubledAsyncFuture struct {
 	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -33,18 +40,19 @@ func (f2 *doubledAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f2.state = 1
 			fallthrough
-//line testfile_async_test.go:37
+//line testfile_async_test.go:44
 		case 1:
 //line testfile_test.go:12
 			tmp, ready := f2.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(doubledAsyncFuture_sites[0])
 				return
 			}
 			f2.aw1 = nil
 //line testfile_test.go:12
 			f2.state = -1
 			return Double(tmp), true
-//line testfile_async_test.go:48
+//line testfile_async_test.go:56
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -10,6 +10,13 @@ import (
 
 //line chat_async.go:12
 
+// serverHandleAsyncFuture_sites are the awaits of handle, for task dumps.
+var serverHandleAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("chat.go", 94, "server.handle"),
+}
+
+//line chat_async.go:19
+
 // serverHandleAsyncFuture is the state machine of handle: see handleAsync.
 type serverHandleAsyncFuture struct {
 	state      int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -58,13 +65,13 @@ func (f *serverHandleAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line chat.go:90
 		f.defer2Recv.Close()
-//line chat_async.go:62
+//line chat_async.go:69
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line chat.go:88
 		f.defer1Recv.leave(f.c)
-//line chat_async.go:68
+//line chat_async.go:75
 	}
 }
 
@@ -91,17 +98,18 @@ poll:
 //line chat.go:93
 			f.state = 1
 			fallthrough
-//line chat_async.go:95
+//line chat_async.go:102
 		case 1:
 //line chat.go:94
 			f.aw1 = f.r.ReadLine()
 			f.state = 2
 			fallthrough
-//line chat_async.go:101
+//line chat_async.go:108
 		case 2:
 //line chat.go:94
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(serverHandleAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -120,7 +128,7 @@ poll:
 //line chat.go:99
 			f.state = 1
 			continue poll
-//line chat_async.go:124
+//line chat_async.go:132
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -147,7 +155,15 @@ func (f *serverHandleAsyncFuture) Cancel() {
 // handle is what handleAsync compiles; it is not called.
 var _ = (*server).handle
 
-//line chat_async.go:151
+//line chat_async.go:159
+
+// writeAsyncFuture_sites are the awaits of write, for task dumps.
+var writeAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("chat.go", 109, "write"),
+	future.NewAwaitSite("chat.go", 113, "write"),
+}
+
+//line chat_async.go:167
 
 // writeAsyncFuture is the state machine of write: see writeAsync.
 type writeAsyncFuture struct {
@@ -195,7 +211,7 @@ func (f *writeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line chat.go:107
 		f.w.Close()
-//line chat_async.go:199
+//line chat_async.go:215
 	}
 }
 
@@ -210,17 +226,18 @@ poll:
 //line chat.go:108
 			f.state = 1
 			fallthrough
-//line chat_async.go:214
+//line chat_async.go:230
 		case 1:
 //line chat.go:109
 			f.aw1 = *f.out.Recv()
 			f.state = 2
 			fallthrough
-//line chat_async.go:220
+//line chat_async.go:236
 		case 2:
 //line chat.go:109
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(writeAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[string]{}
@@ -238,11 +255,12 @@ poll:
 			f.aw2 = f.w.WriteAll([]byte(msg + "\n"))
 			f.state = 3
 			fallthrough
-//line chat_async.go:242
+//line chat_async.go:259
 		case 3:
 //line chat.go:113
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(writeAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -254,7 +272,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line chat_async.go:258
+//line chat_async.go:276
 		case 4:
 //line chat.go:114
 			{
@@ -263,12 +281,12 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line chat_async.go:267
+//line chat_async.go:285
 		case 5:
 //line chat.go:116
 			f.state = 1
 			continue poll
-//line chat_async.go:272
+//line chat_async.go:290
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

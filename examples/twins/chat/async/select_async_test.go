@@ -10,6 +10,14 @@ import (
 
 //line select_async_test.go:12
 
+// serverHandleSelectAsyncFuture_sites are the awaits of handleSelect, for task dumps.
+var serverHandleSelectAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("select_test.go", 24, "server.handleSelect"),
+	future.NewAwaitSite("select_test.go", 31, "server.handleSelect"),
+}
+
+//line select_async_test.go:20
+
 // serverHandleSelectAsyncFuture is the state machine of handleSelect: see handleSelectAsync.
 type serverHandleSelectAsyncFuture struct {
 	state          int32                 // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -62,13 +70,13 @@ func (f *serverHandleSelectAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line select_test.go:21
 		f.defer2Recv.leave(f.c)
-//line select_async_test.go:66
+//line select_async_test.go:74
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line select_test.go:19
 		f.conn.Close()
-//line select_async_test.go:72
+//line select_async_test.go:80
 	}
 }
 
@@ -93,7 +101,7 @@ poll:
 //line select_test.go:23
 			f.state = 1
 			fallthrough
-//line select_async_test.go:97
+//line select_async_test.go:105
 		case 1:
 //line select_test.go:24
 			f.blitzgenSel1c0 = future.AddCase(&f.blitzgenSel1, 0, f.r.ReadLine(), true)
@@ -103,11 +111,12 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line select_async_test.go:107
+//line select_async_test.go:115
 		case 2:
 //line select_test.go:24
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(serverHandleSelectAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -120,7 +129,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line select_async_test.go:124
+//line select_async_test.go:133
 		case 3:
 //line select_test.go:25
 			l := f.blitzgenSel1c0.Value()
@@ -138,7 +147,7 @@ poll:
 //line select_test.go:34
 			f.state = 8
 			continue poll
-//line select_async_test.go:142
+//line select_async_test.go:151
 		case 4:
 //line select_test.go:30
 			m := f.blitzgenSel1c1.Value()
@@ -146,11 +155,12 @@ poll:
 			f.aw2 = f.conn.WriteAll([]byte(m.Value + "\n"))
 			f.state = 5
 			fallthrough
-//line select_async_test.go:150
+//line select_async_test.go:159
 		case 5:
 //line select_test.go:31
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(serverHandleSelectAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -162,7 +172,7 @@ poll:
 				f.state = 7
 			}
 			continue poll
-//line select_async_test.go:166
+//line select_async_test.go:176
 		case 6:
 //line select_test.go:32
 			{
@@ -171,17 +181,17 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line select_async_test.go:175
+//line select_async_test.go:185
 		case 7:
 //line select_test.go:34
 			f.state = 8
 			fallthrough
-//line select_async_test.go:180
+//line select_async_test.go:190
 		case 8:
 //line select_test.go:35
 			f.state = 1
 			continue poll
-//line select_async_test.go:185
+//line select_async_test.go:195
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -12,6 +12,14 @@ import (
 
 //line fanout_async.go:14
 
+// limitedAsyncFuture_sites are the awaits of limited, for task dumps.
+var limitedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("fanout.go", 39, "limited"),
+	future.NewAwaitSite("fanout.go", 44, "limited"),
+}
+
+//line fanout_async.go:22
+
 // limitedAsyncFuture is the state machine of limited: see limitedAsync.
 type limitedAsyncFuture struct {
 	state      int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -59,7 +67,7 @@ func (f *limitedAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line fanout.go:43
 		f.defer1Recv.Release()
-//line fanout_async.go:63
+//line fanout_async.go:71
 	}
 }
 
@@ -72,11 +80,12 @@ func (f *limitedAsyncFuture) poll(cx *future.Context) (_ future.Result[string], 
 			f.aw1 = *f.sem.AcquirePermit(1)
 			f.state = 1
 			fallthrough
-//line fanout_async.go:76
+//line fanout_async.go:84
 		case 1:
 //line fanout.go:39
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(limitedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = syncprim.PermitFuture{}
@@ -100,18 +109,19 @@ func (f *limitedAsyncFuture) poll(cx *future.Context) (_ future.Result[string], 
 			}
 			f.state = 2
 			fallthrough
-//line fanout_async.go:104
+//line fanout_async.go:113
 		case 2:
 //line fanout.go:44
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(limitedAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
 			f.state = -1
 			f.runDefers()
 			return v, true
-//line fanout_async.go:115
+//line fanout_async.go:125
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -141,7 +151,16 @@ func (f *limitedAsyncFuture) Cancel() {
 // limited is what limitedAsync compiles; it is not called.
 var _ = limited
 
-//line fanout_async.go:145
+//line fanout_async.go:155
+
+// fetchKeyAsyncFuture_sites are the awaits of fetchKey, for task dumps.
+var fetchKeyAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("fanout.go", 53, "fetchKey"),
+	future.NewAwaitSite("fanout.go", 58, "fetchKey"),
+	future.NewAwaitSite("fanout.go", 61, "fetchKey"),
+}
+
+//line fanout_async.go:164
 
 // fetchKeyAsyncFuture is the state machine of fetchKey: see fetchKeyAsync.
 type fetchKeyAsyncFuture struct {
@@ -191,7 +210,7 @@ func (f *fetchKeyAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line fanout.go:57
 		f.c.Close()
-//line fanout_async.go:195
+//line fanout_async.go:214
 	}
 }
 
@@ -208,11 +227,12 @@ poll:
 			f.aw1 = blitz.DialTCP(h, f.addr, dialTimeout)
 			f.state = 1
 			fallthrough
-//line fanout_async.go:212
+//line fanout_async.go:231
 		case 1:
 //line fanout.go:53
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -233,11 +253,12 @@ poll:
 			f.aw2 = f.c.WriteAll([]byte("GET " + f.key + "\n"))
 			f.state = 2
 			fallthrough
-//line fanout_async.go:237
+//line fanout_async.go:257
 		case 2:
 //line fanout.go:58
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -249,7 +270,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line fanout_async.go:253
+//line fanout_async.go:274
 		case 3:
 //line fanout.go:59
 			{
@@ -258,17 +279,18 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line fanout_async.go:262
+//line fanout_async.go:283
 		case 4:
 //line fanout.go:61
 			f.aw3 = blitz.NewBufReader(f.c, 0).ReadLine()
 			f.state = 5
 			fallthrough
-//line fanout_async.go:268
+//line fanout_async.go:289
 		case 5:
 //line fanout.go:61
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = nil
@@ -301,7 +323,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line fanout_async.go:305
+//line fanout_async.go:327
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

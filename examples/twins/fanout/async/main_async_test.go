@@ -12,6 +12,13 @@ import (
 
 //line main_async_test.go:14
 
+// fakeAsyncFuture_sites are the awaits of fake, for task dumps.
+var fakeAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main_test.go", 30, "fake"),
+}
+
+//line main_async_test.go:21
+
 // fakeAsyncFuture is the state machine of fake: see fakeAsync.
 type fakeAsyncFuture struct {
 	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -60,7 +67,7 @@ func (f *fakeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main_test.go:25
 		func() { f.rec.End(f.id, !f.returned) }()
-//line main_async_test.go:64
+//line main_async_test.go:71
 	}
 }
 
@@ -90,11 +97,12 @@ func (f *fakeAsyncFuture) poll(cx *future.Context) (_ future.Result[string], _ b
 			}
 			f.state = 1
 			fallthrough
-//line main_async_test.go:94
+//line main_async_test.go:101
 		case 1:
 //line main_test.go:30
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fakeAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -116,7 +124,7 @@ func (f *fakeAsyncFuture) poll(cx *future.Context) (_ future.Result[string], _ b
 				f.runDefers()
 				return v, true
 			}
-//line main_async_test.go:120
+//line main_async_test.go:128
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

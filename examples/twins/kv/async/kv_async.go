@@ -9,6 +9,14 @@ import (
 
 //line kv_async.go:11
 
+// serverHandleAsyncFuture_sites are the awaits of handle, for task dumps.
+var serverHandleAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("kv.go", 75, "server.handle"),
+	future.NewAwaitSite("kv.go", 79, "server.handle"),
+}
+
+//line kv_async.go:19
+
 // serverHandleAsyncFuture is the state machine of handle: see handleAsync.
 type serverHandleAsyncFuture struct {
 	state     int32                                // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -56,7 +64,7 @@ func (f *serverHandleAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line kv.go:72
 		f.c.Close()
-//line kv_async.go:60
+//line kv_async.go:68
 	}
 }
 
@@ -74,7 +82,7 @@ poll:
 //line kv.go:74
 			f.state = 1
 			fallthrough
-//line kv_async.go:78
+//line kv_async.go:86
 		case 1:
 //line kv.go:75
 			f.aw1 = blitz.TryTimeout(f.s.idle, f.r.ReadLine())
@@ -83,11 +91,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line kv_async.go:87
+//line kv_async.go:95
 		case 2:
 //line kv.go:75
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(serverHandleAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -105,11 +114,12 @@ poll:
 			f.aw2 = f.c.WriteAll([]byte(f.s.store.do(line) + "\n"))
 			f.state = 3
 			fallthrough
-//line kv_async.go:109
+//line kv_async.go:118
 		case 3:
 //line kv.go:79
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(serverHandleAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -121,7 +131,7 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line kv_async.go:125
+//line kv_async.go:135
 		case 4:
 //line kv.go:80
 			{
@@ -130,12 +140,12 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line kv_async.go:134
+//line kv_async.go:144
 		case 5:
 //line kv.go:82
 			f.state = 1
 			continue poll
-//line kv_async.go:139
+//line kv_async.go:149
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -11,6 +11,13 @@ import (
 
 //line main_async_test.go:13
 
+// fakeAsyncFuture_sites are the awaits of fake, for task dumps.
+var fakeAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main_test.go", 23, "fake"),
+}
+
+//line main_async_test.go:20
+
 // fakeAsyncFuture is the state machine of fake: see fakeAsync.
 type fakeAsyncFuture struct {
 	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -55,7 +62,7 @@ func (f *fakeAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line main_test.go:22
 		f.l.End()
-//line main_async_test.go:59
+//line main_async_test.go:66
 	}
 }
 
@@ -75,11 +82,12 @@ func (f *fakeAsyncFuture) poll(cx *future.Context) (_ future.Result[[]netip.Addr
 			}
 			f.state = 1
 			fallthrough
-//line main_async_test.go:79
+//line main_async_test.go:86
 		case 1:
 //line main_test.go:23
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fakeAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -90,7 +98,7 @@ func (f *fakeAsyncFuture) poll(cx *future.Context) (_ future.Result[[]netip.Addr
 				f.runDefers()
 				return future.Result[[]netip.Addr]{Value: v, Err: err}, true
 			}
-//line main_async_test.go:94
+//line main_async_test.go:102
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

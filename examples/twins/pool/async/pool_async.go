@@ -13,6 +13,13 @@ import (
 
 //line pool_async.go:15
 
+// lookupAllAsyncFuture_sites are the awaits of lookupAll, for task dumps.
+var lookupAllAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("pool.go", 55, "lookupAll"),
+}
+
+//line pool_async.go:22
+
 // lookupAllAsyncFuture is the state machine of lookupAll: see lookupAllAsync.
 type lookupAllAsyncFuture struct {
 	state      int32                                    // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -60,7 +67,7 @@ func (f *lookupAllAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line pool.go:40
 		f.defer1Recv.Close()
-//line pool_async.go:64
+//line pool_async.go:71
 	}
 }
 
@@ -89,11 +96,12 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 			}
 			f.state = 1
 			fallthrough
-//line pool_async.go:93
+//line pool_async.go:100
 		case 1:
 //line pool.go:55
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAllAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -118,7 +126,7 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 				f.runDefers()
 				return v, true
 			}
-//line pool_async.go:122
+//line pool_async.go:130
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -145,7 +153,16 @@ func (f *lookupAllAsyncFuture) Cancel() {
 // lookupAll is what lookupAllAsync compiles; it is not called.
 var _ = lookupAll
 
-//line pool_async.go:149
+//line pool_async.go:157
+
+// lookupAll_func1AsyncFuture_sites are the awaits of lookupAll_func1, for task dumps.
+var lookupAll_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("pool.go", 44, "lookupAll_func1"),
+	future.NewAwaitSite("pool.go", 48, "lookupAll_func1"),
+	future.NewAwaitSite("pool.go", 49, "lookupAll_func1"),
+}
+
+//line pool_async.go:166
 
 // lookupAll_func1AsyncFuture is the state machine of lookupAll_func1: see lookupAll_func1Async.
 type lookupAll_func1AsyncFuture struct {
@@ -176,17 +193,18 @@ poll:
 //line pool.go:43
 			f.state = 1
 			fallthrough
-//line pool_async.go:180
+//line pool_async.go:197
 		case 1:
 //line pool.go:44
 			f.aw1 = *(*f.jobs).Recv()
 			f.state = 2
 			fallthrough
-//line pool_async.go:186
+//line pool_async.go:203
 		case 2:
 //line pool.go:44
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAll_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[job]{}
@@ -200,11 +218,12 @@ poll:
 			f.aw2 = *(*f.sem).Acquire(1)
 			f.state = 3
 			fallthrough
-//line pool_async.go:204
+//line pool_async.go:222
 		case 3:
 //line pool.go:48
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAll_func1AsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = syncprim.AcquireFuture{}
@@ -215,11 +234,12 @@ poll:
 			}
 			f.state = 4
 			fallthrough
-//line pool_async.go:219
+//line pool_async.go:238
 		case 4:
 //line pool.go:49
 			v, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(lookupAll_func1AsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = nil
@@ -232,7 +252,7 @@ poll:
 //line pool.go:52
 			f.state = 1
 			continue poll
-//line pool_async.go:236
+//line pool_async.go:256
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -11,6 +11,14 @@ import (
 
 //line pooled_async_test.go:13
 
+// serverProxyPooledAsyncFuture_sites are the awaits of proxyPooled, for task dumps.
+var serverProxyPooledAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("pooled_test.go", 23, "server.proxyPooled"),
+	future.NewAwaitSite("pooled_test.go", 28, "server.proxyPooled"),
+}
+
+//line pooled_async_test.go:21
+
 // serverProxyPooledAsyncFuture is the state machine of proxyPooled: see proxyPooledAsync.
 type serverProxyPooledAsyncFuture struct {
 	state      int32                                                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -57,13 +65,13 @@ func (f *serverProxyPooledAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line pooled_test.go:27
 		f.defer2Recv.Close()
-//line pooled_async_test.go:61
+//line pooled_async_test.go:69
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line pooled_test.go:21
 		f.client.Close()
-//line pooled_async_test.go:67
+//line pooled_async_test.go:75
 	}
 }
 
@@ -82,11 +90,12 @@ func (f *serverProxyPooledAsyncFuture) poll(cx *future.Context) (_ error, _ bool
 			f.aw1 = blitz.DialTCP(h, f.s.upstream, dialTimeout)
 			f.state = 1
 			fallthrough
-//line pooled_async_test.go:86
+//line pooled_async_test.go:94
 		case 1:
 //line pooled_test.go:23
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(serverProxyPooledAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -112,11 +121,12 @@ func (f *serverProxyPooledAsyncFuture) poll(cx *future.Context) (_ error, _ bool
 			}
 			f.state = 2
 			fallthrough
-//line pooled_async_test.go:116
+//line pooled_async_test.go:125
 		case 2:
 //line pooled_test.go:28
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(serverProxyPooledAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -128,7 +138,7 @@ func (f *serverProxyPooledAsyncFuture) poll(cx *future.Context) (_ error, _ bool
 				f.runDefers()
 				return v, true
 			}
-//line pooled_async_test.go:132
+//line pooled_async_test.go:142
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -158,7 +168,15 @@ func (f *serverProxyPooledAsyncFuture) Cancel() {
 // proxyPooled is what proxyPooledAsync compiles; it is not called.
 var _ = (*server).proxyPooled
 
-//line pooled_async_test.go:162
+//line pooled_async_test.go:172
+
+// pipePooledAsyncFuture_sites are the awaits of pipePooled, for task dumps.
+var pipePooledAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("pooled_test.go", 38, "pipePooled"),
+	future.NewAwaitSite("pooled_test.go", 45, "pipePooled"),
+}
+
+//line pooled_async_test.go:180
 
 // pipePooledAsyncFuture is the state machine of pipePooled: see pipePooledAsync.
 type pipePooledAsyncFuture struct {
@@ -189,17 +207,18 @@ poll:
 //line pooled_test.go:37
 			f.state = 1
 			fallthrough
-//line pooled_async_test.go:193
+//line pooled_async_test.go:211
 		case 1:
 //line pooled_test.go:38
 			f.aw1 = f.src.ReadPooled()
 			f.state = 2
 			fallthrough
-//line pooled_async_test.go:199
+//line pooled_async_test.go:217
 		case 2:
 //line pooled_test.go:38
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pipePooledAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -218,11 +237,12 @@ poll:
 			f.aw2 = f.dst.WriteAll(f.data.Bytes())
 			f.state = 3
 			fallthrough
-//line pooled_async_test.go:222
+//line pooled_async_test.go:241
 		case 3:
 //line pooled_test.go:45
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(pipePooledAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -240,7 +260,7 @@ poll:
 //line pooled_test.go:51
 			f.state = 1
 			continue poll
-//line pooled_async_test.go:244
+//line pooled_async_test.go:264
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -9,6 +9,14 @@ import (
 
 //line proxy_async.go:11
 
+// serverProxyAsyncFuture_sites are the awaits of proxy, for task dumps.
+var serverProxyAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("proxy.go", 34, "server.proxy"),
+	future.NewAwaitSite("proxy.go", 39, "server.proxy"),
+}
+
+//line proxy_async.go:19
+
 // serverProxyAsyncFuture is the state machine of proxy: see proxyAsync.
 type serverProxyAsyncFuture struct {
 	state      int32                                                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -55,13 +63,13 @@ func (f *serverProxyAsyncFuture) runDefers() {
 		f.deferBits &^= 2
 //line proxy.go:38
 		f.defer2Recv.Close()
-//line proxy_async.go:59
+//line proxy_async.go:67
 	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
 //line proxy.go:32
 		f.client.Close()
-//line proxy_async.go:65
+//line proxy_async.go:73
 	}
 }
 
@@ -80,11 +88,12 @@ func (f *serverProxyAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 			f.aw1 = blitz.DialTCP(h, f.s.upstream, dialTimeout)
 			f.state = 1
 			fallthrough
-//line proxy_async.go:84
+//line proxy_async.go:92
 		case 1:
 //line proxy.go:34
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(serverProxyAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -110,11 +119,12 @@ func (f *serverProxyAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 			}
 			f.state = 2
 			fallthrough
-//line proxy_async.go:114
+//line proxy_async.go:123
 		case 2:
 //line proxy.go:39
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(serverProxyAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -126,7 +136,7 @@ func (f *serverProxyAsyncFuture) poll(cx *future.Context) (_ error, _ bool) {
 				f.runDefers()
 				return v, true
 			}
-//line proxy_async.go:130
+//line proxy_async.go:140
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -156,7 +166,14 @@ func (f *serverProxyAsyncFuture) Cancel() {
 // proxy is what proxyAsync compiles; it is not called.
 var _ = (*server).proxy
 
-//line proxy_async.go:160
+//line proxy_async.go:170
+
+// pipeAsyncFuture_sites are the awaits of pipe, for task dumps.
+var pipeAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("proxy.go", 48, "pipe"),
+}
+
+//line proxy_async.go:177
 
 // pipeAsyncFuture is the state machine of pipe: see pipeAsync.
 type pipeAsyncFuture struct {
@@ -181,11 +198,12 @@ func (f *pipeAsyncFuture) Poll(cx *future.Context) (_ future.Result[int64], _ bo
 			f.aw1 = blitz.Copy(f.dst, f.src)
 			f.state = 1
 			fallthrough
-//line proxy_async.go:185
+//line proxy_async.go:202
 		case 1:
 //line proxy.go:48
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(pipeAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -198,7 +216,7 @@ func (f *pipeAsyncFuture) Poll(cx *future.Context) (_ future.Result[int64], _ bo
 //line proxy.go:52
 			f.state = -1
 			return future.Result[int64]{Value: n, Err: f.dst.CloseWrite()}, true
-//line proxy_async.go:202
+//line proxy_async.go:220
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

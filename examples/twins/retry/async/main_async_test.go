@@ -11,6 +11,13 @@ import (
 
 //line main_async_test.go:13
 
+// scriptedAsyncFuture_sites are the awaits of scripted, for task dumps.
+var scriptedAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("main_test.go", 35, "scripted"),
+}
+
+//line main_async_test.go:20
+
 // scriptedAsyncFuture is the state machine of scripted: see scriptedAsync.
 type scriptedAsyncFuture struct {
 	state     int32                   // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -60,7 +67,7 @@ func (f *scriptedAsyncFuture) runDefers() {
 				f.a.Cancelled.Add(1)
 			}
 		}()
-//line main_async_test.go:64
+//line main_async_test.go:71
 	}
 }
 
@@ -82,11 +89,11 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line main_async_test.go:86
+//line main_async_test.go:93
 		case 1:
 //line main_test.go:27
 			panic(f.o.Panic)
-//line main_async_test.go:90
+//line main_async_test.go:97
 		case 2:
 //line main_test.go:29
 			f.returned = false
@@ -99,11 +106,12 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line main_async_test.go:103
+//line main_async_test.go:110
 		case 3:
 //line main_test.go:35
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(scriptedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -112,7 +120,7 @@ poll:
 //line main_test.go:37
 			f.state = 4
 			fallthrough
-//line main_async_test.go:116
+//line main_async_test.go:124
 		case 4:
 //line main_test.go:38
 			{
@@ -121,7 +129,7 @@ poll:
 				f.runDefers()
 				return v, true
 			}
-//line main_async_test.go:125
+//line main_async_test.go:133
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

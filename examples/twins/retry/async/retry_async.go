@@ -11,6 +11,14 @@ import (
 
 //line retry_async.go:13
 
+// retryAsyncFuture_sites are the awaits of retry, for task dumps.
+var retryAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("retry.go", 46, "retry"),
+	future.NewAwaitSite("retry.go", 53, "retry"),
+}
+
+//line retry_async.go:21
+
 // retryAsyncFuture is the state machine of retry: see retryAsync.
 type retryAsyncFuture[T any] struct {
 	state   int32                           // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -42,7 +50,7 @@ poll:
 //line retry.go:45
 			f.state = 1
 			fallthrough
-//line retry_async.go:46
+//line retry_async.go:54
 		case 1:
 //line retry.go:46
 			f.aw1 = blitz.TryTimeout(f.p.timeout, blitz.SpawnFallible(cx, f.attempt()))
@@ -51,11 +59,12 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line retry_async.go:55
+//line retry_async.go:63
 		case 2:
 //line retry.go:46
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(retryAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -77,25 +86,26 @@ poll:
 			}
 			f.state = 3
 			fallthrough
-//line retry_async.go:81
+//line retry_async.go:90
 		case 3:
 //line retry.go:53
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(retryAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
 //line retry.go:54
 			f.state = 4
 			fallthrough
-//line retry_async.go:92
+//line retry_async.go:102
 		case 4:
 //line retry.go:45
 			f.n++
 //line retry.go:45
 			f.state = 1
 			continue poll
-//line retry_async.go:99
+//line retry_async.go:109
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -120,7 +130,16 @@ func (f *retryAsyncFuture[T]) Cancel() {
 	}
 }
 
-//line retry_async.go:124
+//line retry_async.go:134
+
+// fetchKeyAsyncFuture_sites are the awaits of fetchKey, for task dumps.
+var fetchKeyAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("retry.go", 63, "fetchKey"),
+	future.NewAwaitSite("retry.go", 68, "fetchKey"),
+	future.NewAwaitSite("retry.go", 71, "fetchKey"),
+}
+
+//line retry_async.go:143
 
 // fetchKeyAsyncFuture is the state machine of fetchKey: see fetchKeyAsync.
 type fetchKeyAsyncFuture struct {
@@ -170,7 +189,7 @@ func (f *fetchKeyAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line retry.go:67
 		f.c.Close()
-//line retry_async.go:174
+//line retry_async.go:193
 	}
 }
 
@@ -187,11 +206,12 @@ poll:
 			f.aw1 = blitz.DialTCP(h, f.addr, dialTimeout)
 			f.state = 1
 			fallthrough
-//line retry_async.go:191
+//line retry_async.go:210
 		case 1:
 //line retry.go:63
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -212,11 +232,12 @@ poll:
 			f.aw2 = f.c.WriteAll([]byte("GET " + f.key + "\n"))
 			f.state = 2
 			fallthrough
-//line retry_async.go:216
+//line retry_async.go:236
 		case 2:
 //line retry.go:68
 			v2, ready := f.aw2.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
@@ -228,7 +249,7 @@ poll:
 				f.state = 4
 			}
 			continue poll
-//line retry_async.go:232
+//line retry_async.go:253
 		case 3:
 //line retry.go:69
 			{
@@ -237,17 +258,18 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line retry_async.go:241
+//line retry_async.go:262
 		case 4:
 //line retry.go:71
 			f.aw3 = blitz.NewBufReader(f.c, 0).ReadLine()
 			f.state = 5
 			fallthrough
-//line retry_async.go:247
+//line retry_async.go:268
 		case 5:
 //line retry.go:71
 			v2, ready := f.aw3.Poll(cx)
 			if !ready {
+				cx.Suspended(fetchKeyAsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = nil
@@ -280,7 +302,7 @@ poll:
 				f.runDefers()
 				return v2, true
 			}
-//line retry_async.go:284
+//line retry_async.go:306
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

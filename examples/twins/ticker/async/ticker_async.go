@@ -12,6 +12,13 @@ import (
 
 //line ticker_async.go:14
 
+// batchAsyncFuture_sites are the awaits of batch, for task dumps.
+var batchAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("ticker.go", 31, "batch"),
+}
+
+//line ticker_async.go:21
+
 // batchAsyncFuture is the state machine of batch: see batchAsync.
 type batchAsyncFuture struct {
 	state          int32             // the block Poll runs next; -1 once returned, -2 once cancelled
@@ -63,7 +70,7 @@ func (f *batchAsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line ticker.go:22
 		f.iv.Cancel()
-//line ticker_async.go:67
+//line ticker_async.go:74
 	}
 }
 
@@ -91,7 +98,7 @@ poll:
 //line ticker.go:30
 			f.state = 1
 			fallthrough
-//line ticker_async.go:95
+//line ticker_async.go:102
 		case 1:
 //line ticker.go:31
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
@@ -103,11 +110,12 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line ticker_async.go:107
+//line ticker_async.go:114
 		case 2:
 //line ticker.go:31
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
+				cx.Suspended(batchAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
@@ -123,14 +131,14 @@ poll:
 				f.state = 5
 			}
 			continue poll
-//line ticker_async.go:127
+//line ticker_async.go:135
 		case 3:
 //line ticker.go:33
 			f.emit()
 //line ticker.go:43
 			f.state = 6
 			continue poll
-//line ticker_async.go:134
+//line ticker_async.go:142
 		case 4:
 //line ticker.go:34
 			m := f.blitzgenSel1c1.Value()
@@ -146,7 +154,7 @@ poll:
 //line ticker.go:43
 			f.state = 6
 			continue poll
-//line ticker_async.go:150
+//line ticker_async.go:158
 		case 5:
 //line ticker.go:41
 			f.emit()
@@ -154,12 +162,12 @@ poll:
 			f.state = -1
 			f.runDefers()
 			return struct{}{}, true
-//line ticker_async.go:158
+//line ticker_async.go:166
 		case 6:
 //line ticker.go:44
 			f.state = 1
 			continue poll
-//line ticker_async.go:163
+//line ticker_async.go:171
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
