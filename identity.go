@@ -74,3 +74,18 @@ var ioWaitKinds = func() (ks [256]future.WaitKind) {
 	}
 	return ks
 }()
+
+// FailedTask is a task that panicked or was cancelled, kept after its end
+// for the dumps (scheduler.FailedTask).
+type FailedTask = scheduler.FailedTask
+
+// FailedTasks returns the latest tasks that panicked or were cancelled (up
+// to Config.FailedTasksKept), oldest first. Any goroutine may call it.
+func (rt *Runtime) FailedTasks() []FailedTask { return rt.sched.FailedTasks() }
+
+// Warning is a sign of a bug in a task (scheduler.Warning): a lost waker,
+// a task waking itself, a task that never yielded.
+type Warning = scheduler.Warning
+
+// Warnings returns the warnings of a snapshot of tasks (Tasks).
+func (rt *Runtime) Warnings(tasks []TaskInfo) []Warning { return rt.sched.Warnings(tasks) }

@@ -88,6 +88,11 @@ type Config struct {
 	// tracer runs.
 	SpawnSites, PollTiming, ProfileLabels, NoTraceRegions bool
 	SlowPoll                                              time.Duration
+	// FailedTasksKept is how many of the latest tasks that panicked or
+	// were cancelled the dumps keep showing after their end (FailedTasks):
+	// 0 means scheduler.DefaultFailedTasksKept (32), a negative number
+	// none.
+	FailedTasksKept int
 	// noTaskIdentity turns the ids and the dump's bookkeeping off, for the
 	// benchmarks that measure their cost (task_export_test.go).
 	noTaskIdentity bool
@@ -187,12 +192,13 @@ func New(cfg Config) (*Runtime, error) {
 		Services:     rt,
 		OnPanic:      cfg.OnPanic,
 
-		SpawnSites:     cfg.SpawnSites,
-		PollTiming:     cfg.PollTiming,
-		SlowPoll:       cfg.SlowPoll,
-		ProfileLabels:  cfg.ProfileLabels,
-		NoTraceRegions: cfg.NoTraceRegions,
-		NoTaskIdentity: cfg.noTaskIdentity,
+		SpawnSites:      cfg.SpawnSites,
+		PollTiming:      cfg.PollTiming,
+		SlowPoll:        cfg.SlowPoll,
+		FailedTasksKept: cfg.FailedTasksKept,
+		ProfileLabels:   cfg.ProfileLabels,
+		NoTraceRegions:  cfg.NoTraceRegions,
+		NoTaskIdentity:  cfg.noTaskIdentity,
 	})
 	if err != nil {
 		if rt.io != nil {

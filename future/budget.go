@@ -32,11 +32,21 @@ type Budget struct {
 	// spent budget) and read by the executor after the poll. Owned by the
 	// polling goroutine.
 	yielded bool
+	// wakerTaken is set by Context.Waker and read by the executor after
+	// the poll (WakerTaken). Owned by the polling goroutine.
+	wakerTaken bool
 }
 
-// Reset gives the budget TaskBudget units and clears its yield. Executors
-// call it before each task poll.
-func (b *Budget) Reset() { b.left, b.yielded = TaskBudget, false }
+// Reset gives the budget TaskBudget units and clears its yield and its
+// record of the Waker taken. Executors call it before each task poll.
+func (b *Budget) Reset() { b.left, b.yielded, b.wakerTaken = TaskBudget, false, false }
+
+// WakerTaken reports whether the poll since the last Reset took the task's
+// Waker (Context.Waker, on the task's Context or a copy of it): a poll that
+// returns not-ready without taking it registered nothing that can wake the
+// task, unless a Waker registered by an earlier poll still will. A task
+// dump warns of such a task (a lost wake-up, most often).
+func (b *Budget) WakerTaken() bool { return b.wakerTaken }
 
 // Yielded reports whether the poll since the last Reset asked its task to
 // run again after the other runnable tasks (Context.Yield, or a spent

@@ -72,7 +72,15 @@ func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
 }
 
 // Waker returns the Waker that wakes the task being polled.
-func (cx *Context) Waker() waker.Waker { return cx.waker }
+//
+// Taking it is noted in the poll's Budget (Budget.WakerTaken), for task
+// dumps.
+func (cx *Context) Waker() waker.Waker {
+	if b := cx.budget; b != nil {
+		b.wakerTaken = true
+	}
+	return cx.waker
+}
 
 // Executor returns the executor making this poll, nil outside one.
 func (cx *Context) Executor() Executor { return cx.exec }

@@ -219,6 +219,9 @@ type DrainFuture = blitz.DrainFuture
 // Deprecated: use blitz.ExitStatus (github.com/blitz-go/blitz).
 type ExitStatus = blitz.ExitStatus
 
+// Deprecated: use blitz.FailedTask (github.com/blitz-go/blitz).
+type FailedTask = blitz.FailedTask
+
 // Deprecated: use blitz.FallibleHandle (github.com/blitz-go/blitz).
 type FallibleHandle[T any] = blitz.FallibleHandle[T]
 
@@ -404,6 +407,9 @@ type UnixStream = blitz.UnixStream
 
 // Deprecated: use blitz.WaitFuture (github.com/blitz-go/blitz).
 type WaitFuture = blitz.WaitFuture
+
+// Deprecated: use blitz.Warning (github.com/blitz-go/blitz).
+type Warning = blitz.Warning
 
 // Deprecated: use blitz.WorkerMetrics (github.com/blitz-go/blitz).
 type WorkerMetrics = blitz.WorkerMetrics

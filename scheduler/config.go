@@ -150,6 +150,11 @@ type Config struct {
 	// PollTiming: Stats counts the slow polls and keeps the latest with
 	// their task's id and name. 0 means DefaultSlowPoll.
 	SlowPoll time.Duration
+	// FailedTasksKept is how many of the latest tasks that panicked or were
+	// cancelled the scheduler keeps after their end, for the dumps
+	// (FailedTasks): 0 means DefaultFailedTasksKept, a negative number
+	// none. Keeping one costs a lock when a task fails, nothing otherwise.
+	FailedTasksKept int
 	// ProfileLabels runs every poll under the task's pprof labels
 	// (blitz.task, its name, and blitz.task.id), so that a CPU profile
 	// attributes the time to tasks: two runtime/pprof.SetGoroutineLabels
@@ -178,6 +183,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SlowPoll < 0 {
 		return c, fmt.Errorf("%w: SlowPoll = %v, want 0 or more", ErrConfig, c.SlowPoll)
+	}
+	if c.FailedTasksKept == 0 {
+		c.FailedTasksKept = DefaultFailedTasksKept
 	}
 	if c.SlowPoll == 0 {
 		c.SlowPoll = DefaultSlowPoll

@@ -418,6 +418,31 @@
 //		main.handle
 //			/src/app/main.go:42
 //
+// # Deadlocks and warnings
+//
+// A task idle on a lock (syncprim's Mutex and RwLock) records which lock,
+// and the lock's wait kind tells which task holds it
+// (future.WaitKind.SetHolder); a task idle on a JoinHandle waits for that
+// task. Tasks gives each idle task that edge (TaskInfo.WaitsFor); Deadlocks
+// finds the cycles of the graph, which Dump writes first:
+//
+//	DEADLOCK: tasks 1 and 2 wait for each other
+//		task 1 "ab" waits on Mutex.Lock 2 held by task 2, at deadlock.go:23 (lockBoth)
+//		task 2 "ba" waits on Mutex.Lock 1 held by task 1, at deadlock.go:23 (lockBoth)
+//
+// "at" is the await an async function is suspended at, which its generated
+// code records (future.Context.Suspended) in 16 bits of the task's run
+// word. Warnings, after tokio-console's, follow: a task idle after a poll
+// that returned not-ready without taking its Waker (the worker checks
+// future.Budget.WakerTaken after each pending poll and records the wait
+// "nothing"; a heuristic: a Waker that an earlier poll registered may
+// still wake it), a task woken during more than half of at least 16 polls
+// (counted when the poll ends in IdleReschedule: by itself most often, or
+// by another worker during the poll), a task in its first poll past
+// SlowPoll (with PollTiming). Then the latest tasks that panicked or were
+// cancelled (Config.FailedTasksKept, a ring taken under a lock only when a
+// task fails), so that a crash's victim is still seen after its end.
+//
 // # Profiler labels and trace regions
 //
 // With Config.ProfileLabels, a worker sets the task's pprof labels on its

@@ -79,6 +79,9 @@ type TaskInfo struct {
 	// function: "file.go:42 (function)", the await nearest the wait; ""
 	// for a future written by hand.
 	AwaitAt string
+	// WokenInPoll counts the polls during which the task was woken, by
+	// itself most often (see Warnings).
+	WokenInPoll uint64
 	// WaitsFor is the id of the task the idle task waits for, 0 if none is
 	// known: the awaited task of a JoinHandle wait, the holder of a lock
 	// (future.Wait.Holder). The edges of the wait-for graph, in which a
@@ -154,6 +157,7 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 		if x := r.x; x != nil {
 			ti.Name = x.name
 			ti.PollTime = time.Duration(x.pollNanos.Load()) // pollNanos: added to by the polling worker
+			ti.WokenInPoll = x.wokenInPoll.Load()           // wokenInPoll: added to by the polling worker
 			if x.pcs[0] != 0 {
 				site, ok := sites[x.pcs]
 				if !ok {
@@ -337,6 +341,10 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	for _, cycle := range Deadlocks(tasks) {
 		dumpDeadlock(bw, cycle)
 	}
+	for _, wa := range s.Warnings(tasks) {
+		dumpWarning(bw, &wa)
+	}
+	dumpFailed(bw, s.FailedTasks())
 	if grouped {
 		dumpGroups(bw, tasks)
 	} else {

@@ -40,6 +40,10 @@ type taskExt struct {
 	// pollNanos is the total duration of the task's polls
 	// (Config.PollTiming). Added to by the polling worker, loaded by Dump.
 	pollNanos atomic.Int64
+	// wokenInPoll counts the polls during which the task was woken (by
+	// itself, most often: a busy loop). Added to by the polling worker,
+	// loaded by Dump.
+	wokenInPoll atomic.Uint64
 	// scheduledAt is when a wake last scheduled the task (s.now), 0 once
 	// its next poll took it (Config.PollTiming): stored by the waker's
 	// scheduling (noteScheduled), swapped to 0 by the polling worker.

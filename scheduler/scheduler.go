@@ -34,6 +34,8 @@ type Scheduler struct {
 	// closing is set once by Shutdown; workers leave their loops when they
 	// see it, and spawns after it are refused.
 	closing atomic.Bool
+	// failed keeps the latest failed tasks (warnings.go).
+	failed failedRing
 	// label tells this scheduler's workers from another's in a goroutine
 	// profile (their blitz.scheduler pprof label). Immutable.
 	label string
@@ -83,6 +85,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{cfg: cfg, done: make(chan struct{}), epoch: time.Now(), label: strconv.FormatUint(schedulers.Add(1), 10)}
+	s.failed.keep = cfg.FailedTasksKept
 	s.idle = idle.New(cfg.Workers)
 	if b, ok := cfg.Driver.(Blocker); ok {
 		s.blocker = b

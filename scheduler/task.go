@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -402,6 +403,12 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 // recycle).
 func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle bool) {
 	s := t.sched()
+	if res.Err != nil {
+		var pe *PanicError
+		if errors.As(res.Err, &pe) || errors.Is(res.Err, ErrCancelled) {
+			s.noteFailed(&t.taskBase, res.Err)
+		}
+	}
 	before := t.Load()
 	handleless := !before.JoinInterest() && !before.Detached()
 	// Join interest is cleared only by Detach: with it, a handle may still

@@ -122,7 +122,7 @@ type worker struct {
 	// stack; a labelled poll (Config.ProfileLabels) restores them after
 	// the poll. Immutable.
 	labels context.Context
-	_     pad
+	_      pad
 }
 
 // newWorker builds worker id of s.
@@ -354,8 +354,10 @@ func (w *worker) runTask(h *header.Header) {
 	w.budget.Reset()
 	w.cx.SetBudget(&w.budget)
 	t := taskOf(h)
+	var seq uint8
 	if w.identity {
-		w.cx.SetWaitSlot(&t.wait, t.notePoll(w, h.Load().Polls()))
+		seq = t.notePoll(w, h.Load().Polls())
+		w.cx.SetWaitSlot(&t.wait, seq)
 		w.cx.SetTaskID(t.id)
 		w.cx.SetSiteRecorder(t)
 	}
@@ -379,11 +381,20 @@ func (w *worker) runTask(h *header.Header) {
 		w.deferred = append(w.deferred, h)
 		return
 	}
+	if w.identity && !w.budget.WakerTaken() {
+		// Pending without taking its Waker: nothing this poll registered
+		// can wake it (a lost wake-up, unless an earlier poll's Waker
+		// will). Recorded as its wait, for the dump's warning.
+		t.wait.Store(future.MakeWait(waitNoWaker, seq, 0))
+	}
 	switch h.TransitionToIdle() {
 	case header.IdleReschedule:
 		// Woken during its own poll by a wake from elsewhere: to the
 		// back of the local queue, not the LIFO slot, so that it goes
 		// after the tasks already waiting.
+		if w.identity {
+			t.extOrNew().wokenInPoll.Add(1) // wokenInPoll: loaded by Dump
+		}
 		if w.s.cfg.PollTiming {
 			w.s.noteScheduled(h)
 		}
