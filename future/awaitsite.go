@@ -20,8 +20,9 @@ type AwaitSite uint32
 
 // awaitSiteInfo is a registered site.
 type awaitSiteInfo struct {
-	file, fn string
-	line     int
+	// str is "file:line (function)", made once: a dump reads it for each
+	// suspended task.
+	str string
 }
 
 // awaitSites is the registry: index = site - 1. Appended to under
@@ -43,7 +44,7 @@ func NewAwaitSite(file string, line int, fn string) AwaitSite {
 	if p := awaitSites.Load(); p != nil {
 		sites = *p
 	}
-	sites = append(sites[:len(sites):len(sites)], &awaitSiteInfo{file: file, line: line, fn: fn})
+	sites = append(sites[:len(sites):len(sites)], &awaitSiteInfo{str: file + ":" + strconv.Itoa(line) + " (" + fn + ")"})
 	awaitSites.Store(&sites)
 	return AwaitSite(len(sites))
 }
@@ -60,11 +61,10 @@ func (s AwaitSite) info() *awaitSiteInfo {
 
 // String returns "file:line (function)", "" for the zero site.
 func (s AwaitSite) String() string {
-	x := s.info()
-	if x == nil {
-		return ""
+	if x := s.info(); x != nil {
+		return x.str
 	}
-	return x.file + ":" + strconv.Itoa(x.line) + " (" + x.fn + ")"
+	return ""
 }
 
 // SiteRecorder keeps, for an executor's task, the await site at which its

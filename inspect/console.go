@@ -13,42 +13,48 @@ import (
 //go:embed console.html
 var consolePage []byte
 
-// consoleState is what the console page fetches from "state" every second.
+// consoleState is the answer to a state request; see the package doc,
+// "Console protocol".
 type consoleState struct {
 	Time    time.Time     `json:"time"`
 	Metrics blitz.Metrics `json:"metrics"`
-	Tasks   []taskRow     `json:"tasks"`
-}
-
-// taskRow is one live task in the console's table.
-type taskRow struct {
-	ID      uint64 `json:"id"`
-	Name    string `json:"name,omitempty"`
-	State   string `json:"state"`
-	AgeNs   int64  `json:"ageNs"`
-	Polls   uint64 `json:"polls"`
-	PollNs  int64  `json:"pollNs"`
-	Waiting string `json:"waiting,omitempty"`
-	// ForNs is how long an idle task has waited, or a running task's poll
-	// has run (blitz.TaskInfo.SinceLastPoll).
-	ForNs int64 `json:"forNs"`
-	// Dump is the task's entry in the task dump, shown when the task is
-	// selected.
-	Dump string `json:"dump"`
+	Summary taskSummary   `json:"summary"`
+	// Matching counts the listed tasks whose name matches the filter.
+	Matching int `json:"matching"`
+	// Offset is the page's offset in the order of the matching tasks, and
+	// Tasks the page.
+	Offset int       `json:"offset"`
+	Tasks  []taskRow `json:"tasks"`
+	// Selected is the requested task's stanza; absent when none was asked
+	// for or the task is no longer listed.
+	Selected *selectedTask `json:"selected,omitempty"`
+	// TookNs is how long the handler took to build the state (the
+	// snapshot of the tasks and the page), before encoding it.
+	TookNs int64 `json:"tookNs"`
 }
 
 // Console returns a handler serving a live view of rt, in the spirit of
 // tokio-console but in a browser and with no JavaScript framework: a page
-// that refreshes itself every second and shows the workers (polls, polls
-// per second, parks, steals, local queues), the runtime's totals, the live
-// tasks (sortable by id, name, state, age, polls and poll time, filtered
-// by name; a click shows the task's dump entry) and the I/O operations by
-// kind. Mount it under a path that ends in a slash:
+// that refreshes itself and shows the workers (busy share, polls, polls
+// per second, parks, steals, local queues), the runtime's totals, the
+// polls that have not yielded for too long, the histograms of poll
+// durations, scheduling delays and timer lateness, the I/O operations by
+// kind, and the live tasks: a summary (counts by state, the commonest
+// waits) and one page of the table (id, name, state, age, polls, poll
+// time, wait, idle or running for), sorted by any column and filtered by
+// name, a click on a row showing the task's stanza. Mount it under a path
+// that ends in a slash:
 //
 //	mux.Handle("/console/", http.StripPrefix("/console", inspect.Console(rt)))
 //
-// The page is "/" and its data "/state" (JSON) below the mount point;
-// anything else is 404. It answers GET and HEAD.
+// The page is "/" below the mount point and its data "/state", JSON; the
+// parameters of "/state" choose the page of tasks (sort, dir, filter,
+// offset, limit) and the selected task (task), as the package doc's
+// "Console protocol" tells; a bad one is answered 400 with the reason.
+// Anything else is 404. It answers GET and HEAD. The page has at most one
+// request in flight and asks again a second after each answer, so an open
+// console costs the service at most one state a second, more only while
+// its user changes the view.
 func Console(rt *blitz.Runtime) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -62,12 +68,29 @@ func Console(rt *blitz.Runtime) http.Handler {
 			w.Header().Set("Cache-Control", "no-store")
 			_, _ = w.Write(consolePage)
 		case "state":
-			st := consoleState{Time: time.Now(), Metrics: rt.Metrics(), Tasks: taskRows(rt)}
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Cache-Control", "no-store")
-			_ = json.NewEncoder(w).Encode(st)
+			serveState(w, r, rt)
 		default:
 			http.NotFound(w, r)
 		}
 	})
+}
+
+// serveState answers a state request. Only Console's handler calls it.
+func serveState(w http.ResponseWriter, r *http.Request, rt *blitz.Runtime) {
+	start := time.Now()
+	q, err := parseQuery(r.URL.Query())
+	if err != nil {
+		http.Error(w, "inspect: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	tasks, live := rt.Tasks()
+	p := pageTasks(tasks, live, &q)
+	st := consoleState{
+		Time: start, Metrics: rt.Metrics(),
+		Summary: p.summary, Matching: p.matching, Offset: q.offset, Tasks: p.rows, Selected: p.selected,
+	}
+	st.TookNs = time.Since(start).Nanoseconds()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(st)
 }

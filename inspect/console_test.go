@@ -82,8 +82,8 @@ func taskNamed(st map[string]any, name string) map[string]any {
 }
 
 // The console serves its page and its state (the metrics and the live
-// tasks, with their names and waits) below its mount point; other paths
-// are 404 and other methods 405.
+// tasks, with their names and waits, and the stanza of the task asked
+// for) below its mount point; other paths are 404 and other methods 405.
 func TestConsoleServesPageAndState(t *testing.T) {
 	rt := newRuntime(t)
 	release := startProbe(t, rt, "console-probe")
@@ -106,9 +106,13 @@ func TestConsoleServesPageAndState(t *testing.T) {
 		return probe != nil && strings.HasPrefix(fmt.Sprint(probe["waiting"]), "JoinHandle")
 	}, 10*time.Second, 10*time.Millisecond, "probe: %v", probe)
 	assert.Equal(t, "idle", probe["state"])
-	assert.Contains(t, probe["dump"], `"console-probe"`)
-	st := state(t, srv.URL+"/console/state")
+	assert.NotContains(t, probe, "dump", "rows carry no stanza")
+	st := state(t, fmt.Sprintf("%s/console/state?task=%v", srv.URL, probe["id"]))
 	assert.Len(t, st["metrics"].(map[string]any)["Workers"], 2)
+	selected, _ := st["selected"].(map[string]any)
+	require.NotNil(t, selected, "the selected task's stanza: %v", st)
+	assert.Contains(t, selected["stanza"], `"console-probe"`)
+	assert.Contains(t, selected["stanza"], "waiting on JoinHandle")
 
 	release()
 	require.Eventually(t, func() bool {

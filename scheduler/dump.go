@@ -111,7 +111,7 @@ func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 		st         header.State
 		x          *taskExt
 	}
-	var raws []raw
+	raws := make([]raw, 0, s.owned.live.Load()+16) // the live count: every task listed, about
 	for i := range s.owned.shards {
 		sh := &s.owned.shards[i]
 		sh.mu.Lock()

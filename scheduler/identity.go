@@ -34,6 +34,10 @@ const spawnPCs = 6
 // and never after; the rest as each field says.
 type taskExt struct {
 	name string
+	// shared says the record is a TaskName's, which many tasks point to:
+	// read-only; extOrNew replaces it with a private copy before anything
+	// is written. Immutable.
+	shared bool
 	// pcs are the return addresses of the spawn (Config.SpawnSites), zero
 	// when not recorded.
 	pcs [spawnPCs]uintptr
@@ -184,12 +188,41 @@ func (t *taskBase) RecordSite(s future.AwaitSite) {
 // extOrNew returns t's side record, making it if t has none. Called by the
 // party that owns t (the worker polling it).
 func (t *taskBase) extOrNew() *taskExt {
-	if x := t.ext.Load(); x != nil {
-		return x
+	old := t.ext.Load()
+	if old != nil && !old.shared {
+		return old
 	}
 	x := new(taskExt)
+	if old != nil {
+		x.name = old.name // a TaskName's record: the task's own copy
+	}
 	t.ext.Store(x) // ext: publishes the record to Dump
 	return x
+}
+
+// TaskName is a name that many tasks share, made once (NewTaskName): a task
+// spawned with it (SpawnValueDetachedNamed) carries the name at no
+// allocation, where Named gives each task a record of its own. A server
+// names its connection tasks this way.
+type TaskName struct {
+	x taskExt
+}
+
+// NewTaskName returns a name for tasks to share.
+func NewTaskName(name string) *TaskName { return &TaskName{x: taskExt{name: name, shared: true}} }
+
+// nameShared gives b the shared name n, after identify: b points to n's
+// record, unless b has a record of its own (spawn sites), which then takes
+// the name. Called by the spawn before b is shared.
+func nameShared(b *taskBase, n *TaskName) {
+	if n == nil {
+		return
+	}
+	if x := b.ext.Load(); x != nil {
+		x.name = n.x.name // b's own record, not yet shared with anyone
+		return
+	}
+	b.ext.Store(&n.x)
 }
 
 // observing reports whether a poll on w needs pollObserved: a Config

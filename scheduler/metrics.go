@@ -180,7 +180,7 @@ func (w *worker) timedPoll(id uint64, x *taskExt, d time.Duration) {
 // measured: with PollTiming, every task that has been polled without
 // completing has one. Any goroutine that schedules h calls it.
 func (s *Scheduler) noteScheduled(h *header.Header) {
-	if x := taskOf(h).ext.Load(); x != nil {
+	if x := taskOf(h).ext.Load(); x != nil && !x.shared {
 		x.scheduledAt.Store(s.now() + 1) // + 1: 0 means none, and a coarse clock may read 0
 	}
 }
@@ -189,7 +189,7 @@ func (s *Scheduler) noteScheduled(h *header.Header) {
 // side record is x to its poll starting at start. Called by the polling
 // worker, with Config.PollTiming.
 func (w *worker) noteDelay(x *taskExt, start time.Time) {
-	if x == nil {
+	if x == nil || x.shared {
 		return
 	}
 	if at := x.scheduledAt.Swap(0); at != 0 {

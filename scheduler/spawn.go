@@ -67,6 +67,15 @@ func SpawnValueDetached[T any, F any, PF interface {
 	*F
 	future.Future[T]
 }](s *Scheduler, cx *future.Context, f F) {
+	SpawnValueDetachedNamed[T, F, PF](s, cx, f, nil)
+}
+
+// SpawnValueDetachedNamed is SpawnValueDetached for a task named name,
+// which many tasks share (NewTaskName) at no allocation; nil names none.
+func SpawnValueDetachedNamed[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](s *Scheduler, cx *future.Context, f F, name *TaskName) {
 	w := s.localWorker(cx)
 	var t *valueTask[T, F, PF]
 	if w != nil {
@@ -85,6 +94,7 @@ func SpawnValueDetached[T any, F any, PF interface {
 		t.InitScheduled(t, false)
 	}
 	s.identify(w, cx, &t.taskBase, "", fresh)
+	nameShared(&t.taskBase, name)
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		t.TransitionToShutdown()
 		t.Abort(ErrShutdown)

@@ -100,8 +100,9 @@ func echo(s *blitz.TCPStream, echoed *atomic.Int64) error {
 // listener's address once it listens.
 func serve(ctx context.Context, addr string, grace time.Duration, out io.Writer, ready chan<- string) error {
 	// With the debug endpoint on, polls are timed too, for the console's
-	// poll times, histogram and slow polls (two clock reads per poll).
-	rt, err := blitz.New(blitz.Config{PollTiming: debugAddr != ""})
+	// poll times, histogram and slow polls (two clock reads per poll), and
+	// spawns record their site (a runtime.Callers per spawn).
+	rt, err := blitz.New(blitz.Config{PollTiming: debugAddr != "", SpawnSites: debugAddr != ""})
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func handler(rt *blitz.Runtime) http.Handler {
 // serve runs the server until ctx ends; ready, if not nil, receives the
 // address once it listens.
 func serve(ctx context.Context, addr string, out io.Writer, ready chan<- string) error {
-	rt, err := blitz.New(blitz.Config{PollTiming: true})
+	rt, err := blitz.New(blitz.Config{PollTiming: true, SpawnSites: true}) // for the console and the dump
 	if err != nil {
 		return err
 	}
