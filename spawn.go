@@ -149,6 +149,37 @@ func SpawnValueDetachedOn[T any, F any, PF interface {
 	scheduler.SpawnValueDetached[T, F, PF](h.Runtime().sched, nil, f)
 }
 
+// TaskName is a name that many tasks share (scheduler.TaskName): made once
+// with NewTaskName, it names every task spawned with it
+// (SpawnValueDetachedNamed) at no allocation, where Named gives each task
+// a record of its own. A server names its connection tasks this way.
+type TaskName = scheduler.TaskName
+
+// NewTaskName returns a name for tasks to share.
+func NewTaskName(name string) *TaskName { return scheduler.NewTaskName(name) }
+
+// SpawnValueDetachedNamed is SpawnValueDetached for a task named name (nil
+// names none), from inside a task.
+func SpawnValueDetachedNamed[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](cx *future.Context, name *TaskName, f F) {
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
+	scheduler.SpawnValueDetachedNamed[T, F, PF](h.rt.sched, cx, f, name)
+}
+
+// SpawnValueDetachedNamedOn is SpawnValueDetachedOn for a task named name
+// (nil names none), from any goroutine.
+func SpawnValueDetachedNamedOn[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](h Handle, name *TaskName, f F) {
+	scheduler.SpawnValueDetachedNamed[T, F, PF](h.Runtime().sched, nil, f, name)
+}
+
 // FallibleHandle is the JoinHandle of a fallible task, one whose future
 // yields a future.Result[T] (an async function with results (T, error)):
 // its outcome is the future's value and error, or the task's own error (a

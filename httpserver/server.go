@@ -226,7 +226,7 @@ func ServeAcceptor[S Conn](s *Server, h blitz.Handle, l blitz.Acceptor[S]) error
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
-	jh := blitz.SpawnOn(h, future.Future[error](&acceptLoop[S]{s: s, l: l}))
+	jh := blitz.SpawnOn(h, blitz.Named("http accept loop", future.Future[error](&acceptLoop[S]{s: s, l: l, name: connTaskName(l)})))
 	err, werr := jh.Wait(context.Background())
 	_ = l.Close()
 	s.mu.Lock()
@@ -256,7 +256,7 @@ func (s *Server) ServeConn(h blitz.Handle, c Conn) error {
 	if err != nil {
 		return err
 	}
-	blitz.SpawnValueDetachedOn[struct{}](h, connTask{cn})
+	blitz.SpawnValueDetachedNamedOn[struct{}](h, serveConnName, connTask{cn})
 	return nil
 }
 
@@ -400,6 +400,9 @@ type acceptLoop[S Conn] struct {
 	s   *Server
 	l   blitz.Acceptor[S]
 	acc *blitz.AcceptFuture[S]
+	// name names the connection tasks in task dumps: "http" and the
+	// listener's address. Shared by every connection (no allocation).
+	name *blitz.TaskName
 }
 
 // Poll accepts until the listener is closed.
@@ -425,8 +428,20 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 		if err != nil {
 			return nil, true
 		}
-		blitz.SpawnValueDetached[struct{}](cx, connTask{cn})
+		blitz.SpawnValueDetachedNamed[struct{}](cx, a.name, connTask{cn})
 	}
+}
+
+// serveConnName names the connection tasks of ServeConn.
+var serveConnName = blitz.NewTaskName("http conn")
+
+// connTaskName is the name of the connection tasks of listener l: "http"
+// and its address, when it tells it.
+func connTaskName(l any) *blitz.TaskName {
+	if a, ok := l.(interface{ Addr() net.Addr }); ok {
+		return blitz.NewTaskName("http " + a.Addr().String())
+	}
+	return serveConnName
 }
 
 // Cancel stops accepting (the runtime is shutting down).

@@ -384,6 +384,9 @@ type TaskInfo = blitz.TaskInfo
 // Deprecated: use blitz.TaskMetrics (github.com/blitz-go/blitz).
 type TaskMetrics = blitz.TaskMetrics
 
+// Deprecated: use blitz.TaskName (github.com/blitz-go/blitz).
+type TaskName = blitz.TaskName
+
 // Deprecated: use blitz.TaskState (github.com/blitz-go/blitz).
 type TaskState = blitz.TaskState
 
@@ -626,6 +629,11 @@ func NewIntervalAt(start time.Time, period time.Duration, missed blitz.MissedTic
 	return blitz.NewIntervalAt(start, period, missed)
 }
 
+// Deprecated: use blitz.NewTaskName (github.com/blitz-go/blitz).
+func NewTaskName(name string) *blitz.TaskName {
+	return blitz.NewTaskName(name)
+}
+
 // Deprecated: use blitz.NewTicker (github.com/blitz-go/blitz).
 func NewTicker(period time.Duration) *blitz.Interval {
 	return blitz.NewTicker(period)
@@ -770,6 +778,22 @@ func SpawnValueDetached[T any, F any, PF interface {
 	future.Future[T]
 }](cx *future.Context, f F) {
 	blitz.SpawnValueDetached[T, F, PF](cx, f)
+}
+
+// Deprecated: use blitz.SpawnValueDetachedNamed (github.com/blitz-go/blitz).
+func SpawnValueDetachedNamed[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](cx *future.Context, name *blitz.TaskName, f F) {
+	blitz.SpawnValueDetachedNamed[T, F, PF](cx, name, f)
+}
+
+// Deprecated: use blitz.SpawnValueDetachedNamedOn (github.com/blitz-go/blitz).
+func SpawnValueDetachedNamedOn[T any, F any, PF interface {
+	*F
+	future.Future[T]
+}](h blitz.Handle, name *blitz.TaskName, f F) {
+	blitz.SpawnValueDetachedNamedOn[T, F, PF](h, name, f)
 }
 
 // Deprecated: use blitz.SpawnValueDetachedOn (github.com/blitz-go/blitz).
