@@ -89,3 +89,8 @@ type Warning = scheduler.Warning
 
 // Warnings returns the warnings of a snapshot of tasks (Tasks).
 func (rt *Runtime) Warnings(tasks []TaskInfo) []Warning { return rt.sched.Warnings(tasks) }
+
+// Deadlocks returns the cycles of the wait-for graph of a snapshot of tasks
+// (Tasks): tasks each waiting for the next (a lock the next holds, or its
+// end), the last for the first (scheduler.Deadlocks).
+func Deadlocks(tasks []TaskInfo) [][]TaskInfo { return scheduler.Deadlocks(tasks) }

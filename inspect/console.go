@@ -3,6 +3,7 @@ package inspect
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type consoleState struct {
 	// Selected is the requested task's stanza; absent when none was asked
 	// for or the task is no longer listed.
 	Selected *selectedTask `json:"selected,omitempty"`
+	// Alerts are the deadlocks, the tasks' warnings and the latest failed
+	// tasks, one line each, the worst first (at most maxAlerts).
+	Alerts []string `json:"alerts,omitempty"`
 	// TookNs is how long the handler took to build the state (the
 	// snapshot of the tasks and the page), before encoding it.
 	TookNs int64 `json:"tookNs"`
@@ -89,8 +93,59 @@ func serveState(w http.ResponseWriter, r *http.Request, rt *blitz.Runtime) {
 		Time: start, Metrics: rt.Metrics(),
 		Summary: p.summary, Matching: p.matching, Offset: q.offset, Tasks: p.rows, Selected: p.selected,
 	}
+	st.Alerts = alerts(rt, tasks)
 	st.TookNs = time.Since(start).Nanoseconds()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(st)
+}
+
+// maxAlerts bounds the alerts of a state.
+const maxAlerts = 50
+
+// alerts returns the lines of the state's alerts: each deadlock, each
+// warning of the snapshot (blitz.Runtime.Warnings), then the latest failed
+// tasks, newest first.
+func alerts(rt *blitz.Runtime, tasks []blitz.TaskInfo) []string {
+	var out []string
+	add := func(format string, args ...any) bool {
+		if len(out) == maxAlerts {
+			return false
+		}
+		out = append(out, fmt.Sprintf(format, args...))
+		return true
+	}
+	for _, cycle := range blitz.Deadlocks(tasks) {
+		parts := make([]string, len(cycle))
+		for i, t := range cycle {
+			parts[i] = fmt.Sprintf("task %d%s waits on %s", t.ID, quotedName(t.Name), t.Wait)
+			if t.AwaitAt != "" {
+				parts[i] += " at " + t.AwaitAt
+			}
+		}
+		if !add("deadlock: %s", strings.Join(parts, "; ")) {
+			return out
+		}
+	}
+	for _, w := range rt.Warnings(tasks) {
+		if !add("%s: task %d%s", w.Kind, w.Task.ID, quotedName(w.Task.Name)) {
+			return out
+		}
+	}
+	failed := rt.FailedTasks()
+	for i := len(failed) - 1; i >= 0 && i >= len(failed)-10; i-- {
+		f := failed[i]
+		if !add("failed %s ago: task %d%s: %v", time.Since(f.Ended).Round(time.Millisecond), f.ID, quotedName(f.Name), f.Err) {
+			return out
+		}
+	}
+	return out
+}
+
+// quotedName is ` "name"`, or "" for no name.
+func quotedName(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" %q", name)
 }

@@ -295,3 +295,30 @@ func TestConsoleShowsALongPollWhileItRuns(t *testing.T) {
 	assert.NotEmpty(t, cells[7], "running for")
 	assert.Regexp(t, `worker \d: task \d+ "blocker" has not yielded for \S+`, dom)
 }
+
+// TestConsoleStateAlerts: the state carries the tasks' warnings and the
+// latest failed tasks, one line each.
+func TestConsoleStateAlerts(t *testing.T) {
+	rt := newRuntime(t)
+	h := blitz.SpawnOn(rt.Handle(), blitz.Named("forgetful", future.PollFn(func(*future.Context) (int, bool) {
+		return 0, false // takes no waker: nothing will wake it
+	})))
+	defer h.Cancel()
+	_, _ = blitz.SpawnOn(rt.Handle(), blitz.Named("victim", future.PollFn(func(*future.Context) (int, bool) {
+		panic("boom")
+	}))).Wait(context.Background())
+	srv := httptest.NewServer(http.StripPrefix("/console", inspect.Console(rt)))
+	defer srv.Close()
+	var alerts []any
+	require.Eventually(t, func() bool {
+		alerts, _ = state(t, srv.URL+"/console/state")["alerts"].([]any)
+		return len(alerts) >= 2
+	}, 10*time.Second, 10*time.Millisecond)
+	var text []string
+	for _, a := range alerts {
+		text = append(text, fmt.Sprint(a))
+	}
+	all := strings.Join(text, "\n")
+	assert.Regexp(t, `lost waker: task \d+ "forgetful"`, all)
+	assert.Regexp(t, `failed \S+ ago: task \d+ "victim": .*boom`, all)
+}

@@ -509,6 +509,11 @@ func Deadline[T any](t time.Time, f future.Future[T]) future.Future[future.Resul
 	return blitz.Deadline[T](t, f)
 }
 
+// Deprecated: use blitz.Deadlocks (github.com/blitz-go/blitz).
+func Deadlocks(tasks []blitz.TaskInfo) [][]blitz.TaskInfo {
+	return blitz.Deadlocks(tasks)
+}
+
 // Deprecated: use blitz.DialTCP (github.com/blitz-go/blitz).
 func DialTCP(h blitz.Handle, address string, timeout time.Duration) *blitz.ConnectFuture[*blitz.TCPStream] {
 	return blitz.DialTCP(h, address, timeout)

@@ -222,9 +222,13 @@ func waitsFor(w future.Wait) uint64 {
 // cycle seen in it may be one that was broken while it was taken, if a
 // lock changed hands meanwhile; a deadlock stays, and shows in every dump.
 func Deadlocks(tasks []TaskInfo) [][]TaskInfo {
-	byID := make(map[uint64]*TaskInfo, len(tasks))
+	// Only a task that waits for another can be in a cycle: most tasks
+	// are not, and the maps stay small.
+	byID := make(map[uint64]*TaskInfo)
 	for i := range tasks {
-		byID[tasks[i].ID] = &tasks[i]
+		if tasks[i].State == TaskIdle && tasks[i].WaitsFor != 0 {
+			byID[tasks[i].ID] = &tasks[i]
+		}
 	}
 	// Each task waits for at most one: follow the edges from each task,
 	// coloring the tasks of the walk, until a task seen before.
@@ -233,9 +237,9 @@ func Deadlocks(tasks []TaskInfo) [][]TaskInfo {
 		onWalk
 		done
 	)
-	color := make(map[uint64]uint8, len(tasks))
+	color := make(map[uint64]uint8, len(byID))
 	var cycles [][]TaskInfo
-	ids := make([]uint64, 0, len(tasks))
+	ids := make([]uint64, 0, len(byID))
 	for id := range byID {
 		ids = append(ids, id)
 	}
