@@ -548,6 +548,9 @@ func (s *Scheduler) dumpLongPoll(w *bufio.Writer, lp *LongPoll) {
 		fmt.Fprintf(w, "a tick of polls has run %s without ending: a task has not yielded (threshold %s; it is one of the running tasks below, or one in its first poll; Config.PollTiming names it)\n",
 			fmtDur(lp.For), fmtDur(LongTickThreshold))
 	}
+	if lp.Queued > 0 {
+		fmt.Fprintf(w, "\t%d tasks queued behind it on this worker\n", lp.Queued)
+	}
 	for _, l := range strings.Split(lp.Stack, "\n") {
 		if l != "" {
 			fmt.Fprintf(w, "\t%s\n", l)

@@ -39,6 +39,9 @@ type LongPoll struct {
 	For time.Duration `json:"ForNs"`
 	// Exact says For is the poll's own duration (Config.PollTiming).
 	Exact bool
+	// Queued is the length of the worker's local queue: tasks that wait
+	// behind the long poll unless another worker steals them.
+	Queued int
 	// Stack is the worker goroutine's stack, innermost first, down to the
 	// scheduler's frames: the line the task is on. It is read from a
 	// goroutine profile, when asked for, and found by the worker's pprof
@@ -59,7 +62,7 @@ func (s *Scheduler) LongPolls(stacks bool) []LongPoll {
 	for i, w := range s.workers {
 		if s.cfg.PollTiming {
 			if at, id, x, ok := w.pollInProgress(); ok && time.Duration(now-at) >= s.cfg.SlowPoll {
-				lp := LongPoll{Worker: i, Task: id, For: time.Duration(now - at), Exact: true}
+				lp := LongPoll{Worker: i, Task: id, For: time.Duration(now - at), Exact: true, Queued: w.stealer.Len()}
 				if x != nil {
 					lp.Name = x.name
 				}
@@ -68,7 +71,7 @@ func (s *Scheduler) LongPolls(stacks bool) []LongPoll {
 			continue
 		}
 		if at := w.tickAt.Load(); at >= 0 && time.Duration(now-at) >= LongTickThreshold { // tickAt: stored by w
-			long = append(long, LongPoll{Worker: i, For: time.Duration(now - at)})
+			long = append(long, LongPoll{Worker: i, For: time.Duration(now - at), Queued: w.stealer.Len()})
 		}
 	}
 	if stacks && len(long) > 0 {

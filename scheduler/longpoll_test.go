@@ -129,3 +129,31 @@ func TestNoLongPollsWhenIdleOrYielding(t *testing.T) {
 		require.Empty(t, e.s.LongPolls(false), "idle, timing %v", timing)
 	}
 }
+
+// TestLongPollCountsTheTasksQueuedBehindIt: tasks spawned by a task that
+// then blocks wait in its worker's queue; the long poll counts them.
+func TestLongPollCountsTheTasksQueuedBehindIt(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1})
+	release := make(chan struct{})
+	var children []scheduler.JoinHandle[int]
+	h := scheduler.Spawn[int](e.s, nil, future.Future[int](future.PollFn(func(cx *future.Context) (int, bool) {
+		for range 10 {
+			children = append(children, scheduler.Spawn[int](e.s, cx, future.Future[int](future.Ready(1))))
+		}
+		e.block(release, "spawner")
+		return 0, true
+	})))
+	var long []scheduler.LongPoll
+	eventually(t, func() bool {
+		long = e.s.LongPolls(false)
+		return len(long) == 1
+	}, "a long tick")
+	require.GreaterOrEqual(t, long[0].Queued, 5, "most of the 10 children wait in the local queue (the rest in the LIFO slots)")
+	close(release)
+	_, err := wait(e, h, "spawner")
+	require.NoError(t, err)
+	for _, c := range children {
+		_, err := wait(e, c, "child")
+		require.NoError(t, err)
+	}
+}
