@@ -246,6 +246,7 @@ type Bounded[T any] struct {
 	buf      []ringSlot[T] // the ring; immutable after NewBounded
 	capacity uint64        // len(buf); immutable
 	mask     uint64        // capacity-1 when capacity is a power of two, else 0; immutable
+	num      uint64        // the channel's number, which task dumps show with its waits; immutable
 	_        ringPad       // keeps the immutable fields off the line the waiter counts dirty
 
 	// mu guards the two waiter lists and every qnode linked in them. It
@@ -255,13 +256,16 @@ type Bounded[T any] struct {
 	sendq qwaiters // senders waiting for room
 }
 
+// boundedNumbers numbers the Bounded channels (Bounded.num), for task dumps.
+var boundedNumbers atomic.Uint64
+
 // NewBounded returns an empty channel holding up to capacity values. It
 // panics with ErrCapacity if capacity < 1.
 func NewBounded[T any](capacity int) *Bounded[T] {
 	if capacity < 1 {
 		panic(ErrCapacity)
 	}
-	c := &Bounded[T]{buf: make([]ringSlot[T], capacity), capacity: uint64(capacity)}
+	c := &Bounded[T]{buf: make([]ringSlot[T], capacity), capacity: uint64(capacity), num: boundedNumbers.Add(1)}
 	if capacity&(capacity-1) == 0 {
 		c.mask = uint64(capacity - 1)
 	}
@@ -460,7 +464,7 @@ func (f *SendFuture[T]) Poll(cx *future.Context) (error, bool) {
 	}
 	err, ok := f.c.pollSend(&f.n, f.v, cx, cx.Waker())
 	if !ok {
-		cx.Waiting(waitBoundedSend, 0) // for a task dump
+		cx.Waiting(waitBoundedSend, f.c.num) // for a task dump: which channel
 		return nil, false
 	}
 	cx.Spend()
@@ -512,7 +516,7 @@ func (f *RecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	}
 	v, err, ok := f.c.pollRecv(&f.n, cx, cx.Waker())
 	if !ok {
-		cx.Waiting(waitBoundedRecv, 0) // for a task dump
+		cx.Waiting(waitBoundedRecv, f.c.num) // for a task dump: which channel
 		return future.Result[T]{}, false
 	}
 	cx.Spend()
@@ -534,8 +538,8 @@ func (f *RecvFuture[T]) Cancel() {
 // What the tasks waiting in a channel's futures wait on, for a task dump
 // (future.Context.Waiting).
 var (
-	waitBoundedSend   = future.NewWaitKind("Bounded.Send", future.WaitNoObject)
-	waitBoundedRecv   = future.NewWaitKind("Bounded.Recv", future.WaitNoObject)
+	waitBoundedSend   = future.NewWaitKind("Bounded.Send", future.WaitNumber)
+	waitBoundedRecv   = future.NewWaitKind("Bounded.Recv", future.WaitNumber)
 	waitUnboundedRecv = future.NewWaitKind("Unbounded.Recv", future.WaitNoObject)
 	waitOneshotRecv   = future.NewWaitKind("Oneshot.Recv", future.WaitNoObject)
 	waitBroadcastRecv = future.NewWaitKind("Broadcast.Recv", future.WaitNoObject)

@@ -140,7 +140,9 @@ func TestConsoleStateParameters(t *testing.T) {
 		assert.Equal(t, task.ID, got.Selected.ID)
 		assert.Contains(t, got.Selected.Stanza, fmt.Sprintf("task %d \"task-7\" [idle", task.ID))
 		assert.Contains(t, got.Selected.Stanza, "waiting on Console.Recv 7")
-		assert.Contains(t, got.Selected.Stanza, "polled for")
+		if task.PollNs > 0 { // a coarse clock (Windows) may measure none
+			assert.Contains(t, got.Selected.Stanza, "polled for")
+		}
 		got = decodeState(t, serveState(h, "task=999999999"))
 		assert.Nil(t, got.Selected, "a task not listed has no stanza")
 	})
