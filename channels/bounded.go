@@ -256,8 +256,22 @@ type Bounded[T any] struct {
 	sendq qwaiters // senders waiting for room
 }
 
-// boundedNumbers numbers the Bounded channels (Bounded.num), for task dumps.
-var boundedNumbers atomic.Uint64
+// channelNumbers numbers the channels, for task dumps: a Bounded at its
+// creation, the other kinds at their first wait (number).
+var channelNumbers atomic.Uint64
+
+// number returns the channel number in *n, taking the next one at the
+// first call. Any goroutine may call it.
+func number(n *atomic.Uint64) uint64 {
+	if v := n.Load(); v != 0 {
+		return v
+	}
+	v := channelNumbers.Add(1)
+	if n.CompareAndSwap(0, v) {
+		return v
+	}
+	return n.Load()
+}
 
 // NewBounded returns an empty channel holding up to capacity values. It
 // panics with ErrCapacity if capacity < 1.
@@ -265,7 +279,7 @@ func NewBounded[T any](capacity int) *Bounded[T] {
 	if capacity < 1 {
 		panic(ErrCapacity)
 	}
-	c := &Bounded[T]{buf: make([]ringSlot[T], capacity), capacity: uint64(capacity), num: boundedNumbers.Add(1)}
+	c := &Bounded[T]{buf: make([]ringSlot[T], capacity), capacity: uint64(capacity), num: channelNumbers.Add(1)}
 	if capacity&(capacity-1) == 0 {
 		c.mask = uint64(capacity - 1)
 	}
@@ -540,10 +554,10 @@ func (f *RecvFuture[T]) Cancel() {
 var (
 	waitBoundedSend   = future.NewWaitKind("Bounded.Send", future.WaitNumber)
 	waitBoundedRecv   = future.NewWaitKind("Bounded.Recv", future.WaitNumber)
-	waitUnboundedRecv = future.NewWaitKind("Unbounded.Recv", future.WaitNoObject)
-	waitOneshotRecv   = future.NewWaitKind("Oneshot.Recv", future.WaitNoObject)
-	waitBroadcastRecv = future.NewWaitKind("Broadcast.Recv", future.WaitNoObject)
-	waitWatchChanged  = future.NewWaitKind("Watch.Changed", future.WaitNoObject)
+	waitUnboundedRecv = future.NewWaitKind("Unbounded.Recv", future.WaitNumber)
+	waitOneshotRecv   = future.NewWaitKind("Oneshot.Recv", future.WaitNumber)
+	waitBroadcastRecv = future.NewWaitKind("Broadcast.Recv", future.WaitNumber)
+	waitWatchChanged  = future.NewWaitKind("Watch.Changed", future.WaitNumber)
 )
 
 // blockingYields is how many times a blocking call yields the processor

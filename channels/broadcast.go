@@ -65,6 +65,9 @@ type bcSlot[T any] struct {
 // "look", nothing is handed over, so a cancelled receive has nothing to
 // pass on.
 type Broadcast[T any] struct {
+	// num is the channel's number in task dumps, taken at its first wait
+	// (number).
+	num atomic.Uint64
 	slots []bcSlot[T] // fixed at construction
 	mask  uint64      // len(slots)-1 when a power of two, else 0
 	cap   uint64      // len(slots)
@@ -258,7 +261,7 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.b.waiting.keepWaiting(&f.w, cx.Waker()) {
-			cx.Waiting(waitBroadcastRecv, 0) // for a task dump
+			cx.Waiting(waitBroadcastRecv, number(&r.b.num)) // for a task dump: which channel
 			return future.Result[T]{}, false
 		}
 		r.b.waiting.unregister(&f.w)
@@ -273,7 +276,7 @@ func (f *BroadcastRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 		}
 		if r.b.waiting.register(&f.w, cx.Waker(), r.ready) {
 			f.pushed = true
-			cx.Waiting(waitBroadcastRecv, 0) // for a task dump
+			cx.Waiting(waitBroadcastRecv, number(&r.b.num)) // for a task dump: which channel
 			return future.Result[T]{}, false
 		}
 	}

@@ -53,6 +53,9 @@ const (
 //     CAS (it observed its bit), and after the terminal bit the receiver
 //     never writes rxWaker again: no lost wakeup and no data race.
 type oneshotState[T any] struct {
+	// num is the channel's number in task dumps, taken at its first wait
+	// (number).
+	num atomic.Uint64
 	state atomic.Uint32 // the bits above; every access atomic
 
 	// val is written by the sender between claiming osSending and setting
@@ -276,7 +279,7 @@ func (f *OneshotRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], bool)
 		gen, ok := st.register(cx.Waker(), f.gen, f.registered)
 		if ok {
 			f.gen, f.registered = gen, true
-			cx.Waiting(waitOneshotRecv, 0) // for a task dump
+			cx.Waiting(waitOneshotRecv, number(&st.num)) // for a task dump: which channel
 			return future.Result[T]{}, false
 		}
 	}

@@ -58,6 +58,9 @@ type uBlock[T any] struct {
 // other: they panic with ErrConcurrentRecv when they catch it. An Unbounded
 // must not be copied.
 type Unbounded[T any] struct {
+	// num is the channel's number in task dumps, taken at its first wait
+	// (number).
+	num atomic.Uint64
 	_ noCopy
 	_ ringPad
 	// head is the next position to receive. Written by the receiver only;
@@ -248,7 +251,7 @@ func (f *UnboundedRecvFuture[T]) Poll(cx *future.Context) (future.Result[T], boo
 	}
 	v, err, ok := f.u.pollRecv(&f.n, cx.Waker())
 	if !ok {
-		cx.Waiting(waitUnboundedRecv, 0) // for a task dump
+		cx.Waiting(waitUnboundedRecv, number(&f.u.num)) // for a task dump: which channel
 		return future.Result[T]{}, false
 	}
 	cx.Spend()

@@ -31,6 +31,9 @@ import (
 // means "look" (nothing is handed over), so a cancelled wait has nothing to
 // pass on.
 type Watch[T any] struct {
+	// num is the channel's number in task dumps, taken at its first wait
+	// (number).
+	num atomic.Uint64
 	mu     sync.RWMutex  // guards value; held for writing to change ver and closed
 	value  T             // the latest value
 	ver    atomic.Uint64 // the version of value: written under mu, read anywhere
@@ -205,7 +208,7 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 	r := f.r
 	if f.pushed {
 		if !r.ready() && r.w.waiting.keepWaiting(&f.wt, cx.Waker()) {
-			cx.Waiting(waitWatchChanged, 0) // for a task dump
+			cx.Waiting(waitWatchChanged, number(&r.w.num)) // for a task dump: which channel
 			return nil, false
 		}
 		r.w.waiting.unregister(&f.wt)
@@ -219,7 +222,7 @@ func (f *ChangedFuture[T]) Poll(cx *future.Context) (error, bool) {
 		}
 		if r.w.waiting.register(&f.wt, cx.Waker(), r.ready) {
 			f.pushed = true
-			cx.Waiting(waitWatchChanged, 0) // for a task dump
+			cx.Waiting(waitWatchChanged, number(&r.w.num)) // for a task dump: which channel
 			return nil, false
 		}
 	}

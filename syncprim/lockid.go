@@ -109,3 +109,16 @@ func init() {
 	waitRLock.SetHolder(lockHolderOf)
 	waitWLock.SetHolder(lockHolderOf)
 }
+
+// waitNumber returns the number in *n of a primitive without a holder (a
+// Notify), taking the next lock number at the first call.
+func waitNumber(n *atomic.Uint64) uint64 {
+	if v := n.Load(); v != 0 {
+		return v
+	}
+	v := lockNumbers.Add(1)
+	if n.CompareAndSwap(0, v) {
+		return v
+	}
+	return n.Load()
+}

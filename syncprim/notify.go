@@ -65,6 +65,9 @@ type notifyKind uint8
 // mutex and wakes them after unlocking; a waiter that arrives later is not
 // woken, and a cancelled one has nothing to pass on.
 type Notify struct {
+	// num is the Notify's number in task dumps, taken at its first wait
+	// (lockid.go's waitNumber).
+	num atomic.Uint64
 	_ noCopy
 
 	// state is the mode and generation word. CAS without mu for the
@@ -284,14 +287,14 @@ func (f *NotifiedFuture) Poll(cx *future.Context) (struct{}, bool) {
 	if ok {
 		cx.Spend()
 	} else {
-		cx.Waiting(waitNotified, 0) // for a task dump
+		cx.Waiting(waitNotified, waitNumber(&f.n.num)) // for a task dump: which Notify
 	}
 	return struct{}{}, ok
 }
 
 // waitNotified is what a task waiting in Notify.Notified waits on, for a task
 // dump (future.Context.Waiting).
-var waitNotified = future.NewWaitKind("Notify.Notified", future.WaitNoObject)
+var waitNotified = future.NewWaitKind("Notify.Notified", future.WaitNumber)
 
 // poll is Poll past the budget check.
 func (f *NotifiedFuture) poll(cx *future.Context) (struct{}, bool) {
