@@ -67,7 +67,7 @@ type bcSlot[T any] struct {
 type Broadcast[T any] struct {
 	// num is the channel's number in task dumps, taken at its first wait
 	// (number).
-	num atomic.Uint64
+	num   atomic.Uint64
 	slots []bcSlot[T] // fixed at construction
 	mask  uint64      // len(slots)-1 when a power of two, else 0
 	cap   uint64      // len(slots)

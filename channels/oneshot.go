@@ -55,7 +55,7 @@ const (
 type oneshotState[T any] struct {
 	// num is the channel's number in task dumps, taken at its first wait
 	// (number).
-	num atomic.Uint64
+	num   atomic.Uint64
 	state atomic.Uint32 // the bits above; every access atomic
 
 	// val is written by the sender between claiming osSending and setting

@@ -61,8 +61,8 @@ type Unbounded[T any] struct {
 	// num is the channel's number in task dumps, taken at its first wait
 	// (number).
 	num atomic.Uint64
-	_ noCopy
-	_ ringPad
+	_   noCopy
+	_   ringPad
 	// head is the next position to receive. Written by the receiver only;
 	// atomic because Len reads it.
 	head atomic.Uint64

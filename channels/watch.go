@@ -33,7 +33,7 @@ import (
 type Watch[T any] struct {
 	// num is the channel's number in task dumps, taken at its first wait
 	// (number).
-	num atomic.Uint64
+	num    atomic.Uint64
 	mu     sync.RWMutex  // guards value; held for writing to change ver and closed
 	value  T             // the latest value
 	ver    atomic.Uint64 // the version of value: written under mu, read anywhere

@@ -68,7 +68,7 @@ type Notify struct {
 	// num is the Notify's number in task dumps, taken at its first wait
 	// (lockid.go's waitNumber).
 	num atomic.Uint64
-	_ noCopy
+	_   noCopy
 
 	// state is the mode and generation word. CAS without mu for the
 	// empty<->notified transitions; changed only under mu when the mode is
