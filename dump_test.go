@@ -64,9 +64,11 @@ func TestDumpShowsWaits(t *testing.T) {
 	lone := blitz.SpawnOn(h, blitz.Named("lone sleeper", blitz.SleepUntil(deadline)))
 	joiner := blitz.SpawnOn[struct{}](h, blitz.Named("joiner", future.Future[struct{}](&awaitHandle{h: lone})))
 	set := new(blitz.JoinSet[int])
+	// A task that takes no waker: nothing will wake it, which the dump
+	// warns of (its wait is "nothing").
 	set.SpawnOn(h, future.PollFn(func(*future.Context) (int, bool) { return 0, false }))
 	nexter := blitz.SpawnOn[future.Result[int]](h, blitz.Named("nexter", future.Future[future.Result[int]](set.Next())))
-	waitIdle(t, rt, 6)
+	waitIdle(t, rt, 7)
 
 	var buf bytes.Buffer
 	require.NoError(t, rt.Dump(&buf))
@@ -78,6 +80,8 @@ func TestDumpShowsWaits(t *testing.T) {
 		time.UnixMilli(deadline.UnixMilli()).Format("15:04:05.000")))
 	require.Contains(t, out, fmt.Sprintf("\n1 task: idle, waiting on JoinHandle task %d, \"joiner\"\n", lone.ID()))
 	require.Contains(t, out, "\n1 task: idle, waiting on JoinSet.Next, \"nexter\"\n")
+	require.Contains(t, out, "\nWARNING (lost waker): task ")
+	require.Contains(t, out, "waiting on nothing (its last poll took no waker)")
 	require.Regexp(t, regexp.MustCompile(`spawned at \S+/dump_test.go:\d+ \(github.com/blitz-go/blitz_test.TestDumpShowsWaits\)`), out)
 
 	buf.Reset()
