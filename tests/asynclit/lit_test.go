@@ -11,6 +11,7 @@ import (
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/tests/internal/gentest"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -23,17 +24,17 @@ func newCx() *future.Context { return future.NewContext(waker.Noop()) }
 // the enclosing function sees the literal's writes, across awaits on both
 // sides.
 func TestLiteralSharesCapturedVariables(t *testing.T) {
-	g1, g2 := newProbe(5), newProbe(7)
+	g1, g2 := gentest.NewProbe(5), gentest.NewProbe(7)
 	f := sharedAsync(g1, g2)
 	cx := newCx()
 	if _, ok := f.Poll(cx); ok {
 		t.Fatal("completed before its futures")
 	}
-	g1.complete()
+	g1.Complete()
 	if _, ok := f.Poll(cx); ok {
 		t.Fatal("completed before g2")
 	}
-	g2.complete()
+	g2.Complete()
 	r, ok := f.Poll(cx)
 	if !ok || r.Err != nil {
 		t.Fatalf("got %v, %v", r, ok)
@@ -75,13 +76,13 @@ func TestLiteralResultShapes(t *testing.T) {
 // TestNestedLiterals: a literal inside a literal captures both enclosing
 // functions' variables.
 func TestNestedLiterals(t *testing.T) {
-	g := newProbe(1000)
+	g := gentest.NewProbe(1000)
 	f := nestedAsync(g)
 	cx := newCx()
 	if _, ok := f.Poll(cx); ok {
 		t.Fatal("completed before g")
 	}
-	g.complete()
+	g.Complete()
 	v, ok := f.Poll(cx)
 	// inner: a = 101, returns 101 + 10 + 1000 = 1111; outer returns
 	// 1111 + 101; nested returns that + 101.
@@ -115,13 +116,13 @@ func TestLiteralDefersOnReturnPanicAndCancel(t *testing.T) {
 	}
 
 	trace = nil
-	g := newProbe(1)
+	g := gentest.NewProbe(1)
 	f := deferredAsync(g, false, &trace)
 	if _, ok := f.Poll(newCx()); ok {
 		t.Fatal("completed before g")
 	}
 	future.Cancel(f)
-	if _, cancelled, _ := g.state(); cancelled != 1 {
+	if _, cancelled, _ := g.State(); cancelled != 1 {
 		t.Fatalf("the awaited future was cancelled %d times, want 1", cancelled)
 	}
 	if !slices.Equal(trace, []string{"inner", "outer"}) {

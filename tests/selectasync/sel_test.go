@@ -12,6 +12,7 @@ import (
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/tests/internal/gentest"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -26,21 +27,21 @@ func newCx() *future.Context { return future.NewContext(waker.Noop()) }
 // select cancels the other, which it owns; a select whose cases are both
 // pending waits, and completes when one completes.
 func TestSelectOwnedLoserIsCancelled(t *testing.T) {
-	a, b := newProbe(1), newProbe(2)
+	a, b := gentest.NewProbe(1), gentest.NewProbe(2)
 	f := pickAsync(a, b)
 	cx := newCx()
 	if _, ok := poll(f, cx); ok {
 		t.Fatal("the select completed with no case ready")
 	}
-	b.complete()
+	b.Complete()
 	got, ok := poll(f, cx)
 	if !ok || got != "b 2" {
 		t.Fatalf("got %q, %v; want b 2", got, ok)
 	}
-	if _, cancelled, taken := a.state(); cancelled != 1 || taken {
+	if _, cancelled, taken := a.State(); cancelled != 1 || taken {
 		t.Fatalf("the losing case: cancelled %d times, taken %v; want cancelled once", cancelled, taken)
 	}
-	if _, cancelled, _ := b.state(); cancelled != 0 {
+	if _, cancelled, _ := b.State(); cancelled != 0 {
 		t.Fatalf("the winning case was cancelled %d times", cancelled)
 	}
 }
@@ -48,19 +49,19 @@ func TestSelectOwnedLoserIsCancelled(t *testing.T) {
 // TestSelectCancelWhileWaiting: an async function cancelled while it waits
 // in a select cancels the futures the select owns, and only those.
 func TestSelectCancelWhileWaiting(t *testing.T) {
-	kept := newProbe(9)
-	var made []*probe
-	next := func() future.Future[int] { p := newProbe(len(made)); made = append(made, p); return p }
+	kept := gentest.NewProbe(9)
+	var made []*gentest.Probe
+	next := func() future.Future[int] { p := gentest.NewProbe(len(made)); made = append(made, p); return p }
 	f := keepLoopAsync(kept, next, 5)
 	cx := newCx()
 	if _, ok := poll(f, cx); ok {
 		t.Fatal("completed with nothing ready")
 	}
 	future.Cancel(f)
-	if _, c, _ := made[0].state(); c != 1 {
+	if _, c, _ := made[0].State(); c != 1 {
 		t.Fatalf("the owned future was cancelled %d times; want once", c)
 	}
-	if _, c, _ := kept.state(); c != 0 {
+	if _, c, _ := kept.State(); c != 0 {
 		t.Fatalf("the kept future was cancelled %d times; its owner cancels it", c)
 	}
 }
@@ -69,30 +70,30 @@ func TestSelectCancelWhileWaiting(t *testing.T) {
 // pending when another case wins, polled again by the next select, and
 // wins when it completes; the owned futures that lose are cancelled.
 func TestSelectKeptFutureSurvivesLosing(t *testing.T) {
-	kept := newProbe(100)
-	var made []*probe
-	next := func() future.Future[int] { p := newProbe(len(made)); made = append(made, p); return p }
+	kept := gentest.NewProbe(100)
+	var made []*gentest.Probe
+	next := func() future.Future[int] { p := gentest.NewProbe(len(made)); made = append(made, p); return p }
 	f := keepLoopAsync(kept, next, 10)
 	cx := newCx()
 	for i := range 3 {
 		if _, ok := poll(f, cx); ok {
 			t.Fatalf("round %d: completed early", i)
 		}
-		made[i].complete()
+		made[i].Complete()
 	}
 	if _, ok := poll(f, cx); ok {
 		t.Fatal("completed early")
 	}
-	kept.complete()
+	kept.Complete()
 	got, ok := poll(f, cx)
 	if !ok || !slices.Equal(got, []int{0, 1, 2, 100}) {
 		t.Fatalf("got %v, %v; want [0 1 2 100]", got, ok)
 	}
-	polls, cancelled, taken := kept.state()
+	polls, cancelled, taken := kept.State()
 	if cancelled != 0 || !taken || polls < 4 {
 		t.Fatalf("kept future: %d polls, cancelled %d times, taken %v; want polled by every select, never cancelled", polls, cancelled, taken)
 	}
-	if _, c, _ := made[3].state(); c != 1 {
+	if _, c, _ := made[3].State(); c != 1 {
 		t.Fatalf("the receive that lost to the kept future was cancelled %d times; want once", c)
 	}
 }
@@ -101,15 +102,15 @@ func TestSelectKeptFutureSurvivesLosing(t *testing.T) {
 // select's first poll, and the owned case is cancelled; a ready case wins
 // over the default.
 func TestSelectDefault(t *testing.T) {
-	p := newProbe(5)
+	p := gentest.NewProbe(5)
 	got, ok := poll(orDefaultAsync(p), newCx())
 	if !ok || got != -1 {
 		t.Fatalf("got %d, %v; want the default, -1", got, ok)
 	}
-	if _, c, _ := p.state(); c != 1 {
+	if _, c, _ := p.State(); c != 1 {
 		t.Fatalf("the pending case was cancelled %d times; want once", c)
 	}
-	got, ok = poll(orDefaultAsync(readyProbe(7)), newCx())
+	got, ok = poll(orDefaultAsync(gentest.ReadyProbe(7)), newCx())
 	if !ok || got != 7 {
 		t.Fatalf("got %d, %v; want the ready case, 7", got, ok)
 	}
@@ -118,13 +119,13 @@ func TestSelectDefault(t *testing.T) {
 // TestSelectNilFutureIsNeverChosen: as a case on a nil channel in Go, a
 // case whose future is nil never wins; the other case does.
 func TestSelectNilFutureIsNeverChosen(t *testing.T) {
-	b := newProbe(3)
+	b := gentest.NewProbe(3)
 	f := pickAsync(nil, b)
 	cx := newCx()
 	if _, ok := poll(f, cx); ok {
 		t.Fatal("completed with only a nil case and a pending one")
 	}
-	b.complete()
+	b.Complete()
 	if got, ok := poll(f, cx); !ok || got != "b 3" {
 		t.Fatalf("got %q, %v; want b 3", got, ok)
 	}
@@ -136,8 +137,8 @@ func TestSelectNilFutureIsNeverChosen(t *testing.T) {
 // TestSelectTurns: with both cases always ready, successive selects start
 // with a different case, so that neither starves the other.
 func TestSelectTurns(t *testing.T) {
-	a := func() future.Future[int] { return readyProbe(0) }
-	b := func() future.Future[int] { return readyProbe(1) }
+	a := func() future.Future[int] { return gentest.ReadyProbe(0) }
+	b := func() future.Future[int] { return gentest.ReadyProbe(1) }
 	got, ok := poll(fairnessAsync(a, b, 8), newCx())
 	if !ok || !slices.Equal(got, []int{0, 1, 0, 1, 0, 1, 0, 1}) {
 		t.Fatalf("got %v, %v; want the cases in turn", got, ok)
@@ -148,7 +149,7 @@ func TestSelectTurns(t *testing.T) {
 // continue, an await in a case and a nested select behave as in Go.
 func TestSelectForms(t *testing.T) {
 	var log []string
-	f := func(v int) future.Future[int] { return readyProbe(v) }
+	f := func(v int) future.Future[int] { return gentest.ReadyProbe(v) }
 	got, err := future.Block(context.Background(), formsAsync(f, &log))
 	if err != nil || got != 21 {
 		t.Fatalf("got %d, %v; want 21", got, err)
@@ -170,9 +171,9 @@ func TestSelectForms(t *testing.T) {
 // cases: 1000 selects allocate what 10 do (the futures made by the test
 // aside, which are ready ones made once).
 func TestSelectSteadyStateDoesNotAllocate(t *testing.T) {
-	a, b := readyProbe(0), readyProbe(1)
-	same := func(p *probe) func() future.Future[int] {
-		return func() future.Future[int] { p.taken, p.cancelled = false, 0; return p }
+	a, b := gentest.ReadyProbe(0), gentest.ReadyProbe(1)
+	same := func(p *gentest.Probe) func() future.Future[int] {
+		return func() future.Future[int] { p.Reset(); return p }
 	}
 	run := func(n int) float64 {
 		return testing.AllocsPerRun(5, func() {
