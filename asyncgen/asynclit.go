@@ -173,14 +173,13 @@ func (h *hoister) rewrite(overlay map[string][]byte, last bool) ([]byte, []error
 			if !ok || !asyncLiteralCall(info, call) {
 				return true
 			}
-			enclosing := enclosingLiteral(info, stack[:len(stack)-1])
-			switch {
+			switch enclosing := enclosingLiteral(info, stack[:len(stack)-1]); {
 			case !async:
 				h.refuse(call.Pos(), "future.%s outside an async function is not supported (it is the marker of an async function literal, which only the generator compiles); write it in a function marked //blitz:async, or an async function of its own and its constructor, instead", markerName(info, call))
 				return false
-			case enclosing == nil:
+			case enclosing == noLiteral:
 				// a literal directly in the function: hoisted below
-			case asyncLiteralCall(info, enclosing.(*ast.CallExpr)):
+			case enclosing == asyncLiteral:
 				// inside another async literal: hoisted in a later round
 				if last {
 					h.refuse(call.Pos(), "an async function literal nested more than %d deep is not supported; write the inner one as an async function of its own instead", maxLiteralRounds)
@@ -220,10 +219,17 @@ func (h *hoister) rewrite(overlay map[string][]byte, last bool) ([]byte, []error
 	return out, h.errs
 }
 
-// enclosingLiteral returns the call of the innermost function literal on
-// stack (the call of a marker, if the literal is an async one), or the
-// literal itself if it is a plain one; nil if stack holds none.
-func enclosingLiteral(info *types.Info, stack []ast.Node) ast.Node {
+// The kinds of the innermost function literal around a node
+// (enclosingLiteral).
+const (
+	noLiteral    = iota // none: the node is in the function's own body
+	asyncLiteral        // an async literal, a marker's argument
+	plainLiteral        // a plain function literal
+)
+
+// enclosingLiteral returns the kind of the innermost function literal on
+// stack, the path from the function's body down to a node.
+func enclosingLiteral(info *types.Info, stack []ast.Node) int {
 	for i := len(stack) - 1; i >= 0; i-- {
 		lit, ok := stack[i].(*ast.FuncLit)
 		if !ok {
@@ -231,12 +237,12 @@ func enclosingLiteral(info *types.Info, stack []ast.Node) ast.Node {
 		}
 		if i > 0 {
 			if call, ok := stack[i-1].(*ast.CallExpr); ok && asyncLiteralCall(info, call) && len(call.Args) == 1 && call.Args[0] == lit {
-				return call
+				return asyncLiteral
 			}
 		}
-		return &ast.CallExpr{Fun: lit} // a plain literal: not a marker's call
+		return plainLiteral
 	}
-	return nil
+	return noLiteral
 }
 
 // markerName is the name of the marker call calls.

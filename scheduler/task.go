@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -404,10 +403,7 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle bool) {
 	s := t.sched()
 	if res.Err != nil {
-		var pe *PanicError
-		if errors.As(res.Err, &pe) || errors.Is(res.Err, ErrCancelled) {
-			s.noteFailed(&t.taskBase, res.Err)
-		}
+		s.noteFailed(&t.taskBase, res.Err)
 	}
 	before := t.Load()
 	handleless := !before.JoinInterest() && !before.Detached()

@@ -163,10 +163,11 @@ func (r *failedRing) snapshot() []FailedTask {
 // (up to Config.FailedTasksKept), oldest first. Any goroutine may call it.
 func (s *Scheduler) FailedTasks() []FailedTask { return s.failed.snapshot() }
 
-// noteFailed keeps t's end, if it failed other than by the shutdown.
-// Called by the party finishing t.
+// noteFailed keeps t's end, if it panicked or was cancelled (not a task
+// dropped by the shutdown). Called by the party finishing t.
 func (s *Scheduler) noteFailed(t *taskBase, err error) {
-	if s.failed.keep <= 0 || errors.Is(err, ErrShutdown) {
+	var pe *PanicError
+	if s.failed.keep <= 0 || !errors.As(err, &pe) && !errors.Is(err, ErrCancelled) {
 		return
 	}
 	ft := FailedTask{ID: t.id, Err: err, Ended: time.Now()}
