@@ -125,12 +125,13 @@ const DefaultFailedTasksKept = 32
 // failedRing keeps the latest failed tasks. Its lock is taken only when a
 // task fails, and by the dump.
 type failedRing struct {
-	mu   sync.Mutex
+	mu sync.Mutex
+	// keep is the ring's capacity (Config.FailedTasksKept). Set by New,
+	// immutable.
 	keep int
 	// ring holds the tasks, next the slot the next one takes; guarded by mu.
 	ring []FailedTask
 	next int
-	n    uint64
 }
 
 // add keeps t, pushing out the oldest when the ring is full.
@@ -146,7 +147,6 @@ func (r *failedRing) add(t FailedTask) {
 		r.ring[r.next] = t
 	}
 	r.next = (r.next + 1) % r.keep
-	r.n++
 }
 
 // snapshot returns the kept tasks, oldest first.
