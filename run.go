@@ -18,7 +18,10 @@ import (
 //	}
 //
 // If ctx ends first, f is cancelled and the error wraps ctx's cause. The
-// tasks f spawned and left running are cancelled by the shutdown. An error
+// tasks f spawned and left running are cancelled by the shutdown; blocking
+// calls still running (a read of a terminal through FromIOReader, a
+// SpawnBlocking function) are not waited for: they finish on their own
+// threads, as goroutines do when main returns. An error
 // starting or stopping the runtime is returned too (the stop's joined to
 // f's). Use New and BlockOn for a runtime configured otherwise, or one
 // that outlives f.
@@ -29,7 +32,7 @@ func Run[T any](ctx context.Context, f future.Future[T]) (T, error) {
 		return zero, err
 	}
 	v, err := BlockOn(ctx, rt.Handle(), f)
-	if serr := rt.Shutdown(context.Background()); serr != nil {
+	if serr := rt.shutdown(context.Background(), false); serr != nil {
 		err = errors.Join(err, serr)
 	}
 	return v, err

@@ -55,3 +55,49 @@ func TestNewTicker(t *testing.T) {
 	blitz.NewTicker(0)
 	t.Fatal("NewTicker(0) returned")
 }
+
+// TestRunLeavesBlockingCalls: Run returns once f is done without waiting
+// for a blocking call still running (a read of a terminal would never
+// end); the call finishes later on its own thread.
+func TestRunLeavesBlockingCalls(t *testing.T) {
+	release, finished := make(chan struct{}), make(chan struct{})
+	started := make(chan struct{})
+	spawned := false
+	f := future.PollFn(func(cx *future.Context) (int, bool) {
+		if !spawned {
+			spawned = true
+			h, _ := blitz.Current(cx)
+			blitz.SpawnBlocking(h, func() struct{} {
+				close(started)
+				<-release
+				close(finished)
+				return struct{}{}
+			}).Detach()
+		}
+		select {
+		case <-started:
+			return 7, true
+		default:
+			cx.Waker().Wake() // poll again until the call runs
+			return 0, false
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		v, err := blitz.Run(context.Background(), f)
+		if err == nil && v != 7 {
+			err = errors.New("wrong value")
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run waited for a blocking call still running")
+	}
+	close(release)
+	<-finished
+}

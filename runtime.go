@@ -287,6 +287,13 @@ func (rt *Runtime) Stats() Stats {
 // error wrapping ErrBlockingInTask at once, and a goroutine calls it again
 // to wait for the end.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
+	return rt.shutdown(ctx, true)
+}
+
+// shutdown is Shutdown; without waitBlocking, it returns without waiting
+// for the blocking calls still running (they finish on their own threads,
+// which exit then), as Run does.
+func (rt *Runtime) shutdown(ctx context.Context, waitBlocking bool) error {
 	rt.down.Store(true)
 	rt.timers.Close()
 	if err := rt.sched.Shutdown(ctx); err != nil {
@@ -302,9 +309,14 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	// The tasks are gone, and with them whoever waited for a queued
 	// blocking call: those are rejected. Calls already running cannot be
 	// stopped; Shutdown waits for them as long as ctx allows.
+	if !waitBlocking {
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		ctx = ended
+	}
 	rep, err := rt.pool.Shutdown(ctx, blocking.RejectQueued)
 	rt.blockingRejected.Add(uint64(rep.Rejected))
-	if err != nil {
+	if err != nil && waitBlocking {
 		return fmt.Errorf("blitz: blocking calls still running: %w", err)
 	}
 	return nil

@@ -8,36 +8,26 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/channels"
 )
 
 func main() {
 	period := flag.Duration("period", time.Second, "time between batches")
 	flag.Parse()
-	stop := blitz.Interrupt() // batch keeps it (OnKeep): its owner cancels it
-	defer stop.Cancel()
-	lines := channels.NewBounded[string](64)
-	go func() { // reading stdin blocks: a goroutine feeds the channel
-		defer lines.Close()
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			if lines.SendBlocking(context.Background(), sc.Text()) != nil {
-				return
-			}
-		}
-	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	in := blitz.NewBufReader(blitz.FromIOReader(os.Stdin), 4096) // read by the runtime's blocking pool
 	flush := func(b []string) { fmt.Println("batch:", strings.Join(b, ", ")) }
-	if _, err := blitz.Run(context.Background(), batchAsync(lines, *period, stop, flush)); err != nil {
-		log.Fatal(err)
+	if _, err := blitz.Run(ctx, batchAsync(in, *period, flush)); err != nil && ctx.Err() == nil {
+		log.Fatal(err) // an interrupt cancels batch, which flushes: not a failure
 	}
 }

@@ -3,21 +3,19 @@ package main
 //go:generate go run github.com/blitz-go/blitz/asyncgen/cmd/blitzgen
 
 import (
-	"os"
 	"time"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
 )
 
-// batch collects the messages of in and hands them to flush in batches: at
-// each tick of period, what arrived since the last tick (nothing when
-// nothing did). When in is closed or stop completes (a signal) it flushes
+// batch reads the lines of in and hands them to flush in batches: at each
+// tick of period, what arrived since the last tick (nothing when nothing
+// did). At the end of in, or when it is cancelled (its stop), it flushes
 // what is left and returns.
 //
 //blitz:async
-func batch(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) {
+func batch(in *blitz.BufReader, period time.Duration, flush func([]string)) {
 	iv := blitz.NewTicker(period)
 	defer iv.Cancel()
 	var pending []string
@@ -27,19 +25,16 @@ func batch(in *channels.Bounded[string], period time.Duration, stop future.Futur
 			pending = nil
 		}
 	}
+	defer emit() // a cancel runs the defers: the last batch is not lost
 	for {
 		select {
 		case <-future.OnKeep(iv):
 			emit()
-		case m := <-future.On(in.Recv()):
-			if m.Err != nil { // closed: everything sent was received
-				emit()
+		case line := <-future.On(in.ReadLine()):
+			if line.Err != nil { // the end of the input (io.EOF) or a read error
 				return
 			}
-			pending = append(pending, m.Value)
-		case <-future.OnKeep(stop):
-			emit()
-			return
+			pending = append(pending, line.Value)
 		}
 	}
 }

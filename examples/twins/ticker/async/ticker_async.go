@@ -4,29 +4,26 @@ package main
 
 import (
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
-	"os"
 	"time"
 )
 
-//line ticker_async.go:14
+//line ticker_async.go:12
 
 // batchAsyncFuture_sites are the awaits of batch, for task dumps.
 var batchAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("ticker.go", 31, "batch"),
+	future.NewAwaitSite("ticker.go", 30, "batch"),
 }
 
-//line ticker_async.go:21
+//line ticker_async.go:19
 
 // batchAsyncFuture is the state machine of batch: see batchAsync.
 type batchAsyncFuture struct {
 	state          int32             // the block Poll runs next; -1 once returned, -2 once cancelled
 	deferBits      uint8             // bit i: the call of the i-th defer statement is due
 	aw1            *future.Selecting // the future awaited
-	in             *channels.Bounded[string]
+	in             *blitz.BufReader
 	period         time.Duration
-	stop           future.Future[future.Result[os.Signal]]
 	flush          func([]string)
 	blitzgenSel1   future.Selecting
 	iv             *blitz.Interval
@@ -37,8 +34,8 @@ type batchAsyncFuture struct {
 
 // batchAsync returns batch as a future: polling it runs batch up to its next
 // await, and its value is what batch returns.
-func batchAsync(in *channels.Bounded[string], period time.Duration, stop future.Future[future.Result[os.Signal]], flush func([]string)) future.Future[struct{}] {
-	return &batchAsyncFuture{in: in, period: period, stop: stop, flush: flush}
+func batchAsync(in *blitz.BufReader, period time.Duration, flush func([]string)) future.Future[struct{}] {
+	return &batchAsyncFuture{in: in, period: period, flush: flush}
 }
 
 // Poll runs batch until it awaits a future that is not ready, or returns; if a
@@ -66,11 +63,17 @@ func (f *batchAsyncFuture) runDefers() {
 			f.runDefers()
 		}
 	}()
+	if f.deferBits&2 != 0 {
+		f.deferBits &^= 2
+//line ticker.go:28
+		f.emit()
+//line ticker_async.go:71
+	}
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line ticker.go:22
+//line ticker.go:20
 		f.iv.Cancel()
-//line ticker_async.go:74
+//line ticker_async.go:77
 	}
 }
 
@@ -80,94 +83,82 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line ticker.go:20
+//line ticker.go:18
 			f.blitzgenSel1 = future.Selecting{}
-//line ticker.go:21
+//line ticker.go:19
 			f.iv = blitz.NewTicker(f.period)
-//line ticker.go:22
+//line ticker.go:20
 			f.deferBits |= 1
-//line ticker.go:23
+//line ticker.go:21
 			f.pending = nil
-//line ticker.go:24
+//line ticker.go:22
 			f.emit = func() {
 				if len(f.pending) > 0 {
 					f.flush(f.pending)
 					f.pending = nil
 				}
 			}
-//line ticker.go:30
+//line ticker.go:28
+			f.deferBits |= 2
+//line ticker.go:29
 			f.state = 1
 			fallthrough
-//line ticker_async.go:102
+//line ticker_async.go:107
 		case 1:
-//line ticker.go:31
+//line ticker.go:30
 			future.AddCase(&f.blitzgenSel1, 0, f.iv, false)
-//line ticker.go:31
-			f.blitzgenSel1c1 = future.AddMovedCase[future.Result[string], channels.RecvFuture[string]](&f.blitzgenSel1, 1, f.in.Recv(), true)
-//line ticker.go:31
-			future.AddCase(&f.blitzgenSel1, 2, f.stop, false)
-//line ticker.go:31
+//line ticker.go:30
+			f.blitzgenSel1c1 = future.AddCase(&f.blitzgenSel1, 1, f.in.ReadLine(), true)
+//line ticker.go:30
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 2
 			fallthrough
-//line ticker_async.go:114
+//line ticker_async.go:117
 		case 2:
-//line ticker.go:31
+//line ticker.go:30
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(batchAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-//line ticker.go:31
+//line ticker.go:30
 			switch f.blitzgenSel1.Winner() {
-//line ticker.go:32
+//line ticker.go:31
 			case 0:
 				f.state = 3
-//line ticker.go:34
-			case 1:
-				f.state = 4
 			default:
-				f.state = 5
+				f.state = 4
 			}
 			continue poll
 //line ticker_async.go:135
 		case 3:
-//line ticker.go:33
+//line ticker.go:32
 			f.emit()
-//line ticker.go:43
-			f.state = 6
+//line ticker.go:38
+			f.state = 5
 			continue poll
 //line ticker_async.go:142
 		case 4:
+//line ticker.go:33
+			line := f.blitzgenSel1c1.Value()
 //line ticker.go:34
-			m := f.blitzgenSel1c1.Value()
-//line ticker.go:35
-			if m.Err != nil {
-				f.emit()
+			if line.Err != nil {
 				f.state = -1
 				f.runDefers()
 				return struct{}{}, true
 			}
-//line ticker.go:39
-			f.pending = append(f.pending, m.Value)
-//line ticker.go:43
-			f.state = 6
-			continue poll
-//line ticker_async.go:158
+//line ticker.go:37
+			f.pending = append(f.pending, line.Value)
+//line ticker.go:38
+			f.state = 5
+			fallthrough
+//line ticker_async.go:157
 		case 5:
-//line ticker.go:41
-			f.emit()
-//line ticker.go:42
-			f.state = -1
-			f.runDefers()
-			return struct{}{}, true
-//line ticker_async.go:166
-		case 6:
-//line ticker.go:44
+//line ticker.go:39
 			f.state = 1
 			continue poll
-//line ticker_async.go:171
+//line ticker_async.go:162
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
