@@ -59,14 +59,23 @@ var crossTargets = []struct{ goos, goarch string }{
 	{"darwin", "arm64"}, {"freebsd", "amd64"}, {"windows", "amd64"},
 }
 
-// Test runs every module's tests, with -race where the platform supports it.
-func Test() error {
+// Test runs every module's tests at their full sizes, with -race where the platform supports it.
+func Test() error { return testRace(false) }
+
+// Race runs every module's tests at their -short sizes, with -race where the platform supports it: the
+// test step of CI, which the full sizes (Test) would take past its time budget on a 2-core machine.
+func Race() error { return testRace(true) }
+
+func testRace(short bool) error {
 	if err := ensureChromium(); err != nil {
 		return err
 	}
 	args := []string{"test"}
 	if raceSupported() {
 		args = append(args, "-race")
+	}
+	if short {
+		args = append(args, "-short")
 	}
 	args = append(args, "-timeout", "15m", "./...")
 	return forEachModule(func(mod string) error { return goIn(mod, nil, args...) })
@@ -397,12 +406,12 @@ func DemoSmoke() error {
 }
 
 // CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
-// inside the workspace, the demonstration's smoke run, every module's short tests on its own (GOWORK=off)
+// inside the workspace at their -short sizes, the HTTP fuzz targets briefly, the demonstration's smoke run, every module's short tests on its own (GOWORK=off)
 // with the oldest Go supported, the
 // consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
 func CI() {
-	mg.SerialDeps(Lint, Vet, Test, FuzzHTTPShort, DemoSmoke, Oldest, Consumable, Windows)
+	mg.SerialDeps(Lint, Vet, Race, FuzzHTTPShort, DemoSmoke, Oldest, Consumable, Windows)
 }
 
 // ---- helpers ----
