@@ -125,11 +125,12 @@ func (cx *Context) WithWaker(w waker.Waker) Context {
 }
 
 // What a task waits on. A task dump names, for each task that waits, the
-// leaf future it waits on ("Mutex.Lock", "TCPStream.Read fd 12", "Sleep
-// until 12:00:03.100"). The leaf records it on its pending path with
-// Context.Waiting, which costs one atomic store and no allocation: a kind
-// registered once with NewWaitKind, and an object number whose meaning the
-// kind's WaitObject gives. The executor gives each poll the task's WaitSlot
+// leaf future it waits on ("Mutex.Lock 3", "TCPStream.Read fd 12", "Sleep
+// until 12:00:03.100", "Semaphore.Acquire 5 (2 permits)"). The leaf records
+// it on its pending path with Context.Waiting, which costs one atomic store
+// and no allocation: a kind registered once with NewWaitKind (or
+// NewCountedWaitKind), and an object number whose meaning the kind's
+// WaitObject gives. The executor gives each poll the task's WaitSlot
 // (SetWaitSlot) and the dump reads the slot, concurrently, as a Wait.
 
 // WaitKind is a registered kind of wait: a leaf future's name, such as
@@ -143,7 +144,7 @@ type WaitObject uint8
 
 // The object numbers of waits.
 const (
-	// WaitNoObject: the number is not shown ("Mutex.Lock").
+	// WaitNoObject: the number is not shown ("JoinSet.Next").
 	WaitNoObject WaitObject = iota
 	// WaitFD: a file descriptor or handle ("TCPStream.Read fd 12").
 	WaitFD
@@ -152,20 +153,50 @@ const (
 	WaitDeadline
 	// WaitTask: the id of a task ("JoinHandle task 17").
 	WaitTask
-	// WaitNumber: any other number ("Semaphore.Acquire 4", the permits).
+	// WaitNumber: any other number, such as the number a primitive
+	// takes at its first wait ("Notify.Notified 4").
 	WaitNumber
 	// WaitLock: the identity of a lock, a number the lock takes at its
 	// first wait ("Mutex.Lock 3"); the kind's holder function
 	// (WaitKind.SetHolder) tells which task holds it.
 	WaitLock
+	// WaitCounted: the number of an object and a count of what the wait
+	// asks of it, packed by WaitCountedOf ("Semaphore.Acquire 5 (2
+	// permits)": semaphore 5, 2 permits). The count's unit is the kind's
+	// (NewCountedWaitKind); a count of MaxWaitCount reads "65535+ permits".
+	WaitCounted
 )
 
 // MaxWaitObject is the largest object number a wait keeps: larger ones
 // are cut to their low 48 bits.
 const MaxWaitObject = 1<<48 - 1
 
-// ErrTooManyWaitKinds is the panic value of NewWaitKind when 255 kinds are
-// registered already.
+// The limits of a WaitCounted object, which keeps the number in its high
+// 32 bits and the count in its low 16, so that waits ordered by object
+// are ordered by number, then count.
+const (
+	// MaxWaitCountedNumber is the largest number a WaitCounted wait
+	// keeps: larger ones are cut to their low 32 bits.
+	MaxWaitCountedNumber = 1<<32 - 1
+	// MaxWaitCount is the largest count a WaitCounted wait keeps: larger
+	// ones are kept as MaxWaitCount, which reads "65535+".
+	MaxWaitCount = 1<<16 - 1
+)
+
+// WaitCountedOf is the object of a WaitCounted wait on object number num
+// for count units, cut to the limits above.
+func WaitCountedOf(num, count uint64) uint64 {
+	return (num&MaxWaitCountedNumber)<<16 | min(count, MaxWaitCount)
+}
+
+// Counted returns the object number and the count of a WaitCounted wait.
+func (w Wait) Counted() (num, count uint64) {
+	obj := w.Object()
+	return obj >> 16, obj & MaxWaitCount
+}
+
+// ErrTooManyWaitKinds is the panic value of NewWaitKind and
+// NewCountedWaitKind when 255 kinds are registered already.
 var ErrTooManyWaitKinds = errors.New("future: too many wait kinds")
 
 // waitKinds is the registry of WaitKinds, index = kind. Written under
@@ -181,6 +212,10 @@ var (
 type waitKindInfo struct {
 	name string
 	obj  WaitObject
+	// one and many are the unit of a WaitCounted kind's count, for a
+	// count of 1 ("permit") and any other ("permits"); "" for a bare
+	// count.
+	one, many string
 	// holder is the kind's holder function (SetHolder), nil for none.
 	holder atomic.Pointer[func(obj uint64) uint64]
 }
@@ -217,13 +252,26 @@ func (w Wait) Holder() uint64 {
 // a package variable. The registry holds 255 kinds; past that NewWaitKind
 // panics with ErrTooManyWaitKinds. Any goroutine may call it.
 func NewWaitKind(name string, obj WaitObject) WaitKind {
+	return newWaitKind(&waitKindInfo{name: name, obj: obj})
+}
+
+// NewCountedWaitKind registers a kind of wait named name whose object is
+// WaitCounted, its count read in the unit one for a count of 1 and many
+// for any other ("permit", "permits"), and returns it, as NewWaitKind
+// does. With one and many "" the count is bare ("Cell.Take 5 (2)").
+func NewCountedWaitKind(name, one, many string) WaitKind {
+	return newWaitKind(&waitKindInfo{name: name, obj: WaitCounted, one: one, many: many})
+}
+
+// newWaitKind registers the kind p.
+func newWaitKind(p *waitKindInfo) WaitKind {
 	waitKindsMu.Lock()
 	defer waitKindsMu.Unlock()
 	if waitKindsN == len(waitKinds)-1 {
 		panic(ErrTooManyWaitKinds)
 	}
 	waitKindsN++
-	waitKinds[waitKindsN].Store(&waitKindInfo{name: name, obj: obj})
+	waitKinds[waitKindsN].Store(p)
 	return WaitKind(waitKindsN)
 }
 
@@ -288,15 +336,16 @@ func (w Wait) Seq() uint8 { return uint8(w >> 8) }
 func (w Wait) Object() uint64 { return uint64(w) >> 16 }
 
 // String describes the wait: the kind's name, then its object as the kind
-// says ("fd 12", "until 12:00:03.100" in local time, "task 17"). The zero
-// Wait is "".
+// says ("fd 12", "until 12:00:03.100" in local time, "task 17", "5 (2
+// permits)"). The zero Wait is "".
 func (w Wait) String() string {
 	k := w.Kind()
-	if k == 0 {
+	p := waitKinds[k].Load()
+	if p == nil {
 		return ""
 	}
-	name, obj := k.Name(), w.Object()
-	switch k.Object() {
+	name, obj := p.name, w.Object()
+	switch p.obj {
 	case WaitFD:
 		return name + " fd " + strconv.FormatUint(obj, 10)
 	case WaitDeadline:
@@ -305,8 +354,27 @@ func (w Wait) String() string {
 		return name + " task " + strconv.FormatUint(obj, 10)
 	case WaitNumber, WaitLock:
 		return name + " " + strconv.FormatUint(obj, 10)
+	case WaitCounted:
+		return countedString(p, w)
 	}
 	return name
+}
+
+// countedString is Wait.String of w, a WaitCounted wait of kind p.
+func countedString(p *waitKindInfo, w Wait) string {
+	num, count := w.Counted()
+	s := p.name + " " + strconv.FormatUint(num, 10) + " (" + strconv.FormatUint(count, 10)
+	if count == MaxWaitCount {
+		s += "+"
+	}
+	unit := p.many
+	if count == 1 {
+		unit = p.one
+	}
+	if unit != "" {
+		s += " " + unit
+	}
+	return s + ")"
 }
 
 // WaitDeadlineOf is the object number of a WaitDeadline wait ending at t.

@@ -64,6 +64,10 @@ type Barrier struct {
 
 	n int // parties per round; set by NewBarrier, read-only
 
+	// num is the barrier's number in task dumps, taken at its first wait
+	// by a task (lockid.go's waitNumber).
+	num atomic.Uint64
+
 	mu      sync.Mutex
 	count   int                  // arrivals queued in the current round, < n; guarded by mu
 	waiters waker.List[struct{}] // the current round's queued arrivals; guarded by mu
@@ -256,14 +260,15 @@ func (f *BarrierFuture) Poll(cx *future.Context) (BarrierResult, bool) {
 	if ok {
 		cx.Spend()
 	} else {
-		cx.Waiting(waitBarrier, 0) // for a task dump
+		cx.Waiting(waitBarrier, waitNumber(&f.b.num)) // for a task dump: which Barrier
 	}
 	return r, ok
 }
 
-// waitBarrier is what a task waiting in Barrier.Wait waits on, for a task
-// dump (future.Context.Waiting).
-var waitBarrier = future.NewWaitKind("Barrier.Wait", future.WaitNoObject)
+// waitBarrier is what a task waiting in Barrier.Wait waits on, with the
+// barrier's number, for a task dump (future.Context.Waiting):
+// "Barrier.Wait 6".
+var waitBarrier = future.NewWaitKind("Barrier.Wait", future.WaitNumber)
 
 // poll is Poll past the budget check.
 func (f *BarrierFuture) poll(cx *future.Context) (BarrierResult, bool) {

@@ -198,4 +198,17 @@
 // A goroutine's waiter node escapes to the heap (the list keeps its
 // address), so the blocking tier takes its node and its waker.Signal from
 // sync.Pools: a blocking wait allocates nothing in steady state.
+//
+// # Task dumps
+//
+// A future that returns not-ready records what its task waits on, for a
+// task dump (future.Context.Waiting), and names the primitive by a number
+// it takes at its first wait by a task: "Mutex.Lock 3", "RwLock.RLock 4"
+// and "RwLock.Lock 4" (one lock), "Semaphore.Acquire 5 (2 permits)" (the
+// permits it asks for), "Notify.Notified 6", "Barrier.Wait 7",
+// "OnceCell.Init 8". The numbers come from one counter, so no two
+// primitives share one; a primitive no task waited on has none, and taking
+// one costs nothing on the paths that do not wait. A lock's wait also tells
+// which task holds it, so a dump can show a deadlock. The task that
+// initializes a OnceCell shows the wait of its init future instead.
 package syncprim

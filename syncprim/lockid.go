@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"weak"
+
+	"github.com/blitz-go/blitz/future"
 )
 
 // Lock identity, for task dumps. A task dump shows what a task waits on;
@@ -17,6 +19,13 @@ import (
 // (runtime.AddCleanup). Each acquisition records its holder's task id, or
 // 0 for a goroutine, with an atomic store only when it differs from the
 // last holder's: a task locking the same lock again and again pays a load.
+//
+// The primitives without a holder (Notify, Semaphore, Barrier, OnceCell)
+// only take a number the same way, at their first wait by a task, from the
+// same counter (waitNumber): so no two primitives of the package share a
+// number. They keep it in a field and register nothing, so nothing refers to
+// them but their users. A Semaphore's wait also shows the permits it asks
+// for ("Semaphore.Acquire 5 (2 permits)", a future.WaitCounted object).
 
 // lockIdentity is a lock's number and last holder.
 type lockIdentity struct {
@@ -111,7 +120,8 @@ func init() {
 }
 
 // waitNumber returns the number in *n of a primitive without a holder (a
-// Notify), taking the next lock number at the first call.
+// Notify, a Semaphore, a Barrier, a OnceCell), taking the next lock number
+// at the first call. Any goroutine may call it.
 func waitNumber(n *atomic.Uint64) uint64 {
 	if v := n.Load(); v != 0 {
 		return v
@@ -121,4 +131,10 @@ func waitNumber(n *atomic.Uint64) uint64 {
 		return v
 	}
 	return n.Load()
+}
+
+// waitObject is the object of a wait for n permits of s
+// (future.WaitCounted): s's number, taken at its first wait, and n.
+func (s *Semaphore) waitObject(n int64) uint64 {
+	return future.WaitCountedOf(waitNumber(&s.num), uint64(n))
 }

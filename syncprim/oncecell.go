@@ -81,6 +81,10 @@ type OnceCell[T any] struct {
 
 	mu      sync.Mutex
 	waiters waker.List[onceGrant] // callers waiting for the value or the right; guarded by mu
+
+	// num is the cell's number in task dumps, taken at its first wait by
+	// a task (lockid.go's waitNumber).
+	num atomic.Uint64
 }
 
 // Get returns the value and true if the cell is initialized, or the zero
@@ -324,15 +328,15 @@ func (f *InitFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	r, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
-	} else {
-		cx.Waiting(waitOnceInit, 0) // for a task dump
+	} else if f.st == initWaiting { // the owner waits in its init, which records its own wait
+		cx.Waiting(waitOnceInit, waitNumber(&f.c.num)) // for a task dump: which OnceCell
 	}
 	return r, ok
 }
 
-// waitOnceInit is what a task waiting in OnceCell.Init waits on, for a task
-// dump (future.Context.Waiting).
-var waitOnceInit = future.NewWaitKind("OnceCell.Init", future.WaitNoObject)
+// waitOnceInit is what a task waiting in OnceCell.Init waits on, with the
+// cell's number, for a task dump (future.Context.Waiting): "OnceCell.Init 7".
+var waitOnceInit = future.NewWaitKind("OnceCell.Init", future.WaitNumber)
 
 // poll is Poll past the budget check.
 func (f *InitFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {

@@ -93,7 +93,7 @@ func (f *PermitFuture) Poll(cx *future.Context) (future.Result[Permit], bool) {
 	err, ok := f.op.poll(cx)
 	switch {
 	case !ok:
-		cx.Waiting(waitAcquire, uint64(f.op.n)) // for a task dump
+		cx.Waiting(waitAcquire, f.s.waitObject(f.op.n)) // for a task dump: which semaphore, how many permits
 		return future.Result[Permit]{}, false
 	case err != nil:
 		return future.Fail[Permit](err), true

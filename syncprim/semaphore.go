@@ -530,6 +530,9 @@ type Semaphore struct {
 	_ noCopy
 	// c is the semaphore with bias 0.
 	c semCore
+	// num is the semaphore's number in task dumps, taken at its first
+	// wait by a task (lockid.go's waitNumber).
+	num atomic.Uint64
 }
 
 // NewSemaphore returns a Semaphore holding permits permits. It panics with
@@ -562,7 +565,7 @@ func (s *Semaphore) TryAcquire(n int) bool {
 // MaxPermits). Acquire(0) is ready at once (nil, or ErrClosed if closed).
 // Cancelling it leaves the queue at once and releases what it was handed.
 func (s *Semaphore) Acquire(n int) *AcquireFuture {
-	return &AcquireFuture{op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
+	return &AcquireFuture{s: s, op: acquireOp{core: &s.c, n: int64(n), kind: kindSemaphore}}
 }
 
 // AcquireBlocking takes n permits, blocking the calling goroutine until
@@ -617,7 +620,9 @@ func (s *Semaphore) waiters() int { return s.c.waiterCount() }
 // future.Future[error] and future.Canceler. Keep it in the task's state and
 // do not copy it after the first poll.
 type AcquireFuture struct {
-	_  noCopy
+	_ noCopy
+	// s is the semaphore, for a task dump. Read-only.
+	s  *Semaphore
 	op acquireOp
 }
 
@@ -626,15 +631,16 @@ type AcquireFuture struct {
 func (f *AcquireFuture) Poll(cx *future.Context) (error, bool) {
 	err, ok := f.op.poll(cx)
 	if !ok {
-		cx.Waiting(waitAcquire, uint64(f.op.n)) // for a task dump
+		cx.Waiting(waitAcquire, f.s.waitObject(f.op.n)) // for a task dump: which semaphore, how many permits
 	}
 	return err, ok
 }
 
 // waitAcquire is what a task waiting in Semaphore.Acquire (or
-// AcquirePermit) waits on, with the number of permits, for a task dump
-// (future.Context.Waiting).
-var waitAcquire = future.NewWaitKind("Semaphore.Acquire", future.WaitNumber)
+// AcquirePermit) waits on, with the semaphore's number and the permits
+// asked for, for a task dump (future.Context.Waiting):
+// "Semaphore.Acquire 5 (2 permits)".
+var waitAcquire = future.NewCountedWaitKind("Semaphore.Acquire", "permit", "permits")
 
 // Cancel leaves the queue; permits handed to the future go to the next
 // waiters. Idempotent, allowed before the first poll and after completion.
