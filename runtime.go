@@ -273,7 +273,10 @@ func (rt *Runtime) Stats() Stats {
 	return Stats{Stats: rt.sched.Stats(), Timers: rt.timers.Pending()}
 }
 
-// Shutdown stops the runtime (see scheduler.Scheduler.Shutdown): no more
+// Shutdown stops the runtime (see scheduler.Scheduler.Shutdown). Tasks in
+// a Shield are cancelled first and the runtime runs on until their shields
+// end, or ctx does (those still shielded are then cut, and counted in
+// Stats().ShieldsCut). Then: no more
 // spawns, workers exit after their current poll, every task left is
 // cancelled and its JoinHandle reports ErrShutdown, every BlockOn returns
 // ErrShutdown, and every goroutine the runtime started has returned when it
@@ -294,6 +297,9 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 // for the blocking calls still running (they finish on their own threads,
 // which exit then), as Run does.
 func (rt *Runtime) shutdown(ctx context.Context, waitBlocking bool) error {
+	// The shielded tasks finish first, the timers and the I/O still
+	// running (from a task, the scheduler's own shutdown does it, later).
+	rt.sched.AwaitShields(ctx)
 	rt.down.Store(true)
 	rt.timers.Close()
 	if err := rt.sched.Shutdown(ctx); err != nil {

@@ -111,6 +111,9 @@ var ErrNoSignals = blitz.ErrNoSignals
 // Deprecated: use blitz.ErrPanicked (github.com/blitz-go/blitz).
 var ErrPanicked = blitz.ErrPanicked
 
+// Deprecated: use blitz.ErrShieldDepth (github.com/blitz-go/blitz).
+var ErrShieldDepth = blitz.ErrShieldDepth
+
 // Deprecated: use blitz.ErrShutdown (github.com/blitz-go/blitz).
 var ErrShutdown = blitz.ErrShutdown
 
@@ -332,6 +335,9 @@ type ServeFuture[S any] = blitz.ServeFuture[S]
 
 // Deprecated: use blitz.ServeStats (github.com/blitz-go/blitz).
 type ServeStats = blitz.ServeStats
+
+// Deprecated: use blitz.ShieldFuture (github.com/blitz-go/blitz).
+type ShieldFuture[T any] = blitz.ShieldFuture[T]
 
 // Deprecated: use blitz.SignalFuture (github.com/blitz-go/blitz).
 type SignalFuture = blitz.SignalFuture
@@ -722,6 +728,11 @@ func Serve[S any](l blitz.Acceptor[S], handler func(S) future.Future[error], cfg
 // Deprecated: use blitz.SetTaskName (github.com/blitz-go/blitz).
 func SetTaskName(cx *future.Context, name string) bool {
 	return blitz.SetTaskName(cx, name)
+}
+
+// Deprecated: use blitz.Shield (github.com/blitz-go/blitz).
+func Shield[T any](f future.Future[T]) *blitz.ShieldFuture[T] {
+	return blitz.Shield[T](f)
 }
 
 // Deprecated: use blitz.Signal (github.com/blitz-go/blitz).

@@ -59,7 +59,9 @@ type Scheduler struct {
 	// wg counts running worker goroutines.
 	wg sync.WaitGroup
 	// shutdownOnce starts the shutdown; done is closed when it finished.
+	// shields records the shutdown's wait for shielded tasks (shield.go).
 	shutdownOnce sync.Once
+	shields      shieldState
 	done         chan struct{}
 	// slow keeps the latest slow polls (Config.PollTiming), for Stats.
 	slow slowPolls
@@ -85,6 +87,7 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{cfg: cfg, done: make(chan struct{}), epoch: time.Now(), label: strconv.FormatUint(schedulers.Add(1), 10)}
+	s.shields.graceOver = make(chan struct{})
 	s.failed.keep = cfg.FailedTasksKept
 	s.idle = idle.New(cfg.Workers)
 	if b, ok := cfg.Driver.(Blocker); ok {
@@ -203,7 +206,12 @@ func (s *Scheduler) countFinish(cx *future.Context, err error) {
 	}
 }
 
-// Shutdown stops the scheduler: spawning is refused
+// Shutdown stops the scheduler. First, if some tasks are in a shield
+// (Shield), it cancels them and lets the scheduler run on, spawns
+// included, until their shields end (they then end cancelled) or the ctx
+// of Shutdown's first call ends; those still shielded then are cut as the
+// other tasks are, counted in Stats().ShieldsCut and in the error
+// Shutdown returns. Then spawning is refused
 // from now on (the JoinHandle of a later Spawn resolves with ErrShutdown), the
 // workers finish the poll they are in and exit, then every task that did not
 // finish (queued, in a LIFO slot, idle on a waker, woken too late) is
@@ -218,12 +226,13 @@ func (s *Scheduler) countFinish(cx *future.Context, err error) {
 // an error wrapping ErrBlockingInTask at once.
 func (s *Scheduler) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
-		s.closing.Store(true)
-		s.idle.Close()
+		if s.shieldedTasks() == 0 && !OnWorker() {
+			s.shields.once.Do(func() { close(s.shields.graceOver) }) // nothing to wait for
+		}
 		go func() {
-			s.wg.Wait()
-			s.drain()
-			close(s.done)
+			s.AwaitShields(ctx)
+			s.stopWorkers()
+			s.finishShutdown()
 		}()
 	})
 	select {
@@ -238,8 +247,31 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 	case <-s.done:
 		return nil
 	case <-ctx.Done():
+		select {
+		case <-s.shields.graceOver:
+		case <-time.After(10 * shieldPollEvery): // the grace notices an ended ctx within a tick
+			return fmt.Errorf("scheduler: shutdown not finished, waiting for shielded tasks: %w", context.Cause(ctx))
+		}
+		if n := s.shields.cut.Load(); n > 0 {
+			return fmt.Errorf("scheduler: shutdown not finished, %d shielded task(s) cut: %w", n, context.Cause(ctx))
+		}
 		return fmt.Errorf("scheduler: shutdown not finished: %w", context.Cause(ctx))
 	}
+}
+
+// stopWorkers refuses spawns from now on and makes the workers leave their
+// loops.
+func (s *Scheduler) stopWorkers() {
+	s.closing.Store(true)
+	s.idle.Close()
+}
+
+// finishShutdown waits for the workers to exit, finishes the tasks left
+// and marks the shutdown done. Run once, on a goroutine of its own.
+func (s *Scheduler) finishShutdown() {
+	s.wg.Wait()
+	s.drain()
+	close(s.done)
 }
 
 // Done returns a channel closed when the shutdown has finished.

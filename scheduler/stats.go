@@ -154,6 +154,9 @@ type Stats struct {
 	// Cancelled counts tasks aborted by JoinHandle.Cancel (one whose
 	// Cancel panicked counts in both).
 	Panicked, Cancelled uint64
+	// ShieldsCut counts the tasks that the shutdown found still in a
+	// shield when its grace ended, and cut (Shutdown, Shield).
+	ShieldsCut uint64
 	// GlobalQueue is the global queue's length when Stats read it.
 	GlobalQueue int
 	// PerWorker holds each worker's counters, by worker index.
@@ -183,6 +186,7 @@ func (s *Scheduler) Stats() Stats {
 		Live:        s.owned.live.Load(),
 		Panicked:    s.panicked.Load(),
 		Cancelled:   s.cancelled.Load(),
+		ShieldsCut:  s.shields.cut.Load(),
 		GlobalQueue: s.global.Len(),
 		PerWorker:   make([]WorkerStats, len(s.workers)),
 		Start:       s.epoch,
