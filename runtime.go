@@ -137,6 +137,12 @@ type Runtime struct {
 
 // New starts a runtime. It returns an error wrapping ErrConfig (or the
 // scheduler's scheduler.ErrConfig) for an invalid Config.
+//
+// The workers start here, not at the first spawn: a runtime nobody uses
+// costs one parked goroutine per worker (no OS thread, no wake-up: its
+// workers park without a timeout while no timer is pending) and about
+// 100 KB of queues and buffers, and starting them later would put a check
+// on every spawn.
 func New(cfg Config) (*Runtime, error) {
 	if cfg.TimerTick == 0 {
 		cfg.TimerTick = time.Millisecond
