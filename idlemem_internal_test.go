@@ -21,7 +21,8 @@ import (
 // cost (Go rounds each allocation up to its size class: 16, 24, 32, 48,
 // 64, ... 128, 144, ...).
 func TestIdleConnRecordSizes(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(16), "TCPStream: the netFD pointer and the lazy PollRead/PollWrite state")
+	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(24), "TCPStream: the netFD pointer, the lazy PollRead/PollWrite state and the reused futures")
+	require.LessOrEqual(t, unsafe.Sizeof(connSpares{}), uintptr(32), "the reused futures of a connection")
 	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
 	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")

@@ -86,7 +86,19 @@ func (p PooledBuf) Release() {
 // read wait through an operation of its own, as Read does. Write the data
 // back, or copy what must be kept, then Release the buffer: a held buffer
 // is one fewer for every connection of the runtime.
-func (c *conn) ReadPooled() *ReadPooledFuture { return &ReadPooledFuture{n: c.n} }
+//
+// The future is the connection's, reused by the next ReadPooled once it
+// has completed or been cancelled (see Read).
+func (c *conn) ReadPooled() *ReadPooledFuture {
+	sp := c.spareSet()
+	f := sp.readPooled
+	if f == nil || !f.f.done {
+		f = new(ReadPooledFuture)
+		sp.readPooled = f
+	}
+	*f = ReadPooledFuture{n: c.n}
+	return f
+}
 
 // ReadPooledFuture is the future of ReadPooled: its pointer is a
 // future.Future[future.Result[PooledBuf]] and a future.Canceler.

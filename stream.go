@@ -19,6 +19,37 @@ type conn struct {
 	// poll is the state of PollRead and PollWrite (see AsyncReader), nil
 	// until the first of them (see pollState).
 	poll atomic.Pointer[connPoll]
+	// spares are the futures the connection's operations reuse, nil until
+	// the first Read, ReadPooled, Write or WriteAll.
+	spares atomic.Pointer[connSpares]
+}
+
+// connSpares holds the last future of each kind that Read, ReadPooled,
+// Write and WriteAll handed out, which the next call of that kind reuses
+// once it has completed or been cancelled, so that a connection reading
+// and writing in a loop allocates nothing per operation (see Read). The
+// read ones are touched only by the reader, the write ones only by the
+// writer (the owners of a Split's halves): no two goroutines share a
+// field. The record itself is made by the first operation of either side
+// and published through an atomic pointer, since the two sides may start
+// at once.
+type connSpares struct {
+	read       *ReadFuture
+	readPooled *ReadPooledFuture
+	write      *WriteFuture
+	writeAll   *WriteAllFuture
+}
+
+// spareSet returns the connection's spares, making them at the first call.
+func (s *conn) spareSet() *connSpares {
+	if sp := s.spares.Load(); sp != nil { // load: pairs with the CAS below
+		return sp
+	}
+	sp := new(connSpares)
+	if s.spares.CompareAndSwap(nil, sp) { // publish: pairs with the load above
+		return sp
+	}
+	return s.spares.Load()
 }
 
 // LocalAddr and RemoteAddr return the connection's addresses.
@@ -51,16 +82,48 @@ func (s *conn) Close() error { return s.n.close() }
 // Read returns a future of one read into buf: the byte count, io.EOF at the
 // end of the stream (after the peer's CloseWrite or Close). buf belongs to
 // the future until it completes or is cancelled.
-func (s *conn) Read(buf []byte) *ReadFuture { return &ReadFuture{n: s.n, buf: buf} }
+//
+// The future is the connection's: once it has completed or been
+// cancelled, the next Read reuses it, so a task reading in a loop
+// allocates nothing per read. Do not keep it, or poll it, past its
+// completion (which panics with future.ErrPolledAfterCompletion until the
+// next Read takes it over). The same holds for Write, WriteAll and
+// ReadPooled, each for its own kind.
+func (s *conn) Read(buf []byte) *ReadFuture {
+	sp := s.spareSet()
+	f := sp.read
+	if f == nil || !f.f.done {
+		f = new(ReadFuture)
+		sp.read = f
+	}
+	*f = ReadFuture{n: s.n, buf: buf}
+	return f
+}
 
 // Write returns a future of one write of buf: it may be short; WriteAll
 // writes everything.
-func (s *conn) Write(buf []byte) *WriteFuture { return &WriteFuture{n: s.n, buf: buf} }
+func (s *conn) Write(buf []byte) *WriteFuture {
+	sp := s.spareSet()
+	f := sp.write
+	if f == nil || !f.f.done {
+		f = new(WriteFuture)
+		sp.write = f
+	}
+	*f = WriteFuture{n: s.n, buf: buf}
+	return f
+}
 
 // WriteAll returns a future that writes all of buf, in as many sends as it
 // takes, and reports how many bytes were written before an error.
 func (s *conn) WriteAll(buf []byte) *WriteAllFuture {
-	return &WriteAllFuture{n: s.n, p: unsafe.SliceData(buf), size: len(buf)}
+	sp := s.spareSet()
+	f := sp.writeAll
+	if f == nil || !f.f.finished {
+		f = new(WriteAllFuture)
+		sp.writeAll = f
+	}
+	*f = WriteAllFuture{n: s.n, p: unsafe.SliceData(buf), size: len(buf)}
+	return f
 }
 
 // Split gives the read and the write side to two owners (two tasks): each

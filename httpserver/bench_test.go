@@ -126,6 +126,7 @@ func BenchmarkServe(b *testing.B) {
 		for _, conns := range []int{1, 64} {
 			for _, kind := range []string{"blitz", "blitz-epoll", "blitz-task", "nethttp"} {
 				b.Run(fmt.Sprintf("%s/conns=%d/%s", strings.TrimPrefix(path, "/"), conns, kind), func(b *testing.B) {
+					b.ReportAllocs() // the server's alone: the load generator is another process
 					addr, stop := benchServer(b, kind)
 					defer stop()
 					lg := startLoadgen(b, addr, conns, path)
