@@ -48,6 +48,10 @@
 //   - Waiting for events from jobs: OnceLatch and CountLatch, which a job
 //     waits for with WaitCtx (running other work meanwhile) and a goroutine
 //     with Wait.
+//   - Watching a pool: Pool.Metrics returns each worker's counts of jobs
+//     executed, stolen and injected and of sleeps, with the pool's gauges;
+//     Metrics.WritePrometheus writes them for Prometheus (section
+//     "Metrics").
 //
 // Jobs must not block for long (on I/O, a channel, a lock held elsewhere):
 // a blocked job holds its worker, and a pool has one worker per core
@@ -201,6 +205,34 @@
 // atomic.Bool, a context's Err) and return at once; the pieces still to
 // come then cost one check each. A panic does not stop the other pieces
 // either: they run to the end before the loop re-panics.
+//
+// # Metrics
+//
+// p.Metrics() reads a pool's figures: per worker, the jobs it ran
+// (JobsExecuted), those of them it stole from another worker (JobsStolen)
+// or took from the injection queue (JobsInjected), the times it went to
+// sleep for lack of work (Sleeps) and was woken (Wakeups), and its deque's
+// length; their totals; and the pool's gauges (idle and sleeping workers,
+// jobs waiting in the injection queue). A job is the second function of a
+// Join, whether popped back or stolen (the first runs as a call), a job
+// spawned into a Scope, or the one job of each call from outside the pool
+// (Pool.Run, and Join, Scope and the loops on a *Pool): a tree of n joins
+// submitted with Run counts n+1 jobs. Many steals against few jobs mean
+// unbalanced work; sleeps that grow as fast as the jobs mean pieces too
+// small to keep the workers busy.
+//
+// The counters never decrease, and are exact for finished work: when a
+// call from outside the pool returns, every job it made is counted. A
+// worker publishes its counts when it finishes a job it took from a queue
+// and when it goes to sleep, so a long job's own joins show once it ends.
+// Counting costs Join nothing measurable and reading costs the workers
+// nothing: section "Counting" says how.
+//
+// m.WritePrometheus(w) writes the figures in the Prometheus text exposition
+// format (0.0.4): counters such as
+// blitz_parallel_jobs_executed_total{worker="0"}, one series per worker,
+// and gauges such as blitz_parallel_workers_sleeping. The names are fixed:
+// one exposition holds one pool.
 //
 // # Internals
 //
@@ -392,6 +424,35 @@
 // lock-free Treiber stack would be LIFO and needs either a lock or ABA care
 // for its pop; injection is not on the fork-join hot path, so the mutex is
 // the simple choice.
+//
+// # Counting
+//
+// Each worker keeps its counters (Ctx.tally) in plain fields that only its
+// own goroutine reads and writes, and increments them where the events
+// happen: a Join's b popped back, a job run by execute, a steal, a job
+// taken from the injection queue, a sleep and its wakeup. The Join fast
+// path thus adds an increment of a field on a cache line the worker owns,
+// not an atomic: on amd64 an atomic add or store is a locked instruction,
+// as costly as the deque operations Join already makes.
+//
+// Other goroutines read a copy (Ctx.published), on cache lines of its own,
+// which the worker alone writes with atomic stores (publish): in finish,
+// before it signals a job's completion to whoever waits for it, and in
+// sleep, before it blocks and after it wakes. A job and everything it ran
+// on the worker are therefore published before its waiter wakes: a Join
+// waiting for a stolen b, Run's caller. Every job, and every join inside
+// one, runs inside a job that a worker took from a queue and finishes, so
+// nothing stays unpublished once the work is done. publish stores only the
+// fields that changed: one store for most jobs. It stores a whole before
+// its subsets (jobs executed before stolen and injected, sleeps before
+// wakeups) and Pool.Metrics loads them in the reverse order, so that a
+// subset read never exceeds the whole read after it; the tally never
+// decreases, so neither does what a reader sees. A replacement worker
+// (section "Goexit in a job") carries on with the same tally.
+//
+// The alternatives: an atomic add per Join, which the fast path would pay;
+// counters in a shared array, whose cache lines the workers would fight
+// over; per-worker counters read without atomics, a data race.
 //
 // # Close
 //

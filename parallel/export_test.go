@@ -78,3 +78,30 @@ func QueuedInjected(p *Pool) int64 { return p.injected.n.Load() }
 func RunFuncNameMatches() bool {
 	return runtime.FuncForPC(reflect.ValueOf((*Ctx).run).Pointer()).Name() == runFunc
 }
+
+// CounterCell is a worker's tally and its published copy, for the test of
+// the order of publish and load.
+type CounterCell struct {
+	t tally
+	p published
+}
+
+// StealOne counts a stolen job, as a worker does, and publishes. Called by
+// one goroutine only, the cell's owner.
+func (c *CounterCell) StealOne() {
+	c.t.stolen++
+	c.t.executed++
+	c.p.publish(&c.t)
+}
+
+// SleepOnce counts a sleep and its wakeup, publishing each, as a worker
+// does. Called by the cell's owner only.
+func (c *CounterCell) SleepOnce() {
+	c.t.sleeps++
+	c.p.publish(&c.t)
+	c.t.wakeups++
+	c.p.publish(&c.t)
+}
+
+// Load returns the published counters. Any goroutine may call it.
+func (c *CounterCell) Load() WorkerMetrics { return c.p.load() }

@@ -58,14 +58,17 @@ type job struct {
 // it. After the signal c does not touch j again: the owner may reuse it at
 // once. Called by the worker c.
 func (c *Ctx) execute(j *job) {
+	c.tally.executed++
 	c.finish(j, c.run(j.fn, c.depth, j))
 }
 
 // finish signals the completion of j, which ran on c with panic pe, to
 // whoever waits for it. Called by the worker c: from execute, or from the
 // unwinding of a job that called runtime.Goexit (package doc, section
-// "Goexit in a job").
+// "Goexit in a job"). It publishes c's counters first, so that whoever
+// waits for j finds j and everything j ran counted (section "Counting").
 func (c *Ctx) finish(j *job, pe *PanicError) {
+	c.published.publish(&c.tally)
 	switch j.kind {
 	case kindJoin:
 		owner := j.owner // read first: j is the owner's again after done is set

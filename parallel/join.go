@@ -45,6 +45,7 @@ func (c *Ctx) joinFrame(f *job) *PanicError {
 		if j == f {
 			fn := f.fn
 			f.fn = nil
+			c.tally.executed++ // a plain increment: the fast path has no atomic for the count (section "Counting")
 			return c.run(fn, c.depth, releaseFrame)
 		}
 		if j == nil {

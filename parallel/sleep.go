@@ -176,11 +176,15 @@ func (c *Ctx) sleep(idle *idleState) {
 	}
 	// Step 8: block. Whoever clears blocked also removes us from the
 	// sleeping count (wakeWorker).
+	c.tally.sleeps++
+	c.published.publish(&c.tally) // before blocked: who sees c blocked sees the sleep counted
 	c.blocked = true
 	for c.blocked {
 		c.cond.Wait()
 	}
 	c.mu.Unlock()
+	c.tally.wakeups++
+	c.published.publish(&c.tally)
 	c.state.Store(stateUnset) // consume any notification; the caller re-checks its condition
 	idle.rounds = 0
 }

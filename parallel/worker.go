@@ -33,6 +33,9 @@ type Ctx struct {
 	// of a goroutine that exited through Goexit (section "Goexit in a
 	// job"). Owner only, but for NewPool's read after every worker started.
 	goid uint64
+	// tally is the worker's counters as it keeps them (section
+	// "Counting"). Owner only.
+	tally tally
 
 	_ pad
 	// state is the worker's sleep latch: UNSET, SLEEPY, SLEEPING or SET
@@ -46,6 +49,11 @@ type Ctx struct {
 	cond    sync.Cond
 	blocked bool
 	_       pad
+	// published is the tally as Pool.Metrics reads it: written by the
+	// worker only (publish), read by any goroutine (load). On its own
+	// cache lines, away from the notifiers' writes to state.
+	published published
+	_         pad
 }
 
 // newCtx returns worker index of p, not yet started. Called by NewPool.
@@ -138,7 +146,11 @@ func (c *Ctx) findWork() *job {
 	if j := c.steal(); j != nil {
 		return j
 	}
-	return c.pool.injected.pop()
+	j := c.pool.injected.pop()
+	if j != nil {
+		c.tally.injected++ // execute counts it executed before any publish
+	}
+	return j
 }
 
 // steal takes the oldest job of another worker, starting at a random one.
@@ -156,6 +168,7 @@ func (c *Ctx) steal() *job {
 			continue
 		}
 		if j := v.stealer.StealLoop(); j != nil {
+			c.tally.stolen++ // execute counts it executed before any publish
 			return j
 		}
 	}
