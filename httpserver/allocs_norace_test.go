@@ -82,4 +82,3 @@ func TestAllocationsPerRequest(t *testing.T) {
 		})
 	}
 }
-
