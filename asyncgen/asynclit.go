@@ -281,10 +281,6 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 		h.refuse(call.Pos(), "future.%s of a function value is not supported (it compiles a function literal written in its call); write the literal in the call, future.%s(func() ... { ... }), instead", marker, marker)
 		return ""
 	}
-	if fn.Recv != nil && len(fn.Recv.List) > 0 && hasTypeParams(fn.Recv.List[0].Type) {
-		h.refuse(call.Pos(), "an async function literal in a method of a generic type is not supported yet; write it as an async method of its own and call its constructor instead")
-		return ""
-	}
 	caps, consts := captures(info, fn, lit)
 	constDecls, ok := h.constDecls(consts)
 	if !ok {
@@ -293,7 +289,16 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 	}
 	name := h.literalName(fn, n)
 	tparams, targs := "", ""
-	if fn.Type.TypeParams != nil {
+	if fn.Recv != nil && len(fn.Recv.List) > 0 && hasTypeParams(fn.Recv.List[0].Type) {
+		// A method of a generic type: the hoisted function takes the
+		// receiver's type parameters, by the names the method gives them,
+		// with the type's constraints.
+		var ok bool
+		if tparams, targs, ok = h.receiverTypeParams(fn); !ok {
+			h.refuse(call.Pos(), "an async function literal in a method whose receiver leaves a type parameter blank (_) is not supported; name the type parameter in the receiver instead")
+			return ""
+		}
+	} else if fn.Type.TypeParams != nil {
 		tparams = "[" + printFields(fset, fn.Type.TypeParams) + "]"
 		var names []string
 		for _, f := range fn.Type.TypeParams.List {
@@ -319,6 +324,28 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 	repl := name + "Async" + targs + "(" + strings.Repeat("\n", end.Line-start.Line) + strings.Join(args, ", ") + ")"
 	h.edits = append(h.edits, textEdit{start.Offset, end.Offset, repl})
 	return h.declaration(lit, name, tparams, constDecls, params, caps)
+}
+
+// receiverTypeParams returns the type parameter list of the generic
+// receiver of the method fn, "[K comparable, V any]", and its arguments,
+// "[K, V]"; false if one is blank.
+func (h *hoister) receiverTypeParams(fn *ast.FuncDecl) (tparams, targs string, ok bool) {
+	obj, _ := h.pkg.TypesInfo.Defs[fn.Name].(*types.Func)
+	if obj == nil {
+		return "", "", false
+	}
+	rtp := obj.Type().(*types.Signature).RecvTypeParams()
+	decls := make([]string, rtp.Len())
+	names := make([]string, rtp.Len())
+	for i := range rtp.Len() {
+		tp := rtp.At(i)
+		if tp.Obj().Name() == "_" {
+			return "", "", false
+		}
+		names[i] = tp.Obj().Name()
+		decls[i] = names[i] + " " + types.TypeString(tp.Constraint(), h.qualifier)
+	}
+	return "[" + strings.Join(decls, ", ") + "]", "[" + strings.Join(names, ", ") + "]", true
 }
 
 // declaration is the hoisted function of lit, named name.

@@ -215,3 +215,32 @@ func (v valueRecv) plus(g future.Future[int]) int {
 	v.base++ // the method's copy, which the literal shares
 	return future.Await(future.Async(func() int { return v.base + future.Await(g) }))
 }
+
+// number is a constraint with a union, for ledger.
+type number interface{ ~int | ~int64 | ~float64 }
+
+// ledger is a generic type whose async method holds literals.
+type ledger[K comparable, V number] struct {
+	totals map[K]V
+}
+
+// addAll adds each future's value to key, each in a literal of its own
+// that captures the receiver, the key and the iteration's variable. The
+// receiver names its type parameters otherwise than the type does.
+//
+//blitz:async
+func (l *ledger[Key, Val]) addAll(key Key, gs []future.Future[Val]) Val {
+	var fs []future.Future[Val]
+	for _, g := range gs {
+		fs = append(fs, future.Async(func() Val {
+			v := future.Await(g)
+			l.totals[key] += v
+			return v
+		}))
+	}
+	var sum Val
+	for _, f := range fs {
+		sum += future.Await(f)
+	}
+	return sum
+}

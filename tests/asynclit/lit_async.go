@@ -1067,12 +1067,124 @@ var _ = valueRecv.plus
 
 //line lit_async.go:1069
 
+// ledgerAddAllAsyncFuture_sites are the awaits of addAll, for task dumps.
+var ledgerAddAllAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 243, "ledger.addAll"),
+}
+
+//line lit_async.go:1076
+
+// ledgerAddAllAsyncFuture is the state machine of addAll: see addAllAsync.
+type ledgerAddAllAsyncFuture[Key comparable, Val number] struct {
+	state      int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1        future.Future[Val] // the future awaited
+	rangeValue []future.Future[Val]
+	rangeIndex int
+	l          *ledger[Key, Val]
+	key        Key
+	gs         []future.Future[Val]
+	sum        Val
+}
+
+// addAllAsync returns addAll as a future: polling it runs addAll up to its next
+// await, and its value is what addAll returns.
+func (l *ledger[Key, Val]) addAllAsync(key Key, gs []future.Future[Val]) future.Future[Val] {
+	_ = (*ledger[Key, Val]).addAll
+	return &ledgerAddAllAsyncFuture[Key, Val]{l: l, key: key, gs: gs}
+}
+
+// Poll runs addAll until it awaits a future that is not ready, or returns.
+func (f2 *ledgerAddAllAsyncFuture[Key, Val]) Poll(cx *future.Context) (_ Val, _ bool) {
+poll:
+	for {
+		switch f2.state {
+		case 0:
+//line lit.go:233
+			var fs []future.Future[Val]
+//line lit.go:234
+			for _, g := range f2.gs {
+				fs = append(fs, ledger_addAll_func1Async[Key, Val](
+
+					&g, &f2.l, &f2.key))
+			}
+//line lit.go:241
+			f2.sum = *new(Val)
+//line lit.go:242
+			f2.rangeValue = fs
+			f2.rangeIndex = 0
+//line lit.go:242
+			f2.state = 1
+			fallthrough
+//line lit_async.go:1119
+		case 1:
+//line lit.go:242
+			if f2.rangeIndex >= len(f2.rangeValue) {
+				f2.state = 4
+				continue poll
+			}
+			f := f2.rangeValue[f2.rangeIndex]
+//line lit.go:243
+			f2.aw1 = f
+			if f2.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f2.state = 2
+			fallthrough
+//line lit_async.go:1134
+		case 2:
+//line lit.go:243
+			v, ready := f2.aw1.Poll(cx)
+			if !ready {
+				cx.Suspended(ledgerAddAllAsyncFuture_sites[0])
+				return
+			}
+			f2.aw1 = nil
+			f2.sum += v
+//line lit.go:244
+			f2.state = 3
+			fallthrough
+//line lit_async.go:1147
+		case 3:
+//line lit.go:242
+			f2.rangeIndex++
+//line lit.go:242
+			f2.state = 1
+			continue poll
+//line lit_async.go:1154
+		case 4:
+//line lit.go:245
+			f2.state = -1
+			return f2.sum, true
+//line lit_async.go:1159
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that addAll awaits, if any; addAll goes no further.
+func (f2 *ledgerAddAllAsyncFuture[Key, Val]) Cancel() {
+	v := f2.state
+	if f2.state != -1 {
+		f2.state = -2
+	}
+	switch v {
+	case 2:
+		future.Cancel(f2.aw1)
+		f2.aw1 = nil
+	}
+}
+
+//line lit_async.go:1181
+
 // shared_func1AsyncFuture_sites are the awaits of shared_func1, for task dumps.
 var shared_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 24, "shared_func1"),
 }
 
-//line lit_async.go:1076
+//line lit_async.go:1188
 
 // shared_func1AsyncFuture is the state machine of shared_func1: see shared_func1Async.
 type shared_func1AsyncFuture struct {
@@ -1103,7 +1215,7 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1107
+//line lit_async.go:1219
 		case 1:
 //line lit.go:24
 			v2, ready := f.aw1.Poll(cx)
@@ -1118,7 +1230,7 @@ func (f *shared_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:26
 			f.state = -1
 			return (*f.x), true
-//line lit_async.go:1122
+//line lit_async.go:1234
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1140,14 +1252,14 @@ func (f *shared_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1144
+//line lit_async.go:1256
 
 // shared_func2AsyncFuture_sites are the awaits of shared_func2, for task dumps.
 var shared_func2AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 33, "shared_func2"),
 }
 
-//line lit_async.go:1151
+//line lit_async.go:1263
 
 // shared_func2AsyncFuture is the state machine of shared_func2: see shared_func2Async.
 type shared_func2AsyncFuture struct {
@@ -1176,7 +1288,7 @@ func (f *shared_func2AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) 
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1180
+//line lit_async.go:1292
 		case 1:
 //line lit.go:33
 			v, ready := f.aw1.Poll(cx)
@@ -1189,7 +1301,7 @@ func (f *shared_func2AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool) 
 //line lit.go:34
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1193
+//line lit_async.go:1305
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1211,14 +1323,14 @@ func (f *shared_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1215
+//line lit_async.go:1327
 
 // perIteration_func1AsyncFuture_sites are the awaits of perIteration_func1, for task dumps.
 var perIteration_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 47, "perIteration_func1"),
 }
 
-//line lit_async.go:1222
+//line lit_async.go:1334
 
 // perIteration_func1AsyncFuture is the state machine of perIteration_func1: see perIteration_func1Async.
 type perIteration_func1AsyncFuture struct {
@@ -1247,7 +1359,7 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1251
+//line lit_async.go:1363
 		case 1:
 //line lit.go:47
 			_, ready := f.aw1.Poll(cx)
@@ -1259,7 +1371,7 @@ func (f *perIteration_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 //line lit.go:48
 			f.state = -1
 			return (*f.k) + (*f.i), true
-//line lit_async.go:1263
+//line lit_async.go:1375
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1281,7 +1393,7 @@ func (f *perIteration_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1285
+//line lit_async.go:1397
 
 // fallible_func1AsyncFuture is the state machine of fallible_func1: see fallible_func1Async.
 type fallible_func1AsyncFuture struct {
@@ -1307,7 +1419,7 @@ func (f *fallible_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ bool
 //line lit.go:67
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1311
+//line lit_async.go:1423
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1323,14 +1435,14 @@ func (f *fallible_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1327
+//line lit_async.go:1439
 
 // fallible_func2AsyncFuture_sites are the awaits of fallible_func2, for task dumps.
 var fallible_func2AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 70, "fallible_func2"),
 }
 
-//line lit_async.go:1334
+//line lit_async.go:1446
 
 // fallible_func2AsyncFuture is the state machine of fallible_func2: see fallible_func2Async.
 type fallible_func2AsyncFuture struct {
@@ -1359,7 +1471,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1363
+//line lit_async.go:1475
 		case 1:
 //line lit.go:70
 			v2, ready := f.aw1.Poll(cx)
@@ -1377,7 +1489,7 @@ func (f *fallible_func2AsyncFuture) Poll(cx *future.Context) (_ future.Result[in
 //line lit.go:74
 			f.state = -1
 			return future.Result[int]{Value: f.v, Err: nil}, true
-//line lit_async.go:1381
+//line lit_async.go:1493
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1399,14 +1511,14 @@ func (f *fallible_func2AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1403
+//line lit_async.go:1515
 
 // nested_func1AsyncFuture_sites are the awaits of nested_func1, for task dumps.
 var nested_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 96, "nested_func1"),
 }
 
-//line lit_async.go:1410
+//line lit_async.go:1522
 
 // nested_func1AsyncFuture is the state machine of nested_func1: see nested_func1Async.
 type nested_func1AsyncFuture struct {
@@ -1443,7 +1555,7 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1447
+//line lit_async.go:1559
 		case 1:
 //line lit.go:96
 			v, ready := f.aw1.Poll(cx)
@@ -1456,7 +1568,7 @@ func (f *nested_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:97
 			f.state = -1
 			return f.r + (*f.a), true
-//line lit_async.go:1460
+//line lit_async.go:1572
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1478,14 +1590,14 @@ func (f *nested_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1482
+//line lit_async.go:1594
 
 // deferred_func1AsyncFuture_sites are the awaits of deferred_func1, for task dumps.
 var deferred_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 111, "deferred_func1"),
 }
 
-//line lit_async.go:1489
+//line lit_async.go:1601
 
 // deferred_func1AsyncFuture is the state machine of deferred_func1: see deferred_func1Async.
 type deferred_func1AsyncFuture struct {
@@ -1534,7 +1646,7 @@ func (f *deferred_func1AsyncFuture) runDefers() {
 		f.deferBits &^= 1
 //line lit.go:110
 		func() { *(*f.trace) = append(*(*f.trace), "inner") }()
-//line lit_async.go:1538
+//line lit_async.go:1650
 	}
 }
 
@@ -1552,7 +1664,7 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1556
+//line lit_async.go:1668
 		case 1:
 //line lit.go:111
 			v2, ready := f.aw1.Poll(cx)
@@ -1571,7 +1683,7 @@ func (f *deferred_func1AsyncFuture) poll(cx *future.Context) (_ future.Result[in
 			f.state = -1
 			f.runDefers()
 			return future.Result[int]{Value: f.v, Err: f.err}, true
-//line lit_async.go:1575
+//line lit_async.go:1687
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1595,14 +1707,14 @@ func (f *deferred_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1599
+//line lit_async.go:1711
 
 // generic_func1AsyncFuture_sites are the awaits of generic_func1, for task dumps.
 var generic_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 126, "generic_func1"),
 }
 
-//line lit_async.go:1606
+//line lit_async.go:1718
 
 // generic_func1AsyncFuture is the state machine of generic_func1: see generic_func1Async.
 type generic_func1AsyncFuture[T any] struct {
@@ -1632,7 +1744,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1636
+//line lit_async.go:1748
 		case 1:
 //line lit.go:126
 			v2, ready := f.aw1.Poll(cx)
@@ -1649,7 +1761,7 @@ func (f *generic_func1AsyncFuture[T]) Poll(cx *future.Context) (_ int, _ bool) {
 //line lit.go:130
 			f.state = -1
 			return f.n, true
-//line lit_async.go:1653
+//line lit_async.go:1765
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1671,14 +1783,14 @@ func (f *generic_func1AsyncFuture[T]) Cancel() {
 	}
 }
 
-//line lit_async.go:1675
+//line lit_async.go:1787
 
 // counter_add_func1AsyncFuture_sites are the awaits of counter_add_func1, for task dumps.
 var counter_add_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 146, "counter_add_func1"),
 }
 
-//line lit_async.go:1682
+//line lit_async.go:1794
 
 // counter_add_func1AsyncFuture is the state machine of counter_add_func1: see counter_add_func1Async.
 type counter_add_func1AsyncFuture struct {
@@ -1706,7 +1818,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1710
+//line lit_async.go:1822
 		case 1:
 //line lit.go:146
 			tmp, ready := f.aw1.Poll(cx)
@@ -1720,7 +1832,7 @@ func (f *counter_add_func1AsyncFuture) Poll(cx *future.Context) (_ struct{}, _ b
 //line lit.go:147
 			f.state = -1
 			return struct{}{}, true
-//line lit_async.go:1724
+//line lit_async.go:1836
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1742,14 +1854,14 @@ func (f *counter_add_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1746
+//line lit_async.go:1858
 
 // pool_func1AsyncFuture_sites are the awaits of pool_func1, for task dumps.
 var pool_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 169, "pool_func1"),
 }
 
-//line lit_async.go:1753
+//line lit_async.go:1865
 
 // pool_func1AsyncFuture is the state machine of pool_func1: see pool_func1Async.
 type pool_func1AsyncFuture struct {
@@ -1777,7 +1889,7 @@ poll:
 //line lit.go:166
 			f.state = 1
 			fallthrough
-//line lit_async.go:1781
+//line lit_async.go:1893
 		case 1:
 //line lit.go:166
 			if !((*f.next) < (*f.n)) {
@@ -1795,7 +1907,7 @@ poll:
 			}
 			f.state = 2
 			fallthrough
-//line lit_async.go:1799
+//line lit_async.go:1911
 		case 2:
 //line lit.go:169
 			_, ready := f.aw1.Poll(cx)
@@ -1807,12 +1919,12 @@ poll:
 //line lit.go:170
 			f.state = 1
 			continue poll
-//line lit_async.go:1811
+//line lit_async.go:1923
 		case 3:
 //line lit.go:171
 			f.state = -1
 			return f.sum, true
-//line lit_async.go:1816
+//line lit_async.go:1928
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1834,14 +1946,14 @@ func (f *pool_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1838
+//line lit_async.go:1950
 
 // spawner_func1AsyncFuture_sites are the awaits of spawner_func1, for task dumps.
 var spawner_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 198, "spawner_func1"),
 }
 
-//line lit_async.go:1845
+//line lit_async.go:1957
 
 // spawner_func1AsyncFuture is the state machine of spawner_func1: see spawner_func1Async.
 type spawner_func1AsyncFuture struct {
@@ -1878,7 +1990,7 @@ poll:
 			f.aw1 = f.blitzgenSel1.Wait(false)
 			f.state = 1
 			fallthrough
-//line lit_async.go:1882
+//line lit_async.go:1994
 		case 1:
 //line lit.go:198
 			_, ready := f.aw1.Poll(cx)
@@ -1893,7 +2005,7 @@ poll:
 				f.state = 2
 			}
 			continue poll
-//line lit_async.go:1897
+//line lit_async.go:2009
 		case 2:
 //line lit.go:199
 			v := f.blitzgenSel1c0.Value()
@@ -1902,12 +2014,12 @@ poll:
 //line lit.go:201
 			f.state = 3
 			fallthrough
-//line lit_async.go:1906
+//line lit_async.go:2018
 		case 3:
 //line lit.go:202
 			f.state = -1
 			return (*f.total) + 1, true
-//line lit_async.go:1911
+//line lit_async.go:2023
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1929,14 +2041,14 @@ func (f *spawner_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:1933
+//line lit_async.go:2045
 
 // valueRecv_plus_func1AsyncFuture_sites are the awaits of valueRecv_plus_func1, for task dumps.
 var valueRecv_plus_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 216, "valueRecv_plus_func1"),
 }
 
-//line lit_async.go:1940
+//line lit_async.go:2052
 
 // valueRecv_plus_func1AsyncFuture is the state machine of valueRecv_plus_func1: see valueRecv_plus_func1Async.
 type valueRecv_plus_func1AsyncFuture struct {
@@ -1964,7 +2076,7 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:1968
+//line lit_async.go:2080
 		case 1:
 //line lit.go:216
 			tmp, ready := f.aw1.Poll(cx)
@@ -1976,7 +2088,7 @@ func (f *valueRecv_plus_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ boo
 //line lit.go:216
 			f.state = -1
 			return (*f.v).base + tmp, true
-//line lit_async.go:1980
+//line lit_async.go:2092
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -1998,14 +2110,88 @@ func (f *valueRecv_plus_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:2002
+//line lit_async.go:2114
+
+// ledger_addAll_func1AsyncFuture_sites are the awaits of ledger_addAll_func1, for task dumps.
+var ledger_addAll_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("lit.go", 236, "ledger_addAll_func1"),
+}
+
+//line lit_async.go:2121
+
+// ledger_addAll_func1AsyncFuture is the state machine of ledger_addAll_func1: see ledger_addAll_func1Async.
+type ledger_addAll_func1AsyncFuture[Key comparable, Val number] struct {
+	state int32              // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   future.Future[Val] // the future awaited
+	g     *future.Future[Val]
+	l     **ledger[Key, Val]
+	key   *Key
+	v     Val
+}
+
+// ledger_addAll_func1Async returns ledger_addAll_func1 as a future: polling it runs ledger_addAll_func1 up to its next
+// await, and its value is what ledger_addAll_func1 returns.
+func ledger_addAll_func1Async[Key comparable, Val number](g *future.Future[Val], l **ledger[Key, Val], key *Key) future.Future[Val] {
+	return &ledger_addAll_func1AsyncFuture[Key, Val]{g: g, l: l, key: key}
+}
+
+// Poll runs ledger_addAll_func1 until it awaits a future that is not ready, or returns.
+func (f *ledger_addAll_func1AsyncFuture[Key, Val]) Poll(cx *future.Context) (_ Val, _ bool) {
+	for {
+		switch f.state {
+		case 0:
+//line lit.go:236
+			f.aw1 = (*f.g)
+			if f.aw1 == nil {
+				panic(future.ErrNilFuture)
+			}
+			f.state = 1
+			fallthrough
+//line lit_async.go:2151
+		case 1:
+//line lit.go:236
+			v2, ready := f.aw1.Poll(cx)
+			if !ready {
+				cx.Suspended(ledger_addAll_func1AsyncFuture_sites[0])
+				return
+			}
+			f.aw1 = nil
+			f.v = v2
+//line lit.go:237
+			(*f.l).totals[(*f.key)] += f.v
+//line lit.go:238
+			f.state = -1
+			return f.v, true
+//line lit_async.go:2166
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that ledger_addAll_func1 awaits, if any; ledger_addAll_func1 goes no further.
+func (f *ledger_addAll_func1AsyncFuture[Key, Val]) Cancel() {
+	v2 := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v2 {
+	case 1:
+		future.Cancel(f.aw1)
+		f.aw1 = nil
+	}
+}
+
+//line lit_async.go:2188
 
 // nested_func1_func1AsyncFuture_sites are the awaits of nested_func1_func1, for task dumps.
 var nested_func1_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 92, "nested_func1_func1"),
 }
 
-//line lit_async.go:2009
+//line lit_async.go:2195
 
 // nested_func1_func1AsyncFuture is the state machine of nested_func1_func1: see nested_func1_func1Async.
 type nested_func1_func1AsyncFuture struct {
@@ -2035,7 +2221,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:2039
+//line lit_async.go:2225
 		case 1:
 //line lit.go:92
 			v2, ready := f.aw1.Poll(cx)
@@ -2050,7 +2236,7 @@ func (f *nested_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool)
 //line lit.go:94
 			f.state = -1
 			return (*(*f.a)) + (*f.b) + f.v, true
-//line lit_async.go:2054
+//line lit_async.go:2240
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -2072,14 +2258,14 @@ func (f *nested_func1_func1AsyncFuture) Cancel() {
 	}
 }
 
-//line lit_async.go:2076
+//line lit_async.go:2262
 
 // spawner_func1_func1AsyncFuture_sites are the awaits of spawner_func1_func1, for task dumps.
 var spawner_func1_func1AsyncFuture_sites = [...]future.AwaitSite{
 	future.NewAwaitSite("lit.go", 195, "spawner_func1_func1"),
 }
 
-//line lit_async.go:2083
+//line lit_async.go:2269
 
 // spawner_func1_func1AsyncFuture is the state machine of spawner_func1_func1: see spawner_func1_func1Async.
 type spawner_func1_func1AsyncFuture struct {
@@ -2106,7 +2292,7 @@ func (f *spawner_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 			}
 			f.state = 1
 			fallthrough
-//line lit_async.go:2110
+//line lit_async.go:2296
 		case 1:
 //line lit.go:195
 			tmp, ready := f.aw1.Poll(cx)
@@ -2118,7 +2304,7 @@ func (f *spawner_func1_func1AsyncFuture) Poll(cx *future.Context) (_ int, _ bool
 //line lit.go:195
 			f.state = -1
 			return tmp * 2, true
-//line lit_async.go:2122
+//line lit_async.go:2308
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

@@ -213,3 +213,15 @@ func TestLiteralSharesAValueReceiversCopy(t *testing.T) {
 		t.Fatalf("got %d, %v, base %d; want 12 and the caller's base unchanged", got, err, v.base)
 	}
 }
+
+// TestLiteralInMethodOfGenericType: a literal in a method of a generic
+// type (two type parameters, one constrained by a union, renamed by the
+// receiver) captures the receiver and the loop's variable.
+func TestLiteralInMethodOfGenericType(t *testing.T) {
+	l := &ledger[string, float64]{totals: map[string]float64{"a": 0.5}}
+	gs := []future.Future[float64]{future.Ready(1.0), future.Ready(2.5)}
+	got, err := blitz.Run(context.Background(), l.addAllAsync("a", gs))
+	if err != nil || got != 3.5 || l.totals["a"] != 4 {
+		t.Fatalf("got %v, %v, total %v; want 3.5 and 4", got, err, l.totals["a"])
+	}
+}
