@@ -450,7 +450,7 @@
 // task; Tasks returns them as values; DumpOnSignal writes the dump when
 // the process gets a signal the program chooses (syscall.SIGUSR1, say):
 //
-//	blitz tasks: 10003 live, 10000 listed (3 queued since their spawn or in their first poll)
+//	blitz tasks: 10003 live, 10003 listed
 //
 //	9998 tasks: idle, waiting on Mutex.Lock, "worker"
 //		ids 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, ...
@@ -471,8 +471,9 @@
 // the syncprim and channels packages ("Mutex.Lock", "Oneshot.Recv",
 // "Notify.Notified", ...); a future of your own records its wait with
 // future.Context.Waiting. "idle" is the time since the task's last poll,
-// about how long it has waited. Listed are the tasks polled at least once;
-// those queued since their spawn are counted. Ages and idle times are
+// about how long it has waited. Listed are the live tasks, those waiting
+// for their first poll as queued; only the few queued behind a long poll
+// (a worker that does not come back to ask) are counted. Ages and idle times are
 // accurate to a worker's tick unless Config.PollTiming makes them exact.
 //
 // Go's own tools see tasks too. With Config.ProfileLabels, each poll runs

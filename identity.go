@@ -45,25 +45,48 @@ func TaskID(cx *future.Context) (uint64, bool) {
 // TaskInfo is a snapshot of one live task; see Runtime.Tasks.
 type TaskInfo = scheduler.TaskInfo
 
-// TaskState is a task's state in a TaskInfo: TaskIdle, TaskScheduled or
-// TaskRunning (TaskComplete for one that finished as the snapshot was
-// taken).
+// TaskState is a task's state in a TaskInfo: TaskQueued, TaskIdle,
+// TaskScheduled or TaskRunning (TaskComplete for one that finished as the
+// snapshot was taken).
 type TaskState = scheduler.TaskState
 
 // The task states.
 const (
-	TaskIdle      = scheduler.TaskIdle
+	// TaskIdle: the task waits for a wake.
+	TaskIdle = scheduler.TaskIdle
+	// TaskScheduled: the task was woken and waits in a queue to be polled.
 	TaskScheduled = scheduler.TaskScheduled
-	TaskRunning   = scheduler.TaskRunning
-	TaskComplete  = scheduler.TaskComplete
+	// TaskRunning: a worker is polling the task.
+	TaskRunning = scheduler.TaskRunning
+	// TaskComplete: the task finished after the snapshot began.
+	TaskComplete = scheduler.TaskComplete
+	// TaskQueued: the task waits in a queue for its first poll.
+	TaskQueued = scheduler.TaskQueued
 )
 
-// Tasks returns a snapshot of the live tasks that have been polled at
-// least once, and the number of live tasks: the difference are tasks
-// queued since their spawn and not polled yet, or in their first poll. It
-// is what Dump writes, for a program that shows tasks its own way. Any
-// goroutine may call it.
+// Tasks returns a snapshot of the live tasks, and the number of live
+// tasks. It lists the tasks polled at least once and those waiting in a
+// queue for their first poll (TaskQueued); the difference from live are
+// the few it could not list: tasks queued on a worker held by a poll that
+// has not returned for 20 ms (the dump's LONG POLL counts them), a task in
+// its first poll there (listed with Config.PollTiming), and tasks that
+// moved between queues while the snapshot read them. It is what Dump
+// writes, for a program that shows tasks its own way; SnapshotTasks takes
+// the same snapshot without allocating a TaskInfo per task. Any goroutine
+// may call it.
 func (rt *Runtime) Tasks() (tasks []TaskInfo, live int64) { return rt.sched.Tasks() }
+
+// TaskSnapshot is a snapshot of the live tasks in a compact form that
+// SnapshotTasks fills again and again without allocating
+// (scheduler.TaskSnapshot): for a program that looks at many tasks often,
+// such as a console.
+type TaskSnapshot = scheduler.TaskSnapshot
+
+// SnapshotTasks fills snap with the snapshot of the live tasks that Tasks
+// would return, reusing snap's memory: once it has grown to the number of
+// tasks, a fill allocates nothing in proportion to them. Any goroutine may
+// call it.
+func (rt *Runtime) SnapshotTasks(snap *TaskSnapshot) { rt.sched.SnapshotTasks(snap) }
 
 // ioWaitKinds are the waits of tasks whose socket operation is in flight,
 // by the operation's kind ("I/O recv fd 12"), recorded where a socket

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blitz-go/blitz"
@@ -60,6 +61,7 @@ type consoleState struct {
 // console costs the service at most one state a second, more only while
 // its user changes the view.
 func Console(rt *blitz.Runtime) http.Handler {
+	buf := new(stateBuffers)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -72,28 +74,43 @@ func Console(rt *blitz.Runtime) http.Handler {
 			w.Header().Set("Cache-Control", "no-store")
 			_, _ = w.Write(consolePage)
 		case "state":
-			serveState(w, r, rt)
+			serveState(w, r, rt, buf)
 		default:
 			http.NotFound(w, r)
 		}
 	})
 }
 
-// serveState answers a state request. Only Console's handler calls it.
-func serveState(w http.ResponseWriter, r *http.Request, rt *blitz.Runtime) {
+// stateBuffers is the memory a console's states are built in, kept from
+// one state to the next, so that a state at 10^5 tasks allocates little
+// more than its answer: the snapshot of the tasks (about 80 bytes a task)
+// and the page's sort entries (24 bytes a matching task). mu guards it:
+// the states of one console are built one at a time.
+type stateBuffers struct {
+	mu   sync.Mutex
+	snap blitz.TaskSnapshot
+	page pageScratch
+}
+
+// serveState answers a state request, building it in buf. Only Console's
+// handler calls it.
+func serveState(w http.ResponseWriter, r *http.Request, rt *blitz.Runtime, buf *stateBuffers) {
 	start := time.Now()
 	q, err := parseQuery(r.URL.Query())
 	if err != nil {
 		http.Error(w, "inspect: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	tasks, live := rt.Tasks()
-	p := pageTasks(tasks, live, &q)
+	buf.mu.Lock()
+	rt.SnapshotTasks(&buf.snap)
+	p := pageTasks(&buf.snap, buf.snap.Live(), &q, &buf.page)
+	alerts := alerts(rt, &buf.snap)
+	buf.mu.Unlock()
 	st := consoleState{
 		Time: start, Metrics: rt.Metrics(),
 		Summary: p.summary, Matching: p.matching, Offset: q.offset, Tasks: p.rows, Selected: p.selected,
+		Alerts: alerts,
 	}
-	st.Alerts = alerts(rt, tasks)
 	st.TookNs = time.Since(start).Nanoseconds()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -104,9 +121,9 @@ func serveState(w http.ResponseWriter, r *http.Request, rt *blitz.Runtime) {
 const maxAlerts = 50
 
 // alerts returns the lines of the state's alerts: each deadlock, each
-// warning of the snapshot (blitz.Runtime.Warnings), then the latest failed
-// tasks, newest first.
-func alerts(rt *blitz.Runtime, tasks []blitz.TaskInfo) []string {
+// warning of the snapshot (blitz.TaskSnapshot.Warnings), then rt's latest
+// failed tasks, newest first.
+func alerts(rt *blitz.Runtime, snap *blitz.TaskSnapshot) []string {
 	var out []string
 	add := func(format string, args ...any) bool {
 		if len(out) == maxAlerts {
@@ -115,7 +132,7 @@ func alerts(rt *blitz.Runtime, tasks []blitz.TaskInfo) []string {
 		out = append(out, fmt.Sprintf(format, args...))
 		return true
 	}
-	for _, cycle := range blitz.Deadlocks(tasks) {
+	for _, cycle := range snap.Deadlocks() {
 		parts := make([]string, len(cycle))
 		for i, t := range cycle {
 			parts[i] = fmt.Sprintf("task %d%s waits on %s", t.ID, quotedName(t.Name), t.Wait)
@@ -127,7 +144,7 @@ func alerts(rt *blitz.Runtime, tasks []blitz.TaskInfo) []string {
 			return out
 		}
 	}
-	for _, w := range rt.Warnings(tasks) {
+	for _, w := range snap.Warnings() {
 		if !add("%s: task %d%s", w.Kind, w.Task.ID, quotedName(w.Task.Name)) {
 			return out
 		}

@@ -24,6 +24,12 @@ var syntheticKinds = [...]future.WaitKind{
 	future.NewWaitKind("Synthetic.Lock", future.WaitNoObject),
 }
 
+// taskSlice is a slice of tasks as pageTasks reads a snapshot.
+type taskSlice []blitz.TaskInfo
+
+func (s taskSlice) Len() int                  { return len(s) }
+func (s taskSlice) Task(i int) blitz.TaskInfo { return s[i] }
+
 // syntheticTasks returns n task snapshots, in the order of a shard walk
 // (newest first), with random figures, 1000 names and three kinds of wait.
 func syntheticTasks(n int) []blitz.TaskInfo {
@@ -92,6 +98,7 @@ func shownObject(w future.Wait) uint64 {
 // the page's end agrees with a sort, and pages neither overlap nor skip.
 func TestPageTasksAgreesWithASort(t *testing.T) {
 	tasks := syntheticTasks(5000)
+	sc := new(pageScratch) // reused, as the console reuses it
 	for k := range sortKey(len(sortNames)) {
 		for _, desc := range []bool{false, true} {
 			for _, filter := range []string{"", "task-7", "TASK-12"} {
@@ -110,7 +117,7 @@ func TestPageTasksAgreesWithASort(t *testing.T) {
 					}
 					q, err := parseQuery(v)
 					require.NoError(t, err)
-					p := pageTasks(tasks, int64(len(tasks)), &q)
+					p := pageTasks(taskSlice(tasks), int64(len(tasks)), &q, sc)
 					require.Equal(t, len(want), p.matching, v.Encode())
 					end := max(min(page[0]+page[1], len(want)), page[0])
 					require.Len(t, p.rows, end-page[0], v.Encode())
@@ -190,8 +197,9 @@ func BenchmarkPageTasks(b *testing.B) {
 			q, err := parseQuery(v)
 			require.NoError(b, err)
 			b.ReportAllocs()
+			sc := new(pageScratch)
 			for b.Loop() {
-				pageTasks(tasks, int64(len(tasks)), &q)
+				pageTasks(taskSlice(tasks), int64(len(tasks)), &q, sc)
 			}
 		})
 	}

@@ -68,7 +68,7 @@ func TestConsoleStateParameters(t *testing.T) {
 	st := decodeState(t, serveState(h, ""))
 	assert.EqualValues(t, n, st.Summary.Live)
 	assert.Equal(t, n, st.Summary.Listed)
-	assert.Equal(t, map[string]int{"idle": n, "scheduled": 0, "running": 0, "complete": 0}, st.Summary.States)
+	assert.Equal(t, map[string]int{"idle": n, "scheduled": 0, "running": 0, "complete": 0, "queued": 0}, st.Summary.States)
 	require.Len(t, st.Summary.Waits, 3)
 	for _, w := range st.Summary.Waits {
 		assert.Equal(t, n/3, w.Tasks, w.Kind)

@@ -19,10 +19,12 @@ import (
 //
 // A runtime may hold 10^5 tasks and more, and the console is most needed
 // when the service is in trouble, so the work per request is kept to what
-// the page shows: the filter and the sort read the raw TaskInfo values (no
-// string is made for a task that is not on the page), the page's tasks
-// are selected and only they are sorted, and only the page's rows are
-// formatted.
+// the page shows, and its memory is reused from one request to the next:
+// the snapshot is a blitz.TaskSnapshot, compact records refilled in place;
+// the filter and the sort read each task's figures once, into small sort
+// entries (no string is made for a task that is not on the page); the
+// page's tasks are selected and only they are sorted, and only the page's
+// rows are formatted.
 
 // taskRow is one task of the page, as the page's table shows it.
 type taskRow struct {
@@ -41,8 +43,7 @@ type taskRow struct {
 // taskSummary counts the live tasks.
 type taskSummary struct {
 	// Live is every live task (Runtime.Tasks' count); Listed those the
-	// snapshot lists (polled at least once), which the other figures
-	// count.
+	// snapshot lists, which the other figures count.
 	Live   int64 `json:"live"`
 	Listed int   `json:"listed"`
 	// States counts the listed tasks by state.
@@ -58,6 +59,7 @@ type stateCounts struct {
 	Scheduled int `json:"scheduled"`
 	Running   int `json:"running"`
 	Complete  int `json:"complete"`
+	Queued    int `json:"queued"`
 }
 
 // waitCount is how many idle tasks wait on a kind of wait.
@@ -83,21 +85,42 @@ type taskPage struct {
 	selected *selectedTask
 }
 
+// taskList is a snapshot of tasks as pageTasks reads it: a
+// *blitz.TaskSnapshot, or a slice of tasks in the package's tests.
+type taskList interface {
+	Len() int
+	Task(i int) blitz.TaskInfo
+}
+
+// pageScratch is the memory of pageTasks, reused from one state to the
+// next: the sort entries and, for an order by name, the tasks' names.
+type pageScratch struct {
+	entries []sortEntry
+	names   []string
+}
+
 // pageTasks builds the tasks half of a state from a snapshot (tasks, and
 // live, the count of every live task): the summary, the page of the tasks
-// matching q's filter in q's order, and q's selected task.
-// Only the console's handler calls it (and the package's tests).
-func pageTasks(tasks []blitz.TaskInfo, live int64, q *consoleQuery) taskPage {
+// matching q's filter in q's order, and q's selected task. It reads each
+// task once, and keeps its memory in sc for the next call. Only the
+// console's handler calls it (and the package's tests).
+func pageTasks(tasks taskList, live int64, q *consoleQuery, sc *pageScratch) taskPage {
 	var p taskPage
-	p.summary.Live, p.summary.Listed = live, len(tasks)
+	n := tasks.Len()
+	p.summary.Live, p.summary.Listed = live, n
 	var kinds [256]int // idle tasks by future.WaitKind
 	var waits *waitKeys
 	if q.sort == sortWaiting {
 		waits = newWaitKeys()
 	}
-	matches := make([]sortEntry, 0, len(tasks))
-	for i := range tasks {
-		t := &tasks[i]
+	byName := q.sort == sortName
+	matches := slices.Grow(sc.entries[:0], n)
+	var names []string // nil unless byName
+	if byName {
+		names = slices.Grow(sc.names[:0], max(n, 1))
+	}
+	for i := range n {
+		t := tasks.Task(i)
 		switch t.State {
 		case blitz.TaskIdle:
 			p.summary.States.Idle++
@@ -106,26 +129,37 @@ func pageTasks(tasks []blitz.TaskInfo, live int64, q *consoleQuery) taskPage {
 			p.summary.States.Scheduled++
 		case blitz.TaskRunning:
 			p.summary.States.Running++
+		case blitz.TaskQueued:
+			p.summary.States.Queued++
 		default:
 			p.summary.States.Complete++
 		}
 		if t.ID == q.task && q.task != 0 {
-			p.selected = &selectedTask{ID: t.ID, Stanza: stanza(t)}
+			p.selected = &selectedTask{ID: t.ID, Stanza: stanza(&t)}
+		}
+		if byName {
+			names = append(names, t.Name)
 		}
 		if q.filter == "" || containsFold(t.Name, q.filter) {
-			matches = append(matches, sortEntry{key: sortKeyOf(t, q.sort, q.desc, waits), id: t.ID, i: i})
+			matches = append(matches, sortEntry{key: sortKeyOf(&t, q.sort, q.desc, waits), id: t.ID, i: i})
 		}
 	}
 	p.summary.Waits = topWaits(&kinds)
 	p.matching = len(matches)
 	if q.offset >= len(matches) || q.limit == 0 {
 		p.rows = []taskRow{}
-		return p
+	} else {
+		page := sortedRange(matches, q.offset, min(q.offset+q.limit, len(matches)), entryOrder(names, q.desc))
+		p.rows = make([]taskRow, len(page))
+		for j, e := range page {
+			t := tasks.Task(e.i)
+			p.rows[j] = rowOf(&t)
+		}
 	}
-	page := sortedRange(matches, q.offset, min(q.offset+q.limit, len(matches)), entryOrder(tasks, q.sort == sortName, q.desc))
-	p.rows = make([]taskRow, len(page))
-	for j, e := range page {
-		p.rows[j] = rowOf(&tasks[e.i])
+	sc.entries = matches[:0]
+	if byName {
+		clear(names) // keep no name reachable
+		sc.names = names[:0]
 	}
 	return p
 }
@@ -173,11 +207,12 @@ func sortKeyOf(t *blitz.TaskInfo, key sortKey, desc bool, waits *waitKeys) uint6
 // ordered maps an int64 to a uint64 of the same order.
 func ordered(x int64) uint64 { return uint64(x) ^ 1<<63 }
 
-// entryOrder returns the order of sort entries of tasks: by key, then by
-// name if byName (descending if desc), then by id, ascending, which makes
-// it a total order: the pages of one snapshot neither overlap nor miss a
-// task.
-func entryOrder(tasks []blitz.TaskInfo, byName, desc bool) func(a, b sortEntry) int {
+// entryOrder returns the order of sort entries: by key, then, for an
+// order by name, by names, the tasks' names by snapshot index (descending
+// if desc), then by id, ascending, which makes it a total order: the pages
+// of one snapshot neither overlap nor miss a task.
+func entryOrder(names []string, desc bool) func(a, b sortEntry) int {
+	byName := names != nil
 	return func(a, b sortEntry) int {
 		if a.key != b.key {
 			if a.key < b.key {
@@ -186,7 +221,7 @@ func entryOrder(tasks []blitz.TaskInfo, byName, desc bool) func(a, b sortEntry) 
 			return 1
 		}
 		if byName {
-			c := strings.Compare(tasks[a.i].Name, tasks[b.i].Name)
+			c := strings.Compare(names[a.i], names[b.i])
 			if desc {
 				c = -c
 			}
@@ -369,6 +404,9 @@ func stanza(t *blitz.TaskInfo) string {
 		fmt.Fprintf(&b, ", polled for %v", t.PollTime)
 	}
 	b.WriteString("]\n")
+	if t.State == blitz.TaskQueued {
+		b.WriteString("  waiting in a queue for its first poll\n")
+	}
 	if t.State == blitz.TaskRunning {
 		fmt.Fprintf(&b, "  running for %v", t.SinceLastPoll.Round(1e6))
 		if t.FirstPoll {

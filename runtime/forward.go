@@ -57,6 +57,9 @@ const TaskComplete = blitz.TaskComplete
 // Deprecated: use blitz.TaskIdle (github.com/blitz-go/blitz).
 const TaskIdle = blitz.TaskIdle
 
+// Deprecated: use blitz.TaskQueued (github.com/blitz-go/blitz).
+const TaskQueued = blitz.TaskQueued
+
 // Deprecated: use blitz.TaskRunning (github.com/blitz-go/blitz).
 const TaskRunning = blitz.TaskRunning
 
@@ -392,6 +395,9 @@ type TaskMetrics = blitz.TaskMetrics
 
 // Deprecated: use blitz.TaskName (github.com/blitz-go/blitz).
 type TaskName = blitz.TaskName
+
+// Deprecated: use blitz.TaskSnapshot (github.com/blitz-go/blitz).
+type TaskSnapshot = blitz.TaskSnapshot
 
 // Deprecated: use blitz.TaskState (github.com/blitz-go/blitz).
 type TaskState = blitz.TaskState

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/header"
 )
 
 // This file is the task dump: Tasks takes a snapshot of the listed tasks,
@@ -31,9 +30,12 @@ const (
 	TaskRunning
 	// TaskComplete: the task finished after the snapshot began.
 	TaskComplete
+	// TaskQueued: the task waits in a queue for its first poll; it has
+	// not run yet.
+	TaskQueued
 )
 
-// String returns "idle", "scheduled", "running" or "complete".
+// String returns "idle", "scheduled", "running", "complete" or "queued".
 func (s TaskState) String() string {
 	switch s {
 	case TaskIdle:
@@ -42,6 +44,8 @@ func (s TaskState) String() string {
 		return "scheduled"
 	case TaskRunning:
 		return "running"
+	case TaskQueued:
+		return "queued"
 	}
 	return "complete"
 }
@@ -56,14 +60,15 @@ type TaskInfo struct {
 	// State is the task's state when the snapshot read it.
 	State TaskState
 	// Age is the time since the spawn; for a task spawned from outside
-	// the workers (SpawnOn), since its first poll, which saves the spawn a
-	// clock read.
+	// the workers, since its first poll, which saves the spawn a clock
+	// read (0 while such a task is queued for its first poll).
 	Age time.Duration
-	// Polls counts the task's polls (modulo 2^32).
+	// Polls counts the task's polls (modulo 2^32); 0 for a queued task.
 	Polls uint32
 	// SinceLastPoll is the time since the task's last poll began: for an
 	// idle task, about how long it has waited; for a running one, how long
-	// its poll in progress has run.
+	// its poll in progress has run; for a queued one, its Age, how long it
+	// has waited for its first poll.
 	SinceLastPoll time.Duration
 	// PollTime is the total duration of the task's polls, with
 	// Config.PollTiming; 0 without.
@@ -94,115 +99,29 @@ type TaskInfo struct {
 	FirstPoll bool
 }
 
-// Tasks returns a snapshot of the live tasks that have been polled at
-// least once, with Config.PollTiming also those in their first poll, in no
-// particular order, and the number of live tasks (Stats().Live): the
-// difference are tasks queued since their spawn and not yet polled, or
-// (without PollTiming) in their first poll. The ages and wait times are
-// accurate to a worker's tick (at most BudgetPerTick polls) unless
-// Config.PollTiming makes them exact. Any goroutine may call it; it holds
-// each owned shard's mutex while it copies that shard's tasks.
+// Tasks returns a snapshot of the live tasks, in no particular order,
+// and the number of live tasks (Stats().Live). It lists the tasks polled
+// at least once (idle, scheduled or running), and those waiting in a queue
+// for their first poll (TaskQueued): the workers copy the tasks of their
+// own queues when asked, between two polls, and the global queue's are
+// read. The difference from live are the tasks it could not list: those
+// queued on a worker that did not answer within 20 ms, being in a long
+// poll (its LongPoll counts them), a task in its first poll there, unless
+// Config.PollTiming names it (then listed as running, FirstPoll), and tasks
+// that moved between two queues, or were first polled, while the
+// snapshot read them. The ages and wait times are accurate to a worker's
+// tick (at most BudgetPerTick polls) unless Config.PollTiming makes them
+// exact. Any goroutine may call it; it holds each owned shard's mutex
+// while it copies that shard's tasks. SnapshotTasks takes the same
+// snapshot without allocating a TaskInfo per task.
 func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
-	type raw struct {
-		id, parent uint64
-		born       int64
-		run        uint64
-		wait       future.Wait
-		st         header.State
-		x          *taskExt
+	var snap TaskSnapshot
+	s.SnapshotTasks(&snap)
+	tasks = make([]TaskInfo, snap.Len())
+	for i := range tasks {
+		tasks[i] = snap.Task(i)
 	}
-	raws := make([]raw, 0, s.owned.live.Load()+16) // the live count: every task listed, about
-	for i := range s.owned.shards {
-		sh := &s.owned.shards[i]
-		sh.mu.Lock()
-		for t := sh.head; t != nil; t = t.next {
-			raws = append(raws, raw{
-				id: t.id, parent: t.parent, born: t.born,
-				run:  t.run.Load(),  // run: stored by the polling worker
-				wait: t.wait.Load(), // wait: stored by the leaf futures of its poll
-				st:   t.Load(),
-				x:    t.ext.Load(), // ext: stored by the task's owner
-			})
-		}
-		sh.mu.Unlock()
-	}
-	live = s.owned.live.Load()
-	now := s.now()
-	firstPolls := firstPolls(s, raws, func(r raw) uint64 { return r.id }, now)
-	nowMs := uint32(now / int64(time.Millisecond))
-	sites := make(map[[spawnPCs]uintptr][2]string)
-	tasks = make([]TaskInfo, len(raws))
-	for i, r := range raws {
-		ti := &tasks[i]
-		ti.ID, ti.Parent = r.id, r.parent
-		ti.Age = time.Duration(max(now-r.born, 0))
-		polls := uint32(uint16(r.run))<<16 | uint32(r.st.Polls()) // read apart: off by 2^16 across a carry
-		ti.Polls = polls
-		ti.SinceLastPoll = time.Duration(nowMs-uint32(r.run>>32)) * time.Millisecond // wraps after 49 days
-		switch r.st.Lifecycle() {
-		case header.Idle:
-			ti.State = TaskIdle
-			if r.wait.Seq() == uint8(polls) {
-				ti.Wait = r.wait
-				ti.WaitsFor = waitsFor(r.wait)
-			}
-			ti.AwaitAt = future.AwaitSite(uint16(r.run >> 16)).String()
-		case header.Scheduled:
-			ti.State = TaskScheduled
-		case header.Running:
-			ti.State = TaskRunning
-		default:
-			ti.State = TaskComplete
-		}
-		if x := r.x; x != nil {
-			ti.Name = x.name
-			ti.PollTime = time.Duration(x.pollNanos.Load()) // pollNanos: added to by the polling worker
-			ti.WokenInPoll = x.wokenInPoll.Load()           // wokenInPoll: added to by the polling worker
-			if x.pcs[0] != 0 {
-				site, ok := sites[x.pcs]
-				if !ok {
-					site = spawnSite(x.pcs[:])
-					sites[x.pcs] = site
-				}
-				ti.Site, ti.Func = site[0], site[1]
-			}
-		}
-	}
-	return append(tasks, firstPolls...), live
-}
-
-// firstPolls returns the tasks in their first poll on a worker, with
-// Config.PollTiming: the polls in progress whose task is not among the
-// listed ones (listed, read by id).
-func firstPolls[R any](s *Scheduler, listed []R, id func(R) uint64, now int64) []TaskInfo {
-	if !s.cfg.PollTiming {
-		return nil
-	}
-	var out []TaskInfo
-	var ids map[uint64]bool
-	for _, w := range s.workers {
-		at, tid, x, ok := w.pollInProgress()
-		if !ok {
-			continue
-		}
-		if ids == nil {
-			ids = make(map[uint64]bool, len(listed))
-			for _, r := range listed {
-				ids[id(r)] = true
-			}
-		}
-		if ids[tid] {
-			continue
-		}
-		ti := TaskInfo{ID: tid, State: TaskRunning, Polls: 1, FirstPoll: true}
-		ti.Age = time.Duration(max(now-at, 0))
-		ti.SinceLastPoll = ti.Age
-		if x != nil {
-			ti.Name = x.name
-		}
-		out = append(out, ti)
-	}
-	return out
+	return tasks, snap.Live()
 }
 
 // waitsFor returns the task that a task waiting on w waits for, 0 if none
@@ -336,7 +255,7 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "blitz tasks: %d live, %d listed", live, len(tasks))
 	if n := live - int64(len(tasks)); n > 0 {
-		fmt.Fprintf(bw, " (%d queued since their spawn or in their first poll)", n)
+		fmt.Fprintf(bw, " (%d not listed: queued behind a long poll, in their first poll, or moving between queues)", n)
 	}
 	bw.WriteString("\n")
 	for _, lp := range s.LongPolls(true) {
@@ -386,6 +305,8 @@ func dumpTask(w *bufio.Writer, t *TaskInfo) {
 		if t.FirstPoll {
 			w.WriteString(", in its first poll")
 		}
+	case TaskQueued:
+		w.WriteString(" since its spawn")
 	}
 	fmt.Fprintf(w, "\n\tage %s, polls %d", fmtDur(t.Age), t.Polls)
 	if t.PollTime > 0 {

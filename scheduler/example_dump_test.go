@@ -88,3 +88,40 @@ func ExampleScheduler_Dump() {
 	// 	id 4
 	//
 }
+
+// A program that looks at its tasks often fills one snapshot again and
+// again, which allocates nothing per task once it has grown, and makes a
+// TaskInfo only for the tasks it shows.
+func ExampleScheduler_SnapshotTasks() {
+	s, err := scheduler.New(scheduler.Config{Workers: 1})
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer s.Shutdown(ctx)
+
+	var mu sync.Mutex
+	var opened bool
+	var wks []waker.Waker
+	for i := range 3 {
+		scheduler.Spawn[struct{}](s, nil, scheduler.Named("guest", future.Future[struct{}](door{&mu, &opened, &wks, uint64(i)})))
+	}
+	var snap scheduler.TaskSnapshot
+	for { // a console's refreshes
+		s.SnapshotTasks(&snap)
+		waiting := 0
+		for i := range snap.Len() {
+			if t := snap.Task(i); t.State == scheduler.TaskIdle && t.Wait != 0 {
+				waiting++
+			}
+		}
+		if waiting == 3 {
+			fmt.Printf("%d live, %d listed, %d waiting\n", snap.Live(), snap.Len(), waiting)
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Output:
+	// 3 live, 3 listed, 3 waiting
+}

@@ -222,8 +222,8 @@ func TestRecycleStress(t *testing.T) {
 			}
 			tasks, _ := e.s.Tasks()
 			for _, ti := range tasks {
-				if ti.ID == 0 || ti.Polls == 0 {
-					t.Errorf("a dumped task has id %d and %d polls", ti.ID, ti.Polls)
+				if ti.ID == 0 || (ti.Polls == 0) != (ti.State == scheduler.TaskQueued) {
+					t.Errorf("a dumped task has id %d and %d polls, %s", ti.ID, ti.Polls, ti.State)
 					return
 				}
 			}

@@ -34,6 +34,10 @@ type Scheduler struct {
 	// closing is set once by Shutdown; workers leave their loops when they
 	// see it, and spawns after it are refused.
 	closing atomic.Bool
+	// snapReq is the snapshot request in progress (askWorkers), nil when
+	// there is none: stored by the snapshot, loaded by the workers between
+	// polls (worker.checkSnapshot).
+	snapReq atomic.Pointer[snapRequest]
 	// failed keeps the latest failed tasks (warnings.go).
 	failed failedRing
 	// label tells this scheduler's workers from another's in a goroutine
@@ -65,6 +69,10 @@ type Scheduler struct {
 	done         chan struct{}
 	// slow keeps the latest slow polls (Config.PollTiming), for Stats.
 	slow slowPolls
+	// snapMu orders the task snapshots (SnapshotTasks), one at a time,
+	// and the shutdown's drain after any of them that holds the global
+	// queue's tasks out of it (takeGlobal).
+	snapMu sync.Mutex
 	// Counters for Stats that a spawn from outside the workers writes, each
 	// of them: on lines of their own, away from the fields the workers'
 	// loops read (closing, epoch). The workers count their own spawns.
@@ -285,9 +293,11 @@ func (s *Scheduler) drain() {
 	for _, w := range s.workers {
 		w.drain(s.shutdownTask)
 	}
+	s.snapMu.Lock() // a snapshot holding the global queue's tasks puts them back first
 	for h := s.global.Pop(); h != nil; h = s.global.Pop() {
 		s.shutdownTask(h)
 	}
+	s.snapMu.Unlock()
 	s.owned.closeAndPop(func(t *taskBase) { s.shutdownTask(&t.Header) })
 }
 

@@ -67,16 +67,23 @@ const (
 // Warnings returns the warnings of a snapshot of tasks (Tasks), by task id.
 func (s *Scheduler) Warnings(tasks []TaskInfo) []Warning {
 	var out []Warning
-	for _, t := range tasks {
-		switch {
-		case t.State == TaskIdle && t.Wait.Kind() == waitNoWaker:
-			out = append(out, Warning{LostWaker, t})
-		case t.State == TaskRunning && t.FirstPoll && t.SinceLastPoll >= s.cfg.SlowPoll:
-			out = append(out, Warning{NeverYielded, t})
-		}
-		if t.Polls >= selfWakeMinPolls && float64(t.WokenInPoll) > selfWakeShare*float64(t.Polls) {
-			out = append(out, Warning{SelfWakes, t})
-		}
+	for i := range tasks {
+		out = appendWarnings(out, &tasks[i], s.cfg.SlowPoll)
+	}
+	return out
+}
+
+// appendWarnings appends the warnings of t to out, for a scheduler whose
+// Config.SlowPoll is slowPoll.
+func appendWarnings(out []Warning, t *TaskInfo, slowPoll time.Duration) []Warning {
+	switch {
+	case t.State == TaskIdle && t.Wait.Kind() == waitNoWaker:
+		out = append(out, Warning{LostWaker, *t})
+	case t.State == TaskRunning && t.FirstPoll && t.SinceLastPoll >= slowPoll:
+		out = append(out, Warning{NeverYielded, *t})
+	}
+	if t.Polls >= selfWakeMinPolls && float64(t.WokenInPoll) > selfWakeShare*float64(t.Polls) {
+		out = append(out, Warning{SelfWakes, *t})
 	}
 	return out
 }

@@ -117,6 +117,11 @@ type worker struct {
 	pollAt  atomic.Int64
 	pollID  atomic.Uint64
 	pollExt atomic.Pointer[taskExt]
+	// answered is the last snapshot request this worker answered or
+	// found settled (checkSnapshot), and scratch holds its local queue's
+	// tasks while it copies them (answerSnapshot). Owned by the worker.
+	answered *snapRequest
+	scratch  []*header.Header
 	// labels are the worker goroutine's pprof labels (blitz.worker, its
 	// index, and blitz.scheduler), by which a goroutine profile finds its
 	// stack; a labelled poll (Config.ProfileLabels) restores them after
@@ -205,6 +210,7 @@ func (w *worker) tick() int {
 	w.tickAt.Store(w.clock) // tickAt: loaded by LongPolls
 	ran := 0
 	for ran < BudgetPerTick && !w.s.closing.Load() {
+		w.checkSnapshot()
 		h := w.next()
 		if h == nil {
 			if len(w.deferred) > 0 {
@@ -440,6 +446,9 @@ func (w *worker) park() bool {
 	w.ctr.parked++
 	w.publish()
 	w.parks.begin(w.s)
+	// After parks.begin: a snapshot that does not see this worker parked
+	// has published its request before, and this sees it (askWorkers).
+	w.checkSnapshot()
 	r := w.sleep(timeout)
 	w.parks.end(w.s)
 	w.parking = false
