@@ -295,7 +295,7 @@ func (h *hoister) hoist(fn *ast.FuncDecl, call *ast.CallExpr, n int) string {
 		// with the type's constraints.
 		var ok bool
 		if tparams, targs, ok = h.receiverTypeParams(fn); !ok {
-			h.refuse(call.Pos(), "an async function literal in a method whose receiver leaves a type parameter blank (_) is not supported; name the type parameter in the receiver instead")
+			h.refuse(call.Pos(), "an async function literal in a method whose receiver leaves a type parameter blank (_) is not supported in an async function; write a name for the type parameter in the receiver instead")
 			return ""
 		}
 	} else if fn.Type.TypeParams != nil {
