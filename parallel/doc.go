@@ -254,6 +254,10 @@
 //     inline (the fast path: no latch, no atomics beyond the deque's); if it
 //     gets another job, one pushed after the frame and left behind
 //     (Scope.SpawnFrom does that), it runs that job and pops again;
+//     steps 1 and 2 up to b's return share one call level, whose one
+//     deferred function recovers a's panic or b's (section "Goexit in a
+//     job"), so the fast path pays for one defer; after a panic in a, the
+//     pop and the rest run outside it, as in the slow path;
 //  3. if the deque is empty, b was stolen: it waits for the frame's latch
 //     (the done flag), running other work meanwhile (section "Waiting");
 //     the thief runs b, stores its panic, sets done and notifies the owner.
@@ -294,11 +298,13 @@
 // the deferred calls and cannot be stopped. Left alone, the pool would lose
 // the worker and whoever waits for the job would wait forever. Instead:
 //
-//  1. Every job runs in a call level (Ctx.run) whose deferred function tells
-//     a Goexit from a return and a panic: the function neither returned nor
-//     panicked. (A panic recovered there while a Goexit started inside the
-//     function is pending does not stop the Goexit; runtime.Goexit on the
-//     stack below the deferred function tells that case.)
+//  1. Every job runs in a call level (Ctx.run; Join's a and its b popped
+//     back share one, Ctx.joinInline, which tells by its progress whose
+//     level it is) whose deferred function tells a Goexit from a return and
+//     a panic: the function neither returned nor panicked. (A panic
+//     recovered there while a Goexit started inside the function is
+//     pending does not stop the Goexit; runtime.Goexit on the stack below
+//     the deferred function tells that case.)
 //  2. That deferred function unwinds its level before the goroutine goes on
 //     exiting: it closes the join frames opened inside the level, innermost
 //     first, as Join does after its a (pop b back and run it, or wait for

@@ -73,10 +73,11 @@ var CurGoid = curGoid
 // injection queue.
 func QueuedInjected(p *Pool) int64 { return p.injected.n.Load() }
 
-// RunFuncNameMatches reports whether goexitPending's name for Ctx.run is the
-// one tracebacks show.
+// RunFuncNameMatches reports whether goexitPending's names for Ctx.run and
+// Ctx.joinInline are the ones tracebacks show.
 func RunFuncNameMatches() bool {
-	return runtime.FuncForPC(reflect.ValueOf((*Ctx).run).Pointer()).Name() == runFunc
+	return runtime.FuncForPC(reflect.ValueOf((*Ctx).run).Pointer()).Name() == runFunc &&
+		runtime.FuncForPC(reflect.ValueOf((*Ctx).joinInline).Pointer()).Name() == joinInlineFunc
 }
 
 // CounterCell is a worker's tally and its published copy, for the test of

@@ -152,22 +152,24 @@ func (u *unwinding) goexitError() *PanicError {
 	return u.pe
 }
 
-// goexitFunc and runFunc are the names of runtime.Goexit and of Ctx.run in
-// a traceback.
+// goexitFunc, runFunc and joinInlineFunc are the names of runtime.Goexit,
+// Ctx.run and Ctx.joinInline in a traceback.
 const (
-	goexitFunc = "runtime.Goexit"
-	runFunc    = "github.com/blitz-go/blitz/parallel.(*Ctx).run"
+	goexitFunc     = "runtime.Goexit"
+	runFunc        = "github.com/blitz-go/blitz/parallel.(*Ctx).run"
+	joinInlineFunc = "github.com/blitz-go/blitz/parallel.(*Ctx).joinInline"
 )
 
-// goexitPending reports whether the panic that run's deferred function has
-// just recovered was raised by deferred code that a runtime.Goexit inside
-// run's function was running. The recover does not stop that Goexit: run
-// will not return to its caller (the runtime never unwinds past a pending
-// Goexit), so run must unwind the level itself. That is so exactly when
-// runtime.Goexit is on the stack between the deferred function and the
-// nearest run frame, which is the run being unwound: a run between the panic
-// and it would have recovered the panic itself. Called from run's deferred
-// function after a recover, a cold path.
+// goexitPending reports whether the panic that the deferred function of a
+// call level (run, or Join's joinInline) has just recovered was raised by
+// deferred code that a runtime.Goexit inside the level's function was
+// running. The recover does not stop that Goexit: the level will not return
+// to its caller (the runtime never unwinds past a pending Goexit), so it
+// must unwind itself. That is so exactly when runtime.Goexit is on the stack
+// between the deferred function and the nearest run or joinInline frame,
+// which is the level being unwound: a level between the panic and it would
+// have recovered the panic itself. Called from those deferred functions
+// after a recover, a cold path.
 func goexitPending() bool {
 	pcs := make([]uintptr, 64)
 	for {
@@ -178,7 +180,7 @@ func goexitPending() bool {
 			switch f.Function {
 			case goexitFunc:
 				return true
-			case runFunc:
+			case runFunc, joinInlineFunc:
 				return false
 			}
 			if !more {
@@ -186,7 +188,7 @@ func goexitPending() bool {
 			}
 		}
 		if n < len(pcs) {
-			// No run frame: runFunc is stale (TestGoexitRunNameMatches
+			// No level's frame: a name is stale (TestGoexitRunNameMatches
 			// catches that). Take the panic for a plain one, as before
 			// Goexit was handled.
 			return false

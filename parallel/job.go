@@ -106,6 +106,9 @@ func (c *Ctx) call(f func(*Ctx)) *PanicError { return c.run(f, c.depth, nil) }
 func (c *Ctx) run(f func(*Ctx), d0 int, lj *job) (pe *PanicError) {
 	pe = goexitMark // the return below clears it
 	defer func() {
+		if pe == nil {
+			return // f returned: no recover call on the common path
+		}
 		if r := recover(); r != nil {
 			pe = toPanicError(r)
 			if !goexitPending() {
@@ -114,8 +117,6 @@ func (c *Ctx) run(f func(*Ctx), d0 int, lj *job) (pe *PanicError) {
 			// f's deferred code panicked while f was exiting through
 			// Goexit: the recover does not stop the Goexit, and run
 			// will not return to its caller.
-		} else if pe != goexitMark {
-			return // f returned
 		}
 		c.unwindGoexit(d0, lj)
 	}()

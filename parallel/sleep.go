@@ -96,6 +96,19 @@ func (p *Pool) announceSleepy() uint32 {
 // after publishing them.
 func (p *Pool) newJobs(n int, queueWasEmpty bool) {
 	c := counters(p.counters.Load()) // load; after the job's publication (seq-cst)
+	// One test for the common case, no sleepy and no sleeping worker (an
+	// odd jec, a zero sleeping count), small enough for newJobs to be
+	// inlined into Join.
+	if uint64(c)&(oneJEC|counterMask<<sleepingShift) != oneJEC {
+		p.newJobsSlow(c, n, queueWasEmpty)
+	}
+}
+
+// newJobsSlow is newJobs once its load c of the counters word found a
+// sleepy or sleeping worker: the rest of "Posting work". Kept apart so that
+// newJobs, which Join calls on every push, is inlined. Called by newJobs
+// only.
+func (p *Pool) newJobsSlow(c counters, n int, queueWasEmpty bool) {
 	for c.sleepy() {
 		// A worker announced it is sleepy: make the jec odd, so that its
 		// snapshot no longer matches and it searches again.

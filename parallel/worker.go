@@ -99,7 +99,7 @@ func (c *Ctx) main(started *sync.WaitGroup) {
 }
 
 // push publishes j on the worker's deque and tells the sleep protocol.
-// Called by the worker c.
+// Join does the same, written out. Called by the worker c.
 func (c *Ctx) push(j *job) {
 	wasEmpty := c.deque.IsEmpty()
 	c.deque.Push(j)
