@@ -118,16 +118,7 @@ func TestShieldWithoutCancel(t *testing.T) {
 		t.Fatalf("shielded task: %d, %v; want 7", v, err)
 	}
 	body := newSteps(blitz.Shield(future.Ready(struct{}{})), future.Pending[struct{}]())
-	h := blitz.SpawnOn(rt.Handle(), future.Future[struct{}](body))
-	for body.reached.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	h.Cancel()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := h.Wait(ctx); !errors.Is(err, blitz.ErrCancelled) {
-		t.Fatalf("Wait: %v; want ErrCancelled at once", err)
-	}
+	cancelAfterFirstStep(t, rt, body)
 }
 
 // TestShieldDroppedByItsOwner: a Timeout that drops the shielded future
@@ -142,6 +133,14 @@ func TestShieldDroppedByItsOwner(t *testing.T) {
 		return struct{}{}
 	})
 	body := newSteps(timedOut, future.Pending[struct{}]())
+	cancelAfterFirstStep(t, rt, body)
+}
+
+// cancelAfterFirstStep spawns body, cancels it once its first step is
+// done (no shield in force any more) and checks that the cancel takes
+// effect at once.
+func cancelAfterFirstStep(t *testing.T, rt *blitz.Runtime, body *steps) {
+	t.Helper()
 	h := blitz.SpawnOn(rt.Handle(), future.Future[struct{}](body))
 	for body.reached.Load() == 0 {
 		time.Sleep(time.Millisecond)
