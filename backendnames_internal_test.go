@@ -11,7 +11,7 @@ import (
 func TestBackendNamesMatchDriver(t *testing.T) {
 	for _, c := range []struct{ ours, driver string }{
 		{BackendAuto, iodriver.Auto}, {BackendURing, iodriver.URing}, {BackendEpoll, iodriver.Epoll},
-		{BackendKqueue, iodriver.Kqueue}, {BackendIOCP, iodriver.IOCP},
+		{BackendKqueue, iodriver.Kqueue}, {BackendPoll, iodriver.Poll}, {BackendIOCP, iodriver.IOCP},
 	} {
 		if c.ours != c.driver {
 			t.Errorf("backend name %q, the I/O driver's %q", c.ours, c.driver)

@@ -1,8 +1,8 @@
 // Package blitz runs async Go code: futures, as tasks, on a
 // work-stealing runtime of a few worker goroutines, with timers, TCP, UDP,
 // Unix and TLS sockets, files, child processes and signals driven by the
-// platform's I/O (io_uring, epoll, kqueue or IOCP). It is the module a
-// program imports.
+// platform's I/O (io_uring, epoll, kqueue, poll or IOCP). It is the module
+// a program imports.
 //
 // # Start here
 //
@@ -222,11 +222,13 @@
 // Sockets run on the runtime's I/O backend (package
 // github.com/blitz-go/blitz/backend): io_uring on Linux when the kernel
 // allows it, else epoll (containers often refuse io_uring; the blitz_nouring
-// build tag compiles it out); kqueue on darwin and the BSDs; IOCP on
-// Windows. Config.Backend forces one, or BackendNone runs without I/O;
-// Runtime.Backend reports which one runs. An I/O future submits its
-// operation at its first poll, and the completion wakes the task: nothing
-// busy-polls, and on Linux a worker waiting for I/O holds no OS thread.
+// build tag compiles it out); kqueue on darwin and the BSDs; poll(2) on
+// illumos, Solaris and AIX (BackendPoll, which any Unix system runs when
+// named); IOCP on Windows. Config.Backend forces one, or BackendNone runs
+// without I/O; Runtime.Backend reports which one runs. An I/O future
+// submits its operation at its first poll, and the completion wakes the
+// task: nothing busy-polls, and on Linux a worker waiting for I/O holds no
+// OS thread.
 //
 // ListenTCP, DialTCP, BindUDP, ListenUnix, DialUnix and BindUnixDatagram
 // make sockets of the runtime's backend. Their operations return futures
@@ -509,7 +511,8 @@
 // https://github.com/blitz-go/blitz/blob/main/docs/design/runtime-internals.md:
 // how workers collect I/O completions and run the timers, how they park (a
 // worker waiting for I/O on io_uring or epoll parks in Go's own network
-// poller; on kqueue and IOCP it blocks in a system call), the one ring per
-// worker (Config.IORings) on which each socket stays for its life, what
-// happens to a cancelled operation, and the process-wide signal dispatcher.
+// poller; on kqueue, poll and IOCP it blocks in a system call), the one
+// ring per worker (Config.IORings) on which each socket stays for its
+// life, what happens to a cancelled operation, and the process-wide signal
+// dispatcher.
 package blitz

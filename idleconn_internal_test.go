@@ -17,7 +17,7 @@ import (
 // idleBackends are the backends of this platform that start here.
 func idleBackends(t *testing.T) []string {
 	var names []string
-	for _, n := range []string{BackendURing, BackendEpoll, BackendKqueue, BackendIOCP} {
+	for _, n := range []string{BackendURing, BackendEpoll, BackendKqueue, BackendPoll, BackendIOCP} {
 		if rt, err := New(Config{Workers: 1, Backend: n}); err == nil {
 			_ = rt.Shutdown(context.Background())
 			names = append(names, n)

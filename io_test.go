@@ -17,7 +17,7 @@ import (
 // choice, and each backend of the platform forced.
 func ioBackends(t *testing.T) []string {
 	names := []string{blitz.BackendAuto}
-	for _, n := range []string{blitz.BackendURing, blitz.BackendEpoll, blitz.BackendKqueue, blitz.BackendIOCP} {
+	for _, n := range []string{blitz.BackendURing, blitz.BackendEpoll, blitz.BackendKqueue, blitz.BackendPoll, blitz.BackendIOCP} {
 		rt, err := blitz.New(blitz.Config{Workers: 1, Backend: n})
 		if err != nil {
 			require.ErrorIs(t, err, blitz.ErrBackend)

@@ -66,7 +66,7 @@ func TestWakeWhileParking(t *testing.T) {
 		}{{"ringPerWorker", 2, 0}, {"oneRingThreeWorkers", 3, 1}} {
 			t.Run(shape.name, func(t *testing.T) {
 				cfg.Workers, cfg.IORings = shape.workers, shape.ioRings
-				if cfg.Backend == blitz.BackendIOCP || cfg.Backend == blitz.BackendKqueue {
+				if cfg.Backend == blitz.BackendIOCP || cfg.Backend == blitz.BackendKqueue || cfg.Backend == blitz.BackendPoll {
 					cfg.IORings = 0 // one ring whatever the workers
 				}
 				rt := newRuntime(t, cfg)

@@ -17,7 +17,7 @@ func TestProcessWaitPollsAPidfdOnLinux(t *testing.T) {
 		t.Skipf("pidfd_open refused (%v): waits use the blocking pool", err)
 	}
 	_ = unix.Close(fd)
-	for _, backend := range []string{blitz.BackendURing, blitz.BackendEpoll, blitz.BackendNone} {
+	for _, backend := range []string{blitz.BackendURing, blitz.BackendEpoll, blitz.BackendPoll, blitz.BackendNone} {
 		t.Run("backend="+backend, func(t *testing.T) {
 			rt, err := blitz.New(blitz.Config{Workers: 2, Backend: backend})
 			if err != nil {

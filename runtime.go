@@ -44,9 +44,12 @@ type Config struct {
 	OnPanic func(*PanicError)
 	// Backend selects the I/O backend: BackendAuto (the zero value) picks
 	// the platform's best (io_uring on Linux when the kernel allows it,
-	// else epoll; kqueue on darwin and the BSDs; IOCP on Windows); the
-	// other Backend constants force one, and BackendNone runs without I/O.
-	// A forced backend that cannot start is an error wrapping ErrBackend.
+	// else epoll; kqueue on darwin and the BSDs; poll(2) on illumos,
+	// Solaris and AIX; IOCP on Windows); the other Backend constants force
+	// one (BackendPoll runs on every Unix system, where it serves to test
+	// and compare), and BackendNone runs without I/O. A forced backend
+	// that cannot start, or that the platform lacks, is an error wrapping
+	// ErrBackend.
 	Backend string
 	// ReadBufferCount and ReadBufferSize shape the pool that pooled reads
 	// (ReadPooled) take their buffer from when data arrives, so that a
@@ -62,7 +65,7 @@ type Config struct {
 	// sleeps in its own ring, so the kernel's share of the I/O runs on
 	// every core; with one ring, one thread at a time is in the kernel for
 	// it. A socket stays on the ring it was made on. Backends that run one
-	// instance (kqueue, IOCP) ignore it.
+	// instance (kqueue, poll, IOCP) ignore it.
 	IORings int
 	// BlockingThreads caps the blocking pool's threads (SpawnBlocking,
 	// Blocking, the file system calls that have no async form); 0 means
@@ -104,6 +107,7 @@ const (
 	BackendURing  = "uring"
 	BackendEpoll  = "epoll"
 	BackendKqueue = "kqueue"
+	BackendPoll   = "poll"
 	BackendIOCP   = "iocp"
 	BackendNone   = "none"
 )
@@ -230,7 +234,7 @@ func New(cfg Config) (*Runtime, error) {
 }
 
 // Backend returns the name of the runtime's I/O backend ("uring", "epoll",
-// "kqueue", "iocp"), or BackendNone.
+// "kqueue", "poll", "iocp"), or BackendNone.
 func (rt *Runtime) Backend() string { return rt.backendName }
 
 // IORings returns the number of backend instances the I/O runs on (see

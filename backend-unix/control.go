@@ -1,4 +1,4 @@
-//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd || solaris || aix
 
 package unixio
 
@@ -109,7 +109,10 @@ func (c Control) SetOption(fd backend.FD, opt backend.Option, value int) error {
 	case backend.OptReuseAddr:
 		err = unix.SetsockoptInt(s, unix.SOL_SOCKET, unix.SO_REUSEADDR, boolInt(value))
 	case backend.OptReusePort:
-		err = unix.SetsockoptInt(s, unix.SOL_SOCKET, unix.SO_REUSEPORT, boolInt(value))
+		var name int
+		if name, err = reusePortOpt(); err == nil {
+			err = unix.SetsockoptInt(s, unix.SOL_SOCKET, name, boolInt(value))
+		}
 	case backend.OptBroadcast:
 		err = unix.SetsockoptInt(s, unix.SOL_SOCKET, unix.SO_BROADCAST, boolInt(value))
 	case backend.OptRecvBuffer:
@@ -157,7 +160,11 @@ func (c Control) Option(fd backend.FD, opt backend.Option) (int, error) {
 	case backend.OptReuseAddr:
 		return get(unix.SOL_SOCKET, unix.SO_REUSEADDR)
 	case backend.OptReusePort:
-		return get(unix.SOL_SOCKET, unix.SO_REUSEPORT)
+		name, err := reusePortOpt()
+		if err != nil {
+			return 0, Error("getsockopt", err)
+		}
+		return get(unix.SOL_SOCKET, name)
 	case backend.OptBroadcast:
 		return get(unix.SOL_SOCKET, unix.SO_BROADCAST)
 	case backend.OptRecvBuffer:

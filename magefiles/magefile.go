@@ -57,6 +57,7 @@ const oldestGo = "go1.25.14"
 var crossTargets = []struct{ goos, goarch string }{
 	{"linux", "amd64"}, {"linux", "arm64"}, {"linux", "386"},
 	{"darwin", "arm64"}, {"freebsd", "amd64"}, {"windows", "amd64"},
+	{"illumos", "amd64"}, {"solaris", "amd64"}, {"aix", "ppc64"},
 }
 
 // Test runs every module's tests at their full sizes, with -race where the platform supports it.

@@ -30,6 +30,9 @@ const BackendKqueue = blitz.BackendKqueue
 // Deprecated: use blitz.BackendNone (github.com/blitz-go/blitz).
 const BackendNone = blitz.BackendNone
 
+// Deprecated: use blitz.BackendPoll (github.com/blitz-go/blitz).
+const BackendPoll = blitz.BackendPoll
+
 // Deprecated: use blitz.BackendURing (github.com/blitz-go/blitz).
 const BackendURing = blitz.BackendURing
 

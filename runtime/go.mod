@@ -14,6 +14,7 @@ require (
 	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-iocp v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-kqueue v0.3.0 // indirect
+	github.com/blitz-go/blitz/backend-poll v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-unix v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-uring v0.3.0 // indirect
 	github.com/blitz-go/blitz/blocking v0.3.0 // indirect
@@ -33,6 +34,7 @@ replace (
 	github.com/blitz-go/blitz/backend-epoll => ../backend-epoll
 	github.com/blitz-go/blitz/backend-iocp => ../backend-iocp
 	github.com/blitz-go/blitz/backend-kqueue => ../backend-kqueue
+	github.com/blitz-go/blitz/backend-poll => ../backend-poll
 	github.com/blitz-go/blitz/backend-unix => ../backend-unix
 	github.com/blitz-go/blitz/backend-uring => ../backend-uring
 	github.com/blitz-go/blitz/blocking => ../blocking

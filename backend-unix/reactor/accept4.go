@@ -1,4 +1,4 @@
-//go:build linux || dragonfly || freebsd
+//go:build linux || dragonfly || freebsd || illumos
 
 package reactor
 

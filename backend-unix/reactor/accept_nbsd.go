@@ -1,4 +1,4 @@
-//go:build netbsd || openbsd
+//go:build netbsd || openbsd || aix
 
 package reactor
 

@@ -46,11 +46,11 @@ func testNopMany(t *testing.T, nb NewFunc) {
 	}
 }
 
-// testName: Name is one of the four.
+// testName: Name is one of the five.
 func testName(t *testing.T, nb NewFunc) {
 	h := newHarness(t, nb)
 	switch h.b.Name() {
-	case "uring", "epoll", "kqueue", "iocp":
+	case "uring", "epoll", "kqueue", "poll", "iocp":
 	default:
 		t.Errorf("Name() = %q", h.b.Name())
 	}

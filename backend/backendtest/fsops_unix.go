@@ -10,9 +10,6 @@ import (
 	"github.com/blitz-go/blitz/backend"
 )
 
-// mkfifo makes a named pipe at path.
-func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
-
 // checkStatSys compares what os.Stat's syscall.Stat_t has beyond the
 // portable FileInfo: inode, device, links, owner, raw mode.
 func checkStatSys(t *testing.T, what string, st *backend.FileStat, want os.FileInfo) {

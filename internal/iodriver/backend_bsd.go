@@ -9,10 +9,14 @@ import (
 	kqueue "github.com/blitz-go/blitz/backend-kqueue"
 )
 
-// openBackend starts kqueue, the one backend of darwin and the BSDs.
+// openBackend starts kqueue, the automatic choice of darwin and the BSDs,
+// or poll(2) when named.
 func openBackend(name string) (backend.Backend, error) {
+	if name == Poll {
+		return wrapBackendErr(Poll, newPoll)
+	}
 	if name != Auto && name != Kqueue {
-		return nil, fmt.Errorf("%w: %q is not a backend of this platform (kqueue, none)", ErrBackend, name)
+		return nil, fmt.Errorf("%w: %q is not a backend of this platform (kqueue, poll, none)", ErrBackend, name)
 	}
 	return wrapBackendErr(Kqueue, func() (backend.Backend, error) {
 		b, err := kqueue.New()

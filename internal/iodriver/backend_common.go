@@ -22,7 +22,9 @@ func wrapBackendErr(name string, open func() (backend.Backend, error)) (backend.
 // first waiting op went to, the socket's home, and the listener's instance
 // hands an accepted descriptor over unregistered. kqueue would too (the
 // same reactor), but runs one until the macOS runners have measured it;
-// IOCP binds a socket to one port for its life and runs one.
+// poll could as epoll does, but runs one until someone measures whether
+// splitting its O(n) scans is worth a thread blocked in poll(2) per
+// worker; IOCP binds a socket to one port for its life and runs one.
 func multiRing(name string) bool { return name == URing || name == Epoll }
 
 // TestHookBackend, when not nil, wraps every backend instance OpenBackends opens: a

@@ -1,6 +1,6 @@
 // Package iodriver connects the runtime's I/O backend (package backend:
-// io_uring, epoll, kqueue or IOCP) to its scheduler: it opens the backend
-// instances (rings), takes the runtime's operations to them, collects
+// io_uring, epoll, kqueue, poll or IOCP) to its scheduler: it opens the
+// backend instances (rings), takes the runtime's operations to them, collects
 // their completions and hands each to its waiter, and parks the workers
 // that wait for I/O.
 //
@@ -61,6 +61,9 @@
 //
 // backend_linux.go opens io_uring, else epoll (the build tags
 // blitz_nouring and blitz_noepoll compile either out); backend_bsd.go
-// kqueue; backend_windows.go IOCP; backend_other.go none. poller_unix.go
-// registers a ring's descriptor with Go's poller; poller_other.go has none.
+// kqueue; backend_pollonly.go poll(2), the one backend of the Unix systems
+// that have neither (illumos, Solaris, AIX), which Linux, darwin and the
+// BSDs open too when it is named (backend_poll.go); backend_windows.go
+// IOCP; backend_other.go none. poller_unix.go registers a ring's
+// descriptor with Go's poller; poller_other.go has none.
 package iodriver

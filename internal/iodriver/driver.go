@@ -22,7 +22,7 @@ const completionBatch = 256
 // one ring per worker, so that each worker submits to and reaps from a ring
 // of its own and the kernel work of the operations (a loopback send runs the
 // receiver's TCP stack inside io_uring_enter) is spread over every core;
-// kqueue and IOCP run one ring.
+// kqueue, poll and IOCP run one ring.
 //
 // A socket is homed on one ring for its life (package blitz's netFD.ring,
 // chosen round-robin by Home when it is made): all its operations, its

@@ -9,6 +9,7 @@ const (
 	URing  = "uring"
 	Epoll  = "epoll"
 	Kqueue = "kqueue"
+	Poll   = "poll"
 	IOCP   = "iocp"
 )
 

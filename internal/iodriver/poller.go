@@ -16,7 +16,8 @@ import (
 // that file as a goroutine parks on a net.Conn. No system call blocks, so
 // the worker's thread and Go's P serve other goroutines while it waits, and
 // no thread is locked to the worker. Backends without a pollable descriptor
-// (kqueue and IOCP, for now) have none and block in their Wait.
+// (kqueue and IOCP for now, poll(2) by its nature) have none and block in
+// their Wait.
 //
 // Every field is used only by the worker holding the ring, under the ring's
 // reap lock, except f, which close closes after the workers have stopped.
