@@ -640,18 +640,64 @@ var errHijackUnsupported = fmt.Errorf("httpserver: Hijack: %w", http.ErrNotSuppo
 // Handler (not a TaskHandler); otherwise the error matches
 // http.ErrNotSupported.
 func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	ex := w.ex
 	if w.hijacked {
 		return nil, nil, http.ErrHijacked
 	}
 	var nc net.Conn
-	switch s := ex.rwc.(type) {
+	switch s := w.ex.rwc.(type) {
 	case *blitz.TCPStream:
 		nc = blitz.NetConn(s)
 	case *blitz.UnixStream:
 		nc = blitz.NetConn(s)
 	}
-	if nc == nil || ex.taskMode {
+	if nc == nil {
+		return nil, nil, errHijackUnsupported
+	}
+	_, buf, err := w.hijackStream()
+	if err != nil {
+		return nil, nil, err
+	}
+	var r io.Reader = nc
+	if len(buf) > 0 {
+		r = io.MultiReader(bytes.NewReader(buf), nc)
+	}
+	return nc, bufio.NewReadWriter(bufio.NewReader(r), bufio.NewWriter(nc)), nil
+}
+
+// HijackConn is Hijack for code that goes on with the runtime's futures
+// (a WebSocket connection served as a task): it gives up the connection
+// of w, a ResponseWriter of this package's Handler (or one wrapping it,
+// with an Unwrap method as http.ResponseController expects), as the
+// stream itself, with the bytes the server had read past the request.
+// The caller owns the stream from then on and closes it. It fails as
+// Hijack does, and with an error matching http.ErrNotSupported for a
+// ResponseWriter of another server.
+func HijackConn(w http.ResponseWriter) (Conn, []byte, error) {
+	for {
+		switch rw := w.(type) {
+		case *response:
+			if rw.hijacked {
+				return nil, nil, http.ErrHijacked
+			}
+			switch rw.ex.rwc.(type) {
+			case *blitz.TCPStream, *blitz.UnixStream:
+			default:
+				return nil, nil, errHijackUnsupported
+			}
+			return rw.hijackStream()
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = rw.Unwrap()
+		default:
+			return nil, nil, errHijackUnsupported
+		}
+	}
+}
+
+// hijackStream takes the connection from its task: the common part of
+// Hijack and HijackConn, for a stream that can be hijacked.
+func (w *response) hijackStream() (Conn, []byte, error) {
+	ex := w.ex
+	if ex.taskMode {
 		return nil, nil, errHijackUnsupported
 	}
 	if w.committed && len(*w.out) > 0 {
@@ -667,11 +713,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	buf := ex.hijackBuf
 	ex.hijackBuf = nil
 	ex.mu.Unlock()
-	var r io.Reader = nc
-	if len(buf) > 0 {
-		r = io.MultiReader(bytes.NewReader(buf), nc)
-	}
-	return nc, bufio.NewReadWriter(bufio.NewReader(r), bufio.NewWriter(nc)), nil
+	return ex.rwc, buf, nil
 }
 
 // finishResponse builds the last bytes of the response once the handler

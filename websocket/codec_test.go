@@ -1,0 +1,136 @@
+package websocket
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
+)
+
+func TestMaskBytes(t *testing.T) {
+	key := [4]byte{1, 2, 3, 4}
+	for n := range 40 {
+		for start := range 4 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i * 7)
+			}
+			want := bytes.Clone(b)
+			for i := range want {
+				want[i] ^= key[(start+i)&3]
+			}
+			if pos := maskBytes(key, start, b); pos != (start+n)&3 || !bytes.Equal(b, want) {
+				t.Fatalf("n=%d start=%d", n, start)
+			}
+		}
+	}
+}
+
+// The incremental UTF-8 check agrees with utf8.Valid for every split of
+// every sequence of section 6.
+func TestUTF8Incremental(t *testing.T) {
+	for _, u := range utf8Cases {
+		s := []byte(u.s)
+		if utf8.Valid(s) != u.valid {
+			t.Fatalf("%s: table disagrees with utf8.Valid", u.name)
+		}
+		for cut := 0; cut <= len(s); cut++ {
+			var st utf8State
+			ok := st.feed(s[:cut]) && st.feed(s[cut:]) && st.done()
+			if ok != u.valid {
+				t.Fatalf("%s cut at %d: got %v", u.name, cut, ok)
+			}
+		}
+	}
+}
+
+// readAll parses a stream of client frames as a server reads them and
+// returns the messages and the final error.
+func readAll(in []byte, limit int64) ([]Message, error) {
+	c := newConn(&bytesTransport{in: in}, nil, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
+	var out []Message
+	for {
+		r, _ := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
+		if r.Err != nil {
+			return out, r.Err
+		}
+		out = append(out, Message{Type: r.Value.Type, Data: bytes.Clone(r.Value.Data)})
+	}
+}
+
+// A 16-bit and a 64-bit length, and a non-minimal length encoding, which
+// RFC 6455 lets a receiver accept.
+func TestLengthEncodings(t *testing.T) {
+	p := bytes.Repeat([]byte("a"), 70000)
+	in := append(frame(0x82, p[:300]), frame(0x82, p)...)
+	nonMinimal := []byte{0x82, 0x80 | 126, 0, 5, 0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o'}
+	in = append(in, nonMinimal...)
+	msgs, err := readAll(in, 0)
+	if CloseStatus(err) != StatusAbnormalClosure {
+		t.Fatalf("end: %v", err)
+	}
+	if len(msgs) != 3 || len(msgs[0].Data) != 300 || len(msgs[1].Data) != 70000 || string(msgs[2].Data) != "hello" {
+		t.Fatalf("got %d messages", len(msgs))
+	}
+	// The top bit of a 64-bit length is a protocol error.
+	bad := []byte{0x82, 0x80 | 127, 0x80, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}
+	if _, err := readAll(bad, 0); CloseStatus(err) != -1 || err == nil {
+		t.Fatalf("top bit: %v", err)
+	}
+}
+
+// FuzzReadFrames feeds arbitrary bytes to a server's reader: it never
+// panics, and what it returns respects the protocol (text is UTF-8,
+// messages within the limit).
+func FuzzReadFrames(f *testing.F) {
+	f.Add(frame(0x81, []byte("hello")))
+	f.Add(append(frame(0x01, []byte("hel")), frame(0x80, []byte("lo"))...))
+	f.Add(append(frame(0x89, []byte("ping")), frame(0x82, []byte{0, 1, 2})...))
+	f.Add(frame(0x88, []byte{0x03, 0xe8, 'b', 'y', 'e'}))
+	f.Add(frame(0x88, []byte{0x03}))
+	f.Add(frame(0x81|0x40, []byte("rsv")))
+	f.Add(frame(0x83, nil))
+	f.Add(frame(0x81, []byte{0xce, 0xba, 0xed, 0xa0, 0x80}))
+	f.Add(frame(0x82, bytes.Repeat([]byte("x"), 200)))
+	f.Add([]byte{0x82, 0x80 | 127, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4})
+	f.Add(appendHeader(nil, true, opText, 3, false, [4]byte{}))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		msgs, err := readAll(in, 128)
+		if err == nil {
+			t.Fatal("the stream ended without an error")
+		}
+		for _, m := range msgs {
+			if len(m.Data) > 128 {
+				t.Fatalf("message of %d bytes over the limit", len(m.Data))
+			}
+			if m.Type == TextMessage && !utf8.Valid(m.Data) {
+				t.Fatalf("invalid UTF-8 text %q", m.Data)
+			}
+		}
+	})
+}
+
+// A read cancelled while its pong waits for the write lock sends the pong
+// at the next read, and loses nothing.
+func TestReadCancelKeepsReply(t *testing.T) {
+	tr := &bytesTransport{in: append(frame(0x89, []byte("p")), frame(0x81, []byte("after"))...)}
+	c := newConn(tr, nil, false, "", nil, nil)
+	cx := future.NewContext(waker.Noop())
+	g, _ := c.wmu.TryLock()
+	rf := c.ReadMessage()
+	if _, ok := rf.Poll(cx); ok {
+		t.Fatal("read done while the pong waits for the lock")
+	}
+	rf.Cancel()
+	g.Unlock()
+	r, ok := c.ReadMessage().Poll(cx)
+	if !ok || r.Err != nil || string(r.Value.Data) != "after" {
+		t.Fatalf("%v %v %q", ok, r.Err, r.Value.Data)
+	}
+	if want := "\x8a\x01p"; tr.out.String() != want {
+		t.Fatalf("wrote %q, want %q", tr.out.String(), want)
+	}
+}

@@ -1,0 +1,1082 @@
+package websocket
+
+// The connection: the reader's state machine, frame writes under the write
+// lock, the close handshake.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/syncprim"
+	"github.com/blitz-go/blitz/waker"
+)
+
+// transport is what a Conn reads and writes: one of the runtime's streams,
+// or a net.Conn behind netTransport.
+type transport interface {
+	blitz.AsyncReader
+	blitz.AsyncWriter
+	Close() error
+}
+
+// Defaults of Options.
+const (
+	DefaultReadLimit    = 32 << 20
+	DefaultCloseTimeout = 5 * time.Second
+	defaultBufferSize   = 4096
+	// directWrite is the payload size above which a server writes a
+	// frame's payload from the caller's buffer after its header, instead
+	// of copying it after the header.
+	directWrite = 2048
+)
+
+// Options tune a connection; the zero Options is valid.
+type Options struct {
+	// ReadLimit bounds the size of a received message (all its fragments);
+	// a larger one fails the read with ErrMessageTooBig and closes the
+	// connection with 1009. 0 means DefaultReadLimit; negative, no limit.
+	ReadLimit int64
+	// CloseTimeout bounds the wait for the peer's close frame after
+	// sending one (Close). 0 means DefaultCloseTimeout.
+	CloseTimeout time.Duration
+	// ReadBufferSize is the size of the connection's read buffer, made at
+	// its first read and kept (see "Memory" in the package doc); 0 means
+	// 4096, and less than 64 means 64. A message larger than it is gathered in a buffer of its own.
+	ReadBufferSize int
+}
+
+// Message is a received data message. Data is the connection's buffer:
+// valid until the next read of the connection.
+type Message struct {
+	Type MessageType
+	Data []byte
+}
+
+// Conn is a WebSocket connection (after the opening handshake). Its
+// futures (ReadMessage, WriteMessage, Ping, Close) are polled by tasks of
+// the runtime; its blocking methods (Read, Write, CloseNow, ...) wait on
+// the calling goroutine. One reader at a time (a ReadMessage or Read in
+// progress); any number of writers, whose frames the write lock keeps
+// whole and in order.
+//
+// A Conn made from a net.Conn (Upgrade on a net/http server, or
+// NewNetConn) performs blocking I/O inside its futures: use only its
+// blocking methods, from goroutines.
+type Conn struct {
+	t transport
+	// nc is the net.Conn of a connection over netTransport, nil on the
+	// runtime's streams. Read-only.
+	nc           net.Conn
+	client       bool
+	subprotocol  string
+	readLimit    int64
+	closeTimeout time.Duration
+	bufSize      int
+
+	// reading is held (set) by the one reader: a ReadFuture in progress,
+	// or a CloseFuture reading the peer's close. The fields below it are
+	// the holder's only.
+	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
+	rbuf    []byte
+	rpos    int
+	rend    int
+	hdr     header
+	inFrame bool
+	remain  int64
+	keyPos  int
+	// msgOp is the opcode of the data message being gathered, 0 if none.
+	msgOp   byte
+	msg     []byte
+	utf     utf8State
+	ctl     [125]byte
+	ctlN    int
+	readErr error
+	// draining is set after a protocol error: the close frame is sent and
+	// what the peer sends is skipped until its close (see pollDrain).
+	draining bool
+	// eof is set when the transport's read side ended or failed.
+	eof bool
+	// reply is a control frame the reader must write before it reads on
+	// (a pong, the echo of a close, the close of a protocol error), with
+	// replyErr the read's result after a close.
+	reply      frameWrite
+	replyOn    bool
+	replyClose bool
+	replyFail  bool
+	replyErr   error
+	replyBuf   [125]byte
+	rf         ReadFuture
+
+	// wmu is the write lock: held while a frame is written. wbuf, the
+	// frame under construction, is its holder's.
+	wmu  syncprim.Mutex
+	wbuf []byte
+	// wspare is the WriteFuture that WriteMessage and Ping hand out when
+	// wspareBusy, taken by CAS, says no writer has it.
+	wspare     WriteFuture
+	wspareBusy atomic.Bool
+
+	// mu guards the close state below.
+	mu        sync.Mutex
+	closeSent bool
+	closeRecv bool
+	tclosed   bool
+	// closeWaiters are the Closes waiting for the reader to see the
+	// peer's close (or to stop reading).
+	closeWaiters []waker.Waker
+}
+
+// newConn returns a Conn over t; buffered holds bytes already read past the
+// handshake.
+func newConn(t transport, nc net.Conn, client bool, subprotocol string, opts *Options, buffered []byte) *Conn {
+	c := &Conn{t: t, nc: nc, client: client, subprotocol: subprotocol}
+	if opts == nil {
+		opts = &Options{}
+	}
+	c.readLimit = opts.ReadLimit
+	if c.readLimit == 0 {
+		c.readLimit = DefaultReadLimit
+	} else if c.readLimit < 0 {
+		c.readLimit = 1<<63 - 1
+	}
+	c.closeTimeout = opts.CloseTimeout
+	if c.closeTimeout <= 0 {
+		c.closeTimeout = DefaultCloseTimeout
+	}
+	c.bufSize = opts.ReadBufferSize
+	if c.bufSize <= 0 {
+		c.bufSize = defaultBufferSize
+	}
+	c.bufSize = max(c.bufSize, 64) // room for any frame header
+	if len(buffered) > 0 {
+		c.rbuf = make([]byte, max(c.bufSize, len(buffered)))
+		c.rend = copy(c.rbuf, buffered)
+	}
+	c.rf.c = c
+	return c
+}
+
+// Subprotocol returns the subprotocol the handshake selected, "" if none.
+func (c *Conn) Subprotocol() string { return c.subprotocol }
+
+// NetConn returns the net.Conn under a connection made from one, nil for a
+// connection on the runtime's streams.
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// closeTransport closes the underlying connection once.
+func (c *Conn) closeTransport() {
+	c.mu.Lock()
+	done := c.tclosed
+	c.tclosed = true
+	ws := c.takeWaitersLocked()
+	c.mu.Unlock()
+	if !done {
+		_ = c.t.Close()
+	}
+	wakeAll(ws)
+}
+
+func (c *Conn) takeWaitersLocked() []waker.Waker {
+	ws := c.closeWaiters
+	c.closeWaiters = nil
+	return ws
+}
+
+func wakeAll(ws []waker.Waker) {
+	for _, w := range ws {
+		w.Wake()
+	}
+}
+
+// releaseRead gives up the reader's role and wakes a Close that waits for
+// it.
+func (c *Conn) releaseRead() {
+	c.reading.Store(false) // release: pairs with the CAS of the next reader
+	c.mu.Lock()
+	ws := c.takeWaitersLocked()
+	c.mu.Unlock()
+	wakeAll(ws)
+}
+
+// errConcurrentRead is the panic of a second reader.
+var errConcurrentRead = errors.New("websocket: concurrent reads of a connection")
+
+// ReadMessage returns a future of the next data message. Pings are
+// answered and pongs dropped on the way; a close frame from the peer is
+// answered with the same code and ends the read with a *CloseError; a
+// frame that breaks the protocol closes the connection with the code RFC
+// 6455 asks for and ends the read with an error wrapping ErrProtocol or
+// ErrMessageTooBig. The message's Data is valid until the next read.
+//
+// The future is the connection's own, reused by the next ReadMessage once
+// it has completed or been cancelled (so reading allocates nothing); do
+// not keep it past that. Cancelling it loses nothing: the next read goes
+// on where it stopped (but a control reply it was writing breaks the
+// connection). One read at a time: a second concurrent reader panics.
+//
+// After a read error the connection is done: call Close, which finishes
+// the close handshake (or CloseNow), to release it.
+func (c *Conn) ReadMessage() *ReadFuture {
+	f := &c.rf
+	if f.active {
+		f = &ReadFuture{c: c}
+	}
+	f.active, f.started, f.done = true, false, false
+	return f
+}
+
+// ReadFuture is the future of ReadMessage.
+type ReadFuture struct {
+	c                     *Conn
+	active, started, done bool
+}
+
+// Poll reads on; see ReadMessage.
+func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
+	c := f.c
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if !f.started {
+		if !c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+			c.mu.Lock()
+			closing := c.closeSent || c.tclosed
+			c.mu.Unlock()
+			if !closing {
+				panic(errConcurrentRead)
+			}
+			f.done, f.active = true, false
+			return future.Fail[Message](ErrClosed), true
+		}
+		f.started = true
+	}
+	m, err, ok := c.pollRead(cx)
+	if !ok {
+		return future.Result[Message]{}, false
+	}
+	f.done, f.active = true, false
+	c.releaseRead()
+	if err != nil {
+		return future.Fail[Message](err), true
+	}
+	return future.Ok(m), true
+}
+
+// Cancel abandons the read; see ReadMessage.
+func (f *ReadFuture) Cancel() {
+	if f.done || !f.active {
+		return
+	}
+	f.done, f.active = true, false
+	if f.started {
+		f.c.cancelRead()
+		f.c.releaseRead()
+	}
+}
+
+// cancelRead stops the reader's I/O in flight. Called by the reader.
+func (c *Conn) cancelRead() {
+	c.t.CancelRead()
+	if !c.replyOn {
+		return
+	}
+	if c.reply.cancel() {
+		// A reply cut in the middle: the stream is broken.
+		c.readErr = fmt.Errorf("%w: read cancelled while writing a control frame", ErrClosed)
+		c.replyOn = false
+		c.closeTransport()
+		return
+	}
+	c.reply.phase = fwLock // not started: the next read sends it
+
+}
+
+// pollRead advances the reader until a data message, an error, or a wait.
+// Called by the holder of reading.
+func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
+	for {
+		if c.replyOn {
+			err, ok := c.reply.poll(cx)
+			if !ok {
+				return Message{}, nil, false
+			}
+			c.replyOn = false
+			if err != nil && c.readErr == nil {
+				c.readErr = err
+			}
+			if c.replyFail {
+				c.replyClose, c.replyFail = false, false
+				c.readErr, c.draining = c.replyErr, true
+				return Message{}, c.readErr, true
+			}
+			if c.replyClose {
+				c.replyClose = false
+				c.mu.Lock()
+				c.closeRecv = true
+				c.mu.Unlock()
+				c.closeTransport()
+				if c.readErr == nil || c.replyErr != nil {
+					c.readErr = c.replyErr
+				}
+			}
+		}
+		if c.readErr != nil {
+			return Message{}, c.readErr, true
+		}
+		avail := c.rbuf[c.rpos:c.rend]
+		if !c.inFrame {
+			h, n, err := parseHeader(avail)
+			if err == nil && n > 0 {
+				err = c.startFrame(h)
+			}
+			if err != nil {
+				c.fail(err)
+				continue
+			}
+			if n > 0 {
+				c.rpos += n
+				c.hdr, c.inFrame, c.remain, c.keyPos = h, true, h.length, 0
+				avail = avail[n:]
+			}
+		}
+		if c.inFrame {
+			n := int(min(int64(len(avail)), c.remain))
+			p := avail[:n]
+			if c.hdr.masked {
+				c.keyPos = maskBytes(c.hdr.key, c.keyPos, p)
+			}
+			c.rpos += n
+			c.remain -= int64(n)
+			if isControl(c.hdr.op) {
+				c.ctlN += copy(c.ctl[c.ctlN:], p)
+			} else {
+				if c.msgOp == opText && !c.utf.feed(p) {
+					c.fail(errTextUTF8)
+					continue
+				}
+				c.msg = append(c.msg, p...)
+			}
+			if c.remain == 0 {
+				c.inFrame = false
+				if m, done := c.endFrame(); done {
+					return m, nil, true
+				}
+				continue
+			}
+		}
+		// More input is needed.
+		if !c.fill(cx) {
+			return Message{}, nil, false
+		}
+	}
+}
+
+// fill reads more input into rbuf; false means the read waits. An end of
+// stream or an error becomes readErr. Called by the reader.
+func (c *Conn) fill(cx *future.Context) bool {
+	if c.rbuf == nil {
+		c.rbuf = make([]byte, c.bufSize)
+	}
+	if c.rpos == c.rend {
+		c.rpos, c.rend = 0, 0
+	} else if c.rend == len(c.rbuf) {
+		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
+		c.rpos = 0
+	}
+	res, ok := c.t.PollRead(cx, c.rbuf[c.rend:])
+	if !ok {
+		return false
+	}
+	c.rend += res.Value
+	if res.Err != nil || res.Value == 0 {
+		c.eof = true
+		if c.readErr != nil {
+			c.closeTransport()
+			return true
+		}
+		err := res.Err
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		c.mu.Lock()
+		closing := c.closeSent
+		c.mu.Unlock()
+		if closing {
+			c.readErr = fmt.Errorf("%w: %w", ErrClosed, err)
+		} else {
+			c.readErr = &CloseError{Code: StatusAbnormalClosure, err: err}
+		}
+		c.closeTransport()
+	}
+	return true
+}
+
+// startFrame checks a new frame's header against the connection's state:
+// masking by side, continuation, the read limit.
+func (c *Conn) startFrame(h header) error {
+	switch {
+	case !c.client && !h.masked:
+		return errUnmasked
+	case c.client && h.masked:
+		return errMasked
+	case isControl(h.op):
+		c.ctlN = 0
+		return nil
+	case h.op == opContinuation && c.msgOp == 0:
+		return errContinuation
+	case h.op != opContinuation && c.msgOp != 0:
+		return errExpectedCont
+	}
+	if h.op != opContinuation {
+		c.msgOp = h.op
+		c.msg = c.msg[:0]
+		if cap(c.msg) > 4*c.bufSize {
+			c.msg = nil // drop a large message's buffer
+		}
+	}
+	if h.length > c.readLimit-int64(len(c.msg)) {
+		return errTooBig
+	}
+	return nil
+}
+
+// endFrame acts on a frame whose payload is all in: a data message that
+// is complete is returned; a control frame is answered.
+func (c *Conn) endFrame() (Message, bool) {
+	h := c.hdr
+	switch h.op {
+	case opPing:
+		c.startReply(opPing, c.ctl[:c.ctlN])
+		return Message{}, false
+	case opPong:
+		return Message{}, false
+	case opClose:
+		code, reason, err := parseClosePayload(c.ctl[:c.ctlN])
+		if err != nil {
+			c.fail(err)
+			return Message{}, false
+		}
+		ce := &CloseError{Code: code, Reason: reason}
+		c.mu.Lock()
+		sent := c.closeSent
+		c.closeRecv = true
+		ws := c.takeWaitersLocked()
+		c.mu.Unlock()
+		wakeAll(ws)
+		if sent {
+			c.readErr = ce
+			c.closeTransport()
+			return Message{}, false
+		}
+		var echo []byte
+		if code != StatusNoStatusRcvd {
+			echo = appendClosePayload(c.replyBuf[:0], code, "")
+		}
+		c.startReply(opClose, echo)
+		c.replyClose, c.replyErr = true, ce
+		return Message{}, false
+	}
+	if !h.fin {
+		return Message{}, false
+	}
+	typ := MessageType(c.msgOp)
+	c.msgOp = 0
+	if typ == TextMessage && !c.utf.done() {
+		c.fail(errTextUTF8)
+		return Message{}, false
+	}
+	return Message{Type: typ, Data: c.msg}, true
+}
+
+// startReply makes the reader write a control frame before it reads on:
+// a pong with a ping's payload, or a close.
+func (c *Conn) startReply(op byte, payload []byte) {
+	if op == opPing {
+		op = opPong
+		payload = c.replyBuf[:copy(c.replyBuf[:], payload)]
+	}
+	c.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
+	c.replyOn = true
+}
+
+// fail closes the connection for a protocol error: a close frame with the
+// error's code, then the end of the transport; the read fails with err.
+func (c *Conn) fail(err error) {
+	var pe *protocolError
+	code := StatusProtocolError
+	if errors.As(err, &pe) {
+		code = pe.code
+	}
+	c.startReply(opClose, appendClosePayload(c.replyBuf[:0], code, ""))
+	c.replyFail, c.replyErr = true, err
+	c.msgOp = 0
+}
+
+// pollDrain skips what the peer sends after a protocol error until its
+// close frame or the end of the stream (true), so that the peer reads our
+// close frame rather than a reset. A frame cut short by the error is
+// skipped to its end. Called by the holder of reading.
+func (c *Conn) pollDrain(cx *future.Context) bool {
+	for {
+		if c.eof {
+			return true
+		}
+		avail := c.rbuf[c.rpos:c.rend]
+		if !c.inFrame {
+			h, n, _ := parseHeader(avail)
+			if n > 0 {
+				c.rpos += n
+				if h.op == opClose {
+					return true
+				}
+				c.inFrame, c.remain = true, h.length
+				avail = avail[n:]
+			}
+		}
+		if c.inFrame {
+			k := int(min(int64(len(avail)), c.remain))
+			c.rpos += k
+			c.remain -= int64(k)
+			if c.remain == 0 {
+				c.inFrame = false
+				continue
+			}
+		}
+		if !c.fill(cx) {
+			return false
+		}
+	}
+}
+
+// frameWrite writes one frame under the write lock: the future of every
+// write of the connection.
+type frameWrite struct {
+	c       *Conn
+	op      byte
+	fin     bool
+	payload []byte
+	lock    *syncprim.LockFuture
+	g       syncprim.MutexGuard
+	phase   uint8
+	head    []byte
+	off     int
+	direct  bool
+	pending bool // a PollWrite is in flight
+	// held says the caller holds the write lock already (a
+	// MessageWriter): the frame neither takes nor releases it.
+	held bool
+}
+
+// unlock releases the write lock unless the caller holds it.
+func (w *frameWrite) unlock() {
+	if !w.held {
+		w.g.Unlock()
+	}
+}
+
+const (
+	fwLock uint8 = iota
+	fwHead
+	fwPayload
+	fwDone
+)
+
+// poll writes the frame; it returns the write's error when done.
+func (w *frameWrite) poll(cx *future.Context) (error, bool) {
+	c := w.c
+	for {
+		switch w.phase {
+		case fwLock:
+			if w.held {
+				// The caller holds the lock.
+			} else if w.lock == nil {
+				g, ok := c.wmu.TryLock()
+				if !ok {
+					w.lock = c.wmu.Lock()
+					continue
+				}
+				w.g = g
+			} else {
+				g, ok := w.lock.Poll(cx)
+				if !ok {
+					return nil, false
+				}
+				w.g, w.lock = g, nil
+			}
+			if skip, err := w.check(); skip || err != nil {
+				w.unlock()
+				w.phase = fwDone
+				return err, true
+			}
+			w.build()
+			w.phase = fwHead
+		case fwHead, fwPayload:
+			buf := w.head
+			if w.phase == fwPayload {
+				buf = w.payload
+			}
+			for w.off < len(buf) {
+				res, ok := c.t.PollWrite(cx, buf[w.off:])
+				if !ok {
+					w.pending = true
+					return nil, false
+				}
+				w.pending = false
+				if res.Err != nil {
+					w.unlock()
+					w.phase = fwDone
+					c.closeTransport()
+					return fmt.Errorf("websocket: write: %w", res.Err), true
+				}
+				w.off += res.Value
+			}
+			w.off = 0
+			if w.phase == fwHead && w.direct {
+				w.phase = fwPayload
+				continue
+			}
+			if cap(c.wbuf) > 64<<10 {
+				c.wbuf = nil // do not keep a large message's copy
+			}
+			w.unlock()
+			w.phase = fwDone
+			if w.op == opClose {
+				c.mu.Lock()
+				both := c.closeRecv
+				c.mu.Unlock()
+				if both && !c.client {
+					// The server closes the TCP connection first (RFC
+					// 6455 section 7.1.1).
+					c.closeTransport()
+				}
+			}
+			return nil, true
+		default:
+			panic(future.ErrPolledAfterCompletion)
+		}
+	}
+}
+
+// check decides, under the write lock, whether the frame may go: nothing
+// after a close frame, and a second close frame is skipped.
+func (w *frameWrite) check() (skip bool, err error) {
+	c := w.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.tclosed:
+		if w.op == opClose && c.closeSent {
+			return true, nil
+		}
+		return false, ErrClosed
+	case c.closeSent:
+		if w.op == opClose {
+			return true, nil
+		}
+		return false, ErrClosed
+	case w.op == opClose:
+		c.closeSent = true
+	}
+	return false, nil
+}
+
+// build lays the frame out in the connection's write buffer (held under
+// the lock): the header, then the payload, masked by a client; a server's
+// large payload is written from the caller's buffer instead.
+func (w *frameWrite) build() {
+	c := w.c
+	var key [4]byte
+	if c.client {
+		k := rand.Uint32()
+		key = [4]byte{byte(k), byte(k >> 8), byte(k >> 16), byte(k >> 24)}
+	}
+	b := appendHeader(c.wbuf[:0], w.fin, w.op, len(w.payload), c.client, key)
+	w.direct = !c.client && len(w.payload) > directWrite
+	if !w.direct {
+		n := len(b)
+		b = append(b, w.payload...)
+		if c.client {
+			maskBytes(key, 0, b[n:])
+		}
+	}
+	c.wbuf = b
+	w.head = b
+}
+
+// cancel abandons the write; it reports whether the frame was cut after
+// some of it may have been sent (the stream is then broken).
+func (w *frameWrite) cancel() bool {
+	switch w.phase {
+	case fwLock:
+		if w.lock != nil {
+			w.lock.Cancel()
+			w.lock = nil
+		}
+		w.phase = fwDone
+		return false
+	case fwHead, fwPayload:
+		if w.pending {
+			w.c.t.CancelWrite()
+		}
+		w.unlock()
+		w.phase = fwDone
+		return true
+	}
+	return false
+}
+
+// WriteFuture is the future of WriteMessage and Ping.
+type WriteFuture struct {
+	w     frameWrite
+	err   error
+	done  bool
+	spare bool
+}
+
+// newWrite returns a WriteFuture of a frame: the connection's spare one
+// if no writer holds it, else a new one.
+func (c *Conn) newWrite(op byte, payload []byte) *WriteFuture {
+	if c.wspareBusy.CompareAndSwap(false, true) { // take: pairs with the Store in release
+		f := &c.wspare
+		*f = WriteFuture{w: frameWrite{c: c, op: op, fin: true, payload: payload}, spare: true}
+		return f
+	}
+	return &WriteFuture{w: frameWrite{c: c, op: op, fin: true, payload: payload}}
+}
+
+// release gives the spare future back once it is done.
+func (f *WriteFuture) release() {
+	f.done = true
+	if f.spare {
+		f.spare = false
+		f.w.c.wspareBusy.Store(false) // give back: pairs with the CAS in newWrite
+	}
+}
+
+// WriteMessage returns a future that sends data as one message of type
+// typ (a text message must be UTF-8; it is not checked). The frame is
+// written whole under the connection's write lock, so writers may run
+// concurrently. data belongs to the future until it completes. Cancelling
+// it before its turn comes sends nothing; cancelling it while the frame is
+// on its way breaks and closes the connection.
+//
+// As with ReadMessage, the future may be the connection's own, reused by a
+// later WriteMessage or Ping once it has completed or been cancelled: do
+// not keep it past that.
+func (c *Conn) WriteMessage(typ MessageType, data []byte) *WriteFuture {
+	f := c.newWrite(byte(typ), data)
+	if typ != TextMessage && typ != BinaryMessage {
+		f.err = fmt.Errorf("websocket: write: invalid message type %d", int(typ))
+	}
+	return f
+}
+
+// Ping returns a future that sends a ping with data (at most 125 bytes).
+// The peer's pong is read, and dropped, by the reader.
+func (c *Conn) Ping(data []byte) *WriteFuture {
+	f := c.newWrite(opPing, data)
+	if len(data) > 125 {
+		f.err = errors.New("websocket: ping: payload longer than 125 bytes")
+	}
+	return f
+}
+
+// Poll writes; see WriteMessage.
+func (f *WriteFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
+	if f.done {
+		panic(future.ErrPolledAfterCompletion)
+	}
+	if err := f.err; err != nil {
+		f.release()
+		return future.Fail[struct{}](err), true
+	}
+	err, ok := f.w.poll(cx)
+	if !ok {
+		return future.Result[struct{}]{}, false
+	}
+	f.release()
+	return future.Result[struct{}]{Err: err}, true
+}
+
+// Cancel abandons the write; see WriteMessage.
+func (f *WriteFuture) Cancel() {
+	if f.done {
+		return
+	}
+	c := f.w.c
+	broken := f.w.cancel()
+	f.release()
+	if broken {
+		c.closeTransport()
+	}
+}
+
+// CloseFuture is the future of Close.
+type CloseFuture struct {
+	c       *Conn
+	w       frameWrite
+	err     error
+	phase   uint8
+	reading bool
+	sleep   blitz.SleepFuture
+	timed   bool
+}
+
+// Close returns a future of the close handshake: it sends a close frame
+// with code and reason (code 0 sends one without a code), waits up to
+// Options.CloseTimeout for the peer's close frame (read by the reader in
+// progress, or by the future itself if none reads), then closes the
+// underlying connection. It returns nil once the connection is closed,
+// whether the peer answered in time or not, and an error if the close
+// frame could not be sent (ErrBadCloseCode for a code that may not be
+// sent: 1005, 1006, 1015, outside 1000-4999). Data messages that arrive
+// meanwhile are dropped.
+func (c *Conn) Close(code StatusCode, reason string) *CloseFuture {
+	f := &CloseFuture{c: c, err: checkCloseArgs(code, reason)}
+	f.w = frameWrite{c: c, op: opClose, fin: true, payload: appendClosePayload(nil, code, reason)}
+	return f
+}
+
+// Poll runs the handshake; see Close.
+func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
+	c := f.c
+	switch f.phase {
+	case 0:
+		if f.err != nil {
+			f.phase = 2
+			return future.Fail[struct{}](f.err), true
+		}
+		err, ok := f.w.poll(cx)
+		if !ok {
+			return future.Result[struct{}]{}, false
+		}
+		if err != nil && !errors.Is(err, ErrClosed) {
+			f.phase = 2
+			c.closeTransport()
+			return future.Fail[struct{}](err), true
+		}
+		f.phase = 1
+		f.sleep.ResetAfter(c.closeTimeout)
+		f.timed = true
+		fallthrough
+	case 1:
+		for {
+			c.mu.Lock()
+			over := c.closeRecv || c.tclosed
+			if !over && !f.reading {
+				if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+					f.reading = true
+				} else {
+					c.closeWaiters = append(c.closeWaiters, cx.Waker())
+				}
+			}
+			c.mu.Unlock()
+			if over {
+				f.finish()
+				return future.Result[struct{}]{}, true
+			}
+			if !f.reading {
+				break
+			}
+			if c.draining {
+				if !c.pollDrain(cx) {
+					break
+				}
+				f.finish()
+				return future.Result[struct{}]{}, true
+			}
+			_, err, ok := c.pollRead(cx)
+			if !ok {
+				break
+			}
+			if err != nil {
+				f.finish()
+				return future.Result[struct{}]{}, true
+			}
+			// A data message: dropped.
+		}
+		if _, ok := f.sleep.Poll(cx); ok {
+			f.timed = false
+			f.finish()
+			return future.Result[struct{}]{}, true
+		}
+		return future.Result[struct{}]{}, false
+	}
+	panic(future.ErrPolledAfterCompletion)
+}
+
+// finish ends the handshake: the reader's role given back, the timer
+// stopped, the connection closed.
+func (f *CloseFuture) finish() {
+	f.phase = 2
+	if f.reading {
+		f.reading = false
+		f.c.cancelRead()
+		f.c.releaseRead()
+	}
+	if f.timed {
+		f.sleep.Cancel()
+		f.timed = false
+	}
+	f.c.closeTransport()
+}
+
+// Cancel abandons the handshake and closes the connection.
+func (f *CloseFuture) Cancel() {
+	switch f.phase {
+	case 0:
+		f.w.cancel()
+		f.phase = 2
+		f.c.closeTransport()
+	case 1:
+		f.finish()
+	}
+}
+
+// CloseNow closes the underlying connection at once, without a close
+// handshake. Any goroutine or task may call it.
+func (c *Conn) CloseNow() error {
+	c.closeTransport()
+	return nil
+}
+
+// The blocking API, for goroutines.
+
+// block polls f on the calling goroutine until it completes or ctx ends. On
+// a connection over a net.Conn, whose futures block inside Poll, an ending
+// ctx sets a past deadline on the net.Conn to stop the I/O in progress,
+// which breaks the connection.
+func block[T any](ctx context.Context, c *Conn, f future.Future[future.Result[T]]) (T, error) {
+	if c.nc != nil && ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() {
+			_ = c.nc.SetDeadline(time.Unix(1, 0))
+			c.closeTransport()
+		})
+		defer stop()
+	}
+	r, err := future.Block(ctx, f)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("websocket: %w", err)
+	}
+	if r.Err != nil && ctx.Err() != nil && c.nc != nil {
+		var zero T
+		return zero, fmt.Errorf("websocket: %w (%w)", ctx.Err(), r.Err)
+	}
+	return r.Value, r.Err
+}
+
+// Read reads the next data message on the calling goroutine (see
+// ReadMessage) and returns its type and a copy of its payload. When ctx
+// ends first it returns an error wrapping ctx's; on the runtime's streams
+// the connection stays usable, on a net.Conn it is closed.
+func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
+	m, err := block(ctx, c, future.Future[future.Result[Message]](c.ReadMessage()))
+	if err != nil {
+		return 0, nil, err
+	}
+	return m.Type, append([]byte(nil), m.Data...), nil
+}
+
+// Write sends data as one message of type typ on the calling goroutine
+// (see WriteMessage). When ctx ends while the frame is on its way the
+// connection is closed.
+func (c *Conn) Write(ctx context.Context, typ MessageType, data []byte) error {
+	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.WriteMessage(typ, data)))
+	return err
+}
+
+// PingContext sends a ping with data on the calling goroutine.
+func (c *Conn) PingContext(ctx context.Context, data []byte) error {
+	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.Ping(data)))
+	return err
+}
+
+// CloseContext runs the close handshake on the calling goroutine (see
+// Close); ctx bounds it as well as Options.CloseTimeout.
+func (c *Conn) CloseContext(ctx context.Context, code StatusCode, reason string) error {
+	if c.nc != nil {
+		// The handshake's read blocks in the net.Conn: bound it there.
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.closeTimeout))
+	}
+	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.Close(code, reason)))
+	c.closeTransport()
+	return err
+}
+
+// MessageWriter streams one message as a sequence of fragments; see
+// NextWriter.
+type MessageWriter struct {
+	c      *Conn
+	ctx    context.Context
+	g      syncprim.MutexGuard
+	op     byte
+	closed bool
+	err    error
+}
+
+// NextWriter starts a message of type typ that is written in parts, on
+// the calling goroutine: each Write of the returned writer sends a
+// fragment, Close sends the final one. The writer holds the connection's
+// write lock from NextWriter to Close, so other writers, and the pongs and
+// close replies of the reader, wait for Close: write the message without
+// delay. ctx bounds the wait for the lock and every write.
+func (c *Conn) NextWriter(ctx context.Context, typ MessageType) (*MessageWriter, error) {
+	if typ != TextMessage && typ != BinaryMessage {
+		return nil, fmt.Errorf("websocket: write: invalid message type %d", int(typ))
+	}
+	g, err := c.wmu.LockBlocking(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("websocket: %w", err)
+	}
+	return &MessageWriter{c: c, ctx: ctx, g: g, op: byte(typ)}, nil
+}
+
+// Write sends p as the next fragment of the message.
+func (w *MessageWriter) Write(p []byte) (int, error) {
+	switch {
+	case w.closed:
+		return 0, ErrClosed
+	case w.err != nil:
+		return 0, w.err
+	case len(p) == 0:
+		return 0, nil
+	}
+	if err := w.frame(false, p); err != nil {
+		w.err = err
+		return 0, err
+	}
+	w.op = opContinuation
+	return len(p), nil
+}
+
+// Close ends the message with an empty final fragment (a message without
+// a Write is one empty frame) and releases the write lock.
+func (w *MessageWriter) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	err := w.err
+	if err == nil {
+		err = w.frame(true, nil)
+	}
+	w.g.Unlock()
+	return err
+}
+
+// frame writes one fragment under the lock the writer holds.
+func (w *MessageWriter) frame(fin bool, p []byte) error {
+	f := &WriteFuture{w: frameWrite{c: w.c, op: w.op, fin: fin, payload: p, held: true}}
+	_, err := block(w.ctx, w.c, future.Future[future.Result[struct{}]](f))
+	return err
+}

@@ -1,0 +1,461 @@
+package websocket
+
+// The opening handshake of RFC 6455 section 4: the server's Upgrade (on
+// httpserver or net/http) and the client's Dial.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/httpserver"
+)
+
+// acceptGUID is the GUID of RFC 6455 section 1.3.
+const acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+// AcceptKey returns the Sec-WebSocket-Accept value for a
+// Sec-WebSocket-Key.
+func AcceptKey(key string) string {
+	h := sha1.Sum([]byte(key + acceptGUID))
+	return base64.StdEncoding.EncodeToString(h[:])
+}
+
+// validKey reports whether key is the base64 of 16 bytes.
+func validKey(key string) bool {
+	if len(key) != 24 {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(key)
+	return err == nil && len(b) == 16
+}
+
+// hasToken reports whether a header field (all its lines, comma-separated
+// lists) holds token, compared in ASCII without case.
+func hasToken(h http.Header, name, token string) bool {
+	for _, v := range h[http.CanonicalHeaderKey(name)] {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.Trim(t, " \t"), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tokens returns the tokens of a comma-separated header field.
+func tokens(h http.Header, name string) []string {
+	var out []string
+	for _, v := range h[http.CanonicalHeaderKey(name)] {
+		for t := range strings.SplitSeq(v, ",") {
+			if t = strings.Trim(t, " \t"); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Upgrader upgrades HTTP requests to WebSocket connections, on a
+// httpserver.Server (the connection then lives on the runtime's futures)
+// or on a net/http server (through http.Hijacker; the connection is then
+// for the blocking methods only). The zero Upgrader is valid: no
+// subprotocols, same-origin requests only.
+type Upgrader struct {
+	// Subprotocols are the subprotocols the server speaks, in its order of
+	// preference: the first one the client offers is selected.
+	Subprotocols []string
+	// CheckOrigin decides whether a request's Origin may connect; a
+	// request it refuses gets 403. Nil allows requests without an Origin
+	// header and those whose Origin's host is the request's Host (as
+	// gorilla/websocket does), which stops other sites' pages from
+	// connecting with their visitors' cookies.
+	CheckOrigin func(r *http.Request) bool
+	// Options tune the connections.
+	Options Options
+}
+
+// SameOrigin is the default CheckOrigin: true without an Origin header or
+// when the Origin's host equals r.Host (ASCII case-insensitively).
+func SameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// refuse answers a request that cannot be upgraded.
+func refuse(w http.ResponseWriter, status int, msg string) error {
+	w.Header().Set("Sec-WebSocket-Version", "13")
+	if status == http.StatusUpgradeRequired {
+		w.Header().Set("Connection", "Upgrade")
+		w.Header().Set("Upgrade", "websocket")
+	}
+	http.Error(w, http.StatusText(status)+": "+msg, status)
+	return fmt.Errorf("%w: %s", ErrBadHandshake, msg)
+}
+
+// Upgrade checks r as a WebSocket opening handshake and, if it is one,
+// answers 101 Switching Protocols (with responseHeader's fields, which
+// must not set the handshake's own) and returns the connection. A request
+// that is not one is answered and an error wrapping ErrBadHandshake
+// returned: 405 for a method other than GET, 426 (with Upgrade: websocket)
+// without the Upgrade and Connection tokens, 426 with
+// Sec-WebSocket-Version: 13 for another version, 400 for a bad
+// Sec-WebSocket-Key, 403 for an Origin that CheckOrigin refuses.
+//
+// Called from a Handler of a httpserver.Server, the connection is the
+// runtime's stream (see httpserver.HijackConn): serve it from a task (see
+// Serve) and return from the handler, so that no goroutine waits for it;
+// its blocking methods may be used too. Called from a net/http handler,
+// it is hijacked as a net.Conn; use the blocking methods, from goroutines.
+func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeader http.Header) (*Conn, error) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		return nil, refuse(w, http.StatusMethodNotAllowed, "method not GET")
+	}
+	if !hasToken(r.Header, "Connection", "upgrade") || !hasToken(r.Header, "Upgrade", "websocket") {
+		return nil, refuse(w, http.StatusUpgradeRequired, "not a WebSocket upgrade request")
+	}
+	if r.Header.Get("Sec-WebSocket-Version") != "13" {
+		return nil, refuse(w, http.StatusUpgradeRequired, "unsupported Sec-WebSocket-Version")
+	}
+	key := r.Header.Get("Sec-WebSocket-Key")
+	if len(r.Header["Sec-Websocket-Key"]) != 1 || !validKey(key) {
+		return nil, refuse(w, http.StatusBadRequest, "invalid Sec-WebSocket-Key")
+	}
+	check := u.CheckOrigin
+	if check == nil {
+		check = SameOrigin
+	}
+	if !check(r) {
+		return nil, refuse(w, http.StatusForbidden, "origin not allowed")
+	}
+	proto := ""
+	offered := tokens(r.Header, "Sec-WebSocket-Protocol")
+pick:
+	for _, p := range u.Subprotocols {
+		for _, o := range offered {
+			if o == p {
+				proto = p
+				break pick
+			}
+		}
+	}
+
+	var resp []byte
+	resp = append(resp, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	resp = append(resp, AcceptKey(key)...)
+	resp = append(resp, "\r\n"...)
+	if proto != "" {
+		resp = append(resp, "Sec-WebSocket-Protocol: "+proto+"\r\n"...)
+	}
+	for k, vs := range responseHeader {
+		for _, v := range vs {
+			resp = append(resp, k+": "+v+"\r\n"...)
+		}
+	}
+	resp = append(resp, "\r\n"...)
+
+	stream, buf, err := httpserver.HijackConn(w)
+	switch {
+	case err == nil:
+		res, err := future.Block(r.Context(), future.Future[future.Result[int]](blitz.WriteAll(stream, resp)))
+		if err == nil {
+			err = res.Err
+		}
+		if err != nil {
+			_ = stream.Close()
+			return nil, fmt.Errorf("websocket: upgrade: %w", err)
+		}
+		return newConn(stream, nil, false, proto, &u.Options, buf), nil
+	case !errors.Is(err, http.ErrNotSupported):
+		return nil, fmt.Errorf("websocket: upgrade: %w", err)
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		return nil, fmt.Errorf("websocket: upgrade: %w", http.ErrNotSupported)
+	}
+	nc, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, fmt.Errorf("websocket: upgrade: %w", err)
+	}
+	var pending []byte
+	if n := brw.Reader.Buffered(); n > 0 {
+		pending, _ = brw.Reader.Peek(n)
+	}
+	if _, err := nc.Write(resp); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("websocket: upgrade: %w", err)
+	}
+	return NewNetConn(nc, false, proto, &u.Options, pending), nil
+}
+
+// NewNetConn returns a connection over nc, whose opening handshake is
+// done; client says which side this is (a client masks its frames),
+// buffered holds bytes already read from nc past the handshake. The
+// connection's futures block inside Poll: use its blocking methods, from
+// goroutines.
+func NewNetConn(nc net.Conn, client bool, subprotocol string, opts *Options, buffered []byte) *Conn {
+	return newConn(&netTransport{nc: nc}, nc, client, subprotocol, opts, buffered)
+}
+
+// netTransport performs a net.Conn's blocking calls inside PollRead and
+// PollWrite, for connections polled by future.Block on a goroutine.
+type netTransport struct {
+	nc net.Conn
+}
+
+func (t *netTransport) PollRead(_ *future.Context, buf []byte) (future.Result[int], bool) {
+	n, err := t.nc.Read(buf)
+	if n > 0 {
+		err = nil // a later read reports it again
+	}
+	return future.Result[int]{Value: n, Err: err}, true
+}
+
+func (t *netTransport) CancelRead() {}
+
+func (t *netTransport) PollWrite(_ *future.Context, buf []byte) (future.Result[int], bool) {
+	n, err := t.nc.Write(buf)
+	return future.Result[int]{Value: n, Err: err}, true
+}
+
+func (t *netTransport) CancelWrite() {}
+
+func (t *netTransport) Close() error { return t.nc.Close() }
+
+// DialOptions tune Dial; the zero DialOptions is valid.
+type DialOptions struct {
+	// Subprotocols are offered to the server, in order of preference.
+	Subprotocols []string
+	// Header holds more request header fields (Origin, Authorization...).
+	Header http.Header
+	// Timeout bounds the TCP connect; 0 means no bound beyond the
+	// system's.
+	Timeout time.Duration
+	// Options tune the connection.
+	Options Options
+}
+
+// maxResponseHeader bounds the handshake's response header block.
+const maxResponseHeader = 16 << 10
+
+// DialFuture is the future of Dial.
+type DialFuture struct {
+	h       blitz.Handle
+	opts    DialOptions
+	err     error
+	host    string
+	req     []byte
+	key     string
+	phase   uint8
+	connect *blitz.ConnectFuture[*blitz.TCPStream]
+	s       *blitz.TCPStream
+	off     int
+	buf     []byte
+	n       int
+	resp    *http.Response
+}
+
+// Dial returns a future that connects to a ws:// URL on h's runtime and
+// performs the opening handshake: a random Sec-WebSocket-Key, the
+// Sec-WebSocket-Accept checked, a subprotocol accepted only if it was
+// offered. Its value is the connection; a failed handshake is an error
+// wrapping ErrBadHandshake. wss:// is not supported yet.
+func Dial(h blitz.Handle, rawURL string, opts *DialOptions) *DialFuture {
+	f := &DialFuture{h: h}
+	if opts != nil {
+		f.opts = *opts
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		f.err = fmt.Errorf("websocket: dial: %w", err)
+		return f
+	}
+	if u.Scheme != "ws" {
+		f.err = fmt.Errorf("websocket: dial: unsupported scheme %q (only ws is)", u.Scheme)
+		return f
+	}
+	f.host = u.Host
+	if u.Port() == "" {
+		f.host = net.JoinHostPort(u.Hostname(), "80")
+	}
+	var k [16]byte
+	_, _ = rand.Read(k[:])
+	f.key = base64.StdEncoding.EncodeToString(k[:])
+	var b strings.Builder
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n", u.RequestURI(), u.Host, f.key)
+	if len(f.opts.Subprotocols) > 0 {
+		fmt.Fprintf(&b, "Sec-WebSocket-Protocol: %s\r\n", strings.Join(f.opts.Subprotocols, ", "))
+	}
+	for k, vs := range f.opts.Header {
+		for _, v := range vs {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	b.WriteString("\r\n")
+	f.req = []byte(b.String())
+	return f
+}
+
+// Response returns the server's response to the handshake, once the
+// future completed (nil if none was read).
+func (f *DialFuture) Response() *http.Response { return f.resp }
+
+// Poll connects and shakes hands; see Dial.
+func (f *DialFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
+	if f.err != nil {
+		f.phase = 9
+		return future.Fail[*Conn](f.err), true
+	}
+	for {
+		switch f.phase {
+		case 0:
+			f.connect = blitz.DialTCP(f.h, f.host, f.opts.Timeout)
+			f.phase = 1
+		case 1:
+			r, ok := f.connect.Poll(cx)
+			if !ok {
+				return future.Result[*Conn]{}, false
+			}
+			f.connect = nil
+			if r.Err != nil {
+				return f.fail(fmt.Errorf("websocket: dial: %w", r.Err))
+			}
+			f.s = r.Value
+			_ = f.s.SetNoDelay(true)
+			f.phase = 2
+		case 2:
+			for f.off < len(f.req) {
+				r, ok := f.s.PollWrite(cx, f.req[f.off:])
+				if !ok {
+					return future.Result[*Conn]{}, false
+				}
+				if r.Err != nil {
+					return f.fail(fmt.Errorf("websocket: dial: %w", r.Err))
+				}
+				f.off += r.Value
+			}
+			f.buf = make([]byte, 4096)
+			f.phase = 3
+		case 3:
+			if f.n == len(f.buf) {
+				if len(f.buf) >= maxResponseHeader {
+					return f.fail(fmt.Errorf("%w: response header too large", ErrBadHandshake))
+				}
+				f.buf = append(f.buf, make([]byte, len(f.buf))...)
+			}
+			r, ok := f.s.PollRead(cx, f.buf[f.n:])
+			if !ok {
+				return future.Result[*Conn]{}, false
+			}
+			if r.Err != nil || r.Value == 0 {
+				err := r.Err
+				if err == nil || err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return f.fail(fmt.Errorf("%w: reading the response: %w", ErrBadHandshake, err))
+			}
+			f.n += r.Value
+			end := bytes.Index(f.buf[:f.n], []byte("\r\n\r\n"))
+			if end < 0 {
+				continue
+			}
+			end += 4
+			c, err := f.finish(f.buf[:end], f.buf[end:f.n])
+			if err != nil {
+				return f.fail(err)
+			}
+			f.phase = 9
+			return future.Ok(c), true
+		default:
+			panic(future.ErrPolledAfterCompletion)
+		}
+	}
+}
+
+// finish checks the server's response and makes the connection.
+func (f *DialFuture) finish(head, rest []byte) (*Conn, error) {
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadHandshake, err)
+	}
+	f.resp = resp
+	switch {
+	case resp.StatusCode != http.StatusSwitchingProtocols:
+		return nil, fmt.Errorf("%w: status %s", ErrBadHandshake, resp.Status)
+	case !hasToken(resp.Header, "Upgrade", "websocket"), !hasToken(resp.Header, "Connection", "upgrade"):
+		return nil, fmt.Errorf("%w: missing Upgrade or Connection", ErrBadHandshake)
+	case resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey(f.key):
+		return nil, fmt.Errorf("%w: wrong Sec-WebSocket-Accept", ErrBadHandshake)
+	}
+	proto := resp.Header.Get("Sec-WebSocket-Protocol")
+	if proto != "" {
+		ok := false
+		for _, p := range f.opts.Subprotocols {
+			ok = ok || p == proto
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: subprotocol %q not offered", ErrBadHandshake, proto)
+		}
+	}
+	s := f.s
+	f.s = nil
+	return newConn(s, nil, true, proto, &f.opts.Options, rest), nil
+}
+
+func (f *DialFuture) fail(err error) (future.Result[*Conn], bool) {
+	f.phase = 9
+	if f.s != nil {
+		_ = f.s.Close()
+		f.s = nil
+	}
+	return future.Fail[*Conn](err), true
+}
+
+// Cancel abandons the dial and closes the connection it made.
+func (f *DialFuture) Cancel() {
+	if f.phase == 9 {
+		return
+	}
+	f.phase = 9
+	if f.connect != nil {
+		f.connect.Cancel()
+	}
+	if f.s != nil {
+		f.s.CancelRead()
+		f.s.CancelWrite()
+		_ = f.s.Close()
+		f.s = nil
+	}
+}
+
+// DialContext dials on the calling goroutine: Dial, waited for with
+// BlockOn on h's runtime, bounded by ctx.
+func DialContext(ctx context.Context, h blitz.Handle, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
+	f := Dial(h, rawURL, opts)
+	r, err := blitz.BlockOn(ctx, h, future.Future[future.Result[*Conn]](f))
+	if err != nil {
+		return nil, nil, fmt.Errorf("websocket: dial: %w", err)
+	}
+	return r.Value, f.resp, r.Err
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package websocket
+
+const raceEnabled = true
