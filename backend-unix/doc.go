@@ -3,7 +3,7 @@
 // ErrnoError), socket addresses in both the x/sys form and the kernel's raw
 // layout (Sockaddr, EncodeRaw, DecodeRaw), and Control, the synchronous
 // control plane (sockets, bind, listen, options, files) that the io_uring,
-// epoll and kqueue backends embed to implement backend.Resources.
+// epoll, kqueue and poll(2) backends embed to implement backend.Resources.
 //
 // Sockets are made non-blocking and close-on-exec. The readiness backends
 // need non-blocking sockets to learn EAGAIN; io_uring serves non-blocking

@@ -8,7 +8,7 @@
 //
 // A caller describes an operation in an Op (a recv into this buffer, an
 // accept on that socket), submits it, and later receives a Completion with
-// the result. io_uring and IOCP work this way natively. The epoll and kqueue
+// the result. io_uring and IOCP work this way natively. The epoll, kqueue and poll(2)
 // backends emulate it: they try the system call when the op is submitted,
 // and when it would block they wait for readiness and perform it then,
 // reporting the result as a completion. The caller never sees EAGAIN, never
@@ -94,7 +94,7 @@
 // # Resources
 //
 // Sockets and files are made through the backend (Resources), because each
-// backend needs them in its own form: non-blocking for epoll and kqueue,
+// backend needs them in its own form: non-blocking for epoll, kqueue and poll(2),
 // overlapped and associated with the completion port for IOCP. The
 // synchronous socket calls (bind, listen, options, shutdown) sit there too,
 // so that the runtime's networking is written once for every platform.

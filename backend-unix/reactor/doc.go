@@ -1,5 +1,5 @@
 // Package reactor emulates the completion-based backend.Backend over a
-// readiness poller: it is the body of the epoll and kqueue backends, which
+// readiness poller: it is the body of the epoll, kqueue and poll(2) backends, which
 // supply only the small platform part, a Poller (register a descriptor for
 // edge-triggered read and write readiness, wait for events, wake a waiter).
 // The logic is written once and tested on Linux through epoll.
