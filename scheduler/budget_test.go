@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -356,6 +357,12 @@ func (d *armDriver) Maintain(cx *future.Context) time.Duration {
 // upper bounds on the interval) are exact; only the phases that wait for
 // the interval to rise depend on the load, and they allow for it (below).
 func TestGlobalIntervalFollowsPollTime(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		// Its phases time polls of 20 µs and 1 ms by busy-waiting on the
+		// clock, whose readings are too coarse there (under Wine, and on
+		// Windows before high-resolution waits) for the averages to follow.
+		t.Skip("needs a clock fine enough to time 20 µs polls")
+	}
 	const (
 		slow    = time.Millisecond
 		mid     = 20 * time.Microsecond

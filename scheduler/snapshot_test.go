@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -199,7 +200,9 @@ func TestTasksListsTheTasksQueuedOnABusyWorker(t *testing.T) {
 			if ti.State == scheduler.TaskQueued {
 				require.Equal(t, parent.ID(), ti.Parent)
 				require.Zero(t, ti.Polls)
-				require.Positive(t, ti.Age)
+				if runtime.GOOS != "windows" { // a coarse clock there: an age may read 0
+					require.Positive(t, ti.Age)
+				}
 				queued++
 			}
 		}
