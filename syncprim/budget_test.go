@@ -75,5 +75,5 @@ func TestMutexContendersOnOneWorkerInterleave(t *testing.T) {
 	}
 	t.Logf("%d runs, at most %d locks in one poll", runs, maxPerPoll)
 	require.LessOrEqual(t, maxPerPoll, future.TaskBudget, "locks taken in one poll")
-	require.GreaterOrEqual(t, runs, tasks*(locks/future.TaskBudget), "runs of one task in the order of locking")
+	require.GreaterOrEqual(t, runs, tasks*(locks/future.TaskBudget)/2, "runs of one task in the order of locking")
 }
