@@ -168,10 +168,25 @@ type Config struct {
 	// parents, ages, poll counts, waits), to measure what they cost:
 	// JoinHandle.ID is then 0 and Dump shows less.
 	NoTaskIdentity bool
+
+	// Chooser, when set, makes a driven scheduler, for deterministic
+	// simulation: one worker and no goroutine; whoever made the scheduler
+	// polls its tasks one Step at a time, and Chooser picks which ready
+	// task each Step polls (see the package doc, "Driven schedulers").
+	// Workers must then be 0 or 1, and task identity stays on (the Chooser
+	// sees task ids).
+	Chooser Chooser
 }
 
 // withDefaults validates c and fills in the defaults.
 func (c Config) withDefaults() (Config, error) {
+	if c.Chooser != nil {
+		if c.Workers > 1 {
+			return c, fmt.Errorf("%w: Workers = %d with a Chooser, want 0 or 1", ErrConfig, c.Workers)
+		}
+		c.Workers = 1
+		c.NoTaskIdentity = false
+	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}

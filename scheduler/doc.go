@@ -519,4 +519,24 @@
 // finish, and each poll a region "blitz.poll" in it; Config.NoTraceRegions
 // turns that off. When the tracer is off, the check costs an atomic load
 // per poll.
+//
+// # Driven schedulers
+//
+// A scheduler made with Config.Chooser has one worker and starts no
+// goroutine: the goroutine that made it drives it with Step, one poll at a
+// time, for deterministic simulation (the sim module). A Step runs the
+// Driver as a worker's tick would (timers and I/O due now wake their
+// tasks), gathers every ready task from the worker's queues (the global
+// queue, the local queue, the LIFO oldest first, then the yielded tasks,
+// in that order) into a ready list, and polls the task the Chooser picks
+// from it. Which task runs next is therefore the Chooser's choice alone,
+// and with a seeded Chooser, a driver whose events are seeded, and no
+// goroutine outside the scheduler waking its tasks, two runs are the same
+// run. When nothing is ready, Step reports how long until the Driver has
+// something due, and the driving loop advances its clock. The queues are
+// the same as a worker's, so spawning, waking, yielding and the budget
+// behave as on a running scheduler; only the choice among ready tasks
+// differs. Shutdown on a driven scheduler is synchronous (it cuts shields
+// at once, as nothing polls them any more), and from a poll it is finished
+// by Step after that poll.
 package scheduler

@@ -38,6 +38,10 @@ type Scheduler struct {
 	// there is none: stored by the snapshot, loaded by the workers between
 	// polls (worker.checkSnapshot).
 	snapReq atomic.Pointer[snapRequest]
+	// driven is the ready list of a driven scheduler (Config.Chooser), nil
+	// for one with worker goroutines. Immutable pointer; its contents are
+	// owned by the driving goroutine.
+	driven *driven
 	// failed keeps the latest failed tasks (warnings.go).
 	failed failedRing
 	// label tells this scheduler's workers from another's in a goroutine
@@ -110,6 +114,10 @@ func New(cfg Config) (*Scheduler, error) {
 	s.workers = make([]*worker, cfg.Workers)
 	for i := range s.workers {
 		s.workers[i] = newWorker(s, i)
+	}
+	if cfg.Chooser != nil {
+		s.driven = &driven{chooser: cfg.Chooser}
+		return s, nil // driven: Step polls, no goroutine
 	}
 	s.wg.Add(len(s.workers))
 	for _, w := range s.workers {
@@ -233,6 +241,16 @@ func (s *Scheduler) countFinish(cx *future.Context, err error) {
 // would never exit): on a worker, Shutdown starts the shutdown and returns
 // an error wrapping ErrBlockingInTask at once.
 func (s *Scheduler) Shutdown(ctx context.Context) error {
+	if s.driven != nil {
+		s.shutdownDriven()
+		if s.driven.closeAfterStep && s.driven.stepping {
+			return fmt.Errorf("scheduler: shutdown started, finished after this poll: %w", ErrBlockingInTask)
+		}
+		if n := s.shields.cut.Load(); n > 0 {
+			return fmt.Errorf("scheduler: shutdown of a driven scheduler, %d shielded task(s) cut: %w", n, ErrShutdown)
+		}
+		return nil
+	}
 	s.shutdownOnce.Do(func() {
 		if s.shieldedTasks() == 0 && !OnWorker() {
 			s.shields.once.Do(func() { close(s.shields.graceOver) }) // nothing to wait for
