@@ -143,6 +143,9 @@ func (b *BlockingFuture[T]) submit(cx *future.Context) error {
 	if !ok {
 		return ErrNoRuntime
 	}
+	if err := h.rt.refuseSimulated("a blocking call"); err != nil {
+		return err
+	}
 	b.sched = h.rt.sched
 	b.task.Run = b.run
 	b.task.Panicked = b.panicked

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/blocking"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/internal/iodriver"
@@ -96,6 +97,11 @@ type Config struct {
 	// 0 means scheduler.DefaultFailedTasksKept (32), a negative number
 	// none.
 	FailedTasksKept int
+	// Simulation, when set, makes a runtime that a deterministic simulator
+	// drives (see Simulation); a program gets such a Config from the
+	// simulator and passes it on. Workers, IORings and Backend are then
+	// ignored: the runtime has one worker and the simulator's I/O.
+	Simulation Simulation
 	// noTaskIdentity turns the ids and the dump's bookkeeping off, for the
 	// benchmarks that measure their cost (task_export_test.go).
 	noTaskIdentity bool
@@ -137,6 +143,9 @@ type Runtime struct {
 	// and processes are refused with ErrShutdown and the operations of
 	// existing sockets fail (see netFD.use). Loaded by any goroutine.
 	down atomic.Bool
+	// sim is Config.Simulation, nil for a runtime of the real world.
+	// Immutable.
+	sim Simulation
 }
 
 // New starts a runtime. It returns an error wrapping ErrConfig (or the
@@ -153,6 +162,9 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if cfg.TimerTick < 10*time.Microsecond {
 		return nil, fmt.Errorf("%w: TimerTick = %v, want at least 10us", ErrConfig, cfg.TimerTick)
+	}
+	if cfg.Simulation != nil {
+		cfg.Workers, cfg.IORings = 1, 1
 	}
 	workers := cfg.Workers
 	if workers == 0 {
@@ -180,9 +192,18 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	rt := &Runtime{timers: timerdriver.New(workers, cfg.TimerTick), backendName: BackendNone, pool: pool}
+	rt := &Runtime{timers: timerdriver.New(workers, cfg.TimerTick), backendName: BackendNone, pool: pool, sim: cfg.Simulation}
 	var drv scheduler.Driver = rt.timers
-	if cfg.Backend != BackendNone {
+	var chooser scheduler.Chooser
+	if sim := cfg.Simulation; sim != nil {
+		chooser = sim.Chooser()
+		if b := sim.Backend(); b != nil {
+			rt.io = iodriver.New([]backend.Backend{b}, workers, cfg.ReadBufferCount, cfg.ReadBufferSize)
+			rt.rings = newIORings(rt)
+			rt.backendName = b.Name()
+			drv = blockingDriver{timers: rt.timers, Driver: rt.io}
+		}
+	} else if cfg.Backend != BackendNone {
 		bs, err := iodriver.OpenBackends(cfg.Backend, cfg.IORings, workers)
 		if err != nil {
 			return nil, err
@@ -209,6 +230,7 @@ func New(cfg Config) (*Runtime, error) {
 		ProfileLabels:   cfg.ProfileLabels,
 		NoTraceRegions:  cfg.NoTraceRegions,
 		NoTaskIdentity:  cfg.noTaskIdentity,
+		Chooser:         chooser,
 	})
 	if err != nil {
 		if rt.io != nil {
@@ -229,6 +251,15 @@ func New(cfg Config) (*Runtime, error) {
 				s.Notify()
 			}
 		})
+	}
+	if rt.sim != nil {
+		if err := rt.sim.Attach(rt); err != nil {
+			_ = s.Shutdown(context.Background())
+			if rt.io != nil {
+				rt.io.CloseBackends()
+			}
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
 	}
 	return rt, nil
 }

@@ -74,6 +74,13 @@ func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error
 			future.Cancel(f)
 			return zero, fmt.Errorf("blitz: BlockOn: %w", ErrBlockingInTask)
 		}
+		if rt.sim != nil {
+			if err := blockOnSimulated(ctx, rt, &sig); err != nil {
+				future.Cancel(f)
+				return zero, fmt.Errorf("blitz: BlockOn: %w", err)
+			}
+			continue
+		}
 		select {
 		case <-sig.Chan():
 		case <-ctx.Done():

@@ -606,6 +606,11 @@ func (s *TLSStream) handshake(cx *future.Context, seat *tlsSeat) (error, bool) {
 	if s.hs.Load() == tlsHSComplete { // acquire: pairs with finishHandshake's Store; hsErr is set
 		return s.hsErr, true
 	}
+	if h, ok := Current(cx); ok {
+		if err := h.rt.refuseSimulated("a TLS handshake"); err != nil {
+			return err, true
+		}
+	}
 	sh := &s.sh
 	sh.mu.Lock()
 	if s.hs.Load() == tlsHSComplete {

@@ -132,6 +132,9 @@ var ErrShuttingDown = blitz.ErrShuttingDown
 // Deprecated: use blitz.ErrSignalStreamClosed (github.com/blitz-go/blitz).
 var ErrSignalStreamClosed = blitz.ErrSignalStreamClosed
 
+// Deprecated: use blitz.ErrSimulated (github.com/blitz-go/blitz).
+var ErrSimulated = blitz.ErrSimulated
+
 // Deprecated: use blitz.ErrTLSHandshakeCancelled (github.com/blitz-go/blitz).
 var ErrTLSHandshakeCancelled = blitz.ErrTLSHandshakeCancelled
 
@@ -350,6 +353,9 @@ type SignalFuture = blitz.SignalFuture
 
 // Deprecated: use blitz.SignalStream (github.com/blitz-go/blitz).
 type SignalStream = blitz.SignalStream
+
+// Deprecated: use blitz.Simulation (github.com/blitz-go/blitz).
+type Simulation = blitz.Simulation
 
 // Deprecated: use blitz.SleepFuture (github.com/blitz-go/blitz).
 type SleepFuture = blitz.SleepFuture

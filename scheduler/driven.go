@@ -93,6 +93,23 @@ func (s *Scheduler) Ready() int {
 	return len(s.driven.ready)
 }
 
+// Maintain runs a driven scheduler's Driver (the timers and I/O due now
+// wake their tasks), gathers the ready tasks, and appends their ids to
+// dst, in the order Step's Chooser will see them. wait is as in Step: how
+// long until the Driver has something due, negative when nothing is
+// pending. A simulator of several runtimes calls it on each to choose
+// which one steps. It returns dst unchanged and -1 on a scheduler that is
+// not driven or is shut down.
+func (s *Scheduler) Maintain(dst []uint64) (ready []uint64, wait time.Duration) {
+	if s.driven == nil || s.closing.Load() {
+		return dst, -1
+	}
+	w := s.workers[0]
+	wait = w.maintain()
+	s.gatherReady(w)
+	return append(dst, s.driven.ids...), wait
+}
+
 // gatherReady moves every task waiting in w's sources into the ready list,
 // in a fixed order: the global queue (spawns and wakes from outside a
 // poll), the local queue (rescheduled tasks), the LIFO (woken or spawned by

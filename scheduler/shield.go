@@ -112,7 +112,7 @@ type shieldState struct {
 // reporting the tasks still shielded as 0 cut so far). Any goroutine but a
 // worker's may call it; on a worker it returns 0 at once.
 func (s *Scheduler) AwaitShields(ctx context.Context) int {
-	if OnWorker() {
+	if OnWorker() || s.driven != nil { // a driven scheduler's Shutdown cuts them
 		return 0
 	}
 	s.shields.once.Do(func() {

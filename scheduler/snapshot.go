@@ -201,6 +201,11 @@ func (s *Scheduler) askWorkers() *snapRequest {
 			r.settle(i, answerSkipped)
 		}
 	}
+	if s.driven != nil && r.pending.Load() > 0 {
+		// A driven scheduler's worker is the caller's goroutine (the
+		// driving one, in a poll or between polls): it answers itself.
+		s.workers[0].answerSnapshot(r)
+	}
 	// A snapshot taken from a task waits for every worker but its own,
 	// which cannot answer before the task's poll returns.
 	var stop int32
