@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/blitz-go/blitz/backend"
+	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
@@ -39,9 +40,13 @@ type Simulation interface {
 	// RunUntil runs the simulation (every host's runtime, the network,
 	// the clock) until done reports true, and returns nil; or returns an
 	// error when done can never become true (every task waits and nothing
-	// is pending) or the simulation stopped. BlockOn calls it on a
-	// simulated runtime instead of waiting on a channel.
+	// is pending) or the simulation stopped. BlockOn on a simulated
+	// runtime spawns its future as a task and calls RunUntil until the
+	// task finishes.
 	RunUntil(done func() bool) error
+	// Stepping reports whether the simulation is polling a task now (a
+	// BlockOn from a task is refused, as on a real runtime).
+	Stepping() bool
 }
 
 // ErrSimulated is returned by what a simulated runtime cannot run
@@ -64,29 +69,34 @@ func (rt *Runtime) refuseSimulated(what string) error {
 	return fmt.Errorf("%w: %s (it would run on a goroutine of its own)", ErrSimulated, what)
 }
 
-// blockOnSimulated is BlockOn's wait on a simulated runtime: the caller
-// drives the simulation until sig is raised, ctx ends or the runtime shuts
-// down.
-func blockOnSimulated(ctx context.Context, rt *Runtime, sig *waker.Signal) error {
-	var cause error
-	err := rt.sim.RunUntil(func() bool {
-		select {
-		case <-sig.Chan():
-			return true
-		case <-ctx.Done():
-			cause = context.Cause(ctx)
-			return true
-		case <-rt.sched.Done():
-			cause = ErrShutdown
-			return true
-		default:
-			return false
-		}
-	})
-	if cause != nil {
-		return cause
+// blockOnSimulated is BlockOn on a simulated runtime: f runs as a task
+// (so that everything it waits for is the simulation's: its timers, its
+// I/O), and the caller drives the simulation until the task finishes, ctx
+// ends, or the simulation cannot go on. A panic of f comes back as an
+// error wrapping ErrPanicked.
+func blockOnSimulated[T any](ctx context.Context, rt *Runtime, f future.Future[T]) (T, error) {
+	var zero T
+	if scheduler.OnWorker() || rt.sched.Driven() && rt.sim.Stepping() {
+		future.Cancel(f)
+		return zero, fmt.Errorf("blitz: BlockOn: %w", ErrBlockingInTask)
 	}
-	return err
+	h, err := TrySpawnOn(rt.Handle(), f)
+	if err != nil {
+		return zero, fmt.Errorf("blitz: BlockOn: %w", err)
+	}
+	err = rt.sim.RunUntil(func() bool { return h.IsFinished() || ctx.Err() != nil })
+	if !h.IsFinished() {
+		h.Cancel()
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return zero, fmt.Errorf("blitz: BlockOn: %w", err)
+	}
+	r, _ := h.Poll(future.NewContext(waker.Waker{}))
+	if r.Err != nil {
+		return zero, fmt.Errorf("blitz: BlockOn: %w", r.Err)
+	}
+	return r.Value, nil
 }
 
 // Simulation returns Config.Simulation, nil for a runtime of the real

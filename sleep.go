@@ -74,6 +74,12 @@ const unixToInternal = (1969*365 + 1969/4 - 1969/100 + 1969/400) * 24 * 60 * 60
 // the drift between the two clocks could put it a little before now + d.
 func after(d time.Duration) time.Time {
 	now := time.Since(clockBase)
+	if now < 0 {
+		// A clock before the process started: a testing/synctest bubble
+		// (a simulation), whose clock starts in 2000 and has no monotonic
+		// reading to measure from clockBase.
+		return time.Now().Add(d)
+	}
 	if d > math.MaxInt64-now {
 		return forever
 	}

@@ -56,11 +56,20 @@ func TrySpawnOn[T any](h Handle, f future.Future[T]) (JoinHandle[T], error) {
 // The check walks the stack, about a microsecond, and only a BlockOn that
 // would block pays it. A goroutine a task started, or a blocking-pool
 // call, may use BlockOn.
+//
+// On a simulated runtime (Config.Simulation), f runs as a task of the
+// runtime, and the caller drives the simulation until it finishes: a
+// simulation test waits for its client this way. A panic of f then comes
+// back as an error wrapping ErrPanicked, and a simulation that cannot go
+// on (every task waits) as the simulator's error.
 func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error) {
 	rt := h.Runtime()
 	var zero T
 	if f == nil {
 		return zero, fmt.Errorf("blitz: BlockOn: %w", ErrNilFuture)
+	}
+	if rt.sim != nil {
+		return blockOnSimulated(ctx, rt, f)
 	}
 	var sig waker.Signal
 	wk := waker.New(&sig)
@@ -73,13 +82,6 @@ func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error
 		if first && scheduler.OnWorker() {
 			future.Cancel(f)
 			return zero, fmt.Errorf("blitz: BlockOn: %w", ErrBlockingInTask)
-		}
-		if rt.sim != nil {
-			if err := blockOnSimulated(ctx, rt, &sig); err != nil {
-				future.Cancel(f)
-				return zero, fmt.Errorf("blitz: BlockOn: %w", err)
-			}
-			continue
 		}
 		select {
 		case <-sig.Chan():

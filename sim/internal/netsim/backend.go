@@ -1,0 +1,498 @@
+package netsim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// caps are what the simulated backend serves: completions come from the
+// model, Multishot accept and buffer selection are served by it directly,
+// KindPoll works for both directions, a close cancels the descriptor's ops
+// itself, and the file-system kinds are served.
+const caps = backend.CapNativeCompletions | backend.CapNativeMultishot | backend.CapNativeBufferGroups |
+	backend.CapPoll | backend.CapCancelFD | backend.CapFileOps | backend.CapFtruncate
+
+// firstFD is the first descriptor an incarnation hands out (0 to 2 are the
+// standard streams on Unix).
+const firstFD = 3
+
+// simBackend is one incarnation's backend.Backend. Its fields are guarded
+// by the world's mutex, except poke, a channel.
+type simBackend struct {
+	w *World
+	h *Host
+	// incarnation is h's incarnation this backend belongs to.
+	incarnation int
+	// closed is set by Close or by the host's death; dead by the death
+	// only (Crash, Kill, Restart).
+	closed, dead bool
+	// fds are the open descriptors: *socket or *ofile. nextFD is the next
+	// one to hand out (descriptors are not reused).
+	fds    map[backend.FD]any
+	nextFD backend.FD
+	// inflight are the submitted ops whose final completion is decided
+	// but may not have been posted, keyed by op.
+	inflight map[*backend.Op]*pending
+	// ready are the completions posted and not yet taken by Wait.
+	ready []backend.Completion
+	// groups are the registered buffer groups.
+	groups map[uint16]*bufGroup
+
+	// inWait is set while a goroutine is in Wait; sleeping while it is
+	// blocked, until sleepUntil (the zero Time: no limit).
+	inWait, sleeping bool
+	sleepUntil       time.Time
+	// wakePending is set by Wake until a Wait returns.
+	wakePending bool
+	// poke makes a sleeping Wait look again (a Wake, a new event).
+	poke chan struct{}
+}
+
+// pending is an op in flight.
+type pending struct {
+	op  *backend.Op
+	seq uint64
+	// sock is the socket in whose queues the op waits, if any.
+	sock *socket
+	// ev is the event that will complete the op (a disk op, a
+	// KindTimeout, a connect's timeout); limit its linked timeout.
+	ev, limit *event
+	// ep is the connection end a connect is making.
+	ep *endpoint
+}
+
+// newBackend makes the backend of h's current incarnation.
+func newBackend(h *Host) *simBackend {
+	return &simBackend{
+		w: h.w, h: h, incarnation: h.incarnation,
+		fds:      make(map[backend.FD]any),
+		nextFD:   firstFD,
+		inflight: make(map[*backend.Op]*pending),
+		groups:   make(map[uint16]*bufGroup),
+		poke:     make(chan struct{}, 1),
+	}
+}
+
+var _ backend.Backend = (*simBackend)(nil)
+
+// Name returns "sim".
+func (b *simBackend) Name() string { return "sim" }
+
+// Caps returns what the simulated backend serves.
+func (b *simBackend) Caps() backend.Caps { return caps }
+
+// Flush does nothing: submissions reach the model at once.
+func (b *simBackend) Flush() error { return nil }
+
+// TrySend sends at once what the socket's send buffer takes, or returns
+// ErrWouldBlock when it is full.
+func (b *simBackend) TrySend(fd backend.FD, buf []byte) (n int, err error) {
+	b.w.locked(func() { n, err = b.trySend(fd, backend.LimitRW(buf)) })
+	return n, err
+}
+
+// TryRecv takes at once what the socket has received (0: end of stream),
+// or returns ErrWouldBlock when nothing is there.
+func (b *simBackend) TryRecv(fd backend.FD, buf []byte) (n int, err error) {
+	b.w.locked(func() { n, err = b.tryRecv(fd, backend.LimitRW(buf)) })
+	return n, err
+}
+
+// Submit starts op in the model; see the package doc for what each kind
+// does.
+func (b *simBackend) Submit(op *backend.Op) (err error) {
+	if err := backend.CheckOp(op); err != nil {
+		return err
+	}
+	if err := backend.CheckCaps(op, caps); err != nil {
+		return err
+	}
+	b.w.locked(func() { err = b.submit(op) })
+	return err
+}
+
+// submit is Submit with the world locked.
+func (b *simBackend) submit(op *backend.Op) error {
+	if b.closed {
+		return backend.ErrClosed
+	}
+	if b.inflight[op] != nil {
+		return backend.NewError(op.Kind.String(), backend.ErrInvalid, fmt.Errorf("op already in flight"))
+	}
+	b.w.seq++
+	p := &pending{op: op, seq: b.w.seq}
+	b.inflight[op] = p
+	b.start(p)
+	if b.inflight[op] == p && op.Timeout > 0 && op.Kind != backend.KindTimeout {
+		b.armLimit(p)
+	}
+	return nil
+}
+
+// start runs op's kind.
+func (b *simBackend) start(p *pending) {
+	op := p.op
+	switch op.Kind {
+	case backend.KindNop:
+		b.post(b.finish(p, 0, nil))
+	case backend.KindTimeout:
+		p.ev = b.w.schedule(b.h, b.w.clock.Add(op.Timeout), func() {
+			b.post(b.finish(p, 0, backend.ErrTimeout))
+		})
+	case backend.KindCancel:
+		b.startCancel(p)
+	case backend.KindClose:
+		b.startClose(p)
+	case backend.KindOpenAt:
+		b.startFileOp(p, nil)
+	case backend.KindStatx:
+		o, _ := b.fds[op.FD].(*ofile)
+		if op.File.Path == "" && b.fds[op.FD] == nil {
+			b.post(b.finish(p, 0, oserr("statx", backend.ErrClosed)))
+			return
+		}
+		b.startFileOp(p, o)
+	default:
+		switch o := b.fds[op.FD].(type) {
+		case *socket:
+			b.startSocketOp(p, o)
+		case *ofile:
+			b.startFileOp(p, o)
+		default:
+			b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrClosed)))
+		}
+	}
+}
+
+// armLimit arms op's linked timeout: if the op is still in flight when it
+// expires, it completes with ErrTimeout. A deadline beyond the clock's
+// range never expires.
+func (b *simBackend) armLimit(p *pending) {
+	at := b.w.clock.Add(p.op.Timeout)
+	if !at.After(b.w.clock) {
+		return
+	}
+	p.limit = b.w.schedule(b.h, at, func() {
+		if b.inflight[p.op] == p {
+			p.limit = nil
+			b.post(b.abort(p, backend.ErrTimeout))
+		}
+	})
+}
+
+// startCancel cancels op.Target, posting its completion before the
+// cancel's own.
+func (b *simBackend) startCancel(p *pending) {
+	t := b.inflight[p.op.Target]
+	if t == nil {
+		b.post(b.finish(p, 0, backend.ErrNotFound))
+		return
+	}
+	c := b.abort(t, backend.ErrCanceled)
+	b.post(c, b.finish(p, 0, nil))
+}
+
+// startClose closes op.FD after cancelling the ops in flight on it; their
+// completions come first, in submission order.
+func (b *simBackend) startClose(p *pending) {
+	fd := p.op.FD
+	if b.fds[fd] == nil {
+		b.post(b.finish(p, 0, oserr("close", backend.ErrClosed)))
+		return
+	}
+	cs := b.cancelFD(fd, p)
+	b.closeFD(fd)
+	b.post(append(cs, b.finish(p, 0, nil))...)
+}
+
+// cancelFD cancels every op in flight on fd but except, returning their
+// completions in submission order.
+func (b *simBackend) cancelFD(fd backend.FD, except *pending) []backend.Completion {
+	var cs []backend.Completion
+	for _, q := range b.sortedInflight() {
+		if q != except && q.op.FD == fd && usesFD(q.op.Kind) {
+			cs = append(cs, b.abort(q, backend.ErrCanceled))
+		}
+	}
+	return cs
+}
+
+// usesFD reports whether ops of kind k work on Op.FD.
+func usesFD(k backend.Kind) bool {
+	switch k {
+	case backend.KindNop, backend.KindTimeout, backend.KindCancel, backend.KindOpenAt:
+		return false
+	}
+	return true
+}
+
+// abort ends p early with err (ErrCanceled, ErrTimeout), undoing what its
+// kind started, and returns its final completion.
+func (b *simBackend) abort(p *pending, err error) backend.Completion {
+	if p.ep != nil && p.ep.state == epSynSent {
+		b.w.forget(p.ep) // a connect given up: its SYN's answer finds nobody
+		p.ep.sock.state = sockNew
+		p.ep.sock.ep = nil
+	}
+	return b.finish(p, 0, err)
+}
+
+// finish ends p: it is no longer in flight, its events are void, and the
+// returned final completion, to post, carries n and err.
+func (b *simBackend) finish(p *pending, n int, err error) backend.Completion {
+	delete(b.inflight, p.op)
+	for _, e := range []*event{p.ev, p.limit} {
+		if e != nil {
+			e.dead = true
+		}
+	}
+	if p.sock != nil {
+		p.sock.unqueue(p)
+	}
+	c := backend.Completion{Op: p.op, UserData: p.op.UserData, N: n, Err: err}
+	if err != nil && (p.op.Kind == backend.KindAccept || p.op.Kind == backend.KindOpenAt) {
+		c.FD = backend.InvalidFD
+	}
+	return c
+}
+
+// post makes completions visible to Wait, in order, at the model clock:
+// through an event, so that among completions of one instant the order
+// is the seeded tiebreak's.
+func (b *simBackend) post(cs ...backend.Completion) {
+	e := b.w.schedule(b.h, b.w.clock, func() {
+		for i := range cs {
+			b.trace(&cs[i])
+		}
+		b.ready = append(b.ready, cs...)
+	})
+	b.rescheduled(e.at)
+}
+
+// trace emits a completion's event.
+func (b *simBackend) trace(c *backend.Completion) {
+	if b.w.trace == nil {
+		return
+	}
+	d := fmt.Sprintf("%s fd=%d n=%d", c.Op.Kind, c.Op.FD, c.N)
+	if c.Err != nil {
+		d += " err=" + c.Err.Error()
+	}
+	if c.More() {
+		d += " more"
+	}
+	b.w.emit(b.h, "complete", d)
+}
+
+// sortedInflight returns the ops in flight in submission order.
+func (b *simBackend) sortedInflight() []*pending {
+	ps := make([]*pending, 0, len(b.inflight))
+	for _, p := range b.inflight {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(x, y *pending) int { return cmp.Compare(x.seq, y.seq) })
+	return ps
+}
+
+// sortedSockets returns the open sockets in descriptor order.
+func (b *simBackend) sortedSockets() []*socket {
+	var ss []*socket
+	for _, o := range b.fds {
+		if s, ok := o.(*socket); ok {
+			ss = append(ss, s)
+		}
+	}
+	slices.SortFunc(ss, func(x, y *socket) int { return cmp.Compare(x.fd, y.fd) })
+	return ss
+}
+
+// newFD returns a fresh descriptor for o.
+func (b *simBackend) newFD(o any) backend.FD {
+	fd := b.nextFD
+	b.nextFD++
+	b.fds[fd] = o
+	return fd
+}
+
+// Wait returns the completions posted by now; without any it sleeps until
+// the world's next event, the timeout, a Wake or (after Close) returns
+// ErrClosed. In a synctest bubble the sleep takes no real time.
+func (b *simBackend) Wait(out []backend.Completion, timeout time.Duration) (int, error) {
+	w := b.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b.inWait {
+		return 0, backend.ErrBusy
+	}
+	b.inWait = true
+	defer func() { b.inWait = false }()
+	w.advance()
+	var deadline time.Time // zero: none
+	if timeout > 0 {
+		if d := w.clock.Add(timeout); d.After(w.clock) {
+			deadline = d
+		}
+	}
+	for {
+		if n := b.take(out); n > 0 || len(out) == 0 {
+			b.wakePending = false
+			return n, nil
+		}
+		switch {
+		case b.closed:
+			return 0, backend.ErrClosed
+		case b.wakePending:
+			b.wakePending = false
+			return 0, nil
+		case timeout == 0, !deadline.IsZero() && !w.clock.Before(deadline):
+			return 0, nil
+		}
+		b.sleep(deadline)
+		w.advance()
+	}
+}
+
+// take moves ready completions to out and returns how many.
+func (b *simBackend) take(out []backend.Completion) int {
+	n := copy(out, b.ready)
+	clear(b.ready[:n])
+	b.ready = b.ready[n:]
+	if len(b.ready) == 0 {
+		b.ready = nil
+	}
+	return n
+}
+
+// sleep releases the world's lock until the earlier of deadline (zero:
+// none) and the world's next event, or a poke, and takes it again. It
+// wakes for any host's event, since that may cause one of this host's.
+func (b *simBackend) sleep(deadline time.Time) {
+	until := deadline
+	if e := b.w.next(); e != nil && (until.IsZero() || e.at.Before(until)) {
+		until = e.at
+	}
+	select { // a poke from before this sleep is stale: the state was looked at since
+	case <-b.poke:
+	default:
+	}
+	b.sleeping, b.sleepUntil = true, until
+	b.w.mu.Unlock()
+	if until.IsZero() {
+		<-b.poke
+	} else {
+		t := time.NewTimer(time.Until(until))
+		select {
+		case <-b.poke:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	b.w.mu.Lock()
+	b.sleeping = false
+}
+
+// rescheduled tells a sleeping Wait of an event due at at, if it sleeps
+// longer.
+func (b *simBackend) rescheduled(at time.Time) {
+	if b.sleeping && (b.sleepUntil.IsZero() || at.Before(b.sleepUntil)) {
+		b.pokeWait()
+	}
+}
+
+// pokeWait makes a sleeping Wait look again.
+func (b *simBackend) pokeWait() {
+	select {
+	case b.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Wake makes a Wait return now, or the next one at once.
+func (b *simBackend) Wake() error {
+	b.w.mu.Lock()
+	defer b.w.mu.Unlock()
+	if b.closed {
+		return backend.ErrClosed
+	}
+	b.wakePending = true
+	b.pokeWait()
+	return nil
+}
+
+// Close cancels every op in flight (their completions, in submission
+// order, stay readable through Wait) and wakes a Wait.
+func (b *simBackend) Close() (err error) {
+	b.w.locked(func() {
+		if b.closed {
+			err = backend.ErrClosed
+			return
+		}
+		b.closed = true
+		b.cancelAll(backend.ErrCanceled)
+		b.pokeWait()
+	})
+	return err
+}
+
+// cancelAll ends every op in flight with err, in submission order.
+func (b *simBackend) cancelAll(err error) {
+	var cs []backend.Completion
+	for _, p := range b.sortedInflight() {
+		cs = append(cs, b.abort(p, err))
+	}
+	if len(cs) > 0 {
+		b.post(cs...)
+	}
+}
+
+// die ends the incarnation: every op in flight completes with an error
+// wrapping ErrClosed, then Wait returns ErrClosed, and every call fails.
+func (b *simBackend) die() {
+	b.dead = true
+	if !b.closed {
+		b.closed = true
+		b.cancelAll(backend.NewError("host down", backend.ErrClosed, nil))
+	}
+	for _, fd := range b.sortedFDs() {
+		delete(b.fds, fd)
+	}
+	b.pokeWait()
+}
+
+// sortedFDs returns the open descriptors in order.
+func (b *simBackend) sortedFDs() []backend.FD {
+	fds := make([]backend.FD, 0, len(b.fds))
+	for fd := range b.fds {
+		fds = append(fds, fd)
+	}
+	slices.Sort(fds)
+	return fds
+}
+
+// CloseFD closes fd at once; ops still in flight on it are cancelled.
+func (b *simBackend) CloseFD(fd backend.FD) (err error) {
+	b.w.locked(func() {
+		if b.dead || b.fds[fd] == nil {
+			err = oserr("close", backend.ErrClosed)
+			return
+		}
+		if cs := b.cancelFD(fd, nil); len(cs) > 0 {
+			b.post(cs...)
+		}
+		b.closeFD(fd)
+	})
+	return err
+}
+
+// closeFD releases fd's object: a socket is closed as close(2) would.
+func (b *simBackend) closeFD(fd backend.FD) {
+	o := b.fds[fd]
+	delete(b.fds, fd)
+	if s, ok := o.(*socket); ok {
+		b.w.closeSocket(s)
+	}
+}

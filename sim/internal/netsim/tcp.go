@@ -1,0 +1,629 @@
+package netsim
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/blitz-go/blitz/backend"
+)
+
+// epState is where a TCP connection end is.
+type epState uint8
+
+const (
+	// epSynSent: connecting, the SYN sent, no answer yet.
+	epSynSent epState = iota + 1
+	// epEstablished: connected (a server end from the SYN's arrival).
+	epEstablished
+	// epGone: forgotten by its host (closed, reset, timed out, crashed).
+	epGone
+)
+
+// endpoint is one end of a TCP connection, in its host's conns from the
+// SYN to its close. Guarded by the world's mutex.
+type endpoint struct {
+	// id orders endpoints deterministically (creation order).
+	id uint64
+	// host is where the end is, peerHost where the other is.
+	host, peerHost *Host
+	local, remote  netip.AddrPort
+	state          epState
+	// sock is the socket that owns the end, nil while it waits in
+	// listener's backlog and after close.
+	sock, listener *socket
+	// connect is the connect op waiting for the SYN's answer.
+	connect *pending
+	// peer is the other end, for the flow control only (its unread data
+	// limits what this end may send).
+	peer *endpoint
+	// rq is the data received and not yet read.
+	rq byteQueue
+	// finRcvd: the peer's FIN arrived (end of stream after rq); rShut:
+	// the read half is shut; wShut: the FIN was sent; broken: a reset or
+	// a timeout ended the connection and was reported.
+	finRcvd, rShut, wShut, broken bool
+	// err is the error to report next (ECONNRESET, ETIMEDOUT), once.
+	err error
+	// inflight counts the bytes sent and not yet arrived.
+	inflight int
+	// sndbuf and rcvbuf are the socket's buffer sizes.
+	sndbuf, rcvbuf int
+	// lastArrive is the arrival of the last segment sent, so that the
+	// next arrives after it (TCP is ordered).
+	lastArrive time.Time
+	// held are the segments a partition or a down peer holds back, since
+	// heldSince.
+	held      []*segment
+	heldSince time.Time
+}
+
+// segKind is what a segment carries.
+type segKind uint8
+
+const (
+	segSyn segKind = iota + 1
+	segSynAck
+	segData
+	segFin
+	segRst
+)
+
+var segNames = [...]string{segSyn: "syn", segSynAck: "synack", segData: "data", segFin: "fin", segRst: "rst"}
+
+// segment is a TCP segment on its way: from is the sending end (nil for a
+// reset sent where no end exists).
+type segment struct {
+	kind     segKind
+	src, dst netip.AddrPort
+	data     []byte
+	from     *endpoint
+}
+
+// describe is the segment's trace detail.
+func (g *segment) describe() string {
+	d := fmt.Sprintf("tcp %v->%v %s", g.src, g.dst, segNames[g.kind])
+	if g.kind == segData {
+		d += fmt.Sprintf(" %dB", len(g.data))
+	}
+	return d
+}
+
+// room returns how many bytes the end may send now: its send buffer less
+// what is in flight, less what overflows the peer's receive buffer.
+func (ep *endpoint) room() int {
+	r := ep.sndbuf - ep.inflight
+	if p := ep.peer; p != nil {
+		if over := p.rq.len() - p.rcvbuf; over > 0 {
+			r -= over
+		}
+	}
+	return max(r, 0)
+}
+
+// takeErr returns the pending error and marks the connection broken:
+// later reads see end of stream, later writes EPIPE.
+func (ep *endpoint) takeErr() error {
+	err := ep.err
+	ep.err, ep.broken = nil, true
+	return err
+}
+
+// newEndpoint makes a connection end of h and registers it.
+func (w *World) newEndpoint(h, peer *Host, local, remote netip.AddrPort, s *socket) *endpoint {
+	w.seq++
+	ep := &endpoint{id: w.seq, host: h, peerHost: peer, local: local, remote: remote, sock: s,
+		sndbuf: defaultSendBuffer, rcvbuf: defaultRecvBuffer}
+	if s != nil {
+		ep.sndbuf, ep.rcvbuf = s.option(backend.OptSendBuffer), s.option(backend.OptRecvBuffer)
+	}
+	h.conns[connKey{local, remote}] = ep
+	return ep
+}
+
+// forget removes ep from its host: segments for it now draw a reset. Its
+// held segments are still sent (a FIN after close) unless dropped by the
+// caller.
+func (w *World) forget(ep *endpoint) {
+	k := connKey{ep.local, ep.remote}
+	if ep.host.conns[k] == ep {
+		delete(ep.host.conns, k)
+	}
+	ep.state = epGone
+	ep.rq.reset()
+	if ep.peer != nil && ep.peer.sock != nil {
+		w.service(ep.peer.sock) // its window opened
+	}
+}
+
+// sourceAddr returns the address s sends from to dst.
+func (b *simBackend) sourceAddr(s *socket, dst netip.Addr) netip.Addr {
+	if s.bound && !s.local.Addr().IsUnspecified() {
+		return s.local.Addr()
+	}
+	if dst.IsLoopback() || dst.IsUnspecified() {
+		if dst.Is6() {
+			return netip.IPv6Loopback()
+		}
+		return netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	return b.h.addr
+}
+
+// connect starts a connect op: a datagram socket just takes its peer; a
+// stream socket sends a SYN and the op completes when the answer arrives,
+// with ECONNREFUSED on a reset, or with ETIMEDOUT after the connect
+// timeout.
+func (b *simBackend) connect(p *pending, s *socket) {
+	w := b.w
+	dst := normAP(p.op.Addr.IP)
+	if dst.Addr().IsUnspecified() {
+		dst = netip.AddrPortFrom(b.sourceAddr(s, dst.Addr()), dst.Port())
+	}
+	if err := b.autobind(s); err != nil {
+		b.post(b.finish(p, 0, err))
+		return
+	}
+	if s.typ == backend.Datagram {
+		s.peer, s.state = dst, sockConnected
+		b.post(b.finish(p, 0, nil))
+		return
+	}
+	if s.state != sockNew {
+		b.post(b.finish(p, 0, oserr("connect", backend.ErrInvalid))) // EISCONN, EALREADY
+		return
+	}
+	local := netip.AddrPortFrom(b.sourceAddr(s, dst.Addr()), s.local.Port())
+	dh := w.route(b.h, dst.Addr())
+	if dh == nil {
+		p.ev = w.schedule(b.h, w.clock.Add(w.latency(b.h, b.h)), func() {
+			b.post(b.finish(p, 0, oserr("connect", backend.ErrUnreachable)))
+		})
+		return
+	}
+	if b.h.conns[connKey{local, dst}] != nil {
+		b.post(b.finish(p, 0, oserr("connect", backend.ErrAddrNotAvailable)))
+		return
+	}
+	ep := w.newEndpoint(b.h, dh, local, dst, s)
+	ep.state, ep.connect = epSynSent, p
+	s.ep, s.local, s.peer, s.state, p.ep = ep, local, dst, sockConnecting, ep
+	p.ev = w.schedule(b.h, w.clock.Add(w.connectTimeout), func() {
+		if b.inflight[p.op] == p {
+			s.err = oserr("connect", backend.ErrTimedOut)
+			b.post(b.abort(p, s.err))
+		}
+	})
+	syn := &segment{kind: segSyn, src: local, dst: dst, from: ep}
+	if w.blocked(b.h, dh) {
+		w.emit(b.h, "lost", syn.describe())
+		return
+	}
+	w.emit(b.h, "connect", syn.describe())
+	w.sendSeg(ep, syn)
+}
+
+// sendSeg puts seg on the wire from ep, arriving after the segments ep
+// sent before.
+func (w *World) sendSeg(ep *endpoint, seg *segment) {
+	at := w.arrival(ep.host, ep.peerHost, len(seg.data))
+	if !at.After(ep.lastArrive) {
+		at = ep.lastArrive.Add(time.Nanosecond)
+	}
+	ep.lastArrive = at
+	dh := ep.peerHost
+	w.schedule(dh, at, func() { w.deliverSeg(dh, seg) })
+}
+
+// transmit sends seg from ep, or holds it while the way is blocked (and
+// behind segments already held).
+func (w *World) transmit(ep *endpoint, seg *segment) {
+	if len(ep.held) == 0 && !w.blocked(ep.host, ep.peerHost) {
+		w.sendSeg(ep, seg)
+		return
+	}
+	if len(ep.held) == 0 {
+		ep.heldSince = w.clock
+		w.holding = append(w.holding, ep)
+		if w.tcpTimeout > 0 {
+			since := ep.heldSince
+			w.schedule(ep.host, since.Add(w.tcpTimeout), func() {
+				if len(ep.held) > 0 && ep.heldSince.Equal(since) {
+					w.timeOut(ep)
+				}
+			})
+		}
+	}
+	w.emit(ep.host, "hold", seg.describe())
+	ep.held = append(ep.held, seg)
+}
+
+// timeOut gives up a connection whose segments were held too long.
+func (w *World) timeOut(ep *endpoint) {
+	w.emit(ep.host, "timeout", fmt.Sprintf("tcp %v->%v", ep.local, ep.remote))
+	ep.held, ep.inflight = nil, 0
+	ep.err = oserr("tcp", backend.ErrTimedOut)
+	w.forget(ep)
+	w.serviceEnd(ep)
+}
+
+// flushHeld sends the held segments whose way is open again.
+func (w *World) flushHeld() {
+	eps := w.holding
+	w.holding = nil
+	for _, ep := range eps {
+		switch {
+		case len(ep.held) == 0:
+		case w.blocked(ep.host, ep.peerHost):
+			w.holding = append(w.holding, ep)
+		default:
+			segs := ep.held
+			ep.held = nil
+			for _, g := range segs {
+				w.sendSeg(ep, g)
+			}
+		}
+	}
+}
+
+// sendData sends data from ep (the caller checked room).
+func (w *World) sendData(ep *endpoint, data []byte) {
+	ep.inflight += len(data)
+	w.transmit(ep, &segment{kind: segData, src: ep.local, dst: ep.remote, data: data, from: ep})
+}
+
+// sendFin shuts ep's write half: a FIN follows its data.
+func (w *World) sendFin(ep *endpoint) {
+	if ep.wShut || ep.state != epEstablished {
+		return
+	}
+	ep.wShut = true
+	w.transmit(ep, &segment{kind: segFin, src: ep.local, dst: ep.remote, from: ep})
+}
+
+// sendRst sends a reset from src on host h to dst, unordered, lost if the
+// way is blocked.
+func (w *World) sendRst(h *Host, src, dst netip.AddrPort) {
+	dh := w.route(h, dst.Addr())
+	seg := &segment{kind: segRst, src: src, dst: dst}
+	if dh == nil || w.blocked(h, dh) {
+		return
+	}
+	w.emit(h, "send", seg.describe())
+	w.schedule(dh, w.arrival(h, dh, 0), func() { w.deliverSeg(dh, seg) })
+}
+
+// deliverSeg is seg's arrival at host h.
+func (w *World) deliverSeg(h *Host, seg *segment) {
+	if from := seg.from; from != nil && seg.kind == segData {
+		from.inflight -= len(seg.data)
+		if from.sock != nil {
+			defer w.service(from.sock)
+		}
+	}
+	if h.down {
+		w.emit(h, "drop", seg.describe())
+		return
+	}
+	if seg.kind == segSyn {
+		w.acceptSyn(h, seg)
+		return
+	}
+	ep := h.conns[connKey{seg.dst, seg.src}]
+	if ep == nil {
+		w.emit(h, "stray", seg.describe())
+		if seg.kind != segRst {
+			w.sendRst(h, seg.dst, seg.src)
+		}
+		return
+	}
+	w.emit(h, "deliver", seg.describe())
+	switch seg.kind {
+	case segSynAck:
+		if ep.state == epSynSent {
+			ep.state = epEstablished
+			s := ep.sock
+			s.state = sockConnected
+			if p := ep.connect; p != nil {
+				ep.connect = nil
+				s.b.post(s.b.finish(p, 0, nil))
+			}
+		}
+	case segData:
+		if !ep.rShut {
+			ep.rq.write(seg.data)
+		}
+	case segFin:
+		ep.finRcvd = true
+	case segRst:
+		w.applyRst(ep)
+		return
+	}
+	w.serviceEnd(ep)
+}
+
+// acceptSyn answers a SYN: a connection in the backlog of the listener of
+// its port and a SYN-ACK, or a reset when none listens or the backlog is
+// full.
+func (w *World) acceptSyn(h *Host, seg *segment) {
+	k := connKey{seg.dst, seg.src}
+	if h.conns[k] != nil {
+		return // a duplicate
+	}
+	l := h.ports[portKey{backend.Stream, seg.dst.Port()}]
+	if l == nil || l.state != sockListening || len(l.backlog) >= l.backlogMax ||
+		!l.local.Addr().IsUnspecified() && l.local.Addr() != seg.dst.Addr() {
+		w.emit(h, "refuse", seg.describe())
+		w.sendRst(h, seg.dst, seg.src)
+		return
+	}
+	w.emit(h, "syn", seg.describe())
+	ep := w.newEndpoint(h, seg.from.host, seg.dst, seg.src, l)
+	ep.state, ep.listener, ep.sock = epEstablished, l, nil
+	ep.peer, seg.from.peer = seg.from, ep
+	l.backlog = append(l.backlog, ep)
+	w.transmit(ep, &segment{kind: segSynAck, src: ep.local, dst: ep.remote, from: ep})
+	w.service(l)
+}
+
+// applyRst is a reset's arrival at ep: a connect is refused, a
+// connection fails with ECONNRESET (its unread data is discarded).
+func (w *World) applyRst(ep *endpoint) {
+	if ep.state == epSynSent {
+		s, p := ep.sock, ep.connect
+		ep.connect = nil
+		w.forget(ep)
+		s.state, s.ep = sockNew, nil
+		s.err = oserr("connect", backend.ErrConnRefused)
+		if p != nil {
+			s.b.post(s.b.finish(p, 0, s.err))
+		}
+		return
+	}
+	ep.err = oserr("recv", backend.ErrConnReset)
+	ep.held, ep.inflight = nil, 0
+	w.forget(ep)
+	w.serviceEnd(ep)
+}
+
+// resetBoth resets ep and its peer at once (World.ResetConnections).
+func (w *World) resetBoth(ep *endpoint) {
+	w.emit(ep.host, "reset", fmt.Sprintf("tcp %v->%v", ep.local, ep.remote))
+	if p := ep.peer; p != nil && p.state != epGone {
+		w.applyRst(p)
+	}
+	w.applyRst(ep)
+}
+
+// serviceEnd serves the socket that ep belongs to, or its listener.
+func (w *World) serviceEnd(ep *endpoint) {
+	if ep.sock != nil {
+		w.service(ep.sock)
+	} else if ep.listener != nil {
+		w.service(ep.listener)
+	}
+}
+
+// closeSocket closes s as close(2): a connection sends its FIN after its
+// data, or a reset when data was left unread (or SO_LINGER is 0); a
+// listener resets the connections of its backlog; the port is freed.
+func (w *World) closeSocket(s *socket) {
+	s.closed = true
+	if s.bound && s.b.h.ports[portKey{s.typ, s.local.Port()}] == s {
+		delete(s.b.h.ports, portKey{s.typ, s.local.Port()})
+	}
+	for _, ep := range s.backlog {
+		w.sendRst(ep.host, ep.local, ep.remote)
+		w.forget(ep)
+	}
+	s.backlog = nil
+	ep := s.ep
+	if ep == nil || s.dead {
+		return
+	}
+	ep.sock = nil
+	switch {
+	case ep.state != epEstablished:
+	case ep.rq.len() > 0 || s.option(backend.OptLinger) == 0:
+		w.emit(ep.host, "close", fmt.Sprintf("tcp %v->%v reset", ep.local, ep.remote))
+		w.sendRst(ep.host, ep.local, ep.remote)
+		ep.held = nil
+	default:
+		w.sendFin(ep)
+	}
+	w.forget(ep)
+}
+
+// serveAccept gives the listener's oldest connection to an accept.
+func (b *simBackend) serveAccept(l *socket, p *pending) bool {
+	if len(l.backlog) == 0 {
+		return false
+	}
+	ep := l.backlog[0]
+	l.backlog = l.backlog[1:]
+	s := &socket{b: b, fam: l.fam, typ: backend.Stream, opts: make(map[backend.Option]int),
+		local: ep.local, peer: ep.remote, bound: true, state: sockConnected, ep: ep}
+	s.fd = b.newFD(s)
+	ep.sock, ep.listener = s, nil
+	var c backend.Completion
+	if p.op.Flags&backend.Multishot != 0 {
+		c = backend.Completion{Op: p.op, UserData: p.op.UserData, Flags: backend.More}
+	} else {
+		c = b.finish(p, 0, nil)
+	}
+	c.FD, c.Addr = s.fd, s.addr(ep.remote)
+	b.post(c)
+	b.w.emit(b.h, "accept", fmt.Sprintf("tcp fd=%d %v<-%v", s.fd, ep.local, ep.remote))
+	return true
+}
+
+// serveStreamRead serves a recv (or read) of a stream socket.
+func (b *simBackend) serveStreamRead(s *socket, p *pending) bool {
+	op := p.op
+	ep := s.ep
+	switch {
+	case s.state == sockConnecting:
+		return false
+	case ep == nil:
+		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrNotConnected)))
+		return true
+	case ep.err != nil:
+		b.post(b.finish(p, 0, ep.takeErr()))
+		return true
+	case ep.rq.len() == 0 && !ep.finRcvd && !ep.rShut && !ep.broken:
+		return false
+	}
+	var c backend.Completion
+	switch {
+	case ep.rq.len() == 0:
+		c = b.finish(p, 0, nil) // end of stream
+	case op.Flags&backend.SelectBuffer != 0:
+		g := b.groups[op.BufferGroup]
+		id, ok := g.take()
+		if !ok {
+			b.post(b.finish(p, 0, oserr("recv", backend.ErrNoBuffers)))
+			return true
+		}
+		c = b.finish(p, ep.rq.read(g.bufs[id]), nil)
+		c.Flags, c.BufferID = backend.HasBuffer, id
+	default:
+		c = b.finish(p, ep.rq.readv(opBufs(op)), nil)
+	}
+	if c.N > 0 {
+		b.w.consumed(ep)
+	}
+	if op.Kind == backend.KindRecvFrom {
+		c.Addr = s.addr(ep.remote)
+	}
+	b.post(c)
+	return true
+}
+
+// consumed opens the window of ep's peer after a read.
+func (w *World) consumed(ep *endpoint) {
+	if p := ep.peer; p != nil && p.sock != nil {
+		w.service(p.sock)
+	}
+}
+
+// serveStreamWrite serves a send (or write) of a stream socket.
+func (b *simBackend) serveStreamWrite(s *socket, p *pending) bool {
+	op := p.op
+	ep := s.ep
+	switch {
+	case s.state == sockConnecting:
+		return false
+	case ep == nil:
+		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrNotConnected)))
+		return true
+	case ep.err != nil:
+		b.post(b.finish(p, 0, ep.takeErr()))
+		return true
+	case ep.wShut || ep.broken:
+		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrBrokenPipe)))
+		return true
+	}
+	bufs := opBufs(op)
+	if bufsLen(bufs) == 0 {
+		b.post(b.finish(p, 0, nil))
+		return true
+	}
+	room := ep.room()
+	if room == 0 {
+		return false
+	}
+	data := gather(bufs, room)
+	b.w.sendData(ep, data)
+	b.post(b.finish(p, len(data), nil))
+	return true
+}
+
+// trySend is TrySend with the world locked.
+func (b *simBackend) trySend(fd backend.FD, buf []byte) (int, error) {
+	s, err := b.sock(fd, "send")
+	if err != nil {
+		return 0, err
+	}
+	ep := s.ep
+	switch {
+	case s.typ != backend.Stream:
+		return 0, backend.NewError("send", backend.ErrUnsupported, nil)
+	case s.state == sockConnecting:
+		return 0, backend.ErrWouldBlock
+	case ep == nil:
+		return 0, oserr("send", backend.ErrNotConnected)
+	case ep.err != nil:
+		return 0, ep.takeErr()
+	case ep.wShut || ep.broken:
+		return 0, oserr("send", backend.ErrBrokenPipe)
+	case len(s.writes) > 0 || ep.room() == 0:
+		return 0, backend.ErrWouldBlock
+	}
+	data := gather([][]byte{buf}, ep.room())
+	b.w.sendData(ep, data)
+	return len(data), nil
+}
+
+// tryRecv is TryRecv with the world locked.
+func (b *simBackend) tryRecv(fd backend.FD, buf []byte) (int, error) {
+	s, err := b.sock(fd, "recv")
+	if err != nil {
+		return 0, err
+	}
+	ep := s.ep
+	switch {
+	case s.typ != backend.Stream:
+		return 0, backend.NewError("recv", backend.ErrUnsupported, nil)
+	case s.state == sockConnecting || len(s.reads) > 0:
+		return 0, backend.ErrWouldBlock
+	case ep == nil:
+		return 0, oserr("recv", backend.ErrNotConnected)
+	case ep.err != nil:
+		return 0, ep.takeErr()
+	case ep.rq.len() > 0:
+		n := ep.rq.read(buf)
+		b.w.consumed(ep)
+		return n, nil
+	case ep.finRcvd || ep.rShut || ep.broken:
+		return 0, nil
+	}
+	return 0, backend.ErrWouldBlock
+}
+
+// byteQueue is a FIFO of bytes.
+type byteQueue struct {
+	buf []byte
+	off int
+}
+
+func (q *byteQueue) len() int { return len(q.buf) - q.off }
+
+func (q *byteQueue) write(p []byte) {
+	if q.off > 0 && q.off >= len(q.buf)/2 {
+		q.buf = append(q.buf[:0], q.buf[q.off:]...)
+		q.off = 0
+	}
+	q.buf = append(q.buf, p...)
+}
+
+func (q *byteQueue) read(p []byte) int {
+	n := copy(p, q.buf[q.off:])
+	q.off += n
+	if q.off == len(q.buf) {
+		q.reset()
+	}
+	return n
+}
+
+func (q *byteQueue) readv(bufs [][]byte) int {
+	n := 0
+	for _, b := range bufs {
+		if q.len() == 0 {
+			break
+		}
+		n += q.read(b)
+	}
+	return n
+}
+
+func (q *byteQueue) reset() { q.buf, q.off = nil, 0 }

@@ -1,0 +1,299 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/netip"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/sim"
+)
+
+// world runs f on a fresh World of opts inside a bubble, and closes it.
+func world(t *testing.T, opts sim.Options, f func(t *testing.T, w *sim.World)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		w := sim.New(opts)
+		defer w.Close()
+		f(t, w)
+	})
+}
+
+// start makes a runtime on h, failing the test on an error.
+func start(t *testing.T, h *sim.Host) *blitz.Runtime {
+	t.Helper()
+	rt, err := blitz.New(h.Config())
+	if err != nil {
+		t.Fatalf("blitz.New on host %s: %v", h.Name(), err)
+	}
+	if !rt.Simulated() {
+		t.Fatal("a runtime made from a host's Config is not simulated")
+	}
+	return rt
+}
+
+// block waits for f on rt, driving the world.
+func block[T any](t *testing.T, rt *blitz.Runtime, f future.Future[T]) T {
+	t.Helper()
+	v, err := blitz.BlockOn(context.Background(), rt.Handle(), f)
+	if err != nil {
+		t.Fatalf("BlockOn: %v", err)
+	}
+	return v
+}
+
+func TestVirtualTimeJumps(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		begin := time.Now()
+		real0 := w.Steps()
+		block(t, rt, blitz.Sleep(time.Hour))
+		if got := time.Since(begin); got < time.Hour || got > time.Hour+10*time.Millisecond {
+			t.Fatalf("a 1 h sleep took %v of virtual time", got)
+		}
+		if w.Now() < time.Hour {
+			t.Fatalf("World.Now = %v after a 1 h sleep", w.Now())
+		}
+		if w.Steps() == real0 {
+			t.Fatal("no step was taken")
+		}
+	})
+}
+
+// racyCounter runs workers tasks that each add to a shared counter n times
+// with a read, a yield and a write: a lost update unless the polls happen
+// not to interleave. It returns the final count.
+func racyCounter(t *testing.T, w *sim.World, workers, n int) int {
+	rt := start(t, w.MustHost("a", "10.0.0.1"))
+	counter := 0
+	var set blitz.JoinSet[struct{}]
+	defer set.Close()
+	for range workers {
+		done, read := 0, -1
+		set.SpawnOn(rt.Handle(), future.PollFn(func(cx *future.Context) (struct{}, bool) {
+			for done < n {
+				if read < 0 {
+					read = counter
+					cx.Yield() // between the read and the write
+					return struct{}{}, false
+				}
+				counter, read = read+1, -1
+				done++
+			}
+			return struct{}{}, true
+		}))
+	}
+	r := block(t, rt, set.Values())
+	if r.Err != nil {
+		t.Fatalf("a worker failed: %v", r.Err)
+	}
+	return counter
+}
+
+func TestSameSeedSameTrace(t *testing.T) {
+	hashes := map[uint64]uint64{}
+	for _, seed := range []uint64{1, 2, 3, 4, 5, 6} {
+		var first, second uint64
+		var c1, c2 int
+		world(t, sim.Options{Seed: seed}, func(t *testing.T, w *sim.World) {
+			c1 = racyCounter(t, w, 3, 5)
+			first = w.TraceHash()
+		})
+		world(t, sim.Options{Seed: seed}, func(t *testing.T, w *sim.World) {
+			c2 = racyCounter(t, w, 3, 5)
+			second = w.TraceHash()
+		})
+		if first != second || c1 != c2 {
+			t.Fatalf("seed %d: hashes %#x and %#x, counts %d and %d", seed, first, second, c1, c2)
+		}
+		hashes[first] = seed
+	}
+	if len(hashes) < 5 {
+		t.Fatalf("6 seeds gave %d distinct traces", len(hashes))
+	}
+}
+
+func TestStrategiesFindTheLostUpdate(t *testing.T) {
+	for _, st := range []sim.Strategy{sim.Random(), sim.PCT(2, 10)} {
+		found := 0
+		for seed := range uint64(20) {
+			world(t, sim.Options{Seed: seed, Strategy: st}, func(t *testing.T, w *sim.World) {
+				if racyCounter(t, w, 2, 3) != 6 {
+					found++
+				}
+			})
+		}
+		t.Logf("%v: the lost update in %d of 20 seeds", st, found)
+		if found == 0 {
+			t.Errorf("%v never found the lost update in 20 seeds", st)
+		}
+	}
+}
+
+func TestDeadlockIsReported(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		never := future.PollFn(func(cx *future.Context) (int, bool) {
+			cx.Waker() // taken and dropped: nothing will ever wake it
+			return 0, false
+		})
+		_, err := blitz.BlockOn(context.Background(), rt.Handle(), never)
+		if !errors.Is(err, sim.ErrDeadlock) {
+			t.Fatalf("BlockOn on a future nothing wakes: %v, want ErrDeadlock", err)
+		}
+	})
+}
+
+func TestStepLimit(t *testing.T) {
+	world(t, sim.Options{Seed: 1, MaxSteps: 100}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		spin := future.PollFn(func(cx *future.Context) (int, bool) {
+			cx.Yield()
+			return 0, false
+		})
+		_, err := blitz.BlockOn(context.Background(), rt.Handle(), spin)
+		if !errors.Is(err, sim.ErrStepLimit) {
+			t.Fatalf("a task yielding forever: %v, want ErrStepLimit", err)
+		}
+	})
+}
+
+func TestGoroutineWorkIsRefused(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		r := block(t, rt, blitz.Blocking(func() (int, error) { return 1, nil }))
+		if err := r.Err; !errors.Is(err, blitz.ErrSimulated) {
+			t.Fatalf("a blocking call under simulation: %v, want ErrSimulated", err)
+		}
+	})
+}
+
+func TestResolveNamesHosts(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		w.MustHost("db", "10.0.0.2")
+		r := block(t, rt, blitz.Resolve("db"))
+		if r.Err != nil || len(r.Value) != 1 || r.Value[0] != netip.MustParseAddr("10.0.0.2") {
+			t.Fatalf("Resolve(db) = %v, %v", r.Value, r.Err)
+		}
+		r = block(t, rt, blitz.Resolve("nowhere"))
+		if r.Err == nil {
+			t.Fatal("Resolve of an unknown host succeeded")
+		}
+	})
+}
+
+func TestHostMisuse(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		h := w.MustHost("a", "10.0.0.1")
+		for _, bad := range [][2]string{{"a", "10.0.0.9"}, {"b", "10.0.0.1"}, {"c", "not an address"}, {"", "10.0.0.3"}} {
+			if _, err := w.Host(bad[0], bad[1]); !errors.Is(err, sim.ErrConfig) {
+				t.Errorf("Host(%q, %q): %v, want ErrConfig", bad[0], bad[1], err)
+			}
+		}
+		start(t, h)
+		if _, err := blitz.New(h.Config()); !errors.Is(err, blitz.ErrConfig) {
+			t.Errorf("a second runtime on a host: %v, want ErrConfig", err)
+		}
+	})
+}
+
+func TestBuggify(t *testing.T) {
+	if sim.Buggify(nil) {
+		t.Fatal("Buggify outside a simulation fired")
+	}
+	fired := 0
+	for seed := range uint64(40) {
+		world(t, sim.Options{Seed: seed}, func(t *testing.T, w *sim.World) {
+			rt := start(t, w.MustHost("a", "10.0.0.1"))
+			fired += block(t, rt, future.PollFn(func(cx *future.Context) (int, bool) {
+				n := 0
+				for range 20 {
+					if sim.Buggify(cx) {
+						n++
+					}
+				}
+				return n, true
+			}))
+		})
+	}
+	// A site is on in about 1/4 of the runs and then fires about 1/4 of
+	// its calls: about 40 * 1/4 * 20 * 1/4 = 50 in all.
+	if fired == 0 || fired > 400 {
+		t.Fatalf("Buggify fired %d times in 40 runs of 20 calls", fired)
+	}
+}
+
+func TestTCPBetweenHosts(t *testing.T) {
+	world(t, sim.Options{Seed: 7}, func(t *testing.T, w *sim.World) {
+		w.Network().SetLatency(time.Millisecond, 3*time.Millisecond)
+		srv := start(t, w.MustHost("server", "10.0.0.1"))
+		cli := start(t, w.MustHost("client", "10.0.0.2"))
+		ln, err := blitz.ListenTCP(srv.Handle(), "10.0.0.1:7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		begin := time.Now()
+		dial := blitz.SpawnOn(cli.Handle(), blitz.DialTCP(cli.Handle(), "server:7", time.Second))
+		in := ok(t, block(t, srv, ln.Accept()))
+		defer in.Close()
+		out := ok(t, ok(t, block(t, cli, dial)))
+		defer out.Close()
+		ok(t, block(t, cli, out.WriteAll([]byte("hello"))))
+		buf := make([]byte, 16)
+		n := ok(t, block(t, srv, in.Read(buf)))
+		ok(t, block(t, srv, in.WriteAll(buf[:n])))
+		got := make([]byte, 16)
+		m := ok(t, block(t, cli, out.Read(got)))
+		if string(got[:m]) != "hello" {
+			t.Fatalf("echo: %q", got[:m])
+		}
+		// The connect (one round trip) and the echo (another): at least
+		// 4 one-way latencies of 1 ms.
+		if d := time.Since(begin); d < 4*time.Millisecond || d > time.Second {
+			t.Fatalf("the echo took %v of virtual time", d)
+		}
+		// Both ends close: the server reads the end of the stream.
+		if err := out.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if r := block(t, srv, in.Read(buf)); r.Value != 0 || !errors.Is(r.Err, io.EOF) {
+			t.Fatalf("read after the peer's close: %d bytes, %v; want io.EOF", r.Value, r.Err)
+		}
+	})
+}
+
+// ok returns r's value, failing the test on its error.
+func ok[T any](t *testing.T, r future.Result[T]) T {
+	t.Helper()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	return r.Value
+}
+
+// TestCheckRunsSeeds runs a body under Check and counts the seeds it saw.
+func TestCheckRunsSeeds(t *testing.T) {
+	var seeds []uint64
+	var mu sync.Mutex
+	t.Run("check", func(t *testing.T) {
+		sim.Check(t, sim.Options{}, 4, func(t *testing.T, w *sim.World) {
+			if racyCounter(t, w, 2, 2) < 2 {
+				t.Error("fewer increments than one task's")
+			}
+			mu.Lock()
+			seeds = append(seeds, w.Seed())
+			mu.Unlock()
+		})
+	})
+	if len(seeds) != 4 {
+		t.Fatalf("Check ran %d seeds, want 4", len(seeds))
+	}
+}
