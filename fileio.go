@@ -40,11 +40,24 @@ type fileRing struct {
 	// noWait decides whether reads try the page cache first (Linux; see
 	// tryNoWait).
 	noWait noWaitState
+	// sim is the simulated backend that made fd, nil for a real one: its
+	// descriptors are not the kernel's, so nothing may close or read them
+	// with a system call (see closeRaw). Immutable after newRingFile.
+	sim backend.Backend
 }
 
 // newFileRing makes the ring side of fd on d's rings.
 func newFileRing(d *iodriver.Driver, fd backend.FD) *fileRing {
 	return &fileRing{io: d, fd: fd, caps: d.Rings()[0].Backend().Caps()}
+}
+
+// closeRaw closes the descriptor outside the ring: close(2), or the
+// simulated backend's CloseFD.
+func (r *fileRing) closeRaw() error {
+	if r.sim != nil {
+		return r.sim.CloseFD(r.fd)
+	}
+	return closeRawFD(r.fd)
 }
 
 // begin counts an op about to be submitted; it fails once Close began.
@@ -63,7 +76,11 @@ func (r *fileRing) end() {
 	r.closeWk, r.closeFn = waker.Waker{}, nil
 	r.mu.Unlock()
 	contain.WakeReported(r.io.Scheduler(), wk, contain.OfFileClose)
-	if fn != nil {
+	switch {
+	case fn == nil:
+	case r.sim != nil:
+		fn() // the simulated close does not block, and must stay on the driving goroutine
+	default:
 		go fn() // close(2) may block: not on the worker that collected the completion
 	}
 }

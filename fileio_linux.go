@@ -65,7 +65,7 @@ func (s *noWaitState) worth() bool {
 // the ring. Reads only, one buffer; called by the polling task.
 func (f *FileIOFuture) tryNoWait() (c backend.Completion, ok bool) {
 	fr := f.file.ring
-	if f.kind != backend.KindRead || !fr.noWait.worth() {
+	if f.kind != backend.KindRead || fr.sim != nil || !fr.noWait.worth() {
 		return c, false
 	}
 	if !fr.begin() { // holds Close off while the descriptor is used

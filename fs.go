@@ -268,6 +268,13 @@ func (o *OpenFuture) Cancel() {
 // runtime), which owns it until OS hands it out.
 func newRingFile(rt *Runtime, name string, fd backend.FD) *File {
 	f := &File{name: name, rt: rt, ring: newFileRing(rt.io, fd)}
+	if rt.sim != nil {
+		// The simulated backend's descriptor: no system call may touch
+		// it, and no cleanup may change the simulation from the GC's
+		// goroutine (an unclosed File stays open in the simulation).
+		f.ring.sim = rt.io.Rings()[0].Backend()
+		return f
+	}
 	f.cleanup = goruntime.AddCleanup(f, func(fd backend.FD) { _ = closeRawFD(fd) }, fd)
 	return f
 }
@@ -496,7 +503,7 @@ func (c *CloseFuture) pollRingClose(cx *future.Context) (future.Result[struct{}]
 		c.op = &ioOp{op: backend.Op{Kind: backend.KindClose, FD: fr.fd}}
 		if err := c.op.submit(cx, fr.io.RingOf(cx.Worker())); err != nil {
 			c.done = true
-			return c.closeResult(closeRawFD(fr.fd))
+			return c.closeResult(fr.closeRaw())
 		}
 		ringFileCloses.Add(1) // a statistic for tests; no ordering
 	}
@@ -543,9 +550,13 @@ func (c *CloseFuture) Cancel() {
 			_ = osf.Close()
 			return
 		}
-		_ = closeRawFD(f.ring.fd)
+		_ = f.ring.closeRaw()
 	}
-	if f.ring == nil || !f.ring.closeWhenDrained(closeNow) {
+	switch {
+	case f.ring != nil && f.ring.closeWhenDrained(closeNow):
+	case f.ring != nil && f.ring.sim != nil:
+		closeNow() // simulated: does not block, stays on the driving goroutine
+	default:
 		go closeNow() // close(2) may block (a network file system's flush): off the worker
 	}
 }

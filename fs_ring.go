@@ -108,7 +108,7 @@ type openOp struct {
 // io_uring (whose data and file-system ops the runtime
 // puts on the rings; epoll serves files on the pool).
 func fileRingCaps(rt *Runtime) backend.Caps {
-	if rt.backendName != BackendURing || rt.io == nil {
+	if rt.io == nil || rt.backendName != BackendURing && rt.sim == nil {
 		return 0
 	}
 	return rt.io.Rings()[0].Backend().Caps()

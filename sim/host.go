@@ -112,7 +112,7 @@ func (h *Host) Restart() error {
 }
 
 // Disk returns the host's simulated disk, to inject faults.
-func (h *Host) Disk() *netsim.Disk { return h.node.Disk() }
+func (h *Host) Disk() *Disk { return h.node.Disk() }
 
 // hostSim is the blitz.Simulation of one runtime of a host.
 type hostSim struct {
@@ -188,3 +188,12 @@ func (c hostChooser) Choose(ready []uint64) int {
 	}
 	return i
 }
+
+// Disk is a host's simulated disk (Host.Disk): its files follow fsync (a
+// Crash keeps what was synced), and faults can be injected (SetFaults).
+// ReadFile, WriteFile and Files read and prepare its content from the
+// test.
+type Disk = netsim.Disk
+
+// DiskFaults are the fault probabilities and latency of a Disk.
+type DiskFaults = netsim.DiskFaults

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/netip"
+	"os"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -296,4 +297,33 @@ func TestCheckRunsSeeds(t *testing.T) {
 	if len(seeds) != 4 {
 		t.Fatalf("Check ran %d seeds, want 4", len(seeds))
 	}
+}
+
+func TestFilesFollowFsyncAcrossACrash(t *testing.T) {
+	world(t, sim.Options{Seed: 3}, func(t *testing.T, w *sim.World) {
+		h := w.MustHost("db", "10.0.0.1")
+		rt := start(t, h)
+		f := ok(t, block(t, rt, blitz.OpenFile("/data/log", os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)))
+		ok(t, block(t, rt, f.Write([]byte("synced\n"))))
+		ok(t, block(t, rt, f.Sync()))
+		ok(t, block(t, rt, f.Write([]byte("lost\n"))))
+		if got, _ := h.Disk().ReadFile("/data/log"); string(got) != "synced\nlost\n" {
+			t.Fatalf("before the crash the disk holds %q", got)
+		}
+		h.Crash()
+		if h.Runtime() != nil {
+			t.Fatal("a crashed host still has a runtime")
+		}
+		if _, err := blitz.BlockOn(context.Background(), rt.Handle(), blitz.Sleep(time.Second)); err == nil {
+			t.Fatal("BlockOn on a crashed host's runtime succeeded")
+		}
+		rt = start(t, h)
+		buf := make([]byte, 64)
+		g := ok(t, block(t, rt, blitz.Open("/data/log")))
+		n := ok(t, block(t, rt, g.Read(buf)))
+		if string(buf[:n]) != "synced\n" {
+			t.Fatalf("after the crash the file holds %q, want what was synced", buf[:n])
+		}
+		ok(t, block(t, rt, g.Close()))
+	})
 }
