@@ -1,13 +1,15 @@
 package websocket
 
 // The framing cases of the Autobahn testsuite (sections 1-7 and 9) that
-// apply to this package, ported as table tests: a raw client, like
-// Autobahn's fuzzing client, sends the case's frames over TCP to an echo
-// server built on this package and checks what comes back. Each case
-// names its Autobahn number.
+// apply to this package, and its permessage-deflate cases (sections 12
+// and 13), ported as table tests: a raw client, like Autobahn's fuzzing
+// client, sends the case's frames over TCP to an echo server built on
+// this package and checks what comes back. Each case names its Autobahn
+// number.
 
 import (
 	"bytes"
+	"compress/flate"
 	"fmt"
 	"strings"
 	"testing"
@@ -320,4 +322,185 @@ func TestAutobahn7Close(t *testing.T) {
 		}
 	}
 	runRawCases(t, rest)
+}
+
+// Sections 12 and 13: permessage-deflate (RFC 7692). The raw client
+// negotiates the extension, compresses its messages with compress/flate
+// (with or without context takeover, as the response allows), sends each
+// as one frame or in fragments, and checks the echo, inflated as the
+// server's parameters ask. Autobahn sends 1000 messages a case; these
+// send zMessages (fewer in -short mode). Cases x.y.1-10 are the sizes of
+// zSizes in one frame, x.y.11-18 the larger ones in 256-byte fragments.
+
+// zSizes are the message sizes of sections 12 and 13.
+var zSizes = []int{16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536, 131072}
+
+func zMessages() int {
+	if testing.Short() {
+		return 2
+	}
+	return 50
+}
+
+// zShortMax is the largest message of sections 12-13 in -short mode
+// (flate is slow under the race detector); larger cases are skipped.
+const zShortMax = 16384
+
+// zPayload makes a message of n bytes of a kind of section 12: 1 JSON,
+// 2 an image-like binary, 3 English text, 4 HTML, 5 random bytes
+// (incompressible); message i of the case differs from the others.
+func zPayload(kind, n, i int) []byte {
+	var b []byte
+	r := 2463534242 + uint32(i*7919+kind)
+	rnd := func() uint32 { r ^= r << 13; r ^= r >> 17; r ^= r << 5; return r }
+	words := strings.Fields("the adventures of sherlock holmes a scandal in bohemia to sherlock holmes she is always the woman i have seldom heard him mention her under any other name")
+	for len(b) < n {
+		switch kind {
+		case 1:
+			b = fmt.Appendf(b, `{"id":%d,"name":"%s","tags":["%s","%s"],"score":%d.%d},`, rnd()%1000, words[rnd()%uint32(len(words))], words[rnd()%uint32(len(words))], words[rnd()%uint32(len(words))], rnd()%100, rnd()%10)
+		case 2:
+			x := byte(rnd() % 4)
+			for k := range 64 {
+				b = append(b, byte(k*3)+x)
+			}
+		case 3:
+			b = append(b, words[rnd()%uint32(len(words))]+" "...)
+		case 4:
+			b = fmt.Appendf(b, `<div class="c%d"><p>%s %s</p></div>`+"\n", rnd()%10, words[rnd()%uint32(len(words))], words[rnd()%uint32(len(words))])
+		default:
+			b = append(b, byte(rnd()))
+		}
+	}
+	return b[:n]
+}
+
+// zCase is a case of sections 12-13: an offer, the response the server
+// must give ("" to decline), messages of one size in frames of frag.
+type zCase struct {
+	name    string
+	offer   string
+	wantExt string
+	kind    int
+	size    int
+	frag    int
+}
+
+// runZCases runs cases against an echo server with up.
+func runZCases(t *testing.T, up *Upgrader, cases []zCase) {
+	ts := startEcho(t, up)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.size > zShortMax {
+				t.Skip("-short: a large message")
+			}
+			rc, z, resp := openZ(t, ts, tc.offer)
+			if got := resp.Header.Get("Sec-WebSocket-Extensions"); got != tc.wantExt {
+				t.Fatalf("response extensions %q, want %q", got, tc.wantExt)
+			}
+			op := byte(opText)
+			if tc.kind == 2 || tc.kind == 5 {
+				op = opBinary
+			}
+			for i := range zMessages() {
+				p := zPayload(tc.kind, tc.size, i)
+				rc.sendMessage(z, op, p, tc.frag)
+				got, ok := rc.readMessage(z)
+				if !ok || got.op != op || got.payload != string(p) {
+					t.Fatalf("message %d: got %#x of %d bytes (open %v), want %#x of %d", i, got.op, len(got.payload), ok, op, len(p))
+				}
+				if wantZ := z != nil && len(p) >= DefaultCompressionThreshold; got.rsv1 != wantZ {
+					t.Fatalf("message %d: echo compressed %v, want %v", i, got.rsv1, wantZ)
+				}
+			}
+			rc.closeRaw()
+		})
+	}
+}
+
+// zSizeCases expands a case over the sizes: x.1-10 in one frame,
+// x.11-18 fragmented by 256 bytes.
+func zSizeCases(prefix string, base zCase) []zCase {
+	var out []zCase
+	for i, n := range zSizes {
+		c := base
+		c.name, c.size = fmt.Sprintf("%s.%d_%d", prefix, i+1, n), n
+		out = append(out, c)
+	}
+	for i, n := range zSizes[2:] {
+		c := base
+		c.name, c.size, c.frag = fmt.Sprintf("%s.%d_%d_frag_256", prefix, i+11, n), n, 256
+		out = append(out, c)
+	}
+	return out
+}
+
+// Section 12: compression of payloads of different kinds, with the
+// client's default offer (context takeover allowed both ways) to a server
+// with default CompressionOptions (no context takeover either way).
+func TestAutobahn12Compression(t *testing.T) {
+	const offer = "permessage-deflate; client_max_window_bits"
+	const want = "permessage-deflate; server_no_context_takeover; client_no_context_takeover"
+	kinds := []string{"json", "image", "text", "html", "random"}
+	var cases []zCase
+	for k, name := range kinds {
+		cases = append(cases, zSizeCases(fmt.Sprintf("12.%d_%s", k+1, name), zCase{offer: offer, wantExt: want, kind: k + 1})...)
+	}
+	runZCases(t, &Upgrader{Compression: &CompressionOptions{}}, cases)
+}
+
+// Section 13: compression with the parameter sets of Autobahn's offers,
+// against servers with and without context takeover, and one compressing
+// with flate.HuffmanOnly, which can honour any server_max_window_bits.
+func TestAutobahn13CompressionParams(t *testing.T) {
+	offers := []struct{ name, offer string }{
+		{"13.1_plain", "permessage-deflate"},
+		{"13.2_server_no_context_takeover", "permessage-deflate; server_no_context_takeover"},
+		{"13.3_server_max_window_bits_8", "permessage-deflate; server_max_window_bits=8"},
+		{"13.4_server_max_window_bits_15", "permessage-deflate; server_max_window_bits=15"},
+		{"13.5_no_context_takeover_bits_8", "permessage-deflate; server_no_context_takeover; server_max_window_bits=8"},
+		{"13.6_no_context_takeover_bits_15", "permessage-deflate; server_no_context_takeover; server_max_window_bits=15"},
+		{"13.7_three_offers", "permessage-deflate; server_no_context_takeover; server_max_window_bits=8, permessage-deflate; client_no_context_takeover; client_max_window_bits, permessage-deflate"},
+	}
+	servers := []struct {
+		name string
+		o    CompressionOptions
+		want []string // the response to each offer
+	}{
+		{"default", CompressionOptions{}, []string{
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+			"",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=15",
+			"",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=15",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+		}},
+		{"takeover", CompressionOptions{ContextTakeover: true, PeerContextTakeover: true, PeerMaxWindowBits: 10}, []string{
+			"permessage-deflate",
+			"permessage-deflate; server_no_context_takeover",
+			"",
+			"permessage-deflate; server_max_window_bits=15",
+			"",
+			"permessage-deflate; server_no_context_takeover; server_max_window_bits=15",
+			"permessage-deflate; client_no_context_takeover; client_max_window_bits=10",
+		}},
+		{"huffman", CompressionOptions{Level: flate.HuffmanOnly, ContextTakeover: true}, []string{
+			"permessage-deflate; client_no_context_takeover",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+			"permessage-deflate; client_no_context_takeover; server_max_window_bits=8",
+			"permessage-deflate; client_no_context_takeover; server_max_window_bits=15",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=8",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=15",
+			"permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=8",
+		}},
+	}
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			var cases []zCase
+			for i, o := range offers {
+				cases = append(cases, zSizeCases(o.name, zCase{offer: o.offer, wantExt: srv.want[i], kind: 3})...)
+			}
+			runZCases(t, &Upgrader{Compression: &srv.o}, cases)
+		})
+	}
 }

@@ -81,6 +81,9 @@ type Conn struct {
 	readLimit    int64
 	closeTimeout time.Duration
 	bufSize      int
+	// dfl is the negotiated permessage-deflate, nil if none: set before
+	// the connection is handed out; its fields say who owns them.
+	dfl *deflater
 
 	// reading is held (set) by the one reader: a ReadFuture in progress,
 	// or a CloseFuture reading the peer's close. The fields below it are
@@ -93,8 +96,11 @@ type Conn struct {
 	inFrame bool
 	remain  int64
 	keyPos  int
-	// msgOp is the opcode of the data message being gathered, 0 if none.
+	// msgOp is the opcode of the data message being gathered, 0 if none;
+	// zipped says it is compressed (RSV1 on its first frame): msg then
+	// gathers its compressed payload.
 	msgOp   byte
+	zipped  bool
 	msg     []byte
 	utf     utf8State
 	ctl     [125]byte
@@ -167,6 +173,16 @@ func newConn(t transport, nc net.Conn, client bool, subprotocol string, opts *Op
 
 // Subprotocol returns the subprotocol the handshake selected, "" if none.
 func (c *Conn) Subprotocol() string { return c.subprotocol }
+
+// Extensions returns the Sec-WebSocket-Extensions value in force: the
+// negotiated permessage-deflate and its parameters (as
+// "permessage-deflate; server_no_context_takeover; ..."), "" if none.
+func (c *Conn) Extensions() string {
+	if c.dfl == nil {
+		return ""
+	}
+	return c.dfl.ext
+}
 
 // NetConn returns the net.Conn under a connection made from one, nil for a
 // connection on the runtime's streams.
@@ -359,7 +375,7 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 			if isControl(c.hdr.op) {
 				c.ctlN += copy(c.ctl[c.ctlN:], p)
 			} else {
-				if c.msgOp == opText && !c.utf.feed(p) {
+				if c.msgOp == opText && !c.zipped && !c.utf.feed(p) {
 					c.fail(errTextUTF8)
 					continue
 				}
@@ -421,9 +437,16 @@ func (c *Conn) fill(cx *future.Context) bool {
 }
 
 // startFrame checks a new frame's header against the connection's state:
-// masking by side, continuation, the read limit.
+// RSV1, masking by side, continuation, the read limit (of a compressed
+// message's payload here; of its inflated size in endFrame).
 func (c *Conn) startFrame(h header) error {
 	switch {
+	case h.rsv&rsv1 != 0 && c.dfl == nil:
+		return errReservedBits
+	case h.rsv&rsv1 != 0 && isControl(h.op):
+		return errRSV1Control
+	case h.rsv&rsv1 != 0 && h.op == opContinuation:
+		return errRSV1Continuation
 	case !c.client && !h.masked:
 		return errUnmasked
 	case c.client && h.masked:
@@ -438,9 +461,13 @@ func (c *Conn) startFrame(h header) error {
 	}
 	if h.op != opContinuation {
 		c.msgOp = h.op
+		c.zipped = h.rsv&rsv1 != 0
 		c.msg = c.msg[:0]
 		if cap(c.msg) > 4*c.bufSize {
 			c.msg = nil // drop a large message's buffer
+		}
+		if c.dfl != nil {
+			c.dfl.dropReadBufs(4 * c.bufSize)
 		}
 	}
 	if h.length > c.readLimit-int64(len(c.msg)) {
@@ -490,11 +517,29 @@ func (c *Conn) endFrame() (Message, bool) {
 	}
 	typ := MessageType(c.msgOp)
 	c.msgOp = 0
+	if c.zipped {
+		return c.endCompressed(typ)
+	}
 	if typ == TextMessage && !c.utf.done() {
 		c.fail(errTextUTF8)
 		return Message{}, false
 	}
 	return Message{Type: typ, Data: c.msg}, true
+}
+
+// endCompressed inflates a compressed message whose frames are all in,
+// within the read limit, and checks a text message's UTF-8.
+func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
+	c.zipped = false
+	out, err := c.dfl.inflate(c.msg, c.readLimit)
+	if err == nil && typ == TextMessage && !validText(out) {
+		err = errTextUTF8
+	}
+	if err != nil {
+		c.fail(err)
+		return Message{}, false
+	}
+	return Message{Type: typ, Data: out}, true
 }
 
 // startReply makes the reader write a control frame before it reads on:
@@ -518,7 +563,7 @@ func (c *Conn) fail(err error) {
 	}
 	c.startReply(opClose, appendClosePayload(c.replyBuf[:0], code, ""))
 	c.replyFail, c.replyErr = true, err
-	c.msgOp = 0
+	c.msgOp, c.zipped = 0, false
 }
 
 // pollDrain skips what the peer sends after a protocol error until its
@@ -571,6 +616,10 @@ type frameWrite struct {
 	off     int
 	direct  bool
 	pending bool // a PollWrite is in flight
+	// rsv1 marks the first frame of a compressed message; compress says
+	// build compresses payload first (a whole message, WriteMessage).
+	rsv1     bool
+	compress bool
 	// held says the caller holds the write lock already (a
 	// MessageWriter): the frame neither takes nor releases it.
 	held bool
@@ -647,6 +696,9 @@ func (w *frameWrite) poll(cx *future.Context) (error, bool) {
 			if cap(c.wbuf) > 64<<10 {
 				c.wbuf = nil // do not keep a large message's copy
 			}
+			if c.dfl != nil {
+				c.dfl.releaseWriteBuf()
+			}
 			w.unlock()
 			w.phase = fwDone
 			if w.op == opClose {
@@ -691,7 +743,9 @@ func (w *frameWrite) check() (skip bool, err error) {
 
 // build lays the frame out in the connection's write buffer (held under
 // the lock): the header, then the payload, masked by a client; a server's
-// large payload is written from the caller's buffer instead.
+// large payload is written from the caller's buffer instead. A message to
+// compress is compressed here, under the lock, so that a compressor with
+// context takeover sees the messages in their order on the wire.
 func (w *frameWrite) build() {
 	c := w.c
 	var key [4]byte
@@ -699,7 +753,13 @@ func (w *frameWrite) build() {
 		k := rand.Uint32()
 		key = [4]byte{byte(k), byte(k >> 8), byte(k >> 16), byte(k >> 24)}
 	}
+	if w.compress {
+		w.payload, w.rsv1, w.compress = c.dfl.compress(w.payload), true, false
+	}
 	b := appendHeader(c.wbuf[:0], w.fin, w.op, len(w.payload), c.client, key)
+	if w.rsv1 {
+		b[0] |= rsv1
+	}
 	w.direct = !c.client && len(w.payload) > directWrite
 	if !w.direct {
 		n := len(b)
@@ -772,11 +832,15 @@ func (f *WriteFuture) release() {
 // As with ReadMessage, the future may be the connection's own, reused by a
 // later WriteMessage or Ping once it has completed or been cancelled: do
 // not keep it past that.
+//
+// With permessage-deflate negotiated, a message of the compression
+// threshold or more is compressed when its turn comes, under the lock.
 func (c *Conn) WriteMessage(typ MessageType, data []byte) *WriteFuture {
 	f := c.newWrite(byte(typ), data)
 	if typ != TextMessage && typ != BinaryMessage {
 		f.err = fmt.Errorf("websocket: write: invalid message type %d", int(typ))
 	}
+	f.w.compress = c.dfl != nil && c.dfl.useCompression(len(data))
 	return f
 }
 
@@ -1022,6 +1086,13 @@ type MessageWriter struct {
 	op     byte
 	closed bool
 	err    error
+	// zip is the compressor of a compressed message, taken at the first
+	// Write (the connection's with context takeover, else a pooled one
+	// given back by Close); tailOwed says the last fragment's flush tail
+	// was held back and starts the next fragment (the final one's is
+	// dropped, as RFC 7692 asks).
+	zip      *compressor
+	tailOwed bool
 }
 
 // NextWriter starts a message of type typ that is written in parts, on
@@ -1030,6 +1101,9 @@ type MessageWriter struct {
 // write lock from NextWriter to Close, so other writers, and the pongs and
 // close replies of the reader, wait for Close: write the message without
 // delay. ctx bounds the wait for the lock and every write.
+//
+// With permessage-deflate negotiated the message is compressed whatever
+// its size: each Write is deflated and flushed into its fragment.
 func (c *Conn) NextWriter(ctx context.Context, typ MessageType) (*MessageWriter, error) {
 	if typ != TextMessage && typ != BinaryMessage {
 		return nil, fmt.Errorf("websocket: write: invalid message type %d", int(typ))
@@ -1051,12 +1125,48 @@ func (w *MessageWriter) Write(p []byte) (int, error) {
 	case len(p) == 0:
 		return 0, nil
 	}
-	if err := w.frame(false, p); err != nil {
+	payload, rsv := p, false
+	if w.c.dfl != nil {
+		payload, rsv = w.deflate(p), w.op != opContinuation
+	}
+	if err := w.frame(false, rsv, payload); err != nil {
 		w.err = err
 		return 0, err
 	}
 	w.op = opContinuation
 	return len(p), nil
+}
+
+// deflate compresses p into the connection's compression buffer (the
+// writer holds the write lock): the tail owed by the last fragment, then
+// p flushed, less its own tail, which the next fragment owes.
+func (w *MessageWriter) deflate(p []byte) []byte {
+	d := w.c.dfl
+	if w.zip == nil {
+		w.zip = d.wctx
+		if !d.wTakeover {
+			w.zip = getCompressor(d.level)
+		} else if w.zip == nil {
+			w.zip = getCompressor(d.level)
+			d.wctx = w.zip
+		}
+	}
+	b := d.cbuf[:0]
+	if w.tailOwed {
+		b = append(b, deflateTail...)
+	}
+	b = w.zip.write(b, p)
+	d.cbuf = b
+	w.tailOwed = true
+	return b[:len(b)-len(deflateTail)]
+}
+
+// releaseZip gives a pooled compressor back at the end of the message.
+func (w *MessageWriter) releaseZip() {
+	if w.zip != nil && !w.c.dfl.wTakeover {
+		putCompressor(w.c.dfl.level, w.zip)
+	}
+	w.zip = nil
 }
 
 // Close ends the message with an empty final fragment (a message without
@@ -1068,15 +1178,17 @@ func (w *MessageWriter) Close() error {
 	w.closed = true
 	err := w.err
 	if err == nil {
-		err = w.frame(true, nil)
+		err = w.frame(true, false, nil)
 	}
+	w.releaseZip()
 	w.g.Unlock()
 	return err
 }
 
-// frame writes one fragment under the lock the writer holds.
-func (w *MessageWriter) frame(fin bool, p []byte) error {
-	f := &WriteFuture{w: frameWrite{c: w.c, op: w.op, fin: fin, payload: p, held: true}}
+// frame writes one fragment under the lock the writer holds, with RSV1
+// on the first fragment of a compressed message.
+func (w *MessageWriter) frame(fin, rsv1 bool, p []byte) error {
+	f := &WriteFuture{w: frameWrite{c: w.c, op: w.op, fin: fin, payload: p, held: true, rsv1: rsv1}}
 	_, err := block(w.ctx, w.c, future.Future[future.Result[struct{}]](f))
 	return err
 }

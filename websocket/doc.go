@@ -65,11 +65,13 @@
 // closes with 1002) and a client unmasked ones. Fragmented messages are
 // gathered, with control frames between their fragments answered; text
 // is checked to be UTF-8 as it arrives, across fragments, and a sequence
-// that cannot become valid fails at once (1007). Reserved bits (no
-// extension is negotiated), reserved opcodes, fragmented or long (over
-// 125 bytes) control frames, a continuation without a message or a new
-// message inside one close with 1002; a message over Options.ReadLimit
-// (32 MiB by default, counting all its fragments) closes with 1009.
+// that cannot become valid fails at once (1007). Reserved bits (RSV2 and
+// RSV3 always; RSV1 unless permessage-deflate was negotiated, and on a
+// control or continuation frame even then), reserved opcodes, fragmented
+// or long (over 125 bytes) control frames, a continuation without a
+// message or a new message inside one close with 1002; a message over
+// Options.ReadLimit (32 MiB by default, counting all its fragments, or
+// its inflated size for a compressed one) closes with 1009.
 //
 // Pings are answered with a pong of the same payload by the reader, as it
 // meets them: a connection answers pings while something reads it. Pongs
@@ -101,12 +103,79 @@
 // ReadMessage holds these and a pending read of the runtime; no
 // goroutine. The reads of a connection reuse one future, so reading in a
 // loop allocates nothing once the buffers have grown to the messages'
-// size.
+// size. Compression adds to this: see below.
+//
+// # Compression
+//
+// Upgrader.Compression and DialOptions.Compression (a
+// *CompressionOptions; nil, the default, negotiates nothing) enable
+// permessage-deflate (RFC 7692). The server accepts the client's first
+// offer it can honour; the client offers one and fails the handshake
+// (ErrBadHandshake) on a response that breaks RFC 7692: an extension it
+// did not offer, more than one, unknown, repeated or invalid parameters,
+// client_max_window_bits (never offered), a server_max_window_bits above
+// the one asked for. Conn.Extensions tells what was agreed.
+//
+// A message of CompressionOptions.Threshold bytes or more (128 by
+// default) is deflated at CompressionOptions.Level (flate.BestSpeed by
+// default) when its frame's turn comes under the write lock (so on the
+// task or goroutine that polls the write), the 0x00 0x00 0xff 0xff tail
+// of its flush removed, RSV1 on its first frame; NextWriter compresses
+// every message, each Write a fragment. A compressed message is
+// gathered whole, then inflated into a buffer of the connection's,
+// checked against Options.ReadLimit as it grows: a small message that
+// inflates past the limit (a "decompression bomb") fails with
+// ErrMessageTooBig and 1009 once the output reaches the limit, having
+// allocated under three times the limit in all (the buffer doubling to
+// it), never its whole output. Data that is not DEFLATE closes with
+// 1007.
+//
+// What each choice costs, measured with runtime.MemStats and
+// testing.AllocsPerRun on Go 1.26, 64-bit (TestDeflateMemoryFigures
+// prints them with -v):
+//
+//   - A flate.Writer is 1,200,000 bytes (15 allocations) at level 1
+//     (flate.BestSpeed, the default: its hash table comes on top of the
+//     compressor's), 806,784 bytes (13) at levels 2-9 and
+//     flate.DefaultCompression, 733,056 bytes (12) with
+//     flate.HuffmanOnly. A flate reader is about 40,600 bytes.
+//   - Without context takeover (the default, both ways), a connection
+//     keeps no flate state: each compressed message takes a writer or
+//     reader from a sync.Pool (one per level) and gives it back. The
+//     writers alive are then about as many as the messages being
+//     compressed at once, not the connections; a pooled writer is reset
+//     per message (cheap at level 1; levels 2-9 clear 256 KiB of hash
+//     tables). What stays with a connection is the buffer of its last
+//     compressed frame (dropped after one over 64 KiB) and of its last
+//     inflated message (dropped at the next message when over four read
+//     buffers), as with the uncompressed buffers above; reading and
+//     writing compressed messages then allocates nothing once these
+//     buffers have grown.
+//   - CompressionOptions.ContextTakeover (this side keeps its
+//     compression context, if the peer allows) costs a flate.Writer per
+//     connection for the connection's life: 1.2 MB at level 1, 790 KB at
+//     levels 2-9, for 10,000 connections 8-12 GB. Use it for few,
+//     chatty connections.
+//   - CompressionOptions.PeerContextTakeover (the peer keeps its
+//     context) costs 32 KiB per connection, the peer's last 32 KiB of
+//     messages, which become the dictionary of a pooled reader at each
+//     message (a 32 KiB copy per compressed message).
+//
+// Window sizes: compress/flate cannot compress with a window under
+// 32 KiB. So a server declines an offer whose server_max_window_bits is
+// under 15 and takes the client's next offer, or none (the connection is
+// then uncompressed), unless Level is flate.HuffmanOnly, whose output has
+// no back-references and keeps to any window. A client never offers
+// client_max_window_bits, so that no server can ask for a window it
+// cannot keep to. Inflating is not limited: the reader's window is
+// 32 KiB, and holds any window a peer uses. PeerMaxWindowBits asks the
+// peer for a smaller window (it saves the peer's memory, not ours).
 //
 // # Not supported yet
 //
-//   - permessage-deflate (RFC 7692) and other extensions: none is
-//     negotiated, and RSV bits are refused.
+//   - Extensions other than permessage-deflate; a message compressed
+//     once for many connections (there is no prepared or broadcast
+//     message type: each connection compresses what it sends).
 //   - wss:// in Dial (TLS); a server behind httpserver's TLS listener
 //     cannot upgrade either, since HijackConn gives up the runtime's TCP
 //     and Unix streams only.

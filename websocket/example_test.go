@@ -1,9 +1,11 @@
 package websocket_test
 
 import (
+	"compress/flate"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/blitz-go/blitz"
@@ -98,5 +100,47 @@ func Example() {
 	// Output:
 	// text hello <nil>
 	// text world <nil>
+	// <nil>
+}
+
+// permessage-deflate: the server accepts the offers it can honour, here
+// without context takeover (no flate state kept by an idle connection);
+// the client offers it. Messages of the threshold (128 bytes by default)
+// and more are compressed.
+func ExampleCompressionOptions() {
+	rt, _ := blitz.New(blitz.Config{})
+	defer rt.Shutdown(context.Background())
+	l, _ := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+
+	up := websocket.Upgrader{Compression: &websocket.CompressionOptions{}}
+	srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		blitz.SpawnOn[struct{}](rt.Handle(), &echo{c: c})
+	})}
+	go srv.Serve(rt.Handle(), l)
+	defer srv.Shutdown(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	opts := &websocket.DialOptions{Compression: &websocket.CompressionOptions{
+		Level: flate.BestCompression, // for the messages this client sends
+	}}
+	c, _, err := websocket.DialContext(ctx, rt.Handle(), "ws://"+l.AddrPort().String()+"/echo", opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Extensions())
+	msg := strings.Repeat("compressible ", 100)
+	_ = c.Write(ctx, websocket.TextMessage, []byte(msg))
+	_, p, err := c.Read(ctx)
+	fmt.Println(len(p), string(p) == msg, err)
+	fmt.Println(c.CloseContext(ctx, websocket.StatusNormalClosure, ""))
+	// Output:
+	// permessage-deflate; server_no_context_takeover; client_no_context_takeover
+	// 1300 true <nil>
 	// <nil>
 }

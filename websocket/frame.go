@@ -169,6 +169,13 @@ var (
 	errTooBig         = protoErr(StatusMessageTooBig, "message exceeds the read limit")
 )
 
+// The reserved bits of the first header byte: RSV1 marks a compressed
+// message (RFC 7692), RSV2 and RSV3 no extension here uses.
+const (
+	rsv1  = 0x40
+	rsv23 = 0x30
+)
+
 // header is a parsed frame header.
 type header struct {
 	fin    bool
@@ -181,7 +188,7 @@ type header struct {
 
 // parseHeader parses the frame header at the start of b. It returns the
 // header and its size, 0 if b holds only part of it, or an error for a
-// header no peer may send: reserved bits (no extension is negotiated), a
+// header no peer may send: RSV2 or RSV3 (no extension uses them), a
 // reserved opcode, a control frame that is fragmented or longer than 125
 // bytes, a 64-bit length with its top bit set. Masking is checked by the
 // caller, which knows its side. Non-minimal length encodings are accepted,
@@ -226,10 +233,12 @@ func parseHeader(b []byte) (header, int, error) {
 	return h, n, checkHeader(h)
 }
 
-// checkHeader refuses a header no peer may send (see parseHeader).
+// checkHeader refuses a header no peer may send (see parseHeader). RSV1,
+// the bit of permessage-deflate, is checked by the reader, which knows
+// whether it was negotiated.
 func checkHeader(h header) error {
 	switch {
-	case h.rsv != 0:
+	case h.rsv&rsv23 != 0:
 		return errReservedBits
 	case h.op > opBinary && h.op < opClose, h.op > opPong:
 		return errReservedOpcode

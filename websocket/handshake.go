@@ -84,6 +84,10 @@ type Upgrader struct {
 	// gorilla/websocket does), which stops other sites' pages from
 	// connecting with their visitors' cookies.
 	CheckOrigin func(r *http.Request) bool
+	// Compression, when set, accepts the client's first permessage-deflate
+	// offer (RFC 7692) that it can honour; see "Compression" in the
+	// package doc. Nil negotiates no extension.
+	Compression *CompressionOptions
 	// Options tune the connections.
 	Options Options
 }
@@ -120,7 +124,8 @@ func refuse(w http.ResponseWriter, status int, msg string) error {
 // returned: 405 for a method other than GET, 426 (with Upgrade: websocket)
 // without the Upgrade and Connection tokens, 426 with
 // Sec-WebSocket-Version: 13 for another version, 400 for a bad
-// Sec-WebSocket-Key, 403 for an Origin that CheckOrigin refuses.
+// Sec-WebSocket-Key, 403 for an Origin that CheckOrigin refuses; 500 and
+// an error wrapping ErrBadOptions for invalid Compression options.
 //
 // Called from a Handler of a httpserver.Server, the connection is the
 // runtime's stream (see httpserver.HijackConn): serve it from a task (see
@@ -161,12 +166,21 @@ pick:
 		}
 	}
 
+	dfl, err := u.negotiate(r)
+	if err != nil {
+		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return nil, err
+	}
+
 	var resp []byte
 	resp = append(resp, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
 	resp = append(resp, AcceptKey(key)...)
 	resp = append(resp, "\r\n"...)
 	if proto != "" {
 		resp = append(resp, "Sec-WebSocket-Protocol: "+proto+"\r\n"...)
+	}
+	if dfl != nil {
+		resp = append(resp, "Sec-WebSocket-Extensions: "+dfl.ext+"\r\n"...)
 	}
 	for k, vs := range responseHeader {
 		for _, v := range vs {
@@ -186,7 +200,9 @@ pick:
 			_ = stream.Close()
 			return nil, fmt.Errorf("websocket: upgrade: %w", err)
 		}
-		return newConn(stream, nil, false, proto, &u.Options, buf), nil
+		c := newConn(stream, nil, false, proto, &u.Options, buf)
+		c.dfl = dfl
+		return c, nil
 	case !errors.Is(err, http.ErrNotSupported):
 		return nil, fmt.Errorf("websocket: upgrade: %w", err)
 	}
@@ -206,7 +222,27 @@ pick:
 		_ = nc.Close()
 		return nil, fmt.Errorf("websocket: upgrade: %w", err)
 	}
-	return NewNetConn(nc, false, proto, &u.Options, pending), nil
+	c := NewNetConn(nc, false, proto, &u.Options, pending)
+	c.dfl = dfl
+	return c, nil
+}
+
+// negotiate chooses the permessage-deflate of a request: nil when
+// Compression is unset or no offer can be honoured, an error wrapping
+// ErrBadOptions when Compression is invalid.
+func (u *Upgrader) negotiate(r *http.Request) (*deflater, error) {
+	o := u.Compression
+	if o == nil {
+		return nil, nil
+	}
+	if err := o.check(); err != nil {
+		return nil, fmt.Errorf("websocket: upgrade: %w", err)
+	}
+	p, ok := serverAccept(r.Header, o)
+	if !ok {
+		return nil, nil
+	}
+	return newDeflater(p, o, false), nil
 }
 
 // NewNetConn returns a connection over nc, whose opening handshake is
@@ -252,6 +288,9 @@ type DialOptions struct {
 	// Timeout bounds the TCP connect; 0 means no bound beyond the
 	// system's.
 	Timeout time.Duration
+	// Compression, when set, offers permessage-deflate (RFC 7692); the
+	// server may decline it. See "Compression" in the package doc.
+	Compression *CompressionOptions
 	// Options tune the connection.
 	Options Options
 }
@@ -274,13 +313,18 @@ type DialFuture struct {
 	buf     []byte
 	n       int
 	resp    *http.Response
+	// offer is the permessage-deflate offered, when opts.Compression is
+	// set.
+	offer deflateParams
 }
 
 // Dial returns a future that connects to a ws:// URL on h's runtime and
 // performs the opening handshake: a random Sec-WebSocket-Key, the
 // Sec-WebSocket-Accept checked, a subprotocol accepted only if it was
-// offered. Its value is the connection; a failed handshake is an error
-// wrapping ErrBadHandshake. wss:// is not supported yet.
+// offered, an extension only if it was offered (and valid, see
+// "Compression" in the package doc). Its value is the connection; a failed
+// handshake is an error wrapping ErrBadHandshake, invalid options an
+// error wrapping ErrBadOptions. wss:// is not supported yet.
 func Dial(h blitz.Handle, rawURL string, opts *DialOptions) *DialFuture {
 	f := &DialFuture{h: h}
 	if opts != nil {
@@ -306,6 +350,14 @@ func Dial(h blitz.Handle, rawURL string, opts *DialOptions) *DialFuture {
 	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n", u.RequestURI(), u.Host, f.key)
 	if len(f.opts.Subprotocols) > 0 {
 		fmt.Fprintf(&b, "Sec-WebSocket-Protocol: %s\r\n", strings.Join(f.opts.Subprotocols, ", "))
+	}
+	if o := f.opts.Compression; o != nil {
+		if err := o.check(); err != nil {
+			f.err = fmt.Errorf("websocket: dial: %w", err)
+			return f
+		}
+		f.offer = clientOffer(o)
+		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", f.offer)
 	}
 	for k, vs := range f.opts.Header {
 		for _, v := range vs {
@@ -418,9 +470,35 @@ func (f *DialFuture) finish(head, rest []byte) (*Conn, error) {
 			return nil, fmt.Errorf("%w: subprotocol %q not offered", ErrBadHandshake, proto)
 		}
 	}
+	dfl, err := f.checkExtensions(resp.Header)
+	if err != nil {
+		return nil, err
+	}
 	s := f.s
 	f.s = nil
-	return newConn(s, nil, true, proto, &f.opts.Options, rest), nil
+	c := newConn(s, nil, true, proto, &f.opts.Options, rest)
+	c.dfl = dfl
+	return c, nil
+}
+
+// checkExtensions checks the response's extensions against the offer
+// and returns the permessage-deflate in force, nil if none. Without an
+// offer, an extension in the response fails the handshake, unless the
+// caller sent Sec-WebSocket-Extensions itself in opts.Header (then it is
+// the caller's to check).
+func (f *DialFuture) checkExtensions(h http.Header) (*deflater, error) {
+	o := f.opts.Compression
+	if o == nil {
+		if len(f.opts.Header.Values("Sec-WebSocket-Extensions")) > 0 || strings.Trim(strings.Join(h.Values("Sec-WebSocket-Extensions"), ""), " \t,") == "" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%w: extension %q not offered", ErrBadHandshake, h.Get("Sec-WebSocket-Extensions"))
+	}
+	p, on, err := clientCheck(h, f.offer)
+	if err != nil || !on {
+		return nil, err
+	}
+	return newDeflater(p, o, true), nil
 }
 
 func (f *DialFuture) fail(err error) (future.Result[*Conn], bool) {

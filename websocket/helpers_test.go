@@ -203,6 +203,7 @@ type rxFrame struct {
 	op      byte
 	fin     bool
 	payload string
+	rsv1    bool // a compressed message's first frame
 }
 
 // next reads the server's next frame; ok is false at the end of the
@@ -223,7 +224,7 @@ func (rc *rawConn) next() (rxFrame, bool) {
 			if _, err := io.ReadFull(rc.br, p); err != nil {
 				rc.t.Fatalf("reading a payload: %v", err)
 			}
-			return rxFrame{op: h.op, fin: h.fin, payload: string(p)}, true
+			return rxFrame{op: h.op, fin: h.fin, payload: string(p), rsv1: h.rsv&rsv1 != 0}, true
 		}
 		b, err := rc.br.ReadByte()
 		if err != nil {
