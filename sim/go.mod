@@ -25,7 +25,7 @@ replace (
 )
 
 require (
-	github.com/blitz-go/blitz v0.0.0-00010101000000-000000000000
+	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/backend v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
 	github.com/blitz-go/blitz/scheduler v0.3.0
