@@ -327,3 +327,93 @@ func TestFilesFollowFsyncAcrossACrash(t *testing.T) {
 		ok(t, block(t, rt, g.Close()))
 	})
 }
+
+// fanIn connects clients clients to a server at once, each sending its
+// number, and returns the order in which the server read them and the
+// world's trace hash.
+func fanIn(t *testing.T, seed uint64, clients int) (order string, hash uint64) {
+	world(t, sim.Options{Seed: seed}, func(t *testing.T, w *sim.World) {
+		w.Network().SetLatency(100*time.Microsecond, 5*time.Millisecond)
+		srv := start(t, w.MustHost("server", "10.0.0.1"))
+		cli := start(t, w.MustHost("client", "10.0.0.2"))
+		ln, err := blitz.ListenTCP(srv.Handle(), ":80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		var sends []blitz.JoinHandle[future.Result[int]]
+		for i := range clients {
+			dial := blitz.DialTCP(cli.Handle(), "server:80", time.Second)
+			sends = append(sends, blitz.SpawnOn(cli.Handle(), future.Then(dial, func(r future.Result[*blitz.TCPStream]) future.Future[future.Result[int]] {
+				if r.Err != nil {
+					return future.Ready(future.Fail[int](r.Err))
+				}
+				return r.Value.Write([]byte{byte('a' + i)})
+			})))
+		}
+		for range clients {
+			in := ok(t, block(t, srv, ln.Accept()))
+			buf := make([]byte, 1)
+			if n := ok(t, block(t, srv, in.Read(buf))); n != 1 {
+				t.Fatalf("read %d bytes", n)
+			}
+			order += string(buf)
+			in.Close()
+		}
+		for _, s := range sends {
+			ok(t, ok(t, block(t, cli, s)))
+		}
+		hash = w.TraceHash()
+	})
+	return order, hash
+}
+
+func TestNetworkRunsRepeat(t *testing.T) {
+	orders := map[string]bool{}
+	for seed := range uint64(8) {
+		o1, h1 := fanIn(t, seed, 6)
+		o2, h2 := fanIn(t, seed, 6)
+		if o1 != o2 || h1 != h2 {
+			t.Fatalf("seed %d: orders %q and %q, hashes %#x and %#x", seed, o1, o2, h1, h2)
+		}
+		orders[o1] = true
+	}
+	if len(orders) < 4 {
+		t.Fatalf("8 seeds gave %d distinct arrival orders: %v", len(orders), orders)
+	}
+}
+
+func TestDatagramsAndLoss(t *testing.T) {
+	world(t, sim.Options{Seed: 11}, func(t *testing.T, w *sim.World) {
+		a := start(t, w.MustHost("a", "10.0.0.1"))
+		b := start(t, w.MustHost("b", "10.0.0.2"))
+		sa, err := blitz.BindUDP(a.Handle(), "10.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sa.Close()
+		sb, err := blitz.BindUDP(b.Handle(), "10.0.0.2:53")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sb.Close()
+		to := netip.MustParseAddrPort("10.0.0.2:53")
+		ok(t, block(t, a, sa.SendTo([]byte("ping"), to)))
+		buf := make([]byte, 16)
+		r := ok(t, block(t, b, sb.RecvFrom(buf)))
+		if string(buf[:r.N]) != "ping" || r.From.Addr() != netip.MustParseAddr("10.0.0.1") {
+			t.Fatalf("received %q from %v", buf[:r.N], r.From)
+		}
+		// Every datagram lost: the receive times out in virtual time.
+		w.Network().SetLoss(1)
+		ok(t, block(t, a, sa.SendTo([]byte("lost"), to)))
+		sb.SetReadTimeout(time.Second)
+		begin := time.Now()
+		if res := block(t, b, sb.RecvFrom(buf)); !errors.Is(res.Err, blitz.ErrTimeout) {
+			t.Fatalf("a receive with every datagram lost: %v, want a timeout", res.Err)
+		}
+		if d := time.Since(begin); d < time.Second || d > 2*time.Second {
+			t.Fatalf("the read timeout of 1 s ended after %v of virtual time", d)
+		}
+	})
+}
