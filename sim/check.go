@@ -78,13 +78,17 @@ func seedList(seeds int) []uint64 {
 func runSeed(t *testing.T, o Options, body func(t *testing.T, w *World)) (steps int, failed bool) {
 	var hash uint64
 	var trace []string
-	synctest.Test(t, func(t *testing.T) {
-		w := New(o)
-		defer func() {
-			w.Close()
-			steps, hash, trace, failed = w.steps, w.TraceHash(), w.Trace(), t.Failed()
-		}()
-		body(t, w)
+	// In a subtest of its own: a failure's FailNow ends that subtest's
+	// goroutine (and the bubble's), not this one, which reports it.
+	t.Run("run", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := New(o)
+			defer func() {
+				w.Close()
+				steps, hash, trace, failed = w.steps, w.TraceHash(), w.Trace(), t.Failed()
+			}()
+			body(t, w)
+		})
 	})
 	if !failed {
 		return steps, false

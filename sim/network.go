@@ -45,7 +45,9 @@ func (n *Network) SetTCPTimeout(d time.Duration) { n.w.net.SetTCPTimeout(d) }
 
 // Partition cuts every link between a host of groupA and one of groupB,
 // both ways: datagrams across it are lost, TCP segments held (as
-// retransmissions) until the heal or the TCP timeout, connects time out.
+// retransmissions) until the heal or the TCP timeout, and a connect's SYN
+// is sent again (after 1 s, 2 s, 4 s, ...) until the heal or the connect
+// timeout.
 func (n *Network) Partition(groupA, groupB []string) {
 	n.w.record("-", "partition", fmtGroups(groupA, groupB))
 	n.w.net.Partition(groupA, groupB)

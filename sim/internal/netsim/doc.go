@@ -59,9 +59,10 @@
 // connection whose segments are held that long fails on its sending side
 // with ETIMEDOUT and is gone (its peer gets a reset when it next sends
 // after the heal). Segments already on their way when the cut is made
-// arrive. A connect whose SYN meets a cut, or whose answer is held, fails
-// with ETIMEDOUT after SetConnectTimeout (10 s by default); SYNs are not
-// retransmitted.
+// arrive. A SYN that meets a cut is lost and sent again, as Linux does,
+// after 1 s, then 2 s, 4 s, ...: a connect made during a partition goes
+// through after the heal, or fails with ETIMEDOUT after SetConnectTimeout
+// (10 s by default) without an answer.
 //
 // # Hosts: crash, kill, restart
 //
@@ -104,7 +105,7 @@
 //
 // Not simulated: Unix-domain sockets (ErrUnsupported), multicast
 // (JoinGroup is ErrUnsupported), the RecvArmer interface (the runtime
-// then submits SelectBuffer recvs), SYN retransmission, TIME_WAIT (a port
+// then submits SelectBuffer recvs), TIME_WAIT (a port
 // is free again at close), IP fragmentation, congestion control, and
 // directories, links and permissions on disks.
 package netsim

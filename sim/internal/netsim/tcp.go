@@ -194,13 +194,30 @@ func (b *simBackend) connect(p *pending, s *socket) {
 			b.post(b.abort(p, s.err))
 		}
 	})
-	syn := &segment{kind: segSyn, src: local, dst: dst, from: ep}
-	if w.blocked(b.h, dh) {
+	w.sendSyn(b, p, ep, &segment{kind: segSyn, src: local, dst: dst, from: ep}, synRTO)
+}
+
+// synRTO is the first SYN retransmission timeout, Linux's: a SYN that gets
+// no answer is sent again after 1 s, then 2 s, 4 s, ... until the connect
+// times out (SetConnectTimeout).
+const synRTO = time.Second
+
+// sendSyn sends syn for the connect p of ep, or loses it when the way is
+// cut, and sends it again after rto while the connect waits for its
+// answer. A duplicate that reaches the listener after the first is
+// ignored there (acceptSyn).
+func (w *World) sendSyn(b *simBackend, p *pending, ep *endpoint, syn *segment, rto time.Duration) {
+	if w.blocked(b.h, ep.peerHost) {
 		w.emit(b.h, "lost", syn.describe())
-		return
+	} else {
+		w.emit(b.h, "connect", syn.describe())
+		w.sendSeg(ep, syn)
 	}
-	w.emit(b.h, "connect", syn.describe())
-	w.sendSeg(ep, syn)
+	w.schedule(b.h, w.clock.Add(rto), func() {
+		if ep.state == epSynSent && ep.connect == p && b.inflight[p.op] == p {
+			w.sendSyn(b, p, ep, syn, 2*rto)
+		}
+	})
 }
 
 // sendSeg puts seg on the wire from ep, arriving after the segments ep

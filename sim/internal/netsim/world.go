@@ -219,8 +219,9 @@ func (w *World) SetBandwidth(bytesPerSecond int64) {
 }
 
 // SetConnectTimeout sets how long a connect waits for an answer before it
-// fails with ETIMEDOUT (a SYN into a partition, to a down host, or whose
-// answer a partition holds). It applies to connects started from now.
+// fails with ETIMEDOUT (its SYNs, sent again after 1 s, 2 s, 4 s, ...,
+// lost in a partition or at a down host, or their answer held). It
+// applies to connects started from now.
 func (w *World) SetConnectTimeout(d time.Duration) {
 	w.locked(func() { w.connectTimeout = d })
 }
@@ -237,7 +238,8 @@ func (w *World) SetTCPTimeout(d time.Duration) {
 // Partition cuts every link between a host of groupA and one of groupB,
 // both ways. Datagrams sent across a cut are lost; TCP segments are held
 // (as retransmissions would be) until the link heals, or until the TCP
-// timeout (SetTCPTimeout); connects across it time out. Segments already
+// timeout (SetTCPTimeout); a connect's SYNs are lost and retried until
+// the heal or the connect timeout. Segments already
 // on their way when the cut is made still arrive.
 func (w *World) Partition(groupA, groupB []string) {
 	w.locked(func() {
