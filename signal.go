@@ -439,6 +439,11 @@ type SignalStream struct {
 // futures (see SignalStream).
 // Any goroutine or task may call it.
 func Signals(sigs ...os.Signal) (*SignalStream, error) {
+	if inBubble() {
+		// The process's signals are delivered by goroutines shared by
+		// every caller, which a bubble must not start.
+		return nil, fmt.Errorf("%w: signals (in a testing/synctest bubble)", ErrSimulated)
+	}
 	l, err := newListener(false, sigs)
 	if err != nil {
 		return nil, err
@@ -546,6 +551,12 @@ func (f *SignalFuture) Poll(cx *future.Context) (future.Result[os.Signal], bool)
 	}
 	if !cx.Proceed() {
 		return future.Result[os.Signal]{}, false
+	}
+	if h, ok := Current(cx); ok {
+		if err := h.rt.refuseSimulated("a signal"); err != nil {
+			f.done = true
+			return future.Fail[os.Signal](err), true
+		}
 	}
 	v, ok := f.poll(cx)
 	if ok {

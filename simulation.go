@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -103,3 +104,8 @@ func blockOnSimulated[T any](ctx context.Context, rt *Runtime, f future.Future[T
 // world: how code running under a simulator reaches it (for instance the
 // sim module's Buggify, through Current).
 func (rt *Runtime) Simulation() Simulation { return rt.sim }
+
+// inBubble reports whether the caller runs in a testing/synctest bubble (a
+// simulation): its clock reads earlier than the process's start, since a
+// bubble's starts in 2000.
+func inBubble() bool { return time.Since(clockBase) < 0 }

@@ -68,7 +68,7 @@
 // What would run on a goroutine of its own is refused with an error
 // wrapping blitz.ErrSimulated: the blocking pool (blitz.Blocking,
 // SpawnBlocking, and the file calls that have no operation in the
-// simulated disk), processes, TLS handshakes. Goroutines the program
+// simulated disk), processes, signals, TLS handshakes. Goroutines the program
 // starts itself, and channels or mutexes shared with them, are not under
 // the World's control: they run in the bubble but in the Go scheduler's
 // order, and a run that uses them is not reproducible (Check reports it

@@ -417,3 +417,15 @@ func TestDatagramsAndLoss(t *testing.T) {
 		}
 	})
 }
+
+func TestSignalsAndProcessesAreRefused(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		rt := start(t, w.MustHost("a", "10.0.0.1"))
+		if _, err := blitz.Signals(os.Interrupt); !errors.Is(err, blitz.ErrSimulated) {
+			t.Fatalf("signals under simulation: %v, want ErrSimulated", err)
+		}
+		if r := block(t, rt, blitz.Command("true").Spawn(rt.Handle())); !errors.Is(r.Err, blitz.ErrSimulated) {
+			t.Fatalf("a process spawned under simulation: %v, want ErrSimulated", r.Err)
+		}
+	})
+}
