@@ -19,6 +19,7 @@ var (
 	flagFirst  = flag.Uint64("sim.first", 1, "sim: the first seed a Check runs")
 	flagTrace  = flag.Bool("sim.trace", false, "sim: keep and print the whole trace of each failing run")
 	flagShrink = flag.Int("sim.shrink", 0, "sim: after a failure, run this many more seeds and report the failing run with the fewest steps")
+	flagTwice  = flag.Bool("sim.twice", false, "sim: run every seed twice and fail when the two traces differ (a determinism check)")
 )
 
 // Check runs the simulation body under seeds seeds (flags: -sim.seeds,
@@ -29,7 +30,9 @@ var (
 // faults) and drives it, usually by blocking on a client's future; it
 // fails its *testing.T as any test does. A failing seed prints its trace's
 // tail (whole with -sim.trace), its trace hash and the command that
-// replays it. Before reporting, the failing seed is run a second time: a
+// replays it. With Options.Twice (or -sim.twice) every seed runs twice and
+// fails when its two traces differ. Before reporting, a failing seed is run
+// a second time: a
 // run that does not repeat itself (the program starts goroutines, reads
 // real time outside the bubble, or draws unseeded random numbers) is
 // reported as such, since its seed cannot replay it.
@@ -46,9 +49,14 @@ func Check(t *testing.T, opts Options, seeds int, body func(t *testing.T, w *Wor
 			}
 			o := opts
 			o.Seed = seed
-			steps, failed := runSeed(t, o, body)
+			steps, hash, failed := runSeed(t, o, body)
 			if failed && *flagShrink > 0 {
 				shrink(t, o, steps, body)
+			}
+			if !failed && (*flagTwice || opts.Twice) {
+				if again := rerunHash(t, o, body); again != hash {
+					t.Errorf("sim: seed %d ran twice gave trace hashes %#x and %#x: the run is not deterministic (goroutines of the program, real time or unseeded randomness)", seed, hash, again)
+				}
 			}
 		})
 	}
@@ -74,9 +82,9 @@ func seedList(seeds int) []uint64 {
 }
 
 // runSeed runs body on a world of o in a bubble of t's, reports a failure
-// with its replay, and returns the run's steps and whether it failed.
-func runSeed(t *testing.T, o Options, body func(t *testing.T, w *World)) (steps int, failed bool) {
-	var hash uint64
+// with its replay, and returns the run's steps, its trace hash and whether
+// it failed.
+func runSeed(t *testing.T, o Options, body func(t *testing.T, w *World)) (steps int, hash uint64, failed bool) {
 	var trace []string
 	// In a subtest of its own: a failure's FailNow ends that subtest's
 	// goroutine (and the bubble's), not this one, which reports it.
@@ -91,7 +99,7 @@ func runSeed(t *testing.T, o Options, body func(t *testing.T, w *World)) (steps 
 		})
 	})
 	if !failed {
-		return steps, false
+		return steps, hash, false
 	}
 	again := rerunHash(t, o, body)
 	t.Logf("sim: seed %d failed after %d steps, virtual trace hash %#x, strategy %s", o.Seed, steps, hash, o.nameOr())
@@ -100,7 +108,7 @@ func runSeed(t *testing.T, o Options, body func(t *testing.T, w *World)) (steps 
 	}
 	t.Logf("sim: last events:\n%s", strings.Join(trace, "\n"))
 	t.Logf("sim: replay: %s", replayCommand(t, o.Seed))
-	return steps, true
+	return steps, hash, true
 }
 
 // rerunHash runs body once more with o, in a subtest "again" of t, and

@@ -60,8 +60,9 @@
 // replays it (go test -run ... -args -sim.seed=N -sim.trace); it is run a
 // second time at once, and a run whose hash differs is reported as not
 // deterministic. -sim.seeds sets how many seeds run, -sim.first the first,
-// and -sim.shrink=N runs N more seeds after a failure and reports the
-// failing run with the fewest steps.
+// -sim.twice (or Options.Twice) runs every seed twice and fails one whose
+// two traces differ, and -sim.shrink=N runs N more seeds after a failure
+// and reports the failing run with the fewest steps.
 //
 // # What is not simulated
 //

@@ -285,7 +285,7 @@ func TestCheckRunsSeeds(t *testing.T) {
 	var seeds []uint64
 	var mu sync.Mutex
 	t.Run("check", func(t *testing.T) {
-		sim.Check(t, sim.Options{}, 4, func(t *testing.T, w *sim.World) {
+		sim.Check(t, sim.Options{Twice: true}, 4, func(t *testing.T, w *sim.World) {
 			if racyCounter(t, w, 2, 2) < 2 {
 				t.Error("fewer increments than one task's")
 			}
@@ -294,8 +294,8 @@ func TestCheckRunsSeeds(t *testing.T) {
 			mu.Unlock()
 		})
 	})
-	if len(seeds) != 4 {
-		t.Fatalf("Check ran %d seeds, want 4", len(seeds))
+	if len(seeds) != 8 {
+		t.Fatalf("Check ran %d runs, want 4 seeds twice", len(seeds))
 	}
 }
 

@@ -47,6 +47,10 @@ type Options struct {
 	// Trace keeps every event of the run (steps, clock jumps, network and
 	// disk events) for World.Trace; without it only the last 64 are kept.
 	Trace bool
+	// Twice makes Check run every seed twice and fail a seed whose two
+	// runs' traces differ (as -sim.twice does): a check that the program
+	// under test is deterministic.
+	Twice bool
 }
 
 // World is one run of a simulation: hosts, each with its runtime, the
