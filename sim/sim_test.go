@@ -429,3 +429,52 @@ func TestSignalsAndProcessesAreRefused(t *testing.T) {
 		}
 	})
 }
+
+// echoOnce is a Serve handler: it echoes one read and closes.
+func echoOnce(c *blitz.TCPStream) future.Future[error] {
+	buf := make([]byte, 16)
+	return future.Then(c.Read(buf), func(r future.Result[int]) future.Future[error] {
+		if r.Err != nil {
+			c.Close()
+			return future.Ready(r.Err)
+		}
+		return future.Map(c.WriteAll(buf[:r.Value]), func(w future.Result[int]) error {
+			c.Close()
+			return w.Err
+		})
+	})
+}
+
+func TestServeUnderSimulation(t *testing.T) {
+	world(t, sim.Options{Seed: 5, Strategy: sim.PCT(3, 300)}, func(t *testing.T, w *sim.World) {
+		srv := start(t, w.MustHost("server", "10.0.0.1"))
+		cli := start(t, w.MustHost("client", "10.0.0.2"))
+		ln, err := blitz.ListenTCP(srv.Handle(), ":7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := blitz.SpawnOn(srv.Handle(), blitz.Serve(ln, echoOnce, blitz.ServeConfig{Stop: blitz.Sleep(time.Minute), Grace: time.Second}))
+		var echoes []blitz.JoinHandle[future.Result[int]]
+		for i := range 3 {
+			msg := []byte{byte('x' + i)}
+			echoes = append(echoes, blitz.SpawnOn(cli.Handle(), future.Then(blitz.DialTCP(cli.Handle(), "server:7", time.Second),
+				func(r future.Result[*blitz.TCPStream]) future.Future[future.Result[int]] {
+					if r.Err != nil {
+						return future.Ready(future.Fail[int](r.Err))
+					}
+					return future.Then(r.Value.WriteAll(msg), func(future.Result[int]) future.Future[future.Result[int]] {
+						return r.Value.Read(make([]byte, 1))
+					})
+				})))
+		}
+		for _, e := range echoes {
+			if n := ok(t, ok(t, block(t, cli, e))); n != 1 {
+				t.Fatalf("echo read %d bytes", n)
+			}
+		}
+		stats := ok(t, block(t, srv, served))
+		if stats.Accepted != 3 || stats.Completed != 3 || stats.Failed != 0 || w.Now() < time.Minute {
+			t.Fatalf("Serve: %+v at %v", stats, w.Now())
+		}
+	})
+}
