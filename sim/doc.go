@@ -73,7 +73,11 @@
 // starts itself, and channels or mutexes shared with them, are not under
 // the World's control: they run in the bubble but in the Go scheduler's
 // order, and a run that uses them is not reproducible (Check reports it
-// when a failing seed does not repeat). The other sources of
+// when a failing seed does not repeat). So are the libraries that run
+// code on goroutines of their own: httpserver runs net/http Handlers on
+// pooled goroutines and waits for its accept loop on the calling one, so
+// a simulated server is written with blitz.Serve and a connection
+// handler. The other sources of
 // non-determinism stay the program's: Go's map iteration order, a select
 // among several ready Go channels, and math/rand without a seed; use Rand
 // for random numbers, and iterate maps in sorted order where the order
