@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -377,6 +378,17 @@ func fuzzHTTP(fuzztime string) error {
 		}
 	}
 	return nil
+}
+
+// Sim runs the simulation suites with many seeds: every workload of tests/simprims (the sync primitives,
+// the channels, JoinSet) under the PCT and Random strategies, SIMSEEDS seeds each (default 2000; go test
+// runs 150 with -short, 1000 without). A failing seed prints the command that replays it.
+func Sim() error {
+	seeds := envOr("SIMSEEDS", "2000")
+	if n, err := strconv.Atoi(seeds); err != nil || n < 1 {
+		return fmt.Errorf("SIMSEEDS=%q: want a positive number of seeds", seeds)
+	}
+	return goIn("tests", nil, "test", "-run", ".", "-timeout", "60m", "./simprims/...", "-args", "-sim.seeds="+seeds)
 }
 
 // Windows cross-compiles every module's test binaries for windows/amd64 and runs them under Wine. It

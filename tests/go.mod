@@ -10,6 +10,7 @@ require (
 	github.com/blitz-go/blitz/asyncgen v0.3.0
 	github.com/blitz-go/blitz/channels v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
+	github.com/blitz-go/blitz/sim v0.3.0
 	github.com/blitz-go/blitz/syncprim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0
 	github.com/blitz-go/blitz/wsqueue v0.3.0
@@ -55,6 +56,7 @@ replace (
 	github.com/blitz-go/blitz/header => ../header
 	github.com/blitz-go/blitz/idle => ../idle
 	github.com/blitz-go/blitz/scheduler => ../scheduler
+	github.com/blitz-go/blitz/sim => ../sim
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel
 	github.com/blitz-go/blitz/waker => ../waker
