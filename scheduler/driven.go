@@ -61,10 +61,34 @@ func (s *Scheduler) Step() (polled bool, wait time.Duration, err error) {
 	}
 	w := s.workers[0]
 	wait = w.maintain()
+	polled = s.pollChosen(w)
+	return polled, wait, nil
+}
+
+// StepReady is Step without running the Driver first: it polls one of the
+// tasks ready now (those the last Maintain or Step gathered, and any made
+// ready since), as the Chooser picks, and reports whether there was one.
+// A simulator that has just run Maintain on the scheduler, to choose among
+// several, calls it to save a second run of the Driver. It returns
+// ErrNotDriven as Step does, and false after Shutdown began.
+func (s *Scheduler) StepReady() (polled bool, err error) {
+	if s.driven == nil {
+		return false, ErrNotDriven
+	}
+	if s.closing.Load() {
+		return false, nil
+	}
+	return s.pollChosen(s.workers[0]), nil
+}
+
+// pollChosen gathers the ready tasks and polls the one the Chooser picks,
+// if there is one.
+func (s *Scheduler) pollChosen(w *worker) bool {
+	d := s.driven
 	w.setClock(time.Now())
 	s.gatherReady(w)
 	if len(d.ready) == 0 {
-		return false, wait, nil
+		return false
 	}
 	i := d.chooser.Choose(d.ids)
 	if i < 0 || i >= len(d.ready) {
@@ -80,7 +104,7 @@ func (s *Scheduler) Step() (polled bool, wait time.Duration, err error) {
 	if d.closeAfterStep {
 		s.shutdownDriven()
 	}
-	return true, wait, nil
+	return true
 }
 
 // Ready returns the number of tasks ready to run in a driven scheduler,

@@ -74,7 +74,7 @@ func (h *Host) Crash() {
 	if h.rt == nil {
 		return
 	}
-	h.w.record(h.name, "crash", fmt.Sprintf("life %d", h.life))
+	h.w.recordNum(h.name, "crash", "life", uint64(h.life))
 	h.rt, h.stopped = nil, true
 	h.node.Crash()
 }
@@ -86,7 +86,7 @@ func (h *Host) Kill() {
 	if h.rt == nil {
 		return
 	}
-	h.w.record(h.name, "kill", fmt.Sprintf("life %d", h.life))
+	h.w.recordNum(h.name, "kill", "life", uint64(h.life))
 	h.rt, h.stopped = nil, true
 	h.node.Kill()
 }
@@ -145,7 +145,7 @@ func (s *hostSim) Attach(rt *blitz.Runtime) error {
 	}
 	s.rt, h.rt = rt, rt
 	h.life++
-	h.w.record(h.name, "runtime", fmt.Sprintf("life %d", h.life))
+	h.w.recordNum(h.name, "runtime", "life", uint64(h.life))
 	return nil
 }
 

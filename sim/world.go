@@ -3,8 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"math/rand/v2"
 	"net/netip"
 	"strings"
@@ -65,12 +63,10 @@ type World struct {
 	net   *netsim.World
 	hosts []*Host
 	start time.Time
-	// steps counts the polls made; hash digests every event in order.
+	// steps counts the polls made; trace digests every event in order and
+	// keeps them (all with Options.Trace, else the last traceTail).
 	steps int
-	hash  hash.Hash64
-	// trace keeps the events (all of them with Options.Trace, else the
-	// last traceTail), newest last.
-	trace []string
+	trace traceLog
 	// scratch buffers of step, reused.
 	ready []taskKey
 	ids   []uint64
@@ -103,7 +99,7 @@ func New(opts Options) *World {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = 24 * time.Hour
 	}
-	w := &World{opts: opts, start: time.Now(), hash: fnv.New64a(), buggify: map[uintptr]bool{}}
+	w := &World{opts: opts, start: time.Now(), trace: newTraceLog(opts.Trace), buggify: map[uintptr]bool{}}
 	w.rng = rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	w.pick = opts.Strategy.newPicker(rand.New(rand.NewPCG(opts.Seed, 0x9c7)))
 	w.net = netsim.NewWorld(rand.New(rand.NewPCG(opts.Seed, 0x2e7)))
@@ -124,27 +120,25 @@ func (w *World) Now() time.Duration { return time.Since(w.start) }
 // task, each jump of the clock, each network and disk event): two runs
 // with the same seed and the same program have the same hash, event for
 // event.
-func (w *World) TraceHash() uint64 { return w.hash.Sum64() }
+func (w *World) TraceHash() uint64 { return w.trace.hash }
 
 // Trace returns the events kept (see Options.Trace), one per line: virtual
 // time since the start, host, event.
-func (w *World) Trace() []string { return append([]string(nil), w.trace...) }
+func (w *World) Trace() []string { return w.trace.lines() }
 
 // Rand returns the world's seeded source, for a test's own choices (the
 // workload, the faults to inject). Code running on a host should use the
 // package's Rand function instead.
 func (w *World) Rand() *rand.Rand { return w.rng }
 
-// record adds an event to the hash and the trace.
+// record adds an event to the trace.
 func (w *World) record(host, kind, detail string) {
-	line := fmt.Sprintf("%12v %s %s %s", w.Now(), host, kind, detail)
-	w.hash.Write([]byte(line))
-	w.hash.Write([]byte{'\n'})
-	if !w.opts.Trace && len(w.trace) == traceTail {
-		copy(w.trace, w.trace[1:])
-		w.trace = w.trace[:traceTail-1]
-	}
-	w.trace = append(w.trace, line)
+	w.trace.add(event{at: w.Now(), host: host, kind: kind, detail: detail})
+}
+
+// recordNum adds an event whose detail ends with a number.
+func (w *World) recordNum(host, kind, detail string, n uint64) {
+	w.trace.add(event{at: w.Now(), host: host, kind: kind, detail: detail, num: n, hasNum: true})
 }
 
 // Host adds a host named name with address addr (an IPv4 or IPv6 address
@@ -248,9 +242,9 @@ func (w *World) step() (polled bool, wait time.Duration, err error) {
 	h := w.hosts[k.host]
 	h.next = k.id
 	w.steps++
-	w.record(h.name, "poll", fmt.Sprintf("task %d", k.id))
+	w.recordNum(h.name, "poll", "task", k.id)
 	w.stepping = true
-	_, _, err = h.rt.Scheduler().Step()
+	_, err = h.rt.Scheduler().StepReady() // Maintain ran above
 	w.stepping = false
 	if err != nil {
 		return false, 0, fmt.Errorf("sim: host %s: %w", h.name, err)
@@ -275,7 +269,7 @@ func (w *World) advance(wait time.Duration) bool {
 		d = time.Microsecond // due now but not fired: the timer wheel's tick rounds up
 	}
 	time.Sleep(d) // in the bubble: the clock jumps, nothing else runs
-	w.record("-", "clock", fmt.Sprintf("+%v", d))
+	w.recordNum("-", "clock", "", uint64(d))
 	return true
 }
 

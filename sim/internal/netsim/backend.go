@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -278,14 +279,21 @@ func (b *simBackend) trace(c *backend.Completion) {
 	if b.w.trace == nil {
 		return
 	}
-	d := fmt.Sprintf("%s fd=%d n=%d", c.Op.Kind, c.Op.FD, c.N)
+	// Built with appends rather than fmt: one per completion.
+	d := make([]byte, 0, 48)
+	d = append(d, c.Op.Kind.String()...)
+	d = append(d, " fd="...)
+	d = strconv.AppendUint(d, uint64(c.Op.FD), 10)
+	d = append(d, " n="...)
+	d = strconv.AppendInt(d, int64(c.N), 10)
 	if c.Err != nil {
-		d += " err=" + c.Err.Error()
+		d = append(d, " err="...)
+		d = append(d, c.Err.Error()...)
 	}
 	if c.More() {
-		d += " more"
+		d = append(d, " more"...)
 	}
-	b.w.emit(b.h, "complete", d)
+	b.w.emit(b.h, "complete", string(d))
 }
 
 // sortedInflight returns the ops in flight in submission order.

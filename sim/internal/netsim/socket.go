@@ -488,11 +488,15 @@ func bufsLen(bufs [][]byte) int {
 	return n
 }
 
-// bufGroup is a registered buffer group.
+// bufGroup is a registered buffer group. Its buffers are made when first
+// taken, so that a runtime registering 1,024 buffers of 4 KiB (the
+// default) costs the simulation only those its reads use.
 type bufGroup struct {
 	bufs [][]byte
-	// free are the ids of the buffers the backend may take, in the order
-	// they were given back; held marks those the caller holds.
+	size int
+	// free are the ids of the buffers the backend may take, the most
+	// recently given back last (taken first, so that few are ever made);
+	// held marks those the caller holds.
 	free []uint16
 	held []bool
 }
@@ -509,10 +513,9 @@ func (b *simBackend) RegisterBufferGroup(group uint16, count, size int) (err err
 		case b.groups[group] != nil:
 			err = backend.NewError("register buffers", backend.ErrExists, nil)
 		default:
-			g := &bufGroup{held: make([]bool, count)}
+			g := &bufGroup{bufs: make([][]byte, count), size: size, held: make([]bool, count), free: make([]uint16, count)}
 			for i := range count {
-				g.bufs = append(g.bufs, make([]byte, size))
-				g.free = append(g.free, uint16(i))
+				g.free[i] = uint16(count - 1 - i) // id 0 is taken first
 			}
 			b.groups[group] = g
 		}
@@ -549,8 +552,11 @@ func (g *bufGroup) take() (uint16, bool) {
 	if len(g.free) == 0 {
 		return 0, false
 	}
-	id := g.free[0]
-	g.free = g.free[1:]
+	id := g.free[len(g.free)-1]
+	g.free = g.free[:len(g.free)-1]
 	g.held[id] = true
+	if g.bufs[id] == nil {
+		g.bufs[id] = make([]byte, g.size)
+	}
 	return id, true
 }

@@ -3,6 +3,7 @@ package netsim
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -81,12 +82,22 @@ type segment struct {
 }
 
 // describe is the segment's trace detail.
+// It is made for every segment sent and delivered, so it is built with
+// appends rather than fmt.
 func (g *segment) describe() string {
-	d := fmt.Sprintf("tcp %v->%v %s", g.src, g.dst, segNames[g.kind])
+	b := make([]byte, 0, 64)
+	b = append(b, "tcp "...)
+	b = g.src.AppendTo(b)
+	b = append(b, "->"...)
+	b = g.dst.AppendTo(b)
+	b = append(b, ' ')
+	b = append(b, segNames[g.kind]...)
 	if g.kind == segData {
-		d += fmt.Sprintf(" %dB", len(g.data))
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(len(g.data)), 10)
+		b = append(b, 'B')
 	}
-	return d
+	return string(b)
 }
 
 // room returns how many bytes the end may send now: its send buffer less
