@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	goruntime "runtime"
+	"strconv"
+	"strings"
 	"net/netip"
 	"time"
 
@@ -48,6 +52,10 @@ type Simulation interface {
 	// Stepping reports whether the simulation is polling a task now (a
 	// BlockOn from a task is refused, as on a real runtime).
 	Stepping() bool
+	// Buggify answers Buggify for the call site site ("file:line").
+	Buggify(site string) bool
+	// Rand returns the simulation's seeded source, for Rand.
+	Rand() *rand.Rand
 }
 
 // ErrSimulated is returned by what a simulated runtime cannot run
@@ -109,3 +117,57 @@ func (rt *Runtime) Simulation() Simulation { return rt.sim }
 // simulation): its clock reads earlier than the process's start, since a
 // bubble's starts in 2000.
 func inBubble() bool { return time.Since(clockBase) < 0 }
+
+// Buggify reports whether the calling code should take a rare path it
+// wants tested: a slow branch, an early timeout, a retry, a smaller
+// buffer. On a runtime of the real world it is always false (and costs a
+// type check), so the call stays in production code; under a simulation
+// the simulator decides from its seed (the sim module enables each call
+// site, by file and line, in some runs, and then fires it at some of its
+// calls). cx is the Context of the task's poll (future.Cx() in an async
+// function); a nil cx, or one of no runtime, is false.
+func Buggify(cx *future.Context) bool {
+	sim := simulationOf(cx)
+	if sim == nil {
+		return false
+	}
+	_, file, line, _ := goruntime.Caller(1)
+	return sim.Buggify(shortFile(file) + ":" + strconv.Itoa(line))
+}
+
+// Rand returns a source of random numbers for code running on the runtime
+// polling cx: under a simulation, the simulation's seeded source, so that a
+// run stays determined by its seed; otherwise a source seeded from the
+// system. Use it, rather than math/rand's top-level functions, in code
+// meant to run under simulation. The source is not safe for concurrent use
+// (a simulated runtime polls one task at a time; elsewhere each call
+// returns a new source).
+func Rand(cx *future.Context) *rand.Rand {
+	if sim := simulationOf(cx); sim != nil {
+		return sim.Rand()
+	}
+	return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+}
+
+// simulationOf returns the Simulation of the runtime polling cx, or nil.
+func simulationOf(cx *future.Context) Simulation {
+	if cx == nil {
+		return nil
+	}
+	h, ok := Current(cx)
+	if !ok {
+		return nil
+	}
+	return h.rt.sim
+}
+
+// shortFile is the last two elements of a path: a call site's name that
+// does not depend on where the module was built.
+func shortFile(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		if j := strings.LastIndexByte(path[:i], '/'); j >= 0 {
+			return path[j+1:]
+		}
+	}
+	return path
+}

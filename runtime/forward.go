@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/netip"
 	"os"
 	"time"
@@ -490,6 +491,11 @@ func Blocking[T any](fn func() (T, error)) *blitz.BlockingFuture[T] {
 	return blitz.Blocking[T](fn)
 }
 
+// Deprecated: use blitz.Buggify (github.com/blitz-go/blitz).
+func Buggify(cx *future.Context) bool {
+	return blitz.Buggify(cx)
+}
+
 // Deprecated: use blitz.Canonicalize (github.com/blitz-go/blitz).
 func Canonicalize(name string) *blitz.BlockingFuture[string] {
 	return blitz.Canonicalize(name)
@@ -673,6 +679,11 @@ func Open(name string) *blitz.OpenFuture {
 // Deprecated: use blitz.OpenFile (github.com/blitz-go/blitz).
 func OpenFile(name string, flag int, perm fs.FileMode) *blitz.OpenFuture {
 	return blitz.OpenFile(name, flag, perm)
+}
+
+// Deprecated: use blitz.Rand (github.com/blitz-go/blitz).
+func Rand(cx *future.Context) *rand.Rand {
+	return blitz.Rand(cx)
 }
 
 // Deprecated: use blitz.Read (github.com/blitz-go/blitz).

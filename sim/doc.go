@@ -46,9 +46,10 @@
 // Resolve (and DialTCP with a host name) answers with the address of the
 // host of that name.
 //
-// Buggify lets code widen its own rare paths under simulation only (it is
-// false in production), and Rand gives code on a host the run's seeded
-// source of random numbers.
+// blitz.Buggify lets code widen its own rare paths under simulation only
+// (it is false on a real runtime, so it stays in production code, which
+// need not import this package), and blitz.Rand gives code on a host the
+// run's seeded source of random numbers.
 //
 // # Seeds, replay and traces
 //
@@ -77,9 +78,8 @@
 // code on goroutines of their own: httpserver runs net/http Handlers on
 // pooled goroutines and waits for its accept loop on the calling one, so
 // a simulated server is written with blitz.Serve and a connection
-// handler. The other sources of
-// non-determinism stay the program's: Go's map iteration order, a select
-// among several ready Go channels, and math/rand without a seed; use Rand
-// for random numbers, and iterate maps in sorted order where the order
-// matters.
+// handler. The other sources of non-determinism stay the program's: Go's
+// map iteration order, a select among several ready Go channels, and
+// math/rand without a seed; use blitz.Rand for random numbers, and iterate
+// maps in sorted order where the order matters.
 package sim

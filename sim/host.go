@@ -34,6 +34,8 @@ type Host struct {
 	// stopped is set by Crash and Kill: the network stack's incarnation
 	// is dead, and the next runtime needs a new one.
 	stopped bool
+	// base is the Config that Config starts from (SetConfig).
+	base blitz.Config
 }
 
 // Name returns the host's name, which Resolve answers with its address.
@@ -45,7 +47,17 @@ func (h *Host) Addr() netip.Addr { return h.addr }
 // Config returns the blitz.Config of a runtime on this host: pass it to
 // blitz.New, unchanged or with other fields set (Workers, IORings and
 // Backend are ignored). A host has one runtime at a time.
-func (h *Host) Config() blitz.Config { return blitz.Config{Simulation: &hostSim{h: h}} }
+func (h *Host) Config() blitz.Config {
+	cfg := h.base
+	cfg.Simulation = &hostSim{h: h}
+	return cfg
+}
+
+// SetConfig sets the Config that Config, and so Start and Restart, make
+// the host's runtimes from (its Simulation is replaced by the host's):
+// TimerTick, ReadBufferCount and ReadBufferSize, the identity switches,
+// OnPanic.
+func (h *Host) SetConfig(cfg blitz.Config) { h.base = cfg }
 
 // Runtime returns the host's current runtime, nil when it has none (never
 // made, or crashed and not restarted).

@@ -206,7 +206,7 @@ func TestHostMisuse(t *testing.T) {
 }
 
 func TestBuggify(t *testing.T) {
-	if sim.Buggify(nil) {
+	if blitz.Buggify(nil) {
 		t.Fatal("Buggify outside a simulation fired")
 	}
 	fired := 0
@@ -216,7 +216,7 @@ func TestBuggify(t *testing.T) {
 			fired += block(t, rt, future.PollFn(func(cx *future.Context) (int, bool) {
 				n := 0
 				for range 20 {
-					if sim.Buggify(cx) {
+					if blitz.Buggify(cx) {
 						n++
 					}
 				}
@@ -475,6 +475,43 @@ func TestServeUnderSimulation(t *testing.T) {
 		stats := ok(t, block(t, srv, served))
 		if stats.Accepted != 3 || stats.Completed != 3 || stats.Failed != 0 || w.Now() < time.Minute {
 			t.Fatalf("Serve: %+v at %v", stats, w.Now())
+		}
+	})
+}
+
+func TestRandIsTheRunsSource(t *testing.T) {
+	draw := func(seed uint64) (n int) {
+		world(t, sim.Options{Seed: seed}, func(t *testing.T, w *sim.World) {
+			rt := start(t, w.MustHost("a", "10.0.0.1"))
+			n = block(t, rt, future.PollFn(func(cx *future.Context) (int, bool) {
+				return blitz.Rand(cx).IntN(1 << 30), true
+			}))
+		})
+		return n
+	}
+	if draw(1) != draw(1) {
+		t.Fatal("blitz.Rand under simulation gave two values for one seed")
+	}
+	if draw(1) == draw(2) && draw(2) == draw(3) {
+		t.Fatal("blitz.Rand gave the same value for three seeds")
+	}
+	if blitz.Rand(nil) == nil {
+		t.Fatal("blitz.Rand outside a runtime gave no source")
+	}
+}
+
+func TestHostSetConfig(t *testing.T) {
+	world(t, sim.Options{Seed: 1}, func(t *testing.T, w *sim.World) {
+		h := w.MustHost("a", "10.0.0.1")
+		h.SetConfig(blitz.Config{TimerTick: 10 * time.Millisecond, Workers: 8})
+		if cfg := h.Config(); cfg.TimerTick != 10*time.Millisecond || cfg.Simulation == nil {
+			t.Fatalf("Config after SetConfig: %+v", cfg)
+		}
+		rt := start(t, h)
+		begin := time.Now()
+		block(t, rt, blitz.Sleep(time.Millisecond))
+		if d := time.Since(begin); d < 10*time.Millisecond {
+			t.Fatalf("a 1 ms sleep with a 10 ms tick took %v", d)
 		}
 	})
 }

@@ -78,7 +78,7 @@ type World struct {
 	stepping bool
 	// buggify records, per call site of Buggify, whether it is enabled
 	// in this run.
-	buggify map[uintptr]bool
+	buggify map[string]bool
 }
 
 // traceTail is how many of the latest events a World keeps without
@@ -99,7 +99,7 @@ func New(opts Options) *World {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = 24 * time.Hour
 	}
-	w := &World{opts: opts, start: time.Now(), trace: newTraceLog(opts.Trace), buggify: map[uintptr]bool{}}
+	w := &World{opts: opts, start: time.Now(), trace: newTraceLog(opts.Trace), buggify: map[string]bool{}}
 	w.rng = rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	w.pick = opts.Strategy.newPicker(rand.New(rand.NewPCG(opts.Seed, 0x9c7)))
 	w.net = netsim.NewWorld(rand.New(rand.NewPCG(opts.Seed, 0x2e7)))
@@ -119,7 +119,8 @@ func (w *World) Now() time.Duration { return time.Since(w.start) }
 // TraceHash returns a digest of every event so far (each poll's host and
 // task, each jump of the clock, each network and disk event): two runs
 // with the same seed and the same program have the same hash, event for
-// event.
+// event. Close adds the shutdown's events: the hash Check reports is the
+// one after Close.
 func (w *World) TraceHash() uint64 { return w.trace.hash }
 
 // Trace returns the events kept (see Options.Trace), one per line: virtual
@@ -127,8 +128,8 @@ func (w *World) TraceHash() uint64 { return w.trace.hash }
 func (w *World) Trace() []string { return w.trace.lines() }
 
 // Rand returns the world's seeded source, for a test's own choices (the
-// workload, the faults to inject). Code running on a host should use the
-// package's Rand function instead.
+// workload, the faults to inject). Code running on a host gets the same
+// source from blitz.Rand.
 func (w *World) Rand() *rand.Rand { return w.rng }
 
 // record adds an event to the trace.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/sim"
 )
 
 // ErrViolation is the error of a workload whose property failed: a
@@ -29,7 +28,7 @@ func violation(format string, args ...any) error {
 //
 //blitz:async
 func pause() {
-	r := sim.Rand(future.Cx())
+	r := blitz.Rand(future.Cx())
 	n := r.IntN(8)
 	if n < 3 {
 		return
@@ -42,16 +41,16 @@ func pause() {
 }
 
 // chance reports true with probability 1/n, from the run's seed.
-func chance(cx *future.Context, n int) bool { return sim.Rand(cx).IntN(n) == 0 }
+func chance(cx *future.Context, n int) bool { return blitz.Rand(cx).IntN(n) == 0 }
 
 // pick returns a random int in [0, n) from the run's seed.
-func pick(cx *future.Context, n int) int { return sim.Rand(cx).IntN(n) }
+func pick(cx *future.Context, n int) int { return blitz.Rand(cx).IntN(n) }
 
 // between returns a random duration in [0, max] ms from the run's seed
 // (a timeout of 0 fails at once unless its future is ready at the first
 // poll).
 func between(cx *future.Context, maxMillis int) time.Duration {
-	return time.Duration(sim.Rand(cx).IntN(maxMillis+1)) * time.Millisecond
+	return time.Duration(blitz.Rand(cx).IntN(maxMillis+1)) * time.Millisecond
 }
 
 // errGaveUp is the error of a wait that giveUp abandoned.

@@ -7,20 +7,19 @@ import (
 	"fmt"
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/sim"
 	rand "math/rand/v2"
 	"time"
 )
 
-//line common_async.go:16
+//line common_async.go:15
 
 // pauseAsyncFuture_sites are the awaits of pause, for task dumps.
 var pauseAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("common.go", 38, "pause"),
-	future.NewAwaitSite("common.go", 41, "pause"),
+	future.NewAwaitSite("common.go", 37, "pause"),
+	future.NewAwaitSite("common.go", 40, "pause"),
 }
 
-//line common_async.go:24
+//line common_async.go:23
 
 // pauseAsyncFuture is the state machine of pause: see pauseAsync.
 type pauseAsyncFuture struct {
@@ -41,65 +40,65 @@ poll:
 	for {
 		switch f.state {
 		case 0:
+//line common.go:31
+			r = blitz.Rand(cx)
 //line common.go:32
-			r = sim.Rand(cx)
-//line common.go:33
 			n := r.IntN(8)
-//line common.go:34
+//line common.go:33
 			if n < 3 {
 				f.state = -1
 				return struct{}{}, true
 			}
-//line common.go:37
+//line common.go:36
 			if n < 6 {
 				f.state = 1
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line common_async.go:61
+//line common_async.go:60
 		case 1:
-//line common.go:38
+//line common.go:37
 			f.aw1 = blitz.Yield()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line common_async.go:70
+//line common_async.go:69
 		case 2:
-//line common.go:38
+//line common.go:37
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(pauseAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-//line common.go:39
+//line common.go:38
 			f.state = -1
 			return struct{}{}, true
-//line common_async.go:82
+//line common_async.go:81
 		case 3:
-//line common.go:41
+//line common.go:40
 			f.aw1 = blitz.Sleep(time.Duration(1+r.IntN(3)) * time.Millisecond)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 4
 			fallthrough
-//line common_async.go:91
+//line common_async.go:90
 		case 4:
-//line common.go:41
+//line common.go:40
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(pauseAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
-//line common.go:42
+//line common.go:41
 			f.state = -1
 			return struct{}{}, true
-//line common_async.go:103
+//line common_async.go:102
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -124,14 +123,14 @@ func (f *pauseAsyncFuture) Cancel() {
 // pause is what pauseAsync compiles; it is not called.
 var _ = pause
 
-//line common_async.go:128
+//line common_async.go:127
 
 // allAsyncFuture_sites are the awaits of all, for task dumps.
 var allAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("common.go", 103, "all"),
+	future.NewAwaitSite("common.go", 102, "all"),
 }
 
-//line common_async.go:135
+//line common_async.go:134
 
 // allAsyncFuture is the state machine of all: see allAsync.
 type allAsyncFuture struct {
@@ -155,38 +154,38 @@ poll:
 	for {
 		switch f2.state {
 		case 0:
-//line common.go:97
+//line common.go:96
 			hs := make([]blitz.JoinHandle[error], 0, len(f2.fs))
-//line common.go:98
+//line common.go:97
 			for _, f := range f2.fs {
 				hs = append(hs, blitz.Spawn(cx, f))
 			}
-//line common.go:101
+//line common.go:100
 			f2.errs = nil
-//line common.go:102
+//line common.go:101
 			f2.rangeValue = hs
 			f2.i = 0
-//line common.go:102
+//line common.go:101
 			f2.state = 1
 			fallthrough
-//line common_async.go:173
+//line common_async.go:172
 		case 1:
-//line common.go:102
+//line common.go:101
 			if f2.i >= len(f2.rangeValue) {
 				f2.state = 4
 				continue poll
 			}
 			h := f2.rangeValue[f2.i]
-//line common.go:103
+//line common.go:102
 			f2.aw1 = h
 			if f2.aw1 == nil {
 				f2.aw1 = future.Ready(future.Fail[error](future.ErrNilFuture))
 			}
 			f2.state = 2
 			fallthrough
-//line common_async.go:188
+//line common_async.go:187
 		case 2:
-//line common.go:103
+//line common.go:102
 			v, ready := f2.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(allAsyncFuture_sites[0])
@@ -194,30 +193,30 @@ poll:
 			}
 			f2.aw1 = nil
 			err, jerr := v.Value, v.Err
-//line common.go:104
+//line common.go:103
 			if jerr == nil {
 				jerr = err
 			}
-//line common.go:107
+//line common.go:106
 			if jerr != nil {
 				f2.errs = append(f2.errs, fmt.Errorf("task %d: %w", f2.i, jerr))
 			}
-//line common.go:110
+//line common.go:109
 			f2.state = 3
 			fallthrough
-//line common_async.go:209
+//line common_async.go:208
 		case 3:
-//line common.go:102
+//line common.go:101
 			f2.i++
-//line common.go:102
+//line common.go:101
 			f2.state = 1
 			continue poll
-//line common_async.go:216
+//line common_async.go:215
 		case 4:
-//line common.go:111
+//line common.go:110
 			f2.state = -1
 			return errors.Join(f2.errs...), true
-//line common_async.go:221
+//line common_async.go:220
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
