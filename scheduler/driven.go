@@ -117,6 +117,19 @@ func (s *Scheduler) Ready() int {
 	return len(s.driven.ready)
 }
 
+// ReadyIDs gathers the ready tasks of a driven scheduler without running
+// its Driver, and appends their ids to dst in the order Step's Chooser
+// will see them: for a simulator that knows the Driver has nothing due.
+// It returns dst unchanged on a scheduler that is not driven or is shut
+// down.
+func (s *Scheduler) ReadyIDs(dst []uint64) []uint64 {
+	if s.driven == nil || s.closing.Load() {
+		return dst
+	}
+	s.gatherReady(s.workers[0])
+	return append(dst, s.driven.ids...)
+}
+
 // Maintain runs a driven scheduler's Driver (the timers and I/O due now
 // wake their tasks), gathers the ready tasks, and appends their ids to
 // dst, in the order Step's Chooser will see them. wait is as in Step: how

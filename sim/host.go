@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/backend"
@@ -36,7 +37,15 @@ type Host struct {
 	stopped bool
 	// base is the Config that Config starts from (SetConfig).
 	base blitz.Config
+	// dirty makes the next step run the host's Driver; dueAt is when its
+	// timers next have something due, as its last Driver run said (zero:
+	// nothing). See World.step.
+	dirty bool
+	dueAt time.Time
 }
+
+// timerDue reports whether the host's timers have something due at now.
+func (h *Host) timerDue(now time.Time) bool { return !h.dueAt.IsZero() && !now.Before(h.dueAt) }
 
 // Name returns the host's name, which Resolve answers with its address.
 func (h *Host) Name() string { return h.name }
@@ -157,6 +166,7 @@ func (s *hostSim) Attach(rt *blitz.Runtime) error {
 	}
 	s.rt, h.rt = rt, rt
 	h.life++
+	h.dirty, h.dueAt = true, time.Time{}
 	h.w.recordNum(h.name, "runtime", "life", uint64(h.life))
 	return nil
 }

@@ -190,6 +190,9 @@ func (w *World) RunUntil(done func() bool) error {
 	}
 	w.running = true
 	defer func() { w.running = false }()
+	for _, h := range w.hosts {
+		h.dirty = true // the test may have spawned, slept or injected faults since
+	}
 	for !done() {
 		if w.steps >= w.opts.MaxSteps {
 			return w.failf(ErrStepLimit, "after %d steps", w.steps)
@@ -219,21 +222,39 @@ func (w *World) failf(sentinel error, format string, args ...any) error {
 // step gathers the ready tasks of every live host, picks one and polls it.
 // Without one ready, wait is the soonest a host's timers have something
 // due (negative: none).
+//
+// A host's Driver (its timers and I/O) runs only when something may have
+// changed for it: its task ran in the last step, a timer of its is due,
+// or its network stack has a completion or an event due (netsim's Due);
+// otherwise its ready tasks are gathered without it. Which hosts run
+// their Driver follows from the run's events, so it is deterministic too.
 func (w *World) step() (polled bool, wait time.Duration, err error) {
 	w.ready = w.ready[:0]
+	now := time.Now()
 	wait = -1
 	for _, h := range w.hosts {
 		rt := h.live()
 		if rt == nil {
 			continue
 		}
-		var d time.Duration
-		w.ids, d = rt.Scheduler().Maintain(w.ids[:0])
+		sched := rt.Scheduler()
+		if h.dirty || h.timerDue(now) || h.node.Due() {
+			var d time.Duration
+			w.ids, d = sched.Maintain(w.ids[:0])
+			h.dirty, h.dueAt = false, time.Time{}
+			if d >= 0 {
+				h.dueAt = now.Add(d)
+			}
+		} else {
+			w.ids = sched.ReadyIDs(w.ids[:0])
+		}
 		for _, id := range w.ids {
 			w.ready = append(w.ready, taskKey{host: h.index, life: h.life, id: id})
 		}
-		if d >= 0 && (wait < 0 || d < wait) {
-			wait = d
+		if !h.dueAt.IsZero() {
+			if d := max(h.dueAt.Sub(now), 0); wait < 0 || d < wait {
+				wait = d
+			}
 		}
 	}
 	if len(w.ready) == 0 {
@@ -242,6 +263,7 @@ func (w *World) step() (polled bool, wait time.Duration, err error) {
 	k := w.ready[w.pick.pick(w.steps, w.ready)]
 	h := w.hosts[k.host]
 	h.next = k.id
+	h.dirty = true // its poll may have armed a timer or submitted I/O
 	w.steps++
 	w.recordNum(h.name, "poll", "task", k.id)
 	w.stepping = true

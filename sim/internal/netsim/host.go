@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
 )
@@ -187,4 +188,20 @@ func (h *Host) ephemeral(typ backend.SockType) uint16 {
 		}
 	}
 	return 0
+}
+
+// Due reports whether the host has something for its runtime now: a
+// completion ready, or an event due at the current time. A driver polling
+// several hosts may skip, for this step, the backend's Wait of a host that
+// has nothing due (nothing changes for it until time moves or another
+// host's event reaches it, which makes it due).
+func (h *Host) Due() bool {
+	w := h.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b := h.be; b != nil && len(b.ready) > 0 {
+		return true
+	}
+	e := h.events.top()
+	return e != nil && !e.at.After(time.Now())
 }
