@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/blitz-go/blitz/asyncgen v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend v0.3.0 // indirect
 	github.com/blitz-go/blitz/backend-epoll v0.3.0 // indirect
@@ -28,7 +29,9 @@ require (
 	github.com/blitz-go/blitz/idle v0.3.0 // indirect
 	github.com/blitz-go/blitz/parallel v0.3.0
 	github.com/blitz-go/blitz/scheduler v0.3.0 // indirect
+	github.com/blitz-go/blitz/sim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0 // indirect
+	github.com/blitz-go/blitz/websocket v0.3.0
 	github.com/blitz-go/blitz/wsqueue v0.3.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.40.0
@@ -58,8 +61,10 @@ replace (
 	github.com/blitz-go/blitz/idle => ../idle
 	github.com/blitz-go/blitz/parallel => ../parallel
 	github.com/blitz-go/blitz/scheduler => ../scheduler
+	github.com/blitz-go/blitz/sim => ../sim
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel
 	github.com/blitz-go/blitz/waker => ../waker
+	github.com/blitz-go/blitz/websocket => ../websocket
 	github.com/blitz-go/blitz/wsqueue => ../wsqueue
 )
