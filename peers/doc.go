@@ -16,6 +16,11 @@
 // the open-file limit asks (IdleFleet), and their memory is reported as
 // the growth of the servers' resident sets, in all and per connection.
 //
+// Package wsinterop (go test ./peers/wsinterop) checks blitz's websocket
+// package against the Go WebSocket libraries gorilla/websocket,
+// coder/websocket, gobwas/ws and lxzan/gws, both ways, so that the
+// websocket module itself needs none of them.
+//
 // This module exists only for the comparison: no library module of blitz
 // depends on it or on the peers it imports. It runs on Linux.
 package peers

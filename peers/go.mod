@@ -6,11 +6,22 @@ require (
 	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
 	github.com/blitz-go/blitz/httpserver v0.3.0
+	github.com/blitz-go/blitz/websocket v0.3.0
+	github.com/coder/websocket v1.8.15
+	github.com/gobwas/httphead v0.1.0
+	github.com/gobwas/ws v1.4.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/lesismal/nbio v1.6.8
+	github.com/lxzan/gws v1.8.9
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/valyala/fasthttp v1.74.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.47.0
+)
+
+require (
+	github.com/dolthub/maphash v0.1.0 // indirect
+	github.com/gobwas/pool v0.2.1 // indirect
 )
 
 require (
@@ -61,5 +72,6 @@ replace (
 	github.com/blitz-go/blitz/syncprim => ../syncprim
 	github.com/blitz-go/blitz/timerwheel => ../timerwheel
 	github.com/blitz-go/blitz/waker => ../waker
+	github.com/blitz-go/blitz/websocket => ../websocket
 	github.com/blitz-go/blitz/wsqueue => ../wsqueue
 )

@@ -48,9 +48,12 @@ type Options struct {
 	// CloseTimeout bounds the wait for the peer's close frame after
 	// sending one (Close). 0 means DefaultCloseTimeout.
 	CloseTimeout time.Duration
-	// ReadBufferSize is the size of the connection's read buffer, made at
-	// its first read and kept (see "Memory" in the package doc); 0 means
-	// 4096, and less than 64 means 64. A message larger than it is gathered in a buffer of its own.
+	// ReadBufferSize is the size of the connection's read buffer: held
+	// while there is input to parse and given back while the connection
+	// waits, on the runtime's TCP and Unix streams; made at the first
+	// read and kept on other transports (see "Memory" in the package
+	// doc). 0 means 4096, and less than 64 means 64. A message larger than
+	// it is gathered in a buffer of its own.
 	ReadBufferSize int
 }
 
@@ -89,7 +92,13 @@ type Conn struct {
 	// or a CloseFuture reading the peer's close. The fields below it are
 	// the holder's only.
 	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
+	// rbuf is the read buffer (rbufp its readBufs entry, nil if its own):
+	// given back when a read would wait with nothing buffered, if the
+	// transport reads from the runtime's pool (a pooledReader); prf is
+	// that pooled read while it waits.
 	rbuf    []byte
+	rbufp   *[]byte
+	prf     *blitz.ReadPooledFuture
 	rpos    int
 	rend    int
 	hdr     header
@@ -99,27 +108,28 @@ type Conn struct {
 	// msgOp is the opcode of the data message being gathered, 0 if none;
 	// zipped says it is compressed (RSV1 on its first frame): msg then
 	// gathers its compressed payload.
-	msgOp   byte
-	zipped  bool
-	msg     []byte
-	utf     utf8State
-	ctl     [125]byte
-	ctlN    int
+	msgOp  byte
+	zipped bool
+	msg    []byte
+	msgp   *[]byte // msg's buffer from readBufs, nil if its own
+	utf    utf8State
+	// cs holds a control frame's payload and the reply to it, from
+	// ctlStates while a control frame is read or answered (an idle
+	// connection holds none).
+	cs      *ctlState
 	readErr error
 	// draining is set after a protocol error: the close frame is sent and
 	// what the peer sends is skipped until its close (see pollDrain).
 	draining bool
 	// eof is set when the transport's read side ended or failed.
 	eof bool
-	// reply is a control frame the reader must write before it reads on
-	// (a pong, the echo of a close, the close of a protocol error), with
-	// replyErr the read's result after a close.
-	reply      frameWrite
+	// replyOn says cs.reply is a control frame the reader must write
+	// before it reads on (a pong, the echo of a close, the close of a
+	// protocol error), with replyErr the read's result after a close.
 	replyOn    bool
 	replyClose bool
 	replyFail  bool
 	replyErr   error
-	replyBuf   [125]byte
 	rf         ReadFuture
 
 	// wmu is the write lock: held while a frame is written. wbuf, the
@@ -164,11 +174,108 @@ func newConn(t transport, nc net.Conn, client bool, subprotocol string, opts *Op
 	}
 	c.bufSize = max(c.bufSize, 64) // room for any frame header
 	if len(buffered) > 0 {
-		c.rbuf = make([]byte, max(c.bufSize, len(buffered)))
+		c.getReadBuf(len(buffered))
 		c.rend = copy(c.rbuf, buffered)
 	}
 	c.rf.c = c
 	return c
+}
+
+// ctlState is a control frame's payload (ctl, n bytes), and the reply
+// to it (reply, its payload in buf).
+type ctlState struct {
+	ctl   [125]byte
+	n     int
+	reply frameWrite
+	buf   [125]byte
+}
+
+var ctlStates = sync.Pool{New: func() any { return new(ctlState) }}
+
+// getCtl makes sure the reader has a ctlState, its payload empty.
+func (c *Conn) getCtl() {
+	if c.cs == nil {
+		c.cs = ctlStates.Get().(*ctlState)
+	}
+	c.cs.n = 0
+}
+
+// putCtl gives the ctlState back once no reply needs it.
+func (c *Conn) putCtl() {
+	if c.cs != nil && !c.replyOn {
+		c.cs.reply = frameWrite{}
+		ctlStates.Put(c.cs)
+		c.cs = nil
+	}
+}
+
+// pooledReader is a transport that reads into the runtime's pool of read
+// buffers (blitz.TCPStream, blitz.UnixStream): an idle connection then
+// waits without a buffer.
+type pooledReader interface {
+	ReadPooled() *blitz.ReadPooledFuture
+}
+
+// readBufs are the buffers the connections share, by size (a *sync.Pool
+// of *[]byte): read buffers, and the payload and inflated buffers of
+// messages that fit one. On a pooledReader a connection holds them only
+// while it reads a message.
+var readBufs sync.Map
+
+// getBuf returns a buffer of size bytes from readBufs.
+func getBuf(size int) *[]byte {
+	p, _ := readBufs.Load(size)
+	if p == nil {
+		p, _ = readBufs.LoadOrStore(size, &sync.Pool{})
+	}
+	bp, _ := p.(*sync.Pool).Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, size)
+		bp = &b
+	}
+	return bp
+}
+
+// putBuf gives back a buffer of getBuf, if b still is it (an append that
+// outgrew it made a larger array).
+func putBuf(bp *[]byte, b []byte) {
+	if bp == nil || cap(b) != cap(*bp) {
+		return
+	}
+	p, _ := readBufs.Load(cap(*bp))
+	p.(*sync.Pool).Put(bp)
+}
+
+// getReadBuf sets rbuf to a buffer of bufSize, or of n bytes if more.
+func (c *Conn) getReadBuf(n int) {
+	if n > c.bufSize {
+		c.rbuf, c.rbufp = make([]byte, n), nil
+		return
+	}
+	c.rbufp = getBuf(c.bufSize)
+	c.rbuf = *c.rbufp
+}
+
+// putReadBuf gives rbuf back, when it is from the pool.
+func (c *Conn) putReadBuf() {
+	putBuf(c.rbufp, c.rbuf)
+	c.rbuf, c.rbufp = nil, nil
+	c.rpos, c.rend = 0, 0
+}
+
+// releaseIdle gives back the buffers of the last message, when the reader
+// waits between messages: its payload (valid until this read) and its
+// inflated form. Called by the reader.
+func (c *Conn) releaseIdle() {
+	if c.msgOp != 0 || c.inFrame {
+		return
+	}
+	putBuf(c.msgp, c.msg)
+	c.msg, c.msgp = nil, nil
+	if d := c.dfl; d != nil {
+		putBuf(d.outp, d.out)
+		d.out, d.outp = nil, nil
+	}
 }
 
 // Subprotocol returns the subprotocol the handshake selected, "" if none.
@@ -301,18 +408,22 @@ func (f *ReadFuture) Cancel() {
 
 // cancelRead stops the reader's I/O in flight. Called by the reader.
 func (c *Conn) cancelRead() {
+	if c.prf != nil {
+		c.prf.Cancel() // what it received goes to the stream's next read
+		c.prf = nil
+	}
 	c.t.CancelRead()
 	if !c.replyOn {
 		return
 	}
-	if c.reply.cancel() {
+	if c.cs.reply.cancel() {
 		// A reply cut in the middle: the stream is broken.
 		c.readErr = fmt.Errorf("%w: read cancelled while writing a control frame", ErrClosed)
 		c.replyOn = false
 		c.closeTransport()
 		return
 	}
-	c.reply.phase = fwLock // not started: the next read sends it
+	c.cs.reply.phase = fwLock // not started: the next read sends it
 
 }
 
@@ -321,11 +432,12 @@ func (c *Conn) cancelRead() {
 func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 	for {
 		if c.replyOn {
-			err, ok := c.reply.poll(cx)
+			err, ok := c.cs.reply.poll(cx)
 			if !ok {
 				return Message{}, nil, false
 			}
 			c.replyOn = false
+			c.putCtl()
 			if err != nil && c.readErr == nil {
 				c.readErr = err
 			}
@@ -373,7 +485,7 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 			c.rpos += n
 			c.remain -= int64(n)
 			if isControl(c.hdr.op) {
-				c.ctlN += copy(c.ctl[c.ctlN:], p)
+				c.cs.n += copy(c.cs.ctl[c.cs.n:], p)
 			} else {
 				if c.msgOp == opText && !c.zipped && !c.utf.feed(p) {
 					c.fail(errTextUTF8)
@@ -399,6 +511,11 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 // fill reads more input into rbuf; false means the read waits. An end of
 // stream or an error becomes readErr. Called by the reader.
 func (c *Conn) fill(cx *future.Context) bool {
+	if c.rpos == c.rend {
+		if pr, ok := c.t.(pooledReader); ok {
+			return c.fillPooled(cx, pr)
+		}
+	}
 	if c.rbuf == nil {
 		c.rbuf = make([]byte, c.bufSize)
 	}
@@ -413,13 +530,48 @@ func (c *Conn) fill(cx *future.Context) bool {
 		return false
 	}
 	c.rend += res.Value
-	if res.Err != nil || res.Value == 0 {
+	return c.filled(res.Value, res.Err)
+}
+
+// fillPooled waits for input with nothing buffered: the read buffer is
+// given back and the read takes a buffer of the runtime's pool when data
+// arrives; the data is copied into a read buffer, and the pool's buffer
+// released at once. Called by the reader.
+func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
+	if c.rbuf != nil {
+		c.putReadBuf()
+	}
+	c.releaseIdle()
+	if c.prf == nil {
+		c.prf = pr.ReadPooled()
+	}
+	res, ok := c.prf.Poll(cx)
+	if !ok {
+		return false
+	}
+	c.prf = nil
+	n := 0
+	if res.Err == nil {
+		data := res.Value.Bytes()
+		n = len(data)
+		if n > 0 {
+			c.getReadBuf(n)
+			c.rpos, c.rend = 0, copy(c.rbuf, data)
+		}
+		res.Value.Release()
+	}
+	return c.filled(n, res.Err)
+}
+
+// filled acts on the result of a read of n bytes: an end of stream or an
+// error becomes readErr.
+func (c *Conn) filled(n int, err error) bool {
+	if err != nil || n == 0 {
 		c.eof = true
 		if c.readErr != nil {
 			c.closeTransport()
 			return true
 		}
-		err := res.Err
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -452,7 +604,7 @@ func (c *Conn) startFrame(h header) error {
 	case c.client && h.masked:
 		return errMasked
 	case isControl(h.op):
-		c.ctlN = 0
+		c.getCtl()
 		return nil
 	case h.op == opContinuation && c.msgOp == 0:
 		return errContinuation
@@ -464,7 +616,11 @@ func (c *Conn) startFrame(h header) error {
 		c.zipped = h.rsv&rsv1 != 0
 		c.msg = c.msg[:0]
 		if cap(c.msg) > 4*c.bufSize {
-			c.msg = nil // drop a large message's buffer
+			c.msg, c.msgp = nil, nil // drop a large message's buffer
+		}
+		if c.msg == nil && h.length <= int64(c.bufSize) {
+			c.msgp = getBuf(c.bufSize)
+			c.msg = (*c.msgp)[:0]
 		}
 		if c.dfl != nil {
 			c.dfl.dropReadBufs(4 * c.bufSize)
@@ -482,12 +638,13 @@ func (c *Conn) endFrame() (Message, bool) {
 	h := c.hdr
 	switch h.op {
 	case opPing:
-		c.startReply(opPing, c.ctl[:c.ctlN])
+		c.startReply(opPing, c.cs.ctl[:c.cs.n])
 		return Message{}, false
 	case opPong:
+		c.putCtl()
 		return Message{}, false
 	case opClose:
-		code, reason, err := parseClosePayload(c.ctl[:c.ctlN])
+		code, reason, err := parseClosePayload(c.cs.ctl[:c.cs.n])
 		if err != nil {
 			c.fail(err)
 			return Message{}, false
@@ -500,13 +657,14 @@ func (c *Conn) endFrame() (Message, bool) {
 		c.mu.Unlock()
 		wakeAll(ws)
 		if sent {
+			c.putCtl()
 			c.readErr = ce
 			c.closeTransport()
 			return Message{}, false
 		}
 		var echo []byte
 		if code != StatusNoStatusRcvd {
-			echo = appendClosePayload(c.replyBuf[:0], code, "")
+			echo = appendClosePayload(c.cs.buf[:0], code, "")
 		}
 		c.startReply(opClose, echo)
 		c.replyClose, c.replyErr = true, ce
@@ -531,6 +689,10 @@ func (c *Conn) endFrame() (Message, bool) {
 // within the read limit, and checks a text message's UTF-8.
 func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
 	c.zipped = false
+	if d := c.dfl; d.out == nil {
+		d.outp = getBuf(c.bufSize)
+		d.out = (*d.outp)[:0]
+	}
 	out, err := c.dfl.inflate(c.msg, c.readLimit)
 	if err == nil && typ == TextMessage && !validText(out) {
 		err = errTextUTF8
@@ -547,9 +709,9 @@ func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
 func (c *Conn) startReply(op byte, payload []byte) {
 	if op == opPing {
 		op = opPong
-		payload = c.replyBuf[:copy(c.replyBuf[:], payload)]
+		payload = c.cs.buf[:copy(c.cs.buf[:], payload)]
 	}
-	c.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
+	c.cs.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
 	c.replyOn = true
 }
 
@@ -561,7 +723,8 @@ func (c *Conn) fail(err error) {
 	if errors.As(err, &pe) {
 		code = pe.code
 	}
-	c.startReply(opClose, appendClosePayload(c.replyBuf[:0], code, ""))
+	c.getCtl()
+	c.startReply(opClose, appendClosePayload(c.cs.buf[:0], code, ""))
 	c.replyFail, c.replyErr = true, err
 	c.msgOp, c.zipped = 0, false
 }

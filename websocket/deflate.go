@@ -130,12 +130,13 @@ type deflater struct {
 	// rTakeover) and the inflated message.
 	dict []byte
 	out  []byte
+	outp *[]byte // out's buffer from the connection's pool, nil if its own
 }
 
 // newDeflater returns the state of a connection that negotiated p, the
 // parameters seen from the side client says.
 func newDeflater(p deflateParams, o *CompressionOptions, client bool) *deflater {
-	d := &deflater{params: p, ext: p.String(), level: o.level(), threshold: o.threshold()}
+	d := &deflater{params: p, ext: p.extension(), level: o.level(), threshold: o.threshold()}
 	if client {
 		d.wTakeover = o.ContextTakeover && !p.clientNoContextTakeover
 		d.rTakeover = !p.serverNoContextTakeover
@@ -380,7 +381,7 @@ func (d *deflater) remember(msg []byte) {
 // of the next one (as the reader does with its payload buffer).
 func (d *deflater) dropReadBufs(keep int) {
 	if cap(d.out) > keep {
-		d.out = nil
+		d.out, d.outp = nil, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package websocket_test
 import (
 	"compress/flate"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"strings"
@@ -143,4 +144,61 @@ func ExampleCompressionOptions() {
 	// permessage-deflate; server_no_context_takeover; client_no_context_takeover
 	// 1300 true <nil>
 	// <nil>
+}
+
+// upgraded is the task of a connection accepted without an HTTP server:
+// the opening handshake (UpgradeStream), then the echo.
+type upgraded struct {
+	up   *websocket.UpgradeFuture
+	echo *echo
+}
+
+func (u *upgraded) Poll(cx *future.Context) (error, bool) {
+	if u.echo == nil {
+		r, ok := u.up.Poll(cx)
+		if !ok {
+			return nil, false
+		}
+		if r.Err != nil {
+			return r.Err, true // answered (400, 426...) and closed
+		}
+		u.echo = &echo{c: r.Value}
+	}
+	_, ok := u.echo.Poll(cx)
+	return nil, ok
+}
+
+// A wss:// server on the runtime's TLS: each connection of a TLS
+// listener is a task that shakes hands (TLS, at its first read, then
+// WebSocket) and echoes; a client dials it with a wss:// URL.
+func ExampleUpgrader_UpgradeStream() {
+	cert, err := tls.LoadX509KeyPair("cert.pem", "key.pem")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rt, _ := blitz.New(blitz.Config{})
+	defer rt.Shutdown(context.Background())
+	l, _ := blitz.ListenTLS(rt.Handle(), "127.0.0.1:8443", &tls.Config{Certificates: []tls.Certificate{cert}})
+
+	up := &websocket.Upgrader{Compression: &websocket.CompressionOptions{}}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	served := blitz.Serve(l, func(s *blitz.TLSStream) future.Future[error] {
+		return &upgraded{up: up.UpgradeStream(s, nil)}
+	}, blitz.ServeConfig{Stop: ctx})
+	go blitz.BlockOn(context.Background(), rt.Handle(), future.Future[blitz.ServeStats](served))
+
+	// The client: DialOptions.TLSConfig for a server whose certificate
+	// the system's roots do not hold.
+	c, _, err := websocket.DialContext(ctx, rt.Handle(), "wss://localhost:8443/echo",
+		&websocket.DialOptions{TLSConfig: &tls.Config{RootCAs: nil /* the CA's pool */}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = c.Write(ctx, websocket.TextMessage, []byte("hello"))
+	_, p, _ := c.Read(ctx)
+	fmt.Println(string(p))
+	_ = c.CloseContext(ctx, websocket.StatusNormalClosure, "")
 }

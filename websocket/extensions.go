@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // extension is one element of a Sec-WebSocket-Extensions list: a name
@@ -190,6 +191,19 @@ type deflateParams struct {
 }
 
 const extDeflate = "permessage-deflate"
+
+// extensions holds the String of the parameters seen, shared by the
+// connections that agreed on them (a few distinct values in practice).
+var extensions sync.Map
+
+// extension returns p.String(), one string for all the connections.
+func (p deflateParams) extension() string {
+	if s, ok := extensions.Load(p); ok {
+		return s.(string)
+	}
+	s, _ := extensions.LoadOrStore(p, p.String())
+	return s.(string)
+}
 
 // String formats p as a Sec-WebSocket-Extensions element.
 func (p deflateParams) String() string {

@@ -99,6 +99,10 @@ var (
 	// sent (1005, 1006, 1015, or outside 1000-4999), or a reason longer
 	// than 123 bytes.
 	ErrBadCloseCode = errors.New("websocket: invalid close code or reason")
+	// ErrBadURL is wrapped by the error of a Dial given a URL it cannot
+	// dial: unparsable, without a host, or of a scheme other than ws and
+	// wss.
+	ErrBadURL = errors.New("websocket: bad URL")
 )
 
 // CloseError is the error of a read that received the peer's close frame:

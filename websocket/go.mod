@@ -8,7 +8,6 @@ require (
 	github.com/blitz-go/blitz/httpserver v0.3.0
 	github.com/blitz-go/blitz/syncprim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0
-	github.com/gorilla/websocket v1.5.3
 	go.uber.org/goleak v1.3.0
 )
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -106,53 +107,73 @@ func SameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
-// refuse answers a request that cannot be upgraded.
-func refuse(w http.ResponseWriter, status int, msg string) error {
-	w.Header().Set("Sec-WebSocket-Version", "13")
-	if status == http.StatusUpgradeRequired {
-		w.Header().Set("Connection", "Upgrade")
-		w.Header().Set("Upgrade", "websocket")
-	}
-	http.Error(w, http.StatusText(status)+": "+msg, status)
-	return fmt.Errorf("%w: %s", ErrBadHandshake, msg)
+// refusal is the answer to a request that cannot be upgraded: its status
+// and message, and the error Upgrade returns.
+type refusal struct {
+	status int
+	msg    string
+	err    error
 }
 
-// Upgrade checks r as a WebSocket opening handshake and, if it is one,
-// answers 101 Switching Protocols (with responseHeader's fields, which
-// must not set the handshake's own) and returns the connection. A request
-// that is not one is answered and an error wrapping ErrBadHandshake
-// returned: 405 for a method other than GET, 426 (with Upgrade: websocket)
-// without the Upgrade and Connection tokens, 426 with
-// Sec-WebSocket-Version: 13 for another version, 400 for a bad
-// Sec-WebSocket-Key, 403 for an Origin that CheckOrigin refuses; 500 and
-// an error wrapping ErrBadOptions for invalid Compression options.
-//
-// Called from a Handler of a httpserver.Server, the connection is the
-// runtime's stream (see httpserver.HijackConn): serve it from a task (see
-// Serve) and return from the handler, so that no goroutine waits for it;
-// its blocking methods may be used too. Called from a net/http handler,
-// it is hijacked as a net.Conn; use the blocking methods, from goroutines.
-func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeader http.Header) (*Conn, error) {
+func refuse(status int, msg string) *refusal {
+	return &refusal{status: status, msg: msg, err: fmt.Errorf("%w: %s", ErrBadHandshake, msg)}
+}
+
+// header returns the header fields of the refusal's response.
+func (f *refusal) header() http.Header {
+	h := http.Header{}
+	switch f.status {
+	case http.StatusInternalServerError:
+		return h
+	case http.StatusMethodNotAllowed:
+		h.Set("Allow", http.MethodGet)
+	case http.StatusUpgradeRequired:
+		h.Set("Connection", "Upgrade")
+		h.Set("Upgrade", "websocket")
+	}
+	h.Set("Sec-WebSocket-Version", "13")
+	return h
+}
+
+// body is the refusal's response body.
+func (f *refusal) body() string {
+	if f.status == http.StatusInternalServerError {
+		return http.StatusText(f.status)
+	}
+	return http.StatusText(f.status) + ": " + f.msg
+}
+
+// answer writes the refusal to w and returns its error.
+func (f *refusal) answer(w http.ResponseWriter) error {
+	for k, vs := range f.header() {
+		w.Header()[k] = vs
+	}
+	http.Error(w, f.body(), f.status)
+	return f.err
+}
+
+// prepare checks r as an opening handshake and returns the 101 response to
+// send, the subprotocol and the permessage-deflate chosen; or the refusal.
+func (u *Upgrader) prepare(r *http.Request, responseHeader http.Header) ([]byte, string, *deflater, *refusal) {
 	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", http.MethodGet)
-		return nil, refuse(w, http.StatusMethodNotAllowed, "method not GET")
+		return nil, "", nil, refuse(http.StatusMethodNotAllowed, "method not GET")
 	}
 	if !hasToken(r.Header, "Connection", "upgrade") || !hasToken(r.Header, "Upgrade", "websocket") {
-		return nil, refuse(w, http.StatusUpgradeRequired, "not a WebSocket upgrade request")
+		return nil, "", nil, refuse(http.StatusUpgradeRequired, "not a WebSocket upgrade request")
 	}
 	if r.Header.Get("Sec-WebSocket-Version") != "13" {
-		return nil, refuse(w, http.StatusUpgradeRequired, "unsupported Sec-WebSocket-Version")
+		return nil, "", nil, refuse(http.StatusUpgradeRequired, "unsupported Sec-WebSocket-Version")
 	}
 	key := r.Header.Get("Sec-WebSocket-Key")
 	if len(r.Header["Sec-Websocket-Key"]) != 1 || !validKey(key) {
-		return nil, refuse(w, http.StatusBadRequest, "invalid Sec-WebSocket-Key")
+		return nil, "", nil, refuse(http.StatusBadRequest, "invalid Sec-WebSocket-Key")
 	}
 	check := u.CheckOrigin
 	if check == nil {
 		check = SameOrigin
 	}
 	if !check(r) {
-		return nil, refuse(w, http.StatusForbidden, "origin not allowed")
+		return nil, "", nil, refuse(http.StatusForbidden, "origin not allowed")
 	}
 	proto := ""
 	offered := tokens(r.Header, "Sec-WebSocket-Protocol")
@@ -168,8 +189,7 @@ pick:
 
 	dfl, err := u.negotiate(r)
 	if err != nil {
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-		return nil, err
+		return nil, "", nil, &refusal{status: http.StatusInternalServerError, err: err}
 	}
 
 	var resp []byte
@@ -188,6 +208,31 @@ pick:
 		}
 	}
 	resp = append(resp, "\r\n"...)
+	return resp, proto, dfl, nil
+}
+
+// Upgrade checks r as a WebSocket opening handshake and, if it is one,
+// answers 101 Switching Protocols (with responseHeader's fields, which
+// must not set the handshake's own) and returns the connection. A request
+// that is not one is answered and an error wrapping ErrBadHandshake
+// returned: 405 for a method other than GET, 426 (with Upgrade: websocket)
+// without the Upgrade and Connection tokens, 426 with
+// Sec-WebSocket-Version: 13 for another version, 400 for a bad
+// Sec-WebSocket-Key, 403 for an Origin that CheckOrigin refuses; 500 and
+// an error wrapping ErrBadOptions for invalid Compression options.
+//
+// Called from a Handler of a httpserver.Server, the connection is the
+// runtime's stream (see httpserver.HijackConn): serve it from a task (see
+// Serve) and return from the handler, so that no goroutine waits for it;
+// its blocking methods may be used too. Called from a net/http handler,
+// it is hijacked as a net.Conn; use the blocking methods, from goroutines.
+// A httpserver.Server over TLS cannot give its connections up: serve
+// wss:// with UpgradeStream on a blitz.TLSListener instead.
+func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeader http.Header) (*Conn, error) {
+	resp, proto, dfl, ref := u.prepare(r, responseHeader)
+	if ref != nil {
+		return nil, ref.answer(w)
+	}
 
 	stream, buf, err := httpserver.HijackConn(w)
 	switch {
@@ -291,6 +336,10 @@ type DialOptions struct {
 	// Compression, when set, offers permessage-deflate (RFC 7692); the
 	// server may decline it. See "Compression" in the package doc.
 	Compression *CompressionOptions
+	// TLSConfig is the TLS configuration of a wss:// URL (nil: the zero
+	// tls.Config, the system's roots); its ServerName, when empty, is the
+	// URL's host (see blitz.DialTLS). Ignored for ws://.
+	TLSConfig *tls.Config
 	// Options tune the connection.
 	Options Options
 }
@@ -307,8 +356,10 @@ type DialFuture struct {
 	req     []byte
 	key     string
 	phase   uint8
+	tls     bool // wss://
 	connect *blitz.ConnectFuture[*blitz.TCPStream]
-	s       *blitz.TCPStream
+	tlsDial *blitz.TLSDialFuture
+	s       transport
 	off     int
 	buf     []byte
 	n       int
@@ -324,7 +375,8 @@ type DialFuture struct {
 // offered, an extension only if it was offered (and valid, see
 // "Compression" in the package doc). Its value is the connection; a failed
 // handshake is an error wrapping ErrBadHandshake, invalid options an
-// error wrapping ErrBadOptions. wss:// is not supported yet.
+// error wrapping ErrBadOptions, an unsupported URL one wrapping
+// ErrBadURL.
 func Dial(h blitz.Handle, rawURL string, opts *DialOptions) *DialFuture {
 	f := &DialFuture{h: h}
 	if opts != nil {
@@ -332,16 +384,25 @@ func Dial(h blitz.Handle, rawURL string, opts *DialOptions) *DialFuture {
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		f.err = fmt.Errorf("websocket: dial: %w", err)
+		f.err = fmt.Errorf("websocket: dial: %w: %w", ErrBadURL, err)
 		return f
 	}
-	if u.Scheme != "ws" {
-		f.err = fmt.Errorf("websocket: dial: unsupported scheme %q (only ws is)", u.Scheme)
+	port := "80"
+	switch u.Scheme {
+	case "ws":
+	case "wss":
+		f.tls, port = true, "443"
+	default:
+		f.err = fmt.Errorf("websocket: dial: %w: unsupported scheme %q (ws and wss are)", ErrBadURL, u.Scheme)
+		return f
+	}
+	if u.Hostname() == "" {
+		f.err = fmt.Errorf("websocket: dial: %w: no host in %q", ErrBadURL, rawURL)
 		return f
 	}
 	f.host = u.Host
 	if u.Port() == "" {
-		f.host = net.JoinHostPort(u.Hostname(), "80")
+		f.host = net.JoinHostPort(u.Hostname(), port)
 	}
 	var k [16]byte
 	_, _ = rand.Read(k[:])
@@ -382,19 +443,35 @@ func (f *DialFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 	for {
 		switch f.phase {
 		case 0:
-			f.connect = blitz.DialTCP(f.h, f.host, f.opts.Timeout)
+			if f.tls {
+				f.tlsDial = blitz.DialTLS(f.h, f.host, f.opts.TLSConfig, f.opts.Timeout)
+			} else {
+				f.connect = blitz.DialTCP(f.h, f.host, f.opts.Timeout)
+			}
 			f.phase = 1
 		case 1:
-			r, ok := f.connect.Poll(cx)
-			if !ok {
-				return future.Result[*Conn]{}, false
+			if f.tls {
+				r, ok := f.tlsDial.Poll(cx)
+				if !ok {
+					return future.Result[*Conn]{}, false
+				}
+				f.tlsDial = nil
+				if r.Err != nil {
+					return f.fail(fmt.Errorf("websocket: dial: %w", r.Err))
+				}
+				f.s = r.Value
+			} else {
+				r, ok := f.connect.Poll(cx)
+				if !ok {
+					return future.Result[*Conn]{}, false
+				}
+				f.connect = nil
+				if r.Err != nil {
+					return f.fail(fmt.Errorf("websocket: dial: %w", r.Err))
+				}
+				_ = r.Value.SetNoDelay(true)
+				f.s = r.Value
 			}
-			f.connect = nil
-			if r.Err != nil {
-				return f.fail(fmt.Errorf("websocket: dial: %w", r.Err))
-			}
-			f.s = r.Value
-			_ = f.s.SetNoDelay(true)
 			f.phase = 2
 		case 2:
 			for f.off < len(f.req) {
@@ -518,6 +595,9 @@ func (f *DialFuture) Cancel() {
 	f.phase = 9
 	if f.connect != nil {
 		f.connect.Cancel()
+	}
+	if f.tlsDial != nil {
+		f.tlsDial.Cancel()
 	}
 	if f.s != nil {
 		f.s.CancelRead()

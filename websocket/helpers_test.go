@@ -89,6 +89,12 @@ func startEcho(t testing.TB, up *Upgrader) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startEchoOn(t, rt, up)
+}
+
+// startEchoOn is startEcho on rt, which it shuts down at the end.
+func startEchoOn(t testing.TB, rt *blitz.Runtime, up *Upgrader) *testServer {
+	t.Helper()
 	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	if err != nil {
 		_ = rt.Shutdown(context.Background())

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/examples/wschat/room"
+	"github.com/blitz-go/blitz/websocket"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// startChat serves the chat on a runtime of its own; departures are sent
+// to the returned channel.
+func startChat(t *testing.T) (*blitz.Runtime, *chatServer, <-chan room.Departure) {
+	t.Helper()
+	rt, err := blitz.New(blitz.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := make(chan room.Departure, 16)
+	s, err := start(rt, "127.0.0.1:0", func(d room.Departure) { left <- d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := rt.Shutdown(ctx); err != nil {
+			t.Errorf("runtime Shutdown: %v", err)
+		}
+	})
+	return rt, s, left
+}
+
+func read(t *testing.T, ctx context.Context, c *websocket.Conn) (websocket.MessageType, string) {
+	t.Helper()
+	typ, p, err := c.Read(ctx)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return typ, string(p)
+}
+
+// Two members with our client: welcomes, text and binary broadcast to
+// both, compression agreed, the close code seen by the room.
+func TestRoom(t *testing.T) {
+	rt, s, left := startChat(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	url := "ws://" + s.addr.String() + "/ws"
+	dial := func() *websocket.Conn {
+		c, _, err := websocket.DialContext(ctx, rt.Handle(), url, &websocket.DialOptions{Compression: &websocket.CompressionOptions{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.CloseNow() })
+		if !strings.HasPrefix(c.Extensions(), "permessage-deflate") {
+			t.Fatalf("Extensions() = %q", c.Extensions())
+		}
+		return c
+	}
+	a := dial()
+	if _, w := read(t, ctx, a); !strings.HasPrefix(w, "welcome, you are 1 (extensions: permessage-deflate") {
+		t.Fatalf("welcome %q", w)
+	}
+	b := dial()
+	if _, w := read(t, ctx, b); !strings.HasPrefix(w, "welcome, you are 2") {
+		t.Fatalf("welcome %q", w)
+	}
+	long := strings.Repeat("all work and no play ", 500)
+	if err := a.Write(ctx, websocket.TextMessage, []byte(long)); err != nil {
+		t.Fatal(err)
+	}
+	bin := []byte{0, 1, 2, 0xff}
+	if err := b.Write(ctx, websocket.BinaryMessage, bin); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*websocket.Conn{a, b} {
+		got := map[string]bool{}
+		for range 2 {
+			typ, p := read(t, ctx, c)
+			got[typ.String()+" "+p] = true
+		}
+		if !got["text 1: "+long] || !got["binary "+string(bin)] {
+			t.Fatalf("got %d messages, not the two broadcast", len(got))
+		}
+	}
+	if err := a.CloseContext(ctx, 4000, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-left:
+		if d.ID != 1 || d.Code != 4000 || d.Reason != "bye" || !strings.HasPrefix(d.Extensions, "permessage-deflate") {
+			t.Fatalf("departure %+v", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no departure")
+	}
+	// b stays; the server's stop closes it.
+}
+
+// The page is served, with its script.
+func TestPage(t *testing.T) {
+	_, s, _ := startChat(t)
+	res, err := http.Get("http://" + s.addr.String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !bytes.Contains(body, []byte("new WebSocket(")) {
+		t.Fatalf("status %d, %d bytes", res.StatusCode, len(body))
+	}
+}
+
+// findChromium returns a headless-capable Chromium, or skips the test
+// (fails it on Linux when BLITZ_REQUIRE_CHROMIUM=1, which the magefile's
+// test target sets after installing Chromium).
+func findChromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("BLITZ_REQUIRE_CHROMIUM") == "1" && goruntime.GOOS == "linux" {
+		t.Fatal("no chromium on PATH, and BLITZ_REQUIRE_CHROMIUM=1")
+	}
+	t.Skip("no chromium on PATH (go tool mage test installs it with BLITZ_INSTALL_CHROMIUM=1)")
+	return ""
+}
+
+// TestBrowser loads the page in headless Chromium with ?selftest: its
+// script exchanges a short text, a long compressible text and a binary
+// message with the room over a compressed connection, then closes with
+// 4000. The DOM Chromium ends with tells the page's side, the room's
+// departure the server's.
+func TestBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	_, s, left := startChat(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-dev-shm-usage", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--virtual-time-budget=5000", "--dump-dom", "http://"+s.addr.String()+"/?selftest")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	dom := string(out)
+	field := func(id string) string {
+		m := regexp.MustCompile(`<div id="` + id + `">([^<]*)</div>`).FindStringSubmatch(dom)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	t.Logf("page: %q, %q, %q", field("ext"), field("result"), field("closed"))
+	if r := field("result"); !strings.HasPrefix(r, "ok") {
+		t.Fatalf("self-test result %q; DOM:\n%s", r, dom)
+	}
+	if e := field("ext"); !strings.Contains(e, "permessage-deflate") {
+		t.Fatalf("page's extensions %q", e)
+	}
+	select {
+	case d := <-left:
+		t.Logf("server: %+v", d)
+		if d.Code != 4000 || d.Reason != "browser done" || !strings.HasPrefix(d.Extensions, "permessage-deflate") {
+			t.Fatalf("departure %+v", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the room saw no departure")
+	}
+	if c := field("closed"); c != "closed: code 4000 clean true" {
+		t.Errorf("page's close %q (Chromium may end before the close event)", c)
+	}
+}

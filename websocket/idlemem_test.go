@@ -1,0 +1,199 @@
+package websocket
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz"
+)
+
+// The memory of idle connections: BenchmarkIdleConnMemory opens
+// WS_IDLE_CONNS (10^4 by default) connections from a child process (the
+// test binary with WS_IDLE_CHILD set), each of which shakes hands and
+// echoes one message, and reports the growth of the server process's live
+// heap and stacks per connection:
+//
+//	go test -run '^$' -bench IdleConnMemory -benchtime 1x ./websocket
+//
+// WS_IDLE_BACKEND names the runtime's I/O backend (uring, epoll, poll...;
+// the default picks).
+
+const idleChildEnv = "WS_IDLE_CHILD"
+
+func BenchmarkIdleConnMemory(b *testing.B) {
+	n := 10000
+	if s := os.Getenv("WS_IDLE_CONNS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	for _, tc := range []struct {
+		name string
+		up   *Upgrader
+		msg  int
+	}{
+		{"plain", &Upgrader{}, 5},
+		{"deflate", &Upgrader{Compression: &CompressionOptions{}}, 200},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var per float64
+			for range b.N {
+				per = idleOnce(b, tc.up, n, tc.msg)
+			}
+			b.ReportMetric(per, "bytes/conn")
+			b.ReportMetric(float64(n), "conns")
+		})
+	}
+}
+
+// TestIdleConnMemory keeps the figure of BenchmarkIdleConnMemory from
+// growing back: 2,000 idle connections, a read buffer (4 KiB) each would
+// fail it.
+func TestIdleConnMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("opens 2,000 connections; the race detector's shadow memory would count")
+	}
+	for _, tc := range []struct {
+		up    *Upgrader
+		msg   int
+		limit float64
+	}{{&Upgrader{}, 5, 2500}, {&Upgrader{Compression: &CompressionOptions{}}, 200, 3500}} {
+		per := idleOnce(t, tc.up, 2000, tc.msg)
+		t.Logf("compression %v: %.0f bytes per idle connection", tc.up.Compression != nil, per)
+		if per > tc.limit {
+			t.Errorf("compression %v: %.0f bytes per idle connection, over %.0f", tc.up.Compression != nil, per, tc.limit)
+		}
+	}
+}
+
+func idleOnce(b testing.TB, up *Upgrader, n, msg int) float64 {
+	rt, err := blitz.New(blitz.Config{Workers: 2, Backend: os.Getenv("WS_IDLE_BACKEND")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := startEchoOn(b, rt, up)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), idleChildEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := bufio.NewScanner(stdout)
+	deflate := 0
+	if up.Compression != nil {
+		deflate = 1
+	}
+	// The runtime's pool of read buffers is made once for all
+	// connections (4 MiB by default): not a connection's cost.
+	if err := ts.rt.PrepareReadPool(); err != nil {
+		b.Fatal(err)
+	}
+	before := liveBytes()
+	fmt.Fprintf(stdin, "%s %d %d %d\n", ts.addr, n, msg, deflate)
+	if !out.Scan() || out.Text() != "ready" {
+		b.Fatalf("the client process did not connect: %q %v", out.Text(), out.Err())
+	}
+	time.Sleep(200 * time.Millisecond) // let the last tasks reach their wait
+	per := float64(liveBytes()-before) / float64(n)
+	if path := os.Getenv("WS_IDLE_HEAPPROFILE"); path != "" {
+		// The heap held while the connections are idle.
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return per
+}
+
+func liveBytes() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc + ms.StackInuse
+}
+
+// runIdleClients is the child process: it reads "addr n msgsize deflate"
+// on stdin, opens n connections that each shake hands (offering
+// permessage-deflate if deflate is 1), send a text message of msgsize
+// bytes and read its echo, says "ready" and holds them until stdin
+// closes.
+func runIdleClients() error {
+	in := bufio.NewReader(os.Stdin)
+	var addr string
+	var n, size, deflate int
+	if _, err := fmt.Fscanln(in, &addr, &n, &size, &deflate); err != nil {
+		return err
+	}
+	ext := ""
+	if deflate == 1 {
+		ext = "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+	}
+	req := "GET /ws HTTP/1.1\r\nHost: " + addr + "\r\n" + goodHeaders + ext + "\r\n"
+	payload := make([]byte, size)
+	for i := range payload {
+		payload[i] = 'a' + byte(i%26)
+	}
+	fr := frame(0x81, payload)
+	conns := make([]net.Conn, 0, n)
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, req+string(fr)); err != nil {
+			return err
+		}
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusSwitchingProtocols {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		var h [4]byte
+		if _, err := io.ReadFull(br, h[:2]); err != nil {
+			return err
+		}
+		l := int(h[1] & 0x7f)
+		if l == 126 {
+			if _, err := io.ReadFull(br, h[2:4]); err != nil {
+				return err
+			}
+			l = int(binary.BigEndian.Uint16(h[2:4]))
+		}
+		if _, err := io.ReadFull(br, make([]byte, l)); err != nil {
+			return err
+		}
+	}
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, in)
+	for _, c := range conns {
+		c.Close()
+	}
+	return nil
+}
