@@ -121,7 +121,7 @@ func (d *Disk) WriteFile(name string, data []byte) {
 	d.h.w.locked(func() {
 		f := d.create(cleanPath(name), 0o644)
 		f.data = slices.Clone(data)
-		d.sync(f)
+		d.syncAll(f)
 	})
 }
 
@@ -156,8 +156,21 @@ func (d *Disk) change(f *file, c change) {
 	f.mtime, f.ctime = d.h.w.clock, d.h.w.clock
 }
 
-// sync makes f's current content and existence durable.
+// sync makes f's current content and existence durable. The changes
+// since the last sync are applied to the synced content (an fsync of an
+// appended log copies what was appended, not the whole file); f.log must
+// hold every change since then (d.change).
 func (d *Disk) sync(f *file) {
+	for _, c := range f.log {
+		f.synced = c.apply(f.synced)
+	}
+	f.durable = true
+	f.log = nil
+}
+
+// syncAll makes f's current content durable by copying it: for content
+// set without d.change (WriteFile, a crash's outcome).
+func (d *Disk) syncAll(f *file) {
 	f.synced = slices.Clone(f.data)
 	f.durable = true
 	f.log = nil
@@ -207,6 +220,6 @@ func (d *Disk) crash() {
 			w.emit(d.h, "disk", fmt.Sprintf("rollback %s %d changes", name, len(f.log)))
 		}
 		f.data = content
-		d.sync(f)
+		d.syncAll(f)
 	}
 }
