@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	goruntime "runtime"
 	"strconv"
 	"strings"
-	"net/netip"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/examples/wschat/room"
+	"github.com/blitz-go/blitz/httpserver"
 	"github.com/blitz-go/blitz/websocket"
 )
 
