@@ -489,10 +489,11 @@ func TestRandIsTheRunsSource(t *testing.T) {
 		})
 		return n
 	}
-	if draw(1) != draw(1) {
+	first, again := draw(1), draw(1)
+	if first != again {
 		t.Fatal("blitz.Rand under simulation gave two values for one seed")
 	}
-	if draw(1) == draw(2) && draw(2) == draw(3) {
+	if first == draw(2) && first == draw(3) {
 		t.Fatal("blitz.Rand gave the same value for three seeds")
 	}
 	if blitz.Rand(nil) == nil {
