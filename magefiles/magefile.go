@@ -79,8 +79,14 @@ func testRace(short bool) error {
 	if short {
 		args = append(args, "-short")
 	}
-	args = append(args, "-timeout", "15m", "./...")
-	return forEachModule(func(mod string) error { return goIn(mod, nil, args...) })
+	pats, err := workspacePatterns()
+	if err != nil {
+		return err
+	}
+	// One go command for every module: it builds and runs the packages of all of them two at a time,
+	// where a command per module would wait for each module's slowest package before starting the next.
+	args = append(args, "-timeout", "15m")
+	return goIn(".", nil, append(args, pats...)...)
 }
 
 // Short runs every module's tests with -short and without -race: the quick loop while editing.
@@ -88,9 +94,9 @@ func Short() error {
 	return forEachModule(func(mod string) error { return goIn(mod, nil, "test", "-short", "./...") })
 }
 
-// Oldest vets and runs every module's short tests on its own (GOWORK=off) with the oldest Go the modules
-// claim to support, fetched from the module proxy as a toolchain and never upgraded: a use of a newer API
-// or a dependency that raises the go line fails here.
+// Oldest runs every module's short tests on its own (GOWORK=off) with the oldest Go the modules claim to
+// support, fetched from the module proxy as a toolchain and never upgraded: a use of a newer API or a
+// dependency that raises the go line fails to compile here. (Vet's analyses ran with the newer Go.)
 func Oldest() error {
 	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
 	if err != nil {
@@ -105,9 +111,6 @@ func Oldest() error {
 	}
 	env := []string{"GOTOOLCHAIN=" + oldestGo, "GOWORK=off"}
 	return forEachModule(func(mod string) error {
-		if err := goIn(mod, env, "vet", "./..."); err != nil {
-			return err
-		}
 		return goIn(mod, env, "test", "-short", "-count=1", "./...")
 	})
 }
@@ -160,26 +163,30 @@ func Standalone() error {
 }
 
 // Vet runs go vet on every module for the host, then builds and vets for linux, darwin, freebsd and
-// windows (and 32-bit linux, where 64-bit atomics need alignment).
+// windows (and 32-bit linux, where 64-bit atomics need alignment), and the Unix systems of the poll(2)
+// backend. One go command per platform covers every module, so shared packages load once.
 func Vet() error {
-	return forEachModule(func(mod string) error {
-		if err := goIn(mod, nil, "vet", "./..."); err != nil {
-			return err
+	pats, err := workspacePatterns()
+	if err != nil {
+		return err
+	}
+	vet := append([]string{"vet"}, pats...)
+	if err := goIn(".", nil, vet...); err != nil {
+		return err
+	}
+	for _, t := range crossTargets {
+		env := []string{"GOOS=" + t.goos, "GOARCH=" + t.goarch, "CGO_ENABLED=0"}
+		if err := goIn(".", env, vet...); err != nil {
+			return fmt.Errorf("vet %s/%s: %w", t.goos, t.goarch, err)
 		}
-		for _, t := range crossTargets {
-			env := []string{"GOOS=" + t.goos, "GOARCH=" + t.goarch, "CGO_ENABLED=0"}
-			if err := goIn(mod, env, "vet", "./..."); err != nil {
-				return fmt.Errorf("vet %s/%s: %w", t.goos, t.goarch, err)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // Lint checks formatting (gofmt), that every module requires its siblings at the version in versions.txt,
 // that the deprecated forwarding package at the runtime's old path is current (see Forwarders) and that
-// every go.mod is tidy, runs go vet and staticcheck on every module, and actionlint on the
-// GitHub workflows.
+// every go.mod is tidy, runs staticcheck on every module, and actionlint on the GitHub workflows. (go vet
+// runs in Vet.)
 func Lint() error {
 	if err := checkGofmt(); err != nil {
 		return err
@@ -194,12 +201,16 @@ func Lint() error {
 		if err := goIn(mod, nil, "mod", "tidy", "-diff"); err != nil {
 			return fmt.Errorf("go.mod or go.sum is not tidy (run go mod tidy there): %w", err)
 		}
-		if err := goIn(mod, nil, "vet", "./..."); err != nil {
-			return err
-		}
-		return goIn(mod, toolEnv, "run", staticcheckPkg, "./...")
+		return nil
 	})
 	if err != nil {
+		return err
+	}
+	pats, err := workspacePatterns()
+	if err != nil {
+		return err
+	}
+	if err := goIn(".", toolEnv, append([]string{"run", staticcheckPkg}, pats...)...); err != nil {
 		return err
 	}
 	return goIn(".", append([]string{"GOWORK=off", "GOFLAGS=-mod=mod"}, toolEnv...), "run", actionlintPkg)
@@ -423,8 +434,26 @@ func DemoSmoke() error {
 // with the oldest Go supported, the
 // consumer check (each public module installed from a module
 // proxy), and the Windows tests under Wine where Wine is present.
-func CI() {
-	mg.SerialDeps(Lint, Vet, Race, FuzzHTTPShort, DemoSmoke, Oldest, Consumable, Windows)
+func CI() error {
+	start := time.Now()
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"lint", Lint}, {"vet", Vet}, {"race", Race}, {"fuzzHTTPShort", FuzzHTTPShort},
+		{"demoSmoke", DemoSmoke}, {"oldest", Oldest}, {"consumable", Consumable}, {"windows", Windows},
+	}
+	var took []string
+	for _, step := range steps {
+		t := time.Now()
+		err := step.fn()
+		took = append(took, fmt.Sprintf("%s %s", step.name, time.Since(t).Round(time.Second)))
+		fmt.Printf("== ci: %s (total %s)\n", strings.Join(took, ", "), time.Since(start).Round(time.Second))
+		if err != nil {
+			return fmt.Errorf("ci step %s: %w", step.name, err)
+		}
+	}
+	return nil
 }
 
 // ---- helpers ----
@@ -444,6 +473,24 @@ func modules() ([]string, error) {
 		mods = append(mods, filepath.Clean(u.DiskPath))
 	}
 	return mods, nil
+}
+
+// workspacePatterns returns a package pattern for every module in go.work ("./...", "./future/...", ...),
+// for one go command run at the root to cover them all.
+func workspacePatterns() ([]string, error) {
+	mods, err := modules()
+	if err != nil {
+		return nil, err
+	}
+	pats := make([]string, 0, len(mods))
+	for _, mod := range mods {
+		if mod == "." {
+			pats = append(pats, "./...")
+		} else {
+			pats = append(pats, "./"+filepath.ToSlash(mod)+"/...")
+		}
+	}
+	return pats, nil
 }
 
 // forEachModule calls fn for every module in go.work and stops at the first error.
