@@ -161,6 +161,7 @@ func (b *Backend) armCQE(gen uint32, slot int32, c cqe) {
 		errno := syscall.Errno(-c.Res)
 		switch {
 		case errno == unix.ENOBUFS:
+			b.starved(rec.group())
 			out.Err = backend.NewError("recv", backend.ErrNoBuffers, errno)
 		case errno == unix.ECANCELED || interrupted(errno): // a cancel of a request running in io-wq
 			out.Err = backend.ErrCanceled

@@ -23,24 +23,43 @@ var (
 // block (kept reachable here, so the kernel may write into any buffer at any
 // time), given to the kernel through a provided-buffer ring, through
 // PROVIDE_BUFFERS requests, or kept in a free list for the emulation.
+//
+// The kernel takes buffers from a ring or a provided list in turn, so every
+// buffer it was ever given ends up written, and resident, however few
+// reads are in flight at once. A group therefore gives the kernel only its
+// first few buffers (firstProvided) and doubles that number whenever fewer
+// than a quarter of them are left with the kernel, or a receive found none:
+// the memory a process touches follows the most reads it had in flight,
+// not count. The emulation takes buffers from the top of a stack and
+// touches only as many as it uses.
 type group struct {
 	id          uint16
 	count, size int
 	mode        int
 	mem         []byte
 
-	// mu guards held, free, the ring's entries and tail, and dead. Lock
-	// order: the backend's mu before it.
+	// mu guards held, free, provided, withKernel, the ring's entries and
+	// tail, and dead. Lock order: the backend's mu before it.
 	mu   sync.Mutex
 	held []bool   // buffers the caller holds (between a completion and ReleaseBuffer)
 	free []uint16 // bufEmulate: buffers available to the emulated recv
 	dead bool     // the backend is closed: the ring is unmapped
+
+	// provided is how many buffers (ids 0 to provided-1) the kernel has
+	// been given so far; withKernel how many of them it has now (given or
+	// recycled, and not yet attached to a completion). bufRing and
+	// bufProvide only.
+	provided, withKernel int
 
 	ringMem []byte    // bufRing: the mmap'd ring shared with the kernel
 	ring    []ringBuf // entries over ringMem
 	tail    uint16    // our copy of the ring's tail
 	tailW   *uint32   // the 32-bit word holding the tail and entry 0's bid
 }
+
+// firstProvided is how many buffers a group gives the kernel at first
+// (fewer if it has fewer): 64 buffers of 4 KiB are 256 KiB.
+const firstProvided = 64
 
 // group returns registered group id, or nil.
 func (b *Backend) group(id uint16) *group {
@@ -74,7 +93,9 @@ func (b *Backend) RegisterBufferGroup(id uint16, count, size int) error {
 		if err := b.reserve(1); err != nil {
 			return err
 		}
-		b.provide(g, 0, count)
+		g.provided = min(count, firstProvided)
+		g.withKernel = g.provided
+		b.provide(g, 0, g.provided)
 		if err := b.r.submit(); err != nil {
 			return err
 		}
@@ -104,11 +125,59 @@ func (g *group) registerRing(ringFD int) error {
 	g.ringMem = mem
 	g.ring = unsafe.Slice((*ringBuf)(unsafe.Pointer(&mem[0])), g.count)
 	g.tailW = (*uint32)(unsafe.Pointer(&mem[12]))
-	for i := 0; i < g.count; i++ {
+	g.provided = min(g.count, firstProvided)
+	g.withKernel = g.provided
+	for i := 0; i < g.provided; i++ {
 		g.ringAdd(uint16(i))
 	}
 	g.ringPublish()
 	return nil
+}
+
+// taken records that the kernel attached a buffer to a completion, and
+// gives it more buffers when it is running low. Called with g.mu held (and
+// b.mu).
+func (b *Backend) taken(g *group) {
+	if g.mode == bufEmulate {
+		return
+	}
+	g.withKernel--
+	if g.withKernel < g.provided/4 {
+		b.grow(g)
+	}
+}
+
+// grow doubles the buffers the kernel has been given (up to count), so
+// that the pool follows the reads in flight. Called with g.mu held (and
+// b.mu).
+func (b *Backend) grow(g *group) {
+	if g.dead || g.provided == g.count || g.mode == bufEmulate {
+		return
+	}
+	first := g.provided
+	n := min(g.provided, g.count-g.provided)
+	g.provided += n
+	g.withKernel += n
+	if g.mode == bufRing {
+		for id := first; id < first+n; id++ {
+			g.ringAdd(uint16(id))
+		}
+		g.ringPublish()
+		return
+	}
+	if !b.fdsGone {
+		b.provide(g, first, n)
+	}
+}
+
+// starved gives group more buffers after a receive found none. Called
+// with b.mu held.
+func (b *Backend) starved(group uint16) {
+	if g := b.group(group); g != nil {
+		g.mu.Lock()
+		b.grow(g)
+		g.mu.Unlock()
+	}
 }
 
 // ringAdd writes buffer id at the ring's tail (not yet visible).
@@ -179,6 +248,9 @@ func (b *Backend) recycle(g *group, id uint16) error {
 	if g.dead {
 		return nil
 	}
+	if g.mode != bufEmulate {
+		g.withKernel++
+	}
 	switch g.mode {
 	case bufRing:
 		g.ringAdd(id)
@@ -202,6 +274,7 @@ func (b *Backend) handOut(group, id uint16) {
 	if g := b.group(group); g != nil && int(id) < g.count {
 		g.mu.Lock()
 		g.held[id] = true
+		b.taken(g)
 		g.mu.Unlock()
 	}
 }
@@ -211,6 +284,7 @@ func (b *Backend) handOut(group, id uint16) {
 func (b *Backend) putBack(group, id uint16) {
 	if g := b.group(group); g != nil && int(id) < g.count {
 		g.mu.Lock()
+		b.taken(g)
 		b.recycle(g, id)
 		g.mu.Unlock()
 	}

@@ -313,6 +313,7 @@ func (b *Backend) opError(r *record, errno syscall.Errno) error {
 		}
 		return backend.ErrNotFound
 	case op.Kind == backend.KindRecv && op.Flags&backend.SelectBuffer != 0 && errno == unix.ENOBUFS:
+		b.starved(op.BufferGroup)
 		return backend.NewError("recv", backend.ErrNoBuffers, errno)
 	}
 	return unixio.ErrnoError(op.Kind.String(), errno)
@@ -337,8 +338,8 @@ func (b *Backend) acceptCompletion(op *backend.Op, res int32, more bool, r *reco
 		r.x().addrLen = unix.SizeofSockaddrAny
 		return c
 	}
-	if sa, err := unix.Getpeername(int(res)); err == nil {
-		c.Addr = unixio.FromSockaddr(sa)
+	if a, err := unixio.PeerAddr(int(res)); err == nil {
+		c.Addr = a
 	}
 	return c
 }

@@ -5,12 +5,14 @@ package reactor
 import (
 	"syscall"
 
+	"github.com/blitz-go/blitz/backend"
+	unixio "github.com/blitz-go/blitz/backend-unix"
 	"golang.org/x/sys/unix"
 )
 
 // acceptConn accepts a connection and makes it non-blocking and
 // close-on-exec (under ForkLock: there is no accept4 here).
-func acceptConn(fd int) (int, unix.Sockaddr, error) {
+func acceptConn(fd int) (int, backend.Addr, error) {
 	for {
 		syscall.ForkLock.RLock()
 		nfd, sa, err := unix.Accept(fd)
@@ -22,16 +24,16 @@ func acceptConn(fd int) (int, unix.Sockaddr, error) {
 			continue
 		}
 		if err != nil {
-			return -1, nil, err
+			return -1, backend.Addr{}, err
 		}
 		if err := unix.SetNonblock(nfd, true); err != nil {
 			unix.Close(nfd)
-			return -1, nil, err
+			return -1, backend.Addr{}, err
 		}
 		if err := afterAccept(nfd); err != nil {
 			unix.Close(nfd)
-			return -1, nil, err
+			return -1, backend.Addr{}, err
 		}
-		return nfd, sa, nil
+		return nfd, unixio.FromSockaddr(sa), nil
 	}
 }

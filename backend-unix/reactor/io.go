@@ -212,12 +212,12 @@ func peekNoBuffer(fd int, op *backend.Op) (backend.Completion, bool) {
 // then waits) or an error (its final completion).
 func (r *Reactor) accept(fd int, op *backend.Op) (backend.Completion, bool) {
 	for {
-		nfd, sa, err := acceptConn(fd)
+		nfd, addr, err := acceptConn(fd)
 		if err != nil {
 			return result(op, 0, err)
 		}
 		r.forget(nfd)
-		c := backend.Completion{FD: backend.FD(nfd), Addr: unixio.FromSockaddr(sa)}
+		c := backend.Completion{FD: backend.FD(nfd), Addr: addr}
 		if op.Flags&backend.Multishot == 0 {
 			return c, false
 		}

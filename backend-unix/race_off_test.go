@@ -1,0 +1,5 @@
+//go:build !race
+
+package unixio_test
+
+const raceOn = false
