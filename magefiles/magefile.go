@@ -94,9 +94,10 @@ func Short() error {
 	return forEachModule(func(mod string) error { return goIn(mod, nil, "test", "-short", "./...") })
 }
 
-// Oldest runs every module's short tests on its own (GOWORK=off) with the oldest Go the modules claim to
-// support, fetched from the module proxy as a toolchain and never upgraded: a use of a newer API or a
-// dependency that raises the go line fails to compile here. (Vet's analyses ran with the newer Go.)
+// Oldest checks every module with the oldest Go the modules claim to support, fetched from the module
+// proxy as a toolchain and never upgraded: each module is vetted on its own (GOWORK=off), so that a use
+// of a newer API, a dependency that raises the go line or a missing requirement fails here, and then
+// every module's short tests run with that Go, in one go command over the workspace.
 func Oldest() error {
 	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
 	if err != nil {
@@ -109,10 +110,18 @@ func Oldest() error {
 	if want := "go" + work.Go; !strings.HasPrefix(oldestGo+".", strings.TrimSuffix(want, ".0")+".") {
 		return fmt.Errorf("go.work says go %s but oldestGo is %s: make them the same release", work.Go, oldestGo)
 	}
-	env := []string{"GOTOOLCHAIN=" + oldestGo, "GOWORK=off"}
-	return forEachModule(func(mod string) error {
-		return goIn(mod, env, "test", "-short", "-count=1", "./...")
+	toolchain := "GOTOOLCHAIN=" + oldestGo
+	err = forEachModule(func(mod string) error {
+		return goIn(mod, []string{toolchain, "GOWORK=off"}, "vet", "./...")
 	})
+	if err != nil {
+		return err
+	}
+	pats, err := workspacePatterns()
+	if err != nil {
+		return err
+	}
+	return goIn(".", []string{toolchain}, append([]string{"test", "-short", "-count=1", "-timeout", "15m"}, pats...)...)
 }
 
 // Loaded runs Test with BLITZ_LOAD (default 2) busy loops burning CPU beside it, the way a shared CI
@@ -402,8 +411,10 @@ func Sim() error {
 	return goIn("tests", nil, "test", "-run", ".", "-timeout", "60m", "./simprims/...", "-args", "-sim.seeds="+seeds)
 }
 
-// Windows cross-compiles every module's test binaries for windows/amd64 and runs them under Wine. It
-// skips with a message when Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
+// Windows cross-compiles every module's tests for windows/amd64 and runs them under Wine, at their
+// -short sizes: one go command over the workspace with Wine as its -exec program, so that the test
+// binaries build two at a time and each runs in its package's directory. It skips with a message when
+// Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
 func Windows() error {
 	wine, err := findWine()
 	if err != nil {
@@ -413,7 +424,12 @@ func Windows() error {
 	if err := ensureWinePrefix(wine); err != nil {
 		return err
 	}
-	return forEachModule(func(mod string) error { return runWindowsTests(wine, mod) })
+	pats, err := workspacePatterns()
+	if err != nil {
+		return err
+	}
+	env := []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0", "WINEDEBUG=-all"}
+	return goIn(".", env, append([]string{"test", "-exec", wine, "-short", "-count=1", "-timeout", "10m"}, pats...)...)
 }
 
 // Demo runs the main demonstration: the side-by-side benchmarks in quick mode, a table and an SVG chart.
@@ -430,10 +446,10 @@ func DemoSmoke() error {
 }
 
 // CI is what continuous integration runs: lint, cross-platform vet, every module's tests under -race
-// inside the workspace at their -short sizes, the HTTP fuzz targets briefly, the demonstration's smoke run, every module's short tests on its own (GOWORK=off)
-// with the oldest Go supported, the
-// consumer check (each public module installed from a module
-// proxy), and the Windows tests under Wine where Wine is present.
+// inside the workspace at their -short sizes, the HTTP fuzz targets briefly, the demonstration's smoke
+// run, every module vetted on its own (GOWORK=off) and its short tests with the oldest Go supported, the
+// consumer check (each public module installed from a module proxy), and the Windows tests under Wine
+// where Wine is present. It prints the time each step took.
 func CI() error {
 	start := time.Now()
 	steps := []struct {
@@ -700,43 +716,6 @@ func ensureWinePrefix(wine string) error {
 	cc.Stdout, cc.Stderr = os.Stdout, os.Stderr
 	if err := cc.Run(); err != nil {
 		return fmt.Errorf("building bcryptprimitives.dll (needs gcc-mingw-w64-x86-64): %w", err)
-	}
-	return nil
-}
-
-// runWindowsTests builds one test binary per package of mod for windows/amd64 and runs it under Wine,
-// from the package's directory so that testdata paths resolve.
-func runWindowsTests(wine, mod string) error {
-	cmd := exec.Command(mg.GoCmd(), "list", "-f", "{{.Dir}}", "./...")
-	cmd.Dir = mod
-	out, err := cmd.Output()
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "blitz-wine")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for i, dir := range strings.Fields(string(out)) {
-		exe := filepath.Join(tmp, fmt.Sprintf("pkg%d.test.exe", i))
-		env := []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0"}
-		if err := goIn(dir, env, "test", "-c", "-o", exe, "."); err != nil {
-			return err
-		}
-		if _, err := os.Stat(exe); err != nil {
-			continue // a package without tests
-		}
-		fmt.Printf("== (%s) wine %s -test.short\n", dir, filepath.Base(exe))
-		run := exec.Command(wine, exe, "-test.short", "-test.timeout=10m")
-		run.Dir = dir
-		run.Env = append(os.Environ(), "WINEDEBUG=-all")
-		run.Stdout, run.Stderr = os.Stdout, os.Stderr
-		start := time.Now()
-		if err := run.Run(); err != nil {
-			return fmt.Errorf("windows tests of %s under wine: %w", dir, err)
-		}
-		fmt.Printf("   (%s under wine in %s)\n", dir, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
