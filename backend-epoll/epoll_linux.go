@@ -3,6 +3,7 @@ package epoll
 import (
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/backend"
 	unixio "github.com/blitz-go/blitz/backend-unix"
@@ -35,8 +36,11 @@ func New() (backend.Backend, error) {
 // poller is reactor.Poller over an epoll set with an eventfd for wake-ups.
 type poller struct {
 	epfd, evfd int
-	// buf belongs to the goroutine in Wait.
-	buf []unix.EpollEvent
+	// buf and noPwait2 belong to the goroutine in Wait. noPwait2: the
+	// kernel lacks epoll_pwait2 (before Linux 5.11), so timeouts count
+	// whole milliseconds.
+	buf      []unix.EpollEvent
+	noPwait2 bool
 }
 
 const readyEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
@@ -76,21 +80,13 @@ func (p *poller) Deregister(fd int) error {
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil)
 }
 
-// Wait waits for events; the eventfd is drained and not reported.
+// Wait waits for events; the eventfd is drained and not reported. The
+// timeout is kept to the nanosecond with epoll_pwait2 (Linux 5.11), so that
+// a worker sleeping towards a timer wakes at it rather than up to a
+// millisecond later; older kernels round it up to epoll_wait's milliseconds.
 func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error) {
-	msec := -1
-	if timeout >= 0 {
-		// Round up, so that a timer is never polled for early and spun on;
-		// and at most epoll_wait's C int (about 24 days: the reactor waits
-		// again when it returns before its deadline).
-		ms := timeout / time.Millisecond
-		if timeout%time.Millisecond != 0 {
-			ms++
-		}
-		msec = int(min(ms, math.MaxInt32))
-	}
 	buf := p.buf[:min(len(p.buf), len(events))]
-	n, err := unix.EpollWait(p.epfd, buf, msec)
+	n, err := p.wait(buf, timeout)
 	if err == unix.EINTR {
 		return 0, nil
 	}
@@ -107,6 +103,40 @@ func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error
 		k++
 	}
 	return k, nil
+}
+
+// wait is epoll_pwait2 with timeout (negative: none), or epoll_wait with it
+// rounded up to milliseconds where the kernel lacks epoll_pwait2.
+func (p *poller) wait(buf []unix.EpollEvent, timeout time.Duration) (int, error) {
+	if !p.noPwait2 {
+		var ts *unix.Timespec
+		if timeout >= 0 {
+			t := unix.NsecToTimespec(int64(timeout))
+			ts = &t
+		}
+		r, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
+			uintptr(unsafe.Pointer(ts)), 0, 0)
+		switch errno {
+		case 0:
+			return int(r), nil
+		case unix.ENOSYS, unix.EPERM: // an old kernel, or a seccomp filter that does not know the call
+			p.noPwait2 = true
+		default:
+			return 0, errno
+		}
+	}
+	msec := -1
+	if timeout >= 0 {
+		// Round up, so that a timer is never polled for early and spun on;
+		// and at most epoll_wait's C int (about 24 days: the reactor waits
+		// again when it returns before its deadline).
+		ms := timeout / time.Millisecond
+		if timeout%time.Millisecond != 0 {
+			ms++
+		}
+		msec = int(min(ms, math.MaxInt32))
+	}
+	return unix.EpollWait(p.epfd, buf, msec)
 }
 
 // ready converts epoll's event bits.

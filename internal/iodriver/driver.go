@@ -338,15 +338,21 @@ func (d *Driver) Poll(cx *future.Context) {
 }
 
 // TryAcquire makes worker id the holder of its ring, sleeping for up to
-// timeout, if the ring has an op in flight and nobody holds it. If another
-// holder wakes within timeout, it covers this one's deadline (the timers are
-// shared, so it will fire this worker's timers too), and this one sleeps
-// without a limit. With nothing in flight the worker parks on its channel,
+// timeout, if the ring has an op in flight or a timer to sleep towards
+// (timeout >= 0) and nobody holds it. If another holder wakes within
+// timeout, it covers this one's deadline (the timers are shared, so it will
+// fire this worker's timers too), and this one sleeps without a limit.
+//
+// With neither I/O in flight nor a timer the worker parks on its channel,
 // which a spawn or a wake reaches for the price of a channel send, not a
-// ring wake; the submit that gives the ring an op brings it back (watch).
+// ring wake; the submit that gives the ring an op brings it back (watch). A
+// timer is slept towards in the ring even without I/O: the ring's wait
+// ends within microseconds of its timeout, where a Go timer behind a
+// channel park ends up to a millisecond late (an idle Go runtime sleeps in
+// epoll_wait, whose timeout counts whole milliseconds).
 func (d *Driver) TryAcquire(id int, timeout time.Duration) bool {
 	r := d.RingOf(id)
-	if r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submit's add
+	if timeout < 0 && r.inflight.Load() == 0 { // load: after PrepareToPark set our parked bit; pairs with submit's add
 		return false
 	}
 	d.hmu.Lock()

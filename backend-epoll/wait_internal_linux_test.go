@@ -1,0 +1,68 @@
+package epoll
+
+import (
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz/backend-unix/reactor"
+	"golang.org/x/sys/unix"
+)
+
+// kernelAtLeast reports whether the running kernel is major.minor or newer.
+func kernelAtLeast(major, minor int) bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	var ma, mi int
+	for i, n := 0, 0; i < len(u.Release) && n < 2; i++ {
+		c := u.Release[i]
+		switch {
+		case c >= '0' && c <= '9' && n == 0:
+			ma = ma*10 + int(c-'0')
+		case c >= '0' && c <= '9':
+			mi = mi*10 + int(c-'0')
+		default:
+			n++
+		}
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// TestWaitTimeoutPrecise: a sub-millisecond timeout is slept for at least
+// its length, with epoll_pwait2 where the kernel has it, and with
+// epoll_wait's rounding up where it does not (forced here): never early.
+func TestWaitTimeoutPrecise(t *testing.T) {
+	for _, forceOld := range []bool{false, true} {
+		p, err := newPoller()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.noPwait2 = forceOld
+		events := make([]reactor.Event, 8)
+		for _, d := range []time.Duration{0, 50 * time.Microsecond, 300 * time.Microsecond, 1500 * time.Microsecond} {
+			start := time.Now()
+			n, err := p.Wait(events, d)
+			took := time.Since(start)
+			if err != nil || n != 0 {
+				t.Fatalf("Wait(%v) = %d, %v; want a timeout", d, n, err)
+			}
+			if took < d {
+				t.Errorf("Wait(%v) returned after %v: early", d, took)
+			}
+		}
+		if !forceOld && kernelAtLeast(5, 11) && p.noPwait2 {
+			t.Errorf("epoll_pwait2 unused on a kernel from 5.11")
+		}
+		// A wake ends a wait without a timeout.
+		if err := p.Wake(); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := p.Wait(events, -1); err != nil || n != 0 {
+			t.Fatalf("Wait after Wake = %d, %v", n, err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
