@@ -38,14 +38,15 @@ type Host struct {
 	// base is the Config that Config starts from (SetConfig).
 	base blitz.Config
 	// dirty makes the next step run the host's Driver; dueAt is when its
-	// timers next have something due, as its last Driver run said (zero:
-	// nothing). See World.step.
-	dirty bool
-	dueAt time.Time
+	// timers next have something due (virtual time, as World.Now), as its
+	// last Driver run said, if hasDue (else nothing is). See World.step.
+	dirty, hasDue bool
+	dueAt         time.Duration
 }
 
-// timerDue reports whether the host's timers have something due at now.
-func (h *Host) timerDue(now time.Time) bool { return !h.dueAt.IsZero() && !now.Before(h.dueAt) }
+// timerDue reports whether the host's timers have something due at now
+// (virtual time).
+func (h *Host) timerDue(now time.Duration) bool { return h.hasDue && now >= h.dueAt }
 
 // Name returns the host's name, which Resolve answers with its address.
 func (h *Host) Name() string { return h.name }
@@ -166,7 +167,7 @@ func (s *hostSim) Attach(rt *blitz.Runtime) error {
 	}
 	s.rt, h.rt = rt, rt
 	h.life++
-	h.dirty, h.dueAt = true, time.Time{}
+	h.dirty, h.hasDue = true, false
 	h.w.recordNum(h.name, "runtime", "life", uint64(h.life))
 	return nil
 }

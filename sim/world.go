@@ -62,7 +62,9 @@ type World struct {
 	pick  picker
 	net   *netsim.World
 	hosts []*Host
-	start time.Time
+	// start is when the run began, as time.Now's UnixNano: virtual time
+	// is counted from it (Now).
+	start int64
 	// steps counts the polls made; trace digests every event in order and
 	// keeps them (all with Options.Trace, else the last traceTail).
 	steps int
@@ -99,11 +101,11 @@ func New(opts Options) *World {
 	if opts.MaxTime <= 0 {
 		opts.MaxTime = 24 * time.Hour
 	}
-	w := &World{opts: opts, start: time.Now(), trace: newTraceLog(opts.Trace), buggify: map[string]bool{}}
+	w := &World{opts: opts, start: time.Now().UnixNano(), trace: newTraceLog(opts.Trace), buggify: map[string]bool{}}
 	w.rng = rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	w.pick = opts.Strategy.newPicker(rand.New(rand.NewPCG(opts.Seed, 0x9c7)))
 	w.net = netsim.NewWorld(rand.New(rand.NewPCG(opts.Seed, 0x2e7)))
-	w.net.SetTrace(func(ev netsim.Event) { w.record(ev.Host, ev.Kind, ev.Detail) })
+	w.net.SetTrace(func(ev netsim.Event) { w.trace.add(w.Now(), ev.Host, ev.Kind, "", ev.Detail, 0, false) })
 	return w
 }
 
@@ -114,7 +116,11 @@ func (w *World) Seed() uint64 { return w.opts.Seed }
 func (w *World) Steps() int { return w.steps }
 
 // Now returns the virtual time elapsed since the run began.
-func (w *World) Now() time.Duration { return time.Since(w.start) }
+func (w *World) Now() time.Duration {
+	// In the bubble the wall clock and the monotonic one move together:
+	// this is time.Since, without its cost, paid at every event.
+	return time.Duration(time.Now().UnixNano() - w.start)
+}
 
 // TraceHash returns a digest of every event so far (each poll's host and
 // task, each jump of the clock, each network and disk event): two runs
@@ -134,12 +140,12 @@ func (w *World) Rand() *rand.Rand { return w.rng }
 
 // record adds an event to the trace.
 func (w *World) record(host, kind, detail string) {
-	w.trace.add(event{at: w.Now(), host: host, kind: kind, detail: detail})
+	w.trace.add(w.Now(), host, kind, detail, nil, 0, false)
 }
 
 // recordNum adds an event whose detail ends with a number.
 func (w *World) recordNum(host, kind, detail string, n uint64) {
-	w.trace.add(event{at: w.Now(), host: host, kind: kind, detail: detail, num: n, hasNum: true})
+	w.trace.add(w.Now(), host, kind, detail, nil, n, true)
 }
 
 // Host adds a host named name with address addr (an IPv4 or IPv6 address
@@ -230,7 +236,7 @@ func (w *World) failf(sentinel error, format string, args ...any) error {
 // their Driver follows from the run's events, so it is deterministic too.
 func (w *World) step() (polled bool, wait time.Duration, err error) {
 	w.ready = w.ready[:0]
-	now := time.Now()
+	now := w.Now()
 	wait = -1
 	for _, h := range w.hosts {
 		rt := h.live()
@@ -241,18 +247,15 @@ func (w *World) step() (polled bool, wait time.Duration, err error) {
 		if h.dirty || h.timerDue(now) || h.node.Due() {
 			var d time.Duration
 			w.ids, d = sched.Maintain(w.ids[:0])
-			h.dirty, h.dueAt = false, time.Time{}
-			if d >= 0 {
-				h.dueAt = now.Add(d)
-			}
+			h.dirty, h.hasDue, h.dueAt = false, d >= 0, now+d
 		} else {
 			w.ids = sched.ReadyIDs(w.ids[:0])
 		}
 		for _, id := range w.ids {
 			w.ready = append(w.ready, taskKey{host: h.index, life: h.life, id: id})
 		}
-		if !h.dueAt.IsZero() {
-			if d := max(h.dueAt.Sub(now), 0); wait < 0 || d < wait {
+		if h.hasDue {
+			if d := max(h.dueAt-now, 0); wait < 0 || d < wait {
 				wait = d
 			}
 		}

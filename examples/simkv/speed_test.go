@@ -6,12 +6,24 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// gcCPU is the CPU time the garbage collector has used so far (as the
+// runtime estimates it: mark workers, assists, pauses).
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
+}
 
 // cpuTime is the CPU time (user and system) the process has used: on a
 // machine shared with other work, seeds per CPU second vary less than
@@ -36,7 +48,10 @@ func cpuTime() time.Duration {
 //
 // SIMKV_SPEED is the number of seeds per measurement; without it the test
 // is skipped. Besides the wall-clock figures it prints the CPU time per
-// seed (cpu-ms/op, seeds/cpu-s), steadier on a shared machine.
+// seed (cpu-ms/op, seeds/cpu-s), steadier on a shared machine, and the
+// allocations per seed (B/op, allocs/op, gcs/op), which do not depend on
+// the machine's load at all, and the garbage collector's share of the CPU
+// time (gc-cpu-ms/op).
 func TestSpeed(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("SIMKV_SPEED"))
 	if n <= 0 {
@@ -50,7 +65,9 @@ func TestSpeed(t *testing.T) {
 		var virtual time.Duration
 		var steps int
 		next := uint64(1)
-		start, cpu0 := time.Now(), cpuTime()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		start, cpu0, gc0 := time.Now(), cpuTime(), gcCPU()
 		t.Run("procs="+strconv.Itoa(procs), func(t *testing.T) {
 			for w := range procs {
 				t.Run("worker="+strconv.Itoa(w), func(t *testing.T) {
@@ -72,9 +89,12 @@ func TestSpeed(t *testing.T) {
 				})
 			}
 		})
-		real, cpu := time.Since(start), cpuTime()-cpu0
-		fmt.Printf("BenchmarkSimKVSeed/procs=%d \t%d\t%d ns/op\t%.2f seeds/s\t%.1f virtual-s/s\t%.1f cpu-ms/op\t%.2f seeds/cpu-s\t%.0f steps/op\n",
+		real, cpu, gc := time.Since(start), cpuTime()-cpu0, gcCPU()-gc0
+		runtime.ReadMemStats(&m1)
+		fmt.Printf("BenchmarkSimKVSeed/procs=%d \t%d\t%d ns/op\t%.2f seeds/s\t%.1f virtual-s/s\t%.1f cpu-ms/op\t%.2f seeds/cpu-s\t%.0f steps/op\t%d B/op\t%d allocs/op\t%.1f gcs/op\t%.1f gc-cpu-ms/op\n",
 			procs, n, real.Nanoseconds()/int64(n), float64(n)/real.Seconds(), virtual.Seconds()/real.Seconds(),
-			float64(cpu.Milliseconds())/float64(n), float64(n)/cpu.Seconds(), float64(steps)/float64(n))
+			float64(cpu.Milliseconds())/float64(n), float64(n)/cpu.Seconds(), float64(steps)/float64(n),
+			(m1.TotalAlloc-m0.TotalAlloc)/uint64(n), (m1.Mallocs-m0.Mallocs)/uint64(n), float64(m1.NumGC-m0.NumGC)/float64(n),
+			float64(gc.Microseconds())/1000/float64(n))
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // boundedWorkloadAsyncFuture_sites are the awaits of boundedWorkload, for task dumps.
 var boundedWorkloadAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("bounded.go", 98, "boundedWorkload"),
+	future.NewAwaitSite("bounded.go", 52, "boundedWorkload"),
 }
 
 //line bounded_async.go:19
@@ -42,36 +42,38 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line bounded.go:84
+//line bounded.go:37
 			f.s = &boundedState{c: channels.NewBounded[msg](f.capacity), log: newLedger(), total: f.producers * f.n}
-//line bounded.go:85
+//line bounded.go:38
 			if f.earlyClose {
 				f.s.total = -1
 			}
-//line bounded.go:88
+//line bounded.go:41
 			fs := make([]future.Future[error], 0, f.producers+f.consumers+1)
-//line bounded.go:89
+//line bounded.go:42
 			for i := range f.producers {
 				fs = append(fs, f.s.producerAsync(i, f.n))
 			}
-//line bounded.go:92
+//line bounded.go:45
+			r := f.s.receiving()
+//line bounded.go:46
 			for i := range f.consumers {
-				fs = append(fs, f.s.consumerAsync(i > 0))
+				fs = append(fs, r.consumeAsync(i > 0))
 			}
-//line bounded.go:95
+//line bounded.go:49
 			if f.earlyClose {
 				fs = append(fs, closeLaterAsync(f.s.c))
 			}
-//line bounded.go:98
+//line bounded.go:52
 			f.aw1 = allAsync(fs)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line bounded_async.go:73
+//line bounded_async.go:75
 		case 1:
-//line bounded.go:98
+//line bounded.go:52
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(boundedWorkloadAsyncFuture_sites[0])
@@ -79,24 +81,24 @@ poll:
 			}
 			f.aw1 = nil
 			f.err = v
-//line bounded.go:98
+//line bounded.go:52
 			if f.err != nil {
 				f.state = 2
 			} else {
 				f.state = 3
 			}
 			continue poll
-//line bounded_async.go:90
+//line bounded_async.go:92
 		case 2:
-//line bounded.go:99
+//line bounded.go:53
 			f.state = -1
 			return f.err, true
-//line bounded_async.go:95
+//line bounded_async.go:97
 		case 3:
-//line bounded.go:101
+//line bounded.go:55
 			f.state = -1
 			return f.s.log.check("bounded", f.s.total), true
-//line bounded_async.go:100
+//line bounded_async.go:102
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -121,15 +123,15 @@ func (f *boundedWorkloadAsyncFuture) Cancel() {
 // boundedWorkload is what boundedWorkloadAsync compiles; it is not called.
 var _ = boundedWorkload
 
-//line bounded_async.go:125
+//line bounded_async.go:127
 
 // closeLaterAsyncFuture_sites are the awaits of closeLater, for task dumps.
 var closeLaterAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("bounded.go", 108, "closeLater"),
-	future.NewAwaitSite("bounded.go", 109, "closeLater"),
+	future.NewAwaitSite("bounded.go", 62, "closeLater"),
+	future.NewAwaitSite("bounded.go", 63, "closeLater"),
 }
 
-//line bounded_async.go:133
+//line bounded_async.go:135
 
 // closeLaterAsyncFuture is the state machine of closeLater: see closeLaterAsync.
 type closeLaterAsyncFuture struct {
@@ -149,44 +151,44 @@ func (f *closeLaterAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
 	for {
 		switch f.state {
 		case 0:
-//line bounded.go:108
+//line bounded.go:62
 			f.aw1 = pauseAsync()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line bounded_async.go:160
+//line bounded_async.go:162
 		case 1:
-//line bounded.go:108
+//line bounded.go:62
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(closeLaterAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-//line bounded.go:109
+//line bounded.go:63
 			f.aw1 = pauseAsync()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line bounded_async.go:176
+//line bounded_async.go:178
 		case 2:
-//line bounded.go:109
+//line bounded.go:63
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(closeLaterAsyncFuture_sites[1])
 				return
 			}
 			f.aw1 = nil
-//line bounded.go:110
+//line bounded.go:64
 			f.c.Close()
-//line bounded.go:111
+//line bounded.go:65
 			f.state = -1
 			return nil, true
-//line bounded_async.go:190
+//line bounded_async.go:192
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -211,16 +213,16 @@ func (f *closeLaterAsyncFuture) Cancel() {
 // closeLater is what closeLaterAsync compiles; it is not called.
 var _ = closeLater
 
-//line bounded_async.go:215
+//line bounded_async.go:217
 
 // boundedStateProducerAsyncFuture_sites are the awaits of producer, for task dumps.
 var boundedStateProducerAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("bounded.go", 121, "boundedState.producer"),
-	future.NewAwaitSite("bounded.go", 124, "boundedState.producer"),
-	future.NewAwaitSite("bounded.go", 130, "boundedState.producer"),
+	future.NewAwaitSite("bounded.go", 75, "boundedState.producer"),
+	future.NewAwaitSite("bounded.go", 78, "boundedState.producer"),
+	future.NewAwaitSite("bounded.go", 84, "boundedState.producer"),
 }
 
-//line bounded_async.go:224
+//line bounded_async.go:226
 
 // boundedStateProducerAsyncFuture is the state machine of producer: see producerAsync.
 type boundedStateProducerAsyncFuture struct {
@@ -248,82 +250,82 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line bounded.go:119
+//line bounded.go:73
 			f.seq = 0
-//line bounded.go:119
+//line bounded.go:73
 			f.state = 1
 			fallthrough
-//line bounded_async.go:257
+//line bounded_async.go:259
 		case 1:
-//line bounded.go:119
+//line bounded.go:73
 			if !(f.seq < f.n) {
 				f.state = 9
 				continue poll
 			}
-//line bounded.go:120
+//line bounded.go:74
 			f.m = msg{f.id, f.seq}
-//line bounded.go:121
+//line bounded.go:75
 			f.aw1 = pauseAsync()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line bounded_async.go:273
+//line bounded_async.go:275
 		case 2:
-//line bounded.go:121
+//line bounded.go:75
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(boundedStateProducerAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-//line bounded.go:122
+//line bounded.go:76
 			err = nil
-//line bounded.go:123
+//line bounded.go:77
 			if chance(cx, 3) {
 				f.state = 3
 			} else {
 				f.state = 4
 			}
 			continue poll
-//line bounded_async.go:291
+//line bounded_async.go:293
 		case 3:
-//line bounded.go:124
+//line bounded.go:78
 			f.aw2 = withTimeout(cx, 2, f.s.c.Send(f.m))
 			if f.aw2 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 5
 			continue poll
-//line bounded_async.go:300
+//line bounded_async.go:302
 		case 4:
-//line bounded.go:130
+//line bounded.go:84
 			f.aw3 = *f.s.c.Send(f.m)
 			f.state = 6
 			continue poll
-//line bounded_async.go:306
+//line bounded_async.go:308
 		case 5:
-//line bounded.go:124
+//line bounded.go:78
 			r, ready := f.aw2.Poll(cx)
 			if !ready {
 				cx.Suspended(boundedStateProducerAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = nil
-//line bounded.go:125
+//line bounded.go:79
 			if timedOut(r.Err) {
 				f.state = 8
 				continue poll
 			}
-//line bounded.go:128
+//line bounded.go:82
 			err = errors.Join(r.Err, r.Value)
-//line bounded.go:129
+//line bounded.go:83
 			f.state = 7
 			continue poll
-//line bounded_async.go:325
+//line bounded_async.go:327
 		case 6:
-//line bounded.go:130
+//line bounded.go:84
 			v, ready := f.aw3.Poll(cx)
 			if !ready {
 				cx.Suspended(boundedStateProducerAsyncFuture_sites[2])
@@ -331,34 +333,34 @@ poll:
 			}
 			f.aw3 = channels.SendFuture[msg]{}
 			err = v
-//line bounded.go:131
+//line bounded.go:85
 			f.state = 7
 			fallthrough
-//line bounded_async.go:338
+//line bounded_async.go:340
 		case 7:
-//line bounded.go:132
+//line bounded.go:86
 			if err != nil {
 				f.state = -1
 				return f.s.log.givenBack(f.m, err), true
 			}
-//line bounded.go:135
+//line bounded.go:89
 			f.s.log.accepted[f.m] = true
-//line bounded.go:136
+//line bounded.go:90
 			f.seq++
-//line bounded.go:137
+//line bounded.go:91
 			f.state = 8
 			fallthrough
-//line bounded_async.go:352
+//line bounded_async.go:354
 		case 8:
-//line bounded.go:137
+//line bounded.go:91
 			f.state = 1
 			continue poll
-//line bounded_async.go:357
+//line bounded_async.go:359
 		case 9:
-//line bounded.go:138
+//line bounded.go:92
 			f.state = -1
 			return nil, true
-//line bounded_async.go:362
+//line bounded_async.go:364
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -388,181 +390,3 @@ func (f *boundedStateProducerAsyncFuture) Cancel() {
 
 // producer is what producerAsync compiles; it is not called.
 var _ = (*boundedState).producer
-
-//line bounded_async.go:393
-
-// boundedStateConsumerAsyncFuture_sites are the awaits of consumer, for task dumps.
-var boundedStateConsumerAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("bounded.go", 160, "boundedState.consumer"),
-	future.NewAwaitSite("bounded.go", 164, "boundedState.consumer"),
-	future.NewAwaitSite("bounded.go", 173, "boundedState.consumer"),
-}
-
-//line bounded_async.go:402
-
-// boundedStateConsumerAsyncFuture is the state machine of consumer: see consumerAsync.
-type boundedStateConsumerAsyncFuture struct {
-	state    int32                                            // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1      future.Future[struct{}]                          // the future awaited
-	aw2      future.Future[future.Result[future.Result[msg]]] // the future awaited
-	aw3      channels.RecvFuture[msg]                         // the future awaited
-	s        *boundedState
-	mayLeave bool
-	last     map[int]int
-}
-
-// consumerAsync returns consumer as a future: polling it runs consumer up to its next
-// await, and its value is what consumer returns.
-func (s *boundedState) consumerAsync(mayLeave bool) future.Future[error] {
-	return &boundedStateConsumerAsyncFuture{s: s, mayLeave: mayLeave}
-}
-
-// Poll runs consumer until it awaits a future that is not ready, or returns.
-func (f *boundedStateConsumerAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
-	var m msg      // a local of Poll: not live across an await
-	var err3 error // a local of Poll: not live across an await
-poll:
-	for {
-		switch f.state {
-		case 0:
-//line bounded.go:158
-			f.last = map[int]int{}
-//line bounded.go:159
-			f.state = 1
-			fallthrough
-//line bounded_async.go:434
-		case 1:
-//line bounded.go:160
-			f.aw1 = pauseAsync()
-			if f.aw1 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f.state = 2
-			fallthrough
-//line bounded_async.go:443
-		case 2:
-//line bounded.go:160
-			_, ready := f.aw1.Poll(cx)
-			if !ready {
-				cx.Suspended(boundedStateConsumerAsyncFuture_sites[0])
-				return
-			}
-			f.aw1 = nil
-//line bounded.go:161
-			m = msg{}
-//line bounded.go:162
-			err3 = nil
-//line bounded.go:163
-			if chance(cx, 3) {
-				f.state = 3
-			} else {
-				f.state = 4
-			}
-			continue poll
-//line bounded_async.go:463
-		case 3:
-//line bounded.go:164
-			f.aw2 = withTimeout(cx, 2, f.s.c.Recv())
-			if f.aw2 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f.state = 5
-			continue poll
-//line bounded_async.go:472
-		case 4:
-//line bounded.go:173
-			f.aw3 = *f.s.c.Recv()
-			f.state = 6
-			continue poll
-//line bounded_async.go:478
-		case 5:
-//line bounded.go:164
-			r, ready := f.aw2.Poll(cx)
-			if !ready {
-				cx.Suspended(boundedStateConsumerAsyncFuture_sites[1])
-				return
-			}
-			f.aw2 = nil
-//line bounded.go:165
-			if timedOut(r.Err) {
-				if f.mayLeave && chance(cx, 2) {
-					f.state = -1
-					return nil, true
-				}
-				f.state = 1
-				continue poll
-			}
-//line bounded.go:171
-			m, err3 = r.Value.Value, errors.Join(r.Err, r.Value.Err)
-//line bounded.go:172
-			f.state = 7
-			continue poll
-//line bounded_async.go:501
-		case 6:
-//line bounded.go:173
-			v, ready := f.aw3.Poll(cx)
-			if !ready {
-				cx.Suspended(boundedStateConsumerAsyncFuture_sites[2])
-				return
-			}
-			f.aw3 = channels.RecvFuture[msg]{}
-			m, err3 = v.Value, v.Err
-//line bounded.go:174
-			f.state = 7
-			fallthrough
-//line bounded_async.go:514
-		case 7:
-//line bounded.go:175
-			if errors.Is(err3, channels.ErrClosed) {
-				f.state = -1
-				return nil, true
-			}
-//line bounded.go:178
-			if err3 != nil {
-				f.state = -1
-				return err3, true
-			}
-//line bounded.go:181
-			f.s.log.received[m]++
-//line bounded.go:182
-			if f.s.received++; f.s.received == f.s.total {
-				f.s.c.Close()
-			}
-//line bounded.go:185
-			if err := inOrder("bounded", f.last, m); err != nil {
-				f.state = -1
-				return err, true
-			}
-//line bounded.go:188
-			f.state = 1
-			continue poll
-//line bounded_async.go:540
-		case -1:
-			panic(future.ErrPolledAfterCompletion)
-		default:
-			panic(future.ErrPolledAfterCancel)
-		}
-	}
-}
-
-// Cancel cancels the future that consumer awaits, if any; consumer goes no further.
-func (f *boundedStateConsumerAsyncFuture) Cancel() {
-	v := f.state
-	if f.state != -1 {
-		f.state = -2
-	}
-	switch v {
-	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
-	case 5:
-		future.Cancel(f.aw2)
-		f.aw2 = nil
-	case 6:
-		future.Cancel(&f.aw3)
-		f.aw3 = channels.RecvFuture[msg]{}
-	}
-}
-
-// consumer is what consumerAsync compiles; it is not called.
-var _ = (*boundedState).consumer

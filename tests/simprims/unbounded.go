@@ -23,7 +23,8 @@ type unboundedState struct {
 //blitz:async
 func unboundedWorkload(producers, n int) error {
 	s := &unboundedState{u: channels.NewUnbounded[msg](), log: newLedger()}
-	recv := blitz.Spawn(future.Cx(), s.consumerAsync())
+	r := &receiving{kind: "unbounded", recv: func() future.Future[future.Result[msg]] { return s.u.Recv() }, log: s.log}
+	recv := blitz.Spawn(future.Cx(), r.consumeAsync(false))
 	ps := make([]future.Future[error], 0, producers)
 	for i := range producers {
 		ps = append(ps, s.producerAsync(i, n))
@@ -53,35 +54,4 @@ func (s *unboundedState) producer(id, n int) error {
 		s.log.accepted[m] = true
 	}
 	return nil
-}
-
-// consumer receives until the channel is closed and drained.
-//
-//blitz:async
-func (s *unboundedState) consumer() error {
-	last := map[int]int{}
-	for {
-		future.Await(pauseAsync())
-		var m msg
-		var err error
-		if chance(future.Cx(), 3) {
-			r := future.Await(withTimeout(future.Cx(), 2, s.u.Recv()))
-			if timedOut(r.Err) {
-				continue
-			}
-			m, err = r.Value.Value, errors.Join(r.Err, r.Value.Err)
-		} else {
-			m, err = future.Try(s.u.Recv())
-		}
-		if errors.Is(err, channels.ErrClosed) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		s.log.received[m]++
-		if err := inOrder("unbounded", last, m); err != nil {
-			return err
-		}
-	}
 }

@@ -13,8 +13,8 @@ import (
 
 // unboundedWorkloadAsyncFuture_sites are the awaits of unboundedWorkload, for task dumps.
 var unboundedWorkloadAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("unbounded.go", 31, "unboundedWorkload"),
-	future.NewAwaitSite("unbounded.go", 33, "unboundedWorkload"),
+	future.NewAwaitSite("unbounded.go", 32, "unboundedWorkload"),
+	future.NewAwaitSite("unbounded.go", 34, "unboundedWorkload"),
 }
 
 //line unbounded_async.go:21
@@ -45,23 +45,25 @@ func (f *unboundedWorkloadAsyncFuture) Poll(cx *future.Context) (_ error, _ bool
 //line unbounded.go:25
 			f.s = &unboundedState{u: channels.NewUnbounded[msg](), log: newLedger()}
 //line unbounded.go:26
-			f.recv = blitz.Spawn(cx, f.s.consumerAsync())
+			r := &receiving{kind: "unbounded", recv: func() future.Future[future.Result[msg]] { return f.s.u.Recv() }, log: f.s.log}
 //line unbounded.go:27
-			ps := make([]future.Future[error], 0, f.producers)
+			f.recv = blitz.Spawn(cx, r.consumeAsync(false))
 //line unbounded.go:28
+			ps := make([]future.Future[error], 0, f.producers)
+//line unbounded.go:29
 			for i := range f.producers {
 				ps = append(ps, f.s.producerAsync(i, f.n))
 			}
-//line unbounded.go:31
+//line unbounded.go:32
 			f.aw1 = allAsync(ps)
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 1
 			fallthrough
-//line unbounded_async.go:63
+//line unbounded_async.go:65
 		case 1:
-//line unbounded.go:31
+//line unbounded.go:32
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(unboundedWorkloadAsyncFuture_sites[0])
@@ -69,18 +71,18 @@ func (f *unboundedWorkloadAsyncFuture) Poll(cx *future.Context) (_ error, _ bool
 			}
 			f.aw1 = nil
 			f.perr = v
-//line unbounded.go:32
-			f.s.u.Close()
 //line unbounded.go:33
+			f.s.u.Close()
+//line unbounded.go:34
 			f.aw2 = f.recv
 			if f.aw2 == nil {
 				f.aw2 = future.Ready(future.Fail[error](future.ErrNilFuture))
 			}
 			f.state = 2
 			fallthrough
-//line unbounded_async.go:82
+//line unbounded_async.go:84
 		case 2:
-//line unbounded.go:33
+//line unbounded.go:34
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				cx.Suspended(unboundedWorkloadAsyncFuture_sites[1])
@@ -88,20 +90,20 @@ func (f *unboundedWorkloadAsyncFuture) Poll(cx *future.Context) (_ error, _ bool
 			}
 			f.aw2 = nil
 			cerr, jerr := v.Value, v.Err
-//line unbounded.go:34
+//line unbounded.go:35
 			if err := errors.Join(f.perr, cerr, jerr); err != nil {
 				f.state = -1
 				return err, true
 			}
-//line unbounded.go:37
+//line unbounded.go:38
 			if err := f.s.u.Send(msg{}); !errors.Is(err, channels.ErrClosed) {
 				f.state = -1
 				return violation("unbounded: a send after the close: %v, want ErrClosed", err), true
 			}
-//line unbounded.go:40
+//line unbounded.go:41
 			f.state = -1
 			return f.s.log.check("unbounded", f.producers*f.n), true
-//line unbounded_async.go:105
+//line unbounded_async.go:107
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -129,14 +131,14 @@ func (f *unboundedWorkloadAsyncFuture) Cancel() {
 // unboundedWorkload is what unboundedWorkloadAsync compiles; it is not called.
 var _ = unboundedWorkload
 
-//line unbounded_async.go:133
+//line unbounded_async.go:135
 
 // unboundedStateProducerAsyncFuture_sites are the awaits of producer, for task dumps.
 var unboundedStateProducerAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("unbounded.go", 48, "unboundedState.producer"),
+	future.NewAwaitSite("unbounded.go", 49, "unboundedState.producer"),
 }
 
-//line unbounded_async.go:140
+//line unbounded_async.go:142
 
 // unboundedStateProducerAsyncFuture is the state machine of producer: see producerAsync.
 type unboundedStateProducerAsyncFuture struct {
@@ -160,59 +162,59 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line unbounded.go:47
+//line unbounded.go:48
 			f.seq = 0
-//line unbounded.go:47
+//line unbounded.go:48
 			f.state = 1
 			fallthrough
-//line unbounded_async.go:169
+//line unbounded_async.go:171
 		case 1:
-//line unbounded.go:47
+//line unbounded.go:48
 			if f.seq >= f.n {
 				f.state = 4
 				continue poll
 			}
-//line unbounded.go:48
+//line unbounded.go:49
 			f.aw1 = pauseAsync()
 			if f.aw1 == nil {
 				panic(future.ErrNilFuture)
 			}
 			f.state = 2
 			fallthrough
-//line unbounded_async.go:183
+//line unbounded_async.go:185
 		case 2:
-//line unbounded.go:48
+//line unbounded.go:49
 			_, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(unboundedStateProducerAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-//line unbounded.go:49
-			m := msg{f.id, f.seq}
 //line unbounded.go:50
+			m := msg{f.id, f.seq}
+//line unbounded.go:51
 			if err := f.s.u.Send(m); err != nil {
 				f.state = -1
 				return err, true
 			}
-//line unbounded.go:53
-			f.s.log.accepted[m] = true
 //line unbounded.go:54
+			f.s.log.accepted[m] = true
+//line unbounded.go:55
 			f.state = 3
 			fallthrough
-//line unbounded_async.go:204
+//line unbounded_async.go:206
 		case 3:
-//line unbounded.go:47
+//line unbounded.go:48
 			f.seq++
-//line unbounded.go:47
+//line unbounded.go:48
 			f.state = 1
 			continue poll
-//line unbounded_async.go:211
+//line unbounded_async.go:213
 		case 4:
-//line unbounded.go:55
+//line unbounded.go:56
 			f.state = -1
 			return nil, true
-//line unbounded_async.go:216
+//line unbounded_async.go:218
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -236,172 +238,3 @@ func (f *unboundedStateProducerAsyncFuture) Cancel() {
 
 // producer is what producerAsync compiles; it is not called.
 var _ = (*unboundedState).producer
-
-//line unbounded_async.go:241
-
-// unboundedStateConsumerAsyncFuture_sites are the awaits of consumer, for task dumps.
-var unboundedStateConsumerAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("unbounded.go", 64, "unboundedState.consumer"),
-	future.NewAwaitSite("unbounded.go", 68, "unboundedState.consumer"),
-	future.NewAwaitSite("unbounded.go", 74, "unboundedState.consumer"),
-}
-
-//line unbounded_async.go:250
-
-// unboundedStateConsumerAsyncFuture is the state machine of consumer: see consumerAsync.
-type unboundedStateConsumerAsyncFuture struct {
-	state int32                                            // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1   future.Future[struct{}]                          // the future awaited
-	aw2   future.Future[future.Result[future.Result[msg]]] // the future awaited
-	aw3   channels.UnboundedRecvFuture[msg]                // the future awaited
-	s     *unboundedState
-	last  map[int]int
-}
-
-// consumerAsync returns consumer as a future: polling it runs consumer up to its next
-// await, and its value is what consumer returns.
-func (s *unboundedState) consumerAsync() future.Future[error] {
-	return &unboundedStateConsumerAsyncFuture{s: s}
-}
-
-// Poll runs consumer until it awaits a future that is not ready, or returns.
-func (f *unboundedStateConsumerAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
-	var m msg      // a local of Poll: not live across an await
-	var err3 error // a local of Poll: not live across an await
-poll:
-	for {
-		switch f.state {
-		case 0:
-//line unbounded.go:62
-			f.last = map[int]int{}
-//line unbounded.go:63
-			f.state = 1
-			fallthrough
-//line unbounded_async.go:281
-		case 1:
-//line unbounded.go:64
-			f.aw1 = pauseAsync()
-			if f.aw1 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f.state = 2
-			fallthrough
-//line unbounded_async.go:290
-		case 2:
-//line unbounded.go:64
-			_, ready := f.aw1.Poll(cx)
-			if !ready {
-				cx.Suspended(unboundedStateConsumerAsyncFuture_sites[0])
-				return
-			}
-			f.aw1 = nil
-//line unbounded.go:65
-			m = msg{}
-//line unbounded.go:66
-			err3 = nil
-//line unbounded.go:67
-			if chance(cx, 3) {
-				f.state = 3
-			} else {
-				f.state = 4
-			}
-			continue poll
-//line unbounded_async.go:310
-		case 3:
-//line unbounded.go:68
-			f.aw2 = withTimeout(cx, 2, f.s.u.Recv())
-			if f.aw2 == nil {
-				panic(future.ErrNilFuture)
-			}
-			f.state = 5
-			continue poll
-//line unbounded_async.go:319
-		case 4:
-//line unbounded.go:74
-			f.aw3 = *f.s.u.Recv()
-			f.state = 6
-			continue poll
-//line unbounded_async.go:325
-		case 5:
-//line unbounded.go:68
-			r, ready := f.aw2.Poll(cx)
-			if !ready {
-				cx.Suspended(unboundedStateConsumerAsyncFuture_sites[1])
-				return
-			}
-			f.aw2 = nil
-//line unbounded.go:69
-			if timedOut(r.Err) {
-				f.state = 1
-				continue poll
-			}
-//line unbounded.go:72
-			m, err3 = r.Value.Value, errors.Join(r.Err, r.Value.Err)
-//line unbounded.go:73
-			f.state = 7
-			continue poll
-//line unbounded_async.go:344
-		case 6:
-//line unbounded.go:74
-			v, ready := f.aw3.Poll(cx)
-			if !ready {
-				cx.Suspended(unboundedStateConsumerAsyncFuture_sites[2])
-				return
-			}
-			f.aw3 = channels.UnboundedRecvFuture[msg]{}
-			m, err3 = v.Value, v.Err
-//line unbounded.go:75
-			f.state = 7
-			fallthrough
-//line unbounded_async.go:357
-		case 7:
-//line unbounded.go:76
-			if errors.Is(err3, channels.ErrClosed) {
-				f.state = -1
-				return nil, true
-			}
-//line unbounded.go:79
-			if err3 != nil {
-				f.state = -1
-				return err3, true
-			}
-//line unbounded.go:82
-			f.s.log.received[m]++
-//line unbounded.go:83
-			if err := inOrder("unbounded", f.last, m); err != nil {
-				f.state = -1
-				return err, true
-			}
-//line unbounded.go:86
-			f.state = 1
-			continue poll
-//line unbounded_async.go:379
-		case -1:
-			panic(future.ErrPolledAfterCompletion)
-		default:
-			panic(future.ErrPolledAfterCancel)
-		}
-	}
-}
-
-// Cancel cancels the future that consumer awaits, if any; consumer goes no further.
-func (f *unboundedStateConsumerAsyncFuture) Cancel() {
-	v := f.state
-	if f.state != -1 {
-		f.state = -2
-	}
-	switch v {
-	case 2:
-		future.Cancel(f.aw1)
-		f.aw1 = nil
-	case 5:
-		future.Cancel(f.aw2)
-		f.aw2 = nil
-	case 6:
-		future.Cancel(&f.aw3)
-		f.aw3 = channels.UnboundedRecvFuture[msg]{}
-	}
-}
-
-// consumer is what consumerAsync compiles; it is not called.
-var _ = (*unboundedState).consumer

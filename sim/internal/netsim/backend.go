@@ -22,7 +22,7 @@ const caps = backend.CapNativeCompletions | backend.CapNativeMultishot | backend
 const firstFD = 3
 
 // simBackend is one incarnation's backend.Backend. Its fields are guarded
-// by the world's mutex, except poke, a channel.
+// by World.mu, except poke, a channel.
 type simBackend struct {
 	w *World
 	h *Host
@@ -53,17 +53,45 @@ type simBackend struct {
 	poke chan struct{}
 }
 
-// pending is an op in flight.
+// pending is an op in flight, from Submit to its final completion
+// (finish), after which it goes back to the world's free list. Guarded by
+// World.mu.
 type pending struct {
-	op  *backend.Op
+	op *backend.Op
+	// seq numbers the submission: it orders ops in flight, and an event
+	// about the op remembers it, since the pending is reused once the op
+	// is finished (see event.current).
 	seq uint64
 	// sock is the socket in whose queues the op waits, if any.
 	sock *socket
 	// ev is the event that will complete the op (a disk op, a
-	// KindTimeout, a connect's timeout); limit its linked timeout.
-	ev, limit *event
+	// KindTimeout, a connect's timeout); limit its linked timeout. Both
+	// are cancelled by finish.
+	ev, limit evRef
 	// ep is the connection end a connect is making.
 	ep *endpoint
+}
+
+// newPending returns a pending for op, numbered, from the free list or
+// new.
+func (w *World) newPending(op *backend.Op) *pending {
+	var p *pending
+	if n := len(w.freePendings); n > 0 {
+		p = w.freePendings[n-1]
+		w.freePendings[n-1] = nil
+		w.freePendings = w.freePendings[:n-1]
+	} else {
+		p = new(pending)
+	}
+	w.seq++
+	p.op, p.seq = op, w.seq
+	return p
+}
+
+// freePending puts p, finished, on the free list.
+func (w *World) freePending(p *pending) {
+	*p = pending{}
+	w.freePendings = append(w.freePendings, p)
 }
 
 // newBackend makes the backend of h's current incarnation.
@@ -124,8 +152,7 @@ func (b *simBackend) submit(op *backend.Op) error {
 	if b.inflight[op] != nil {
 		return backend.NewError(op.Kind.String(), backend.ErrInvalid, fmt.Errorf("op already in flight"))
 	}
-	b.w.seq++
-	p := &pending{op: op, seq: b.w.seq}
+	p := b.w.newPending(op)
 	b.inflight[op] = p
 	b.start(p)
 	if b.inflight[op] == p && op.Timeout > 0 && op.Kind != backend.KindTimeout {
@@ -141,9 +168,9 @@ func (b *simBackend) start(p *pending) {
 	case backend.KindNop:
 		b.post(b.finish(p, 0, nil))
 	case backend.KindTimeout:
-		p.ev = b.w.schedule(b.h, b.w.clock.Add(op.Timeout), func() {
-			b.post(b.finish(p, 0, backend.ErrTimeout))
-		})
+		e := b.w.newEvent(evOpTimeout)
+		e.b, e.p = b, p
+		p.ev = b.w.schedule(b.h, b.w.clock.Add(op.Timeout), e).ref()
 	case backend.KindCancel:
 		b.startCancel(p)
 	case backend.KindClose:
@@ -177,12 +204,9 @@ func (b *simBackend) armLimit(p *pending) {
 	if !at.After(b.w.clock) {
 		return
 	}
-	p.limit = b.w.schedule(b.h, at, func() {
-		if b.inflight[p.op] == p {
-			p.limit = nil
-			b.post(b.abort(p, backend.ErrTimeout))
-		}
-	})
+	e := b.w.newEvent(evLimit)
+	e.b, e.p = b, p
+	p.limit = b.w.schedule(b.h, at, e).ref()
 }
 
 // startCancel cancels op.Target, posting its completion before the
@@ -194,7 +218,7 @@ func (b *simBackend) startCancel(p *pending) {
 		return
 	}
 	c := b.abort(t, backend.ErrCanceled)
-	b.post(c, b.finish(p, 0, nil))
+	b.postPair(c, b.finish(p, 0, nil))
 }
 
 // startClose closes op.FD after cancelling the ops in flight on it; their
@@ -207,15 +231,17 @@ func (b *simBackend) startClose(p *pending) {
 	}
 	cs := b.cancelFD(fd, p)
 	b.closeFD(fd)
-	b.post(append(cs, b.finish(p, 0, nil))...)
+	b.postAll(append(cs, b.finish(p, 0, nil)))
 }
 
 // cancelFD cancels every op in flight on fd but except, returning their
 // completions in submission order.
 func (b *simBackend) cancelFD(fd backend.FD, except *pending) []backend.Completion {
 	var cs []backend.Completion
-	for _, q := range b.sortedInflight() {
-		if q != except && q.op.FD == fd && usesFD(q.op.Kind) {
+	for _, q := range b.sortedInflight(func(q *pending) bool {
+		return q != except && q.op.FD == fd && usesFD(q.op.Kind)
+	}) {
+		if b.inflight[q.op] == q { // not finished by an abort before it
 			cs = append(cs, b.abort(q, backend.ErrCanceled))
 		}
 	}
@@ -243,44 +269,71 @@ func (b *simBackend) abort(p *pending, err error) backend.Completion {
 }
 
 // finish ends p: it is no longer in flight, its events are void, and the
-// returned final completion, to post, carries n and err.
+// returned final completion, to post, carries n and err. p goes back to
+// the free list: the caller must not use it afterwards.
 func (b *simBackend) finish(p *pending, n int, err error) backend.Completion {
-	delete(b.inflight, p.op)
-	for _, e := range []*event{p.ev, p.limit} {
-		if e != nil {
-			e.dead = true
-		}
-	}
+	op := p.op
+	delete(b.inflight, op)
+	p.ev.cancel()
+	p.limit.cancel()
 	if p.sock != nil {
 		p.sock.unqueue(p)
 	}
-	c := backend.Completion{Op: p.op, UserData: p.op.UserData, N: n, Err: err}
-	if err != nil && (p.op.Kind == backend.KindAccept || p.op.Kind == backend.KindOpenAt) {
+	c := backend.Completion{Op: op, UserData: op.UserData, N: n, Err: err}
+	if err != nil && (op.Kind == backend.KindAccept || op.Kind == backend.KindOpenAt) {
 		c.FD = backend.InvalidFD
 	}
+	b.w.freePending(p)
 	return c
 }
 
-// post makes completions visible to Wait, in order, at the model clock:
-// through an event, so that among completions of one instant the order
-// is the seeded tiebreak's.
-func (b *simBackend) post(cs ...backend.Completion) {
-	e := b.w.schedule(b.h, b.w.clock, func() {
-		for i := range cs {
-			b.trace(&cs[i])
-		}
-		b.ready = append(b.ready, cs...)
-	})
+// post makes the completion c visible to Wait at the model clock: through
+// an event, so that among completions of one instant the order is the
+// seeded tiebreak's.
+func (b *simBackend) post(c backend.Completion) {
+	e := b.w.newEvent(evPost)
+	e.b, e.c = b, c
+	b.schedulePost(e)
+}
+
+// postPair posts c and then d, in that order, as one event.
+func (b *simBackend) postPair(c, d backend.Completion) {
+	e := b.w.newEvent(evPost)
+	e.b, e.c = b, c
+	e.more = append(e.more, d)
+	b.schedulePost(e)
+}
+
+// postAll posts cs (at least one), in order, as one event.
+func (b *simBackend) postAll(cs []backend.Completion) {
+	e := b.w.newEvent(evPost)
+	e.b, e.c = b, cs[0]
+	e.more = append(e.more, cs[1:]...)
+	b.schedulePost(e)
+}
+
+// schedulePost schedules the evPost e now.
+func (b *simBackend) schedulePost(e *event) {
+	e = b.w.schedule(b.h, b.w.clock, e)
 	b.rescheduled(e.at)
+}
+
+// deliver runs the evPost e: its completions are traced and ready.
+func (b *simBackend) deliver(e *event) {
+	b.trace(&e.c)
+	for i := range e.more {
+		b.trace(&e.more[i])
+	}
+	b.ready = append(b.ready, e.c)
+	b.ready = append(b.ready, e.more...)
 }
 
 // trace emits a completion's event.
 func (b *simBackend) trace(c *backend.Completion) {
-	if b.w.trace == nil {
+	if !b.w.tracing() {
 		return
 	}
-	// Built with appends rather than fmt: one per completion.
-	d := make([]byte, 0, 48)
+	d := b.w.detail()
 	d = append(d, c.Op.Kind.String()...)
 	d = append(d, " fd="...)
 	d = strconv.AppendUint(d, uint64(c.Op.FD), 10)
@@ -293,14 +346,17 @@ func (b *simBackend) trace(c *backend.Completion) {
 	if c.More() {
 		d = append(d, " more"...)
 	}
-	b.w.emit(b.h, "complete", string(d))
+	b.w.emitDetail(b.h, "complete", d)
 }
 
-// sortedInflight returns the ops in flight in submission order.
-func (b *simBackend) sortedInflight() []*pending {
-	ps := make([]*pending, 0, len(b.inflight))
+// sortedInflight returns the ops in flight that keep reports true, in
+// submission order.
+func (b *simBackend) sortedInflight(keep func(*pending) bool) []*pending {
+	var ps []*pending
 	for _, p := range b.inflight {
-		ps = append(ps, p)
+		if keep(p) {
+			ps = append(ps, p)
+		}
 	}
 	slices.SortFunc(ps, func(x, y *pending) int { return cmp.Compare(x.seq, y.seq) })
 	return ps
@@ -364,14 +420,13 @@ func (b *simBackend) Wait(out []backend.Completion, timeout time.Duration) (int,
 	}
 }
 
-// take moves ready completions to out and returns how many.
+// take moves ready completions to out and returns how many. The rest
+// move to the front of ready, which keeps its array.
 func (b *simBackend) take(out []backend.Completion) int {
 	n := copy(out, b.ready)
-	clear(b.ready[:n])
-	b.ready = b.ready[n:]
-	if len(b.ready) == 0 {
-		b.ready = nil
-	}
+	rest := copy(b.ready, b.ready[n:])
+	clear(b.ready[rest:])
+	b.ready = b.ready[:rest]
 	return n
 }
 
@@ -449,11 +504,13 @@ func (b *simBackend) Close() (err error) {
 // cancelAll ends every op in flight with err, in submission order.
 func (b *simBackend) cancelAll(err error) {
 	var cs []backend.Completion
-	for _, p := range b.sortedInflight() {
-		cs = append(cs, b.abort(p, err))
+	for _, p := range b.sortedInflight(func(*pending) bool { return true }) {
+		if b.inflight[p.op] == p { // not finished by an abort before it
+			cs = append(cs, b.abort(p, err))
+		}
 	}
 	if len(cs) > 0 {
-		b.post(cs...)
+		b.postAll(cs)
 	}
 }
 
@@ -489,7 +546,7 @@ func (b *simBackend) CloseFD(fd backend.FD) (err error) {
 			return
 		}
 		if cs := b.cancelFD(fd, nil); len(cs) > 0 {
-			b.post(cs...)
+			b.postAll(cs)
 		}
 		b.closeFD(fd)
 	})

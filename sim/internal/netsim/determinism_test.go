@@ -10,12 +10,12 @@ import (
 )
 
 // script runs a fixed mix of TCP, UDP, faults and disk work and returns
-// its trace.
-func script(t *testing.T, seed uint64) []Event {
-	var trace []Event
+// its trace, one line per event.
+func script(t *testing.T, seed uint64) []string {
+	var trace []string
 	synctest.Test(t, func(t *testing.T) {
 		w, a, b := twoHosts(t, seed)
-		w.SetTrace(func(e Event) { trace = append(trace, e) })
+		w.SetTrace(func(e Event) { trace = append(trace, e.String()) })
 		w.SetLoss(0.2)
 		w.SetReorder(0.3)
 		cfd, sfd := connectPair(t, a, b)

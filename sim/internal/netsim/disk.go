@@ -35,7 +35,7 @@ type DiskFaults struct {
 // directories). Each file has its content as of its last fsync (durable)
 // and its current content; a crash keeps the durable content, or loses
 // the file if it was never synced (see DiskFaults.TornWrite for the
-// exception). Guarded by the world's mutex.
+// exception). Guarded by World.mu.
 type Disk struct {
 	h      *Host
 	files  map[string]*file
@@ -69,6 +69,9 @@ type change struct {
 func (c change) apply(content []byte) []byte {
 	if c.data == nil {
 		return resize(content, c.size)
+	}
+	if c.off == int64(len(content)) {
+		return append(content, c.data...) // an append, a log's usual write
 	}
 	end := c.off + int64(len(c.data))
 	if end > int64(len(content)) {
@@ -165,7 +168,13 @@ func (d *Disk) sync(f *file) {
 		f.synced = c.apply(f.synced)
 	}
 	f.durable = true
-	f.log = nil
+	f.clearLog()
+}
+
+// clearLog empties f's log of changes, keeping its array for the next.
+func (f *file) clearLog() {
+	clear(f.log)
+	f.log = f.log[:0]
 }
 
 // syncAll makes f's current content durable by copying it: for content
@@ -173,7 +182,7 @@ func (d *Disk) sync(f *file) {
 func (d *Disk) syncAll(f *file) {
 	f.synced = slices.Clone(f.data)
 	f.durable = true
-	f.log = nil
+	f.clearLog()
 }
 
 // latency draws a file op's latency.
@@ -202,7 +211,7 @@ func (d *Disk) crash() {
 		f := d.files[name]
 		if !f.durable {
 			delete(d.files, name)
-			w.emit(d.h, "disk", "lost "+name)
+			w.emit(d.h, "disk", "lost ", name)
 			continue
 		}
 		content := slices.Clone(f.synced)
@@ -215,9 +224,9 @@ func (d *Disk) crash() {
 				last.data = last.data[:w.rng.IntN(len(last.data)+1)]
 				content = last.apply(content)
 			}
-			w.emit(d.h, "disk", fmt.Sprintf("torn %s %d of %d changes", name, k, len(f.log)))
+			w.emitf(d.h, "disk", "torn %s %d of %d changes", name, k, len(f.log))
 		} else if len(f.log) > 0 {
-			w.emit(d.h, "disk", fmt.Sprintf("rollback %s %d changes", name, len(f.log)))
+			w.emitf(d.h, "disk", "rollback %s %d changes", name, len(f.log))
 		}
 		f.data = content
 		d.syncAll(f)

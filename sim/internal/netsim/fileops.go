@@ -1,14 +1,14 @@
 package netsim
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/blitz-go/blitz/backend"
 )
 
 // ofile is an open file description: the file, how it was opened, and its
-// position.
+// position (advanced by reads and writes without an offset). Guarded by
+// World.mu.
 type ofile struct {
 	f     *file
 	name  string
@@ -48,7 +48,7 @@ func (d *Disk) open(name string, flags backend.OpenFlags, perm uint32) (*ofile, 
 		return nil, oserr("open", backend.ErrNotExist)
 	case f == nil:
 		f = d.create(key, perm)
-		d.h.w.emit(d.h, "disk", "create "+key)
+		d.h.w.emit(d.h, "disk", "create ", key)
 	}
 	if flags&backend.OpenTruncate != 0 && flags&backend.OpenWrite != 0 && len(f.data) > 0 {
 		d.change(f, change{size: 0})
@@ -57,21 +57,22 @@ func (d *Disk) open(name string, flags backend.OpenFlags, perm uint32) (*ofile, 
 }
 
 // startFileOp schedules a file op on o (nil for KindOpenAt and a Statx by
-// path) to run after the disk's latency.
+// path) to run after the disk's latency (completeFileOp).
 func (b *simBackend) startFileOp(p *pending, o *ofile) {
-	d := b.h.disk
-	p.ev = b.w.schedule(b.h, b.w.clock.Add(d.latency()), func() {
-		if b.inflight[p.op] != p {
-			return
-		}
-		p.ev = nil
-		c := b.finish(p, 0, nil)
-		c.N, c.FD, c.Err = b.runFileOp(p.op, o)
-		if c.Err != nil && p.op.Kind == backend.KindOpenAt {
-			c.FD = backend.InvalidFD
-		}
-		b.post(c)
-	})
+	e := b.w.newEvent(evFileOp)
+	e.b, e.p, e.o = b, p, o
+	p.ev = b.w.schedule(b.h, b.w.clock.Add(b.h.disk.latency()), e).ref()
+}
+
+// completeFileOp performs the file op p on o, due now, and posts its
+// completion.
+func (b *simBackend) completeFileOp(p *pending, o *ofile) {
+	c := b.finish(p, 0, nil)
+	c.N, c.FD, c.Err = b.runFileOp(c.Op, o)
+	if c.Err != nil && c.Op.Kind == backend.KindOpenAt {
+		c.FD = backend.InvalidFD
+	}
+	b.post(c)
 }
 
 // runFileOp performs a file op now and returns its result.
@@ -90,7 +91,7 @@ func (b *simBackend) runFileOp(op *backend.Op, o *ofile) (int, backend.FD, error
 		return 0, 0, b.statx(op, o)
 	case backend.KindFsync:
 		d.sync(o.f)
-		w.emit(b.h, "disk", "sync "+o.name)
+		w.emit(b.h, "disk", "sync ", o.name)
 		return 0, 0, nil
 	case backend.KindFtruncate:
 		if o.flags&backend.OpenWrite == 0 {
@@ -118,7 +119,7 @@ func (b *simBackend) readFile(op *backend.Op, o *ofile) (int, error) {
 		return 0, oserr("read", backend.ErrClosed) // EBADF
 	}
 	if w.chance(d.faults.ReadError) {
-		w.emit(b.h, "disk", "read error "+o.name)
+		w.emit(b.h, "disk", "read error ", o.name)
 		return 0, oserr("read", backend.ErrIO)
 	}
 	off := op.Offset
@@ -127,15 +128,15 @@ func (b *simBackend) readFile(op *backend.Op, o *ofile) (int, error) {
 	}
 	n := 0
 	if off < int64(len(o.f.data)) {
-		n = scatter(opBufs(op), o.f.data[off:])
+		n = scatter(w.opBufs(op), o.f.data[off:])
 	}
 	if op.Offset < 0 {
 		o.pos += int64(n)
 	}
 	if n > 0 && w.chance(d.faults.BitFlip) {
 		bit := w.rng.IntN(n * 8)
-		flipBit(opBufs(op), bit)
-		w.emit(b.h, "disk", fmt.Sprintf("bitflip %s at %d", o.name, off+int64(bit/8)))
+		flipBit(w.opBufs(op), bit)
+		w.emitf(b.h, "disk", "bitflip %s at %d", o.name, off+int64(bit/8))
 	}
 	return n, nil
 }
@@ -159,7 +160,7 @@ func (b *simBackend) writeFile(op *backend.Op, o *ofile) (int, error) {
 		return 0, oserr("write", backend.ErrClosed) // EBADF
 	}
 	if w.chance(d.faults.WriteError) {
-		w.emit(b.h, "disk", "write error "+o.name)
+		w.emit(b.h, "disk", "write error ", o.name)
 		return 0, oserr("write", backend.ErrIO)
 	}
 	off := op.Offset
@@ -169,7 +170,7 @@ func (b *simBackend) writeFile(op *backend.Op, o *ofile) (int, error) {
 	case off < 0:
 		off = o.pos
 	}
-	data := slices.Concat(opBufs(op)...)
+	data := slices.Concat(w.opBufs(op)...)
 	d.change(o.f, change{off: off, data: data})
 	if op.Offset < 0 {
 		o.pos = off + int64(len(data))

@@ -2,7 +2,6 @@ package netsim
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"slices"
 	"time"
@@ -28,7 +27,7 @@ type connKey struct{ local, remote netip.AddrPort }
 
 // Host is one simulated machine: an address, a disk, and the backend of
 // its current incarnation (the runtime running on it). All its state is
-// guarded by its world's mutex.
+// guarded by World.mu.
 type Host struct {
 	w    *World
 	name string
@@ -107,7 +106,7 @@ func (h *Host) Crash() {
 		if h.down {
 			return
 		}
-		h.w.emit(h, "crash", fmt.Sprintf("incarnation %d", h.incarnation))
+		h.w.emitf(h, "crash", "incarnation %d", h.incarnation)
 		h.down = true
 		h.dropSockets(false)
 		h.be.die()
@@ -125,7 +124,7 @@ func (h *Host) Kill() {
 		if h.down || h.be.dead {
 			return
 		}
-		h.w.emit(h, "kill", fmt.Sprintf("incarnation %d", h.incarnation))
+		h.w.emitf(h, "kill", "incarnation %d", h.incarnation)
 		h.dropSockets(true)
 		h.be.die()
 	})
@@ -142,7 +141,7 @@ func (h *Host) Restart() {
 			h.be.die()
 		}
 		h.boot()
-		h.w.emit(h, "restart", fmt.Sprintf("incarnation %d", h.incarnation))
+		h.w.emitf(h, "restart", "incarnation %d", h.incarnation)
 		h.w.flushHeld()
 	})
 }
@@ -202,6 +201,6 @@ func (h *Host) Due() bool {
 	if b := h.be; b != nil && len(b.ready) > 0 {
 		return true
 	}
-	e := h.events.top()
+	e := h.events.top(w)
 	return e != nil && !e.at.After(time.Now())
 }

@@ -1,8 +1,8 @@
 package netsim
 
 import (
-	"fmt"
 	"net/netip"
+	"strconv"
 
 	"github.com/blitz-go/blitz/backend"
 )
@@ -26,36 +26,48 @@ const (
 )
 
 // socket is a descriptor of the simulated network: a TCP listener or
-// connection, or a UDP socket. Guarded by the world's mutex.
+// connection, or a UDP socket. Every field is guarded by World.mu (the
+// model runs only with it held); none is read or written without it.
 type socket struct {
+	// b is the backend (incarnation) whose descriptor fd the socket is,
+	// in b.fds from Socket (or an accept) to its close; fam and typ are
+	// fixed at creation.
 	b   *simBackend
 	fd  backend.FD
 	fam backend.Family
 	typ backend.SockType
-	// local is the bound address (valid once bound); peer the connected
-	// peer of a stream or datagram socket.
+	// local is the bound address, valid once bound is set (then the
+	// socket is b.h.ports[portKey{typ, local.Port()}] until its close);
+	// peer is the connected peer of a stream socket (with ep) or a
+	// datagram socket (with state sockConnected).
 	local, peer netip.AddrPort
 	bound       bool
 	state       sockState
-	// closed is set by close; dead when the host's incarnation died.
+	// closed is set by close; dead when the host's incarnation died
+	// (dropSockets): the end is gone without a word to its peer.
 	closed, dead bool
-	// opts holds the values set with SetOption.
+	// opts holds the values set with SetOption; option reads them with
+	// their defaults. OptSendBuffer and OptRecvBuffer are copied to ep.
 	opts map[backend.Option]int
-	// err is the pending error OptError reads (a failed connect).
+	// err is the pending error OptError reads and clears (a failed
+	// connect).
 	err error
 
-	// ep is a stream socket's connection end.
+	// ep is a stream socket's connection end (ep.sock is this socket)
+	// from its connect or accept to its close.
 	ep *endpoint
 	// backlog holds a listener's connections not yet accepted, oldest
-	// first, up to backlogMax.
+	// first, up to backlogMax (each with listener set to this socket).
 	backlog    []*endpoint
 	backlogMax int
-	// dq holds a datagram socket's received datagrams, dqBytes their size.
+	// dq holds a datagram socket's received datagrams, oldest first;
+	// dqBytes is their total size, bounded by OptRecvBuffer.
 	dq      []datagram
 	dqBytes int
 
 	// reads (accept, recv, recvfrom), writes (send, sendto) and polls are
-	// the ops waiting on the socket, in submission order.
+	// the ops waiting on the socket, in submission order; each such
+	// pending's sock is this socket (finish takes it out, unqueue).
 	reads, writes, polls []*pending
 }
 
@@ -79,23 +91,35 @@ func (s *socket) option(o backend.Option) int {
 
 // unqueue removes p from the socket's queues.
 func (s *socket) unqueue(p *pending) {
-	for _, q := range []*[]*pending{&s.reads, &s.writes, &s.polls} {
-		for i, x := range *q {
-			if x == p {
-				*q = append((*q)[:i], (*q)[i+1:]...)
-				return
-			}
-		}
+	if unqueue(&s.reads, p) || unqueue(&s.writes, p) {
+		return
 	}
+	unqueue(&s.polls, p)
 }
 
-// name describes the socket for traces.
-func (s *socket) name() string {
-	proto := "tcp"
-	if s.typ == backend.Datagram {
-		proto = "udp"
+// unqueue removes p from q, reporting whether it was there.
+func unqueue(q *[]*pending, p *pending) bool {
+	for i, x := range *q {
+		if x == p {
+			n := copy((*q)[i:], (*q)[i+1:])
+			(*q)[i+n] = nil
+			*q = (*q)[:i+n]
+			return true
+		}
 	}
-	return fmt.Sprintf("%s fd=%d %v", proto, s.fd, s.local)
+	return false
+}
+
+// appendName appends the socket's description for traces.
+func (s *socket) appendName(b []byte) []byte {
+	if s.typ == backend.Datagram {
+		b = append(b, "udp fd="...)
+	} else {
+		b = append(b, "tcp fd="...)
+	}
+	b = strconv.AppendInt(b, int64(s.fd), 10)
+	b = append(b, ' ')
+	return s.local.AppendTo(b)
 }
 
 // sock returns the open socket fd, or an error for op.
@@ -208,7 +232,9 @@ func (b *simBackend) Listen(fd backend.FD, backlog int) (err error) {
 				backlog = defaultBacklog
 			}
 			s.state, s.backlogMax = sockListening, backlog
-			b.w.emit(b.h, "listen", s.name())
+			if w := b.w; w.tracing() {
+				w.emitDetail(b.h, "listen", s.appendName(w.detail()))
+			}
 		}
 	})
 	return err
@@ -447,17 +473,19 @@ func normAP(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 }
 
-// opBufs returns the buffers of a data op, within MaxRW and MaxIOV.
-func opBufs(op *backend.Op) [][]byte {
+// opBufs returns the buffers of a data op, within MaxRW and MaxIOV. For
+// a one-buffer op it is w.iov, valid until the next call.
+func (w *World) opBufs(op *backend.Op) [][]byte {
 	if op.Kind == backend.KindReadv || op.Kind == backend.KindWritev {
 		return backend.LimitVec(op.Bufs)
 	}
-	return [][]byte{backend.LimitRW(op.Buf)}
+	w.iov[0] = backend.LimitRW(op.Buf)
+	return w.iov[:]
 }
 
-// gather returns up to limit bytes of bufs, copied.
-func gather(bufs [][]byte, limit int) []byte {
-	var out []byte
+// gather appends up to limit bytes of bufs to out and returns it.
+func gather(out []byte, bufs [][]byte, limit int) []byte {
+	limit += len(out)
 	for _, b := range bufs {
 		if len(out)+len(b) > limit {
 			return append(out, b[:limit-len(out)]...)
@@ -488,15 +516,19 @@ func bufsLen(bufs [][]byte) int {
 	return n
 }
 
-// bufGroup is a registered buffer group. Its buffers are made when first
-// taken, so that a runtime registering 1,024 buffers of 4 KiB (the
-// default) costs the simulation only those its reads use.
+// bufGroup is a registered buffer group. Its buffers, and its
+// bookkeeping of them, are made when first taken, so that a runtime
+// registering 1,024 buffers of 4 KiB (the default) costs the simulation
+// only those its reads use. Guarded by World.mu.
 type bufGroup struct {
+	// bufs are the buffers made so far, by id: ids 0 to len(bufs)-1 (a
+	// buffer is taken first with the lowest id never taken).
 	bufs [][]byte
-	size int
-	// free are the ids of the buffers the backend may take, the most
-	// recently given back last (taken first, so that few are ever made);
-	// held marks those the caller holds.
+	// count and size are the group's buffer count and size.
+	count, size int
+	// free are the ids of the buffers given back, the most recently given
+	// back last (taken first, before a buffer never taken, so that few are
+	// ever made); held marks, by id, those the caller holds.
 	free []uint16
 	held []bool
 }
@@ -513,11 +545,7 @@ func (b *simBackend) RegisterBufferGroup(group uint16, count, size int) (err err
 		case b.groups[group] != nil:
 			err = backend.NewError("register buffers", backend.ErrExists, nil)
 		default:
-			g := &bufGroup{bufs: make([][]byte, count), size: size, held: make([]bool, count), free: make([]uint16, count)}
-			for i := range count {
-				g.free[i] = uint16(count - 1 - i) // id 0 is taken first
-			}
-			b.groups[group] = g
+			b.groups[group] = &bufGroup{count: count, size: size}
 		}
 	})
 	return err
@@ -537,7 +565,7 @@ func (b *simBackend) Buffer(group, id uint16) (buf []byte) {
 func (b *simBackend) ReleaseBuffer(group, id uint16) (err error) {
 	b.w.locked(func() {
 		g := b.groups[group]
-		if g == nil || int(id) >= len(g.bufs) || !g.held[id] {
+		if g == nil || int(id) >= len(g.held) || !g.held[id] {
 			err = backend.NewError("release buffer", backend.ErrInvalid, nil)
 			return
 		}
@@ -547,16 +575,21 @@ func (b *simBackend) ReleaseBuffer(group, id uint16) (err error) {
 	return err
 }
 
-// takeBuffer takes a free buffer of group g, false if none is free.
+// take takes a free buffer of group g, false if none is free: the one
+// given back last, else the one of the lowest id never taken.
 func (g *bufGroup) take() (uint16, bool) {
-	if len(g.free) == 0 {
+	var id uint16
+	switch {
+	case len(g.free) > 0:
+		id = g.free[len(g.free)-1]
+		g.free = g.free[:len(g.free)-1]
+	case len(g.bufs) < g.count:
+		id = uint16(len(g.bufs))
+		g.bufs = append(g.bufs, make([]byte, g.size))
+		g.held = append(g.held, false)
+	default:
 		return 0, false
 	}
-	id := g.free[len(g.free)-1]
-	g.free = g.free[:len(g.free)-1]
 	g.held[id] = true
-	if g.bufs[id] == nil {
-		g.bufs[id] = make([]byte, g.size)
-	}
 	return id, true
 }

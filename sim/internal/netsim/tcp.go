@@ -1,7 +1,6 @@
 package netsim
 
 import (
-	"fmt"
 	"net/netip"
 	"strconv"
 	"time"
@@ -22,39 +21,55 @@ const (
 )
 
 // endpoint is one end of a TCP connection, in its host's conns from the
-// SYN to its close. Guarded by the world's mutex.
+// SYN to its close. Every field is guarded by World.mu (the model runs
+// only with it held); none is read or written without it.
 type endpoint struct {
-	// id orders endpoints deterministically (creation order).
+	// id orders endpoints deterministically (creation order). Set once,
+	// by newEndpoint.
 	id uint64
-	// host is where the end is, peerHost where the other is.
+	// host is where the end is, peerHost where the other is; local and
+	// remote are its addresses, as host.conns keys it (connKey{local,
+	// remote}). Set once, by newEndpoint.
 	host, peerHost *Host
 	local, remote  netip.AddrPort
-	state          epState
-	// sock is the socket that owns the end, nil while it waits in
-	// listener's backlog and after close.
+	// state moves epSynSent -> epEstablished -> epGone (forget); a
+	// server end starts established.
+	state epState
+	// sock is the socket that owns the end (its sock.ep is this end),
+	// nil while it waits in the backlog of listener and after close;
+	// listener is set only while it waits there (serveAccept moves it
+	// to sock).
 	sock, listener *socket
-	// connect is the connect op waiting for the SYN's answer.
+	// connect is the connect op waiting for the SYN's answer while
+	// state is epSynSent (that op's pending.ep is this end); cleared
+	// when the answer or a reset arrives.
 	connect *pending
-	// peer is the other end, for the flow control only (its unread data
-	// limits what this end may send).
+	// peer is the other end (peer.peer is this one once the SYN was
+	// accepted), for the flow control only: its unread data (peer.rq
+	// beyond peer.rcvbuf) limits what this end may send.
 	peer *endpoint
-	// rq is the data received and not yet read.
+	// rq is the data received and not yet read, written by deliverSeg,
+	// read by the socket's reads.
 	rq byteQueue
 	// finRcvd: the peer's FIN arrived (end of stream after rq); rShut:
 	// the read half is shut; wShut: the FIN was sent; broken: a reset or
 	// a timeout ended the connection and was reported.
 	finRcvd, rShut, wShut, broken bool
-	// err is the error to report next (ECONNRESET, ETIMEDOUT), once.
+	// err is the error to report next (ECONNRESET, ETIMEDOUT), once:
+	// set with broken by takeErr.
 	err error
-	// inflight counts the bytes sent and not yet arrived.
+	// inflight counts the bytes sent and not yet arrived: sendData adds,
+	// deliverSeg subtracts; with sndbuf it bounds room.
 	inflight int
-	// sndbuf and rcvbuf are the socket's buffer sizes.
+	// sndbuf and rcvbuf are the socket's buffer sizes (its
+	// OptSendBuffer and OptRecvBuffer, copied when set).
 	sndbuf, rcvbuf int
 	// lastArrive is the arrival of the last segment sent, so that the
 	// next arrives after it (TCP is ordered).
 	lastArrive time.Time
-	// held are the segments a partition or a down peer holds back, since
-	// heldSince.
+	// held are the segments a partition or a down peer holds back, in
+	// order, since heldSince; the end is in World.holding while it has
+	// some.
 	held      []*segment
 	heldSince time.Time
 }
@@ -72,8 +87,11 @@ const (
 
 var segNames = [...]string{segSyn: "syn", segSynAck: "synack", segData: "data", segFin: "fin", segRst: "rst"}
 
-// segment is a TCP segment on its way: from is the sending end (nil for a
-// reset sent where no end exists).
+// segment is a TCP segment (or a datagram, for udp.go) on its way: from
+// is the sending end (nil for a reset sent where no end exists, and for a
+// datagram). A TCP segment other than a SYN goes back to the world's free
+// list once delivered, its data's array kept for the next (newSeg).
+// Guarded by World.mu.
 type segment struct {
 	kind     segKind
 	src, dst netip.AddrPort
@@ -81,12 +99,42 @@ type segment struct {
 	from     *endpoint
 }
 
-// describe is the segment's trace detail.
-// It is made for every segment sent and delivered, so it is built with
-// appends rather than fmt.
-func (g *segment) describe() string {
-	b := make([]byte, 0, 64)
-	b = append(b, "tcp "...)
+// maxPooledData bounds the data array a free segment keeps.
+const maxPooledData = 64 << 10
+
+// newSeg returns a segment of kind from src to dst, sent by from, with
+// empty data (whose array may be reused), from the free list or new.
+func (w *World) newSeg(kind segKind, src, dst netip.AddrPort, from *endpoint) *segment {
+	var g *segment
+	if n := len(w.freeSegs); n > 0 {
+		g = w.freeSegs[n-1]
+		w.freeSegs[n-1] = nil
+		w.freeSegs = w.freeSegs[:n-1]
+	} else {
+		g = new(segment)
+	}
+	g.kind, g.src, g.dst, g.data, g.from = kind, src, dst, g.data[:0], from
+	return g
+}
+
+// freeSeg puts g, delivered, on the free list.
+func (w *World) freeSeg(g *segment) {
+	data := g.data[:0]
+	if cap(data) > maxPooledData {
+		data = nil
+	}
+	*g = segment{data: data}
+	w.freeSegs = append(w.freeSegs, g)
+}
+
+// emitSeg traces an event of host h about the TCP segment g. It is made
+// for every segment sent and delivered, so it is built with appends
+// rather than fmt, and only when tracing.
+func (w *World) emitSeg(h *Host, kind string, g *segment) {
+	if !w.tracing() {
+		return
+	}
+	b := append(w.detail(), "tcp "...)
 	b = g.src.AppendTo(b)
 	b = append(b, "->"...)
 	b = g.dst.AppendTo(b)
@@ -97,7 +145,21 @@ func (g *segment) describe() string {
 		b = strconv.AppendInt(b, int64(len(g.data)), 10)
 		b = append(b, 'B')
 	}
-	return string(b)
+	w.emitDetail(h, kind, b)
+}
+
+// emitConn traces an event of host h about the connection from local to
+// remote: "tcp local->remote" and suffix.
+func (w *World) emitConn(h *Host, kind string, local, remote netip.AddrPort, suffix string) {
+	if !w.tracing() {
+		return
+	}
+	b := append(w.detail(), "tcp "...)
+	b = local.AppendTo(b)
+	b = append(b, "->"...)
+	b = remote.AppendTo(b)
+	b = append(b, suffix...)
+	w.emitDetail(h, kind, b)
 }
 
 // room returns how many bytes the end may send now: its send buffer less
@@ -187,9 +249,9 @@ func (b *simBackend) connect(p *pending, s *socket) {
 	local := netip.AddrPortFrom(b.sourceAddr(s, dst.Addr()), s.local.Port())
 	dh := w.route(b.h, dst.Addr())
 	if dh == nil {
-		p.ev = w.schedule(b.h, w.clock.Add(w.latency(b.h, b.h)), func() {
-			b.post(b.finish(p, 0, oserr("connect", backend.ErrUnreachable)))
-		})
+		e := w.newEvent(evUnreachable)
+		e.b, e.p = b, p
+		p.ev = w.schedule(b.h, w.clock.Add(w.latency(b.h, b.h)), e).ref()
 		return
 	}
 	if b.h.conns[connKey{local, dst}] != nil {
@@ -199,12 +261,9 @@ func (b *simBackend) connect(p *pending, s *socket) {
 	ep := w.newEndpoint(b.h, dh, local, dst, s)
 	ep.state, ep.connect = epSynSent, p
 	s.ep, s.local, s.peer, s.state, p.ep = ep, local, dst, sockConnecting, ep
-	p.ev = w.schedule(b.h, w.clock.Add(w.connectTimeout), func() {
-		if b.inflight[p.op] == p {
-			s.err = oserr("connect", backend.ErrTimedOut)
-			b.post(b.abort(p, s.err))
-		}
-	})
+	e := w.newEvent(evConnectTimeout)
+	e.b, e.p, e.s = b, p, s
+	p.ev = w.schedule(b.h, w.clock.Add(w.connectTimeout), e).ref()
 	w.sendSyn(b, p, ep, &segment{kind: segSyn, src: local, dst: dst, from: ep}, synRTO)
 }
 
@@ -219,16 +278,14 @@ const synRTO = time.Second
 // ignored there (acceptSyn).
 func (w *World) sendSyn(b *simBackend, p *pending, ep *endpoint, syn *segment, rto time.Duration) {
 	if w.blocked(b.h, ep.peerHost) {
-		w.emit(b.h, "lost", syn.describe())
+		w.emitSeg(b.h, "lost", syn)
 	} else {
-		w.emit(b.h, "connect", syn.describe())
+		w.emitSeg(b.h, "connect", syn)
 		w.sendSeg(ep, syn)
 	}
-	w.schedule(b.h, w.clock.Add(rto), func() {
-		if ep.state == epSynSent && ep.connect == p && b.inflight[p.op] == p {
-			w.sendSyn(b, p, ep, syn, 2*rto)
-		}
-	})
+	e := w.newEvent(evSynRetry)
+	e.b, e.p, e.ep, e.seg, e.rto = b, p, ep, syn, 2*rto
+	w.schedule(b.h, w.clock.Add(rto), e)
 }
 
 // sendSeg puts seg on the wire from ep, arriving after the segments ep
@@ -239,8 +296,9 @@ func (w *World) sendSeg(ep *endpoint, seg *segment) {
 		at = ep.lastArrive.Add(time.Nanosecond)
 	}
 	ep.lastArrive = at
-	dh := ep.peerHost
-	w.schedule(dh, at, func() { w.deliverSeg(dh, seg) })
+	e := w.newEvent(evSegment)
+	e.h, e.seg = ep.peerHost, seg
+	w.schedule(ep.peerHost, at, e)
 }
 
 // transmit sends seg from ep, or holds it while the way is blocked (and
@@ -254,21 +312,18 @@ func (w *World) transmit(ep *endpoint, seg *segment) {
 		ep.heldSince = w.clock
 		w.holding = append(w.holding, ep)
 		if w.tcpTimeout > 0 {
-			since := ep.heldSince
-			w.schedule(ep.host, since.Add(w.tcpTimeout), func() {
-				if len(ep.held) > 0 && ep.heldSince.Equal(since) {
-					w.timeOut(ep)
-				}
-			})
+			e := w.newEvent(evHoldTimeout)
+			e.ep, e.since = ep, ep.heldSince
+			w.schedule(ep.host, ep.heldSince.Add(w.tcpTimeout), e)
 		}
 	}
-	w.emit(ep.host, "hold", seg.describe())
+	w.emitSeg(ep.host, "hold", seg)
 	ep.held = append(ep.held, seg)
 }
 
 // timeOut gives up a connection whose segments were held too long.
 func (w *World) timeOut(ep *endpoint) {
-	w.emit(ep.host, "timeout", fmt.Sprintf("tcp %v->%v", ep.local, ep.remote))
+	w.emitConn(ep.host, "timeout", ep.local, ep.remote, "")
 	ep.held, ep.inflight = nil, 0
 	ep.err = oserr("tcp", backend.ErrTimedOut)
 	w.forget(ep)
@@ -294,10 +349,15 @@ func (w *World) flushHeld() {
 	}
 }
 
-// sendData sends data from ep (the caller checked room).
-func (w *World) sendData(ep *endpoint, data []byte) {
-	ep.inflight += len(data)
-	w.transmit(ep, &segment{kind: segData, src: ep.local, dst: ep.remote, data: data, from: ep})
+// sendData sends up to limit bytes of bufs from ep (the caller checked
+// room, limit) and returns how many it sent.
+func (w *World) sendData(ep *endpoint, bufs [][]byte, limit int) int {
+	seg := w.newSeg(segData, ep.local, ep.remote, ep)
+	seg.data = gather(seg.data, bufs, limit)
+	n := len(seg.data)
+	ep.inflight += n
+	w.transmit(ep, seg)
+	return n
 }
 
 // sendFin shuts ep's write half: a FIN follows its data.
@@ -306,19 +366,21 @@ func (w *World) sendFin(ep *endpoint) {
 		return
 	}
 	ep.wShut = true
-	w.transmit(ep, &segment{kind: segFin, src: ep.local, dst: ep.remote, from: ep})
+	w.transmit(ep, w.newSeg(segFin, ep.local, ep.remote, ep))
 }
 
 // sendRst sends a reset from src on host h to dst, unordered, lost if the
 // way is blocked.
 func (w *World) sendRst(h *Host, src, dst netip.AddrPort) {
 	dh := w.route(h, dst.Addr())
-	seg := &segment{kind: segRst, src: src, dst: dst}
 	if dh == nil || w.blocked(h, dh) {
 		return
 	}
-	w.emit(h, "send", seg.describe())
-	w.schedule(dh, w.arrival(h, dh, 0), func() { w.deliverSeg(dh, seg) })
+	seg := w.newSeg(segRst, src, dst, nil)
+	w.emitSeg(h, "send", seg)
+	e := w.newEvent(evSegment)
+	e.h, e.seg = dh, seg
+	w.schedule(dh, w.arrival(h, dh, 0), e)
 }
 
 // deliverSeg is seg's arrival at host h.
@@ -330,7 +392,7 @@ func (w *World) deliverSeg(h *Host, seg *segment) {
 		}
 	}
 	if h.down {
-		w.emit(h, "drop", seg.describe())
+		w.emitSeg(h, "drop", seg)
 		return
 	}
 	if seg.kind == segSyn {
@@ -339,13 +401,13 @@ func (w *World) deliverSeg(h *Host, seg *segment) {
 	}
 	ep := h.conns[connKey{seg.dst, seg.src}]
 	if ep == nil {
-		w.emit(h, "stray", seg.describe())
+		w.emitSeg(h, "stray", seg)
 		if seg.kind != segRst {
 			w.sendRst(h, seg.dst, seg.src)
 		}
 		return
 	}
-	w.emit(h, "deliver", seg.describe())
+	w.emitSeg(h, "deliver", seg)
 	switch seg.kind {
 	case segSynAck:
 		if ep.state == epSynSent {
@@ -381,16 +443,16 @@ func (w *World) acceptSyn(h *Host, seg *segment) {
 	l := h.ports[portKey{backend.Stream, seg.dst.Port()}]
 	if l == nil || l.state != sockListening || len(l.backlog) >= l.backlogMax ||
 		!l.local.Addr().IsUnspecified() && l.local.Addr() != seg.dst.Addr() {
-		w.emit(h, "refuse", seg.describe())
+		w.emitSeg(h, "refuse", seg)
 		w.sendRst(h, seg.dst, seg.src)
 		return
 	}
-	w.emit(h, "syn", seg.describe())
+	w.emitSeg(h, "syn", seg)
 	ep := w.newEndpoint(h, seg.from.host, seg.dst, seg.src, l)
 	ep.state, ep.listener, ep.sock = epEstablished, l, nil
 	ep.peer, seg.from.peer = seg.from, ep
 	l.backlog = append(l.backlog, ep)
-	w.transmit(ep, &segment{kind: segSynAck, src: ep.local, dst: ep.remote, from: ep})
+	w.transmit(ep, w.newSeg(segSynAck, ep.local, ep.remote, ep))
 	w.service(l)
 }
 
@@ -416,7 +478,7 @@ func (w *World) applyRst(ep *endpoint) {
 
 // resetBoth resets ep and its peer at once (World.ResetConnections).
 func (w *World) resetBoth(ep *endpoint) {
-	w.emit(ep.host, "reset", fmt.Sprintf("tcp %v->%v", ep.local, ep.remote))
+	w.emitConn(ep.host, "reset", ep.local, ep.remote, "")
 	if p := ep.peer; p != nil && p.state != epGone {
 		w.applyRst(p)
 	}
@@ -453,7 +515,7 @@ func (w *World) closeSocket(s *socket) {
 	switch {
 	case ep.state != epEstablished:
 	case ep.rq.len() > 0 || s.option(backend.OptLinger) == 0:
-		w.emit(ep.host, "close", fmt.Sprintf("tcp %v->%v reset", ep.local, ep.remote))
+		w.emitConn(ep.host, "close", ep.local, ep.remote, " reset")
 		w.sendRst(ep.host, ep.local, ep.remote)
 		ep.held = nil
 	default:
@@ -481,24 +543,45 @@ func (b *simBackend) serveAccept(l *socket, p *pending) bool {
 	}
 	c.FD, c.Addr = s.fd, s.addr(ep.remote)
 	b.post(c)
-	b.w.emit(b.h, "accept", fmt.Sprintf("tcp fd=%d %v<-%v", s.fd, ep.local, ep.remote))
+	if w := b.w; w.tracing() {
+		d := append(w.detail(), "tcp fd="...)
+		d = strconv.AppendInt(d, int64(s.fd), 10)
+		d = append(d, ' ')
+		d = ep.local.AppendTo(d)
+		d = append(d, "<-"...)
+		d = ep.remote.AppendTo(d)
+		w.emitDetail(b.h, "accept", d)
+	}
 	return true
+}
+
+// streamReady is the check a read or write op p of the stream socket s
+// opens with. It returns the socket's connection end when the op can go
+// on (ok and done false); ok false when it must wait (s is connecting);
+// done true when it completed here (no connection, or an error pending).
+func (b *simBackend) streamReady(s *socket, p *pending) (ep *endpoint, ok, done bool) {
+	ep = s.ep
+	switch {
+	case s.state == sockConnecting:
+		return nil, false, false
+	case ep == nil:
+		b.post(b.finish(p, 0, oserr(p.op.Kind.String(), backend.ErrNotConnected)))
+		return nil, true, true
+	case ep.err != nil:
+		b.post(b.finish(p, 0, ep.takeErr()))
+		return nil, true, true
+	}
+	return ep, true, false
 }
 
 // serveStreamRead serves a recv (or read) of a stream socket.
 func (b *simBackend) serveStreamRead(s *socket, p *pending) bool {
 	op := p.op
-	ep := s.ep
-	switch {
-	case s.state == sockConnecting:
-		return false
-	case ep == nil:
-		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrNotConnected)))
-		return true
-	case ep.err != nil:
-		b.post(b.finish(p, 0, ep.takeErr()))
-		return true
-	case ep.rq.len() == 0 && !ep.finRcvd && !ep.rShut && !ep.broken:
+	ep, ok, done := b.streamReady(s, p)
+	if !ok || done {
+		return done
+	}
+	if ep.rq.len() == 0 && !ep.finRcvd && !ep.rShut && !ep.broken {
 		return false
 	}
 	var c backend.Completion
@@ -515,7 +598,7 @@ func (b *simBackend) serveStreamRead(s *socket, p *pending) bool {
 		c = b.finish(p, ep.rq.read(g.bufs[id]), nil)
 		c.Flags, c.BufferID = backend.HasBuffer, id
 	default:
-		c = b.finish(p, ep.rq.readv(opBufs(op)), nil)
+		c = b.finish(p, ep.rq.readv(b.w.opBufs(op)), nil)
 	}
 	if c.N > 0 {
 		b.w.consumed(ep)
@@ -537,21 +620,15 @@ func (w *World) consumed(ep *endpoint) {
 // serveStreamWrite serves a send (or write) of a stream socket.
 func (b *simBackend) serveStreamWrite(s *socket, p *pending) bool {
 	op := p.op
-	ep := s.ep
-	switch {
-	case s.state == sockConnecting:
-		return false
-	case ep == nil:
-		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrNotConnected)))
-		return true
-	case ep.err != nil:
-		b.post(b.finish(p, 0, ep.takeErr()))
-		return true
-	case ep.wShut || ep.broken:
+	ep, ok, done := b.streamReady(s, p)
+	if !ok || done {
+		return done
+	}
+	if ep.wShut || ep.broken {
 		b.post(b.finish(p, 0, oserr(op.Kind.String(), backend.ErrBrokenPipe)))
 		return true
 	}
-	bufs := opBufs(op)
+	bufs := b.w.opBufs(op)
 	if bufsLen(bufs) == 0 {
 		b.post(b.finish(p, 0, nil))
 		return true
@@ -560,9 +637,8 @@ func (b *simBackend) serveStreamWrite(s *socket, p *pending) bool {
 	if room == 0 {
 		return false
 	}
-	data := gather(bufs, room)
-	b.w.sendData(ep, data)
-	b.post(b.finish(p, len(data), nil))
+	n := b.w.sendData(ep, bufs, room)
+	b.post(b.finish(p, n, nil))
 	return true
 }
 
@@ -587,9 +663,9 @@ func (b *simBackend) trySend(fd backend.FD, buf []byte) (int, error) {
 	case len(s.writes) > 0 || ep.room() == 0:
 		return 0, backend.ErrWouldBlock
 	}
-	data := gather([][]byte{buf}, ep.room())
-	b.w.sendData(ep, data)
-	return len(data), nil
+	w := b.w
+	w.iov[0] = buf
+	return w.sendData(ep, w.iov[:], ep.room()), nil
 }
 
 // tryRecv is TryRecv with the world locked.
@@ -638,7 +714,7 @@ func (q *byteQueue) read(p []byte) int {
 	n := copy(p, q.buf[q.off:])
 	q.off += n
 	if q.off == len(q.buf) {
-		q.reset()
+		q.buf, q.off = q.buf[:0], 0 // keep the array for the next write
 	}
 	return n
 }
@@ -654,4 +730,5 @@ func (q *byteQueue) readv(bufs [][]byte) int {
 	return n
 }
 
+// reset empties q and lets its array go.
 func (q *byteQueue) reset() { q.buf, q.off = nil, 0 }

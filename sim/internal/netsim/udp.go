@@ -1,8 +1,8 @@
 package netsim
 
 import (
-	"fmt"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/blitz-go/blitz/backend"
@@ -11,7 +11,8 @@ import (
 // maxDatagram is the largest UDP payload (IPv4's).
 const maxDatagram = 65507
 
-// datagram is a received datagram and its source.
+// datagram is a received datagram and its source, in its socket's dq
+// (guarded by World.mu).
 type datagram struct {
 	from netip.AddrPort
 	data []byte
@@ -22,7 +23,7 @@ type datagram struct {
 // length; the network may lose, duplicate or reorder it.
 func (b *simBackend) sendDatagram(p *pending, s *socket, dst netip.AddrPort, ok bool) {
 	kind := p.op.Kind.String()
-	bufs := opBufs(p.op)
+	bufs := b.w.opBufs(p.op)
 	switch {
 	case !ok:
 		b.post(b.finish(p, 0, oserr(kind, backend.ErrNotConnected)))
@@ -35,34 +36,52 @@ func (b *simBackend) sendDatagram(p *pending, s *socket, dst netip.AddrPort, ok 
 		b.post(b.finish(p, 0, err))
 		return
 	}
-	data := gather(bufs, maxDatagram)
+	data := gather(nil, bufs, maxDatagram)
 	src := netip.AddrPortFrom(b.sourceAddr(s, dst.Addr()), s.local.Port())
 	b.w.sendDgram(b.h, src, dst, data)
 	b.post(b.finish(p, len(data), nil))
 }
 
+// emitDgram traces an event of host h about the datagram g: "udp
+// src->dst nB" and suffix, built only when tracing.
+func (w *World) emitDgram(h *Host, kind string, g *segment, suffix string) {
+	if !w.tracing() {
+		return
+	}
+	d := append(w.detail(), "udp "...)
+	d = g.src.AppendTo(d)
+	d = append(d, "->"...)
+	d = g.dst.AppendTo(d)
+	d = append(d, ' ')
+	d = strconv.AppendInt(d, int64(len(g.data)), 10)
+	d = append(d, 'B')
+	d = append(d, suffix...)
+	w.emitDetail(h, kind, d)
+}
+
 // sendDgram puts a datagram on the wire from host h, subject to the
-// link's faults.
+// link's faults. The datagram is a segment of no kind (its data stays
+// with the receiving socket, so it is not reused).
 func (w *World) sendDgram(h *Host, src, dst netip.AddrPort, data []byte) {
-	d := fmt.Sprintf("udp %v->%v %dB", src, dst, len(data))
+	g := &segment{src: src, dst: dst, data: data}
 	dh := w.route(h, dst.Addr())
 	switch {
 	case dh == nil || w.blocked(h, dh):
-		w.emit(h, "drop", d+" unreachable")
+		w.emitDgram(h, "drop", g, " unreachable")
 		return
 	case w.chance(w.loss):
-		w.emit(h, "drop", d+" lost")
+		w.emitDgram(h, "drop", g, " lost")
 		return
 	}
 	copies := 1
 	if w.chance(w.dup) {
 		copies = 2
-		w.emit(h, "dup", d)
+		w.emitDgram(h, "dup", g, "")
 	}
 	for range copies {
 		at := w.arrival(h, dh, len(data))
 		if w.chance(w.reorder) {
-			w.emit(h, "reorder", d)
+			w.emitDgram(h, "reorder", g, "")
 		} else {
 			k := dir{h.name, dh.name}
 			if last := w.lastDgram[k]; !at.After(last) {
@@ -70,28 +89,31 @@ func (w *World) sendDgram(h *Host, src, dst netip.AddrPort, data []byte) {
 			}
 			w.lastDgram[k] = at
 		}
-		w.schedule(dh, at, func() { w.deliverDgram(dh, src, dst, data, d) })
+		e := w.newEvent(evDatagram)
+		e.h, e.seg = dh, g
+		w.schedule(dh, at, e)
 	}
 }
 
 // deliverDgram is a datagram's arrival at host h: queued at the socket
 // bound to its port, dropped if there is none, the socket is connected to
 // another peer, or its receive buffer is full.
-func (w *World) deliverDgram(h *Host, src, dst netip.AddrPort, data []byte, d string) {
+func (w *World) deliverDgram(h *Host, g *segment) {
+	src, dst, data := g.src, g.dst, g.data
 	s := h.ports[portKey{backend.Datagram, dst.Port()}]
 	switch {
 	case h.down || s == nil:
-		w.emit(h, "drop", d+" no socket")
+		w.emitDgram(h, "drop", g, " no socket")
 		return
 	case !s.local.Addr().IsUnspecified() && s.local.Addr() != dst.Addr(),
 		s.state == sockConnected && s.peer != src:
-		w.emit(h, "drop", d+" filtered")
+		w.emitDgram(h, "drop", g, " filtered")
 		return
 	case s.dqBytes+len(data) > s.option(backend.OptRecvBuffer):
-		w.emit(h, "drop", d+" buffer full")
+		w.emitDgram(h, "drop", g, " buffer full")
 		return
 	}
-	w.emit(h, "deliver", d)
+	w.emitDgram(h, "deliver", g, "")
 	s.dq = append(s.dq, datagram{from: src, data: data})
 	s.dqBytes += len(data)
 	w.service(s)
@@ -118,7 +140,7 @@ func (b *simBackend) serveDatagramRead(s *socket, p *pending) bool {
 		c = b.finish(p, copy(grp.bufs[id], g.data), nil)
 		c.Flags, c.BufferID = backend.HasBuffer, id
 	} else {
-		c = b.finish(p, scatter(opBufs(p.op), g.data), nil)
+		c = b.finish(p, scatter(b.w.opBufs(p.op), g.data), nil)
 	}
 	c.Addr = s.addr(g.from)
 	b.post(c)

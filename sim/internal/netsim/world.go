@@ -23,14 +23,18 @@ const (
 // the host it happened on, what happened ("connect", "deliver", "drop",
 // "complete", "crash", ...) and a deterministic detail such as
 // "tcp 10.0.0.1:40000->10.0.0.2:80 data 512B".
+//
+// Detail is the world's buffer, valid only during the trace call: the
+// next event's detail is built in it. A trace that keeps it copies it
+// (string(e.Detail), or String).
 type Event struct {
 	Time   time.Time
 	Host   string
 	Kind   string
-	Detail string
+	Detail []byte
 }
 
-// String formats the event on one line.
+// String formats the event on one line (a copy: see Detail).
 func (e Event) String() string {
 	return fmt.Sprintf("%s %s %s %s", e.Time.Format("15:04:05.000000000"), e.Host, e.Kind, e.Detail)
 }
@@ -72,8 +76,21 @@ type World struct {
 	hosts  []*Host
 	byName map[string]*Host
 	byAddr map[netip.Addr]*Host
-	// trace receives every Event, if set.
+	// trace receives every Event, if set; details are built in dbuf,
+	// reused from one event to the next (see detail).
 	trace func(Event)
+	dbuf  []byte
+
+	// Free lists of the model's records, reused to spare the garbage
+	// collector a run's worth of them: events run or dropped
+	// (freeEvent), pendings finished (freePending), segments delivered
+	// (freeSeg).
+	freeEvents   []*event
+	freePendings []*pending
+	freeSegs     []*segment
+	// iov is the one-buffer vector of a KindRecv or KindSend (opBufs);
+	// it is valid until the next call of opBufs.
+	iov [1][]byte
 
 	// Network parameters, set by the Set methods.
 	lat            latRange
@@ -132,7 +149,7 @@ func (w *World) AddHost(name string, addr netip.Addr) *Host {
 	w.byName[name] = h
 	w.byAddr[addr] = h
 	h.boot()
-	w.emit(h, "boot", addr.String())
+	w.emitf(h, "boot", "%v", addr)
 	return h
 }
 
@@ -163,10 +180,40 @@ func (w *World) SetTrace(f func(Event)) {
 	w.trace = f
 }
 
-// emit traces an event of host h at the model clock.
-func (w *World) emit(h *Host, kind, detail string) {
-	if w.trace != nil {
-		w.trace(Event{Time: w.clock, Host: h.name, Kind: kind, Detail: detail})
+// tracing reports whether events are traced (SetTrace): only then are
+// their details built.
+func (w *World) tracing() bool { return w.trace != nil }
+
+// detail returns the detail buffer, empty, for an event's detail to be
+// appended to and handed to emitDetail. Call it only when tracing.
+func (w *World) detail() []byte { return w.dbuf[:0] }
+
+// emitDetail traces an event of host h at the model clock, with the
+// detail d built in the buffer from detail.
+func (w *World) emitDetail(h *Host, kind string, d []byte) {
+	w.dbuf = d[:0] // keep what it grew to
+	w.trace(Event{Time: w.clock, Host: h.name, Kind: kind, Detail: d})
+}
+
+// emit traces an event of host h at the model clock, its detail the
+// concatenation of parts.
+func (w *World) emit(h *Host, kind string, parts ...string) {
+	if !w.tracing() {
+		return
+	}
+	d := w.detail()
+	for _, p := range parts {
+		d = append(d, p...)
+	}
+	w.emitDetail(h, kind, d)
+}
+
+// emitf traces an event of host h whose detail is formatted as by
+// fmt.Sprintf: for rare events (its arguments are boxed even when
+// nothing is traced).
+func (w *World) emitf(h *Host, kind, format string, args ...any) {
+	if w.tracing() {
+		w.emitDetail(h, kind, fmt.Appendf(w.detail(), format, args...))
 	}
 }
 
@@ -247,7 +294,7 @@ func (w *World) Partition(groupA, groupB []string) {
 			for _, b := range groupB {
 				if a != b {
 					w.cut[mkLink(a, b)] = true
-					w.emit(w.mustHost(a), "partition", a+"|"+b)
+					w.emit(w.mustHost(a), "partition", a, "|", b)
 				}
 			}
 		}
@@ -269,7 +316,7 @@ func (w *World) Heal() {
 func (w *World) HealLink(a, b string) {
 	w.locked(func() {
 		delete(w.cut, mkLink(a, b))
-		w.emit(w.mustHost(a), "heal", a+"|"+b)
+		w.emit(w.mustHost(a), "heal", a, "|", b)
 		w.flushHeld()
 	})
 }
