@@ -65,12 +65,13 @@ const (
 )
 
 // Tasks returns a snapshot of the live tasks, and the number of live
-// tasks. It lists the tasks polled at least once and those waiting in a
-// queue for their first poll (TaskQueued); the difference from live are
-// the few it could not list: tasks queued on a worker held by a poll that
-// has not returned for 20 ms (the dump's LONG POLL counts them), a task in
-// its first poll there (listed with Config.PollTiming), and tasks that
-// moved between queues while the snapshot read them. It is what Dump
+// tasks. It lists the tasks polled at least once, those waiting in a
+// queue for their first poll (TaskQueued), also behind a poll that does
+// not return, and those in their first poll (TaskRunning, FirstPoll); the
+// difference from live are the few it could not list: the tasks in the
+// LIFO slot of a worker held by a poll that has not returned for 20 ms
+// (one each, or Config.LIFO), and tasks that moved between queues while
+// the snapshot read them. It is what Dump
 // writes, for a program that shows tasks its own way; SnapshotTasks takes
 // the same snapshot without allocating a TaskInfo per task. Any goroutine
 // may call it.

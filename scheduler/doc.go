@@ -414,8 +414,9 @@
 // pointers that only its steal protocol may read, and a task read from a
 // slot could meanwhile be stolen, polled, finished and reused by another
 // spawn, whose plain stores of its id and birth would race with the reads;
-// the global queue offers no look inside. So Tasks finds them in three
-// steps, each reading tasks that no other goroutine can take meanwhile:
+// the global queue offers no look inside. So Tasks finds them in four
+// steps, each reading tasks that no other goroutine can take meanwhile, or
+// only values that a worker published:
 //
 //  1. The workers copy their own queues. Tasks publishes a request
 //     (Scheduler.snapReq); each worker looks at it between two polls (one
@@ -426,27 +427,47 @@
 //     empty: Tasks settles its answer itself, and the worker, which stores
 //     its parked time before it looks at the request, answers otherwise
 //     (one of the two sees the other; a compare-and-swap settles the
-//     answer once). Tasks waits for the answers at most 20 ms: a worker
-//     that has not answered by then is in a long poll, and the tasks
-//     queued behind it are counted (its LongPoll counts those of its
-//     local queue). A Tasks called from a task does not wait for its own
-//     worker.
-//  2. The global queue's tasks are taken out (globalq's Drain), copied, and
+//     answer once). Tasks waits for the answers at most 20 ms; a Tasks
+//     called from a task does not wait for its own worker.
+//  2. A worker that has not answered by then is in a long poll (or is the
+//     caller's). Tasks takes its local queue's tasks as a thief would
+//     (the steal protocol makes them the caller's alone), copies those
+//     never polled and puts them all on the global queue, where any worker
+//     may run them: what an idle worker would have done. The task in its
+//     first poll there is read from what the worker publishes of it: at
+//     the start of each first poll, its id and side record (two atomic
+//     words, stored after the record and loaded around it; cleared at the
+//     next poll that is not a first poll and at the end of the tick, so
+//     that a worker held by a poll publishes that poll's task if it is a
+//     first poll, and none otherwise). These are values, not the task,
+//     whose plain fields (its parent and birth) would race with a reuse.
+//     The tasks in such a worker's LIFO stay counted, not listed: reading
+//     the LIFO would need its pushes and pops to be atomic stores, and
+//     publishing the ids of its tasks never polled that way (a store at
+//     each spawn into it, and around each first poll) made a chain of
+//     spawns 5 to 8% slower (AMD EPYC, 2 vCPUs, interleaved runs).
+//  3. The global queue's tasks are taken out (globalq's Drain), copied, and
 //     put back at once in their order (PushOverflow), behind any pushed
 //     meanwhile; an idle worker is notified, since one may have parked
 //     while the queue looked empty. The shutdown's drain takes the same
 //     mutex as the snapshots (snapMu) before it takes the queue's last
-//     tasks, so that none is out of the queue then.
-//  3. The owned list is copied; then each task found queued is checked
+//     tasks, so that none is out of the queue then (nor out of a worker's
+//     local queue, step 2).
+//  4. The owned list is copied; then each task found queued is checked
 //     again (its header, atomically): one polled since is dropped, being
 //     listed in the owned list if its first poll linked it before its
 //     shard was read, and counted otherwise, never listed twice; a task
 //     found in two queues (stolen, or overflowing, between two reads) is
-//     listed once.
+//     listed once; a task read from a worker's first poll is listed
+//     unless another source listed its id.
 //
-// The queues first and the owned list last: a task moves from a queue to
-// the list (its first poll), never back, and a task in its first poll when
-// Tasks asked is linked, or finished, by the time its worker answers.
+// The queues first and the owned list last: a task moves from a queue, or
+// its first poll, to the list, never back, and a task in its first poll
+// when Tasks asked is linked, or finished, by the time its worker answers.
+// What a snapshot can still miss, besides the LIFO of a worker held by a
+// poll, is a task moving between two queues while they are read (stolen
+// from a worker that answered into one that had not yet, or taken from
+// the global queue into a worker's after it answered).
 //
 // The alternative, linking every task into the owned list at its spawn,
 // lists them all with no waiting and no help from the workers, but costs
@@ -457,7 +478,12 @@
 // Go 1.26.8, eight interleaved runs, medians): a chain of spawns on one
 // worker 12 to 22% slower, spawns from outside 70% slower (p=0.04). The
 // request costs the workers an atomic load per poll when no snapshot is
-// taken, which measured within the noise.
+// taken. The first poll's publication costs an atomic store per spawned
+// task on the worker's own cache line; it pays for itself: the stamp of
+// a first poll (taskBase.run, an atomic store on the task's line) is no
+// longer stored at the poll's start but at the link that publishes the
+// task to Tasks, and not at all for a task that completes in its first
+// poll, as most of a spawn-heavy program's do.
 //
 // # Long polls
 //

@@ -93,23 +93,27 @@ type TaskInfo struct {
 	// cycle is a deadlock (Deadlocks).
 	WaitsFor uint64
 	// FirstPoll says the task is in its first poll and was found on the
-	// worker polling it (Config.PollTiming): its Age and SinceLastPoll are
-	// the time since that poll began, and its parent and spawn site are
-	// not known.
+	// worker polling it: its Age and SinceLastPoll are the time since that
+	// poll began (with Config.PollTiming; without it, since the worker's
+	// tick holding the poll began, which is at least as long), and its
+	// parent is not known.
 	FirstPoll bool
 }
 
 // Tasks returns a snapshot of the live tasks, in no particular order,
 // and the number of live tasks (Stats().Live). It lists the tasks polled
-// at least once (idle, scheduled or running), and those waiting in a queue
-// for their first poll (TaskQueued): the workers copy the tasks of their
-// own queues when asked, between two polls, and the global queue's are
-// read. The difference from live are the tasks it could not list: those
-// queued on a worker that did not answer within 20 ms, being in a long
-// poll (its LongPoll counts them), a task in its first poll there, unless
-// Config.PollTiming names it (then listed as running, FirstPoll), and tasks
-// that moved between two queues, or were first polled, while the
-// snapshot read them. The ages and wait times are accurate to a worker's
+// at least once (idle, scheduled or running), those waiting in a queue
+// for their first poll (TaskQueued), and those in their first poll
+// (TaskRunning, FirstPoll): the workers copy the tasks of their own queues
+// when asked, between two polls, and the global queue's are read; from a
+// worker that does not answer within 20 ms, being in a long poll, the
+// tasks of its local queue are taken to the global queue, as an idle
+// worker would steal them, and its task in its first poll is read from
+// what the worker publishes of it (its id, name and spawn site; its
+// SinceLastPoll is the age of the worker's tick, at least that of the
+// poll). The difference from live are the tasks it could not list: those
+// in the LIFO of such a worker (at most Config.LIFO each), and tasks that
+// moved between two queues while the snapshot read them. The ages and wait times are accurate to a worker's
 // tick (at most BudgetPerTick polls) unless Config.PollTiming makes them
 // exact. Any goroutine may call it; it holds each owned shard's mutex
 // while it copies that shard's tasks. SnapshotTasks takes the same
@@ -255,7 +259,7 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "blitz tasks: %d live, %d listed", live, len(tasks))
 	if n := live - int64(len(tasks)); n > 0 {
-		fmt.Fprintf(bw, " (%d not listed: queued behind a long poll, in their first poll, or moving between queues)", n)
+		fmt.Fprintf(bw, " (%d not listed: in the LIFO of a worker held by a long poll, or moving between queues)", n)
 	}
 	bw.WriteString("\n")
 	for _, lp := range s.LongPolls(true) {
@@ -466,7 +470,7 @@ func (s *Scheduler) dumpLongPoll(w *bufio.Writer, lp *LongPoll) {
 		}
 		fmt.Fprintf(w, " has run %s in one poll without yielding (threshold %s)\n", fmtDur(lp.For), fmtDur(s.cfg.SlowPoll))
 	} else {
-		fmt.Fprintf(w, "a tick of polls has run %s without ending: a task has not yielded (threshold %s; it is one of the running tasks below, or one in its first poll; Config.PollTiming names it)\n",
+		fmt.Fprintf(w, "a tick of polls has run %s without ending: a task has not yielded (threshold %s; it is one of the running tasks below; Config.PollTiming names it)\n",
 			fmtDur(lp.For), fmtDur(LongTickThreshold))
 	}
 	if lp.Queued > 0 {

@@ -149,7 +149,8 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 // from outside, it sets its birth. It returns the poll's sequence number
 // for the WaitSlot. Called by the worker that moved t to Running. The
 // store, whose fence costs a few nanoseconds, is skipped when run would
-// not change: in most polls, since w's clock moves once a tick.
+// not change: in most polls, since w's clock moves once a tick. A first
+// poll goes through notePollFirst.
 func (t *taskBase) notePoll(w *worker, low uint16) uint8 {
 	if t.born == 0 {
 		// The first poll, before the link (ownedTasks.link) that
@@ -165,6 +166,39 @@ func (t *taskBase) notePoll(w *worker, low uint16) uint8 {
 		t.run.Store(next) // run: loaded by Dump
 	}
 	return uint8(low)
+}
+
+// notePollFirst is notePoll for a poll that may be a first poll (low is
+// 1), or that follows one, whose task w.firstPoll still publishes: a first
+// poll's stamp is left to pending, and its task published; any other
+// poll clears what the last first poll published. runTask calls it
+// instead of notePoll, which stays small enough to be inlined. Called by
+// the worker that moved t to Running.
+func (t *taskBase) notePollFirst(w *worker, low uint16) uint8 {
+	if low != 1 || t.run.Load() != 0 { // run: only this worker writes it now
+		w.firstPoll.clear() // not a first poll: the last one's task is stale
+		return t.notePoll(w, low)
+	}
+	if t.born == 0 {
+		t.born = w.clock // see notePoll
+	}
+	w.firstRun = uint64(w.clockMs) << 32 // stored by pending, if t is linked
+	w.firstPoll.publish(t)
+	return 1
+}
+
+// storeFirstRun stores in run the first poll's stamp that notePoll left
+// to it, with the await site the poll recorded meanwhile, before the link
+// that publishes t to Dump. Called by the worker polling t for the first
+// time.
+func (t *taskBase) storeFirstRun(cx *future.Context) {
+	w := t.s.localWorker(cx)
+	if w == nil || w.firstRun == 0 || t.run.Load()&^runSiteMask != 0 {
+		return // none left (no identity), or not a first poll
+	}
+	r := t.run.Load()                                    // run: only this worker writes it now
+	t.run.Store(w.firstRun&^runSiteMask | r&runSiteMask) // run: loaded by Dump once linked
+	w.firstRun = 0
 }
 
 // runSiteMask is the await site's place in taskBase.run.

@@ -14,6 +14,7 @@ import (
 	"github.com/blitz-go/blitz/header"
 	"github.com/blitz-go/blitz/idle"
 	"github.com/blitz-go/blitz/waker"
+	"github.com/blitz-go/blitz/wsqueue"
 )
 
 // Scheduler is the work-stealing executor: Config.Workers worker goroutines,
@@ -77,6 +78,10 @@ type Scheduler struct {
 	// and the shutdown's drain after any of them that holds the global
 	// queue's tasks out of it (takeGlobal).
 	snapMu sync.Mutex
+	// snapQ is the queue into which a snapshot steals the local queue of a
+	// worker that did not answer it (takeLocal), made at the first need.
+	// Guarded by snapMu.
+	snapQ *wsqueue.Owner[header.Header]
 	// Counters for Stats that a spawn from outside the workers writes, each
 	// of them: on lines of their own, away from the fields the workers'
 	// loops read (closing, epoch). The workers count their own spawns.

@@ -1,11 +1,13 @@
 package scheduler
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/header"
+	"github.com/blitz-go/blitz/wsqueue"
 )
 
 // This file takes the snapshots of the live tasks that Tasks, Dump and
@@ -16,8 +18,9 @@ import (
 
 // snapshotWait bounds how long a snapshot waits for the workers to copy
 // their queues (worker.answerSnapshot): a worker answers between two
-// polls, so one that has not answered by then is in a long poll, and the
-// tasks queued behind it are counted, not listed.
+// polls, so one that has not answered by then is in a long poll; the
+// tasks queued behind it are taken from its local queue (takeLocal), and
+// the task in its first poll read from what it publishes (firstPoll).
 const snapshotWait = 20 * time.Millisecond
 
 // TaskSnapshot is a snapshot of the live tasks in a compact form that
@@ -55,6 +58,10 @@ type TaskSnapshot struct {
 	// keep no task reachable, and dropped when large (a rare backlog).
 	queued []queuedTask
 	hold   []*header.Header
+	// firstPolls are the fill's scratch too: the tasks read from the
+	// firstPoll of the workers that did not answer, listed once the other
+	// sources are read unless found there.
+	firstPolls []firstPollTask
 	// filled is the number of records the last fill wrote, whose
 	// references a shorter fill clears.
 	filled int
@@ -94,7 +101,8 @@ const (
 	recListed recordKind = iota
 	// recQueued: in a queue, never polled.
 	recQueued
-	// recFirstPoll: in its first poll on a worker (Config.PollTiming).
+	// recFirstPoll: in its first poll on a worker (Config.PollTiming, or
+	// a worker's firstPoll).
 	recFirstPoll
 )
 
@@ -175,6 +183,7 @@ func (s *Scheduler) SnapshotTasks(snap *TaskSnapshot) {
 	snap.atMs = uint32(snap.at / int64(time.Millisecond))
 	s.addFirstPolls(snap)
 	snap.addQueued(fromWorkers)
+	snap.addFirstPollsRead()
 	snap.live = s.owned.live.Load()
 	if n := len(snap.recs); n < snap.filled && snap.filled <= cap(snap.recs) {
 		clear(snap.recs[n:snap.filled]) // keep no finished task's memory
@@ -229,18 +238,114 @@ func (s *Scheduler) askWorkers() *snapRequest {
 }
 
 // collectAnswers adds the workers' answers to snap's queued tasks; a
-// worker that has not answered yet never will (settled skipped). Called
-// with snapMu held.
+// worker that has not answered yet never will (settled skipped): the
+// tasks of its local queue are taken (takeLocal), and its task in its
+// first poll is read from what it publishes (firstPoll). Called with
+// snapMu held.
 func (s *Scheduler) collectAnswers(r *snapRequest, snap *TaskSnapshot) {
 	for i := range r.answers {
 		a := &r.answers[i]
-		if r.settle(i, answerSkipped) {
-			continue // not answered: in a long poll
-		}
+		r.settle(i, answerSkipped)
 		if a.state.Load() == answerGiven { // state: stored by the worker after tasks, which it publishes
 			snap.queued = append(snap.queued, a.tasks...)
+			continue
+		}
+		// Parked (its queues are empty, and it publishes no first poll),
+		// or in a poll that began before the request: a long one, or the
+		// caller's own.
+		w := s.workers[i]
+		s.takeLocal(w, snap)
+		if id, x := w.firstPoll.read(); id != 0 {
+			since := w.tickAt.Load() // tickAt: stored by w at each tick's start and end
+			snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: max(since, 0)})
 		}
 	}
+}
+
+// firstPollTask is a task a snapshot read from a worker's firstPoll: its
+// id and side record, and since when the worker's tick has run (the first
+// poll began then or later; 0 when not known).
+type firstPollTask struct {
+	id    uint64
+	x     *taskExt
+	since int64
+}
+
+// takeLocalSteals bounds the steals of takeLocal: each takes half of the
+// queue, so a full queue is empty after about 9; the rest are for a
+// worker that pushes meanwhile, or a thief's steal in progress.
+const takeLocalSteals = 32
+
+// takeLocal adds the tasks never polled of worker w's local queue to
+// snap's queued tasks, for a worker that did not answer: it takes them
+// out as a thief would (the local queue's steal protocol makes them the
+// caller's alone while it reads them) and puts them on the global queue,
+// where any worker may run them, as an idle worker would have stolen
+// them from w. Called with snapMu held, which guards s.snapQ.
+func (s *Scheduler) takeLocal(w *worker, snap *TaskSnapshot) {
+	if w.stealer.IsEmpty() {
+		return
+	}
+	if s.snapQ == nil {
+		s.snapQ, _ = wsqueue.New[header.Header]()
+	}
+	hold := snap.hold[:0]
+	for range takeLocalSteals {
+		last := w.stealer.StealInto(s.snapQ)
+		if last == nil {
+			if w.stealer.IsEmpty() {
+				break
+			}
+			runtime.Gosched() // another thief's steal in progress
+			continue
+		}
+		for h := s.snapQ.Pop(); h != nil; h = s.snapQ.Pop() {
+			hold = append(hold, h) // the older ones, in their order
+		}
+		hold = append(hold, last)
+	}
+	for _, h := range hold {
+		snap.queued = appendQueued(snap.queued, taskOf(h))
+	}
+	s.global.PushOverflow(hold) // accepted even if the queue closed meanwhile: the drain has yet to empty it
+	s.idle.NotifyOne()
+	clear(hold)
+	snap.hold = hold[:0]
+	if cap(hold) > maxScratch {
+		snap.hold = nil
+	}
+}
+
+// addFirstPollsRead lists the tasks read from the workers' firstPoll
+// that no other source listed: each was in its first poll on a worker
+// that did not answer. Called once every other source is read (a task
+// moves from its first poll to the owned list, never back).
+func (snap *TaskSnapshot) addFirstPollsRead() {
+	if len(snap.firstPolls) == 0 {
+		return
+	}
+	for _, fp := range snap.firstPolls {
+		listed := false
+		for i := range snap.recs {
+			if snap.recs[i].id == fp.id {
+				listed = true
+				break
+			}
+		}
+		if listed {
+			continue
+		}
+		r := taskRecord{id: fp.id, x: fp.x, kind: recFirstPoll, born: fp.since}
+		if r.born == 0 {
+			r.born = snap.at
+		}
+		if x := fp.x; x != nil {
+			r.name, r.hasSite = x.name, x.pcs[0] != 0
+		}
+		snap.recs = append(snap.recs, r)
+	}
+	clear(snap.firstPolls)
+	snap.firstPolls = snap.firstPolls[:0]
 }
 
 // takeGlobal adds the tasks in the global queue that were never polled to

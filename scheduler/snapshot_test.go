@@ -105,48 +105,57 @@ func TestTasksListsTheTasksQueuedBehindALongPoll(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestTasksCountsTheTasksQueuedOnABlockedWorker: a task that spawns
-// children and then blocks its worker leaves them in that worker's LIFO
-// and local queue, which the worker cannot copy while it blocks: they are
-// counted (live), the long poll counts those of its local queue, and the
-// ones that overflowed to the global queue are listed as queued, with
-// their parent and age.
-func TestTasksCountsTheTasksQueuedOnABlockedWorker(t *testing.T) {
-	const n = 300 // more than a LIFO and a local queue hold
-	e := newEnv(t, scheduler.Config{Workers: 1})
-	release := make(chan struct{})
-	var children []scheduler.JoinHandle[int]
-	parent := blockAfterSpawning(e, n, &children, release)
-	var long []scheduler.LongPoll
-	eventually(t, func() bool {
-		long = e.s.LongPolls(false)
-		return len(long) == 1
-	}, "a long tick")
+// TestTasksListsTheTasksQueuedOnABlockedWorker: a task that spawns
+// children and then blocks its worker in its first poll leaves them in
+// that worker's LIFO and local queue, which the worker cannot copy while
+// it blocks: the snapshot takes the local queue's as a thief would (to
+// the global queue) and lists them as queued, with their parent and age,
+// and the blocked task as running its first poll, read from what its
+// worker publishes (without Config.PollTiming); only the LIFO's children,
+// one per slot, are counted and not listed, in every snapshot.
+func TestTasksListsTheTasksQueuedOnABlockedWorker(t *testing.T) {
+	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
+		t.Run(fmt.Sprintf("lifo=%d", lifo), func(t *testing.T) {
+			const n = 300 // more than a LIFO and a local queue hold
+			e := newEnv(t, scheduler.Config{Workers: 1, LIFO: lifo})
+			release := make(chan struct{})
+			var children []scheduler.JoinHandle[int]
+			parent := blockAfterSpawning(e, n, &children, release)
+			eventually(t, func() bool { return len(e.s.LongPolls(false)) == 1 }, "a long tick")
+			ids := map[uint64]bool{}
+			for _, h := range children {
+				ids[h.ID()] = true
+			}
 
-	tasks, live := e.s.Tasks()
-	require.EqualValues(t, n+1, live)
-	queued := 0
-	for _, ti := range tasks {
-		require.Equal(t, scheduler.TaskQueued, ti.State, "task %d", ti.ID)
-		require.Equal(t, parent.ID(), ti.Parent)
-		requireAgeKnown(t, ti.Age)
-		require.Equal(t, ti.Age, ti.SinceLastPoll)
-		queued++
-	}
-	require.Positive(t, queued, "the children in the global queue listed")
-	unlisted := int(live) - len(tasks)
-	// The parent, in its first poll, the LIFO's children and the local
-	// queue's.
-	require.GreaterOrEqual(t, unlisted, 1+long[0].Queued)
-	require.LessOrEqual(t, unlisted, 1+long[0].Queued+scheduler.LIFOStack)
-
-	var b bytes.Buffer
-	require.NoError(t, e.s.Dump(&b))
-	require.Contains(t, b.String(), fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: queued behind a long poll", n+1, len(tasks), unlisted))
-	close(release)
-	for _, h := range append(children, parent) {
-		_, err := wait(e, h, "task")
-		require.NoError(t, err)
+			for range 3 { // the first takes the local queue; the others find it moved
+				tasks, live := e.s.Tasks()
+				require.EqualValues(t, n+1, live)
+				require.Len(t, tasks, n+1-lifo, "every live task listed but the LIFO's")
+				require.Equal(t, map[scheduler.TaskState]int{scheduler.TaskQueued: n - lifo, scheduler.TaskRunning: 1}, countStates(tasks))
+				for _, ti := range tasks {
+					if ti.State == scheduler.TaskRunning {
+						require.Equal(t, parent.ID(), ti.ID)
+						require.True(t, ti.FirstPoll)
+						require.EqualValues(t, 1, ti.Polls)
+						require.Positive(t, ti.SinceLastPoll)
+						continue
+					}
+					require.True(t, ids[ti.ID], "task %d: not a child", ti.ID)
+					require.Zero(t, ti.Polls)
+					require.Equal(t, parent.ID(), ti.Parent)
+					requireAgeKnown(t, ti.Age)
+					require.Equal(t, ti.Age, ti.SinceLastPoll)
+				}
+				var b bytes.Buffer
+				require.NoError(t, e.s.Dump(&b))
+				require.Contains(t, b.String(), fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: in the LIFO of a worker held by a long poll, or moving between queues)\n", n+1, n+1-lifo, lifo))
+			}
+			close(release)
+			for _, h := range append(children, parent) {
+				_, err := wait(e, h, "task")
+				require.NoError(t, err)
+			}
+		})
 	}
 }
 
@@ -231,17 +240,21 @@ func TestTasksListsTheTasksQueuedOnABusyWorker(t *testing.T) {
 }
 
 // TestTasksFromATask: a snapshot taken by a task does not wait for its own
-// worker, which cannot answer before the task's poll returns.
+// worker, which cannot answer before the task's poll returns, and lists
+// the task, in its first poll, from what its worker publishes of it
+// (without Config.PollTiming).
 func TestTasksFromATask(t *testing.T) {
 	e := newEnv(t, scheduler.Config{Workers: 2})
-	h := scheduler.Spawn[time.Duration](e.s, nil, future.Future[time.Duration](future.PollFn(func(*future.Context) (time.Duration, bool) {
+	h := scheduler.Spawn[time.Duration](e.s, nil, scheduler.Named("taker", future.Future[time.Duration](future.PollFn(func(*future.Context) (time.Duration, bool) {
 		start := time.Now()
-		_, live := e.s.Tasks()
-		if live != 1 {
-			e.failf("live = %d, want 1", live)
+		tasks, live := e.s.Tasks()
+		if live != 1 || len(tasks) != 1 {
+			e.failf("live = %d, %d listed, want 1 and 1", live, len(tasks))
+		} else if ti := tasks[0]; ti.State != scheduler.TaskRunning || !ti.FirstPoll || ti.Name != "taker" {
+			e.failf("listed %+v, want the taker running its first poll", ti)
 		}
 		return time.Since(start), true
-	})))
+	}))))
 	took, err := wait(e, h, "snapshot taker")
 	require.NoError(t, err)
 	t.Logf("a snapshot from a task took %v", took)
@@ -363,4 +376,111 @@ func TestSnapshotsDuringShutdownStrandNoTask(t *testing.T) {
 			require.False(t, errors.Is(err, context.DeadlineExceeded), "a task stranded")
 		}
 	}
+}
+
+// TestSnapshotsOfBlockedWorkersUnderChurn: snapshots taken, from outside
+// and from tasks, while tasks spawn children and some block their worker
+// in their first poll for longer than a snapshot waits (so that the
+// snapshots take those workers' local queues and read their hands) list
+// no task twice, and strand none: every handle resolves.
+func TestSnapshotsOfBlockedWorkersUnderChurn(t *testing.T) {
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	e := newEnv(t, scheduler.Config{Workers: 2})
+	check := func(tasks []scheduler.TaskInfo) {
+		seen := make(map[uint64]bool, len(tasks))
+		for _, ti := range tasks {
+			if seen[ti.ID] {
+				e.failf("task %d listed twice", ti.ID)
+			}
+			seen[ti.ID] = true
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				tasks, _ := e.s.Tasks()
+				check(tasks)
+			}
+		}
+	}()
+	var hs []scheduler.JoinHandle[int]
+	var mu sync.Mutex
+	for r := range rounds {
+		h := scheduler.Spawn[int](e.s, nil, future.Future[int](future.PollFn(func(cx *future.Context) (int, bool) {
+			var kids []scheduler.JoinHandle[int]
+			for i := range 20 {
+				kids = append(kids, scheduler.Spawn[int](e.s, cx, future.Future[int](future.PollFn(func(*future.Context) (int, bool) {
+					if i%7 == 0 {
+						tasks, _ := e.s.Tasks()
+						check(tasks)
+					}
+					return i, true
+				}))))
+			}
+			mu.Lock()
+			hs = append(hs, kids...)
+			mu.Unlock()
+			if r%3 == 0 {
+				time.Sleep(30 * time.Millisecond) // past a snapshot's wait, in the first poll
+			}
+			return r, true
+		})))
+		mu.Lock()
+		hs = append(hs, h)
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	for i := 0; ; i++ {
+		mu.Lock()
+		if i == len(hs) {
+			mu.Unlock()
+			break
+		}
+		h := hs[i]
+		mu.Unlock()
+		_, err := wait(e, h, "task")
+		require.NoError(t, err)
+	}
+	close(stop)
+	wg.Wait()
+	tasks, live := e.s.Tasks()
+	require.Zero(t, live)
+	require.Empty(t, tasks)
+}
+
+// TestFirstPollStampKeptAtTheLink: a task idle after its first poll shows
+// the time since that poll, which its link into the owned list stored (a
+// first poll's stamp is not stored at the poll's start), not the time
+// since the scheduler started.
+func TestFirstPollStampKeptAtTheLink(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1})
+	time.Sleep(60 * time.Millisecond) // the scheduler's clock runs ahead of the task's
+	g := new(latch)
+	h := scheduler.Spawn[int](e.s, nil, future.Future[int](&gateWait{g: g, n: 1}))
+	var ti scheduler.TaskInfo
+	eventually(t, func() bool {
+		tasks, _ := e.s.Tasks()
+		if len(tasks) != 1 || tasks[0].State != scheduler.TaskIdle {
+			return false
+		}
+		ti = tasks[0]
+		return true
+	}, "the task idle")
+	// The poll began at or after the spawn, on a clock read in
+	// milliseconds.
+	require.LessOrEqual(t, ti.SinceLastPoll, ti.Age+time.Millisecond, "%+v", ti)
+	require.EqualValues(t, 1, ti.Polls)
+	g.Open()
+	_, err := wait(e, h, "gate waiter")
+	require.NoError(t, err)
 }

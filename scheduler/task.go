@@ -25,7 +25,8 @@ type taskBase struct {
 	// none or a site past 2^16-1; RecordSite), and the coarse time of the
 	// last poll's start in milliseconds (bits 32-63, wrapping). Stored by
 	// the worker that polls the task, when a poll changes it (notePoll,
-	// RecordSite); loaded by Dump.
+	// RecordSite), a first poll's stamp only at the link (pending); loaded
+	// by Dump.
 	run atomic.Uint64
 	// wait is what the task waits on, recorded by the leaf futures of its
 	// polls (future.Context.Waiting); loaded by Dump, which trusts it only
@@ -86,6 +87,7 @@ type taskBase struct {
 // (see ownedTasks.remove for why linked may be read here without the lock).
 func (b *taskBase) pending(cx *future.Context) {
 	if !b.linked {
+		b.storeFirstRun(cx)
 		b.sched().owned.link(b, uint32(cx.Worker())) // on a worker: the list is not closed yet
 	}
 }

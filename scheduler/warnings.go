@@ -34,7 +34,10 @@ const (
 	// waiting, or of yielding with future.Context.Yield).
 	SelfWakes
 	// NeverYielded: the task has been in its first poll for longer than
-	// Config.SlowPoll (Config.PollTiming): it has not yielded once.
+	// Config.SlowPoll: it has not yielded once. Without Config.PollTiming
+	// the task is seen only on a worker that a snapshot could not get an
+	// answer from in 20 ms, and its poll's age is that of the worker's
+	// tick.
 	NeverYielded
 )
 

@@ -122,6 +122,13 @@ type worker struct {
 	// tasks while it copies them (answerSnapshot). Owned by the worker.
 	answered *snapRequest
 	scratch  []*header.Header
+	// firstRun is the stamp of the first poll in progress that notePollFirst
+	// left for taskBase.pending to store (0 for none). Owned by the worker.
+	firstRun uint64
+	// firstPoll publishes the task in its first poll on this worker, for
+	// the snapshots it does not answer (see firstpoll.go). Written by the
+	// worker.
+	firstPoll firstPollPub
 	// labels are the worker goroutine's pprof labels (blitz.worker, its
 	// index, and blitz.scheduler), by which a goroutine profile finds its
 	// stack; a labelled poll (Config.ProfileLabels) restores them after
@@ -227,6 +234,9 @@ func (w *worker) tick() int {
 	}
 	if ran > 0 {
 		w.adapt(ran, time.Since(start))
+	}
+	if w.firstPoll.id != 0 {
+		w.firstPoll.clear() // the tick's last first poll ended
 	}
 	w.tickAt.Store(-1)
 	w.publish()
@@ -362,7 +372,11 @@ func (w *worker) runTask(h *header.Header) {
 	t := taskOf(h)
 	var seq uint8
 	if w.identity {
-		seq = t.notePoll(w, h.Load().Polls())
+		if low := h.Load().Polls(); low == 1 || w.firstPoll.id != 0 {
+			seq = t.notePollFirst(w, low)
+		} else {
+			seq = t.notePoll(w, low)
+		}
 		w.cx.SetWaitSlot(&t.wait, seq)
 		w.cx.SetTaskID(t.id)
 		w.cx.SetSiteRecorder(t)
