@@ -209,12 +209,15 @@
 // When Config.Driver is also a Blocker (the runtime's I/O driver), a worker
 // about to park asks it (TryAcquire) whether to sleep in the driver's wait
 // rather than on its channel. The driver says yes only when it has
-// something to wait for (I/O in flight) and no other worker is waiting in
-// it; a Blocker may admit one holder per part of itself (the runtime has an
-// I/O ring per worker, and each worker waits in its own). A worker whose
-// driver has nothing in flight parks on its channel, the cheapest wake
-// there is, and the driver brings it back with NotifyWorker when it gets
-// something to wait for: the driver publishes the work and then looks at
+// something to wait for (I/O in flight, or a timer: the park has a
+// timeout) and no other worker is waiting in it; a Blocker may admit one
+// holder per part of itself (the runtime has an I/O ring per worker, and
+// each worker waits in its own). The runtime's driver takes a worker with a
+// timer even when nothing is in flight, because its wait ends within
+// microseconds of the timeout, where a Go timer behind a channel park can
+// end up to a millisecond late. A worker with neither parks on its
+// channel, the cheapest wake there is, and the driver brings it back with
+// NotifyWorker when it gets something to wait for: the driver publishes the work and then looks at
 // the worker's parked bit, the worker sets that bit and then asks the
 // driver, so one of the two sees the other.
 //
