@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,8 +97,10 @@ func Short() error {
 
 // Oldest checks every module with the oldest Go the modules claim to support, fetched from the module
 // proxy as a toolchain and never upgraded: each module is vetted on its own (GOWORK=off), so that a use
-// of a newer API, a dependency that raises the go line or a missing requirement fails here, and then
-// every module's short tests run with that Go, in one go command over the workspace.
+// of a newer API, a dependency that raises the go line or a missing requirement fails here, and then the
+// short tests of the modules users install (versions.txt's public ones) run with that Go, in one go
+// command over the workspace. (The examples, the test suites and the peers run their tests with the
+// newer Go in Race.)
 func Oldest() error {
 	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
 	if err != nil {
@@ -117,7 +120,7 @@ func Oldest() error {
 	if err != nil {
 		return err
 	}
-	pats, err := workspacePatterns()
+	pats, err := libraryPatterns()
 	if err != nil {
 		return err
 	}
@@ -411,9 +414,10 @@ func Sim() error {
 	return goIn("tests", nil, "test", "-run", ".", "-timeout", "60m", "./simprims/...", "-args", "-sim.seeds="+seeds)
 }
 
-// Windows cross-compiles every module's tests for windows/amd64 and runs them under Wine, at their
-// -short sizes: one go command over the workspace with Wine as its -exec program, so that the test
-// binaries build two at a time and each runs in its package's directory. It skips with a message when
+// Windows cross-compiles the tests of the modules users install (versions.txt's public ones) for
+// windows/amd64 and runs them under Wine, at their -short sizes: one go command over the workspace with
+// Wine as its -exec program, so that the test binaries build two at a time and each runs in its
+// package's directory. (Vet builds every module, tests included, for windows.) It skips with a message when
 // Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
 func Windows() error {
 	wine, err := findWine()
@@ -424,7 +428,7 @@ func Windows() error {
 	if err := ensureWinePrefix(wine); err != nil {
 		return err
 	}
-	pats, err := workspacePatterns()
+	pats, err := libraryPatterns()
 	if err != nil {
 		return err
 	}
@@ -500,6 +504,32 @@ func workspacePatterns() ([]string, error) {
 	}
 	pats := make([]string, 0, len(mods))
 	for _, mod := range mods {
+		if mod == "." {
+			pats = append(pats, "./...")
+		} else {
+			pats = append(pats, "./"+filepath.ToSlash(mod)+"/...")
+		}
+	}
+	return pats, nil
+}
+
+// libraryPatterns returns the patterns of workspacePatterns for the modules that users install (the
+// public ones of versions.txt), without the examples, the test suites, the benchmark peers and the
+// build: the modules whose behaviour on an older Go or another system a user depends on.
+func libraryPatterns() ([]string, error) {
+	v, err := readVersions()
+	if err != nil {
+		return nil, err
+	}
+	mods, err := modules()
+	if err != nil {
+		return nil, err
+	}
+	var pats []string
+	for _, mod := range mods {
+		if !slices.Contains(v.Public, mod) {
+			continue
+		}
 		if mod == "." {
 			pats = append(pats, "./...")
 		} else {
