@@ -669,9 +669,11 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // of w, a ResponseWriter of this package's Handler (or one wrapping it,
 // with an Unwrap method as http.ResponseController expects), as the
 // stream itself, with the bytes the server had read past the request.
-// The caller owns the stream from then on and closes it. It fails as
-// Hijack does, and with an error matching http.ErrNotSupported for a
-// ResponseWriter of another server.
+// The caller owns the stream from then on and closes it. Unlike Hijack,
+// it gives up a TLS stream (a *blitz.TLSStream of a server on a
+// blitz.TLSListener) too. It fails as Hijack does otherwise, and with an
+// error matching http.ErrNotSupported for a ResponseWriter of another
+// server.
 func HijackConn(w http.ResponseWriter) (Conn, []byte, error) {
 	for {
 		switch rw := w.(type) {
@@ -680,7 +682,10 @@ func HijackConn(w http.ResponseWriter) (Conn, []byte, error) {
 				return nil, nil, http.ErrHijacked
 			}
 			switch rw.ex.rwc.(type) {
-			case *blitz.TCPStream, *blitz.UnixStream:
+			case *blitz.TCPStream, *blitz.UnixStream, *blitz.TLSStream:
+				// A TLS stream's cancelled read loses nothing (its
+				// transport keeps the records received): the stream goes
+				// on with its new owner.
 			default:
 				return nil, nil, errHijackUnsupported
 			}

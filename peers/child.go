@@ -12,11 +12,13 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -30,12 +32,19 @@ import (
 //     "ready ADDR READPOOL" (Server.Addr and ReadPool); for each line "gc"
 //     on its standard input, runs a garbage collection, returns the freed
 //     memory to the kernel (debug.FreeOSMemory) and prints "collected";
-//     when its standard input closes, stops the server and exits.
+//     for "heap", runs two collections and prints "heap BYTES", its live
+//     heap and goroutine stacks; for "broadcast SIZE" (a WS server),
+//     broadcasts a text message of SIZE bytes to its connections
+//     (Server.Broadcast) and prints "broadcasted"; when its standard
+//     input closes, stops the server and exits.
 //   - dial -mode M -addr A [-from S -sources N]: for each line "dial N" on
 //     its standard input, opens N more connections to A, each making one
 //     round trip, from the N IPv4 addresses that start at S in turn (none:
-//     the kernel picks), and prints "dialed TOTAL"; when its standard
-//     input closes, it closes every connection and exits.
+//     the kernel picks), and prints "dialed TOTAL"; for "recv" (WS),
+//     starts reading one message on every connection, prints
+//     "listening", and once every connection has its message prints
+//     "received UNIXNANO", the wall-clock time of the last arrival; when
+//     its standard input closes, it closes every connection and exits.
 //
 // A child's other output on standard output is skipped; its standard
 // error is the parent's. A child also dies with its parent (the parent's
@@ -43,7 +52,7 @@ import (
 
 // protocolLines are the beginnings of the lines a child prints for its
 // parent.
-var protocolLines = []string{"ready ", "dialed ", "collected"}
+var protocolLines = []string{"ready ", "dialed ", "collected", "heap ", "broadcasted", "listening", "received "}
 
 // stopTimeout bounds the wait for a child to exit after its standard input
 // closed; then it is killed.
@@ -56,7 +65,7 @@ func RunChild(args []string) error {
 		return errors.New("peers: no child named")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	mode := fs.String("mode", "echo", "echo or http")
+	mode := fs.String("mode", "echo", "echo, http or ws")
 	kind := fs.String("kind", "", "server kind (serve)")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (serve) or dial (dial)")
 	from := fs.String("from", "", "first source address (dial)")
@@ -109,11 +118,25 @@ func serveChild(m Mode, kind, addr string) (err error) {
 	fmt.Printf("ready %s %d\n", s.Addr, s.ReadPool)
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		if in.Text() != "gc" {
+		f := strings.Fields(in.Text())
+		switch {
+		case len(f) == 1 && f[0] == "gc":
+			debug.FreeOSMemory() // a collection, then the freed pages back to the kernel
+			fmt.Println("collected")
+		case len(f) == 1 && f[0] == "heap":
+			fmt.Printf("heap %d\n", liveHeap())
+		case len(f) == 2 && f[0] == "broadcast" && s.Broadcast != nil:
+			size, err := strconv.Atoi(f[1])
+			if err == nil {
+				err = s.Broadcast(size)
+			}
+			if err != nil {
+				return errors.Join(fmt.Errorf("peers: serve child: broadcast: %w", err), s.Stop())
+			}
+			fmt.Println("broadcasted")
+		default:
 			return errors.Join(fmt.Errorf("peers: serve child: unknown command %q", in.Text()), s.Stop())
 		}
-		debug.FreeOSMemory() // a collection, then the freed pages back to the kernel
-		fmt.Println("collected")
 	}
 	return errors.Join(in.Err(), s.Stop())
 }
@@ -125,6 +148,10 @@ func dialChild(m Mode, addr string, sources []netip.Addr) error {
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		f := strings.Fields(in.Text())
+		if len(f) == 1 && f[0] == "recv" {
+			recvAll(clients)
+			continue
+		}
 		if len(f) != 2 || f[0] != "dial" {
 			return fmt.Errorf("peers: dial child: unknown command %q", in.Text())
 		}
@@ -276,4 +303,52 @@ func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, ad
 		return nil, Server{}, errors.Join(fmt.Errorf("peers: %s server said %q, want \"ready ADDR READPOOL\"", kind, "ready "+line), p.Stop())
 	}
 	return p, s, nil
+}
+
+// liveHeap is the live heap and goroutine stacks after two collections
+// (the second empties the sync.Pools the first moved aside).
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc + ms.StackInuse
+}
+
+// recvAll starts reading one message on every client, prints
+// "listening", and in the background, once every client has its message,
+// "received UNIXNANO" with the time of the last arrival (or the first
+// error).
+func recvAll(clients []*Client) {
+	var last atomic.Int64
+	errs := make(chan error, len(clients))
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.ReadMessage(); err != nil {
+				errs <- err
+				return
+			}
+			now := time.Now().UnixNano()
+			for {
+				old := last.Load()
+				if now <= old || last.CompareAndSwap(old, now) {
+					break
+				}
+			}
+		}()
+	}
+	fmt.Println("listening")
+	go func() {
+		wg.Wait()
+		select {
+		case err := <-errs:
+			fmt.Fprintln(os.Stderr, "peers: dial child: recv:", err)
+			fmt.Println("received 0")
+		default:
+			fmt.Printf("received %d\n", last.Load())
+		}
+	}()
 }

@@ -5,6 +5,7 @@
 //
 //	go run ./peers/cmd/peerbench -mode echo
 //	go run ./peers/cmd/peerbench -mode http
+//	go run ./peers/cmd/peerbench -mode ws
 //	go run ./peers/cmd/peerbench -mode idle -conns 100000
 //
 // Each server runs in a process of its own, started by peerbench, and the
@@ -15,6 +16,11 @@
 // by client processes, spread with the servers over as many processes as
 // the open-file limit asks (IdleFleet), and their memory is reported as
 // the growth of the servers' resident sets, in all and per connection.
+//
+// The WebSocket servers (mode ws: blitz's websocket package, gorilla,
+// coder, gobwas, gws) echo and broadcast; TestWSPeerTable measures their
+// echo throughput, idle memory and broadcast time side by side
+// (PEERS_WS_BENCH=1 go test -run TestWSPeerTable -v ./peers).
 //
 // Package wsinterop (go test ./peers/wsinterop) checks blitz's websocket
 // package against the Go WebSocket libraries gorilla/websocket,

@@ -63,6 +63,13 @@ type IdleFleet struct {
 	// Settle is how long the servers are left alone before each reading
 	// (their collectors, lazily freed pages); 0 means 2s.
 	Settle time.Duration
+	// Heap adds a reading of each server's live heap and goroutine
+	// stacks (after two collections) to each resident-set reading.
+	Heap bool
+	// Broadcast, if positive, has every server broadcast a text message
+	// of Broadcast bytes to its connections once they are all open (mode
+	// WS), and times it until every connection has received it.
+	Broadcast int
 }
 
 // IdleServer is one server process of an IdleFleet run.
@@ -86,12 +93,34 @@ type IdleServer struct {
 	// made during the connections: part of the growth once its pages are
 	// touched.
 	ReadPool int64
+	// HeapBefore, HeapHalf and HeapFull are its live heap and stacks at
+	// the three readings (with IdleFleet.Heap).
+	HeapBefore, HeapHalf, HeapFull int64
 }
 
 // IdleReport is the result of an IdleFleet run.
 type IdleReport struct {
 	Kind    string
 	Servers []IdleServer
+	// Queued is the time from the broadcast commands to the servers'
+	// answers (the message queued or written, as each library does it),
+	// Delivered the time until the last connection received it (with
+	// IdleFleet.Broadcast).
+	Queued, Delivered time.Duration
+}
+
+// HeapPerConn is the growth of the servers' live heap and stacks per
+// connection from before the connections to the last reading, and at
+// the margin (from half to all: without what was made once).
+func (r IdleReport) HeapPerConn() (avg, marginal float64) {
+	var grew, grewHalf int64
+	n := 0
+	for _, s := range r.Servers {
+		grew += s.HeapFull - s.HeapBefore
+		grewHalf += s.HeapFull - s.HeapHalf
+		n += s.Conns - s.HalfConns
+	}
+	return float64(grew) / float64(r.Conns()), float64(grewHalf) / float64(n)
 }
 
 // Conns is the number of connections held at the last reading.
@@ -217,6 +246,11 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		if s.Before, err = RSS(p.Pid()); err != nil {
 			return rep, err
 		}
+		if f.Heap {
+			if s.HeapBefore, err = readHeap(ctx, p); err != nil {
+				return rep, err
+			}
+		}
 		if fds[i], err = openFiles(p.Pid()); err != nil {
 			return rep, err
 		}
@@ -241,6 +275,11 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		if rep.Servers[i].Half, err = RSS(p.Pid()); err != nil {
 			return rep, err
 		}
+		if f.Heap {
+			if rep.Servers[i].HeapHalf, err = readHeap(ctx, p); err != nil {
+				return rep, err
+			}
+		}
 	}
 	if err := dialAll(ctx, clients, half, all); err != nil {
 		return rep, err
@@ -258,6 +297,16 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		if s.FDs = n - fds[i]; s.FDs < s.Conns {
 			return rep, fmt.Errorf("peers: server %d holds %d more open files with %d connections", s.Pid, s.FDs, s.Conns)
 		}
+		if f.Heap {
+			if s.HeapFull, err = readHeap(ctx, p); err != nil {
+				return rep, err
+			}
+		}
+	}
+	if f.Broadcast > 0 {
+		if rep.Queued, rep.Delivered, err = broadcast(ctx, servers, clients, f.Broadcast); err != nil {
+			return rep, err
+		}
 	}
 	for i, p := range servers {
 		if err := p.Send("gc"); err != nil {
@@ -271,6 +320,60 @@ func (f IdleFleet) Run(ctx context.Context) (rep IdleReport, err error) {
 		}
 	}
 	return rep, nil
+}
+
+// readHeap asks server p for its live heap.
+func readHeap(ctx context.Context, p *Proc) (int64, error) {
+	if err := p.Send("heap"); err != nil {
+		return 0, fmt.Errorf("peers: server %d: %w", p.Pid(), err)
+	}
+	line, err := p.Await(ctx, "heap ")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(line, 10, 64)
+}
+
+// broadcast has the clients listen, then every server broadcast a
+// message of size bytes, and times it: until the servers answered
+// (queued), and until the last connection received it (delivered).
+func broadcast(ctx context.Context, servers, clients []*Proc, size int) (queued, delivered time.Duration, err error) {
+	for _, c := range clients {
+		if err := c.Send("recv"); err != nil {
+			return 0, 0, fmt.Errorf("peers: client %d: %w", c.Pid(), err)
+		}
+	}
+	for _, c := range clients {
+		if _, err := c.Await(ctx, "listening"); err != nil {
+			return 0, 0, err
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the readers reach their reads
+	start := time.Now()
+	for _, p := range servers {
+		if err := p.Send(fmt.Sprintf("broadcast %d", size)); err != nil {
+			return 0, 0, fmt.Errorf("peers: server %d: %w", p.Pid(), err)
+		}
+	}
+	for _, p := range servers {
+		if _, err := p.Await(ctx, "broadcasted"); err != nil {
+			return 0, 0, err
+		}
+	}
+	queued = time.Since(start)
+	var last int64
+	for _, c := range clients {
+		line, err := c.Await(ctx, "received ")
+		if err != nil {
+			return 0, 0, err
+		}
+		t, err := strconv.ParseInt(line, 10, 64)
+		if err != nil || t == 0 {
+			return 0, 0, fmt.Errorf("peers: client %d did not receive the broadcast (%q)", c.Pid(), line)
+		}
+		last = max(last, t)
+	}
+	return queued, time.Unix(0, last).Sub(start), nil
 }
 
 // dialAll brings client i's connections from from[i] to to[i], every

@@ -18,15 +18,23 @@ const (
 	// HTTP servers answer GET / with a short body; the load makes
 	// keep-alive requests, one at a time per connection.
 	HTTP Mode = "http"
+	// WS servers are WebSocket servers that echo each message and can
+	// broadcast one to all their connections (Server.Broadcast); the load
+	// makes round trips of WSPayload-byte binary messages.
+	WS Mode = "ws"
 )
 
 // Server is a running server: Addr is where it listens, Stop ends it.
 // ReadPool is the size in bytes of the pool of read buffers its
-// connections share, made on the first read (0: it has none).
+// connections share, made on the first read (0: it has none). Broadcast,
+// set by the WS servers, sends a text message of size bytes to every
+// open connection; it returns once the message is on its way (queued or
+// written, as the library does it).
 type Server struct {
-	Addr     string
-	ReadPool int64
-	Stop     func() error
+	Addr      string
+	ReadPool  int64
+	Stop      func() error
+	Broadcast func(size int) error
 }
 
 // starter starts one kind of server listening on addr ("127.0.0.1:0"
@@ -48,6 +56,14 @@ var kinds = map[Mode]map[string]starter{
 		"blitz-http":        startBlitzHTTP,
 		"nbhttp":            startNbHTTP,
 		"fasthttp":          startFastHTTP,
+	},
+	WS: {
+		"blitz-ws":       func(a string) (*Server, error) { return startBlitzWS(a, "") },
+		"blitz-ws-epoll": func(a string) (*Server, error) { return startBlitzWS(a, "epoll") },
+		"gorilla":        startGorillaWS,
+		"coder":          startCoderWS,
+		"gobwas":         startGobwasWS,
+		"gws":            startGwsWS,
 	},
 }
 

@@ -45,7 +45,8 @@ type Client struct {
 	buf []byte
 }
 
-// Dial connects to addr from source (the zero Addr lets the kernel pick).
+// Dial connects to addr from source (the zero Addr lets the kernel pick);
+// a WS client shakes hands.
 // A source is bound without a port (IP_BIND_ADDRESS_NO_PORT): the kernel
 // picks the port on connecting, so that one port serves a source towards
 // many destinations.
@@ -68,9 +69,17 @@ func Dial(m Mode, addr string, source netip.Addr) (*Client, error) {
 		return nil, err
 	}
 	cl := &Client{c: c, m: m}
-	if m == HTTP {
+	switch m {
+	case HTTP:
 		cl.r = bufio.NewReaderSize(c, 1024)
-	} else {
+	case WS:
+		cl.r = bufio.NewReaderSize(c, 4096)
+		cl.buf = make([]byte, 0, WSPayload)
+		if err := cl.wsHandshake(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	default:
 		cl.buf = make([]byte, Payload)
 	}
 	return cl, nil
@@ -79,11 +88,14 @@ func Dial(m Mode, addr string, source netip.Addr) (*Client, error) {
 // Close closes the connection.
 func (c *Client) Close() error { return c.c.Close() }
 
-// RoundTrip makes one echo round trip or one HTTP request and checks the
-// answer.
+// RoundTrip makes one echo round trip, one HTTP request or one WebSocket
+// message's round trip and checks the answer.
 func (c *Client) RoundTrip() error {
-	if c.m == HTTP {
+	switch c.m {
+	case HTTP:
 		return c.httpRoundTrip()
+	case WS:
+		return c.wsRoundTrip()
 	}
 	out := bytes.Repeat([]byte{'x'}, Payload)
 	if _, err := c.c.Write(out); err != nil {

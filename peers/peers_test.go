@@ -11,7 +11,7 @@ import (
 // Every server of every mode starts, answers its load correctly on a few
 // connections, keeps idle connections that made one round trip, and stops.
 func TestEveryServerServes(t *testing.T) {
-	for _, m := range []Mode{Echo, HTTP} {
+	for _, m := range []Mode{Echo, HTTP, WS} {
 		for _, kind := range Kinds(m) {
 			t.Run(string(m)+"/"+kind, func(t *testing.T) {
 				if kind == "nbhttp" && raceEnabled {

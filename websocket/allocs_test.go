@@ -37,7 +37,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 			fr = appendHeader(nil, true, opText, 5, false, [4]byte{})
 			fr = append(fr, "hello"...)
 		}
-		c := newConn(&loopTransport{frame: fr}, nil, client, "", nil, nil)
+		c := newConn(&loopTransport{frame: fr}, client, "", nil, nil)
 		cx := future.NewContext(waker.Noop())
 		echo := func() {
 			r, ok := c.ReadMessage().Poll(cx)

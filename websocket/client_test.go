@@ -182,7 +182,7 @@ func TestMasking(t *testing.T) {
 	}
 
 	// A client reading a masked frame: over an in-memory pipe.
-	c := newConn(&bytesTransport{in: frame(0x81, []byte("hi"))}, nil, true, "", nil, nil)
+	c := newConn(&bytesTransport{in: frame(0x81, []byte("hi"))}, true, "", nil, nil)
 	_, err := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
 	if err != nil {
 		t.Fatal(err)

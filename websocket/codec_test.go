@@ -50,7 +50,7 @@ func TestUTF8Incremental(t *testing.T) {
 // readAll parses a stream of client frames as a server reads them and
 // returns the messages and the final error.
 func readAll(in []byte, limit int64) ([]Message, error) {
-	c := newConn(&bytesTransport{in: in}, nil, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
+	c := newConn(&bytesTransport{in: in}, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
 	var out []Message
 	for {
 		r, _ := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
@@ -117,15 +117,15 @@ func FuzzReadFrames(f *testing.F) {
 // at the next read, and loses nothing.
 func TestReadCancelKeepsReply(t *testing.T) {
 	tr := &bytesTransport{in: append(frame(0x89, []byte("p")), frame(0x81, []byte("after"))...)}
-	c := newConn(tr, nil, false, "", nil, nil)
+	c := newConn(tr, false, "", nil, nil)
 	cx := future.NewContext(waker.Noop())
-	g, _ := c.wmu.TryLock()
+	c.tryLockWrite(nil)
 	rf := c.ReadMessage()
 	if _, ok := rf.Poll(cx); ok {
 		t.Fatal("read done while the pong waits for the lock")
 	}
 	rf.Cancel()
-	g.Unlock()
+	c.unlockWrite()
 	r, ok := c.ReadMessage().Poll(cx)
 	if !ok || r.Err != nil || string(r.Value.Data) != "after" {
 		t.Fatalf("%v %v %q", ok, r.Err, r.Value.Data)

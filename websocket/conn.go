@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/syncprim"
 	"github.com/blitz-go/blitz/waker"
 )
 
@@ -75,30 +75,76 @@ type Message struct {
 // NewNetConn) performs blocking I/O inside its futures: use only its
 // blocking methods, from goroutines.
 type Conn struct {
-	t transport
-	// nc is the net.Conn of a connection over netTransport, nil on the
-	// runtime's streams. Read-only.
-	nc           net.Conn
+	// t is the transport; cfg the connection's settings, shared by the
+	// connections that have the same (see connConfig). Read-only.
+	t   transport
+	cfg *connConfig
+	// dfl is the negotiated permessage-deflate, nil if none, shared by
+	// the connections that negotiated the same (read-only); dctx is the
+	// compression state this connection keeps, nil without context
+	// takeover in either direction. Both set before the connection is
+	// handed out; dctx's fields say who owns them.
+	dfl  *deflater
+	dctx *deflateCtx
+
+	// reading is held (set) by the one reader: a ReadFuture in progress,
+	// or a CloseFuture reading the peer's close. rs, prf and cs are the
+	// holder's only.
+	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
+	// rs is the reader's state (see readState): given back to its pool
+	// while a pooled read (prf) waits between messages, nil then.
+	rs *readState
+	// prf is the pooled read of a pooledReader while it waits.
+	prf *blitz.ReadPooledFuture
+	// cs holds a control frame's payload and the reply to it, from
+	// ctlStates while a control frame is read or answered (an idle
+	// connection holds none).
+	cs *ctlState
+	rf ReadFuture
+
+	// wstate is the write lock (see writelock.go), held while a frame is
+	// written; wwaiters, under mu, the writers that wait for it.
+	wstate   atomic.Uint32
+	wwaiters *[]waker.Waker
+
+	// mu guards the close state below.
+	mu        sync.Mutex
+	closeSent bool
+	closeRecv bool
+	tclosed   bool
+	// closeWaiters are the Closes waiting for the reader to see the
+	// peer's close (or to stop reading), nil if none.
+	closeWaiters *[]waker.Waker
+}
+
+// connConfig is the part of a connection's state that its options and
+// handshake fix: read-only, and shared by every connection with the same
+// (interned in connConfigs), so that a connection holds a pointer to it
+// instead of a copy.
+type connConfig struct {
 	client       bool
 	subprotocol  string
 	readLimit    int64
 	closeTimeout time.Duration
 	bufSize      int
-	// dfl is the negotiated permessage-deflate, nil if none: set before
-	// the connection is handed out; its fields say who owns them.
-	dfl *deflater
+}
 
-	// reading is held (set) by the one reader: a ReadFuture in progress,
-	// or a CloseFuture reading the peer's close. The fields below it are
-	// the holder's only.
-	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
-	// rbuf is the read buffer (rbufp its readBufs entry, nil if its own):
-	// given back when a read would wait with nothing buffered, if the
-	// transport reads from the runtime's pool (a pooledReader); prf is
-	// that pooled read while it waits.
+// connConfigs interns the connConfigs: a connConfig value to its
+// *connConfig. Its size is the number of distinct settings the program
+// uses (the subprotocol is one the program offered or accepted).
+var connConfigs sync.Map
+
+// readState is the reader's state while it reads: the read buffer, the
+// frame being parsed, the message being gathered and the reader's
+// result. On a pooledReader it is given back to readStates while the
+// reader waits between messages, when all of it is at its zero value but
+// the buffers (given back too); otherwise the connection keeps it. Owned
+// by the holder of Conn.reading.
+type readState struct {
+	// rbuf is the read buffer (rbufp its readBufs entry, nil if its
+	// own), rbuf[rpos:rend] the input not yet parsed.
 	rbuf    []byte
 	rbufp   *[]byte
-	prf     *blitz.ReadPooledFuture
 	rpos    int
 	rend    int
 	hdr     header
@@ -113,10 +159,10 @@ type Conn struct {
 	msg    []byte
 	msgp   *[]byte // msg's buffer from readBufs, nil if its own
 	utf    utf8State
-	// cs holds a control frame's payload and the reply to it, from
-	// ctlStates while a control frame is read or answered (an idle
-	// connection holds none).
-	cs      *ctlState
+	// out is the inflated message (outp its readBufs entry, nil if its
+	// own).
+	out     []byte
+	outp    *[]byte
 	readErr error
 	// draining is set after a protocol error: the close frame is sent and
 	// what the peer sends is skipped until its close (see pollDrain).
@@ -130,55 +176,77 @@ type Conn struct {
 	replyClose bool
 	replyFail  bool
 	replyErr   error
-	rf         ReadFuture
+}
 
-	// wmu is the write lock: held while a frame is written. wbuf, the
-	// frame under construction, is its holder's.
-	wmu  syncprim.Mutex
-	wbuf []byte
-	// wspare is the WriteFuture that WriteMessage and Ping hand out when
-	// wspareBusy, taken by CAS, says no writer has it.
-	wspare     WriteFuture
-	wspareBusy atomic.Bool
+var readStates = sync.Pool{New: func() any { return new(readState) }}
 
-	// mu guards the close state below.
-	mu        sync.Mutex
-	closeSent bool
-	closeRecv bool
-	tclosed   bool
-	// closeWaiters are the Closes waiting for the reader to see the
-	// peer's close (or to stop reading).
-	closeWaiters []waker.Waker
+// state returns the reader's state, taken from readStates if the
+// connection had given it back. Called by the reader.
+func (c *Conn) state() *readState {
+	if c.rs == nil {
+		c.rs = readStates.Get().(*readState)
+	}
+	return c.rs
+}
+
+// putStateIdle gives the reader's state back while the reader waits on
+// a pooled read with nothing buffered, between messages: the buffers go
+// back to their pools and the state, all zero then, to readStates.
+// Called by the reader.
+func (c *Conn) putStateIdle() {
+	r := c.rs
+	if r == nil || r.msgOp != 0 || r.inFrame || r.readErr != nil || r.replyOn || r.draining || r.eof || r.rpos != r.rend {
+		return
+	}
+	if r.rbuf != nil {
+		c.putReadBuf()
+	}
+	c.releaseIdle()
+	*r = readState{}
+	readStates.Put(r)
+	c.rs = nil
 }
 
 // newConn returns a Conn over t; buffered holds bytes already read past the
 // handshake.
-func newConn(t transport, nc net.Conn, client bool, subprotocol string, opts *Options, buffered []byte) *Conn {
-	c := &Conn{t: t, nc: nc, client: client, subprotocol: subprotocol}
+func newConn(t transport, client bool, subprotocol string, opts *Options, buffered []byte) *Conn {
 	if opts == nil {
 		opts = &Options{}
 	}
-	c.readLimit = opts.ReadLimit
-	if c.readLimit == 0 {
-		c.readLimit = DefaultReadLimit
-	} else if c.readLimit < 0 {
-		c.readLimit = 1<<63 - 1
+	k := connConfig{client: client, subprotocol: subprotocol, readLimit: opts.ReadLimit, closeTimeout: opts.CloseTimeout, bufSize: opts.ReadBufferSize}
+	if k.readLimit == 0 {
+		k.readLimit = DefaultReadLimit
+	} else if k.readLimit < 0 {
+		k.readLimit = 1<<63 - 1
 	}
-	c.closeTimeout = opts.CloseTimeout
-	if c.closeTimeout <= 0 {
-		c.closeTimeout = DefaultCloseTimeout
+	if k.closeTimeout <= 0 {
+		k.closeTimeout = DefaultCloseTimeout
 	}
-	c.bufSize = opts.ReadBufferSize
-	if c.bufSize <= 0 {
-		c.bufSize = defaultBufferSize
+	if k.bufSize <= 0 {
+		k.bufSize = defaultBufferSize
 	}
-	c.bufSize = max(c.bufSize, 64) // room for any frame header
+	k.bufSize = max(k.bufSize, 64) // room for any frame header
+	cfg, ok := connConfigs.Load(k)
+	if !ok {
+		cfg, _ = connConfigs.LoadOrStore(k, &k)
+	}
+	c := &Conn{t: t, cfg: cfg.(*connConfig)}
 	if len(buffered) > 0 {
+		c.state()
 		c.getReadBuf(len(buffered))
-		c.rend = copy(c.rbuf, buffered)
+		c.rs.rend = copy(c.rs.rbuf, buffered)
 	}
 	c.rf.c = c
 	return c
+}
+
+// setDeflate sets the negotiated permessage-deflate, before the
+// connection is handed out.
+func (c *Conn) setDeflate(d *deflater) {
+	c.dfl = d
+	if d != nil && (d.wTakeover || d.rTakeover) {
+		c.dctx = &deflateCtx{}
+	}
 }
 
 // ctlState is a control frame's payload (ctl, n bytes), and the reply
@@ -202,7 +270,7 @@ func (c *Conn) getCtl() {
 
 // putCtl gives the ctlState back once no reply needs it.
 func (c *Conn) putCtl() {
-	if c.cs != nil && !c.replyOn {
+	if c.cs != nil && !c.rs.replyOn {
 		c.cs.reply = frameWrite{}
 		ctlStates.Put(c.cs)
 		c.cs = nil
@@ -248,38 +316,75 @@ func putBuf(bp *[]byte, b []byte) {
 
 // getReadBuf sets rbuf to a buffer of bufSize, or of n bytes if more.
 func (c *Conn) getReadBuf(n int) {
-	if n > c.bufSize {
-		c.rbuf, c.rbufp = make([]byte, n), nil
+	if n > c.cfg.bufSize {
+		c.rs.rbuf, c.rs.rbufp = make([]byte, n), nil
 		return
 	}
-	c.rbufp = getBuf(c.bufSize)
-	c.rbuf = *c.rbufp
+	c.rs.rbufp = getBuf(c.cfg.bufSize)
+	c.rs.rbuf = *c.rs.rbufp
 }
 
 // putReadBuf gives rbuf back, when it is from the pool.
 func (c *Conn) putReadBuf() {
-	putBuf(c.rbufp, c.rbuf)
-	c.rbuf, c.rbufp = nil, nil
-	c.rpos, c.rend = 0, 0
+	putBuf(c.rs.rbufp, c.rs.rbuf)
+	c.rs.rbuf, c.rs.rbufp = nil, nil
+	c.rs.rpos, c.rs.rend = 0, 0
 }
 
 // releaseIdle gives back the buffers of the last message, when the reader
 // waits between messages: its payload (valid until this read) and its
 // inflated form. Called by the reader.
 func (c *Conn) releaseIdle() {
-	if c.msgOp != 0 || c.inFrame {
+	if c.rs.msgOp != 0 || c.rs.inFrame {
 		return
 	}
-	putBuf(c.msgp, c.msg)
-	c.msg, c.msgp = nil, nil
-	if d := c.dfl; d != nil {
-		putBuf(d.outp, d.out)
-		d.out, d.outp = nil, nil
+	putBuf(c.rs.msgp, c.rs.msg)
+	c.rs.msg, c.rs.msgp = nil, nil
+	putBuf(c.rs.outp, c.rs.out)
+	c.rs.out, c.rs.outp = nil, nil
+}
+
+// The write buffers: a frame's header and copied payload, a compressed
+// payload, taken for the time of one frame's write from pools by size
+// class (powers of two, 256 B to 64 KiB); a larger one is made for the
+// frame and dropped after it. An idle connection holds none.
+const (
+	minWriteBits = 8
+	maxWriteBits = 16
+)
+
+var writeBufs [maxWriteBits - minWriteBits + 1]sync.Pool
+
+// getWriteBuf returns an empty buffer of at least n bytes.
+func getWriteBuf(n int) *[]byte {
+	if n > 1<<maxWriteBits {
+		b := make([]byte, 0, n)
+		return &b
 	}
+	i := 0
+	if n > 1<<minWriteBits {
+		i = bits.Len(uint(n-1)) - minWriteBits
+	}
+	if bp, ok := writeBufs[i].Get().(*[]byte); ok {
+		return bp
+	}
+	b := make([]byte, 0, 1<<(i+minWriteBits))
+	return &b
+}
+
+// putWriteBuf gives back bp, whose contents are now b (an append may have
+// outgrown it), if its size is one of a class.
+func putWriteBuf(bp *[]byte, b []byte) {
+	n := cap(b)
+	if bp == nil || n < 1<<minWriteBits || n > 1<<maxWriteBits || n&(n-1) != 0 {
+		return
+	}
+	*bp = b[:0]
+	writeBufs[bits.Len(uint(n))-1-minWriteBits].Put(bp)
 }
 
 // Subprotocol returns the subprotocol the handshake selected, "" if none.
-func (c *Conn) Subprotocol() string { return c.subprotocol }
+func (c *Conn) Subprotocol() string { return c.cfg.subprotocol }
 
 // Extensions returns the Sec-WebSocket-Extensions value in force: the
 // negotiated permessage-deflate and its parameters (as
@@ -293,7 +398,12 @@ func (c *Conn) Extensions() string {
 
 // NetConn returns the net.Conn under a connection made from one, nil for a
 // connection on the runtime's streams.
-func (c *Conn) NetConn() net.Conn { return c.nc }
+func (c *Conn) NetConn() net.Conn {
+	if t, ok := c.t.(*netTransport); ok {
+		return t.nc
+	}
+	return nil
+}
 
 // closeTransport closes the underlying connection once.
 func (c *Conn) closeTransport() {
@@ -309,7 +419,10 @@ func (c *Conn) closeTransport() {
 }
 
 func (c *Conn) takeWaitersLocked() []waker.Waker {
-	ws := c.closeWaiters
+	if c.closeWaiters == nil {
+		return nil
+	}
+	ws := *c.closeWaiters
 	c.closeWaiters = nil
 	return ws
 }
@@ -413,55 +526,55 @@ func (c *Conn) cancelRead() {
 		c.prf = nil
 	}
 	c.t.CancelRead()
-	if !c.replyOn {
+	if c.rs == nil || !c.rs.replyOn {
 		return
 	}
 	if c.cs.reply.cancel() {
 		// A reply cut in the middle: the stream is broken.
-		c.readErr = fmt.Errorf("%w: read cancelled while writing a control frame", ErrClosed)
-		c.replyOn = false
+		c.rs.readErr = fmt.Errorf("%w: read cancelled while writing a control frame", ErrClosed)
+		c.rs.replyOn = false
 		c.closeTransport()
 		return
 	}
 	c.cs.reply.phase = fwLock // not started: the next read sends it
-
 }
 
 // pollRead advances the reader until a data message, an error, or a wait.
 // Called by the holder of reading.
 func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
+	c.state()
 	for {
-		if c.replyOn {
+		if c.rs.replyOn {
 			err, ok := c.cs.reply.poll(cx)
 			if !ok {
 				return Message{}, nil, false
 			}
-			c.replyOn = false
+			c.rs.replyOn = false
 			c.putCtl()
-			if err != nil && c.readErr == nil {
-				c.readErr = err
+			if err != nil && c.rs.readErr == nil {
+				c.rs.readErr = err
 			}
-			if c.replyFail {
-				c.replyClose, c.replyFail = false, false
-				c.readErr, c.draining = c.replyErr, true
-				return Message{}, c.readErr, true
+			if c.rs.replyFail {
+				c.rs.replyClose, c.rs.replyFail = false, false
+				c.rs.readErr, c.rs.draining = c.rs.replyErr, true
+				return Message{}, c.rs.readErr, true
 			}
-			if c.replyClose {
-				c.replyClose = false
+			if c.rs.replyClose {
+				c.rs.replyClose = false
 				c.mu.Lock()
 				c.closeRecv = true
 				c.mu.Unlock()
 				c.closeTransport()
-				if c.readErr == nil || c.replyErr != nil {
-					c.readErr = c.replyErr
+				if c.rs.readErr == nil || c.rs.replyErr != nil {
+					c.rs.readErr = c.rs.replyErr
 				}
 			}
 		}
-		if c.readErr != nil {
-			return Message{}, c.readErr, true
+		if c.rs.readErr != nil {
+			return Message{}, c.rs.readErr, true
 		}
-		avail := c.rbuf[c.rpos:c.rend]
-		if !c.inFrame {
+		avail := c.rs.rbuf[c.rs.rpos:c.rs.rend]
+		if !c.rs.inFrame {
 			h, n, err := parseHeader(avail)
 			if err == nil && n > 0 {
 				err = c.startFrame(h)
@@ -471,30 +584,30 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 				continue
 			}
 			if n > 0 {
-				c.rpos += n
-				c.hdr, c.inFrame, c.remain, c.keyPos = h, true, h.length, 0
+				c.rs.rpos += n
+				c.rs.hdr, c.rs.inFrame, c.rs.remain, c.rs.keyPos = h, true, h.length, 0
 				avail = avail[n:]
 			}
 		}
-		if c.inFrame {
-			n := int(min(int64(len(avail)), c.remain))
+		if c.rs.inFrame {
+			n := int(min(int64(len(avail)), c.rs.remain))
 			p := avail[:n]
-			if c.hdr.masked {
-				c.keyPos = maskBytes(c.hdr.key, c.keyPos, p)
+			if c.rs.hdr.masked {
+				c.rs.keyPos = maskBytes(c.rs.hdr.key, c.rs.keyPos, p)
 			}
-			c.rpos += n
-			c.remain -= int64(n)
-			if isControl(c.hdr.op) {
+			c.rs.rpos += n
+			c.rs.remain -= int64(n)
+			if isControl(c.rs.hdr.op) {
 				c.cs.n += copy(c.cs.ctl[c.cs.n:], p)
 			} else {
-				if c.msgOp == opText && !c.zipped && !c.utf.feed(p) {
+				if c.rs.msgOp == opText && !c.rs.zipped && !c.rs.utf.feed(p) {
 					c.fail(errTextUTF8)
 					continue
 				}
-				c.msg = append(c.msg, p...)
+				c.rs.msg = append(c.rs.msg, p...)
 			}
-			if c.remain == 0 {
-				c.inFrame = false
+			if c.rs.remain == 0 {
+				c.rs.inFrame = false
 				if m, done := c.endFrame(); done {
 					return m, nil, true
 				}
@@ -511,25 +624,25 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 // fill reads more input into rbuf; false means the read waits. An end of
 // stream or an error becomes readErr. Called by the reader.
 func (c *Conn) fill(cx *future.Context) bool {
-	if c.rpos == c.rend {
+	if c.rs.rpos == c.rs.rend {
 		if pr, ok := c.t.(pooledReader); ok {
 			return c.fillPooled(cx, pr)
 		}
 	}
-	if c.rbuf == nil {
-		c.rbuf = make([]byte, c.bufSize)
+	if c.rs.rbuf == nil {
+		c.rs.rbuf = make([]byte, c.cfg.bufSize)
 	}
-	if c.rpos == c.rend {
-		c.rpos, c.rend = 0, 0
-	} else if c.rend == len(c.rbuf) {
-		c.rend = copy(c.rbuf, c.rbuf[c.rpos:c.rend])
-		c.rpos = 0
+	if c.rs.rpos == c.rs.rend {
+		c.rs.rpos, c.rs.rend = 0, 0
+	} else if c.rs.rend == len(c.rs.rbuf) {
+		c.rs.rend = copy(c.rs.rbuf, c.rs.rbuf[c.rs.rpos:c.rs.rend])
+		c.rs.rpos = 0
 	}
-	res, ok := c.t.PollRead(cx, c.rbuf[c.rend:])
+	res, ok := c.t.PollRead(cx, c.rs.rbuf[c.rs.rend:])
 	if !ok {
 		return false
 	}
-	c.rend += res.Value
+	c.rs.rend += res.Value
 	return c.filled(res.Value, res.Err)
 }
 
@@ -538,10 +651,11 @@ func (c *Conn) fill(cx *future.Context) bool {
 // arrives; the data is copied into a read buffer, and the pool's buffer
 // released at once. Called by the reader.
 func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
-	if c.rbuf != nil {
+	if c.rs.rbuf != nil {
 		c.putReadBuf()
 	}
 	c.releaseIdle()
+	c.putStateIdle()
 	if c.prf == nil {
 		c.prf = pr.ReadPooled()
 	}
@@ -550,13 +664,14 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 		return false
 	}
 	c.prf = nil
+	c.state()
 	n := 0
 	if res.Err == nil {
 		data := res.Value.Bytes()
 		n = len(data)
 		if n > 0 {
 			c.getReadBuf(n)
-			c.rpos, c.rend = 0, copy(c.rbuf, data)
+			c.rs.rpos, c.rs.rend = 0, copy(c.rs.rbuf, data)
 		}
 		res.Value.Release()
 	}
@@ -567,8 +682,8 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 // error becomes readErr.
 func (c *Conn) filled(n int, err error) bool {
 	if err != nil || n == 0 {
-		c.eof = true
-		if c.readErr != nil {
+		c.rs.eof = true
+		if c.rs.readErr != nil {
 			c.closeTransport()
 			return true
 		}
@@ -579,9 +694,9 @@ func (c *Conn) filled(n int, err error) bool {
 		closing := c.closeSent
 		c.mu.Unlock()
 		if closing {
-			c.readErr = fmt.Errorf("%w: %w", ErrClosed, err)
+			c.rs.readErr = fmt.Errorf("%w: %w", ErrClosed, err)
 		} else {
-			c.readErr = &CloseError{Code: StatusAbnormalClosure, err: err}
+			c.rs.readErr = &CloseError{Code: StatusAbnormalClosure, err: err}
 		}
 		c.closeTransport()
 	}
@@ -599,34 +714,34 @@ func (c *Conn) startFrame(h header) error {
 		return errRSV1Control
 	case h.rsv&rsv1 != 0 && h.op == opContinuation:
 		return errRSV1Continuation
-	case !c.client && !h.masked:
+	case !c.cfg.client && !h.masked:
 		return errUnmasked
-	case c.client && h.masked:
+	case c.cfg.client && h.masked:
 		return errMasked
 	case isControl(h.op):
 		c.getCtl()
 		return nil
-	case h.op == opContinuation && c.msgOp == 0:
+	case h.op == opContinuation && c.rs.msgOp == 0:
 		return errContinuation
-	case h.op != opContinuation && c.msgOp != 0:
+	case h.op != opContinuation && c.rs.msgOp != 0:
 		return errExpectedCont
 	}
 	if h.op != opContinuation {
-		c.msgOp = h.op
-		c.zipped = h.rsv&rsv1 != 0
-		c.msg = c.msg[:0]
-		if cap(c.msg) > 4*c.bufSize {
-			c.msg, c.msgp = nil, nil // drop a large message's buffer
+		c.rs.msgOp = h.op
+		c.rs.zipped = h.rsv&rsv1 != 0
+		c.rs.msg = c.rs.msg[:0]
+		if cap(c.rs.msg) > 4*c.cfg.bufSize {
+			c.rs.msg, c.rs.msgp = nil, nil // drop a large message's buffer
 		}
-		if c.msg == nil && h.length <= int64(c.bufSize) {
-			c.msgp = getBuf(c.bufSize)
-			c.msg = (*c.msgp)[:0]
+		if c.rs.msg == nil && h.length <= int64(c.cfg.bufSize) {
+			c.rs.msgp = getBuf(c.cfg.bufSize)
+			c.rs.msg = (*c.rs.msgp)[:0]
 		}
-		if c.dfl != nil {
-			c.dfl.dropReadBufs(4 * c.bufSize)
+		if cap(c.rs.out) > 4*c.cfg.bufSize {
+			c.rs.out, c.rs.outp = nil, nil // and of its inflated form
 		}
 	}
-	if h.length > c.readLimit-int64(len(c.msg)) {
+	if h.length > c.cfg.readLimit-int64(len(c.rs.msg)) {
 		return errTooBig
 	}
 	return nil
@@ -635,7 +750,7 @@ func (c *Conn) startFrame(h header) error {
 // endFrame acts on a frame whose payload is all in: a data message that
 // is complete is returned; a control frame is answered.
 func (c *Conn) endFrame() (Message, bool) {
-	h := c.hdr
+	h := c.rs.hdr
 	switch h.op {
 	case opPing:
 		c.startReply(opPing, c.cs.ctl[:c.cs.n])
@@ -658,7 +773,7 @@ func (c *Conn) endFrame() (Message, bool) {
 		wakeAll(ws)
 		if sent {
 			c.putCtl()
-			c.readErr = ce
+			c.rs.readErr = ce
 			c.closeTransport()
 			return Message{}, false
 		}
@@ -667,33 +782,35 @@ func (c *Conn) endFrame() (Message, bool) {
 			echo = appendClosePayload(c.cs.buf[:0], code, "")
 		}
 		c.startReply(opClose, echo)
-		c.replyClose, c.replyErr = true, ce
+		c.rs.replyClose, c.rs.replyErr = true, ce
 		return Message{}, false
 	}
 	if !h.fin {
 		return Message{}, false
 	}
-	typ := MessageType(c.msgOp)
-	c.msgOp = 0
-	if c.zipped {
+	typ := MessageType(c.rs.msgOp)
+	c.rs.msgOp = 0
+	if c.rs.zipped {
 		return c.endCompressed(typ)
 	}
-	if typ == TextMessage && !c.utf.done() {
+	if typ == TextMessage && !c.rs.utf.done() {
 		c.fail(errTextUTF8)
 		return Message{}, false
 	}
-	return Message{Type: typ, Data: c.msg}, true
+	return Message{Type: typ, Data: c.rs.msg}, true
 }
 
 // endCompressed inflates a compressed message whose frames are all in,
 // within the read limit, and checks a text message's UTF-8.
 func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
-	c.zipped = false
-	if d := c.dfl; d.out == nil {
-		d.outp = getBuf(c.bufSize)
-		d.out = (*d.outp)[:0]
+	r := c.rs
+	r.zipped = false
+	if r.out == nil {
+		r.outp = getBuf(c.cfg.bufSize)
+		r.out = (*r.outp)[:0]
 	}
-	out, err := c.dfl.inflate(c.msg, c.readLimit)
+	out, err := c.dfl.inflate(c.dctx, r.out, r.msg, c.cfg.readLimit)
+	r.out = out
 	if err == nil && typ == TextMessage && !validText(out) {
 		err = errTextUTF8
 	}
@@ -712,7 +829,7 @@ func (c *Conn) startReply(op byte, payload []byte) {
 		payload = c.cs.buf[:copy(c.cs.buf[:], payload)]
 	}
 	c.cs.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
-	c.replyOn = true
+	c.rs.replyOn = true
 }
 
 // fail closes the connection for a protocol error: a close frame with the
@@ -725,8 +842,8 @@ func (c *Conn) fail(err error) {
 	}
 	c.getCtl()
 	c.startReply(opClose, appendClosePayload(c.cs.buf[:0], code, ""))
-	c.replyFail, c.replyErr = true, err
-	c.msgOp, c.zipped = 0, false
+	c.rs.replyFail, c.rs.replyErr = true, err
+	c.rs.msgOp, c.rs.zipped = 0, false
 }
 
 // pollDrain skips what the peer sends after a protocol error until its
@@ -734,28 +851,29 @@ func (c *Conn) fail(err error) {
 // close frame rather than a reset. A frame cut short by the error is
 // skipped to its end. Called by the holder of reading.
 func (c *Conn) pollDrain(cx *future.Context) bool {
+	c.state()
 	for {
-		if c.eof {
+		if c.rs.eof {
 			return true
 		}
-		avail := c.rbuf[c.rpos:c.rend]
-		if !c.inFrame {
+		avail := c.rs.rbuf[c.rs.rpos:c.rs.rend]
+		if !c.rs.inFrame {
 			h, n, _ := parseHeader(avail)
 			if n > 0 {
-				c.rpos += n
+				c.rs.rpos += n
 				if h.op == opClose {
 					return true
 				}
-				c.inFrame, c.remain = true, h.length
+				c.rs.inFrame, c.rs.remain = true, h.length
 				avail = avail[n:]
 			}
 		}
-		if c.inFrame {
-			k := int(min(int64(len(avail)), c.remain))
-			c.rpos += k
-			c.remain -= int64(k)
-			if c.remain == 0 {
-				c.inFrame = false
+		if c.rs.inFrame {
+			k := int(min(int64(len(avail)), c.rs.remain))
+			c.rs.rpos += k
+			c.rs.remain -= int64(k)
+			if c.rs.remain == 0 {
+				c.rs.inFrame = false
 				continue
 			}
 		}
@@ -765,16 +883,21 @@ func (c *Conn) pollDrain(cx *future.Context) bool {
 	}
 }
 
-// frameWrite writes one frame under the write lock: the future of every
-// write of the connection.
+// frameWrite writes one frame under the write lock, or the frames of a
+// prepared message: the future of every write of the connection.
 type frameWrite struct {
 	c       *Conn
 	op      byte
 	fin     bool
 	payload []byte
-	lock    *syncprim.LockFuture
-	g       syncprim.MutexGuard
-	phase   uint8
+	// prep is the prepared message to send instead of payload (op and
+	// fin unused), nil if none.
+	prep *PreparedMessage
+	// locked says the frame holds the write lock.
+	locked bool
+	phase  uint8
+	// head is written first: the frame's header, and its payload unless
+	// direct, from hb (a write buffer) or a prepared message's bytes.
 	head    []byte
 	off     int
 	direct  bool
@@ -786,13 +909,30 @@ type frameWrite struct {
 	// held says the caller holds the write lock already (a
 	// MessageWriter): the frame neither takes nor releases it.
 	held bool
+	// hb and zb are the write buffers of head and of the compressed
+	// payload, from writeBufs for the time of the write; nil if none.
+	hb, zb *[]byte
 }
 
 // unlock releases the write lock unless the caller holds it.
 func (w *frameWrite) unlock() {
-	if !w.held {
-		w.g.Unlock()
+	if !w.held && w.locked {
+		w.locked = false
+		w.c.unlockWrite()
 	}
+}
+
+// releaseBufs gives the frame's write buffers back once it is written.
+func (w *frameWrite) releaseBufs() {
+	if w.hb != nil {
+		putWriteBuf(w.hb, w.head)
+		w.hb = nil
+	}
+	if w.zb != nil {
+		putWriteBuf(w.zb, w.payload)
+		w.zb = nil
+	}
+	w.head, w.payload = nil, nil
 }
 
 const (
@@ -808,21 +948,12 @@ func (w *frameWrite) poll(cx *future.Context) (error, bool) {
 	for {
 		switch w.phase {
 		case fwLock:
-			if w.held {
-				// The caller holds the lock.
-			} else if w.lock == nil {
-				g, ok := c.wmu.TryLock()
-				if !ok {
-					w.lock = c.wmu.Lock()
-					continue
-				}
-				w.g = g
-			} else {
-				g, ok := w.lock.Poll(cx)
-				if !ok {
+			if !w.held {
+				// (The caller of a held frame holds the lock.)
+				if !c.tryLockWrite(cx) {
 					return nil, false
 				}
-				w.g, w.lock = g, nil
+				w.locked = true
 			}
 			if skip, err := w.check(); skip || err != nil {
 				w.unlock()
@@ -844,6 +975,7 @@ func (w *frameWrite) poll(cx *future.Context) (error, bool) {
 				}
 				w.pending = false
 				if res.Err != nil {
+					w.hb, w.zb = nil, nil // the transport may hold them still
 					w.unlock()
 					w.phase = fwDone
 					c.closeTransport()
@@ -856,19 +988,14 @@ func (w *frameWrite) poll(cx *future.Context) (error, bool) {
 				w.phase = fwPayload
 				continue
 			}
-			if cap(c.wbuf) > 64<<10 {
-				c.wbuf = nil // do not keep a large message's copy
-			}
-			if c.dfl != nil {
-				c.dfl.releaseWriteBuf()
-			}
+			w.releaseBufs()
 			w.unlock()
 			w.phase = fwDone
 			if w.op == opClose {
 				c.mu.Lock()
 				both := c.closeRecv
 				c.mu.Unlock()
-				if both && !c.client {
+				if both && !c.cfg.client {
 					// The server closes the TCP connection first (RFC
 					// 6455 section 7.1.1).
 					c.closeTransport()
@@ -904,35 +1031,55 @@ func (w *frameWrite) check() (skip bool, err error) {
 	return false, nil
 }
 
-// build lays the frame out in the connection's write buffer (held under
-// the lock): the header, then the payload, masked by a client; a server's
-// large payload is written from the caller's buffer instead. A message to
-// compress is compressed here, under the lock, so that a compressor with
-// context takeover sees the messages in their order on the wire.
+// build lays the frame out in a write buffer: the header, then the
+// payload, masked by a client; a server's large payload is written from
+// the caller's buffer instead. A message to compress is compressed here,
+// under the write lock, so that a compressor with context takeover sees
+// the messages in their order on the wire. A prepared message's bytes
+// are its own, shared by the connections (see PreparedMessage).
 func (w *frameWrite) build() {
 	c := w.c
+	if w.prep != nil {
+		w.buildPrepared()
+		return
+	}
+	if w.compress {
+		w.zb = getWriteBuf(len(w.payload)/2 + 64)
+		w.payload, w.rsv1, w.compress = c.dfl.compress(c.dctx, *w.zb, w.payload), true, false
+	}
+	w.direct = !c.cfg.client && len(w.payload) > directWrite
+	n := maxHeader
+	if !w.direct {
+		n += len(w.payload)
+	}
+	w.hb = getWriteBuf(n)
+	w.head = appendFrame(*w.hb, w.fin, w.op, w.rsv1, w.payload, !w.direct, c.cfg.client)
+}
+
+// maxHeader is the longest frame header: 2 bytes, 8 of length, 4 of mask.
+const maxHeader = 14
+
+// appendFrame appends a frame to b: its header, and its payload if
+// withPayload, masked with a fresh key if mask.
+func appendFrame(b []byte, fin bool, op byte, rsv1 bool, payload []byte, withPayload, mask bool) []byte {
 	var key [4]byte
-	if c.client {
+	if mask {
 		k := rand.Uint32()
 		key = [4]byte{byte(k), byte(k >> 8), byte(k >> 16), byte(k >> 24)}
 	}
-	if w.compress {
-		w.payload, w.rsv1, w.compress = c.dfl.compress(w.payload), true, false
+	h := len(b)
+	b = appendHeader(b, fin, op, len(payload), mask, key)
+	if rsv1 {
+		b[h] |= 0x40
 	}
-	b := appendHeader(c.wbuf[:0], w.fin, w.op, len(w.payload), c.client, key)
-	if w.rsv1 {
-		b[0] |= rsv1
-	}
-	w.direct = !c.client && len(w.payload) > directWrite
-	if !w.direct {
+	if withPayload {
 		n := len(b)
-		b = append(b, w.payload...)
-		if c.client {
+		b = append(b, payload...)
+		if mask {
 			maskBytes(key, 0, b[n:])
 		}
 	}
-	c.wbuf = b
-	w.head = b
+	return b
 }
 
 // cancel abandons the write; it reports whether the frame was cut after
@@ -940,16 +1087,13 @@ func (w *frameWrite) build() {
 func (w *frameWrite) cancel() bool {
 	switch w.phase {
 	case fwLock:
-		if w.lock != nil {
-			w.lock.Cancel()
-			w.lock = nil
-		}
 		w.phase = fwDone
 		return false
 	case fwHead, fwPayload:
 		if w.pending {
 			w.c.t.CancelWrite()
 		}
+		w.hb, w.zb = nil, nil // the transport may hold them still
 		w.unlock()
 		w.phase = fwDone
 		return true
@@ -957,32 +1101,29 @@ func (w *frameWrite) cancel() bool {
 	return false
 }
 
-// WriteFuture is the future of WriteMessage and Ping.
+// WriteFuture is the future of WriteMessage, WritePreparedMessage and
+// Ping.
 type WriteFuture struct {
-	w     frameWrite
-	err   error
-	done  bool
-	spare bool
+	w    frameWrite
+	err  error
+	done bool
 }
 
-// newWrite returns a WriteFuture of a frame: the connection's spare one
-// if no writer holds it, else a new one.
+// writeFutures are the WriteFutures of the connections, taken by a write
+// and given back when it completes or is cancelled.
+var writeFutures = sync.Pool{New: func() any { return new(WriteFuture) }}
+
+// newWrite returns a WriteFuture of a frame, from writeFutures.
 func (c *Conn) newWrite(op byte, payload []byte) *WriteFuture {
-	if c.wspareBusy.CompareAndSwap(false, true) { // take: pairs with the Store in release
-		f := &c.wspare
-		*f = WriteFuture{w: frameWrite{c: c, op: op, fin: true, payload: payload}, spare: true}
-		return f
-	}
-	return &WriteFuture{w: frameWrite{c: c, op: op, fin: true, payload: payload}}
+	f := writeFutures.Get().(*WriteFuture)
+	*f = WriteFuture{w: frameWrite{c: c, op: op, fin: true, payload: payload}}
+	return f
 }
 
-// release gives the spare future back once it is done.
+// release gives the future back to its pool once it is done.
 func (f *WriteFuture) release() {
-	f.done = true
-	if f.spare {
-		f.spare = false
-		f.w.c.wspareBusy.Store(false) // give back: pairs with the CAS in newWrite
-	}
+	*f = WriteFuture{done: true}
+	writeFutures.Put(f)
 }
 
 // WriteMessage returns a future that sends data as one message of type
@@ -992,9 +1133,9 @@ func (f *WriteFuture) release() {
 // it before its turn comes sends nothing; cancelling it while the frame is
 // on its way breaks and closes the connection.
 //
-// As with ReadMessage, the future may be the connection's own, reused by a
-// later WriteMessage or Ping once it has completed or been cancelled: do
-// not keep it past that.
+// The future comes from a pool that the connections share, and goes back
+// to it once it has completed or been cancelled, to be handed out by a
+// later write (so writing allocates nothing): do not keep it past that.
 //
 // With permessage-deflate negotiated, a message of the compression
 // threshold or more is compressed when its turn comes, under the lock.
@@ -1004,6 +1145,17 @@ func (c *Conn) WriteMessage(typ MessageType, data []byte) *WriteFuture {
 		f.err = fmt.Errorf("websocket: write: invalid message type %d", int(typ))
 	}
 	f.w.compress = c.dfl != nil && c.dfl.useCompression(len(data))
+	return f
+}
+
+// WritePreparedMessage returns a future that sends a prepared message
+// (see PreparedMessage): as WriteMessage, except that the frames' bytes
+// are the prepared message's, encoded once for every connection that
+// negotiated the same, and written without a copy by a server. The same
+// PreparedMessage may be written to any number of connections at once.
+func (c *Conn) WritePreparedMessage(pm *PreparedMessage) *WriteFuture {
+	f := c.newWrite(byte(pm.typ), nil)
+	f.w.prep = pm
 	return f
 }
 
@@ -1092,7 +1244,7 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 			return future.Fail[struct{}](err), true
 		}
 		f.phase = 1
-		f.sleep.ResetAfter(c.closeTimeout)
+		f.sleep.ResetAfter(c.cfg.closeTimeout)
 		f.timed = true
 		fallthrough
 	case 1:
@@ -1103,7 +1255,10 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 				if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
 					f.reading = true
 				} else {
-					c.closeWaiters = append(c.closeWaiters, cx.Waker())
+					if c.closeWaiters == nil {
+						c.closeWaiters = new([]waker.Waker)
+					}
+					*c.closeWaiters = append(*c.closeWaiters, cx.Waker())
 				}
 			}
 			c.mu.Unlock()
@@ -1114,7 +1269,7 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 			if !f.reading {
 				break
 			}
-			if c.draining {
+			if c.rs != nil && c.rs.draining {
 				if !c.pollDrain(cx) {
 					break
 				}
@@ -1183,9 +1338,10 @@ func (c *Conn) CloseNow() error {
 // ctx sets a past deadline on the net.Conn to stop the I/O in progress,
 // which breaks the connection.
 func block[T any](ctx context.Context, c *Conn, f future.Future[future.Result[T]]) (T, error) {
-	if c.nc != nil && ctx.Done() != nil {
+	nc := c.NetConn()
+	if nc != nil && ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() {
-			_ = c.nc.SetDeadline(time.Unix(1, 0))
+			_ = nc.SetDeadline(time.Unix(1, 0))
 			c.closeTransport()
 		})
 		defer stop()
@@ -1195,7 +1351,7 @@ func block[T any](ctx context.Context, c *Conn, f future.Future[future.Result[T]
 		var zero T
 		return zero, fmt.Errorf("websocket: %w", err)
 	}
-	if r.Err != nil && ctx.Err() != nil && c.nc != nil {
+	if r.Err != nil && ctx.Err() != nil && nc != nil {
 		var zero T
 		return zero, fmt.Errorf("websocket: %w (%w)", ctx.Err(), r.Err)
 	}
@@ -1222,6 +1378,14 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, data []byte) error {
 	return err
 }
 
+// WritePrepared sends a prepared message on the calling goroutine (see
+// WritePreparedMessage). When ctx ends while a frame is on its way the
+// connection is closed.
+func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
+	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.WritePreparedMessage(pm)))
+	return err
+}
+
 // PingContext sends a ping with data on the calling goroutine.
 func (c *Conn) PingContext(ctx context.Context, data []byte) error {
 	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.Ping(data)))
@@ -1231,9 +1395,9 @@ func (c *Conn) PingContext(ctx context.Context, data []byte) error {
 // CloseContext runs the close handshake on the calling goroutine (see
 // Close); ctx bounds it as well as Options.CloseTimeout.
 func (c *Conn) CloseContext(ctx context.Context, code StatusCode, reason string) error {
-	if c.nc != nil {
+	if nc := c.NetConn(); nc != nil {
 		// The handshake's read blocks in the net.Conn: bound it there.
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.closeTimeout))
+		_ = nc.SetReadDeadline(time.Now().Add(c.cfg.closeTimeout))
 	}
 	_, err := block(ctx, c, future.Future[future.Result[struct{}]](c.Close(code, reason)))
 	c.closeTransport()
@@ -1245,7 +1409,6 @@ func (c *Conn) CloseContext(ctx context.Context, code StatusCode, reason string)
 type MessageWriter struct {
 	c      *Conn
 	ctx    context.Context
-	g      syncprim.MutexGuard
 	op     byte
 	closed bool
 	err    error
@@ -1256,6 +1419,8 @@ type MessageWriter struct {
 	// dropped, as RFC 7692 asks).
 	zip      *compressor
 	tailOwed bool
+	// cbuf is the compressed fragment under way.
+	cbuf []byte
 }
 
 // NextWriter starts a message of type typ that is written in parts, on
@@ -1271,11 +1436,10 @@ func (c *Conn) NextWriter(ctx context.Context, typ MessageType) (*MessageWriter,
 	if typ != TextMessage && typ != BinaryMessage {
 		return nil, fmt.Errorf("websocket: write: invalid message type %d", int(typ))
 	}
-	g, err := c.wmu.LockBlocking(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("websocket: %w", err)
+	if err := c.lockWriteBlocking(ctx); err != nil {
+		return nil, err
 	}
-	return &MessageWriter{c: c, ctx: ctx, g: g, op: byte(typ)}, nil
+	return &MessageWriter{c: c, ctx: ctx, op: byte(typ)}, nil
 }
 
 // Write sends p as the next fragment of the message.
@@ -1306,20 +1470,22 @@ func (w *MessageWriter) Write(p []byte) (int, error) {
 func (w *MessageWriter) deflate(p []byte) []byte {
 	d := w.c.dfl
 	if w.zip == nil {
-		w.zip = d.wctx
 		if !d.wTakeover {
 			w.zip = getCompressor(d.level)
-		} else if w.zip == nil {
-			w.zip = getCompressor(d.level)
-			d.wctx = w.zip
+		} else {
+			x := w.c.dctx
+			if x.wctx == nil {
+				x.wctx = getCompressor(d.level)
+			}
+			w.zip = x.wctx
 		}
 	}
-	b := d.cbuf[:0]
+	b := w.cbuf[:0]
 	if w.tailOwed {
 		b = append(b, deflateTail...)
 	}
 	b = w.zip.write(b, p)
-	d.cbuf = b
+	w.cbuf = b
 	w.tailOwed = true
 	return b[:len(b)-len(deflateTail)]
 }
@@ -1344,7 +1510,7 @@ func (w *MessageWriter) Close() error {
 		err = w.frame(true, false, nil)
 	}
 	w.releaseZip()
-	w.g.Unlock()
+	w.c.unlockWrite()
 	return err
 }
 

@@ -106,9 +106,10 @@ var tailBytes = []byte(inflateTail)
 // context takeover keeps for the peer's messages.
 const maxWindow = 32 << 10
 
-// deflater is a connection's permessage-deflate: the negotiated
-// parameters, read-only, and the state of each direction, owned as the
-// fields say.
+// deflater is a negotiated permessage-deflate: its parameters, seen
+// from one side, read-only and shared by every connection that
+// negotiated the same on that side with the same options (interned in
+// deflaters). What a connection keeps of its own is in a deflateCtx.
 type deflater struct {
 	params    deflateParams
 	ext       string // the Sec-WebSocket-Extensions value in force
@@ -116,27 +117,44 @@ type deflater struct {
 	threshold int
 	// wTakeover says this side keeps its compression context.
 	wTakeover bool
-	// rTakeover says the peer keeps its compression context: dict holds
-	// the history of its messages.
+	// rTakeover says the peer keeps its compression context: the
+	// connection's deflateCtx holds the history of its messages.
 	rTakeover bool
-
-	// The write lock's holder owns these: the compressor kept with
-	// context takeover (made at the first compressed message) and the
-	// buffer of the compressed frame under way.
-	wctx *compressor
-	cbuf []byte
-
-	// The reader owns these: the history of the peer's messages (with
-	// rTakeover) and the inflated message.
-	dict []byte
-	out  []byte
-	outp *[]byte // out's buffer from the connection's pool, nil if its own
 }
 
-// newDeflater returns the state of a connection that negotiated p, the
-// parameters seen from the side client says.
+// deflaterKey is what a deflater is made of.
+type deflaterKey struct {
+	p         deflateParams
+	level     int
+	threshold int
+	takeover  bool
+	peer      bool
+	client    bool
+}
+
+// deflaters interns the deflaters: a deflaterKey to its *deflater (a
+// few distinct values in practice).
+var deflaters sync.Map
+
+// deflateCtx is the compression state a connection keeps with context
+// takeover (made by setDeflate when either side keeps its context).
+type deflateCtx struct {
+	// wctx is the compressor kept with wTakeover, made at the first
+	// compressed message. The write lock's holder's.
+	wctx *compressor
+	// dict is the history of the peer's messages, with rTakeover. The
+	// reader's.
+	dict []byte
+}
+
+// newDeflater returns the deflater of a connection that negotiated p,
+// the parameters seen from the side client says.
 func newDeflater(p deflateParams, o *CompressionOptions, client bool) *deflater {
-	d := &deflater{params: p, ext: p.extension(), level: o.level(), threshold: o.threshold()}
+	k := deflaterKey{p: p, level: o.level(), threshold: o.threshold(), takeover: o.ContextTakeover, peer: o.PeerContextTakeover, client: client}
+	if d, ok := deflaters.Load(k); ok {
+		return d.(*deflater)
+	}
+	d := &deflater{params: p, ext: p.extension(), level: k.level, threshold: k.threshold}
 	if client {
 		d.wTakeover = o.ContextTakeover && !p.clientNoContextTakeover
 		d.rTakeover = !p.serverNoContextTakeover
@@ -144,7 +162,8 @@ func newDeflater(p deflateParams, o *CompressionOptions, client bool) *deflater 
 		d.wTakeover = o.ContextTakeover && !p.serverNoContextTakeover
 		d.rTakeover = !p.clientNoContextTakeover
 	}
-	return d
+	v, _ := deflaters.LoadOrStore(k, d)
+	return v.(*deflater)
 }
 
 // sink is the io.Writer of a flate.Writer: it appends to b, which its
@@ -202,38 +221,23 @@ func (z *compressor) write(dst, p []byte) []byte {
 	return dst
 }
 
-// compressWith runs fn with the connection's compressor (with context
-// takeover) or one from the pool. Called by the write lock's holder.
-func (d *deflater) compressWith(fn func(z *compressor)) {
+// compress appends p to dst as one compressed message: deflated,
+// flushed, without deflateTail, with the connection's compressor (x's,
+// with context takeover) or one from the pool. Called by the write lock's
+// holder.
+func (d *deflater) compress(x *deflateCtx, dst, p []byte) []byte {
+	var z *compressor
 	if d.wTakeover {
-		if d.wctx == nil {
-			d.wctx = getCompressor(d.level)
+		if x.wctx == nil {
+			x.wctx = getCompressor(d.level)
 		}
-		fn(d.wctx)
-		return
+		z = x.wctx
+	} else {
+		z = getCompressor(d.level)
+		defer putCompressor(d.level, z)
 	}
-	z := getCompressor(d.level)
-	fn(z)
-	putCompressor(d.level, z)
-}
-
-// compress returns the payload of p as one compressed message: deflated,
-// flushed, without deflateTail. It lives in d.cbuf, the write lock
-// holder's, until the next compressed frame.
-func (d *deflater) compress(p []byte) []byte {
-	d.compressWith(func(z *compressor) {
-		d.cbuf = z.write(d.cbuf[:0], p)
-	})
-	d.cbuf = d.cbuf[:len(d.cbuf)-len(deflateTail)]
-	return d.cbuf
-}
-
-// releaseWriteBuf drops a large compressed frame's buffer after its
-// write, as frameWrite does with the write buffer.
-func (d *deflater) releaseWriteBuf() {
-	if cap(d.cbuf) > 64<<10 {
-		d.cbuf = nil
-	}
+	dst = z.write(dst, p)
+	return dst[:len(dst)-len(deflateTail)]
 }
 
 // useCompression says whether a message of n bytes is sent compressed.
@@ -306,24 +310,26 @@ var (
 	errInflate          = protoErr(StatusInvalidPayloadData, "invalid compressed data")
 )
 
-// inflate decompresses the gathered payload of a message (in) into d.out,
+// inflate decompresses the gathered payload of a message (in) into buf,
 // at most limit bytes: a larger output stops at limit+1 bytes and fails
 // with errTooBig, so a small message that inflates to much more (a
 // "decompression bomb") costs no more memory than the limit. Invalid
-// DEFLATE data fails with errInflate. Called by the reader.
-func (d *deflater) inflate(in []byte, limit int64) ([]byte, error) {
+// DEFLATE data fails with errInflate. It returns the inflated message in
+// buf, or in a larger buffer that replaces it (empty after an error).
+// Called by the reader.
+func (d *deflater) inflate(x *deflateCtx, buf, in []byte, limit int64) ([]byte, error) {
 	if len(in) == 0 {
 		// Not DEFLATE data (an empty message deflates to "\x00"), but
 		// read as the empty message its sender surely meant.
-		return d.out[:0], nil
+		return buf[:0], nil
 	}
 	var dict []byte
 	if d.rTakeover {
-		dict = d.dict
+		dict = x.dict
 	}
 	z := getDecompressor(in, dict)
 	defer putDecompressor(z)
-	out := d.out[:0]
+	out := buf[:0]
 	for {
 		if len(out) == cap(out) {
 			out = growOutput(out, limit)
@@ -331,20 +337,17 @@ func (d *deflater) inflate(in []byte, limit int64) ([]byte, error) {
 		n, err := z.fr.Read(out[len(out):cap(out)])
 		out = out[:len(out)+n]
 		if int64(len(out)) > limit {
-			d.out = out[:0]
-			return nil, errTooBig
+			return out[:0], errTooBig
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			d.out = out[:0]
-			return nil, fmt.Errorf("%w: %w", errInflate, err)
+			return out[:0], fmt.Errorf("%w: %w", errInflate, err)
 		}
 	}
-	d.out = out
 	if d.rTakeover {
-		d.remember(out)
+		x.remember(out)
 	}
 	return out, nil
 }
@@ -363,7 +366,7 @@ func growOutput(out []byte, limit int64) []byte {
 
 // remember adds a message of the peer to its history: the last 32 KiB of
 // what it sent compressed, the window its next message may refer to.
-func (d *deflater) remember(msg []byte) {
+func (d *deflateCtx) remember(msg []byte) {
 	if d.dict == nil {
 		d.dict = make([]byte, 0, maxWindow)
 	}
@@ -375,14 +378,6 @@ func (d *deflater) remember(msg []byte) {
 		d.dict = d.dict[:copy(d.dict, d.dict[drop:])]
 	}
 	d.dict = append(d.dict, msg...)
-}
-
-// dropReadBufs drops the inflated buffer of a large message at the start
-// of the next one (as the reader does with its payload buffer).
-func (d *deflater) dropReadBufs(keep int) {
-	if cap(d.out) > keep {
-		d.out, d.outp = nil, nil
-	}
 }
 
 // validText reports whether an inflated text message is UTF-8.

@@ -190,3 +190,31 @@ func (rc *rawConn) expectFail(code int) {
 	rc.send(closeFrame(code, ""))
 	rc.expectEnd()
 }
+
+// testDeflater is a connection's permessage-deflate without the
+// connection: the shared deflater, the connection's context, and the
+// inflated message's buffer.
+type testDeflater struct {
+	*deflater
+	*deflateCtx
+	out []byte
+}
+
+func newTestDeflater(p deflateParams, o *CompressionOptions, client bool) *testDeflater {
+	return &testDeflater{deflater: newDeflater(p, o, client), deflateCtx: &deflateCtx{}}
+}
+
+// compress returns p compressed as one message (a buffer of its own).
+func (d *testDeflater) compress(p []byte) []byte {
+	return d.deflater.compress(d.deflateCtx, nil, p)
+}
+
+// inflate inflates a message into the deflater's buffer.
+func (d *testDeflater) inflate(in []byte, limit int64) ([]byte, error) {
+	out, err := d.deflater.inflate(d.deflateCtx, d.out, in, limit)
+	d.out = out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

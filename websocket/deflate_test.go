@@ -254,7 +254,7 @@ func TestDeflateBomb(t *testing.T) {
 	})
 	t.Run("memory", func(t *testing.T) {
 		const limit = 256 << 10
-		d := newDeflater(deflateParams{}, &CompressionOptions{}, false)
+		d := newTestDeflater(deflateParams{}, &CompressionOptions{}, false)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -272,7 +272,7 @@ func TestDeflateBomb(t *testing.T) {
 		}
 	})
 	t.Run("exact_limit", func(t *testing.T) {
-		d := newDeflater(deflateParams{}, &CompressionOptions{}, false)
+		d := newTestDeflater(deflateParams{}, &CompressionOptions{}, false)
 		p := z.compress(bytes.Repeat([]byte("a"), 5000))
 		if out, err := d.inflate(p, 5000); err != nil || len(out) != 5000 {
 			t.Fatalf("at the limit: %d bytes, %v", len(out), err)
@@ -291,8 +291,8 @@ func TestDeflateIdleState(t *testing.T) {
 	for _, takeover := range []bool{false, true} {
 		o := &CompressionOptions{ContextTakeover: takeover, PeerContextTakeover: takeover}
 		p := deflateParams{serverNoContextTakeover: !takeover, clientNoContextTakeover: !takeover}
-		srv := newDeflater(p, o, false)
-		cli := newDeflater(p, o, true)
+		srv := newTestDeflater(p, o, false)
+		cli := newTestDeflater(p, o, true)
 		for i := range 3 {
 			msg := zPayload(3, 50000, i)
 			z := srv.compress(msg)
@@ -319,8 +319,8 @@ func TestDeflateSteadyStateAllocs(t *testing.T) {
 	}
 	z := &zpeer{}
 	fr := frame(0x82|rsv1, z.compress(bytes.Repeat([]byte("steady state "), 100)))
-	c := newConn(&loopTransport{frame: fr}, nil, false, "", nil, nil)
-	c.dfl = newDeflater(deflateParams{serverNoContextTakeover: true, clientNoContextTakeover: true}, &CompressionOptions{}, false)
+	c := newConn(&loopTransport{frame: fr}, false, "", nil, nil)
+	c.setDeflate(newDeflater(deflateParams{serverNoContextTakeover: true, clientNoContextTakeover: true}, &CompressionOptions{}, false))
 	cx := future.NewContext(waker.Noop())
 	echo := func() {
 		r, ok := c.ReadMessage().Poll(cx)
@@ -389,7 +389,7 @@ func FuzzInflate(f *testing.F) {
 		for _, takeover := range []bool{false, true} {
 			o := &CompressionOptions{ContextTakeover: takeover, PeerContextTakeover: takeover}
 			p := deflateParams{serverNoContextTakeover: !takeover, clientNoContextTakeover: !takeover}
-			rd := newDeflater(p, o, false)
+			rd := newTestDeflater(p, o, false)
 			out, err := rd.inflate(raw, limit)
 			switch {
 			case err == nil && len(out) > limit:
@@ -397,7 +397,7 @@ func FuzzInflate(f *testing.F) {
 			case err != nil && !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrMessageTooBig):
 				t.Fatalf("error %v wraps no sentinel", err)
 			}
-			wr := newDeflater(p, o, true)
+			wr := newTestDeflater(p, o, true)
 			for i := range 2 {
 				c := bytes.Clone(wr.compress(msg))
 				got, err := rd.inflate(c, 1<<20)
@@ -412,8 +412,8 @@ func FuzzInflate(f *testing.F) {
 // readAllDeflate reads in as a server with permessage-deflate negotiated
 // (the peer keeping its context when takeover), until an error.
 func readAllDeflate(in []byte, limit int64, takeover bool) ([]Message, error) {
-	c := newConn(&bytesTransport{in: in}, nil, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
-	c.dfl = newDeflater(deflateParams{clientNoContextTakeover: !takeover}, &CompressionOptions{PeerContextTakeover: takeover}, false)
+	c := newConn(&bytesTransport{in: in}, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
+	c.setDeflate(newDeflater(deflateParams{clientNoContextTakeover: !takeover}, &CompressionOptions{PeerContextTakeover: takeover}, false))
 	var out []Message
 	for {
 		r, _ := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))

@@ -49,8 +49,9 @@
 // gorilla/websocket, else 403), selects the server's first subprotocol
 // that the client offers, and answers 101. Called from a Handler of a
 // httpserver.Server, it takes the runtime's stream itself
-// (httpserver.HijackConn): spawn a task for the connection and return
-// from the handler. Called from a net/http handler, it hijacks the
+// (httpserver.HijackConn; a TLS stream on a server over a
+// blitz.TLSListener, for wss://): spawn a task for the connection and
+// return from the handler. Called from a net/http handler, it hijacks the
 // net.Conn: such a connection's futures would block the poller, so use
 // its blocking methods only, from goroutines. NewNetConn makes one from
 // any net.Conn whose handshake is done.
@@ -100,34 +101,41 @@
 //
 // # Memory
 //
-// A connection holds its Conn (560 bytes on 64-bit platforms) and its
-// write buffer (a frame's header, and the payload of a small frame, or
-// any frame of a client, which masks a copy; dropped after a frame over
-// 64 KiB); a server writes the payload of a frame over 2 KiB from the
-// caller's buffer. While it reads it also holds a read buffer of
+// A connection holds its Conn: 128 bytes on 64-bit platforms, its
+// settings shared with the connections that have the same (options,
+// subprotocol, negotiated compression). What it needs only while it
+// reads or writes comes from pools that the connections share, for the
+// time of a message or a frame: the reader's state (about 220 bytes: the
+// frame being parsed, the message being gathered), the read buffer of
 // Options.ReadBufferSize (4 KiB by default), the payload buffer of the
-// message being gathered and, for a control frame, the frame and its
-// reply (taken from pools shared by the connections).
+// message being gathered and its inflated form, for a control frame the
+// frame and its reply, and on the write side the future of the write and
+// the frame's buffer (its header, and the payload of a small frame or of
+// any frame of a client, which masks a copy; a server writes the payload
+// of a frame over 2 KiB from the caller's buffer).
 //
-// On the runtime's TCP and Unix streams a connection gives these back
-// when its reader waits with nothing left to parse, between messages:
-// the wait is a pooled read of the runtime (blitz.TCPStream.ReadPooled),
-// which holds no buffer until data arrives, and the data is then copied
-// into a read buffer from the pool. So an idle connection, after its
-// handshake and messages, holds its Conn, its write buffer's few bytes,
-// its task and the runtime's socket: about 1.3 KB in all, measured with
-// 10^4 connections (BenchmarkIdleConnMemory), against 6.8 KB when the
-// read buffer stayed. A message's payload (Message.Data) is valid until
-// the next read, as before: that read gives its buffer back when it waits.
-// A message larger than the read buffer is gathered in a buffer of its
-// own, dropped at the next message when larger than four read buffers.
-// Other transports (TLS streams, net.Conn) keep their read buffer, made
-// at the first read, and the payload buffer of the last message.
+// On the runtime's TCP and Unix streams a connection gives the reader's
+// state and buffers back when its reader waits with nothing left to
+// parse, between messages: the wait is a pooled read of the runtime
+// (blitz.TCPStream.ReadPooled), which holds no buffer until data arrives,
+// and the data is then copied into a read buffer from the pool. The write
+// side gives its buffer and future back after each frame. So an idle
+// connection, after its handshake and messages, holds its Conn, its task
+// and the runtime's socket: about 840 bytes in all, measured with 10^4
+// connections (BenchmarkIdleConnMemory: 128 bytes of it the Conn's,
+// about 690 the runtime's task and socket, and about 40 the test's echo
+// task). A message's payload (Message.Data) is valid until the next
+// read: that read gives its buffer back when it waits. A message larger
+// than the read buffer is gathered in a buffer of its own, dropped at the
+// next message when larger than four read buffers. Other transports (TLS
+// streams, net.Conn) keep the reader's state, their read buffer, made at
+// the first read, and the payload buffer of the last message.
 //
 // A connection waiting in ReadMessage holds no goroutine. The reads of a
-// connection reuse one future, and the pooled buffers are reused, so
-// reading in a loop allocates nothing once the buffers have grown to the
-// messages' size. Compression adds to this: see below.
+// connection reuse one future, and the pooled buffers and futures are
+// reused, so reading and writing in a loop allocate nothing once the
+// buffers have grown to the messages' size. Compression adds to this:
+// see below.
 //
 // # Compression
 //
@@ -169,22 +177,23 @@
 //     writers alive are then about as many as the messages being
 //     compressed at once, not the connections; a pooled writer is reset
 //     per message (cheap at level 1; levels 2-9 clear 256 KiB of hash
-//     tables). What stays with a connection is its negotiated state
-//     (about 160 bytes) and the buffer of its last compressed frame
-//     (dropped after one over 64 KiB); the inflated message's buffer is
-//     given back while the connection waits, as the read buffers above
-//     (on TCP and Unix streams; dropped at the next message when over
-//     four read buffers otherwise). An idle compressed connection that
-//     exchanged a 200-byte message holds about 1.8 KB in all
-//     (BenchmarkIdleConnMemory); reading and writing compressed messages
-//     allocates nothing once these buffers have grown.
+//     tables). The negotiated parameters are shared by the connections
+//     that agreed on the same, and the compressed frame and the inflated
+//     message are in pooled buffers for the time of a write or a read: an
+//     idle compressed connection costs what an uncompressed one does
+//     (BenchmarkIdleConnMemory measures 1,080 bytes a connection at 10^4
+//     connections, of which about 235 are the two pooled flate.Writers,
+//     2.3 MB for all the connections, that the handshakes' burst left in
+//     the pool until the next collections). Reading and writing
+//     compressed messages allocates nothing once the pools are warm.
 //   - CompressionOptions.ContextTakeover (this side keeps its
 //     compression context, if the peer allows) costs a flate.Writer per
 //     connection for the connection's life: 1.2 MB at level 1, 790 KB at
 //     levels 2-9, for 10,000 connections 8-12 GB. Use it for few,
 //     chatty connections.
 //   - CompressionOptions.PeerContextTakeover (the peer keeps its
-//     context) costs 32 KiB per connection, the peer's last 32 KiB of
+//     context) costs 32 KiB per connection (made at its first compressed
+//     message), the peer's last 32 KiB of
 //     messages, which become the dictionary of a pooled reader at each
 //     message (a 32 KiB copy per compressed message).
 //
@@ -198,14 +207,42 @@
 // 32 KiB, and holds any window a peer uses. PeerMaxWindowBits asks the
 // peer for a smaller window (it saves the peer's memory, not ours).
 //
+// # Broadcast
+//
+// A PreparedMessage (NewPreparedMessage) is a message encoded once for
+// many connections: WritePreparedMessage (a future) and WritePrepared
+// (blocking) send it. A server writes the very bytes of its frames to
+// every connection, without a copy of its own; with permessage-deflate
+// it is compressed once per flate level for every connection that
+// negotiated no context takeover on our side (the default:
+// server_no_context_takeover), since such a connection's compressor
+// starts each message afresh. A connection whose own side keeps its
+// compression context (CompressionOptions.ContextTakeover, which the
+// peer allowed) cannot take a payload compressed elsewhere without
+// corrupting its peer's view of the history: it compresses the message
+// itself, as WriteMessage does, paying the CPU per connection. A client
+// masks each frame with a fresh key, so it copies the (shared, possibly
+// compressed) payload. PrepareOptions.FragmentSize sends the message in
+// fragments.
+//
+// A Broadcaster is a set of connections that a prepared message is sent
+// to, each connection with a bounded queue (BroadcastOptions.QueueLen,
+// 16 by default) drained by a sender task of its own (a goroutine for a
+// connection over a net.Conn), started when the queue gets a message and
+// ended when it is empty. Broadcast queues the message for each
+// connection and returns at once: one slow connection does not delay
+// the others. A connection whose queue is full at a Broadcast is dropped:
+// closed without a close handshake (its writes are stuck), removed from
+// the set, and reported to BroadcastOptions.OnDrop with an error wrapping
+// ErrSlowConsumer; one whose write fails leaves the set the same way. Add
+// may queue a connection's first messages (a welcome) before any
+// broadcast, and Send queues a message for one member, in order with the
+// broadcasts. An idle member costs its entry in the set, about 150
+// bytes.
+//
 // # Not supported yet
 //
-//   - Extensions other than permessage-deflate; a message compressed
-//     once for many connections (there is no prepared or broadcast
-//     message type: each connection compresses what it sends).
-//   - Upgrading on httpserver over TLS: HijackConn gives up the
-//     runtime's TCP and Unix streams only. Serve wss:// with
-//     UpgradeStream on a blitz.TLSListener instead (see below).
+//   - Extensions other than permessage-deflate.
 //   - Upgrading from a TaskHandler: upgrade from a Handler (its
 //     goroutine is held for the handshake only).
 //   - Reading a message in parts (NextReader): a message is gathered
@@ -214,5 +251,6 @@
 //   - A keep-alive policy (a ping every interval, failing the connection
 //     after a missed pong): send Ping from a timer task.
 //   - Pooled reads on TLS streams (blitz.TLSStream has no ReadPooled): a
-//     wss:// connection keeps its read buffer while idle.
+//     wss:// connection keeps its reader's state and read buffer while
+//     idle (and the TLS stream its own buffers).
 package websocket

@@ -202,3 +202,62 @@ func ExampleUpgrader_UpgradeStream() {
 	fmt.Println(string(p))
 	_ = c.CloseContext(ctx, websocket.StatusNormalClosure, "")
 }
+
+// A room: every connection joins a Broadcaster, and a message prepared
+// once (encoded, and compressed, once for all) is queued for each of
+// them; a connection that cannot keep up is dropped rather than holding
+// up the room.
+func ExampleBroadcaster() {
+	rt, _ := blitz.New(blitz.Config{})
+	defer rt.Shutdown(context.Background())
+	l, _ := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+
+	room := websocket.NewBroadcaster(rt.Handle(), &websocket.BroadcastOptions{
+		QueueLen: 64,
+		OnDrop:   func(c *websocket.Conn, err error) { fmt.Println("dropped:", err) },
+	})
+	up := websocket.Upgrader{Compression: &websocket.CompressionOptions{}}
+	srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		room.Add(c)
+		// The connection's task reads (and answers pings and the close);
+		// here it echoes too.
+		blitz.SpawnOn[struct{}](rt.Handle(), &echo{c: c})
+	})}
+	go srv.Serve(rt.Handle(), l)
+	defer srv.Shutdown(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var clients []*websocket.Conn
+	for range 3 {
+		c, _, err := websocket.DialContext(ctx, rt.Handle(), "ws://"+l.AddrPort().String()+"/room",
+			&websocket.DialOptions{Compression: &websocket.CompressionOptions{}})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		clients = append(clients, c)
+	}
+	for room.Len() < len(clients) { // the handlers add them
+		time.Sleep(time.Millisecond)
+	}
+
+	pm, _ := websocket.NewPreparedMessage(websocket.TextMessage, []byte(strings.Repeat("news for everyone ", 20)), nil)
+	fmt.Println("queued for", room.Broadcast(pm))
+	for i, c := range clients {
+		_, p, err := c.Read(ctx)
+		fmt.Println(i, len(p), err)
+	}
+	for _, c := range clients {
+		_ = c.CloseContext(ctx, websocket.StatusNormalClosure, "")
+	}
+	// Output:
+	// queued for 3
+	// 0 360 <nil>
+	// 1 360 <nil>
+	// 2 360 <nil>
+}

@@ -6,7 +6,6 @@ require (
 	github.com/blitz-go/blitz v0.3.0
 	github.com/blitz-go/blitz/future v0.3.0
 	github.com/blitz-go/blitz/httpserver v0.3.0
-	github.com/blitz-go/blitz/syncprim v0.3.0
 	github.com/blitz-go/blitz/waker v0.3.0
 	go.uber.org/goleak v1.3.0
 )
@@ -24,6 +23,7 @@ require (
 	github.com/blitz-go/blitz/header v0.3.0 // indirect
 	github.com/blitz-go/blitz/idle v0.3.0 // indirect
 	github.com/blitz-go/blitz/scheduler v0.3.0 // indirect
+	github.com/blitz-go/blitz/syncprim v0.3.0 // indirect
 	github.com/blitz-go/blitz/timerwheel v0.3.0 // indirect
 	github.com/blitz-go/blitz/wsqueue v0.3.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect

@@ -226,8 +226,8 @@ pick:
 // Serve) and return from the handler, so that no goroutine waits for it;
 // its blocking methods may be used too. Called from a net/http handler,
 // it is hijacked as a net.Conn; use the blocking methods, from goroutines.
-// A httpserver.Server over TLS cannot give its connections up: serve
-// wss:// with UpgradeStream on a blitz.TLSListener instead.
+// On a httpserver.Server over TLS (a blitz.TLSListener) the connection is
+// the TLS stream, a wss:// connection.
 func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeader http.Header) (*Conn, error) {
 	resp, proto, dfl, ref := u.prepare(r, responseHeader)
 	if ref != nil {
@@ -245,8 +245,8 @@ func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeade
 			_ = stream.Close()
 			return nil, fmt.Errorf("websocket: upgrade: %w", err)
 		}
-		c := newConn(stream, nil, false, proto, &u.Options, buf)
-		c.dfl = dfl
+		c := newConn(stream, false, proto, &u.Options, buf)
+		c.setDeflate(dfl)
 		return c, nil
 	case !errors.Is(err, http.ErrNotSupported):
 		return nil, fmt.Errorf("websocket: upgrade: %w", err)
@@ -268,7 +268,7 @@ func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeade
 		return nil, fmt.Errorf("websocket: upgrade: %w", err)
 	}
 	c := NewNetConn(nc, false, proto, &u.Options, pending)
-	c.dfl = dfl
+	c.setDeflate(dfl)
 	return c, nil
 }
 
@@ -296,7 +296,7 @@ func (u *Upgrader) negotiate(r *http.Request) (*deflater, error) {
 // connection's futures block inside Poll: use its blocking methods, from
 // goroutines.
 func NewNetConn(nc net.Conn, client bool, subprotocol string, opts *Options, buffered []byte) *Conn {
-	return newConn(&netTransport{nc: nc}, nc, client, subprotocol, opts, buffered)
+	return newConn(&netTransport{nc: nc}, client, subprotocol, opts, buffered)
 }
 
 // netTransport performs a net.Conn's blocking calls inside PollRead and
@@ -553,8 +553,8 @@ func (f *DialFuture) finish(head, rest []byte) (*Conn, error) {
 	}
 	s := f.s
 	f.s = nil
-	c := newConn(s, nil, true, proto, &f.opts.Options, rest)
-	c.dfl = dfl
+	c := newConn(s, true, proto, &f.opts.Options, rest)
+	c.setDeflate(dfl)
 	return c, nil
 }
 

@@ -95,6 +95,13 @@ func startEcho(t testing.TB, up *Upgrader) *testServer {
 // startEchoOn is startEcho on rt, which it shuts down at the end.
 func startEchoOn(t testing.TB, rt *blitz.Runtime, up *Upgrader) *testServer {
 	t.Helper()
+	return startEchoHook(t, rt, up, nil)
+}
+
+// startEchoHook is startEchoOn that calls onConn, if not nil, with each
+// connection before its echo task starts.
+func startEchoHook(t testing.TB, rt *blitz.Runtime, up *Upgrader, onConn func(*Conn)) *testServer {
+	t.Helper()
 	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
 	if err != nil {
 		_ = rt.Shutdown(context.Background())
@@ -115,6 +122,9 @@ func startEchoOn(t testing.TB, rt *blitz.Runtime, up *Upgrader) *testServer {
 		c, err := ts.up.Upgrade(w, r, nil)
 		if err != nil {
 			return
+		}
+		if onConn != nil {
+			onConn(c)
 		}
 		h := blitz.SpawnOn[struct{}](rt.Handle(), &echoTask{c: c})
 		mu.Lock()

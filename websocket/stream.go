@@ -106,8 +106,8 @@ func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 				continue
 			}
 			f.out = resp
-			f.c = newConn(f.s, nil, false, proto, &f.u.Options, f.buf[end:f.n])
-			f.c.dfl = dfl
+			f.c = newConn(f.s, false, proto, &f.u.Options, f.buf[end:f.n])
+			f.c.setDeflate(dfl)
 			f.buf = nil
 			f.phase = 1
 		case 1:

@@ -21,6 +21,7 @@ import (
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/httpserver"
 )
 
 // selfSigned returns a server configuration with a self-signed
@@ -245,3 +246,51 @@ func TestDialBadURL(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// wss:// on httpserver: a Handler of a server on a blitz.TLSListener
+// upgrades with Upgrade (HijackConn gives up the TLS stream), and the
+// connection echoes as a task.
+func TestUpgradeOnHTTPServerTLS(t *testing.T) {
+	cfg, pool := selfSigned(t)
+	rt := newRuntime(t)
+	l, err := blitz.ListenTLS(rt.Handle(), "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &Upgrader{Compression: &CompressionOptions{}}
+	tasks := make(chan blitz.JoinHandle[struct{}], 4)
+	srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			t.Errorf("Upgrade: %v", err)
+			return
+		}
+		tasks <- blitz.SpawnOn[struct{}](rt.Handle(), &echoTask{c: c})
+	})}
+	errc := make(chan error, 1)
+	go func() { errc <- httpserver.ServeAcceptor[*blitz.TLSStream](srv, rt.Handle(), l) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	url := "wss://" + l.Addr().String() + "/ws"
+	c, _, err := DialContext(ctx, rt.Handle(), url, &DialOptions{TLSConfig: &tls.Config{RootCAs: pool}, Compression: &CompressionOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 200, 70000} {
+		p := zPayload(1, n, n)
+		echoCheck(t, ctx, c, TextMessage, p, false)
+		echoCheck(t, ctx, c, BinaryMessage, p, true)
+	}
+	if err := c.CloseContext(ctx, StatusNormalClosure, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (<-tasks).Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		t.Fatal(err)
+	}
+}

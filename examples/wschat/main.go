@@ -1,10 +1,10 @@
 // Command wschat is a chat room in the browser: an HTML page (embedded in
 // the binary) whose script opens a WebSocket to the server, and a room
 // that sends every message to every member. Each connection is a task of
-// the blitz runtime that reads and broadcasts, and a second task that
-// writes its queue (package room): no goroutine per connection. Messages
-// are compressed (permessage-deflate) when the browser offers it, as
-// browsers do.
+// the blitz runtime that reads and broadcasts, and a Broadcaster sends
+// each message, prepared once, to every member (package room): no
+// goroutine per connection. Messages are compressed (permessage-deflate)
+// when the browser offers it, as browsers do, once for all the members.
 //
 //	go run ./examples/wschat           # then open http://127.0.0.1:8090/
 package main
@@ -85,7 +85,7 @@ func start(rt *blitz.Runtime, addr string, left func(room.Departure)) (*chatServ
 	if err != nil {
 		return nil, err
 	}
-	s := &chatServer{room: room.New(left), addr: l.Addr(), errc: make(chan error, 1)}
+	s := &chatServer{room: room.New(rt.Handle(), left), addr: l.Addr(), errc: make(chan error, 1)}
 	s.srv = &httpserver.Server{Handler: handler(rt, s.room)}
 	go func() { s.errc <- s.srv.Serve(rt.Handle(), l) }()
 	return s, nil

@@ -3,21 +3,20 @@
 package room
 
 import (
-	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/channels"
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/websocket"
+	"strconv"
 )
 
-//line room_async.go:13
+//line room_async.go:12
 
 // roomServeAsyncFuture_sites are the awaits of Serve, for task dumps.
 var roomServeAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("room.go", 147, "Room.Serve"),
-	future.NewAwaitSite("room.go", 152, "Room.Serve"),
+	future.NewAwaitSite("room.go", 140, "Room.Serve"),
+	future.NewAwaitSite("room.go", 145, "Room.Serve"),
 }
 
-//line room_async.go:21
+//line room_async.go:20
 
 // roomServeAsyncFuture is the state machine of Serve: see ServeAsync.
 type roomServeAsyncFuture struct {
@@ -26,7 +25,7 @@ type roomServeAsyncFuture struct {
 	aw2   *websocket.CloseFuture // the future awaited
 	r     *Room
 	c     *websocket.Conn
-	m     *member
+	id    int
 }
 
 // ServeAsync returns Serve as a future: polling it runs Serve up to its next
@@ -43,29 +42,33 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line room.go:140
+//line room.go:131
 			var ok bool
-			f.m, ok = f.r.join(f.c)
-//line room.go:141
+			f.id, ok = f.r.join(f.c)
+//line room.go:132
 			if !ok {
 				_ = f.c.CloseNow()
 				f.state = -1
 				return nil, true
 			}
-//line room.go:145
-			blitz.Spawn(cx, writeAsync(f.m)).Detach()
-//line room.go:146
+//line room.go:136
+			welcome := "welcome, you are " + strconv.Itoa(f.id) + " (extensions: " + f.c.Extensions() + ")"
+//line room.go:137
+			pm, _ := websocket.NewPreparedMessage(websocket.TextMessage, []byte(welcome), nil)
+//line room.go:138
+			f.r.b.Add(f.c, pm)
+//line room.go:139
 			f.state = 1
 			fallthrough
-//line room_async.go:61
+//line room_async.go:64
 		case 1:
-//line room.go:147
+//line room.go:140
 			f.aw1 = f.c.ReadMessage()
 			f.state = 2
 			fallthrough
-//line room_async.go:67
+//line room_async.go:70
 		case 2:
-//line room.go:147
+//line room.go:140
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(roomServeAsyncFuture_sites[0])
@@ -73,24 +76,24 @@ poll:
 			}
 			f.aw1 = nil
 			msg, err = v.Value, v.Err
-//line room.go:148
+//line room.go:141
 			if err != nil {
 				f.state = 3
 			} else {
 				f.state = 5
 			}
 			continue poll
-//line room_async.go:84
+//line room_async.go:87
 		case 3:
-//line room.go:149
-			f.r.leave(f.m, departure(f.m, err))
-//line room.go:152
+//line room.go:142
+			f.r.leave(f.c, departure(f.id, f.c, err))
+//line room.go:145
 			f.aw2 = f.c.Close(websocket.StatusGoingAway, "")
 			f.state = 4
 			fallthrough
-//line room_async.go:92
+//line room_async.go:95
 		case 4:
-//line room.go:152
+//line room.go:145
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				cx.Suspended(roomServeAsyncFuture_sites[1])
@@ -98,17 +101,17 @@ poll:
 			}
 			f.aw2 = nil
 			_, _ = v.Value, v.Err
-//line room.go:153
+//line room.go:146
 			f.state = -1
 			return nil, true
-//line room_async.go:105
+//line room_async.go:108
 		case 5:
-//line room.go:155
-			f.r.broadcast(f.m, msg.Type, msg.Data)
-//line room.go:156
+//line room.go:148
+			f.r.broadcast(f.id, msg.Type, msg.Data)
+//line room.go:149
 			f.state = 1
 			continue poll
-//line room_async.go:112
+//line room_async.go:115
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -135,119 +138,3 @@ func (f *roomServeAsyncFuture) Cancel() {
 
 // Serve is what ServeAsync compiles; it is not called.
 var _ = (*Room).Serve
-
-//line room_async.go:140
-
-// writeAsyncFuture_sites are the awaits of write, for task dumps.
-var writeAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("room.go", 164, "write"),
-	future.NewAwaitSite("room.go", 168, "write"),
-}
-
-//line room_async.go:148
-
-// writeAsyncFuture is the state machine of write: see writeAsync.
-type writeAsyncFuture struct {
-	state int32                        // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1   channels.RecvFuture[message] // the future awaited
-	aw2   *websocket.WriteFuture       // the future awaited
-	m     *member
-	err   error
-}
-
-// writeAsync returns write as a future: polling it runs write up to its next
-// await, and its value is what write returns.
-func writeAsync(m *member) future.Future[error] {
-	return &writeAsyncFuture{m: m}
-}
-
-// Poll runs write until it awaits a future that is not ready, or returns.
-func (f *writeAsyncFuture) Poll(cx *future.Context) (_ error, _ bool) {
-poll:
-	for {
-		switch f.state {
-		case 0:
-//line room.go:163
-			f.state = 1
-			fallthrough
-//line room_async.go:174
-		case 1:
-//line room.go:164
-			f.aw1 = *f.m.out.Recv()
-			f.state = 2
-			fallthrough
-//line room_async.go:180
-		case 2:
-//line room.go:164
-			v, ready := f.aw1.Poll(cx)
-			if !ready {
-				cx.Suspended(writeAsyncFuture_sites[0])
-				return
-			}
-			f.aw1 = channels.RecvFuture[message]{}
-			msg, err := v.Value, v.Err
-//line room.go:165
-			if err != nil {
-				f.state = -1
-				return nil, true
-			}
-//line room.go:168
-			f.aw2 = f.m.c.WriteMessage(msg.typ, msg.data)
-			f.state = 3
-			fallthrough
-//line room_async.go:199
-		case 3:
-//line room.go:168
-			v, ready := f.aw2.Poll(cx)
-			if !ready {
-				cx.Suspended(writeAsyncFuture_sites[1])
-				return
-			}
-			f.aw2 = nil
-			_, f.err = v.Value, v.Err
-//line room.go:168
-			if f.err != nil {
-				f.state = 4
-			} else {
-				f.state = 5
-			}
-			continue poll
-//line room_async.go:216
-		case 4:
-//line room.go:169
-			_ = f.m.c.CloseNow()
-//line room.go:170
-			f.state = -1
-			return f.err, true
-//line room_async.go:223
-		case 5:
-//line room.go:172
-			f.state = 1
-			continue poll
-//line room_async.go:228
-		case -1:
-			panic(future.ErrPolledAfterCompletion)
-		default:
-			panic(future.ErrPolledAfterCancel)
-		}
-	}
-}
-
-// Cancel cancels the future that write awaits, if any; write goes no further.
-func (f *writeAsyncFuture) Cancel() {
-	v := f.state
-	if f.state != -1 {
-		f.state = -2
-	}
-	switch v {
-	case 2:
-		future.Cancel(&f.aw1)
-		f.aw1 = channels.RecvFuture[message]{}
-	case 3:
-		future.Cancel(f.aw2)
-		f.aw2 = nil
-	}
-}
-
-// write is what writeAsync compiles; it is not called.
-var _ = write

@@ -6,6 +6,7 @@
 //	peerbench -mode echo [-kinds blitz,gnet] [-conns 64] [-duration 5s] [-count 3]
 //	peerbench -mode http [-load auto|go|wrk] [-wrk-threads 1] ...
 //	peerbench -mode http -kinds net-http,blitz-http,blitz-http@/tmp/peerbench-old ...
+//	peerbench -mode ws [-conns 1000]   # WebSocket echo of 1 KiB messages
 //	peerbench -mode idle [-idle echo|http] -conns 100000 [-procs 6] [-count 1]
 //
 // It prints a Markdown table: for echo and HTTP, round trips (or requests)
@@ -52,8 +53,8 @@ func main() {
 		}
 		return
 	}
-	mode := flag.String("mode", "echo", "echo, http or idle")
-	idleMode := flag.String("idle", "echo", "with -mode idle: the servers measured, echo or http")
+	mode := flag.String("mode", "echo", "echo, http, ws or idle")
+	idleMode := flag.String("idle", "echo", "with -mode idle: the servers measured, echo, http or ws")
 	kindList := flag.String("kinds", "", "comma-separated server kinds (default: all of the mode)")
 	conns := flag.Int("conns", 64, "connections (with -mode idle: in all, over -procs processes)")
 	d := flag.Duration("duration", 5*time.Second, "length of a throughput run")
@@ -209,7 +210,7 @@ func (g loadGen) run(m peers.Mode, kind string, conns int, d time.Duration) (rou
 }
 
 // baseline is the kind every other is compared with, round by round.
-var baseline = map[peers.Mode]string{peers.HTTP: "net-http", peers.Echo: "go-net"}
+var baseline = map[peers.Mode]string{peers.HTTP: "net-http", peers.Echo: "go-net", peers.WS: "gorilla"}
 
 // throughput runs every kind count times, the kinds alternating within
 // each round, and prints the table.

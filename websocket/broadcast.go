@@ -1,0 +1,290 @@
+package websocket
+
+// The Broadcaster: a set of connections, each with a bounded queue of
+// prepared messages and a sender that drains it (see "Broadcast" in the
+// package doc).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
+)
+
+// ErrSlowConsumer is wrapped by the error with which a Broadcaster drops a
+// connection whose queue is full: the connection is closed (without a
+// close handshake, as its writes are stuck) and leaves the set.
+var ErrSlowConsumer = errors.New("websocket: slow consumer")
+
+// DefaultBroadcastQueue is the default of BroadcastOptions.QueueLen.
+const DefaultBroadcastQueue = 16
+
+// BroadcastOptions tune a Broadcaster; the zero BroadcastOptions is valid.
+type BroadcastOptions struct {
+	// QueueLen is the most messages waiting to be written to one
+	// connection (the one being written not counted); a Broadcast that
+	// finds a connection's queue full drops the connection (see
+	// ErrSlowConsumer). 0 means DefaultBroadcastQueue.
+	QueueLen int
+	// OnDrop, if not nil, is called when a connection leaves the set
+	// otherwise than by Remove: with an error wrapping ErrSlowConsumer
+	// when its queue was full, or the error of a write that failed. It is
+	// called on the goroutine or task of the Broadcast, or of the
+	// connection's sender, without the Broadcaster's lock: it may call
+	// the Broadcaster, and must not block.
+	OnDrop func(c *Conn, err error)
+}
+
+// Broadcaster sends prepared messages to a set of connections without
+// letting one slow connection hold up the others: Broadcast queues the
+// message for each connection and returns, and each connection's sender
+// writes its queue in order. A connection's queue holds at most
+// BroadcastOptions.QueueLen messages; a Broadcast that finds it full
+// drops the connection (closes it and removes it from the set, with
+// OnDrop told ErrSlowConsumer), so that a consumer that cannot keep up
+// costs neither memory without bound nor the others' latency. A
+// connection whose write fails leaves the set too.
+//
+// A connection's sender is a task of the Broadcaster's runtime (for a
+// connection on the runtime's streams) or a goroutine (for one over a
+// net.Conn), started when its queue becomes non-empty and ended when the
+// queue is drained: an idle member holds no task, only its entry in the
+// set (about 150 bytes). All methods may be called from any goroutine or
+// task.
+type Broadcaster struct {
+	h        blitz.Handle
+	queueLen int
+	onDrop   func(c *Conn, err error)
+
+	// mu guards members; a member's own lock is taken under it, never
+	// the other way round.
+	mu      sync.Mutex
+	members map[*Conn]*member
+}
+
+// NewBroadcaster returns an empty Broadcaster whose senders run on h's
+// runtime.
+func NewBroadcaster(h blitz.Handle, opts *BroadcastOptions) *Broadcaster {
+	b := &Broadcaster{h: h, queueLen: DefaultBroadcastQueue, members: map[*Conn]*member{}}
+	if opts != nil {
+		if opts.QueueLen > 0 {
+			b.queueLen = opts.QueueLen
+		}
+		b.onDrop = opts.OnDrop
+	}
+	return b
+}
+
+// member is a connection of a Broadcaster and its queue.
+type member struct {
+	b *Broadcaster
+	c *Conn
+
+	// mu guards the fields below.
+	mu sync.Mutex
+	// q[head:] are the messages waiting, in order.
+	q    []*PreparedMessage
+	head int
+	// running says a sender is draining q.
+	running bool
+	// gone says the member left the set: its sender stops.
+	gone bool
+}
+
+// Add adds c to the set, with first queued for it before any message
+// broadcast after (a welcome, say; at most BroadcastOptions.QueueLen of
+// them). Adding a connection that is in the set already queues first
+// after what waits for it.
+func (b *Broadcaster) Add(c *Conn, first ...*PreparedMessage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m, ok := b.members[c]
+	if !ok {
+		m = &member{b: b, c: c}
+		b.members[c] = m
+	}
+	for _, pm := range first {
+		if !m.push(pm) {
+			break
+		}
+	}
+}
+
+// Send queues pm for c alone, in order with the messages broadcast to
+// it. It reports false, queueing nothing, if c is not in the set or its
+// queue is full (Send does not drop the connection).
+func (b *Broadcaster) Send(c *Conn, pm *PreparedMessage) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m, ok := b.members[c]
+	return ok && m.push(pm)
+}
+
+// Remove takes c out of the set: the messages queued for it and not yet
+// being written are dropped. It reports whether c was in the set.
+func (b *Broadcaster) Remove(c *Conn) bool {
+	b.mu.Lock()
+	m, ok := b.members[c]
+	delete(b.members, c)
+	b.mu.Unlock()
+	if ok {
+		m.leave()
+	}
+	return ok
+}
+
+// Len returns the number of connections in the set.
+func (b *Broadcaster) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.members)
+}
+
+// Broadcast queues pm for every connection of the set and returns the
+// number it was queued for. It does not wait for any write: each
+// connection's sender writes its queue. A connection whose queue is full
+// is dropped (see Broadcaster).
+func (b *Broadcaster) Broadcast(pm *PreparedMessage) int {
+	var slow []*member
+	n := 0
+	b.mu.Lock()
+	for _, m := range b.members {
+		if m.push(pm) {
+			n++
+			continue
+		}
+		slow = append(slow, m)
+		delete(b.members, m.c)
+	}
+	b.mu.Unlock()
+	for _, m := range slow {
+		m.leave()
+		_ = m.c.CloseNow()
+		if b.onDrop != nil {
+			b.onDrop(m.c, fmt.Errorf("%w: %d messages queued", ErrSlowConsumer, b.queueLen))
+		}
+	}
+	return n
+}
+
+// push queues pm, starting a sender if none runs; false means the queue
+// is full.
+func (m *member) push(pm *PreparedMessage) bool {
+	m.mu.Lock()
+	if len(m.q)-m.head >= m.b.queueLen {
+		m.mu.Unlock()
+		return false
+	}
+	if m.head > 0 && len(m.q) == cap(m.q) {
+		m.q = m.q[:copy(m.q, m.q[m.head:])]
+		m.head = 0
+	}
+	m.q = append(m.q, pm)
+	start := !m.running
+	m.running = true
+	m.mu.Unlock()
+	if start {
+		if m.c.NetConn() != nil {
+			// A net.Conn's futures block: a goroutine sends.
+			go func() { _, _ = future.Block(context.Background(), future.Future[struct{}](&sender{m: m})) }()
+		} else {
+			blitz.SpawnValueDetachedOn[struct{}](m.b.h, sender{m: m})
+		}
+	}
+	return true
+}
+
+// next returns the next message to write, or nil when the queue is
+// drained or the member gone (the sender then ends). Called by the
+// sender.
+func (m *member) next() *PreparedMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.gone || m.head == len(m.q) {
+		clear(m.q)
+		m.q, m.head = m.q[:0], 0
+		m.running = false
+		return nil
+	}
+	pm := m.q[m.head]
+	m.q[m.head] = nil
+	m.head++
+	return pm
+}
+
+// leave marks the member gone and drops its queue.
+func (m *member) leave() {
+	m.mu.Lock()
+	m.gone = true
+	clear(m.q)
+	m.q, m.head = nil, 0
+	m.mu.Unlock()
+}
+
+// fail takes the member out of the set after a write error.
+func (m *member) fail(err error) {
+	b := m.b
+	b.mu.Lock()
+	cur, ok := b.members[m.c]
+	if ok && cur == m {
+		delete(b.members, m.c)
+	}
+	b.mu.Unlock()
+	m.leave()
+	if ok && cur == m && b.onDrop != nil {
+		b.onDrop(m.c, err)
+	}
+}
+
+// sender writes a member's queue, one message at a time, until it is
+// drained: the task (or goroutine) of a member with messages queued.
+type sender struct {
+	m  *member
+	wf *WriteFuture
+}
+
+// Poll writes the queued messages.
+func (s *sender) Poll(cx *future.Context) (struct{}, bool) {
+	for {
+		if s.wf == nil {
+			pm := s.m.next()
+			if pm == nil {
+				return struct{}{}, true
+			}
+			s.wf = s.m.c.WritePreparedMessage(pm)
+		}
+		r, ok := s.wf.Poll(cx)
+		if !ok {
+			return struct{}{}, false
+		}
+		s.wf = nil
+		if r.Err != nil {
+			s.m.fail(r.Err)
+			s.m.next() // marks it not running
+			return struct{}{}, true
+		}
+	}
+}
+
+// Cancel abandons the write in progress (which breaks the connection if
+// it had started) and the queue: the runtime is shutting down.
+func (s *sender) Cancel() {
+	if s.wf != nil {
+		s.wf.Cancel()
+		s.wf = nil
+	}
+	s.m.stop()
+}
+
+// stop drops the queue and marks the sender ended, the member staying in
+// the set. Called by a cancelled sender.
+func (m *member) stop() {
+	m.mu.Lock()
+	clear(m.q)
+	m.q, m.head = m.q[:0], 0
+	m.running = false
+	m.mu.Unlock()
+}
