@@ -66,6 +66,20 @@ type BufReader struct {
 	// buf is not compacted until it completes.
 	filling bool
 	maxLine int
+
+	// The futures that ReadLine, ReadString and ReadBytes handed out last,
+	// which the next call of the same kind reuses once they completed or
+	// were cancelled (see ReadLine), with their poll and cancel functions,
+	// made once (a ReadString or ReadBytes poll function again when the
+	// delimiter changes: strDelim and bDelim are those of the current
+	// ones). Owned by the reading task, as the rest of the reader.
+	line, str        *StreamFuture[string]
+	bytesF           *StreamFuture[[]byte]
+	pollLineFn       func(cx *future.Context) (future.Result[string], bool)
+	strDelim, bDelim byte
+	pollStrFn        func(cx *future.Context) (future.Result[string], bool)
+	pollBytesFn      func(cx *future.Context) (future.Result[[]byte], bool)
+	cancelFn         func()
 }
 
 // NewBufReader returns a BufReader over src with a buffer of size bytes
@@ -250,32 +264,35 @@ func (b *BufReader) Read(buf []byte) *StreamFuture[int] { return Read(b, buf) }
 // ReadBytes returns a future that reads up to and including the first
 // delim, as bufio.Reader.ReadBytes: if the stream ends (or fails) first,
 // the value holds what was read with the error (io.EOF at the end). The
-// slice is the caller's.
+// slice is the caller's. The future is the reader's, as ReadLine's.
 func (b *BufReader) ReadBytes(delim byte) *StreamFuture[[]byte] {
-	return &StreamFuture[[]byte]{
-		poll: func(cx *future.Context) (future.Result[[]byte], bool) {
-			piece, err, ok := b.pollPiece(cx, delim, 0)
+	if b.pollBytesFn == nil || b.bDelim != delim {
+		b.bDelim = delim
+		b.pollBytesFn = func(cx *future.Context) (future.Result[[]byte], bool) {
+			end, err, ok := b.pollPieceEnd(cx, delim, 0)
 			if !ok {
 				return future.Result[[]byte]{}, false
 			}
-			return future.Result[[]byte]{Value: piece, Err: err}, true
-		},
-		cancel: b.CancelRead,
+			return future.Result[[]byte]{Value: b.takePiece(end), Err: err}, true
+		}
 	}
+	return reuseStream(&b.bytesF, b.pollBytesFn, b.cancelFunc())
 }
 
-// ReadString is ReadBytes as a string.
+// ReadString is ReadBytes as a string. The future is the reader's, as
+// ReadLine's.
 func (b *BufReader) ReadString(delim byte) *StreamFuture[string] {
-	return &StreamFuture[string]{
-		poll: func(cx *future.Context) (future.Result[string], bool) {
-			piece, err, ok := b.pollPiece(cx, delim, 0)
+	if b.pollStrFn == nil || b.strDelim != delim {
+		b.strDelim = delim
+		b.pollStrFn = func(cx *future.Context) (future.Result[string], bool) {
+			end, err, ok := b.pollPieceEnd(cx, delim, 0)
 			if !ok {
 				return future.Result[string]{}, false
 			}
-			return future.Result[string]{Value: string(piece), Err: err}, true
-		},
-		cancel: b.CancelRead,
+			return future.Result[string]{Value: b.takeString(end, false), Err: err}, true
+		}
 	}
+	return reuseStream(&b.str, b.pollStrFn, b.cancelFunc())
 }
 
 // ReadLine returns a future of the next line without its "\n" or "\r\n".
@@ -283,46 +300,76 @@ func (b *BufReader) ReadString(delim byte) *StreamFuture[string] {
 // result is "" with io.EOF. A line longer than the reader's maximum
 // (SetMaxLine) fails with ErrLineTooLong: its first bytes are discarded,
 // and the next ReadLine returns the rest of it.
+//
+// The future is the reader's: once it has completed or been cancelled, the
+// next ReadLine reuses it, so that a task reading lines in a loop
+// allocates only the strings it gets. Do not keep it, poll it or cancel it
+// past its completion (polling then panics with
+// future.ErrPolledAfterCompletion until the next ReadLine takes it over).
+// The same holds for ReadString and ReadBytes, each for its own kind.
 func (b *BufReader) ReadLine() *StreamFuture[string] {
-	return &StreamFuture[string]{
-		poll: func(cx *future.Context) (future.Result[string], bool) {
-			piece, err, ok := b.pollPiece(cx, '\n', b.maxLine)
-			if !ok {
-				return future.Result[string]{}, false
-			}
-			if err == io.EOF && len(piece) > 0 {
-				err = nil // the last line, without a newline
-			}
-			piece = bytes.TrimSuffix(piece, []byte{'\n'})
-			piece = bytes.TrimSuffix(piece, []byte{'\r'})
-			return future.Result[string]{Value: string(piece), Err: err}, true
-		},
-		cancel: b.CancelRead,
+	if b.pollLineFn == nil {
+		b.pollLineFn = b.pollLine
 	}
+	return reuseStream(&b.line, b.pollLineFn, b.cancelFunc())
 }
 
-// pollPiece reads up to and including delim. Bytes that do not fit in the
-// buffer move to b.partial, so a pending or cancelled piece keeps them.
-// With limit > 0, a piece longer than limit is dropped and fails with
-// ErrLineTooLong.
-func (b *BufReader) pollPiece(cx *future.Context, delim byte, limit int) ([]byte, error, bool) {
+// pollLine is the poll of ReadLine's future.
+func (b *BufReader) pollLine(cx *future.Context) (future.Result[string], bool) {
+	end, err, ok := b.pollPieceEnd(cx, '\n', b.maxLine)
+	if !ok {
+		return future.Result[string]{}, false
+	}
+	if err == io.EOF && len(b.partial)+end-b.r > 0 {
+		err = nil // the last line, without a newline
+	}
+	return future.Result[string]{Value: b.takeString(end, true), Err: err}, true
+}
+
+// cancelFunc returns CancelRead as a func value, made once.
+func (b *BufReader) cancelFunc() func() {
+	if b.cancelFn == nil {
+		b.cancelFn = b.CancelRead
+	}
+	return b.cancelFn
+}
+
+// reuseStream returns *spare made ready for a new operation if it has
+// completed or been cancelled, or else a new future, which becomes the
+// spare.
+func reuseStream[T any](spare **StreamFuture[T], poll func(*future.Context) (future.Result[T], bool), cancel func()) *StreamFuture[T] {
+	f := *spare
+	if f == nil || !f.done {
+		f = new(StreamFuture[T])
+		*spare = f
+	}
+	*f = StreamFuture[T]{poll: poll, cancel: cancel}
+	return f
+}
+
+// pollPieceEnd reads up to and including delim: once ready, the piece is
+// partial and buf[r:end], for takePiece or takeString to consume (end < 0:
+// none, the piece was dropped). Bytes that do not fit in the buffer move to
+// b.partial, so a pending or cancelled piece keeps them. With limit > 0, a
+// piece longer than limit is dropped and fails with ErrLineTooLong.
+func (b *BufReader) pollPieceEnd(cx *future.Context, delim byte, limit int) (int, error, bool) {
 	for {
 		if i := bytes.IndexByte(b.buf[b.r:b.w], delim); i >= 0 {
 			end := b.r + i + 1
 			if limit > 0 && len(b.partial)+i > limit {
 				b.dropPiece(end)
-				return nil, ErrLineTooLong, true
+				return -1, ErrLineTooLong, true
 			}
-			return b.takePiece(end), nil, true
+			return end, nil, true
 		}
 		if limit > 0 && len(b.partial)+b.w-b.r > limit {
 			b.dropPiece(b.w)
-			return nil, ErrLineTooLong, true
+			return -1, ErrLineTooLong, true
 		}
 		if b.err != nil && b.held.p == nil {
 			// Sticky: the end of the stream ends every later read too, and
 			// a failed source fails them.
-			return b.takePiece(b.w), b.err, true
+			return b.w, b.err, true
 		}
 		if b.r == 0 && b.w == len(b.buf) {
 			// Full without delim: keep the bytes aside, read on.
@@ -330,7 +377,7 @@ func (b *BufReader) pollPiece(cx *future.Context, delim byte, limit int) ([]byte
 			b.r, b.w = 0, 0
 		}
 		if !b.fill(cx) {
-			return nil, nil, false
+			return 0, nil, false
 		}
 	}
 }
@@ -342,8 +389,11 @@ func (b *BufReader) dropPiece(end int) {
 }
 
 // takePiece returns partial and buf[r:end] as one new slice and consumes
-// them.
+// them; nil for end < 0 (a dropped piece).
 func (b *BufReader) takePiece(end int) []byte {
+	if end < 0 {
+		return nil
+	}
 	piece := make([]byte, 0, len(b.partial)+end-b.r)
 	piece = append(piece, b.partial...)
 	piece = append(piece, b.buf[b.r:end]...)
@@ -351,6 +401,34 @@ func (b *BufReader) takePiece(end int) []byte {
 	b.r = end
 	return piece
 }
+
+// takeString returns partial and buf[r:end] as a string, with a final
+// "\n" and then a "\r" trimmed when line is set, and consumes them; ""
+// for end < 0 (a dropped piece). The string is the only allocation, none
+// for "".
+func (b *BufReader) takeString(end int, line bool) string {
+	if end < 0 {
+		return ""
+	}
+	piece := b.buf[b.r:end]
+	if len(b.partial) > 0 {
+		piece = append(b.partial, piece...) // partial is dropped below: its array is free
+	}
+	if line {
+		piece = bytes.TrimSuffix(piece, newline)
+		piece = bytes.TrimSuffix(piece, carriageReturn)
+	}
+	s := string(piece)
+	b.partial = nil
+	b.r = end
+	return s
+}
+
+// newline and carriageReturn are what ReadLine trims.
+var (
+	newline        = []byte{'\n'}
+	carriageReturn = []byte{'\r'}
+)
 
 // BufWriter is a buffered AsyncWriter, the async bufio.Writer: writes go
 // to its buffer and reach the destination when the buffer is full or on

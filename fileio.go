@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/future"
@@ -112,6 +113,50 @@ func (r *fileRing) closeWhenDrained(fn func()) bool {
 	return false
 }
 
+// fileSpareSlots is how many spare futures of each kind a File keeps: one
+// per task that runs the kind in a loop at once, for a few such tasks.
+const fileSpareSlots = 4
+
+// fileSpares is a File's small free list of futures of one type, which its
+// calls hand out again, so that a task reading, writing or syncing in a loop
+// allocates nothing per operation (see File.Read). A call takes a future
+// out of a slot (take), after which the future is its task's alone; the
+// future puts itself back (put) once it is done with: at its completion,
+// after its last access, or at a Cancel that leaves nothing of it in flight
+// (one whose op the kernel or the blocking pool still holds, or a Read that
+// lingers, is never put back: the collector takes it). The slots' atomics
+// order everything the task that put a future back did before everything
+// the task that takes it does. Any goroutine may call take and put.
+type fileSpares[T any] struct {
+	slots [fileSpareSlots]atomic.Pointer[T]
+}
+
+// take returns a spare future, or nil when there is none.
+func (s *fileSpares[T]) take() *T {
+	for i := range s.slots {
+		if s.slots[i].Load() == nil { // load: skips an empty slot without a write
+			continue
+		}
+		if p := s.slots[i].Swap(nil); p != nil { // acquire: pairs with put's CAS
+			return p
+		}
+	}
+	return nil
+}
+
+// put keeps p as a spare, unless every slot is full (the collector then
+// takes it). The caller must not touch p afterwards.
+func (s *fileSpares[T]) put(p *T) {
+	for i := range s.slots {
+		if s.slots[i].Load() != nil { // load: skips a full slot without a write
+			continue
+		}
+		if s.slots[i].CompareAndSwap(nil, p) { // release: pairs with take's Swap
+			return
+		}
+	}
+}
+
 // fileOp is one file operation in flight: the ioOp, and the File whose
 // count its final completion decrements.
 type fileOp struct {
@@ -136,6 +181,10 @@ func (o *fileOp) Complete(cx *future.Context, c *backend.Completion) {
 // The results follow os.File's: ReadAt and ReadvAt fill the buffers or
 // return io.EOF with what there was; Read returns what one read gave, and
 // 0 with io.EOF at the end; writes write everything or fail.
+//
+// The future is its File's: once it has completed (or been cancelled
+// before its operation started), the File's next data operation may hand
+// it out again; see File.Read.
 type FileIOFuture struct {
 	_    noCopy
 	file *File
@@ -155,12 +204,48 @@ type FileIOFuture struct {
 	polled    bool // the first poll checked the runtime
 	submitted bool
 	finished  bool
-	// op is the ring op, made at the first submit (a read served from
-	// the page cache by tryNoWait never needs one) and reused for the
-	// next parts of a whole transfer.
-	op *fileOp
+	usedRing  bool // an op was submitted (tests tell RWF_NOWAIT reads apart)
+	// op is the ring op, submitted again for the next parts of a whole
+	// transfer; held by value, so that the future is one allocation, and
+	// reused with it (see fileSpares).
+	op fileOp
 	// blk is the call on the blocking pool, for a File without a ring.
 	blk *BlockingFuture[int]
+
+	// The fields below survive the future's reuse by its File's next
+	// data operation (see File.dataOp): runFn is runOnPool as a func
+	// value, made once; vecs is the backing array of the copies of bufs.
+	runFn func() (int, error)
+	vecs  [][]byte
+}
+
+// reset makes f, a new future or a spare of file's, the future of a data
+// operation. Called by dataOp, which owns f.
+func (f *FileIOFuture) reset(file *File, kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool) {
+	runFn, vecs := f.runFn, f.vecs
+	*f = FileIOFuture{file: file, kind: kind, buf: buf, off: off, whole: whole, runFn: runFn, vecs: vecs}
+	if file.ring == nil {
+		if f.runFn == nil {
+			f.runFn = f.runOnPool
+		}
+		f.blk = blockingOn(file.rt, f.runFn)
+		f.bufs = bufs // the pool's calls do not trim them
+		return
+	}
+	if bufs != nil {
+		f.bufs = append(f.vecs[:0], bufs...) // advance trims the copy, not the caller's
+		f.vecs = f.bufs[:0]
+	}
+}
+
+// release hands f back to its File as a spare, dropping its references to
+// the caller's buffers; f's polling task calls it after its last access.
+func (f *FileIOFuture) release() {
+	file := f.file
+	f.buf, f.bufs, f.blk = nil, nil, nil
+	f.op.op = backend.Op{} // its Buf or Bufs too; the ring is done with it (the final completion arrived)
+	clear(f.vecs[:cap(f.vecs)])
+	file.spareIO.put(f)
 }
 
 // runOnPool is the operation as os.File calls, for the blocking pool.
@@ -234,6 +319,7 @@ func (f *FileIOFuture) Poll(cx *future.Context) (future.Result[int], bool) {
 	v, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
+		f.release() // the last access: the File's next data operation may reuse f
 	}
 	return v, ok
 }
@@ -321,9 +407,7 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if !fr.begin() {
 		return fs.ErrClosed
 	}
-	if f.op == nil {
-		f.op = &fileOp{fr: fr} // complete reads fr before waking the task
-	}
+	f.op.fr = fr // Complete reads it before waking the task
 	f.op.op = backend.Op{Kind: f.kind, FD: fr.fd, Offset: -1}
 	if f.vectored() {
 		f.op.op.Bufs = f.bufs
@@ -333,11 +417,11 @@ func (f *FileIOFuture) submit(cx *future.Context) error {
 	if f.off >= 0 {
 		f.op.op.Offset = f.off + int64(f.n)
 	}
-	if err := f.op.submitAs(cx, fr.io.RingOf(cx.Worker()), f.op); err != nil {
+	if err := f.op.submitAs(cx, fr.io.RingOf(cx.Worker()), &f.op); err != nil {
 		fr.end()
 		return err
 	}
-	f.submitted = true
+	f.submitted, f.usedRing = true, true
 	return nil
 }
 
@@ -394,13 +478,15 @@ func (f *FileIOFuture) Cancel() {
 	}
 	f.finished = true
 	if f.lingers() {
-		return
+		return // the File's Reads hold f now
 	}
 	if f.blk != nil {
-		f.blk.Cancel()
+		f.blk.Cancel() // the pool may still run f.runFn: f is not reused
 		return
 	}
 	if f.submitted {
-		f.op.abandon()
+		f.op.abandon() // the kernel holds f.op until the cancel's completion: f is not reused
+		return
 	}
+	f.release()
 }

@@ -68,6 +68,12 @@ type File struct {
 	// os.File.Stat would report an invalid handle instead), and a second
 	// Close of a ring-owned file too.
 	closed atomic.Bool
+	// spareIO and spareOp are the futures that Read, Write, ReadAt,
+	// WriteAt, ReadvAt and WritevAt (spareIO), and Sync and Truncate
+	// (spareOp), hand out again once done with (see Read). Taken by the
+	// calls and put back by the futures, from any task; see fileSpares.
+	spareIO fileSpares[FileIOFuture]
+	spareOp fileSpares[FileOpFuture[struct{}]]
 }
 
 // Name returns the name the file was opened with.
@@ -303,19 +309,30 @@ func (f *File) attachRing(d *iodriver.Driver) {
 }
 
 // dataOp makes the future of a data operation, on the ring or, without
-// one, on the blocking pool.
+// one, on the blocking pool: a spare of f's that a finished operation gave
+// back, or a new one. Any goroutine may call it.
 func (f *File) dataOp(kind backend.Kind, buf []byte, bufs [][]byte, off int64, whole bool) *FileIOFuture {
-	op := &FileIOFuture{file: f, kind: kind, buf: buf, bufs: bufs, off: off, whole: whole}
-	if f.ring == nil {
-		op.blk = blockingOn(f.rt, op.runOnPool)
-	} else if bufs != nil {
-		op.bufs = append(make([][]byte, 0, len(bufs)), bufs...) // advance trims the copy, not the caller's
+	op := f.spareIO.take()
+	if op == nil {
+		op = new(FileIOFuture)
 	}
+	op.reset(f, kind, buf, bufs, off, whole)
 	return op
 }
 
 // Read reads up to len(buf) bytes at the file position; at the end of the
 // file it returns 0 and io.EOF.
+//
+// The future is the File's: once it has completed, or been cancelled
+// before its operation started, the File's next data operation (Read,
+// Write, ReadAt, WriteAt, ReadvAt or WritevAt) may reuse it, so that a task
+// reading and writing in a loop allocates nothing per operation. Do not
+// keep it, poll it or cancel it past its completion (polling then panics
+// with future.ErrPolledAfterCompletion until another call takes it over).
+// The same holds for the futures of Sync and Truncate, among themselves.
+// Concurrent operations (ReadAt and WriteAt from several tasks) each get a
+// future of their own: a future is reused only once its task is done with
+// it.
 func (f *File) Read(buf []byte) *FileIOFuture {
 	return f.dataOp(backend.KindRead, buf, nil, -1, false)
 }
@@ -370,9 +387,10 @@ func (f *File) SeekTo(offset int64, whence int) *BlockingFuture[int64] {
 	return blockingOn(f.rt, func() (int64, error) { return f.f.Seek(offset, whence) })
 }
 
-// Sync commits the file's contents to stable storage (fsync).
+// Sync commits the file's contents to stable storage (fsync). Its future is
+// the File's, reused by a later Sync or Truncate once done with (see Read).
 func (f *File) Sync() *FileOpFuture[struct{}] {
-	return newFileOp[struct{}](f, backend.KindFsync, 0)
+	return f.syncOp(backend.KindFsync, 0)
 }
 
 // Stat returns the file's metadata, as os.File.Stat does: on io_uring from
@@ -382,9 +400,22 @@ func (f *File) Stat() *FileOpFuture[fs.FileInfo] {
 }
 
 // Truncate changes the file's size (a negative size is refused by the ring
-// and fails on the pool, with os.File's error).
+// and fails on the pool, with os.File's error). Its future is the File's,
+// reused by a later Sync or Truncate once done with (see Read).
 func (f *File) Truncate(size int64) *FileOpFuture[struct{}] {
-	return newFileOp[struct{}](f, backend.KindFtruncate, size)
+	return f.syncOp(backend.KindFtruncate, size)
+}
+
+// syncOp makes the future of Sync or Truncate: a spare of f's, or a new
+// one. Any goroutine may call it.
+func (f *File) syncOp(kind backend.Kind, size int64) *FileOpFuture[struct{}] {
+	op := f.spareOp.take()
+	if op == nil {
+		op = new(FileOpFuture[struct{}])
+	}
+	runFn := op.runFn
+	*op = FileOpFuture[struct{}]{file: f, kind: kind, size: size, runFn: runFn, spare: true}
+	return op
 }
 
 // Close closes the file, once the io_uring operations in flight on it have

@@ -121,6 +121,10 @@ func fileRingCaps(rt *Runtime) backend.Caps {
 // for it; elsewhere, and when the kernel lacks the operation (ftruncate
 // before Linux 6.9), os.File's method on the blocking pool. Either way the
 // results and errors are os.File's.
+//
+// The futures of Sync and Truncate are their File's: once one has
+// completed (or been cancelled before its operation started), the File's
+// next Sync or Truncate may hand it out again; see File.Read.
 type FileOpFuture[T any] struct {
 	_    noCopy
 	file *File
@@ -137,6 +141,36 @@ type FileOpFuture[T any] struct {
 	op        fileOp
 	// blk is the call on the blocking pool, when the ring does not serve.
 	blk *BlockingFuture[T]
+
+	// spare is set for the futures of Sync and Truncate, which their File
+	// reuses once done with (see File.Read and fileSpares). runFn is
+	// runOnPool as a func value, made once and kept across reuses.
+	spare bool
+	runFn func() (T, error)
+}
+
+// release hands a spare future back to its File; the polling task calls
+// it after its last access to f. A future that is not a spare is left to
+// the collector.
+func (f *FileOpFuture[T]) release() {
+	if !f.spare {
+		return
+	}
+	sp, ok := any(f).(*FileOpFuture[struct{}])
+	if !ok {
+		return
+	}
+	file := f.file
+	f.blk = nil
+	file.spareOp.put(sp)
+}
+
+// poolCall is the operation's call on the blocking pool.
+func (f *FileOpFuture[T]) poolCall() *BlockingFuture[T] {
+	if f.runFn == nil {
+		f.runFn = f.runOnPool
+	}
+	return blockingOn(f.file.rt, f.runFn)
 }
 
 // newFileOp makes the future of a File's kind op.
@@ -222,6 +256,7 @@ func (f *FileOpFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	v, ok := f.poll(cx)
 	if ok {
 		cx.Spend()
+		f.release() // the last access: the File's next Sync or Truncate may reuse f
 	}
 	return v, ok
 }
@@ -241,7 +276,7 @@ func (f *FileOpFuture[T]) poll(cx *future.Context) (future.Result[T], bool) {
 			f.finished = true
 			return future.Fail[T](f.file.opError(f.opName(), err)), true
 		case err != nil:
-			f.blk = blockingOn(f.file.rt, f.runOnPool)
+			f.blk = f.poolCall()
 		}
 	}
 	if f.blk != nil {
@@ -302,10 +337,12 @@ func (f *FileOpFuture[T]) Cancel() {
 	}
 	f.finished = true
 	if f.blk != nil {
-		f.blk.Cancel()
+		f.blk.Cancel() // the pool may still run f.runFn: f is not reused
 		return
 	}
 	if f.submitted {
-		f.op.abandon()
+		f.op.abandon() // the kernel holds f.op until the cancel's completion: f is not reused
+		return
 	}
+	f.release()
 }

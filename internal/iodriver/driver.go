@@ -12,8 +12,16 @@ import (
 	"github.com/blitz-go/blitz/waker"
 )
 
-// completionBatch is how many completions one Wait collects at most.
-const completionBatch = 256
+// completionBatch is how many completions one Wait collects at most;
+// firstBatch is where a ring's batch starts. A ring's batch doubles
+// each time a Wait fills it, up to completionBatch, and never shrinks: a
+// busy ring reaches the full batch within its first few Waits and keeps
+// it, while a runtime that does little I/O (a simulation makes many) pays
+// for a small array only, not for 256 completions per ring.
+const (
+	completionBatch = 256
+	firstBatch      = 16
+)
 
 // Driver connects the I/O backend to the scheduler (it is the runtime's
 // scheduler.Blocker, through package blitz's blockingDriver). It runs one or more rings:
@@ -120,7 +128,9 @@ type Ring struct {
 	// reap serializes the backend's Wait, which admits one caller at a
 	// time: held by poll's non-blocking collect (TryLock) and by Block.
 	reap sync.Mutex
-	// out receives completions. Guarded by reap.
+	// out receives completions: firstBatch of them at first, doubled by
+	// collect when a Wait fills it, up to completionBatch. Guarded by
+	// reap.
 	out []backend.Completion
 	// kicked is set when the timers got a deadline sooner than the one the
 	// holder sleeps towards; Block returns true on it so that the worker
@@ -160,7 +170,7 @@ func New(bs []backend.Backend, workers, count, size int) *Driver {
 		d.poolCount *= 2
 	}
 	for i, b := range bs {
-		r := &Ring{b: b, d: d, index: i, out: make([]backend.Completion, completionBatch)}
+		r := &Ring{b: b, d: d, index: i, out: make([]backend.Completion, firstBatch)}
 		r.holder.Store(-1)
 		r.poller = newRingPoller(r)
 		d.rings = append(d.rings, r)
@@ -288,8 +298,10 @@ func (d *Driver) RingOf(id int) *Ring {
 }
 
 // collect waits up to timeout for completions of r, dispatches them and
-// returns how many there were. Called with r.reap held.
-func (d *Driver) collect(r *Ring, cx *future.Context, timeout time.Duration) int {
+// returns how many there were; full reports that they filled the batch
+// (more may be ready), which then grows for the next Wait if it is not at
+// its largest. Called with r.reap held.
+func (d *Driver) collect(r *Ring, cx *future.Context, timeout time.Duration) (n int, full bool) {
 	n, err := r.b.Wait(r.out, timeout)
 	if err != nil && !errors.Is(err, backend.ErrClosed) {
 		d.errs.Add(1)
@@ -311,7 +323,11 @@ func (d *Driver) collect(r *Ring, cx *future.Context, timeout time.Duration) int
 		}
 		r.out[i] = backend.Completion{} // drop the references for the GC
 	}
-	return n
+	full = n == len(r.out)
+	if full && len(r.out) < completionBatch {
+		r.out = make([]backend.Completion, min(2*len(r.out), completionBatch))
+	}
+	return n, full
 }
 
 // Poll collects what is ready in the ring of cx's worker without blocking,
@@ -330,7 +346,7 @@ func (d *Driver) Poll(cx *future.Context) {
 		return
 	}
 	for range 4 {
-		if d.collect(r, cx, 0) < len(r.out) {
+		if _, full := d.collect(r, cx, 0); !full {
 			break
 		}
 	}
@@ -434,7 +450,8 @@ func (d *Driver) Block(cx *future.Context, timeout time.Duration) bool {
 	if r.poller != nil {
 		got = r.poller.wait(cx, timeout)
 	} else {
-		got = d.collect(r, cx, timeout) > 0
+		n, _ := d.collect(r, cx, timeout)
+		got = n > 0
 	}
 	r.reap.Unlock()
 	r.unparked.Store(false) // a claim's token is in the worker's channel; ParkWith looks there next
@@ -503,7 +520,7 @@ func (d *Driver) Close(s *scheduler.Scheduler) {
 		}
 		_ = r.b.Close()
 		r.reap.Lock()
-		for d.collect(r, &cx, 0) > 0 { // after the drain, Wait returns ErrClosed with none
+		for n, _ := d.collect(r, &cx, 0); n > 0; n, _ = d.collect(r, &cx, 0) { // after the drain, Wait returns ErrClosed with none
 		}
 		r.reap.Unlock()
 	}

@@ -70,7 +70,8 @@ func newRingPoller(r *Ring) *ringPoller {
 // Called by Block, with r.reap held.
 func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 	if timeout == 0 {
-		return p.r.d.collect(p.r, cx, 0) > 0
+		n, _ := p.r.d.collect(p.r, cx, 0)
+		return n > 0
 	}
 	var end time.Time
 	if timeout > 0 {
@@ -87,7 +88,7 @@ func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 		if !until.IsZero() && !until.After(time.Now()) {
 			// A deadline is due: the backend's own (Wait fires it) or
 			// the caller's.
-			if p.r.d.collect(p.r, cx, 0) > 0 {
+			if n, _ := p.r.d.collect(p.r, cx, 0); n > 0 {
 				return true
 			}
 			if !end.IsZero() && !end.After(time.Now()) {
@@ -128,7 +129,7 @@ func (p *ringPoller) look(uintptr) bool {
 	p.first = false
 	r := p.r
 	r.looking.Store(true)
-	n := r.d.collect(r, p.cx, 0)
+	n, _ := r.d.collect(r, p.cx, 0)
 	r.looking.Store(false) // store: before the loads of the flags; pairs with Unpark's and kickLocked's store, then load
 	if n > 0 {
 		p.got = true

@@ -28,6 +28,12 @@ type Driver struct {
 	// scratch holds, per worker, the Wakers of the sleeps it fired, woken
 	// after the shard's lock is released. scratch[i] is owned by worker i.
 	scratch [][]waker.Waker
+	// spareScratch is a scratch for a caller without a worker of its own
+	// (a simulation's driving goroutine, a Context of no worker): fire
+	// takes it (Swap) for the time it uses it and puts it back (Store), so
+	// that such a caller allocates nothing per fire; one that finds none
+	// (another holds it) makes one.
+	spareScratch atomic.Pointer[[]waker.Waker]
 	// wakeAt is the earliest deadline tick that the driver's last run saw,
 	// which is when a worker that parked after it will wake at the latest;
 	// math.MaxUint64 when it saw none. Stored by Maintain and by arm (a
@@ -291,10 +297,12 @@ func (d *Driver) earliestNext() uint64 {
 // through cx so that they run on this worker. Called with sh.mu held; returns
 // with it released.
 func (d *Driver) fire(cx *future.Context, sh *timerShard, now uint64) {
-	var local []waker.Waker
-	out := &local
+	var out *[]waker.Waker
+	spare := false
 	if id := cx.Worker(); id >= 0 && id < len(d.scratch) {
 		out = &d.scratch[id]
+	} else if out, spare = d.spareScratch.Swap(nil), true; out == nil { // acquire: pairs with the Store below
+		out = new([]waker.Waker)
 	}
 	sh.out = out
 	sh.firedAt = time.Since(d.base.Origin())
@@ -307,6 +315,9 @@ func (d *Driver) fire(cx *future.Context, sh *timerShard, now uint64) {
 		(*out)[i] = waker.Waker{}
 	}
 	*out = (*out)[:0]
+	if spare {
+		d.spareScratch.Store(out) // release: pairs with the Swap above
+	}
 }
 
 // onFire is the wheel's fire callback (fireFn): it marks the sleep fired and
