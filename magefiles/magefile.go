@@ -55,11 +55,16 @@ var toolEnv = []string{"GOTOOLCHAIN=auto"}
 // its newest patch release; `oldest` tests with it.
 const oldestGo = "go1.25.14"
 
-// crossTargets are the platforms every module must build and vet for.
-var crossTargets = []struct{ goos, goarch string }{
-	{"linux", "amd64"}, {"linux", "arm64"}, {"linux", "386"},
-	{"darwin", "arm64"}, {"freebsd", "amd64"}, {"windows", "amd64"},
-	{"illumos", "amd64"}, {"solaris", "amd64"}, {"aix", "ppc64"},
+// crossTargets are the platforms the modules must build and vet for: every module for the four systems
+// the project supports (all), the modules users install (versions.txt's public ones) for the other
+// architectures and the systems of the poll(2) backend.
+var crossTargets = []struct {
+	goos, goarch string
+	all          bool
+}{
+	{"linux", "amd64", true}, {"darwin", "arm64", true}, {"freebsd", "amd64", true}, {"windows", "amd64", true},
+	{"linux", "arm64", false}, {"linux", "386", false},
+	{"illumos", "amd64", false}, {"solaris", "amd64", false}, {"aix", "ppc64", false},
 }
 
 // Test runs every module's tests at their full sizes, with -race where the platform supports it.
@@ -174,21 +179,29 @@ func Standalone() error {
 	})
 }
 
-// Vet runs go vet on every module for the host, then builds and vets for linux, darwin, freebsd and
-// windows (and 32-bit linux, where 64-bit atomics need alignment), and the Unix systems of the poll(2)
-// backend. One go command per platform covers every module, so shared packages load once.
+// Vet runs go vet on every module for the host and for linux, darwin, freebsd and windows, and on the
+// modules users install for arm64 and 32-bit linux (where 64-bit atomics need alignment) and the Unix
+// systems of the poll(2) backend (see crossTargets). One go command per platform covers the modules, so
+// shared packages load once.
 func Vet() error {
-	pats, err := workspacePatterns()
+	all, err := workspacePatterns()
 	if err != nil {
 		return err
 	}
-	vet := append([]string{"vet"}, pats...)
-	if err := goIn(".", nil, vet...); err != nil {
+	lib, err := libraryPatterns()
+	if err != nil {
+		return err
+	}
+	if err := goIn(".", nil, append([]string{"vet"}, all...)...); err != nil {
 		return err
 	}
 	for _, t := range crossTargets {
+		pats := lib
+		if t.all {
+			pats = all
+		}
 		env := []string{"GOOS=" + t.goos, "GOARCH=" + t.goarch, "CGO_ENABLED=0"}
-		if err := goIn(".", env, vet...); err != nil {
+		if err := goIn(".", env, append([]string{"vet"}, pats...)...); err != nil {
 			return fmt.Errorf("vet %s/%s: %w", t.goos, t.goarch, err)
 		}
 	}
