@@ -38,17 +38,22 @@ type Context struct {
 	// budget is the cooperative budget of the task poll (see Budget), nil
 	// when the poll has none. Copies made by WithWaker share it.
 	budget *Budget
-	// wait is the polled task's WaitSlot, nil when the executor keeps
-	// none; waitSeq is the poll's sequence number, shifted into place for
-	// Waiting. Set by SetWaitSlot; copies made by WithWaker share them.
-	wait    *WaitSlot
+	// waits is where Waiting records the polled task's waits: a WaitSlot
+	// (SetWaitSlot) or an executor's WaitRecorder (SetWaitRecorder), nil
+	// when the executor keeps none; waitSeq is the poll's sequence
+	// number, shifted into place for Waiting (SetWaitSlot, SetWaitSeq).
+	// Kept by Reset, so that an executor whose recorder is the same for
+	// every poll stores it once (a pointer stored per poll costs a write
+	// barrier while the GC marks); copies made by WithWaker share them.
+	waits   WaitRecorder
 	waitSeq uint64
 	// taskID is the polled task's id, 0 when the executor gives none. Set
-	// by SetTaskID; copies made by WithWaker share it.
+	// by SetTaskID, cleared by Reset; copies made by WithWaker share it.
 	taskID uint64
 	// sites records where the polled task's async functions suspend, nil
-	// when the executor keeps none; siteDone says an await of this poll
-	// recorded its site (Suspended). Set by SetSiteRecorder.
+	// when the executor keeps none (SetSiteRecorder; kept by Reset, as
+	// waits); siteDone says an await of this poll recorded its site
+	// (Suspended), cleared by Reset and SetSiteRecorder.
 	sites    SiteRecorder
 	siteDone bool
 }
@@ -64,11 +69,14 @@ func NewContext(w waker.Waker) *Context {
 // one Context serves a worker's whole life and a poll allocates nothing.
 // task is the executor's handle of the task being polled (the scheduler's is
 // a *header.Header), worker the index of the polling worker or NoWorker.
-// Reset leaves cx without a budget; an executor that budgets its tasks'
-// polls calls SetBudget after it.
+// Reset leaves cx without a budget and without a task id; an executor
+// that budgets its tasks' polls calls SetBudget after it, one that numbers
+// its tasks SetTaskID. Reset keeps the wait slot or recorder, the poll's
+// sequence number and the site recorder, which an executor sets once when
+// they serve every poll of cx, or after each Reset when they change.
 func (cx *Context) Reset(w waker.Waker, exec Executor, task any, worker int) {
 	cx.waker, cx.child, cx.exec, cx.task, cx.worker, cx.budget = w, false, exec, task, worker, nil
-	cx.wait, cx.taskID, cx.sites, cx.siteDone = nil, 0, nil, false
+	cx.taskID, cx.siteDone = 0, false
 }
 
 // Waker returns the Waker that wakes the task being polled.
@@ -131,7 +139,9 @@ func (cx *Context) WithWaker(w waker.Waker) Context {
 // and no allocation: a kind registered once with NewWaitKind (or
 // NewCountedWaitKind), and an object number whose meaning the kind's
 // WaitObject gives. The executor gives each poll the task's WaitSlot
-// (SetWaitSlot) and the dump reads the slot, concurrently, as a Wait.
+// (SetWaitSlot), or keeps one WaitRecorder that stores into the polled
+// task's slot (SetWaitRecorder), and the dump reads the slot,
+// concurrently, as a Wait.
 
 // WaitKind is a registered kind of wait: a leaf future's name, such as
 // "Mutex.Lock", and how its object number reads. The zero WaitKind is "no
@@ -383,11 +393,42 @@ func WaitDeadlineOf(t time.Time) uint64 { return uint64(max(t.UnixMilli(), 0)) }
 // SetWaitSlot makes slot the place where Waiting records the waits of the
 // poll cx is for, the poll numbered seq (the executor counts the task's
 // polls; a reader compares the recorded Seq with the task's last poll to
-// ignore a wait recorded by an earlier poll). nil means none, which Reset
-// also sets: Waiting then does nothing. Executors call it after Reset.
+// ignore a wait recorded by an earlier poll). nil means none, as in a new
+// Context: Waiting then does nothing. Reset keeps the slot: an executor
+// that gives each poll its task's slot calls SetWaitSlot after each Reset.
 func (cx *Context) SetWaitSlot(slot *WaitSlot, seq uint8) {
-	cx.wait, cx.waitSeq = slot, uint64(seq)<<8
+	cx.waits, cx.waitSeq = nil, uint64(seq)<<8
+	if slot != nil {
+		cx.waits = slot
+	}
 }
+
+// WaitRecorder keeps, for an executor's tasks, what they wait on: where
+// Waiting records the waits of the polls of a Context
+// (SetWaitRecorder), for an executor that finds the polled task's place
+// itself rather than giving each poll a WaitSlot. *WaitSlot is one.
+type WaitRecorder interface {
+	// RecordWait records w, the wait of the task being polled, numbered
+	// with the poll's sequence number (SetWaitSeq). Called on the
+	// polling goroutine, by the leaf futures of the poll.
+	RecordWait(w Wait)
+}
+
+// RecordWait stores w in the slot, atomically: it makes *WaitSlot a
+// WaitRecorder.
+func (s *WaitSlot) RecordWait(w Wait) { s.w.Store(uint64(w)) } // w: loaded by the dump
+
+// SetWaitRecorder makes r the recorder of the waits of every poll made
+// with cx, until the next SetWaitRecorder or SetWaitSlot; nil means none.
+// Reset keeps it: an executor sets it once for a Context it reuses, and
+// numbers each poll with SetWaitSeq. Called by the executor owning cx.
+func (cx *Context) SetWaitRecorder(r WaitRecorder) { cx.waits = r }
+
+// SetWaitSeq numbers the poll cx is for seq, the sequence number Waiting
+// packs into the waits it records (see SetWaitSlot), without changing
+// where they are recorded. Reset keeps it. Called by the executor owning
+// cx, after Reset.
+func (cx *Context) SetWaitSeq(seq uint8) { cx.waitSeq = uint64(seq) << 8 }
 
 // SetTaskID gives the poll cx is for the id of the task polled, which leaf
 // futures read with TaskID (a lock records its holder). 0 means none,
@@ -399,17 +440,20 @@ func (cx *Context) SetTaskID(id uint64) { cx.taskID = id }
 func (cx *Context) TaskID() uint64 { return cx.taskID }
 
 // SetSiteRecorder makes r the recorder of the await sites at which the
-// polled task's async functions suspend (Suspended); nil means none, which
-// Reset also sets. Executors call it after Reset.
+// polled tasks' async functions suspend (Suspended); nil means none, as in
+// a new Context. Reset keeps it: an executor whose recorder serves every
+// poll of cx (finding the polled task itself) sets it once, one that gives
+// each poll its task's recorder calls it after each Reset.
 func (cx *Context) SetSiteRecorder(r SiteRecorder) { cx.sites, cx.siteDone = r, false }
 
 // Waiting records that the task being polled waits on a k (with object
 // number obj, as k's WaitObject says), for a task dump. A leaf future calls
 // it on the path where it returns not-ready, after registering its Waker;
-// when several leaves of one poll do, the last one is recorded. It costs an
-// atomic store, and nothing outside an executor that keeps a WaitSlot.
+// when several leaves of one poll do, the last one is recorded. It costs a
+// call and an atomic store, and nothing outside an executor that keeps a
+// WaitSlot or a WaitRecorder.
 func (cx *Context) Waiting(k WaitKind, obj uint64) {
-	if cx.wait != nil {
-		cx.wait.w.Store(uint64(k) | cx.waitSeq | (obj&MaxWaitObject)<<16)
+	if cx.waits != nil {
+		cx.waits.RecordWait(Wait(uint64(k) | cx.waitSeq | (obj&MaxWaitObject)<<16))
 	}
 }

@@ -359,7 +359,11 @@
 // id) in the task's future.WaitSlot, one atomic store and no allocation.
 // The slot also holds the number of the poll that recorded it, so that a
 // wait recorded by an earlier poll is not shown once a later poll has
-// recorded none. A JoinHandle polled by a task records "JoinHandle task N".
+// recorded none. The worker's Context finds the slot, and the task's
+// await site, through the worker itself (its future.WaitRecorder and
+// future.SiteRecorder, set once), so that a poll stores no pointer for
+// them: a pointer stored per poll costs a write barrier while the GC
+// marks, which a spawn-heavy program makes it do much of the time. A JoinHandle polled by a task records "JoinHandle task N".
 //
 // # Task dump
 //

@@ -34,22 +34,27 @@ type firstPollPub struct {
 	hasExt bool
 }
 
-// publish publishes t, which the worker is about to poll for the first
-// time. Called on the worker's goroutine.
-func (fp *firstPollPub) publish(t *taskBase) {
-	x := t.ext.Load() // ext: stored by t's owner, which is this worker now
-	if x != nil || fp.hasExt {
-		if fp.id != 0 {
-			fp.pubID.Store(0) // pubID: before the record changes, for the snapshots that load it around it
-		}
-		fp.pubExt.Store(x)
-		fp.hasExt = x != nil
+// publishExt publishes x, the side record of the task that publishID
+// publishes next, when it or the last one published has one (hasExt).
+// Called on the worker's goroutine, with publishID, at the start of a
+// first poll (taskBase.notePollFirst).
+func (fp *firstPollPub) publishExt(x *taskExt) {
+	if fp.id != 0 {
+		fp.pubID.Store(0) // pubID: before the record changes, for the snapshots that load it around it
 	}
-	fp.pubID.Store(t.id) // pubID: loaded by the snapshots (read)
-	fp.id = t.id
+	fp.pubExt.Store(x)
+	fp.hasExt = x != nil
 }
 
-// clear clears what publish published. Called on the worker's goroutine,
+// publishID publishes id, the id of the task that the worker is about to
+// poll for the first time, after its side record (publishExt). Called on
+// the worker's goroutine.
+func (fp *firstPollPub) publishID(id uint64) {
+	fp.pubID.Store(id) // pubID: loaded by the snapshots (read)
+	fp.id = id
+}
+
+// clear clears what publishExt and publishID published. Called on the worker's goroutine,
 // at the start of a poll that is not a first poll and at the end of a
 // tick, when id is not 0.
 func (fp *firstPollPub) clear() {

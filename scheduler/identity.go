@@ -103,7 +103,7 @@ func (w *worker) setClock(t time.Time) {
 // says b is newly allocated (its atomics are zero), else it is a recycled
 // task whose bookkeeping is reset. The spawn site is the caller's frame
 // past this package's and the runtime's (spawnSite). Called by the spawn,
-// before b is shared.
+// before b is shared, when identifyPlain (the common spawn) declined.
 func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name string, fresh bool) {
 	if !fresh {
 		// A recycled task nobody else reaches: Dump's last loads were made
@@ -124,14 +124,10 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 	}
 	b.id = s.newID(w)
 	if w != nil {
-		b.born = w.clock
-		b.parent = 0
-		if h, ok := cx.Task().(*header.Header); ok {
-			b.parent = taskOf(h).id // w != nil: cx is this scheduler's poll
-		}
+		b.born, b.parent = w.clock, cx.TaskID() // see identify
 	} else {
 		// A spawn from outside reads no clock (about as long as the rest
-		// of the spawn): the first poll sets born (notePoll).
+		// of the spawn): the first poll sets born (notePollFirst).
 		b.born = 0
 	}
 	if name != "" || s.cfg.SpawnSites {
@@ -143,20 +139,32 @@ func (s *Scheduler) identify(w *worker, cx *future.Context, b *taskBase, name st
 	}
 }
 
+// identifyPlain is identify for the common spawn, inlined in the spawn
+// functions: a new unnamed task b spawned by a poll on worker w, with ids
+// left in w's block and no side record to make (Config.SpawnSites off).
+// It reports false, doing nothing, for any other spawn, which calls
+// identify. Called by the spawn, before b is shared, on w's goroutine (w
+// may be nil).
+func (w *worker) identifyPlain(cx *future.Context, b *taskBase) bool {
+	if w == nil || !w.plainSpawn || w.nextID == w.endID {
+		return false
+	}
+	// cx is a poll of this scheduler's worker w (localWorker), which gave
+	// it the polled task's id (runTask), 0 outside a task's poll.
+	w.nextID++
+	b.id, b.parent, b.born = w.nextID, cx.TaskID(), w.clock
+	return true
+}
+
 // notePoll stamps the poll of t by worker w with w's clock, and carries
 // the header's count of polls (low, 16 bits, counted by the transition to
-// Running) into run when it wrapped; at the first poll of a task spawned
-// from outside, it sets its birth. It returns the poll's sequence number
+// Running) into run when it wrapped. It returns the poll's sequence number
 // for the WaitSlot. Called by the worker that moved t to Running. The
 // store, whose fence costs a few nanoseconds, is skipped when run would
 // not change: in most polls, since w's clock moves once a tick. A first
-// poll goes through notePollFirst.
+// poll goes through notePollFirst (or runTask's inlined copy of it),
+// which also sets the birth of a task spawned from outside.
 func (t *taskBase) notePoll(w *worker, low uint16) uint8 {
-	if t.born == 0 {
-		// The first poll, before the link (ownedTasks.link) that
-		// publishes the task to Dump.
-		t.born = w.clock
-	}
 	r := t.run.Load() // run: only this worker writes it now
 	high := uint16(r)
 	if low == 0 {
@@ -180,35 +188,65 @@ func (t *taskBase) notePollFirst(w *worker, low uint16) uint8 {
 		return t.notePoll(w, low)
 	}
 	if t.born == 0 {
-		t.born = w.clock // see notePoll
+		// A task spawned from outside, whose spawn read no clock: born
+		// at its first poll, before the link (ownedTasks.link) that
+		// publishes it to Dump.
+		t.born = w.clock
 	}
-	w.firstRun = uint64(w.clockMs) << 32 // stored by pending, if t is linked
-	w.firstPoll.publish(t)
+	// Published for the snapshots (firstpoll.go); its stamp is stored by
+	// pending, if t is linked.
+	fp := &w.firstPoll
+	if x := t.ext.Load(); x != nil || fp.hasExt { // ext: stored by t's owner, which is this worker now
+		fp.publishExt(x)
+	}
+	fp.publishID(t.id)
 	return 1
 }
 
-// storeFirstRun stores in run the first poll's stamp that notePoll left
-// to it, with the await site the poll recorded meanwhile, before the link
-// that publishes t to Dump. Called by the worker polling t for the first
-// time.
+// storeFirstRun stores in run the stamp of the first poll in progress
+// (the worker's clock, which does not move during a poll), with the await
+// site the poll recorded meanwhile, before the link that publishes t to
+// Dump. A plain store: until the link, no other goroutine reads t's run
+// (t is in no queue, and listed nowhere; see clearOwned for the reads of
+// a recycled task's last life). Called by the worker polling t, at the
+// end of a poll that did not complete, when t is not linked.
 func (t *taskBase) storeFirstRun(cx *future.Context) {
 	w := t.s.localWorker(cx)
-	if w == nil || w.firstRun == 0 || t.run.Load()&^runSiteMask != 0 {
-		return // none left (no identity), or not a first poll
+	if w == nil || w.firstPoll.id != t.id || t.id == 0 {
+		return // no identity, or not t's first poll (notePollFirst)
 	}
-	r := t.run.Load()                                    // run: only this worker writes it now
-	t.run.Store(w.firstRun&^runSiteMask | r&runSiteMask) // run: loaded by Dump once linked
-	w.firstRun = 0
+	r := t.run.Load() // run: only this worker writes it now
+	storeOwned(&t.run, uint64(w.clockMs)<<32|r&runSiteMask)
 }
 
 // runSiteMask is the await site's place in taskBase.run.
 const runSiteMask = 0xffff << 16
 
-// RecordSite records the await site at which the task's async function
+// RecordWait records wt, the wait of the task that w polls (w.cx's), in
+// its WaitSlot: the worker is its Context's future.WaitRecorder, set once
+// (newWorker), so that a poll stores no pointer for it. Called on w's
+// goroutine, by the leaf futures of the poll (future.Context.Waiting).
+func (w *worker) RecordWait(wt future.Wait) {
+	if h, ok := w.cx.Task().(*header.Header); ok {
+		taskOf(h).wait.RecordWait(wt) // wait: loaded by Dump
+	}
+}
+
+// RecordSite records s, the await site at which the async function of the
+// task that w polls suspended, as RecordWait records a wait: the worker is
+// its Context's future.SiteRecorder. Called on w's goroutine, by the
+// generated code of the poll (future.Context.Suspended).
+func (w *worker) RecordSite(s future.AwaitSite) {
+	if h, ok := w.cx.Task().(*header.Header); ok {
+		taskOf(h).recordSite(s)
+	}
+}
+
+// recordSite records the await site at which the task's async function
 // suspended in the poll in progress (future.Context.Suspended), in run,
-// with a store only when it changes. It makes taskBase a
-// future.SiteRecorder. Called by the worker polling the task.
-func (t *taskBase) RecordSite(s future.AwaitSite) {
+// with a store only when it changes. Called by the worker polling the
+// task (worker.RecordSite).
+func (t *taskBase) recordSite(s future.AwaitSite) {
 	site := uint64(s)
 	if site > 0xffff {
 		site = 0 // past run's 16 bits: not shown
@@ -438,6 +476,11 @@ func (j JoinHandle[T]) Name() string {
 	}
 	return ""
 }
+
+// storeOwned stores v in the atomic word p with a plain store, under the
+// rule of clearOwned: p is a word of a task that no other goroutine reaches
+// until what publishes the task (the link's mutex).
+func storeOwned(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }
 
 // clearOwned zeroes the atomic word p with a plain store, which skips the
 // fence of an atomic store (a locked exchange on amd64). Only for a word of

@@ -93,7 +93,9 @@ func SpawnValueDetachedNamed[T any, F any, PF interface {
 		t.s = s
 		t.InitScheduled(t, false)
 	}
-	s.identify(w, cx, &t.taskBase, "", fresh)
+	if !fresh || !w.identifyPlain(cx, &t.taskBase) {
+		s.identify(w, cx, &t.taskBase, "", fresh)
+	}
 	nameShared(&t.taskBase, name)
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		t.TransitionToShutdown()
@@ -212,7 +214,9 @@ func TrySpawn[T any](s *Scheduler, cx *future.Context, f future.Future[T]) (Join
 	t.s = s
 	t.InitScheduled(t, true)
 	w := s.localWorker(cx)
-	s.identify(w, cx, &t.taskBase, name, true)
+	if name != "" || !w.identifyPlain(cx, &t.taskBase) {
+		s.identify(w, cx, &t.taskBase, name, true)
+	}
 	if !s.admit(w, &t.taskBase, max > 0) || !s.start(w, &t.taskBase) {
 		s.owned.uncount(&t.taskBase, -1)
 		return JoinHandle[T]{}, ErrShutdown
@@ -241,7 +245,9 @@ func spawn[T any](s *Scheduler, cx *future.Context, f future.Future[T], name str
 // ErrShutdown without running it. t's header was set up by InitScheduled.
 func spawnCore[T any](s *Scheduler, cx *future.Context, t *core[T], name string) JoinHandle[T] {
 	w := s.localWorker(cx)
-	s.identify(w, cx, &t.taskBase, name, true)
+	if name != "" || !w.identifyPlain(cx, &t.taskBase) {
+		s.identify(w, cx, &t.taskBase, name, true)
+	}
 	if !s.admit(w, &t.taskBase, false) || !s.start(w, &t.taskBase) {
 		// Shutdown began: resolve the handle without running the future.
 		t.TransitionToShutdown()

@@ -71,7 +71,7 @@ type taskBase struct {
 	// id is unique in the scheduler, never 0; parent the id of the task
 	// whose poll spawned this one, 0 for a spawn from outside the tasks;
 	// born the coarse time of the spawn (worker.clock), or, for a spawn
-	// from outside the workers, of the first poll (notePoll).
+	// from outside the workers, of the first poll (notePollFirst).
 	id, parent uint64
 	born       int64
 	// ext is the side record of what few tasks carry (a name, a spawn

@@ -66,6 +66,9 @@ type worker struct {
 	// a park wakes tasks through this worker's Context).
 	parking bool
 	// cx is the Context of every poll this worker makes, reset per poll.
+	// With task identity, its wait and site recorder are the worker
+	// itself (RecordWait, RecordSite), set once: they find the polled
+	// task in cx.
 	cx future.Context
 	// budget is the cooperative budget of each task poll: reset before the
 	// poll and handed to it through cx (see the future package, "The
@@ -92,6 +95,10 @@ type worker struct {
 	// poll needs them: the bookkeeping of Dump; a poll measured or
 	// labelled; polls traced while the tracer runs. Immutable.
 	identity, observe, traceable bool
+	// plainSpawn says a spawn by this worker's polls needs no side record
+	// for its identity (identity on, Config.SpawnSites off): identify's
+	// inlined path. Immutable.
+	plainSpawn bool
 	// tracing is the task whose poll is a trace region now, and endTrace
 	// the tracer's task of a task that finished in that poll, to end once
 	// the region has (see taskBase.endTrace).
@@ -122,9 +129,6 @@ type worker struct {
 	// tasks while it copies them (answerSnapshot). Owned by the worker.
 	answered *snapRequest
 	scratch  []*header.Header
-	// firstRun is the stamp of the first poll in progress that notePollFirst
-	// left for taskBase.pending to store (0 for none). Owned by the worker.
-	firstRun uint64
 	// firstPoll publishes the task in its first poll on this worker, for
 	// the snapshots it does not answer (see firstpoll.go). Written by the
 	// worker.
@@ -151,6 +155,14 @@ func newWorker(s *Scheduler, id int) *worker {
 	w.avgPollNs = float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
 	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
 	w.identity = !s.cfg.NoTaskIdentity
+	w.plainSpawn = w.identity && !s.cfg.SpawnSites
+	if w.identity {
+		// Once for the worker's life (Reset keeps them): a recorder set
+		// per poll would cost two write barriers a poll while the GC
+		// marks.
+		w.cx.SetWaitRecorder(w)
+		w.cx.SetSiteRecorder(w)
+	}
 	w.observe = s.cfg.PollTiming || s.cfg.ProfileLabels
 	w.traceable = !s.cfg.NoTraceRegions
 	w.setClock(time.Now())
@@ -372,14 +384,23 @@ func (w *worker) runTask(h *header.Header) {
 	t := taskOf(h)
 	var seq uint8
 	if w.identity {
-		if low := h.Load().Polls(); low == 1 || w.firstPoll.id != 0 {
+		switch low := h.Load().Polls(); {
+		case low != 1 && w.firstPoll.id == 0:
+			seq = t.notePoll(w, low) // neither a first poll nor after one
+		case low == 1 && t.run.Load() == 0 && t.ext.Load() == nil && !w.firstPoll.hasExt:
+			// The common first poll (of a task without a side record):
+			// notePollFirst's work, inlined. run, ext: only this worker
+			// writes them now.
+			if t.born == 0 {
+				t.born = w.clock // spawned from outside: see notePollFirst
+			}
+			w.firstPoll.publishID(t.id)
+			seq = 1
+		default:
 			seq = t.notePollFirst(w, low)
-		} else {
-			seq = t.notePoll(w, low)
 		}
-		w.cx.SetWaitSlot(&t.wait, seq)
+		w.cx.SetWaitSeq(seq) // the waits go to t.wait (RecordWait)
 		w.cx.SetTaskID(t.id)
-		w.cx.SetSiteRecorder(t)
 	}
 	var done bool
 	if w.observing() {
