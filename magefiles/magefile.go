@@ -517,13 +517,17 @@ func workspacePatterns() ([]string, error) {
 	}
 	pats := make([]string, 0, len(mods))
 	for _, mod := range mods {
-		if mod == "." {
-			pats = append(pats, "./...")
-		} else {
-			pats = append(pats, "./"+filepath.ToSlash(mod)+"/...")
-		}
+		pats = append(pats, modulePattern(mod))
 	}
 	return pats, nil
+}
+
+// modulePattern is the package pattern of module directory mod, relative to the root.
+func modulePattern(mod string) string {
+	if mod == "." {
+		return "./..."
+	}
+	return "./" + filepath.ToSlash(mod) + "/..."
 }
 
 // libraryPatterns returns the patterns of workspacePatterns for the modules that users install (the
@@ -540,13 +544,8 @@ func libraryPatterns() ([]string, error) {
 	}
 	var pats []string
 	for _, mod := range mods {
-		if !slices.Contains(v.Public, mod) {
-			continue
-		}
-		if mod == "." {
-			pats = append(pats, "./...")
-		} else {
-			pats = append(pats, "./"+filepath.ToSlash(mod)+"/...")
+		if slices.Contains(v.Public, mod) {
+			pats = append(pats, modulePattern(mod))
 		}
 	}
 	return pats, nil

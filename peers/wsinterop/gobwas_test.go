@@ -190,21 +190,7 @@ func (g *gobwasConn) ping(p []byte) error {
 	if err := g.writeFrame(ws.NewPingFrame(append([]byte(nil), p...))); err != nil {
 		return err
 	}
-	if err := g.send(false, []byte("after ping")); err != nil {
-		return err
-	}
-	if _, _, err := g.recv(); err != nil {
-		return err
-	}
-	select {
-	case got := <-g.pongs:
-		if got != string(p) {
-			return fmt.Errorf("pong %q", got)
-		}
-		return nil
-	default:
-		return errors.New("no pong before the echo")
-	}
+	return pongBeforeEcho(g, g.pongs, p)
 }
 
 func (g *gobwasConn) pings() <-chan string { return g.pingc }

@@ -90,21 +90,7 @@ func (g *gorillaClient) ping(p []byte) error {
 		return err
 	}
 	// The pong handler runs inside a read: read the echo of a message.
-	if err := g.send(false, []byte("after ping")); err != nil {
-		return err
-	}
-	if _, _, err := g.recv(); err != nil {
-		return err
-	}
-	select {
-	case got := <-g.pongs:
-		if got != string(p) {
-			return fmt.Errorf("pong %q", got)
-		}
-		return nil
-	default:
-		return errors.New("no pong before the echo")
-	}
+	return pongBeforeEcho(g, g.pongs, p)
 }
 
 func (g *gorillaClient) pings() <-chan string { return g.pingc }

@@ -399,3 +399,24 @@ func ourClientTheirServer(t *testing.T, p peer, m mode, key string) {
 		}
 	})
 }
+
+// pongBeforeEcho is the end of a client's ping check for libraries whose
+// pong handler runs inside a read: it sends a message, reads its echo, and
+// requires the pong of the ping with payload p to have come before it.
+func pongBeforeEcho(c peerClient, pongs <-chan string, p []byte) error {
+	if err := c.send(false, []byte("after ping")); err != nil {
+		return err
+	}
+	if _, _, err := c.recv(); err != nil {
+		return err
+	}
+	select {
+	case got := <-pongs:
+		if got != string(p) {
+			return fmt.Errorf("pong %q", got)
+		}
+		return nil
+	default:
+		return errors.New("no pong before the echo")
+	}
+}
