@@ -3,6 +3,9 @@ package blitz
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/blitz-go/blitz/future"
 )
@@ -48,4 +51,25 @@ func RunFallible[T any](ctx context.Context, f future.Future[future.Result[T]]) 
 		return zero, err
 	}
 	return r.Value, r.Err
+}
+
+// Main is RunFallible for a program's main: it returns f's value, and if f
+// fails, ctx ends first or the runtime cannot start, it prints the error on
+// standard error, prefixed with the program's name, and exits with status
+// 1, as log.Fatal does (deferred calls do not run).
+//
+//	func main() {
+//		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+//		defer stop()
+//		for _, r := range blitz.Main(ctx, fetchAllAsync(os.Args[1:])) {
+//			fmt.Println(r)
+//		}
+//	}
+func Main[T any](ctx context.Context, f future.Future[future.Result[T]]) T {
+	v, err := RunFallible(ctx, f)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
+		os.Exit(1)
+	}
+	return v
 }

@@ -3,6 +3,11 @@ package blitz_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,4 +105,43 @@ func TestRunLeavesBlockingCalls(t *testing.T) {
 	}
 	close(release)
 	<-finished
+}
+
+// TestMainChild runs as the child of TestMainExits when its variable is set:
+// a program whose main is blitz.Main of a failing future.
+func TestMainChild(t *testing.T) {
+	switch os.Getenv("BLITZ_MAIN_CHILD") {
+	case "fail":
+		blitz.Main(context.Background(), future.Ready(future.Fail[int](errors.New("the lookup failed"))))
+		t.Fatal("Main returned after a failure")
+	case "ok":
+		fmt.Println("value", blitz.Main(context.Background(), future.Ready(future.Ok(42))))
+	}
+}
+
+// TestMainExits: blitz.Main returns the value of a future that succeeds,
+// and for one that fails prints the error after the program's name on
+// standard error and exits with status 1.
+func TestMainExits(t *testing.T) {
+	run := func(mode string) (string, string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+		cmd.Env = append(os.Environ(), "BLITZ_MAIN_CHILD="+mode)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	out, _, err := run("ok")
+	if err != nil || !strings.Contains(out, "value 42") {
+		t.Fatalf("a succeeding main: %v, output %q; want value 42", err, out)
+	}
+	_, errOut, err := run("fail")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("a failing main ended with %v; want exit status 1", err)
+	}
+	want := filepath.Base(os.Args[0]) + ": the lookup failed\n"
+	if errOut != want {
+		t.Fatalf("a failing main printed %q; want %q", errOut, want)
+	}
 }

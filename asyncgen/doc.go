@@ -126,6 +126,22 @@
 // select and reuses its cases, so a select in a loop allocates nothing
 // once warm. See future.On.
 //
+// An async function ranges over a stream whose values come one future at a
+// time (a channel of package channels, anything with a method returning a
+// Future[Result[T]]) with future.Each, as a goroutine ranges over a Go
+// channel:
+//
+//	for j := range future.Each(jobs.Recv) {
+//		...
+//	}
+//
+// Each pass awaits next()'s future; the loop ends at the first error, a
+// channel's close. break, continue and labels work as in any loop. When
+// next is a method value of a variable that the function never assigns
+// (jobs.Recv above), the method is called in each pass and its future held
+// by value, so the loop allocates nothing; otherwise next is evaluated
+// once, as Go evaluates a range expression. See future.Each.
+//
 // A function literal that awaits is written as the argument of
 // future.Async (results T), future.AsyncFallible ((T, error)) or
 // future.AsyncDo (none); the call is the literal's future, to spawn or
@@ -133,13 +149,10 @@
 //
 //	for range workers {
 //		set.Spawn(future.Cx(), future.Async(func() (done []result) {
-//			for {
-//				j, err := future.Try(jobs.Recv())
-//				if err != nil {
-//					return done
-//				}
+//			for j := range future.Each(jobs.Recv) {
 //				done = append(done, work(j))
 //			}
+//			return done
 //		}))
 //	}
 //	all, err := future.Try(set.Values())

@@ -696,7 +696,7 @@ func (g *gen) lowerRange(s *ast.RangeStmt) bool {
 		g.reject(s.Pos(), "a range loop over a map holding an await is not supported in an async function yet; write a loop over a slice of its keys instead")
 		return false
 	case *types.Chan:
-		g.reject(s.Pos(), "a range loop over a channel holding an await is not supported in an async function yet; write a loop that awaits a receive instead")
+		g.reject(s.Pos(), "a range loop over a channel holding an await is not supported in an async function yet; write the channel as one of package channels and range over its receives, for v := range future.Each(c.Recv) { ... }, instead")
 		return false
 	}
 	if l.kind == "" {

@@ -62,7 +62,8 @@ type textEdit struct {
 }
 
 // desugarSelects returns the source of file (named name) with every select
-// over futures in its async functions rewritten, or nil if it has none;
+// over futures and every range over future.Each (eachsugar.go) in its
+// async functions rewritten, or nil if it has none;
 // and the selects it left as written, with the reason. The file's text is
 // loaded, unless it is given (an overlay's).
 func desugarSelects(fset *token.FileSet, file *ast.File, name string, loaded []byte) ([]byte, []selectRefusal, error) {
@@ -86,6 +87,11 @@ func desugarSelects(fset *token.FileSet, file *ast.File, name string, loaded []b
 				return false // an await there is refused anyway
 			case *ast.LabeledStmt:
 				labels[nd.Stmt] = nd
+			case *ast.RangeStmt:
+				if next, ok := eachOperand(fut, nd.X); ok && nd.Value == nil {
+					n++
+					edits = append(edits, rewriteEach(fset, fut, n, fn, nd, next)...)
+				}
 			case *ast.SelectStmt:
 				cases, why := selectCases(fset, fut, nd)
 				if cases == nil && why == "" {
@@ -359,6 +365,7 @@ func isSelectMarker(obj types.Object) bool {
 // case, which would panic at run time.
 func (g *gen) rejectSelectMarkers() {
 	g.moveSelectOperands()
+	g.rejectEachCopies()
 	ast.Inspect(g.fn.Body, func(n ast.Node) bool {
 		// Hoisted before the load (asynclit.go): one left here is one the
 		// hoisting refused, and reported.
@@ -386,6 +393,10 @@ func (g *gen) rejectSelectMarkers() {
 			id = x
 		case *ast.SelectorExpr:
 			id = x.Sel
+		}
+		if id != nil && isFutureFunc(g.info.Uses[id], "Each") {
+			g.reject(id.Pos(), "future.Each other than as the range expression of a for statement (for v := range future.Each(next) { ... }) is not supported in an async function (it would panic); write the loop that way, or await each value with future.Try(next()), instead")
+			return false
 		}
 		if id == nil || !isSelectMarker(g.info.Uses[id]) {
 			return true

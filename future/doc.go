@@ -152,7 +152,9 @@
 // Go's select waits for channels; unlike the races, a future given to
 // OnKeep is not cancelled when it loses, so that a long-lived future (an
 // Interval, a signal) serves every iteration of a loop. The generator
-// compiles it with [Selecting], which generated code alone uses.
+// compiles it with [Selecting], which generated code alone uses. A range
+// over [Each] receives the values of a stream (a channel's Recv) until its
+// first error, as a range over a Go channel does until its close.
 //
 // No combinator allocates in Poll: each makes what it needs (itself, a copy
 // of its children, the result slice of a join) at construction.

@@ -616,6 +616,11 @@ func Lstat(name string) *blitz.BlockingFuture[fs.FileInfo] {
 	return blitz.Lstat(name)
 }
 
+// Deprecated: use blitz.Main (github.com/blitz-go/blitz).
+func Main[T any](ctx context.Context, f future.Future[future.Result[T]]) T {
+	return blitz.Main[T](ctx, f)
+}
+
 // Deprecated: use blitz.Mkdir (github.com/blitz-go/blitz).
 func Mkdir(name string, perm fs.FileMode) *blitz.BlockingFuture[struct{}] {
 	return blitz.Mkdir(name, perm)

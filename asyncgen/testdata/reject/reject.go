@@ -263,3 +263,30 @@ func (b *box[_]) literalInGenericMethod(f future.Future[int]) int {
 	future.Await(future.AsyncDo(func() { future.Await(f) }))
 	return 1
 }
+
+//blitz:async
+func eachOutsideRange(next func() future.Future[future.Result[int]]) int {
+	s := future.Each(next) // not the range expression of a for statement
+	_ = s
+	return 0
+}
+
+// valueStream is a stream with a value receiver.
+type valueStream struct{ n int }
+
+func (s valueStream) next() future.Future[future.Result[int]] {
+	return future.Ready(future.Result[int]{Value: s.n})
+}
+
+func (s *valueStream) bump() { s.n++ }
+
+//blitz:async
+func eachValueReceiver() int {
+	var s valueStream
+	t := 0
+	for v := range future.Each(s.next) {
+		t += v
+		s.bump()
+	}
+	return t
+}

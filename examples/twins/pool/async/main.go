@@ -12,7 +12,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"os/signal"
 
@@ -36,11 +35,7 @@ func main() {
 			}
 		}
 	}()
-	rs, err := blitz.RunFallible(ctx, lookupAllAsync(jobs, *workers, *limit, lookupHost))
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, r := range rs {
+	for _, r := range blitz.Main(ctx, lookupAllAsync(jobs, *workers, *limit, lookupHost)) {
 		if r.err != nil {
 			fmt.Printf("%s: %v\n", r.host, r.err)
 			continue

@@ -40,16 +40,13 @@ func lookupAll(jobs *channels.Bounded[job], workers, limit int, lookup lookupFun
 	defer set.Close()
 	for range workers {
 		set.Spawn(future.Cx(), future.Async(func() (done []result) {
-			for {
-				j, err := future.Try(jobs.Recv())
-				if err != nil { // closed: every job was taken
-					return done
-				}
+			for j := range future.Each(jobs.Recv) { // until jobs is closed and drained
 				future.Await(sem.Acquire(1))
 				addrs, err := future.Try(lookup(j.host))
 				sem.Release(1)
 				done = append(done, result{j, addrs, err})
 			}
+			return done
 		}))
 	}
 	each, err := future.Try(set.Values())

@@ -15,7 +15,7 @@ import (
 
 // lookupAllAsyncFuture_sites are the awaits of lookupAll, for task dumps.
 var lookupAllAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("pool.go", 55, "lookupAll"),
+	future.NewAwaitSite("pool.go", 52, "lookupAll"),
 }
 
 //line pool_async.go:22
@@ -89,7 +89,7 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 
 					&f.jobs, &sem, &f.lookup))
 			}
-//line pool.go:55
+//line pool.go:52
 			f.aw1 = set.Values()
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[[][]result](future.ErrNilFuture))
@@ -98,7 +98,7 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 			fallthrough
 //line pool_async.go:100
 		case 1:
-//line pool.go:55
+//line pool.go:52
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(lookupAllAsyncFuture_sites[0])
@@ -106,7 +106,7 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 			}
 			f.aw1 = nil
 			each, err := v.Value, v.Err
-//line pool.go:56
+//line pool.go:53
 			if err != nil {
 				{
 					v := future.Result[[]result]{Value: nil, Err: err}
@@ -115,11 +115,11 @@ func (f *lookupAllAsyncFuture) poll(cx *future.Context) (_ future.Result[[]resul
 					return v, true
 				}
 			}
-//line pool.go:59
+//line pool.go:56
 			all := slices.Concat(each...)
-//line pool.go:60
+//line pool.go:57
 			slices.SortFunc(all, func(a, b result) int { return a.n - b.n })
-//line pool.go:61
+//line pool.go:58
 			{
 				v := future.Result[[]result]{Value: all, Err: nil}
 				f.state = -1
@@ -157,9 +157,9 @@ var _ = lookupAll
 
 // lookupAll_func1AsyncFuture_sites are the awaits of lookupAll_func1, for task dumps.
 var lookupAll_func1AsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("pool.go", 43, "lookupAll_func1"),
 	future.NewAwaitSite("pool.go", 44, "lookupAll_func1"),
-	future.NewAwaitSite("pool.go", 48, "lookupAll_func1"),
-	future.NewAwaitSite("pool.go", 49, "lookupAll_func1"),
+	future.NewAwaitSite("pool.go", 45, "lookupAll_func1"),
 }
 
 //line pool_async.go:166
@@ -175,6 +175,8 @@ type lookupAll_func1AsyncFuture struct {
 	lookup *lookupFunc
 	done   []result
 	j      job
+	addrs  []netip.Addr
+	err    error
 }
 
 // lookupAll_func1Async returns lookupAll_func1 as a future: polling it runs lookupAll_func1 up to its next
@@ -185,7 +187,6 @@ func lookupAll_func1Async(jobs **channels.Bounded[job], sem **syncprim.Semaphore
 
 // Poll runs lookupAll_func1 until it awaits a future that is not ready, or returns.
 func (f *lookupAll_func1AsyncFuture) Poll(cx *future.Context) (_ []result, _ bool) {
-	var err error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -193,66 +194,71 @@ poll:
 //line pool.go:43
 			f.state = 1
 			fallthrough
-//line pool_async.go:197
+//line pool_async.go:198
 		case 1:
-//line pool.go:44
+//line pool.go:43
 			f.aw1 = *(*f.jobs).Recv()
 			f.state = 2
 			fallthrough
-//line pool_async.go:203
+//line pool_async.go:204
 		case 2:
-//line pool.go:44
+//line pool.go:43
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(lookupAll_func1AsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[job]{}
-			f.j, err = v.Value, v.Err
-//line pool.go:45
-			if err != nil {
-				f.state = -1
-				return f.done, true
+			var blitzgenEachErr1 error
+			f.j, blitzgenEachErr1 = v.Value, v.Err
+//line pool.go:43
+			if blitzgenEachErr1 != nil {
+				f.state = 5
+				continue poll
 			}
-//line pool.go:48
+//line pool.go:44
 			f.aw2 = *(*f.sem).Acquire(1)
 			f.state = 3
 			fallthrough
-//line pool_async.go:222
+//line pool_async.go:224
 		case 3:
-//line pool.go:48
+//line pool.go:44
 			_, ready := f.aw2.Poll(cx)
 			if !ready {
 				cx.Suspended(lookupAll_func1AsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = syncprim.AcquireFuture{}
-//line pool.go:49
+//line pool.go:45
 			f.aw3 = (*f.lookup)(f.j.host)
 			if f.aw3 == nil {
 				f.aw3 = future.Ready(future.Fail[[]netip.Addr](future.ErrNilFuture))
 			}
 			f.state = 4
 			fallthrough
-//line pool_async.go:238
+//line pool_async.go:240
 		case 4:
-//line pool.go:49
+//line pool.go:45
 			v, ready := f.aw3.Poll(cx)
 			if !ready {
 				cx.Suspended(lookupAll_func1AsyncFuture_sites[2])
 				return
 			}
 			f.aw3 = nil
-			var addrs []netip.Addr
-			addrs, err = v.Value, v.Err
-//line pool.go:50
+			f.addrs, f.err = v.Value, v.Err
+//line pool.go:46
 			(*f.sem).Release(1)
-//line pool.go:51
-			f.done = append(f.done, result{f.j, addrs, err})
-//line pool.go:52
+//line pool.go:47
+			f.done = append(f.done, result{f.j, f.addrs, f.err})
+//line pool.go:48
 			f.state = 1
 			continue poll
-//line pool_async.go:256
+//line pool_async.go:257
+		case 5:
+//line pool.go:49
+			f.state = -1
+			return f.done, true
+//line pool_async.go:262
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

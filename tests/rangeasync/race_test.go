@@ -1,0 +1,5 @@
+//go:build race
+
+package rangeasync
+
+const raceEnabled = true
