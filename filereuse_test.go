@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,10 +24,7 @@ import (
 // createOn creates a file in a new temporary directory on rt.
 func createOn(t *testing.T, rt *blitz.Runtime) *blitz.File {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("under Wine the temporary directory's removal fails after these tests (Invalid function): to investigate")
-	}
-	f, err := awaitOpen(t, rt, blitz.Create(filepath.Join(t.TempDir(), "f")))
+	f, err := awaitOpen(t, rt, blitz.Create(filepath.Join(fsTempDir(t), "f")))
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_, _ = blitz.BlockOn(testCtx(t), rt.Handle(), future.Future[future.Result[struct{}]](f.Close()))

@@ -82,10 +82,7 @@ func opAllocBackends(t *testing.T) []string {
 // openTemp opens a new file of t's temporary directory on h.
 func openTemp(t *testing.T, h blitz.Handle) *blitz.File {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("under Wine the temporary directory's removal fails after these tests (Invalid function): to investigate")
-	}
-	r, err := blitz.BlockOn(context.Background(), h, future.Future[future.Result[*blitz.File]](blitz.Create(filepath.Join(t.TempDir(), "f"))))
+	r, err := blitz.BlockOn(context.Background(), h, future.Future[future.Result[*blitz.File]](blitz.Create(filepath.Join(fsTempDir(t), "f"))))
 	if err == nil {
 		err = r.Err
 	}
