@@ -3,7 +3,7 @@ package blitz_test
 import (
 	"bytes"
 	"fmt"
-	"runtime"
+
 	"testing"
 	"time"
 
@@ -21,9 +21,6 @@ import (
 // but the four in the worker's LIFO (the default stack), which the header
 // counts.
 func TestDumpListsTheTasksBehindAStuckHandler(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("under Wine the ages and poll times read 0s: the never-yielded warning does not fire (to investigate)")
-	}
 	const helpers = 20
 	rt := newRuntime(t, blitz.Config{Workers: 1})
 	release := make(chan struct{})

@@ -94,7 +94,10 @@ func (s *Scheduler) now() int64 { return int64(time.Since(s.epoch)) }
 // poll with Config.PollTiming): spawns and polls on w read it instead of
 // the system clock. Called on w's goroutine.
 func (w *worker) setClock(t time.Time) {
-	w.clock = int64(t.Sub(w.s.epoch))
+	// At least 1: a birth of 0 means "not known yet" (a spawn from
+	// outside), and a clock too coarse to have moved since New (Windows')
+	// would read 0 at the first tick.
+	w.clock = max(int64(t.Sub(w.s.epoch)), 1)
 	w.clockMs = uint32(w.clock / int64(time.Millisecond))
 }
 

@@ -114,9 +114,6 @@ func TestTasksListsTheTasksQueuedBehindALongPoll(t *testing.T) {
 // worker publishes (without Config.PollTiming); only the LIFO's children,
 // one per slot, are counted and not listed, in every snapshot.
 func TestTasksListsTheTasksQueuedOnABlockedWorker(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("under Wine the first poll's SinceLastPoll reads 0s (to investigate)")
-	}
 	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
 		t.Run(fmt.Sprintf("lifo=%d", lifo), func(t *testing.T) {
 			const n = 300 // more than a LIFO and a local queue hold
