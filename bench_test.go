@@ -2,8 +2,10 @@ package blitz_test
 
 import (
 	"context"
+	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -620,9 +622,17 @@ func (s *sleeper) Poll(cx *future.Context) (struct{}, bool) {
 
 // BenchmarkSleepLateness runs 10^4 concurrent sleepers of 10 sleeps each
 // (10^5 sleeps of 1 to 50 ms) and reports the p50 and p99 lateness, the time
-// from a deadline to the moment the sleeping code runs again.
+// from a deadline to the moment the sleeping code runs again. For other
+// shapes: BLITZ_BENCH_SLEEPERS=n runs n sleepers of 200 sleeps each (1 for
+// the lateness of a lone timer), BLITZ_BENCH_TICK sets Config.TimerTick
+// (250us), BLITZ_BENCH_WORKERS Config.Workers and BLITZ_BENCH_BACKEND
+// Config.Backend; BLITZ_BENCH_HIST=1 logs the runtime's own histogram of
+// the timers' lateness at firing.
 func BenchmarkSleepLateness(b *testing.B) {
-	const sleepers, each = 10_000, 10
+	sleepers, each := 10_000, 10
+	if n, _ := strconv.Atoi(os.Getenv("BLITZ_BENCH_SLEEPERS")); n > 0 {
+		sleepers, each = n, 200
+	}
 	durs := func(i int) []time.Duration {
 		d := make([]time.Duration, each)
 		for j := range d {
@@ -636,7 +646,9 @@ func BenchmarkSleepLateness(b *testing.B) {
 		b.ReportMetric(float64(late[len(late)*99/100].Microseconds()), "p99-us")
 	}
 	b.Run("blitz", func(b *testing.B) {
-		rt := newBenchRuntime(b, blitz.Config{})
+		tick, _ := time.ParseDuration(os.Getenv("BLITZ_BENCH_TICK"))
+		wk, _ := strconv.Atoi(os.Getenv("BLITZ_BENCH_WORKERS"))
+		rt := newBenchRuntime(b, blitz.Config{TimerTick: tick, Workers: wk, Backend: os.Getenv("BLITZ_BENCH_BACKEND")})
 		h := rt.Handle()
 		var all []time.Duration
 		for range b.N {
@@ -652,6 +664,10 @@ func BenchmarkSleepLateness(b *testing.B) {
 			}
 		}
 		report(b, all)
+		if os.Getenv("BLITZ_BENCH_HIST") != "" {
+			m := rt.Metrics().Timers.Lateness
+			b.Logf("fire lateness: bounds %v counts %v", m.Bounds, m.Counts)
+		}
 	})
 	b.Run("goroutines", func(b *testing.B) {
 		var all []time.Duration

@@ -196,7 +196,7 @@
 //
 // Sleep, SleepUntil, Timeout, Deadline and Interval are timed by the
 // runtime's timer wheels, one per worker. A sleep never ends before its
-// deadline: deadlines round up to the next tick of Config.TimerTick (1 ms by
+// deadline: deadlines round up to the next tick of Config.TimerTick (250 µs by
 // default), and a sleep ends about a tick after its deadline, unless every
 // worker is inside a long poll. No worker polls the clock while idle: a
 // parked worker sleeps until the next deadline, and a sooner sleep wakes

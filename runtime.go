@@ -16,13 +16,20 @@ import (
 	"github.com/blitz-go/blitz/scheduler"
 )
 
+// DefaultTimerTick is Config.TimerTick's default, the resolution of the
+// runtime's timers.
+const DefaultTimerTick = 250 * time.Microsecond
+
 // Config configures a Runtime. The zero Config is valid.
 type Config struct {
 	// Workers is the number of worker goroutines; 0 means GOMAXPROCS.
 	Workers int
 	// TimerTick is the resolution of Sleep and the other timers: a sleep
 	// ends between 0 and one tick (plus scheduling) after its deadline,
-	// never before. 0 means 1 ms; at least 10 us.
+	// never before. 0 means 250 us; at least 10 us. A coarser tick fires
+	// more timers at once and wakes the workers less often: 1 ms (Tokio's
+	// resolution) costs a quarter to two fifths less CPU where thousands of
+	// sleeps end every second, for a lateness four times as long.
 	TimerTick time.Duration
 	// MaxLiveTasks bounds the tasks TrySpawn admits (backpressure); 0 means
 	// no bound.
@@ -158,7 +165,7 @@ type Runtime struct {
 // on every spawn.
 func New(cfg Config) (*Runtime, error) {
 	if cfg.TimerTick == 0 {
-		cfg.TimerTick = time.Millisecond
+		cfg.TimerTick = DefaultTimerTick
 	}
 	if cfg.TimerTick < 10*time.Microsecond {
 		return nil, fmt.Errorf("%w: TimerTick = %v, want at least 10us", ErrConfig, cfg.TimerTick)

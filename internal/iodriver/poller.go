@@ -73,10 +73,32 @@ func (p *ringPoller) wait(cx *future.Context, timeout time.Duration) bool {
 		n, _ := p.r.d.collect(p.r, cx, 0)
 		return n > 0
 	}
-	var end time.Time
-	if timeout > 0 {
-		end = time.Now().Add(timeout)
+	if timeout < 0 {
+		return p.waitPolled(cx, time.Time{})
 	}
+	// The last stretch before a deadline is waited in the backend's own
+	// Wait, whose timeout the kernel keeps to microseconds; Go's poller
+	// keeps a read deadline to a millisecond at best when the process is
+	// idle (its epoll_wait counts whole milliseconds). A longer wait parks
+	// in Go's poller until the stretch begins.
+	end := time.Now().Add(timeout)
+	if timeout > preciseStretch {
+		if got := p.waitPolled(cx, end.Add(-preciseStretch)); got || p.r.unparked.Load() || p.r.kicked.Load() {
+			return got
+		}
+	}
+	n, _ := p.r.d.collect(p.r, cx, max(time.Until(end), 0))
+	return n > 0
+}
+
+// preciseStretch is how long before its deadline a timed wait leaves Go's
+// poller for a blocking wait in the backend, in which its thread stays in
+// the kernel: a millisecond of Go's granularity and as much again for a
+// loaded machine's scheduling.
+const preciseStretch = 2 * time.Millisecond
+
+// waitPolled is wait in Go's poller, until end (the zero Time: no limit).
+func (p *ringPoller) waitPolled(cx *future.Context, end time.Time) bool {
 	defer p.pb.StopPolling()
 	for {
 		until := end
