@@ -40,6 +40,9 @@ const BackendURing = blitz.BackendURing
 // Deprecated: use blitz.Burst (github.com/blitz-go/blitz).
 const Burst = blitz.Burst
 
+// Deprecated: use blitz.DefaultTimerTick (github.com/blitz-go/blitz).
+const DefaultTimerTick = blitz.DefaultTimerTick
+
 // Deprecated: use blitz.Delay (github.com/blitz-go/blitz).
 const Delay = blitz.Delay
 
