@@ -88,16 +88,18 @@ func BenchmarkStealContended(b *testing.B) {
 				i, room = i+1, room-1
 			}
 		}, func(n int) {
+			steals := 0
 			for got, misses := 0, 0; got < n; {
 				if s.StealInto(dst) == nil {
 					misses = idle(misses)
 					continue
 				}
-				got, misses = got+1, 0
+				got, misses, steals = got+1, 0, steals+1
 				for dst.Pop() != nil {
 					got++
 				}
 			}
+			b.ReportMetric(float64(n)/float64(max(steals, 1)), "items/steal")
 		})
 	})
 	b.Run("chan", func(b *testing.B) {
@@ -130,13 +132,15 @@ func BenchmarkStealContended(b *testing.B) {
 				i, room = i+1, room-1
 			}
 		}, func(n int) {
+			steals := 0
+			defer func() { b.ReportMetric(float64(n)/float64(max(steals, 1)), "items/steal") }()
 			for got, misses := 0, 0; got < n; {
 				local = m.PopFrontHalf(local[:0])
 				if len(local) == 0 {
 					misses = idle(misses)
 					continue
 				}
-				got, misses = got+1, 0 // runs the last, queues the rest
+				got, misses, steals = got+1, 0, steals+1 // runs the last, queues the rest
 				for _, x := range local[:len(local)-1] {
 					dst.PushBack(x)
 				}
