@@ -64,6 +64,7 @@ var kinds = map[Mode]map[string]starter{
 		"coder":          startCoderWS,
 		"gobwas":         startGobwasWS,
 		"gws":            startGwsWS,
+		"nbio-ws":        startNbioWS,
 	},
 }
 

@@ -14,7 +14,8 @@ import (
 // server's Stop must end what it started. Ignored: the peers' own
 // process-wide goroutines, which no Stop of theirs ends (gnet's default
 // ants pool, fasthttp's Date-header clock and its worker pool's cleaner,
-// which sleeps out its period after Shutdown).
+// which sleeps out its period after Shutdown, and the task pool that
+// nbio's websocket package starts when it is loaded).
 //
 // With PEERS_TEST_CHILD=1 the test binary is a child process of the
 // tests (see RunChild) instead: its arguments name the child.
@@ -36,5 +37,6 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("github.com/panjf2000/ants/v2.(*poolCommon).ticktock"),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.updateServerDate.func1"),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"),
+		goleak.IgnoreTopFunction("github.com/lesismal/nbio/taskpool.New.func3"),
 	)
 }

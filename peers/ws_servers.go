@@ -14,6 +14,8 @@ import (
 	"github.com/gobwas/ws"
 	"github.com/gobwas/ws/wsutil"
 	gorilla "github.com/gorilla/websocket"
+	"github.com/lesismal/nbio/nbhttp"
+	nbws "github.com/lesismal/nbio/nbhttp/websocket"
 	"github.com/lxzan/gws"
 
 	"github.com/blitz-go/blitz"
@@ -42,6 +44,10 @@ import (
 //   - gws: lxzan/gws on net/http, a goroutine per connection (its
 //     ReadLoop); broadcast with gws.Broadcaster, which encodes once and
 //     writes through each connection's own asynchronous queue.
+//   - nbio: lesismal/nbio's websocket on its nbhttp engine, in its
+//     default non-blocking mode (event loops, no goroutine per
+//     connection; the handlers run on its executor); broadcast with
+//     Conn.WriteMessage, a goroutine per connection as for gobwas.
 //
 // None negotiates compression.
 
@@ -426,4 +432,30 @@ func (e *blitzWSEcho) Cancel() {
 		e.wf.Cancel()
 	}
 	e.end()
+}
+
+// startNbioWS is nbio's websocket server on its own HTTP engine, with the
+// library's defaults (non-blocking mode).
+func startNbioWS(addr string) (*Server, error) {
+	addr, err := fixedPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	set := newWSConns[*nbws.Conn]()
+	up := nbws.NewUpgrader()
+	up.OnOpen(func(c *nbws.Conn) { set.add(c) })
+	up.OnClose(func(c *nbws.Conn, _ error) { set.remove(c) })
+	up.OnMessage(func(c *nbws.Conn, mt nbws.MessageType, data []byte) { _ = c.WriteMessage(mt, data) })
+	e := nbhttp.NewEngine(nbhttp.Config{
+		Network: "tcp", Addrs: []string{addr}, MaxLoad: 1 << 20,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = up.Upgrade(w, r, nil) }),
+	})
+	if err := e.Start(); err != nil {
+		return nil, err
+	}
+	broadcast := func(size int) error {
+		p := broadcastPayload(size)
+		return set.each(func(c *nbws.Conn) error { return c.WriteMessage(nbws.TextMessage, p) })
+	}
+	return &Server{Addr: addr, Broadcast: broadcast, Stop: func() error { e.Stop(); return nil }}, nil
 }
