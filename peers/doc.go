@@ -18,7 +18,7 @@
 // the growth of the servers' resident sets, in all and per connection.
 //
 // The WebSocket servers (mode ws: blitz's websocket package, gorilla,
-// coder, gobwas, gws) echo and broadcast; TestWSPeerTable measures their
+// coder, gobwas, gws, nbio's websocket) echo and broadcast; TestWSPeerTable measures their
 // echo throughput, idle memory and broadcast time side by side
 // (PEERS_WS_BENCH=1 go test -run TestWSPeerTable -v ./peers).
 //
