@@ -19,24 +19,27 @@ var (
 	errNoBuffer = errors.New("no such buffer")
 )
 
-// group is a buffer group: count buffers of size bytes in one Go-heap
-// block (kept reachable here, so the kernel may write into any buffer at any
-// time), given to the kernel through a provided-buffer ring, through
-// PROVIDE_BUFFERS requests, or kept in a free list for the emulation.
+// group is a buffer group: count buffers of size bytes in a
+// backend.BufferArena (Go-heap chunks made as buffers are first given out,
+// kept reachable here, so the kernel may write into any buffer it was
+// given at any time), given to the kernel through a provided-buffer ring,
+// through PROVIDE_BUFFERS requests, or kept in a free list for the
+// emulation.
 //
 // The kernel takes buffers from a ring or a provided list in turn, so every
 // buffer it was ever given ends up written, and resident, however few
 // reads are in flight at once. A group therefore gives the kernel only its
 // first few buffers (firstProvided) and doubles that number whenever fewer
 // than a quarter of them are left with the kernel, or a receive found none:
-// the memory a process touches follows the most reads it had in flight,
-// not count. The emulation takes buffers from the top of a stack and
-// touches only as many as it uses.
+// the memory a process holds and touches follows the most reads it had in
+// flight, not count: the arena makes a chunk of buffers when a doubling
+// first gives them out. The emulation takes buffers from the top of a
+// stack, lowest ids first, and makes only the chunks it uses.
 type group struct {
 	id          uint16
 	count, size int
 	mode        int
-	mem         []byte
+	mem         *backend.BufferArena
 
 	// mu guards held, free, provided, withKernel, the ring's entries and
 	// tail, and dead. Lock order: the backend's mu before it.
@@ -84,7 +87,7 @@ func (b *Backend) RegisterBufferGroup(id uint16, count, size int) error {
 	if b.groups[id] != nil {
 		return backend.NewError("register buffer group", backend.ErrExists, nil)
 	}
-	g := &group{id: id, count: count, size: size, mode: b.bufMode, mem: make([]byte, count*size), held: make([]bool, count)}
+	g := &group{id: id, count: count, size: size, mode: b.bufMode, mem: backend.NewBufferArena(count, size), held: make([]bool, count)}
 	if g.mode == bufRing && g.registerRing(b.r.fd) != nil {
 		g.mode = bufProvide // the kernel lacks rings after all
 	}
@@ -183,7 +186,7 @@ func (b *Backend) starved(group uint16) {
 // ringAdd writes buffer id at the ring's tail (not yet visible).
 func (g *group) ringAdd(id uint16) {
 	e := &g.ring[int(g.tail)&(g.count-1)]
-	e.Addr = uint64(uintptr(unsafe.Pointer(&g.mem[int(id)*g.size])))
+	e.Addr = uint64(uintptr(unsafe.Pointer(&g.mem.Buffer(int(id))[0])))
 	e.Len = uint32(g.size)
 	e.Bid = id
 	g.tail++
@@ -208,7 +211,7 @@ func (b *Backend) provide(g *group, first, n int) {
 	s := b.pushInternal(token(tagProvide, 0, 0))
 	s.Opcode = opProvideBuffers
 	s.FD = int32(n)
-	s.Addr = uint64(uintptr(unsafe.Pointer(&g.mem[first*g.size])))
+	s.Addr = uint64(uintptr(unsafe.Pointer(&g.mem.Range(first, n)[0]))) // one chunk: see group
 	s.Len = uint32(g.size)
 	s.Off = uint64(first)
 	s.BufIndex = g.id
@@ -220,7 +223,7 @@ func (b *Backend) Buffer(group, id uint16) []byte {
 	if g == nil || int(id) >= g.count {
 		return nil
 	}
-	return g.mem[int(id)*g.size : (int(id)+1)*g.size : (int(id)+1)*g.size]
+	return g.mem.Buffer(int(id))
 }
 
 // ReleaseBuffer gives buffer id back to group.
@@ -300,7 +303,7 @@ func (g *group) readInto(fd int) (int, uint16, syscall.Errno) {
 	}
 	id := g.free[len(g.free)-1]
 	for {
-		n, err := unix.Read(fd, g.mem[int(id)*g.size:(int(id)+1)*g.size])
+		n, err := unix.Read(fd, g.mem.Buffer(int(id)))
 		if err == unix.EINTR {
 			continue
 		}

@@ -11,12 +11,14 @@ import (
 	"github.com/blitz-go/blitz/backend"
 )
 
-// group is a registered buffer group: count buffers of size bytes in one
-// block, and a free list.
+// group is a registered buffer group: count buffers of size bytes in an
+// arena whose chunks are made as buffers are first taken, and a free list
+// whose top is the lowest id, so that the memory follows the most buffers
+// in use at once.
 type group struct {
 	size  int
 	count int
-	mem   []byte // immutable after registration
+	mem   *backend.BufferArena // immutable after registration
 
 	// mu guards free and held.
 	mu   sync.Mutex
@@ -49,10 +51,7 @@ func (g *group) put(id uint16) bool {
 	return true
 }
 
-func (g *group) buffer(id uint16) []byte {
-	lo := int(id) * g.size
-	return g.mem[lo : lo+g.size : lo+g.size]
-}
+func (g *group) buffer(id uint16) []byte { return g.mem.Buffer(int(id)) }
 
 // groups is the set of buffer groups: a map replaced (never modified) on
 // registration and read without a lock.
@@ -86,7 +85,7 @@ func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
 	if old != nil && (*old)[id] != nil {
 		return backend.NewError("register buffer group", backend.ErrExists, nil)
 	}
-	g := &group{size: size, count: count, mem: make([]byte, count*size), held: make([]bool, count)}
+	g := &group{size: size, count: count, mem: backend.NewBufferArena(count, size), held: make([]bool, count)}
 	g.free = make([]uint16, count)
 	for i := range g.free {
 		g.free[i] = uint16(count - 1 - i) // id 0 on top
