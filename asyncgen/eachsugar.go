@@ -40,26 +40,8 @@ import (
 // eachOperand returns next when e is future.Each(next), with or without
 // explicit type arguments.
 func eachOperand(fut string, e ast.Expr) (ast.Expr, bool) {
-	call, ok := ast.Unparen(e).(*ast.CallExpr)
-	if !ok || len(call.Args) != 1 || call.Ellipsis.IsValid() {
-		return nil, false
-	}
-	fun := ast.Unparen(call.Fun)
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	switch x := fun.(type) {
-	case *ast.Ident:
-		if fut == "." && x.Name == "Each" {
-			return call.Args[0], true
-		}
-	case *ast.SelectorExpr:
-		if id, ok := x.X.(*ast.Ident); ok && fut != "." && id.Name == fut && x.Sel.Name == "Each" {
-			return call.Args[0], true
-		}
+	if call, name := futureCall(fut, e); name == "Each" {
+		return call.Args[0], true
 	}
 	return nil, false
 }

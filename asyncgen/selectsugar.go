@@ -220,31 +220,8 @@ func markerOperand(fut string, e ast.Expr) (f ast.Expr, owned, ok bool) {
 	if !isRecv || u.Op != token.ARROW {
 		return nil, false, false
 	}
-	call, isCall := ast.Unparen(u.X).(*ast.CallExpr)
-	if !isCall || len(call.Args) != 1 || call.Ellipsis.IsValid() {
-		return nil, false, false
-	}
-	fun := ast.Unparen(call.Fun)
-	switch x := fun.(type) {
-	case *ast.IndexExpr:
-		fun = x.X
-	case *ast.IndexListExpr:
-		fun = x.X
-	}
-	var name string
-	switch x := fun.(type) {
-	case *ast.Ident:
-		if fut != "." {
-			return nil, false, false
-		}
-		name = x.Name
-	case *ast.SelectorExpr:
-		id, isIdent := x.X.(*ast.Ident)
-		if !isIdent || id.Name != fut || fut == "." {
-			return nil, false, false
-		}
-		name = x.Sel.Name
-	default:
+	call, name := futureCall(fut, u.X)
+	if call == nil {
 		return nil, false, false
 	}
 	switch name {
@@ -254,6 +231,35 @@ func markerOperand(fut string, e ast.Expr) (f ast.Expr, owned, ok bool) {
 		return call.Args[0], false, true
 	}
 	return nil, false, false
+}
+
+// futureCall returns e as a call of one argument of a function of the
+// future package, imported as fut, and that function's name, with or
+// without explicit type arguments: (nil, "") for anything else. Before the
+// load there are no types: the name is what the source writes.
+func futureCall(fut string, e ast.Expr) (*ast.CallExpr, string) {
+	call, isCall := ast.Unparen(e).(*ast.CallExpr)
+	if !isCall || len(call.Args) != 1 || call.Ellipsis.IsValid() {
+		return nil, ""
+	}
+	fun := ast.Unparen(call.Fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	switch x := fun.(type) {
+	case *ast.Ident:
+		if fut == "." {
+			return call, x.Name
+		}
+	case *ast.SelectorExpr:
+		if id, isIdent := x.X.(*ast.Ident); isIdent && fut != "." && id.Name == fut {
+			return call, x.Sel.Name
+		}
+	}
+	return nil, ""
 }
 
 // rewriteSelect returns the edits that rewrite s (see the top of this
