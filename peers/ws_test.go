@@ -20,6 +20,9 @@ import (
 func TestWSFleetBroadcasts(t *testing.T) {
 	for _, kind := range Kinds(WS) {
 		t.Run(kind, func(t *testing.T) {
+			if kind == "nbio-ws" && raceEnabled {
+				t.Skip("nbhttp races with itself under -race: see TestEveryServerServes")
+			}
 			f := idleFleet(t, kind, "1", 40, 1)
 			f.Mode, f.Heap, f.Broadcast = WS, true, 1024
 			rep, err := runFleet(t, f)
