@@ -90,15 +90,7 @@ func rewriteEach(fset *token.FileSet, fut string, n int, fn *ast.FuncDecl, s *as
 // newlines is as many newlines as the source holds between from and to,
 // so that text replacing it keeps the lines after it where they were.
 func newlines(fset *token.FileSet, from, to token.Pos) string {
-	k := fset.Position(to).Line - fset.Position(from).Line
-	if k <= 0 {
-		return ""
-	}
-	b := make([]byte, k)
-	for i := range b {
-		b[i] = '\n'
-	}
-	return string(b)
+	return strings.Repeat("\n", max(fset.Position(to).Line-fset.Position(from).Line, 0))
 }
 
 // stableMethodValue reports whether next is a method value x.M (or

@@ -182,9 +182,6 @@ func TestEachWorkerPoolOnTheRuntime(t *testing.T) {
 // value in the state machine (the method value is called in each pass),
 // so that the loop allocates nothing per value.
 func TestEachSteadyStateDoesNotAllocate(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
 	run := func(n int) float64 {
 		c := channels.NewBounded[int](n)
 		return testing.AllocsPerRun(5, func() {

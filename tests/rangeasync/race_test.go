@@ -1,5 +1,0 @@
-//go:build race
-
-package rangeasync
-
-const raceEnabled = true
