@@ -102,7 +102,9 @@ type Resources interface {
 type Buffers interface {
 	// RegisterBufferGroup makes group id with count buffers of size bytes
 	// each. count must be a power of two from 1 to 32768 and size from 1 to
-	// 1<<20 (ErrInvalid); a group registered twice is ErrExists.
+	// 1<<20 (ErrInvalid); a group registered twice is ErrExists. A
+	// BufferArena holds the memory of count buffers without making it all
+	// at once.
 	RegisterBufferGroup(group uint16, count, size int) error
 	// Buffer returns buffer id of group (a completion's BufferID). It
 	// belongs to the caller until ReleaseBuffer.
