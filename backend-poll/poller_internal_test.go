@@ -225,8 +225,12 @@ func TestWakeBeforeWait(t *testing.T) {
 	// unconsumed would end every Wait at once, thousands in the window.
 	const window = 30 * time.Millisecond
 	returns := 0
-	for start := time.Now(); time.Since(start) < window; returns++ {
-		waitOnce(t, p, window-time.Since(start))
+	for deadline := time.Now().Add(window); ; returns++ {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		waitOnce(t, p, left)
 	}
 	if returns > 20 {
 		t.Fatalf("%d Waits returned in %v: the wake-up was not consumed", returns, window)
