@@ -74,25 +74,31 @@ func (t *benchReceiver) Poll(cx *future.Context) (struct{}, bool) {
 }
 
 // BenchmarkChannelMPMC moves b.N messages from 4 producers to 4 consumers
-// through a channel of capacity 1024: tasks with the future tier, goroutines
+// through a channel of capacity 1024: tasks with the future tier (on two
+// workers, and on one, where no cache line moves between cores), goroutines
 // with the blocking tier, goroutines with a buffered Go channel. Op = one
 // message moved.
 func BenchmarkChannelMPMC(b *testing.B) {
 	const producers, consumers, capacity = 4, 4, 1024
-	b.Run("blitz", func(b *testing.B) {
-		s := newScheduler(b, 2)
-		c := NewBounded[int](capacity)
-		b.ReportAllocs()
-		b.ResetTimer()
-		hs := make([]scheduler.JoinHandle[struct{}], 0, producers+consumers)
-		for i := 0; i < producers; i++ {
-			hs = append(hs, spawnFuture[struct{}](s, &benchSender{c: c, count: benchSplit(b.N, producers, i)}))
-		}
-		for i := 0; i < consumers; i++ {
-			hs = append(hs, spawnFuture[struct{}](s, &benchReceiver{c: c, count: benchSplit(b.N, consumers, i)}))
-		}
-		waitAll(b, hs...)
-	})
+	for _, run := range []struct {
+		name    string
+		workers int
+	}{{"blitz", 2}, {"blitzOneWorker", 1}} {
+		b.Run(run.name, func(b *testing.B) {
+			s := newScheduler(b, run.workers)
+			c := NewBounded[int](capacity)
+			b.ReportAllocs()
+			b.ResetTimer()
+			hs := make([]scheduler.JoinHandle[struct{}], 0, producers+consumers)
+			for i := 0; i < producers; i++ {
+				hs = append(hs, spawnFuture[struct{}](s, &benchSender{c: c, count: benchSplit(b.N, producers, i)}))
+			}
+			for i := 0; i < consumers; i++ {
+				hs = append(hs, spawnFuture[struct{}](s, &benchReceiver{c: c, count: benchSplit(b.N, consumers, i)}))
+			}
+			waitAll(b, hs...)
+		})
+	}
 	b.Run("blitzBlocking", func(b *testing.B) {
 		c := NewBounded[int](capacity)
 		ctx := context.Background()
