@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -146,48 +145,42 @@ func findChromium(t *testing.T) string {
 
 // TestBrowser loads the page in headless Chromium with ?selftest: its
 // script exchanges a short text, a long compressible text and a binary
-// message with the room over a compressed connection, then closes with
-// 4000. The DOM Chromium ends with tells the page's side, the room's
-// departure the server's.
+// message with the room over a compressed connection, checks what comes
+// back, and only then closes with 4000 "browser done". The room's
+// departure with that code and reason, over permessage-deflate, is the
+// verdict: it needs the page's checks to have passed and the close
+// handshake to have reached the server. Chromium runs in real time until
+// then (a virtual-time budget would let the page's clock run ahead of a
+// server slowed by a loaded machine), and is stopped after.
 func TestBrowser(t *testing.T) {
 	chromium := findChromium(t)
 	_, s, left := startChat(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
 		"--disable-dev-shm-usage", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=5000", "--dump-dom", "http://"+s.addr.String()+"/?selftest")
+		"--remote-debugging-port=0", // keeps the browser up until stopped
+		"http://"+s.addr.String()+"/?selftest")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("chromium: %v", err)
 	}
-	dom := string(out)
-	field := func(id string) string {
-		m := regexp.MustCompile(`<div id="` + id + `">([^<]*)</div>`).FindStringSubmatch(dom)
-		if m == nil {
-			return ""
-		}
-		return m[1]
-	}
-	t.Logf("page: %q, %q, %q", field("ext"), field("result"), field("closed"))
-	if r := field("result"); !strings.HasPrefix(r, "ok") {
-		t.Fatalf("self-test result %q; DOM:\n%s", r, dom)
-	}
-	if e := field("ext"); !strings.Contains(e, "permessage-deflate") {
-		t.Fatalf("page's extensions %q", e)
-	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cancel()
+		<-exited
+	}()
 	select {
 	case d := <-left:
 		t.Logf("server: %+v", d)
 		if d.Code != 4000 || d.Reason != "browser done" || !strings.HasPrefix(d.Extensions, "permessage-deflate") {
-			t.Fatalf("departure %+v", d)
+			t.Fatalf("departure %+v (the page closes with 4000 \"browser done\" only when its checks passed)", d)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the room saw no departure")
-	}
-	if c := field("closed"); c != "closed: code 4000 clean true" {
-		t.Errorf("page's close %q (Chromium may end before the close event)", c)
+	case err := <-exited:
+		t.Fatalf("chromium exited before the page left the room: %v\n%s", err, stderr.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the page did not leave the room within 2 minutes\n%s", stderr.String())
 	}
 }
