@@ -24,6 +24,10 @@ package asyncgen
 //
 //	for blitzgenEachNext1 := (next); ; { j, blitzgenEachErr1 := future.Try(blitzgenEachNext1()); ...
 //
+// With = instead of :=, the value is received into a variable of its own
+// and assigned to the key after the check, so that the loop's end leaves
+// the key at the last value received, as Go's range does.
+//
 // The body keeps a block of its own, so that it may declare a variable of
 // the loop variable's name as Go's scopes allow; break, continue and a
 // label apply to the rewritten loop as they did to the range. Every line
@@ -69,16 +73,21 @@ func rewriteEach(fset *token.FileSet, fut string, n int, fn *ast.FuncDecl, s *as
 			textEdit{off(s.For), off(next.Pos()), "for " + nextVar + " := (" + newlines(fset, s.For, next.Pos())},
 			textEdit{off(next.End()), off(call.Rparen) + 1, ")" + newlines(fset, next.End(), call.Rparen)})
 	}
-	var head string
+	var head, tail string
 	switch {
 	case s.Key == nil || isBlank(s.Key):
 		head = "_, " + errVar + " := "
 	case s.Tok == token.DEFINE:
 		head = printNode(fset, s.Key) + ", " + errVar + " := "
 	default:
-		head = "var " + errVar + " error; " + printNode(fset, s.Key) + ", " + errVar + " = "
+		// Received into a variable of its own and assigned after the
+		// check: the error that ends the loop must not assign its zero
+		// value to the key, which keeps the last value received, as Go's.
+		valVar := "blitzgenEachVal" + strconv.Itoa(n)
+		head = valVar + ", " + errVar + " := "
+		tail = "; " + printNode(fset, s.Key) + " = " + valVar
 	}
-	head += qualified(fut, "Try") + "(" + recv + "()); if " + errVar + " != nil { break }; {"
+	head += qualified(fut, "Try") + "(" + recv + "()); if " + errVar + " != nil { break }" + tail + "; {"
 	if direct == "" {
 		edits = append(edits, textEdit{off(call.Rparen) + 1, off(s.Body.Lbrace) + 1, "; ; { " + head})
 	} else {

@@ -68,6 +68,18 @@ outer:
 	return append(seen, fmt.Sprint("rest ", n))
 }
 
+// lastOf ranges over the receives of c into an existing variable until c
+// is closed: as with Go's range, the end leaves the variable at the last
+// value received (start if none was).
+//
+//blitz:async
+func lastOf(c *channels.Bounded[int], start int) int {
+	last := start
+	for last = range future.Each(c.Recv) {
+	}
+	return last
+}
+
 // reassigned ranges over the receives of c while the body reassigns c:
 // as in Go, the method value is evaluated once, so the loop goes on
 // receiving from the first channel.

@@ -119,6 +119,7 @@ type formsAsyncFuture struct {
 	aw1   channels.RecvFuture[int] // the future awaited
 	c     *channels.Bounded[int]
 	seen  []string
+	last  int
 	n     int
 }
 
@@ -130,8 +131,6 @@ func formsAsync(c *channels.Bounded[int]) future.Future[[]string] {
 
 // Poll runs forms until it awaits a future that is not ready, or returns.
 func (f *formsAsyncFuture) Poll(cx *future.Context) (_ []string, _ bool) {
-	var last int               // a local of Poll: not live across an await
-	var blitzgenEachErr4 error // a local of Poll: not live across an await
 poll:
 	for {
 		switch f.state {
@@ -141,13 +140,13 @@ poll:
 //line each.go:35
 			f.state = 1
 			fallthrough
-//line each_async.go:145
+//line each_async.go:144
 		case 1:
 //line each.go:35
 			f.aw1 = *f.c.Recv()
 			f.state = 2
 			fallthrough
-//line each_async.go:151
+//line each_async.go:150
 		case 2:
 //line each.go:35
 			v2, ready := f.aw1.Poll(cx)
@@ -177,18 +176,18 @@ poll:
 //line each.go:43
 			f.state = 1
 			continue poll
-//line each_async.go:181
+//line each_async.go:180
 		case 3:
 //line each.go:45
 			f.state = 4
 			fallthrough
-//line each_async.go:186
+//line each_async.go:185
 		case 4:
 //line each.go:45
 			f.aw1 = *f.c.Recv()
 			f.state = 5
 			fallthrough
-//line each_async.go:192
+//line each_async.go:191
 		case 5:
 //line each.go:45
 			v2, ready := f.aw1.Poll(cx)
@@ -221,22 +220,20 @@ poll:
 //line each.go:56
 			f.state = 4
 			continue poll
-//line each_async.go:225
+//line each_async.go:224
 		case 6:
 //line each.go:57
-			last = 0
+			f.last = 0
 //line each.go:58
 			f.state = 7
 			fallthrough
-//line each_async.go:232
+//line each_async.go:231
 		case 7:
-//line each.go:58
-			blitzgenEachErr4 = nil
 //line each.go:58
 			f.aw1 = *f.c.Recv()
 			f.state = 8
 			fallthrough
-//line each_async.go:240
+//line each_async.go:237
 		case 8:
 //line each.go:58
 			v2, ready := f.aw1.Poll(cx)
@@ -245,15 +242,17 @@ poll:
 				return
 			}
 			f.aw1 = channels.RecvFuture[int]{}
-			last, blitzgenEachErr4 = v2.Value, v2.Err
+			blitzgenEachVal4, blitzgenEachErr4 := v2.Value, v2.Err
 //line each.go:58
 			if blitzgenEachErr4 != nil {
 				f.state = 9
 				continue poll
 			}
 //line each.go:58
+			f.last = blitzgenEachVal4
+//line each.go:58
 			{
-				if last == 0 {
+				if f.last == 0 {
 					f.state = 9
 					continue poll
 				}
@@ -261,22 +260,22 @@ poll:
 //line each.go:62
 			f.state = 7
 			continue poll
-//line each_async.go:265
+//line each_async.go:264
 		case 9:
 //line each.go:63
-			f.seen = append(f.seen, fmt.Sprint("last ", last))
+			f.seen = append(f.seen, fmt.Sprint("last ", f.last))
 //line each.go:64
 			f.n = 0
 //line each.go:65
 			f.state = 10
 			fallthrough
-//line each_async.go:274
+//line each_async.go:273
 		case 10:
 //line each.go:65
 			f.aw1 = *f.c.Recv()
 			f.state = 11
 			fallthrough
-//line each_async.go:280
+//line each_async.go:279
 		case 11:
 //line each.go:65
 			v2, ready := f.aw1.Poll(cx)
@@ -298,12 +297,12 @@ poll:
 //line each.go:67
 			f.state = 10
 			continue poll
-//line each_async.go:302
+//line each_async.go:301
 		case 12:
 //line each.go:68
 			f.state = -1
 			return append(f.seen, fmt.Sprint("rest ", f.n)), true
-//line each_async.go:307
+//line each_async.go:306
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -328,14 +327,108 @@ func (f *formsAsyncFuture) Cancel() {
 // forms is what formsAsync compiles; it is not called.
 var _ = forms
 
-//line each_async.go:332
+//line each_async.go:331
+
+// lastOfAsyncFuture_sites are the awaits of lastOf, for task dumps.
+var lastOfAsyncFuture_sites = [...]future.AwaitSite{
+	future.NewAwaitSite("each.go", 78, "lastOf"),
+}
+
+//line each_async.go:338
+
+// lastOfAsyncFuture is the state machine of lastOf: see lastOfAsync.
+type lastOfAsyncFuture struct {
+	state int32                    // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1   channels.RecvFuture[int] // the future awaited
+	c     *channels.Bounded[int]
+	start int
+	last  int
+}
+
+// lastOfAsync returns lastOf as a future: polling it runs lastOf up to its next
+// await, and its value is what lastOf returns.
+func lastOfAsync(c *channels.Bounded[int], start int) future.Future[int] {
+	return &lastOfAsyncFuture{c: c, start: start}
+}
+
+// Poll runs lastOf until it awaits a future that is not ready, or returns.
+func (f *lastOfAsyncFuture) Poll(cx *future.Context) (_ int, _ bool) {
+poll:
+	for {
+		switch f.state {
+		case 0:
+//line each.go:77
+			f.last = f.start
+//line each.go:78
+			f.state = 1
+			fallthrough
+//line each_async.go:366
+		case 1:
+//line each.go:78
+			f.aw1 = *f.c.Recv()
+			f.state = 2
+			fallthrough
+//line each_async.go:372
+		case 2:
+//line each.go:78
+			v, ready := f.aw1.Poll(cx)
+			if !ready {
+				cx.Suspended(lastOfAsyncFuture_sites[0])
+				return
+			}
+			f.aw1 = channels.RecvFuture[int]{}
+			blitzgenEachVal6, blitzgenEachErr6 := v.Value, v.Err
+//line each.go:78
+			if blitzgenEachErr6 != nil {
+				f.state = 3
+				continue poll
+			}
+//line each.go:78
+			f.last = blitzgenEachVal6
+//line each.go:78
+			{
+			}
+//line each.go:79
+			f.state = 1
+			continue poll
+//line each_async.go:395
+		case 3:
+//line each.go:80
+			f.state = -1
+			return f.last, true
+//line each_async.go:400
+		case -1:
+			panic(future.ErrPolledAfterCompletion)
+		default:
+			panic(future.ErrPolledAfterCancel)
+		}
+	}
+}
+
+// Cancel cancels the future that lastOf awaits, if any; lastOf goes no further.
+func (f *lastOfAsyncFuture) Cancel() {
+	v := f.state
+	if f.state != -1 {
+		f.state = -2
+	}
+	switch v {
+	case 2:
+		future.Cancel(&f.aw1)
+		f.aw1 = channels.RecvFuture[int]{}
+	}
+}
+
+// lastOf is what lastOfAsync compiles; it is not called.
+var _ = lastOf
+
+//line each_async.go:425
 
 // reassignedAsyncFuture_sites are the awaits of reassigned, for task dumps.
 var reassignedAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 78, "reassigned"),
+	future.NewAwaitSite("each.go", 90, "reassigned"),
 }
 
-//line each_async.go:339
+//line each_async.go:432
 
 // reassignedAsyncFuture is the state machine of reassigned: see reassignedAsync.
 type reassignedAsyncFuture struct {
@@ -344,7 +437,7 @@ type reassignedAsyncFuture struct {
 	c                 *channels.Bounded[int]
 	other             *channels.Bounded[int]
 	got               []int
-	blitzgenEachNext6 func() *channels.RecvFuture[int]
+	blitzgenEachNext7 func() *channels.RecvFuture[int]
 }
 
 // reassignedAsync returns reassigned as a future: polling it runs reassigned up to its next
@@ -359,55 +452,55 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line each.go:77
+//line each.go:89
 			f.got = nil
-//line each.go:78
-			f.blitzgenEachNext6 = (f.c.Recv)
-//line each.go:78
+//line each.go:90
+			f.blitzgenEachNext7 = (f.c.Recv)
+//line each.go:90
 			f.state = 1
 			fallthrough
-//line each_async.go:370
+//line each_async.go:463
 		case 1:
-//line each.go:78
-			f.aw1 = *f.blitzgenEachNext6()
+//line each.go:90
+			f.aw1 = *f.blitzgenEachNext7()
 			f.state = 2
 			fallthrough
-//line each_async.go:376
+//line each_async.go:469
 		case 2:
-//line each.go:78
+//line each.go:90
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(reassignedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[int]{}
-			v, blitzgenEachErr6 := v2.Value, v2.Err
-//line each.go:78
-			if blitzgenEachErr6 != nil {
+			v, blitzgenEachErr7 := v2.Value, v2.Err
+//line each.go:90
+			if blitzgenEachErr7 != nil {
 				f.state = 4
 				continue poll
 			}
-//line each.go:78
+//line each.go:90
 			{
 				f.got = append(f.got, v)
 				f.c = f.other
 			}
-//line each.go:81
+//line each.go:93
 			f.state = 3
 			fallthrough
-//line each_async.go:399
+//line each_async.go:492
 		case 3:
-//line each.go:81
+//line each.go:93
 			f.state = 1
 			continue poll
-//line each_async.go:404
+//line each_async.go:497
 		case 4:
-//line each.go:82
+//line each.go:94
 			_ = f.c
-//line each.go:83
+//line each.go:95
 			f.state = -1
 			return f.got, true
-//line each_async.go:411
+//line each_async.go:504
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -432,14 +525,14 @@ func (f *reassignedAsyncFuture) Cancel() {
 // reassigned is what reassignedAsync compiles; it is not called.
 var _ = reassigned
 
-//line each_async.go:436
+//line each_async.go:529
 
 // spanningAsyncFuture_sites are the awaits of spanning, for task dumps.
 var spanningAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 95, "spanning"),
+	future.NewAwaitSite("each.go", 107, "spanning"),
 }
 
-//line each_async.go:443
+//line each_async.go:536
 
 // spanningAsyncFuture is the state machine of spanning: see spanningAsync.
 type spanningAsyncFuture struct {
@@ -448,7 +541,7 @@ type spanningAsyncFuture struct {
 	c                 *channels.Bounded[int]
 	made              *int
 	got               []int
-	blitzgenEachNext7 func() *channels.RecvFuture[int]
+	blitzgenEachNext8 func() *channels.RecvFuture[int]
 }
 
 // spanningAsync returns spanning as a future: polling it runs spanning up to its next
@@ -463,55 +556,55 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line each.go:91
+//line each.go:103
 			f.got = nil
-//line each.go:92
-			f.blitzgenEachNext7 = (func() func() *channels.RecvFuture[int] {
+//line each.go:104
+			f.blitzgenEachNext8 = (func() func() *channels.RecvFuture[int] {
 				*f.made++
 				return f.c.Recv
 			}())
-//line each.go:92
+//line each.go:104
 			f.state = 1
 			fallthrough
-//line each_async.go:477
+//line each_async.go:570
 		case 1:
-//line each.go:95
-			f.aw1 = *f.blitzgenEachNext7()
+//line each.go:107
+			f.aw1 = *f.blitzgenEachNext8()
 			f.state = 2
 			fallthrough
-//line each_async.go:483
+//line each_async.go:576
 		case 2:
-//line each.go:95
+//line each.go:107
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(spanningAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[int]{}
-			v, blitzgenEachErr7 := v2.Value, v2.Err
-//line each.go:95
-			if blitzgenEachErr7 != nil {
+			v, blitzgenEachErr8 := v2.Value, v2.Err
+//line each.go:107
+			if blitzgenEachErr8 != nil {
 				f.state = 4
 				continue poll
 			}
-//line each.go:95
+//line each.go:107
 			{
 				f.got = append(f.got, v)
 			}
-//line each.go:97
+//line each.go:109
 			f.state = 3
 			fallthrough
-//line each_async.go:505
+//line each_async.go:598
 		case 3:
-//line each.go:97
+//line each.go:109
 			f.state = 1
 			continue poll
-//line each_async.go:510
+//line each_async.go:603
 		case 4:
-//line each.go:98
+//line each.go:110
 			f.state = -1
 			return f.got, true
-//line each_async.go:515
+//line each_async.go:608
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -536,26 +629,26 @@ func (f *spanningAsyncFuture) Cancel() {
 // spanning is what spanningAsync compiles; it is not called.
 var _ = spanning
 
-//line each_async.go:540
+//line each_async.go:633
 
 // nestedAsyncFuture_sites are the awaits of nested, for task dumps.
 var nestedAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 107, "nested"),
-	future.NewAwaitSite("each.go", 108, "nested"),
+	future.NewAwaitSite("each.go", 119, "nested"),
+	future.NewAwaitSite("each.go", 120, "nested"),
 }
 
-//line each_async.go:548
+//line each_async.go:641
 
 // nestedAsyncFuture is the state machine of nested: see nestedAsync.
 type nestedAsyncFuture struct {
-	state             int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
-	aw1               channels.RecvFuture[int]    // the future awaited
-	aw2               channels.RecvFuture[string] // the future awaited
-	outer             *channels.Bounded[int]
-	inner             func(int) *channels.Bounded[string]
-	got               []string
-	o                 int
-	blitzgenEachNext9 func() *channels.RecvFuture[string]
+	state              int32                       // the block Poll runs next; -1 once returned, -2 once cancelled
+	aw1                channels.RecvFuture[int]    // the future awaited
+	aw2                channels.RecvFuture[string] // the future awaited
+	outer              *channels.Bounded[int]
+	inner              func(int) *channels.Bounded[string]
+	got                []string
+	o                  int
+	blitzgenEachNext10 func() *channels.RecvFuture[string]
 }
 
 // nestedAsync returns nested as a future: polling it runs nested up to its next
@@ -570,82 +663,82 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line each.go:106
+//line each.go:118
 			f.got = nil
-//line each.go:107
+//line each.go:119
 			f.state = 1
 			fallthrough
-//line each_async.go:579
+//line each_async.go:672
 		case 1:
-//line each.go:107
+//line each.go:119
 			f.aw1 = *f.outer.Recv()
 			f.state = 2
 			fallthrough
-//line each_async.go:585
+//line each_async.go:678
 		case 2:
-//line each.go:107
+//line each.go:119
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(nestedAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = channels.RecvFuture[int]{}
-			var blitzgenEachErr8 error
-			f.o, blitzgenEachErr8 = v.Value, v.Err
-//line each.go:107
-			if blitzgenEachErr8 != nil {
+			var blitzgenEachErr9 error
+			f.o, blitzgenEachErr9 = v.Value, v.Err
+//line each.go:119
+			if blitzgenEachErr9 != nil {
 				f.state = 7
 				continue poll
 			}
-//line each.go:108
-			f.blitzgenEachNext9 = (f.inner(f.o).Recv)
-//line each.go:108
+//line each.go:120
+			f.blitzgenEachNext10 = (f.inner(f.o).Recv)
+//line each.go:120
 			f.state = 3
 			fallthrough
-//line each_async.go:606
+//line each_async.go:699
 		case 3:
-//line each.go:108
-			f.aw2 = *f.blitzgenEachNext9()
+//line each.go:120
+			f.aw2 = *f.blitzgenEachNext10()
 			f.state = 4
 			fallthrough
-//line each_async.go:612
+//line each_async.go:705
 		case 4:
-//line each.go:108
+//line each.go:120
 			v, ready := f.aw2.Poll(cx)
 			if !ready {
 				cx.Suspended(nestedAsyncFuture_sites[1])
 				return
 			}
 			f.aw2 = channels.RecvFuture[string]{}
-			s, blitzgenEachErr9 := v.Value, v.Err
-//line each.go:108
-			if blitzgenEachErr9 != nil {
+			s, blitzgenEachErr10 := v.Value, v.Err
+//line each.go:120
+			if blitzgenEachErr10 != nil {
 				f.state = 6
 				continue poll
 			}
-//line each.go:108
+//line each.go:120
 			{
 				f.got = append(f.got, fmt.Sprint(f.o, s))
 			}
-//line each.go:110
+//line each.go:122
 			f.state = 5
 			fallthrough
-//line each_async.go:634
+//line each_async.go:727
 		case 5:
-//line each.go:110
+//line each.go:122
 			f.state = 3
 			continue poll
-//line each_async.go:639
+//line each_async.go:732
 		case 6:
-//line each.go:111
+//line each.go:123
 			f.state = 1
 			continue poll
-//line each_async.go:644
+//line each_async.go:737
 		case 7:
-//line each.go:112
+//line each.go:124
 			f.state = -1
 			return f.got, true
-//line each_async.go:649
+//line each_async.go:742
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -673,14 +766,14 @@ func (f *nestedAsyncFuture) Cancel() {
 // nested is what nestedAsync compiles; it is not called.
 var _ = nested
 
-//line each_async.go:677
+//line each_async.go:770
 
 // workersAsyncFuture_sites are the awaits of workers, for task dumps.
 var workersAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 131, "workers"),
+	future.NewAwaitSite("each.go", 143, "workers"),
 }
 
-//line each_async.go:684
+//line each_async.go:777
 
 // workersAsyncFuture is the state machine of workers: see workersAsync.
 type workersAsyncFuture struct {
@@ -725,9 +818,9 @@ func (f *workersAsyncFuture) runDefers() {
 	}()
 	if f.deferBits&1 != 0 {
 		f.deferBits &^= 1
-//line each.go:121
+//line each.go:133
 		f.defer1Recv.Close()
-//line each_async.go:731
+//line each_async.go:824
 	}
 }
 
@@ -736,27 +829,27 @@ func (f *workersAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 	for {
 		switch f.state {
 		case 0:
-//line each.go:120
+//line each.go:132
 			var set blitz.JoinSet[int]
-//line each.go:121
+//line each.go:133
 			f.defer1Recv = &set
 			f.deferBits |= 1
-//line each.go:122
+//line each.go:134
 			for range f.n {
 				set.Spawn(cx, workers_func1Async(
 
 					&f.jobs))
 			}
-//line each.go:131
+//line each.go:143
 			f.aw1 = set.Values()
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[[]int](future.ErrNilFuture))
 			}
 			f.state = 1
 			fallthrough
-//line each_async.go:758
+//line each_async.go:851
 		case 1:
-//line each.go:131
+//line each.go:143
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(workersAsyncFuture_sites[0])
@@ -764,7 +857,7 @@ func (f *workersAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 			}
 			f.aw1 = nil
 			each, err := v.Value, v.Err
-//line each.go:132
+//line each.go:144
 			if err != nil {
 				{
 					v := future.Result[int]{Value: 0, Err: err}
@@ -773,20 +866,20 @@ func (f *workersAsyncFuture) poll(cx *future.Context) (_ future.Result[int], _ b
 					return v, true
 				}
 			}
-//line each.go:135
+//line each.go:147
 			total := 0
-//line each.go:136
+//line each.go:148
 			for _, s := range each {
 				total += s
 			}
-//line each.go:139
+//line each.go:151
 			{
 				v := future.Result[int]{Value: total, Err: nil}
 				f.state = -1
 				f.runDefers()
 				return v, true
 			}
-//line each_async.go:790
+//line each_async.go:883
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -813,14 +906,14 @@ func (f *workersAsyncFuture) Cancel() {
 // workers is what workersAsync compiles; it is not called.
 var _ = workers
 
-//line each_async.go:817
+//line each_async.go:910
 
 // countAsyncFuture_sites are the awaits of count, for task dumps.
 var countAsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 160, "count"),
+	future.NewAwaitSite("each.go", 172, "count"),
 }
 
-//line each_async.go:824
+//line each_async.go:917
 
 // countAsyncFuture is the state machine of count: see countAsync.
 type countAsyncFuture struct {
@@ -843,50 +936,50 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line each.go:158
+//line each.go:170
 			f.c = &counter{limit: f.limit}
-//line each.go:159
+//line each.go:171
 			f.got = nil
-//line each.go:160
+//line each.go:172
 			f.state = 1
 			fallthrough
-//line each_async.go:854
+//line each_async.go:947
 		case 1:
-//line each.go:160
+//line each.go:172
 			f.aw1 = f.c.next()
 			if f.aw1 == nil {
 				f.aw1 = future.Ready(future.Fail[int](future.ErrNilFuture))
 			}
 			f.state = 2
 			fallthrough
-//line each_async.go:863
+//line each_async.go:956
 		case 2:
-//line each.go:160
+//line each.go:172
 			v2, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(countAsyncFuture_sites[0])
 				return
 			}
 			f.aw1 = nil
-			v, blitzgenEachErr10 := v2.Value, v2.Err
-//line each.go:160
-			if blitzgenEachErr10 != nil {
+			v, blitzgenEachErr11 := v2.Value, v2.Err
+//line each.go:172
+			if blitzgenEachErr11 != nil {
 				f.state = 3
 				continue poll
 			}
-//line each.go:160
+//line each.go:172
 			{
 				f.got = append(f.got, v)
 			}
-//line each.go:162
+//line each.go:174
 			f.state = 1
 			continue poll
-//line each_async.go:885
+//line each_async.go:978
 		case 3:
-//line each.go:163
+//line each.go:175
 			f.state = -1
 			return f.got, true
-//line each_async.go:890
+//line each_async.go:983
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:
@@ -911,14 +1004,14 @@ func (f *countAsyncFuture) Cancel() {
 // count is what countAsync compiles; it is not called.
 var _ = count
 
-//line each_async.go:915
+//line each_async.go:1008
 
 // workers_func1AsyncFuture_sites are the awaits of workers_func1, for task dumps.
 var workers_func1AsyncFuture_sites = [...]future.AwaitSite{
-	future.NewAwaitSite("each.go", 125, "workers_func1"),
+	future.NewAwaitSite("each.go", 137, "workers_func1"),
 }
 
-//line each_async.go:922
+//line each_async.go:1015
 
 // workers_func1AsyncFuture is the state machine of workers_func1: see workers_func1Async.
 type workers_func1AsyncFuture struct {
@@ -940,20 +1033,20 @@ poll:
 	for {
 		switch f.state {
 		case 0:
-//line each.go:124
+//line each.go:136
 			f.s = 0
-//line each.go:125
+//line each.go:137
 			f.state = 1
 			fallthrough
-//line each_async.go:949
+//line each_async.go:1042
 		case 1:
-//line each.go:125
+//line each.go:137
 			f.aw1 = *(*f.jobs).Recv()
 			f.state = 2
 			fallthrough
-//line each_async.go:955
+//line each_async.go:1048
 		case 2:
-//line each.go:125
+//line each.go:137
 			v, ready := f.aw1.Poll(cx)
 			if !ready {
 				cx.Suspended(workers_func1AsyncFuture_sites[0])
@@ -961,24 +1054,24 @@ poll:
 			}
 			f.aw1 = channels.RecvFuture[int]{}
 			j, blitzgenEachErr1 := v.Value, v.Err
-//line each.go:125
+//line each.go:137
 			if blitzgenEachErr1 != nil {
 				f.state = 3
 				continue poll
 			}
-//line each.go:125
+//line each.go:137
 			{
 				f.s += j
 			}
-//line each.go:127
+//line each.go:139
 			f.state = 1
 			continue poll
-//line each_async.go:977
+//line each_async.go:1070
 		case 3:
-//line each.go:128
+//line each.go:140
 			f.state = -1
 			return f.s, true
-//line each_async.go:982
+//line each_async.go:1075
 		case -1:
 			panic(future.ErrPolledAfterCompletion)
 		default:

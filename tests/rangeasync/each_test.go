@@ -84,6 +84,18 @@ func TestEachForms(t *testing.T) {
 	}
 }
 
+// TestEachAssignKeepsTheLastValue: a range into an existing variable that
+// runs to the stream's end leaves the variable at the last value received,
+// and untouched when none was, as Go's range over a channel does.
+func TestEachAssignKeepsTheLastValue(t *testing.T) {
+	if got, ok := lastOfAsync(filled(7, 8, 9), -1).Poll(newCx()); !ok || got != 9 {
+		t.Fatalf("lastOf(7, 8, 9) = %d, %v; want 9", got, ok)
+	}
+	if got, ok := lastOfAsync(filled(), -1).Poll(newCx()); !ok || got != -1 {
+		t.Fatalf("lastOf() = %d, %v; want -1 (untouched)", got, ok)
+	}
+}
+
 // TestEachEvaluatesTheStreamOnce: reassigning the receiver in the body
 // does not change the stream (Go evaluates the method value once), and a
 // stream written as a call is called once.

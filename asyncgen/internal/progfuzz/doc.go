@@ -6,7 +6,8 @@
 // awaits on the right or nested in expressions, local constants (untyped,
 // typed, iota groups, reading each other), awaits as statements,
 // future.Try, if/else chains, every for form, range over integers, slices,
-// arrays and strings, switch and type switch with fallthrough, labeled
+// arrays and strings and over a stream of futures (future.Each, in each
+// of its forms), switch and type switch with fallthrough, labeled
 // break and continue, early returns, panics, defer (of calls whose
 // arguments are evaluated at the statement, of value and interface methods,
 // of literals with or without arguments, of calls that may panic), closures

@@ -1326,6 +1326,10 @@ func (g *gen) forStmt() {
 func (g *gen) rangeStmt() {
 	g.push(false)
 	defer g.pop()
+	if !g.inLit && g.chance(0.15) {
+		g.eachStmt()
+		return
+	}
 	switch g.rng.IntN(6) {
 	case 0, 1:
 		// over an int
@@ -1410,6 +1414,32 @@ func (g *gen) rangeStmt() {
 			g.note(g.declare(i, kInt))
 			g.note(g.declare(r, kRune))
 		})
+	}
+}
+
+// eachStmt ranges over a stream of futures (future.Each over an Env's
+// Stream, or over a variable holding one), in each of the loop's forms.
+func (g *gen) eachStmt() {
+	stream := fmt.Sprintf("e.Stream(%s)", g.bound())
+	if g.chance(0.3) {
+		// A variable of func type, kept across the loop's awaits.
+		name := fmt.Sprintf("next%d", g.id())
+		g.emit("%s := %s", name, stream)
+		stream = name
+	}
+	each := fmt.Sprintf("future.Each(%s)", stream)
+	switch g.rng.IntN(4) {
+	case 0:
+		g.loop("for range "+each, true, nil)
+	case 1:
+		if v := g.pickVar(kInt); v != nil {
+			g.loop(fmt.Sprintf("for %s = range %s", v.name, each), true, func() { g.note(v) })
+			return
+		}
+		fallthrough
+	default:
+		v := g.loopVarName()
+		g.loop(fmt.Sprintf("for %s := range %s", v, each), true, func() { g.note(g.declare(v, kInt)) })
 	}
 }
 

@@ -35,6 +35,7 @@ const libSource = `package lib
 import (
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/blitz-go/blitz/future"
@@ -48,6 +49,7 @@ type Env interface {
 	Str(s string) future.Future[string]
 	Fallible(v int) future.Future[future.Result[int]]
 	Text(s string) future.Future[future.Result[string]]
+	Stream(k int) func() future.Future[future.Result[int]]
 }
 
 // Score is a named int with a method.
@@ -226,6 +228,17 @@ func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
 	r := awaitRef(f)
 	return r.Value, r.Err
 }
+
+func eachRef[T any, F future.Future[future.Result[T]]](next func() F) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for {
+			r := awaitRef[future.Result[T]](next())
+			if r.Err != nil || !yield(r.Value) {
+				return
+			}
+		}
+	}
+}
 `
 
 // libAsyncSource is lib/async.go: lib's own async functions, which the
@@ -399,6 +412,7 @@ func refOf(src string, names ...string) string {
 	src = strings.ReplaceAll(src, "future.Try(future.AsyncFallible(", "callTryRef((")
 	src = strings.ReplaceAll(src, "future.Await(", "awaitRef(")
 	src = strings.ReplaceAll(src, "future.Try(", "tryRef(")
+	src = strings.ReplaceAll(src, "future.Each(", "eachRef(")
 	src = strings.ReplaceAll(src, "//blitz:async\n", "")
 	return src
 }

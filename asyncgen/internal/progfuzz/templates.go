@@ -144,6 +144,24 @@ func (e *Env) Fallible(v int) future.Future[future.Result[int]] {
 	})
 }
 
+// ErrEnd ends a Stream.
+var ErrEnd = errors.New("end of stream")
+
+// Stream returns the next function of a stream of k values, 10, 11, ...,
+// each a future that Val schedules; the call after the k-th gives a
+// future of ErrEnd, as does every call after it. future.Each ranges over
+// it.
+func (e *Env) Stream(k int) func() future.Future[future.Result[int]] {
+	i := 0
+	return func() future.Future[future.Result[int]] {
+		if i >= k {
+			return future.Map(e.Val(0), func(int) future.Result[int] { return future.Result[int]{Err: ErrEnd} })
+		}
+		i++
+		return future.Map(e.Val(9+i), func(v int) future.Result[int] { return future.Ok(v) })
+	}
+}
+
 // Text is Fallible for a string: s with ErrOdd if its length is odd.
 func (e *Env) Text(s string) future.Future[future.Result[string]] {
 	return future.Map(e.Fallible(len(s)), func(r future.Result[int]) future.Result[string] {
@@ -162,6 +180,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"slices"
 	"strings"
@@ -226,6 +245,19 @@ var errRefCancelled = errors.New("reference cancelled")
 func callRef[T any](fn func() T) T               { return fn() }
 func callDoRef(fn func())                        { fn() }
 func callTryRef[T any](fn func() (T, error)) (T, error) { return fn() }
+
+// eachRef is future.Each in the reference programs: each pass awaits
+// next()'s future, and the loop ends at the first error.
+func eachRef[T any, F future.Future[future.Result[T]]](next func() F) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for {
+			r := awaitRef[future.Result[T]](next())
+			if r.Err != nil || !yield(r.Value) {
+				return
+			}
+		}
+	}
+}
 
 // tryRef is future.Try in the reference programs.
 func tryRef[T any](f future.Future[future.Result[T]]) (T, error) {
