@@ -101,7 +101,7 @@ func TestPooledBufBytes(t *testing.T) {
 
 // TestAcceptedConnAddrsLazy: an accepted connection reads its addresses
 // only when asked (it carries none but its peer's, compact, while it
-// serves), they are the right ones, an error after Close still names them
+// serves; RemoteAddr answers from that), they are the right ones, an error after Close still names them
 // (Close reads them while the descriptor is still the connection's), and
 // a connection reset by its peer still tells who the peer was.
 func TestAcceptedConnAddrsLazy(t *testing.T) {
@@ -110,6 +110,7 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 			_, s, c := idlePair(t, bk)
 			require.Nil(t, s.n.addrs.Load(), "no addresses read before they are asked for")
 			require.Equal(t, c.LocalAddr().String(), s.RemoteAddr().String())
+			require.Nil(t, s.n.addrs.Load(), "RemoteAddr answers from the accept's peer, keeping no record")
 			require.Equal(t, c.RemoteAddr().String(), s.LocalAddr().String())
 			require.Equal(t, "tcp", s.LocalAddr().Network())
 

@@ -52,9 +52,20 @@ func (s *conn) spareSet() *connSpares {
 	return s.spares.Load()
 }
 
-// LocalAddr and RemoteAddr return the connection's addresses.
-func (s *conn) LocalAddr() net.Addr  { return netAddr(s.n.network(), s.n.addresses().local) }
-func (s *conn) RemoteAddr() net.Addr { return netAddr(s.n.network(), s.n.addresses().peer) }
+// LocalAddr returns the connection's local address.
+func (s *conn) LocalAddr() net.Addr { return netAddr(s.n.network(), s.n.addresses().local) }
+
+// RemoteAddr returns the connection's peer address. An accepted IP
+// connection's is the one its accept read: asking for it makes the socket
+// keep no record of its addresses, which a server that logs or hands on
+// every connection's peer (as an HTTP server's Request.RemoteAddr) would
+// otherwise keep for each idle connection.
+func (s *conn) RemoteAddr() net.Addr {
+	if s.n.peer.family != 0 {
+		return netAddr(s.n.network(), backend.AddrPort(s.n.peer.addrPort()))
+	}
+	return netAddr(s.n.network(), s.n.addresses().peer)
+}
 
 // SetReadTimeout bounds every later Read: one that waits longer fails with
 // a timeout error (errors.Is ErrTimeout, os.ErrDeadlineExceeded). 0 removes
