@@ -68,18 +68,17 @@ var (
 )
 
 // connPoll is the state of a stream socket's PollRead and PollWrite: the
-// read and the write in flight, reused from one call to the next (the
-// socket's slots own the kernel's side, so reassigning them is safe; see
-// ioSlot). Owned by the one task reading (pr, reading) and the one task
-// writing (pw, writing). A stream allocates it on its first PollRead or
+// read and the write in flight, nil when none. Each is the stream's spare
+// future of its kind (Read, Write), which the next call reuses once it has
+// completed, so that the record is two pointers and a read or write in a
+// loop allocates nothing. pr is owned by the one task reading, pw by the
+// one task writing. A stream allocates it on its first PollRead or
 // PollWrite (see conn.pollState), so that a stream read and written
 // through futures (Read, ReadPooled, WriteAll), as servers do, does not
 // carry it.
 type connPoll struct {
-	pr      ReadFuture
-	reading bool
-	pw      WriteFuture
-	writing bool
+	pr *ReadFuture
+	pw *WriteFuture
 }
 
 // pollState returns the stream's PollRead/PollWrite state, allocating it on
@@ -100,16 +99,16 @@ func (s *conn) pollState() *connPoll {
 // PollRead reads from the stream; see AsyncReader.
 func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
 	p := s.pollState()
-	if !p.reading {
-		p.pr = ReadFuture{n: s.n, buf: buf}
-		p.reading = true
+	if p.pr == nil {
+		p.pr = s.Read(buf)
 	}
 	r, ok := p.pr.Poll(cx)
 	if ok {
-		// Drop the finished read, and with it the caller's buffer: an idle
-		// stream must not keep the last one alive.
-		p.pr = ReadFuture{}
-		p.reading = false
+		// Drop the caller's buffer from the finished read (the stream keeps
+		// the future as its spare): an idle stream must not keep the last
+		// buffer alive.
+		p.pr.buf = nil
+		p.pr = nil
 	}
 	return r, ok
 }
@@ -117,24 +116,23 @@ func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], boo
 // CancelRead abandons a PollRead in flight; see AsyncReader.
 func (s *conn) CancelRead() {
 	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
-	if p != nil && p.reading {
-		p.pr.Cancel()
-		p.pr = ReadFuture{}
-		p.reading = false
+	if p != nil && p.pr != nil {
+		p.pr.Cancel() // an op in flight keeps the buffer reachable itself
+		p.pr.buf = nil
+		p.pr = nil
 	}
 }
 
 // PollWrite writes to the stream; see AsyncWriter.
 func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
 	p := s.pollState()
-	if !p.writing {
-		p.pw = WriteFuture{n: s.n, buf: buf}
-		p.writing = true
+	if p.pw == nil {
+		p.pw = s.Write(buf)
 	}
 	r, ok := p.pw.Poll(cx)
 	if ok {
-		p.pw = WriteFuture{}
-		p.writing = false
+		p.pw.buf = nil
+		p.pw = nil
 	}
 	return r, ok
 }
@@ -142,10 +140,10 @@ func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bo
 // CancelWrite abandons a PollWrite in flight; see AsyncWriter.
 func (s *conn) CancelWrite() {
 	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
-	if p != nil && p.writing {
+	if p != nil && p.pw != nil {
 		p.pw.Cancel()
-		p.pw = WriteFuture{}
-		p.writing = false
+		p.pw.buf = nil
+		p.pw = nil
 	}
 }
 

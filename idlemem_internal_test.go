@@ -75,10 +75,12 @@ func TestPollStateLazyAndReleased(t *testing.T) {
 			require.NoError(t, rd.Err)
 			p := s.poll.Load()
 			require.NotNil(t, p)
-			require.False(t, p.reading)
-			require.False(t, p.writing)
-			require.Nil(t, p.pr.buf, "the finished PollRead's buffer is not kept")
-			require.Nil(t, p.pw.buf, "the finished PollWrite's buffer is not kept")
+			require.Nil(t, p.pr, "no read in flight")
+			require.Nil(t, p.pw, "no write in flight")
+			sp := s.spares.Load()
+			require.Nil(t, sp.read.buf, "the finished PollRead's buffer is not kept")
+			require.Nil(t, sp.write.buf, "the finished PollWrite's buffer is not kept")
+			require.Equal(t, uintptr(16), unsafe.Sizeof(*p), "two pointers")
 		})
 	}
 }
