@@ -28,6 +28,8 @@ func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
+	require.LessOrEqual(t, unsafe.Sizeof(ReadFuture{}), uintptr(48), "a Read, a connection's spare")
+	require.LessOrEqual(t, unsafe.Sizeof(WriteFuture{}), uintptr(48), "a Write, a connection's spare (through which PollWrite writes)")
 	require.LessOrEqual(t, unsafe.Sizeof(WriteAllFuture{}), uintptr(48), "a WriteAll, made for every response (garbage in the 64-byte class would leave holes among the handlers' state machines)")
 }
 

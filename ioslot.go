@@ -129,6 +129,10 @@ type ioFuture struct {
 	// at the end). In the padding for the same reason as armed: a
 	// WriteAllFuture fits 48 bytes.
 	finished bool
+	// fast is ReadFuture's and WriteFuture's: the first attempt goes to
+	// the backend's fast path (the net.Conn adapter's reads and writes).
+	// In the padding too: a ReadFuture and a WriteFuture fit 48 bytes.
+	fast bool
 }
 
 // claim takes the slot for f. On claimed it returns what a cancelled

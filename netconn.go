@@ -54,7 +54,7 @@ func (nc *netConn) Read(b []byte) (int, error) {
 	if nc.rd.expired() {
 		return 0, nc.c.n.opError("read", timeoutError{errDeadline})
 	}
-	nc.rf = ReadFuture{n: nc.c.n, buf: b, fast: true}
+	nc.rf = ReadFuture{n: nc.c.n, buf: b, f: ioFuture{fast: true}}
 	r := waitWithDeadline(&nc.rf, &nc.rf.f, &nc.rd)
 	switch {
 	case !r.expired, r.res.Err == nil, r.res.Err == io.EOF, errors.Is(r.res.Err, ErrClosed):
@@ -74,7 +74,7 @@ func (nc *netConn) Write(b []byte) (int, error) {
 		if nc.wd.expired() {
 			return written, nc.c.n.opError("write", timeoutError{errDeadline})
 		}
-		nc.wf = WriteFuture{n: nc.c.n, buf: b[written:], fast: true}
+		nc.wf = WriteFuture{n: nc.c.n, buf: b[written:], f: ioFuture{fast: true}}
 		r := waitWithDeadline(&nc.wf, &nc.wf.f, &nc.wd)
 		written += r.res.Value
 		if r.expired && (r.res.Err == nil || errors.Is(r.res.Err, backend.ErrCanceled)) && written < len(b) {

@@ -208,10 +208,7 @@ type ReadFuture struct {
 	_   noCopy
 	n   *netFD
 	buf []byte
-	f   ioFuture
-	// fast makes the first attempt the backend's fast path (the net.Conn
-	// adapter's reads).
-	fast bool
+	f   ioFuture // f.fast: the first attempt takes the backend's fast path
 }
 
 // Poll reads. Completing consumes a unit of the task's budget; with
@@ -276,7 +273,7 @@ func (r *ReadFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			r.f.release()
 			return future.Ok(n), true
 		}
-		if n, done, err := r.n.tryRecv(r.buf, r.fast); done {
+		if n, done, err := r.n.tryRecv(r.buf, r.f.fast); done {
 			r.f.release()
 			switch {
 			case err != nil:
@@ -323,8 +320,6 @@ type WriteFuture struct {
 	n   *netFD
 	buf []byte
 	f   ioFuture
-	// fast: see ReadFuture.fast.
-	fast bool
 }
 
 // Poll writes. Completing consumes a unit of the task's budget; with
@@ -355,7 +350,7 @@ func (w *WriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			return future.Result[int]{}, false
 		}
 		if err == nil {
-			if n, done, serr := w.n.trySend(w.buf, w.fast); done {
+			if n, done, serr := w.n.trySend(w.buf, w.f.fast); done {
 				w.f.release()
 				if serr != nil {
 					return future.Fail[int](w.n.opError("write", serr)), true
