@@ -91,6 +91,9 @@ type Conn struct {
 	// or a CloseFuture reading the peer's close. rs, prf and cs are the
 	// holder's only.
 	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
+	// wstate is the write lock (see writelock.go), held while a frame is
+	// written. Beside reading, so that the two share a word.
+	wstate atomic.Uint32
 	// rs is the reader's state (see readState): given back to its pool
 	// while a pooled read (prf) waits between messages, nil then.
 	rs *readState
@@ -102,19 +105,55 @@ type Conn struct {
 	cs *ctlState
 	rf ReadFuture
 
-	// wstate is the write lock (see writelock.go), held while a frame is
-	// written; wwaiters, under mu, the writers that wait for it.
-	wstate   atomic.Uint32
-	wwaiters *[]waker.Waker
-
-	// mu guards the close state below.
-	mu        sync.Mutex
+	// mu guards the close state below and waiters.
+	mu sync.Mutex
+	// waiters are the tasks that wait on the connection (see connWaiters),
+	// nil while none does.
+	waiters   *connWaiters
 	closeSent bool
 	closeRecv bool
 	tclosed   bool
-	// closeWaiters are the Closes waiting for the reader to see the
-	// peer's close (or to stop reading), nil if none.
-	closeWaiters *[]waker.Waker
+}
+
+// connWaiters are the tasks waiting on a Conn: write, the writers waiting
+// for the write lock; close, the Closes waiting for the reader to see the
+// peer's close (or to stop reading). Made at a connection's first wait
+// and dropped when both lists are empty, so that an idle connection holds
+// none. Guarded by Conn.mu.
+type connWaiters struct {
+	write, close []waker.Waker
+}
+
+// addWaiterLocked registers wk in the list that closing selects (close or
+// write). c.mu is held.
+func (c *Conn) addWaiterLocked(closing bool, wk waker.Waker) {
+	if c.waiters == nil {
+		c.waiters = new(connWaiters)
+	}
+	if closing {
+		c.waiters.close = append(c.waiters.close, wk)
+	} else {
+		c.waiters.write = append(c.waiters.write, wk)
+	}
+}
+
+// takeWaitersLocked empties the list that closing selects and returns what
+// it held; it drops the record once both lists are empty. c.mu is held.
+func (c *Conn) takeWaitersLocked(closing bool) []waker.Waker {
+	w := c.waiters
+	if w == nil {
+		return nil
+	}
+	var ws []waker.Waker
+	if closing {
+		ws, w.close = w.close, nil
+	} else {
+		ws, w.write = w.write, nil
+	}
+	if len(w.write) == 0 && len(w.close) == 0 {
+		c.waiters = nil
+	}
+	return ws
 }
 
 // connConfig is the part of a connection's state that its options and
@@ -410,21 +449,12 @@ func (c *Conn) closeTransport() {
 	c.mu.Lock()
 	done := c.tclosed
 	c.tclosed = true
-	ws := c.takeWaitersLocked()
+	ws := c.takeWaitersLocked(true)
 	c.mu.Unlock()
 	if !done {
 		_ = c.t.Close()
 	}
 	wakeAll(ws)
-}
-
-func (c *Conn) takeWaitersLocked() []waker.Waker {
-	if c.closeWaiters == nil {
-		return nil
-	}
-	ws := *c.closeWaiters
-	c.closeWaiters = nil
-	return ws
 }
 
 func wakeAll(ws []waker.Waker) {
@@ -438,7 +468,7 @@ func wakeAll(ws []waker.Waker) {
 func (c *Conn) releaseRead() {
 	c.reading.Store(false) // release: pairs with the CAS of the next reader
 	c.mu.Lock()
-	ws := c.takeWaitersLocked()
+	ws := c.takeWaitersLocked(true)
 	c.mu.Unlock()
 	wakeAll(ws)
 }
@@ -768,7 +798,7 @@ func (c *Conn) endFrame() (Message, bool) {
 		c.mu.Lock()
 		sent := c.closeSent
 		c.closeRecv = true
-		ws := c.takeWaitersLocked()
+		ws := c.takeWaitersLocked(true)
 		c.mu.Unlock()
 		wakeAll(ws)
 		if sent {
@@ -1255,10 +1285,7 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 				if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
 					f.reading = true
 				} else {
-					if c.closeWaiters == nil {
-						c.closeWaiters = new([]waker.Waker)
-					}
-					*c.closeWaiters = append(*c.closeWaiters, cx.Waker())
+					c.addWaiterLocked(true, cx.Waker())
 				}
 			}
 			c.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/blitz-go/blitz"
 )
@@ -209,4 +210,13 @@ func runIdleClients() error {
 		c.Close()
 	}
 	return nil
+}
+
+// TestConnSize keeps a connection's record in the 112-byte size class: an
+// idle connection holds it for its whole life. Its waiters are a record of
+// their own, made at the first wait and dropped when none is left.
+func TestConnSize(t *testing.T) {
+	if n := unsafe.Sizeof(Conn{}); n > 112 {
+		t.Fatalf("Conn is %d bytes, past the 112-byte size class", n)
+	}
 }

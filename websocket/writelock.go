@@ -22,13 +22,12 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz/future"
-	"github.com/blitz-go/blitz/waker"
 )
 
 // The bits of Conn.wstate.
 const (
 	wHeld    = 1 // a writer holds the lock
-	wWaiters = 2 // writers registered in Conn.wwaiters
+	wWaiters = 2 // writers registered in Conn.waiters
 )
 
 // tryLockWrite takes the write lock if it is free, else registers cx's
@@ -48,10 +47,7 @@ func (c *Conn) tryLockWrite(cx *future.Context) bool {
 			c.mu.Unlock()
 			continue // released meanwhile
 		}
-		if c.wwaiters == nil {
-			c.wwaiters = new([]waker.Waker)
-		}
-		*c.wwaiters = append(*c.wwaiters, cx.Waker())
+		c.addWaiterLocked(false, cx.Waker())
 		c.mu.Unlock()
 		return false
 	}
@@ -64,11 +60,7 @@ func (c *Conn) unlockWrite() {
 		return
 	}
 	c.mu.Lock()
-	var ws []waker.Waker
-	if c.wwaiters != nil {
-		ws = *c.wwaiters
-		c.wwaiters = nil
-	}
+	ws := c.takeWaitersLocked(false)
 	c.mu.Unlock()
 	wakeAll(ws)
 }
