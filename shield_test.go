@@ -213,6 +213,41 @@ func TestShutdownHonoursShields(t *testing.T) {
 	}
 }
 
+// TestShutdownDuringAFirstPollHonoursItsShield: a task takes a shield in
+// its first poll, and Shutdown starts before that poll returns; the
+// shutdown still finds the shield and lets the section finish.
+func TestShutdownDuringAFirstPollHonoursItsShield(t *testing.T) {
+	rt, err := blitz.New(blitz.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inside atomic.Bool
+	sleep := blitz.Sleep(20 * time.Millisecond)
+	section := future.PollFn(func(cx *future.Context) (struct{}, bool) {
+		if !inside.Swap(true) {
+			time.Sleep(50 * time.Millisecond) // the shutdown starts meanwhile
+		}
+		return sleep.Poll(cx)
+	})
+	body := newSteps(blitz.Shield(section), future.Pending[struct{}]())
+	h := blitz.SpawnOn(rt.Handle(), future.Future[struct{}](body))
+	waitPolled(t, &inside)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if body.reached.Load() != 1 {
+		t.Fatalf("%d steps completed; want the shielded section", body.reached.Load())
+	}
+	if _, err := h.Wait(ctx); !errors.Is(err, blitz.ErrCancelled) {
+		t.Fatalf("shielded task: %v; want ErrCancelled", err)
+	}
+	if n := rt.Stats().ShieldsCut; n != 0 {
+		t.Fatalf("ShieldsCut %d; want 0", n)
+	}
+}
+
 // TestShutdownCutsShieldsAtItsDeadline: a shield longer than Shutdown's
 // context is cut when the context ends, reported in the error and in
 // Stats; a later Shutdown finishes.

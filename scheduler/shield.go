@@ -59,6 +59,12 @@ func (s *ShieldFuture[T]) Poll(cx *future.Context) (T, bool) {
 				panic(fmt.Errorf("%w: %w", ErrShieldDepth, err))
 			}
 			s.h = h
+			if _, ours := cx.Executor().(*Scheduler); ours {
+				// Listed now rather than at the end of the poll: a
+				// shutdown that starts during a first poll finds the
+				// shield (shieldedTasks) and honours it.
+				taskOf(h).pending(cx)
+			}
 		}
 	}
 	v, ok := s.f.Poll(cx)

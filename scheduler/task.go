@@ -82,8 +82,9 @@ type taskBase struct {
 }
 
 // pending links the task into the owned shard of the worker polling it
-// (cx's) after a poll that did not complete, if it is not linked yet: from
-// now on it may wait in no queue. Called only by the worker polling the task
+// (cx's) after a poll that did not complete, or during a poll that takes
+// a shield (ShieldFuture), if it is not linked yet: from now on it may
+// wait in no queue. Called only by the worker polling the task
 // (see ownedTasks.remove for why linked may be read here without the lock).
 func (b *taskBase) pending(cx *future.Context) {
 	if !b.linked {
