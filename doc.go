@@ -45,7 +45,8 @@
 //     Signals returns a stream of them.
 //   - Shutdown: a Coordinator drains the work in flight (Guard, then
 //     Trigger or TriggerOnSignal, then Wait or Drained); Runtime.Shutdown
-//     then stops the runtime.
+//     then stops the runtime. Shield keeps a section from being cut by a
+//     cancel or by the shutdown.
 //   - Goroutines and tasks together: JoinHandle.Wait and BlockOn wait for
 //     tasks from goroutines; every channel of package
 //     github.com/blitz-go/blitz/channels and every lock of package
@@ -171,6 +172,12 @@
 // running, after its last shield if it is shielded), its future's Cancel
 // runs and its handle reports ErrCancelled. A JoinHandle abandoned by a
 // combinator cancels its task; Detach it first to let it run on.
+//
+// Shield(f) marks a section that a cancel must not cut (a commit to disk, a
+// reply half written): a cancel of the task requested while f runs, from a
+// JoinHandle, a JoinSet or the runtime's Shutdown, takes effect when f
+// completes. Shutdown waits for shields as long as its context allows and
+// reports the ones it had to cut.
 //
 // A JoinSet holds a changing group of tasks and returns their outcomes in
 // the order they finish (Next); CancelAll and Close cancel them all, so a

@@ -10,7 +10,10 @@ import (
 // to disk, a reply already half written). A JoinHandle.Cancel, a JoinSet's
 // CancelAll or Close, or the runtime's Shutdown requested while f runs
 // takes effect when f completes, at the task's next suspension; the task
-// then ends cancelled. Shields nest (up to 255 in one task; one more
+// then ends cancelled. A Shield first polled after the task's cancel
+// (outside any other of its shields) does not start f, and the task ends
+// there: a loop of shielded sections stops between two sections, never in
+// one. Shields nest (up to 255 in one task; one more
 // panics with ErrShieldDepth, which fails the task).
 //
 //	//blitz:async

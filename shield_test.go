@@ -275,3 +275,44 @@ func TestShutdownCutsShieldsAtItsDeadline(t *testing.T) {
 		t.Fatalf("ShieldsCut %d; want 1", n)
 	}
 }
+
+// TestShieldJoinSetCancelAllAndClose: a JoinSet's CancelAll and Close, like
+// JoinHandle.Cancel, take effect in a shielded task when its section ends;
+// the unshielded task beside it is cancelled at once.
+func TestShieldJoinSetCancelAllAndClose(t *testing.T) {
+	for _, how := range []string{"CancelAll", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			rt := newRuntime(t, blitz.Config{Workers: 2})
+			const section = 60 * time.Millisecond
+			var shielded, plainPolled atomic.Bool
+			body := newSteps(blitz.Shield(markPolled(blitz.Sleep(section), &shielded)), future.Pending[struct{}]())
+			var set blitz.JoinSet[struct{}]
+			set.SpawnOn(rt.Handle(), future.Future[struct{}](body))
+			set.SpawnOn(rt.Handle(), markPolled(future.Pending[struct{}](), &plainPolled))
+			waitPolled(t, &shielded)
+			waitPolled(t, &plainPolled)
+			if how == "Close" {
+				set.Close()
+			} else {
+				set.CancelAll()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			results, err := set.WaitAll(ctx)
+			if err != nil {
+				t.Fatalf("WaitAll: %v", err)
+			}
+			if len(results) != 2 {
+				t.Fatalf("%d outcomes; want 2", len(results))
+			}
+			for _, r := range results {
+				if !errors.Is(r.Err, blitz.ErrCancelled) {
+					t.Fatalf("outcome %v; want ErrCancelled", r.Err)
+				}
+			}
+			if body.reached.Load() != 1 {
+				t.Fatalf("%d steps completed; want the shielded section", body.reached.Load())
+			}
+		})
+	}
+}

@@ -28,7 +28,10 @@ var ErrShieldDepth = errors.New("scheduler: shields nested too deep")
 // does not interrupt: a JoinHandle.Cancel, a JoinSet's or a scope's cancel,
 // or the runtime's shutdown (for as long as Shutdown's context allows)
 // requested while f runs takes effect when f completes, at the task's next
-// suspension, and the task then ends cancelled. Shields nest (up to
+// suspension, and the task then ends cancelled. A shield whose first poll
+// comes after its task's cancel, outside any other shield of the task,
+// does not start f: the task ends at the end of that poll, so that a loop
+// of shielded sections stops between two of them. Shields nest (up to
 // header.MaxShieldDepth in one task; one more panics with ErrShieldDepth).
 //
 // A shield protects against the cancel of the task, not against the
@@ -53,8 +56,14 @@ type ShieldFuture[T any] struct {
 // Poll polls f under the shield, taken at the first poll.
 func (s *ShieldFuture[T]) Poll(cx *future.Context) (T, bool) {
 	if !s.started {
-		s.started = true
 		if h, ok := cx.Task().(*header.Header); ok && cx.Executor() != nil {
+			if h.Load().CancellationEffective() {
+				// The task's cancel came first (in an earlier section, or
+				// in this poll): the section does not start, and the
+				// worker aborts the task when this poll returns.
+				var zero T
+				return zero, false
+			}
 			if err := h.AddShield(); err != nil {
 				panic(fmt.Errorf("%w: %w", ErrShieldDepth, err))
 			}
@@ -66,6 +75,7 @@ func (s *ShieldFuture[T]) Poll(cx *future.Context) (T, bool) {
 				taskOf(h).pending(cx)
 			}
 		}
+		s.started = true
 	}
 	v, ok := s.f.Poll(cx)
 	if ok {
