@@ -481,3 +481,66 @@ func TestStaleGeneratedFilesAreRemoved(t *testing.T) {
 		t.Errorf("%s: %v", otherGen, err)
 	}
 }
+
+// TestFirstRunAcrossPackages generates, on new code, a package that
+// awaits the async function of another package of its module whose
+// generated file does not exist yet (go generate ./... reaches the
+// packages in the order of their paths: here the caller first). The
+// caller generates; then the callee; then the module builds and runs.
+func TestFirstRunAcrossPackages(t *testing.T) {
+	needGo(t)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	var sum []byte
+	for _, m := range []string{"future", "waker"} {
+		b, err := os.ReadFile(filepath.Join(root, m, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum = append(sum, b...)
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/cross\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/blitz-go/blitz/future v0.1.0\n\tgithub.com/blitz-go/blitz/waker v0.1.0\n)\n\n" +
+			"replace (\n\tgithub.com/blitz-go/blitz/future => " + filepath.Join(root, "future") + "\n\tgithub.com/blitz-go/blitz/waker => " + filepath.Join(root, "waker") + "\n)\n",
+		"go.sum": string(sum),
+		"a/a.go": "package a\n\nimport (\n\t\"example.com/cross/z\"\n\t\"github.com/blitz-go/blitz/future\"\n)\n\n" +
+			"// Quadruple awaits z's async function twice.\n//\n//blitz:async\nfunc Quadruple(n int) int {\n\tm := future.Await(z.TwiceAsync(n))\n\treturn future.Await(z.TwiceAsync(m))\n}\n",
+		"z/z.go": "package z\n\nimport \"example.com/cross/z/inner\"\n\n" +
+			"// Twice doubles n through inner.\n//\n//blitz:async\nfunc Twice(n int) int { return inner.Add(n, n) }\n",
+		"z/inner/inner.go": "package inner\n\nfunc Add(a, b int) int { return a + b }\n",
+		"main.go": "package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\n\t\"example.com/cross/a\"\n\t\"github.com/blitz-go/blitz/future\"\n)\n\n" +
+			"func main() { v, err := future.Block(context.Background(), a.QuadrupleAsync(5)); fmt.Println(v, err) }\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pkg := range []string{"a", "z"} {
+		written, err := asyncgen.Generate(filepath.Join(dir, pkg), ".")
+		if err != nil {
+			t.Fatalf("generating %s before the other's generated file exists: %v", pkg, err)
+		}
+		if len(written) != 1 {
+			t.Fatalf("generating %s wrote %v; want one file", pkg, written)
+		}
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "20 <nil>" {
+		t.Fatalf("printed %q; want 20 <nil>", got)
+	}
+}

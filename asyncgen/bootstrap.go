@@ -6,7 +6,9 @@ import (
 	"go/ast"
 	"go/printer"
 	"go/token"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -30,12 +32,30 @@ import (
 // async functions cannot be stubbed (results the generator refuses) are
 // left out; the generator reports those functions itself.
 func constructorStubs(c buildConfig, dir string, patterns ...string) (overlay map[string][]byte, refused map[string]string, unstubbed map[string][]error, err error) {
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax, Dir: dir, Env: c.env(), BuildFlags: c.flags(), Tests: true}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedImports | packages.NeedModule, Dir: dir, Env: c.env(), BuildFlags: c.flags(), Tests: true}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("blitzgen: %w", err)
 	}
 	overlay, refused, unstubbed = map[string][]byte{}, map[string]string{}, map[string][]error{}
+	deps, err := localDeps(cfg, pkgs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, pkg := range deps {
+		for _, file := range pkg.Syntax {
+			if isGenerated(file) {
+				continue
+			}
+			gen := genName(pkg.Fset.File(file.Pos()).Name())
+			if _, err := os.Stat(gen); err == nil {
+				continue // generated already: its real declarations are kept
+			}
+			if stub, _ := stubFile(pkg.Fset, file); stub != nil {
+				overlay[gen] = stub
+			}
+		}
+	}
 	for _, pkg := range pkgs {
 		for _, file := range pkg.Syntax {
 			if isGenerated(file) {
@@ -58,6 +78,56 @@ func constructorStubs(c buildConfig, dir string, patterns ...string) (overlay ma
 		}
 	}
 	return overlay, refused, unstubbed, nil
+}
+
+// localDeps loads, parsed only, the packages that pkgs import, directly
+// or through one another, from the modules pkgs belong to, and that are
+// not among pkgs: the constructors of their async functions whose
+// generated file does not exist yet are stubbed too, so that a package
+// awaiting another package's async function generates before that
+// package's generated file exists (go generate runs the packages in the
+// order of their paths, not of their imports).
+func localDeps(cfg *packages.Config, pkgs []*packages.Package) ([]*packages.Package, error) {
+	var modules []string
+	loaded := map[string]bool{}
+	for _, pkg := range pkgs {
+		loaded[pkg.PkgPath] = true
+		if m := pkg.Module; m != nil && m.Path != "" && !slices.Contains(modules, m.Path) {
+			modules = append(modules, m.Path)
+		}
+	}
+	local := func(path string) bool {
+		for _, m := range modules {
+			if path == m || strings.HasPrefix(path, m+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	depCfg := *cfg
+	depCfg.Tests = false
+	var deps []*packages.Package
+	for frontier := pkgs; ; {
+		var next []string
+		for _, pkg := range frontier {
+			for path := range pkg.Imports {
+				if local(path) && !loaded[path] {
+					loaded[path] = true
+					next = append(next, path)
+				}
+			}
+		}
+		if len(next) == 0 {
+			return deps, nil
+		}
+		slices.Sort(next)
+		more, err := packages.Load(&depCfg, next...)
+		if err != nil {
+			return nil, fmt.Errorf("blitzgen: %w", err)
+		}
+		deps = append(deps, more...)
+		frontier = more
+	}
 }
 
 // stubFuture is the import name of the future package in a stub, chosen
