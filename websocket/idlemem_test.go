@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -47,12 +49,14 @@ func BenchmarkIdleConnMemory(b *testing.B) {
 		{"deflate", &Upgrader{Compression: &CompressionOptions{}}, 200},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			var per, net float64
+			var m idleFigures
 			for range b.N {
-				per, net = idleOnce(b, tc.up, n, tc.msg)
+				m = idleOnce(b, tc.up, n, tc.msg)
 			}
-			b.ReportMetric(per, "bytes/conn")
-			b.ReportMetric(net, "bytes/conn-pools-emptied")
+			b.ReportMetric(m.per, "bytes/conn")
+			b.ReportMetric(m.net, "bytes/conn-pools-emptied")
+			b.ReportMetric(m.spans, "span-bytes/conn")
+			b.ReportMetric(m.rss, "rss-bytes/conn")
 			b.ReportMetric(float64(n), "conns")
 		})
 	}
@@ -71,7 +75,7 @@ func TestIdleConnMemory(t *testing.T) {
 		msg   int
 		limit float64
 	}{{&Upgrader{}, 5, 1200}, {&Upgrader{Compression: &CompressionOptions{}}, 200, 1200}} {
-		_, per := idleOnce(t, tc.up, 2000, tc.msg)
+		per := idleOnce(t, tc.up, 2000, tc.msg).net
 		t.Logf("compression %v: %.0f bytes per idle connection", tc.up.Compression != nil, per)
 		if per > tc.limit {
 			t.Errorf("compression %v: %.0f bytes per idle connection, over %.0f", tc.up.Compression != nil, per, tc.limit)
@@ -79,11 +83,24 @@ func TestIdleConnMemory(t *testing.T) {
 	}
 }
 
-// idleOnce measures n idle connections: the growth per connection after
-// one collection (per), and after a second (net), which empties the
-// sync.Pools (of flate writers, buffers) that the handshakes' burst
-// filled: memory that does not grow with the connections.
-func idleOnce(b testing.TB, up *Upgrader, n, msg int) (per, net float64) {
+// idleFigures are idleOnce's measures, in bytes per connection.
+type idleFigures struct {
+	// per is the growth of the live heap and stacks after one collection;
+	// net after a second, which empties the sync.Pools (of flate writers,
+	// buffers) that the handshakes' burst filled: memory that does not
+	// grow with the connections.
+	per, net float64
+	// spans is the growth of the heap's spans in use (HeapInuse) after
+	// the second collection: live bytes plus the free slots of spans that
+	// hold a live object, which the process cannot give back.
+	spans float64
+	// rss is the growth of the process's resident set after the freed
+	// pages went back to the kernel (debug.FreeOSMemory).
+	rss float64
+}
+
+// idleOnce measures n idle connections (see idleFigures).
+func idleOnce(b testing.TB, up *Upgrader, n, msg int) (m idleFigures) {
 	if os.Getenv("WS_IDLE_HEAPPROFILE") != "" {
 		// Every allocation in the profile, not a sample.
 		runtime.MemProfileRate = 1
@@ -120,12 +137,13 @@ func idleOnce(b testing.TB, up *Upgrader, n, msg int) (per, net float64) {
 		b.Fatal(err)
 	}
 	before := liveBytes()
+	spansBefore, rssBefore := spanBytes(), rssBytes(b)
 	fmt.Fprintf(stdin, "%s %d %d %d\n", ts.addr, n, msg, deflate)
 	if !out.Scan() || out.Text() != "ready" {
 		b.Fatalf("the client process did not connect: %q %v", out.Text(), out.Err())
 	}
 	time.Sleep(200 * time.Millisecond) // let the last tasks reach their wait
-	per = float64(liveBytes()-before) / float64(n)
+	m.per = float64(liveBytes()-before) / float64(n)
 	if path := os.Getenv("WS_IDLE_HEAPPROFILE"); path != "" {
 		// The heap held while the connections are idle.
 		f, err := os.Create(path)
@@ -138,8 +156,37 @@ func idleOnce(b testing.TB, up *Upgrader, n, msg int) (per, net float64) {
 		}
 	}
 	runtime.GC()
-	net = float64(liveBytes()-before) / float64(n)
-	return per, net
+	m.net = float64(liveBytes()-before) / float64(n)
+	m.spans = (float64(spanBytes()) - float64(spansBefore)) / float64(n)
+	m.rss = (float64(rssBytes(b)) - float64(rssBefore)) / float64(n)
+	return m
+}
+
+// spanBytes is the heap's spans in use (HeapInuse).
+func spanBytes() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse
+}
+
+// rssBytes is the process's resident set (VmRSS) once the pages the heap
+// does not use are back with the kernel; 0 where /proc is missing.
+func rssBytes(b testing.TB) uint64 {
+	debug.FreeOSMemory()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatalf("VmRSS %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 func liveBytes() uint64 {
