@@ -33,7 +33,9 @@ import (
 //     on its standard input, runs a garbage collection, returns the freed
 //     memory to the kernel (debug.FreeOSMemory) and prints "collected";
 //     for "heap", runs two collections and prints "heap BYTES", its live
-//     heap and goroutine stacks; for "broadcast SIZE" (a WS server),
+//     heap and goroutine stacks (with PEERS_MEMSTATS set, also the Go
+//     runtime's memory figures on standard error: heap in use and idle,
+//     stacks, GC metadata); for "broadcast SIZE" (a WS server),
 //     broadcasts a text message of SIZE bytes to its connections
 //     (Server.Broadcast) and prints "broadcasted"; when its standard
 //     input closes, stops the server and exits.
@@ -125,6 +127,9 @@ func serveChild(m Mode, kind, addr string) (err error) {
 			fmt.Println("collected")
 		case len(f) == 1 && f[0] == "heap":
 			fmt.Printf("heap %d\n", liveHeap())
+			if os.Getenv("PEERS_MEMSTATS") != "" {
+				printMemStats(kind)
+			}
 		case len(f) == 2 && f[0] == "broadcast" && s.Broadcast != nil:
 			size, err := strconv.Atoi(f[1])
 			if err == nil {
@@ -303,6 +308,16 @@ func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, ad
 		return nil, Server{}, errors.Join(fmt.Errorf("peers: %s server said %q, want \"ready ADDR READPOOL\"", kind, "ready "+line), p.Stop())
 	}
 	return p, s, nil
+}
+
+// printMemStats writes the Go runtime's memory figures to standard
+// error (PEERS_MEMSTATS set): where a server's resident memory goes
+// besides its live heap.
+func printMemStats(kind string) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(os.Stderr, "memstats %s: heap alloc %d, heap in use %d, heap idle %d (released %d), stacks %d, mspan %d, mcache %d, gc meta %d, other %d, buckhash %d, sys %d\n",
+		kind, ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.StackSys, ms.MSpanInuse, ms.MCacheInuse, ms.GCSys, ms.OtherSys, ms.BuckHashSys, ms.Sys)
 }
 
 // liveHeap is the live heap and goroutine stacks after two collections
