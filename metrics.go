@@ -96,6 +96,9 @@ type WorkerMetrics struct {
 	PollDurations Histogram
 	// LocalQueue is its local queue's length.
 	LocalQueue int
+	// Spins counts the times it spun before parking (Config.IdleSpin);
+	// SpinHits the spins that found work, and saved a park.
+	Spins, SpinHits uint64
 }
 
 // TaskMetrics count tasks.
@@ -205,6 +208,7 @@ func (rt *Runtime) Metrics() Metrics {
 			GlobalBatches: w.GlobalBatches, Parks: w.Parked, LocalQueue: w.LocalQueue,
 			ParkedTime: w.ParkedTime, BusyTime: w.BusyTime,
 			SlowPolls: w.SlowPolls, PollDurations: w.PollDurations,
+			Spins: w.Spins, SpinHits: w.SpinHits,
 		}
 	}
 	b := rt.pool.Stats()

@@ -29,6 +29,8 @@ func (m Metrics) WritePrometheus(w io.Writer) error {
 		{"blitz_worker_lifo_hits_total", "Polls of a task taken from the worker's LIFO slots.", func(w WorkerMetrics) uint64 { return w.LIFOHits }},
 		{"blitz_worker_global_batches_total", "Batch pops from the global queue by the worker.", func(w WorkerMetrics) uint64 { return w.GlobalBatches }},
 		{"blitz_worker_parks_total", "Times the worker parked.", func(w WorkerMetrics) uint64 { return w.Parks }},
+		{"blitz_worker_spins_total", "Times the worker spun for work before parking.", func(w WorkerMetrics) uint64 { return w.Spins }},
+		{"blitz_worker_spin_hits_total", "Spins of the worker that found work (a park saved).", func(w WorkerMetrics) uint64 { return w.SpinHits }},
 	}
 	for _, c := range workerCounters {
 		p.family(c.name, "counter", c.help)

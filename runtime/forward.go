@@ -40,6 +40,9 @@ const BackendURing = blitz.BackendURing
 // Deprecated: use blitz.Burst (github.com/blitz-go/blitz).
 const Burst = blitz.Burst
 
+// Deprecated: use blitz.DefaultIdleSpin (github.com/blitz-go/blitz).
+const DefaultIdleSpin = blitz.DefaultIdleSpin
+
 // Deprecated: use blitz.DefaultTimerTick (github.com/blitz-go/blitz).
 const DefaultTimerTick = blitz.DefaultTimerTick
 
@@ -48,6 +51,9 @@ const Delay = blitz.Delay
 
 // Deprecated: use blitz.Inherit (github.com/blitz-go/blitz).
 const Inherit = blitz.Inherit
+
+// Deprecated: use blitz.MaxIdleSpin (github.com/blitz-go/blitz).
+const MaxIdleSpin = blitz.MaxIdleSpin
 
 // Deprecated: use blitz.Null (github.com/blitz-go/blitz).
 const Null = blitz.Null

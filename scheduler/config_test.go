@@ -19,6 +19,7 @@ func TestConfigValidation(t *testing.T) {
 		"LIFO -1":               {LIFO: -1},
 		"LIFO 5":                {LIFO: 5},
 		"negative MaxLiveTasks": {MaxLiveTasks: -1},
+		"IdleSpin over its max": {IdleSpin: scheduler.MaxIdleSpin + 1},
 	} {
 		s, err := scheduler.New(cfg)
 		require.ErrorIs(t, err, scheduler.ErrConfig, name)
@@ -31,6 +32,8 @@ func TestConfigValidation(t *testing.T) {
 	for _, cfg := range []scheduler.Config{
 		{Workers: 1, LIFO: scheduler.LIFOSlot},
 		{Workers: 3, LIFO: scheduler.LIFOStack, MaxLiveTasks: 1, Services: "svc"},
+		{Workers: 1, IdleSpin: -1},
+		{Workers: 1, IdleSpin: scheduler.MaxIdleSpin},
 	} {
 		e := newEnv(t, cfg)
 		require.Equal(t, cfg.Workers, e.s.Workers())

@@ -204,6 +204,30 @@
 // that would wake idle workers to look around: the idle protocol loses no
 // wakeup, so a worker with no timer to run sleeps until it is needed.
 //
+// # Spinning before parking
+//
+// A worker whose tick found nothing, after a tick that ran tasks, spins
+// for up to Config.IdleSpin (DefaultIdleSpin, 50µs) before it parks: it
+// runs the Driver, whose I/O completions and timers wake tasks into its
+// own queues (it is not transitioning to park, so they go to its LIFO),
+// and looks at every queue; between two looks it gives its thread to
+// other goroutines (runtime.Gosched), so that a goroutine the tasks
+// handed work to (a net/http Handler, the blocking pool) runs on it
+// rather than waking another thread. A park and the wake-up that ends it
+// cost a context switch each, and a wake of a parked goroutine a futex
+// call; under load, work comes back within microseconds, and the spin
+// takes it with neither. Go's scheduler spins for the same reason before
+// an M sleeps; Tokio's workers park at once.
+//
+// A worker spins once per spell of work: a spin that found nothing is
+// followed by a park, and the next spin comes only after a tick that ran
+// a task. An idle scheduler does not spin, and a lightly loaded one pays
+// at most IdleSpin of CPU per spell. The spin counts as parked time
+// (Stats' ParkedTime), so that a worker that only spins is not reported
+// busy; WorkerStats.Spins and SpinHits count the spins and those that
+// found work. BENCHMARKS.md ("Spinning before parking") has what it
+// saves on servers measured from another process.
+//
 // # Parking in the driver
 //
 // When Config.Driver is also a Blocker (the runtime's I/O driver), a worker

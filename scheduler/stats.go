@@ -14,6 +14,7 @@ type counters struct {
 	steals, stolen, lifoHits   uint64
 	globalBatches, parked      uint64
 	slowPolls                  uint64
+	spins, spinHits            uint64
 }
 
 // publishedCounters is the copy of counters that Stats reads. Stored only by
@@ -23,6 +24,7 @@ type publishedCounters struct {
 	steals, stolen, lifoHits   atomic.Uint64
 	globalBatches, parked      atomic.Uint64
 	slowPolls                  atomic.Uint64
+	spins, spinHits            atomic.Uint64
 	pollHist, schedHist        histoCounters
 }
 
@@ -94,6 +96,8 @@ func (w *worker) publish() {
 	p.globalBatches.Store(c.globalBatches)
 	p.parked.Store(c.parked)
 	p.slowPolls.Store(c.slowPolls)
+	p.spins.Store(c.spins)
+	p.spinHits.Store(c.spinHits)
 	if w.s.cfg.PollTiming {
 		p.pollHist.store(&w.pollHist)
 		p.schedHist.store(&w.schedHist)
@@ -120,6 +124,10 @@ type WorkerStats struct {
 	GlobalBatches uint64
 	// Parked counts the times the worker parked.
 	Parked uint64
+	// Spins counts the times the worker spun before parking
+	// (Config.IdleSpin), and SpinHits the spins that found work, which
+	// saved a park.
+	Spins, SpinHits uint64
 	// LocalQueue is the local queue's length when Stats read it.
 	LocalQueue int
 	// ParkedTime is the time the worker spent parked (asleep, or waiting
@@ -202,6 +210,8 @@ func (s *Scheduler) Stats() Stats {
 			LIFOHits:      p.lifoHits.Load(),
 			GlobalBatches: p.globalBatches.Load(),
 			Parked:        p.parked.Load(),
+			Spins:         p.spins.Load(),
+			SpinHits:      p.spinHits.Load(),
 			LocalQueue:    w.stealer.Len(),
 			SlowPolls:     p.slowPolls.Load(),
 		}

@@ -179,14 +179,57 @@ func (w *worker) run() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
+	mayspin := false // a tick ran tasks since the last spin
 	for !w.s.closing.Load() {
 		w.maintain()
 		w.flushDeferred()
-		if w.tick() == 0 && !w.park() {
+		if w.tick() > 0 {
+			mayspin = true
+			continue
+		}
+		if mayspin {
+			mayspin = false
+			if w.spin() {
+				continue
+			}
+		}
+		if !w.park() {
 			break
 		}
 	}
 	w.publish()
+}
+
+// spin looks for work for up to Config.IdleSpin before the worker parks:
+// it runs the driver (its completions and timers wake tasks into this
+// worker's queues) and looks at every queue, giving the thread to other
+// goroutines between two looks (runtime.Gosched: a net/http Handler's
+// goroutine, the blocking pool). It reports whether work turned up. The
+// spin counts as parked time (parks), and a snapshot skips the worker
+// while it spins as while it parks: no task is polled meanwhile, so its
+// queues receive only tasks polled before, which the owned list lists.
+// Called on the worker's goroutine after a tick that found nothing.
+func (w *worker) spin() bool {
+	window := w.s.cfg.IdleSpin
+	if window <= 0 {
+		return false
+	}
+	w.ctr.spins++
+	w.parks.begin(w.s)
+	defer w.parks.end(w.s)
+	w.checkSnapshot()
+	deadline := w.s.now() + window.Nanoseconds()
+	for {
+		w.maintain()
+		if w.lifoLen > 0 || !w.local.IsEmpty() || len(w.deferred) > 0 || w.s.hasWork() || w.s.closing.Load() {
+			w.ctr.spinHits++
+			return true
+		}
+		if w.s.now() >= deadline {
+			return false
+		}
+		runtime.Gosched()
+	}
 }
 
 // flushDeferred moves the deferred tasks, oldest first, to the back of the
