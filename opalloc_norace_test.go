@@ -5,6 +5,7 @@ package blitz_test
 import (
 	"context"
 	"io"
+	"math"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -21,24 +22,36 @@ import (
 // instrumentation allocates.
 
 // allocsPerStep runs a task that calls step until it reports done n times
-// (after a warm-up of n/10), and returns the allocations per done step.
+// (after a warm-up of n/10), and returns the allocations per done step:
+// those of the task's spawn and wait (a run of no step) taken out, the
+// least of three runs, so that what the Go runtime allocates now and then
+// for itself (a select's record after a goroutine changed threads, a
+// collection's bookkeeping) does not count as the step's.
 func allocsPerStep(t *testing.T, h blitz.Handle, n int, step func(cx *future.Context) (done bool, err error)) float64 {
 	t.Helper()
-	run := func(n int) {
+	run := func(n int) (mallocs, bytes uint64) {
 		t.Helper()
 		l := &stepLoop{step: step, left: n}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		err, werr := blitz.SpawnOn(h, future.Future[error](l)).Wait(context.Background())
+		runtime.ReadMemStats(&after)
 		if err != nil || werr != nil {
 			t.Fatal(err, werr)
 		}
+		return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
 	}
 	run(max(n/10, 10))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	run(n)
-	runtime.ReadMemStats(&after)
-	t.Logf("%.1f bytes per step", float64(after.TotalAlloc-before.TotalAlloc)/float64(n))
-	return float64(after.Mallocs-before.Mallocs) / float64(n)
+	best, bestBytes := math.Inf(1), 0.0
+	for range 3 {
+		fixed, fixedBytes := run(0)
+		total, totalBytes := run(n)
+		if per := (float64(total) - float64(fixed)) / float64(n); per < best {
+			best, bestBytes = per, (float64(totalBytes)-float64(fixedBytes))/float64(n)
+		}
+	}
+	t.Logf("%.1f bytes per step", bestBytes)
+	return best
 }
 
 // stepLoop is a task polling step until it was done left times.

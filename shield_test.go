@@ -268,6 +268,12 @@ func TestShutdownCutsShieldsAtItsDeadline(t *testing.T) {
 	if err := rt.Shutdown(context.Background()); err != nil {
 		t.Fatalf("second Shutdown: %v", err)
 	}
+	// Once the shutdown has finished, a call with an ended ctx still hears
+	// of the cut (the first call may find the shutdown finished before it
+	// sees its ctx end: it must answer the same).
+	if err := rt.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 shielded task(s) cut") {
+		t.Fatalf("Shutdown after the end, ctx ended: %v; want the deadline and one shielded task cut", err)
+	}
 	if _, err := h.Wait(context.Background()); !errors.Is(err, blitz.ErrShutdown) {
 		t.Fatalf("shielded task: %v; want ErrShutdown", err)
 	}

@@ -268,7 +268,7 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 	})
 	select {
 	case <-s.done:
-		return nil // done wins over an ended ctx
+		return s.finishedErr(ctx) // done wins over an ended ctx
 	default:
 	}
 	if OnWorker() {
@@ -276,7 +276,7 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 	}
 	select {
 	case <-s.done:
-		return nil
+		return s.finishedErr(ctx)
 	case <-ctx.Done():
 		select {
 		case <-s.shields.graceOver:
@@ -288,6 +288,17 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 		}
 		return fmt.Errorf("scheduler: shutdown not finished: %w", context.Cause(ctx))
 	}
+}
+
+// finishedErr is Shutdown's answer once the shutdown has finished: nil,
+// unless the grace cut shielded tasks when ctx ended (ctx is then the
+// first call's, or ended with it): that error does not depend on whether
+// the call saw the end of its ctx or the end of the shutdown first.
+func (s *Scheduler) finishedErr(ctx context.Context) error {
+	if n := s.shields.cut.Load(); n > 0 && ctx.Err() != nil {
+		return fmt.Errorf("scheduler: shutdown finished, %d shielded task(s) cut: %w", n, context.Cause(ctx))
+	}
+	return nil
 }
 
 // stopWorkers refuses spawns from now on and makes the workers leave their
