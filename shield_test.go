@@ -194,6 +194,17 @@ func TestShutdownHonoursShields(t *testing.T) {
 	other := blitz.SpawnOn(rt.Handle(), markPolled(future.Pending[struct{}](), &otherPolled))
 	waitPolled(t, &shielded)
 	waitPolled(t, &otherPolled)
+	shutdownHonours(t, rt, h, body)
+	if _, err := other.Wait(context.Background()); !errors.Is(err, blitz.ErrShutdown) {
+		t.Fatalf("other task: %v; want ErrShutdown", err)
+	}
+}
+
+// shutdownHonours shuts rt down and checks that it let the shielded
+// section of task h (body's first step) finish, ended h cancelled, and
+// cut no shield.
+func shutdownHonours(t *testing.T, rt *blitz.Runtime, h blitz.JoinHandle[struct{}], body *steps) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := rt.Shutdown(ctx); err != nil {
@@ -204,9 +215,6 @@ func TestShutdownHonoursShields(t *testing.T) {
 	}
 	if _, err := h.Wait(ctx); !errors.Is(err, blitz.ErrCancelled) {
 		t.Fatalf("shielded task: %v; want ErrCancelled", err)
-	}
-	if _, err := other.Wait(ctx); !errors.Is(err, blitz.ErrShutdown) {
-		t.Fatalf("other task: %v; want ErrShutdown", err)
 	}
 	if n := rt.Stats().ShieldsCut; n != 0 {
 		t.Fatalf("ShieldsCut %d; want 0", n)
@@ -232,20 +240,7 @@ func TestShutdownDuringAFirstPollHonoursItsShield(t *testing.T) {
 	body := newSteps(blitz.Shield(section), future.Pending[struct{}]())
 	h := blitz.SpawnOn(rt.Handle(), future.Future[struct{}](body))
 	waitPolled(t, &inside)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := rt.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown: %v", err)
-	}
-	if body.reached.Load() != 1 {
-		t.Fatalf("%d steps completed; want the shielded section", body.reached.Load())
-	}
-	if _, err := h.Wait(ctx); !errors.Is(err, blitz.ErrCancelled) {
-		t.Fatalf("shielded task: %v; want ErrCancelled", err)
-	}
-	if n := rt.Stats().ShieldsCut; n != 0 {
-		t.Fatalf("ShieldsCut %d; want 0", n)
-	}
+	shutdownHonours(t, rt, h, body)
 }
 
 // TestShutdownCutsShieldsAtItsDeadline: a shield longer than Shutdown's
