@@ -82,7 +82,8 @@ type WorkerMetrics struct {
 	// GlobalBatches counts its batch pops from the global queue.
 	GlobalBatches uint64
 	// Parks counts the times it parked; ParkedTime is the time it spent
-	// parked, the park in progress included, and BusyTime the rest of the
+	// parked (its spins before parking included: Config.IdleSpin), the
+	// park in progress included, and BusyTime the rest of the
 	// runtime's life (running tasks, its drivers, looking for work), as of
 	// the moment Metrics read them: both only grow from one call to the
 	// next, and an idle worker's BusyTime stays still.

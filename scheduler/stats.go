@@ -130,8 +130,9 @@ type WorkerStats struct {
 	Spins, SpinHits uint64
 	// LocalQueue is the local queue's length when Stats read it.
 	LocalQueue int
-	// ParkedTime is the time the worker spent parked (asleep, or waiting
-	// in its driver with nothing to run), the park in progress included;
+	// ParkedTime is the time the worker spent parked (asleep, waiting in
+	// its driver with nothing to run, or spinning before it parks: see
+	// Config.IdleSpin), the park in progress included;
 	// BusyTime is the rest of the time since New, as of the same moment:
 	// running tasks, its driver, looking for work. Both only grow, and
 	// they sum to the time since New at the moment Stats read them.

@@ -221,7 +221,12 @@ func (w *worker) spin() bool {
 	deadline := w.s.now() + window.Nanoseconds()
 	for {
 		w.maintain()
-		if w.lifoLen > 0 || !w.local.IsEmpty() || len(w.deferred) > 0 || w.s.hasWork() || w.s.closing.Load() {
+		if w.s.closing.Load() {
+			return true // run's loop ends
+		}
+		// The deferred list is empty (the tick that found nothing ran no
+		// task), and hasWork looks at this worker's local queue too.
+		if w.lifoLen > 0 || w.s.hasWork() {
 			w.ctr.spinHits++
 			return true
 		}
