@@ -21,6 +21,14 @@ func IsParking(s *Scheduler, cx *future.Context) bool {
 // Any goroutine may call it.
 func ParkedWorkers(s *Scheduler) int { return s.idle.Parked() }
 
+// Asleep reports whether worker i is in its park proper, past the counters
+// it publishes on the way in: read after ParkedWorkers counted it, the
+// park clock runs only once the park has begun (a spin's clock stops
+// before the worker prepares to park). Any goroutine may call it.
+func Asleep(s *Scheduler, i int) bool {
+	return s.idle.IsParked(i) && s.workers[i].parks.since.Load() >= 0
+}
+
 // GlobalInterval returns the global-queue interval a worker uses when its
 // polls take avgPollNs on average.
 func GlobalInterval(avgPollNs float64) int { return int(globalInterval(avgPollNs)) }
