@@ -75,6 +75,11 @@ func (p *poller) Register(fd int) error {
 	return err
 }
 
+// EdgePerArrival reports true: an edge-triggered registration reports a
+// socket at every arrival of data, and EPOLLRDHUP with each event that
+// finds the peer's side closed (reactor.EdgePerArrival).
+func (p *poller) EdgePerArrival() bool { return true }
+
 // Deregister removes fd.
 func (p *poller) Deregister(fd int) error {
 	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil)
@@ -99,7 +104,7 @@ func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error
 			p.drain()
 			continue
 		}
-		events[k] = reactor.Event{FD: int(e.Fd), Ready: ready(e.Events)}
+		events[k] = reactor.Event{FD: int(e.Fd), Ready: ready(e.Events), PeerClosed: e.Events&unix.EPOLLRDHUP != 0}
 		k++
 	}
 	return k, nil

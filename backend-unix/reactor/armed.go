@@ -45,7 +45,7 @@ func (r *Reactor) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 		return backend.NewError("arm recv", backend.ErrInvalid, errArmed)
 	}
 	fs.armed, fs.armGroup, fs.armKey = true, group, key
-	if fs.readEmpty() {
+	if fs.readEmpty() && fs.readsFirst() {
 		r.runArmed(fs, int(fd))
 		if !fs.armed {
 			return nil
@@ -78,10 +78,12 @@ func (r *Reactor) runArmed(fs *fdState, fd int) {
 			return
 		}
 	} else {
-		n, err := read(fd, g.buffer(id))
+		buf := g.buffer(id)
+		n, err := read(fd, buf)
 		switch {
 		case err != nil && unixio.IsAgain(err):
 			g.put(id)
+			fs.drained = r.edgePerArrival
 			return
 		case err != nil:
 			g.put(id)
@@ -89,6 +91,9 @@ func (r *Reactor) runArmed(fs *fdState, fd int) {
 		case n == 0:
 			g.put(id)
 		default:
+			// A stream socket read short has nothing left: what comes
+			// next brings an event.
+			fs.drained = r.edgePerArrival && n < len(buf)
 			c = backend.Completion{N: n, Flags: backend.HasBuffer, BufferID: id}
 		}
 	}

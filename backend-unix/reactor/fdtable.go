@@ -33,6 +33,28 @@ type fdState struct {
 	// probed: fstat has classified the descriptor for read and write ops;
 	// isFile: it is a regular file or block device (never waited on).
 	probed, isFile bool
+	// drained: an armed receive's last read found the socket empty (a
+	// short read, or EAGAIN) and the poller has reported nothing for the
+	// descriptor since, so data that comes will bring an event: the next
+	// ArmRecv waits for it rather than reading first (Reactor.edgePerArrival
+	// only). peerClosed: an event said the peer closed its side, or the
+	// socket hung up or failed, after which the end of stream may come
+	// with no event: every ArmRecv reads first. Both cleared by reset.
+	drained, peerClosed bool
+}
+
+// reset clears what fs knows of the descriptor that had its number: its
+// registration, its kind, the state of its read side. fs.mu is held.
+func (fs *fdState) reset() {
+	fs.registered, fs.probed, fs.isFile = false, false, false
+	fs.drained, fs.peerClosed = false, false
+}
+
+// readsFirst reports whether an armed receive should read before it
+// waits: unless the last read drained the socket and no event came since,
+// on a registered descriptor whose peer has not closed. fs.mu is held.
+func (fs *fdState) readsFirst() bool {
+	return !fs.drained || fs.peerClosed || !fs.registered
 }
 
 // fdQueues are a descriptor's read-side, write-side and poll queues.

@@ -13,6 +13,21 @@ import (
 type Event struct {
 	FD    int
 	Ready backend.Events
+	// PeerClosed: the descriptor's peer has closed its side (EPOLLRDHUP,
+	// kqueue's EV_EOF), which a Poller that reports edges per arrival
+	// must say (see EdgePerArrival).
+	PeerClosed bool
+}
+
+// EdgePerArrival is implemented by a Poller that reports a stream socket
+// readable at every arrival of data, not only when it turns readable (as
+// epoll's EPOLLET does), and sets PeerClosed on every event that finds the
+// peer's side closed. Its reactor then lets an armed receive whose last
+// read emptied the socket wait for the next event instead of reading
+// first: the read that would find nothing is saved, one system call per
+// message on a connection that answers each one.
+type EdgePerArrival interface {
+	EdgePerArrival() bool
 }
 
 // Poller is the platform part of a readiness backend. The Reactor calls

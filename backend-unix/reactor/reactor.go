@@ -18,6 +18,9 @@ type Reactor struct {
 	unixio.Control
 
 	poller Poller
+	// edgePerArrival: the poller reports each arrival of data and the
+	// peer's close (EdgePerArrival). Immutable.
+	edgePerArrival bool
 	// waits counts the poller's Waits (poll), for EnterCalls. Added to
 	// under pollMu; loaded by any goroutine.
 	waits  atomic.Uint64
@@ -77,7 +80,11 @@ var _ interface {
 
 // New returns a Reactor over p, which it owns from now on (Close closes it).
 func New(p Poller) *Reactor {
-	return &Reactor{poller: p, epoch: time.Now(), events: make([]Event, 128)}
+	r := &Reactor{poller: p, epoch: time.Now(), events: make([]Event, 128)}
+	if e, ok := p.(EdgePerArrival); ok {
+		r.edgePerArrival = e.EdgePerArrival()
+	}
+	return r
 }
 
 // Caps: Unix sockets and Poll; multishot accept, buffer groups and
@@ -380,6 +387,10 @@ func (r *Reactor) dispatch(events []Event) {
 		}
 		fs.mu.Lock()
 		if ev.Ready&(backend.EventIn|backend.EventErr|backend.EventHup) != 0 {
+			fs.drained = false
+			if ev.PeerClosed || ev.Ready&(backend.EventErr|backend.EventHup) != 0 {
+				fs.peerClosed = true
+			}
 			if fs.qs != nil {
 				r.run(fs, ev.FD, &fs.qs.rq)
 			}
@@ -444,7 +455,7 @@ func (r *Reactor) closeFD(fd int, name string) error {
 		if fs.registered && !r.closed.Load() {
 			_ = r.poller.Deregister(fd)
 		}
-		fs.registered, fs.probed, fs.isFile = false, false, false
+		fs.reset()
 	}
 	return closeErr(name, fd)
 }
@@ -488,7 +499,7 @@ func (r *Reactor) forget(fd int) {
 		return
 	}
 	fs.mu.Lock()
-	fs.registered, fs.probed, fs.isFile = false, false, false
+	fs.reset()
 	fs.tidy()
 	// A receive armed on the earlier descriptor, closed behind the
 	// reactor's back, ends.
@@ -510,7 +521,7 @@ func (r *Reactor) Close() error {
 	r.fds.each(func(_ int, fs *fdState) {
 		fs.mu.Lock()
 		r.cancelQueued(fs)
-		fs.registered = false
+		fs.reset()
 		fs.mu.Unlock()
 	})
 
