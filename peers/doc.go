@@ -27,6 +27,10 @@
 // coder/websocket, gobwas/ws and lxzan/gws, both ways, so that the
 // websocket module itself needs none of them.
 //
+// PEERS_BLITZ_IDLESPIN, a Go duration, sets the blitz servers'
+// Config.IdleSpin (negative: no spin before parking; unset: the default),
+// to measure what the spin costs or saves a shape.
+//
 // This module exists only for the comparison: no library module of blitz
 // depends on it or on the peers it imports. It runs on Linux.
 package peers

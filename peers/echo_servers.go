@@ -147,7 +147,7 @@ const (
 // startBlitzEcho is the blitz echo server on backend ("" for the default:
 // io_uring where the kernel allows it).
 func startBlitzEcho(addr, backend string) (*Server, error) {
-	rt, err := blitz.New(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize})
+	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
 	if err != nil {
 		return nil, err
 	}

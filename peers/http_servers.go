@@ -58,7 +58,7 @@ func startNetHTTP(addr string) (*Server, error) {
 // adapter: every connection is a runtime stream driven by net/http's
 // goroutine.
 func startBlitzNetListenerHTTP(addr string) (*Server, error) {
-	rt, err := blitz.New(blitz.Config{})
+	rt, err := blitz.New(blitzConfig(blitz.Config{}))
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func startFastHTTP(addr string) (*Server, error) {
 // the same net/http handler: connections are tasks, and a handler
 // goroutine is taken only while a request is being answered.
 func startBlitzHTTP(addr string) (*Server, error) {
-	rt, err := blitz.New(blitz.Config{})
+	rt, err := blitz.New(blitzConfig(blitz.Config{}))
 	if err != nil {
 		return nil, err
 	}

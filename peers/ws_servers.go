@@ -341,7 +341,7 @@ func startGwsWS(addr string) (*Server, error) {
 // startBlitzWS is blitz's websocket server on httpserver, on backend (""
 // for the default: io_uring where the kernel allows it).
 func startBlitzWS(addr, backend string) (*Server, error) {
-	rt, err := blitz.New(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize})
+	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
 	if err != nil {
 		return nil, err
 	}
