@@ -260,8 +260,11 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 		return 0, backend.ErrBusy
 	}
 	defer r.waitBusy.Store(false)
+	// The clock is read only where a deadline is in play: a Wait that
+	// does not wait (timeout 0), the workers' look between two ticks,
+	// needs none.
 	deadline := int64(math.MaxInt64)
-	if timeout >= 0 {
+	if timeout > 0 {
 		deadline = deadlineAfter(r.now(), timeout)
 	}
 	polled := false
@@ -277,12 +280,11 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 			r.mu.Unlock()
 			return 0, backend.ErrClosed
 		}
-		now := r.now()
 		// A Wake ends a wait, but a Wait that does not wait (timeout 0)
 		// still looks at the poller once: its caller may be waiting in
 		// Go's poller on the poller's descriptor (StartPolling), whose
 		// readiness edge for these events it may have consumed already.
-		if (r.wakePending && (polled || timeout != 0)) || (polled && now >= deadline) {
+		if (r.wakePending && (polled || timeout != 0)) || (polled && r.pastDeadline(timeout, deadline)) {
 			r.wakePending = false
 			r.mu.Unlock()
 			return 0, nil
@@ -291,9 +293,16 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 		if len(r.heap) > 0 && r.heap[0].when < until {
 			until = r.heap[0].when
 		}
+		d := time.Duration(-1) // no limit
+		switch {
+		case timeout == 0:
+			d, until = 0, 0 // a look that does not block: no deadline is sooner
+		case until != math.MaxInt64:
+			d = time.Duration(max(until-r.now(), 0))
+		}
 		r.sleeping, r.kicked, r.sleepUntil = true, false, until
 		r.mu.Unlock()
-		n, err := r.poll(now, until)
+		n, err := r.poll(d)
 		r.mu.Lock()
 		r.sleeping = false
 		if r.polling {
@@ -315,12 +324,21 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 	}
 }
 
-// poll runs the poller's Wait until the deadline until (MaxInt64: forever).
-func (r *Reactor) poll(now, until int64) (int, error) {
-	d := time.Duration(-1)
-	if until != math.MaxInt64 {
-		d = time.Duration(max(until-now, 0))
+// pastDeadline reports whether a Wait given timeout, which has looked at
+// the poller, is done: at once for a timeout of 0, never without one, else
+// once the clock has reached deadline.
+func (r *Reactor) pastDeadline(timeout time.Duration, deadline int64) bool {
+	switch {
+	case timeout == 0:
+		return true
+	case timeout < 0:
+		return false
 	}
+	return r.now() >= deadline
+}
+
+// poll runs the poller's Wait for up to d (negative: no limit).
+func (r *Reactor) poll(d time.Duration) (int, error) {
 	r.pollMu.Lock()
 	defer r.pollMu.Unlock()
 	if r.pollerClosed {
@@ -343,6 +361,10 @@ func (r *Reactor) EnterCalls() uint64 { return r.waits.Load() }
 // still there, and complete it with ErrTimeout.
 func (r *Reactor) expire() {
 	r.mu.Lock()
+	if len(r.heap) == 0 {
+		r.mu.Unlock() // nothing armed: no clock to read, nothing expired
+		return
+	}
 	now := r.now()
 	for len(r.heap) > 0 && r.heap[0].when <= now {
 		op := r.heap.remove(0)
