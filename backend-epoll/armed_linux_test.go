@@ -4,6 +4,7 @@ package epoll_test
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -135,4 +136,84 @@ func TestArmedRecvSeesEveryArrivalAfterADrainingRead(t *testing.T) {
 		_ = b.CloseFD(cl)
 		_ = b.CloseFD(sv)
 	}
+}
+
+// TestArmedRecvRandomStreams: a peer writes a random stream in chunks of
+// random sizes (smaller and larger than the 64-byte buffers), pausing at
+// random, then closes; armed receives, made at random moments, read the
+// whole stream in order and then the end of stream, on every seed.
+func TestArmedRecvRandomStreams(t *testing.T) {
+	seeds := 200
+	if testing.Short() {
+		seeds = 40
+	}
+	for seed := range seeds {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		b := open(t)
+		if err := b.(backend.Buffers).RegisterBufferGroup(1, 8, 64); err != nil {
+			t.Fatal(err)
+		}
+		c := newCollector(t, b)
+		cl, sv := tcpPair(t, b, c)
+		want := make([]byte, 1+rng.IntN(4000))
+		for i := range want {
+			want[i] = byte(rng.Uint32())
+		}
+		pauses := make([]time.Duration, 0, 64)
+		sizes := make([]int, 0, 64)
+		for n := 0; n < len(want); {
+			k := min(1+rng.IntN(200), len(want)-n)
+			sizes = append(sizes, k)
+			pauses = append(pauses, time.Duration(rng.IntN(3))*100*time.Microsecond)
+			n += k
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			off := 0
+			for i, k := range sizes {
+				time.Sleep(pauses[i])
+				for p := want[off : off+k]; len(p) > 0; {
+					n, err := unix.Write(int(cl), p)
+					if err != nil {
+						if err == unix.EAGAIN {
+							time.Sleep(50 * time.Microsecond)
+							continue
+						}
+						return // the reader sees a short stream
+					}
+					p = p[n:]
+				}
+				off += k
+			}
+			_ = unix.Shutdown(int(cl), unix.SHUT_WR)
+		}()
+		a := &armedConn{tb: t, b: b, fd: sv, key: 3, out: make([]backend.Completion, 16)}
+		var got []byte
+		for {
+			if rng.IntN(4) == 0 {
+				time.Sleep(time.Duration(rng.IntN(200)) * time.Microsecond) // arm late
+			}
+			p := a.recv()
+			if p == nil {
+				break
+			}
+			got = append(got, p...)
+		}
+		<-done
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: read %d bytes, want %d (equal prefix %d)", seed, len(got), len(want), commonPrefix(got, want))
+		}
+		_ = b.CloseFD(cl)
+		_ = b.CloseFD(sv)
+	}
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
