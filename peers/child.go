@@ -98,7 +98,10 @@ func RunChild(args []string) error {
 // serveChild is the serve child.
 //
 // With PEERS_CPUPROFILE=FILE in its environment, the child writes a CPU
-// profile of its whole life to FILE (go tool pprof reads it).
+// profile of its whole life to FILE (go tool pprof reads it); with
+// PEERS_HEAPPROFILE=FILE, a heap profile at each "heap" line, after its
+// collections (the last one is left in FILE), which tells what the
+// connections' live memory is made of.
 func serveChild(m Mode, kind, addr string) (err error) {
 	if path := os.Getenv("PEERS_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
@@ -129,6 +132,11 @@ func serveChild(m Mode, kind, addr string) (err error) {
 			fmt.Printf("heap %d\n", liveHeap())
 			if os.Getenv("PEERS_MEMSTATS") != "" {
 				printMemStats(kind)
+			}
+			if path := os.Getenv("PEERS_HEAPPROFILE"); path != "" {
+				if err := writeHeapProfile(path); err != nil {
+					return errors.Join(err, s.Stop())
+				}
 			}
 		case len(f) == 2 && f[0] == "broadcast" && s.Broadcast != nil:
 			size, err := strconv.Atoi(f[1])
@@ -318,6 +326,16 @@ func printMemStats(kind string) {
 	runtime.ReadMemStats(&ms)
 	fmt.Fprintf(os.Stderr, "memstats %s: heap alloc %d, heap in use %d, heap idle %d (released %d), stacks %d, mspan %d, mcache %d, gc meta %d, other %d, buckhash %d, sys %d\n",
 		kind, ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.StackSys, ms.MSpanInuse, ms.MCacheInuse, ms.GCSys, ms.OtherSys, ms.BuckHashSys, ms.Sys)
+}
+
+// writeHeapProfile writes the heap profile as of the last collection to
+// path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
 }
 
 // liveHeap is the live heap and goroutine stacks after two collections

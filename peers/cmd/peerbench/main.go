@@ -316,7 +316,7 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	for _, kind := range kinds {
 		for range count {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			r, err := peers.IdleFleet{Exe: self, Mode: m, Kind: kind, Conns: conns, Procs: procs}.Run(ctx)
+			r, err := peers.IdleFleet{Exe: self, Mode: m, Kind: kind, Conns: conns, Procs: procs, Heap: os.Getenv("PEERS_HEAPPROFILE") != "" || os.Getenv("PEERS_MEMSTATS") != ""}.Run(ctx)
 			cancel()
 			if err != nil {
 				return err
