@@ -99,10 +99,13 @@ func RunChild(args []string) error {
 //
 // With PEERS_CPUPROFILE=FILE in its environment, the child writes a CPU
 // profile of its whole life to FILE (go tool pprof reads it); with
-// PEERS_HEAPPROFILE=FILE, a heap profile at each "heap" line, after its
-// collections (the last one is left in FILE), which tells what the
-// connections' live memory is made of.
+// PEERS_HEAPPROFILE=FILE, a heap profile of every allocation at each
+// "heap" line, after its collections (the last one is left in FILE),
+// which tells what the connections' live memory is made of.
 func serveChild(m Mode, kind, addr string) (err error) {
+	if os.Getenv("PEERS_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1 // every allocation, so that the profile counts each connection's objects
+	}
 	if path := os.Getenv("PEERS_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
