@@ -35,6 +35,16 @@
 // posting one completion flagged More per connection, and stays at the head
 // of its queue.
 //
+// An armed receive (ArmRecv) reads at once, and waits for the poller only
+// when that read finds nothing. On a poller that reports every arrival of
+// data (EdgePerArrival: epoll), the read is skipped when the descriptor's
+// last armed read emptied it (EAGAIN, or a read shorter than its buffer)
+// and no event has come since: data that comes later brings an event, so
+// a connection that answers each message saves the read that would find
+// nothing. An event that says the peer closed (PeerClosed, EPOLLRDHUP), or
+// a hang-up or error, ends the skipping for the descriptor's life, since
+// the end of stream may come with the last data and no event of its own.
+//
 // # Timers, cancellation, close
 //
 // KindTimeout ops and linked timeouts (Op.Timeout on an I/O op, armed only
