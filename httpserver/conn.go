@@ -639,7 +639,7 @@ func (c *conn) startRequest(p *parsedRequest, ex *exchange) {
 	// The context has no parent, so nothing shared is touched per
 	// request: Close cancels it through c.cur (or, once the connection is
 	// hijacked, through the server's hijacked set).
-	ex.expectContinue, ex.rwc = p.expectContinue, c.rwc
+	ex.expectContinue, ex.keepAlive, ex.rwc = p.expectContinue, p.keepAlive, c.rwc
 	ex.ctx.rwc = c.rwc
 	req := p.req.WithContext(&ex.ctx)
 	req.RemoteAddr = c.remote

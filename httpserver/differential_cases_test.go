@@ -128,6 +128,21 @@ func shapeCases(l *caseList) {
 	l.add("conn-list-close-spaces", msg("GET / HTTP/1.1", "Host: x", "Connection:  foo ,\tclose\t, bar "))
 	l.add("conn-list-closed", msg("GET / HTTP/1.1", "Host: x", "Connection: closed"))
 	l.add("conn-list-clo-se", msg("GET / HTTP/1.1", "Host: x", "Connection: clo se"))
+	// net/http reads the first Connection line alone for HTTP/1.0's
+	// keep-alive and for a close between spaces; Request.Close reads them
+	// all. A second request shows whether the connection was kept.
+	l.add("http10-keep-alive-second-line", msg("GET /1 HTTP/1.0", "Connection:", "Connection: keep-alive")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-keep-alive-then-close-line", msg("GET /1 HTTP/1.0", "Connection: keep-alive", "Connection: close")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-close-then-keep-alive-line", msg("GET /1 HTTP/1.0", "Connection: close", "Connection: keep-alive")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-keep-alive-and-close-one-line", msg("GET /1 HTTP/1.0", "Connection: keep-alive, close")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-keep-alive-handler-connection-other", msg("GET /1 HTTP/1.0", "Connection: keep-alive", "X-Act: connhdr x-foo")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-keep-alive-handler-connection-empty", msg("GET /1 HTTP/1.0", "Connection: keep-alive", "X-Act: connhdr")+msg("GET /2 HTTP/1.0"))
+	l.add("http10-keep-alive-handler-connection-keep-alive", msg("GET /1 HTTP/1.0", "Connection: keep-alive", "X-Act: connhdr keep-alive")+msg("GET /2 HTTP/1.0"))
+	l.add("http11-handler-connection-other", msg("GET /1 HTTP/1.1", "Host: x", "X-Act: connhdr x-foo")+msg("GET /2 HTTP/1.1", "Host: x"))
+	l.add("http10-keep-alive-between-spaces", msg("GET /1 HTTP/1.0", "Connection: foo keep-alive")+msg("GET /2 HTTP/1.0"))
+	l.add("http11-close-between-spaces", msg("GET /1 HTTP/1.1", "Host: x", "Connection: foo close")+msg("GET /2 HTTP/1.1", "Host: x"))
+	l.add("http11-close-second-line", msg("GET /1 HTTP/1.1", "Host: x", "Connection: foo", "Connection: close")+msg("GET /2 HTTP/1.1", "Host: x"))
+	l.add("http11-close-between-spaces-second-line", msg("GET /1 HTTP/1.1", "Host: x", "Connection: foo", "Connection: bar close")+msg("GET /2 HTTP/1.1", "Host: x"))
 	l.add("conn-two-headers", msg("GET / HTTP/1.1", "Host: x", "Connection: keep-alive", "Connection: close"))
 	l.add("conn-close-pipelined", msg("GET /1 HTTP/1.1", "Host: x", "Connection: close")+nextReq)
 	l.add("conn-10-keep-list", msg("GET / HTTP/1.0", "Connection: foo, Keep-Alive"))

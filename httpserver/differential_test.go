@@ -512,6 +512,13 @@ func respond(w http.ResponseWriter, r *http.Request, act []string, v reqView) {
 	case "connclose":
 		h.Set("Connection", "close")
 		_, _ = io.WriteString(w, "bye\n")
+	case "connhdr": // Connection set to act[1] (or left empty)
+		val := ""
+		if len(act) > 1 {
+			val = act[1]
+		}
+		h.Set("Connection", val)
+		_, _ = io.WriteString(w, "conn\n")
 	case "empty":
 	case "trailer":
 		h.Set("Trailer", "X-T")

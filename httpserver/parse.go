@@ -174,7 +174,7 @@ func parseRequest(hdr []byte, p *parsedRequest) *protoError {
 	}
 	fixPragmaCacheControl(req.Header)
 	p.keepAlive = keepAlive(major, minor, f.connection)
-	req.Close = !p.keepAlive
+	req.Close = requestClose(major, minor, f.connection)
 	if perr := p.parseFraming(&f); perr != nil {
 		return perr
 	}
@@ -365,16 +365,39 @@ func fixPragmaCacheControl(h http.Header) {
 }
 
 // keepAlive reports whether the client lets the connection carry another
-// request (RFC 9112 section 9.3): HTTP/1.1 and later unless a Connection
-// line lists close, HTTP/1.0 only if one lists keep-alive and none close.
+// request (RFC 9112 section 9.3), as net/http's server reads it before the
+// handler runs (its wantsClose and wantsHttp10KeepAlive): HTTP/1.1 unless
+// Request.Close is set or the first Connection line holds close between
+// boundaries; HTTP/1.0 only if the first Connection line holds keep-alive
+// between boundaries, whatever the other lines say (net/http reads that
+// one only). The response may still close the connection (an HTTP/1.0
+// body with no length, the handler's Connection: close).
 func keepAlive(major, minor int, connection []string) bool {
 	if major < 1 {
 		return false
 	}
-	if hasToken(connection, "close") {
-		return false
+	first := ""
+	if len(connection) > 0 {
+		first = connection[0]
 	}
-	return major > 1 || minor >= 1 || hasToken(connection, "keep-alive")
+	if major == 1 && minor == 0 {
+		return containsToken(first, "keep-alive")
+	}
+	return !requestClose(major, minor, connection) && !containsToken(first, "close")
+}
+
+// requestClose is Request.Close as net/http sets it from the request: an
+// HTTP/1.1 request whose Connection lines list close, an HTTP/1.0 one
+// unless they list keep-alive and not close.
+func requestClose(major, minor int, connection []string) bool {
+	if major < 1 {
+		return true
+	}
+	hasClose := hasToken(connection, "close")
+	if major == 1 && minor == 0 {
+		return hasClose || !hasToken(connection, "keep-alive")
+	}
+	return hasClose
 }
 
 // parseFraming decides how the body is framed (RFC 9112 section 6.3) from

@@ -70,8 +70,12 @@ type exchange struct {
 	// connection task collects the response when the future completes.
 	// Immutable after dispatch.
 	taskMode bool
-	// expectContinue is the request's Expect: 100-continue. Immutable.
+	// expectContinue is the request's Expect: 100-continue; keepAlive
+	// whether the client lets the connection carry another request, as
+	// the request read (keepAlive; the handler may change Request.Close,
+	// which then does not count, as in net/http). Immutable.
 	expectContinue bool
+	keepAlive      bool
 	// rwc is the connection, for Hijack. Immutable.
 	rwc Conn
 	// url and strs hold the request's URL and its header values' backing
@@ -397,7 +401,7 @@ func (w *response) freezeHeader() {
 	f.hasEncoding = h.Get("Content-Encoding") != ""
 	w.declareTrailers()
 	f.connClose = hasToken(h["Connection"], "close")
-	f.connKeepAlive = hasToken(h["Connection"], "keep-alive")
+	_, f.connSet = h["Connection"]
 	if w.out == nil {
 		w.out = getOut()
 	}
@@ -415,8 +419,10 @@ type headerFacts struct {
 	hasType, hasDate, hasEncoding bool
 	// hasTE: the handler set Transfer-Encoding (the server frames the
 	// body itself: chunked, or by the close for identity).
-	hasTE, teIdentity        bool
-	connClose, connKeepAlive bool
+	hasTE, teIdentity bool
+	// connClose: a Connection line lists close; connSet: the handler set
+	// a Connection field at all.
+	connClose, connSet bool
 	// trailers: the response has trailers (a Trailer field, or a field
 	// named with http.TrailerPrefix), so its length is not computed.
 	trailers bool
@@ -790,7 +796,7 @@ func (w *response) commit(final bool, next []byte) {
 	f := &w.facts
 
 	// Connection management.
-	if req.Close || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || f.connClose {
+	if !ex.keepAlive || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || f.connClose {
 		w.closeAfter = true
 	}
 	ex.mu.Lock()
@@ -863,7 +869,8 @@ func (w *response) commit(final bool, next []byte) {
 	case w.closeAfter && !f.connClose && req.ProtoAtLeast(1, 1):
 		// (An HTTP/1.0 response closes unless it says keep-alive.)
 		b = append(b, "Connection: close\r\n"...)
-	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !f.connKeepAlive:
+	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !f.connSet:
+		// (net/http adds it only when the handler set no Connection line.)
 		b = append(b, "Connection: keep-alive\r\n"...)
 	}
 	b = append(b, "\r\n"...)
