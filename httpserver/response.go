@@ -400,8 +400,12 @@ func (w *response) freezeHeader() {
 	f.hasTE, f.teIdentity = te != "", te == "identity"
 	f.hasEncoding = h.Get("Content-Encoding") != ""
 	w.declareTrailers()
-	f.connClose = hasToken(h["Connection"], "close")
-	_, f.connSet = h["Connection"]
+	conn, connSet := h["Connection"]
+	f.connSet = connSet
+	if len(conn) > 0 {
+		f.connClose = conn[0] == "close"
+		f.connFirstClose = containsToken(conn[0], "close")
+	}
 	if w.out == nil {
 		w.out = getOut()
 	}
@@ -410,7 +414,7 @@ func (w *response) freezeHeader() {
 		skip |= skipContentLength
 	}
 	b := appendStatusLine(*w.out, w.status, w.ex.req.ProtoAtLeast(1, 1))
-	*w.out = appendHeader(b, h, skip)
+	*w.out = appendHeader(b, h, skip, &f.connLines)
 }
 
 // headerFacts is what the commit needs to know of the header as it was at
@@ -420,9 +424,14 @@ type headerFacts struct {
 	// hasTE: the handler set Transfer-Encoding (the server frames the
 	// body itself: chunked, or by the close for identity).
 	hasTE, teIdentity bool
-	// connClose: a Connection line lists close; connSet: the handler set
-	// a Connection field at all.
-	connClose, connSet bool
+	// What the handler's Connection field says, as net/http reads it:
+	// connClose, that its first value is exactly "close" (the response
+	// then closes the connection); connFirstClose, that its first value
+	// holds close between boundaries (a closing response then keeps the
+	// field); connSet, that the field is there at all. connLines is where
+	// its lines are in the header block (offsets in out; empty when none).
+	connClose, connFirstClose, connSet bool
+	connLines                          [2]int
 	// trailers: the response has trailers (a Trailer field, or a field
 	// named with http.TrailerPrefix), so its length is not computed.
 	trailers bool
@@ -498,7 +507,7 @@ func (w *response) appendTrailers(b []byte) []byte {
 			t.Add(k, v)
 		}
 	}
-	return appendHeader(b, t, 0)
+	return appendHeader(b, t, 0, nil)
 }
 
 // writeInterim sends a 1xx response (103 Early Hints, ...) at once.
@@ -508,7 +517,7 @@ func (w *response) writeInterim(code int) {
 	}
 	b := make([]byte, 0, 256)
 	b = appendStatusLine(b, code, w.ex.req.ProtoAtLeast(1, 1))
-	b = appendHeader(b, w.header, 0)
+	b = appendHeader(b, w.header, 0, nil)
 	b = append(b, "\r\n"...)
 	if _, err := w.ex.post(opWrite, nil, [][]byte{b}); err != nil && w.err == nil {
 		w.err = err
@@ -866,9 +875,16 @@ func (w *response) commit(final bool, next []byte) {
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
 	switch {
-	case w.closeAfter && !f.connClose && req.ProtoAtLeast(1, 1):
-		// (An HTTP/1.0 response closes unless it says keep-alive.)
-		b = append(b, "Connection: close\r\n"...)
+	case w.closeAfter && !f.connFirstClose && !w.switchesProtocol():
+		// As net/http: the handler's Connection field goes, and an
+		// HTTP/1.1 response says close (an HTTP/1.0 one closes unless
+		// it says keep-alive).
+		if at := f.connLines; at[1] > at[0] {
+			b = append(b[:at[0]], b[at[1]:]...)
+		}
+		if req.ProtoAtLeast(1, 1) {
+			b = append(b, "Connection: close\r\n"...)
+		}
 	case !w.closeAfter && !req.ProtoAtLeast(1, 1) && !f.connSet:
 		// (net/http adds it only when the handler set no Connection line.)
 		b = append(b, "Connection: keep-alive\r\n"...)
@@ -941,10 +957,20 @@ const (
 	skipContentLength                           // a status without a length
 )
 
-// appendHeader writes h's fields in key order, dropping invalid names and
-// those skip names, and turning line breaks in values into spaces (as
-// net/http does).
-func appendHeader(b []byte, h http.Header, skip headerSkip) []byte {
+// switchesProtocol reports whether the response is a protocol switch
+// (101 with an Upgrade field and Connection: upgrade), whose Connection
+// field net/http keeps even when the connection closes after it.
+func (w *response) switchesProtocol() bool {
+	h := w.header
+	return w.status == http.StatusSwitchingProtocols && h.Get("Upgrade") != "" && hasToken(h["Connection"], "upgrade")
+}
+
+// appendHeader writes h's fields in key order, dropping invalid names,
+// trailers and those skip names, and turning line breaks in values into
+// spaces (as net/http does). conn, if not nil, receives the offsets in b
+// of the Connection lines (start, end; left as they are when there are
+// none).
+func appendHeader(b []byte, h http.Header, skip headerSkip, conn *[2]int) []byte {
 	var arr [16]string
 	keys := arr[:0]
 	for k := range h {
@@ -959,6 +985,7 @@ func appendHeader(b []byte, h http.Header, skip headerSkip) []byte {
 			(skip&skipContentLength != 0 && k == "Content-Length") {
 			continue
 		}
+		lines := len(b)
 		for _, v := range h[k] {
 			b = append(b, k...)
 			b = append(b, ": "...)
@@ -970,6 +997,9 @@ func appendHeader(b []byte, h http.Header, skip headerSkip) []byte {
 				}
 			}
 			b = append(b, "\r\n"...)
+		}
+		if k == "Connection" && conn != nil {
+			conn[0], conn[1] = lines, len(b)
 		}
 	}
 	return b
