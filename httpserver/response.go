@@ -406,6 +406,7 @@ func (w *response) freezeHeader() {
 		f.connClose = conn[0] == "close"
 		f.connFirstClose = containsToken(conn[0], "close")
 	}
+	f.protocolSwitch = w.status == http.StatusSwitchingProtocols && h.Get("Upgrade") != "" && hasToken(conn, "upgrade")
 	if w.out == nil {
 		w.out = getOut()
 	}
@@ -432,6 +433,10 @@ type headerFacts struct {
 	// its lines are in the header block (offsets in out; empty when none).
 	connClose, connFirstClose, connSet bool
 	connLines                          [2]int
+	// protocolSwitch: a 101 with an Upgrade field and Connection:
+	// upgrade, whose Connection field net/http keeps even when the
+	// connection closes after it.
+	protocolSwitch bool
 	// trailers: the response has trailers (a Trailer field, or a field
 	// named with http.TrailerPrefix), so its length is not computed.
 	trailers bool
@@ -875,7 +880,7 @@ func (w *response) commit(final bool, next []byte) {
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
 	switch {
-	case w.closeAfter && !f.connFirstClose && !w.switchesProtocol():
+	case w.closeAfter && (w.s.DisableKeepAlives || !f.connFirstClose) && !f.protocolSwitch:
 		// As net/http: the handler's Connection field goes, and an
 		// HTTP/1.1 response says close (an HTTP/1.0 one closes unless
 		// it says keep-alive).
@@ -956,14 +961,6 @@ const (
 	skipTransferEncoding headerSkip = 1 << iota // the server frames the body
 	skipContentLength                           // a status without a length
 )
-
-// switchesProtocol reports whether the response is a protocol switch
-// (101 with an Upgrade field and Connection: upgrade), whose Connection
-// field net/http keeps even when the connection closes after it.
-func (w *response) switchesProtocol() bool {
-	h := w.header
-	return w.status == http.StatusSwitchingProtocols && h.Get("Upgrade") != "" && hasToken(h["Connection"], "upgrade")
-}
 
 // appendHeader writes h's fields in key order, dropping invalid names,
 // trailers and those skip names, and turning line breaks in values into
