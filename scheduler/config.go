@@ -147,8 +147,11 @@ type Config struct {
 	// and the spin counts as parked time in Stats. Under load, the spin
 	// saves the park and the wake-up (two context switches) that work
 	// arriving a few microseconds later would cost; under a light load it
-	// costs up to IdleSpin of CPU per spell. 0 means DefaultIdleSpin; a
-	// negative value turns spinning off; at most MaxIdleSpin.
+	// costs up to IdleSpin of CPU per spell, and a server saturated by
+	// many connections spends more CPU per request with it than without
+	// (see the package doc, "Spinning before parking"). 0 means
+	// DefaultIdleSpin; a negative value turns spinning off; at most
+	// MaxIdleSpin.
 	IdleSpin time.Duration
 
 	// The task identity switches (see the package doc, "Task identity").
