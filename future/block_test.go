@@ -165,3 +165,58 @@ func TestBlockNilFutureReturnsError(t *testing.T) {
 	require.NotPanics(t, func() { _, err = future.Block[int](context.Background(), nil) })
 	require.ErrorIs(t, err, future.ErrNilFuture)
 }
+
+// TestBlockStaleWakersNeverEndALaterCallEarly: Block reuses its Signal
+// and Context from call to call, so the Wakers of finished calls, kept by
+// their futures, wake the blockers of later calls. Goroutines each block
+// in turn on futures that are completed by another goroutine, while every
+// Waker ever handed out is woken again and again; each call must still
+// return only once its own future is complete.
+func TestBlockStaleWakersNeverEndALaterCallEarly(t *testing.T) {
+	goroutines, calls := 4, 300
+	if testing.Short() {
+		calls = 60
+	}
+	var (
+		mu    sync.Mutex
+		stale []*flagFuture // every future handed to Block so far
+		stop  atomic.Bool
+	)
+	var waking sync.WaitGroup
+	waking.Go(func() { // wakes every Waker of every past call, spuriously
+		for !stop.Load() {
+			mu.Lock()
+			fs := append([]*flagFuture(nil), stale...)
+			mu.Unlock()
+			for _, f := range fs {
+				f.wake(false)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	})
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range calls {
+				f := &flagFuture{}
+				mu.Lock()
+				stale = append(stale, f)
+				mu.Unlock()
+				var set atomic.Bool
+				go func() {
+					time.Sleep(50 * time.Microsecond)
+					set.Store(true)
+					f.wake(true)
+				}()
+				v, err := future.Block(context.Background(), f)
+				if err != nil || !v || !set.Load() {
+					t.Errorf("Block returned (%v, %v) before its future was ready", v, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stop.Store(true)
+	waking.Wait()
+}

@@ -132,7 +132,7 @@ func serveChild(m Mode, kind, addr string) (err error) {
 			debug.FreeOSMemory() // a collection, then the freed pages back to the kernel
 			fmt.Println("collected")
 		case len(f) == 1 && f[0] == "heap":
-			fmt.Printf("heap %d\n", liveHeap())
+			live := liveHeap()
 			if os.Getenv("PEERS_MEMSTATS") != "" {
 				printMemStats(kind)
 			}
@@ -141,6 +141,10 @@ func serveChild(m Mode, kind, addr string) (err error) {
 					return errors.Join(err, s.Stop())
 				}
 			}
+			// The answer comes last: the profile's file is closed by then,
+			// so that the parent's count of this process's open files,
+			// taken after it, holds connections only.
+			fmt.Printf("heap %d\n", live)
 		case len(f) == 2 && f[0] == "broadcast" && s.Broadcast != nil:
 			size, err := strconv.Atoi(f[1])
 			if err == nil {
