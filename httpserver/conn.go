@@ -807,7 +807,14 @@ func (c *conn) hijack() {
 	c.s.trackHijacked(ex, true)
 	c.cur.Store(nil)
 	c.active.ex = nil
+	a := c.active
 	c.close() // rwcClosed is set: the socket stays open
+	// Unlike a connection closed under a running handler, this one's
+	// request state is the task's alone: the handler waited for the
+	// hijack, every operation it posted is over, and it took a copy of the
+	// input. It goes back to the pool for the next connection.
+	*a = active{}
+	activePool.Put(a)
 }
 
 // watchPeer keeps a read pending while the handler runs with the request

@@ -31,8 +31,23 @@ const acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 // AcceptKey returns the Sec-WebSocket-Accept value for a
 // Sec-WebSocket-Key.
 func AcceptKey(key string) string {
-	h := sha1.Sum([]byte(key + acceptGUID))
-	return base64.StdEncoding.EncodeToString(h[:])
+	var b [28]byte
+	return string(appendAcceptKey(b[:0], key))
+}
+
+// appendAcceptKey appends the Sec-WebSocket-Accept value for key (28
+// bytes) to dst. It allocates nothing beyond dst's growth for a key of
+// the valid length (24 bytes).
+func appendAcceptKey(dst []byte, key string) []byte {
+	var in [24 + len(acceptGUID)]byte
+	var h [sha1.Size]byte
+	if len(key) == 24 {
+		copy(in[copy(in[:], key):], acceptGUID)
+		h = sha1.Sum(in[:])
+	} else {
+		h = sha1.Sum([]byte(key + acceptGUID))
+	}
+	return base64.StdEncoding.AppendEncode(dst, h[:])
 }
 
 // validKey reports whether key is the base64 of 16 bytes.
@@ -192,23 +207,45 @@ pick:
 		return nil, "", nil, &refusal{status: http.StatusInternalServerError, err: err}
 	}
 
-	var resp []byte
-	resp = append(resp, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
-	resp = append(resp, AcceptKey(key)...)
-	resp = append(resp, "\r\n"...)
+	// The response is made in one allocation of its exact size.
+	const head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+	size := len(head) + 28 + 2 + 2
 	if proto != "" {
-		resp = append(resp, "Sec-WebSocket-Protocol: "+proto+"\r\n"...)
+		size += len("Sec-WebSocket-Protocol: \r\n") + len(proto)
 	}
 	if dfl != nil {
-		resp = append(resp, "Sec-WebSocket-Extensions: "+dfl.ext+"\r\n"...)
+		size += len("Sec-WebSocket-Extensions: \r\n") + len(dfl.ext)
 	}
 	for k, vs := range responseHeader {
 		for _, v := range vs {
-			resp = append(resp, k+": "+v+"\r\n"...)
+			size += len(k) + len(": \r\n") + len(v)
+		}
+	}
+	resp := make([]byte, 0, size)
+	resp = append(resp, head...)
+	resp = appendAcceptKey(resp, key)
+	resp = append(resp, "\r\n"...)
+	if proto != "" {
+		resp = appendField(resp, "Sec-WebSocket-Protocol", proto)
+	}
+	if dfl != nil {
+		resp = appendField(resp, "Sec-WebSocket-Extensions", dfl.ext)
+	}
+	for k, vs := range responseHeader {
+		for _, v := range vs {
+			resp = appendField(resp, k, v)
 		}
 	}
 	resp = append(resp, "\r\n"...)
 	return resp, proto, dfl, nil
+}
+
+// appendField appends the header line "k: v" to b.
+func appendField(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ": "...)
+	b = append(b, v...)
+	return append(b, "\r\n"...)
 }
 
 // Upgrade checks r as a WebSocket opening handshake and, if it is one,
@@ -237,7 +274,7 @@ func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeade
 	stream, buf, err := httpserver.HijackConn(w)
 	switch {
 	case err == nil:
-		res, err := future.Block(r.Context(), future.Future[future.Result[int]](blitz.WriteAll(stream, resp)))
+		res, err := future.Block(r.Context(), future.Future[future.Result[int]](&writeAll{w: stream, p: resp}))
 		if err == nil {
 			err = res.Err
 		}
@@ -617,3 +654,32 @@ func DialContext(ctx context.Context, h blitz.Handle, rawURL string, opts *DialO
 	}
 	return r.Value, f.resp, r.Err
 }
+
+// writeAll is the future of writing all of p to w: blitz.WriteAll in one
+// allocation rather than three, for the 101 response.
+type writeAll struct {
+	w blitz.AsyncWriter
+	p []byte
+	n int
+}
+
+// Poll writes what is left of p.
+func (f *writeAll) Poll(cx *future.Context) (future.Result[int], bool) {
+	for f.n < len(f.p) {
+		res, ok := f.w.PollWrite(cx, f.p[f.n:])
+		if !ok {
+			return future.Result[int]{}, false
+		}
+		f.n += res.Value
+		if res.Err == nil && res.Value == 0 {
+			res.Err = io.ErrShortWrite
+		}
+		if res.Err != nil {
+			return future.Result[int]{Value: f.n, Err: res.Err}, true
+		}
+	}
+	return future.Ok(f.n), true
+}
+
+// Cancel abandons the write in flight.
+func (f *writeAll) Cancel() { f.w.CancelWrite() }

@@ -2,8 +2,12 @@ package websocket
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"errors"
+	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -104,5 +108,61 @@ func TestAcceptKey(t *testing.T) {
 	// RFC 6455 section 1.3.
 	if got := AcceptKey("dGhlIHNhbXBsZSBub25jZQ=="); got != "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" {
 		t.Fatal(got)
+	}
+	// Against the formula, for keys of every length around the valid one
+	// (a key of another length is refused, but AcceptKey is public).
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := range 40 {
+		for range 20 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(' ' + rnd.IntN(95))
+			}
+			key := string(b)
+			sum := sha1.Sum([]byte(key + acceptGUID))
+			if got, want := AcceptKey(key), base64.StdEncoding.EncodeToString(sum[:]); got != want {
+				t.Fatalf("AcceptKey(%q) = %q, want %q", key, got, want)
+			}
+		}
+	}
+}
+
+// The 101 response is made in one allocation of its exact size, with
+// every optional line.
+func TestUpgradeResponseExactSize(t *testing.T) {
+	r, err := http.NewRequest(http.MethodGet, "http://example.com/chat", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Connection", "Upgrade")
+	r.Header.Set("Upgrade", "websocket")
+	r.Header.Set("Sec-WebSocket-Version", "13")
+	r.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	r.Header.Set("Sec-WebSocket-Protocol", "v1, v2")
+	r.Header.Set("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits")
+	u := &Upgrader{Subprotocols: []string{"v2"}, Compression: &CompressionOptions{}}
+	extra := http.Header{"X-One": {"a", "bc"}, "X-Two": {""}}
+	resp, proto, dfl, ref := u.prepare(r, extra)
+	if ref != nil {
+		t.Fatal(ref.err)
+	}
+	if proto != "v2" || dfl == nil {
+		t.Fatalf("proto %q, deflate %v", proto, dfl)
+	}
+	if len(resp) != cap(resp) {
+		t.Errorf("response of %d bytes in a buffer of %d", len(resp), cap(resp))
+	}
+	got := string(resp)
+	for _, line := range []string{
+		"HTTP/1.1 101 Switching Protocols\r\n", "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n",
+		"Sec-WebSocket-Protocol: v2\r\n", "Sec-WebSocket-Extensions: " + dfl.ext + "\r\n",
+		"X-One: a\r\n", "X-One: bc\r\n", "X-Two: \r\n",
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("response lacks %q:\n%s", line, got)
+		}
+	}
+	if !strings.HasSuffix(got, "\r\n\r\n") || strings.Count(got, "\r\n\r\n") != 1 {
+		t.Errorf("response does not end its header once:\n%s", got)
 	}
 }
