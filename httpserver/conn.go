@@ -384,6 +384,13 @@ func (c *conn) stopTimer() {
 	}
 }
 
+// dropTimer stops the timer and lets it go: the next timed wait makes
+// another.
+func (c *conn) dropTimer() {
+	c.stopTimer()
+	c.timer, c.timerAt = nil, time.Time{}
+}
+
 // ---- Output ----
 
 // flush writes c.wbufs, waiting at most until deadline. done is false
@@ -500,6 +507,12 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 			}
 		} else if d := c.s.headerTimeout(); d > 0 {
 			deadline = c.headerStart.Add(d)
+		}
+		if deadline.IsZero() && c.timer != nil {
+			// An unbounded wait for the next request (no IdleTimeout nor
+			// ReadTimeout): the timer of an earlier bound would only
+			// fire for nothing, and an idle connection would keep it.
+			c.dropTimer()
 		}
 		ok, err := c.fill(cx, deadline)
 		if err != nil {

@@ -40,3 +40,47 @@ func TestConnectionTasksAreNamed(t *testing.T) {
 		return conn && loop
 	}, 10*time.Second, 5*time.Millisecond, "names: %s", strings.Join(names, ", "))
 }
+
+// TestIdleConnectionWithoutIdleBoundIsNotWoken: with ReadHeaderTimeout
+// alone (no IdleTimeout, no ReadTimeout), a connection idle after a
+// request waits without a bound, as in net/http: the timer that bounded
+// its first request's header is let go, so that it neither stays with the
+// idle connection nor wakes its task when it would have fired.
+func TestIdleConnectionWithoutIdleBoundIsNotWoken(t *testing.T) {
+	const headerTimeout = 100 * time.Millisecond
+	ts := startServer(t, blitz.Config{Workers: 1}, &httpserver.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte("ok"))
+		}),
+		ReadHeaderTimeout: headerTimeout,
+	})
+	c, br := rawConn(t, ts)
+	// The first request comes after the connection's task began to wait
+	// for it, bounded by the header timeout: the timer is made and armed.
+	time.Sleep(20 * time.Millisecond)
+	_, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	want := "http " + ts.addr
+	polls := func() uint32 {
+		tasks, _ := ts.rt.Tasks()
+		for _, ti := range tasks {
+			if ti.Name == want {
+				return ti.Polls
+			}
+		}
+		return 0
+	}
+	var before uint32
+	require.Eventually(t, func() bool { before = polls(); return before > 0 }, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(3 * headerTimeout) // past the first request's header bound
+	require.Equal(t, before, polls(), "the idle connection's task was polled with nothing to do")
+	// The connection still serves.
+	_, err = c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	require.NoError(t, err)
+	resp, err = http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+}
