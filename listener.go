@@ -150,6 +150,19 @@ func connLevelAcceptError(err error) bool {
 	return false
 }
 
+// Rearm makes an accept that has completed (or been cancelled) a new one,
+// of the same listener, as if just returned by Accept, and reports true:
+// an accept loop that keeps its future allocates nothing per connection.
+// An accept still pending (or never polled) is left as it is, and Rearm
+// reports false. The owner of the future calls it.
+func (a *AcceptFuture[S]) Rearm() bool {
+	if !a.f.done {
+		return false
+	}
+	a.rearm()
+	return true
+}
+
 // rearm makes a completed accept a new one, of the same listener, as if
 // just returned by Accept. Nothing references a completed accept (its
 // slot was released with its completion), so its owner may reuse it.

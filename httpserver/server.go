@@ -415,7 +415,11 @@ func (a *acceptLoop[S]) Poll(cx *future.Context) (error, bool) {
 		if !ok {
 			return nil, false
 		}
-		a.acc = nil
+		if r.Err != nil {
+			a.acc = nil
+		} else {
+			a.acc.Rearm() // the next accept, in the same memory
+		}
 		// A connection reset or aborted before its accept never gets
 		// here: the runtime's Accept skips it. An error is the listener's.
 		if r.Err != nil {
