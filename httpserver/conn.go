@@ -93,14 +93,13 @@ type conn struct {
 	// flight (into rbuf, its buffer, kept across reads); rd is the pooled
 	// read in flight.
 	reading bool
+	// timerOn is set while timer is armed (for timer.Deadline()).
+	timerOn bool
 	rd      *blitz.ReadPooledFuture
 	rbuf    []byte
 
-	// timer bounds the wait in progress, made at the first timed wait;
-	// timerOn is set while it is armed for timerAt.
-	timer   *blitz.SleepFuture
-	timerOn bool
-	timerAt time.Time
+	// timer bounds the wait in progress, made at the first timed wait.
+	timer *blitz.SleepFuture
 
 	// reqs counts the requests started on this connection; idleSince is
 	// when it went idle (or was accepted).
@@ -369,9 +368,9 @@ func (c *conn) timerFired(cx *future.Context, deadline time.Time) bool {
 	if c.timer == nil {
 		c.timer = new(blitz.SleepFuture)
 	}
-	if !c.timerOn || !c.timerAt.Equal(deadline) {
+	if !c.timerOn || !c.timer.Deadline().Equal(deadline) {
 		c.timer.Reset(deadline)
-		c.timerOn, c.timerAt = true, deadline
+		c.timerOn = true
 	}
 	_, fired := c.timer.Poll(cx)
 	return fired
@@ -388,7 +387,7 @@ func (c *conn) stopTimer() {
 // another.
 func (c *conn) dropTimer() {
 	c.stopTimer()
-	c.timer, c.timerAt = nil, time.Time{}
+	c.timer = nil
 }
 
 // ---- Output ----
@@ -1099,7 +1098,7 @@ func (c *conn) startLinger() {
 		c.timer = new(blitz.SleepFuture)
 	}
 	c.timer.Reset(time.Now().Add(lingerTime))
-	c.timerOn, c.timerAt = true, c.timer.Deadline()
+	c.timerOn = true
 	c.phase = phLinger
 }
 
@@ -1113,7 +1112,7 @@ func (c *conn) pollLinger(cx *future.Context) bool {
 			c.close()
 			return true
 		}
-		ok, err := c.fill(cx, c.timerAt)
+		ok, err := c.fill(cx, c.timer.Deadline())
 		if err != nil {
 			c.close()
 			return true
