@@ -779,3 +779,34 @@ func BenchmarkIdentityPaired(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSpawnWait is goroutine code handing work to the runtime and
+// waiting for it: a spawn from outside the workers and JoinHandle.Wait,
+// beside a goroutine started and waited for on a channel. One op is one
+// spawn and its wait.
+func BenchmarkSpawnWait(b *testing.B) {
+	ctx := context.Background()
+	b.Run("blitz", func(b *testing.B) {
+		rt := newBenchRuntime(b, blitz.Config{})
+		h := rt.Handle()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := blitz.SpawnValueOn[int](h, answerFuture{}).Wait(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		b.ReportAllocs()
+		done := make(chan int)
+		for b.Loop() {
+			go func() { done <- 42 }()
+			<-done
+		}
+	})
+}
+
+// answerFuture completes at its first poll with 42.
+type answerFuture struct{}
+
+func (answerFuture) Poll(*future.Context) (int, bool) { return 42, true }
