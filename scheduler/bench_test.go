@@ -77,3 +77,19 @@ func BenchmarkChainedSpawnOneWorker(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
 	})
 }
+
+// BenchmarkOnWorker is the check every blocking call (JoinHandle.Wait,
+// BlockOn) makes before it parks, from a goroutine that is not a worker
+// while a scheduler runs: a walk of the caller's stack.
+func BenchmarkOnWorker(b *testing.B) {
+	s, err := scheduler.New(scheduler.Config{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	for b.Loop() {
+		if scheduler.OnWorker() {
+			b.Fatal("a benchmark's goroutine is not a worker")
+		}
+	}
+}

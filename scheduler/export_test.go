@@ -46,3 +46,12 @@ func Adapt(avgPollNs float64, n int, d time.Duration) (float64, int) {
 func InitialAvgPollNs() float64 {
 	return float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
 }
+
+// OnWorkerByLookup is OnWorker's slow path alone: it finds the function of
+// each outermost frame, as OnWorker did before the first worker noted
+// runWorker's return address.
+func OnWorkerByLookup() bool {
+	saved := workerReturn.Swap(0)
+	defer workerReturn.Store(saved)
+	return OnWorker()
+}

@@ -309,3 +309,28 @@ func TestShutdownInTaskRefused(t *testing.T) {
 	_, err = wait(e, scheduler.Spawn(e.s, nil, future.Ready(1)), "spawn after the shutdown")
 	require.ErrorIs(t, err, scheduler.ErrShutdown)
 }
+
+// TestOnWorkerDeepInAPoll: OnWorker finds the worker's outermost frame
+// past a stack deeper than its first look (64 frames), and the answer of
+// its fast path (the return address the first worker noted) agrees with
+// the function lookup it replaces.
+func TestOnWorkerDeepInAPoll(t *testing.T) {
+	e := newEnv(t, scheduler.Config{Workers: 1})
+	var deep func(n int) (bool, bool)
+	deep = func(n int) (bool, bool) {
+		if n == 0 {
+			return scheduler.OnWorker(), scheduler.OnWorkerByLookup()
+		}
+		return deep(n - 1)
+	}
+	for _, depth := range []int{0, 10, 60, 200} {
+		got, err := wait(e, scheduler.Spawn(e.s, nil, future.PollFn(func(*future.Context) ([2]bool, bool) {
+			fast, slow := deep(depth)
+			return [2]bool{fast, slow}, true
+		})), "probe")
+		require.NoError(t, err)
+		require.Equal(t, [2]bool{true, true}, got, "depth %d", depth)
+	}
+	require.False(t, scheduler.OnWorker())
+	require.False(t, scheduler.OnWorkerByLookup())
+}

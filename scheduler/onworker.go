@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/pprof"
+	"sync/atomic"
 )
 
 // This file answers "is the calling goroutine a worker?", which the
@@ -33,8 +34,37 @@ func runWorker(w *worker) {
 	w.run()
 }
 
-// workerEntry is runWorker's entry PC. Immutable.
-var workerEntry = reflect.ValueOf(runWorker).Pointer()
+// workerEntry is runWorker's entry PC. Set by init, immutable after.
+var workerEntry uintptr
+
+// init sets workerEntry (a function of its own: runWorker refers to
+// workerEntry through run and noteWorkerReturn, which a variable's
+// initializer may not).
+func init() { workerEntry = reflect.ValueOf(runWorker).Pointer() }
+
+// workerReturn is the return address of runWorker's call to run: the PC
+// that runWorker's frame holds in the stack of every worker (run is never
+// inlined, and runWorker calls it from one place). 0 until the first worker
+// noted it (noteWorkerReturn); loaded by OnWorker, which then compares PCs
+// instead of finding the function of each, a third of its cost.
+var workerReturn atomic.Uintptr
+
+// noteWorkerReturn notes workerReturn, from run's first moments: the frame
+// above run's is runWorker's. It checks that the PC is in runWorker, so
+// that a change to how run is called cannot make OnWorker false on a
+// worker (it then keeps to the slower check). Called by run.
+//
+//go:noinline
+func noteWorkerReturn() {
+	var pc [1]uintptr
+	// Skip runtime.Callers, noteWorkerReturn and run: pc[0] is the return
+	// address in runWorker.
+	if runtime.Callers(3, pc[:]) == 1 {
+		if f := runtime.FuncForPC(pc[0] - 1); f != nil && f.Entry() == workerEntry {
+			workerReturn.Store(pc[0]) // loaded by OnWorker
+		}
+	}
+}
 
 // outerFrames is how many of the outermost frames OnWorker checks:
 // runtime.goexit, the go statement's wrapper, runWorker, and one to spare.
@@ -55,7 +85,16 @@ func OnWorker() bool {
 		pcs = make([]uintptr, 2*len(pcs))
 		n = runtime.Callers(2, pcs)
 	}
-	for _, pc := range pcs[max(0, n-outerFrames):n] {
+	outer := pcs[max(0, n-outerFrames):n]
+	if ret := workerReturn.Load(); ret != 0 { // stored once by the first worker
+		for _, pc := range outer {
+			if pc == ret {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pc := range outer {
 		// pc is a return address; pc-1 is inside the calling function.
 		if f := runtime.FuncForPC(pc - 1); f != nil && f.Entry() == workerEntry {
 			return true

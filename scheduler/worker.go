@@ -173,8 +173,13 @@ func newWorker(s *Scheduler, id int) *worker {
 // between ticks, then the tasks the tick deferred back to the local queue,
 // and a park when a tick found nothing to do (a tick that deferred a task
 // ran it, so it does not park).
+//
+//go:noinline
 func (w *worker) run() {
 	defer w.s.wg.Done()
+	if workerReturn.Load() == 0 { // stored once, by noteWorkerReturn
+		noteWorkerReturn()
+	}
 	if w.s.cfg.LockOSThreads {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
