@@ -19,15 +19,20 @@ import (
 // close handshake, as its writes are stuck) and leaves the set.
 var ErrSlowConsumer = errors.New("websocket: slow consumer")
 
-// DefaultBroadcastQueue is the default of BroadcastOptions.QueueLen.
-const DefaultBroadcastQueue = 16
+// DefaultBroadcastQueue is the default of BroadcastOptions.QueueLen, and
+// MaxBroadcastQueue its largest value (a longer queue is this one).
+const (
+	DefaultBroadcastQueue = 16
+	MaxBroadcastQueue     = 1 << 20
+)
 
 // BroadcastOptions tune a Broadcaster; the zero BroadcastOptions is valid.
 type BroadcastOptions struct {
 	// QueueLen is the most messages waiting to be written to one
 	// connection (the one being written not counted); a Broadcast that
 	// finds a connection's queue full drops the connection (see
-	// ErrSlowConsumer). 0 means DefaultBroadcastQueue.
+	// ErrSlowConsumer). 0 means DefaultBroadcastQueue; more than
+	// MaxBroadcastQueue means MaxBroadcastQueue.
 	QueueLen int
 	// OnDrop, if not nil, is called when a connection leaves the set
 	// otherwise than by Remove: with an error wrapping ErrSlowConsumer
@@ -71,23 +76,25 @@ func NewBroadcaster(h blitz.Handle, opts *BroadcastOptions) *Broadcaster {
 	b := &Broadcaster{h: h, queueLen: DefaultBroadcastQueue, members: map[*Conn]*member{}}
 	if opts != nil {
 		if opts.QueueLen > 0 {
-			b.queueLen = opts.QueueLen
+			b.queueLen = min(opts.QueueLen, MaxBroadcastQueue)
 		}
 		b.onDrop = opts.OnDrop
 	}
 	return b
 }
 
-// member is a connection of a Broadcaster and its queue.
+// member is a connection of a Broadcaster and its queue: 48 bytes (its
+// Broadcaster is passed to its methods rather than kept).
 type member struct {
-	b *Broadcaster
 	c *Conn
 
 	// mu guards the fields below.
 	mu sync.Mutex
-	// q[head:] are the messages waiting, in order.
+	// q[head:] are the messages waiting, in order: at most the
+	// Broadcaster's queueLen (MaxBroadcastQueue at most), and q is
+	// compacted when it is full, so head fits an int32.
 	q    []*PreparedMessage
-	head int
+	head int32
 	// running says a sender is draining q.
 	running bool
 	// gone says the member left the set: its sender stops.
@@ -103,11 +110,11 @@ func (b *Broadcaster) Add(c *Conn, first ...*PreparedMessage) {
 	defer b.mu.Unlock()
 	m, ok := b.members[c]
 	if !ok {
-		m = &member{b: b, c: c}
+		m = &member{c: c}
 		b.members[c] = m
 	}
 	for _, pm := range first {
-		if !m.push(pm) {
+		if !m.push(b, pm) {
 			break
 		}
 	}
@@ -120,7 +127,7 @@ func (b *Broadcaster) Send(c *Conn, pm *PreparedMessage) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m, ok := b.members[c]
-	return ok && m.push(pm)
+	return ok && m.push(b, pm)
 }
 
 // Remove takes c out of the set: the messages queued for it and not yet
@@ -152,7 +159,7 @@ func (b *Broadcaster) Broadcast(pm *PreparedMessage) int {
 	n := 0
 	b.mu.Lock()
 	for _, m := range b.members {
-		if m.push(pm) {
+		if m.push(b, pm) {
 			n++
 			continue
 		}
@@ -171,10 +178,10 @@ func (b *Broadcaster) Broadcast(pm *PreparedMessage) int {
 }
 
 // push queues pm, starting a sender if none runs; false means the queue
-// is full.
-func (m *member) push(pm *PreparedMessage) bool {
+// is full. b is m's Broadcaster.
+func (m *member) push(b *Broadcaster, pm *PreparedMessage) bool {
 	m.mu.Lock()
-	if len(m.q)-m.head >= m.b.queueLen {
+	if len(m.q)-int(m.head) >= b.queueLen {
 		m.mu.Unlock()
 		return false
 	}
@@ -189,9 +196,9 @@ func (m *member) push(pm *PreparedMessage) bool {
 	if start {
 		if m.c.NetConn() != nil {
 			// A net.Conn's futures block: a goroutine sends.
-			go func() { _, _ = future.Block(context.Background(), future.Future[struct{}](&sender{m: m})) }()
+			go func() { _, _ = future.Block(context.Background(), future.Future[struct{}](&sender{b: b, m: m})) }()
 		} else {
-			blitz.SpawnValueDetachedOn[struct{}](m.b.h, sender{m: m})
+			blitz.SpawnValueDetachedOn[struct{}](b.h, sender{b: b, m: m})
 		}
 	}
 	return true
@@ -203,7 +210,7 @@ func (m *member) push(pm *PreparedMessage) bool {
 func (m *member) next() *PreparedMessage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.gone || m.head == len(m.q) {
+	if m.gone || int(m.head) == len(m.q) {
 		clear(m.q)
 		m.q, m.head = m.q[:0], 0
 		m.running = false
@@ -224,9 +231,8 @@ func (m *member) leave() {
 	m.mu.Unlock()
 }
 
-// fail takes the member out of the set after a write error.
-func (m *member) fail(err error) {
-	b := m.b
+// fail takes the member out of its Broadcaster b after a write error.
+func (m *member) fail(b *Broadcaster, err error) {
 	b.mu.Lock()
 	cur, ok := b.members[m.c]
 	if ok && cur == m {
@@ -242,6 +248,7 @@ func (m *member) fail(err error) {
 // sender writes a member's queue, one message at a time, until it is
 // drained: the task (or goroutine) of a member with messages queued.
 type sender struct {
+	b  *Broadcaster
 	m  *member
 	wf *WriteFuture
 }
@@ -262,7 +269,7 @@ func (s *sender) Poll(cx *future.Context) (struct{}, bool) {
 		}
 		s.wf = nil
 		if r.Err != nil {
-			s.m.fail(r.Err)
+			s.m.fail(s.b, r.Err)
 			s.m.next() // marks it not running
 			return struct{}{}, true
 		}

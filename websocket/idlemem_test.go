@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -265,5 +266,23 @@ func runIdleClients() error {
 func TestConnSize(t *testing.T) {
 	if n := unsafe.Sizeof(Conn{}); n > 112 {
 		t.Fatalf("Conn is %d bytes, past the 112-byte size class", n)
+	}
+}
+
+// TestMemberSize keeps a Broadcaster's record of a connection in the
+// 48-byte size class: a room holds one per idle connection.
+func TestMemberSize(t *testing.T) {
+	if n := unsafe.Sizeof(member{}); n > 48 {
+		t.Fatalf("member is %d bytes, past the 48-byte size class", n)
+	}
+}
+
+// A queue longer than MaxBroadcastQueue is MaxBroadcastQueue, so that a
+// member's index into its queue fits its int32.
+func TestBroadcastQueueClamped(t *testing.T) {
+	for _, tc := range []struct{ in, want int }{{0, DefaultBroadcastQueue}, {-3, DefaultBroadcastQueue}, {5, 5}, {MaxBroadcastQueue, MaxBroadcastQueue}, {math.MaxInt, MaxBroadcastQueue}} {
+		if got := NewBroadcaster(blitz.Handle{}, &BroadcastOptions{QueueLen: tc.in}).queueLen; got != tc.want {
+			t.Errorf("QueueLen %d: queue of %d, want %d", tc.in, got, tc.want)
+		}
 	}
 }
