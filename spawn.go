@@ -3,11 +3,9 @@ package blitz
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/scheduler"
-	"github.com/blitz-go/blitz/waker"
 )
 
 // JoinHandle is the handle of a spawned task; see scheduler.JoinHandle.
@@ -72,10 +70,10 @@ func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error
 	if rt.sim != nil {
 		return blockOnSimulated(ctx, rt, f)
 	}
-	b := blockOnStates.Get().(*blockOnState)
-	defer b.put()
-	cx := &b.cx
-	cx.Reset(b.wk, rt.sched, nil, future.NoWorker)
+	b := future.GetBlocker() // no allocation of its own once warm
+	defer b.Put()
+	cx := b.Context()
+	cx.Reset(b.Waker(), rt.sched, nil, future.NoWorker)
 	for first := true; ; first = false {
 		if v, ok := f.Poll(cx); ok {
 			return v, nil
@@ -85,7 +83,7 @@ func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error
 			return zero, fmt.Errorf("blitz: BlockOn: %w", ErrBlockingInTask)
 		}
 		select {
-		case <-b.sig.Chan():
+		case <-b.Signal().Chan():
 		case <-ctx.Done():
 			future.Cancel(f)
 			return zero, fmt.Errorf("blitz: BlockOn: %w", context.Cause(ctx))
@@ -94,33 +92,6 @@ func BlockOn[T any](ctx context.Context, h Handle, f future.Future[T]) (T, error
 			return zero, ErrShutdown
 		}
 	}
-}
-
-// blockOnState is what one BlockOn call polls and waits with: a Signal,
-// its Waker and a Context. Calls take one from blockOnStates and give it
-// back, so that a goroutine's BlockOn allocates nothing of its own once
-// warm. A Waker handed out during one call and woken after it returned
-// (a future kept it) costs a later call one spurious poll: BlockOn polls
-// again after every wake and returns only on a completed poll.
-type blockOnState struct {
-	sig waker.Signal
-	wk  waker.Waker // of sig, made once
-	cx  future.Context
-}
-
-// blockOnStates holds the blockOnStates not in use.
-var blockOnStates = sync.Pool{New: func() any {
-	b := new(blockOnState)
-	b.wk = waker.New(&b.sig)
-	return b
-}}
-
-// put drops a pending wakeup and the runtime the Context refers to, and
-// gives b back.
-func (b *blockOnState) put() {
-	b.sig.TryWait()
-	b.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
-	blockOnStates.Put(b)
 }
 
 // SpawnValue is Spawn for a future held by value: f is copied into the

@@ -33,57 +33,72 @@ func Block[T any](ctx context.Context, f Future[T]) (T, error) {
 		var zero T
 		return zero, fmt.Errorf("future: block: %w", ErrNilFuture)
 	}
-	b := getBlocker()
+	b := GetBlocker()
 	for {
 		if v, ok := f.Poll(&b.cx); ok {
-			putBlocker(b)
+			b.Put()
 			return v, nil
 		}
 		if err := b.sig.Wait(ctx); err != nil {
 			Cancel(f)
-			putBlocker(b)
+			b.Put()
 			var zero T
 			return zero, blockError(ctx, err)
 		}
 	}
 }
 
-// blocker is what one Block call polls and waits with: a Signal, and a
-// Context whose Waker wakes it. Block takes one from blockers and puts it
-// back when it returns, so that the blocking calls of goroutine code
-// allocate nothing of their own in steady state.
+// Blocker is what a goroutine polls futures with and waits on between
+// polls: a waker.Signal, and a Context whose Waker wakes it. Block uses
+// one per call, and so may an executor's own blocking calls (a runtime's
+// BlockOn, a JoinHandle's Wait): GetBlocker takes one from a pool and Put
+// gives it back, so that such calls allocate nothing of their own once
+// warm.
 //
-// A Waker handed out during one call may fire after that call returned (a
-// future kept it, and completes or is woken later, as a cancelled one may).
-// The wake then lands on a later call that took the same blocker, as a
-// spurious wakeup: Block absorbs it, since it polls again after every wake
-// and returns only on a completed poll.
-type blocker struct {
+// A Waker handed out during one use may fire after the Blocker was put
+// back (a future kept it, and completes or is woken later, as a cancelled
+// one may). The wake then lands on a later use of the same Blocker as a
+// spurious wakeup, which the user absorbs by polling again after every
+// wake and returning only on a completed poll, as Block does.
+//
+// A Blocker is used by one goroutine at a time, between GetBlocker and Put.
+type Blocker struct {
 	sig waker.Signal
-	cx  Context
-	// wk is the Waker of sig, made once: the Context is reset to it at
-	// each call.
+	// wk is the Waker of sig, made once.
 	wk waker.Waker
+	cx Context
 }
 
-// blockers holds the blockers not in use.
+// blockers holds the Blockers not in use.
 var blockers = sync.Pool{New: func() any {
-	b := new(blocker)
+	b := new(Blocker)
 	b.wk = waker.New(&b.sig)
 	return b
 }}
 
-// getBlocker takes a blocker, its Context set as NewContext sets one.
-func getBlocker() *blocker {
-	b := blockers.Get().(*blocker)
+// GetBlocker takes a Blocker, its Context set as NewContext sets one
+// whose Waker wakes the Blocker's Signal. Any goroutine may call it.
+func GetBlocker() *Blocker {
+	b := blockers.Get().(*Blocker)
 	b.cx = Context{waker: b.wk, worker: NoWorker}
 	return b
 }
 
-// putBlocker gives b back. A wakeup left pending (a wake that came during
-// the last poll) is dropped, so that the next call does not begin with a
-// spurious one; a stale Waker may still leave another later.
-func putBlocker(b *blocker) {
+// Context returns the Context to poll with. An executor may Reset it with
+// its own Services, keeping the Blocker's Waker.
+func (b *Blocker) Context() *Context { return &b.cx }
+
+// Waker returns the Waker that wakes the Blocker's Signal.
+func (b *Blocker) Waker() waker.Waker { return b.wk }
+
+// Signal returns the Signal to wait on between polls.
+func (b *Blocker) Signal() *waker.Signal { return &b.sig }
+
+// Put gives b back. A wakeup left pending (a wake that came during the
+// last poll) is dropped, so that the next use does not begin with a
+// spurious one, and the Context forgets what it referred to. b must not
+// be used after.
+func (b *Blocker) Put() {
 	b.sig.TryWait()
 	b.cx = Context{}
 	blockers.Put(b)

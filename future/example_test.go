@@ -117,3 +117,24 @@ func ExampleBlock() {
 	// 43 <nil>
 	// future: block: context canceled
 }
+
+// A blocking call of one's own, with a pooled Signal and Context: poll,
+// and wait on the Signal between polls (a wake may be spurious, so poll
+// again after each), until the future completes.
+func ExampleBlocker() {
+	c := &cell{}
+	go c.Set(7)
+	b := future.GetBlocker()
+	defer b.Put()
+	for {
+		if v, ok := c.Poll(b.Context()); ok {
+			fmt.Println(v)
+			return
+		}
+		if err := b.Signal().Wait(context.Background()); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// Output: 7
+}

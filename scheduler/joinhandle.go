@@ -3,11 +3,9 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/blitz-go/blitz/future"
 	"github.com/blitz-go/blitz/header"
-	"github.com/blitz-go/blitz/waker"
 )
 
 // JoinHandle is the caller's side of a spawned task: a future of the task's
@@ -87,10 +85,9 @@ func (j JoinHandle[T]) Future() future.Future[future.Result[T]] { return j }
 // block pays it (see the package doc, "Blocking calls inside a task").
 func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 	t := j.task()
-	w := waitStates.Get().(*waitState)
-	defer w.put()
-	cx := &w.cx
-	cx.Reset(w.wk, nil, nil, future.NoWorker)
+	b := future.GetBlocker() // no allocation of its own once warm
+	defer b.Put()
+	cx := b.Context()
 	for first := true; ; first = false {
 		if r, ok := j.Poll(cx); ok {
 			return r.Value, r.Err
@@ -99,7 +96,7 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 		if first && OnWorker() {
 			err = ErrBlockingInTask
 		} else {
-			err = w.sig.Wait(ctx)
+			err = b.Signal().Wait(ctx)
 		}
 		if err != nil {
 			js := t.join()
@@ -110,31 +107,6 @@ func (j JoinHandle[T]) Wait(ctx context.Context) (T, error) {
 			return zero, fmt.Errorf("scheduler: wait for task: %w", err)
 		}
 	}
-}
-
-// waitState is what one Wait call polls the handle and waits with: a
-// Signal, its Waker and a Context, taken from waitStates and given back, so
-// that a goroutine's Wait allocates nothing of its own once warm. A Waker
-// woken after its call returned costs a later call one spurious poll:
-// Wait polls again after every wake.
-type waitState struct {
-	sig waker.Signal
-	wk  waker.Waker // of sig, made once
-	cx  future.Context
-}
-
-// waitStates holds the waitStates not in use.
-var waitStates = sync.Pool{New: func() any {
-	w := new(waitState)
-	w.wk = waker.New(&w.sig)
-	return w
-}}
-
-// put drops a pending wakeup and gives w back.
-func (w *waitState) put() {
-	w.sig.TryWait()
-	w.cx.Reset(waker.Waker{}, nil, nil, future.NoWorker)
-	waitStates.Put(w)
 }
 
 // Cancel requests the task's cancellation. A task that has not completed is
