@@ -129,7 +129,9 @@
 // order. Try-joins, over [Result] values: [TryJoin2], [TryJoinAll], which
 // stop at the first error, return it as is, and cancel the rest. Races:
 // [Race] (the winner's value), [Select] (with its index, as [Selected]),
-// [Select2] (two types, as [Selected2]). Bridge: [Block].
+// [Select2] (two types, as [Selected2]). Bridge: [Block], and [Blocker] (the
+// pooled Signal and Context it polls and waits with) for a blocking call of
+// one's own.
 //
 // Races really race: a race that awaited its children one after another
 // would let a slow first child delay a fast second one and leave the losers
