@@ -100,9 +100,13 @@ func (s *SleepFuture) Deadline() time.Time { return s.deadline }
 
 // Reset cancels the sleep if it is pending and makes it end at t instead; it
 // can then be polled again, whether it had completed, been cancelled, or
-// neither.
+// neither, by a task of any runtime.
 func (s *SleepFuture) Reset(t time.Time) {
 	s.Cancel()
+	// Out of any wheel now: the next poll takes the timers of the runtime
+	// polling it, which may be another (a sleep kept in a pool). A sleep
+	// that fell back to a timer outside any runtime keeps it.
+	s.drv = nil
 	s.deadline, s.done, s.cancelled = t, false, false
 }
 

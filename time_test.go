@@ -102,6 +102,41 @@ func TestSleepResetReuses(t *testing.T) {
 	assert.Zero(t, rt.Stats().Timers)
 }
 
+// TestSleepResetMovesToAnotherRuntime: a SleepFuture reset after a runtime
+// polled it, and that runtime shut down, waits in the wheel of the next
+// runtime that polls it (a sleep kept in a pool and taken by another
+// server).
+func TestSleepResetMovesToAnotherRuntime(t *testing.T) {
+	var sf blitz.SleepFuture
+	a, err := blitz.New(blitz.Config{Workers: 1})
+	require.NoError(t, err)
+	sf.ResetAfter(time.Hour)
+	_, err = blitz.BlockOn(testCtx(t), a.Handle(), future.Future[bool](pollSleepOnce{&sf}))
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Stats().Timers, "the sleep waits in the first runtime's wheel")
+	sf.Cancel()
+	require.NoError(t, a.Shutdown(testCtx(t)))
+
+	b := newRuntime(t, blitz.Config{Workers: 1})
+	sf.ResetAfter(2 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(testCtx(t), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = blitz.BlockOn(ctx, b.Handle(), future.Future[struct{}](&sf))
+	require.NoError(t, err, "the sleep never fired in the second runtime")
+	require.GreaterOrEqual(t, time.Since(start), time.Millisecond)
+	assert.Zero(t, b.Stats().Timers)
+}
+
+// pollSleepOnce polls a sleep once and completes, reporting whether the
+// sleep did.
+type pollSleepOnce struct{ s *blitz.SleepFuture }
+
+func (p pollSleepOnce) Poll(cx *future.Context) (bool, bool) {
+	_, ok := p.s.Poll(cx)
+	return ok, true
+}
+
 // TestSleepOutsideRuntime falls back to a Go timer when no runtime polls.
 func TestSleepOutsideRuntime(t *testing.T) {
 	start := time.Now()

@@ -366,7 +366,7 @@ func (c *conn) releasePB() {
 // whether it has passed.
 func (c *conn) timerFired(cx *future.Context, deadline time.Time) bool {
 	if c.timer == nil {
-		c.timer = new(blitz.SleepFuture)
+		c.timer = timerPool.Get().(*blitz.SleepFuture)
 	}
 	if !c.timerOn || !c.timer.Deadline().Equal(deadline) {
 		c.timer.Reset(deadline)
@@ -383,12 +383,24 @@ func (c *conn) stopTimer() {
 	}
 }
 
-// dropTimer stops the timer and lets it go: the next timed wait makes
-// another.
+// dropTimer stops the timer and gives it back to timerPool: the next timed
+// wait takes another.
 func (c *conn) dropTimer() {
+	if c.timer == nil {
+		return
+	}
 	c.stopTimer()
-	c.timer = nil
+	timerPool.Put(c.timer)
+	c.timer, c.timerOn = nil, false
 }
+
+// timerPool holds the timers of connections that no longer wait with a
+// bound (idle without one, or closed), stopped: a connection's first
+// request takes one rather than making it, so that connections that come
+// and go leave no timer behind them. Every timer taken is Reset before it
+// is polled (timerFired, startLinger), and Reset frees it from the runtime
+// that last polled it.
+var timerPool = sync.Pool{New: func() any { return new(blitz.SleepFuture) }}
 
 // ---- Output ----
 
@@ -1095,7 +1107,7 @@ func (c *conn) startLinger() {
 	c.ensureActive()
 	c.lingered = 0
 	if c.timer == nil {
-		c.timer = new(blitz.SleepFuture)
+		c.timer = timerPool.Get().(*blitz.SleepFuture)
 	}
 	c.timer.Reset(time.Now().Add(lingerTime))
 	c.timerOn = true
@@ -1203,7 +1215,7 @@ func (c *conn) close() {
 	}
 	c.rbuf = nil
 	c.cur.Store(nil)
-	c.stopTimer()
+	c.dropTimer()
 	c.closeRWC()
 	c.setIdle(false)
 	c.phase = phDone
