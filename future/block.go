@@ -67,6 +67,9 @@ type Blocker struct {
 	// wk is the Waker of sig, made once.
 	wk waker.Waker
 	cx Context
+	// taken is set by GetBlocker and cleared by Put, so that a second Put
+	// does not give the Blocker to two users at once.
+	taken bool
 }
 
 // blockers holds the Blockers not in use.
@@ -81,6 +84,7 @@ var blockers = sync.Pool{New: func() any {
 func GetBlocker() *Blocker {
 	b := blockers.Get().(*Blocker)
 	b.cx = Context{waker: b.wk, worker: NoWorker}
+	b.taken = true
 	return b
 }
 
@@ -97,8 +101,12 @@ func (b *Blocker) Signal() *waker.Signal { return &b.sig }
 // Put gives b back. A wakeup left pending (a wake that came during the
 // last poll) is dropped, so that the next use does not begin with a
 // spurious one, and the Context forgets what it referred to. b must not
-// be used after.
+// be used after; a second Put does nothing.
 func (b *Blocker) Put() {
+	if !b.taken {
+		return
+	}
+	b.taken = false
 	b.sig.TryWait()
 	b.cx = Context{}
 	blockers.Put(b)

@@ -220,3 +220,14 @@ func TestBlockStaleWakersNeverEndALaterCallEarly(t *testing.T) {
 	stop.Store(true)
 	waking.Wait()
 }
+
+// A Blocker put back twice is given out once: the second Put does nothing.
+func TestBlockerPutTwice(t *testing.T) {
+	b := future.GetBlocker()
+	b.Put()
+	b.Put()
+	x, y := future.GetBlocker(), future.GetBlocker()
+	defer x.Put()
+	defer y.Put()
+	require.NotSame(t, x, y, "one Blocker given to two users")
+}
