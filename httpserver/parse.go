@@ -762,6 +762,11 @@ var commonKeys = func() map[string]string {
 		"Cookie", "Date", "Expect", "Host", "If-Match", "If-Modified-Since", "If-None-Match",
 		"Origin", "Pragma", "Range", "Referer", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
 		"User-Agent", "Via", "X-Forwarded-For", "X-Forwarded-Proto", "X-Request-Id",
+		// A WebSocket opening handshake's, and those browsers send.
+		"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions", "Sec-Websocket-Protocol",
+		"Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-User", "Sec-Ch-Ua",
+		"Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Upgrade-Insecure-Requests", "Dnt", "Priority",
+		"If-Range", "Keep-Alive", "Forwarded", "X-Real-Ip",
 	} {
 		m[k] = k
 	}

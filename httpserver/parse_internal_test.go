@@ -134,3 +134,22 @@ func testParseHeaderMatchesReadRequest(t *testing.T, inExchange bool) {
 		}
 	}
 }
+
+// canonicalKey gives net/http's canonical form (and, for the common names,
+// the interned string: TestCanonicalKeyAllocs).
+func TestCanonicalKey(t *testing.T) {
+	for k := range commonKeys {
+		if c := http.CanonicalHeaderKey(k); c != k {
+			t.Errorf("common key %q is not canonical (%q)", k, c)
+		}
+		lower := []byte(strings.ToLower(k))
+		if got := canonicalKey(lower); got != k {
+			t.Errorf("canonicalKey(%q) = %q, want %q", lower, got, k)
+		}
+	}
+	for _, name := range []string{"x-custom-thing", "SEC-WEBSOCKET-KEY", "a", "content-type", strings.Repeat("ab-", 30)} {
+		if got, want := canonicalKey([]byte(name)), http.CanonicalHeaderKey(name); got != want {
+			t.Errorf("canonicalKey(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -296,7 +296,7 @@ func windowBits(prm extParam) (int, error) {
 // which flate cannot honour unless o.Level is flate.HuffmanOnly, are
 // declined; a malformed header declines every offer.
 func serverAccept(h http.Header, o *CompressionOptions) (resp deflateParams, ok bool) {
-	exts, err := parseExtensions(h[http.CanonicalHeaderKey("Sec-WebSocket-Extensions")])
+	exts, err := parseExtensions(h[hdrExtensions])
 	if err != nil {
 		return resp, false
 	}
@@ -354,7 +354,7 @@ func clientOffer(o *CompressionOptions) deflateParams {
 // for is accepted (the server keeps its context: the connection keeps
 // the history to inflate its messages).
 func clientCheck(h http.Header, offer deflateParams) (p deflateParams, on bool, err error) {
-	exts, err := parseExtensions(h[http.CanonicalHeaderKey("Sec-WebSocket-Extensions")])
+	exts, err := parseExtensions(h[hdrExtensions])
 	if err != nil {
 		return p, false, fmt.Errorf("%w: %w", ErrBadHandshake, err)
 	}

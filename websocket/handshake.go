@@ -28,6 +28,17 @@ import (
 // acceptGUID is the GUID of RFC 6455 section 1.3.
 const acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
+// The handshake's header fields, in the canonical form of an http.Header's
+// keys ("Sec-Websocket-Key" for the Sec-WebSocket-Key of the RFC): looked
+// up in that form, they cost no canonicalization, which allocates.
+const (
+	hdrKey        = "Sec-Websocket-Key"
+	hdrVersion    = "Sec-Websocket-Version"
+	hdrProtocol   = "Sec-Websocket-Protocol"
+	hdrExtensions = "Sec-Websocket-Extensions"
+	hdrAccept     = "Sec-Websocket-Accept"
+)
+
 // AcceptKey returns the Sec-WebSocket-Accept value for a
 // Sec-WebSocket-Key.
 func AcceptKey(key string) string {
@@ -176,11 +187,11 @@ func (u *Upgrader) prepare(r *http.Request, responseHeader http.Header) ([]byte,
 	if !hasToken(r.Header, "Connection", "upgrade") || !hasToken(r.Header, "Upgrade", "websocket") {
 		return nil, "", nil, refuse(http.StatusUpgradeRequired, "not a WebSocket upgrade request")
 	}
-	if r.Header.Get("Sec-WebSocket-Version") != "13" {
+	if r.Header.Get(hdrVersion) != "13" {
 		return nil, "", nil, refuse(http.StatusUpgradeRequired, "unsupported Sec-WebSocket-Version")
 	}
-	key := r.Header.Get("Sec-WebSocket-Key")
-	if len(r.Header["Sec-Websocket-Key"]) != 1 || !validKey(key) {
+	key := r.Header.Get(hdrKey)
+	if len(r.Header[hdrKey]) != 1 || !validKey(key) {
 		return nil, "", nil, refuse(http.StatusBadRequest, "invalid Sec-WebSocket-Key")
 	}
 	check := u.CheckOrigin
@@ -191,7 +202,7 @@ func (u *Upgrader) prepare(r *http.Request, responseHeader http.Header) ([]byte,
 		return nil, "", nil, refuse(http.StatusForbidden, "origin not allowed")
 	}
 	proto := ""
-	offered := tokens(r.Header, "Sec-WebSocket-Protocol")
+	offered := tokens(r.Header, hdrProtocol)
 pick:
 	for _, p := range u.Subprotocols {
 		for _, o := range offered {
@@ -571,10 +582,10 @@ func (f *DialFuture) finish(head, rest []byte) (*Conn, error) {
 		return nil, fmt.Errorf("%w: status %s", ErrBadHandshake, resp.Status)
 	case !hasToken(resp.Header, "Upgrade", "websocket"), !hasToken(resp.Header, "Connection", "upgrade"):
 		return nil, fmt.Errorf("%w: missing Upgrade or Connection", ErrBadHandshake)
-	case resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey(f.key):
+	case resp.Header.Get(hdrAccept) != AcceptKey(f.key):
 		return nil, fmt.Errorf("%w: wrong Sec-WebSocket-Accept", ErrBadHandshake)
 	}
-	proto := resp.Header.Get("Sec-WebSocket-Protocol")
+	proto := resp.Header.Get(hdrProtocol)
 	if proto != "" {
 		ok := false
 		for _, p := range f.opts.Subprotocols {
@@ -603,10 +614,10 @@ func (f *DialFuture) finish(head, rest []byte) (*Conn, error) {
 func (f *DialFuture) checkExtensions(h http.Header) (*deflater, error) {
 	o := f.opts.Compression
 	if o == nil {
-		if len(f.opts.Header.Values("Sec-WebSocket-Extensions")) > 0 || strings.Trim(strings.Join(h.Values("Sec-WebSocket-Extensions"), ""), " \t,") == "" {
+		if len(f.opts.Header.Values(hdrExtensions)) > 0 || strings.Trim(strings.Join(h.Values(hdrExtensions), ""), " \t,") == "" {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%w: extension %q not offered", ErrBadHandshake, h.Get("Sec-WebSocket-Extensions"))
+		return nil, fmt.Errorf("%w: extension %q not offered", ErrBadHandshake, h.Get(hdrExtensions))
 	}
 	p, on, err := clientCheck(h, f.offer)
 	if err != nil || !on {
