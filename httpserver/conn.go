@@ -95,11 +95,19 @@ type conn struct {
 	reading bool
 	// timerOn is set while timer is armed (for timer.Deadline()).
 	timerOn bool
+	// listed is set while the connection is in its server's list (prev
+	// and next); guarded by the server's mu.
+	listed bool
 	rd      *blitz.ReadPooledFuture
 	rbuf    []byte
 
 	// timer bounds the wait in progress, made at the first timed wait.
 	timer *blitz.SleepFuture
+
+	// prev and next link the server's connections (Server.conns), under
+	// the server's mu: a list rather than a set, so that a connection
+	// costs two pointers there and the set never grows by copying.
+	prev, next *conn
 
 	// reqs counts the requests started on this connection; idleSince is
 	// when it went idle (or was accepted).

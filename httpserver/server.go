@@ -129,9 +129,11 @@ type Server struct {
 
 	// mu guards the fields below.
 	mu sync.Mutex
-	// conns holds every connection being served, from its accept until
-	// its task ends.
-	conns map[*conn]struct{}
+	// conns is the list of every connection being served, from its
+	// accept until its task ends, linked through conn.prev and conn.next;
+	// nconns counts them.
+	conns  *conn
+	nconns int
 	// listeners holds the listeners of the running Serve calls.
 	listeners map[io.Closer]struct{}
 	// hijacked holds the exchanges of hijacked connections whose
@@ -152,7 +154,6 @@ func (s *Server) init() {
 		}
 		s.sem = syncprim.NewSemaphore(n)
 		s.pool.init()
-		s.conns = make(map[*conn]struct{})
 		s.listeners = make(map[io.Closer]struct{})
 	})
 }
@@ -270,14 +271,30 @@ func (s *Server) newConn(c Conn) (*conn, error) {
 		return nil, ErrServerClosed
 	}
 	cn := newConn(s, c)
-	s.conns[cn] = struct{}{}
+	cn.next, cn.listed = s.conns, true
+	if s.conns != nil {
+		s.conns.prev = cn
+	}
+	s.conns = cn
+	s.nconns++
 	return cn, nil
 }
 
-// removeConn forgets a connection whose task ended.
+// removeConn forgets a connection whose task ended. Idempotent.
 func (s *Server) removeConn(c *conn) {
 	s.mu.Lock()
-	delete(s.conns, c)
+	if c.listed {
+		if c.prev != nil {
+			c.prev.next = c.next
+		} else {
+			s.conns = c.next
+		}
+		if c.next != nil {
+			c.next.prev = c.prev
+		}
+		c.prev, c.next, c.listed = nil, nil, false
+		s.nconns--
+	}
 	s.checkDrainedLocked()
 	s.mu.Unlock()
 }
@@ -306,7 +323,7 @@ func (s *Server) trackHijacked(ex *exchange, on bool) {
 // checkDrainedLocked closes drained once a shutdown found nothing left.
 // s.mu must be held.
 func (s *Server) checkDrainedLocked() {
-	if s.drained != nil && len(s.conns) == 0 && len(s.listeners) == 0 {
+	if s.drained != nil && s.nconns == 0 && len(s.listeners) == 0 {
 		select {
 		case <-s.drained:
 		default:
@@ -387,8 +404,8 @@ func (s *Server) closeListenersLocked() {
 }
 
 func (s *Server) connsLocked() []*conn {
-	cs := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
+	cs := make([]*conn, 0, s.nconns)
+	for c := s.conns; c != nil; c = c.next {
 		cs = append(cs, c)
 	}
 	return cs
