@@ -103,7 +103,12 @@ type acceptLoop struct {
 func (a *acceptLoop) Poll(cx *future.Context) ([]blitz.JoinHandle[int], bool) {
 	for {
 		if !a.waiting {
-			a.acc = a.l.Accept()
+			// The next accept: the first from the listener, the others
+			// in the memory of the last (Rearm), so that an accept
+			// allocates no future.
+			if a.acc == nil || !a.acc.Rearm() {
+				a.acc = a.l.Accept()
+			}
 			a.waiting = true
 		}
 		r, ok := a.acc.Poll(cx)
