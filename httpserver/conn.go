@@ -98,8 +98,8 @@ type conn struct {
 	// listed is set while the connection is in its server's list (prev
 	// and next); guarded by the server's mu.
 	listed bool
-	rd      *blitz.ReadPooledFuture
-	rbuf    []byte
+	rd     *blitz.ReadPooledFuture
+	rbuf   []byte
 
 	// timer bounds the wait in progress, made at the first timed wait.
 	timer *blitz.SleepFuture
