@@ -95,18 +95,16 @@ type conn struct {
 	reading bool
 	// timerOn is set while timer is armed (for timer.Deadline()).
 	timerOn bool
-	// listed is set while the connection is in its server's list (prev
-	// and next); guarded by the server's mu.
-	listed bool
-	rd     *blitz.ReadPooledFuture
-	rbuf   []byte
+	rd      *blitz.ReadPooledFuture
+	rbuf    []byte
 
 	// timer bounds the wait in progress, made at the first timed wait.
 	timer *blitz.SleepFuture
 
 	// prev and next link the server's connections (Server.conns), under
 	// the server's mu: a list rather than a set, so that a connection
-	// costs two pointers there and the set never grows by copying.
+	// costs two pointers there and the set never grows by copying. A
+	// connection is in the list while prev is set or it is its head.
 	prev, next *conn
 
 	// reqs counts the requests started on this connection; idleSince is
@@ -201,6 +199,12 @@ func (c *conn) releaseActive() {
 		return
 	}
 	c.active = nil
+	putActive(a)
+}
+
+// putActive clears a request state nothing uses any more and gives it back
+// to activePool.
+func putActive(a *active) {
 	*a = active{}
 	activePool.Put(a)
 }
@@ -399,7 +403,7 @@ func (c *conn) dropTimer() {
 	}
 	c.stopTimer()
 	timerPool.Put(c.timer)
-	c.timer, c.timerOn = nil, false
+	c.timer = nil
 }
 
 // timerPool holds the timers of connections that no longer wait with a
@@ -527,7 +531,7 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 		} else if d := c.s.headerTimeout(); d > 0 {
 			deadline = c.headerStart.Add(d)
 		}
-		if deadline.IsZero() && c.timer != nil {
+		if deadline.IsZero() {
 			// An unbounded wait for the next request (no IdleTimeout nor
 			// ReadTimeout): the timer of an earlier bound would only
 			// fire for nothing, and an idle connection would keep it.
@@ -845,8 +849,7 @@ func (c *conn) hijack() {
 	// request state is the task's alone: the handler waited for the
 	// hijack, every operation it posted is over, and it took a copy of the
 	// input. It goes back to the pool for the next connection.
-	*a = active{}
-	activePool.Put(a)
+	putActive(a)
 }
 
 // watchPeer keeps a read pending while the handler runs with the request

@@ -271,7 +271,7 @@ func (s *Server) newConn(c Conn) (*conn, error) {
 		return nil, ErrServerClosed
 	}
 	cn := newConn(s, c)
-	cn.next, cn.listed = s.conns, true
+	cn.next = s.conns
 	if s.conns != nil {
 		s.conns.prev = cn
 	}
@@ -283,7 +283,7 @@ func (s *Server) newConn(c Conn) (*conn, error) {
 // removeConn forgets a connection whose task ended. Idempotent.
 func (s *Server) removeConn(c *conn) {
 	s.mu.Lock()
-	if c.listed {
+	if c.prev != nil || s.conns == c { // in the list
 		if c.prev != nil {
 			c.prev.next = c.next
 		} else {
@@ -292,7 +292,7 @@ func (s *Server) removeConn(c *conn) {
 		if c.next != nil {
 			c.next.prev = c.prev
 		}
-		c.prev, c.next, c.listed = nil, nil, false
+		c.prev, c.next = nil, nil
 		s.nconns--
 	}
 	s.checkDrainedLocked()
