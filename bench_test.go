@@ -458,14 +458,14 @@ func benchChained(b *testing.B, cfg blitz.Config, depth int, mode int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*depth), "ns/spawn")
 }
 
-// BenchmarkLIFO is seed 001's question 6 measured: the ping-pong and the
-// chained spawn with the single LIFO slot (Tokio's, our default) and with
-// the four-slot LIFO stack the seed proposes.
+// BenchmarkLIFO measures the ping-pong and the chained spawn with each
+// LIFO mode: the single slot (Tokio's), the four-slot stack (the default),
+// and none (LIFOOff, Tokio's disable_lifo_slot).
 func BenchmarkLIFO(b *testing.B) {
 	for _, m := range []struct {
 		name string
 		lifo int
-	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}} {
+	}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}, {"off", scheduler.LIFOOff}} {
 		b.Run("pingpong-"+m.name, func(b *testing.B) { benchPingPong(b, blitz.Config{LIFO: m.lifo}, 1000, spawnIface) })
 		b.Run("chained-"+m.name, func(b *testing.B) { benchChained(b, blitz.Config{LIFO: m.lifo}, 1000, spawnIface) })
 	}

@@ -19,10 +19,16 @@ import (
 // PollTiming: the dump lists the handler, running its first poll, with a
 // never-yielded warning naming it, and its helpers queued behind it, all
 // but the four in the worker's LIFO (the default stack), which the header
-// counts.
+// counts; with LIFOOff, every helper.
 func TestDumpListsTheTasksBehindAStuckHandler(t *testing.T) {
+	for _, lifo := range []int{scheduler.LIFOStack, scheduler.LIFOOff} {
+		t.Run(fmt.Sprintf("lifo=%d", lifo), func(t *testing.T) { testDumpListsTheTasksBehindAStuckHandler(t, lifo) })
+	}
+}
+
+func testDumpListsTheTasksBehindAStuckHandler(t *testing.T, lifo int) {
 	const helpers = 20
-	rt := newRuntime(t, blitz.Config{Workers: 1})
+	rt := newRuntime(t, blitz.Config{Workers: 1, LIFO: lifo})
 	release := make(chan struct{})
 	released := false
 	t.Cleanup(func() {
@@ -47,8 +53,12 @@ func TestDumpListsTheTasksBehindAStuckHandler(t *testing.T) {
 	require.NoError(t, rt.Dump(&b))
 	out := b.String()
 	t.Logf("the dump:\n%s", out)
-	inLIFO := scheduler.LIFOStack
-	require.Contains(t, out, fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: in the LIFO of a worker held by a long poll, or moving between queues)\n", helpers+1, helpers+1-inLIFO, inLIFO))
+	inLIFO := max(lifo, 0)
+	header := fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: in the LIFO of a worker held by a long poll (LIFOOff lists them), or moving between queues)\n", helpers+1, helpers+1-inLIFO, inLIFO)
+	if inLIFO == 0 {
+		header = fmt.Sprintf("blitz tasks: %d live, %d listed\n", helpers+1, helpers+1)
+	}
+	require.Contains(t, out, header)
 	require.Regexp(t, `WARNING \(never yielded\): task \d+ "handler"`, out)
 	require.Regexp(t, `1 task: running, "handler"`, out)
 	for i := range helpers - inLIFO {

@@ -54,8 +54,11 @@ type Config struct {
 	IdleSpin time.Duration
 	// LIFO selects where a task woken or spawned by a task waits to run
 	// next on the same worker: a stack of four tasks (scheduler.LIFOStack,
-	// the default, 0) or a single slot (scheduler.LIFOSlot). See the
-	// scheduler package, "LIFO slot or stack".
+	// the default, 0) or a single slot (scheduler.LIFOSlot); or none
+	// (scheduler.LIFOOff), for a program whose tasks may block their
+	// worker: what they spawn or wake then goes where other workers can
+	// run it, and where Dump lists it. See the scheduler package, "LIFO
+	// slot or stack".
 	LIFO int
 	// OnPanic is called with every panic that no JoinHandle collects: that
 	// of a detached task (one whose JoinHandle was detached), of a future's

@@ -96,7 +96,7 @@ func blockWorker(t *testing.T, e *env, inside func(cx *future.Context)) (release
 // global queue, the LIFO slot, the local queue) behind a poll that blocks
 // the only worker: they are aborted without ever being polled.
 func TestCancelQueuedTask(t *testing.T) {
-	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
+	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack, scheduler.LIFOOff} {
 		t.Run(fmt.Sprintf("LIFO=%d", lifo), func(t *testing.T) {
 			e := newEnv(t, scheduler.Config{Workers: 1, LIFO: lifo})
 			var locals []*probe

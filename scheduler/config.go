@@ -51,6 +51,14 @@ const (
 	// faster on ping-pong and chained spawn (see the package doc, "LIFO
 	// slot or stack").
 	LIFOStack = 4
+	// LIFOOff sends every task woken or spawned by a poll to the back of
+	// its worker's local queue, where idle workers steal it and snapshots
+	// list it, as Tokio's disable_lifo_slot does: for a program whose
+	// tasks may block their worker (a long poll), a task they spawn or wake
+	// then runs on another worker instead of waiting for the poll to end,
+	// and a dump lists every live task. It costs the LIFO's speed on
+	// message passing and chains of spawns (see the package doc).
+	LIFOOff = -1
 )
 
 // Driver is what a worker runs between ticks and before it parks: the
@@ -111,7 +119,7 @@ type Config struct {
 	// Workers is the number of worker goroutines, 1 to MaxWorkers; 0 means
 	// runtime.GOMAXPROCS(0).
 	Workers int
-	// LIFO is LIFOStack (0 means it) or LIFOSlot.
+	// LIFO is LIFOStack (0 means it), LIFOSlot or LIFOOff.
 	LIFO int
 	// MaxLiveTasks bounds the tasks that TrySpawn admits (spawned and not
 	// yet complete); 0 means no bound. Spawn is
@@ -227,8 +235,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.SlowPoll == 0 {
 		c.SlowPoll = DefaultSlowPoll
 	}
-	if c.LIFO != LIFOSlot && c.LIFO != LIFOStack {
-		return c, fmt.Errorf("%w: LIFO = %d, want %d or %d", ErrConfig, c.LIFO, LIFOSlot, LIFOStack)
+	if c.LIFO != LIFOSlot && c.LIFO != LIFOStack && c.LIFO != LIFOOff {
+		return c, fmt.Errorf("%w: LIFO = %d, want %d (stack), %d (slot) or %d (off)", ErrConfig, c.LIFO, LIFOStack, LIFOSlot, LIFOOff)
 	}
 	if c.IdleSpin > MaxIdleSpin {
 		return c, fmt.Errorf("%w: IdleSpin = %v, want at most %v", ErrConfig, c.IdleSpin, MaxIdleSpin)

@@ -16,8 +16,8 @@ func TestConfigValidation(t *testing.T) {
 		"negative workers":      {Workers: -1},
 		"too many workers":      {Workers: scheduler.MaxWorkers + 1},
 		"LIFO 2":                {LIFO: 2},
-		"LIFO -1":               {LIFO: -1},
 		"LIFO 5":                {LIFO: 5},
+		"LIFO -2":               {LIFO: -2},
 		"negative MaxLiveTasks": {MaxLiveTasks: -1},
 		"IdleSpin over its max": {IdleSpin: scheduler.MaxIdleSpin + 1},
 	} {
@@ -31,6 +31,7 @@ func TestConfigValidation(t *testing.T) {
 	require.Nil(t, e.s.Services())
 	for _, cfg := range []scheduler.Config{
 		{Workers: 1, LIFO: scheduler.LIFOSlot},
+		{Workers: 2, LIFO: scheduler.LIFOOff},
 		{Workers: 3, LIFO: scheduler.LIFOStack, MaxLiveTasks: 1, Services: "svc"},
 		{Workers: 1, IdleSpin: -1},
 		{Workers: 1, IdleSpin: scheduler.MaxIdleSpin},

@@ -174,6 +174,15 @@
 // worker is inside a long poll; a program with long polls and little other
 // work can choose the slot.
 //
+// LIFOOff has no LIFO, as Tokio's disable_lifo_slot: what a poll spawns or
+// wakes goes to the back of the local queue, with a notification, so an
+// idle worker steals it while the poll goes on, and a snapshot lists it
+// (see "Listing queued tasks"). Measured the same way (eight runs, 400 ms
+// each, 2026-11-30; medians): ping-pong 405 ns against 395-398, within
+// the noise; chained spawn 227 ns against 190-195, 16 to 20% slower, the
+// price of every spawn going through the local queue and of waking an idle
+// worker to look at it.
+//
 // A stack that thieves take from at the bottom while the owner pushes and
 // pops at the top would need a protocol of its own (a shared top that the
 // owner moves in two steps can be read by a thief in between, so that a
@@ -182,7 +191,8 @@
 // by moving to the local queue (eviction, the poll cap), whose steal
 // protocol the wsqueue package proves. The tests run
 // spawn-next-on-the-same-worker, the poll cap, cancellation of LIFO tasks
-// and shutdown with tasks in the LIFO in both modes.
+// and shutdown with tasks in the LIFO in both modes, and the last three
+// with LIFOOff too.
 //
 // # The transitioning-to-park flag
 //
@@ -484,7 +494,9 @@
 //     the LIFO would need its pushes and pops to be atomic stores, and
 //     publishing the ids of its tasks never polled that way (a store at
 //     each spawn into it, and around each first poll) made a chain of
-//     spawns 5 to 8% slower (AMD EPYC, 2 vCPUs, interleaved runs).
+//     spawns 5 to 9% slower (AMD EPYC, 2 vCPUs, interleaved runs); a
+//     LIFO whose tasks leave by an atomic swap, 8 to 25%. With LIFOOff
+//     there is no LIFO, and every queued task is listed.
 //  3. The global queue's tasks are taken out (globalq's Drain), copied, and
 //     put back at once in their order (PushOverflow), behind any pushed
 //     meanwhile; an idle worker is notified, since one may have parked
@@ -504,7 +516,7 @@
 // its first poll, to the list, never back, and a task in its first poll
 // when Tasks asked is linked, or finished, by the time its worker answers.
 // What a snapshot can still miss, besides the LIFO of a worker held by a
-// poll, is a task moving between two queues while they are read (stolen
+// poll (unless LIFOOff), is a task moving between two queues while they are read (stolen
 // from a worker that answered into one that had not yet, or taken from
 // the global queue into a worker's after it answered).
 //

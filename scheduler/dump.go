@@ -112,8 +112,9 @@ type TaskInfo struct {
 // what the worker publishes of it (its id, name and spawn site; its
 // SinceLastPoll is the age of the worker's tick, at least that of the
 // poll). The difference from live are the tasks it could not list: those
-// in the LIFO of such a worker (at most Config.LIFO each), and tasks that
-// moved between two queues while the snapshot read them. The ages and wait times are accurate to a worker's
+// in the LIFO of such a worker (at most Config.LIFO each; none with
+// LIFOOff), and tasks that moved between two queues while the snapshot
+// read them. The ages and wait times are accurate to a worker's
 // tick (at most BudgetPerTick polls) unless Config.PollTiming makes them
 // exact. Any goroutine may call it; it holds each owned shard's mutex
 // while it copies that shard's tasks. SnapshotTasks takes the same
@@ -259,7 +260,7 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "blitz tasks: %d live, %d listed", live, len(tasks))
 	if n := live - int64(len(tasks)); n > 0 {
-		fmt.Fprintf(bw, " (%d not listed: in the LIFO of a worker held by a long poll, or moving between queues)", n)
+		fmt.Fprintf(bw, " (%d not listed: in the LIFO of a worker held by a long poll (LIFOOff lists them), or moving between queues)", n)
 	}
 	bw.WriteString("\n")
 	for _, lp := range s.LongPolls(true) {

@@ -14,10 +14,16 @@ import (
 	"github.com/blitz-go/blitz/waker"
 )
 
-var lifoModes = []struct {
+type lifoMode struct {
 	name string
 	lifo int
-}{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}}
+}
+
+// lifoModes are the modes with a LIFO; allLIFOModes adds LIFOOff.
+var (
+	lifoModes    = []lifoMode{{"slot", scheduler.LIFOSlot}, {"stack", scheduler.LIFOStack}}
+	allLIFOModes = append(lifoModes[:len(lifoModes):len(lifoModes)], lifoMode{"off", scheduler.LIFOOff})
+)
 
 // parkDriver is a Driver that fires the waker armed by a task only from the
 // Maintain a worker runs while it transitions to park, through that
@@ -64,7 +70,7 @@ func TestDriverWakeWhileParkingIsNotStranded(t *testing.T) {
 		rounds = 20
 	}
 	for _, workers := range []int{1, 2} {
-		for _, m := range lifoModes {
+		for _, m := range allLIFOModes {
 			t.Run(fmt.Sprintf("workers=%d/%s", workers, m.name), func(t *testing.T) {
 				d := &parkDriver{}
 				e := newEnv(t, scheduler.Config{Workers: workers, LIFO: m.lifo, Driver: d})
@@ -193,9 +199,9 @@ func TestSpawnFromTaskRunsNextOnSameWorker(t *testing.T) {
 // TestLIFOPollsAreBounded: two tasks that wake each other through cx.Wake
 // keep each other in the LIFO of the only worker; a third task waiting in
 // the local queue must still run, after at most MaxLIFOPollsPerTick
-// ping-pong polls.
+// ping-pong polls (with LIFOOff, before any: it is queued first).
 func TestLIFOPollsAreBounded(t *testing.T) {
-	for _, m := range lifoModes {
+	for _, m := range allLIFOModes {
 		t.Run(m.name, func(t *testing.T) {
 			e := newEnv(t, scheduler.Config{Workers: 1, LIFO: m.lifo})
 			var (
@@ -245,4 +251,64 @@ func TestLIFOPollsAreBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLIFOOffRunsWhatABlockedTaskSpawned: with LIFOOff, the tasks that a
+// task spawns or wakes before it blocks its worker go to that worker's
+// local queue, with a notification, so that another worker runs them
+// while the poll goes on; the blocked task waits for all of them. (With a
+// LIFO, the last of them would wait for the poll to end.)
+func TestLIFOOffRunsWhatABlockedTaskSpawned(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	e := newEnv(t, scheduler.Config{Workers: 2, LIFO: scheduler.LIFOOff})
+	for r := range rounds {
+		const children = 3
+		ran := make(chan int, children+1)
+		var sleeper waker.Waker
+		var sleeperMu sync.Mutex
+		hSleeper := scheduler.Spawn(e.s, nil, future.PollFn(func(cx *future.Context) (int, bool) {
+			sleeperMu.Lock()
+			defer sleeperMu.Unlock()
+			if sleeper.IsZero() {
+				sleeper = cx.Waker()
+				return 0, false
+			}
+			ran <- -1
+			return 0, true
+		}))
+		eventually(t, func() bool { sleeperMu.Lock(); defer sleeperMu.Unlock(); return !sleeper.IsZero() }, "sleeper polled")
+		parent := scheduler.Spawn(e.s, nil, future.PollFn(func(cx *future.Context) (int, bool) {
+			for i := range children {
+				scheduler.Spawn(e.s, cx, future.PollFn(func(*future.Context) (int, bool) {
+					ran <- i
+					return i, true
+				})).Detach()
+			}
+			sleeperMu.Lock()
+			cx.Wake(sleeper) // a wake, the last thing queued
+			sleeperMu.Unlock()
+			// Blocks its worker until the others ran elsewhere.
+			timeout := time.After(10 * time.Second)
+			for range children + 1 {
+				select {
+				case <-ran:
+				case <-timeout:
+					e.failf("round %d: what the blocked task spawned and woke did not run beside it", r)
+					return 0, true
+				}
+			}
+			return r, true
+		}))
+		v, err := wait(e, parent, "parent")
+		require.NoError(t, err)
+		require.Equal(t, r, v)
+		_, err = wait(e, hSleeper, "sleeper")
+		require.NoError(t, err)
+	}
+	e.checkNow()
+	e.shutdown()
+	require.Zero(t, sumWorkers(e.s.Stats(), func(w scheduler.WorkerStats) uint64 { return w.LIFOHits }))
 }

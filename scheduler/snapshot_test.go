@@ -112,12 +112,14 @@ func TestTasksListsTheTasksQueuedBehindALongPoll(t *testing.T) {
 // the global queue) and lists them as queued, with their parent and age,
 // and the blocked task as running its first poll, read from what its
 // worker publishes (without Config.PollTiming); only the LIFO's children,
-// one per slot, are counted and not listed, in every snapshot.
+// one per slot, are counted and not listed, in every snapshot (none with
+// LIFOOff, where every child is listed).
 func TestTasksListsTheTasksQueuedOnABlockedWorker(t *testing.T) {
-	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
+	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack, scheduler.LIFOOff} {
 		t.Run(fmt.Sprintf("lifo=%d", lifo), func(t *testing.T) {
 			const n = 300 // more than a LIFO and a local queue hold
 			e := newEnv(t, scheduler.Config{Workers: 1, LIFO: lifo})
+			inLIFO := max(lifo, 0) // the children left in the LIFO: none with LIFOOff
 			release := make(chan struct{})
 			var children []scheduler.JoinHandle[int]
 			parent := blockAfterSpawning(e, n, &children, release)
@@ -130,8 +132,8 @@ func TestTasksListsTheTasksQueuedOnABlockedWorker(t *testing.T) {
 			for range 3 { // the first takes the local queue; the others find it moved
 				tasks, live := e.s.Tasks()
 				require.EqualValues(t, n+1, live)
-				require.Len(t, tasks, n+1-lifo, "every live task listed but the LIFO's")
-				require.Equal(t, map[scheduler.TaskState]int{scheduler.TaskQueued: n - lifo, scheduler.TaskRunning: 1}, countStates(tasks))
+				require.Len(t, tasks, n+1-inLIFO, "every live task listed but the LIFO's")
+				require.Equal(t, map[scheduler.TaskState]int{scheduler.TaskQueued: n - inLIFO, scheduler.TaskRunning: 1}, countStates(tasks))
 				for _, ti := range tasks {
 					if ti.State == scheduler.TaskRunning {
 						require.Equal(t, parent.ID(), ti.ID)
@@ -148,7 +150,11 @@ func TestTasksListsTheTasksQueuedOnABlockedWorker(t *testing.T) {
 				}
 				var b bytes.Buffer
 				require.NoError(t, e.s.Dump(&b))
-				require.Contains(t, b.String(), fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: in the LIFO of a worker held by a long poll, or moving between queues)\n", n+1, n+1-lifo, lifo))
+				header := fmt.Sprintf("blitz tasks: %d live, %d listed (%d not listed: in the LIFO of a worker held by a long poll (LIFOOff lists them), or moving between queues)\n", n+1, n+1-inLIFO, inLIFO)
+				if inLIFO == 0 {
+					header = fmt.Sprintf("blitz tasks: %d live, %d listed\n", n+1, n+1)
+				}
+				require.Contains(t, b.String(), header)
 			}
 			close(release)
 			for _, h := range append(children, parent) {

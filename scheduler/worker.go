@@ -31,7 +31,8 @@ type worker struct {
 	stealer *wsqueue.Stealer[header.Header]
 	// lifo holds the tasks woken or spawned by this worker's polls, newest
 	// last; lifoLen of them are set, and at most lifoCap (Config.LIFO: 1
-	// for the slot, 4 for the stack). Not visible to thieves. It lives in
+	// for the slot, 4 for the stack, 0 for LIFOOff). Not visible to
+	// thieves. It lives in
 	// the worker, between its pads, rather than in a slice of its own: two
 	// workers' 32-byte slices were allocated side by side, and every LIFO
 	// push of one invalidated the other's cache line.
@@ -149,7 +150,7 @@ func newWorker(s *Scheduler, id int) *worker {
 	w.pollAt.Store(-1)
 	w.labels = pprof.WithLabels(context.Background(), pprof.Labels("blitz.worker", strconv.Itoa(id), "blitz.scheduler", s.label))
 	w.local, w.stealer = wsqueue.New[header.Header]()
-	w.lifoCap = s.cfg.LIFO
+	w.lifoCap = max(s.cfg.LIFO, 0) // LIFOOff: no room
 	w.pcg.Seed(rand.Uint64(), uint64(id))
 	w.rng = rand.New(&w.pcg)
 	w.avgPollNs = float64(targetGlobalLatency.Nanoseconds()) / DefaultGlobalInterval
@@ -501,15 +502,23 @@ func (w *worker) runTask(h *header.Header) {
 
 // scheduleLocal queues h, just moved to Scheduled by a poll on this worker,
 // in the LIFO: the newest task runs next. A full LIFO sends its oldest task
-// to the local queue. While the worker is transitioning to park, h goes to
-// the global queue instead (the package doc, "The transitioning-to-park
-// flag"). Called only on the worker's goroutine.
+// to the local queue; with LIFOOff, h goes there. While the worker is
+// transitioning to park, h goes to the global queue instead (the package
+// doc, "The transitioning-to-park flag"). Called only on the worker's
+// goroutine.
 func (w *worker) scheduleLocal(h *header.Header) {
 	if w.parking {
 		w.s.Schedule(h)
 		return
 	}
 	if w.lifoLen == w.lifoCap {
+		if w.lifoCap == 0 {
+			// LIFOOff: where an idle worker, woken for it, can steal it
+			// while this worker's poll goes on.
+			w.local.Push(h, &w.s.global)
+			w.s.idle.NotifyOne()
+			return
+		}
 		old := w.lifo[0]
 		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
 		w.lifoLen--
