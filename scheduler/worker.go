@@ -512,21 +512,33 @@ func (w *worker) scheduleLocal(h *header.Header) {
 		return
 	}
 	if w.lifoLen == w.lifoCap {
-		if w.lifoCap == 0 {
-			// LIFOOff: where an idle worker, woken for it, can steal it
-			// while this worker's poll goes on.
-			w.local.Push(h, &w.s.global)
-			w.s.idle.NotifyOne()
+		h = w.makeLIFORoom(h)
+		if h == nil {
 			return
 		}
-		old := w.lifo[0]
-		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
-		w.lifoLen--
-		w.local.Push(old, &w.s.global)
-		w.s.idle.NotifyOne()
 	}
 	w.lifo[w.lifoLen] = h
 	w.lifoLen++
+}
+
+// makeLIFORoom makes room for h in the full LIFO: its oldest task goes to
+// the local queue, where an idle worker, notified, may steal it, and it
+// returns h. With LIFOOff, which has no room, h goes there, and it returns
+// nil. Kept out of scheduleLocal, whose common path it would slow.
+//
+//go:noinline
+func (w *worker) makeLIFORoom(h *header.Header) *header.Header {
+	next := h
+	if w.lifoCap > 0 {
+		h = w.lifo[0]
+		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
+		w.lifoLen--
+	} else {
+		next = nil
+	}
+	w.local.Push(h, &w.s.global)
+	w.s.idle.NotifyOne()
+	return next
 }
 
 // park follows the idle package's worker loop (steps 4 and 5): announce,
