@@ -57,8 +57,7 @@ type Config struct {
 	// the default, 0) or a single slot (scheduler.LIFOSlot); or none
 	// (scheduler.LIFOOff), for a program whose tasks may block their
 	// worker: what they spawn or wake then goes where other workers can
-	// run it, and where Dump lists it. See the scheduler package, "LIFO
-	// slot or stack".
+	// run it. See the scheduler package, "LIFO slot or stack".
 	LIFO int
 	// OnPanic is called with every panic that no JoinHandle collects: that
 	// of a detached task (one whose JoinHandle was detached), of a future's

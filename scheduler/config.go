@@ -52,12 +52,11 @@ const (
 	// slot or stack").
 	LIFOStack = 4
 	// LIFOOff sends every task woken or spawned by a poll to the back of
-	// its worker's local queue, where idle workers steal it and snapshots
-	// list it, as Tokio's disable_lifo_slot does: for a program whose
-	// tasks may block their worker (a long poll), a task they spawn or wake
-	// then runs on another worker instead of waiting for the poll to end,
-	// and a dump lists every live task. It costs the LIFO's speed on
-	// message passing and chains of spawns (see the package doc).
+	// its worker's local queue, where idle workers steal it, as Tokio's
+	// disable_lifo_slot does: for a program whose tasks may block their
+	// worker (a long poll), a task they spawn or wake then runs on another
+	// worker instead of waiting for the poll to end. It costs the LIFO's
+	// speed on chains of spawns (see the package doc).
 	LIFOOff = -1
 )
 

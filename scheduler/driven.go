@@ -163,6 +163,7 @@ func (s *Scheduler) gatherReady(w *worker) {
 		d.add(w.lifo[i])
 		w.lifo[i] = nil
 	}
+	w.lifoPub.clearAll(w.lifoLen)
 	w.lifoLen = 0
 	for i, h := range w.deferred {
 		d.add(h)

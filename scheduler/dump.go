@@ -111,12 +111,14 @@ type TaskInfo struct {
 // worker would steal them, and its task in its first poll is read from
 // what the worker publishes of it (its id, name and spawn site; its
 // SinceLastPoll is the age of the worker's tick, at least that of the
-// poll). The difference from live are the tasks it could not list: those
-// in the LIFO of such a worker (at most Config.LIFO each; none with
-// LIFOOff), and tasks that moved between two queues while the snapshot
-// read them. The ages and wait times are accurate to a worker's
-// tick (at most BudgetPerTick polls) unless Config.PollTiming makes them
-// exact. Any goroutine may call it; it holds each owned shard's mutex
+// poll), and so are the tasks never polled in its LIFO (their id, parent,
+// name and spawn site; their age is that of the worker's tick, at least
+// theirs). The difference from live are the tasks that moved between two
+// queues while the snapshot read them, and, with Config.NoTaskIdentity,
+// which turns what the workers publish off, the tasks in the LIFO of a
+// worker in a long poll. The ages and wait times are accurate to a
+// worker's tick (at most BudgetPerTick polls) unless Config.PollTiming
+// makes them exact. Any goroutine may call it; it holds each owned shard's mutex
 // while it copies that shard's tasks. SnapshotTasks takes the same
 // snapshot without allocating a TaskInfo per task.
 func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
@@ -260,7 +262,11 @@ func (s *Scheduler) dump(w io.Writer, grouped bool) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "blitz tasks: %d live, %d listed", live, len(tasks))
 	if n := live - int64(len(tasks)); n > 0 {
-		fmt.Fprintf(bw, " (%d not listed: in the LIFO of a worker held by a long poll (LIFOOff lists them), or moving between queues)", n)
+		if s.cfg.NoTaskIdentity {
+			fmt.Fprintf(bw, " (%d not listed: in the LIFO of a worker held by a long poll, published only with task identity, or moving between queues)", n)
+		} else {
+			fmt.Fprintf(bw, " (%d not listed: moving between queues while they were read)", n)
+		}
 	}
 	bw.WriteString("\n")
 	for _, lp := range s.LongPolls(true) {

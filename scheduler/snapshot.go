@@ -255,20 +255,29 @@ func (s *Scheduler) collectAnswers(r *snapRequest, snap *TaskSnapshot) {
 		// caller's own.
 		w := s.workers[i]
 		s.takeLocal(w, snap)
+		since := max(w.tickAt.Load(), 0) // tickAt: stored by w at each tick's start and end
 		if id, x := w.firstPoll.read(); id != 0 {
-			since := w.tickAt.Load() // tickAt: stored by w at each tick's start and end
-			snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: max(since, 0)})
+			snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: since})
+		}
+		for j := range w.lifoPub.ids {
+			if id, parent, x := w.lifoPub.read(j); id != 0 {
+				snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: since, parent: parent, queued: true})
+			}
 		}
 	}
 }
 
-// firstPollTask is a task a snapshot read from a worker's firstPoll: its
-// id and side record, and since when the worker's tick has run (the first
-// poll began then or later; 0 when not known).
+// firstPollTask is a task a snapshot read from what a worker publishes:
+// its task in its first poll (firstPoll), or, queued, one never polled in
+// its LIFO (lifoPub), with its parent. Its id and side record, and since
+// when the worker's tick has run (the first poll began then or later; a
+// task in the LIFO was spawned then, when that tick spawned it, or
+// earlier; 0 when not known).
 type firstPollTask struct {
-	id    uint64
-	x     *taskExt
-	since int64
+	id, parent uint64
+	x          *taskExt
+	since      int64
+	queued     bool
 }
 
 // takeLocalSteals bounds the steals of takeLocal: each takes half of the
@@ -316,10 +325,12 @@ func (s *Scheduler) takeLocal(w *worker, snap *TaskSnapshot) {
 	}
 }
 
-// addFirstPollsRead lists the tasks read from the workers' firstPoll
-// that no other source listed: each was in its first poll on a worker
-// that did not answer. Called once every other source is read (a task
-// moves from its first poll to the owned list, never back).
+// addFirstPollsRead lists the tasks read from what the workers publish
+// (firstPoll, lifoPub) that no other source listed: each was in its first
+// poll, or in the LIFO, of a worker that did not answer. Called once
+// every other source is read (a task moves from the LIFO to its first
+// poll, and from there to the owned list, never back), and before it a
+// task is listed at most once.
 func (snap *TaskSnapshot) addFirstPollsRead() {
 	if len(snap.firstPolls) == 0 {
 		return
@@ -335,7 +346,10 @@ func (snap *TaskSnapshot) addFirstPollsRead() {
 		if listed {
 			continue
 		}
-		r := taskRecord{id: fp.id, x: fp.x, kind: recFirstPoll, born: fp.since}
+		r := taskRecord{id: fp.id, parent: fp.parent, x: fp.x, kind: recFirstPoll, born: fp.since}
+		if fp.queued {
+			r.kind = recQueued
+		}
 		if r.born == 0 {
 			r.born = snap.at
 		}

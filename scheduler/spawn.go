@@ -302,6 +302,11 @@ func (s *Scheduler) start(w *worker, t *taskBase) bool {
 	if w != nil {
 		w.ctr.spawned++
 		w.scheduleLocal(h)
+		if w.identity {
+			if i := w.lifoLen - 1; i >= 0 && w.lifo[i] == h {
+				w.lifoPub.publish(i, t) // for the snapshots that this worker, held by a long poll, will not answer
+			}
+		}
 		return true
 	}
 	// Counted before it is queued, so that its finish, which may follow at

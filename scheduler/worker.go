@@ -134,6 +134,9 @@ type worker struct {
 	// the snapshots it does not answer (see firstpoll.go). Written by the
 	// worker.
 	firstPoll firstPollPub
+	// lifoPub publishes the tasks never polled in lifo, for the same
+	// snapshots (see lifopub.go). Written by the worker.
+	lifoPub lifoPub
 	// labels are the worker goroutine's pprof labels (blitz.worker, its
 	// index, and blitz.scheduler), by which a goroutine profile finds its
 	// stack; a labelled poll (Config.ProfileLabels) restores them after
@@ -326,6 +329,7 @@ func (w *worker) next() *header.Header {
 			w.lifoLen--
 			h := w.lifo[w.lifoLen]
 			w.lifo[w.lifoLen] = nil
+			w.lifoPub.clear(w.lifoLen)
 			w.lifoPolls++
 			w.ctr.lifoHits++
 			return h
@@ -348,6 +352,7 @@ func (w *worker) flushLIFO() {
 		w.local.Push(w.lifo[i], &w.s.global)
 		w.lifo[i] = nil
 	}
+	w.lifoPub.clearAll(w.lifoLen)
 	w.lifoLen = 0
 }
 
@@ -532,6 +537,7 @@ func (w *worker) makeLIFORoom(h *header.Header) *header.Header {
 	if w.lifoCap > 0 {
 		h = w.lifo[0]
 		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
+		w.lifoPub.shiftDown(w.lifoCap)
 		w.lifoLen--
 	} else {
 		next = nil
@@ -632,6 +638,7 @@ func (w *worker) drain(f func(*header.Header)) {
 		f(w.lifo[i])
 		w.lifo[i] = nil
 	}
+	w.lifoPub.clearAll(w.lifoLen)
 	w.lifoLen = 0
 	for i, h := range w.deferred {
 		f(h)
