@@ -187,7 +187,9 @@ type Stats struct {
 }
 
 // Stats returns the counters. Any goroutine may call it at any time; the
-// figures of a busy worker lag by at most one tick.
+// figures of a busy worker lag by at most one tick, which a long poll
+// holds as long as it runs (Live is exact, so Spawned may then read less
+// than it).
 func (s *Scheduler) Stats() Stats {
 	st := Stats{
 		Workers:     len(s.workers),
