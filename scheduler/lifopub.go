@@ -26,8 +26,9 @@ type lifoPub struct {
 	ids     [LIFOStack]atomic.Uint64
 	parents [LIFOStack]atomic.Uint64
 	exts    [LIFOStack]atomic.Pointer[taskExt]
-	// set and hasExt are which ids and exts are not zero. Owned by the
-	// worker, so that it clears only what it published.
+	// set and hasExt are which ids and exts are not zero (hasExt only
+	// where set). Owned by the worker, so that it clears only what it
+	// published.
 	set    [LIFOStack]bool
 	hasExt [LIFOStack]bool
 	_      pad
@@ -37,21 +38,26 @@ type lifoPub struct {
 // the worker's goroutine.
 func (p *lifoPub) publish(i int, t *taskBase) {
 	p.parents[i].Store(t.parent) // parents, exts: before ids, for the snapshots that load ids around them
-	if x := t.ext.Load(); x != nil || p.hasExt[i] {
+	if x := t.ext.Load(); x != nil { // entry i is clear (past the LIFO's length): no record to overwrite with nil
 		p.exts[i].Store(x)
-		p.hasExt[i] = x != nil
+		p.hasExt[i] = true
 	}
 	p.ids[i].Store(t.id) // ids: loaded by the snapshots
 	p.set[i] = true
 }
 
-// clear clears entry i, whose task left the LIFO. A plain load when it
-// holds nothing, which is the common case: a woken task, or no identity.
-// Called on the worker's goroutine.
+// clear clears entry i, whose task left the LIFO: its id, and its side
+// record, which the entry would otherwise keep reachable after the task
+// finished. A plain load when it holds nothing, which is the common case:
+// a woken task, or no identity. Called on the worker's goroutine.
 func (p *lifoPub) clear(i int) {
 	if p.set[i] {
-		p.ids[i].Store(0) // ids: loaded by the snapshots
+		p.ids[i].Store(0) // ids: loaded by the snapshots, before the record
 		p.set[i] = false
+	}
+	if p.hasExt[i] {
+		p.exts[i].Store(nil)
+		p.hasExt[i] = false
 	}
 }
 
@@ -75,9 +81,9 @@ func (p *lifoPub) shiftDown(n int) {
 		// the task twice meanwhile, which it sorts out (ids are unique),
 		// but never miss it.
 		p.parents[i-1].Store(p.parents[i].Load())
-		if p.hasExt[i] || p.hasExt[i-1] {
+		if p.hasExt[i] { // entry i-1 is clear: cleared above, or moved on
 			p.exts[i-1].Store(p.exts[i].Load())
-			p.hasExt[i-1] = p.hasExt[i]
+			p.hasExt[i-1] = true
 		}
 		p.ids[i-1].Store(p.ids[i].Load())
 		p.set[i-1] = true

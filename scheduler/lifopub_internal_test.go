@@ -13,7 +13,8 @@ import (
 // flush), with lifoPub following them as the worker does, against a model
 // that holds, per entry, the id of a spawned task and 0 for a woken one:
 // after every move, each entry reads as the model says (the ids, parents
-// and side records of the spawned tasks, 0 everywhere else).
+// and side records of the spawned tasks, 0 everywhere else, where no side
+// record is kept either).
 func TestLIFOPubFollowsTheLIFO(t *testing.T) {
 	moves := 20_000
 	if testing.Short() {
@@ -56,6 +57,7 @@ func TestLIFOPubFollowsTheLIFO(t *testing.T) {
 					id, parent, x := p.read(i)
 					if i >= len(model) || model[i] == nil {
 						require.Zero(t, id, "move %d, entry %d: %v", move, i, model)
+						require.Nil(t, p.exts[i].Load(), "move %d, entry %d keeps a side record", move, i)
 						continue
 					}
 					tb := model[i]
