@@ -37,7 +37,7 @@ type lifoPub struct {
 // publish publishes the task t, just spawned into LIFO entry i. Called on
 // the worker's goroutine.
 func (p *lifoPub) publish(i int, t *taskBase) {
-	p.parents[i].Store(t.parent) // parents, exts: before ids, for the snapshots that load ids around them
+	p.parents[i].Store(t.parent)     // parents, exts: before ids, for the snapshots that load ids around them
 	if x := t.ext.Load(); x != nil { // entry i is clear (past the LIFO's length): no record to overwrite with nil
 		p.exts[i].Store(x)
 		p.hasExt[i] = true
