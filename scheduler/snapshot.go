@@ -58,10 +58,10 @@ type TaskSnapshot struct {
 	// keep no task reachable, and dropped when large (a rare backlog).
 	queued []queuedTask
 	hold   []*header.Header
-	// firstPolls are the fill's scratch too: the tasks read from the
-	// firstPoll of the workers that did not answer, listed once the other
-	// sources are read unless found there.
-	firstPolls []firstPollTask
+	// published is the fill's scratch too: the tasks read from what the
+	// workers that did not answer publish (firstPoll, lifoPub), listed
+	// once the other sources are read unless found there.
+	published []publishedTask
 	// filled is the number of records the last fill wrote, whose
 	// references a shorter fill clears.
 	filled int
@@ -183,7 +183,7 @@ func (s *Scheduler) SnapshotTasks(snap *TaskSnapshot) {
 	snap.atMs = uint32(snap.at / int64(time.Millisecond))
 	s.addFirstPolls(snap)
 	snap.addQueued(fromWorkers)
-	snap.addFirstPollsRead()
+	snap.addPublished()
 	snap.live = s.owned.live.Load()
 	if n := len(snap.recs); n < snap.filled && snap.filled <= cap(snap.recs) {
 		clear(snap.recs[n:snap.filled]) // keep no finished task's memory
@@ -257,23 +257,22 @@ func (s *Scheduler) collectAnswers(r *snapRequest, snap *TaskSnapshot) {
 		s.takeLocal(w, snap)
 		since := max(w.tickAt.Load(), 0) // tickAt: stored by w at each tick's start and end
 		if id, x := w.firstPoll.read(); id != 0 {
-			snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: since})
+			snap.published = append(snap.published, publishedTask{id: id, x: x, since: since})
 		}
 		for j := range w.lifoPub.ids {
 			if id, parent, x := w.lifoPub.read(j); id != 0 {
-				snap.firstPolls = append(snap.firstPolls, firstPollTask{id: id, x: x, since: since, parent: parent, queued: true})
+				snap.published = append(snap.published, publishedTask{id: id, x: x, since: since, parent: parent, queued: true})
 			}
 		}
 	}
 }
 
-// firstPollTask is a task a snapshot read from what a worker publishes:
-// its task in its first poll (firstPoll), or, queued, one never polled in
-// its LIFO (lifoPub), with its parent. Its id and side record, and since
-// when the worker's tick has run (the first poll began then or later; a
-// task in the LIFO was spawned then, when that tick spawned it, or
-// earlier; 0 when not known).
-type firstPollTask struct {
+// publishedTask is a task a snapshot read from what a worker publishes:
+// its task in its first poll (firstPoll), or, queued, a task never polled
+// in its LIFO (lifoPub), with its parent. since is when the worker's tick
+// began (the first poll began then or later; a task in the LIFO was
+// spawned then, if that tick spawned it, or earlier; 0 when not known).
+type publishedTask struct {
 	id, parent uint64
 	x          *taskExt
 	since      int64
@@ -325,17 +324,17 @@ func (s *Scheduler) takeLocal(w *worker, snap *TaskSnapshot) {
 	}
 }
 
-// addFirstPollsRead lists the tasks read from what the workers publish
+// addPublished lists the tasks read from what the workers publish
 // (firstPoll, lifoPub) that no other source listed: each was in its first
 // poll, or in the LIFO, of a worker that did not answer. Called once
 // every other source is read (a task moves from the LIFO to its first
 // poll, and from there to the owned list, never back), and before it a
 // task is listed at most once.
-func (snap *TaskSnapshot) addFirstPollsRead() {
-	if len(snap.firstPolls) == 0 {
+func (snap *TaskSnapshot) addPublished() {
+	if len(snap.published) == 0 {
 		return
 	}
-	for _, fp := range snap.firstPolls {
+	for _, fp := range snap.published {
 		listed := false
 		for i := range snap.recs {
 			if snap.recs[i].id == fp.id {
@@ -358,8 +357,8 @@ func (snap *TaskSnapshot) addFirstPollsRead() {
 		}
 		snap.recs = append(snap.recs, r)
 	}
-	clear(snap.firstPolls)
-	snap.firstPolls = snap.firstPolls[:0]
+	clear(snap.published)
+	snap.published = snap.published[:0]
 }
 
 // takeGlobal adds the tasks in the global queue that were never polled to

@@ -32,10 +32,10 @@ type worker struct {
 	// lifo holds the tasks woken or spawned by this worker's polls, newest
 	// last; lifoLen of them are set, and at most lifoCap (Config.LIFO: 1
 	// for the slot, 4 for the stack, 0 for LIFOOff). Not visible to
-	// thieves. It lives in
-	// the worker, between its pads, rather than in a slice of its own: two
-	// workers' 32-byte slices were allocated side by side, and every LIFO
-	// push of one invalidated the other's cache line.
+	// thieves; lifoPub publishes its tasks never polled to the snapshots.
+	// It lives in the worker, between its pads, rather than in a slice of
+	// its own: two workers' 32-byte slices were allocated side by side,
+	// and every LIFO push of one invalidated the other's cache line.
 	lifo    [LIFOStack]*header.Header
 	lifoLen int
 	lifoCap int
@@ -527,24 +527,30 @@ func (w *worker) scheduleLocal(h *header.Header) {
 }
 
 // makeLIFORoom makes room for h in the full LIFO: its oldest task goes to
-// the local queue, where an idle worker, notified, may steal it, and it
-// returns h. With LIFOOff, which has no room, h goes there, and it returns
-// nil. Kept out of scheduleLocal, whose common path it would slow.
+// the local queue, and it returns h for the LIFO. With LIFOOff, which has
+// no room, h goes to the local queue, and it returns nil. Out of
+// scheduleLocal, whose common path stays short.
 //
 //go:noinline
 func (w *worker) makeLIFORoom(h *header.Header) *header.Header {
-	next := h
-	if w.lifoCap > 0 {
-		h = w.lifo[0]
-		copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
-		w.lifoPub.shiftDown(w.lifoCap)
-		w.lifoLen--
-	} else {
-		next = nil
+	if w.lifoCap == 0 {
+		w.pushLocal(h)
+		return nil
 	}
+	oldest := w.lifo[0]
+	copy(w.lifo[:w.lifoCap], w.lifo[1:w.lifoCap])
+	w.lifoPub.shiftDown(w.lifoCap)
+	w.lifoLen--
+	w.pushLocal(oldest)
+	return h
+}
+
+// pushLocal queues h at the back of the local queue and notifies an idle
+// worker, which may steal it while this worker's poll goes on. Called
+// only on the worker's goroutine.
+func (w *worker) pushLocal(h *header.Header) {
 	w.local.Push(h, &w.s.global)
 	w.s.idle.NotifyOne()
-	return next
 }
 
 // park follows the idle package's worker loop (steps 4 and 5): announce,
