@@ -16,9 +16,10 @@ import "sync/atomic"
 // if that task was spawned into it (so never polled) with task identity
 // on, and 0 otherwise; every entry at or past the LIFO's length is 0. The
 // worker stores an entry's parent and side record before its id, and
-// clears only the id; a snapshot loads the id before and after the other
-// two and keeps them only if it read the same id twice (ids are never
-// reused, so the same id means the same publication).
+// clears the id before the side record (the parent is left); a snapshot
+// loads the id before and after the other two and keeps them only if it
+// read the same id twice (ids are never reused, so the same id means the
+// same publication).
 type lifoPub struct {
 	_ pad
 	// ids, parents and exts are the entries. Stored by the worker, loaded
