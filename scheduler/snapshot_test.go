@@ -382,14 +382,22 @@ func TestSnapshotsDuringShutdownStrandNoTask(t *testing.T) {
 // TestSnapshotsOfBlockedWorkersUnderChurn: snapshots taken, from outside
 // and from tasks, while tasks spawn children and some block their worker
 // in their first poll for longer than a snapshot waits (so that the
-// snapshots take those workers' local queues and read their hands) list
-// no task twice, and strand none: every handle resolves.
+// snapshots take those workers' local queues and read what they publish
+// of their first poll and their LIFO, while they resume) list no task
+// twice and no polled task as queued, and strand none: every handle
+// resolves. With the LIFO slot and the stack.
 func TestSnapshotsOfBlockedWorkersUnderChurn(t *testing.T) {
+	for _, m := range lifoModes {
+		t.Run(m.name, func(t *testing.T) { testSnapshotsOfBlockedWorkersUnderChurn(t, m.lifo) })
+	}
+}
+
+func testSnapshotsOfBlockedWorkersUnderChurn(t *testing.T, lifo int) {
 	rounds := 40
 	if testing.Short() {
 		rounds = 10
 	}
-	e := newEnv(t, scheduler.Config{Workers: 2})
+	e := newEnv(t, scheduler.Config{Workers: 2, LIFO: lifo})
 	check := func(tasks []scheduler.TaskInfo) {
 		seen := make(map[uint64]bool, len(tasks))
 		for _, ti := range tasks {
@@ -397,6 +405,9 @@ func TestSnapshotsOfBlockedWorkersUnderChurn(t *testing.T) {
 				e.failf("task %d listed twice", ti.ID)
 			}
 			seen[ti.ID] = true
+			if ti.State == scheduler.TaskQueued && ti.Polls != 0 {
+				e.failf("task %d listed as queued after %d polls", ti.ID, ti.Polls)
+			}
 		}
 	}
 	stop := make(chan struct{})
@@ -484,71 +495,4 @@ func TestFirstPollStampKeptAtTheLink(t *testing.T) {
 	g.Open()
 	_, err := wait(e, h, "gate waiter")
 	require.NoError(t, err)
-}
-
-// TestTasksWhileWorkersBlockAndResume takes snapshots without pause while
-// two workers run tasks that spawn into their LIFO and local queue and now
-// and then block their worker for a few milliseconds, past and short of
-// the snapshot's wait: snapshots read what the workers publish while they
-// resume, and the race detector watches those reads. No snapshot lists a
-// task twice, and every task listed as queued has never been polled.
-func TestTasksWhileWorkersBlockAndResume(t *testing.T) {
-	rounds := 200
-	if testing.Short() {
-		rounds = 60
-	}
-	for _, lifo := range []int{scheduler.LIFOSlot, scheduler.LIFOStack} {
-		t.Run(fmt.Sprintf("lifo=%d", lifo), func(t *testing.T) {
-			e := newEnv(t, scheduler.Config{Workers: 2, LIFO: lifo})
-			stop := make(chan struct{})
-			snaps := make(chan int)
-			go func() {
-				n := 0
-				defer func() { snaps <- n }()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					tasks, _ := e.s.Tasks()
-					n++
-					seen := make(map[uint64]bool, len(tasks))
-					for _, ti := range tasks {
-						if seen[ti.ID] {
-							e.failf("snapshot %d lists task %d twice", n, ti.ID)
-						}
-						seen[ti.ID] = true
-						if ti.State == scheduler.TaskQueued && ti.Polls != 0 {
-							e.failf("snapshot %d: task %d queued after %d polls", n, ti.ID, ti.Polls)
-						}
-					}
-				}
-			}()
-			for r := range rounds {
-				var hs []scheduler.JoinHandle[int]
-				root := scheduler.Spawn[int](e.s, nil, future.Future[int](future.PollFn(func(cx *future.Context) (int, bool) {
-					for i := range 6 {
-						hs = append(hs, scheduler.Spawn[int](e.s, cx, future.Future[int](future.PollFn(func(*future.Context) (int, bool) {
-							return i, true
-						}))))
-					}
-					if r%3 == 0 {
-						time.Sleep(time.Duration(r%40) * time.Millisecond) // blocks the worker, sometimes past the snapshot's wait
-					}
-					return r, true
-				})))
-				v, err := wait(e, root, "root")
-				require.NoError(t, err)
-				require.Equal(t, r, v)
-				for _, h := range hs {
-					_, err := wait(e, h, "child")
-					require.NoError(t, err)
-				}
-			}
-			close(stop)
-			t.Logf("%d snapshots", <-snaps)
-			e.checkNow()
-		})
-	}
 }
