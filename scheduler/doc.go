@@ -177,11 +177,11 @@
 // LIFOOff has no LIFO, as Tokio's disable_lifo_slot: what a poll spawns or
 // wakes goes to the back of the local queue, with a notification, so an
 // idle worker steals it while the poll goes on, where with a LIFO it waits
-// for the poll to end. Measured the same way (eight runs, 400 ms
-// each, 2026-11-30; medians): ping-pong 405 ns against 395-398, within
-// the noise; chained spawn 227 ns against 190-195, 16 to 20% slower, the
-// price of every spawn going through the local queue and of waking an idle
-// worker to look at it.
+// for the poll to end. Measured the same way (eight runs, 400 ms each,
+// 2026-11-30; medians): ping-pong 405 ns against 395-398, within the noise;
+// chained spawn 227 ns against 190-195, 16 to 20% slower, the price of
+// every spawn going through the local queue and of waking an idle worker to
+// look at it.
 //
 // A stack that thieves take from at the bottom while the owner pushes and
 // pops at the top would need a protocol of its own (a shared top that the
@@ -490,18 +490,19 @@
 //     that a worker held by a poll publishes that poll's task if it is a
 //     first poll, and none otherwise). These are values, not the task,
 //     whose plain fields (its parent and birth) would race with a reuse.
-//     The tasks never polled in such a worker's LIFO are read the same
-//     way, from lifoPub: for each LIFO entry that holds a task spawned
-//     into it, its id, parent and side record (three atomic words, stored
-//     at the spawn, the side record only for a task that has one; the id
-//     and side record cleared when the task leaves the entry; nothing
-//     stored for a woken task, which is listed from the owned list). Their age is that of the worker's tick, at least theirs.
-//     That costs a chain of spawns about 2 ns a spawn (1.7 to 2.5% of a
-//     detached chained spawn, the switch flipped in one binary; AMD EPYC,
-//     2 vCPUs), and nothing to ping-pong or yield. Reading the LIFO
-//     itself would need its pushes and pops to be atomic exchanges, which
-//     a snapshot could then take from, as Go's runnext: more costly, and
-//     the LIFO would no longer be the worker's alone.
+//     The tasks never polled in such a worker's LIFO are read the same way,
+//     from lifoPub: for each LIFO entry that holds a task spawned into it,
+//     its id, parent and side record (three atomic words, stored at the
+//     spawn, the side record only for a task that has one; the id and side
+//     record cleared when the task leaves the entry; nothing stored for a
+//     woken task, which is listed from the owned list). Their age is that of
+//     the worker's tick, at least theirs. That costs a chain of spawns about
+//     2 ns a spawn (1.7 to 2.5% of a detached chained spawn, the switch
+//     flipped in one binary; AMD EPYC, 2 vCPUs), and nothing to ping-pong or
+//     yield. Reading the LIFO itself would need its pushes and pops to be
+//     atomic exchanges, which a snapshot could then take from, as Go's
+//     runnext: more costly, and the LIFO would no longer be the worker's
+//     alone.
 //  3. The global queue's tasks are taken out (globalq's Drain), copied, and
 //     put back at once in their order (PushOverflow), behind any pushed
 //     meanwhile; an idle worker is notified, since one may have parked
@@ -521,9 +522,10 @@
 // its first poll, to the list, never back, and a task in its first poll
 // when Tasks asked is linked, or finished, by the time its worker answers.
 // What a snapshot can still miss (besides, with Config.NoTaskIdentity, the
-// LIFO of a worker held by a poll) is a task moving between two queues while they are read (stolen
-// from a worker that answered into one that had not yet, or taken from
-// the global queue into a worker's after it answered).
+// LIFO of a worker held by a poll) is a task moving between two queues
+// while they are read (stolen from a worker that answered into one that had
+// not yet, or taken from the global queue into a worker's after it
+// answered).
 //
 // The alternative, linking every task into the owned list at its spawn,
 // lists them all with no waiting and no help from the workers, but costs

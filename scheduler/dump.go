@@ -100,27 +100,27 @@ type TaskInfo struct {
 	FirstPoll bool
 }
 
-// Tasks returns a snapshot of the live tasks, in no particular order,
-// and the number of live tasks (Stats().Live). It lists the tasks polled
-// at least once (idle, scheduled or running), those waiting in a queue
-// for their first poll (TaskQueued), and those in their first poll
+// Tasks returns a snapshot of the live tasks, in no particular order, and
+// the number of live tasks (Stats().Live). It lists the tasks polled at
+// least once (idle, scheduled or running), those waiting in a queue for
+// their first poll (TaskQueued), and those in their first poll
 // (TaskRunning, FirstPoll): the workers copy the tasks of their own queues
 // when asked, between two polls, and the global queue's are read; from a
-// worker that does not answer within 20 ms, being in a long poll, the
-// tasks of its local queue are taken to the global queue, as an idle
-// worker would steal them, and its task in its first poll is read from
-// what the worker publishes of it (its id, name and spawn site; its
-// SinceLastPoll is the age of the worker's tick, at least that of the
-// poll), and so are the tasks never polled in its LIFO (their id, parent,
-// name and spawn site; their age is that of the worker's tick, at least
-// theirs). The difference from live are the tasks that moved between two
-// queues while the snapshot read them, and, with Config.NoTaskIdentity,
-// which turns what the workers publish off, the tasks in the LIFO of a
-// worker in a long poll. The ages and wait times are accurate to a
-// worker's tick (at most BudgetPerTick polls) unless Config.PollTiming
-// makes them exact. Any goroutine may call it; it holds each owned shard's mutex
-// while it copies that shard's tasks. SnapshotTasks takes the same
-// snapshot without allocating a TaskInfo per task.
+// worker that does not answer within 20 ms, being in a long poll, the tasks
+// of its local queue are taken to the global queue, as an idle worker would
+// steal them, and its task in its first poll is read from what the worker
+// publishes of it (its id, name and spawn site; its SinceLastPoll is the
+// age of the worker's tick, at least that of the poll), and so are the
+// tasks never polled in its LIFO (their id, parent, name and spawn site;
+// their age is that of the worker's tick, at least theirs). The difference
+// from live are the tasks that moved between two queues while the snapshot
+// read them, and, with Config.NoTaskIdentity, which turns what the workers
+// publish off, the tasks in the LIFO of a worker in a long poll. The ages
+// and wait times are accurate to a worker's tick (at most BudgetPerTick
+// polls) unless Config.PollTiming makes them exact. Any goroutine may call
+// it; it holds each owned shard's mutex while it copies that shard's tasks.
+// SnapshotTasks takes the same snapshot without allocating a TaskInfo per
+// task.
 func (s *Scheduler) Tasks() (tasks []TaskInfo, live int64) {
 	var snap TaskSnapshot
 	s.SnapshotTasks(&snap)
