@@ -1,6 +1,8 @@
 package httpserver_test
 
 import (
+	"bufio"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,11 +22,7 @@ func TestConnectionTasksAreNamed(t *testing.T) {
 		_, _ = w.Write([]byte("ok"))
 	})})
 	c, br := rawConn(t, ts)
-	_, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(br, nil)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
+	getOver(t, c, br)
 	// The connection is idle, kept alive: its task waits for the next request.
 	want := "http " + ts.addr
 	var names []string
@@ -58,11 +56,7 @@ func TestIdleConnectionWithoutIdleBoundIsNotWoken(t *testing.T) {
 	// The first request comes after the connection's task began to wait
 	// for it, bounded by the header timeout: the timer is made and armed.
 	time.Sleep(20 * time.Millisecond)
-	_, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(br, nil)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
+	getOver(t, c, br)
 	want := "http " + ts.addr
 	polls := func() uint32 {
 		tasks, _ := ts.rt.Tasks()
@@ -78,9 +72,15 @@ func TestIdleConnectionWithoutIdleBoundIsNotWoken(t *testing.T) {
 	time.Sleep(3 * headerTimeout) // past the first request's header bound
 	require.Equal(t, before, polls(), "the idle connection's task was polled with nothing to do")
 	// The connection still serves.
-	_, err = c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	getOver(t, c, br)
+}
+
+// getOver sends a GET on c and reads its response, whose body it closes.
+func getOver(t *testing.T, c net.Conn, br *bufio.Reader) {
+	t.Helper()
+	_, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 	require.NoError(t, err)
-	resp, err = http.ReadResponse(br, nil)
+	resp, err := http.ReadResponse(br, nil)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 }
