@@ -13,6 +13,7 @@ import (
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/waker"
 )
 
 // The steady state of the runtime's file, timer and buffered-read paths: a
@@ -318,3 +319,35 @@ func (s *lineSource) PollRead(cx *future.Context, buf []byte) (future.Result[int
 }
 
 func (s *lineSource) CancelRead() { s.pending = false }
+
+// sinkWriter is an AsyncWriter that takes at most max bytes a write.
+type sinkWriter struct{ max, n int }
+
+func (w *sinkWriter) PollWrite(_ *future.Context, p []byte) (future.Result[int], bool) {
+	n := min(len(p), w.max)
+	w.n += n
+	return future.Ok(n), true
+}
+func (w *sinkWriter) CancelWrite() {}
+
+// keptWriteAll keeps a WriteAll future out of the test's stack.
+var keptWriteAll future.Future[future.Result[int]]
+
+// TestWriteAllAllocatesOnlyItsFuture: WriteAll over any AsyncWriter is one
+// allocation, its future with its state, however many writes it takes.
+func TestWriteAllAllocatesOnlyItsFuture(t *testing.T) {
+	w := &sinkWriter{max: 3}
+	buf := make([]byte, 10)
+	cx := future.NewContext(waker.Noop())
+	allocs := testing.AllocsPerRun(100, func() {
+		keptWriteAll = blitz.WriteAll(w, buf) // kept, as a task or Block keeps it
+		r, ok := keptWriteAll.Poll(cx)
+		if !ok || r.Err != nil || r.Value != len(buf) {
+			t.Fatalf("WriteAll: %v, %v", r, ok)
+		}
+	})
+	keptWriteAll = nil
+	if allocs != 1 {
+		t.Fatalf("WriteAll: %v allocations, want 1 (its future)", allocs)
+	}
+}

@@ -19,9 +19,20 @@ const copyBufferSize = 32 << 10
 // (CancelRead, CancelWrite), which loses nothing the stream took: see
 // AsyncReader.
 type StreamFuture[T any] struct {
+	// op, when set, is the operation, whose state holds the future (one
+	// allocation for both); otherwise poll and cancel are. Set once, by
+	// the function that made the future.
+	op     streamFutureOp[T]
 	poll   func(cx *future.Context) (future.Result[T], bool)
 	cancel func()
 	done   bool
+}
+
+// streamFutureOp is an operation of a StreamFuture that is a type of its own
+// rather than closures.
+type streamFutureOp[T any] interface {
+	poll(cx *future.Context) (future.Result[T], bool)
+	cancel()
 }
 
 // Poll runs the operation.
@@ -29,7 +40,13 @@ func (f *StreamFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 	if f.done {
 		panic(future.ErrPolledAfterCompletion)
 	}
-	r, ok := f.poll(cx)
+	var r future.Result[T]
+	var ok bool
+	if f.op != nil {
+		r, ok = f.op.poll(cx)
+	} else {
+		r, ok = f.poll(cx)
+	}
 	f.done = ok
 	return r, ok
 }
@@ -37,8 +54,13 @@ func (f *StreamFuture[T]) Poll(cx *future.Context) (future.Result[T], bool) {
 // Cancel abandons the operation; see the function that made the future
 // for what was done before.
 func (f *StreamFuture[T]) Cancel() {
-	if !f.done {
-		f.done = true
+	if f.done {
+		return
+	}
+	f.done = true
+	if f.op != nil {
+		f.op.cancel()
+	} else {
 		f.cancel()
 	}
 }
@@ -119,16 +141,26 @@ func ReadToEnd(r AsyncReader) *StreamFuture[[]byte] {
 // WriteAll returns a future that writes all of buf to w, in as many writes
 // as it takes, and resolves to the count written (len(buf), or less with
 // the error). A writer that accepts nothing without an error fails it with
-// io.ErrShortWrite.
+// io.ErrShortWrite. The future is one allocation.
 func WriteAll(w AsyncWriter, buf []byte) *StreamFuture[int] {
-	n := 0
-	return &StreamFuture[int]{
-		poll: func(cx *future.Context) (future.Result[int], bool) {
-			return writeAllPoll(cx, w, buf, &n)
-		},
-		cancel: w.CancelWrite,
-	}
+	op := &writeAllOp{w: w, buf: buf}
+	op.f.op = op
+	return &op.f
 }
+
+// writeAllOp is WriteAll's future and its state, in one allocation.
+type writeAllOp struct {
+	f   StreamFuture[int]
+	w   AsyncWriter
+	buf []byte
+	n   int
+}
+
+func (o *writeAllOp) poll(cx *future.Context) (future.Result[int], bool) {
+	return writeAllPoll(cx, o.w, o.buf, &o.n)
+}
+
+func (o *writeAllOp) cancel() { o.w.CancelWrite() }
 
 // writeAllPoll writes buf[*n:] to w, advancing *n: the body of WriteAll,
 // Copy and BufWriter's flush.

@@ -285,7 +285,11 @@ func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeade
 	stream, buf, err := httpserver.HijackConn(w)
 	switch {
 	case err == nil:
-		res, err := future.Block(r.Context(), future.Future[future.Result[int]](&writeAll{w: stream, p: resp}))
+		// blitz.WriteAll, through PollWrite as the frames will be written,
+		// rather than the stream's own WriteAll, whose reused future the
+		// stream would keep for the connection's whole life (48 bytes of
+		// every idle connection).
+		res, err := future.Block(r.Context(), future.Future[future.Result[int]](blitz.WriteAll(stream, resp)))
 		if err == nil {
 			err = res.Err
 		}
@@ -665,34 +669,3 @@ func DialContext(ctx context.Context, h blitz.Handle, rawURL string, opts *DialO
 	}
 	return r.Value, f.resp, r.Err
 }
-
-// writeAll is the future of writing all of p to w: blitz.WriteAll in one
-// allocation rather than three, for the 101 response. Not the stream's own
-// WriteAll, whose reused future the stream would keep for the connection's
-// whole life (48 bytes of every idle connection).
-type writeAll struct {
-	w blitz.AsyncWriter
-	p []byte
-	n int
-}
-
-// Poll writes what is left of p.
-func (f *writeAll) Poll(cx *future.Context) (future.Result[int], bool) {
-	for f.n < len(f.p) {
-		res, ok := f.w.PollWrite(cx, f.p[f.n:])
-		if !ok {
-			return future.Result[int]{}, false
-		}
-		f.n += res.Value
-		if res.Err == nil && res.Value == 0 {
-			res.Err = io.ErrShortWrite
-		}
-		if res.Err != nil {
-			return future.Result[int]{Value: f.n, Err: res.Err}, true
-		}
-	}
-	return future.Ok(f.n), true
-}
-
-// Cancel abandons the write in flight.
-func (f *writeAll) Cancel() { f.w.CancelWrite() }
