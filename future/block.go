@@ -15,8 +15,8 @@ import (
 // after a wake and never spins. The Signal and the Context are reused by
 // later calls (Block allocates nothing of its own once warm): a Waker taken
 // from the Context may be woken after Block returned, which costs a later
-// call one spurious poll. A wake that arrives during a poll stays pending in the
-// Signal, so none is lost.
+// call one spurious poll. A wake that arrives during a poll stays pending
+// in the Signal, so none is lost.
 //
 // If ctx is done before f completes, Block cancels f (Cancel) and returns the
 // zero T and an error that wraps both context.Cause(ctx) and ctx.Err(), so
