@@ -136,7 +136,7 @@ func (c *ConnectFuture[S]) open() error {
 	if err != nil {
 		return &net.OpError{Op: "dial", Net: c.net, Addr: netAddr(c.net, c.addr), Err: err}
 	}
-	c.n = newNetFD(r, fd, kindOf(c.net), addrsAtConnect) // no addresses before the connect
+	c.n = newNetFD(r, fd, kindOf(c.net), addrsAtConnect, backend.Addr{}) // no addresses before the connect
 	return nil
 }
 

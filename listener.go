@@ -88,7 +88,7 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 			if err == nil && has && prev.Err == nil && prev.FD != backend.InvalidFD {
 				// A cancelled accept's connection: this accept takes it.
 				a.f.release()
-				return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
+				return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted, prev.Addr))), true
 			}
 			if err == nil {
 				err = a.f.submit(cx, a.l.n, backend.Op{Kind: backend.KindAccept, FD: a.l.n.fd})
@@ -117,7 +117,7 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 		case c.Err != nil:
 			return future.Fail[S](a.l.n.opError("accept", c.Err)), true
 		}
-		return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted))), true
+		return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted, c.Addr))), true
 	}
 }
 

@@ -296,8 +296,10 @@ const (
 
 // newNetFD wraps fd, homed on r, reading its addresses as mode says. An
 // accepted connection's are read when first needed (see addresses), but
-// for an IP peer's, kept compact now (netFD.peer).
-func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
+// for an IP peer's, kept compact now (netFD.peer): peer is the address
+// the accept's completion carries, or the zero Addr when it carries none
+// (a multishot accept), which getpeername then reads.
+func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backend.Addr) *netFD {
 	n := &netFD{ring: r, fd: fd}
 	n.hints.Store(uint32(kind) << kindShift) // before n is shared
 	switch mode {
@@ -306,8 +308,13 @@ func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode) *netFD {
 		peer, _ := r.Backend().PeerAddr(fd)
 		n.setAddrs(local, peer)
 	case addrsAccepted:
-		peer, err := r.Backend().PeerAddr(fd)
-		if err != nil || !peer.IP.IsValid() {
+		if peer.Family == 0 {
+			var err error
+			if peer, err = r.Backend().PeerAddr(fd); err != nil {
+				break // read when asked
+			}
+		}
+		if !peer.IP.IsValid() {
 			break // not IP: read when asked
 		}
 		if c, ok := compactOf(peer.IP); ok {

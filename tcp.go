@@ -53,7 +53,7 @@ func ListenTCPAddr(h Handle, addr netip.AddrPort) (*TCPListener, error) {
 	if err := d.Backend().Listen(fd, 0); err != nil {
 		return fail(err)
 	}
-	return &TCPListener{listener{n: newNetFD(d, fd, kindTCP, addrsNow)}}, nil
+	return &TCPListener{listener{n: newNetFD(d, fd, kindTCP, addrsNow, backend.Addr{})}}, nil
 }
 
 // AddrPort returns the listener's local address as a netip.AddrPort.

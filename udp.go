@@ -44,7 +44,7 @@ func BindUDPAddr(h Handle, addr netip.AddrPort) (*UDPSocket, error) {
 		_ = d.Backend().CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "udp", Addr: netAddr("udp", a), Err: err}
 	}
-	return &UDPSocket{n: newNetFD(d, fd, kindUDP, addrsNow)}, nil
+	return &UDPSocket{n: newNetFD(d, fd, kindUDP, addrsNow, backend.Addr{})}, nil
 }
 
 // LocalAddr returns the socket's address.

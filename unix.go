@@ -23,7 +23,7 @@ func ListenUnix(h Handle, path string) (*UnixListener, error) {
 		_ = d.Backend().CloseFD(fd)
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: &net.UnixAddr{Name: path, Net: "unix"}, Err: err}
 	}
-	return &UnixListener{listener{n: newNetFD(d, fd, kindUnix, addrsNow)}}, nil
+	return &UnixListener{listener{n: newNetFD(d, fd, kindUnix, addrsNow, backend.Addr{})}}, nil
 }
 
 // bindUnix makes a Unix socket of typ bound to path ("" leaves it unbound),
@@ -78,7 +78,7 @@ func BindUnixDatagram(h Handle, path string) (*UnixDatagram, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &UnixDatagram{n: newNetFD(d, fd, kindUnixgram, addrsNow)}, nil
+	return &UnixDatagram{n: newNetFD(d, fd, kindUnixgram, addrsNow, backend.Addr{})}, nil
 }
 
 // LocalAddr returns the socket's address.
