@@ -23,7 +23,7 @@ import (
 func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(24), "TCPStream: the netFD pointer, the lazy PollRead/PollWrite state and the reused futures")
 	require.LessOrEqual(t, unsafe.Sizeof(connSpares{}), uintptr(32), "the reused futures of a connection")
-	require.LessOrEqual(t, unsafe.Sizeof(serveEntry{}), uintptr(24), "Serve's record of a handler")
+	require.LessOrEqual(t, unsafe.Sizeof(serveSet{}.conns[0]), uintptr(8), "Serve's record of a handler: its TaskRef")
 	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")

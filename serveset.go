@@ -1,30 +1,33 @@
 package blitz
 
-// serveSet: Serve's handlers in flight, one small record each.
+// serveSet: Serve's handlers in flight, a TaskRef each.
 
 import (
 	"errors"
 	"sync"
 
 	"github.com/blitz-go/blitz/future"
+	"github.com/blitz-go/blitz/scheduler"
 	"github.com/blitz-go/blitz/waker"
 )
 
 // serveSet is the handlers in flight of a ServeFuture and the counts of
-// those that ended. Each handler is a task; its serveEntry is the Waker
-// registered on the task's JoinHandle, so the task's end calls the entry,
-// which takes the outcome into the counts and leaves the set on the spot.
-// So the server keeps per connection a 24-byte entry and its place in
-// conns (a JoinSet keeps 128 bytes: a Context to poll the handle with and
-// the links of its lists), and the Serve task is woken only when the set
-// empties while it waits for that (drained).
+// those that ended. Each handler is a task that reports its own end to the
+// set (scheduler.SpawnNotifying): the set is its Notifier, and keeps per
+// connection only the task's 8-byte TaskRef in conns, at the index the
+// task's tag holds. So a connection costs the server no JoinHandle record
+// and no Waker registered on it (a JoinSet keeps 128 bytes per task: a
+// Context to poll the handle with and the links of its lists), and the
+// Serve task is woken only when the set empties while it waits for that
+// (drained).
 //
-// mu guards every field. Lock order: mu is never held while a handle is
-// polled or a task is spawned or cancelled.
+// mu guards every field and the tags of the tasks in conns. Lock order:
+// mu is held across a spawn (which does not call TaskEnded, see
+// SpawnNotifying), never while a task is cancelled.
 type serveSet struct {
 	mu sync.Mutex
-	// conns are the handlers in flight, each at its entry's idx.
-	conns []*serveEntry
+	// conns are the handlers in flight, each at the index its tag holds.
+	conns []scheduler.TaskRef
 	// wk is the Waker of the Serve task waiting for the set to empty (see
 	// drained); the handler that empties it wakes it.
 	wk waker.Waker
@@ -35,53 +38,34 @@ type serveSet struct {
 	handlerErr                   error
 }
 
-// serveEntry is one handler task of a set: the Wakeable registered on its
-// JoinHandle.
-type serveEntry struct {
-	set *serveSet
-	h   JoinHandle[error]
-	// idx is the entry's index in set.conns, -1 once it left the set.
-	// Guarded by set.mu.
-	idx int32
-}
-
 // spawn starts fut as a handler task on the runtime polling cx and adds it
 // to the set. Called by the Serve task.
 func (st *serveSet) spawn(cx *future.Context, fut future.Future[error]) {
-	e := &serveEntry{set: st, h: Spawn(cx, fut)}
+	h, ok := Current(cx)
+	if !ok {
+		panic(ErrNoRuntime)
+	}
 	st.mu.Lock()
-	e.idx = int32(len(st.conns))
-	st.conns = append(st.conns, e)
+	ref, err := scheduler.SpawnNotifying(h.rt.sched, cx, fut, st, uint32(len(st.conns)))
+	if err != nil {
+		st.cancelled++ // the shutdown began: fut was cancelled unpolled
+		st.mu.Unlock()
+		return
+	}
+	st.conns = append(st.conns, ref)
 	closed := st.closed
 	st.mu.Unlock()
-	e.Wake() // registers e on the handle, or takes the outcome of a task already done
 	if closed {
-		e.h.Cancel()
+		ref.Cancel()
 	}
 }
 
-// Wake polls the entry's handle: if the task ended, its outcome is counted
-// and the entry leaves the set; if not, the poll registers the entry to be
-// woken when it does. The task's end calls it, on whatever goroutine ended
-// the task, with no lock held; spawn calls it once first. A wake of an
-// entry that left the set does nothing.
-func (e *serveEntry) Wake() {
-	var cx future.Context
-	cx.Reset(waker.New(e), nil, nil, future.NoWorker)
-	if r, done := e.h.Poll(&cx); done {
-		e.set.end(e, r)
-	}
-}
-
-// end counts the outcome r of e's task and takes e out of the set, once;
-// the handler that empties the set wakes the Serve task waiting for it.
-func (st *serveSet) end(e *serveEntry, r future.Result[error]) {
+// TaskEnded counts the outcome r of the handler task t and takes it out of
+// the set; the handler that empties the set wakes the Serve task waiting
+// for it. It makes the set the tasks' scheduler.Notifier: each task's end
+// calls it once, on whatever goroutine ended the task.
+func (st *serveSet) TaskEnded(t scheduler.TaskRef, r future.Result[error]) {
 	st.mu.Lock()
-	i := e.idx
-	if i < 0 {
-		st.mu.Unlock()
-		return // counted already (spawn's poll and the task's wake raced)
-	}
 	switch {
 	case errors.Is(r.Err, ErrCancelled) || errors.Is(r.Err, ErrShutdown):
 		st.cancelled++
@@ -90,13 +74,13 @@ func (st *serveSet) end(e *serveEntry, r future.Result[error]) {
 	default:
 		st.countLocked(r.Value) // the handler's own outcome
 	}
+	i := t.Tag()
 	last := len(st.conns) - 1
 	moved := st.conns[last]
 	st.conns[i] = moved
-	moved.idx = i
-	st.conns[last] = nil
+	moved.SetTag(i)
+	st.conns[last] = scheduler.TaskRef{}
 	st.conns = st.conns[:last]
-	e.idx = -1
 	var w waker.Waker
 	if last == 0 {
 		w, st.wk = st.wk, waker.Waker{}
@@ -130,22 +114,19 @@ func (st *serveSet) drained(cx *future.Context) bool {
 	return false
 }
 
-// cancelAll cancels every handler in the set (see JoinHandle.Cancel); with
+// cancelAll cancels every handler in the set (see TaskRef.Cancel); with
 // closing, handlers spawned later are cancelled at once too. Each
-// cancelled task's end wakes its entry, which counts it. Called by the
-// Serve task.
+// cancelled task's end reports to the set (TaskEnded), which counts it.
+// Called by the Serve task.
 func (st *serveSet) cancelAll(closing bool) {
 	st.mu.Lock()
 	if closing {
 		st.closed = true
 	}
-	hs := make([]JoinHandle[error], 0, len(st.conns))
-	for _, e := range st.conns {
-		hs = append(hs, e.h)
-	}
+	refs := append([]scheduler.TaskRef(nil), st.conns...)
 	st.mu.Unlock()
-	for _, h := range hs { // outside mu: Cancel may schedule the task
-		h.Cancel()
+	for _, r := range refs { // outside mu: Cancel may schedule the task
+		r.Cancel()
 	}
 }
 

@@ -48,7 +48,14 @@ func TestTaskSizes(t *testing.T) {
 	require.Equal(t, uintptr(176), unsafe.Sizeof(task[error]{}), "task[error]")
 	require.Equal(t, uintptr(160), unsafe.Sizeof(valueTask[struct{}, sizeFut, *sizeFut]{}), "valueTask of 16 bytes")
 	require.LessOrEqual(t, unsafe.Sizeof(valueTask[struct{}, idleSizeFut, *idleSizeFut]{}), uintptr(192), "idle valueTask")
+	require.Equal(t, uintptr(144), unsafe.Sizeof(notifyTask[error, *sizeNotifier]{}), "notifyTask[error] with a pointer notifier")
 }
+
+// sizeNotifier is a Notifier of a pointer type, as a server's set of
+// handlers is.
+type sizeNotifier struct{}
+
+func (*sizeNotifier) TaskEnded(TaskRef, future.Result[error]) {}
 
 // TestMoreAwaitersOneAllocation: the Wakers of awaiters beyond the first
 // take one allocation for up to four of them (three allocations for two
