@@ -100,7 +100,7 @@ type ownedShard struct {
 	// afterwards.
 	closed bool
 	// recycled holds up to recycleSlots finished tasks spawned without a
-	// handle (*valueTask of any type, nil for a free slot), kept for a
+	// handle (*detachedTask of any type, nil for a free slot), kept for a
 	// later spawn of the same type (see Scheduler.recycle). Shard i <
 	// Config.Workers is worker i's own: its recycled slots are owned by
 	// that worker's goroutine, and never touched by anyone else (not even

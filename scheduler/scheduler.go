@@ -56,7 +56,7 @@ type Scheduler struct {
 	// spares holds, for each type of task spawned by value without a
 	// handle, a *sparesEntry: the pool of finished tasks of that type that
 	// a spawn from any goroutine may reuse (see recycle and sparesOf).
-	// Keyed by the type's nil *valueTask; safe for concurrent use.
+	// Keyed by the type's nil *detachedTask; safe for concurrent use.
 	spares sync.Map
 	// sparesHint is the entry of spares looked up last (see sparesOf).
 	sparesHint atomic.Pointer[sparesEntry]

@@ -30,13 +30,15 @@ type idleSizeFut struct {
 func (f *idleSizeFut) Poll(*future.Context) (struct{}, bool) { return struct{}{}, f.n == nil }
 
 // TestTaskSizes pins the size of the task types: a task of struct{} holding
-// a 16-byte future by value is one 160-byte allocation, a task of error
-// holding its future in an interface (a server's connection handler,
-// spawned by Serve) 176 bytes, an idle task of BenchmarkIdleTaskMemory's
-// shape at most 192 bytes. Of taskBase's 112 bytes, 48 are the task's
-// identity (id, parent, birth, polls and last poll, wait, side record: a
-// word each); the header is 32 (the state word, the global queue's link,
-// the task), its scheduler a pointer in taskBase, and the lock of its
+// a 16-byte future by value is one 160-byte allocation with a JoinHandle
+// (SpawnValue) and 128 bytes without (SpawnValueDetached), a task of error
+// holding its future in an interface (Spawn) 176 bytes, and 144 when it
+// reports to a Notifier (SpawnNotifying, a server's connection handler);
+// an idle task of BenchmarkIdleTaskMemory's shape at most 192 bytes with a
+// handle, 144 without. Of taskBase's 112 bytes, 48 are the task's identity
+// (id, parent, birth, polls and last poll, wait, side record: a word
+// each); the header is 32 (the state word, the global queue's link, the
+// task), its scheduler a pointer in taskBase, and the lock of its
 // JoinHandle is shared with other tasks (joinStripe).
 func TestTaskSizes(t *testing.T) {
 	require.Equal(t, uintptr(32), unsafe.Sizeof(header.Header{}), "header.Header")
@@ -49,6 +51,8 @@ func TestTaskSizes(t *testing.T) {
 	require.Equal(t, uintptr(160), unsafe.Sizeof(valueTask[struct{}, sizeFut, *sizeFut]{}), "valueTask of 16 bytes")
 	require.LessOrEqual(t, unsafe.Sizeof(valueTask[struct{}, idleSizeFut, *idleSizeFut]{}), uintptr(192), "idle valueTask")
 	require.Equal(t, uintptr(144), unsafe.Sizeof(notifyTask[error, *sizeNotifier]{}), "notifyTask[error] with a pointer notifier")
+	require.Equal(t, uintptr(128), unsafe.Sizeof(detachedTask[struct{}, sizeFut, *sizeFut]{}), "detachedTask of 16 bytes")
+	require.LessOrEqual(t, unsafe.Sizeof(detachedTask[struct{}, idleSizeFut, *idleSizeFut]{}), uintptr(144), "idle detachedTask")
 }
 
 // sizeNotifier is a Notifier of a pointer type, as a server's set of

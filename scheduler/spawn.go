@@ -77,19 +77,19 @@ func SpawnValueDetachedNamed[T any, F any, PF interface {
 	future.Future[T]
 }](s *Scheduler, cx *future.Context, f F, name *TaskName) {
 	w := s.localWorker(cx)
-	var t *valueTask[T, F, PF]
+	var t *detachedTask[T, F, PF]
 	if w != nil {
 		t = reuse[T, F, PF](&s.owned.shards[w.id])
 	}
 	if t == nil {
-		t, _ = sparesOf[T, F, PF](s).Get().(*valueTask[T, F, PF])
+		t, _ = sparesOf[T, F, PF](s).Get().(*detachedTask[T, F, PF])
 	}
 	fresh := t == nil
 	if !fresh {
 		t.fut, t.dropped = f, false // linked and counted were reset by its finish
 		t.ReinitScheduled(false)
 	} else {
-		t = &valueTask[T, F, PF]{fut: f}
+		t = &detachedTask[T, F, PF]{fut: f}
 		t.s = s
 		t.InitScheduled(t, false)
 	}
@@ -103,14 +103,14 @@ func SpawnValueDetachedNamed[T any, F any, PF interface {
 	}
 }
 
-// reuse takes a recycled task of type valueTask[T, F, PF] from worker
+// reuse takes a recycled task of type detachedTask[T, F, PF] from worker
 // shard sh's slots, or returns nil. Called only on that worker.
 func reuse[T any, F any, PF interface {
 	*F
 	future.Future[T]
-}](sh *ownedShard) *valueTask[T, F, PF] {
+}](sh *ownedShard) *detachedTask[T, F, PF] {
 	for i := range sh.recycled { // by index: ranging over the array copies it
-		if t, ok := sh.recycled[i].(*valueTask[T, F, PF]); ok {
+		if t, ok := sh.recycled[i].(*detachedTask[T, F, PF]); ok {
 			sh.recycled[i] = nil
 			return t
 		}
@@ -118,7 +118,7 @@ func reuse[T any, F any, PF interface {
 	return nil
 }
 
-// sparesOf returns s's pool of finished tasks of type valueTask[T, F, PF],
+// sparesOf returns s's pool of finished tasks of type detachedTask[T, F, PF],
 // made at the first call for the type. The key is the type's nil pointer,
 // so one map holds the pools of every type; the type looked up last is
 // kept in sparesHint, which spares a spawn-heavy program, whose spares are
@@ -127,7 +127,7 @@ func sparesOf[T any, F any, PF interface {
 	*F
 	future.Future[T]
 }](s *Scheduler) *sync.Pool {
-	key := any((*valueTask[T, F, PF])(nil))
+	key := any((*detachedTask[T, F, PF])(nil))
 	if e := s.sparesHint.Load(); e != nil && e.key == key {
 		return &e.pool
 	}
@@ -141,19 +141,15 @@ func sparesOf[T any, F any, PF interface {
 }
 
 // sparesEntry is an entry of Scheduler.spares: the key, a type's nil
-// *valueTask, and its pool. key is immutable.
+// *detachedTask, and its pool. key is immutable.
 type sparesEntry struct {
 	key  any
 	pool sync.Pool
 }
 
 // spare is a finished task that can go to its scheduler's spares: the
-// valueTask of any type.
+// detachedTask of any type.
 type spare interface{ toSpares() }
-
-// toSpares puts t, a finished task that nothing references but stale
-// Wakers, in its scheduler's spares of its type.
-func (t *valueTask[T, F, PF]) toSpares() { sparesOf[T, F, PF](t.sched()).Put(t) }
 
 // recycle keeps t, a finished task spawned without a handle, in a slot of
 // the finishing worker (cx's), for reuse by SpawnValueDetached. When every

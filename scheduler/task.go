@@ -51,9 +51,9 @@ type taskBase struct {
 	// countedInShard, countedBounded). Set by the spawn before the task is
 	// shared, reset by its finish.
 	counted uint8
-	// dropped is set when a valueTask's future completed or was cancelled
-	// and has been zeroed. Owned, like the future, by the worker that moved
-	// the header to Running.
+	// dropped is set when the future held by value of a valueTask or a
+	// detachedTask completed or was cancelled and has been zeroed. Owned,
+	// like the future, by the worker that moved the header to Running.
 	dropped bool
 	// hasMore says the task's join stripe holds Wakers of awaiters beyond
 	// the first for it (joinStripe.more). Guarded by the stripe's mutex.
@@ -318,9 +318,7 @@ func (t *valueTask[T, F, PF]) Poll(cx *future.Context) bool {
 		return true
 	case ok:
 		t.dropFuture()
-		if t.finish(cx, future.Ok(v)) {
-			t.sched().recycle(cx, t)
-		}
+		t.finish(cx, future.Ok(v))
 		return true
 	}
 	t.pending(cx)
@@ -398,11 +396,10 @@ func (t *core[T]) abort(err error, cpe *PanicError) {
 // the last reference releases a detached task's outcome: finish, when the
 // handle's Detach dropped its reference before that transition (or before
 // finish began, and then finish wrote nothing), or the Detach that drops
-// it after. A task spawned without a handle (SpawnValueDetached) has
-// neither join interest nor the detached bit, for good: its outcome is
-// dropped, and finish reports true, for the caller to recycle the task
-// object, which nothing references any more but stale Wakers (see
-// recycle).
+// it after. A task without a handle would have neither join interest nor
+// the detached bit, for good: its outcome is dropped, and finish reports
+// true. (SpawnValueDetached's tasks are detachedTasks, which keep no
+// outcome and have a finish of their own.)
 func (t *core[T]) finish(cx *future.Context, res future.Result[T]) (noHandle bool) {
 	s := t.sched()
 	if res.Err != nil {
