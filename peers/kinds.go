@@ -60,6 +60,10 @@ var kinds = map[Mode]map[string]starter{
 	WS: {
 		"blitz-ws":       func(a string) (*Server, error) { return startBlitzWS(a, "") },
 		"blitz-ws-epoll": func(a string) (*Server, error) { return startBlitzWS(a, "epoll") },
+		// The same connections served without an HTTP server: blitz.Serve,
+		// and in each connection's task UpgradeStream, then the echo.
+		"blitz-ws-stream":       func(a string) (*Server, error) { return startBlitzWSStream(a, "") },
+		"blitz-ws-stream-epoll": func(a string) (*Server, error) { return startBlitzWSStream(a, "epoll") },
 		"gorilla":        startGorillaWS,
 		"coder":          startCoderWS,
 		"gobwas":         startGobwasWS,

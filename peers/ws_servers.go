@@ -379,6 +379,72 @@ func startBlitzWS(addr, backend string) (*Server, error) {
 	}}, nil
 }
 
+// startBlitzWSStream is the blitz WebSocket server without an HTTP
+// server: blitz.Serve accepts, and each connection's task reads and
+// answers the opening handshake itself (Upgrader.UpgradeStream), then
+// echoes, as blitzWSEcho does, in the same task.
+func startBlitzWSStream(addr, backend string) (*Server, error) {
+	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
+	if err != nil {
+		return nil, err
+	}
+	l, err := blitz.ListenTCP(rt.Handle(), addr)
+	if err != nil {
+		_ = rt.Shutdown(context.Background())
+		return nil, err
+	}
+	room := websocket.NewBroadcaster(rt.Handle(), &websocket.BroadcastOptions{QueueLen: 64})
+	up := &websocket.Upgrader{}
+	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, func(s *blitz.TCPStream) future.Future[error] {
+		return &blitzWSStream{uf: up.UpgradeStream(s, nil), e: blitzWSEcho{room: room}}
+	}, blitz.ServeConfig{}))
+	broadcast := func(size int) error {
+		pm, err := websocket.NewPreparedMessage(websocket.TextMessage, broadcastPayload(size), nil)
+		if err != nil {
+			return err
+		}
+		room.Broadcast(pm)
+		return nil
+	}
+	return &Server{Addr: l.AddrPort().String(), ReadPool: blitzReadBuffers * blitzReadBufferSize, Broadcast: broadcast, Stop: func() error {
+		srv.Cancel()
+		_, _ = srv.Wait(context.Background())
+		return rt.Shutdown(context.Background())
+	}}, nil
+}
+
+// blitzWSStream is a connection's task on the server without an HTTP
+// server: the handshake, then the echo.
+type blitzWSStream struct {
+	uf *websocket.UpgradeFuture
+	e  blitzWSEcho
+}
+
+func (f *blitzWSStream) Poll(cx *future.Context) (error, bool) {
+	if f.uf != nil {
+		r, ok := f.uf.Poll(cx)
+		if !ok {
+			return nil, false
+		}
+		f.uf = nil
+		if r.Err != nil {
+			return r.Err, true // UpgradeStream answered and closed the stream
+		}
+		f.e.c = r.Value
+		f.e.room.Add(r.Value)
+	}
+	_, ok := f.e.Poll(cx)
+	return nil, ok
+}
+
+func (f *blitzWSStream) Cancel() {
+	if f.uf != nil {
+		f.uf.Cancel()
+		return
+	}
+	f.e.Cancel()
+}
+
 // blitzWSEcho is a connection's task on the blitz server: it echoes each
 // message until the read fails, then closes and leaves the room.
 type blitzWSEcho struct {

@@ -289,14 +289,15 @@ func windowBits(prm extParam) (int, error) {
 }
 
 // serverAccept chooses the first of the client's permessage-deflate
-// offers in header h that o can honour and returns the response's
+// offers in lines, the values of its Sec-WebSocket-Extensions fields, that
+// o can honour and returns the response's
 // parameters; ok is false when none can be (the server then answers
 // without the extension). Offers with invalid parameters, and offers
 // asking for a server window under 32 KiB (server_max_window_bits < 15),
 // which flate cannot honour unless o.Level is flate.HuffmanOnly, are
 // declined; a malformed header declines every offer.
-func serverAccept(h http.Header, o *CompressionOptions) (resp deflateParams, ok bool) {
-	exts, err := parseExtensions(h[hdrExtensions])
+func serverAccept(lines []string, o *CompressionOptions) (resp deflateParams, ok bool) {
+	exts, err := parseExtensions(lines)
 	if err != nil {
 		return resp, false
 	}

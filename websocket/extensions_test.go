@@ -120,7 +120,7 @@ func TestServerAccept(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ""
-			if p, ok := serverAccept(hdr(tc.lines...), &tc.o); ok {
+			if p, ok := serverAccept(hdr(tc.lines...)[hdrExtensions], &tc.o); ok {
 				got = p.String()
 			}
 			if got != tc.want {
@@ -235,7 +235,7 @@ func FuzzParseExtensions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = parseExtensions([]string{s})
 		for i := range opts {
-			p, ok := serverAccept(hdr(s), &opts[i])
+			p, ok := serverAccept(hdr(s)[hdrExtensions], &opts[i])
 			if !ok {
 				continue
 			}

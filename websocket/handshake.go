@@ -49,25 +49,27 @@ func AcceptKey(key string) string {
 // appendAcceptKey appends the Sec-WebSocket-Accept value for key (28
 // bytes) to dst. It allocates nothing beyond dst's growth for a key of
 // the valid length (24 bytes).
-func appendAcceptKey(dst []byte, key string) []byte {
+func appendAcceptKey[K string | []byte](dst []byte, key K) []byte {
 	var in [24 + len(acceptGUID)]byte
 	var h [sha1.Size]byte
 	if len(key) == 24 {
 		copy(in[copy(in[:], key):], acceptGUID)
 		h = sha1.Sum(in[:])
 	} else {
-		h = sha1.Sum([]byte(key + acceptGUID))
+		h = sha1.Sum(append([]byte(string(key)), acceptGUID...))
 	}
 	return base64.StdEncoding.AppendEncode(dst, h[:])
 }
 
-// validKey reports whether key is the base64 of 16 bytes.
-func validKey(key string) bool {
+// validKey reports whether key is the base64 of 16 bytes. It allocates
+// nothing.
+func validKey[K string | []byte](key K) bool {
 	if len(key) != 24 {
 		return false
 	}
-	b, err := base64.StdEncoding.DecodeString(key)
-	return err == nil && len(b) == 16
+	var b [18]byte // base64's DecodedLen(24)
+	n, err := base64.StdEncoding.Decode(b[:], []byte(string(key)))
+	return err == nil && n == 16
 }
 
 // hasToken reports whether a header field (all its lines, comma-separated
@@ -213,12 +215,18 @@ pick:
 		}
 	}
 
-	dfl, err := u.negotiate(r)
+	dfl, err := u.negotiate(r.Header[hdrExtensions])
 	if err != nil {
 		return nil, "", nil, &refusal{status: http.StatusInternalServerError, err: err}
 	}
+	return switchingProtocols(key, proto, dfl, responseHeader), proto, dfl, nil
+}
 
-	// The response is made in one allocation of its exact size.
+// switchingProtocols returns the 101 response to a handshake with
+// Sec-WebSocket-Key key that selected subprotocol proto (none: "") and
+// permessage-deflate dfl (none: nil), with the fields of responseHeader,
+// made in one allocation of its exact size.
+func switchingProtocols[K string | []byte](key K, proto string, dfl *deflater, responseHeader http.Header) []byte {
 	const head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
 	size := len(head) + 28 + 2 + 2
 	if proto != "" {
@@ -248,7 +256,7 @@ pick:
 		}
 	}
 	resp = append(resp, "\r\n"...)
-	return resp, proto, dfl, nil
+	return resp
 }
 
 // appendField appends the header line "k: v" to b.
@@ -324,10 +332,11 @@ func (u *Upgrader) Upgrade(w http.ResponseWriter, r *http.Request, responseHeade
 	return c, nil
 }
 
-// negotiate chooses the permessage-deflate of a request: nil when
+// negotiate chooses the permessage-deflate of a request whose
+// Sec-WebSocket-Extensions fields have the values lines: nil when
 // Compression is unset or no offer can be honoured, an error wrapping
 // ErrBadOptions when Compression is invalid.
-func (u *Upgrader) negotiate(r *http.Request) (*deflater, error) {
+func (u *Upgrader) negotiate(lines []string) (*deflater, error) {
 	o := u.Compression
 	if o == nil {
 		return nil, nil
@@ -335,7 +344,7 @@ func (u *Upgrader) negotiate(r *http.Request) (*deflater, error) {
 	if err := o.check(); err != nil {
 		return nil, fmt.Errorf("websocket: upgrade: %w", err)
 	}
-	p, ok := serverAccept(r.Header, o)
+	p, ok := serverAccept(lines, o)
 	if !ok {
 		return nil, nil
 	}

@@ -4,8 +4,8 @@ package websocket
 // from a blitz.TLSListener (wss://), or any other stream of the runtime.
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,46 +32,72 @@ type UpgradeFuture struct {
 	s     Stream
 	extra http.Header
 	phase uint8
-	buf   []byte
-	n     int
-	out   []byte
-	off   int
-	req   *http.Request
-	c     *Conn
-	err   error // the refusal's, returned once its response is written
+	// rd is the pooled read in flight, on a stream with pooled reads.
+	rd *blitz.ReadPooledFuture
+	// buf[:n] is the request read so far when it took more than one
+	// pooled read, or the read buffer of a stream without pooled reads.
+	buf []byte
+	n   int
+	// head is a copy of the request head, for Request: a head checked on
+	// its raw bytes had no http.Request made for it.
+	head []byte
+	out  []byte
+	off  int
+	req  *http.Request
+	c    *Conn
+	err  error // the refusal's, returned once its response is written
 }
 
 // UpgradeStream returns a future that reads an HTTP/1.1 request from s,
 // checks it as Upgrade does and answers it, for a server without an HTTP
 // server: a task per connection accepted from a blitz.TLSListener (a
 // wss:// server; the TLS handshake runs at the first read) or a
-// blitz.TCPListener. Its value is the connection, on s. A request that is
-// not an opening handshake is answered as by Upgrade (400, 403, 405, 426,
-// 500; 431 for a header block over 16 KiB, 400 for one that is not
-// HTTP/1.1), s is closed, and the error wraps ErrBadHandshake; a stream
-// that fails or ends first is closed too. Bound the wait for the request
-// with blitz.Timeout or the stream's read timeout. Cancelling the future
-// closes s.
+// blitz.TCPListener (blitz.Serve). Its value is the connection, on s. A
+// request that is not an opening handshake is answered as by Upgrade (400,
+// 403, 405, 426, 500; 431 for a header block over 16 KiB, 400 for one that
+// is not HTTP/1.1), s is closed, and the error wraps ErrBadHandshake; a
+// stream that fails or ends first is closed too. Bound the wait for the
+// request with blitz.Timeout or the stream's read timeout. Cancelling the
+// future closes s.
+//
+// The request is read into the runtime's pool of read buffers where s has
+// pooled reads (blitz.TCPStream, blitz.UnixStream), and the request head
+// that every client sends is checked on its bytes, without an
+// http.Request: a connection's handshake then leaves a few hundred bytes
+// of garbage, where an HTTP server's Handler and Upgrade leave a few
+// kilobytes. An Upgrader with a CheckOrigin gets the http.Request it
+// takes, read with http.ReadRequest, as does any request of another shape.
 func (u *Upgrader) UpgradeStream(s Stream, responseHeader http.Header) *UpgradeFuture {
 	return &UpgradeFuture{u: u, s: s, extra: responseHeader}
 }
 
 // Request returns the request read, once the future completed (nil if
-// none was read whole).
-func (f *UpgradeFuture) Request() *http.Request { return f.req }
+// none was read whole), read with http.ReadRequest at the first call.
+func (f *UpgradeFuture) Request() *http.Request {
+	if f.req == nil && f.head != nil {
+		f.req, _ = readRequest(f.head)
+	}
+	return f.req
+}
 
 // Poll reads the request and answers it; see UpgradeStream.
 func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 	for {
 		switch f.phase {
 		case 0:
+			if pr, ok := f.s.(pooledReader); ok {
+				r, pending, ended := f.readPooled(cx, pr)
+				if pending || ended {
+					return r, ended
+				}
+				continue
+			}
 			if f.buf == nil {
 				f.buf = make([]byte, 2048)
 			}
 			if f.n == len(f.buf) {
 				if len(f.buf) >= maxRequestHeader {
-					f.refuse(&refusal{status: http.StatusRequestHeaderFieldsTooLarge, msg: "request header too large",
-						err: fmt.Errorf("%w: request header over %d bytes", ErrBadHandshake, maxRequestHeader)})
+					f.refuse(tooLarge())
 					continue
 				}
 				f.buf = append(f.buf, make([]byte, len(f.buf))...)
@@ -81,35 +107,12 @@ func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 				return future.Result[*Conn]{}, false
 			}
 			if r.Err != nil || r.Value == 0 {
-				err := r.Err
-				if err == nil || err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				return f.fail(fmt.Errorf("%w: reading the request: %w", ErrBadHandshake, err))
+				return f.readFailed(r.Err)
 			}
 			f.n += r.Value
-			end := bytes.Index(f.buf[:f.n], []byte("\r\n\r\n"))
-			if end < 0 {
-				continue
+			if headEnd(f.buf[:f.n]) >= 0 {
+				f.answer(f.buf[:f.n])
 			}
-			end += 4
-			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(f.buf[:end])))
-			if err != nil || req.ProtoMajor != 1 || req.ProtoMinor != 1 {
-				f.refuse(&refusal{status: http.StatusBadRequest, msg: "not an HTTP/1.1 request",
-					err: fmt.Errorf("%w: not an HTTP/1.1 request", ErrBadHandshake)})
-				continue
-			}
-			f.req = req
-			resp, proto, dfl, ref := f.u.prepare(req, f.extra)
-			if ref != nil {
-				f.refuse(ref)
-				continue
-			}
-			f.out = resp
-			f.c = newConn(f.s, false, proto, &f.u.Options, f.buf[end:f.n])
-			f.c.setDeflate(dfl)
-			f.buf = nil
-			f.phase = 1
 		case 1:
 			for f.off < len(f.out) {
 				r, ok := f.s.PollWrite(cx, f.out[f.off:])
@@ -134,6 +137,86 @@ func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 	}
 }
 
+// readPooled reads the request through pooled reads: a request that came
+// whole in one read is answered from the pool's buffer, and only one that
+// did not is gathered in a buffer of its own. It reports pending while a
+// read is, and ended with the future's outcome when the read failed;
+// otherwise the phase moved on, or the request is not whole yet.
+func (f *UpgradeFuture) readPooled(cx *future.Context, pr pooledReader) (res future.Result[*Conn], pending, ended bool) {
+	if f.rd == nil {
+		f.rd = pr.ReadPooled()
+	}
+	r, ok := f.rd.Poll(cx)
+	if !ok {
+		return res, true, false
+	}
+	f.rd = nil
+	if r.Err != nil {
+		res, _ = f.readFailed(r.Err)
+		return res, false, true
+	}
+	data := r.Value.Bytes()
+	defer r.Value.Release() // after answer, which copies what it keeps
+	if f.n == 0 && headEnd(data) >= 0 {
+		f.answer(data)
+		return res, false, false
+	}
+	f.buf = append(f.buf[:f.n], data...)
+	f.n = len(f.buf)
+	switch end := headEnd(f.buf); {
+	case end > maxRequestHeader || end < 0 && f.n >= maxRequestHeader:
+		f.refuse(tooLarge())
+	case end >= 0:
+		f.answer(f.buf)
+	}
+	return res, false, false
+}
+
+// readFailed ends a read that failed (err, nil for a read of nothing) or
+// found the end of the stream before a whole request.
+func (f *UpgradeFuture) readFailed(err error) (future.Result[*Conn], bool) {
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return f.fail(fmt.Errorf("%w: reading the request: %w", ErrBadHandshake, err))
+}
+
+// answer checks the request at the start of b (whose head is whole) and
+// moves on to writing the answer. b may be a pool buffer: what the
+// connection keeps of it (the bytes past the head, the head for Request)
+// is copied.
+func (f *UpgradeFuture) answer(b []byte) {
+	end := headEnd(b)
+	if end > maxRequestHeader {
+		f.refuse(tooLarge())
+		return
+	}
+	resp, proto, dfl, req, ref := f.u.answerHead(b[:end], f.extra)
+	f.req = req
+	if req == nil && ref == nil {
+		f.head = bytes.Clone(b[:end])
+	}
+	if ref != nil {
+		f.refuse(ref)
+		return
+	}
+	var rest []byte
+	if end < len(b) {
+		rest = bytes.Clone(b[end:])
+	}
+	f.out = resp
+	f.c = newConn(f.s, false, proto, &f.u.Options, rest)
+	f.c.setDeflate(dfl)
+	f.buf, f.n = nil, 0
+	f.phase = 1
+}
+
+// tooLarge is the refusal of a request head over maxRequestHeader.
+func tooLarge() *refusal {
+	return &refusal{status: http.StatusRequestHeaderFieldsTooLarge, msg: "request header too large",
+		err: fmt.Errorf("%w: request header over %d bytes", ErrBadHandshake, maxRequestHeader)}
+}
+
 // refuse makes the future write ref's response, then fail.
 func (f *UpgradeFuture) refuse(ref *refusal) {
 	body := ref.body()
@@ -142,13 +225,13 @@ func (f *UpgradeFuture) refuse(ref *refusal) {
 	_ = ref.header().Write(&b)
 	b.WriteString("Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(body)+1) + "\r\n\r\n")
 	b.WriteString(body + "\n")
-	f.out, f.err, f.buf = b.Bytes(), ref.err, nil
+	f.out, f.err, f.buf, f.n = b.Bytes(), ref.err, nil, 0
 	f.phase = 1
 }
 
 func (f *UpgradeFuture) fail(err error) (future.Result[*Conn], bool) {
 	f.phase = 2
-	f.c, f.buf, f.out = nil, nil, nil
+	f.c, f.buf, f.out, f.rd = nil, nil, nil, nil
 	_ = f.s.Close()
 	return future.Fail[*Conn](err), true
 }
@@ -158,10 +241,13 @@ func (f *UpgradeFuture) Cancel() {
 	if f.phase == 2 {
 		return
 	}
-	switch f.phase {
-	case 0:
+	switch {
+	case f.rd != nil:
+		f.rd.Cancel()
+		f.rd = nil
+	case f.phase == 0:
 		f.s.CancelRead()
-	case 1:
+	case f.phase == 1:
 		f.s.CancelWrite()
 	}
 	f.phase = 2

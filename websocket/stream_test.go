@@ -1,0 +1,143 @@
+package websocket
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz"
+)
+
+// UpgradeStream on the runtime's TCP streams (pooled reads): a handshake
+// that arrives a byte at a time, one that arrives with the client's first
+// frame in the same segment, and our client with a subprotocol and
+// compression; each connection then echoes. A stream that ends within the
+// request fails with ErrBadHandshake and io.ErrUnexpectedEOF.
+func TestUpgradeStreamOnTCP(t *testing.T) {
+	rt := newRuntime(t)
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &Upgrader{Subprotocols: []string{"chat"}, Compression: &CompressionOptions{}}
+	errc := serveStreams(t, rt, l, up)
+	req := "GET /ws HTTP/1.1\r\nHost: " + l.Addr().String() + "\r\n" + goodHeaders + "\r\n"
+	msg := frame(0x81, []byte("hello"))
+
+	for _, tc := range []struct {
+		name   string
+		chunks [][]byte
+	}{
+		{"byte at a time", split(append([]byte(req), msg...), 1)},
+		{"head and frame in one write", [][]byte{append([]byte(req), msg...)}},
+		{"head, then frame", [][]byte{[]byte(req), msg}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nc, err := net.Dial("tcp", l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+			if tcp, ok := nc.(*net.TCPConn); ok {
+				_ = tcp.SetNoDelay(true)
+			}
+			go func() {
+				for _, c := range tc.chunks {
+					if _, err := nc.Write(c); err != nil {
+						return
+					}
+					if len(tc.chunks) > 1 {
+						time.Sleep(100 * time.Microsecond)
+					}
+				}
+			}()
+			br := bufio.NewReader(nc)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("X-Served-By") != "UpgradeStream" ||
+				resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey("dGhlIHNhbXBsZSBub25jZQ==") {
+				t.Fatalf("response %d %v", resp.StatusCode, resp.Header)
+			}
+			if err := <-errc; err != nil {
+				t.Fatalf("UpgradeStream: %v", err)
+			}
+			echo := make([]byte, 7)
+			if _, err := io.ReadFull(br, echo); err != nil {
+				t.Fatal(err)
+			}
+			if string(echo) != "\x81\x05hello" {
+				t.Fatalf("echo %q", echo)
+			}
+		})
+	}
+
+	t.Run("our client", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, resp, err := DialContext(ctx, rt.Handle(), "ws://"+l.Addr().String()+"/ws", &DialOptions{Subprotocols: []string{"chat"}, Compression: &CompressionOptions{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("UpgradeStream: %v", err)
+		}
+		if resp.Header.Get("X-Served-By") != "UpgradeStream" || c.Subprotocol() != "chat" || c.Extensions() == "" {
+			t.Fatalf("subprotocol %q, extensions %q, header %v", c.Subprotocol(), c.Extensions(), resp.Header)
+		}
+		echoCheck(t, ctx, c, TextMessage, []byte("compressed hello, compressed hello, compressed hello"), false)
+		if err := c.CloseContext(ctx, StatusNormalClosure, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("end within the request", func(t *testing.T) {
+		nc, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.WriteString(nc, req[:len(req)/2])
+		time.Sleep(10 * time.Millisecond)
+		_ = nc.Close()
+		err = <-errc
+		if !errors.Is(err, ErrBadHandshake) || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("UpgradeStream: %v", err)
+		}
+	})
+}
+
+// split cuts b into chunks of n bytes.
+func split(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > n {
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	return append(out, b)
+}
+
+// Request returns the request of a handshake checked on its raw bytes,
+// read when asked, and the one read by the general path.
+func TestUpgradeFutureRequest(t *testing.T) {
+	for _, tc := range []struct {
+		up   *Upgrader
+		path string
+	}{{&Upgrader{}, "raw"}, {&Upgrader{CheckOrigin: func(*http.Request) bool { return true }}, "general"}} {
+		f := tc.up.UpgradeStream(nil, nil)
+		f.answer([]byte("GET /ws?q=1 HTTP/1.1\r\nHost: example.com\r\nX-Token: abc\r\n" + goodHeaders + "\r\n"))
+		if f.err != nil || f.c == nil {
+			t.Fatalf("%s: refused: %v", tc.path, f.err)
+		}
+		r := f.Request()
+		if r == nil || r.URL.Path != "/ws" || r.URL.RawQuery != "q=1" || r.Host != "example.com" || r.Header.Get("X-Token") != "abc" {
+			t.Fatalf("%s: Request() = %+v", tc.path, r)
+		}
+	}
+}
