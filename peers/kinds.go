@@ -64,11 +64,11 @@ var kinds = map[Mode]map[string]starter{
 		// and in each connection's task UpgradeStream, then the echo.
 		"blitz-ws-stream":       func(a string) (*Server, error) { return startBlitzWSStream(a, "") },
 		"blitz-ws-stream-epoll": func(a string) (*Server, error) { return startBlitzWSStream(a, "epoll") },
-		"gorilla":        startGorillaWS,
-		"coder":          startCoderWS,
-		"gobwas":         startGobwasWS,
-		"gws":            startGwsWS,
-		"nbio-ws":        startNbioWS,
+		"gorilla":               startGorillaWS,
+		"coder":                 startCoderWS,
+		"gobwas":                startGobwasWS,
+		"gws":                   startGwsWS,
+		"nbio-ws":               startNbioWS,
 	},
 }
 
