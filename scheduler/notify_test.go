@@ -229,7 +229,7 @@ func TestSpawnNotifyingUnderChurn(t *testing.T) {
 	for g := range 2 {
 		wg.Go(func() {
 			for i := range rest / 2 {
-				ref, err := l.spawn(nil, task(uint64(1<<40+g*n+i)))
+				ref, err := l.spawn(nil, task(uint64(1)<<40+uint64(g*n+i)))
 				if err != nil {
 					e.failf("spawn: %v", err)
 					continue
