@@ -102,7 +102,7 @@ func (c *ConnectFuture[S]) attempt(cx *future.Context) (future.Result[S], bool) 
 		}
 		if err != nil {
 			c.f.done = true
-			c.n.addrs.Store(&noAddrs) // none to read: the descriptor goes now
+			c.n.extOrNew().addrs.Store(&noAddrs) // none to read: the descriptor goes now
 			_ = c.n.ring.Backend().CloseFD(c.n.fd)
 			return future.Fail[S](c.n.opError("dial", err)), true
 		}

@@ -24,7 +24,7 @@ func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(24), "TCPStream: the netFD pointer, the lazy PollRead/PollWrite state and the reused futures")
 	require.LessOrEqual(t, unsafe.Sizeof(connSpares{}), uintptr(32), "the reused futures of a connection")
 	require.LessOrEqual(t, unsafe.Sizeof(serveSet{}.conns[0]), uintptr(8), "Serve's record of a handler: its TaskRef")
-	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(128), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(112), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
@@ -33,17 +33,25 @@ func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(WriteAllFuture{}), uintptr(48), "a WriteAll, made for every response (garbage in the 64-byte class would leave holes among the handlers' state machines)")
 }
 
-// TestCompactAddr: an IP address and port survive compaction (IPv4,
-// IPv6, an IPv4-mapped IPv6), and one with a zone is refused.
-func TestCompactAddr(t *testing.T) {
-	for _, s := range []string{"127.0.0.1:80", "[::1]:65535", "[::ffff:10.0.0.1]:1", "0.0.0.0:0", "[2001:db8::1]:443"} {
+// TestCompactPeer: an IP address and port survive their compaction into
+// the socket record (IPv4, IPv6, an IPv4-mapped IPv6, the extreme ports),
+// leave its flags and kind alone, and one with a zone is refused.
+func TestCompactPeer(t *testing.T) {
+	for _, s := range []string{"127.0.0.1:80", "[::1]:65535", "[::ffff:10.0.0.1]:1", "0.0.0.0:0", "[2001:db8::1]:443", "255.255.255.255:65535"} {
 		ap := netip.MustParseAddrPort(s)
-		c, ok := compactOf(ap)
+		var n netFD
+		n.hints.Store(uint32(kindUDP)<<kindShift | fdReadHot | fdClosed)
+		require.True(t, n.setPeer(ap), s)
+		got, ok := n.peer()
 		require.True(t, ok, s)
-		require.Equal(t, ap, c.addrPort(), s)
+		require.Equal(t, ap, got, s)
+		require.Equal(t, kindUDP, netKind(n.hints.Load()>>kindShift), s)
+		require.True(t, n.hint(fdReadHot) && n.hint(fdClosed) && !n.hint(fdNoFast) && !n.hint(fdReadShut), s)
 	}
-	_, ok := compactOf(netip.MustParseAddrPort("[fe80::1%eth0]:22"))
-	require.False(t, ok, "a zoned address is not compacted")
+	var n netFD
+	require.False(t, n.setPeer(netip.MustParseAddrPort("[fe80::1%eth0]:22")), "a zoned address is not compacted")
+	_, ok := n.peer()
+	require.False(t, ok)
 }
 
 // TestPollStateLazyAndReleased: a stream read and written through futures
@@ -112,14 +120,14 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 	for _, bk := range idleBackends(t) {
 		t.Run(bk, func(t *testing.T) {
 			_, s, c := idlePair(t, bk)
-			require.Nil(t, s.n.addrs.Load(), "no addresses read before they are asked for")
+			require.Nil(t, s.n.knownAddrs(), "no addresses read before they are asked for")
 			require.Equal(t, c.LocalAddr().String(), s.RemoteAddr().String())
-			require.Nil(t, s.n.addrs.Load(), "RemoteAddr answers from the accept's peer, keeping no record")
+			require.Nil(t, s.n.knownAddrs(), "RemoteAddr answers from the accept's peer, keeping no record")
 			require.Equal(t, c.RemoteAddr().String(), s.LocalAddr().String())
 			require.Equal(t, "tcp", s.LocalAddr().Network())
 
 			rt, s2, c2 := idlePair(t, bk)
-			require.Nil(t, s2.n.addrs.Load())
+			require.Nil(t, s2.n.knownAddrs())
 			require.NoError(t, s2.Close())
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
@@ -137,7 +145,7 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 			// the addresses: the peer's can no longer be read from the
 			// system, and RemoteAddr still gives it (read at the accept).
 			rt3, s3, c3 := idlePair(t, bk)
-			require.Nil(t, s3.n.addrs.Load())
+			require.Nil(t, s3.n.knownAddrs())
 			require.NoError(t, c3.(*net.TCPConn).SetLinger(0))
 			want := c3.LocalAddr().String()
 			require.NoError(t, c3.Close()) // a reset, with linger 0

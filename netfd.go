@@ -34,31 +34,30 @@ type netFD struct {
 	// buffers of the socket go to its backend (see iodriver.Driver).
 	ring *ioRing
 	fd   backend.FD
-	// addrs are the socket's addresses: nil until first needed for an
-	// accepted connection (see addresses), which so does not carry them
-	// while it only serves; set at creation for the other sockets.
-	addrs atomic.Pointer[sockAddrs]
-	// peer is an accepted IP connection's peer address, read at the
-	// accept, the one address that a reset connection can no longer tell
-	// (its local one it can): so RemoteAddr never loses it. Immutable.
-	peer compactAddr
+	// ext holds what few sockets need, made at the first need: the
+	// socket's addresses (nil until first needed for an accepted
+	// connection, see addresses, which so does not carry them while it
+	// only serves; set at creation for the other sockets) and its
+	// timeouts.
+	ext atomic.Pointer[netExt]
+	// peerIP is an accepted IP connection's peer address (its port and
+	// family are in hints), read at the accept, the one address that a
+	// reset connection can no longer tell (its local one it can): so
+	// RemoteAddr never loses it. Immutable.
+	peerIP [16]byte
 	// hints holds the socket's flags (fdClosed, fdReadHot, fdNoFast,
 	// fdReadShut), set and cleared with atomic Or and And, read with Load
-	// by the read and write paths, and in its top byte the socket's
-	// netKind, written at creation. It fills the 4 bytes after peer, so
-	// that the record is 128 bytes, a size class of its own.
+	// by the read and write paths; and, written at creation, the family
+	// and port of peerIP and, in its top byte, the socket's netKind.
 	hints atomic.Uint32
 	// users counts the operations between their check of closed and the
 	// moment the backend has the op (or the system call returned): the
 	// descriptor number must not be released under them, or it could be
 	// reused by a new socket and the late op land on it. close marks it
 	// closing; the last done after that releases the descriptor. See use
-	// and done.
+	// and done. Beside hints, it fills the word after peerIP, so that the
+	// record is 112 bytes, a size class of its own.
 	users useCount
-	// timeouts holds the linked timeouts given to every read or write op;
-	// nil (no timeouts) until the first SetReadTimeout or SetWriteTimeout
-	// (see setTimeout), so that a socket without them does not carry them.
-	timeouts atomic.Pointer[sockTimeouts]
 	// rd and wr hold the socket's read-side op (recv, recvfrom, accept)
 	// and write-side op (send, sendto, connect): at most one of each is in
 	// flight, and a cancelled one stays in its slot until it completes (see
@@ -88,6 +87,16 @@ const (
 	// fdClosed is set by the first Close; later operations fail with
 	// ErrClosed, and operations that were in flight complete with it.
 	fdClosed
+)
+
+// The peer's family (peerV4, peerV6; none: 0) and port in netFD.hints,
+// written at creation.
+const (
+	peerFamilyShift        = 4
+	peerV4          uint32 = 1 << peerFamilyShift
+	peerV6          uint32 = 2 << peerFamilyShift
+	peerFamilyMask         = 3 << peerFamilyShift
+	peerPortShift          = 8
 )
 
 // isClosed reports whether the socket was closed (fdClosed). Any
@@ -140,33 +149,91 @@ var noAddrs sockAddrs
 // in (close reads them first, see close). Any goroutine or task may call
 // it.
 func (n *netFD) addresses() *sockAddrs {
-	if a := n.addrs.Load(); a != nil { // load-acquire: pairs with the CompareAndSwap below
+	if a := n.knownAddrs(); a != nil {
 		return a
 	}
 	if !n.users.acquire() { // closed: the descriptor may be another socket's by now
-		if a := n.addrs.Load(); a != nil {
+		if a := n.knownAddrs(); a != nil {
 			return a
 		}
 		return &noAddrs
 	}
 	a := new(sockAddrs)
 	a.local, _ = n.ring.Backend().LocalAddr(n.fd)
-	if n.peer.family != 0 {
-		a.peer = backend.AddrPort(n.peer.addrPort())
+	if peer, ok := n.peer(); ok {
+		a.peer = backend.AddrPort(peer)
 	} else {
 		a.peer, _ = n.ring.Backend().PeerAddr(n.fd)
 	}
 	n.done()
-	if !n.addrs.CompareAndSwap(nil, a) { // publishes a to the Loads above
-		a = n.addrs.Load()
+	e := n.extOrNew()
+	if !e.addrs.CompareAndSwap(nil, a) { // publishes a to knownAddrs' Load
+		a = e.addrs.Load()
 	}
 	return a
+}
+
+// knownAddrs returns the socket's addresses if they were read or set,
+// else nil. Any goroutine or task may call it.
+func (n *netFD) knownAddrs() *sockAddrs {
+	if e := n.ext.Load(); e != nil { // load-acquire: pairs with extOrNew's CompareAndSwap
+		return e.addrs.Load() // load-acquire: pairs with addresses' CompareAndSwap and setAddrs' Store
+	}
+	return nil
 }
 
 // setAddrs sets the socket's addresses (a new socket's, a datagram
 // socket's after Connect).
 func (n *netFD) setAddrs(local, peer backend.Addr) {
-	n.addrs.Store(&sockAddrs{local: local, peer: peer}) // publishes to addresses' Load
+	n.extOrNew().addrs.Store(&sockAddrs{local: local, peer: peer}) // publishes to knownAddrs' Load
+}
+
+// netExt is what few sockets need (see netFD.ext).
+type netExt struct {
+	addrs    atomic.Pointer[sockAddrs]
+	timeouts sockTimeouts
+}
+
+// extOrNew returns n's ext, making it at the first call.
+func (n *netFD) extOrNew() *netExt {
+	if e := n.ext.Load(); e != nil {
+		return e
+	}
+	e := new(netExt)
+	if n.ext.CompareAndSwap(nil, e) { // publishes e to the Loads of ext
+		return e
+	}
+	return n.ext.Load()
+}
+
+// peer returns an accepted IP connection's peer address as the accept
+// read it; ok is false for another socket.
+func (n *netFD) peer() (ap netip.AddrPort, ok bool) {
+	h := n.hints.Load()
+	if h&peerFamilyMask == 0 {
+		return ap, false
+	}
+	a := netip.AddrFrom16(n.peerIP)
+	if h&peerFamilyMask == peerV4 {
+		a = a.Unmap()
+	}
+	return netip.AddrPortFrom(a, uint16(h>>peerPortShift)), true
+}
+
+// setPeer keeps ap as the peer of a new socket, before it is shared; it
+// reports false for an address with a zone, which it does not keep.
+func (n *netFD) setPeer(ap netip.AddrPort) bool {
+	a := ap.Addr()
+	if a.Zone() != "" || !a.IsValid() {
+		return false
+	}
+	fam := peerV6
+	if a.Is4() {
+		fam = peerV4
+	}
+	n.peerIP = a.As16()
+	n.hints.Store(n.hints.Load() | fam | uint32(ap.Port())<<peerPortShift) // before n is shared
+	return true
 }
 
 // hint reports whether flag f of n.hints is set.
@@ -189,28 +256,16 @@ type sockTimeouts struct {
 // readTimeout and writeTimeout return the linked timeout of a read or a
 // write op (0: none).
 func (n *netFD) readTimeout() time.Duration {
-	if t := n.timeouts.Load(); t != nil { // load-acquire: pairs with timeoutsOrNew's CompareAndSwap
-		return time.Duration(t.read.Load())
+	if e := n.ext.Load(); e != nil { // load-acquire: pairs with extOrNew's CompareAndSwap
+		return time.Duration(e.timeouts.read.Load())
 	}
 	return 0
 }
 func (n *netFD) writeTimeout() time.Duration {
-	if t := n.timeouts.Load(); t != nil { // load-acquire: pairs with timeoutsOrNew's CompareAndSwap
-		return time.Duration(t.write.Load())
+	if e := n.ext.Load(); e != nil { // load-acquire: pairs with extOrNew's CompareAndSwap
+		return time.Duration(e.timeouts.write.Load())
 	}
 	return 0
-}
-
-// timeoutsOrNew returns n's timeouts, allocating them on first use.
-func (n *netFD) timeoutsOrNew() *sockTimeouts {
-	if t := n.timeouts.Load(); t != nil {
-		return t
-	}
-	t := new(sockTimeouts)
-	if n.timeouts.CompareAndSwap(nil, t) { // publishes t to the Loads above
-		return t
-	}
-	return n.timeouts.Load()
 }
 
 // hotReadSize is the smallest buffer whose filling makes a stream hot: a
@@ -296,7 +351,7 @@ const (
 
 // newNetFD wraps fd, homed on r, reading its addresses as mode says. An
 // accepted connection's are read when first needed (see addresses), but
-// for an IP peer's, kept compact now (netFD.peer): peer is the address
+// for an IP peer's, kept compact now (netFD.peerIP): peer is the address
 // the accept's completion carries, or the zero Addr when it carries none
 // (a multishot accept), which getpeername then reads.
 func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backend.Addr) *netFD {
@@ -317,44 +372,13 @@ func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backen
 		if !peer.IP.IsValid() {
 			break // not IP: read when asked
 		}
-		if c, ok := compactOf(peer.IP); ok {
-			n.peer = c
+		if n.setPeer(peer.IP) {
 			break
 		}
 		local, _ := r.Backend().LocalAddr(fd) // a zoned peer (link-local): both now
 		n.setAddrs(local, peer)
 	}
 	return n
-}
-
-// compactAddr is an IP address and port without a zone, in 20 bytes where
-// a netip.AddrPort takes 32: a socket record holds its peer's in it.
-type compactAddr struct {
-	ip     [16]byte
-	port   uint16
-	family uint8 // 4 or 6, 0 for none
-}
-
-// compactOf returns ap compacted, or false for an address with a zone.
-func compactOf(ap netip.AddrPort) (compactAddr, bool) {
-	a := ap.Addr()
-	if a.Zone() != "" {
-		return compactAddr{}, false
-	}
-	c := compactAddr{ip: a.As16(), port: ap.Port(), family: 6}
-	if a.Is4() {
-		c.family = 4
-	}
-	return c, true
-}
-
-// addrPort returns the address c holds.
-func (c compactAddr) addrPort() netip.AddrPort {
-	a := netip.AddrFrom16(c.ip)
-	if c.family == 4 {
-		a = a.Unmap()
-	}
-	return netip.AddrPortFrom(a, c.port)
 }
 
 // use registers an operation about to touch the descriptor; it reports
@@ -378,7 +402,7 @@ func (n *netFD) done() {
 // (with ErrCanceled, reported as ErrClosed) before the descriptor is
 // released, so its number cannot be reused under them.
 func (n *netFD) close() error {
-	if n.addrs.Load() == nil {
+	if n.knownAddrs() == nil {
 		// The last moment the addresses can be read: later errors of the
 		// ops in flight name them.
 		n.addresses()
@@ -444,13 +468,13 @@ func (e timeoutError) Unwrap() []error { return []error{e.err, ErrTimeout, errDe
 // reads or writes (see linkedTimeout). Removing a timeout that was never
 // set allocates nothing.
 func (n *netFD) setReadTimeout(d time.Duration) {
-	if d = linkedTimeout(d); d != 0 || n.timeouts.Load() != nil {
-		n.timeoutsOrNew().read.Store(int64(d))
+	if d = linkedTimeout(d); d != 0 || n.ext.Load() != nil {
+		n.extOrNew().timeouts.read.Store(int64(d))
 	}
 }
 func (n *netFD) setWriteTimeout(d time.Duration) {
-	if d = linkedTimeout(d); d != 0 || n.timeouts.Load() != nil {
-		n.timeoutsOrNew().write.Store(int64(d))
+	if d = linkedTimeout(d); d != 0 || n.ext.Load() != nil {
+		n.extOrNew().timeouts.write.Store(int64(d))
 	}
 }
 

@@ -61,8 +61,8 @@ func (s *conn) LocalAddr() net.Addr { return netAddr(s.n.network(), s.n.addresse
 // every connection's peer (as an HTTP server's Request.RemoteAddr) would
 // otherwise keep for each idle connection.
 func (s *conn) RemoteAddr() net.Addr {
-	if s.n.peer.family != 0 {
-		return netAddr(s.n.network(), backend.AddrPort(s.n.peer.addrPort()))
+	if peer, ok := s.n.peer(); ok {
+		return netAddr(s.n.network(), backend.AddrPort(peer))
 	}
 	return netAddr(s.n.network(), s.n.addresses().peer)
 }

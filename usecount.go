@@ -14,12 +14,15 @@ type useCount struct {
 	// n is the count of uses in the low bits and closingBit. Every method
 	// is one atomic read-modify-write on it (or a CAS loop), which orders
 	// the close against the uses: a use that acquired before markClosing
-	// is counted in markClosing's result, and one after it fails.
-	n atomic.Uint64
+	// is counted in markClosing's result, and one after it fails. 32 bits:
+	// uses in flight at once are a handful (a read, a write, an address
+	// lookup), far from 2^31, and the socket record packs the count beside
+	// its flags.
+	n atomic.Uint32
 }
 
 // closingBit marks a useCount closing.
-const closingBit = 1 << 63
+const closingBit = 1 << 31
 
 // acquire registers a use; it reports false once the count is closing.
 // Every true is paired with a release.
@@ -38,7 +41,7 @@ func (u *useCount) acquire() bool {
 // release ends a use and reports whether it was the last one after
 // markClosing: exactly one release does, unless markClosing found no use.
 func (u *useCount) release() bool {
-	return u.n.Add(^uint64(0)) == closingBit
+	return u.n.Add(^uint32(0)) == closingBit
 }
 
 // markClosing sets the closing bit. It reports whether it was already set
