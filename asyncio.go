@@ -66,84 +66,55 @@ var (
 	_ AsyncReader = (*ChildOutput)(nil)
 	_ AsyncWriter = (*ChildStdin)(nil)
 )
-
-// connPoll is the state of a stream socket's PollRead and PollWrite: the
-// read and the write in flight, nil when none. Each is the stream's spare
-// future of its kind (Read, Write), which the next call reuses once it has
-// completed, so that the record is two pointers and a read or write in a
-// loop allocates nothing. pr is owned by the one task reading, pw by the
-// one task writing. A stream allocates it on its first PollRead or
-// PollWrite (see conn.pollState), so that a stream read and written
-// through futures (Read, ReadPooled, WriteAll), as servers do, does not
-// carry it.
-type connPoll struct {
-	pr *ReadFuture
-	pw *WriteFuture
-}
-
-// pollState returns the stream's PollRead/PollWrite state, allocating it on
-// first use. The reading and the writing task may both get here first (a
-// split stream): the compare-and-swap makes one allocation win, and both
-// use it (each its own half of it).
-func (s *conn) pollState() *connPoll {
-	if p := s.poll.Load(); p != nil { // load-acquire: pairs with the CompareAndSwap below
-		return p
-	}
-	p := new(connPoll)
-	if s.poll.CompareAndSwap(nil, p) { // publishes p to the other side's Load
-		return p
-	}
-	return s.poll.Load()
-}
-
-// PollRead reads from the stream; see AsyncReader.
+// PollRead reads from the stream; see AsyncReader. It runs on the
+// stream's reused ReadFuture (see Read), pollingRead marking it in flight.
 func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
-	p := s.pollState()
-	if p.pr == nil {
-		p.pr = s.Read(buf)
+	if !s.pollingRead {
+		s.Read(buf)
+		s.pollingRead = true
 	}
-	r, ok := p.pr.Poll(cx)
+	r, ok := s.read.Poll(cx)
 	if ok {
 		// Drop the caller's buffer from the finished read (the stream keeps
 		// the future as its spare): an idle stream must not keep the last
 		// buffer alive.
-		p.pr.buf = nil
-		p.pr = nil
+		s.read.buf = nil
+		s.pollingRead = false
 	}
 	return r, ok
 }
 
 // CancelRead abandons a PollRead in flight; see AsyncReader.
 func (s *conn) CancelRead() {
-	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
-	if p != nil && p.pr != nil {
-		p.pr.Cancel() // an op in flight keeps the buffer reachable itself
-		p.pr.buf = nil
-		p.pr = nil
+	if s.pollingRead {
+		s.read.Cancel() // an op in flight keeps the buffer reachable itself
+		s.read.buf = nil
+		s.pollingRead = false
 	}
 }
 
-// PollWrite writes to the stream; see AsyncWriter.
+// PollWrite writes to the stream; see AsyncWriter. It runs on the
+// stream's reused WriteFuture (see Write), pollingWrite marking it in
+// flight.
 func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
-	p := s.pollState()
-	if p.pw == nil {
-		p.pw = s.Write(buf)
+	if !s.pollingWrite {
+		s.Write(buf)
+		s.pollingWrite = true
 	}
-	r, ok := p.pw.Poll(cx)
+	r, ok := s.write.Poll(cx)
 	if ok {
-		p.pw.buf = nil
-		p.pw = nil
+		s.write.buf = nil
+		s.pollingWrite = false
 	}
 	return r, ok
 }
 
 // CancelWrite abandons a PollWrite in flight; see AsyncWriter.
 func (s *conn) CancelWrite() {
-	p := s.poll.Load() // load-acquire: pairs with pollState's CompareAndSwap
-	if p != nil && p.pw != nil {
-		p.pw.Cancel()
-		p.pw.buf = nil
-		p.pw = nil
+	if s.pollingWrite {
+		s.write.Cancel()
+		s.write.buf = nil
+		s.pollingWrite = false
 	}
 }
 

@@ -21,8 +21,7 @@ import (
 // cost (Go rounds each allocation up to its size class: 16, 24, 32, 48,
 // 64, ... 128, 144, ...).
 func TestIdleConnRecordSizes(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(24), "TCPStream: the netFD pointer, the lazy PollRead/PollWrite state and the reused futures")
-	require.LessOrEqual(t, unsafe.Sizeof(connSpares{}), uintptr(32), "the reused futures of a connection")
+	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(48), "TCPStream: the netFD pointer, the reused futures and the PollRead/PollWrite flags")
 	require.LessOrEqual(t, unsafe.Sizeof(serveSet{}.conns[0]), uintptr(8), "Serve's record of a handler: its TaskRef")
 	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(112), "the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
@@ -54,11 +53,11 @@ func TestCompactPeer(t *testing.T) {
 	require.False(t, ok)
 }
 
-// TestPollStateLazyAndReleased: a stream read and written through futures
-// carries no PollRead/PollWrite state, and once a PollRead or PollWrite
-// completed, the state keeps neither the finished future nor the caller's
-// buffer (an idle stream would hold the last buffer alive).
-func TestPollStateLazyAndReleased(t *testing.T) {
+// TestPollStateReleased: a stream read and written through futures
+// has no PollRead/PollWrite in flight, and once a PollRead or PollWrite
+// completed, the stream keeps no caller's buffer in its futures (an idle
+// stream would hold the last buffer alive).
+func TestPollStateReleased(t *testing.T) {
 	for _, bk := range idleBackends(t) {
 		t.Run(bk, func(t *testing.T) {
 			rt, s, c := idlePair(t, bk)
@@ -67,7 +66,7 @@ func TestPollStateLazyAndReleased(t *testing.T) {
 			r, err := BlockOn(ctx, rt.Handle(), s.WriteAll([]byte("x")))
 			require.NoError(t, err)
 			require.NoError(t, r.Err)
-			require.Nil(t, s.poll.Load(), "no PollRead/PollWrite state before the first PollRead or PollWrite")
+			require.False(t, s.pollingRead || s.pollingWrite, "no PollRead/PollWrite before the first PollRead or PollWrite")
 
 			out := []byte("ping")
 			w, err := BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
@@ -83,14 +82,10 @@ func TestPollStateLazyAndReleased(t *testing.T) {
 			}))
 			require.NoError(t, err)
 			require.NoError(t, rd.Err)
-			p := s.poll.Load()
-			require.NotNil(t, p)
-			require.Nil(t, p.pr, "no read in flight")
-			require.Nil(t, p.pw, "no write in flight")
-			sp := s.spares.Load()
-			require.Nil(t, sp.read.buf, "the finished PollRead's buffer is not kept")
-			require.Nil(t, sp.write.buf, "the finished PollWrite's buffer is not kept")
-			require.Equal(t, uintptr(16), unsafe.Sizeof(*p), "two pointers")
+			require.False(t, s.pollingRead, "no read in flight")
+			require.False(t, s.pollingWrite, "no write in flight")
+			require.Nil(t, s.read.buf, "the finished PollRead's buffer is not kept")
+			require.Nil(t, s.write.buf, "the finished PollWrite's buffer is not kept")
 		})
 	}
 }
@@ -164,4 +159,23 @@ func TestAcceptedConnAddrsLazy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPollReadKeepsItsFuture: while a PollRead or PollWrite is in flight,
+// Read and Write hand out futures of their own and leave the stream's
+// spare, which the PollRead or PollWrite is polling, alone; once none is,
+// they reuse the spare again.
+func TestPollReadKeepsItsFuture(t *testing.T) {
+	var s conn
+	spareR, spareW := s.Read(nil), s.Write(nil)
+	spareR.f.done, spareW.f.done = true, true
+	s.pollingRead, s.pollingWrite = true, true
+	r, w := s.Read(make([]byte, 1)), s.Write(make([]byte, 1))
+	require.NotSame(t, spareR, r, "a Read during a PollRead took its future")
+	require.NotSame(t, spareW, w, "a Write during a PollWrite took its future")
+	require.Same(t, spareR, s.read)
+	require.Same(t, spareW, s.write)
+	s.pollingRead, s.pollingWrite = false, false
+	require.Same(t, spareR, s.Read(nil), "the finished spare is reused")
+	require.Same(t, spareW, s.Write(nil), "the finished spare is reused")
 }

@@ -90,11 +90,10 @@ func (p PooledBuf) Release() {
 // The future is the connection's, reused by the next ReadPooled once it
 // has completed or been cancelled (see Read).
 func (c *conn) ReadPooled() *ReadPooledFuture {
-	sp := c.spareSet()
-	f := sp.readPooled
+	f := c.readPooled
 	if f == nil || !f.f.done {
 		f = new(ReadPooledFuture)
-		sp.readPooled = f
+		c.readPooled = f
 	}
 	*f = ReadPooledFuture{n: c.n}
 	return f

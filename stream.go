@@ -16,40 +16,22 @@ import (
 // flight at once (Split gives them to two tasks).
 type conn struct {
 	n *netFD
-	// poll is the state of PollRead and PollWrite (see AsyncReader), nil
-	// until the first of them (see pollState).
-	poll atomic.Pointer[connPoll]
-	// spares are the futures the connection's operations reuse, nil until
-	// the first Read, ReadPooled, Write or WriteAll.
-	spares atomic.Pointer[connSpares]
-}
-
-// connSpares holds the last future of each kind that Read, ReadPooled,
-// Write and WriteAll handed out, which the next call of that kind reuses
-// once it has completed or been cancelled, so that a connection reading
-// and writing in a loop allocates nothing per operation (see Read). The
-// read ones are touched only by the reader, the write ones only by the
-// writer (the owners of a Split's halves): no two goroutines share a
-// field. The record itself is made by the first operation of either side
-// and published through an atomic pointer, since the two sides may start
-// at once.
-type connSpares struct {
+	// The futures the connection's operations reuse: the last of each
+	// kind that Read, ReadPooled, Write and WriteAll handed out, which the
+	// next call of that kind reuses once it has completed or been
+	// cancelled, so that a connection reading and writing in a loop
+	// allocates nothing per operation (see Read). nil until the first call
+	// of the kind. The read ones (and pollingRead) are touched only by the
+	// reader, the write ones (and pollingWrite) only by the writer (the
+	// owners of a Split's halves): no two goroutines share a field.
 	read       *ReadFuture
 	readPooled *ReadPooledFuture
 	write      *WriteFuture
 	writeAll   *WriteAllFuture
-}
-
-// spareSet returns the connection's spares, making them at the first call.
-func (s *conn) spareSet() *connSpares {
-	if sp := s.spares.Load(); sp != nil { // load: pairs with the CAS below
-		return sp
-	}
-	sp := new(connSpares)
-	if s.spares.CompareAndSwap(nil, sp) { // publish: pairs with the load above
-		return sp
-	}
-	return s.spares.Load()
+	// pollingRead and pollingWrite say that a PollRead or a PollWrite is
+	// in flight, in the read or write future (see AsyncReader): Read and
+	// Write then leave that future alone.
+	pollingRead, pollingWrite bool
 }
 
 // LocalAddr returns the connection's local address.
@@ -101,11 +83,12 @@ func (s *conn) Close() error { return s.n.close() }
 // next Read takes it over). The same holds for Write, WriteAll and
 // ReadPooled, each for its own kind.
 func (s *conn) Read(buf []byte) *ReadFuture {
-	sp := s.spareSet()
-	f := sp.read
-	if f == nil || !f.f.done {
+	f := s.read
+	if s.pollingRead {
+		f = new(ReadFuture) // PollRead's is in flight: a read of its own, not kept
+	} else if f == nil || !f.f.done {
 		f = new(ReadFuture)
-		sp.read = f
+		s.read = f
 	}
 	*f = ReadFuture{n: s.n, buf: buf}
 	return f
@@ -114,11 +97,12 @@ func (s *conn) Read(buf []byte) *ReadFuture {
 // Write returns a future of one write of buf: it may be short; WriteAll
 // writes everything.
 func (s *conn) Write(buf []byte) *WriteFuture {
-	sp := s.spareSet()
-	f := sp.write
-	if f == nil || !f.f.done {
+	f := s.write
+	if s.pollingWrite {
+		f = new(WriteFuture) // PollWrite's is in flight: a write of its own, not kept
+	} else if f == nil || !f.f.done {
 		f = new(WriteFuture)
-		sp.write = f
+		s.write = f
 	}
 	*f = WriteFuture{n: s.n, buf: buf}
 	return f
@@ -127,11 +111,10 @@ func (s *conn) Write(buf []byte) *WriteFuture {
 // WriteAll returns a future that writes all of buf, in as many sends as it
 // takes, and reports how many bytes were written before an error.
 func (s *conn) WriteAll(buf []byte) *WriteAllFuture {
-	sp := s.spareSet()
-	f := sp.writeAll
+	f := s.writeAll
 	if f == nil || !f.f.finished {
 		f = new(WriteAllFuture)
-		sp.writeAll = f
+		s.writeAll = f
 	}
 	*f = WriteAllFuture{n: s.n, p: unsafe.SliceData(buf), size: len(buf)}
 	return f
