@@ -170,8 +170,36 @@ type connConfig struct {
 
 // connConfigs interns the connConfigs: a connConfig value to its
 // *connConfig. Its size is the number of distinct settings the program
-// uses (the subprotocol is one the program offered or accepted).
-var connConfigs sync.Map
+// uses (the subprotocol is one the program offered or accepted). A typed
+// map under a lock, not a sync.Map, whose key, an interface, would cost
+// every connection an allocation of the connConfig; the last one interned
+// or found is kept apart, so that a server whose connections share their
+// settings takes no lock.
+var connConfigs struct {
+	mu   sync.Mutex
+	m    map[connConfig]*connConfig
+	last atomic.Pointer[connConfig]
+}
+
+// internConfig returns the interned copy of k.
+func internConfig(k connConfig) *connConfig {
+	if c := connConfigs.last.Load(); c != nil && *c == k { // load: pairs with the Store below
+		return c
+	}
+	connConfigs.mu.Lock()
+	defer connConfigs.mu.Unlock()
+	c := connConfigs.m[k]
+	if c == nil {
+		if connConfigs.m == nil {
+			connConfigs.m = make(map[connConfig]*connConfig)
+		}
+		c = new(connConfig) // not &k: k would then move to the heap on every call
+		*c = k
+		connConfigs.m[k] = c
+	}
+	connConfigs.last.Store(c) // publishes *c, immutable from here on
+	return c
+}
 
 // readState is the reader's state while it reads: the read buffer, the
 // frame being parsed, the message being gathered and the reader's
@@ -265,11 +293,7 @@ func newConn(t transport, client bool, subprotocol string, opts *Options, buffer
 		k.bufSize = defaultBufferSize
 	}
 	k.bufSize = max(k.bufSize, 64) // room for any frame header
-	cfg, ok := connConfigs.Load(k)
-	if !ok {
-		cfg, _ = connConfigs.LoadOrStore(k, &k)
-	}
-	c := &Conn{t: t, cfg: cfg.(*connConfig)}
+	c := &Conn{t: t, cfg: internConfig(k)}
 	if len(buffered) > 0 {
 		c.state()
 		c.getReadBuf(len(buffered))

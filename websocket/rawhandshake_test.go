@@ -183,3 +183,18 @@ func TestRawHandshakeAllocations(t *testing.T) {
 		t.Errorf("the raw checks allocate %.0f times; want 1 (the response)", allocs)
 	}
 }
+
+// TestNewConnAllocations: a connection is its Conn, one allocation: its
+// settings are interned without allocating (a sync.Map's interface key
+// cost 48 bytes per connection).
+func TestNewConnAllocations(t *testing.T) {
+	opts := &Options{}
+	newConn(nil, false, "chat", opts, nil) // interns the settings
+	if n := testing.AllocsPerRun(100, func() { newConn(nil, false, "chat", opts, nil) }); n != 1 {
+		t.Errorf("newConn: %.0f allocations; want 1", n)
+	}
+	a, b := newConn(nil, false, "chat", opts, nil), newConn(nil, true, "chat", opts, nil)
+	if a.cfg == b.cfg || a.cfg != newConn(nil, false, "chat", opts, nil).cfg {
+		t.Error("settings not interned by value")
+	}
+}
