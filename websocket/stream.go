@@ -193,7 +193,7 @@ func (f *UpgradeFuture) answer(b []byte) {
 	}
 	resp, proto, dfl, req, ref := f.u.answerHead(b[:end], f.extra)
 	f.req = req
-	if req == nil && ref == nil {
+	if req == nil { // checked on its bytes: Request reads it if asked
 		f.head = bytes.Clone(b[:end])
 	}
 	if ref != nil {

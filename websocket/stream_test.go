@@ -140,4 +140,10 @@ func TestUpgradeFutureRequest(t *testing.T) {
 			t.Fatalf("%s: Request() = %+v", tc.path, r)
 		}
 	}
+	// A refused request is read too (here: no Sec-WebSocket-Key).
+	f := (&Upgrader{}).UpgradeStream(nil, nil)
+	f.answer([]byte("GET /ws HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n"))
+	if f.err == nil || f.Request() == nil || f.Request().URL.Path != "/ws" {
+		t.Fatalf("refused request: err %v, Request() %v", f.err, f.Request())
+	}
 }
