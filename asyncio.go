@@ -66,6 +66,7 @@ var (
 	_ AsyncReader = (*ChildOutput)(nil)
 	_ AsyncWriter = (*ChildStdin)(nil)
 )
+
 // PollRead reads from the stream; see AsyncReader. It runs on the
 // stream's reused ReadFuture (see Read), pollingRead marking it in flight.
 func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], bool) {
