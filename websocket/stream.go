@@ -34,15 +34,16 @@ type UpgradeFuture struct {
 	phase uint8
 	// rd is the pooled read in flight, on a stream with pooled reads.
 	rd *blitz.ReadPooledFuture
-	// buf[:n] is the request read so far when it took more than one
-	// pooled read, or the read buffer of a stream without pooled reads.
+	// Reading (phase 0), buf[:n] is the request read so far when it took
+	// more than one pooled read, or the read buffer of a stream without
+	// pooled reads; writing (phase 1), buf is the answer and n how much of
+	// it is written.
 	buf []byte
 	n   int
 	// head is a copy of the request head, for Request: a head checked on
-	// its raw bytes had no http.Request made for it.
+	// its raw bytes had no http.Request made for it. A 101 answer's
+	// allocation holds it past the answer.
 	head []byte
-	out  []byte
-	off  int
 	req  *http.Request
 	c    *Conn
 	err  error // the refusal's, returned once its response is written
@@ -114,22 +115,22 @@ func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 				f.answer(f.buf[:f.n])
 			}
 		case 1:
-			for f.off < len(f.out) {
-				r, ok := f.s.PollWrite(cx, f.out[f.off:])
+			for f.n < len(f.buf) {
+				r, ok := f.s.PollWrite(cx, f.buf[f.n:])
 				if !ok {
 					return future.Result[*Conn]{}, false
 				}
 				if r.Err != nil {
 					return f.fail(fmt.Errorf("websocket: upgrade: %w", r.Err))
 				}
-				f.off += r.Value
+				f.n += r.Value
 			}
 			if f.err != nil {
 				return f.fail(f.err)
 			}
 			f.phase = 2
 			c := f.c
-			f.c, f.out = nil, nil
+			f.c, f.buf = nil, nil
 			return future.Ok(c), true
 		default:
 			panic(future.ErrPolledAfterCompletion)
@@ -194,7 +195,11 @@ func (f *UpgradeFuture) answer(b []byte) {
 	resp, proto, dfl, req, ref := f.u.answerHead(b[:end], f.extra)
 	f.req = req
 	if req == nil { // checked on its bytes: Request reads it if asked
-		f.head = bytes.Clone(b[:end])
+		if ref == nil {
+			f.head = append(resp[len(resp):], b[:end]...) // in the answer's room
+		} else {
+			f.head = bytes.Clone(b[:end])
+		}
 	}
 	if ref != nil {
 		f.refuse(ref)
@@ -204,10 +209,9 @@ func (f *UpgradeFuture) answer(b []byte) {
 	if end < len(b) {
 		rest = bytes.Clone(b[end:])
 	}
-	f.out = resp
 	f.c = newConn(f.s, false, proto, &f.u.Options, rest)
 	f.c.setDeflate(dfl)
-	f.buf, f.n = nil, 0
+	f.buf, f.n = resp, 0
 	f.phase = 1
 }
 
@@ -225,13 +229,13 @@ func (f *UpgradeFuture) refuse(ref *refusal) {
 	_ = ref.header().Write(&b)
 	b.WriteString("Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(body)+1) + "\r\n\r\n")
 	b.WriteString(body + "\n")
-	f.out, f.err, f.buf, f.n = b.Bytes(), ref.err, nil, 0
+	f.buf, f.n, f.err = b.Bytes(), 0, ref.err
 	f.phase = 1
 }
 
 func (f *UpgradeFuture) fail(err error) (future.Result[*Conn], bool) {
 	f.phase = 2
-	f.c, f.buf, f.out, f.rd = nil, nil, nil, nil
+	f.c, f.buf, f.rd = nil, nil, nil
 	_ = f.s.Close()
 	return future.Fail[*Conn](err), true
 }
@@ -251,6 +255,6 @@ func (f *UpgradeFuture) Cancel() {
 		f.s.CancelWrite()
 	}
 	f.phase = 2
-	f.c, f.buf, f.out = nil, nil, nil
+	f.c, f.buf = nil, nil
 	_ = f.s.Close()
 }

@@ -147,3 +147,27 @@ func TestUpgradeFutureRequest(t *testing.T) {
 		t.Fatalf("refused request: err %v, Request() %v", f.err, f.Request())
 	}
 }
+
+// TestUpgradeStreamAllocations: answering a browser's handshake read
+// whole takes three allocations: the future, the 101 answer (whose
+// allocation also holds the copy of the head that Request reads), and the
+// Conn.
+func TestUpgradeStreamAllocations(t *testing.T) {
+	head := []byte(handshakeCorpus()[1])
+	u := &Upgrader{}
+	n := testing.AllocsPerRun(100, func() {
+		f := u.UpgradeStream(nil, nil)
+		f.answer(head)
+		if f.c == nil {
+			t.Fatal("refused")
+		}
+	})
+	if n > 3 {
+		t.Errorf("%.0f allocations to answer a handshake; want 3", n)
+	}
+	f := u.UpgradeStream(nil, nil)
+	f.answer(head)
+	if r := f.Request(); r == nil || r.Header.Get("Origin") != "http://localhost:8080" {
+		t.Fatalf("Request() = %v", r)
+	}
+}
