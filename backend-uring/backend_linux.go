@@ -91,6 +91,11 @@ type Backend struct {
 	wakeFlag atomic.Bool
 
 	groupsMu sync.RWMutex
+	// smallGroups holds the groups of ids under smallGroupIDs too, read
+	// without groupsMu: every pooled read looks its group up twice (its
+	// buffer, its release), and the read lock is a shared counter that the
+	// workers' cores would pass between them. Stored under groupsMu.
+	smallGroups [smallGroupIDs]atomic.Pointer[group]
 	groups   map[uint16]*group
 }
 

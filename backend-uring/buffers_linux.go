@@ -64,8 +64,14 @@ type group struct {
 // (fewer if it has fewer): 64 buffers of 4 KiB are 256 KiB.
 const firstProvided = 64
 
+// smallGroupIDs is the number of group ids Backend.smallGroups holds.
+const smallGroupIDs = 8
+
 // group returns registered group id, or nil.
 func (b *Backend) group(id uint16) *group {
+	if id < smallGroupIDs {
+		return b.smallGroups[id].Load() // load-acquire: pairs with RegisterBufferGroup's Store
+	}
 	b.groupsMu.RLock()
 	g := b.groups[id]
 	b.groupsMu.RUnlock()
@@ -109,6 +115,9 @@ func (b *Backend) RegisterBufferGroup(id uint16, count, size int) error {
 		}
 	}
 	b.groups[id] = g
+	if id < smallGroupIDs {
+		b.smallGroups[id].Store(g) // publishes g, set up above
+	}
 	return nil
 }
 

@@ -53,18 +53,45 @@ func (g *group) put(id uint16) bool {
 
 func (g *group) buffer(id uint16) []byte { return g.mem.Buffer(int(id)) }
 
-// groups is the set of buffer groups: a map replaced (never modified) on
-// registration and read without a lock.
+// groups is the set of buffer groups: those of the first few ids in an
+// array, the others in a map replaced (never modified) on registration;
+// both read without a lock. Every pooled read looks its group up twice (its
+// buffer, then the release), and a map of uint16 keys hashes them each
+// time.
 type groups struct {
-	mu sync.Mutex // serializes registrations
-	m  atomic.Pointer[map[uint16]*group]
+	mu    sync.Mutex // serializes registrations
+	small [smallGroups]atomic.Pointer[group]
+	m     atomic.Pointer[map[uint16]*group]
 }
 
+// smallGroups is the number of group ids kept in the array.
+const smallGroups = 8
+
 func (gs *groups) get(id uint16) *group {
+	if id < smallGroups {
+		return gs.small[id].Load() // load-acquire: pairs with set's Store
+	}
 	if m := gs.m.Load(); m != nil {
 		return (*m)[id]
 	}
 	return nil
+}
+
+// set publishes g as group id. gs.mu must be held.
+func (gs *groups) set(id uint16, g *group) {
+	if id < smallGroups {
+		gs.small[id].Store(g)
+		return
+	}
+	old := gs.m.Load()
+	m := make(map[uint16]*group, 1)
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[id] = g
+	gs.m.Store(&m)
 }
 
 // RegisterBufferGroup makes group id with count buffers of size bytes.
@@ -81,8 +108,7 @@ func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
 	if r.closed.Load() {
 		return backend.ErrClosed
 	}
-	old := gs.m.Load()
-	if old != nil && (*old)[id] != nil {
+	if gs.get(id) != nil {
 		return backend.NewError("register buffer group", backend.ErrExists, nil)
 	}
 	g := &group{size: size, count: count, mem: backend.NewBufferArena(count, size), held: make([]bool, count)}
@@ -90,14 +116,7 @@ func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
 	for i := range g.free {
 		g.free[i] = uint16(count - 1 - i) // id 0 on top
 	}
-	m := make(map[uint16]*group, 1)
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
-	}
-	m[id] = g
-	gs.m.Store(&m)
+	gs.set(id, g)
 	return nil
 }
 
