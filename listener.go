@@ -28,6 +28,30 @@ func (l *listener) Close() error { return l.n.close() }
 // system was out of file descriptors (EMFILE, ENFILE).
 func (l *listener) Backoffs() uint64 { return l.backoffs.Load() }
 
+// acceptWrap makes the stream S of an accepted socket fd of kind, homed on
+// r, whose peer is peer (the zero Addr when the accept did not report it).
+// The streams of this package allocate the stream and its socket record
+// together (see acceptedRecord).
+type acceptWrap[S any] func(r *ioRing, fd backend.FD, kind netKind, peer backend.Addr) S
+
+// acceptedRecord is an accepted connection's stream and socket in one
+// allocation (160 bytes, as the two were apart): a connection's poll reads
+// the stream and then the socket, and with thousands of connections each
+// is a cache miss of its own when they lie apart.
+type acceptedRecord[S any] struct {
+	s S
+	n netFD
+}
+
+// acceptStream allocates an accepted connection's record and sets up its
+// socket; mk makes the stream around it.
+func acceptStream[S any](r *ioRing, fd backend.FD, kind netKind, peer backend.Addr, mk func(s *S, n *netFD)) *S {
+	rec := new(acceptedRecord[S])
+	rec.n.init(r, fd, kind, addrsAccepted, peer)
+	mk(&rec.s, &rec.n)
+	return &rec.s
+}
+
 // AcceptFuture is the future of an Accept: its pointer is a
 // future.Future[future.Result[S]] and a future.Canceler. Keep it in the
 // task's state and do not copy it after the first poll.
@@ -48,7 +72,7 @@ func (l *listener) Backoffs() uint64 { return l.backoffs.Load() }
 type AcceptFuture[S any] struct {
 	_       noCopy
 	l       *listener
-	wrap    func(*netFD) S
+	wrap    acceptWrap[S]
 	f       ioFuture
 	backoff SleepFuture
 	waiting bool
@@ -88,7 +112,7 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 			if err == nil && has && prev.Err == nil && prev.FD != backend.InvalidFD {
 				// A cancelled accept's connection: this accept takes it.
 				a.f.release()
-				return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted, prev.Addr))), true
+				return future.Ok(a.wrap(a.l.n.rt().home(), prev.FD, netKind(a.l.n.hints.Load()>>kindShift), prev.Addr)), true
 			}
 			if err == nil {
 				err = a.f.submit(cx, a.l.n, backend.Op{Kind: backend.KindAccept, FD: a.l.n.fd})
@@ -117,7 +141,7 @@ func (a *AcceptFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 		case c.Err != nil:
 			return future.Fail[S](a.l.n.opError("accept", c.Err)), true
 		}
-		return future.Ok(a.wrap(newNetFD(a.l.n.rt().home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), addrsAccepted, c.Addr))), true
+		return future.Ok(a.wrap(a.l.n.rt().home(), c.FD, netKind(a.l.n.hints.Load()>>kindShift), c.Addr)), true
 	}
 }
 

@@ -249,7 +249,9 @@ type netListener struct {
 func (nl *netListener) Accept() (net.Conn, error) {
 	nl.mu.Lock()
 	defer nl.mu.Unlock()
-	f := AcceptFuture[*conn]{l: nl.l, wrap: func(n *netFD) *conn { return &conn{n: n} }}
+	f := AcceptFuture[*conn]{l: nl.l, wrap: func(r *ioRing, fd backend.FD, kind netKind, peer backend.Addr) *conn {
+		return acceptStream(r, fd, kind, peer, func(c *conn, n *netFD) { c.n = n })
+	}}
 	var sw signalWaker
 	cx := sw.context()
 	for {

@@ -355,7 +355,15 @@ const (
 // the accept's completion carries, or the zero Addr when it carries none
 // (a multishot accept), which getpeername then reads.
 func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backend.Addr) *netFD {
-	n := &netFD{ring: r, fd: fd}
+	n := new(netFD)
+	n.init(r, fd, kind, mode, peer)
+	return n
+}
+
+// init is newNetFD on n, a zero netFD that no one else holds yet (one
+// allocated with its stream, see acceptedRecord).
+func (n *netFD) init(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backend.Addr) {
+	n.ring, n.fd = r, fd
 	n.hints.Store(uint32(kind) << kindShift) // before n is shared
 	switch mode {
 	case addrsNow:
@@ -378,7 +386,6 @@ func newNetFD(r *ioRing, fd backend.FD, kind netKind, mode addrMode, peer backen
 		local, _ := r.Backend().LocalAddr(fd) // a zoned peer (link-local): both now
 		n.setAddrs(local, peer)
 	}
-	return n
 }
 
 // use registers an operation about to touch the descriptor; it reports

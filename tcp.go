@@ -61,7 +61,17 @@ func (l *TCPListener) AddrPort() netip.AddrPort { return l.n.addresses().local.I
 
 // Accept returns a future of the next connection (see AcceptFuture).
 func (l *TCPListener) Accept() *AcceptFuture[*TCPStream] {
-	return &AcceptFuture[*TCPStream]{l: &l.listener, wrap: wrapTCP}
+	return &AcceptFuture[*TCPStream]{l: &l.listener, wrap: acceptTCP}
+}
+
+// acceptTCP makes the TCPStream of an accepted socket, allocated with its
+// socket record (see acceptedRecord); Nagle's algorithm is off, as wrapTCP
+// says.
+func acceptTCP(r *ioRing, fd backend.FD, kind netKind, peer backend.Addr) *TCPStream {
+	return acceptStream(r, fd, kind, peer, func(s *TCPStream, n *netFD) {
+		s.n = n
+		_ = n.ring.Backend().SetOption(n.fd, backend.OptNoDelay, 1)
+	})
 }
 
 // wrapTCP makes the TCPStream of a connected socket, with Nagle's algorithm

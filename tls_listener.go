@@ -5,6 +5,8 @@ package blitz
 import (
 	"crypto/tls"
 	"net"
+
+	"github.com/blitz-go/blitz/backend"
 )
 
 // TLSListener accepts TLS connections: each accepted connection is the
@@ -47,7 +49,9 @@ func NewTLSListener(l interface{ base() *listener }, cfg *tls.Config) *TLSListen
 // Accept returns a future of the next connection, its handshake not run
 // yet (see AcceptFuture).
 func (l *TLSListener) Accept() *AcceptFuture[*TLSStream] {
-	return &AcceptFuture[*TLSStream]{l: l.l, wrap: func(n *netFD) *TLSStream { return TLSServer(l.wrap(n), l.cfg) }}
+	return &AcceptFuture[*TLSStream]{l: l.l, wrap: func(r *ioRing, fd backend.FD, kind netKind, peer backend.Addr) *TLSStream {
+		return TLSServer(l.wrap(newNetFD(r, fd, kind, addrsAccepted, peer)), l.cfg)
+	}}
 }
 
 // Addr returns the listener's address.

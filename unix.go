@@ -49,10 +49,16 @@ func bindUnix(h Handle, path string, typ backend.SockType, network string) (*ioR
 
 // Accept returns a future of the next connection (see AcceptFuture).
 func (l *UnixListener) Accept() *AcceptFuture[*UnixStream] {
-	return &AcceptFuture[*UnixStream]{l: &l.listener, wrap: wrapUnix}
+	return &AcceptFuture[*UnixStream]{l: &l.listener, wrap: acceptUnix}
 }
 
 func wrapUnix(n *netFD) *UnixStream { return &UnixStream{conn{n: n}} }
+
+// acceptUnix makes the UnixStream of an accepted socket, allocated with
+// its socket record (see acceptedRecord).
+func acceptUnix(r *ioRing, fd backend.FD, kind netKind, peer backend.Addr) *UnixStream {
+	return acceptStream(r, fd, kind, peer, func(s *UnixStream, n *netFD) { s.n = n })
+}
 
 // UnixStream is a Unix stream connection of a runtime (Read, Write,
 // WriteAll, CloseRead, CloseWrite, Split, timeouts, Close).
