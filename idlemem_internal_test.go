@@ -24,6 +24,7 @@ func TestIdleConnRecordSizes(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(TCPStream{}), uintptr(48), "TCPStream: the netFD pointer, the reused futures and the PollRead/PollWrite flags")
 	require.LessOrEqual(t, unsafe.Sizeof(serveSet{}.conns[0]), uintptr(8), "Serve's record of a handler: its TaskRef")
 	require.LessOrEqual(t, unsafe.Sizeof(netFD{}), uintptr(112), "the socket record")
+	require.LessOrEqual(t, unsafe.Sizeof(acceptedRecord[TCPStream]{}), uintptr(160), "an accepted connection's stream and socket, one allocation")
 	require.LessOrEqual(t, unsafe.Sizeof(recvArm{}), uintptr(48), "the socket's armed receive, in the socket record")
 	require.LessOrEqual(t, unsafe.Sizeof(ReadPooledFuture{}), uintptr(32), "a pending pooled read")
 	require.LessOrEqual(t, unsafe.Sizeof(PooledBuf{}), uintptr(24), "a PooledBuf, held in a handler's state")
