@@ -96,7 +96,7 @@ type Backend struct {
 	// buffer, its release), and the read lock is a shared counter that the
 	// workers' cores would pass between them. Stored under groupsMu.
 	smallGroups [smallGroupIDs]atomic.Pointer[group]
-	groups   map[uint16]*group
+	groups      map[uint16]*group
 }
 
 // Completion is backend.Completion.
