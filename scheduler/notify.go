@@ -139,29 +139,14 @@ func (t *notifyTask[T, N]) Poll(cx *future.Context) bool {
 
 // pollFuture polls t.fut and converts a panic into a *PanicError.
 func (t *notifyTask[T, N]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
-	defer func() {
-		if r := recover(); r != nil {
-			perr = recoverPanic(r)
-		}
-	}()
-	v, ok = t.fut.Poll(cx)
-	return v, ok, nil
+	return pollHeld(t.fut, cx)
 }
 
 // cancelFuture cancels t.fut and drops it; see task.cancelFuture.
 func (t *notifyTask[T, N]) cancelFuture() (perr *PanicError) {
 	f := t.fut
 	t.fut = nil
-	if f == nil {
-		return nil
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			perr = recoverPanic(r)
-		}
-	}()
-	future.Cancel(f)
-	return nil
+	return cancelHeld(f)
 }
 
 // Abort cancels the future and ends the task with err; see task.Abort.

@@ -275,13 +275,7 @@ func (t *task[T]) Poll(cx *future.Context) bool {
 
 // pollFuture polls t.fut and converts a panic into a *PanicError.
 func (t *task[T]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError) {
-	defer func() {
-		if r := recover(); r != nil {
-			perr = recoverPanic(r)
-		}
-	}()
-	v, ok = t.fut.Poll(cx)
-	return v, ok, nil
+	return pollHeld(t.fut, cx)
 }
 
 // cancelFuture cancels t.fut and drops it. A panic of its Cancel is
@@ -290,6 +284,27 @@ func (t *task[T]) pollFuture(cx *future.Context) (v T, ok bool, perr *PanicError
 func (t *task[T]) cancelFuture() (perr *PanicError) {
 	f := t.fut
 	t.fut = nil
+	return cancelHeld(f)
+}
+
+// pollHeld polls f, a task's future held in an interface (task,
+// notifyTask), and converts a panic into a *PanicError. The tasks that
+// hold their future by value (valueTask, detachedTask) keep their own
+// copies of this and of cancelHeld: a shared generic helper made a chain
+// of detached spawns 10 % slower (95 → 106 µs per 1,000).
+func pollHeld[T any](f future.Future[T], cx *future.Context) (v T, ok bool, perr *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			perr = recoverPanic(r)
+		}
+	}()
+	v, ok = f.Poll(cx)
+	return v, ok, nil
+}
+
+// cancelHeld cancels f, a future that its task dropped (nil: none), and
+// returns the panic of its Cancel, recovered.
+func cancelHeld[T any](f future.Future[T]) (perr *PanicError) {
 	if f == nil {
 		return nil
 	}
