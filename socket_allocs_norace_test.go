@@ -20,12 +20,7 @@ import (
 // futures are the connection's own, reused (see TCPStream.Read). Not run
 // under the race detector, whose instrumentation allocates.
 func TestSocketOpsAllocateNothing(t *testing.T) {
-	for _, name := range []string{"uring", "epoll", "kqueue", "iocp"} {
-		probe, err := blitz.New(blitz.Config{Workers: 1, Backend: name})
-		if err != nil {
-			continue
-		}
-		_ = probe.Shutdown(context.Background())
+	for _, name := range opAllocBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			rt := newRuntime(t, blitz.Config{Workers: 1, Backend: name})
 			h := rt.Handle()
@@ -120,12 +115,7 @@ func (p *echoPinger) Poll(cx *future.Context) (error, bool) {
 // accepted many). The addresses must still be right: each accepted
 // connection's RemoteAddr is the LocalAddr of one of the dialed ones.
 func TestAcceptAllocatesOnlyTheConnection(t *testing.T) {
-	for _, name := range []string{"uring", "epoll", "kqueue", "iocp"} {
-		probe, err := blitz.New(blitz.Config{Workers: 1, Backend: name})
-		if err != nil {
-			continue
-		}
-		_ = probe.Shutdown(context.Background())
+	for _, name := range opAllocBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			rt := newRuntime(t, blitz.Config{Workers: 1, Backend: name})
 			h := rt.Handle()
