@@ -147,13 +147,8 @@ const (
 // startBlitzEcho is the blitz echo server on backend ("" for the default:
 // io_uring where the kernel allows it).
 func startBlitzEcho(addr, backend string) (*Server, error) {
-	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
+	rt, l, err := listenBlitz(addr, blitzPooled(backend))
 	if err != nil {
-		return nil, err
-	}
-	l, err := blitz.ListenTCP(rt.Handle(), addr)
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
 	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, blitzEcho, blitz.ServeConfig{}))

@@ -58,13 +58,8 @@ func startNetHTTP(addr string) (*Server, error) {
 // adapter: every connection is a runtime stream driven by net/http's
 // goroutine.
 func startBlitzNetListenerHTTP(addr string) (*Server, error) {
-	rt, err := blitz.New(blitzConfig(blitz.Config{}))
+	rt, l, err := listenBlitz(addr, blitz.Config{})
 	if err != nil {
-		return nil, err
-	}
-	l, err := blitz.ListenTCP(rt.Handle(), addr)
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
 	return serveHTTP(blitz.NetListener(l), func() error { return rt.Shutdown(context.Background()) }), nil
@@ -107,13 +102,8 @@ func startFastHTTP(addr string) (*Server, error) {
 // the same net/http handler: connections are tasks, and a handler
 // goroutine is taken only while a request is being answered.
 func startBlitzHTTP(addr string) (*Server, error) {
-	rt, err := blitz.New(blitzConfig(blitz.Config{}))
+	rt, l, err := listenBlitz(addr, blitz.Config{})
 	if err != nil {
-		return nil, err
-	}
-	l, err := blitz.ListenTCP(rt.Handle(), addr)
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
 	srv := &httpserver.Server{Handler: http.HandlerFunc(hello), ReadHeaderTimeout: time.Minute}

@@ -341,13 +341,8 @@ func startGwsWS(addr string) (*Server, error) {
 // startBlitzWS is blitz's websocket server on httpserver, on backend (""
 // for the default: io_uring where the kernel allows it).
 func startBlitzWS(addr, backend string) (*Server, error) {
-	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
+	rt, l, err := listenBlitz(addr, blitzPooled(backend))
 	if err != nil {
-		return nil, err
-	}
-	l, err := blitz.ListenTCP(rt.Handle(), addr)
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
 	room := websocket.NewBroadcaster(rt.Handle(), &websocket.BroadcastOptions{QueueLen: 64})
@@ -384,13 +379,8 @@ func startBlitzWS(addr, backend string) (*Server, error) {
 // answers the opening handshake itself (Upgrader.UpgradeStream), then
 // echoes, as blitzWSEcho does, in the same task.
 func startBlitzWSStream(addr, backend string) (*Server, error) {
-	rt, err := blitz.New(blitzConfig(blitz.Config{Backend: backend, ReadBufferCount: blitzReadBuffers, ReadBufferSize: blitzReadBufferSize}))
+	rt, l, err := listenBlitz(addr, blitzPooled(backend))
 	if err != nil {
-		return nil, err
-	}
-	l, err := blitz.ListenTCP(rt.Handle(), addr)
-	if err != nil {
-		_ = rt.Shutdown(context.Background())
 		return nil, err
 	}
 	room := websocket.NewBroadcaster(rt.Handle(), &websocket.BroadcastOptions{QueueLen: 64})
