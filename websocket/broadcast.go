@@ -57,7 +57,7 @@ type BroadcastOptions struct {
 // connection on the runtime's streams) or a goroutine (for one over a
 // net.Conn), started when its queue becomes non-empty and ended when the
 // queue is drained: an idle member holds no task, only its entry in the
-// set (about 150 bytes). All methods may be called from any goroutine or
+// set (about 55 bytes). All methods may be called from any goroutine or
 // task.
 type Broadcaster struct {
 	h        blitz.Handle
@@ -83,22 +83,60 @@ func NewBroadcaster(h blitz.Handle, opts *BroadcastOptions) *Broadcaster {
 	return b
 }
 
-// member is a connection of a Broadcaster and its queue: 48 bytes (its
-// Broadcaster is passed to its methods rather than kept).
+// member is a connection of a Broadcaster: 24 bytes, held for as long as
+// the connection is in the set (its Broadcaster is passed to its methods
+// rather than kept). Its queue is a record of its own, taken from a pool
+// when a message is queued for an idle member and put back when the
+// sender has drained it, so that an idle member holds no queue.
 type member struct {
 	c *Conn
 
-	// mu guards the fields below.
+	// mu guards q.
 	mu sync.Mutex
-	// q[head:] are the messages waiting, in order: at most the
-	// Broadcaster's queueLen (MaxBroadcastQueue at most), and q is
-	// compacted when it is full, so head fits an int32.
-	q    []*PreparedMessage
-	head int32
-	// running says a sender is draining q.
-	running bool
-	// gone says the member left the set: its sender stops.
-	gone bool
+	// q is nil while the member is idle (no sender runs, nothing waits);
+	// otherwise its sender's queue, or gone once the member left the set
+	// (a sender that finds gone ends).
+	q *memberQueue
+}
+
+// memberQueue is the queue of a member whose sender runs: msgs[head:] are
+// the messages waiting, in order, at most the Broadcaster's queueLen.
+// msgs is compacted when it is full.
+type memberQueue struct {
+	msgs []*PreparedMessage
+	head int
+}
+
+// gone is the queue of a member that left its set.
+var gone = &memberQueue{}
+
+// queues holds drained member queues, their messages cleared, for the
+// next member that becomes busy.
+var queues = sync.Pool{New: func() any { return new(memberQueue) }}
+
+// len returns the number of messages waiting.
+func (q *memberQueue) len() int { return len(q.msgs) - q.head }
+
+// push appends pm, compacting msgs first when it is full.
+func (q *memberQueue) push(pm *PreparedMessage) {
+	if q.head > 0 && len(q.msgs) == cap(q.msgs) {
+		q.msgs = q.msgs[:copy(q.msgs, q.msgs[q.head:])]
+		clear(q.msgs[len(q.msgs):cap(q.msgs)])
+		q.head = 0
+	}
+	q.msgs = append(q.msgs, pm)
+}
+
+// recycle clears q and puts it back in the pool; a queue that grew past
+// the default length is left to the collector, so that the pool does not
+// keep the largest queue any member ever had.
+func (q *memberQueue) recycle() {
+	clear(q.msgs)
+	if cap(q.msgs) > DefaultBroadcastQueue {
+		return
+	}
+	q.msgs, q.head = q.msgs[:0], 0
+	queues.Put(q)
 }
 
 // Add adds c to the set, with first queued for it before any message
@@ -181,17 +219,21 @@ func (b *Broadcaster) Broadcast(pm *PreparedMessage) int {
 // is full. b is m's Broadcaster.
 func (m *member) push(b *Broadcaster, pm *PreparedMessage) bool {
 	m.mu.Lock()
-	if len(m.q)-int(m.head) >= b.queueLen {
+	q := m.q
+	switch {
+	case q == gone:
+		m.mu.Unlock()
+		return false
+	case q != nil && q.len() >= b.queueLen:
 		m.mu.Unlock()
 		return false
 	}
-	if m.head > 0 && len(m.q) == cap(m.q) {
-		m.q = m.q[:copy(m.q, m.q[m.head:])]
-		m.head = 0
+	start := q == nil
+	if start {
+		q = queues.Get().(*memberQueue)
+		m.q = q
 	}
-	m.q = append(m.q, pm)
-	start := !m.running
-	m.running = true
+	q.push(pm)
 	m.mu.Unlock()
 	if start {
 		if m.c.NetConn() != nil {
@@ -205,30 +247,35 @@ func (m *member) push(b *Broadcaster, pm *PreparedMessage) bool {
 }
 
 // next returns the next message to write, or nil when the queue is
-// drained or the member gone (the sender then ends). Called by the
-// sender.
+// drained or the member gone (the sender then ends, and the member is
+// idle unless gone). Called by the sender.
 func (m *member) next() *PreparedMessage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.gone || int(m.head) == len(m.q) {
-		clear(m.q)
-		m.q, m.head = m.q[:0], 0
-		m.running = false
+	q := m.q
+	switch {
+	case q == gone || q == nil:
+		return nil
+	case q.len() == 0:
+		m.q = nil
+		q.recycle()
 		return nil
 	}
-	pm := m.q[m.head]
-	m.q[m.head] = nil
-	m.head++
+	pm := q.msgs[q.head]
+	q.msgs[q.head] = nil
+	q.head++
 	return pm
 }
 
 // leave marks the member gone and drops its queue.
 func (m *member) leave() {
 	m.mu.Lock()
-	m.gone = true
-	clear(m.q)
-	m.q, m.head = nil, 0
+	q := m.q
+	m.q = gone
 	m.mu.Unlock()
+	if q != nil && q != gone {
+		q.recycle()
+	}
 }
 
 // fail takes the member out of its Broadcaster b after a write error.
@@ -269,8 +316,7 @@ func (s *sender) Poll(cx *future.Context) (struct{}, bool) {
 		}
 		s.wf = nil
 		if r.Err != nil {
-			s.m.fail(s.b, r.Err)
-			s.m.next() // marks it not running
+			s.m.fail(s.b, r.Err) // the member is gone: its queue too
 			return struct{}{}, true
 		}
 	}
@@ -287,11 +333,15 @@ func (s *sender) Cancel() {
 }
 
 // stop drops the queue and marks the sender ended, the member staying in
-// the set. Called by a cancelled sender.
+// the set (idle, unless gone). Called by a cancelled sender.
 func (m *member) stop() {
 	m.mu.Lock()
-	clear(m.q)
-	m.q, m.head = m.q[:0], 0
-	m.running = false
+	q := m.q
+	if q != gone {
+		m.q = nil
+	}
 	m.mu.Unlock()
+	if q != nil && q != gone {
+		q.recycle()
+	}
 }

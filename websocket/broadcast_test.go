@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -405,4 +406,94 @@ func TestBroadcastAddFirstAndSend(t *testing.T) {
 	}
 	_ = c0.CloseNow()
 	_ = c1.CloseNow()
+}
+
+// Once its sender has written what was queued, a member holds no queue:
+// an idle room costs its members' 24-byte records and their entries in
+// the set, whatever was broadcast before.
+func TestBroadcastIdleMemberHoldsNoQueue(t *testing.T) {
+	h := startHub(t, &Upgrader{}, 0)
+	const n = 3
+	var clients []*Conn
+	for range n {
+		clients = append(clients, dialTest(t, h.testServer, nil))
+	}
+	h.waitMembers(t, n)
+	msg := []byte("to everyone")
+	pm := prepared(t, TextMessage, msg, 0)
+	for range 5 {
+		h.b.Broadcast(pm)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, c := range clients {
+		for j := range 5 {
+			if _, p, err := c.Read(ctx); err != nil || !bytes.Equal(p, msg) {
+				t.Fatalf("client %d message %d: %q, %v", i, j, p, err)
+			}
+		}
+	}
+	busy := func() (k int) {
+		h.b.mu.Lock()
+		defer h.b.mu.Unlock()
+		for _, m := range h.b.members {
+			m.mu.Lock()
+			if m.q != nil {
+				k++
+			}
+			m.mu.Unlock()
+		}
+		return k
+	}
+	for start := time.Now(); busy() > 0; time.Sleep(time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("%d members still hold a queue after every message was read", busy())
+		}
+	}
+	for _, c := range clients {
+		_ = c.CloseNow()
+	}
+}
+
+// A member's queue against a slice: pushes and pops in random order,
+// across the compaction of a full queue, keep the messages in order, and
+// a recycled queue comes back empty.
+func TestMemberQueueModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	msgs := make([]*PreparedMessage, 64)
+	for i := range msgs {
+		msgs[i] = &PreparedMessage{}
+	}
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	q := queues.Get().(*memberQueue)
+	var model []*PreparedMessage
+	for i := range rounds {
+		if rng.IntN(3) > 0 && q.len() < 40 {
+			pm := msgs[i%len(msgs)]
+			q.push(pm)
+			model = append(model, pm)
+		} else if q.len() > 0 {
+			if got := q.msgs[q.head]; got != model[0] {
+				t.Fatalf("round %d: popped the wrong message", i)
+			}
+			q.msgs[q.head] = nil
+			q.head++
+			model = model[1:]
+		}
+		if q.len() != len(model) {
+			t.Fatalf("round %d: %d messages, want %d", i, q.len(), len(model))
+		}
+		for j, pm := range q.msgs[:q.head] {
+			if pm != nil {
+				t.Fatalf("round %d: slot %d before the head still holds a message", i, j)
+			}
+		}
+	}
+	q.recycle()
+	if r := queues.Get().(*memberQueue); r.len() != 0 || r.head != 0 {
+		t.Fatalf("a recycled queue holds %d messages from %d", r.len(), r.head)
+	}
 }

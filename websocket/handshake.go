@@ -219,15 +219,15 @@ pick:
 	if err != nil {
 		return nil, "", nil, &refusal{status: http.StatusInternalServerError, err: err}
 	}
-	return switchingProtocols(key, proto, dfl, responseHeader, 0), proto, dfl, nil
+	return switchingProtocols(nil, key, proto, dfl, responseHeader), proto, dfl, nil
 }
 
 // switchingProtocols returns the 101 response to a handshake with
 // Sec-WebSocket-Key key that selected subprotocol proto (none: "") and
 // permessage-deflate dfl (none: nil), with the fields of responseHeader,
-// made in one allocation of its exact size and room more bytes of
-// capacity (for what the caller keeps beside it).
-func switchingProtocols[K string | []byte](key K, proto string, dfl *deflater, responseHeader http.Header, room int) []byte {
+// appended to dst[:0]: in dst's room when it has enough, otherwise in one
+// allocation of its exact size.
+func switchingProtocols[K string | []byte](dst []byte, key K, proto string, dfl *deflater, responseHeader http.Header) []byte {
 	const head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
 	size := len(head) + 28 + 2 + 2
 	if proto != "" {
@@ -241,7 +241,10 @@ func switchingProtocols[K string | []byte](key K, proto string, dfl *deflater, r
 			size += len(k) + len(": \r\n") + len(v)
 		}
 	}
-	resp := make([]byte, 0, size+room)
+	resp := dst[:0]
+	if cap(resp) < size {
+		resp = make([]byte, 0, size)
+	}
 	resp = append(resp, head...)
 	resp = appendAcceptKey(resp, key)
 	resp = append(resp, "\r\n"...)

@@ -254,7 +254,7 @@ func plainOriginHost(origin []byte) (hostport []byte, ok bool) {
 // prepareRaw is prepare on the field lines of a plain head of a GET, for
 // an Upgrader without CheckOrigin: the same checks in the same order, the
 // same answers.
-func (u *Upgrader) prepareRaw(fields []byte, responseHeader http.Header, room int) ([]byte, string, *deflater, *refusal) {
+func (u *Upgrader) prepareRaw(dst, fields []byte, responseHeader http.Header) ([]byte, string, *deflater, *refusal) {
 	if !rawHasToken(fields, "Connection", "upgrade") || !rawHasToken(fields, "Upgrade", "websocket") {
 		return nil, "", nil, refuse(http.StatusUpgradeRequired, "not a WebSocket upgrade request")
 	}
@@ -285,18 +285,18 @@ func (u *Upgrader) prepareRaw(fields []byte, responseHeader http.Header, room in
 	if err != nil {
 		return nil, "", nil, &refusal{status: http.StatusInternalServerError, err: err}
 	}
-	return switchingProtocols(key, proto, dfl, responseHeader, room), proto, dfl, nil
+	return switchingProtocols(dst, key, proto, dfl, responseHeader), proto, dfl, nil
 }
 
 // answerHead checks the request head (as headEnd delimits it) as an
 // opening handshake: on its raw bytes when it is plain and the Upgrader
 // has no CheckOrigin, else through http.ReadRequest (req is then the
 // request read, nil if it is not one). The result is prepare's; a 101
-// response checked on the raw bytes has room for a copy of head past its
-// length.
-func (u *Upgrader) answerHead(head []byte, responseHeader http.Header) (resp []byte, proto string, dfl *deflater, req *http.Request, ref *refusal) {
+// response to a head checked on its raw bytes is made in dst's room when
+// it fits.
+func (u *Upgrader) answerHead(dst, head []byte, responseHeader http.Header) (resp []byte, proto string, dfl *deflater, req *http.Request, ref *refusal) {
 	if fields, ok := plainHead(head); ok && u.CheckOrigin == nil {
-		resp, proto, dfl, ref = u.prepareRaw(fields, responseHeader, len(head))
+		resp, proto, dfl, ref = u.prepareRaw(dst, fields, responseHeader)
 		return resp, proto, dfl, nil, ref
 	}
 	req, ok := readRequest(head)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
@@ -32,6 +33,9 @@ type UpgradeFuture struct {
 	s     Stream
 	extra http.Header
 	phase uint8
+	// pooled says that buf, while the answer is written, is a buffer of
+	// answerBufs, which goes back there once the answer is written.
+	pooled bool
 	// rd is the pooled read in flight, on a stream with pooled reads.
 	rd *blitz.ReadPooledFuture
 	// Reading (phase 0), buf[:n] is the request read so far when it took
@@ -41,8 +45,7 @@ type UpgradeFuture struct {
 	buf []byte
 	n   int
 	// head is a copy of the request head, for Request: a head checked on
-	// its raw bytes had no http.Request made for it. A 101 answer's
-	// allocation holds it past the answer.
+	// its raw bytes had no http.Request made for it.
 	head []byte
 	req  *http.Request
 	c    *Conn
@@ -128,6 +131,10 @@ func (f *UpgradeFuture) Poll(cx *future.Context) (future.Result[*Conn], bool) {
 			if f.err != nil {
 				return f.fail(f.err)
 			}
+			if f.pooled {
+				f.pooled = false
+				answerBufs.Put((*[answerRoom]byte)(f.buf[:answerRoom]))
+			}
 			f.phase = 2
 			c := f.c
 			f.c, f.buf = nil, nil
@@ -192,14 +199,14 @@ func (f *UpgradeFuture) answer(b []byte) {
 		f.refuse(tooLarge())
 		return
 	}
-	resp, proto, dfl, req, ref := f.u.answerHead(b[:end], f.extra)
+	room := answerBufs.Get().(*[answerRoom]byte)
+	resp, proto, dfl, req, ref := f.u.answerHead(room[:0], b[:end], f.extra)
 	f.req = req
 	if req == nil { // checked on its bytes: Request reads it if asked
-		if ref == nil {
-			f.head = append(resp[len(resp):], b[:end]...) // in the answer's room
-		} else {
-			f.head = bytes.Clone(b[:end])
-		}
+		f.head = bytes.Clone(b[:end])
+	}
+	if f.pooled = len(resp) > 0 && &resp[:1][0] == &room[0]; !f.pooled {
+		answerBufs.Put(room)
 	}
 	if ref != nil {
 		f.refuse(ref)
@@ -214,6 +221,16 @@ func (f *UpgradeFuture) answer(b []byte) {
 	f.buf, f.n = resp, 0
 	f.phase = 1
 }
+
+// answerRoom is the size of the buffers that 101 answers are written
+// from: room for the answer with a subprotocol, permessage-deflate's
+// parameters and a few fields of the caller's. A longer answer is an
+// allocation of its own.
+const answerRoom = 320
+
+// answerBufs holds the buffers of answerRoom bytes that 101 answers are
+// written from: a handshake leaves no garbage for its answer.
+var answerBufs = sync.Pool{New: func() any { return new([answerRoom]byte) }}
 
 // tooLarge is the refusal of a request head over maxRequestHeader.
 func tooLarge() *refusal {

@@ -2,11 +2,13 @@ package websocket
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,18 +151,19 @@ func TestUpgradeFutureRequest(t *testing.T) {
 }
 
 // TestUpgradeStreamAllocations: answering a browser's handshake read
-// whole takes three allocations: the future, the 101 answer (whose
-// allocation also holds the copy of the head that Request reads), and the
-// Conn.
+// whole takes three allocations: the future, the copy of the head that
+// Request reads, and the Conn. The 101 answer is written from a pooled
+// buffer, which goes back to the pool once written.
 func TestUpgradeStreamAllocations(t *testing.T) {
 	head := []byte(handshakeCorpus()[1])
 	u := &Upgrader{}
 	n := testing.AllocsPerRun(100, func() {
 		f := u.UpgradeStream(nil, nil)
 		f.answer(head)
-		if f.c == nil {
-			t.Fatal("refused")
+		if f.c == nil || !f.pooled {
+			t.Fatalf("refused, or answered from a buffer of its own (%v)", f.pooled)
 		}
+		answerBufs.Put((*[answerRoom]byte)(f.buf[:answerRoom])) // as the write's end does
 	})
 	if n > 3 {
 		t.Errorf("%.0f allocations to answer a handshake; want 3", n)
@@ -169,5 +172,21 @@ func TestUpgradeStreamAllocations(t *testing.T) {
 	f.answer(head)
 	if r := f.Request(); r == nil || r.Header.Get("Origin") != "http://localhost:8080" {
 		t.Fatalf("Request() = %v", r)
+	}
+}
+
+// An answer longer than the pooled buffers is an allocation of its own,
+// whole, and the buffer it did not fit in goes back to the pool.
+func TestUpgradeStreamLongAnswer(t *testing.T) {
+	head := []byte(handshakeCorpus()[1])
+	long := http.Header{"X-Long": {strings.Repeat("v", answerRoom)}}
+	f := (&Upgrader{}).UpgradeStream(nil, long)
+	f.answer(head)
+	if f.c == nil || f.pooled {
+		t.Fatalf("refused, or answered from a pooled buffer (%v)", f.pooled)
+	}
+	want, _, _, _ := referenceAnswer(&Upgrader{}, head, long)
+	if !bytes.Equal(f.buf, want) {
+		t.Fatalf("answer\n%q\nwant\n%q", f.buf, want)
 	}
 }
