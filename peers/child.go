@@ -331,8 +331,8 @@ func StartServer(ctx context.Context, exe string, env []string, m Mode, kind, ad
 func printMemStats(kind string) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Fprintf(os.Stderr, "memstats %s: heap alloc %d, heap in use %d, heap idle %d (released %d), stacks %d, mspan %d, mcache %d, gc meta %d, other %d, buckhash %d, sys %d\n",
-		kind, ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.StackSys, ms.MSpanInuse, ms.MCacheInuse, ms.GCSys, ms.OtherSys, ms.BuckHashSys, ms.Sys)
+	fmt.Fprintf(os.Stderr, "memstats %s: heap alloc %d, heap in use %d, heap idle %d (released %d), stacks %d, mspan %d, mcache %d, gc meta %d, other %d, buckhash %d, sys %d; allocated in all %d bytes in %d objects, %d collections\n",
+		kind, ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.StackSys, ms.MSpanInuse, ms.MCacheInuse, ms.GCSys, ms.OtherSys, ms.BuckHashSys, ms.Sys, ms.TotalAlloc, ms.Mallocs, ms.NumGC)
 }
 
 // writeHeapProfile writes the heap profile as of the last collection to
