@@ -79,13 +79,10 @@ type Conn struct {
 	// connections that have the same (see connConfig). Read-only.
 	t   transport
 	cfg *connConfig
-	// dfl is the negotiated permessage-deflate, nil if none, shared by
-	// the connections that negotiated the same (read-only); dctx is the
-	// compression state this connection keeps, nil without context
-	// takeover in either direction. Both set before the connection is
-	// handed out; dctx's fields say who owns them.
-	dfl  *deflater
-	dctx *deflateCtx
+	// z is the negotiated permessage-deflate, nil if none (see dfl and
+	// dctx). Set before the connection is handed out; the deflateCtx's
+	// fields say who owns them.
+	z *compression
 
 	// reading is held (set) by the one reader: a ReadFuture in progress,
 	// or a CloseFuture reading the peer's close. rs, prf and cs are the
@@ -99,10 +96,6 @@ type Conn struct {
 	rs *readState
 	// prf is the pooled read of a pooledReader while it waits.
 	prf *blitz.ReadPooledFuture
-	// cs holds a control frame's payload and the reply to it, from
-	// ctlStates while a control frame is read or answered (an idle
-	// connection holds none).
-	cs *ctlState
 	rf ReadFuture
 
 	// mu guards the close state below and waiters.
@@ -243,6 +236,10 @@ type readState struct {
 	replyClose bool
 	replyFail  bool
 	replyErr   error
+	// cs holds a control frame's payload and the reply to it, from
+	// ctlStates while a control frame is read or answered (an idle
+	// connection, which holds no readState, holds none).
+	cs *ctlState
 }
 
 var readStates = sync.Pool{New: func() any { return new(readState) }}
@@ -269,6 +266,10 @@ func (c *Conn) putStateIdle() {
 		c.putReadBuf()
 	}
 	c.releaseIdle()
+	if r.cs != nil {
+		r.cs.reply = frameWrite{}
+		ctlStates.Put(r.cs)
+	}
 	*r = readState{}
 	readStates.Put(r)
 	c.rs = nil
@@ -306,10 +307,32 @@ func newConn(t transport, client bool, subprotocol string, opts *Options, buffer
 // setDeflate sets the negotiated permessage-deflate, before the
 // connection is handed out.
 func (c *Conn) setDeflate(d *deflater) {
-	c.dfl = d
-	if d != nil && (d.wTakeover || d.rTakeover) {
-		c.dctx = &deflateCtx{}
+	switch {
+	case d == nil:
+	case d.wTakeover || d.rTakeover:
+		c.z = &compression{d: d}
+	default:
+		c.z = &d.shared
 	}
+}
+
+// dfl returns the negotiated permessage-deflate, nil if none: shared by
+// the connections that negotiated the same, read-only.
+func (c *Conn) dfl() *deflater {
+	if c.z == nil {
+		return nil
+	}
+	return c.z.d
+}
+
+// dctx returns the compression state this connection keeps, nil without
+// context takeover in either direction.
+func (c *Conn) dctx() *deflateCtx {
+	z := c.z
+	if z == nil || !z.d.wTakeover && !z.d.rTakeover {
+		return nil
+	}
+	return &z.ctx
 }
 
 // ctlState is a control frame's payload (ctl, n bytes), and the reply
@@ -325,18 +348,19 @@ var ctlStates = sync.Pool{New: func() any { return new(ctlState) }}
 
 // getCtl makes sure the reader has a ctlState, its payload empty.
 func (c *Conn) getCtl() {
-	if c.cs == nil {
-		c.cs = ctlStates.Get().(*ctlState)
+	r := c.state()
+	if r.cs == nil {
+		r.cs = ctlStates.Get().(*ctlState)
 	}
-	c.cs.n = 0
+	r.cs.n = 0
 }
 
 // putCtl gives the ctlState back once no reply needs it.
 func (c *Conn) putCtl() {
-	if c.cs != nil && !c.rs.replyOn {
-		c.cs.reply = frameWrite{}
-		ctlStates.Put(c.cs)
-		c.cs = nil
+	if r := c.rs; r != nil && r.cs != nil && !r.replyOn {
+		r.cs.reply = frameWrite{}
+		ctlStates.Put(r.cs)
+		r.cs = nil
 	}
 }
 
@@ -466,10 +490,10 @@ func (c *Conn) Subprotocol() string { return c.cfg.subprotocol }
 // negotiated permessage-deflate and its parameters (as
 // "permessage-deflate; server_no_context_takeover; ..."), "" if none.
 func (c *Conn) Extensions() string {
-	if c.dfl == nil {
+	if c.dfl() == nil {
 		return ""
 	}
-	return c.dfl.ext
+	return c.dfl().ext
 }
 
 // NetConn returns the net.Conn under a connection made from one, nil for a
@@ -596,14 +620,14 @@ func (c *Conn) cancelRead() {
 	if c.rs == nil || !c.rs.replyOn {
 		return
 	}
-	if c.cs.reply.cancel() {
+	if c.rs.cs.reply.cancel() {
 		// A reply cut in the middle: the stream is broken.
 		c.rs.readErr = fmt.Errorf("%w: read cancelled while writing a control frame", ErrClosed)
 		c.rs.replyOn = false
 		c.closeTransport()
 		return
 	}
-	c.cs.reply.phase = fwLock // not started: the next read sends it
+	c.rs.cs.reply.phase = fwLock // not started: the next read sends it
 }
 
 // pollRead advances the reader until a data message, an error, or a wait.
@@ -612,7 +636,7 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 	c.state()
 	for {
 		if c.rs.replyOn {
-			err, ok := c.cs.reply.poll(cx)
+			err, ok := c.rs.cs.reply.poll(cx)
 			if !ok {
 				return Message{}, nil, false
 			}
@@ -665,7 +689,7 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 			c.rs.rpos += n
 			c.rs.remain -= int64(n)
 			if isControl(c.rs.hdr.op) {
-				c.cs.n += copy(c.cs.ctl[c.cs.n:], p)
+				c.rs.cs.n += copy(c.rs.cs.ctl[c.rs.cs.n:], p)
 			} else {
 				if c.rs.msgOp == opText && !c.rs.zipped && !c.rs.utf.feed(p) {
 					c.fail(errTextUTF8)
@@ -775,7 +799,7 @@ func (c *Conn) filled(n int, err error) bool {
 // message's payload here; of its inflated size in endFrame).
 func (c *Conn) startFrame(h header) error {
 	switch {
-	case h.rsv&rsv1 != 0 && c.dfl == nil:
+	case h.rsv&rsv1 != 0 && c.dfl() == nil:
 		return errReservedBits
 	case h.rsv&rsv1 != 0 && isControl(h.op):
 		return errRSV1Control
@@ -820,13 +844,13 @@ func (c *Conn) endFrame() (Message, bool) {
 	h := c.rs.hdr
 	switch h.op {
 	case opPing:
-		c.startReply(opPing, c.cs.ctl[:c.cs.n])
+		c.startReply(opPing, c.rs.cs.ctl[:c.rs.cs.n])
 		return Message{}, false
 	case opPong:
 		c.putCtl()
 		return Message{}, false
 	case opClose:
-		code, reason, err := parseClosePayload(c.cs.ctl[:c.cs.n])
+		code, reason, err := parseClosePayload(c.rs.cs.ctl[:c.rs.cs.n])
 		if err != nil {
 			c.fail(err)
 			return Message{}, false
@@ -846,7 +870,7 @@ func (c *Conn) endFrame() (Message, bool) {
 		}
 		var echo []byte
 		if code != StatusNoStatusRcvd {
-			echo = appendClosePayload(c.cs.buf[:0], code, "")
+			echo = appendClosePayload(c.rs.cs.buf[:0], code, "")
 		}
 		c.startReply(opClose, echo)
 		c.rs.replyClose, c.rs.replyErr = true, ce
@@ -876,7 +900,7 @@ func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
 		r.outp = getBuf(c.cfg.bufSize)
 		r.out = (*r.outp)[:0]
 	}
-	out, err := c.dfl.inflate(c.dctx, r.out, r.msg, c.cfg.readLimit)
+	out, err := c.dfl().inflate(c.dctx(), r.out, r.msg, c.cfg.readLimit)
 	r.out = out
 	if err == nil && typ == TextMessage && !validText(out) {
 		err = errTextUTF8
@@ -893,9 +917,9 @@ func (c *Conn) endCompressed(typ MessageType) (Message, bool) {
 func (c *Conn) startReply(op byte, payload []byte) {
 	if op == opPing {
 		op = opPong
-		payload = c.cs.buf[:copy(c.cs.buf[:], payload)]
+		payload = c.rs.cs.buf[:copy(c.rs.cs.buf[:], payload)]
 	}
-	c.cs.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
+	c.rs.cs.reply = frameWrite{c: c, op: op, fin: true, payload: payload}
 	c.rs.replyOn = true
 }
 
@@ -908,7 +932,7 @@ func (c *Conn) fail(err error) {
 		code = pe.code
 	}
 	c.getCtl()
-	c.startReply(opClose, appendClosePayload(c.cs.buf[:0], code, ""))
+	c.startReply(opClose, appendClosePayload(c.rs.cs.buf[:0], code, ""))
 	c.rs.replyFail, c.rs.replyErr = true, err
 	c.rs.msgOp, c.rs.zipped = 0, false
 }
@@ -1112,7 +1136,7 @@ func (w *frameWrite) build() {
 	}
 	if w.compress {
 		w.zb = getWriteBuf(len(w.payload)/2 + 64)
-		w.payload, w.rsv1, w.compress = c.dfl.compress(c.dctx, *w.zb, w.payload), true, false
+		w.payload, w.rsv1, w.compress = c.dfl().compress(c.dctx(), *w.zb, w.payload), true, false
 	}
 	w.direct = !c.cfg.client && len(w.payload) > directWrite
 	n := maxHeader
@@ -1211,7 +1235,7 @@ func (c *Conn) WriteMessage(typ MessageType, data []byte) *WriteFuture {
 	if typ != TextMessage && typ != BinaryMessage {
 		f.err = fmt.Errorf("websocket: write: invalid message type %d", int(typ))
 	}
-	f.w.compress = c.dfl != nil && c.dfl.useCompression(len(data))
+	f.w.compress = c.dfl() != nil && c.dfl().useCompression(len(data))
 	return f
 }
 
@@ -1517,7 +1541,7 @@ func (w *MessageWriter) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	payload, rsv := p, false
-	if w.c.dfl != nil {
+	if w.c.dfl() != nil {
 		payload, rsv = w.deflate(p), w.op != opContinuation
 	}
 	if err := w.frame(false, rsv, payload); err != nil {
@@ -1532,12 +1556,12 @@ func (w *MessageWriter) Write(p []byte) (int, error) {
 // writer holds the write lock): the tail owed by the last fragment, then
 // p flushed, less its own tail, which the next fragment owes.
 func (w *MessageWriter) deflate(p []byte) []byte {
-	d := w.c.dfl
+	d := w.c.dfl()
 	if w.zip == nil {
 		if !d.wTakeover {
 			w.zip = getCompressor(d.level)
 		} else {
-			x := w.c.dctx
+			x := w.c.dctx()
 			if x.wctx == nil {
 				x.wctx = getCompressor(d.level)
 			}
@@ -1556,8 +1580,8 @@ func (w *MessageWriter) deflate(p []byte) []byte {
 
 // releaseZip gives a pooled compressor back at the end of the message.
 func (w *MessageWriter) releaseZip() {
-	if w.zip != nil && !w.c.dfl.wTakeover {
-		putCompressor(w.c.dfl.level, w.zip)
+	if w.zip != nil && !w.c.dfl().wTakeover {
+		putCompressor(w.c.dfl().level, w.zip)
 	}
 	w.zip = nil
 }

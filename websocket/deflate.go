@@ -120,6 +120,18 @@ type deflater struct {
 	// rTakeover says the peer keeps its compression context: the
 	// connection's deflateCtx holds the history of its messages.
 	rTakeover bool
+	// shared is the compression of the connections that keep no context
+	// on either side: they share it, and never write its ctx.
+	shared compression
+}
+
+// compression is what a connection with permessage-deflate points to: the
+// deflater it negotiated and, with context takeover on either side, its
+// own deflateCtx (a record per connection then; without takeover, the
+// deflater's shared one).
+type compression struct {
+	d   *deflater
+	ctx deflateCtx
 }
 
 // deflaterKey is what a deflater is made of.
@@ -155,6 +167,7 @@ func newDeflater(p deflateParams, o *CompressionOptions, client bool) *deflater 
 		return d.(*deflater)
 	}
 	d := &deflater{params: p, ext: p.extension(), level: k.level, threshold: k.threshold}
+	d.shared.d = d
 	if client {
 		d.wTakeover = o.ContextTakeover && !p.clientNoContextTakeover
 		d.rTakeover = !p.serverNoContextTakeover

@@ -123,15 +123,15 @@ func (pm *PreparedMessage) encoding(level int, client bool) *preparedEncoding {
 // Called by the write lock's holder.
 func (w *frameWrite) buildPrepared() {
 	c, pm := w.c, w.prep
-	zip := c.dfl != nil && c.dfl.useCompression(len(pm.data))
+	zip := c.dfl() != nil && c.dfl().useCompression(len(pm.data))
 	var payload []byte
 	switch {
-	case zip && c.dfl.wTakeover:
+	case zip && c.dfl().wTakeover:
 		w.zb = getWriteBuf(len(pm.data)/2 + 64)
-		payload = c.dfl.compress(c.dctx, *w.zb, pm.data)
+		payload = c.dfl().compress(c.dctx(), *w.zb, pm.data)
 		w.payload = payload // given back with zb
 	case zip:
-		e := pm.encoding(c.dfl.level, c.cfg.client)
+		e := pm.encoding(c.dfl().level, c.cfg.client)
 		if !c.cfg.client {
 			w.head = e.wire
 			return
