@@ -96,7 +96,7 @@ type Conn struct {
 	rs *readState
 	// prf is the pooled read of a pooledReader while it waits.
 	prf *blitz.ReadPooledFuture
-	rf ReadFuture
+	rf  ReadFuture
 
 	// mu guards the close state below and waiters.
 	mu sync.Mutex
