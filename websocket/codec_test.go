@@ -3,6 +3,7 @@ package websocket
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 
@@ -98,6 +99,7 @@ func FuzzReadFrames(f *testing.F) {
 	f.Add([]byte{0x82, 0x80 | 127, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4})
 	f.Add(appendHeader(nil, true, opText, 3, false, [4]byte{}))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		readBoth(t, in, 128, 64)
 		msgs, err := readAll(in, 128)
 		if err == nil {
 			t.Fatal("the stream ended without an error")
@@ -132,5 +134,85 @@ func TestReadCancelKeepsReply(t *testing.T) {
 	}
 	if want := "\x8a\x01p"; tr.out.String() != want {
 		t.Fatalf("wrote %q, want %q", tr.out.String(), want)
+	}
+}
+
+// readBoth reads in as readAll does, with and without the reader taking
+// whole messages in place, and fails t if the two differ in a message or
+// in the error that ends the stream.
+func readBoth(t *testing.T, in []byte, limit int64, bufSize int) {
+	t.Helper()
+	read := func(whole bool) ([]Message, string) {
+		takeWhole = whole
+		defer func() { takeWhole = true }()
+		c := newConn(&bytesTransport{in: bytes.Clone(in)}, false, "", &Options{ReadLimit: limit, ReadBufferSize: bufSize}, nil)
+		var out []Message
+		for {
+			r, _ := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
+			if r.Err != nil {
+				return out, r.Err.Error()
+			}
+			out = append(out, Message{Type: r.Value.Type, Data: bytes.Clone(r.Value.Data)})
+		}
+	}
+	fast, fastErr := read(true)
+	slow, slowErr := read(false)
+	if fastErr != slowErr || len(fast) != len(slow) {
+		t.Fatalf("in place: %d messages, %s; gathered: %d messages, %s", len(fast), fastErr, len(slow), slowErr)
+	}
+	for i := range fast {
+		if fast[i].Type != slow[i].Type || !bytes.Equal(fast[i].Data, slow[i].Data) {
+			t.Fatalf("message %d: in place %s %q, gathered %s %q", i, fast[i].Type, fast[i].Data, slow[i].Type, slow[i].Data)
+		}
+	}
+}
+
+// The messages taken whole from the read buffer are those the general
+// path gathers, with the same errors, on streams of random frames: every
+// opcode, fragments, RSV bits, unmasked frames, bad UTF-8, messages over
+// the limit, read buffers smaller and larger than the frames.
+func TestWholeMessagesMatchGathered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	streams := 3000
+	if testing.Short() {
+		streams = 300
+	}
+	texts := [][]byte{[]byte("hello"), []byte("κόσμε"), {0xce, 0xba, 0xed, 0xa0, 0x80}, {0xff}, nil}
+	for range streams {
+		var in []byte
+		for range 1 + rng.IntN(6) {
+			var p []byte
+			if rng.IntN(2) == 0 {
+				p = texts[rng.IntN(len(texts))]
+			} else {
+				p = make([]byte, rng.IntN(300))
+				for i := range p {
+					p[i] = byte(rng.Uint32())
+				}
+			}
+			b0 := []byte{0x81, 0x82, 0x01, 0x02, 0x80, 0x00, 0x89, 0x8a, 0x83, 0xc1, 0x91}[rng.IntN(11)]
+			f := frame(b0, p)
+			if rng.IntN(20) == 0 {
+				f[1] &^= 0x80 // unmasked, which a server refuses
+			}
+			in = append(in, f...)
+		}
+		readBoth(t, in, []int64{0, 64, 256}[rng.IntN(3)], []int{64, 128, 4096}[rng.IntN(3)])
+	}
+}
+
+// Appending to a message taken in place does not reach the frames after it
+// in the read buffer.
+func TestWholeMessageAppendStaysInside(t *testing.T) {
+	in := append(frame(0x82, []byte("first")), frame(0x82, []byte("second"))...)
+	c := newConn(&bytesTransport{in: in}, false, "", nil, nil)
+	r, _ := future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
+	if r.Err != nil || string(r.Value.Data) != "first" {
+		t.Fatalf("first: %q, %v", r.Value.Data, r.Err)
+	}
+	_ = append(r.Value.Data, "XXXXXXXXXXXXXXXX"...)
+	r, _ = future.Block(context.Background(), future.Future[future.Result[Message]](c.ReadMessage()))
+	if r.Err != nil || string(r.Value.Data) != "second" {
+		t.Fatalf("second: %q, %v", r.Value.Data, r.Err)
 	}
 }

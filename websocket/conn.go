@@ -668,6 +668,13 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 		if !c.rs.inFrame {
 			h, n, err := parseHeader(avail)
 			if err == nil && n > 0 {
+				if m, k := c.wholeMessage(h, avail[n:]); k > 0 {
+					c.rs.rpos += n + k
+					if m.Type == 0 {
+						continue // failed: the close is on its way
+					}
+					return m, nil, true
+				}
 				err = c.startFrame(h)
 			}
 			if err != nil {
@@ -837,6 +844,34 @@ func (c *Conn) startFrame(h header) error {
 	}
 	return nil
 }
+
+// wholeMessage takes, without copying it, a data message that is one
+// uncompressed frame whose payload is all in rest (the input past the
+// frame's header h): its payload is unmasked in place and returned as a
+// slice of the read buffer, valid, like any message's, until the next
+// read. k is the payload's length when the frame was taken (the message's
+// Type is 0 when its text was not UTF-8: the connection is failing), 0
+// when the frame goes the general way (startFrame, then its payload
+// gathered in msg). Called by the reader.
+func (c *Conn) wholeMessage(h header, rest []byte) (m Message, k int) {
+	if !takeWhole || !h.fin || h.rsv != 0 || h.op != opText && h.op != opBinary || c.rs.msgOp != 0 ||
+		h.masked == c.cfg.client || h.length > int64(len(rest)) || h.length > c.cfg.readLimit {
+		return Message{}, 0
+	}
+	p := rest[:h.length:h.length] // an append to Data must not reach the next frame
+	if h.masked {
+		maskBytes(h.key, 0, p)
+	}
+	if h.op == opText && !validText(p) {
+		c.fail(errTextUTF8)
+		return Message{}, len(p)
+	}
+	return Message{Type: MessageType(h.op), Data: p}, len(p)
+}
+
+// takeWhole enables wholeMessage; the tests turn it off to compare its
+// messages with the general path's.
+var takeWhole = true
 
 // endFrame acts on a frame whose payload is all in: a data message that
 // is complete is returned; a control frame is answered.

@@ -130,9 +130,12 @@
 // connections (BenchmarkIdleConnMemory: 128 bytes of it the Conn's,
 // about 690 the runtime's task and socket, and about 40 the test's echo
 // task). A message's payload (Message.Data) is valid until the next
-// read: that read gives its buffer back when it waits. A message larger
-// than the read buffer is gathered in a buffer of its own, dropped at the
-// next message when larger than four read buffers. Other transports (TLS
+// read: that read gives its buffer back when it waits. An uncompressed
+// message in one frame that is all in the read buffer is handed out in
+// place, a slice of that buffer (its capacity ends with it); one in
+// several frames, or larger than what the buffer holds, is gathered in a
+// payload buffer, of its own when larger than the read buffer, dropped at
+// the next message when larger than four read buffers. Other transports (TLS
 // streams, net.Conn) keep the reader's state, their read buffer, made at
 // the first read, and the payload buffer of the last message.
 //
