@@ -126,10 +126,10 @@
 // and the data is then copied into a read buffer from the pool. The write
 // side gives its buffer and future back after each frame. So an idle
 // connection, after its handshake and messages, holds its Conn, its task
-// and the runtime's socket: about 840 bytes in all, measured with 10^4
-// connections (BenchmarkIdleConnMemory: 128 bytes of it the Conn's,
-// about 690 the runtime's task and socket, and about 40 the test's echo
-// task). A message's payload (Message.Data) is valid until the next
+// and the runtime's socket: about 600 bytes of live heap in all, measured
+// with 10^4 connections (BenchmarkIdleConnMemory: 96 bytes of it the
+// Conn's, the rest the runtime's task, socket and pending read and the
+// test's echo task). A message's payload (Message.Data) is valid until the next
 // read: that read gives its buffer back when it waits. An uncompressed
 // message in one frame that is all in the read buffer is handed out in
 // place, a slice of that buffer (its capacity ends with it); one in
