@@ -202,9 +202,13 @@ func internConfig(k connConfig) *connConfig {
 // by the holder of Conn.reading.
 type readState struct {
 	// rbuf is the read buffer (rbufp its readBufs entry, nil if its
-	// own), rbuf[rpos:rend] the input not yet parsed.
+	// own), rbuf[rpos:rend] the input not yet parsed. With inPool, rbuf is
+	// the data of a pooled read, pb, parsed in place and given back to the
+	// runtime's pool by putReadBuf.
 	rbuf    []byte
 	rbufp   *[]byte
+	pb      blitz.PooledBuf
+	inPool  bool
 	rpos    int
 	rend    int
 	hdr     header
@@ -424,11 +428,29 @@ func (c *Conn) getReadBuf(n int) {
 	c.rs.rbuf = *c.rs.rbufp
 }
 
-// putReadBuf gives rbuf back, when it is from the pool.
+// putReadBuf gives rbuf back, when it is from a pool.
 func (c *Conn) putReadBuf() {
-	putBuf(c.rs.rbufp, c.rs.rbuf)
+	if c.rs.inPool {
+		c.rs.pb.Release()
+		c.rs.pb, c.rs.inPool = blitz.PooledBuf{}, false
+	} else {
+		putBuf(c.rs.rbufp, c.rs.rbuf)
+	}
 	c.rs.rbuf, c.rs.rbufp = nil, nil
 	c.rs.rpos, c.rs.rend = 0, 0
+}
+
+// unpool moves the input not yet parsed out of a pooled read's buffer
+// (the start of a frame, whose rest a read of our own fetches) into a read
+// buffer, and gives the pool's buffer back.
+func (c *Conn) unpool() {
+	r := c.rs
+	pb := r.pb
+	rest := r.rbuf[r.rpos:r.rend]
+	r.pb, r.inPool = blitz.PooledBuf{}, false
+	c.getReadBuf(len(rest))
+	r.rpos, r.rend = 0, copy(r.rbuf, rest)
+	pb.Release()
 }
 
 // releaseIdle gives back the buffers of the last message, when the reader
@@ -514,8 +536,31 @@ func (c *Conn) closeTransport() {
 	c.mu.Unlock()
 	if !done {
 		_ = c.t.Close()
+		c.releasePooled()
 	}
 	wakeAll(ws)
+}
+
+// releasePooled gives back the pooled read's buffer that the reader holds
+// (the last message was handed out in it, or it is what the reader left),
+// when no reader is active: a closed connection does not keep a buffer of
+// the runtime's pool. An active reader gives it back itself, at its next
+// fill or when it fails. A read that starts after this fails with
+// ErrClosed (tclosed is set).
+func (c *Conn) releasePooled() {
+	if !c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+		return
+	}
+	c.dropPooled()
+	c.releaseRead()
+}
+
+// dropPooled gives back the pooled read's buffer the reader holds, if it
+// holds one, with what is left in it. Called by the holder of reading.
+func (c *Conn) dropPooled() {
+	if r := c.rs; r != nil && r.inPool {
+		c.putReadBuf()
+	}
 }
 
 func wakeAll(ws []waker.Waker) {
@@ -591,10 +636,14 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 		return future.Result[Message]{}, false
 	}
 	f.done, f.active = true, false
-	c.releaseRead()
 	if err != nil {
+		if !c.rs.draining { // else Close skips what follows in it
+			c.dropPooled() // the connection is done: nothing more is parsed
+		}
+		c.releaseRead()
 		return future.Fail[Message](err), true
 	}
+	c.releaseRead()
 	return future.Ok(m), true
 }
 
@@ -727,6 +776,9 @@ func (c *Conn) fill(cx *future.Context) bool {
 			return c.fillPooled(cx, pr)
 		}
 	}
+	if c.rs.inPool {
+		c.unpool()
+	}
 	if c.rs.rbuf == nil {
 		c.rs.rbuf = make([]byte, c.cfg.bufSize)
 	}
@@ -746,8 +798,10 @@ func (c *Conn) fill(cx *future.Context) bool {
 
 // fillPooled waits for input with nothing buffered: the read buffer is
 // given back and the read takes a buffer of the runtime's pool when data
-// arrives; the data is copied into a read buffer, and the pool's buffer
-// released at once. Called by the reader.
+// arrives, which the reader parses in place (a message in one frame is
+// handed out as a slice of it) and gives back at the next read, or when
+// it must read more of a frame begun in it (unpool). Called by the
+// reader.
 func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 	if c.rs.rbuf != nil {
 		c.putReadBuf()
@@ -768,10 +822,11 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 		data := res.Value.Bytes()
 		n = len(data)
 		if n > 0 {
-			c.getReadBuf(n)
-			c.rs.rpos, c.rs.rend = 0, copy(c.rs.rbuf, data)
+			c.rs.rbuf, c.rs.pb, c.rs.inPool = data, res.Value, true
+			c.rs.rpos, c.rs.rend = 0, n
+		} else {
+			res.Value.Release()
 		}
-		res.Value.Release()
 	}
 	return c.filled(n, res.Err)
 }
@@ -1426,6 +1481,7 @@ func (f *CloseFuture) finish() {
 	if f.reading {
 		f.reading = false
 		f.c.cancelRead()
+		f.c.dropPooled()
 		f.c.releaseRead()
 	}
 	if f.timed {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/future"
 )
 
 // UpgradeStream on the runtime's TCP streams (pooled reads): a handshake
@@ -189,4 +190,100 @@ func TestUpgradeStreamLongAnswer(t *testing.T) {
 	if !bytes.Equal(f.buf, want) {
 		t.Fatalf("answer\n%q\nwant\n%q", f.buf, want)
 	}
+}
+
+// pooledConn accepts one connection on a runtime TCP listener and returns
+// a server Conn over it (the handshake skipped) and the client's end.
+func pooledConn(t *testing.T, rt *blitz.Runtime) (*Conn, net.Conn) {
+	t.Helper()
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	nc, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	s, err := blitz.BlockOn(context.Background(), rt.Handle(), future.Future[future.Result[*blitz.TCPStream]](l.Accept()))
+	if err != nil || s.Err != nil {
+		t.Fatalf("accept: %v %v", err, s.Err)
+	}
+	return newConn(s.Value, false, "", nil, nil), nc
+}
+
+// A message read from a pooled read is handed out in the pool's buffer,
+// which the connection gives back at the next read, and when it is closed
+// without another read, or closed after a read that failed: a closed
+// connection keeps no buffer of the runtime's pool.
+func TestPooledBufferGivenBack(t *testing.T) {
+	rt := newRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	inPool := func(c *Conn) bool {
+		if !c.reading.CompareAndSwap(false, true) {
+			t.Fatal("a reader is active")
+		}
+		defer c.reading.Store(false)
+		return c.rs != nil && c.rs.inPool
+	}
+
+	t.Run("next read", func(t *testing.T) {
+		c, nc := pooledConn(t, rt)
+		_, _ = nc.Write(append(frame(0x82, []byte("one")), frame(0x82, []byte("two"))...))
+		for _, want := range []string{"one", "two"} {
+			_, p, err := c.Read(ctx)
+			if err != nil || string(p) != want {
+				t.Fatalf("read %q, %v; want %q", p, err, want)
+			}
+			if !inPool(c) {
+				t.Fatalf("%q was not read in place", want)
+			}
+		}
+		_, _ = nc.Write(frame(0x82, []byte("three")))
+		if _, p, err := c.Read(ctx); err != nil || string(p) != "three" {
+			t.Fatalf("read %q, %v", p, err)
+		}
+		_ = c.CloseNow()
+		if inPool(c) {
+			t.Fatal("the closed connection holds a pool buffer")
+		}
+	})
+
+	t.Run("frame across reads", func(t *testing.T) {
+		c, nc := pooledConn(t, rt)
+		f := frame(0x82, bytes.Repeat([]byte("x"), 3000))
+		go func() {
+			_, _ = nc.Write(f[:5])
+			time.Sleep(20 * time.Millisecond)
+			_, _ = nc.Write(f[5:])
+		}()
+		if _, p, err := c.Read(ctx); err != nil || len(p) != 3000 || p[2999] != 'x' {
+			t.Fatalf("read %d bytes, %v", len(p), err)
+		}
+		_ = c.CloseNow()
+		if inPool(c) {
+			t.Fatal("the closed connection holds a pool buffer")
+		}
+	})
+
+	t.Run("failed read", func(t *testing.T) {
+		c, nc := pooledConn(t, rt)
+		bad := frame(0x82, []byte("ok"))
+		bad = append(bad, 0x82, 0x05, 'u', 'n', 'm', 'a', 's') // unmasked: a protocol error
+		_, _ = nc.Write(bad)
+		if _, p, err := c.Read(ctx); err != nil || string(p) != "ok" {
+			t.Fatalf("read %q, %v", p, err)
+		}
+		if _, _, err := c.Read(ctx); err == nil {
+			t.Fatal("the unmasked frame was accepted")
+		}
+		_ = nc.Close()
+		_ = c.CloseContext(ctx, StatusNormalClosure, "") // the peer is gone: an error, or not
+
+		if inPool(c) {
+			t.Fatal("the failed and closed connection holds a pool buffer")
+		}
+	})
 }
