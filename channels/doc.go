@@ -69,6 +69,19 @@
 // before it parks: the other party is often about to act, and parking a
 // goroutine costs several yields.
 //
+// Contention: a CAS lost on head or tail means another core has just moved
+// the same index; retrying at once, the two cores pull the index's and the
+// slots' cache lines back and forth at every operation. A task's future
+// therefore changes nothing at the first CAS it loses and yields its task
+// (future.Context.Yield), so that its worker runs another task, often one
+// at the other end of the ring, in parallel with the other worker; the
+// next poll retries as before. It yields so at most once per operation,
+// and never in a poll that follows a wake (a woken waiter acts on the wake
+// or registers again in the same poll, so that no wake is held by a future
+// that is then cancelled); a future cancelled after such a yield took
+// nothing, placed nothing and holds no wake. Goroutines (the blocking
+// tier, TrySend, TryRecv) retry at once.
+//
 // A separate mutex guards only the two waiter lists (senders waiting for
 // room, receivers waiting for a value); it is never taken on the data path
 // unless a waiter count is non-zero. Waiters are told "look again", never
