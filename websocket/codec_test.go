@@ -11,9 +11,19 @@ import (
 	"github.com/blitz-go/blitz/waker"
 )
 
+// BenchmarkMaskBytes unmasks a 1 KiB payload, the echo benchmarks'
+// message.
+func BenchmarkMaskBytes(b *testing.B) {
+	p := make([]byte, 1024)
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		maskBytes([4]byte{1, 2, 3, 4}, 0, p)
+	}
+}
+
 func TestMaskBytes(t *testing.T) {
 	key := [4]byte{1, 2, 3, 4}
-	for n := range 40 {
+	for n := range 140 {
 		for start := range 4 {
 			b := make([]byte, n)
 			for i := range b {
