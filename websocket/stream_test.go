@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -286,4 +287,96 @@ func TestPooledBufferGivenBack(t *testing.T) {
 			t.Fatal("the failed and closed connection holds a pool buffer")
 		}
 	})
+}
+
+// Random messages (one frame or several, small and over the read buffer,
+// with pings between the fragments) sent over TCP in random pieces, some
+// split inside a header: a server reading through pooled reads, in the
+// pool's buffer and in buffers of its own, receives each message whole
+// and in order, answers every ping, and holds no pool buffer once closed.
+func TestPooledReadsRandomSegments(t *testing.T) {
+	rt := newRuntime(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	rounds := 6
+	if testing.Short() {
+		rounds = 2
+	}
+	for round := range rounds {
+		c, nc := pooledConn(t, rt)
+		var stream []byte
+		var want [][]byte
+		pings := 0
+		for range 40 {
+			size := []int{0, 1, 125, 126, 1000, 5000, 70000}[rng.IntN(7)]
+			msg := make([]byte, size)
+			for i := range msg {
+				msg[i] = byte(rng.Uint32())
+			}
+			want = append(want, msg)
+			parts := 1 + rng.IntN(3)
+			if size < parts {
+				parts = 1
+			}
+			for p := range parts {
+				op := byte(0x00)
+				if p == 0 {
+					op = 0x02
+				}
+				if p == parts-1 {
+					op |= 0x80
+				}
+				stream = append(stream, frame(op, msg[p*size/parts:(p+1)*size/parts])...)
+				if p < parts-1 && rng.IntN(3) == 0 {
+					stream = append(stream, frame(0x89, []byte("ping"))...)
+					pings++
+				}
+			}
+		}
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(round), 9))
+			for len(stream) > 0 {
+				n := min(len(stream), 1+r.IntN(3000))
+				if _, err := nc.Write(stream[:n]); err != nil {
+					return
+				}
+				stream = stream[n:]
+				if r.IntN(4) == 0 {
+					time.Sleep(time.Duration(r.IntN(300)) * time.Microsecond)
+				}
+			}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		for i, w := range want {
+			_, p, err := c.Read(ctx)
+			if err != nil || !bytes.Equal(p, w) {
+				cancel()
+				t.Fatalf("round %d, message %d: %d bytes, %v; want %d bytes", round, i, len(p), err, len(w))
+			}
+		}
+		cancel()
+		pongs := 0
+		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(nc)
+		for pongs < pings {
+			var hdr [2]byte
+			if _, err := io.ReadFull(br, hdr[:]); err != nil {
+				t.Fatalf("round %d: %d pongs of %d: %v", round, pongs, pings, err)
+			}
+			if hdr[0] != 0x8a || hdr[1] != 4 {
+				t.Fatalf("round %d: frame %x, want a pong of 4 bytes", round, hdr)
+			}
+			if _, err := io.ReadFull(br, make([]byte, 4)); err != nil {
+				t.Fatal(err)
+			}
+			pongs++
+		}
+		_ = c.CloseNow()
+		if !c.reading.CompareAndSwap(false, true) {
+			t.Fatal("a reader is active after the reads")
+		}
+		if c.rs != nil && c.rs.inPool {
+			t.Fatalf("round %d: the closed connection holds a pool buffer", round)
+		}
+		c.reading.Store(false)
+	}
 }
