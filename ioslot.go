@@ -133,6 +133,10 @@ type ioFuture struct {
 	// the backend's fast path (the net.Conn adapter's reads and writes).
 	// In the padding too: a ReadFuture and a WriteFuture fit 48 bytes.
 	fast bool
+	// starved is ReadPooledFuture's: the read found the pool empty once
+	// and tried the pool again (see ReadPooledFuture.noBuffers). In the
+	// padding too.
+	starved bool
 }
 
 // claim takes the slot for f. On claimed it returns what a cancelled

@@ -169,11 +169,9 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 		}
 		switch {
 		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
-			// The pool is empty: read into a buffer of this read's own.
 			size, _ := ring.ReadPool()
-			own := make([]byte, size)
-			r.own = &own
-			r.f = ioFuture{armed: r.f.armed}
+			r.noBuffers(size)
+			r.f = ioFuture{armed: r.f.armed, starved: true}
 			continue
 		case c.Err != nil:
 			return future.Fail[PooledBuf](r.n.opError("read", c.Err)), true
@@ -187,6 +185,19 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 			return future.Result[PooledBuf]{Err: io.EOF}, true
 		}
 		return future.Ok(pooledBuf((*r.own)[:c.N], nil, 0)), true
+	}
+}
+
+// noBuffers answers a receive that found the pool empty (the data is
+// still in the socket). The first time, the read tries the pool again: the
+// backend gives a group that runs dry more buffers, up to its count, when
+// it reports the empty pool, so that a burst of reads grows the pool rather
+// than leaving a buffer of garbage per read. The second time the pool is
+// spent: the read goes on with a buffer of size bytes of its own.
+func (r *ReadPooledFuture) noBuffers(size int) {
+	if r.f.starved {
+		own := make([]byte, size)
+		r.own = &own
 	}
 }
 

@@ -370,10 +370,14 @@ again:
 		// data came: arm again.
 		goto again
 	case errors.Is(res.err, backend.ErrNoBuffers):
-		// The pool is empty: read into a buffer of this read's own,
-		// through the slot.
-		own := make([]byte, size)
-		r.own = &own
+		// The pool is empty: arm again once (the backend grew the pool if
+		// it could), then read into a buffer of this read's own, through
+		// the slot (see noBuffers).
+		if !r.f.starved {
+			r.f.starved = true
+			goto again
+		}
+		r.noBuffers(size)
 		return v, false, false
 	case res.err != nil:
 		r.f.done = true
