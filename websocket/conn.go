@@ -58,7 +58,8 @@ type Options struct {
 }
 
 // Message is a received data message. Data is the connection's buffer:
-// valid until the next read of the connection.
+// valid until the next read of the connection, or until the connection is
+// closed with Close or CloseNow.
 type Message struct {
 	Type MessageType
 	Data []byte
@@ -536,16 +537,18 @@ func (c *Conn) closeTransport() {
 	c.mu.Unlock()
 	if !done {
 		_ = c.t.Close()
-		c.releasePooled()
 	}
 	wakeAll(ws)
 }
 
 // releasePooled gives back the pooled read's buffer that the reader holds
 // (the last message was handed out in it, or it is what the reader left),
-// when no reader is active: a closed connection does not keep a buffer of
-// the runtime's pool. An active reader gives it back itself, at its next
-// fill or when it fails. A read that starts after this fails with
+// when no reader is active: a connection its user closed (Close, CloseNow)
+// does not keep a buffer of the runtime's pool. An active reader gives it
+// back itself, at its next fill or when it fails. Only the user's close
+// calls it, after closing the transport: a connection that broke on its
+// own (a failed write) leaves the last message's Data valid until the
+// user's next read or close. A read that starts after this fails with
 // ErrClosed (tclosed is set).
 func (c *Conn) releasePooled() {
 	if !c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
@@ -587,7 +590,8 @@ var errConcurrentRead = errors.New("websocket: concurrent reads of a connection"
 // answered with the same code and ends the read with a *CloseError; a
 // frame that breaks the protocol closes the connection with the code RFC
 // 6455 asks for and ends the read with an error wrapping ErrProtocol or
-// ErrMessageTooBig. The message's Data is valid until the next read.
+// ErrMessageTooBig. The message's Data is valid until the next read, or
+// until Close or CloseNow.
 //
 // The future is the connection's own, reused by the next ReadMessage once
 // it has completed or been cancelled (so reading allocates nothing); do
@@ -1489,6 +1493,7 @@ func (f *CloseFuture) finish() {
 		f.timed = false
 	}
 	f.c.closeTransport()
+	f.c.releasePooled()
 }
 
 // Cancel abandons the handshake and closes the connection.
@@ -1498,6 +1503,7 @@ func (f *CloseFuture) Cancel() {
 		f.w.cancel()
 		f.phase = 2
 		f.c.closeTransport()
+		f.c.releasePooled()
 	case 1:
 		f.finish()
 	}
@@ -1507,6 +1513,7 @@ func (f *CloseFuture) Cancel() {
 // handshake. Any goroutine or task may call it.
 func (c *Conn) CloseNow() error {
 	c.closeTransport()
+	c.releasePooled()
 	return nil
 }
 

@@ -26,7 +26,7 @@
 // (see the package example):
 //
 //   - ReadMessage: the next data message (Message: its type and payload,
-//     the payload valid until the next read).
+//     the payload valid until the next read, or until Close or CloseNow).
 //   - WriteMessage(type, data) and Ping(data).
 //   - Close(code, reason): the close handshake.
 //   - Dial(h, url, opts): the client's connect and handshake.
@@ -130,7 +130,9 @@
 // with 10^4 connections (BenchmarkIdleConnMemory: 96 bytes of it the
 // Conn's, the rest the runtime's task, socket and pending read and the
 // test's echo task). A message's payload (Message.Data) is valid until the next
-// read: that read gives its buffer back when it waits. An uncompressed
+// read, which gives its buffer back when it waits, or until Close or
+// CloseNow, which give it back too (a connection that broke on its own, by
+// a failed write, keeps it until one of these). An uncompressed
 // message in one frame that is all in the read buffer is handed out in
 // place, a slice of that buffer (its capacity ends with it); one in
 // several frames, or larger than what the buffer holds, is gathered in a

@@ -380,3 +380,26 @@ func TestPooledReadsRandomSegments(t *testing.T) {
 		c.reading.Store(false)
 	}
 }
+
+// A connection that broke on its own (its transport closed under it, as a
+// failed write closes it) keeps the last message's Data valid: the pool's
+// buffer goes back only at the user's next read or close.
+func TestPooledBufferKeptUntilTheUsersClose(t *testing.T) {
+	rt := newRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, nc := pooledConn(t, rt)
+	_, _ = nc.Write(frame(0x82, []byte("the last words")))
+	_, p, err := c.Read(ctx)
+	if err != nil || string(p) != "the last words" {
+		t.Fatalf("read %q, %v", p, err)
+	}
+	c.closeTransport() // as a failed write does
+	if string(p) != "the last words" || !c.rs.inPool {
+		t.Fatalf("Data after the transport closed: %q (held: %v)", p, c.rs.inPool)
+	}
+	_ = c.CloseNow()
+	if c.rs != nil && c.rs.inPool {
+		t.Fatal("CloseNow left the pool buffer held")
+	}
+}
