@@ -641,7 +641,7 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 	}
 	f.done, f.active = true, false
 	if err != nil {
-		if !c.rs.draining { // else Close skips what follows in it
+		if r := c.rs; r == nil || !r.draining { // else Close skips what follows in it
 			c.dropPooled() // the connection is done: nothing more is parsed
 		}
 		c.releaseRead()
