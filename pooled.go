@@ -170,7 +170,7 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 		switch {
 		case errors.Is(c.Err, backend.ErrNoBuffers) && r.own == nil:
 			size, _ := ring.ReadPool()
-			r.noBuffers(size)
+			r.noBuffers(size) // a retry of the pool, or a buffer of its own
 			r.f = ioFuture{armed: r.f.armed, starved: true}
 			continue
 		case c.Err != nil:
@@ -193,12 +193,16 @@ func (r *ReadPooledFuture) poll(cx *future.Context) (future.Result[PooledBuf], b
 // backend gives a group that runs dry more buffers, up to its count, when
 // it reports the empty pool, so that a burst of reads grows the pool rather
 // than leaving a buffer of garbage per read. The second time the pool is
-// spent: the read goes on with a buffer of size bytes of its own.
-func (r *ReadPooledFuture) noBuffers(size int) {
-	if r.f.starved {
-		own := make([]byte, size)
-		r.own = &own
+// spent: the read goes on with a buffer of size bytes of its own. retry
+// says which.
+func (r *ReadPooledFuture) noBuffers(size int) (retry bool) {
+	if !r.f.starved {
+		r.f.starved = true
+		return true
 	}
+	own := make([]byte, size)
+	r.own = &own
+	return false
 }
 
 // Cancel abandons the read; data it received is delivered to the stream's

@@ -373,11 +373,9 @@ again:
 		// The pool is empty: arm again once (the backend grew the pool if
 		// it could), then read into a buffer of this read's own, through
 		// the slot (see noBuffers).
-		if !r.f.starved {
-			r.f.starved = true
+		if r.noBuffers(size) {
 			goto again
 		}
-		r.noBuffers(size)
 		return v, false, false
 	case res.err != nil:
 		r.f.done = true

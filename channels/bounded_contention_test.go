@@ -56,24 +56,22 @@ type contentionCounts struct {
 
 // noteSend records a finished SendFuture's contention yield, if any.
 func (k *contentionCounts) noteSend(f *SendFuture[int], won bool) {
-	if !f.n.contended {
-		return
-	}
-	if won {
-		k.sends.Add(1)
-	} else {
-		k.cancelled.Add(1)
-	}
+	k.note(&f.n, &k.sends, won)
 }
 
 // noteRecv records a finished RecvFuture's contention yield, if any.
 func (k *contentionCounts) noteRecv(f *RecvFuture[int], won bool) {
-	if !f.n.contended {
-		return
-	}
-	if won {
-		k.recvs.Add(1)
-	} else {
+	k.note(&f.n, &k.recvs, won)
+}
+
+// note counts n's contention yield, if it yielded, in completed when its
+// operation won, else as cancelled.
+func (k *contentionCounts) note(n *qnode, completed *atomic.Int64, won bool) {
+	switch {
+	case !n.contended:
+	case won:
+		completed.Add(1)
+	default:
 		k.cancelled.Add(1)
 	}
 }

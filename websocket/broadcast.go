@@ -94,8 +94,8 @@ type member struct {
 	// mu guards q.
 	mu sync.Mutex
 	// q is nil while the member is idle (no sender runs, nothing waits);
-	// otherwise its sender's queue, or gone once the member left the set
-	// (a sender that finds gone ends).
+	// otherwise its sender's queue, or goneQueue once the member left the
+	// set (a sender that finds goneQueue ends).
 	q *memberQueue
 }
 
@@ -107,8 +107,11 @@ type memberQueue struct {
 	head int
 }
 
-// gone is the queue of a member that left its set.
-var gone = &memberQueue{}
+// goneQueue is the queue of a member that left its set.
+var goneQueue = &memberQueue{}
+
+// pooled says q is a queue of the pool's: neither nil nor goneQueue.
+func (q *memberQueue) pooled() bool { return q != nil && q != goneQueue }
 
 // queues holds drained member queues, their messages cleared, for the
 // next member that becomes busy.
@@ -221,7 +224,7 @@ func (m *member) push(b *Broadcaster, pm *PreparedMessage) bool {
 	m.mu.Lock()
 	q := m.q
 	switch {
-	case q == gone:
+	case q == goneQueue:
 		m.mu.Unlock()
 		return false
 	case q != nil && q.len() >= b.queueLen:
@@ -254,7 +257,7 @@ func (m *member) next() *PreparedMessage {
 	defer m.mu.Unlock()
 	q := m.q
 	switch {
-	case q == gone || q == nil:
+	case !q.pooled():
 		return nil
 	case q.len() == 0:
 		m.q = nil
@@ -271,9 +274,9 @@ func (m *member) next() *PreparedMessage {
 func (m *member) leave() {
 	m.mu.Lock()
 	q := m.q
-	m.q = gone
+	m.q = goneQueue
 	m.mu.Unlock()
-	if q != nil && q != gone {
+	if q.pooled() {
 		q.recycle()
 	}
 }
@@ -337,11 +340,11 @@ func (s *sender) Cancel() {
 func (m *member) stop() {
 	m.mu.Lock()
 	q := m.q
-	if q != gone {
+	if q != goneQueue {
 		m.q = nil
 	}
 	m.mu.Unlock()
-	if q != nil && q != gone {
+	if q.pooled() {
 		q.recycle()
 	}
 }

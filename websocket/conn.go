@@ -203,13 +203,12 @@ func internConfig(k connConfig) *connConfig {
 // by the holder of Conn.reading.
 type readState struct {
 	// rbuf is the read buffer (rbufp its readBufs entry, nil if its
-	// own), rbuf[rpos:rend] the input not yet parsed. With inPool, rbuf is
-	// the data of a pooled read, pb, parsed in place and given back to the
-	// runtime's pool by putReadBuf.
+	// own), rbuf[rpos:rend] the input not yet parsed. When pb is not
+	// zero (inPool), rbuf is the data of that pooled read, parsed in place
+	// and given back to the runtime's pool by putReadBuf.
 	rbuf    []byte
 	rbufp   *[]byte
 	pb      blitz.PooledBuf
-	inPool  bool
 	rpos    int
 	rend    int
 	hdr     header
@@ -249,6 +248,10 @@ type readState struct {
 
 var readStates = sync.Pool{New: func() any { return new(readState) }}
 
+// inPool says rbuf is a pooled read's buffer, pb (which a read that took
+// data never leaves zero).
+func (r *readState) inPool() bool { return r.pb != blitz.PooledBuf{} }
+
 // state returns the reader's state, taken from readStates if the
 // connection had given it back. Called by the reader.
 func (c *Conn) state() *readState {
@@ -271,10 +274,7 @@ func (c *Conn) putStateIdle() {
 		c.putReadBuf()
 	}
 	c.releaseIdle()
-	if r.cs != nil {
-		r.cs.reply = frameWrite{}
-		ctlStates.Put(r.cs)
-	}
+	c.putCtl()
 	*r = readState{}
 	readStates.Put(r)
 	c.rs = nil
@@ -431,9 +431,9 @@ func (c *Conn) getReadBuf(n int) {
 
 // putReadBuf gives rbuf back, when it is from a pool.
 func (c *Conn) putReadBuf() {
-	if c.rs.inPool {
+	if c.rs.inPool() {
 		c.rs.pb.Release()
-		c.rs.pb, c.rs.inPool = blitz.PooledBuf{}, false
+		c.rs.pb = blitz.PooledBuf{}
 	} else {
 		putBuf(c.rs.rbufp, c.rs.rbuf)
 	}
@@ -448,7 +448,7 @@ func (c *Conn) unpool() {
 	r := c.rs
 	pb := r.pb
 	rest := r.rbuf[r.rpos:r.rend]
-	r.pb, r.inPool = blitz.PooledBuf{}, false
+	r.pb = blitz.PooledBuf{}
 	c.getReadBuf(len(rest))
 	r.rpos, r.rend = 0, copy(r.rbuf, rest)
 	pb.Release()
@@ -561,7 +561,7 @@ func (c *Conn) releasePooled() {
 // dropPooled gives back the pooled read's buffer the reader holds, if it
 // holds one, with what is left in it. Called by the holder of reading.
 func (c *Conn) dropPooled() {
-	if r := c.rs; r != nil && r.inPool {
+	if r := c.rs; r != nil && r.inPool() {
 		c.putReadBuf()
 	}
 }
@@ -780,7 +780,7 @@ func (c *Conn) fill(cx *future.Context) bool {
 			return c.fillPooled(cx, pr)
 		}
 	}
-	if c.rs.inPool {
+	if c.rs.inPool() {
 		c.unpool()
 	}
 	if c.rs.rbuf == nil {
@@ -826,7 +826,7 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 		data := res.Value.Bytes()
 		n = len(data)
 		if n > 0 {
-			c.rs.rbuf, c.rs.pb, c.rs.inPool = data, res.Value, true
+			c.rs.rbuf, c.rs.pb = data, res.Value
 			c.rs.rpos, c.rs.rend = 0, n
 		} else {
 			res.Value.Release()
@@ -1485,7 +1485,6 @@ func (f *CloseFuture) finish() {
 	if f.reading {
 		f.reading = false
 		f.c.cancelRead()
-		f.c.dropPooled()
 		f.c.releaseRead()
 	}
 	if f.timed {

@@ -227,7 +227,7 @@ func TestPooledBufferGivenBack(t *testing.T) {
 			t.Fatal("a reader is active")
 		}
 		defer c.reading.Store(false)
-		return c.rs != nil && c.rs.inPool
+		return c.rs != nil && c.rs.inPool()
 	}
 
 	t.Run("next read", func(t *testing.T) {
@@ -374,7 +374,7 @@ func TestPooledReadsRandomSegments(t *testing.T) {
 		if !c.reading.CompareAndSwap(false, true) {
 			t.Fatal("a reader is active after the reads")
 		}
-		if c.rs != nil && c.rs.inPool {
+		if c.rs != nil && c.rs.inPool() {
 			t.Fatalf("round %d: the closed connection holds a pool buffer", round)
 		}
 		c.reading.Store(false)
@@ -395,11 +395,11 @@ func TestPooledBufferKeptUntilTheUsersClose(t *testing.T) {
 		t.Fatalf("read %q, %v", p, err)
 	}
 	c.closeTransport() // as a failed write does
-	if string(p) != "the last words" || !c.rs.inPool {
-		t.Fatalf("Data after the transport closed: %q (held: %v)", p, c.rs.inPool)
+	if string(p) != "the last words" || !c.rs.inPool() {
+		t.Fatalf("Data after the transport closed: %q (held: %v)", p, c.rs.inPool())
 	}
 	_ = c.CloseNow()
-	if c.rs != nil && c.rs.inPool {
+	if c.rs != nil && c.rs.inPool() {
 		t.Fatal("CloseNow left the pool buffer held")
 	}
 }
