@@ -67,8 +67,17 @@ func TestIdleConnectionWithoutIdleBoundIsNotWoken(t *testing.T) {
 		}
 		return 0
 	}
+	// The count is taken once the task has settled: a write's completion
+	// may still be on its way (IOCP delivers it after the client has the
+	// response), and the poll that takes it is not a wake for nothing.
+	// The settling takes two looks 10 ms apart, well inside the header
+	// bound, whose timer would fire about 100 ms after it was armed.
 	var before uint32
-	require.Eventually(t, func() bool { before = polls(); return before > 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool {
+		before = polls()
+		time.Sleep(10 * time.Millisecond)
+		return before > 0 && polls() == before
+	}, 10*time.Second, time.Millisecond)
 	time.Sleep(3 * headerTimeout) // past the first request's header bound
 	require.Equal(t, before, polls(), "the idle connection's task was polled with nothing to do")
 	// The connection still serves.
