@@ -97,6 +97,11 @@ type Backend struct {
 	// workers' cores would pass between them. Stored under groupsMu.
 	smallGroups [smallGroupIDs]atomic.Pointer[group]
 	groups      map[uint16]*group
+	// untrimmed says that some group may have parked buffers whose pages
+	// TrimIdle has not returned: set by park (under the group's mu) and by
+	// a TrimIdle that left some for later, cleared by TrimIdle before it
+	// looks at the groups.
+	untrimmed atomic.Bool
 }
 
 // Completion is backend.Completion.

@@ -3,10 +3,12 @@
 package uring
 
 import (
+	"cmp"
 	"errors"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/blitz-go/blitz/backend"
@@ -35,6 +37,18 @@ var (
 // flight, not count: the arena makes a chunk of buffers when a doubling
 // first gives them out. The emulation takes buffers from the top of a
 // stack, lowest ids first, and makes only the chunks it uses.
+//
+// A ring group also gives memory back when the reads in flight fall (after
+// a burst of connections, say). A buffer the caller releases while the
+// kernel holds keptWithKernel or more, and at least as many as the
+// caller, is parked instead of going back to the ring, and the pages of parked buffers are returned to the
+// system (madvise MADV_DONTNEED: the memory stays mapped and reachable,
+// and reads as zeros until written again) once the caller holds no buffer,
+// or when many wait. A doubling gives the kernel parked buffers before new
+// ones. The buffers already in the ring stay there, each written once,
+// until the kernel takes them; so after a burst the group keeps resident
+// what its ring holds then (down to keptWithKernel once later reads have
+// taken those), not all it had at the peak.
 type group struct {
 	id          uint16
 	count, size int
@@ -53,6 +67,15 @@ type group struct {
 	// recycled, and not yet attached to a completion). bufRing and
 	// bufProvide only.
 	provided, withKernel int
+	// parked holds the buffers taken out of circulation (bufRing only):
+	// neither with the kernel nor held. parked[:trimmed] have had their
+	// pages returned; the rest, parked since, have not yet (see trim).
+	// The circulation is provided - len(parked).
+	parked  []uint16
+	trimmed int
+	// unparkedAt is when the group last took parked buffers back: their
+	// pages are returned only trimAfter after it (see TrimIdle).
+	unparkedAt time.Time
 
 	ringMem []byte    // bufRing: the mmap'd ring shared with the kernel
 	ring    []ringBuf // entries over ringMem
@@ -159,11 +182,18 @@ func (b *Backend) taken(g *group) {
 	}
 }
 
-// grow doubles the buffers the kernel has been given (up to count), so
-// that the pool follows the reads in flight. Called with g.mu held (and
-// b.mu).
+// grow doubles the buffers in circulation (up to count), so that the
+// pool follows the reads in flight: parked buffers first, then buffers the
+// kernel never had. Called with g.mu held (and b.mu).
 func (b *Backend) grow(g *group) {
-	if g.dead || g.provided == g.count || g.mode == bufEmulate {
+	if g.dead || g.mode == bufEmulate {
+		return
+	}
+	if len(g.parked) > 0 {
+		g.unpark(max(g.provided-len(g.parked), 1))
+		return
+	}
+	if g.provided == g.count {
 		return
 	}
 	first := g.provided
@@ -180,6 +210,113 @@ func (b *Backend) grow(g *group) {
 	if !b.fdsGone {
 		b.provide(g, first, n)
 	}
+}
+
+// unpark gives the ring back up to n parked buffers, the latest parked
+// first (their pages are the likeliest to be still resident).
+func (g *group) unpark(n int) {
+	n = min(n, len(g.parked))
+	for _, id := range g.parked[len(g.parked)-n:] {
+		g.ringAdd(id)
+	}
+	g.parked = g.parked[:len(g.parked)-n]
+	g.trimmed = min(g.trimmed, len(g.parked))
+	g.withKernel += n
+	g.ringPublish()
+	g.unparkedAt = time.Now()
+}
+
+// trimAfter is how long a group must have gone without taking parked
+// buffers back before TrimIdle returns their pages: under a load that
+// rises and falls, buffers move between the ring and the parked stack
+// without a system call or a page fault each time.
+const trimAfter = 250 * time.Millisecond
+
+// keptWithKernel is the fewest buffers a ring group parks down to: as
+// many as it starts with, enough for the first reads of a new burst while
+// the group takes parked buffers back (fewer made bursts find the ring
+// empty, and reads fall back to buffers of their own).
+const keptWithKernel = firstProvided
+
+// shouldPark reports whether a buffer the caller releases should leave the
+// circulation: the kernel holds keptWithKernel buffers or more, and at
+// least as many as the caller. Called with g.mu held.
+func (g *group) shouldPark() bool {
+	if g.mode != bufRing {
+		return false
+	}
+	held := g.provided - len(g.parked) - g.withKernel - 1 // the buffer being released is no longer held
+	return g.withKernel >= keptWithKernel && g.withKernel >= held
+}
+
+// park takes buffer id out of the circulation; TrimIdle returns its pages
+// later. Called with g.mu held.
+func (b *Backend) park(g *group, id uint16) {
+	g.parked = append(g.parked, id)
+	b.untrimmed.Store(true) // after the append, under g.mu: see TrimIdle
+}
+
+var _ backend.Trimmer = (*Backend)(nil)
+
+// TrimIdle returns the pages of the buffers parked since the last trim in
+// every group that has not taken parked buffers back for trimAfter, and
+// returns how long until the others may be trimmed (0 if none wait); see
+// backend.Trimmer. Any goroutine.
+func (b *Backend) TrimIdle() time.Duration {
+	if !b.untrimmed.Load() {
+		return 0
+	}
+	// Cleared before the groups are looked at: a park after this sets it
+	// again, and one before it is seen below, under the group's mu.
+	b.untrimmed.Store(false)
+	var now time.Time
+	wait := time.Duration(0)
+	b.groupsMu.RLock()
+	defer b.groupsMu.RUnlock()
+	for _, g := range b.groups {
+		g.mu.Lock()
+		if len(g.parked) > g.trimmed && !g.dead {
+			if now.IsZero() {
+				now = time.Now()
+			}
+			if d := trimAfter - now.Sub(g.unparkedAt); d > 0 {
+				wait = min(d, cmp.Or(wait, d))
+			} else {
+				g.trim()
+			}
+		}
+		g.mu.Unlock()
+	}
+	if wait > 0 {
+		b.untrimmed.Store(true)
+	}
+	return wait
+}
+
+// trim returns the pages of the buffers parked since the last trim:
+// MADV_DONTNEED on the whole pages inside each buffer. The memory stays
+// mapped (a slice of it that a caller kept reads zeros or newer data, as
+// after any release) and costs a page fault when the kernel writes it
+// again. Called with g.mu held.
+func (g *group) trim() {
+	for _, id := range g.parked[g.trimmed:] {
+		if err := releasePages(g.mem.Buffer(int(id))); err != nil {
+			break // the pages stay resident: no harm beyond the memory
+		}
+	}
+	g.trimmed = len(g.parked)
+}
+
+// releasePages gives the whole pages inside buf back to the system.
+func releasePages(buf []byte) error {
+	page := uintptr(unix.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(buf))) &^ (page - 1)
+	if hi <= lo {
+		return nil
+	}
+	return unix.Madvise(buf[lo-start:hi-start], unix.MADV_DONTNEED)
 }
 
 // starved gives group more buffers after a receive found none. Called
@@ -258,6 +395,10 @@ func (b *Backend) ReleaseBuffer(group, id uint16) error {
 // b.mu in the provide mode).
 func (b *Backend) recycle(g *group, id uint16) error {
 	if g.dead {
+		return nil
+	}
+	if g.shouldPark() {
+		b.park(g, id)
 		return nil
 	}
 	if g.mode != bufEmulate {

@@ -1,5 +1,7 @@
 package backend
 
+import "time"
+
 // EnterCounter is implemented by a backend that counts its calls into the
 // kernel's queue: io_uring_enter on io_uring (submissions and waits), the
 // poller's wait (epoll_wait, kevent) on the epoll and kqueue backends. The
@@ -7,4 +9,15 @@ package backend
 // goroutine at any time, also after Close.
 type EnterCounter interface {
 	EnterCalls() uint64
+}
+
+// Trimmer is implemented by a backend that holds memory it can give back
+// once it has stayed unused for a while: the io_uring backend's buffers
+// parked after a burst of reads. The runtime calls TrimIdle from a worker
+// that is about to sleep in the backend's Wait; TrimIdle gives back what
+// has waited long enough and returns how soon to call it again (0 when
+// nothing waits), which bounds that sleep. Any goroutine may call it; it
+// does not block beyond short locks.
+type Trimmer interface {
+	TrimIdle() time.Duration
 }

@@ -107,6 +107,8 @@ type Ring struct {
 	// ops counts the ring's operations by kind, for Metrics: submit adds
 	// to submitted, collect to completed.
 	ops OpCounters
+	// trimmer is b as a backend.Trimmer, nil if it is not one. Immutable.
+	trimmer backend.Trimmer
 	// poller waits for the ring's completions in Go's poller, nil when the
 	// backend cannot be polled so (then Block sleeps in its Wait).
 	// Immutable after New.
@@ -171,6 +173,7 @@ func New(bs []backend.Backend, workers, count, size int) *Driver {
 	}
 	for i, b := range bs {
 		r := &Ring{b: b, d: d, index: i, out: make([]backend.Completion, firstBatch)}
+		r.trimmer, _ = b.(backend.Trimmer)
 		r.holder.Store(-1)
 		r.poller = newRingPoller(r)
 		d.rings = append(d.rings, r)
@@ -445,6 +448,13 @@ func (d *Driver) Block(cx *future.Context, timeout time.Duration) bool {
 	if r.unparked.Swap(false) || r.kicked.Load() {
 		r.reap.Unlock()
 		return r.kicked.Swap(false)
+	}
+	if r.trimmer != nil {
+		// Memory the backend holds for bursts goes back while the worker
+		// sleeps; if some must wait longer first, the sleep ends then.
+		if d := r.trimmer.TrimIdle(); d > 0 && (timeout < 0 || d < timeout) {
+			timeout = d
+		}
 	}
 	var got bool
 	if r.poller != nil {
