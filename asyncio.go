@@ -94,12 +94,32 @@ func (s *conn) CancelRead() {
 	}
 }
 
-// PollWrite writes to the stream; see AsyncWriter. It runs on the
-// stream's reused WriteFuture (see Write), pollingWrite marking it in
-// flight.
+// PollWrite writes to the stream; see AsyncWriter. Where the backend has
+// a fast path (epoll, kqueue) and no op holds the write slot, it first
+// sends without a future (writeNow); otherwise, or when the socket takes
+// nothing, it runs on the stream's reused WriteFuture (see Write),
+// pollingWrite marking it in flight. So a connection whose writes go out
+// at once (an HTTP or WebSocket server's, as a rule) neither claims an op
+// record nor keeps a WriteFuture while it waits for its next request.
 func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
 	if !s.pollingWrite {
+		tried := false
+		if len(buf) > 0 && s.n.wr.idle() && !s.n.ring.Driver().Native() {
+			if !cx.Proceed() {
+				return future.Result[int]{}, false // yielded: the next call starts over
+			}
+			n, done, err := s.n.trySend(buf, false)
+			if done {
+				cx.Spend()
+				if err != nil {
+					return future.Fail[int](s.n.opError("write", err)), true
+				}
+				return future.Ok(n), true
+			}
+			tried = true
+		}
 		s.Write(buf)
+		s.write.f.tried = tried
 		s.pollingWrite = true
 	}
 	r, ok := s.write.Poll(cx)

@@ -137,6 +137,10 @@ type ioFuture struct {
 	// and tried the pool again (see ReadPooledFuture.noBuffers). In the
 	// padding too.
 	starved bool
+	// tried is WriteFuture's: PollWrite's send without a future found the
+	// socket full, so the first poll goes straight to the op. In the
+	// padding too.
+	tried bool
 }
 
 // claim takes the slot for f. On claimed it returns what a cancelled

@@ -333,7 +333,9 @@ func (w *WriteFuture) poll(cx *future.Context) (future.Result[int], bool) {
 			return future.Result[int]{}, false
 		}
 		if err == nil {
-			if n, done, serr := w.n.trySend(w.buf, w.f.fast); done {
+			if w.f.tried { // PollWrite's send found the socket full just now
+				w.f.tried = false
+			} else if n, done, serr := w.n.trySend(w.buf, w.f.fast); done {
 				w.f.release()
 				if serr != nil {
 					return future.Fail[int](w.n.opError("write", serr)), true
