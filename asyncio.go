@@ -5,6 +5,7 @@ package blitz
 
 import (
 	"github.com/blitz-go/blitz/future"
+	"sync"
 )
 
 // AsyncReader is a stream of bytes read by polling, the async io.Reader:
@@ -118,7 +119,13 @@ func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bo
 			}
 			tried = true
 		}
-		s.Write(buf)
+		if s.write == nil {
+			f := pollWrites.Get().(*WriteFuture)
+			*f = WriteFuture{n: s.n, buf: buf}
+			s.write, s.pooledWrite = f, true
+		} else {
+			s.Write(buf)
+		}
 		s.write.f.tried = tried
 		s.pollingWrite = true
 	}
@@ -126,9 +133,20 @@ func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bo
 	if ok {
 		s.write.buf = nil
 		s.pollingWrite = false
+		if s.pooledWrite { // completed: its op record is released, nobody else has it
+			pollWrites.Put(s.write)
+			s.write, s.pooledWrite = nil, false
+		}
 	}
 	return r, ok
 }
+
+// pollWrites holds the WriteFutures that PollWrite takes for a stream that
+// has none (one that never called Write) and gives back when the write
+// completes: so a stream that waits for its next request between writes
+// (an HTTP or WebSocket server's) keeps none, on backends without a fast
+// path (io_uring) too, and a loop of writes still allocates nothing.
+var pollWrites = sync.Pool{New: func() any { return new(WriteFuture) }}
 
 // CancelWrite abandons a PollWrite in flight; see AsyncWriter.
 func (s *conn) CancelWrite() {
@@ -136,6 +154,9 @@ func (s *conn) CancelWrite() {
 		s.write.Cancel()
 		s.write.buf = nil
 		s.pollingWrite = false
+		if s.pooledWrite { // its op may linger in the slot: left to the GC, not reused
+			s.write, s.pooledWrite = nil, false
+		}
 	}
 }
 

@@ -88,10 +88,23 @@ func TestPollStateReleased(t *testing.T) {
 			require.False(t, s.pollingRead, "no read in flight")
 			require.False(t, s.pollingWrite, "no write in flight")
 			require.Nil(t, s.read.buf, "the finished PollRead's buffer is not kept")
-			if s.n.ring.Driver().Native() {
-				require.Nil(t, s.write.buf, "the finished PollWrite's buffer is not kept")
-			} else {
-				require.Nil(t, s.write, "a PollWrite sent at once made a WriteFuture")
+			require.Nil(t, s.write, "a finished PollWrite left its WriteFuture in the stream")
+
+			// A stream that called Write keeps that future as its spare,
+			// and PollWrite writes through it.
+			wbuf := []byte("w")
+			wf := s.Write(wbuf)
+			r, err = BlockOn(ctx, rt.Handle(), wf)
+			require.NoError(t, err)
+			require.NoError(t, r.Err)
+			w, err = BlockOn(ctx, rt.Handle(), future.PollFn(func(cx *future.Context) (future.Result[int], bool) {
+				return s.PollWrite(cx, out)
+			}))
+			require.NoError(t, err)
+			require.NoError(t, w.Err)
+			require.Same(t, wf, s.write, "the caller's spare was dropped")
+			if b := s.write.buf; b != nil { // the Write's own, where PollWrite sent without the future
+				require.Same(t, &wbuf[0], &b[0], "the finished PollWrite's buffer is kept")
 			}
 		})
 	}

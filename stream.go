@@ -32,6 +32,10 @@ type conn struct {
 	// in flight, in the read or write future (see AsyncReader): Read and
 	// Write then leave that future alone.
 	pollingRead, pollingWrite bool
+	// pooledWrite says that write came from pollWrites for a PollWrite,
+	// and goes back there when that write completes (see PollWrite);
+	// cleared when Write hands the future out.
+	pooledWrite bool
 }
 
 // LocalAddr returns the connection's local address.
@@ -103,6 +107,9 @@ func (s *conn) Write(buf []byte) *WriteFuture {
 	} else if f == nil || !f.f.done {
 		f = new(WriteFuture)
 		s.write = f
+	}
+	if !s.pollingWrite {
+		s.pooledWrite = false // handed out: the caller's until its next Write
 	}
 	*f = WriteFuture{n: s.n, buf: buf}
 	return f
