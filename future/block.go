@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/blitz-go/blitz/waker"
 )
@@ -34,10 +35,24 @@ func Block[T any](ctx context.Context, f Future[T]) (T, error) {
 		return zero, fmt.Errorf("future: block: %w", ErrNilFuture)
 	}
 	b := GetBlocker()
+	checked := false
 	for {
 		if v, ok := f.Poll(&b.cx); ok {
 			b.Put()
 			return v, nil
+		}
+		if !checked {
+			checked = true
+			if !b.own && mayBeInBubble() {
+				// Wait on a channel of the bubble, or the bubble's clock
+				// would not move while this goroutine waits: poll again
+				// with a Blocker of its own (the future takes the new
+				// Waker; a wake of the old one is a spurious wakeup of a
+				// later user).
+				b.Put()
+				b = newBlocker().init()
+				continue
+			}
 		}
 		if err := b.sig.Wait(ctx); err != nil {
 			Cancel(f)
@@ -70,19 +85,48 @@ type Blocker struct {
 	// taken is set by GetBlocker and cleared by Put, so that a second Put
 	// does not give the Blocker to two users at once.
 	taken bool
+	// own says the Blocker was made in a synctest bubble and does not go
+	// to the pool (see newBlocker).
+	own bool
 }
 
-// blockers holds the Blockers not in use.
-var blockers = sync.Pool{New: func() any {
+// blockers holds the Blockers not in use, each with the channel of its
+// Signal made outside any testing/synctest bubble (see newBlocker).
+var blockers = sync.Pool{New: func() any { return newBlocker() }}
+
+// newBlocker makes a Blocker and the channel of its Signal. The Go runtime
+// binds a channel made in a testing/synctest bubble to that bubble, and
+// ends the process when a goroutine outside it (or in another) uses it:
+// a Blocker made in a bubble is therefore its maker's own, and Put does
+// not keep it. Go has no call that tells whether a goroutine is in a
+// bubble; a bubble's clock starts at 2000-01-01 UTC, so a goroutine that
+// reads a time before 2020 is taken to be in one (a machine whose clock is
+// that far behind only loses the pool). The clock is read when the pool
+// makes a Blocker, and by Block before it first waits: not on a Block that
+// does not wait.
+func newBlocker() *Blocker {
 	b := new(Blocker)
 	b.wk = waker.New(&b.sig)
+	b.sig.Chan()
+	b.own = mayBeInBubble()
 	return b
-}}
+}
+
+// bubbleClockEnd bounds the times a testing/synctest bubble's clock shows
+// (it starts at 2000-01-01 UTC): see newBlocker.
+var bubbleClockEnd = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// mayBeInBubble reports whether the calling goroutine may be in a
+// testing/synctest bubble: see newBlocker.
+func mayBeInBubble() bool { return time.Now().Before(bubbleClockEnd) }
 
 // GetBlocker takes a Blocker, its Context set as NewContext sets one
-// whose Waker wakes the Blocker's Signal. Any goroutine may call it.
-func GetBlocker() *Blocker {
-	b := blockers.Get().(*Blocker)
+// whose Waker wakes the Blocker's Signal. Any goroutine may call it, in a
+// testing/synctest bubble too (see newBlocker).
+func GetBlocker() *Blocker { return blockers.Get().(*Blocker).init() }
+
+// init readies b for a user.
+func (b *Blocker) init() *Blocker {
 	b.cx = Context{waker: b.wk, worker: NoWorker}
 	b.taken = true
 	return b
@@ -109,7 +153,9 @@ func (b *Blocker) Put() {
 	b.taken = false
 	b.sig.TryWait()
 	b.cx = Context{}
-	blockers.Put(b)
+	if !b.own { // one made in a bubble stays there
+		blockers.Put(b)
+	}
 }
 
 // blockError is Block's error for a done ctx whose Err is err.
