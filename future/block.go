@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/blitz-go/blitz/waker"
 )
@@ -43,7 +42,7 @@ func Block[T any](ctx context.Context, f Future[T]) (T, error) {
 		}
 		if !checked {
 			checked = true
-			if !b.own && mayBeInBubble() {
+			if !b.own && waker.MayBeInBubble() {
 				// Wait on a channel of the bubble, or the bubble's clock
 				// would not move while this goroutine waits: poll again
 				// with a Blocker of its own (the future takes the new
@@ -98,27 +97,17 @@ var blockers = sync.Pool{New: func() any { return newBlocker() }}
 // binds a channel made in a testing/synctest bubble to that bubble, and
 // ends the process when a goroutine outside it (or in another) uses it:
 // a Blocker made in a bubble is therefore its maker's own, and Put does
-// not keep it. Go has no call that tells whether a goroutine is in a
-// bubble; a bubble's clock starts at 2000-01-01 UTC, so a goroutine that
-// reads a time before 2020 is taken to be in one (a machine whose clock is
-// that far behind only loses the pool). The clock is read when the pool
-// makes a Blocker, and by Block before it first waits: not on a Block that
-// does not wait.
+// not keep it (waker.MayBeInBubble says whether a goroutine may be in a
+// bubble; it reads the clock). The clock is read when the pool makes a
+// Blocker, and by Block before it first waits: not on a Block that does
+// not wait.
 func newBlocker() *Blocker {
 	b := new(Blocker)
 	b.wk = waker.New(&b.sig)
 	b.sig.Chan()
-	b.own = mayBeInBubble()
+	b.own = waker.MayBeInBubble()
 	return b
 }
-
-// bubbleClockEnd bounds the times a testing/synctest bubble's clock shows
-// (it starts at 2000-01-01 UTC): see newBlocker.
-var bubbleClockEnd = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// mayBeInBubble reports whether the calling goroutine may be in a
-// testing/synctest bubble: see newBlocker.
-func mayBeInBubble() bool { return time.Now().Before(bubbleClockEnd) }
 
 // GetBlocker takes a Blocker, its Context set as NewContext sets one
 // whose Waker wakes the Blocker's Signal. Any goroutine may call it, in a

@@ -201,21 +201,37 @@ type blockWaiter[V any] struct {
 
 // The pools of blockWaiters, one per Waiter value type.
 var (
-	barrierBlockWaiters = sync.Pool{New: func() any { return new(blockWaiter[struct{}]) }}
-	notifyBlockWaiters  = sync.Pool{New: func() any { return new(blockWaiter[notifyKind]) }}
-	onceBlockWaiters    = sync.Pool{New: func() any { return new(blockWaiter[onceGrant]) }}
+	barrierBlockWaiters = sync.Pool{New: newBlockWaiter[struct{}]}
+	notifyBlockWaiters  = sync.Pool{New: newBlockWaiter[notifyKind]}
+	onceBlockWaiters    = sync.Pool{New: newBlockWaiter[onceGrant]}
 )
+
+// newBlockWaiter makes a pooled blockWaiter, its Signal's channel made
+// now, outside any testing/synctest bubble (getBlockWaiter serves a
+// goroutine that may be in one a blockWaiter of its own: see
+// waker.SignalPool).
+func newBlockWaiter[V any]() any {
+	bw := new(blockWaiter[V])
+	bw.sig.Chan()
+	return bw
+}
 
 // getBlockWaiter takes an unlinked blockWaiter from p.
 func getBlockWaiter[V any](p *sync.Pool) *blockWaiter[V] {
+	if waker.MayBeInBubble() {
+		return new(blockWaiter[V])
+	}
 	return p.Get().(*blockWaiter[V])
 }
 
-// putBlockWaiter returns bw to p once its Waiter is unlinked for good.
+// putBlockWaiter returns bw to p once its Waiter is unlinked for good (one
+// of a goroutine that may be in a bubble is dropped).
 func putBlockWaiter[V any](p *sync.Pool, bw *blockWaiter[V]) {
 	var zero V
 	bw.w.Value = zero
-	p.Put(bw)
+	if !waker.MayBeInBubble() {
+		p.Put(bw)
+	}
 }
 
 // waiterCount reports the number of queued arrivals, for tests.

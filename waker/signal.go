@@ -2,7 +2,9 @@ package waker
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Signal is the goroutine side of a wake: a *Signal is a Wakeable whose Wake
@@ -100,3 +102,56 @@ func (s *Signal) TryWait() bool {
 // Wait does. The channel is never closed.
 // Any goroutine may call it.
 func (s *Signal) Chan() <-chan struct{} { return s.c() }
+
+// SignalPool recycles the Signals that goroutines wait on, so that a
+// blocking wait allocates nothing in steady state, and is safe for
+// goroutines in testing/synctest bubbles. The Go runtime binds a channel
+// made in a bubble to that bubble, and ends the process when a goroutine
+// outside it (or in another) uses the channel; so the pool makes each
+// Signal's channel when it makes the Signal, outside any bubble, and a
+// goroutine that may be in a bubble gets a Signal of its own, which Put
+// drops. Go has no call that tells whether a goroutine is in a bubble; a
+// bubble's clock starts at 2000-01-01 UTC, so a goroutine that reads a
+// time before 2020 is taken to be in one (a machine whose clock is that
+// far behind only loses the pool). Get and Put read the clock once each.
+//
+// A Signal put back may still receive a late Wake meant for its previous
+// user (a waking party took its Waker before the waiter gave up): the
+// next user sees one spurious wakeup, which the waiting protocol
+// tolerates.
+//
+// The zero SignalPool is ready to use. Any goroutine may call its methods.
+type SignalPool struct {
+	p sync.Pool
+}
+
+// Get returns a Signal for one wait, with no pending wakeup unless a late
+// Wake reached it (see SignalPool).
+func (sp *SignalPool) Get() *Signal {
+	if MayBeInBubble() {
+		return new(Signal)
+	}
+	if s, ok := sp.p.Get().(*Signal); ok {
+		return s
+	}
+	s := new(Signal)
+	s.c() // made here, outside any bubble
+	return s
+}
+
+// Put gives s back once nothing will wait on it. A Signal of a goroutine
+// that may be in a bubble is dropped.
+func (sp *SignalPool) Put(s *Signal) {
+	if !MayBeInBubble() {
+		sp.p.Put(s)
+	}
+}
+
+// bubbleClockEnd bounds the times a testing/synctest bubble's clock shows
+// (it starts at 2000-01-01 UTC): see SignalPool.
+var bubbleClockEnd = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MayBeInBubble reports whether the calling goroutine may be in a
+// testing/synctest bubble, for pools of values that hold channels (see
+// SignalPool): whether it reads a time before 2020.
+func MayBeInBubble() bool { return time.Now().Before(bubbleClockEnd) }
