@@ -83,9 +83,13 @@ type Config struct {
 	// (ReadPooled) take their buffer from when data arrives, so that a
 	// connection waiting for data holds no buffer: a power of two up to
 	// 32768 buffers (default 1024) of up to 1 MiB (default 4096 bytes). The
-	// pool is made on the first pooled read. With io_uring it is a
-	// provided-buffer ring the kernel picks from; the other backends
-	// emulate it.
+	// pool is made on the first pooled read, and holds memory for the
+	// reads in flight, not for ReadBufferCount. With io_uring it is a
+	// provided-buffer ring the kernel picks from, which starts with 64
+	// buffers, doubles when the kernel runs low, and after a burst gives
+	// the pages of what it no longer needs back to the system once its
+	// ring's worker has gone idle; the other backends emulate it and use
+	// the lowest buffers first.
 	ReadBufferCount, ReadBufferSize int
 	// IORings is the number of backend instances (rings) the I/O runs on,
 	// 1 to Workers; 0 means one per worker where the backend can run
