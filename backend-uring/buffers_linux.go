@@ -41,11 +41,12 @@ var (
 // A ring group also gives memory back when the reads in flight fall (after
 // a burst of connections, say). A buffer the caller releases while the
 // kernel holds keptWithKernel or more, and at least as many as the
-// caller, is parked instead of going back to the ring, and the pages of parked buffers are returned to the
-// system (madvise MADV_DONTNEED: the memory stays mapped and reachable,
-// and reads as zeros until written again) once the caller holds no buffer,
-// or when many wait. A doubling gives the kernel parked buffers before new
-// ones. The buffers already in the ring stay there, each written once,
+// caller, is parked instead of going back to the ring. The pages of parked
+// buffers are returned to the system (madvise MADV_DONTNEED: the memory
+// stays mapped and reachable, and reads as zeros until written again) by
+// TrimIdle, which a worker calls before it sleeps, once the group has not
+// taken parked buffers back for trimAfter. A doubling gives the kernel
+// parked buffers before new ones. The buffers already in the ring stay there, each written once,
 // until the kernel takes them; so after a burst the group keeps resident
 // what its ring holds then (down to keptWithKernel once later reads have
 // taken those), not all it had at the peak.
