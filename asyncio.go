@@ -4,8 +4,9 @@ package blitz
 // streams; see "Streams" in the package documentation.
 
 import (
-	"github.com/blitz-go/blitz/future"
 	"sync"
+
+	"github.com/blitz-go/blitz/future"
 )
 
 // AsyncReader is a stream of bytes read by polling, the async io.Reader:
@@ -96,12 +97,14 @@ func (s *conn) CancelRead() {
 }
 
 // PollWrite writes to the stream; see AsyncWriter. Where the backend has
-// a fast path (epoll, kqueue) and no op holds the write slot, it first
-// sends without a future (writeNow); otherwise, or when the socket takes
-// nothing, it runs on the stream's reused WriteFuture (see Write),
-// pollingWrite marking it in flight. So a connection whose writes go out
-// at once (an HTTP or WebSocket server's, as a rule) neither claims an op
-// record nor keeps a WriteFuture while it waits for its next request.
+// a fast path (epoll, kqueue, poll) and no op holds the write slot, it
+// first sends without a future; otherwise, or when the socket takes
+// nothing, it runs on a WriteFuture, pollingWrite marking it in flight:
+// the stream's spare if Write made one (see Write), else one from
+// pollWrites, given back when the write completes. So a connection whose
+// writes go out at once (an HTTP or WebSocket server's, as a rule) neither
+// claims an op record nor keeps a WriteFuture while it waits for its next
+// request.
 func (s *conn) PollWrite(cx *future.Context, buf []byte) (future.Result[int], bool) {
 	if !s.pollingWrite {
 		tried := false
