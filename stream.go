@@ -34,7 +34,7 @@ type conn struct {
 	pollingRead, pollingWrite bool
 	// pooledWrite says that write came from pollWrites for a PollWrite,
 	// and goes back there when that write completes (see PollWrite);
-	// cleared when Write hands the future out.
+	// cleared when Write hands the future out. The writer's, as write is.
 	pooledWrite bool
 }
 

@@ -3,7 +3,6 @@
 package uring
 
 import (
-	"cmp"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -56,8 +55,9 @@ type group struct {
 	mode        int
 	mem         *backend.BufferArena
 
-	// mu guards held, free, provided, withKernel, the ring's entries and
-	// tail, and dead. Lock order: the backend's mu before it.
+	// mu guards held, free, provided, withKernel, parked, trimmed,
+	// unparkedAt, the ring's entries and tail, and dead. Lock order: the
+	// backend's mu before it.
 	mu   sync.Mutex
 	held []bool   // buffers the caller holds (between a completion and ReleaseBuffer)
 	free []uint16 // bufEmulate: buffers available to the emulated recv
@@ -281,7 +281,9 @@ func (b *Backend) TrimIdle() time.Duration {
 				now = time.Now()
 			}
 			if d := trimAfter - now.Sub(g.unparkedAt); d > 0 {
-				wait = min(d, cmp.Or(wait, d))
+				if wait == 0 || d < wait {
+					wait = d // the soonest group to wait for
+				}
 			} else {
 				g.trim()
 			}

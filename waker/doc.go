@@ -79,6 +79,13 @@
 // wait; a Signal is made once per goroutine (or per primitive call, still one
 // allocation for the channel) and reused.
 //
+// A [SignalPool] recycles Signals across blocking calls, so that a wait
+// allocates nothing in steady state. A channel made inside a
+// testing/synctest bubble belongs to that bubble, and the Go runtime ends
+// the process when a goroutine outside it uses it; so the pool makes its
+// Signals' channels outside any bubble and hands a goroutine that may be in
+// one ([MayBeInBubble]) a Signal of its own, which it does not keep.
+//
 // # The waiter list
 //
 // A [List] is a FIFO of [Waiter] nodes, doubly linked through the nodes
