@@ -1,11 +1,12 @@
 package websocket
 
-// The framing cases of the Autobahn testsuite (sections 1-7 and 9) that
+// The framing cases of the Autobahn testsuite (sections 1-7) that
 // apply to this package, and its permessage-deflate cases (sections 12
 // and 13), ported as table tests: a raw client, like Autobahn's fuzzing
 // client, sends the case's frames over TCP to an echo server built on
-// this package and checks what comes back. Each case names its Autobahn
-// number.
+// this package and checks what comes back: each case runs against both
+// of the package's servers (see bothServers). Each case names its
+// Autobahn number. Sections 9 and 10 are in autobahn9_test.go.
 
 import (
 	"bytes"
@@ -32,7 +33,11 @@ func fr(b0 byte, p string) []byte { return frame(b0, []byte(p)) }
 func echoed(op byte, p string) rxFrame { return rxFrame{op: op, fin: true, payload: p} }
 
 func runRawCases(t *testing.T, cases []rawCase) {
-	ts := startEcho(t, nil)
+	bothServers(t, nil, func(t *testing.T, ts *testServer) { runRawCasesOn(t, ts, cases) })
+}
+
+// runRawCasesOn runs cases against ts.
+func runRawCasesOn(t *testing.T, ts *testServer, cases []rawCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := openRaw(t, ts)
@@ -298,7 +303,21 @@ func TestAutobahn7Close(t *testing.T) {
 	}
 	// fail -1: the server echoed the close (in want) and must end the
 	// connection.
-	ts := startEcho(t, nil)
+	var rest []rawCase
+	for _, tc := range cases {
+		if tc.fail != -1 {
+			rest = append(rest, tc)
+		}
+	}
+	bothServers(t, nil, func(t *testing.T, ts *testServer) {
+		runEchoedCloses(t, ts, cases)
+		runRawCasesOn(t, ts, rest)
+	})
+}
+
+// runEchoedCloses runs the cases of section 7 whose close the server
+// echoes and then ends the connection (fail -1).
+func runEchoedCloses(t *testing.T, ts *testServer, cases []rawCase) {
 	for _, tc := range cases {
 		if tc.fail != -1 {
 			continue
@@ -315,13 +334,6 @@ func TestAutobahn7Close(t *testing.T) {
 			rc.expectEnd()
 		})
 	}
-	var rest []rawCase
-	for _, tc := range cases {
-		if tc.fail != -1 {
-			rest = append(rest, tc)
-		}
-	}
-	runRawCases(t, rest)
 }
 
 // Sections 12 and 13: permessage-deflate (RFC 7692). The raw client
@@ -387,7 +399,11 @@ type zCase struct {
 
 // runZCases runs cases against an echo server with up.
 func runZCases(t *testing.T, up *Upgrader, cases []zCase) {
-	ts := startEcho(t, up)
+	bothServers(t, up, func(t *testing.T, ts *testServer) { runZCasesOn(t, ts, cases) })
+}
+
+// runZCasesOn runs cases against ts.
+func runZCasesOn(t *testing.T, ts *testServer, cases []zCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if testing.Short() && tc.size > zShortMax {
