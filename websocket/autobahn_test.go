@@ -14,13 +14,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 type rawCase struct {
 	name string
 	send [][]byte
-	// chop, if set, sends the frames' bytes in writes of this size.
-	chop int
+	// chop, if set, sends the frames' bytes in writes of this size;
+	// perFrame sends each frame in a write of its own.
+	chop     int
+	perFrame bool
 	want []rxFrame
 	// fail is the code of the close the server must send (then close
 	// the TCP connection); 0 means the case ends with a normal closing
@@ -42,9 +45,15 @@ func runRawCasesOn(t *testing.T, ts *testServer, cases []rawCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := openRaw(t, ts)
 			all := bytes.Join(tc.send, nil)
-			if tc.chop > 0 {
+			switch {
+			case tc.chop > 0:
 				rc.sendChopped(all, tc.chop)
-			} else {
+			case tc.perFrame:
+				for _, f := range tc.send {
+					rc.send(f)
+					time.Sleep(time.Millisecond)
+				}
+			default:
 				rc.send(all)
 			}
 			for i, w := range tc.want {
@@ -171,10 +180,13 @@ func TestAutobahn5Fragmentation(t *testing.T) {
 		{name: "5.8_text_fragments_ping_between_chopped_1", send: withPing, chop: 1, want: wantPing},
 		{name: "5.9_continuation_fin_no_message", send: [][]byte{fr(0x80, "non-continuation payload"), fr(0x81, "Hello, world!")}, fail: 1002},
 		{name: "5.10_continuation_fin_no_message_chopped", send: [][]byte{fr(0x80, "non-continuation payload"), fr(0x81, "Hello, world!")}, chop: 1, fail: 1002},
+		{name: "5.11_continuation_fin_no_message_per_frame", send: [][]byte{fr(0x80, "non-continuation payload"), fr(0x81, "Hello, world!")}, perFrame: true, fail: 1002},
 		{name: "5.12_continuation_nofin_no_message", send: [][]byte{fr(0x00, "non-continuation payload"), fr(0x81, "Hello, world!")}, fail: 1002},
 		{name: "5.13_continuation_nofin_no_message_chopped", send: [][]byte{fr(0x00, "non-continuation payload"), fr(0x81, "Hello, world!")}, chop: 1, fail: 1002},
+		{name: "5.14_continuation_nofin_no_message_per_frame", send: [][]byte{fr(0x00, "non-continuation payload"), fr(0x81, "Hello, world!")}, perFrame: true, fail: 1002},
 		{name: "5.15_text_inside_text", send: [][]byte{fr(0x01, frag1), fr(0x80, frag2), fr(0x00, "fragment3"), fr(0x80, "fragment4")}, want: want, fail: 1002},
 		{name: "5.16_continuation_then_text_twice", send: [][]byte{fr(0x00, frag1), fr(0x01, frag2), fr(0x80, "fragment3")}, fail: 1002},
+		{name: "5.17_continuation_fin_then_text_twice", send: [][]byte{fr(0x80, frag1), fr(0x01, frag2), fr(0x80, "fragment3")}, fail: 1002},
 		{name: "5.18_text_fragments_both_text", send: [][]byte{fr(0x01, frag1), fr(0x81, frag2)}, fail: 1002},
 		{name: "5.19_fragments_pings_between", send: long, want: longWant},
 		{name: "5.20_fragments_pings_between_chopped_1", send: long, chop: 1, want: longWant},
