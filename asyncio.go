@@ -87,12 +87,17 @@ func (s *conn) PollRead(cx *future.Context, buf []byte) (future.Result[int], boo
 	return r, ok
 }
 
-// CancelRead abandons a PollRead in flight; see AsyncReader.
+// CancelRead abandons a PollRead or a PollReadPooled in flight; see
+// AsyncReader.
 func (s *conn) CancelRead() {
 	if s.pollingRead {
 		s.read.Cancel() // an op in flight keeps the buffer reachable itself
 		s.read.buf = nil
 		s.pollingRead = false
+	}
+	if s.pollingPooled {
+		s.readPooled.Cancel() // what it received goes to the next read
+		s.pollingPooled = false
 	}
 }
 

@@ -91,12 +91,34 @@ func (p PooledBuf) Release() {
 // has completed or been cancelled (see Read).
 func (c *conn) ReadPooled() *ReadPooledFuture {
 	f := c.readPooled
-	if f == nil || !f.f.done {
+	if c.pollingPooled {
+		f = new(ReadPooledFuture) // PollReadPooled's is in flight: a read of its own, not kept
+	} else if f == nil || !f.f.done {
 		f = new(ReadPooledFuture)
 		c.readPooled = f
 	}
 	*f = ReadPooledFuture{n: c.n}
 	return f
+}
+
+// PollReadPooled is ReadPooled for code that polls, as PollRead is Read:
+// ready with the buffer (or an error, io.EOF at the end of the stream),
+// or not ready with the read in flight, which the next PollReadPooled
+// continues. It runs on the stream's reused ReadPooledFuture, so the
+// caller keeps no future of its own: a protocol's connection that waits
+// between messages holds the pooled read in the stream alone. CancelRead
+// abandons the read in flight; what it received goes to the next read.
+// One task reads at a time.
+func (c *conn) PollReadPooled(cx *future.Context) (future.Result[PooledBuf], bool) {
+	if !c.pollingPooled {
+		c.ReadPooled()
+		c.pollingPooled = true
+	}
+	r, ok := c.readPooled.Poll(cx)
+	if ok {
+		c.pollingPooled = false
+	}
+	return r, ok
 }
 
 // ReadPooledFuture is the future of ReadPooled: its pointer is a

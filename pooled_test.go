@@ -1,6 +1,7 @@
 package blitz_test
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"testing"
@@ -174,4 +175,96 @@ func (b *burst) Poll(cx *future.Context) ([]blitz.PooledBuf, bool) {
 		b.n++
 	}
 	return b.bufs, b.n == len(b.reads)
+}
+
+// pollPooled reads once with PollReadPooled; its Cancel is the stream's
+// CancelRead, as a protocol's reader would call it.
+type pollPooled struct{ s *blitz.TCPStream }
+
+func (p *pollPooled) Poll(cx *future.Context) (future.Result[blitz.PooledBuf], bool) {
+	return p.s.PollReadPooled(cx)
+}
+func (p *pollPooled) Cancel() { p.s.CancelRead() }
+
+// pollPlain reads once into buf with PollRead, cancelled the same way.
+type pollPlain struct {
+	s   *blitz.TCPStream
+	buf []byte
+}
+
+func (p *pollPlain) Poll(cx *future.Context) (future.Result[int], bool) { return p.s.PollRead(cx, p.buf) }
+func (p *pollPlain) Cancel()                                             { p.s.CancelRead() }
+
+// PollReadPooled reads in order through reads that time out and are
+// cancelled with CancelRead, alternating with PollRead and ReadPooled:
+// nothing a cancelled read received is lost, and the stream's end is
+// io.EOF.
+func TestPollReadPooled(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
+		rt := newRuntime(t, cfg)
+		s, peer := tcpPair(t, rt)
+		total := 1200
+		if testing.Short() {
+			total = 300
+		}
+		want := make([]byte, total)
+		for i := range want {
+			want[i] = byte(i * 7)
+		}
+		go func() {
+			for i := 0; i < total; i += 20 {
+				_, _ = peer.Write(want[i : i+20])
+				time.Sleep(time.Duration(i%3) * 200 * time.Microsecond)
+			}
+			_ = peer.Close()
+		}()
+		var got []byte
+		buf := make([]byte, 64)
+		timedOut := 0
+		for i := 0; ; i++ {
+			var err error
+			switch i % 4 {
+			case 0, 1: // the stream's own pooled read, twice in a row
+				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[blitz.PooledBuf]](&pollPooled{s: s})))
+				if err = r.Err; err == nil {
+					if r.Value.Err != nil {
+						err = r.Value.Err
+						break
+					}
+					got = append(got, r.Value.Value.Bytes()...)
+					r.Value.Value.Release()
+				}
+			case 2:
+				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[int]](&pollPlain{s: s, buf: buf})))
+				if err = r.Err; err == nil {
+					if r.Value.Err != nil {
+						err = r.Value.Err
+						break
+					}
+					got = append(got, buf[:r.Value.Value]...)
+				}
+			case 3:
+				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[blitz.PooledBuf]](s.ReadPooled())))
+				if err = r.Err; err == nil {
+					if r.Value.Err != nil {
+						err = r.Value.Err
+						break
+					}
+					got = append(got, r.Value.Value.Bytes()...)
+					r.Value.Value.Release()
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil && !errors.Is(err, blitz.ErrTimeout) {
+				t.Fatalf("read %d: %v", i, err)
+			}
+			if err != nil {
+				timedOut++
+			}
+		}
+		assert.Equal(t, want, got)
+		t.Logf("%d reads cancelled", timedOut)
+	})
 }

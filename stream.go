@@ -30,8 +30,9 @@ type conn struct {
 	writeAll   *WriteAllFuture
 	// pollingRead and pollingWrite say that a PollRead or a PollWrite is
 	// in flight, in the read or write future (see AsyncReader): Read and
-	// Write then leave that future alone.
-	pollingRead, pollingWrite bool
+	// Write then leave that future alone. pollingPooled says the same of
+	// a PollReadPooled, in readPooled, which ReadPooled then leaves alone.
+	pollingRead, pollingWrite, pollingPooled bool
 	// pooledWrite says that write came from pollWrites for a PollWrite,
 	// and goes back there when that write completes (see PollWrite);
 	// cleared when Write hands the future out. The writer's, as write is.

@@ -89,13 +89,12 @@ type conn struct {
 	afterPost bool
 	// pooled: rwc is a pooledReader.
 	pooled bool
-	// reading is set while a PollRead of a Conn that is not pooled is in
-	// flight (into rbuf, its buffer, kept across reads); rd is the pooled
-	// read in flight.
+	// reading is set while a read is in flight: a PollReadPooled of a
+	// pooled Conn (the read is the stream's own), or a PollRead of
+	// another (into rbuf, its buffer, kept across reads).
 	reading bool
 	// timerOn is set while timer is armed (for timer.Deadline()).
 	timerOn bool
-	rd      *blitz.ReadPooledFuture
 	rbuf    []byte
 
 	// timer bounds the wait in progress, made at the first timed wait.
@@ -308,12 +307,9 @@ func (c *conn) poll(cx *future.Context) (struct{}, bool) {
 func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error) {
 	var n int
 	if c.pooled {
-		if c.rd == nil {
-			c.rd = c.rwc.(pooledReader).ReadPooled()
-		}
-		r, done := c.rd.Poll(cx)
+		r, done := c.rwc.(pooledReader).PollReadPooled(cx)
+		c.reading = !done
 		if done {
-			c.rd = nil
 			if r.Err != nil {
 				return false, r.Err
 			}
@@ -346,11 +342,7 @@ func (c *conn) fill(cx *future.Context, deadline time.Time) (ok bool, err error)
 }
 
 func (c *conn) cancelRead() {
-	if c.rd != nil {
-		c.rd.Cancel()
-		c.rd = nil
-	}
-	if c.reading {
+	if c.reading { // a pooled read's too: what it received goes to the stream's next read
 		c.rwc.CancelRead()
 		c.reading = false
 	}

@@ -24,7 +24,7 @@
 // else reads or writes it. The task:
 //
 //  1. Waits for a request. Reads go into a buffer of the runtime's pool
-//     taken when data arrives (blitz.TCPStream.ReadPooled), and the
+//     taken when data arrives (blitz.TCPStream.PollReadPooled), and the
 //     buffer goes back as soon as its bytes are consumed, so an idle
 //     connection holds none. A header block that spans reads is gathered
 //     in a buffer of its own, up to MaxHeaderBytes.

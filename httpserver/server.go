@@ -22,12 +22,13 @@ import (
 // *blitz.UnixStream are Conns; so is any stream that wraps one (a TLS
 // stream, for instance). A Conn that also has the method
 //
-//	ReadPooled() *blitz.ReadPooledFuture
+//	PollReadPooled(cx *future.Context) (future.Result[blitz.PooledBuf], bool)
 //
-// (the runtime's sockets) is read into the runtime's buffer pool, so that
-// it holds no read buffer while it waits for a request; another Conn is
-// read into a buffer of its own. A Conn with a CloseWrite() error method
-// gets a lingering close after an error response, as net/http gives one.
+// (the runtime's sockets; their CancelRead abandons that read too) is
+// read into the runtime's buffer pool, so that it holds no read buffer
+// while it waits for a request; another Conn is read into a buffer of its
+// own. A Conn with a CloseWrite() error method gets a lingering close
+// after an error response, as net/http gives one.
 type Conn interface {
 	blitz.AsyncReader
 	blitz.AsyncWriter
@@ -38,7 +39,7 @@ type Conn interface {
 
 // pooledReader is a Conn that reads into the runtime's pool.
 type pooledReader interface {
-	ReadPooled() *blitz.ReadPooledFuture
+	PollReadPooled(cx *future.Context) (future.Result[blitz.PooledBuf], bool)
 }
 
 // closeWriter is a Conn whose sending side can be shut down alone.

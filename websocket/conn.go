@@ -80,33 +80,47 @@ type Conn struct {
 	// connections that have the same (see connConfig). Read-only.
 	t   transport
 	cfg *connConfig
-	// z is the negotiated permessage-deflate, nil if none (see dfl and
-	// dctx). Set before the connection is handed out; the deflateCtx's
-	// fields say who owns them.
-	z *compression
+	// x holds what few connections have (see connExtra): for one with
+	// permessage-deflate (hasZ), set before the connection is handed out
+	// and kept; for one without, made at the first wait and dropped when
+	// nobody waits, under mu. So a reader or writer that finds hasZ reads
+	// x without the lock, and the waits of a connection without
+	// permessage-deflate write it under the lock, which nobody reading
+	// without it touches.
+	x *connExtra
 
 	// reading is held (set) by the one reader: a ReadFuture in progress,
-	// or a CloseFuture reading the peer's close. rs, prf and cs are the
+	// or a CloseFuture reading the peer's close. rs and cs are the
 	// holder's only.
 	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
 	// wstate is the write lock (see writelock.go), held while a frame is
 	// written. Beside reading, so that the two share a word.
 	wstate atomic.Uint32
 	// rs is the reader's state (see readState): given back to its pool
-	// while a pooled read (prf) waits between messages, nil then.
+	// while a pooled read waits between messages, nil then. The pooled
+	// read is the stream's own (PollReadPooled), kept by the stream.
 	rs *readState
-	// prf is the pooled read of a pooledReader while it waits.
-	prf *blitz.ReadPooledFuture
-	rf  ReadFuture
+	rf ReadFuture
 
-	// mu guards the close state below and waiters.
-	mu sync.Mutex
-	// waiters are the tasks that wait on the connection (see connWaiters),
-	// nil while none does.
-	waiters   *connWaiters
+	// mu guards the close state below, and x's waiters (and x itself
+	// without hasZ).
+	mu        sync.Mutex
 	closeSent bool
 	closeRecv bool
 	tclosed   bool
+	// hasZ says that x.z is the negotiated permessage-deflate. Set before
+	// the connection is handed out; read-only.
+	hasZ bool
+}
+
+// connExtra is what few connections hold, in a record of its own so that
+// the others do not pay its words: the negotiated permessage-deflate
+// (read-only once the connection is handed out; the deflateCtx's fields
+// say who owns them) and the tasks that wait on the connection (see
+// connWaiters; nil while none does, guarded by Conn.mu).
+type connExtra struct {
+	z       *compression
+	waiters *connWaiters
 }
 
 // connWaiters are the tasks waiting on a Conn: write, the writers waiting
@@ -121,20 +135,28 @@ type connWaiters struct {
 // addWaiterLocked registers wk in the list that closing selects (close or
 // write). c.mu is held.
 func (c *Conn) addWaiterLocked(closing bool, wk waker.Waker) {
-	if c.waiters == nil {
-		c.waiters = new(connWaiters)
+	if c.x == nil {
+		c.x = new(connExtra) // !hasZ: nobody reads x without the lock
+	}
+	w := c.x.waiters
+	if w == nil {
+		w = new(connWaiters)
+		c.x.waiters = w
 	}
 	if closing {
-		c.waiters.close = append(c.waiters.close, wk)
+		w.close = append(w.close, wk)
 	} else {
-		c.waiters.write = append(c.waiters.write, wk)
+		w.write = append(w.write, wk)
 	}
 }
 
 // takeWaitersLocked empties the list that closing selects and returns what
 // it held; it drops the record once both lists are empty. c.mu is held.
 func (c *Conn) takeWaitersLocked(closing bool) []waker.Waker {
-	w := c.waiters
+	if c.x == nil {
+		return nil
+	}
+	w := c.x.waiters
 	if w == nil {
 		return nil
 	}
@@ -145,7 +167,10 @@ func (c *Conn) takeWaitersLocked(closing bool) []waker.Waker {
 		ws, w.write = w.write, nil
 	}
 	if len(w.write) == 0 && len(w.close) == 0 {
-		c.waiters = nil
+		c.x.waiters = nil
+		if !c.hasZ {
+			c.x = nil
+		}
 	}
 	return ws
 }
@@ -314,27 +339,32 @@ func newConn(t transport, client bool, subprotocol string, opts *Options, buffer
 func (c *Conn) setDeflate(d *deflater) {
 	switch {
 	case d == nil:
+		return
 	case d.wTakeover || d.rTakeover:
-		c.z = &compression{d: d}
+		c.x = &connExtra{z: &compression{d: d}}
 	default:
-		c.z = &d.shared
+		c.x = &connExtra{z: &d.shared}
 	}
+	c.hasZ = true
 }
 
 // dfl returns the negotiated permessage-deflate, nil if none: shared by
 // the connections that negotiated the same, read-only.
 func (c *Conn) dfl() *deflater {
-	if c.z == nil {
+	if !c.hasZ {
 		return nil
 	}
-	return c.z.d
+	return c.x.z.d
 }
 
 // dctx returns the compression state this connection keeps, nil without
 // context takeover in either direction.
 func (c *Conn) dctx() *deflateCtx {
-	z := c.z
-	if z == nil || !z.d.wTakeover && !z.d.rTakeover {
+	if !c.hasZ {
+		return nil
+	}
+	z := c.x.z
+	if !z.d.wTakeover && !z.d.rTakeover {
 		return nil
 	}
 	return &z.ctx
@@ -374,6 +404,7 @@ func (c *Conn) putCtl() {
 // waits without a buffer.
 type pooledReader interface {
 	ReadPooled() *blitz.ReadPooledFuture
+	PollReadPooled(cx *future.Context) (future.Result[blitz.PooledBuf], bool)
 }
 
 // readBufs are the buffers the connections share, by size (a *sync.Pool
@@ -665,11 +696,7 @@ func (f *ReadFuture) Cancel() {
 
 // cancelRead stops the reader's I/O in flight. Called by the reader.
 func (c *Conn) cancelRead() {
-	if c.prf != nil {
-		c.prf.Cancel() // what it received goes to the stream's next read
-		c.prf = nil
-	}
-	c.t.CancelRead()
+	c.t.CancelRead() // a pooled read's too: what it received goes to the stream's next read
 	if c.rs == nil || !c.rs.replyOn {
 		return
 	}
@@ -812,14 +839,10 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 	}
 	c.releaseIdle()
 	c.putStateIdle()
-	if c.prf == nil {
-		c.prf = pr.ReadPooled()
-	}
-	res, ok := c.prf.Poll(cx)
+	res, ok := pr.PollReadPooled(cx)
 	if !ok {
 		return false
 	}
-	c.prf = nil
 	c.state()
 	n := 0
 	if res.Err == nil {
