@@ -24,7 +24,7 @@ type rawCase struct {
 	// perFrame sends each frame in a write of its own.
 	chop     int
 	perFrame bool
-	want []rxFrame
+	want     []rxFrame
 	// fail is the code of the close the server must send (then close
 	// the TCP connection); 0 means the case ends with a normal closing
 	// handshake started by the client.
@@ -360,8 +360,11 @@ func runEchoedCloses(t *testing.T, ts *testServer, cases []rawCase) {
 var zSizes = []int{16, 64, 256, 1024, 4096, 8192, 16384, 32768, 65536, 131072}
 
 func zMessages() int {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		return 2
+	case raceEnabled: // flate under the race detector: 50 would take ten minutes
+		return 5
 	}
 	return 50
 }

@@ -247,7 +247,7 @@
 // ErrSlowConsumer; one whose write fails leaves the set the same way. Add
 // may queue a connection's first messages (a welcome) before any
 // broadcast, and Send queues a message for one member, in order with the
-// broadcasts. An idle member costs its entry in the set, about 55
+// broadcasts. An idle member costs its entry in the set, about 30
 // bytes: its queue is taken from a pool when a message waits for it.
 //
 // # Not supported yet
