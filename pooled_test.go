@@ -192,8 +192,10 @@ type pollPlain struct {
 	buf []byte
 }
 
-func (p *pollPlain) Poll(cx *future.Context) (future.Result[int], bool) { return p.s.PollRead(cx, p.buf) }
-func (p *pollPlain) Cancel()                                             { p.s.CancelRead() }
+func (p *pollPlain) Poll(cx *future.Context) (future.Result[int], bool) {
+	return p.s.PollRead(cx, p.buf)
+}
+func (p *pollPlain) Cancel() { p.s.CancelRead() }
 
 // PollReadPooled reads in order through reads that time out and are
 // cancelled with CancelRead, alternating with PollRead and ReadPooled:

@@ -46,4 +46,3 @@ func TestBroadcastIdleMemberMemory(t *testing.T) {
 		t.Errorf("an idle member costs %.1f bytes, over 40", per)
 	}
 }
-
