@@ -112,7 +112,7 @@ func bigPayload(op byte, n, i int) []byte {
 		return b
 	}
 	b := make([]byte, n)
-	r := uint32(2463534242 + i)
+	r := uint32(2463534242) + uint32(i)
 	for j := range b {
 		r ^= r << 13
 		r ^= r >> 17
