@@ -276,7 +276,10 @@
 // only when data arrives, so a connection waiting for data holds no read
 // buffer and costs a small fraction of a goroutine blocked in
 // net.Conn.Read. Runtime.PrepareReadPool makes the pool ahead of the first
-// pooled read.
+// pooled read. PollReadPooled is the same read for code that polls (a
+// protocol's connection state machine), on the stream's own reused future,
+// as PollRead is Read: a connection waiting between messages then keeps
+// no future of its own, and CancelRead abandons the read.
 //
 // NetConn and NetListener adapt streams and listeners to net.Conn and
 // net.Listener, for ordinary Go code: net/http, crypto/tls, bufio. Their

@@ -120,3 +120,66 @@ func Example_netListener() {
 	fmt.Println(string(b))
 	// Output: served by blitz
 }
+
+// counter counts the bytes of a connection until its end, reading with
+// PollReadPooled: between reads it holds no buffer and no future of its
+// own (the pooled read in flight is the stream's), only its count.
+type counter struct {
+	s *blitz.TCPStream
+	n int
+}
+
+func (c *counter) Poll(cx *future.Context) (int, bool) {
+	for {
+		r, ok := c.s.PollReadPooled(cx)
+		if !ok {
+			return 0, false // the stream's read registered cx's Waker
+		}
+		if r.Err != nil { // io.EOF at the end of the stream
+			return c.n, true
+		}
+		c.n += len(r.Value.Bytes())
+		r.Value.Release() // the buffer goes back to the runtime's pool
+	}
+}
+
+// Cancel abandons the read in flight: what it received goes to the
+// stream's next read.
+func (c *counter) Cancel() { c.s.CancelRead() }
+
+// ExampleTCPStream_PollReadPooled counts what a client sends, reading into
+// the runtime's pool of read buffers from a task's Poll.
+func ExampleTCPStream_PollReadPooled() {
+	rt, err := blitz.New(blitz.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Shutdown(context.Background())
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+
+	go func() { // the client sends 11 bytes and closes
+		c, err := net.Dial("tcp", l.AddrPort().String())
+		if err != nil {
+			panic(err)
+		}
+		_, _ = c.Write([]byte("hello, "))
+		_, _ = c.Write([]byte("pool"))
+		_ = c.Close()
+	}()
+
+	r, err := blitz.BlockOn(context.Background(), rt.Handle(), future.Future[future.Result[*blitz.TCPStream]](l.Accept()))
+	if err != nil || r.Err != nil {
+		panic(fmt.Sprint(err, r.Err))
+	}
+	defer r.Value.Close()
+	n, err := blitz.SpawnOn(rt.Handle(), future.Future[int](&counter{s: r.Value})).Wait(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n, "bytes")
+	// Output: 11 bytes
+}
