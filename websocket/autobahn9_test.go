@@ -12,15 +12,12 @@ package websocket
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/future"
 )
 
 // bigCase is a case of sections 9 and 10: messages of size bytes sent one
@@ -199,19 +196,7 @@ func startStreamEcho(t *testing.T, up *Upgrader) *testServer {
 	if up == nil {
 		up = &Upgrader{}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sf := blitz.Serve(l, func(s *blitz.TCPStream) future.Future[error] {
-		return &upgradeEcho{uf: up.UpgradeStream(s, http.Header{})}
-	}, blitz.ServeConfig{Stop: ctx, Grace: -1})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = blitz.BlockOn(context.Background(), rt.Handle(), future.Future[blitz.ServeStats](sf))
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	serveStreamsTo(t, rt, l, up, nil)
 	return &testServer{rt: rt, addr: l.AddrPort().String(), up: up}
 }
 

@@ -95,6 +95,13 @@ func (u *upgradeEcho) Cancel() {
 // until the test ends; the upgrades' errors go to the returned channel.
 func serveStreams[S Stream](t *testing.T, rt *blitz.Runtime, l blitz.Acceptor[S], up *Upgrader) <-chan error {
 	errc := make(chan error, 16)
+	serveStreamsTo(t, rt, l, up, errc)
+	return errc
+}
+
+// serveStreamsTo is serveStreams reporting each handshake's outcome to
+// errc, or to nobody if errc is nil.
+func serveStreamsTo[S Stream](t *testing.T, rt *blitz.Runtime, l blitz.Acceptor[S], up *Upgrader, errc chan<- error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sf := blitz.Serve(l, func(s S) future.Future[error] {
 		return &upgradeEcho{uf: up.UpgradeStream(s, http.Header{"X-Served-By": {"UpgradeStream"}}), errc: errc}
@@ -108,7 +115,6 @@ func serveStreams[S Stream](t *testing.T, rt *blitz.Runtime, l blitz.Acceptor[S]
 		cancel()
 		<-done
 	})
-	return errc
 }
 
 func newRuntime(t *testing.T) *blitz.Runtime {
