@@ -3,6 +3,7 @@ package blitz_test
 import (
 	"errors"
 	"io"
+	"net"
 	"runtime"
 	"testing"
 	"time"
@@ -61,6 +62,26 @@ func TestReadPooledPoolEmpty(t *testing.T) {
 	})
 }
 
+// sendPaced writes total bytes (a multiple of 20) to peer in writes of 20,
+// pausing 0, 200 or 400 µs after each, from a goroutine of its own, closing
+// peer at the end if closeAfter; it returns what it writes.
+func sendPaced(peer net.Conn, total int, closeAfter bool) []byte {
+	want := make([]byte, total)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	go func() {
+		for i := 0; i < total; i += 20 {
+			_, _ = peer.Write(want[i : i+20])
+			time.Sleep(time.Duration(i%3) * 200 * time.Microsecond)
+		}
+		if closeAfter {
+			_ = peer.Close()
+		}
+	}()
+	return want
+}
+
 // A cancelled pooled read's data goes to the next read, whichever kind.
 func TestReadPooledCancelledDataKept(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
@@ -70,16 +91,7 @@ func TestReadPooledCancelledDataKept(t *testing.T) {
 		if testing.Short() {
 			total = 200
 		}
-		want := make([]byte, total)
-		for i := range want {
-			want[i] = byte(i)
-		}
-		go func() {
-			for i := 0; i < total; i += 20 {
-				_, _ = peer.Write(want[i : i+20])
-				time.Sleep(time.Duration(i%3) * 200 * time.Microsecond)
-			}
-		}()
+		want := sendPaced(peer, total, false)
 		var got []byte
 		buf := make([]byte, 64)
 		for i := 0; len(got) < total; i++ {
@@ -209,17 +221,7 @@ func TestPollReadPooled(t *testing.T) {
 		if testing.Short() {
 			total = 300
 		}
-		want := make([]byte, total)
-		for i := range want {
-			want[i] = byte(i * 7)
-		}
-		go func() {
-			for i := 0; i < total; i += 20 {
-				_, _ = peer.Write(want[i : i+20])
-				time.Sleep(time.Duration(i%3) * 200 * time.Microsecond)
-			}
-			_ = peer.Close()
-		}()
+		want := sendPaced(peer, total, true)
 		var got []byte
 		buf := make([]byte, 64)
 		timedOut := 0
