@@ -272,3 +272,35 @@ func TestPollReadPooled(t *testing.T) {
 		t.Logf("%d reads cancelled", timedOut)
 	})
 }
+
+// PollReadPooled on a closed stream fails with ErrClosed (net.ErrClosed
+// too) instead of waiting; at the end of the stream it returns io.EOF
+// again at every call; CancelRead with no read in flight does nothing.
+func TestPollReadPooledEndAndClose(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
+		rt := newRuntime(t, cfg)
+		s, peer := tcpPair(t, rt)
+		s.CancelRead() // nothing in flight
+		_, _ = peer.Write([]byte("last"))
+		require.NoError(t, peer.Close())
+		var got []byte
+		for {
+			r := await(t, rt, future.Future[future.Result[blitz.PooledBuf]](&pollPooled{s: s}))
+			if r.Err != nil {
+				require.ErrorIs(t, r.Err, io.EOF)
+				break
+			}
+			got = append(got, r.Value.Bytes()...)
+			r.Value.Release()
+		}
+		assert.Equal(t, "last", string(got))
+		r := await(t, rt, future.Future[future.Result[blitz.PooledBuf]](&pollPooled{s: s}))
+		assert.ErrorIs(t, r.Err, io.EOF, "a second read at the end")
+
+		s2, _ := tcpPair(t, rt)
+		require.NoError(t, s2.Close())
+		r = await(t, rt, future.Future[future.Result[blitz.PooledBuf]](&pollPooled{s: s2}))
+		assert.ErrorIs(t, r.Err, blitz.ErrClosed)
+		assert.ErrorIs(t, r.Err, net.ErrClosed)
+	})
+}
