@@ -122,12 +122,13 @@
 // On the runtime's TCP and Unix streams a connection gives the reader's
 // state and buffers back when its reader waits with nothing left to
 // parse, between messages: the wait is a pooled read of the runtime
-// (blitz.TCPStream.ReadPooled), which holds no buffer until data arrives,
+// (blitz.TCPStream.PollReadPooled, on the stream's own future), which
+// holds no buffer until data arrives,
 // and the data is then copied into a read buffer from the pool. The write
 // side gives its buffer and future back after each frame. So an idle
 // connection, after its handshake and messages, holds its Conn, its task
-// and the runtime's socket: about 600 bytes of live heap in all, measured
-// with 10^4 connections (BenchmarkIdleConnMemory: 96 bytes of it the
+// and the runtime's socket: about 540 bytes of live heap in all, measured
+// with 10^4 connections (BenchmarkIdleConnMemory: 80 bytes of it the
 // Conn's, the rest the runtime's task, socket and pending read and the
 // test's echo task). A message's payload (Message.Data) is valid until the next
 // read, which gives its buffer back when it waits, or until Close or
