@@ -225,38 +225,33 @@ func TestPollReadPooled(t *testing.T) {
 		var got []byte
 		buf := make([]byte, 64)
 		timedOut := 0
+		// pooled awaits a pooled read for 100 µs, keeping what it returns.
+		pooled := func(f future.Future[future.Result[blitz.PooledBuf]]) error {
+			r := await(t, rt, blitz.Timeout(100*time.Microsecond, f))
+			if r.Err != nil {
+				return r.Err
+			}
+			if r.Value.Err != nil {
+				return r.Value.Err
+			}
+			got = append(got, r.Value.Value.Bytes()...)
+			r.Value.Value.Release()
+			return nil
+		}
 		for i := 0; ; i++ {
 			var err error
 			switch i % 4 {
 			case 0, 1: // the stream's own pooled read, twice in a row
-				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[blitz.PooledBuf]](&pollPooled{s: s})))
-				if err = r.Err; err == nil {
-					if r.Value.Err != nil {
-						err = r.Value.Err
-						break
-					}
-					got = append(got, r.Value.Value.Bytes()...)
-					r.Value.Value.Release()
-				}
+				err = pooled(&pollPooled{s: s})
 			case 2:
 				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[int]](&pollPlain{s: s, buf: buf})))
 				if err = r.Err; err == nil {
-					if r.Value.Err != nil {
-						err = r.Value.Err
-						break
+					if err = r.Value.Err; err == nil {
+						got = append(got, buf[:r.Value.Value]...)
 					}
-					got = append(got, buf[:r.Value.Value]...)
 				}
 			case 3:
-				r := await(t, rt, blitz.Timeout(100*time.Microsecond, future.Future[future.Result[blitz.PooledBuf]](s.ReadPooled())))
-				if err = r.Err; err == nil {
-					if r.Value.Err != nil {
-						err = r.Value.Err
-						break
-					}
-					got = append(got, r.Value.Value.Bytes()...)
-					r.Value.Value.Release()
-				}
+				err = pooled(s.ReadPooled())
 			}
 			if err == io.EOF {
 				break

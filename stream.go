@@ -21,8 +21,9 @@ type conn struct {
 	// next call of that kind reuses once it has completed or been
 	// cancelled, so that a connection reading and writing in a loop
 	// allocates nothing per operation (see Read). nil until the first call
-	// of the kind. The read ones (and pollingRead) are touched only by the
-	// reader, the write ones (and pollingWrite) only by the writer (the
+	// of the kind. The read ones (and pollingRead, pollingPooled) are
+	// touched only by the reader, the write ones (and pollingWrite,
+	// pooledWrite) only by the writer (the
 	// owners of a Split's halves): no two goroutines share a field.
 	read       *ReadFuture
 	readPooled *ReadPooledFuture

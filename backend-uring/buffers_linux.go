@@ -45,10 +45,11 @@ var (
 // stays mapped and reachable, and reads as zeros until written again) by
 // TrimIdle, which a worker calls before it sleeps, once the group has not
 // taken parked buffers back for trimAfter. A doubling gives the kernel
-// parked buffers before new ones. The buffers already in the ring stay there, each written once,
-// until the kernel takes them; so after a burst the group keeps resident
-// what its ring holds then (down to keptWithKernel once later reads have
-// taken those), not all it had at the peak.
+// parked buffers before new ones. The buffers already in the ring stay
+// there, each written once, until the kernel takes them; so after a burst
+// the group keeps resident what its ring holds then (down to
+// keptWithKernel once later reads have taken those), not all it had at
+// the peak.
 type group struct {
 	id          uint16
 	count, size int
