@@ -207,8 +207,17 @@ type Proc struct {
 
 // StartChild runs exe (a program that hands its arguments to RunChild)
 // with args and env added to the environment.
+//
+// With PEERS_SERVER_CPUS set (a CPU list as taskset(1) takes it, such as
+// "1"), a server child ("serve") runs pinned to those CPUs, through
+// taskset, so that its Go runtime sizes GOMAXPROCS (and a blitz runtime
+// its workers) to them from the start; run peerbench itself under
+// taskset on the other CPUs to keep the load off the server's.
 func StartChild(exe string, env []string, args ...string) (*Proc, error) {
 	cmd := exec.Command(exe, args...)
+	if cpus := os.Getenv("PEERS_SERVER_CPUS"); cpus != "" && len(args) > 0 && args[0] == "serve" {
+		cmd = exec.Command("taskset", append([]string{"-c", cpus, exe}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -31,6 +31,11 @@
 // Config.IdleSpin (negative: no spin before parking; unset: the default),
 // to measure what the spin costs or saves a shape.
 //
+// PEERS_SERVER_CPUS, a CPU list as taskset(1) takes it, pins the server
+// processes to those CPUs (see StartChild): with peerbench itself under
+// taskset on the other CPUs, server and load no longer share cores, and a
+// server's CPU per message varies less from run to run.
+//
 // This module exists only for the comparison: no library module of blitz
 // depends on it or on the peers it imports. It runs on Linux.
 package peers

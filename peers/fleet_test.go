@@ -7,8 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,4 +136,50 @@ func TestIdleFleetLimit(t *testing.T) {
 		t.Fatalf("run of 2^31-1 connections in one process: %v; want ErrLimit", err)
 	}
 	checkReaped(t)
+}
+
+// TestServerPinnedToCPUs: with PEERS_SERVER_CPUS set, a serve child runs
+// on those CPUs alone, and still serves.
+func TestServerPinnedToCPUs(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("no taskset here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PEERS_SERVER_CPUS", "0")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, srv, err := StartServer(ctx, exe, []string{"PEERS_TEST_CHILD=1", "GORACE=atexit_sleep_ms=0"}, Echo, "go-net", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allowed string
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			allowed = strings.TrimSpace(v)
+		}
+	}
+	if allowed != "0" {
+		t.Fatalf("the server child may run on CPUs %q, want \"0\"", allowed)
+	}
+	c, err := net.DialTimeout("tcp", srv.Addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+		t.Fatalf("echo = %q, %v; want \"ping\"", got, err)
+	}
 }
