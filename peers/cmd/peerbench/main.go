@@ -62,6 +62,7 @@ func main() {
 	procs := flag.Int("procs", 0, "with -mode idle: server processes, and as many client processes, to spread the connections over (0: as few as the open-file limit and the local port range allow)")
 	load := flag.String("load", "auto", "with -mode http: the load generator, go (in peerbench's process), wrk (the wrk program, in its own process) or auto (wrk if it is on PATH, else go)")
 	wrkThreads := flag.Int("wrk-threads", 1, "with -load wrk: wrk's threads")
+	base := flag.String("baseline", "", "the kind the others are compared with, round by round (default: go-net for echo, net-http for http, gorilla for ws)")
 	flag.Parse()
 	m := peers.Mode(*mode)
 	if m == "idle" {
@@ -90,7 +91,11 @@ func main() {
 	} else {
 		var lg loadGen
 		if lg, err = pickLoad(m, *load, *wrkThreads); err == nil {
-			err = throughput(m, kinds, lg, *conns, *d, *count)
+			b := *base
+			if b == "" {
+				b = baseline[m]
+			}
+			err = throughput(m, kinds, lg, *conns, *d, *count, b)
 		}
 	}
 	if err != nil {
@@ -209,21 +214,26 @@ func (g loadGen) run(m peers.Mode, kind string, conns int, d time.Duration) (rou
 	return r, nil
 }
 
-// baseline is the kind every other is compared with, round by round.
+// baseline is the kind every other is compared with, round by round,
+// unless -baseline names another.
 var baseline = map[peers.Mode]string{peers.HTTP: "net-http", peers.Echo: "go-net", peers.WS: "gorilla"}
 
 // throughput runs every kind count times, the kinds alternating within
-// each round, and prints the table.
-func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Duration, count int) error {
+// each round in an order that rotates from round to round, and prints the
+// table.
+func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Duration, count int, base string) error {
 	unit := "round trips/s"
 	if m == peers.HTTP {
 		unit = "requests/s"
 	}
-	fmt.Printf("%s, %d connections, %v per run, %d rounds (the kinds alternate within a round), server in its own process, %s; %s, load average %s\n\n",
+	fmt.Printf("%s, %d connections, %v per run, %d rounds (the kinds alternate within a round, each round starting one kind further on), server in its own process, %s; %s, load average %s\n\n",
 		m, conns, d, count, g, machine(), loadavg())
 	runs := make(map[string][]round)
-	for range count {
-		for _, kind := range kinds {
+	for i := range count {
+		// Each round starts one kind further on, so that no kind always
+		// runs first (or after the same neighbour) in a round.
+		for j := range kinds {
+			kind := kinds[(i+j)%len(kinds)]
 			r, err := g.run(m, kind, conns, d)
 			if err != nil {
 				return err
@@ -231,7 +241,6 @@ func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Durat
 			runs[kind] = append(runs[kind], r)
 		}
 	}
-	base := baseline[m]
 	fmt.Printf("| server | %s (median, range) | ÷ %s, same round (median, range) | per core of server CPU (median, range) | ÷ %s per core | server CPU, cores |", unit, base, base)
 	if g.wrkThreads > 0 {
 		fmt.Print(" latency p50 | latency p99 |")
