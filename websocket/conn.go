@@ -55,6 +55,20 @@ type Options struct {
 	// doc). 0 means 4096, and less than 64 means 64. A message larger than
 	// it is gathered in a buffer of its own.
 	ReadBufferSize int
+	// KeepAlive is the keep-alive policy's interval: when a read has
+	// waited that long since anything last arrived from the peer, the
+	// reader sends a ping, and if nothing at all arrives (a pong, or any
+	// other frame) within KeepAliveTimeout after it, the read fails with
+	// an error wrapping ErrKeepAliveTimeout and os.ErrDeadlineExceeded and
+	// the connection is closed, without a close handshake: a peer that
+	// went away without a word is found out. The policy runs while a read
+	// waits (ReadMessage, Read), which is the reader that sees the pong. 0
+	// (the default) means no policy; less than a millisecond means a
+	// millisecond.
+	KeepAlive time.Duration
+	// KeepAliveTimeout is how long after its ping the policy waits for the
+	// peer; 0 means KeepAlive.
+	KeepAliveTimeout time.Duration
 }
 
 // Message is a received data message. Data is the connection's buffer:
@@ -111,6 +125,9 @@ type Conn struct {
 	// hasZ says that x.z is the negotiated permessage-deflate. Set before
 	// the connection is handed out; read-only.
 	hasZ bool
+	// kaOn says x.ka is made (see keepAliveState): x is then kept as it
+	// is, and the reader reads it without the lock. The reader's.
+	kaOn bool
 }
 
 // connExtra is what few connections hold, in a record of its own so that
@@ -121,6 +138,10 @@ type Conn struct {
 type connExtra struct {
 	z       *compression
 	waiters *connWaiters
+	// ka is the keep-alive policy's state (Options.KeepAlive), made by the
+	// reader at its first wait under Conn.mu and then kept, with x, for
+	// the connection's life; its fields are the reader's.
+	ka *keepAlive
 }
 
 // connWaiters are the tasks waiting on a Conn: write, the writers waiting
@@ -168,7 +189,7 @@ func (c *Conn) takeWaitersLocked(closing bool) []waker.Waker {
 	}
 	if len(w.write) == 0 && len(w.close) == 0 {
 		c.x.waiters = nil
-		if !c.hasZ {
+		if !c.hasZ && c.x.ka == nil {
 			c.x = nil
 		}
 	}
@@ -185,6 +206,9 @@ type connConfig struct {
 	readLimit    int64
 	closeTimeout time.Duration
 	bufSize      int
+	// keepAlive and keepAliveTimeout are Options.KeepAlive and its
+	// timeout; keepAlive 0 means no policy.
+	keepAlive, keepAliveTimeout time.Duration
 }
 
 // connConfigs interns the connConfigs: a connConfig value to its
@@ -312,6 +336,13 @@ func newConn(t transport, client bool, subprotocol string, opts *Options, buffer
 		opts = &Options{}
 	}
 	k := connConfig{client: client, subprotocol: subprotocol, readLimit: opts.ReadLimit, closeTimeout: opts.CloseTimeout, bufSize: opts.ReadBufferSize}
+	if opts.KeepAlive > 0 {
+		k.keepAlive = max(opts.KeepAlive, time.Millisecond)
+		k.keepAliveTimeout = k.keepAlive
+		if opts.KeepAliveTimeout > 0 {
+			k.keepAliveTimeout = max(opts.KeepAliveTimeout, time.Millisecond)
+		}
+	}
 	if k.readLimit == 0 {
 		k.readLimit = DefaultReadLimit
 	} else if k.readLimit < 0 {
@@ -672,6 +703,7 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 	}
 	f.done, f.active = true, false
 	if err != nil {
+		c.pauseKeepAlive()
 		if r := c.rs; r == nil || !r.draining { // else Close skips what follows in it
 			c.dropPooled() // the connection is done: nothing more is parsed
 		}
@@ -690,6 +722,7 @@ func (f *ReadFuture) Cancel() {
 	f.done, f.active = true, false
 	if f.started {
 		f.c.cancelRead()
+		f.c.pauseKeepAlive()
 		f.c.releaseRead()
 	}
 }
@@ -794,7 +827,9 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 		}
 		// More input is needed.
 		if !c.fill(cx) {
-			return Message{}, nil, false
+			if c.cfg.keepAlive == 0 || !c.keepAliveDue(cx) {
+				return Message{}, nil, false
+			}
 		}
 	}
 }
@@ -818,6 +853,14 @@ func (c *Conn) fill(cx *future.Context) bool {
 	} else if c.rs.rend == len(c.rs.rbuf) {
 		c.rs.rend = copy(c.rs.rbuf, c.rs.rbuf[c.rs.rpos:c.rs.rend])
 		c.rs.rpos = 0
+	}
+	if nt, isNet := c.t.(*netTransport); isNet && c.cfg.keepAlive > 0 {
+		n, err, consumed := c.fillNet(nt, c.rs.rbuf[c.rs.rend:])
+		if consumed {
+			return true
+		}
+		c.rs.rend += n
+		return c.filled(n, err)
 	}
 	res, ok := c.t.PollRead(cx, c.rs.rbuf[c.rs.rend:])
 	if !ok {
@@ -861,6 +904,9 @@ func (c *Conn) fillPooled(cx *future.Context, pr pooledReader) bool {
 // filled acts on the result of a read of n bytes: an end of stream or an
 // error becomes readErr.
 func (c *Conn) filled(n int, err error) bool {
+	if n > 0 && c.cfg.keepAlive > 0 {
+		c.heard()
+	}
 	if err != nil || n == 0 {
 		c.rs.eof = true
 		if c.rs.readErr != nil {
@@ -1508,6 +1554,7 @@ func (f *CloseFuture) finish() {
 	if f.reading {
 		f.reading = false
 		f.c.cancelRead()
+		f.c.pauseKeepAlive()
 		f.c.releaseRead()
 	}
 	if f.timed {

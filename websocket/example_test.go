@@ -4,8 +4,13 @@ import (
 	"compress/flate"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"time"
 
@@ -260,4 +265,38 @@ func ExampleBroadcaster() {
 	// 0 360 <nil>
 	// 1 360 <nil>
 	// 2 360 <nil>
+}
+
+// A keep-alive policy: a server that pings a connection after 50 ms of
+// silence and gives it up when nothing answers within 50 ms more. Here
+// the peer is a raw TCP client that completes the handshake and then
+// never answers, as a peer behind a dead network path would not.
+func ExampleOptions_keepAlive() {
+	up := &websocket.Upgrader{Options: websocket.Options{KeepAlive: 50 * time.Millisecond}}
+	done := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer c.CloseNow()
+		_, _, err = c.Read(context.Background())
+		done <- err
+	}))
+	defer srv.Close()
+
+	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer nc.Close()
+	fmt.Fprint(nc, "GET / HTTP/1.1\r\nHost: example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+	go io.Copy(io.Discard, nc) // reads the answer and the ping, and answers nothing
+
+	err = <-done
+	fmt.Println(errors.Is(err, websocket.ErrKeepAliveTimeout), errors.Is(err, os.ErrDeadlineExceeded))
+	// Output: true true
 }

@@ -103,6 +103,11 @@ var (
 	// dial: unparsable, without a host, or of a scheme other than ws and
 	// wss.
 	ErrBadURL = errors.New("websocket: bad URL")
+	// ErrKeepAliveTimeout is wrapped by the error of a read whose
+	// connection's keep-alive policy (Options.KeepAlive) sent a ping and
+	// then heard nothing from the peer in time; the error wraps
+	// os.ErrDeadlineExceeded too. The connection was closed.
+	ErrKeepAliveTimeout = errors.New("websocket: keep-alive timeout")
 )
 
 // CloseError is the error of a read that received the peer's close frame:
