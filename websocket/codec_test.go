@@ -3,6 +3,9 @@ package websocket
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
@@ -72,6 +75,77 @@ func readAll(in []byte, limit int64) ([]Message, error) {
 	}
 }
 
+// readAllParts is readAll through NextReader, reading each message in
+// reads of chunk bytes: it returns the messages read to their end and the
+// final error.
+func readAllParts(in []byte, limit int64, chunk int) ([]Message, error) {
+	c := newConn(&bytesTransport{in: in}, false, "", &Options{ReadLimit: limit, ReadBufferSize: 64}, nil)
+	var out []Message
+	buf := make([]byte, chunk)
+	for {
+		typ, r, err := c.NextReader(context.Background())
+		if err != nil {
+			return out, err
+		}
+		var data []byte
+		for {
+			n, err := r.Read(buf)
+			data = append(data, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return out, err
+			}
+		}
+		out = append(out, Message{Type: typ, Data: data})
+	}
+}
+
+// sameRead compares what readAll and readAllParts made of in: the same
+// messages, and errors of the same kind.
+func sameRead(t *testing.T, in []byte, limit int64, chunk int) {
+	t.Helper()
+	want, werr := readAll(in, limit)
+	got, gerr := readAllParts(in, limit, chunk)
+	if len(got) != len(want) {
+		t.Fatalf("NextReader read %d messages, ReadMessage %d (errors %v; %v)", len(got), len(want), gerr, werr)
+	}
+	for i := range want {
+		if got[i].Type != want[i].Type || !bytes.Equal(got[i].Data, want[i].Data) {
+			t.Fatalf("message %d: NextReader %v %q, ReadMessage %v %q", i, got[i].Type, got[i].Data, want[i].Type, want[i].Data)
+		}
+	}
+	for _, e := range []error{ErrProtocol, ErrMessageTooBig} {
+		if errors.Is(gerr, e) != errors.Is(werr, e) {
+			t.Fatalf("errors differ: NextReader %v, ReadMessage %v", gerr, werr)
+		}
+	}
+	if CloseStatus(gerr) != CloseStatus(werr) {
+		t.Fatalf("close status differs: NextReader %v, ReadMessage %v", gerr, werr)
+	}
+}
+
+// TestNextReaderMatchesReadMessage reads the same streams, fragmented and
+// not, valid and not, through both reads, in several read sizes.
+func TestNextReaderMatchesReadMessage(t *testing.T) {
+	long := bytes.Repeat([]byte("κόσμε "), 40)
+	streams := [][]byte{
+		frame(0x81, []byte("hello")),
+		append(append(frame(0x01, long[:7]), frame(0x89, []byte("ping"))...), frame(0x80, long[7:])...),
+		append(frame(0x82, nil), frame(0x82, []byte{0, 1, 2})...),
+		frame(0x81, []byte{0xce, 0xba, 0xed, 0xa0, 0x80}),
+		append(frame(0x02, bytes.Repeat([]byte("x"), 100)), frame(0x80, bytes.Repeat([]byte("y"), 100))...),
+		frame(0x88, []byte{0x03, 0xe8, 'b', 'y', 'e'}),
+		frame(0x80, []byte("no message")),
+	}
+	for i, in := range streams {
+		for _, chunk := range []int{1, 3, 64, 1000} {
+			t.Run(fmt.Sprintf("%d/%d", i, chunk), func(t *testing.T) { sameRead(t, in, 300, chunk) })
+		}
+	}
+}
+
 // A 16-bit and a 64-bit length, and a non-minimal length encoding, which
 // RFC 6455 lets a receiver accept.
 func TestLengthEncodings(t *testing.T) {
@@ -110,6 +184,7 @@ func FuzzReadFrames(f *testing.F) {
 	f.Add(appendHeader(nil, true, opText, 3, false, [4]byte{}))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		readBoth(t, in, 128, 64)
+		sameRead(t, in, 128, 1+len(in)%13)
 		msgs, err := readAll(in, 128)
 		if err == nil {
 			t.Fatal("the stream ended without an error")

@@ -293,6 +293,18 @@ type readState struct {
 	// ctlStates while a control frame is read or answered (an idle
 	// connection, which holds no readState, holds none).
 	cs *ctlState
+	// A message read in parts (NextReader): part says the reader copies
+	// an uncompressed data message's payload into dst (dn bytes so far in
+	// this call) instead of gathering it; partEnd is set when the
+	// message's last frame ended; partTotal counts the message's payload
+	// for the read limit; reader is the MessageReader of the message
+	// whose end the parser has not reached, nil when none.
+	part      bool
+	partEnd   bool
+	dst       []byte
+	dn        int
+	partTotal int64
+	reader    *MessageReader
 }
 
 var readStates = sync.Pool{New: func() any { return new(readState) }}
@@ -316,7 +328,7 @@ func (c *Conn) state() *readState {
 // Called by the reader.
 func (c *Conn) putStateIdle() {
 	r := c.rs
-	if r == nil || r.msgOp != 0 || r.inFrame || r.readErr != nil || r.replyOn || r.draining || r.eof || r.rpos != r.rend {
+	if r == nil || r.msgOp != 0 || r.inFrame || r.readErr != nil || r.replyOn || r.draining || r.eof || r.rpos != r.rend || r.part || r.reader != nil {
 		return
 	}
 	if r.rbuf != nil {
@@ -685,17 +697,14 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 		panic(future.ErrPolledAfterCompletion)
 	}
 	if !f.started {
-		if !c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
-			c.mu.Lock()
-			closing := c.closeSent || c.tclosed
-			c.mu.Unlock()
-			if !closing {
-				panic(errConcurrentRead)
-			}
+		if !c.takeReader() {
 			f.done, f.active = true, false
 			return future.Fail[Message](ErrClosed), true
 		}
 		f.started = true
+	}
+	if !c.discardPart(cx) { // what a MessageReader left of its message
+		return future.Result[Message]{}, false
 	}
 	m, err, ok := c.pollRead(cx)
 	if !ok {
@@ -723,7 +732,9 @@ func (f *ReadFuture) Cancel() {
 	if f.started {
 		f.c.cancelRead()
 		f.c.pauseKeepAlive()
-		f.c.releaseRead()
+		if rs := f.c.rs; rs == nil || rs.reader == nil { // else the unfinished message keeps the role
+			f.c.releaseRead()
+		}
 	}
 }
 
@@ -802,6 +813,10 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 		}
 		if c.rs.inFrame {
 			n := int(min(int64(len(avail)), c.rs.remain))
+			streamed := c.rs.part && !c.rs.zipped && !isControl(c.rs.hdr.op)
+			if streamed {
+				n = min(n, len(c.rs.dst)-c.rs.dn)
+			}
 			p := avail[:n]
 			if c.rs.hdr.masked {
 				c.rs.keyPos = maskBytes(c.rs.hdr.key, c.rs.keyPos, p)
@@ -815,7 +830,11 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 					c.fail(errTextUTF8)
 					continue
 				}
-				c.rs.msg = append(c.rs.msg, p...)
+				if streamed {
+					c.rs.dn += copy(c.rs.dst[c.rs.dn:], p)
+				} else {
+					c.rs.msg = append(c.rs.msg, p...)
+				}
 			}
 			if c.rs.remain == 0 {
 				c.rs.inFrame = false
@@ -824,6 +843,12 @@ func (c *Conn) pollRead(cx *future.Context) (Message, error, bool) {
 				}
 				continue
 			}
+			if streamed && c.rs.dn == len(c.rs.dst) {
+				return Message{Type: MessageType(c.rs.msgOp)}, nil, true // the caller's buffer is full
+			}
+		}
+		if c.rs.part && c.rs.dn > 0 {
+			return Message{Type: MessageType(c.rs.msgOp)}, nil, true // what came so far, rather than wait
 		}
 		// More input is needed.
 		if !c.fill(cx) {
@@ -954,6 +979,7 @@ func (c *Conn) startFrame(h header) error {
 	}
 	if h.op != opContinuation {
 		c.rs.msgOp = h.op
+		c.rs.partTotal = 0
 		c.rs.zipped = h.rsv&rsv1 != 0
 		c.rs.msg = c.rs.msg[:0]
 		if cap(c.rs.msg) > 4*c.cfg.bufSize {
@@ -967,8 +993,11 @@ func (c *Conn) startFrame(h header) error {
 			c.rs.out, c.rs.outp = nil, nil // and of its inflated form
 		}
 	}
-	if h.length > c.cfg.readLimit-int64(len(c.rs.msg)) {
+	if h.length > c.cfg.readLimit-int64(len(c.rs.msg))-c.rs.partTotal {
 		return errTooBig
+	}
+	if c.rs.part && !c.rs.zipped {
+		c.rs.partTotal += h.length
 	}
 	return nil
 }
@@ -1051,6 +1080,7 @@ func (c *Conn) endFrame() (Message, bool) {
 		c.fail(errTextUTF8)
 		return Message{}, false
 	}
+	c.rs.partEnd = c.rs.part
 	return Message{Type: typ, Data: c.rs.msg}, true
 }
 

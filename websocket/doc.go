@@ -35,8 +35,12 @@
 // context.Context, in the shape of gorilla/websocket and coder/websocket:
 // Read(ctx) (MessageType, []byte, error) (the payload a copy the caller
 // keeps), Write(ctx, type, data), PingContext, CloseContext(ctx, code,
-// reason), CloseNow, DialContext, and NextWriter, an io.WriteCloser that
-// sends a large message in fragments. Both APIs may be mixed on one
+// reason), CloseNow, DialContext, NextWriter, an io.WriteCloser that
+// sends a large message in fragments, and NextReader, whose io.Reader
+// hands a message's payload out as its frames arrive (an uncompressed
+// message is never gathered whole, however large; a compressed one is
+// inflated whole first; a later read discards what a reader left of its
+// message). Both APIs may be mixed on one
 // connection, with one reader at a time and any number of writers (each
 // frame is written whole under the connection's write lock).
 //
@@ -271,9 +275,9 @@
 //   - Extensions other than permessage-deflate.
 //   - Upgrading from a TaskHandler: upgrade from a Handler (its
 //     goroutine is held for the handshake only).
-//   - Reading a message in parts (NextReader): a message is gathered
-//     whole, up to Options.ReadLimit. Writing in parts exists for
-//     goroutines only (NextWriter), not as futures.
+//   - Reading and writing a message in parts exist for goroutines only
+//     (NextReader, NextWriter), not as futures; a compressed message is
+//     inflated whole before NextReader's reader hands it out.
 //   - Pooled reads on TLS streams (blitz.TLSStream has no ReadPooled): a
 //     wss:// connection keeps its reader's state and read buffer while
 //     idle (and the TLS stream its own buffers).

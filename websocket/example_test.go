@@ -300,3 +300,49 @@ func ExampleOptions_keepAlive() {
 	fmt.Println(errors.Is(err, websocket.ErrKeepAliveTimeout), errors.Is(err, os.ErrDeadlineExceeded))
 	// Output: true true
 }
+
+// Streaming a large message both ways on goroutines: the server writes
+// it in fragments with NextWriter, the client reads it with NextReader as
+// the fragments arrive, without holding it whole.
+func ExampleConn_NextReader() {
+	up := &websocket.Upgrader{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		mw, err := c.NextWriter(r.Context(), websocket.BinaryMessage)
+		if err != nil {
+			return
+		}
+		chunk := make([]byte, 64<<10)
+		for range 16 { // 1 MiB in 16 fragments
+			if _, err := mw.Write(chunk); err != nil {
+				return
+			}
+		}
+		_ = mw.Close()
+		_, _, _ = c.Read(r.Context()) // until the client closes
+	}))
+	defer srv.Close()
+
+	rt, _ := blitz.New(blitz.Config{})
+	defer rt.Shutdown(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.DialContext(ctx, rt.Handle(), "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	typ, r, err := c.NextReader(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	n, err := io.Copy(io.Discard, r)
+	fmt.Println(typ == websocket.BinaryMessage, n, err)
+	_ = c.CloseContext(ctx, websocket.StatusNormalClosure, "")
+	// Output: true 1048576 <nil>
+}
