@@ -16,9 +16,6 @@ type MessageReader struct {
 	// or inflated); off is how much of it was read.
 	whole []byte
 	off   int
-	// streamed says the parser hands the payload out as it reads it:
-	// the reader role is this reader's until the message ends.
-	streamed bool
 	// done is set at the message's end, err at a failure: each is
 	// returned from then on.
 	done bool
