@@ -4,6 +4,7 @@ package blitz_test
 
 import (
 	"context"
+	"math"
 	"net"
 	"runtime"
 	"testing"
@@ -148,25 +149,32 @@ func TestAcceptAllocatesOnlyTheConnection(t *testing.T) {
 			for _, s := range accept().conns {
 				_ = s.Close()
 			}
-			dialed := dial()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			acc := accept()
-			runtime.ReadMemStats(&after)
-			perConn := float64(after.TotalAlloc-before.TotalAlloc) / n
-			t.Logf("%s: %.0f bytes allocated per accepted connection", name, perConn)
+			// TotalAlloc counts the whole process's allocations, and the
+			// runtime's own (or, under Wine, the emulation's) may land in
+			// the window of a round: the least of three rounds is the
+			// accept's. A regression shows in every round.
+			perConn := math.Inf(1)
+			for round := 0; round < 3 && perConn > 240; round++ {
+				dialed := dial()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				acc := accept()
+				runtime.ReadMemStats(&after)
+				perConn = min(perConn, float64(after.TotalAlloc-before.TotalAlloc)/n)
+				t.Logf("%s: round %d: %.0f bytes allocated per accepted connection", name, round, float64(after.TotalAlloc-before.TotalAlloc)/n)
+				for _, s := range acc.conns {
+					if a := s.RemoteAddr().String(); !dialed[a] {
+						t.Errorf("%s: accepted a connection from %s, which was not dialed", name, a)
+					}
+					_ = s.Close()
+				}
+			}
 			// The socket record (128 bytes) and the stream (24), with room
 			// for the backend's per-socket state (IOCP's is the largest,
 			// about 60 bytes more) and the spawn of the measuring task; a
 			// getpeername's garbage would add 144.
 			if perConn > 240 {
-				t.Errorf("%s: %.0f bytes allocated per accepted connection; want at most 240", name, perConn)
-			}
-			for _, s := range acc.conns {
-				if a := s.RemoteAddr().String(); !dialed[a] {
-					t.Errorf("%s: accepted a connection from %s, which was not dialed", name, a)
-				}
-				_ = s.Close()
+				t.Errorf("%s: %.0f bytes allocated per accepted connection in the best of three rounds; want at most 240", name, perConn)
 			}
 		})
 	}
