@@ -1,14 +1,20 @@
 package websocket
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/blitz-go/blitz"
 )
 
 // openKeepAlive opens a raw connection to ts, with permessage-deflate
@@ -204,5 +210,65 @@ func TestKeepAliveClientAnswersServer(t *testing.T) {
 	typ, p, err := c.Read(ctx2)
 	if err != nil || typ != TextMessage || string(p) != "after the silence" {
 		t.Fatalf("Read = %v %q %v, want the echo", typ, p, err)
+	}
+}
+
+// TestKeepAliveClientFindsASilentServer: our client's policy pings a
+// server that answers the handshake and then says nothing (its ping
+// masked, as a client's frames must be), and gives the connection up.
+func TestKeepAliveClientFindsASilentServer(t *testing.T) {
+	const interval = 50 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	pinged := make(chan error, 1)
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			pinged <- err
+			return
+		}
+		defer nc.Close()
+		_ = nc.SetDeadline(time.Now().Add(20 * time.Second))
+		br := bufio.NewReader(nc)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			pinged <- err
+			return
+		}
+		fmt.Fprintf(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+			AcceptKey(req.Header.Get("Sec-WebSocket-Key")))
+		var h [2]byte
+		if _, err := io.ReadFull(br, h[:]); err != nil {
+			pinged <- err
+			return
+		}
+		if h[0] != 0x80|opPing || h[1]&0x80 == 0 {
+			pinged <- fmt.Errorf("first frame %#x %#x, want a masked ping", h[0], h[1])
+			return
+		}
+		pinged <- nil
+		_, _ = io.Copy(io.Discard, br) // and never answer
+	}()
+	rt, err := blitz.New(blitz.Config{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rt.Shutdown(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := DialContext(ctx, rt.Handle(), "ws://"+ln.Addr().String()+"/", &DialOptions{Options: Options{KeepAlive: interval}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	_, _, err = c.Read(ctx)
+	if perr := <-pinged; perr != nil {
+		t.Fatal(perr)
+	}
+	if !errors.Is(err, ErrKeepAliveTimeout) {
+		t.Fatalf("Read: %v, want an error wrapping ErrKeepAliveTimeout", err)
 	}
 }
