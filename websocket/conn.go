@@ -712,11 +712,7 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 	}
 	f.done, f.active = true, false
 	if err != nil {
-		c.pauseKeepAlive()
-		if r := c.rs; r == nil || !r.draining { // else Close skips what follows in it
-			c.dropPooled() // the connection is done: nothing more is parsed
-		}
-		c.releaseRead()
+		c.failRead()
 		return future.Fail[Message](err), true
 	}
 	c.releaseRead()
@@ -730,11 +726,31 @@ func (f *ReadFuture) Cancel() {
 	}
 	f.done, f.active = true, false
 	if f.started {
-		f.c.cancelRead()
-		f.c.pauseKeepAlive()
-		if rs := f.c.rs; rs == nil || rs.reader == nil { // else the unfinished message keeps the role
-			f.c.releaseRead()
-		}
+		f.c.abandonRead()
+	}
+}
+
+// failRead ends a read that failed: the connection is done, so the
+// keep-alive timer stops, the pooled buffer goes back (unless Close is
+// to skip what follows a protocol error in it), and the reader role is
+// given back. Called by the holder of reading.
+func (c *Conn) failRead() {
+	c.pauseKeepAlive()
+	if r := c.rs; r == nil || !r.draining { // else Close skips what follows in it
+		c.dropPooled() // the connection is done: nothing more is parsed
+	}
+	c.releaseRead()
+}
+
+// abandonRead ends a cancelled read: its I/O is stopped and the
+// keep-alive timer with it, and the reader role given back unless a
+// MessageReader's unfinished message keeps it. Called by the holder of
+// reading.
+func (c *Conn) abandonRead() {
+	c.cancelRead()
+	c.pauseKeepAlive()
+	if rs := c.rs; rs == nil || rs.reader == nil {
+		c.releaseRead()
 	}
 }
 

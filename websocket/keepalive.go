@@ -55,14 +55,18 @@ func (c *Conn) heard() {
 	// read per read, not a timer reset.
 }
 
-// deadline is when the policy acts next: a ping after KeepAlive of
-// silence, or the failure KeepAliveTimeout after an unanswered ping.
-func (c *Conn) deadline(ka *keepAlive) time.Time {
+// due is when the policy acts next, as a time since kaBase: a ping after
+// KeepAlive of silence, or the failure KeepAliveTimeout after an
+// unanswered ping.
+func (c *Conn) due(ka *keepAlive) time.Duration {
 	if ka.pinged {
-		return kaBase.Add(ka.pingAt + c.cfg.keepAliveTimeout)
+		return ka.pingAt + c.cfg.keepAliveTimeout
 	}
-	return kaBase.Add(ka.heard + c.cfg.keepAlive)
+	return ka.heard + c.cfg.keepAlive
 }
+
+// deadline is due as a time.Time, for a timer or a read deadline.
+func (c *Conn) deadline(ka *keepAlive) time.Time { return kaBase.Add(c.due(ka)) }
 
 // kaBase is the origin of the policy's times, which are read from the
 // monotonic clock only (half the cost of time.Now).
@@ -78,15 +82,6 @@ func kaNow() time.Duration { return time.Since(kaBase) }
 // the reader, with a policy configured.
 func (c *Conn) keepAliveDue(cx *future.Context) bool {
 	ka := c.keepAliveState()
-	c.mu.Lock()
-	closing := c.closeSent || c.tclosed
-	c.mu.Unlock()
-	if closing {
-		// No ping after our close frame; Close's own timeout bounds the
-		// wait for the peer's.
-		c.pauseKeepAlive()
-		return false
-	}
 	for {
 		if !ka.armed {
 			ka.sleep.Reset(c.deadline(ka))
@@ -96,6 +91,11 @@ func (c *Conn) keepAliveDue(cx *future.Context) bool {
 			return false
 		}
 		ka.armed = false
+		if c.closing() {
+			// No ping after our close frame; Close's own timeout bounds
+			// the wait for the peer's.
+			return false
+		}
 		if c.keepAliveAct() {
 			return true
 		}
@@ -103,13 +103,14 @@ func (c *Conn) keepAliveDue(cx *future.Context) bool {
 	}
 }
 
-// keepAliveAct does what the policy's deadline asks once it has passed: a ping after KeepAlive of silence, the failure after an unanswered
+// keepAliveAct does what the policy's deadline asks once it has passed:
+// a ping after KeepAlive of silence, the failure after an unanswered
 // ping. It reports false when the deadline has not passed (input came
 // since it was set). Called by the reader.
 func (c *Conn) keepAliveAct() bool {
 	ka := c.keepAliveState()
 	now := kaNow()
-	if kaBase.Add(now).Before(c.deadline(ka)) {
+	if now < c.due(ka) {
 		return false
 	}
 	c.state()
@@ -133,10 +134,7 @@ func (c *Conn) keepAliveAct() bool {
 // goes on). Called by the reader, with a policy configured.
 func (c *Conn) fillNet(nt *netTransport, buf []byte) (n int, err error, consumed bool) {
 	ka := c.keepAliveState()
-	c.mu.Lock()
-	closing := c.closeSent || c.tclosed
-	c.mu.Unlock()
-	if closing {
+	if c.closing() {
 		_ = nt.nc.SetReadDeadline(time.Time{})
 		res, _ := nt.PollRead(nil, buf)
 		return res.Value, res.Err, false
@@ -164,4 +162,12 @@ func (c *Conn) pauseKeepAlive() {
 		ka.sleep.Cancel()
 		ka.armed = false
 	}
+}
+
+// closing reports whether our close frame went out or the transport is
+// closed. Takes mu.
+func (c *Conn) closing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeSent || c.tclosed
 }

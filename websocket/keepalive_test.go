@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"testing"
@@ -152,25 +151,14 @@ func TestKeepAliveBlockingReadOnNetHTTP(t *testing.T) {
 	const interval = 50 * time.Millisecond
 	up := &Upgrader{Options: Options{KeepAlive: interval}}
 	errc := make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer c.CloseNow()
+	ts := netHTTPServer(t, up, func(c *Conn) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		_, _, err = c.Read(ctx)
+		_, _, err := c.Read(ctx)
 		errc <- err
-	}))
-	defer srv.Close()
-	rc, resp := dialRaw(t, &testServer{addr: srv.Listener.Addr().String()}, goodHeaders)
-	if resp.StatusCode != http.StatusSwitchingProtocols {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
+	})
+	rc := openKeepAlive(t, ts, false)
 	defer rc.nc.Close()
-	_ = rc.nc.SetDeadline(time.Now().Add(20 * time.Second))
 	nextPing(t, rc)
 	start := time.Now()
 	rc.expectEnd()

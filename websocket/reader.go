@@ -61,7 +61,7 @@ func (r *MessageReader) Read(p []byte) (int, error) {
 	case len(p) == 0:
 		return 0, nil
 	}
-	f := &partFuture{c: r.c, r: r, dst: p, started: true}
+	f := &partFuture{c: r.c, r: r, dst: p, forRead: true}
 	v, err := block(r.ctx, r.c, future.Future[future.Result[MessageType]](f))
 	if err != nil {
 		r.err = err
@@ -74,55 +74,43 @@ func (r *MessageReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// partFuture runs the parser for a MessageReader: its first poll (started
-// false) takes the reader role and waits for a message to begin, a later
-// one (a Read) copies the next part of the payload into dst. Its result
-// is the message's type for the first, the bytes copied for a Read.
+// partFuture runs the parser for a MessageReader: NextReader's (forRead
+// false) takes the reader role and waits for a message to begin, a Read's
+// (forRead true) copies the next part of the payload into dst. Its
+// result is the message's type for the first, the bytes copied for a
+// Read.
 type partFuture struct {
 	c       *Conn
 	r       *MessageReader
 	dst     []byte
-	started bool
-	// begun says the first poll took the reader role.
-	begun bool
+	forRead bool
+	// took says NextReader's future took the reader role.
+	took bool
 }
 
 // Poll parses on; see partFuture.
 func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool) {
-	return f.poll(cx)
-}
-
-func (f *partFuture) poll(cx *future.Context) (future.Result[MessageType], bool) {
 	c, r := f.c, f.r
-	if !f.started && !f.begun {
-		if !c.takeReader() {
-			return future.Fail[MessageType](ErrClosed), true
+	if !f.forRead {
+		if !f.took {
+			if !c.takeReader() {
+				return future.Fail[MessageType](ErrClosed), true
+			}
+			f.took = true
 		}
-		f.begun = true
-	}
-	if !f.started {
 		if !c.discardPart(cx) {
 			return future.Result[MessageType]{}, false
 		}
 	}
-	rs := c.state()
-	rs.part, rs.dst, rs.dn, rs.partEnd = true, f.dst, 0, false
-	m, err, ok := c.pollRead(cx)
-	n := rs.dn
-	rs.part, rs.dst, rs.dn = false, nil, 0
+	m, n, err, ok := c.pollPart(cx, f.dst)
 	if !ok {
 		return future.Result[MessageType]{}, false
 	}
+	rs := c.rs
 	switch {
 	case err != nil:
 		rs.reader = nil
-		c.pauseKeepAlive()
-		if rs.draining {
-			// Close skips what follows the protocol error.
-		} else {
-			c.dropPooled()
-		}
-		c.releaseRead()
+		c.failRead()
 		return future.Fail[MessageType](err), true
 	case rs.partEnd:
 		rs.partEnd, rs.reader = false, nil
@@ -136,31 +124,38 @@ func (f *partFuture) poll(cx *future.Context) (future.Result[MessageType], bool)
 			r.whole = []byte{}
 		}
 		c.releaseRead()
-		if f.started {
+		if f.forRead {
 			n = copy(f.dst, r.whole)
 			r.off = n
 		}
 	default:
 		rs.reader = r // the parser is inside its message: the role stays held
 	}
-	if !f.started {
+	if !f.forRead {
 		return future.Ok(m.Type), true
 	}
 	return future.Result[MessageType]{Value: MessageType(n)}, true
 }
 
-// Cancel abandons the wait: the reader role is given back at once for a
-// first poll, and kept by a Read inside its message (the next read of
-// the connection discards the rest).
+// Cancel abandons the wait: NextReader's gives the reader role back, a
+// Read's inside its message keeps it (the next read of the connection
+// discards the rest).
 func (f *partFuture) Cancel() {
-	c := f.c
-	if !f.started && f.begun {
-		if rs := c.rs; rs == nil || rs.reader == nil {
-			c.cancelRead()
-			c.pauseKeepAlive()
-			c.releaseRead()
-		}
+	if !f.forRead && f.took {
+		f.c.abandonRead()
 	}
+}
+
+// pollPart runs the parser in parts mode: an uncompressed data message's
+// payload goes into dst (n bytes this time) instead of being gathered.
+// Called by the holder of reading.
+func (c *Conn) pollPart(cx *future.Context, dst []byte) (m Message, n int, err error, ok bool) {
+	rs := c.state() // not given back while part is set (putStateIdle)
+	rs.part, rs.dst, rs.dn, rs.partEnd = true, dst, 0, false
+	m, err, ok = c.pollRead(cx)
+	n = rs.dn
+	rs.part, rs.dst, rs.dn = false, nil, 0
+	return m, n, err, ok
 }
 
 // takeReader takes the reader role for a new read, from a MessageReader
@@ -175,10 +170,7 @@ func (c *Conn) takeReader() bool {
 	if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
 		return true
 	}
-	c.mu.Lock()
-	closing := c.closeSent || c.tclosed
-	c.mu.Unlock()
-	if !closing {
+	if !c.closing() {
 		panic(errConcurrentRead)
 	}
 	return false
@@ -194,9 +186,7 @@ func (c *Conn) discardPart(cx *future.Context) bool {
 	}
 	var scratch [512]byte
 	for {
-		rs.part, rs.dst, rs.dn, rs.partEnd = true, scratch[:], 0, false
-		_, err, ok := c.pollRead(cx)
-		rs.part, rs.dst, rs.dn = false, nil, 0
+		_, _, err, ok := c.pollPart(cx, scratch[:])
 		if !ok {
 			return false
 		}
