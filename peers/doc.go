@@ -17,6 +17,13 @@
 // the open-file limit asks (IdleFleet), and their memory is reported as
 // the growth of the servers' resident sets, in all and per connection.
 //
+// blitz's echo server comes in two forms: blitz and blitz-epoll hold a
+// ReadPooled and a WriteAll future in the connection's state, as a
+// handler written with futures does; blitz-poll and blitz-poll-epoll poll
+// the stream's own pooled read (PollReadPooled) and write with PollWrite,
+// as the runtime's HTTP and WebSocket servers do, so an idle connection
+// keeps no future for the write it finished.
+//
 // The WebSocket servers (mode ws: blitz's websocket package, gorilla,
 // coder, gobwas, gws, nbio's websocket) echo and broadcast; TestWSPeerTable measures their
 // echo throughput, idle memory and broadcast time side by side

@@ -137,6 +137,76 @@ func (f *blitzEchoFuture) Cancel() {
 	f.s.Close()
 }
 
+// blitzPollEcho is the echo connection of the blitz server written as a
+// protocol's connection is (the runtime's HTTP and WebSocket servers
+// are): a future that polls the stream's own pooled read (PollReadPooled)
+// and writes with PollWrite, which keeps no write future once the write
+// is out. So an idle connection holds its task, its socket and this
+// record, and nothing for the write it finished.
+func blitzPollEcho(s *blitz.TCPStream) future.Future[error] {
+	return &blitzPollEchoFuture{s: s}
+}
+
+// blitzPollEchoFuture is blitzPollEcho's future: buf is the data being
+// written back (none while reading), off how much of it is out.
+type blitzPollEchoFuture struct {
+	s   *blitz.TCPStream
+	buf blitz.PooledBuf
+	off int32
+}
+
+// Poll runs the loop until it waits or the connection ends.
+func (f *blitzPollEchoFuture) Poll(cx *future.Context) (error, bool) {
+	for {
+		if data := f.buf.Bytes(); len(data) > 0 {
+			r, ok := f.s.PollWrite(cx, data[f.off:])
+			if !ok {
+				return nil, false
+			}
+			if r.Err != nil {
+				return f.end(r.Err)
+			}
+			if f.off += int32(r.Value); int(f.off) < len(data) {
+				continue
+			}
+			f.buf.Release()
+			f.buf, f.off = blitz.PooledBuf{}, 0
+		}
+		r, ok := f.s.PollReadPooled(cx)
+		if !ok {
+			return nil, false
+		}
+		if r.Err != nil {
+			return f.end(r.Err)
+		}
+		f.buf = r.Value
+		if len(f.buf.Bytes()) == 0 {
+			f.buf.Release()
+			f.buf = blitz.PooledBuf{}
+		}
+	}
+}
+
+// end releases the buffer and closes the stream; EOF is the normal end.
+func (f *blitzPollEchoFuture) end(err error) (error, bool) {
+	f.buf.Release()
+	f.buf = blitz.PooledBuf{}
+	f.s.Close()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err, true
+}
+
+// Cancel abandons the read or write in flight and closes the stream.
+func (f *blitzPollEchoFuture) Cancel() {
+	f.s.CancelRead()
+	f.s.CancelWrite()
+	f.buf.Release()
+	f.buf = blitz.PooledBuf{}
+	f.s.Close()
+}
+
 // The blitz servers' read pool: the runtime's defaults, named so that a
 // report can tell the pool's size.
 const (
@@ -144,14 +214,14 @@ const (
 	blitzReadBufferSize = 4096
 )
 
-// startBlitzEcho is the blitz echo server on backend ("" for the default:
+// startBlitzEcho is the blitz echo server of handler on backend ("" for the default:
 // io_uring where the kernel allows it).
-func startBlitzEcho(addr, backend string) (*Server, error) {
+func startBlitzEcho(addr, backend string, handler func(*blitz.TCPStream) future.Future[error]) (*Server, error) {
 	rt, l, err := listenBlitz(addr, blitzPooled(backend))
 	if err != nil {
 		return nil, err
 	}
-	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, blitzEcho, blitz.ServeConfig{}))
+	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, handler, blitz.ServeConfig{}))
 	return &Server{Addr: l.AddrPort().String(), ReadPool: blitzReadBuffers * blitzReadBufferSize, Stop: func() error {
 		_ = l.Close()
 		_, err := srv.Wait(context.Background())

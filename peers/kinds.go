@@ -44,11 +44,13 @@ type starter func(addr string) (*Server, error)
 // kinds holds every server kind, by mode and name.
 var kinds = map[Mode]map[string]starter{
 	Echo: {
-		"go-net":      startGoNetEcho,
-		"blitz":       func(a string) (*Server, error) { return startBlitzEcho(a, "") },
-		"blitz-epoll": func(a string) (*Server, error) { return startBlitzEcho(a, "epoll") },
-		"gnet":        startGnetEcho,
-		"nbio":        startNbioEcho,
+		"go-net":           startGoNetEcho,
+		"blitz":            func(a string) (*Server, error) { return startBlitzEcho(a, "", blitzEcho) },
+		"blitz-epoll":      func(a string) (*Server, error) { return startBlitzEcho(a, "epoll", blitzEcho) },
+		"blitz-poll":       func(a string) (*Server, error) { return startBlitzEcho(a, "", blitzPollEcho) },
+		"blitz-poll-epoll": func(a string) (*Server, error) { return startBlitzEcho(a, "epoll", blitzPollEcho) },
+		"gnet":             startGnetEcho,
+		"nbio":             startNbioEcho,
 	},
 	HTTP: {
 		"net-http":          startNetHTTP,

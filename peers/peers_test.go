@@ -3,7 +3,11 @@
 package peers
 
 import (
+	"bytes"
+	"io"
+	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,5 +68,63 @@ func TestProcFigures(t *testing.T) {
 	after, err := CPU(os.Getpid())
 	if err != nil || after <= before {
 		t.Fatalf("CPU went from %v to %v (%v) over 100ms of spinning", before, after, err)
+	}
+}
+
+// The blitz echo servers give back every byte of a stream much larger
+// than a read buffer, sent while the client reads: reads of many pool
+// buffers, and writes that wait for the socket once the client's receive
+// window is full.
+func TestBlitzEchoLargeStream(t *testing.T) {
+	size := 8 << 20
+	if testing.Short() {
+		size = 1 << 20
+	}
+	for _, kind := range Kinds(Echo) {
+		if !strings.HasPrefix(kind, "blitz") {
+			continue
+		}
+		t.Run(kind, func(t *testing.T) {
+			s, err := Start(Echo, kind, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := s.Stop(); err != nil {
+					t.Errorf("stop: %v", err)
+				}
+			}()
+			c, err := net.Dial("tcp", s.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// A small receive buffer, and a pause before the first read,
+			// so the server's socket fills and its writes wait.
+			if err := c.(*net.TCPConn).SetReadBuffer(32 << 10); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, size)
+			for i := range want {
+				want[i] = byte(i*7 + i>>12)
+			}
+			sent := make(chan error, 1)
+			go func() {
+				_, err := c.Write(want)
+				sent <- err
+			}()
+			got := make([]byte, size)
+			time.Sleep(50 * time.Millisecond)
+			_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+			if _, err := io.ReadFull(c, got); err != nil {
+				t.Fatalf("read back: %v", err)
+			}
+			if err := <-sent; err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatal("the echo differs from what was sent")
+			}
+		})
 	}
 }
