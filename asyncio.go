@@ -96,8 +96,14 @@ func (s *conn) CancelRead() {
 		s.pollingRead = false
 	}
 	if s.pollingPooled {
+		if s.readPooled == nil {
+			s.unparkPooled()
+		}
 		s.readPooled.Cancel() // what it received goes to the next read
 		s.pollingPooled = false
+		// Kept by the stream, not pooled: a cancelled op may linger in
+		// the read slot with the future as its owner.
+		s.pooledRead = false
 	}
 }
 

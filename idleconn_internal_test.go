@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -308,6 +309,100 @@ func TestArmedReadInDump(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, r.Err)
 			r.Value.Release()
+		})
+	}
+}
+
+// parkProbe reads with PollReadPooled until n messages came, and records
+// at each wait whether the stream kept a future for the read (it should
+// not while the receive is armed), and the reads' data.
+type parkProbe struct {
+	s       *TCPStream
+	n       int
+	got     []string
+	waits   atomic.Int32 // the polls that returned not ready
+	kept    atomic.Int32 // of those, the ones that left a future in the stream
+	waiting atomic.Bool  // the last poll returned not ready
+	read    atomic.Int32 // len(got)
+}
+
+func (p *parkProbe) Poll(cx *future.Context) (error, bool) {
+	for len(p.got) < p.n {
+		r, ok := p.s.PollReadPooled(cx)
+		if !ok {
+			p.waits.Add(1)
+			if p.s.readPooled != nil || !p.s.pollingPooled {
+				p.kept.Add(1)
+			}
+			p.waiting.Store(true)
+			return nil, false
+		}
+		p.waiting.Store(false)
+		if r.Err != nil {
+			return r.Err, true
+		}
+		p.got = append(p.got, string(r.Value.Bytes()))
+		p.read.Add(1)
+		r.Value.Release()
+	}
+	return nil, true
+}
+
+func (p *parkProbe) Cancel() { p.s.CancelRead() }
+
+// TestPollReadPooledParksItsFuture: a PollReadPooled that waits on the
+// socket's armed receive keeps no future in the stream (it goes back to
+// the pool and is rebuilt at the next poll), reads every message in
+// order, and a Close while it waits so ends it with ErrClosed; a
+// CancelRead while it waits loses nothing.
+func TestPollReadPooledParksItsFuture(t *testing.T) {
+	for _, bk := range idleBackends(t) {
+		t.Run(bk, func(t *testing.T) {
+			rt, s, c := idlePair(t, bk)
+			if s.n.ring.armer() == nil {
+				t.Skip("the backend does not arm receives")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			p := &parkProbe{s: s, n: 5}
+			h := SpawnOn(rt.Handle(), future.Future[error](p))
+			for i := range p.n {
+				waitFor(t, "the read waits", func() bool { return p.waiting.Load() && s.n.armStateNow() == armArmed })
+				_, err := c.Write(fmt.Appendf(nil, "message %d", i))
+				require.NoError(t, err)
+				waitFor(t, "the message is read", func() bool { return p.read.Load() == int32(i+1) })
+			}
+			err, werr := h.Wait(ctx)
+			require.NoError(t, werr)
+			require.NoError(t, err)
+			require.Equal(t, []string{"message 0", "message 1", "message 2", "message 3", "message 4"}, p.got)
+			require.Positive(t, p.waits.Load())
+			require.Zero(t, p.kept.Load(), "waits that kept a future in the stream")
+
+			// Cancelled while parked: the data that comes after goes to
+			// the next read.
+			p = &parkProbe{s: s, n: 1}
+			h = SpawnOn(rt.Handle(), future.Future[error](p))
+			waitFor(t, "the read waits", func() bool { return p.waiting.Load() && s.n.armStateNow() == armArmed })
+			h.Cancel()
+			_, _ = h.Wait(ctx)
+			_, err = c.Write([]byte("after the cancel"))
+			require.NoError(t, err)
+			p = &parkProbe{s: s, n: 1}
+			err, werr = SpawnOn(rt.Handle(), future.Future[error](p)).Wait(ctx)
+			require.NoError(t, werr)
+			require.NoError(t, err)
+			require.Equal(t, []string{"after the cancel"}, p.got)
+
+			// Closed while parked.
+			p = &parkProbe{s: s, n: 1}
+			h = SpawnOn(rt.Handle(), future.Future[error](p))
+			waitFor(t, "the read waits", func() bool { return p.waiting.Load() && s.n.armStateNow() == armArmed })
+			require.NoError(t, s.Close())
+			err, werr = h.Wait(ctx)
+			require.NoError(t, werr)
+			require.ErrorIs(t, err, ErrClosed)
+			require.ErrorIs(t, err, net.ErrClosed)
 		})
 	}
 }

@@ -16,51 +16,59 @@ import (
 
 // TestSocketOpsAllocateNothing pins the steady state of a connection that
 // reads and writes in a loop: after a warm-up, a TCP echo round trip (a
-// WriteAll and Reads on the client task, a Read and a WriteAll on the
-// server's) allocates nothing, on every backend this platform has. The
-// futures are the connection's own, reused (see TCPStream.Read). Not run
-// under the race detector, whose instrumentation allocates.
+// WriteAll and Reads on the client task; on the server's, a Read and a
+// WriteAll, or a PollReadPooled and PollWrites) allocates nothing, on
+// every backend this platform has. The futures are the connection's own,
+// reused (see TCPStream.Read), or the pools' (PollReadPooled's, parked
+// while it waits, and PollWrite's). Not run under the race detector, whose
+// instrumentation allocates, nor with its pools' random drops.
 func TestSocketOpsAllocateNothing(t *testing.T) {
-	for _, name := range opAllocBackends(t) {
-		t.Run(name, func(t *testing.T) {
-			rt := newRuntime(t, blitz.Config{Workers: 1, Backend: name})
-			h := rt.Handle()
-			l, err := blitz.ListenTCP(h, "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			blitz.SpawnOn(h, future.Future[int](&acceptLoop{l: l})).Detach()
-			r, err := blitz.BlockOn(context.Background(), h, future.Future[future.Result[*blitz.TCPStream]](blitz.DialTCP(h, l.AddrPort().String(), time.Second)))
-			if err == nil {
-				err = r.Err
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := &echoPinger{s: r.Value}
-			roundTrips := func(n int) {
-				t.Helper()
-				p.rounds = n
-				werr, err := blitz.SpawnOn(h, future.Future[error](p)).Wait(context.Background())
-				if werr != nil || err != nil {
-					t.Fatal(werr, err)
-				}
-			}
-			roundTrips(200) // warm-up: the connection's futures, the backend's records
-			const n = 2000
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			roundTrips(n)
-			runtime.ReadMemStats(&after)
-			perRoundTrip := float64(after.Mallocs-before.Mallocs) / n
-			t.Logf("%s: %.3f allocations per round trip", name, perRoundTrip)
-			if perRoundTrip > 0.05 { // the spawn of the measured task and the runtime's own background
-				t.Errorf("%s: %.3f allocations per echo round trip; want none", name, perRoundTrip)
-			}
-			_ = r.Value.Close()
-		})
+	for _, server := range []string{"futures", "polled"} {
+		for _, name := range opAllocBackends(t) {
+			t.Run(server+"/"+name, func(t *testing.T) { socketOpsAllocateNothing(t, name, server == "polled") })
+		}
 	}
+}
+
+// socketOpsAllocateNothing is one case of TestSocketOpsAllocateNothing:
+// the echo server's connections are polledEchos if polled, else echoConns.
+func socketOpsAllocateNothing(t *testing.T, name string, polled bool) {
+	rt := newRuntime(t, blitz.Config{Workers: 1, Backend: name})
+	h := rt.Handle()
+	l, err := blitz.ListenTCP(h, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	blitz.SpawnOn(h, future.Future[int](&acceptLoop{l: l, polled: polled})).Detach()
+	r, err := blitz.BlockOn(context.Background(), h, future.Future[future.Result[*blitz.TCPStream]](blitz.DialTCP(h, l.AddrPort().String(), time.Second)))
+	if err == nil {
+		err = r.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &echoPinger{s: r.Value}
+	roundTrips := func(n int) {
+		t.Helper()
+		p.rounds = n
+		werr, err := blitz.SpawnOn(h, future.Future[error](p)).Wait(context.Background())
+		if werr != nil || err != nil {
+			t.Fatal(werr, err)
+		}
+	}
+	roundTrips(200) // warm-up: the connection's futures, the backend's records
+	const n = 2000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	roundTrips(n)
+	runtime.ReadMemStats(&after)
+	perRoundTrip := float64(after.Mallocs-before.Mallocs) / n
+	t.Logf("%s: %.3f allocations per round trip", name, perRoundTrip)
+	if perRoundTrip > 0.05 { // the spawn of the measured task and the runtime's own background
+		t.Errorf("%s: %.3f allocations per echo round trip; want none", name, perRoundTrip)
+	}
+	_ = r.Value.Close()
 }
 
 // echoPinger makes rounds round trips of a 64-byte message on s and leaves s

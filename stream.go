@@ -32,12 +32,20 @@ type conn struct {
 	// pollingRead and pollingWrite say that a PollRead or a PollWrite is
 	// in flight, in the read or write future (see AsyncReader): Read and
 	// Write then leave that future alone. pollingPooled says the same of
-	// a PollReadPooled, in readPooled, which ReadPooled then leaves alone.
+	// a PollReadPooled, in readPooled (nil while parked, see
+	// PollReadPooled), which ReadPooled then leaves alone.
 	pollingRead, pollingWrite, pollingPooled bool
 	// pooledWrite says that write came from pollWrites for a PollWrite,
 	// and goes back there when that write completes (see PollWrite);
 	// cleared when Write hands the future out. The writer's, as write is.
 	pooledWrite bool
+	// pooledRead says that readPooled came from pooledReads for a
+	// PollReadPooled and nobody else has it: it goes back there while
+	// the read waits on the armed receive (readPooled is then nil with
+	// pollingPooled set; see PollReadPooled). Cleared when ReadPooled
+	// hands the future out or CancelRead cancels it. The reader's, as
+	// readPooled is.
+	pooledRead bool
 }
 
 // LocalAddr returns the connection's local address.
