@@ -103,10 +103,13 @@ type Conn struct {
 	// without it touches.
 	x *connExtra
 
-	// reading is held (set) by the one reader: a ReadFuture in progress,
-	// or a CloseFuture reading the peer's close. rs and cs are the
-	// holder's only.
-	reading atomic.Bool // CAS by a reader, pairs with the Store that releases it
+	// reading is the reader role (readFree, readHeld, readLeft): held by
+	// the one reader, a ReadFuture or a MessageReader in progress, or a
+	// CloseFuture reading the peer's close. rs and cs are the holder's
+	// only. readLeft says a MessageReader left its message unfinished and
+	// keeps the role for it: the connection's next read takes it over
+	// (takeReader) and discards the rest.
+	reading atomic.Uint32 // CAS by a reader, pairs with the Store that releases or leaves it
 	// wstate is the write lock (see writelock.go), held while a frame is
 	// written. Beside reading, so that the two share a word.
 	wstate atomic.Uint32
@@ -625,7 +628,7 @@ func (c *Conn) closeTransport() {
 // user's next read or close. A read that starts after this fails with
 // ErrClosed (tclosed is set).
 func (c *Conn) releasePooled() {
-	if !c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+	if !c.reading.CompareAndSwap(readFree, readHeld) { // acquire: pairs with releaseRead
 		return
 	}
 	c.dropPooled()
@@ -649,11 +652,25 @@ func wakeAll(ws []waker.Waker) {
 // releaseRead gives up the reader's role and wakes a Close that waits for
 // it.
 func (c *Conn) releaseRead() {
-	c.reading.Store(false) // release: pairs with the CAS of the next reader
+	c.reading.Store(readFree) // release: pairs with the CAS of the next reader
 	c.mu.Lock()
 	ws := c.takeWaitersLocked(true)
 	c.mu.Unlock()
 	wakeAll(ws)
+}
+
+// The states of Conn.reading.
+const (
+	readFree uint32 = iota // nobody reads
+	readHeld               // a reader holds the role
+	readLeft               // held for a MessageReader's unfinished message, which the next read takes over
+)
+
+// leaveRead keeps the reader role for the MessageReader whose message is
+// unfinished (rs.reader), for the connection's next read to take over.
+// Called by the holder of reading.
+func (c *Conn) leaveRead() {
+	c.reading.Store(readLeft) // release: pairs with takeReader's CAS
 }
 
 // errConcurrentRead is the panic of a second reader.
@@ -751,6 +768,8 @@ func (c *Conn) abandonRead() {
 	c.pauseKeepAlive()
 	if rs := c.rs; rs == nil || rs.reader == nil {
 		c.releaseRead()
+	} else {
+		c.leaveRead()
 	}
 }
 
@@ -1552,7 +1571,7 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 			c.mu.Lock()
 			over := c.closeRecv || c.tclosed
 			if !over && !f.reading {
-				if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+				if c.reading.CompareAndSwap(readFree, readHeld) { // acquire: pairs with releaseRead
 					f.reading = true
 				} else {
 					c.addWaiterLocked(true, cx.Waker())

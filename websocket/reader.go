@@ -130,6 +130,7 @@ func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool)
 		}
 	default:
 		rs.reader = r // the parser is inside its message: the role stays held
+		c.leaveRead()
 	}
 	if !f.forRead {
 		return future.Ok(m.Type), true
@@ -164,10 +165,10 @@ func (c *Conn) pollPart(cx *future.Context, dst []byte) (m Message, n int, err e
 // or closed. A second concurrent reader panics. Called by a read's first
 // poll.
 func (c *Conn) takeReader() bool {
-	if c.rs != nil && c.rs.reader != nil {
-		return true // held by the unfinished MessageReader: taken over
+	if c.reading.CompareAndSwap(readLeft, readHeld) { // acquire: pairs with leaveRead
+		return true // left by the unfinished MessageReader: taken over
 	}
-	if c.reading.CompareAndSwap(false, true) { // acquire: pairs with releaseRead
+	if c.reading.CompareAndSwap(readFree, readHeld) { // acquire: pairs with releaseRead
 		return true
 	}
 	if !c.closing() {

@@ -8,8 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/httpserver"
 )
 
 // netHTTPServer runs handler on each connection upgraded from a net/http
@@ -26,6 +30,46 @@ func netHTTPServer(t *testing.T, up *Upgrader, handler func(c *Conn)) *testServe
 	}))
 	t.Cleanup(srv.Close)
 	return &testServer{addr: srv.Listener.Addr().String()}
+}
+
+// runtimeServer runs handler on a goroutine of its own for each
+// connection upgraded from an httpserver on a runtime: the blocking API
+// over the runtime's streams, whose pooled reads give the reader's state
+// back while the connection waits.
+func runtimeServer(t *testing.T, up *Upgrader, handler func(c *Conn)) *testServer {
+	t.Helper()
+	rt := newRuntime(t)
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns sync.WaitGroup
+	srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		conns.Add(1)
+		go func() {
+			defer conns.Done()
+			defer c.CloseNow()
+			handler(c)
+		}()
+	})}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(rt.Handle(), l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		conns.Wait()
+	})
+	return &testServer{rt: rt, addr: l.AddrPort().String()}
 }
 
 // TestNextReaderStreamsFragments: a fragmented message's payload is
@@ -221,5 +265,87 @@ func TestNextReaderOnTheRuntime(t *testing.T) {
 	}
 	if _, p, err := c.Read(ctx); err != nil || string(p) != "next" {
 		t.Fatalf("Read after an unfinished reader = %q, %v; want \"next\"", p, err)
+	}
+}
+
+// TestReadDuringCloseHandshake: a goroutine that reads on while another
+// runs the close handshake (CloseContext reads the peer's answer, holding
+// the reader role) gets the close's error instead of waiting or
+// panicking, and the two never touch the reader's state at once (the
+// race detector watches). With Read and with NextReader, on net/http and
+// on the runtime's streams.
+func TestReadDuringCloseHandshake(t *testing.T) {
+	rounds := 30
+	if testing.Short() {
+		rounds = 10
+	}
+	for _, server := range []string{"net/http", "runtime"} {
+		for _, how := range []string{"Read", "NextReader"} {
+			t.Run(server+"/"+how, func(t *testing.T) {
+				readDuringCloseHandshake(t, server == "runtime", how == "NextReader", rounds)
+			})
+		}
+	}
+}
+
+// readDuringCloseHandshake is a case of TestReadDuringCloseHandshake.
+func readDuringCloseHandshake(t *testing.T, onRuntime, parts bool, rounds int) {
+	readErrs := make(chan error, rounds)
+	closeErrs := make(chan error, rounds)
+	serve := netHTTPServer
+	if onRuntime {
+		serve = runtimeServer
+	}
+	ts := serve(t, &Upgrader{}, func(c *Conn) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var closing sync.WaitGroup
+		defer closing.Wait()
+		for {
+			var p []byte
+			var err error
+			if parts {
+				var r *MessageReader
+				if _, r, err = c.NextReader(ctx); err == nil {
+					p, err = io.ReadAll(r)
+				}
+			} else {
+				_, p, err = c.Read(ctx)
+			}
+			if err != nil {
+				readErrs <- err
+				return
+			}
+			if string(p) == "close" {
+				closing.Add(1)
+				go func() {
+					defer closing.Done()
+					closeErrs <- c.CloseContext(ctx, StatusNormalClosure, "bye")
+				}()
+			}
+		}
+	})
+	if ts.rt == nil {
+		ts.rt = newRuntime(t)
+	}
+	for i := range rounds {
+		c := dialTest(t, ts, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := c.Write(ctx, TextMessage, []byte("close")); err != nil {
+			t.Fatalf("round %d: write: %v", i, err)
+		}
+		_, _, err := c.Read(ctx) // answers the server's close
+		cancel()
+		var ce *CloseError
+		if !errors.As(err, &ce) || ce.Code != StatusNormalClosure || ce.Reason != "bye" {
+			t.Fatalf("round %d: the client read %v, want the server's close", i, err)
+		}
+		_ = c.CloseNow()
+		if err := <-closeErrs; err != nil {
+			t.Fatalf("round %d: CloseContext: %v", i, err)
+		}
+		if err := <-readErrs; err == nil {
+			t.Fatalf("round %d: the server's read ended without an error", i)
+		}
 	}
 }

@@ -223,10 +223,10 @@ func TestPooledBufferGivenBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	inPool := func(c *Conn) bool {
-		if !c.reading.CompareAndSwap(false, true) {
+		if !c.reading.CompareAndSwap(readFree, readHeld) {
 			t.Fatal("a reader is active")
 		}
-		defer c.reading.Store(false)
+		defer c.reading.Store(readFree)
 		return c.rs != nil && c.rs.inPool()
 	}
 
@@ -371,13 +371,13 @@ func TestPooledReadsRandomSegments(t *testing.T) {
 			pongs++
 		}
 		_ = c.CloseNow()
-		if !c.reading.CompareAndSwap(false, true) {
+		if !c.reading.CompareAndSwap(readFree, readHeld) {
 			t.Fatal("a reader is active after the reads")
 		}
 		if c.rs != nil && c.rs.inPool() {
 			t.Fatalf("round %d: the closed connection holds a pool buffer", round)
 		}
-		c.reading.Store(false)
+		c.reading.Store(readFree)
 	}
 }
 
