@@ -106,9 +106,10 @@ type Conn struct {
 	// reading is the reader role (readFree, readHeld, readLeft): held by
 	// the one reader, a ReadFuture or a MessageReader in progress, or a
 	// CloseFuture reading the peer's close. rs and cs are the holder's
-	// only. readLeft says a MessageReader left its message unfinished and
-	// keeps the role for it: the connection's next read takes it over
-	// (takeReader) and discards the rest.
+	// only. readLeft says a MessageReader left its message unfinished,
+	// between two of its Reads, and keeps the role for it: its next Read
+	// takes it back (resumeReader), or the connection's next read
+	// (takeReader) or its close takes it over and skips the rest.
 	reading atomic.Uint32 // CAS by a reader, pairs with the Store that releases or leaves it
 	// wstate is the write lock (see writelock.go), held while a frame is
 	// written. Beside reading, so that the two share a word.
@@ -628,8 +629,12 @@ func (c *Conn) closeTransport() {
 // user's next read or close. A read that starts after this fails with
 // ErrClosed (tclosed is set).
 func (c *Conn) releasePooled() {
-	if !c.reading.CompareAndSwap(readFree, readHeld) { // acquire: pairs with releaseRead
+	if !c.reading.CompareAndSwap(readFree, readHeld) && // acquire: pairs with releaseRead
+		!c.reading.CompareAndSwap(readLeft, readHeld) { // or with leaveRead
 		return
+	}
+	if rs := c.rs; rs != nil && rs.reader != nil {
+		rs.reader = orphaned // its Read fails with ErrClosed (see resumeReader)
 	}
 	c.dropPooled()
 	c.releaseRead()
@@ -663,14 +668,19 @@ func (c *Conn) releaseRead() {
 const (
 	readFree uint32 = iota // nobody reads
 	readHeld               // a reader holds the role
-	readLeft               // held for a MessageReader's unfinished message, which the next read takes over
+	readLeft               // left to a MessageReader's unfinished message, between its Reads
 )
 
 // leaveRead keeps the reader role for the MessageReader whose message is
-// unfinished (rs.reader), for the connection's next read to take over.
-// Called by the holder of reading.
+// unfinished (rs.reader), for its next Read to take back (resumeReader),
+// or the connection's next read or its close to take over; and wakes a
+// Close that waits for the role. Called by the holder of reading.
 func (c *Conn) leaveRead() {
-	c.reading.Store(readLeft) // release: pairs with takeReader's CAS
+	c.reading.Store(readLeft) // release: pairs with the CAS of takeReader, resumeReader or a close
+	c.mu.Lock()
+	ws := c.takeWaitersLocked(true) // a Close waiting for the role may take it now
+	c.mu.Unlock()
+	wakeAll(ws)
 }
 
 // errConcurrentRead is the panic of a second reader.
@@ -720,7 +730,7 @@ func (f *ReadFuture) Poll(cx *future.Context) (future.Result[Message], bool) {
 		}
 		f.started = true
 	}
-	if !c.discardPart(cx) { // what a MessageReader left of its message
+	if !c.discardPart(cx, true) { // what a MessageReader left of its message
 		return future.Result[Message]{}, false
 	}
 	m, err, ok := c.pollRead(cx)
@@ -1532,7 +1542,8 @@ type CloseFuture struct {
 // Close returns a future of the close handshake: it sends a close frame
 // with code and reason (code 0 sends one without a code), waits up to
 // Options.CloseTimeout for the peer's close frame (read by the reader in
-// progress, or by the future itself if none reads), then closes the
+// progress, or by the future itself if none reads, skipping the rest of a
+// message a MessageReader left unfinished), then closes the
 // underlying connection. It returns nil once the connection is closed,
 // whether the peer answered in time or not, and an error if the close
 // frame could not be sent (ErrBadCloseCode for a code that may not be
@@ -1571,7 +1582,8 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 			c.mu.Lock()
 			over := c.closeRecv || c.tclosed
 			if !over && !f.reading {
-				if c.reading.CompareAndSwap(readFree, readHeld) { // acquire: pairs with releaseRead
+				if c.reading.CompareAndSwap(readFree, readHeld) || // acquire: pairs with releaseRead
+					c.reading.CompareAndSwap(readLeft, readHeld) { // or with leaveRead: the rest of that message is skipped
 					f.reading = true
 				} else {
 					c.addWaiterLocked(true, cx.Waker())
@@ -1591,6 +1603,9 @@ func (f *CloseFuture) Poll(cx *future.Context) (future.Result[struct{}], bool) {
 				}
 				f.finish()
 				return future.Result[struct{}]{}, true
+			}
+			if !c.discardPart(cx, false) { // a MessageReader's unfinished message
+				break
 			}
 			_, err, ok := c.pollRead(cx)
 			if !ok {

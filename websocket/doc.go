@@ -115,7 +115,9 @@
 // reason. Close sends a close frame (codes 1000-1003, 1007-1014,
 // 3000-4999; 1005 and 1006 are never sent), waits for the peer's up to
 // Options.CloseTimeout (5 s by default), reading it itself if no reader
-// is in progress, and closes the connection. After a protocol error the
+// is in progress, and closes the connection. A MessageReader left inside
+// its message (between its Reads) is not in progress: Close skips the
+// rest of that message, and the reader's next Read fails with ErrClosed. After a protocol error the
 // reader has already sent the close frame: Close then skips what the peer
 // sends until its close frame, so that the peer reads ours rather than a
 // reset. A connection that ended without a close frame reads a

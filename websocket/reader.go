@@ -84,23 +84,27 @@ type partFuture struct {
 	r       *MessageReader
 	dst     []byte
 	forRead bool
-	// took says NextReader's future took the reader role.
+	// took says the future holds the reader role: NextReader's took it
+	// (takeReader), a Read's took back the role its reader left.
 	took bool
 }
 
 // Poll parses on; see partFuture.
 func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool) {
 	c, r := f.c, f.r
-	if !f.forRead {
-		if !f.took {
-			if !c.takeReader() {
-				return future.Fail[MessageType](ErrClosed), true
+	if !f.took {
+		if f.forRead {
+			if err := c.resumeReader(r); err != nil {
+				r.done = true
+				return future.Fail[MessageType](err), true
 			}
-			f.took = true
+		} else if !c.takeReader() {
+			return future.Fail[MessageType](ErrClosed), true
 		}
-		if !c.discardPart(cx) {
-			return future.Result[MessageType]{}, false
-		}
+		f.took = true
+	}
+	if !f.forRead && !c.discardPart(cx, true) {
+		return future.Result[MessageType]{}, false
 	}
 	m, n, err, ok := c.pollPart(cx, f.dst)
 	if !ok {
@@ -138,13 +142,32 @@ func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool)
 	return future.Result[MessageType]{Value: MessageType(n)}, true
 }
 
-// Cancel abandons the wait: NextReader's gives the reader role back, a
-// Read's inside its message keeps it (the next read of the connection
-// discards the rest).
+// Cancel abandons the wait, and the I/O in flight: NextReader's gives the
+// reader role back (or leaves it to the message it took over and has not
+// yet discarded), a Read's inside its message leaves the role to its
+// reader (the next read of the connection discards the rest).
 func (f *partFuture) Cancel() {
-	if !f.forRead && f.took {
+	if f.took {
 		f.c.abandonRead()
 	}
+}
+
+// resumeReader takes back the reader role that r left inside its message
+// (leaveRead), for r's next Read. It fails with io.EOF if a later read of
+// the connection took the message over (and discarded it), and with
+// ErrClosed if the connection's close did.
+func (c *Conn) resumeReader(r *MessageReader) error {
+	if !c.reading.CompareAndSwap(readLeft, readHeld) { // acquire: pairs with leaveRead
+		if c.closing() {
+			return ErrClosed
+		}
+		return io.EOF
+	}
+	if c.rs == nil || c.rs.reader != r { // another reader's unfinished message
+		c.leaveRead()
+		return io.EOF
+	}
+	return nil
 }
 
 // pollPart runs the parser in parts mode: an uncompressed data message's
@@ -178,12 +201,20 @@ func (c *Conn) takeReader() bool {
 }
 
 // discardPart skips the rest of the message that a MessageReader left
-// unfinished, and ends that reader (io.EOF); true once nothing is left
-// to skip. Called by the holder of reading.
-func (c *Conn) discardPart(cx *future.Context) bool {
+// unfinished; true once nothing is left to skip. endOld says the caller
+// is the connection's next read, which by the reader's contract comes
+// after the old reader's last Read: the old reader is then ended (its
+// Read returns io.EOF, or the error the rest of its message met) through
+// its own fields. A close, which may run beside the old reader's
+// goroutine, passes false: the reader is only orphaned, and finds out at
+// its next Read (resumeReader). Called by the holder of reading.
+func (c *Conn) discardPart(cx *future.Context, endOld bool) bool {
 	rs := c.rs
 	if rs == nil || rs.reader == nil {
 		return true
+	}
+	if !endOld {
+		rs.reader = orphaned
 	}
 	var scratch [512]byte
 	for {
@@ -193,14 +224,22 @@ func (c *Conn) discardPart(cx *future.Context) bool {
 		}
 		if err != nil || rs.partEnd || rs.msgOp == 0 {
 			rs.partEnd = false
-			old := rs.reader
+			if old := rs.reader; old != orphaned {
+				old.done, old.whole = true, nil
+				if err != nil {
+					old.err = err
+				}
+			}
 			rs.reader = nil
-			old.done, old.whole = true, nil
 			if err != nil {
-				old.err = err
 				rs.readErr = err // the read that discards fails with it too
 			}
 			return true
 		}
 	}
 }
+
+// orphaned stands in readState.reader for a message whose reader was
+// ended without a word (see discardPart): the message is still skipped
+// to its end, and no reader's fields are written.
+var orphaned = new(MessageReader)

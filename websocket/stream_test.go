@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -402,4 +403,164 @@ func TestPooledBufferKeptUntilTheUsersClose(t *testing.T) {
 	if c.rs != nil && c.rs.inPool() {
 		t.Fatal("CloseNow left the pool buffer held")
 	}
+}
+
+// A MessageReader left inside its message does not keep the connection's
+// reader role from its close: CloseNow gives the pool's buffer back, and
+// a CloseContext skips the rest of the message, reads the peer's answer
+// and returns without waiting out CloseTimeout; the abandoned reader's
+// next Read fails with ErrClosed. Before the close, its Read takes up the
+// message where it left it.
+func TestAbandonedMessageReaderAndClose(t *testing.T) {
+	rt := newRuntime(t)
+	for _, how := range []string{"CloseNow", "CloseContext"} {
+		t.Run(how, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, nc := pooledConn(t, rt)
+			c.cfg.closeTimeout = 5 * time.Second
+			_, _ = nc.Write(frame(0x01, []byte("hello "))) // text, not final
+			typ, r, err := c.NextReader(ctx)
+			if err != nil || typ != TextMessage {
+				t.Fatalf("NextReader: %v, %v", typ, err)
+			}
+			buf := make([]byte, 3)
+			if n, err := r.Read(buf); err != nil || string(buf[:n]) != "hel" {
+				t.Fatalf("first Read: %q, %v", buf[:n], err)
+			}
+			if n, err := r.Read(buf); err != nil || string(buf[:n]) != "lo " {
+				t.Fatalf("second Read: %q, %v", buf[:n], err)
+			}
+			// The reader now waits for the next fragment: left, not held.
+			switch how {
+			case "CloseNow":
+				_ = c.CloseNow()
+				if !c.reading.CompareAndSwap(readFree, readHeld) {
+					t.Fatal("the reader role is still held after CloseNow")
+				}
+				if c.rs != nil && c.rs.inPool() {
+					t.Fatal("the closed connection holds a pool buffer")
+				}
+				c.reading.Store(readFree)
+			case "CloseContext":
+				answered := make(chan error, 1)
+				go func() {
+					// The peer finishes its message, then answers the close.
+					_, _ = nc.Write(frame(0x80, []byte("world")))
+					br := bufio.NewReader(nc)
+					var hdr [2]byte
+					if _, err := io.ReadFull(br, hdr[:]); err != nil {
+						answered <- err
+						return
+					}
+					if hdr[0] != 0x88 {
+						answered <- fmt.Errorf("frame %x, want a close", hdr)
+						return
+					}
+					_, err := nc.Write(closeFrame(int(StatusNormalClosure), ""))
+					answered <- err
+				}()
+				start := time.Now()
+				if err := c.CloseContext(ctx, StatusNormalClosure, "bye"); err != nil {
+					t.Fatalf("CloseContext: %v", err)
+				}
+				if d := time.Since(start); d > 2*time.Second {
+					t.Fatalf("CloseContext took %v: it waited for the abandoned reader", d)
+				}
+				if err := <-answered; err != nil {
+					t.Fatalf("peer: %v", err)
+				}
+				if c.rs != nil && c.rs.inPool() {
+					t.Fatal("the closed connection holds a pool buffer")
+				}
+			}
+			if n, err := r.Read(buf); n != 0 || !errors.Is(err, ErrClosed) {
+				t.Fatalf("the abandoned reader's Read after the close: %d, %v; want ErrClosed", n, err)
+			}
+		})
+	}
+}
+
+// A MessageReader whose message a later read took over reads io.EOF, and
+// the later read gets the next message; a reader that goes on reading
+// its own message after another reader was left gets io.EOF too.
+func TestMessageReaderTakenOver(t *testing.T) {
+	rt := newRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, nc := pooledConn(t, rt)
+	_, _ = nc.Write(frame(0x02, []byte("first part "))) // binary, not final
+	_, r1, err := c.NextReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if n, err := r1.Read(buf); err != nil || string(buf[:n]) != "first" {
+		t.Fatalf("Read: %q, %v", buf[:n], err)
+	}
+	_, _ = nc.Write(append(frame(0x80, []byte("and the end")), frame(0x82, []byte("second"))...))
+	_, p, err := c.Read(ctx)
+	if err != nil || string(p) != "second" {
+		t.Fatalf("the next Read: %q, %v", p, err)
+	}
+	if n, err := r1.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("the taken-over reader: %d, %v; want io.EOF", n, err)
+	}
+
+	// r2 is left inside its message, then r3's NextReader takes it over
+	// and is left inside its own: r2's Read must not take r3's message.
+	_, _ = nc.Write(frame(0x02, []byte("two ")))
+	_, r2, err := c.NextReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r2.Read(buf[:2]); err != nil || n != 2 {
+		t.Fatalf("r2: %d, %v", n, err)
+	}
+	_, _ = nc.Write(append(frame(0x80, []byte("ends")), frame(0x02, []byte("three "))...))
+	_, r3, err := c.NextReader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r3.Read(buf); err != nil || string(buf[:n]) != "three" {
+		t.Fatalf("r3: %q, %v", buf[:n], err)
+	}
+	if n, err := r2.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("r2 after r3 took over: %d, %v; want io.EOF", n, err)
+	}
+	_, _ = nc.Write(frame(0x80, []byte("end")))
+	rest, err := io.ReadAll(r3)
+	if err != nil || string(rest) != " end" {
+		t.Fatalf("the rest of r3: %q, %v", rest, err)
+	}
+	_ = c.CloseNow()
+}
+
+// A MessageReader's Read that gives up (its context ends) while the next
+// fragment has not come leaves the reader role to the message: the
+// connection's next read skips the rest of it and gets the next message.
+func TestMessageReaderReadCancelled(t *testing.T) {
+	rt := newRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, nc := pooledConn(t, rt)
+	_, _ = nc.Write(frame(0x01, []byte("part one, "))) // text, not final
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	_, r, err := c.NextReader(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(r); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ReadAll: %v; want the context's deadline", err)
+	}
+	if c.reading.Load() != readLeft {
+		t.Fatalf("reader role %d after the cancelled Read; want left to the message", c.reading.Load())
+	}
+	_, _ = nc.Write(append(frame(0x80, []byte("part two")), frame(0x81, []byte("next"))...))
+	typ, p, err := c.Read(ctx)
+	if err != nil || typ != TextMessage || string(p) != "next" {
+		t.Fatalf("the next Read: %v %q, %v", typ, p, err)
+	}
+	_ = c.CloseNow()
 }
