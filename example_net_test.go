@@ -2,6 +2,7 @@ package blitz_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -182,4 +183,91 @@ func ExampleTCPStream_PollReadPooled() {
 	}
 	fmt.Println(n, "bytes")
 	// Output: 11 bytes
+}
+
+// echo writes back what its connection sends, as a protocol's connection
+// is written: the pooled read, then PollWrite until the buffer is out,
+// the progress kept in the buffer itself (Advance). Idle, it holds the
+// stream and nothing else.
+type echo struct {
+	s   *blitz.TCPStream
+	buf blitz.PooledBuf // the data being written back, none while reading
+}
+
+func (e *echo) Poll(cx *future.Context) (error, bool) {
+	for {
+		if data := e.buf.Bytes(); len(data) > 0 {
+			r, ok := e.s.PollWrite(cx, data)
+			if !ok {
+				return nil, false
+			}
+			if r.Err != nil {
+				return e.end(r.Err)
+			}
+			if e.buf = e.buf.Advance(r.Value); len(e.buf.Bytes()) > 0 {
+				continue // the socket took part of it
+			}
+			e.buf.Release()
+			e.buf = blitz.PooledBuf{}
+		}
+		r, ok := e.s.PollReadPooled(cx)
+		if !ok {
+			return nil, false
+		}
+		if r.Err != nil {
+			return e.end(r.Err)
+		}
+		e.buf = r.Value
+	}
+}
+
+// end releases the buffer and closes the stream; the end of the stream is
+// the normal end.
+func (e *echo) end(err error) (error, bool) {
+	e.buf.Release()
+	e.buf = blitz.PooledBuf{}
+	_ = e.s.Close()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err, true
+}
+
+// Cancel abandons the read or write in flight.
+func (e *echo) Cancel() {
+	e.s.CancelRead()
+	e.s.CancelWrite()
+	_, _ = e.end(nil)
+}
+
+// ExamplePooledBuf_Advance serves an echo whose writes keep their progress
+// in the pooled buffer.
+func ExamplePooledBuf_Advance() {
+	rt, err := blitz.New(blitz.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer rt.Shutdown(context.Background())
+	l, err := blitz.ListenTCP(rt.Handle(), "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	srv := blitz.SpawnOn(rt.Handle(), blitz.Serve(l, func(s *blitz.TCPStream) future.Future[error] {
+		return &echo{s: s}
+	}, blitz.ServeConfig{}))
+	defer srv.Cancel()
+
+	c, err := net.Dial("tcp", l.AddrPort().String())
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	_, _ = c.Write([]byte("ping"))
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(c, got); err != nil {
+		panic(err)
+	}
+	fmt.Println(string(got))
+	// Output: ping
 }

@@ -196,6 +196,31 @@ func TestPooledBufBytes(t *testing.T) {
 	require.Nil(t, pooledBuf(buf[:0], nil, 0).Bytes())
 }
 
+// TestPooledBufAdvance: Advance drops bytes from the front and keeps the
+// pool's buffer (its ring and id, which Release gives back), down to no
+// data at all; a count past the end leaves none, a negative one panics.
+func TestPooledBufAdvance(t *testing.T) {
+	buf := []byte("hello, pool")
+	r := new(ioRing)
+	p := pooledBuf(buf, r, 7)
+	require.Equal(t, p, p.Advance(0))
+	q := p.Advance(7)
+	require.Equal(t, []byte("pool"), q.Bytes())
+	require.Equal(t, 4, cap(q.Bytes()))
+	require.Same(t, &buf[7], &q.Bytes()[0], "the same buffer, not a copy")
+	require.Same(t, r, q.r)
+	require.Equal(t, uint16(7), q.id)
+	require.Equal(t, []byte("l"), q.Advance(3).Bytes())
+	for _, n := range []int{4, 5, 1 << 40} {
+		e := q.Advance(n)
+		require.Nil(t, e.Bytes(), "Advance(%d)", n)
+		require.Same(t, r, e.r, "the buffer is still there to release")
+		require.Equal(t, uint16(7), e.id)
+	}
+	require.Nil(t, PooledBuf{}.Advance(3).Bytes())
+	require.PanicsWithValue(t, "blitz: PooledBuf.Advance: negative count", func() { p.Advance(-1) })
+}
+
 // TestAcceptedConnAddrsLazy: an accepted connection reads its addresses
 // only when asked (it carries none but its peer's, compact, while it
 // serves; RemoteAddr answers from that), they are the right ones, an error after Close still names them

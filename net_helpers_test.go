@@ -85,29 +85,28 @@ func (a *acceptLoop) Poll(cx *future.Context) (int, bool) {
 }
 
 // polledEcho echoes s as a protocol's connection does: PollReadPooled,
-// then PollWrite until the buffer is out, until the end of the stream,
-// which it closes.
+// then PollWrite until the buffer is out (Advance keeping the progress),
+// until the end of the stream, which it closes.
 type polledEcho struct {
 	s   *blitz.TCPStream
 	buf blitz.PooledBuf
-	off int
 }
 
 func (e *polledEcho) Poll(cx *future.Context) (error, bool) {
 	for {
-		if data := e.buf.Bytes(); e.off < len(data) {
-			r, ok := e.s.PollWrite(cx, data[e.off:])
+		if data := e.buf.Bytes(); len(data) > 0 {
+			r, ok := e.s.PollWrite(cx, data)
 			if !ok {
 				return nil, false
 			}
 			if r.Err != nil {
 				return e.end(r.Err)
 			}
-			e.off += r.Value
+			e.buf = e.buf.Advance(r.Value)
 			continue
 		}
 		e.buf.Release()
-		e.buf, e.off = blitz.PooledBuf{}, 0
+		e.buf = blitz.PooledBuf{}
 		r, ok := e.s.PollReadPooled(cx)
 		if !ok {
 			return nil, false

@@ -65,6 +65,33 @@ func (p PooledBuf) Bytes() []byte {
 	return unsafe.Slice(p.p, p.n)
 }
 
+// Advance returns p without its first n bytes (without any, n at least
+// its length): the rest of the data, still in the pool's buffer, which
+// Release gives back whole. So a writer that got part of the data out
+// keeps its progress in the buffer it holds, as bytes.Buffer.Next does in
+// a bytes.Buffer:
+//
+//	r, ok := s.PollWrite(cx, buf.Bytes())
+//	...
+//	if buf = buf.Advance(r.Value); len(buf.Bytes()) > 0 {
+//		continue // the rest goes in the next write
+//	}
+//	buf.Release()
+//
+// It panics if n is negative.
+func (p PooledBuf) Advance(n int) PooledBuf {
+	switch {
+	case n < 0:
+		panic("blitz: PooledBuf.Advance: negative count")
+	case n >= int(p.n):
+		p.p, p.n = nil, 0
+	default:
+		p.p = (*byte)(unsafe.Add(unsafe.Pointer(p.p), n))
+		p.n -= int32(n)
+	}
+	return p
+}
+
 // Release gives the buffer back to the pool.
 func (p PooledBuf) Release() {
 	if p.r != nil {

@@ -147,30 +147,30 @@ func blitzPollEcho(s *blitz.TCPStream) future.Future[error] {
 	return &blitzPollEchoFuture{s: s}
 }
 
-// blitzPollEchoFuture is blitzPollEcho's future: buf is the data being
-// written back (none while reading), off how much of it is out.
+// blitzPollEchoFuture is blitzPollEcho's future: buf is the rest of the
+// data being written back (none while reading), which Advance moves on as
+// the writes take it.
 type blitzPollEchoFuture struct {
 	s   *blitz.TCPStream
 	buf blitz.PooledBuf
-	off int32
 }
 
 // Poll runs the loop until it waits or the connection ends.
 func (f *blitzPollEchoFuture) Poll(cx *future.Context) (error, bool) {
 	for {
 		if data := f.buf.Bytes(); len(data) > 0 {
-			r, ok := f.s.PollWrite(cx, data[f.off:])
+			r, ok := f.s.PollWrite(cx, data)
 			if !ok {
 				return nil, false
 			}
 			if r.Err != nil {
 				return f.end(r.Err)
 			}
-			if f.off += int32(r.Value); int(f.off) < len(data) {
+			if f.buf = f.buf.Advance(r.Value); len(f.buf.Bytes()) > 0 {
 				continue
 			}
 			f.buf.Release()
-			f.buf, f.off = blitz.PooledBuf{}, 0
+			f.buf = blitz.PooledBuf{}
 		}
 		r, ok := f.s.PollReadPooled(cx)
 		if !ok {
@@ -180,10 +180,6 @@ func (f *blitzPollEchoFuture) Poll(cx *future.Context) (error, bool) {
 			return f.end(r.Err)
 		}
 		f.buf = r.Value
-		if len(f.buf.Bytes()) == 0 {
-			f.buf.Release()
-			f.buf = blitz.PooledBuf{}
-		}
 	}
 }
 
