@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -211,7 +212,7 @@ func TestPooledBufAdvance(t *testing.T) {
 	require.Same(t, r, q.r)
 	require.Equal(t, uint16(7), q.id)
 	require.Equal(t, []byte("l"), q.Advance(3).Bytes())
-	for _, n := range []int{4, 5, 1 << 40} {
+	for _, n := range []int{4, 5, math.MaxInt} {
 		e := q.Advance(n)
 		require.Nil(t, e.Bytes(), "Advance(%d)", n)
 		require.Same(t, r, e.r, "the buffer is still there to release")
