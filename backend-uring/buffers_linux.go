@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/blitz-go/blitz/backend"
+	unixio "github.com/blitz-go/blitz/backend-unix"
 	"golang.org/x/sys/unix"
 )
 
@@ -304,23 +305,11 @@ func (b *Backend) TrimIdle() time.Duration {
 // again. Called with g.mu held.
 func (g *group) trim() {
 	for _, id := range g.parked[g.trimmed:] {
-		if err := releasePages(g.mem.Buffer(int(id))); err != nil {
+		if err := unixio.ReleasePages(g.mem.Buffer(int(id))); err != nil {
 			break // the pages stay resident: no harm beyond the memory
 		}
 	}
 	g.trimmed = len(g.parked)
-}
-
-// releasePages gives the whole pages inside buf back to the system.
-func releasePages(buf []byte) error {
-	page := uintptr(unix.Getpagesize())
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
-	lo := (start + page - 1) &^ (page - 1)
-	hi := (start + uintptr(len(buf))) &^ (page - 1)
-	if hi <= lo {
-		return nil
-	}
-	return unix.Madvise(buf[lo-start:hi-start], unix.MADV_DONTNEED)
 }
 
 // starved gives group more buffers after a receive found none. Called

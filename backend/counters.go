@@ -12,8 +12,9 @@ type EnterCounter interface {
 }
 
 // Trimmer is implemented by a backend that holds memory it can give back
-// once it has stayed unused for a while: the io_uring backend's buffers
-// parked after a burst of reads. The runtime calls TrimIdle from a worker
+// once it has stayed unused for a while: the buffers a burst of reads
+// left behind (the io_uring backend's parked buffers, the epoll, kqueue
+// and poll backends' free buffers). The runtime calls TrimIdle from a worker
 // that is about to sleep in the backend's Wait; TrimIdle gives back what
 // has waited long enough and returns how soon to call it again (0 when
 // nothing waits), which bounds that sleep. Any goroutine may call it; it

@@ -7,35 +7,70 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/blitz-go/blitz/backend"
+	unixio "github.com/blitz-go/blitz/backend-unix"
 )
 
 // group is a registered buffer group: count buffers of size bytes in an
 // arena whose chunks are made as buffers are first taken, and a free list
 // whose top is the lowest id, so that the memory follows the most buffers
 // in use at once.
+//
+// After a burst the buffers it needed go back to the free list, written and
+// resident. The group gives their pages back once they have stayed unused
+// for a while (TrimIdle, which a worker calls before it sleeps): the list
+// is a stack, so the buffers below the lowest point the stack reached
+// during a window of trimAfter were not taken in that window, and those
+// beyond the trimKeep on top are released (unixio.ReleasePages). Released
+// buffers stay on the list, below the others, and cost a page fault when
+// taken again. Under a steady load the window's lowest point follows the
+// buffers in use, and nothing is released.
 type group struct {
 	size  int
 	count int
 	mem   *backend.BufferArena // immutable after registration
+	// pending is the reactor's flag that some group may have buffers to
+	// release: set by put, cleared by TrimIdle. Immutable pointer.
+	pending *atomic.Bool
 
-	// mu guards free and held.
+	// mu guards free, held, clean, low and windowAt.
 	mu   sync.Mutex
 	free []uint16 // stack of free buffer ids
 	held []bool   // held[id]: taken by a completion, not yet released
+	// clean is how many buffers at the bottom of the stack hold no
+	// resident pages: never taken, or released since. free[:clean] are
+	// those: put adds on top, and a take that reaches into them lowers it.
+	clean int
+	// low is the fewest free buffers since windowAt: free[:low] were not
+	// taken since then. windowAt is zero while no window runs.
+	low      int
+	windowAt time.Time
 }
+
+// trimAfter is how long free buffers must go untaken before their pages
+// are given back: under a load that rises and falls, buffers come and go
+// without a system call or a page fault each time.
+const trimAfter = 250 * time.Millisecond
+
+// trimKeep is how many free buffers a group keeps resident on top of its
+// stack, for the first reads of the next burst.
+const trimKeep = 16
 
 // take pops a free buffer.
 func (g *group) take() (uint16, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.free) == 0 {
+	n := len(g.free) - 1
+	if n < 0 {
 		return 0, false
 	}
-	id := g.free[len(g.free)-1]
-	g.free = g.free[:len(g.free)-1]
+	id := g.free[n]
+	g.free = g.free[:n]
 	g.held[id] = true
+	g.clean = min(g.clean, n)
+	g.low = min(g.low, n)
 	return id, true
 }
 
@@ -48,7 +83,43 @@ func (g *group) put(id uint16) bool {
 	}
 	g.held[id] = false
 	g.free = append(g.free, id)
+	if len(g.free)-g.clean > trimKeep && !g.pending.Load() { // load: the flag is mostly set already
+		g.pending.Store(true) // store: after the append, under mu; TrimIdle clears it before it looks
+	}
 	return true
+}
+
+// trimIdle releases the free buffers that were not taken during the
+// window that ended at now, if it has; it reports how long until the
+// current window ends, 0 when the group has nothing to release.
+func (g *group) trimIdle(now time.Time) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.free)-g.clean <= trimKeep {
+		g.windowAt = time.Time{}
+		return 0
+	}
+	if g.windowAt.IsZero() {
+		g.windowAt, g.low = now, len(g.free)
+		return trimAfter
+	}
+	if d := trimAfter - now.Sub(g.windowAt); d > 0 {
+		return d
+	}
+	end := min(g.low, len(g.free)-trimKeep)
+	for i := g.clean; i < end; i++ {
+		if unixio.ReleasePages(g.buffer(g.free[i])) != nil {
+			end = i // the rest stay resident: no harm beyond the memory
+			break
+		}
+	}
+	g.clean = max(g.clean, end)
+	if len(g.free)-g.clean <= trimKeep {
+		g.windowAt = time.Time{}
+		return 0
+	}
+	g.windowAt, g.low = now, len(g.free)
+	return trimAfter
 }
 
 func (g *group) buffer(id uint16) []byte { return g.mem.Buffer(int(id)) }
@@ -59,9 +130,12 @@ func (g *group) buffer(id uint16) []byte { return g.mem.Buffer(int(id)) }
 // buffer, then the release), and a map of uint16 keys hashes them each
 // time.
 type groups struct {
-	mu    sync.Mutex // serializes registrations
-	small [smallGroups]atomic.Pointer[group]
-	m     atomic.Pointer[map[uint16]*group]
+	mu sync.Mutex // serializes registrations
+	// trimPending says some group may have free buffers to release; see
+	// group and TrimIdle.
+	trimPending atomic.Bool
+	small       [smallGroups]atomic.Pointer[group]
+	m           atomic.Pointer[map[uint16]*group]
 }
 
 // smallGroups is the number of group ids kept in the array.
@@ -111,8 +185,9 @@ func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
 	if gs.get(id) != nil {
 		return backend.NewError("register buffer group", backend.ErrExists, nil)
 	}
-	g := &group{size: size, count: count, mem: backend.NewBufferArena(count, size), held: make([]bool, count)}
+	g := &group{size: size, count: count, mem: backend.NewBufferArena(count, size), held: make([]bool, count), pending: &gs.trimPending}
 	g.free = make([]uint16, count)
+	g.clean = count
 	for i := range g.free {
 		g.free[i] = uint16(count - 1 - i) // id 0 on top
 	}
@@ -136,4 +211,45 @@ func (r *Reactor) ReleaseBuffer(g, id uint16) error {
 		return backend.NewError("release buffer", backend.ErrInvalid, fmt.Errorf("group %d buffer %d not held", g, id))
 	}
 	return nil
+}
+
+var _ backend.Trimmer = (*Reactor)(nil)
+
+// TrimIdle gives back the pages of free buffers that have stayed untaken
+// for trimAfter, in every group, and returns how long until it should be
+// called again (0 when no group has buffers to release); see group and
+// backend.Trimmer. Any goroutine may call it.
+func (r *Reactor) TrimIdle() time.Duration {
+	gs := &r.groups
+	if !gs.trimPending.Load() {
+		return 0
+	}
+	// Cleared before the groups are looked at: a put after this sets it
+	// again, and one before it is seen below, under the group's mu.
+	gs.trimPending.Store(false)
+	now := time.Now()
+	wait := time.Duration(0)
+	gs.each(func(g *group) {
+		if d := g.trimIdle(now); d > 0 && (wait == 0 || d < wait) {
+			wait = d
+		}
+	})
+	if wait > 0 {
+		gs.trimPending.Store(true)
+	}
+	return wait
+}
+
+// each calls f with every registered group. Any goroutine.
+func (gs *groups) each(f func(*group)) {
+	for i := range gs.small {
+		if g := gs.small[i].Load(); g != nil { // load-acquire: pairs with set's Store
+			f(g)
+		}
+	}
+	if m := gs.m.Load(); m != nil {
+		for _, g := range *m {
+			f(g)
+		}
+	}
 }

@@ -31,7 +31,11 @@
 // A SelectBuffer recv takes a buffer from its group only when it runs, so an
 // idle connection holds none; an empty group gives ErrNoBuffers if data is
 // waiting (found by a one-byte MSG_PEEK), and end of stream gives the buffer
-// back. A Multishot accept accepts until EAGAIN on every readiness event,
+// back. The free buffers a burst of reads left written go back to the system
+// once they have not been taken for a quarter of a second (TrimIdle, which
+// the runtime calls before a worker sleeps), all but a few kept for the next
+// burst; the buffers a steady load keeps using stay. A Multishot accept
+// accepts until EAGAIN on every readiness event,
 // posting one completion flagged More per connection, and stays at the head
 // of its queue.
 //
