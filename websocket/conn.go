@@ -126,6 +126,9 @@ type Conn struct {
 	closeSent bool
 	closeRecv bool
 	tclosed   bool
+	// userClosed says the user closed the connection (Close, CloseNow):
+	// a read that starts or goes on after it fails with ErrClosed.
+	userClosed bool
 	// hasZ says that x.z is the negotiated permessage-deflate. Set before
 	// the connection is handed out; read-only.
 	hasZ bool
@@ -619,12 +622,23 @@ func (c *Conn) closeTransport() {
 	wakeAll(ws)
 }
 
+// closeByUser is the end of the user's close (Close, CloseNow): the
+// transport is closed and the pooled read's buffer given back.
+func (c *Conn) closeByUser() {
+	c.mu.Lock()
+	c.userClosed = true
+	c.mu.Unlock()
+	c.closeTransport()
+	c.releasePooled()
+}
+
 // releasePooled gives back the pooled read's buffer that the reader holds
 // (the last message was handed out in it, or it is what the reader left),
 // when no reader is active: a connection its user closed (Close, CloseNow)
 // does not keep a buffer of the runtime's pool. An active reader gives it
-// back itself, at its next fill or when it fails. Only the user's close
-// calls it, after closing the transport: a connection that broke on its
+// back itself, at its next fill or when it fails, or when it leaves the
+// role inside its message (leaveRead). Only the user's close calls it
+// (and a reader that leaves after it), after closing the transport: a connection that broke on its
 // own (a failed write) leaves the last message's Data valid until the
 // user's next read or close. A read that starts after this fails with
 // ErrClosed (tclosed is set).
@@ -679,8 +693,14 @@ func (c *Conn) leaveRead() {
 	c.reading.Store(readLeft) // release: pairs with the CAS of takeReader, resumeReader or a close
 	c.mu.Lock()
 	ws := c.takeWaitersLocked(true) // a Close waiting for the role may take it now
+	closed := c.userClosed
 	c.mu.Unlock()
 	wakeAll(ws)
+	if closed {
+		// The user's close found the role held and left the buffer to
+		// us: give it back now, since the reader may never read again.
+		c.releasePooled()
+	}
 }
 
 // errConcurrentRead is the panic of a second reader.
@@ -987,7 +1007,7 @@ func (c *Conn) filled(n int, err error) bool {
 			err = io.ErrUnexpectedEOF
 		}
 		c.mu.Lock()
-		closing := c.closeSent
+		closing := c.closeSent || c.userClosed
 		c.mu.Unlock()
 		if closing {
 			c.rs.readErr = fmt.Errorf("%w: %w", ErrClosed, err)
@@ -1641,8 +1661,7 @@ func (f *CloseFuture) finish() {
 		f.sleep.Cancel()
 		f.timed = false
 	}
-	f.c.closeTransport()
-	f.c.releasePooled()
+	f.c.closeByUser()
 }
 
 // Cancel abandons the handshake and closes the connection.
@@ -1651,8 +1670,7 @@ func (f *CloseFuture) Cancel() {
 	case 0:
 		f.w.cancel()
 		f.phase = 2
-		f.c.closeTransport()
-		f.c.releasePooled()
+		f.c.closeByUser()
 	case 1:
 		f.finish()
 	}
@@ -1661,8 +1679,7 @@ func (f *CloseFuture) Cancel() {
 // CloseNow closes the underlying connection at once, without a close
 // handshake. Any goroutine or task may call it.
 func (c *Conn) CloseNow() error {
-	c.closeTransport()
-	c.releasePooled()
+	c.closeByUser()
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package websocket
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/future"
 )
@@ -35,7 +37,10 @@ type MessageReader struct {
 // ctx bounds the wait for the message and every Read of the reader. A
 // later read of the connection (NextReader, Read, ReadMessage) discards
 // what the reader left of its message, and the reader then returns
-// io.EOF. One reader at a time, as for Read.
+// io.EOF. The user's close (Close, CloseNow, from any goroutine) ends a
+// reader inside its message: its next Read fails with ErrClosed; a
+// message that had arrived whole is the reader's own and reads to its
+// end. One reader at a time, as for Read.
 func (c *Conn) NextReader(ctx context.Context) (MessageType, *MessageReader, error) {
 	r := &MessageReader{c: c, ctx: ctx}
 	f := &partFuture{c: c, r: r}
@@ -121,9 +126,14 @@ func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool)
 		r.done = true
 		c.releaseRead()
 	case rs.msgOp == 0:
-		// The message came whole: served from its buffer, valid until the
-		// next read.
+		// The message came whole. A payload in the read buffer is copied:
+		// a close from another goroutine gives that buffer back (to the
+		// runtime's pool, where another connection reads into it) while
+		// the reader may still read.
 		r.whole, r.done = m.Data, true
+		if rs.holds(r.whole) {
+			r.whole = bytes.Clone(r.whole)
+		}
 		if r.whole == nil {
 			r.whole = []byte{}
 		}
@@ -163,8 +173,11 @@ func (c *Conn) resumeReader(r *MessageReader) error {
 		}
 		return io.EOF
 	}
-	if c.rs == nil || c.rs.reader != r { // another reader's unfinished message
+	if c.rs == nil || c.rs.reader != r { // taken over: the rest is being skipped
 		c.leaveRead()
+		if c.closing() {
+			return ErrClosed
+		}
 		return io.EOF
 	}
 	return nil
@@ -201,19 +214,23 @@ func (c *Conn) takeReader() bool {
 }
 
 // discardPart skips the rest of the message that a MessageReader left
-// unfinished; true once nothing is left to skip. endOld says the caller
-// is the connection's next read, which by the reader's contract comes
-// after the old reader's last Read: the old reader is then ended (its
-// Read returns io.EOF, or the error the rest of its message met) through
-// its own fields. A close, which may run beside the old reader's
-// goroutine, passes false: the reader is only orphaned, and finds out at
-// its next Read (resumeReader). Called by the holder of reading.
+// unfinished; true once nothing is left to skip. The old reader is
+// orphaned at once, before anything is skipped, so that a skip cut short
+// (its read cancelled) never lets it read on past a hole. endOld says the
+// caller is the connection's next read, which by the reader's contract
+// comes after the old reader's last Read: the old reader is then ended
+// through its own fields (its Read returns io.EOF). A close, which may
+// run beside the old reader's goroutine, passes false: the reader finds
+// out at its next Read (resumeReader). Called by the holder of reading.
 func (c *Conn) discardPart(cx *future.Context, endOld bool) bool {
 	rs := c.rs
 	if rs == nil || rs.reader == nil {
 		return true
 	}
-	if !endOld {
+	if old := rs.reader; old != orphaned {
+		if endOld {
+			old.done, old.whole = true, nil
+		}
 		rs.reader = orphaned
 	}
 	var scratch [512]byte
@@ -224,12 +241,6 @@ func (c *Conn) discardPart(cx *future.Context, endOld bool) bool {
 		}
 		if err != nil || rs.partEnd || rs.msgOp == 0 {
 			rs.partEnd = false
-			if old := rs.reader; old != orphaned {
-				old.done, old.whole = true, nil
-				if err != nil {
-					old.err = err
-				}
-			}
 			rs.reader = nil
 			if err != nil {
 				rs.readErr = err // the read that discards fails with it too
@@ -243,3 +254,14 @@ func (c *Conn) discardPart(cx *future.Context, endOld bool) bool {
 // ended without a word (see discardPart): the message is still skipped
 // to its end, and no reader's fields are written.
 var orphaned = new(MessageReader)
+
+// holds says data lies in the read buffer. Called by the holder of
+// reading.
+func (rs *readState) holds(data []byte) bool {
+	if len(data) == 0 || cap(rs.rbuf) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(rs.rbuf[:1])))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return p >= lo && p < lo+uintptr(cap(rs.rbuf))
+}
