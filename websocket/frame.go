@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"unicode/utf8"
 )
 
@@ -84,8 +85,10 @@ func validReceivedCode(code StatusCode) bool {
 // Sentinel errors of the package; the errors returned wrap them.
 var (
 	// ErrClosed is the error of an operation on a connection after its
-	// close handshake, or after it failed.
-	ErrClosed = errors.New("websocket: connection closed")
+	// close handshake, after the user closed it, or after it failed. It
+	// matches net.ErrClosed too (errors.Is), as a closed net.Conn's
+	// errors do.
+	ErrClosed error = closedError{}
 	// ErrBadHandshake is wrapped by the errors of an opening handshake
 	// that failed (Upgrade, Dial).
 	ErrBadHandshake = errors.New("websocket: bad handshake")
@@ -454,3 +457,13 @@ func validPrefix(p []byte) bool {
 	}
 	return true
 }
+
+// closedError is ErrClosed: its own sentinel, which also matches
+// net.ErrClosed.
+type closedError struct{}
+
+func (closedError) Error() string { return "websocket: connection closed" }
+
+// Is reports whether target is net.ErrClosed (errors.Is compares with
+// ErrClosed itself first).
+func (closedError) Is(target error) bool { return target == net.ErrClosed }
