@@ -126,12 +126,13 @@ func (f *partFuture) Poll(cx *future.Context) (future.Result[MessageType], bool)
 		r.done = true
 		c.releaseRead()
 	case rs.msgOp == 0:
-		// The message came whole. A payload in the read buffer is copied:
-		// a close from another goroutine gives that buffer back (to the
-		// runtime's pool, where another connection reads into it) while
-		// the reader may still read.
+		// The message came whole. A payload in the runtime's pooled read
+		// buffer is copied: a close from another goroutine gives that
+		// buffer back (another connection reads into it next) while the
+		// reader may still read. Any other buffer stays the connection's
+		// until its next read.
 		r.whole, r.done = m.Data, true
-		if rs.holds(r.whole) {
+		if rs.inPool() && rs.holds(r.whole) {
 			r.whole = bytes.Clone(r.whole)
 		}
 		if r.whole == nil {
