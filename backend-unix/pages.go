@@ -8,12 +8,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ReleasePages gives the whole pages inside buf back to the system, so that
-// they no longer count in the process's resident memory; a partial page at
-// either end is left alone. The memory stays mapped and usable: on Linux
-// and AIX it reads as zeros until written again (MADV_DONTNEED), on the BSDs
-// and macOS it keeps its contents or reads as zeros, whichever the system
-// chose (MADV_FREE). Writing it again costs a page fault per page.
+// ReleasePages gives the whole pages inside buf back to the system; a
+// partial page at either end is left alone. The memory stays mapped and
+// usable. On Linux and AIX the pages leave the resident set at once and read
+// as zeros until written again (MADV_DONTNEED); on macOS they leave the
+// task's footprint at once (MADV_FREE_REUSABLE); on the BSDs and illumos
+// the system takes them when it needs memory (MADV_FREE). Where the pages
+// are not taken at once they keep their contents or read as zeros,
+// whichever the system chose. Writing a page that was taken costs a page
+// fault.
 //
 // buf must be memory nobody reads or writes meanwhile, the kernel included
 // (a buffer it may receive into at any time is not such memory): data

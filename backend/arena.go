@@ -23,6 +23,9 @@ import (
 // Any goroutine may call its methods.
 type BufferArena struct {
 	size, count int // immutable
+	// fresh, if set, is called with each chunk as it is made, before any
+	// of its buffers is handed out (see SetFreshChunk). Set before use.
+	fresh func([]byte)
 	// chunks[k] is chunk k, nil until made. Each is stored once, under mu,
 	// and loaded without it: the load pairs with that store.
 	chunks [arenaChunks]atomic.Pointer[[]byte]
@@ -40,6 +43,31 @@ const arenaChunks = 10
 // bytes. It makes no chunk.
 func NewBufferArena(count, size int) *BufferArena {
 	return &BufferArena{size: size, count: count}
+}
+
+// SetFreshChunk sets f to be called with each chunk as it is made, before
+// any of its buffers is handed out: a backend that counts the buffers never
+// handed out as holding no memory gives the chunk's pages back there (the
+// Go heap may make a chunk of memory it used before, zeroed and resident).
+// Call it before the arena is used; f must not call the arena.
+func (a *BufferArena) SetFreshChunk(f func([]byte)) { a.fresh = f }
+
+// Contiguous returns the memory of buffers first to first+n-1 if they lie in
+// one chunk that is made, nil otherwise; it makes no chunk.
+func (a *BufferArena) Contiguous(first, n int) []byte {
+	if n < 1 || first < 0 || first+n > a.count {
+		return nil
+	}
+	k, start := chunkOf(first)
+	if lastK, _ := chunkOf(first + n - 1); lastK != k {
+		return nil
+	}
+	p := a.chunks[k].Load() // load: pairs with the store in chunk
+	if p == nil {
+		return nil
+	}
+	lo := (first - start) * a.size
+	return (*p)[lo : lo+n*a.size : lo+n*a.size]
 }
 
 // chunkOf returns the chunk holding buffer id and that chunk's first id.
@@ -71,6 +99,9 @@ func (a *BufferArena) chunk(k int) []byte {
 		return *p
 	}
 	c := make([]byte, a.chunkLen(k)*a.size)
+	if a.fresh != nil {
+		a.fresh(c)
+	}
 	a.chunks[k].Store(&c) // store: the chunk is complete; pairs with the loads above
 	return c
 }

@@ -100,3 +100,33 @@ func TestBufferArenaConcurrent(t *testing.T) {
 		t.Fatalf("%d bytes made, want %d", a.Made(), count*size)
 	}
 }
+
+// TestBufferArenaContiguousAndFresh: Contiguous gives the memory of made
+// buffers in one chunk and never makes a chunk; the fresh-chunk hook sees
+// each chunk once, as it is made, before any buffer of it is handed out.
+func TestBufferArenaContiguousAndFresh(t *testing.T) {
+	const count, size = 256, 8
+	a := backend.NewBufferArena(count, size)
+	var seen []int
+	a.SetFreshChunk(func(c []byte) { seen = append(seen, len(c)) })
+	if a.Contiguous(0, 1) != nil || a.Made() != 0 {
+		t.Fatal("Contiguous of an unmade chunk gave memory or made it")
+	}
+	a.Buffer(70)[0] = 70 // makes chunk 1 (ids 64-127)
+	a.Buffer(100)[0] = 100
+	if len(seen) != 1 || seen[0] != 64*size {
+		t.Fatalf("fresh chunks seen: %v, want one of %d bytes", seen, 64*size)
+	}
+	r := a.Contiguous(64, 64)
+	if len(r) != 64*size || r[6*size] != 70 || r[36*size] != 100 {
+		t.Fatal("Contiguous(64, 64) is not chunk 1's buffers in order")
+	}
+	if a.Contiguous(60, 8) != nil || a.Contiguous(120, 10) != nil || a.Contiguous(64, 0) != nil || a.Contiguous(250, 7) != nil {
+		t.Fatal("Contiguous over two chunks, an unmade one or out of bounds gave memory")
+	}
+	a.Buffer(70)
+	a.Range(128, 128)
+	if len(seen) != 2 || seen[1] != 128*size {
+		t.Fatalf("fresh chunks seen: %v, want a second of %d bytes", seen, 128*size)
+	}
+}

@@ -5,6 +5,7 @@ package reactor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,14 +107,10 @@ func (g *group) trimIdle(now time.Time) time.Duration {
 	if d := trimAfter - now.Sub(g.windowAt); d > 0 {
 		return d
 	}
-	end := min(g.low, len(g.free)-trimKeep)
-	for i := g.clean; i < end; i++ {
-		if unixio.ReleasePages(g.buffer(g.free[i])) != nil {
-			end = i // the rest stay resident: no harm beyond the memory
-			break
-		}
+	if end := min(g.low, len(g.free)-trimKeep); end > g.clean {
+		g.release(g.free[g.clean:end])
+		g.clean = end // also if a release failed: the pages stay, no harm beyond the memory
 	}
-	g.clean = max(g.clean, end)
 	if len(g.free)-g.clean <= trimKeep {
 		g.windowAt = time.Time{}
 		return 0
@@ -186,6 +183,7 @@ func (r *Reactor) RegisterBufferGroup(id uint16, count, size int) error {
 		return backend.NewError("register buffer group", backend.ErrExists, nil)
 	}
 	g := &group{size: size, count: count, mem: backend.NewBufferArena(count, size), held: make([]bool, count), pending: &gs.trimPending}
+	g.mem.SetFreshChunk(freshChunk)
 	g.free = make([]uint16, count)
 	g.clean = count
 	for i := range g.free {
@@ -212,6 +210,28 @@ func (r *Reactor) ReleaseBuffer(g, id uint16) error {
 	}
 	return nil
 }
+
+// release gives back the pages of the free buffers ids, in one system
+// call per run of consecutive ids within a chunk (after a burst most of
+// the stack is such runs), so that the group's lock is held briefly and
+// pages larger than a buffer are released too. Called with g.mu held.
+func (g *group) release(ids []uint16) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	for i := 0; i < len(sorted); {
+		first, n := int(sorted[i]), 1
+		for i+n < len(sorted) && int(sorted[i+n]) == first+n && g.mem.Contiguous(first, n+1) != nil {
+			n++
+		}
+		_ = unixio.ReleasePages(g.mem.Contiguous(first, n)) // nil (never made) releases nothing
+		i += n
+	}
+}
+
+// freshChunk gives back the pages of a chunk the arena has just made: the
+// Go heap may hand out memory it used before, zeroed and so resident, and
+// the group counts buffers never taken as holding none (clean).
+func freshChunk(c []byte) { _ = unixio.ReleasePages(c) }
 
 var _ backend.Trimmer = (*Reactor)(nil)
 

@@ -3,6 +3,7 @@ package reactor
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -270,4 +271,85 @@ func TestTrimIdleRacesTakers(t *testing.T) {
 	takers.Wait()
 	close(stop)
 	wg.Wait()
+}
+
+// TestTrimShuffledAcrossChunks: buffers given back in random order, from
+// several of the arena's chunks, are released in runs of neighbours, none
+// missed and none of the kept ones touched.
+func TestTrimShuffledAcrossChunks(t *testing.T) {
+	_, g := trimGroup(t, 512)
+	ids := make([]uint16, 0, 300)
+	for range 300 { // chunks 0 to 3: ids 0-63, 64-127, 128-255, 256-511
+		id, ok := g.take()
+		if !ok {
+			t.Fatal("out of buffers")
+		}
+		g.buffer(id)[0] = 1
+		ids = append(ids, id)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	for _, id := range ids {
+		g.put(id)
+	}
+	t0 := time.Now()
+	g.trimIdle(t0)
+	if d := g.trimIdle(t0.Add(trimAfter)); d != 0 {
+		t.Fatalf("wait %v after the window", d)
+	}
+	top := g.free[len(g.free)-trimKeep:]
+	if got := residentBuffers(t, g, top); got != trimKeep {
+		t.Fatalf("%d of the %d kept buffers resident", got, trimKeep)
+	}
+	if got := residentBuffers(t, g, ids); got != trimKeep {
+		t.Fatalf("%d of the 300 buffers resident, want the %d kept", got, trimKeep)
+	}
+}
+
+// TestTrimFreshChunkFromUsedHeap: a chunk the Go heap makes from memory it
+// used before (zeroed, so resident) holds no resident pages once made, so
+// the buffers never taken, which the group counts as holding none, do not.
+func TestTrimFreshChunkFromUsedHeap(t *testing.T) {
+	page := unix.Getpagesize()
+	junk := make([]byte, 2048*page) // a written span for the chunk to reuse
+	for i := range junk {
+		junk[i] = 1
+	}
+	junk = nil
+	runtime.GC()
+	runtime.GC()
+	_, g := trimGroup(t, 256)
+	burst(t, g, 129) // makes chunk 2 (ids 128-255) and takes one buffer of it
+	t0 := time.Now()
+	for i := range 3 {
+		g.trimIdle(t0.Add(time.Duration(i) * trimAfter))
+	}
+	all := make([]uint16, 256)
+	for i := range all {
+		all[i] = uint16(i)
+	}
+	if got := residentBuffers(t, g, all); got > trimKeep {
+		t.Fatalf("%d of 256 buffers resident after idle windows, want at most %d", got, trimKeep)
+	}
+}
+
+// TestTrimReleaseFails: a release the system refuses (locked pages) leaves
+// the pages resident but does not keep the group asking to be called: an
+// idle runtime is not woken every window for it.
+func TestTrimReleaseFails(t *testing.T) {
+	_, g := trimGroup(t, 64)
+	burst(t, g, 64)
+	b := g.buffer(g.free[g.clean])
+	if err := unix.Mlock(b); err != nil {
+		t.Skip("mlock:", err)
+	}
+	defer unix.Munlock(b)
+	t0 := time.Now()
+	var d time.Duration
+	for i := range 4 {
+		d = g.trimIdle(t0.Add(time.Duration(i) * trimAfter))
+	}
+	if d != 0 {
+		t.Fatalf("after idle windows trimIdle still asks for %v (clean %d of %d free)", d, g.clean, len(g.free))
+	}
 }
