@@ -1,10 +1,8 @@
 package blitz_test
 
 import (
-	"errors"
 	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/future"
-	"io"
 )
 
 // echoConn is an echo handler written as a task's state machine: read into
@@ -55,7 +53,7 @@ func (e *echoConn) Poll(cx *future.Context) (int, bool) {
 // listener is closed.
 type acceptLoop struct {
 	l        *blitz.TCPListener
-	polled   bool // spawn a polledEcho instead
+	polled   bool // spawn an echo (the type of ExamplePooledBuf_Advance) instead
 	acc      *blitz.AcceptFuture[*blitz.TCPStream]
 	started  bool
 	accepted int
@@ -77,60 +75,10 @@ func (a *acceptLoop) Poll(cx *future.Context) (int, bool) {
 		}
 		a.accepted++
 		if a.polled {
-			blitz.Spawn(cx, future.Future[error](&polledEcho{s: r.Value})).Detach()
+			blitz.Spawn(cx, future.Future[error](&echo{s: r.Value})).Detach() // ExamplePooledBuf_Advance's
 			continue
 		}
 		blitz.Spawn(cx, future.Future[int](&echoConn{s: r.Value})).Detach()
 	}
 }
 
-// polledEcho echoes s as a protocol's connection does: PollReadPooled,
-// then PollWrite until the buffer is out (Advance keeping the progress),
-// until the end of the stream, which it closes.
-type polledEcho struct {
-	s   *blitz.TCPStream
-	buf blitz.PooledBuf
-}
-
-func (e *polledEcho) Poll(cx *future.Context) (error, bool) {
-	for {
-		if data := e.buf.Bytes(); len(data) > 0 {
-			r, ok := e.s.PollWrite(cx, data)
-			if !ok {
-				return nil, false
-			}
-			if r.Err != nil {
-				return e.end(r.Err)
-			}
-			e.buf = e.buf.Advance(r.Value)
-			continue
-		}
-		e.buf.Release()
-		e.buf = blitz.PooledBuf{}
-		r, ok := e.s.PollReadPooled(cx)
-		if !ok {
-			return nil, false
-		}
-		if r.Err != nil {
-			return e.end(r.Err)
-		}
-		e.buf = r.Value
-	}
-}
-
-func (e *polledEcho) end(err error) (error, bool) {
-	e.buf.Release()
-	e.buf = blitz.PooledBuf{}
-	_ = e.s.Close()
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return err, true
-}
-
-func (e *polledEcho) Cancel() {
-	e.s.CancelRead()
-	e.s.CancelWrite()
-	e.buf.Release()
-	_ = e.s.Close()
-}

@@ -31,7 +31,7 @@ func TestSocketOpsAllocateNothing(t *testing.T) {
 }
 
 // socketOpsAllocateNothing is one case of TestSocketOpsAllocateNothing:
-// the echo server's connections are polledEchos if polled, else echoConns.
+// the echo server's connections are echos (ExamplePooledBuf_Advance's) if polled, else echoConns.
 func socketOpsAllocateNothing(t *testing.T, name string, polled bool) {
 	rt := newRuntime(t, blitz.Config{Workers: 1, Backend: name})
 	h := rt.Handle()
