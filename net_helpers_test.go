@@ -81,4 +81,3 @@ func (a *acceptLoop) Poll(cx *future.Context) (int, bool) {
 		blitz.Spawn(cx, future.Future[int](&echoConn{s: r.Value})).Detach()
 	}
 }
-
