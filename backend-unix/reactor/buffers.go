@@ -96,13 +96,8 @@ func (g *group) put(id uint16) bool {
 func (g *group) trimIdle(now time.Time) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.free)-g.clean <= trimKeep {
-		g.windowAt = time.Time{}
-		return 0
-	}
-	if g.windowAt.IsZero() {
-		g.windowAt, g.low = now, len(g.free)
-		return trimAfter
+	if g.windowAt.IsZero() || len(g.free)-g.clean <= trimKeep {
+		return g.nextWindow(now)
 	}
 	if d := trimAfter - now.Sub(g.windowAt); d > 0 {
 		return d
@@ -111,6 +106,13 @@ func (g *group) trimIdle(now time.Time) time.Duration {
 		g.release(g.free[g.clean:end])
 		g.clean = end // also if a release failed: the pages stay, no harm beyond the memory
 	}
+	return g.nextWindow(now)
+}
+
+// nextWindow starts a window at now if the group has more than trimKeep
+// free buffers to release, and returns its length; otherwise it ends the
+// window and returns 0. Called with g.mu held.
+func (g *group) nextWindow(now time.Time) time.Duration {
 	if len(g.free)-g.clean <= trimKeep {
 		g.windowAt = time.Time{}
 		return 0

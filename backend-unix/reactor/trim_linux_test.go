@@ -42,9 +42,9 @@ func trimGroup(t *testing.T, count int) (*Reactor, *group) {
 	return r, r.groups.get(1)
 }
 
-// burst takes n buffers at once, writes each, and gives them all back, as
-// a burst of reads does; it returns the ids in the order taken.
-func burst(t *testing.T, g *group, n int) []uint16 {
+// takeN takes n buffers at once and writes each whole (byte(id)|1), as
+// reads do; it returns the ids in the order taken.
+func takeN(t *testing.T, g *group, n int) []uint16 {
 	t.Helper()
 	ids := make([]uint16, 0, n)
 	for range n {
@@ -58,6 +58,14 @@ func burst(t *testing.T, g *group, n int) []uint16 {
 		}
 		ids = append(ids, id)
 	}
+	return ids
+}
+
+// burst takes n buffers at once, writes each, and gives them all back, as
+// a burst of reads does; it returns the ids in the order taken.
+func burst(t *testing.T, g *group, n int) []uint16 {
+	t.Helper()
+	ids := takeN(t, g, n)
 	for _, id := range ids {
 		if !g.put(id) {
 			t.Fatalf("buffer %d was not held", id)
@@ -152,23 +160,12 @@ func TestTrimmedBufferReusable(t *testing.T) {
 	if g.clean != 64-trimKeep {
 		t.Fatalf("clean %d, want %d", g.clean, 64-trimKeep)
 	}
-	ids := make([]uint16, 0, 64)
-	for range 64 {
-		id, ok := g.take()
-		if !ok {
-			t.Fatal("out of buffers")
-		}
-		ids = append(ids, id)
-		b := g.buffer(id)
-		for i := range b {
-			b[i] = byte(id) ^ 0x5a
-		}
-	}
+	ids := takeN(t, g, 64)
 	if g.clean != 0 {
 		t.Fatalf("clean %d after every buffer was taken, want 0", g.clean)
 	}
 	for _, id := range ids {
-		want := bytes.Repeat([]byte{byte(id) ^ 0x5a}, len(g.buffer(id)))
+		want := bytes.Repeat([]byte{byte(id) | 1}, len(g.buffer(id)))
 		if !bytes.Equal(g.buffer(id), want) {
 			t.Fatalf("buffer %d does not hold what was written", id)
 		}
@@ -278,15 +275,7 @@ func TestTrimIdleRacesTakers(t *testing.T) {
 // missed and none of the kept ones touched.
 func TestTrimShuffledAcrossChunks(t *testing.T) {
 	_, g := trimGroup(t, 512)
-	ids := make([]uint16, 0, 300)
-	for range 300 { // chunks 0 to 3: ids 0-63, 64-127, 128-255, 256-511
-		id, ok := g.take()
-		if !ok {
-			t.Fatal("out of buffers")
-		}
-		g.buffer(id)[0] = 1
-		ids = append(ids, id)
-	}
+	ids := takeN(t, g, 300) // chunks 0 to 3: ids 0-63, 64-127, 128-255, 256-511
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	for _, id := range ids {
