@@ -638,10 +638,11 @@ func (c *Conn) closeByUser() {
 // does not keep a buffer of the runtime's pool. An active reader gives it
 // back itself, at its next fill or when it fails, or when it leaves the
 // role inside its message (leaveRead). Only the user's close calls it
-// (and a reader that leaves after it), after closing the transport: a connection that broke on its
-// own (a failed write) leaves the last message's Data valid until the
-// user's next read or close. A read that starts after this fails with
-// ErrClosed (tclosed is set).
+// (closeByUser, and a reader that leaves after that close), after closing
+// the transport: a connection that broke on its own (a failed write)
+// leaves the last message's Data valid until the user's next read or
+// close. A read that starts after this fails with ErrClosed (userClosed
+// is set).
 func (c *Conn) releasePooled() {
 	if !c.reading.CompareAndSwap(readFree, readHeld) && // acquire: pairs with releaseRead
 		!c.reading.CompareAndSwap(readLeft, readHeld) { // or with leaveRead
