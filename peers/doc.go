@@ -17,6 +17,12 @@
 // the open-file limit asks (IdleFleet), and their memory is reported as
 // the growth of the servers' resident sets, in all and per connection.
 //
+// With -rate, the Go load offers a fixed number of round trips (or
+// requests) per second instead of going as fast as the server answers
+// (RunAt): where every server keeps up, the table's server CPU per round
+// trip compares what each costs at the same, partial load, which a closed
+// loop cannot show, since a saturated server's idle time is zero.
+//
 // blitz's echo server comes in two forms: blitz and blitz-epoll hold a
 // ReadPooled and a WriteAll future in the connection's state, as a
 // handler written with futures does; blitz-poll and blitz-poll-epoll poll

@@ -148,11 +148,30 @@ func (c *Client) httpRoundTrip() error {
 // Run makes round trips on conns connections to addr for d and reports how
 // many completed. Any failed round trip fails the run.
 func Run(m Mode, addr string, conns int, d time.Duration) (Load, error) {
+	return RunAt(m, addr, conns, d, 0)
+}
+
+// RunAt is Run at a fixed offered load: rate round trips per second in
+// all, spread evenly over the connections, each connection starting its
+// round trips on a schedule of its own (rate 0: as fast as the server
+// answers, as Run). A connection that falls behind its schedule does not
+// wait until it has caught up, so Load reports less than rate only when
+// the server (or the load itself) could not keep up. At a fixed rate the
+// server's CPU time per round trip compares servers that all keep up,
+// where a closed loop compares how fast they go.
+func RunAt(m Mode, addr string, conns int, d time.Duration, rate float64) (Load, error) {
+	if rate < 0 {
+		return Load{}, fmt.Errorf("peers: negative rate %v", rate)
+	}
 	clients, err := DialMany(m, addr, conns, nil)
 	if err != nil {
 		return Load{}, err
 	}
 	defer closeAll(clients)
+	var interval time.Duration // between two round trips of one connection
+	if rate > 0 {
+		interval = time.Duration(float64(conns) / rate * float64(time.Second))
+	}
 	var ops atomic.Int64
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -162,7 +181,16 @@ func Run(m Mode, addr string, conns int, d time.Duration) (Load, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Connection i starts i/conns of an interval after the first,
+			// so that the round trips do not arrive in lock step.
+			next := start.Add(interval * time.Duration(i) / time.Duration(max(conns, 1)))
 			for !stop.Load() {
+				if interval > 0 {
+					if wait := time.Until(next); wait > 0 {
+						time.Sleep(wait)
+					}
+					next = next.Add(interval)
+				}
 				if err := c.RoundTrip(); err != nil {
 					errs[i] = err
 					return

@@ -47,6 +47,41 @@ func TestEveryServerServes(t *testing.T) {
 	}
 }
 
+// RunAt paces its round trips: at a rate far below what the server
+// answers, the load makes no more round trips than the rate allows, and
+// about as many; a negative rate is refused.
+func TestRunAtPaces(t *testing.T) {
+	s, err := Start(Echo, "go-net", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	if _, err := RunAt(Echo, s.Addr, 4, 10*time.Millisecond, -1); err == nil {
+		t.Error("RunAt with a negative rate succeeded")
+	}
+	const conns, rate = 4, 400.0
+	d := 500 * time.Millisecond
+	l, err := RunAt(Echo, s.Addr, conns, d, rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each connection starts a round trip at most once per interval
+	// (conns/rate), from the start of the run until it stops: up to
+	// elapsed×rate in all, and one more per connection for the round trip
+	// under way at the end.
+	most := int64(l.Elapsed.Seconds()*rate) + conns
+	// A loaded machine may fall behind the schedule; half of it is a floor
+	// that only a load which does not pace from the start misses.
+	least := int64(d.Seconds() * rate / 2)
+	if l.Ops > most || l.Ops < least {
+		t.Fatalf("%d round trips in %v at %v/s: want %d to %d", l.Ops, l.Elapsed, rate, least, most)
+	}
+}
+
 func TestUnknownKind(t *testing.T) {
 	if _, err := Start(Echo, "nope", "127.0.0.1:0"); err == nil {
 		t.Fatal("Start of an unknown kind succeeded")

@@ -62,6 +62,7 @@ func main() {
 	procs := flag.Int("procs", 0, "with -mode idle: server processes, and as many client processes, to spread the connections over (0: as few as the open-file limit and the local port range allow)")
 	load := flag.String("load", "auto", "with -mode http: the load generator, go (in peerbench's process), wrk (the wrk program, in its own process) or auto (wrk if it is on PATH, else go)")
 	wrkThreads := flag.Int("wrk-threads", 1, "with -load wrk: wrk's threads")
+	rate := flag.Float64("rate", 0, "with the Go load: a fixed offered load, round trips (or requests) per second in all, so that servers which all keep up compare by their CPU per round trip (0: as fast as each server answers)")
 	base := flag.String("baseline", "", "the kind the others are compared with, round by round (default: go-net for echo, net-http for http, gorilla for ws)")
 	flag.Parse()
 	m := peers.Mode(*mode)
@@ -90,7 +91,7 @@ func main() {
 		err = idle(m, kinds, *conns, *procs, *count)
 	} else {
 		var lg loadGen
-		if lg, err = pickLoad(m, *load, *wrkThreads); err == nil {
+		if lg, err = pickLoad(m, *load, *wrkThreads, *rate); err == nil {
 			b := *base
 			if b == "" {
 				b = baseline[m]
@@ -136,20 +137,25 @@ func (c *child) pid() int { return c.p.Pid() }
 func (c *child) stop() error { return c.p.Stop() }
 
 // loadGen is the load of a throughput run: the Go load in peerbench's
-// process (wrkThreads 0) or wrk in a process of its own.
+// process (wrkThreads 0), as fast as the server answers or at a fixed
+// rate, or wrk in a process of its own.
 type loadGen struct {
 	wrkThreads int
+	rate       float64 // the Go load's offered round trips per second (0: closed loop)
 }
 
 // pickLoad resolves -load for mode m.
-func pickLoad(m peers.Mode, load string, wrkThreads int) (loadGen, error) {
+func pickLoad(m peers.Mode, load string, wrkThreads int, rate float64) (loadGen, error) {
+	if rate < 0 {
+		return loadGen{}, fmt.Errorf("peerbench: -rate %v: want 0 or more", rate)
+	}
 	_, lookErr := exec.LookPath("wrk")
 	switch load {
 	case "go":
-		return loadGen{}, nil
+		return loadGen{rate: rate}, nil
 	case "auto":
-		if m != peers.HTTP || lookErr != nil {
-			return loadGen{}, nil
+		if m != peers.HTTP || lookErr != nil || rate > 0 {
+			return loadGen{rate: rate}, nil
 		}
 	case "wrk":
 		if m != peers.HTTP {
@@ -157,6 +163,9 @@ func pickLoad(m peers.Mode, load string, wrkThreads int) (loadGen, error) {
 		}
 		if lookErr != nil {
 			return loadGen{}, fmt.Errorf("peerbench: -load wrk: %w", peers.ErrNoWrk)
+		}
+		if rate > 0 {
+			return loadGen{}, errors.New("peerbench: -rate needs the Go load (-load go): wrk runs closed loops only")
 		}
 	default:
 		return loadGen{}, fmt.Errorf("peerbench: -load %q: want go, wrk or auto", load)
@@ -171,6 +180,9 @@ func pickLoad(m peers.Mode, load string, wrkThreads int) (loadGen, error) {
 func (g loadGen) String() string {
 	if g.wrkThreads > 0 {
 		return fmt.Sprintf("load by wrk (%d thread(s)) in its own process", g.wrkThreads)
+	}
+	if g.rate > 0 {
+		return fmt.Sprintf("load by Go in peerbench's process, offered at %.0f/s", g.rate)
 	}
 	return "load by Go in peerbench's process"
 }
@@ -201,7 +213,7 @@ func (g loadGen) run(m peers.Mode, kind string, conns int, d time.Duration) (rou
 		cancel()
 		l, r.p50, r.p99 = w.Load, w.P50, w.P99
 	} else {
-		l, runErr = peers.Run(m, c.addr, conns, d)
+		l, runErr = peers.RunAt(m, c.addr, conns, d, g.rate)
 	}
 	cpu1, cpuErr := peers.CPU(c.pid())
 	if err := errors.Join(runErr, cpuErr, c.stop()); err != nil {
@@ -245,10 +257,16 @@ func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Durat
 	if g.wrkThreads > 0 {
 		fmt.Print(" latency p50 | latency p99 |")
 	}
+	if g.rate > 0 {
+		fmt.Print(" server CPU per op, µs (median, range) |")
+	}
 	fmt.Println()
 	fmt.Print("| --- | ---: | ---: | ---: | ---: | ---: |")
+	if g.wrkThreads > 0 || g.rate > 0 {
+		fmt.Print(" ---: |")
+	}
 	if g.wrkThreads > 0 {
-		fmt.Print(" ---: | ---: |")
+		fmt.Print(" ---: |")
 	}
 	fmt.Println()
 	for _, kind := range kinds {
@@ -270,6 +288,10 @@ func throughput(m peers.Mode, kinds []string, g loadGen, conns int, d time.Durat
 		if g.wrkThreads > 0 {
 			fmt.Printf(" %v | %v |", time.Duration(median(pick(func(r round) float64 { return float64(r.p50) }))).Round(time.Microsecond),
 				time.Duration(median(pick(func(r round) float64 { return float64(r.p99) }))).Round(time.Microsecond))
+		}
+		if g.rate > 0 {
+			us := pick(func(r round) float64 { return 1e6 / r.perCore })
+			fmt.Printf(" %.2f (%.2f-%.2f) |", median(us), slices.Min(us), slices.Max(us))
 		}
 		fmt.Println()
 	}
