@@ -15,9 +15,12 @@ import (
 const poolGroup = iodriver.PoolGroup
 
 // PrepareReadPool makes the runtime's read pool now rather than on the first
-// pooled read, so that its memory (Config.ReadBufferCount times
-// ReadBufferSize) is taken, and a failure reported, at a time of the
-// caller's choosing. It returns ErrNoIO without an I/O backend.
+// pooled read, so that it is registered with the backend, and a failure
+// reported, at a time of the caller's choosing. The pool's first buffers
+// are made now; the others, up to Config.ReadBufferCount of
+// ReadBufferSize bytes, as reads need them at once, and their pages are
+// given back once a burst is over (see Config.ReadBufferCount). It returns
+// ErrNoIO without an I/O backend.
 func (rt *Runtime) PrepareReadPool() error {
 	if rt.io == nil {
 		return ErrNoIO

@@ -88,8 +88,11 @@ type Config struct {
 	// provided-buffer ring the kernel picks from, which starts with 64
 	// buffers, doubles when the kernel runs low, and after a burst gives
 	// the pages of what it no longer needs back to the system once its
-	// ring's worker has gone idle; the other backends emulate it and use
-	// the lowest buffers first.
+	// ring's worker has gone idle; the other backends emulate it, use the
+	// lowest buffers first, make them 64 at first and then in chunks as
+	// large as all before, and give back the pages of the buffers a burst
+	// left untaken for a quarter of a second, all but 16, when a worker is
+	// about to sleep.
 	ReadBufferCount, ReadBufferSize int
 	// IORings is the number of backend instances (rings) the I/O runs on,
 	// 1 to Workers; 0 means one per worker where the backend can run

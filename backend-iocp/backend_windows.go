@@ -67,8 +67,11 @@ type Backend struct {
 	// a Wait that finds Close under way waits for it.
 	drainDone chan struct{}
 
-	bufMu  sync.Mutex // guards groups and every group's state
+	bufMu  sync.Mutex // guards groups (each group guards its own state)
 	groups map[uint16]*group
+	// trimPending says some group may have free buffers to release: set by
+	// a group's Put, cleared by TrimIdle.
+	trimPending atomic.Bool
 }
 
 // fdState is what the backend knows of a descriptor it made (guarded by

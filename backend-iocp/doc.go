@@ -25,7 +25,10 @@
 // after each connection. A SelectBuffer recv is a zero-byte WSARecv, which
 // holds no buffer while the connection idles, followed by a non-blocking
 // recv into a group buffer (sockets are in non-blocking mode for this; the
-// mode does not affect overlapped calls). Poll supports EventIn only, by
+// mode does not affect overlapped calls). The groups are BufferStacks: their
+// memory is made as buffers are first taken, and after a burst the pages of
+// the buffers left idle leave the working set (TrimIdle:
+// DiscardVirtualMemory, or MEM_RESET and VirtualUnlock where it is missing). Poll supports EventIn only, by
 // the same zero-byte read (CapPoll is off). Timeouts and linked timeouts are
 // a min-heap of deadlines that bounds Wait's timeout; an expired linked
 // timeout calls CancelIoEx and the op reports ErrTimeout. Cancel and Close

@@ -68,6 +68,14 @@
 // completion names the buffer, and the caller gives it back with
 // ReleaseBuffer.
 //
+// A group's memory follows the load, not its count: a BufferArena makes
+// the buffers in chunks as they are first taken. A backend that picks the
+// buffer itself when data is there (epoll, kqueue, poll(2), IOCP) keeps its
+// free buffers in a BufferStack, which hands out the lowest first and,
+// once a burst is over, gives back the pages of the buffers that stayed
+// untaken for BufferTrimAfter, all but BufferTrimKeep (TrimIdle, which the
+// runtime calls when a worker is about to sleep: Trimmer).
+//
 // # Errors
 //
 // A backend converts an OS error code once, at its boundary, to a sentinel

@@ -69,7 +69,7 @@ func (r *Reactor) ArmRecv(fd backend.FD, group uint16, key uint64) error {
 func (r *Reactor) runArmed(fs *fdState, fd int) {
 	g := r.groups.get(fs.armGroup)
 	var c backend.Completion
-	id, ok := g.take()
+	id, ok := g.Take()
 	if !ok {
 		// No buffer: ErrNoBuffers if data waits, end of stream as such.
 		op := backend.Op{Kind: backend.KindRecv}
@@ -78,18 +78,18 @@ func (r *Reactor) runArmed(fs *fdState, fd int) {
 			return
 		}
 	} else {
-		buf := g.buffer(id)
+		buf := g.Buffer(id)
 		n, err := read(fd, buf)
 		switch {
 		case err != nil && unixio.IsAgain(err):
-			g.put(id)
+			g.Put(id)
 			fs.drained = r.edgePerArrival
 			return
 		case err != nil:
-			g.put(id)
+			g.Put(id)
 			c.Err = unixio.Error("recv", err)
 		case n == 0:
-			g.put(id)
+			g.Put(id)
 		default:
 			// A stream socket read short has nothing left: what comes
 			// next brings an event.

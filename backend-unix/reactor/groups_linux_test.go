@@ -25,13 +25,13 @@ func TestGroupIDs(t *testing.T) {
 			t.Errorf("group %d registered twice: %v", id, err)
 		}
 		g := r.groups.get(id)
-		if g == nil || g.size != 16+i {
+		if g == nil || len(g.Buffer(0)) != 16+i {
 			t.Fatalf("group %d: %+v", id, g)
 		}
 		if b := r.Buffer(id, 1); len(b) != 16+i {
 			t.Errorf("group %d: buffer of %d bytes, want %d", id, len(b), 16+i)
 		}
-		b, ok := g.take()
+		b, ok := g.Take()
 		if !ok {
 			t.Fatalf("group %d: no buffer to take", id)
 		}

@@ -177,13 +177,13 @@ func sendTo(fd int, op *backend.Op) (backend.Completion, bool) {
 // errors give the buffer back.
 func (r *Reactor) recvSelect(fd int, op *backend.Op) (backend.Completion, bool) {
 	g := r.groups.get(op.BufferGroup)
-	id, ok := g.take()
+	id, ok := g.Take()
 	if !ok {
 		return peekNoBuffer(fd, op)
 	}
-	n, err := read(fd, g.buffer(id))
+	n, err := read(fd, g.Buffer(id))
 	if err != nil || n == 0 {
-		g.put(id)
+		g.Put(id)
 		return result(op, n, err)
 	}
 	return backend.Completion{N: n, Flags: backend.HasBuffer, BufferID: id}, false

@@ -9,8 +9,28 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/backend"
 	"golang.org/x/sys/unix"
 )
+
+// The trim's constants, under the names the tests use.
+const (
+	trimAfter = backend.BufferTrimAfter
+	trimKeep  = backend.BufferTrimKeep
+)
+
+// freeIDs is g's free stack, bottom first.
+func freeIDs(g *group) []uint16 {
+	ids, _ := g.FreeIDs()
+	return ids
+}
+
+// cleanCount is how many free buffers at the bottom of g's stack hold no
+// pages.
+func cleanCount(g *group) int {
+	_, clean := g.FreeIDs()
+	return clean
+}
 
 // residentPages counts the pages of buf that are resident (mincore).
 func residentPages(t *testing.T, buf []byte) int {
@@ -48,11 +68,11 @@ func takeN(t *testing.T, g *group, n int) []uint16 {
 	t.Helper()
 	ids := make([]uint16, 0, n)
 	for range n {
-		id, ok := g.take()
+		id, ok := g.Take()
 		if !ok {
 			t.Fatal("group ran out of buffers")
 		}
-		b := g.buffer(id)
+		b := g.Buffer(id)
 		for i := range b {
 			b[i] = byte(id) | 1
 		}
@@ -67,7 +87,7 @@ func burst(t *testing.T, g *group, n int) []uint16 {
 	t.Helper()
 	ids := takeN(t, g, n)
 	for _, id := range ids {
-		if !g.put(id) {
+		if !g.Put(id) {
 			t.Fatalf("buffer %d was not held", id)
 		}
 	}
@@ -79,7 +99,7 @@ func residentBuffers(t *testing.T, g *group, ids []uint16) int {
 	t.Helper()
 	n := 0
 	for _, id := range ids {
-		if residentPages(t, g.buffer(id)) > 0 {
+		if residentPages(t, g.Buffer(id)) > 0 {
 			n++
 		}
 	}
@@ -96,23 +116,24 @@ func TestTrimIdleAfterBurst(t *testing.T) {
 		t.Fatalf("%d of 200 buffers resident after the burst", got)
 	}
 	t0 := time.Now()
-	if d := g.trimIdle(t0); d != trimAfter {
+	if d := g.TrimIdle(t0); d != trimAfter {
 		t.Fatalf("first call: wait %v, want %v (a window starts)", d, trimAfter)
 	}
-	if d := g.trimIdle(t0.Add(100 * time.Millisecond)); d != trimAfter-100*time.Millisecond {
+	if d := g.TrimIdle(t0.Add(100 * time.Millisecond)); d != trimAfter-100*time.Millisecond {
 		t.Fatalf("within the window: wait %v", d)
 	}
 	if got := residentBuffers(t, g, ids); got != 200 {
 		t.Fatalf("%d of 200 buffers resident before the window ended", got)
 	}
-	if d := g.trimIdle(t0.Add(trimAfter)); d != 0 {
+	if d := g.TrimIdle(t0.Add(trimAfter)); d != 0 {
 		t.Fatalf("after the window: wait %v, want 0 (nothing left to give back)", d)
 	}
 	if got := residentBuffers(t, g, ids); got != trimKeep {
 		t.Fatalf("%d buffers resident after the trim, want %d", got, trimKeep)
 	}
 	// The kept ones are those on top of the stack, taken first next time.
-	top := g.free[len(g.free)-trimKeep:]
+	free := freeIDs(g)
+	top := free[len(free)-trimKeep:]
 	if got := residentBuffers(t, g, top); got != trimKeep {
 		t.Fatalf("%d of the %d buffers on top resident", got, trimKeep)
 	}
@@ -125,23 +146,24 @@ func TestTrimIdleKeepsWorkingSet(t *testing.T) {
 	_, g := trimGroup(t, 256)
 	burst(t, g, 200)
 	t0 := time.Now()
-	g.trimIdle(t0)
+	g.TrimIdle(t0)
 	var used []uint16
 	for range 5 { // the steady load: 40 buffers at once, in the window
 		used = burst(t, g, 40)
 	}
-	if d := g.trimIdle(t0.Add(trimAfter)); d != trimAfter {
+	if d := g.TrimIdle(t0.Add(trimAfter)); d != trimAfter {
 		t.Fatalf("after the window: wait %v, want a new window (the working set is above trimKeep)", d)
 	}
 	if got := residentBuffers(t, g, used); got != 40 {
 		t.Fatalf("%d of the 40 buffers in use resident, want all", got)
 	}
-	below := g.free[:len(g.free)-40]
+	free := freeIDs(g)
+	below := free[:len(free)-40]
 	if got := residentBuffers(t, g, below); got != 0 {
 		t.Fatalf("%d buffers below the working set still resident", got)
 	}
 	// The load stops: the next window gives back all but trimKeep.
-	if d := g.trimIdle(t0.Add(2 * trimAfter)); d != 0 {
+	if d := g.TrimIdle(t0.Add(2 * trimAfter)); d != 0 {
 		t.Fatalf("idle window: wait %v, want 0", d)
 	}
 	if got := residentBuffers(t, g, used); got != trimKeep {
@@ -155,21 +177,21 @@ func TestTrimmedBufferReusable(t *testing.T) {
 	_, g := trimGroup(t, 64)
 	burst(t, g, 64)
 	t0 := time.Now()
-	g.trimIdle(t0)
-	g.trimIdle(t0.Add(trimAfter))
-	if g.clean != 64-trimKeep {
-		t.Fatalf("clean %d, want %d", g.clean, 64-trimKeep)
+	g.TrimIdle(t0)
+	g.TrimIdle(t0.Add(trimAfter))
+	if c := cleanCount(g); c != 64-trimKeep {
+		t.Fatalf("clean %d, want %d", c, 64-trimKeep)
 	}
 	ids := takeN(t, g, 64)
-	if g.clean != 0 {
-		t.Fatalf("clean %d after every buffer was taken, want 0", g.clean)
+	if c := cleanCount(g); c != 0 {
+		t.Fatalf("clean %d after every buffer was taken, want 0", c)
 	}
 	for _, id := range ids {
-		want := bytes.Repeat([]byte{byte(id) | 1}, len(g.buffer(id)))
-		if !bytes.Equal(g.buffer(id), want) {
+		want := bytes.Repeat([]byte{byte(id) | 1}, len(g.Buffer(id)))
+		if !bytes.Equal(g.Buffer(id), want) {
 			t.Fatalf("buffer %d does not hold what was written", id)
 		}
-		g.put(id)
+		g.Put(id)
 	}
 }
 
@@ -229,7 +251,7 @@ func TestTrimIdleRacesTakers(t *testing.T) {
 			default:
 			}
 			now = now.Add(trimAfter)
-			g.trimIdle(now)
+			g.TrimIdle(now)
 		}
 	})
 	var failed sync.Once
@@ -240,8 +262,8 @@ func TestTrimIdleRacesTakers(t *testing.T) {
 			var held []uint16
 			for range rounds {
 				if len(held) < 24 && rng.IntN(2) == 0 {
-					if id, ok := g.take(); ok {
-						b := g.buffer(id)
+					if id, ok := g.Take(); ok {
+						b := g.Buffer(id)
 						b[0], b[len(b)-1] = byte(id)|1, byte(w)|1
 						held = append(held, id)
 					}
@@ -252,16 +274,16 @@ func TestTrimIdleRacesTakers(t *testing.T) {
 				}
 				i := rng.IntN(len(held))
 				id := held[i]
-				b := g.buffer(id)
+				b := g.Buffer(id)
 				if b[0] != byte(id)|1 || b[len(b)-1] != byte(w)|1 {
 					failed.Do(func() { t.Errorf("buffer %d lost its contents while held", id) })
 				}
 				held[i] = held[len(held)-1]
 				held = held[:len(held)-1]
-				g.put(id)
+				g.Put(id)
 			}
 			for _, id := range held {
-				g.put(id)
+				g.Put(id)
 			}
 		})
 	}
@@ -279,14 +301,15 @@ func TestTrimShuffledAcrossChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	for _, id := range ids {
-		g.put(id)
+		g.Put(id)
 	}
 	t0 := time.Now()
-	g.trimIdle(t0)
-	if d := g.trimIdle(t0.Add(trimAfter)); d != 0 {
+	g.TrimIdle(t0)
+	if d := g.TrimIdle(t0.Add(trimAfter)); d != 0 {
 		t.Fatalf("wait %v after the window", d)
 	}
-	top := g.free[len(g.free)-trimKeep:]
+	free := freeIDs(g)
+	top := free[len(free)-trimKeep:]
 	if got := residentBuffers(t, g, top); got != trimKeep {
 		t.Fatalf("%d of the %d kept buffers resident", got, trimKeep)
 	}
@@ -311,7 +334,7 @@ func TestTrimFreshChunkFromUsedHeap(t *testing.T) {
 	burst(t, g, 129) // makes chunk 2 (ids 128-255) and takes one buffer of it
 	t0 := time.Now()
 	for i := range 3 {
-		g.trimIdle(t0.Add(time.Duration(i) * trimAfter))
+		g.TrimIdle(t0.Add(time.Duration(i) * trimAfter))
 	}
 	all := make([]uint16, 256)
 	for i := range all {
@@ -328,7 +351,8 @@ func TestTrimFreshChunkFromUsedHeap(t *testing.T) {
 func TestTrimReleaseFails(t *testing.T) {
 	_, g := trimGroup(t, 64)
 	burst(t, g, 64)
-	b := g.buffer(g.free[g.clean])
+	free, clean := g.FreeIDs()
+	b := g.Buffer(free[clean])
 	if err := unix.Mlock(b); err != nil {
 		t.Skip("mlock:", err)
 	}
@@ -336,9 +360,9 @@ func TestTrimReleaseFails(t *testing.T) {
 	t0 := time.Now()
 	var d time.Duration
 	for i := range 4 {
-		d = g.trimIdle(t0.Add(time.Duration(i) * trimAfter))
+		d = g.TrimIdle(t0.Add(time.Duration(i) * trimAfter))
 	}
 	if d != 0 {
-		t.Fatalf("after idle windows trimIdle still asks for %v (clean %d of %d free)", d, g.clean, len(g.free))
+		t.Fatalf("after idle windows TrimIdle still asks for %v (clean %d of %d free)", d, cleanCount(g), len(freeIDs(g)))
 	}
 }
