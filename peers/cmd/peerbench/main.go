@@ -161,11 +161,11 @@ func pickLoad(m peers.Mode, load string, wrkThreads int, rate float64) (loadGen,
 		if m != peers.HTTP {
 			return loadGen{}, fmt.Errorf("peerbench: -load wrk measures HTTP servers only, not -mode %s", m)
 		}
+		if rate > 0 { // before wrk's absence: installing wrk would not make the flags agree
+			return loadGen{}, errors.New("peerbench: -rate needs the Go load (-load go): wrk runs closed loops only")
+		}
 		if lookErr != nil {
 			return loadGen{}, fmt.Errorf("peerbench: -load wrk: %w", peers.ErrNoWrk)
-		}
-		if rate > 0 {
-			return loadGen{}, errors.New("peerbench: -rate needs the Go load (-load go): wrk runs closed loops only")
 		}
 	default:
 		return loadGen{}, fmt.Errorf("peerbench: -load %q: want go, wrk or auto", load)

@@ -1,0 +1,52 @@
+//go:build linux
+
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/blitz-go/blitz/peers"
+)
+
+// TestPickLoad: -load and -rate resolve to the load generator or to an
+// error that names the flag at fault; a -rate given with wrk is refused as
+// a conflict of the flags whether or not wrk is installed (PATH emptied
+// here), since installing wrk would not resolve it.
+func TestPickLoad(t *testing.T) {
+	t.Setenv("PATH", "") // no wrk, whatever the machine has
+	for _, c := range []struct {
+		name    string
+		mode    peers.Mode
+		load    string
+		threads int
+		rate    float64
+		want    loadGen
+		wantErr string
+	}{
+		{name: "go closed loop", mode: peers.Echo, load: "go", threads: 1, want: loadGen{}},
+		{name: "go paced", mode: peers.Echo, load: "go", threads: 1, rate: 5000, want: loadGen{rate: 5000}},
+		{name: "auto without wrk", mode: peers.HTTP, load: "auto", threads: 1, want: loadGen{}},
+		{name: "auto paced", mode: peers.HTTP, load: "auto", threads: 1, rate: 10, want: loadGen{rate: 10}},
+		{name: "negative rate", mode: peers.Echo, load: "go", threads: 1, rate: -1, wantErr: "-rate -1"},
+		{name: "wrk with a rate", mode: peers.HTTP, load: "wrk", threads: 1, rate: 10, wantErr: "-rate needs the Go load"},
+		{name: "wrk missing", mode: peers.HTTP, load: "wrk", threads: 1, wantErr: "wrk is not on PATH"},
+		{name: "wrk for echo", mode: peers.Echo, load: "wrk", threads: 1, wantErr: "HTTP servers only"},
+		{name: "unknown load", mode: peers.Echo, load: "ab", threads: 1, wantErr: `-load "ab"`},
+	} {
+		got, err := pickLoad(c.mode, c.load, c.threads, c.rate)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := pickLoad(peers.HTTP, "wrk", 1, 0); !errors.Is(err, peers.ErrNoWrk) {
+		t.Errorf("-load wrk without wrk: %v, want ErrNoWrk", err)
+	}
+}
