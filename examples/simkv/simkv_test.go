@@ -118,11 +118,16 @@ func TestSimFindsTheBug(t *testing.T) {
 		t.Fatalf("seed %d replayed: %v, first run %v", found, again, first)
 	}
 	t.Logf("replayed seed %d: the same trace hash %#x and the same failure", found, again.hash)
-	html := filepath.Join(os.TempDir(), fmt.Sprintf("simkv-seed-%d.html", found))
-	if err := again.history.Visualize(html); err != nil {
-		t.Logf("visualization: %v", err)
-	} else {
-		t.Logf("porcupine's view of the history: %s", html)
+	if testing.Verbose() {
+		// The view outlives the test, for the reader of -v output to
+		// open; a run without -v, which would not print its path, leaves
+		// no file behind.
+		html := filepath.Join(os.TempDir(), fmt.Sprintf("simkv-seed-%d.html", found))
+		if err := again.history.Visualize(html); err != nil {
+			t.Logf("visualization: %v", err)
+		} else {
+			t.Logf("porcupine's view of the history: %s", html)
+		}
 	}
 	t.Logf("replay: %s", replayCommand("TestKVAckBeforeSync", found))
 }
