@@ -24,6 +24,7 @@ func TestPickLoad(t *testing.T) {
 		rate    float64
 		want    loadGen
 		wantErr string
+		wantIs  error // also matched with errors.Is, where set
 	}{
 		{name: "go closed loop", mode: peers.Echo, load: "go", threads: 1, want: loadGen{}},
 		{name: "go paced", mode: peers.Echo, load: "go", threads: 1, rate: 5000, want: loadGen{rate: 5000}},
@@ -31,7 +32,7 @@ func TestPickLoad(t *testing.T) {
 		{name: "auto paced", mode: peers.HTTP, load: "auto", threads: 1, rate: 10, want: loadGen{rate: 10}},
 		{name: "negative rate", mode: peers.Echo, load: "go", threads: 1, rate: -1, wantErr: "-rate -1"},
 		{name: "wrk with a rate", mode: peers.HTTP, load: "wrk", threads: 1, rate: 10, wantErr: "-rate needs the Go load"},
-		{name: "wrk missing", mode: peers.HTTP, load: "wrk", threads: 1, wantErr: "wrk is not on PATH"},
+		{name: "wrk missing", mode: peers.HTTP, load: "wrk", threads: 1, wantErr: "wrk is not on PATH", wantIs: peers.ErrNoWrk},
 		{name: "wrk for echo", mode: peers.Echo, load: "wrk", threads: 1, wantErr: "HTTP servers only"},
 		{name: "unknown load", mode: peers.Echo, load: "ab", threads: 1, wantErr: `-load "ab"`},
 	} {
@@ -40,13 +41,13 @@ func TestPickLoad(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.wantErr)
 			}
+			if c.wantIs != nil && !errors.Is(err, c.wantIs) {
+				t.Errorf("%s: error %v, want one matching %v", c.name, err, c.wantIs)
+			}
 			continue
 		}
 		if err != nil || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
 		}
-	}
-	if _, err := pickLoad(peers.HTTP, "wrk", 1, 0); !errors.Is(err, peers.ErrNoWrk) {
-		t.Errorf("-load wrk without wrk: %v, want ErrNoWrk", err)
 	}
 }
