@@ -34,6 +34,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/magefile/mage/mg"
@@ -104,7 +105,11 @@ func Short() error {
 // support, fetched from the module proxy as a toolchain and never upgraded: each is vetted on its own
 // (GOWORK=off), so that a use of a newer API, a dependency that raises the go line or a missing
 // requirement fails here, and then their short tests run with that Go, in one go command over the
-// workspace. (The examples, the test suites and the peers are vetted and tested with the newer Go in Vet
+// workspace.
+//
+// (Vetting from source, as Vet does for the other platforms, is slower here: 382 s against 331 s for the
+// whole step from a cold cache, because each module's load type-checks the standard library again, where
+// go vet's compiled packages are shared by the modules and by the tests after them.) (The examples, the test suites and the peers are vetted and tested with the newer Go in Vet
 // and Race.)
 func Oldest() error {
 	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
@@ -182,16 +187,10 @@ func Standalone() error {
 	})
 }
 
-// vetQuickCompile is the build flag of the cross-platform vets: vet reads only the export data of the
-// packages it compiles for a platform, never their code, so they compile without optimization or
-// inlining, about a third faster on a cold cache (a fresh CI machine: 1 min 19 s against 1 min 55 s for
-// darwin/arm64). The windows vet compiles as usual: the Windows step's test binaries reuse its packages.
-const vetQuickCompile = "-gcflags=all=-N -l"
-
-// Vet runs go vet on every module for the host and for linux, darwin, freebsd and windows, and on the
-// modules users install for arm64 and 32-bit linux (where 64-bit atomics need alignment) and the Unix
-// systems of the poll(2) backend (see crossTargets). One go command per platform covers the modules, so
-// shared packages load once.
+// Vet runs go vet on every module for the host, and go vet's analyzers from source (vetFromSource) on
+// every module for darwin, freebsd and windows, and on the modules users install for arm64 and 32-bit
+// linux (where 64-bit atomics need alignment) and the Unix systems of the poll(2) backend (see
+// crossTargets). One load per platform covers the modules, so shared packages load once.
 func Vet() error {
 	all, err := workspacePatterns()
 	if err != nil {
@@ -212,12 +211,9 @@ func Vet() error {
 		if t.all {
 			pats = all
 		}
+		fmt.Printf("== vet %s/%s from source\n", t.goos, t.goarch)
 		env := []string{"GOOS=" + t.goos, "GOARCH=" + t.goarch, "CGO_ENABLED=0"}
-		args := []string{"vet"}
-		if t.goos != "windows" {
-			args = append(args, vetQuickCompile)
-		}
-		if err := goIn(".", env, append(args, pats...)...); err != nil {
+		if err := vetFromSource(".", env, pats); err != nil {
 			return fmt.Errorf("vet %s/%s: %w", t.goos, t.goarch, err)
 		}
 	}
@@ -446,7 +442,7 @@ func Sim() error {
 // Windows cross-compiles the tests of the modules users install (versions.txt's public ones) for
 // windows/amd64 and runs them under Wine, at their -short sizes: one go command over the workspace with
 // Wine as its -exec program, so that the test binaries build two at a time and each runs in its
-// package's directory. (Vet builds every module, tests included, for windows.) It skips with a message when
+// package's directory. (Vet type-checks every module, tests included, for windows.) It skips with a message when
 // Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
 func Windows() error {
 	wine, err := findWine()
@@ -488,9 +484,12 @@ func DemoSmoke() error {
 // inside the workspace at their -short sizes, the HTTP fuzz targets briefly, the demonstration's smoke
 // run, every module vetted on its own (GOWORK=off) and its short tests with the oldest Go supported, the
 // consumer check (each public module installed from a module proxy), and the Windows tests under Wine
-// where Wine is present. It prints the time each step took.
+// where Wine is present. It prints the time each step took. The Debian packages that the race and windows
+// steps install when allowed are installed in the background from the start (startInstalls).
 func CI() error {
 	start := time.Now()
+	startInstalls()
+	defer awaitInstalls() // no apt-get left running after a failed step
 	steps := []struct {
 		name string
 		fn   func() error
@@ -673,52 +672,131 @@ func fuzzTargets(mod string) ([]fuzzTarget, error) {
 
 var errNoWine = errors.New("wine64 not found (set BLITZ_INSTALL_WINE=1 to install it from Debian's packages)")
 
+// wineLoader is where Debian's wine64 package puts the loader that runs the Windows test binaries.
+const wineLoader = "/usr/lib/wine/wine64"
+
+// wineMissing lists the Debian packages that Windows needs and this machine lacks: Wine and mingw (which
+// builds the DLL of ensureWinePrefix), when the loader is absent.
+func wineMissing() []string {
+	if _, err := os.Stat(wineLoader); err == nil {
+		return nil
+	}
+	return []string{"wine64", "gcc-mingw-w64-x86-64"}
+}
+
 // findWine returns the wine64 loader, installing Wine and mingw when BLITZ_INSTALL_WINE=1.
 func findWine() (string, error) {
 	if runtime.GOOS != "linux" {
 		return "", fmt.Errorf("wine runs only on linux hosts, this is %s", runtime.GOOS)
 	}
-	const loader = "/usr/lib/wine/wine64"
-	if _, err := os.Stat(loader); err == nil {
-		return loader, nil
+	awaitInstalls()
+	missing := wineMissing()
+	if missing == nil {
+		return wineLoader, nil
 	}
 	if os.Getenv("BLITZ_INSTALL_WINE") != "1" {
 		return "", errNoWine
 	}
-	fmt.Println("== installing wine64 and gcc-mingw-w64-x86-64 from Debian's packages")
-	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends",
-		"wine64", "gcc-mingw-w64-x86-64"}} {
-		if err := aptGet(args...); err != nil {
-			return "", err
-		}
+	if err := aptInstall(missing); err != nil {
+		return "", err
 	}
-	return loader, nil
+	return wineLoader, nil
 }
 
-// ensureChromium installs what the tests drive from outside, when BLITZ_INSTALL_CHROMIUM=1 and they are
-// not on PATH: Chromium from Debian's packages (the runtime's console page is tested in headless
-// Chromium) and curl (the HTTP server is tested against it). It then sets BLITZ_REQUIRE_CHROMIUM=1 so
-// that the browser test fails rather than skips without it.
-func ensureChromium() error {
-	if os.Getenv("BLITZ_INSTALL_CHROMIUM") != "1" || runtime.GOOS != "linux" {
-		return nil
-	}
+// chromiumMissing lists what the tests drive from outside and this machine lacks on PATH: Chromium (the
+// runtime's console page is tested in headless Chromium) and curl (the HTTP server is tested against it).
+func chromiumMissing() []string {
 	var missing []string
 	for _, tool := range []string{"chromium", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool)
 		}
 	}
-	if len(missing) > 0 {
-		fmt.Println("== installing", strings.Join(missing, " and "), "from Debian's packages")
-		install := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, missing...)
-		for _, args := range [][]string{{"update", "-qq"}, install} {
-			if err := aptGet(args...); err != nil {
-				return err
-			}
+	return missing
+}
+
+// ensureChromium installs Chromium and curl from Debian's packages when BLITZ_INSTALL_CHROMIUM=1 and they
+// are not on PATH. It then sets BLITZ_REQUIRE_CHROMIUM=1 so that the browser test fails rather than skips
+// without it.
+func ensureChromium() error {
+	if os.Getenv("BLITZ_INSTALL_CHROMIUM") != "1" || runtime.GOOS != "linux" {
+		return nil
+	}
+	awaitInstalls()
+	if missing := chromiumMissing(); len(missing) > 0 {
+		if err := aptInstall(missing); err != nil {
+			return err
 		}
 	}
 	return os.Setenv("BLITZ_REQUIRE_CHROMIUM", "1")
+}
+
+// aptInstall installs pkgs from Debian's packages, after refreshing the package lists.
+func aptInstall(pkgs []string) error {
+	fmt.Println("== installing", strings.Join(pkgs, ", "), "from Debian's packages")
+	install := append([]string{"install", "-y", "-qq", "--no-install-recommends"}, pkgs...)
+	for _, args := range [][]string{{"update", "-qq"}, install} {
+		if err := aptGet(args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// background is the one run of startInstalls; awaitInstalls waits for it to end.
+var background struct {
+	mu   sync.Mutex
+	done chan struct{} // closed when the installs end; nil when none started
+}
+
+// startInstalls begins, in the background, the installs that later steps would make on their own
+// (ensureChromium's and findWine's, as BLITZ_INSTALL_CHROMIUM and BLITZ_INSTALL_WINE allow) in one
+// apt-get run, and Wine's first boot after it, so that downloading and unpacking overlap the steps
+// that only compute. A failure here is only reported: the step that needs the package installs it
+// again and fails with its own error.
+func startInstalls() {
+	if runtime.GOOS != "linux" {
+		return
+	}
+	var pkgs []string
+	if os.Getenv("BLITZ_INSTALL_CHROMIUM") == "1" {
+		pkgs = append(pkgs, chromiumMissing()...)
+	}
+	wine := os.Getenv("BLITZ_INSTALL_WINE") == "1"
+	if wine {
+		pkgs = append(pkgs, wineMissing()...)
+	}
+	if len(pkgs) == 0 && !wine {
+		return
+	}
+	done := make(chan struct{})
+	background.mu.Lock()
+	background.done = done
+	background.mu.Unlock()
+	go func() {
+		defer close(done)
+		if len(pkgs) > 0 {
+			if err := aptInstall(pkgs); err != nil {
+				fmt.Fprintln(os.Stderr, "background install failed; the step that needs it will retry:", err)
+				return
+			}
+		}
+		if wine && wineMissing() == nil {
+			if err := ensureWinePrefix(wineLoader); err != nil {
+				fmt.Fprintln(os.Stderr, "preparing Wine's prefix failed; the windows step will retry:", err)
+			}
+		}
+	}()
+}
+
+// awaitInstalls waits for the installs of startInstalls, when it started any.
+func awaitInstalls() {
+	background.mu.Lock()
+	done := background.done
+	background.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // ensureWrk installs wrk, the HTTP load generator of `peers`, from Debian's packages when it is not on
@@ -727,13 +805,7 @@ func ensureWrk() error {
 	if _, err := exec.LookPath("wrk"); err == nil {
 		return nil
 	}
-	fmt.Println("== installing wrk from Debian's packages")
-	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "wrk"}} {
-		if err := aptGet(args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return aptInstall([]string{"wrk"})
 }
 
 // aptGet runs apt-get as root, through sudo when this process is not root.
