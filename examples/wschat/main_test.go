@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	goruntime "runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -161,6 +162,12 @@ func TestBrowser(t *testing.T) {
 		"--disable-dev-shm-usage", "--no-first-run", "--user-data-dir="+t.TempDir(),
 		"--remote-debugging-port=0", // keeps the browser up until stopped
 		"http://"+s.addr.String()+"/?selftest")
+	// Chromium makes its singleton directory (a socket and a cookie) in TMPDIR and leaves it behind when
+	// stopped: the test's own temporary directory, removed after it, takes it. SIGTERM lets the browser
+	// shut down before that removal; SIGKILL comes 10 s later.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
