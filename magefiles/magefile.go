@@ -105,12 +105,12 @@ func Short() error {
 // support, fetched from the module proxy as a toolchain and never upgraded: each is vetted on its own
 // (GOWORK=off), so that a use of a newer API, a dependency that raises the go line or a missing
 // requirement fails here, and then their short tests run with that Go, in one go command over the
-// workspace.
-//
-// (Vetting from source, as Vet does for the other platforms, is slower here: 382 s against 331 s for the
-// whole step from a cold cache, because each module's load type-checks the standard library again, where
-// go vet's compiled packages are shared by the modules and by the tests after them.) (The examples, the test suites and the peers are vetted and tested with the newer Go in Vet
+// workspace. (The examples, the test suites and the peers are vetted and tested with the newer Go in Vet
 // and Race.)
+//
+// Vetting from source, as Vet does for the other platforms, is slower here: 382 s against 331 s for the
+// whole step from a cold cache, because each module's load type-checks the standard library again, where
+// go vet's compiled packages are shared by the modules and by the tests after them.
 func Oldest() error {
 	out, err := exec.Command(mg.GoCmd(), "work", "edit", "-json").Output()
 	if err != nil {
@@ -442,8 +442,8 @@ func Sim() error {
 // Windows cross-compiles the tests of the modules users install (versions.txt's public ones) for
 // windows/amd64 and runs them under Wine, at their -short sizes: one go command over the workspace with
 // Wine as its -exec program, so that the test binaries build two at a time and each runs in its
-// package's directory. (Vet type-checks every module, tests included, for windows.) It skips with a message when
-// Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
+// package's directory. (Vet type-checks every module, tests included, for windows.) It skips with a
+// message when Wine is absent, unless BLITZ_INSTALL_WINE=1 lets it install Wine first.
 func Windows() error {
 	wine, err := findWine()
 	if err != nil {

@@ -98,8 +98,9 @@ var vetSuite = []*analysis.Analyzer{
 }
 
 // vetFromSource runs vetSuite on the packages that pats match in dir, their tests included, for the
-// platform env names (GOOS, GOARCH, CGO_ENABLED=0). It fails on the first type error of any package it
-// loads and on any diagnostic of the matched packages, listing them all.
+// platform env names (GOOS, GOARCH, CGO_ENABLED=0). It fails when any package it loads has errors
+// (listing them all, before any analysis) and when the matched packages have any diagnostic (listing
+// them all, each once).
 func vetFromSource(dir string, env []string, pats []string) error {
 	cfg := &packages.Config{
 		Mode:  packages.LoadAllSyntax,
