@@ -102,6 +102,12 @@ type Backend struct {
 	// a TrimIdle that left some for later, cleared by TrimIdle before it
 	// looks at the groups.
 	untrimmed atomic.Bool
+	// pagesEmptied says that a page of fdHeads or arms.byFD went back to
+	// all zeros: set by fdIndex.set under mu, cleared by compactIndexes
+	// under mu before it drops such pages. pagesEmptiedAt (guarded by mu)
+	// is when TrimIdle first saw it set, the zero Time before.
+	pagesEmptied   atomic.Bool
+	pagesEmptiedAt time.Time
 }
 
 // Completion is backend.Completion.
@@ -120,6 +126,8 @@ func New(opts Options) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{r: r, epoch: time.Now(), eventfd: -1, groups: make(map[uint16]*group)}
+	b.fdHeads.emptied = &b.pagesEmptied
+	b.arms.byFD.emptied = &b.pagesEmptied
 	if err := b.detect(opts); err != nil {
 		b.release()
 		return nil, err

@@ -262,13 +262,25 @@ func (b *Backend) park(g *group, id uint16) {
 var _ backend.Trimmer = (*Backend)(nil)
 
 // TrimIdle returns the pages of the buffers parked since the last trim in
-// every group that has not taken parked buffers back for trimAfter, and
-// returns how long until the others may be trimmed (0 if none wait); see
-// backend.Trimmer. Any goroutine.
+// every group that has not taken parked buffers back for trimAfter, drops
+// the pages of the per-descriptor indexes that hold nothing any more, and
+// returns how long until what must wait longer may go (0 if nothing
+// waits); see backend.Trimmer. Any goroutine.
 func (b *Backend) TrimIdle() time.Duration {
-	if !b.untrimmed.Load() {
-		return 0
+	wait := time.Duration(0)
+	if b.pagesEmptied.Load() {
+		wait = b.compactIndexes()
 	}
+	if b.untrimmed.Load() {
+		if d := b.trimGroups(); d > 0 && (wait == 0 || d < wait) {
+			wait = d
+		}
+	}
+	return wait
+}
+
+// trimGroups is TrimIdle's work on the groups' parked buffers.
+func (b *Backend) trimGroups() time.Duration {
 	// Cleared before the groups are looked at: a park after this sets it
 	// again, and one before it is seen below, under the group's mu.
 	b.untrimmed.Store(false)
@@ -296,6 +308,30 @@ func (b *Backend) TrimIdle() time.Duration {
 		b.untrimmed.Store(true)
 	}
 	return wait
+}
+
+// compactIndexes drops the pages of the per-descriptor indexes that went
+// back to all zeros, once trimAfter has passed since TrimIdle first saw
+// one (so that a page emptied and refilled at every request is not made
+// again each time), and returns how long until then (0 when done).
+func (b *Backend) compactIndexes() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return 0
+	}
+	now := time.Now()
+	if b.pagesEmptiedAt.IsZero() {
+		b.pagesEmptiedAt = now
+	}
+	if d := trimAfter - now.Sub(b.pagesEmptiedAt); d > 0 {
+		return d
+	}
+	b.pagesEmptied.Store(false) // under mu, as every set that stores true
+	b.pagesEmptiedAt = time.Time{}
+	b.fdHeads.compact()
+	b.arms.byFD.compact()
+	return 0
 }
 
 // trim returns the pages of the buffers parked since the last trim:

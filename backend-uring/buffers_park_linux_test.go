@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -72,7 +73,7 @@ func TestBufferGroupParksAfterBurst(t *testing.T) {
 	require.LessOrEqual(t, circ, peak/2+burst/8, "too many buffers left in circulation")
 	require.GreaterOrEqual(t, circ, keptWithKernel)
 	g := b.group(1)
-	require.Zero(t, b.TrimIdle(), "the group never took parked buffers back: nothing should wait")
+	require.Zero(t, b.trimGroups(), "the group never took parked buffers back: nothing should wait")
 	for _, id := range g.parked {
 		require.Zero(t, residentPages(t, g.mem.Buffer(int(id))), "parked buffer %d is still resident", id)
 	}
@@ -119,12 +120,12 @@ func TestBufferGroupParksAfterBurst(t *testing.T) {
 
 	// Parked buffers were taken back just now: their pages wait trimAfter.
 	if untrimmed > 0 {
-		wait := b.TrimIdle()
+		wait := b.trimGroups()
 		require.Positive(t, wait)
 		require.LessOrEqual(t, wait, trimAfter)
 		time.Sleep(wait)
 	}
-	require.Zero(t, b.TrimIdle())
+	require.Zero(t, b.trimGroups())
 	for _, id := range g.parked {
 		require.Zero(t, residentPages(t, g.mem.Buffer(int(id))), "parked buffer %d is still resident", id)
 	}
@@ -154,7 +155,7 @@ func TestBufferGroupTrimNotUnderLoad(t *testing.T) {
 			require.NoError(t, b.ReleaseBuffer(1, id))
 		}
 		if wave > 0 {
-			require.Positive(t, b.TrimIdle(), "wave %d", wave)
+			require.Positive(t, b.trimGroups(), "wave %d", wave)
 			g.mu.Lock()
 			trimmed := g.trimmed
 			g.mu.Unlock()
@@ -177,4 +178,42 @@ func TestBufferGroupSteadyReadsDoNotPark(t *testing.T) {
 	}
 	_, parked := circulation(b)
 	require.Zero(t, parked)
+}
+
+// TestTrimIdleDropsEmptyIndexPages: the page of the per-descriptor index
+// that a receive on a high descriptor made is dropped by the TrimIdle
+// trimAfter after it went back to zeros (TrimIdle says how long to wait
+// until then), and made again by the next op on that descriptor.
+func TestTrimIdleDropsEmptyIndexPages(t *testing.T) {
+	b := newTest(t, Options{})
+	require.NoError(t, b.RegisterBufferGroup(1, 64, 4096))
+	a, z := datagramPair(t)
+	hi := 3*pageSize + 7
+	require.NoError(t, unix.Dup3(int(a), hi, unix.O_CLOEXEC))
+	t.Cleanup(func() { unix.Close(hi) })
+	page := func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.fdHeads.pages) > hi>>pageBits && b.fdHeads.pages[hi>>pageBits] != nil
+	}
+	recvOne := func(v byte) {
+		_, err := unix.Write(int(z), []byte{v})
+		require.NoError(t, err)
+		id, data := selectRecv(t, b, backend.FD(hi))
+		require.Equal(t, []byte{v}, data)
+		require.NoError(t, b.ReleaseBuffer(1, id))
+	}
+	recvOne(1)
+	require.True(t, page(), "the receive made no index page")
+	wait := b.TrimIdle()
+	require.Positive(t, wait, "an emptied page should wait trimAfter")
+	require.LessOrEqual(t, wait, trimAfter)
+	require.True(t, page(), "the page was dropped before trimAfter")
+	time.Sleep(wait)
+	require.Zero(t, b.TrimIdle())
+	require.False(t, page(), "the empty page was not dropped")
+	require.False(t, b.pagesEmptied.Load())
+	recvOne(2)
+	require.True(t, page(), "the next receive made the page again")
+	require.Equal(t, int32(0), b.fdHeads.get(hi))
 }

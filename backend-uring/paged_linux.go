@@ -2,6 +2,8 @@
 
 package uring
 
+import "sync/atomic"
+
 // Tables indexed by descriptor number or slot are paged: fixed pages of
 // pageSize entries, made when first written, behind a slice of page
 // pointers. A table grows a page at a time (no doubling of the entries, so
@@ -14,9 +16,16 @@ const (
 )
 
 // fdIndex maps a descriptor number (or any non-negative index) to an
-// int32, 0 where never set.
+// int32, 0 where never set. It counts each page's non-zero entries, so
+// that compact can drop the pages that hold nothing any more: after a
+// burst of connections that now sit idle, the index of the records in
+// flight on each descriptor is all zeros, a page per 1,024 descriptors.
 type fdIndex struct {
 	pages []*[pageSize]int32
+	live  []uint16 // live[p]: the non-zero entries of pages[p]
+	// emptied is set when a page's last non-zero entry is cleared: the
+	// owner's cue to compact later. May be nil.
+	emptied *atomic.Bool
 }
 
 // get returns i's value, 0 if none.
@@ -36,6 +45,7 @@ func (x *fdIndex) set(i int, v int32) {
 			return
 		}
 		x.pages = append(x.pages, make([]*[pageSize]int32, p+1-len(x.pages))...)
+		x.live = append(x.live, make([]uint16, p+1-len(x.live))...)
 	}
 	pg := x.pages[p]
 	if pg == nil {
@@ -45,5 +55,28 @@ func (x *fdIndex) set(i int, v int32) {
 		pg = new([pageSize]int32)
 		x.pages[p] = pg
 	}
-	pg[i&(pageSize-1)] = v
+	e := &pg[i&(pageSize-1)]
+	switch {
+	case *e == 0 && v != 0:
+		x.live[p]++
+	case *e != 0 && v == 0:
+		x.live[p]--
+		if x.live[p] == 0 && x.emptied != nil && !x.emptied.Load() {
+			x.emptied.Store(true)
+		}
+	}
+	*e = v
+}
+
+// compact drops the pages whose entries are all 0 and returns how many
+// it dropped. The next set on one makes it again.
+func (x *fdIndex) compact() int {
+	n := 0
+	for p, pg := range x.pages {
+		if pg != nil && x.live[p] == 0 {
+			x.pages[p] = nil
+			n++
+		}
+	}
+	return n
 }

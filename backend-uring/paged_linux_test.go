@@ -3,6 +3,7 @@
 package uring
 
 import (
+	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -47,6 +48,50 @@ func TestFDIndex(t *testing.T) {
 		if x.get(i) != 0 {
 			t.Fatalf("index %d: not cleared", i)
 		}
+	}
+}
+
+// TestFDIndexCompact: compact drops exactly the pages whose entries are
+// all zero again, reports the first clear that empties a page, and the
+// entries of the pages it keeps are untouched.
+func TestFDIndexCompact(t *testing.T) {
+	var emptied atomic.Bool
+	x := fdIndex{emptied: &emptied}
+	for i := range 4 * pageSize {
+		x.set(i, int32(i+1))
+	}
+	x.set(pageSize, 7) // an overwrite does not count twice
+	for i := pageSize; i < 2*pageSize; i++ {
+		x.set(i, 0)
+		if i < 2*pageSize-1 && emptied.Load() {
+			t.Fatalf("emptied set while page 1 still holds %d entries", 2*pageSize-1-i)
+		}
+	}
+	if !emptied.Load() {
+		t.Fatal("page 1 emptied without a report")
+	}
+	x.set(3*pageSize+1, 0) // page 3 keeps the rest
+	if n := x.compact(); n != 1 {
+		t.Fatalf("compact dropped %d pages, want 1", n)
+	}
+	if x.pages[1] != nil || x.pages[0] == nil || x.pages[3] == nil {
+		t.Fatal("compact dropped the wrong pages")
+	}
+	for i := range 4 * pageSize {
+		want := int32(i + 1)
+		if i >= pageSize && i < 2*pageSize || i == 3*pageSize+1 {
+			want = 0
+		}
+		if got := x.get(i); got != want {
+			t.Fatalf("index %d: %d after compact, want %d", i, got, want)
+		}
+	}
+	x.set(pageSize+3, 9)
+	if x.get(pageSize+3) != 9 || x.live[1] != 1 {
+		t.Fatalf("a dropped page made again: %d, live %d", x.get(pageSize+3), x.live[1])
+	}
+	if n := x.compact(); n != 0 {
+		t.Fatalf("compact dropped %d pages with entries", n)
 	}
 }
 
