@@ -31,14 +31,32 @@ func cpuModel() string {
 	return runtime.GOARCH
 }
 
-// cpuModelFrom returns the first "model name" of a /proc/cpuinfo text, or "".
+// cpuModelFrom returns the first "model name" of a /proc/cpuinfo text, followed by the processor's
+// family and model numbers where the text has them (x86: "AMD EPYC, family 26 model 2"), since a
+// virtual machine's model name often names no generation; "" when there is no model name.
 func cpuModelFrom(cpuinfo string) string {
+	fields := map[string]string{}
 	for _, line := range strings.Split(cpuinfo, "\n") {
-		if key, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(key) == "model name" {
-			return strings.TrimSpace(value)
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		if key == "processor" && len(fields) > 0 {
+			break // the first processor's lines are enough
+		}
+		if _, seen := fields[key]; !seen {
+			fields[key] = strings.TrimSpace(value)
 		}
 	}
-	return ""
+	name := fields["model name"]
+	if name == "" {
+		return ""
+	}
+	if family, model := fields["cpu family"], fields["model"]; family != "" && model != "" {
+		return fmt.Sprintf("%s, family %s model %s", name, family, model)
+	}
+	return name
 }
 
 // loadSample is the machine's load at one moment.

@@ -35,7 +35,10 @@ func TestParseProcStatCountsStealAsBusy(t *testing.T) {
 
 func TestCPUModelFrom(t *testing.T) {
 	info := "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 1\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n"
-	assert.Equal(t, "AMD EPYC 7B13", cpuModelFrom(info))
+	assert.Equal(t, "AMD EPYC 7B13", cpuModelFrom(info), "no family line: the name alone")
+	two := "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n\n" +
+		"processor\t: 1\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: Other\n"
+	assert.Equal(t, "AMD EPYC, family 26 model 2", cpuModelFrom(two), "the first processor's family and model")
 	assert.Equal(t, "", cpuModelFrom("processor : 0\nBogoMIPS : 50.00\n"), "arm64 kernels have no model name")
 }
 

@@ -368,10 +368,38 @@ func idle(m peers.Mode, kinds []string, conns, procs, count int) error {
 	return nil
 }
 
-// machine describes where the figures were taken: Go, CPUs, kernel.
+// machine describes where the figures were taken: Go, the processor, CPUs, kernel.
 func machine() string {
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	return fmt.Sprintf("%s %s/%s, %d CPUs, Linux %s", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH, goruntime.NumCPU(), strings.TrimSpace(string(kernel)))
+	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
+	return fmt.Sprintf("%s %s/%s, %s, %d CPUs, Linux %s", goruntime.Version(), goruntime.GOOS, goruntime.GOARCH,
+		processor(string(cpuinfo)), goruntime.NumCPU(), strings.TrimSpace(string(kernel)))
+}
+
+// processor names the first processor of a /proc/cpuinfo text: its model name and, on x86, its family
+// and model numbers, which tell processor generations apart where a virtual machine's model name does
+// not ("AMD EPYC family 26 model 2"); "unknown processor" when the text names none.
+func processor(cpuinfo string) string {
+	first, _, _ := strings.Cut(cpuinfo, "\n\n") // the first processor's block
+	var name, family, model string
+	for line := range strings.Lines(first) {
+		k, v, _ := strings.Cut(line, ":")
+		switch v = strings.TrimSpace(v); strings.TrimSpace(k) {
+		case "model name":
+			name = v
+		case "cpu family":
+			family = v
+		case "model":
+			model = v
+		}
+	}
+	switch {
+	case name == "":
+		return "unknown processor"
+	case family == "" || model == "":
+		return name
+	}
+	return name + " family " + family + " model " + model
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -51,3 +51,23 @@ func TestPickLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessor: the first processor's model name with its family and
+// model numbers; the name alone where the text has no numbers (arm64's has
+// no model name at all); the header carries it.
+func TestProcessor(t *testing.T) {
+	for _, c := range []struct{ info, want string }{
+		{"processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n\n" +
+			"processor\t: 1\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: Other\n", "AMD EPYC family 26 model 2"},
+		{"processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu\n", "AMD EPYC 7B13"},
+		{"processor\t: 0\nBogoMIPS\t: 50.00\n", "unknown processor"},
+		{"", "unknown processor"},
+	} {
+		if got := processor(c.info); got != c.want {
+			t.Errorf("processor(%q) = %q, want %q", c.info, got, c.want)
+		}
+	}
+	if h := machine(); !strings.Contains(h, " CPUs, Linux ") || strings.Contains(h, "unknown processor") && strings.Contains(h, "amd64") {
+		t.Errorf("machine() = %q: no processor or CPU count", h)
+	}
+}
