@@ -11,9 +11,9 @@ import (
 )
 
 // Where the figures were measured, and how busy the machine was: the header of every output. On Linux
-// the processor is /proc/cpuinfo's "model name" with its family and model numbers, and the load comes from
-// /proc/loadavg and /proc/stat;
-// elsewhere the processor is GOARCH and the load is unknown (no warning is printed).
+// the processor is /proc/cpuinfo's "model name" with its family and model numbers, and the load comes
+// from /proc/loadavg and /proc/stat; elsewhere the processor is GOARCH and the load is unknown (no
+// warning is printed).
 
 // machine describes the processor and the Go that built the benchmarks.
 func machine(cpu string, cpus int, goVersion string) string {
