@@ -103,9 +103,12 @@ type Backend struct {
 	// looks at the groups.
 	untrimmed atomic.Bool
 	// pagesEmptied says that a page of fdHeads or arms.byFD went back to
-	// all zeros: set by fdIndex.set under mu, cleared by compactIndexes
-	// under mu before it drops such pages. pagesEmptiedAt (guarded by mu)
-	// is when TrimIdle first saw it set, the zero Time before.
+	// all zeros: stored true by fdIndex.set and false by compactIndexes,
+	// both under mu (so a page emptied after the clear sets it again).
+	// TrimIdle loads it without mu to skip the lock when it is false; a
+	// store that load misses is seen by the next TrimIdle, before the
+	// worker's next sleep. pagesEmptiedAt (guarded by mu) is when TrimIdle
+	// first saw it set, the zero Time before.
 	pagesEmptied   atomic.Bool
 	pagesEmptiedAt time.Time
 }

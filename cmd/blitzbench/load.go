@@ -36,28 +36,23 @@ func cpuModel() string {
 // family and model numbers where the text has them (x86: "AMD EPYC, family 26 model 2"), since a
 // virtual machine's model name often names no generation; "" when there is no model name.
 func cpuModelFrom(cpuinfo string) string {
-	fields := map[string]string{}
-	for _, line := range strings.Split(cpuinfo, "\n") {
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		key = strings.TrimSpace(key)
-		if key == "processor" && len(fields) > 0 {
-			break // the first processor's lines are enough
-		}
-		if _, seen := fields[key]; !seen {
-			fields[key] = strings.TrimSpace(value)
+	first, _, _ := strings.Cut(cpuinfo, "\n\n") // the first processor's block
+	var name, family, model string
+	for line := range strings.Lines(first) {
+		key, value, _ := strings.Cut(line, ":")
+		switch value = strings.TrimSpace(value); strings.TrimSpace(key) {
+		case "model name":
+			name = value
+		case "cpu family":
+			family = value
+		case "model":
+			model = value
 		}
 	}
-	name := fields["model name"]
-	if name == "" {
-		return ""
+	if name == "" || family == "" || model == "" {
+		return name
 	}
-	if family, model := fields["cpu family"], fields["model"]; family != "" && model != "" {
-		return fmt.Sprintf("%s, family %s model %s", name, family, model)
-	}
-	return name
+	return name + ", family " + family + " model " + model
 }
 
 // loadSample is the machine's load at one moment.

@@ -378,7 +378,8 @@ func machine() string {
 
 // processor names the first processor of a /proc/cpuinfo text: its model name and, on x86, its family
 // and model numbers, which tell processor generations apart where a virtual machine's model name does
-// not ("AMD EPYC family 26 model 2"); "unknown processor" when the text names none.
+// not ("AMD EPYC, family 26 model 2", as blitzbench prints it); "unknown processor" when the text names
+// none.
 func processor(cpuinfo string) string {
 	first, _, _ := strings.Cut(cpuinfo, "\n\n") // the first processor's block
 	var name, family, model string
@@ -399,7 +400,7 @@ func processor(cpuinfo string) string {
 	case family == "" || model == "":
 		return name
 	}
-	return name + " family " + family + " model " + model
+	return name + ", family " + family + " model " + model
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }

@@ -58,7 +58,7 @@ func TestPickLoad(t *testing.T) {
 func TestProcessor(t *testing.T) {
 	for _, c := range []struct{ info, want string }{
 		{"processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n\n" +
-			"processor\t: 1\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: Other\n", "AMD EPYC family 26 model 2"},
+			"processor\t: 1\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: Other\n", "AMD EPYC, family 26 model 2"},
 		{"processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu\n", "AMD EPYC 7B13"},
 		{"processor\t: 0\nBogoMIPS\t: 50.00\n", "unknown processor"},
 		{"", "unknown processor"},
