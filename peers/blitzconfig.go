@@ -4,6 +4,7 @@ package peers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -12,21 +13,29 @@ import (
 
 // blitzConfig is c with what the environment asks of every blitz server:
 // PEERS_BLITZ_IDLESPIN, a Go duration, as Config.IdleSpin. A value that
-// does not parse leaves c as it is.
-func blitzConfig(c blitz.Config) blitz.Config {
+// does not parse is an error, so that a server is never measured with the
+// default spin under a label that says otherwise ("-1" is not a duration;
+// "-1ns" is).
+func blitzConfig(c blitz.Config) (blitz.Config, error) {
 	if v := os.Getenv("PEERS_BLITZ_IDLESPIN"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			c.IdleSpin = d
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return c, fmt.Errorf("peers: PEERS_BLITZ_IDLESPIN=%q is not a Go duration (no spin is \"-1ns\"): %w", v, err)
 		}
+		c.IdleSpin = d
 	}
-	return c
+	return c, nil
 }
 
 // listenBlitz starts a runtime with cfg (through blitzConfig) and a TCP
 // listener of it on addr; the runtime is shut down again if the listener
 // cannot be made.
 func listenBlitz(addr string, cfg blitz.Config) (*blitz.Runtime, *blitz.TCPListener, error) {
-	rt, err := blitz.New(blitzConfig(cfg))
+	cfg, err := blitzConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt, err := blitz.New(cfg)
 	if err != nil {
 		return nil, nil, err
 	}

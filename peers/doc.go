@@ -41,8 +41,9 @@
 // websocket module itself needs none of them.
 //
 // PEERS_BLITZ_IDLESPIN, a Go duration, sets the blitz servers'
-// Config.IdleSpin (negative: no spin before parking; unset: the default),
-// to measure what the spin costs or saves a shape.
+// Config.IdleSpin (negative, such as "-1ns": no spin before parking;
+// unset: the default), to measure what the spin costs or saves a shape. A
+// value that is not a duration stops the server with an error.
 //
 // PEERS_SERVER_CPUS, a CPU list as taskset(1) takes it, pins the server
 // processes to those CPUs (see StartChild): with peerbench itself under
