@@ -112,7 +112,7 @@ func (r *Reactor) disarm(fs *fdState, c backend.Completion) {
 	}
 	r.mu.Lock()
 	r.ready.push(c)
-	r.kickLocked()
+	r.kickForPostLocked()
 	r.mu.Unlock()
 }
 

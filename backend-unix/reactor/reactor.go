@@ -57,6 +57,12 @@ type Reactor struct {
 	pollUntil int64
 	// pollerClosed is set under both mu and pollMu; read under either.
 	pollerClosed bool
+	// dispatching: the Wait goroutine is dispatching what its poll
+	// returned, and will look at ready again before it returns, so a
+	// completion posted meanwhile (by its own dispatch, or by another
+	// goroutine) needs no kick (see kickForPostLocked). Set after a poll,
+	// cleared when Wait next holds mu at the top of its loop.
+	dispatching bool
 
 	// pollMu is held by Wait around the poller's Wait, and by Close to
 	// close the poller once no Wait is inside it.
@@ -195,6 +201,18 @@ func (r *Reactor) armLocked(op *backend.Op) {
 	}
 }
 
+// kickForPostLocked is kickLocked for a completion just pushed to ready:
+// while the Wait goroutine dispatches, it kicks nothing, since that Wait
+// pops ready before it returns. Without it, every completion that a
+// polled waiter's own look dispatched (an armed receive, a queued op it
+// ran) wrote the poller's wake descriptor: a system call, a spurious
+// readiness of the descriptor for Go's poller, and a read to drain it.
+func (r *Reactor) kickForPostLocked() {
+	if !r.dispatching {
+		r.kickLocked()
+	}
+}
+
 // kickLocked wakes the sleeping Wait, once per sleep.
 func (r *Reactor) kickLocked() {
 	if (r.sleeping || r.polling) && !r.kicked && !r.pollerClosed {
@@ -236,7 +254,7 @@ func (r *Reactor) postLocked(op *backend.Op, c backend.Completion) {
 		c.FD = backend.InvalidFD
 	}
 	r.ready.push(c)
-	r.kickLocked()
+	r.kickForPostLocked()
 }
 
 // Wake makes a blocked Wait return, or the next Wait.
@@ -271,6 +289,7 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 	for {
 		r.expire()
 		r.mu.Lock()
+		r.dispatching = false // the dispatch's posts, if any, are in ready now
 		if n := r.ready.pop(out); n > 0 {
 			r.wakePending = false
 			r.mu.Unlock()
@@ -315,6 +334,7 @@ func (r *Reactor) Wait(out []backend.Completion, timeout time.Duration) (int, er
 				r.kickLocked()
 			}
 		}
+		r.dispatching = err == nil // cleared at the top of the loop, which pops what dispatch posts
 		r.mu.Unlock()
 		if err != nil {
 			return 0, err
