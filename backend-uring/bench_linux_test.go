@@ -28,6 +28,19 @@ func BenchmarkNop(b *testing.B) {
 	}
 }
 
+// BenchmarkWaitEmpty is a Wait that does not wait on a ring with nothing
+// to reap: the look a worker takes at its ring between two ticks.
+func BenchmarkWaitEmpty(b *testing.B) {
+	be := newTest(b, Options{})
+	out := make([]Completion, 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := be.Wait(out, 0); n != 0 || err != nil {
+			b.Fatal(n, err)
+		}
+	}
+}
+
 // BenchmarkEcho is a 64-byte ping-pong over loopback TCP: through one
 // io_uring backend driven by one goroutine (uring), and through package net
 // with a client and an echo goroutine (net).
