@@ -79,6 +79,8 @@
 // (an immediate Submit, a Cancel) or a timer due before that deadline wakes
 // it through the poller, at most once per sleep. An op that merely has to
 // wait needs no wake: the kernel reports its readiness to the sleeping poll.
+// Nor does a completion posted while the waiting goroutine dispatches what
+// its poll returned: it pops the ready list again before Wait returns.
 //
 // Nothing is allocated per op in steady state: queue links and bookkeeping
 // live in Op.Internal, the ready list is a ring that grows and is reused, and

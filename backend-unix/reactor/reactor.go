@@ -60,8 +60,10 @@ type Reactor struct {
 	// dispatching: the Wait goroutine is dispatching what its poll
 	// returned, and will look at ready again before it returns, so a
 	// completion posted meanwhile (by its own dispatch, or by another
-	// goroutine) needs no kick (see kickForPostLocked). Set after a poll,
-	// cleared when Wait next holds mu at the top of its loop.
+	// goroutine) needs no kick (see kickForPostLocked). Written only by
+	// the Wait goroutine, under mu: set after a poll, cleared at the top
+	// of its loop in the same hold of mu as its pop of ready. Read under
+	// mu by whoever posts.
 	dispatching bool
 
 	// pollMu is held by Wait around the poller's Wait, and by Close to
