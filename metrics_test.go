@@ -260,8 +260,16 @@ func TestMetricsTimes(t *testing.T) {
 	// without the wheel; most of these fire from it.
 	assert.GreaterOrEqual(t, m.Timers.Fired, uint64(1))
 	assert.Equal(t, m.Timers.Fired, m.Timers.Lateness.Count())
+	// The hog's poll is among the latest slow ones, under its name. Not
+	// necessarily the last: on a loaded machine (the Windows tests under
+	// Wine run beside other packages) a thread descheduled in the middle
+	// of a later poll makes that poll slow too.
 	require.NotEmpty(t, m.LatestSlowPolls)
-	assert.Equal(t, "hog", m.LatestSlowPolls[len(m.LatestSlowPolls)-1].Name)
+	names := make([]string, len(m.LatestSlowPolls))
+	for i, p := range m.LatestSlowPolls {
+		names[i] = p.Name
+	}
+	assert.Contains(t, names, "hog")
 	var parked, busy time.Duration
 	for _, w := range m.Workers {
 		assert.LessOrEqual(t, w.ParkedTime, m.Uptime)
