@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -44,6 +45,8 @@ func childPath() string {
 //	readline-hello    read a line from stdin, then print "hello"
 //	env               print "$BLITZ_A:$BLITZ_PROC_INHERITED:" and the working directory
 //	env-short         print "$BLITZ_A:$BLITZ_PROC_INHERITED"
+//	dial-write A B D  dial TCP addresses A and B, sleep D, write a byte to
+//	                  A, 20 ms later one to B, then exit
 func runChild(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "child: no act")
@@ -90,9 +93,40 @@ func runChild(args []string) int {
 			wd, _ := os.Getwd()
 			fmt.Printf(":%s\n", wd)
 		}
+	case "dial-write":
+		return dialWrite(args[1], args[2], args[3])
 	default:
 		fmt.Fprintln(os.Stderr, "child: unknown act", strings.Join(args, " "))
 		return 100
 	}
+	return 0
+}
+
+// dialWrite is the dial-write act.
+func dialWrite(a, b, wait string) int {
+	d, err := time.ParseDuration(wait)
+	if err != nil {
+		panic(err)
+	}
+	ca, err := net.Dial("tcp", a)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 103
+	}
+	cb, err := net.Dial("tcp", b)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 103
+	}
+	time.Sleep(d)
+	if _, err := ca.Write([]byte("x")); err != nil {
+		return 104
+	}
+	time.Sleep(20 * time.Millisecond)
+	if _, err := cb.Write([]byte("x")); err != nil {
+		return 104
+	}
+	ca.Close()
+	cb.Close()
 	return 0
 }

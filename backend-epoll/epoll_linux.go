@@ -111,7 +111,11 @@ func (p *poller) Wait(events []reactor.Event, timeout time.Duration) (int, error
 }
 
 // wait is epoll_pwait2 with timeout (negative: none), or epoll_wait with it
-// rounded up to milliseconds where the kernel lacks epoll_pwait2.
+// rounded up to milliseconds where the kernel lacks epoll_pwait2. A zero
+// timeout, a worker's look between its tasks, is a raw system call, as the
+// sockets' reads and sends are (see unixio.Read): it cannot sleep, and an
+// ordinary call would wake Go's sysmon; a wait that may sleep is an
+// ordinary call, so that Go can hand the P to another thread meanwhile.
 func (p *poller) wait(buf []unix.EpollEvent, timeout time.Duration) (int, error) {
 	if !p.noPwait2 {
 		var ts *unix.Timespec
@@ -119,7 +123,11 @@ func (p *poller) wait(buf []unix.EpollEvent, timeout time.Duration) (int, error)
 			t := unix.NsecToTimespec(int64(timeout))
 			ts = &t
 		}
-		r, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
+		call := unix.Syscall6
+		if timeout == 0 {
+			call = unix.RawSyscall6 // a look that cannot sleep (see below)
+		}
+		r, _, errno := call(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
 			uintptr(unsafe.Pointer(ts)), 0, 0)
 		switch errno {
 		case 0:
@@ -140,6 +148,13 @@ func (p *poller) wait(buf []unix.EpollEvent, timeout time.Duration) (int, error)
 			ms++
 		}
 		msec = int(min(ms, math.MaxInt32))
+	}
+	if msec == 0 {
+		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
+		if errno != 0 {
+			return 0, errno
+		}
+		return int(r), nil
 	}
 	return unix.EpollWait(p.epfd, buf, msec)
 }

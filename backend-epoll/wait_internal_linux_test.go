@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blitz-go/blitz/backend"
 	"github.com/blitz-go/blitz/backend-unix/reactor"
 	"golang.org/x/sys/unix"
 )
@@ -70,6 +71,45 @@ func TestWaitTimeoutPrecise(t *testing.T) {
 		if n, err := p.Wait(events, -1); err != nil || n != 0 {
 			t.Fatalf("Wait after Wake = %d, %v", n, err)
 		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWaitZeroReportsReady: a look (timeout 0, a raw system call on both
+// paths) reports what is ready, reports nothing once it is taken (the
+// registration is edge-triggered).
+func TestWaitZeroReportsReady(t *testing.T) {
+	for _, forceOld := range []bool{false, true} {
+		p, err := newPoller()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.noPwait2 = forceOld
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Register(fds[0]); err != nil {
+			t.Fatal(err)
+		}
+		events := make([]reactor.Event, 8)
+		if n, err := p.Wait(events, 0); err != nil || n != 1 || events[0].FD != fds[0] {
+			t.Fatalf("old=%v: first look = %d %v %+v, want the writable socket", forceOld, n, err, events[:n])
+		}
+		if n, err := p.Wait(events, 0); err != nil || n != 0 {
+			t.Fatalf("old=%v: second look = %d %v, want nothing (edge-triggered)", forceOld, n, err)
+		}
+		if _, err := unix.Write(fds[1], []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		n, err := p.Wait(events, 0)
+		if err != nil || n != 1 || events[0].FD != fds[0] || events[0].Ready&backend.EventIn == 0 {
+			t.Fatalf("old=%v: look after a write = %d %v %+v, want the socket readable", forceOld, n, err, events[:n])
+		}
+		unix.Close(fds[0])
+		unix.Close(fds[1])
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -27,13 +27,18 @@ func TrySend(fd backend.FD, b []byte) (int, error) {
 	}
 }
 
+// Send is one send(2) of b on the non-blocking stream socket fd, without
+// SIGPIPE (SendFlags, SO_NOSIGPIPE): a raw system call on Linux, like
+// Read. Errors are the bare errno. Any goroutine may call it.
+func Send(fd int, b []byte) (int, error) { return send(fd, b) }
+
 // TryRecv reads into b from the non-blocking stream socket fd now, or
 // returns backend.ErrWouldBlock. 0 bytes is the end of the stream. At most
 // backend.MaxRW bytes are read in one call.
 func TryRecv(fd backend.FD, b []byte) (int, error) {
 	b = backend.LimitRW(b)
 	for {
-		n, err := unix.Read(int(fd), b)
+		n, err := Read(int(fd), b)
 		switch err {
 		case nil:
 			return n, nil

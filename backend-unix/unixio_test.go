@@ -156,3 +156,39 @@ func TestControlOpenFile(t *testing.T) {
 	assert.ErrorIs(t, err, backend.ErrInvalid)
 	assert.ErrorIs(t, c.CloseFD(fd), backend.ErrClosed, "closing twice is EBADF")
 }
+
+// Read and Send (raw system calls on Linux) behave as read(2) and send(2):
+// EAGAIN on an empty non-blocking socket, the bytes, 0 at the peer's
+// close, EPIPE without SIGPIPE after it, EBADF for a bad descriptor, and
+// errors that compare equal to x/sys/unix's.
+func TestReadSend(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	for _, fd := range fds {
+		require.NoError(t, unix.SetNonblock(fd, true))
+	}
+	defer unix.Close(fds[0])
+	buf := make([]byte, 16)
+	n, err := unixio.Read(fds[0], buf)
+	assert.Equal(t, 0, n)
+	assert.Equal(t, unix.EAGAIN, err)
+	n, err = unixio.Send(fds[1], []byte("hello"))
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+	n, err = unixio.Read(fds[0], buf)
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(buf[:n]))
+	n, err = unixio.Send(fds[1], nil)
+	assert.NoError(t, err)
+	assert.Equal(t, 0, n)
+	require.NoError(t, unix.Close(fds[1]))
+	n, err = unixio.Read(fds[0], buf)
+	assert.NoError(t, err, "end of stream")
+	assert.Equal(t, 0, n)
+	_, err = unixio.Send(fds[0], []byte("x"))
+	assert.Equal(t, unix.EPIPE, err, "no SIGPIPE: the test would die of it")
+	_, err = unixio.Read(-1, buf)
+	assert.Equal(t, unix.EBADF, err)
+	_, err = unixio.Send(-1, buf)
+	assert.Equal(t, unix.EBADF, err)
+}

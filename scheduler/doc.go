@@ -292,6 +292,24 @@
 // poll, due timers wait for it (or for a spawn that wakes another worker),
 // as they do in Tokio.
 //
+// # Go's sysmon
+//
+// Go's sysmon thread preempts a goroutine that has run for 10 ms, polls
+// the network when no P has done so for 10 ms, and takes back the P of a
+// thread stuck in a system call. When every P is idle it sleeps deeply,
+// until a timer is due or a goroutine enters a system call; a call then
+// also sets it looking every 20 µs for a millisecond or more, and it takes
+// the P of a call it finds in progress twice. The runtime's I/O makes the
+// calls that cannot sleep (reads and sends on non-blocking sockets, a
+// look at the ring) as raw system calls, so that a worker back from a park
+// does not set sysmon going and lose its P in the middle of a send. So
+// sysmon may still sleep while a worker works; and a goroutine waiting on
+// Go's network poller, or readied onto the worker's P, would then wait
+// until the worker parks. A worker that has worked for 10 ms since its
+// last park (sysmonAfter) makes one ordinary system call, which wakes
+// sysmon to its duties; the next wake comes after the next park. (Linux
+// only: elsewhere the I/O makes ordinary calls, and the wake is not made.)
+//
 // # JoinHandle
 //
 // JoinHandle[T] is a future of the task's outcome (future.Result[T]): its

@@ -55,3 +55,11 @@ func OnWorkerByLookup() bool {
 	defer workerReturn.Store(saved)
 	return OnWorker()
 }
+
+// SetWakeSysmon replaces the worker's sysmon wake with f and returns the
+// restore. Tests that use it must not run in parallel.
+func SetWakeSysmon(f func()) (restore func()) {
+	old := wakeSysmon
+	wakeSysmon = f
+	return func() { wakeSysmon = old }
+}

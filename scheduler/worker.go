@@ -92,6 +92,11 @@ type worker struct {
 	// Config.PollTiming (setClock).
 	clock   int64
 	clockMs uint32
+	// busySince is the clock of the first tick after the worker's last
+	// park (-1 until that tick), and sysmonWoken says wakeSysmon ran
+	// since then: see noteBusy. Owned by the worker's goroutine.
+	busySince   int64
+	sysmonWoken bool
 	// identity, observe and traceable are the Config switches as the
 	// poll needs them: the bookkeeping of Dump; a poll measured or
 	// labelled; polls traced while the tracer runs. Immutable.
@@ -170,6 +175,7 @@ func newWorker(s *Scheduler, id int) *worker {
 	w.observe = s.cfg.PollTiming || s.cfg.ProfileLabels
 	w.traceable = !s.cfg.NoTraceRegions
 	w.setClock(time.Now())
+	w.busySince = -1
 	return w
 }
 
@@ -284,6 +290,7 @@ func (w *worker) tick() int {
 	start := time.Now()
 	w.setClock(start)
 	w.tickAt.Store(w.clock) // tickAt: loaded by LongPolls
+	w.noteBusy()
 	ran := 0
 	for ran < BudgetPerTick && !w.s.closing.Load() {
 		w.checkSnapshot()
@@ -310,6 +317,24 @@ func (w *worker) tick() int {
 	w.tickAt.Store(-1)
 	w.publish()
 	return ran
+}
+
+// sysmonAfter is how long a worker works without parking before it makes
+// sure that Go's sysmon is awake (noteBusy): Go's own period for
+// preempting a goroutine and for polling the network when every P is busy.
+const sysmonAfter = 10 * time.Millisecond
+
+// noteBusy wakes Go's sysmon once in a spell of work that has lasted
+// sysmonAfter since the worker's last park (the package doc, "Go's
+// sysmon"). Called by tick, after it set the clock.
+func (w *worker) noteBusy() {
+	switch {
+	case w.busySince < 0:
+		w.busySince = w.clock
+	case !w.sysmonWoken && w.clock-w.busySince >= int64(sysmonAfter):
+		w.sysmonWoken = true
+		wakeSysmon()
+	}
 }
 
 // next finds work in the worker's own sources, in this order (the package
@@ -573,6 +598,7 @@ func (w *worker) park() bool {
 	r := w.sleep(timeout)
 	w.parks.end(w.s)
 	w.parking = false
+	w.busySince, w.sysmonWoken = -1, false
 	switch r {
 	case idle.Notified:
 		w.searching = true

@@ -127,9 +127,11 @@ func result(op *backend.Op, n int, err error) (backend.Completion, bool) {
 	return backend.Completion{Err: unixio.Error(op.Kind.String(), err)}, false
 }
 
+// read is a receive on the non-blocking socket or pipe fd (unixio.Read:
+// a raw system call on Linux); send is its send.
 func read(fd int, b []byte) (int, error) {
 	for {
-		n, err := unix.Read(fd, b)
+		n, err := unixio.Read(fd, b)
 		if err != unix.EINTR {
 			return max(n, 0), err
 		}
@@ -138,7 +140,7 @@ func read(fd int, b []byte) (int, error) {
 
 func send(fd int, b []byte) (int, error) {
 	for {
-		n, err := unix.SendmsgN(fd, b, nil, nil, unixio.SendFlags)
+		n, err := unixio.Send(fd, b)
 		if err != unix.EINTR {
 			return max(n, 0), err
 		}
