@@ -306,6 +306,9 @@ func (b *Backend) arm(slot int32, r *record) {
 	case backend.KindOpenAt, backend.KindFsync, backend.KindStatx, backend.KindFtruncate:
 		prepFile(s, r)
 	}
+	if !socketOp(op.Kind) {
+		b.r.mayBlock = true
+	}
 	if r.flags&recLinked != 0 {
 		s.Flags |= sqeIOLink
 		b.pushLinkTimeout(slot, r)
@@ -531,6 +534,7 @@ func (b *Backend) submitClose(slot int32, r *record) {
 
 // pushCloseSQE queues the CLOSE itself.
 func (b *Backend) pushCloseSQE(slot int32, r *record) {
+	b.r.mayBlock = true // a socket with SO_LINGER waits in its close
 	s := b.push(token(tagOp, r.gen, slot))
 	s.Opcode, s.FD = opClose, int32(r.op.FD)
 	if r.flags&recCloseLater == 0 {
@@ -548,4 +552,17 @@ func isInet6Socket(fd backend.FD) bool {
 // mapped returns a's IPv4 address IPv4-mapped, with its port.
 func mapped(a backend.Addr) netip.AddrPort {
 	return netip.AddrPortFrom(netip.AddrFrom16(a.IP.Addr().As16()), a.IP.Port())
+}
+
+// socketOp reports whether an op of kind k cannot sleep on the thread that
+// submits it: the socket ops, which the kernel tries without waiting and
+// otherwise parks on the socket, and the ring's own (a cancel, a timeout, a
+// poll). A read or write may be on a regular file, which it may not be.
+func socketOp(k backend.Kind) bool {
+	switch k {
+	case backend.KindNop, backend.KindAccept, backend.KindConnect, backend.KindRecv, backend.KindSend,
+		backend.KindRecvFrom, backend.KindSendTo, backend.KindCancel, backend.KindTimeout, backend.KindPoll:
+		return true
+	}
+	return false
 }

@@ -46,6 +46,15 @@ type ring struct {
 	// tail is our copy of *sqTail: SQEs filled so far. Guarded by the
 	// backend's mu.
 	tail uint32
+	// mayBlock says an SQE queued since the last submit may sleep on the
+	// submitting thread (a close: a socket with SO_LINGER waits for its
+	// data there; the file ops, which the kernel may run inline): that
+	// submit is an ordinary system call, the others raw (see enter).
+	// Guarded by the backend's mu.
+	mayBlock bool
+	// onEnter is nil outside tests, which see each enter's kind (raw) and
+	// submission count. Set before the ring is used.
+	onEnter func(raw bool, toSubmit uint32)
 }
 
 // setupRing makes the ring, trying the optional setup flags first.
@@ -171,9 +180,10 @@ func (r *ring) submit() error {
 	for {
 		n := r.pending()
 		if n == 0 {
+			r.mayBlock = false // what may block is in the kernel's hands
 			return nil
 		}
-		got, errno := r.enter(n, 0, 0, nil, 0)
+		got, errno := r.enterRaw(n, 0, 0, !r.mayBlock)
 		switch {
 		case errno == unix.EINTR:
 			continue
@@ -249,8 +259,25 @@ func errnoOf(err error) syscall.Errno {
 	return 0
 }
 
-// enter is io_uring_enter(2) on the ring, counted in enters.
+// enter is io_uring_enter(2) on the ring, counted in enters: an ordinary
+// system call, for a wait (minComplete > 0), which may sleep.
 func (r *ring) enter(toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, syscall.Errno) {
 	r.enters.Add(1)
-	return sysEnter(r.fd, toSubmit, minComplete, flags, arg, argSize)
+	if r.onEnter != nil {
+		r.onEnter(false, toSubmit)
+	}
+	return sysEnter(r.fd, toSubmit, minComplete, flags, arg, argSize, false)
+}
+
+// enterRaw is an io_uring_enter(2) that waits for nothing (a submission, a
+// harvest of completions kept in the kernel), counted in enters: a raw
+// system call when raw is set, as the Unix backends' socket calls are
+// (unixio.Read says why), since it cannot sleep unless it submits an op
+// that may (ring.mayBlock).
+func (r *ring) enterRaw(toSubmit, minComplete, flags uint32, raw bool) (int, syscall.Errno) {
+	r.enters.Add(1)
+	if r.onEnter != nil {
+		r.onEnter(raw, toSubmit)
+	}
+	return sysEnter(r.fd, toSubmit, minComplete, flags, nil, 0, raw)
 }

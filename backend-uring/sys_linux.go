@@ -216,10 +216,14 @@ func sysSetup(entries uint32, p *params) (int, syscall.Errno) {
 	return int(fd), e
 }
 
-// sysEnter is io_uring_enter(2). arg and argSize are an io_uring_getevents_arg
-// with enterExtArg, else zero.
-func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, syscall.Errno) {
-	n, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), uintptr(minComplete),
+// sysEnter is io_uring_enter(2), a raw system call if raw is set. arg and
+// argSize are an io_uring_getevents_arg with enterExtArg, else zero.
+func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr, raw bool) (int, syscall.Errno) {
+	call := unix.Syscall6
+	if raw {
+		call = unix.RawSyscall6
+	}
+	n, _, e := call(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit), uintptr(minComplete),
 		uintptr(flags), uintptr(arg), argSize)
 	return int(n), e
 }
