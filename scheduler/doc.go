@@ -306,9 +306,9 @@
 // sysmon may still sleep while a worker works; and a goroutine waiting on
 // Go's network poller, or readied onto the worker's P, would then wait
 // until the worker parks. A worker that has worked for 10 ms since its
-// last park (sysmonAfter) makes one ordinary system call, which wakes
-// sysmon to its duties; the next wake comes after the next park. (Linux
-// only: elsewhere the I/O makes ordinary calls, and the wake is not made.)
+// last park makes one ordinary system call, which wakes sysmon to its
+// duties; the next wake comes after the next park. (Linux only: elsewhere
+// the I/O makes ordinary calls, and the wake is not made.)
 //
 // # JoinHandle
 //
