@@ -125,7 +125,7 @@ func (p *poller) wait(buf []unix.EpollEvent, timeout time.Duration) (int, error)
 		}
 		call := unix.Syscall6
 		if timeout == 0 {
-			call = unix.RawSyscall6 // a look that cannot sleep (see below)
+			call = unix.RawSyscall6 // a look that cannot sleep (see wait's doc)
 		}
 		r, _, errno := call(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
 			uintptr(unsafe.Pointer(ts)), 0, 0)

@@ -24,14 +24,20 @@ import (
 // Do not use it for a descriptor that may block (a regular file, a
 // blocking pipe): the P would stay with the sleeping thread.
 func Read(fd int, b []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
+	p := bufAddr(b)
 	n, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(p), uintptr(len(b)))
 	if errno != 0 {
 		return 0, errno
 	}
 	raceWritten(p, int(n))
 	return int(n), nil
+}
+
+// bufAddr is the address of b's first byte, nil for an empty b: the buffer
+// argument of a raw read or send.
+func bufAddr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
 }

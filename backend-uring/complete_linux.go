@@ -38,7 +38,7 @@ harvest:
 			default:
 				break harvest
 			}
-			if _, errno := r.enterRaw(0, 0, enterGetEvents, true); errno != 0 && errno != unix.EINTR {
+			if _, errno := r.enterRaw(0, enterGetEvents, true); errno != 0 && errno != unix.EINTR {
 				break harvest
 			}
 			continue

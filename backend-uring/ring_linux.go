@@ -183,7 +183,7 @@ func (r *ring) submit() error {
 			r.mayBlock = false // what may block is in the kernel's hands
 			return nil
 		}
-		got, errno := r.enterRaw(n, 0, 0, !r.mayBlock)
+		got, errno := r.enterRaw(n, 0, !r.mayBlock)
 		switch {
 		case errno == unix.EINTR:
 			continue
@@ -262,22 +262,22 @@ func errnoOf(err error) syscall.Errno {
 // enter is io_uring_enter(2) on the ring, counted in enters: an ordinary
 // system call, for a wait (minComplete > 0), which may sleep.
 func (r *ring) enter(toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, syscall.Errno) {
-	r.enters.Add(1)
-	if r.onEnter != nil {
-		r.onEnter(false, toSubmit)
-	}
-	return sysEnter(r.fd, toSubmit, minComplete, flags, arg, argSize, false)
+	return r.call(false, toSubmit, minComplete, flags, arg, argSize)
 }
 
 // enterRaw is an io_uring_enter(2) that waits for nothing (a submission, a
-// harvest of completions kept in the kernel), counted in enters: a raw
-// system call when raw is set, as the Unix backends' socket calls are
-// (unixio.Read says why), since it cannot sleep unless it submits an op
-// that may (ring.mayBlock).
-func (r *ring) enterRaw(toSubmit, minComplete, flags uint32, raw bool) (int, syscall.Errno) {
+// harvest of completions kept in the kernel): a raw system call when raw is
+// set, as the Unix backends' socket calls are (unixio.Read says why),
+// since it cannot sleep unless it submits an op that may (ring.mayBlock).
+func (r *ring) enterRaw(toSubmit, flags uint32, raw bool) (int, syscall.Errno) {
+	return r.call(raw, toSubmit, 0, flags, nil, 0)
+}
+
+// call is enter and enterRaw: the count in enters, the test hook, the call.
+func (r *ring) call(raw bool, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, syscall.Errno) {
 	r.enters.Add(1)
 	if r.onEnter != nil {
 		r.onEnter(raw, toSubmit)
 	}
-	return sysEnter(r.fd, toSubmit, minComplete, flags, nil, 0, raw)
+	return sysEnter(r.fd, toSubmit, minComplete, flags, arg, argSize, raw)
 }

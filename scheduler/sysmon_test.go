@@ -14,7 +14,9 @@ import (
 // spell shorter than that does not wake it.
 func TestBusyWorkerWakesSysmonOncePerSpell(t *testing.T) {
 	var wakes atomic.Int32
-	defer scheduler.SetWakeSysmon(func() { wakes.Add(1) })()
+	// Restored by a cleanup registered before newEnv's, so after the
+	// shutdown: the worker reads the variable until it stops.
+	t.Cleanup(scheduler.SetWakeSysmon(func() { wakes.Add(1) }))
 	e := newEnv(t, scheduler.Config{Workers: 1})
 	// busy runs a task that yields until d has passed since its first
 	// poll, and waits for the worker to park after it.
