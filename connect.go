@@ -55,7 +55,9 @@ func (c *ConnectFuture[S]) poll(cx *future.Context) (future.Result[S], bool) {
 	c.f.checkPoll()
 	if c.err != nil {
 		c.f.done = true
-		return future.Fail[S](&net.OpError{Op: "dial", Net: c.net, Addr: netAddr(c.net, c.addr), Err: c.err}), true
+		// The address did not parse: there is none to name, as in Go's
+		// "dial tcp: address x: missing port in address".
+		return future.Fail[S](&net.OpError{Op: "dial", Net: c.net, Err: c.err}), true
 	}
 	if c.resolve != nil {
 		r, ok := c.resolve.Poll(cx)

@@ -403,3 +403,38 @@ func TestCoordinatorWaitAndShutdownInTaskRefused(t *testing.T) {
 	_, err = blitz.SpawnOn(rt.Handle(), future.Ready(1)).Wait(testCtx(t))
 	require.ErrorIs(t, err, blitz.ErrShutdown)
 }
+
+// TestBadAddressErrorsAsNet: an address that does not parse fails DialTCP
+// and ListenTCP with the error Go's net.Dial and net.Listen give for it,
+// word for word: a *net.OpError naming no address, wrapping the parse (or
+// port lookup) error.
+func TestBadAddressErrorsAsNet(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 1})
+	h := rt.Handle()
+	for _, addr := range []string{"nonsense", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:-1", "[::1", "a:b:c", "127.0.0.1:http-nope", ":65536"} {
+		_, want := net.Dial("tcp", addr)
+		require.Error(t, want, addr)
+		r, err := blitz.BlockOn(testCtx(t), h, blitz.DialTCP(h, addr, time.Second))
+		require.NoError(t, err, addr)
+		requireSameAddressError(t, "dial", addr, want, r.Err)
+
+		_, want = net.Listen("tcp", addr)
+		require.Error(t, want, addr)
+		l, err := blitz.ListenTCP(h, addr)
+		if err == nil {
+			l.Close()
+		}
+		requireSameAddressError(t, "listen", addr, want, err)
+	}
+}
+
+// requireSameAddressError checks that got is the *net.OpError of op with
+// no address and the text of want, Go's own error for the same address.
+func requireSameAddressError(t *testing.T, op, addr string, want, got error) {
+	t.Helper()
+	var oe *net.OpError
+	require.ErrorAs(t, got, &oe, "%s %q", op, addr)
+	assert.Equal(t, op, oe.Op, addr)
+	assert.Nil(t, oe.Addr, "%s %q: an address that did not parse is not named", op, addr)
+	assert.Equal(t, want.Error(), got.Error(), "%s %q", op, addr)
+}
