@@ -438,3 +438,42 @@ func requireSameAddressError(t *testing.T, op, addr string, want, got error) {
 	assert.Nil(t, oe.Addr, "%s %q: an address that did not parse is not named", op, addr)
 	assert.Equal(t, want.Error(), got.Error(), "%s %q", op, addr)
 }
+
+// TestListenAddressesAsNet: ListenTCP and BindUDP read the addresses
+// Go's net.Listen and net.ListenPacket read, and bind where they bind:
+// "localhost" is the IPv4 loopback, "" and ":0" every interface, an empty
+// port one the system picks. A name that needs a lookup is refused, with
+// an error that says what to do.
+func TestListenAddressesAsNet(t *testing.T) {
+	rt := newRuntime(t, blitz.Config{Workers: 1})
+	h := rt.Handle()
+	for _, addr := range []string{"localhost:0", "LocalHost:0", "localhost:", "", ":0", ":", "127.0.0.1:0"} {
+		nl, err := net.Listen("tcp", addr)
+		require.NoError(t, err, addr)
+		want := nl.Addr().(*net.TCPAddr).AddrPort().Addr()
+		nl.Close()
+		l, err := blitz.ListenTCP(h, addr)
+		require.NoError(t, err, "ListenTCP(%q)", addr)
+		assert.Equal(t, want, l.AddrPort().Addr(), "ListenTCP(%q)", addr)
+		assert.NotZero(t, l.AddrPort().Port(), "ListenTCP(%q)", addr)
+		require.NoError(t, l.Close())
+
+		// Go's UDP socket needs an ioctl Wine lacks (SIO_UDP_CONNRESET);
+		// there the TCP listener's address stands for it.
+		if np, err := net.ListenPacket("udp", addr); err == nil {
+			want = np.LocalAddr().(*net.UDPAddr).AddrPort().Addr()
+			np.Close()
+		}
+		u, err := blitz.BindUDP(h, addr)
+		require.NoError(t, err, "BindUDP(%q)", addr)
+		assert.Equal(t, want, u.LocalAddrPort().Addr(), "BindUDP(%q)", addr)
+		assert.NotZero(t, u.LocalAddrPort().Port(), "BindUDP(%q)", addr)
+		require.NoError(t, u.Close())
+	}
+
+	_, err := blitz.ListenTCP(h, "name.invalid:0")
+	require.ErrorContains(t, err, `bind to "name.invalid": an IP address or localhost is needed`)
+	var op *net.OpError
+	require.ErrorAs(t, err, &op)
+	assert.Equal(t, "listen", op.Op)
+}

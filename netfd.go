@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -533,6 +534,10 @@ func (n *netFD) shutdown(how backend.ShutdownHow) error {
 	return n.opError("shutdown", n.ring.Backend().Shutdown(n.fd, how))
 }
 
+// isLocalhost reports whether host is "localhost", in any case, as the
+// hosts file names the local host.
+func isLocalhost(host string) bool { return strings.EqualFold(host, "localhost") }
+
 // splitHostPort splits "host:port", the port a number or a service name
 // ("https", from the system's services database, which is a local file).
 func splitHostPort(address string) (string, uint16, error) {
@@ -547,10 +552,15 @@ func splitHostPort(address string) (string, uint16, error) {
 	return host, uint16(p), nil
 }
 
-// resolveAddr parses a local address to bind: "ip:port", or ":port" for
-// every interface (the IPv6 wildcard, dual-stack). Names are refused: a
-// socket binds to one address, and the lookup would block.
+// resolveAddr parses a local address to bind, as Go's net.Listen reads
+// one: "ip:port"; ":port" or "" for every interface (the IPv6 wildcard,
+// dual-stack; an empty port is 0, a port the system picks); "localhost"
+// for the IPv4 loopback, the address net.Listen picks for it. Other names
+// are refused: a socket binds to one address, and the lookup would block.
 func resolveAddr(address string) (netip.AddrPort, error) {
+	if address == "" {
+		return netip.AddrPortFrom(netip.IPv6Unspecified(), 0), nil
+	}
 	host, port, err := splitHostPort(address)
 	if err != nil {
 		return netip.AddrPort{}, err
@@ -558,9 +568,12 @@ func resolveAddr(address string) (netip.AddrPort, error) {
 	if host == "" {
 		return netip.AddrPortFrom(netip.IPv6Unspecified(), port), nil
 	}
+	if isLocalhost(host) {
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), nil
+	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("blitz: bind to %q: an IP address is needed: %w", host, err)
+		return netip.AddrPort{}, fmt.Errorf("blitz: bind to %q: an IP address or localhost is needed (resolve a name first, with Resolve): %w", host, err)
 	}
 	return netip.AddrPortFrom(ip, port), nil
 }

@@ -15,9 +15,11 @@ type TCPListener struct {
 }
 
 // ListenTCP binds a TCP listener to address ("127.0.0.1:8080", "[::1]:0",
-// ":8080" for every interface, dual-stack) on h's runtime, with
-// SO_REUSEADDR and the system's maximum backlog. Any goroutine or task may
-// call it; it does not block.
+// "localhost:8080" for 127.0.0.1, ":8080" for every interface, dual-stack;
+// a port of 0 or none, or an empty address, lets the system pick one) on
+// h's runtime, with SO_REUSEADDR and the system's maximum backlog. Other
+// host names are refused: resolve them first (Resolve). Any goroutine or
+// task may call it; it does not block.
 func ListenTCP(h Handle, address string) (*TCPListener, error) {
 	ap, err := resolveAddr(address)
 	if err != nil {

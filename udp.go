@@ -16,8 +16,10 @@ type UDPSocket struct {
 	n *netFD
 }
 
-// BindUDP binds a UDP socket to address ("127.0.0.1:0", ":5353" for every
-// interface, dual-stack) on h's runtime.
+// BindUDP binds a UDP socket to address ("127.0.0.1:0", "localhost:0" for
+// 127.0.0.1, ":5353" for every interface, dual-stack; a port of 0 or none
+// lets the system pick one) on h's runtime. Other host names are refused,
+// as ListenTCP refuses them.
 func BindUDP(h Handle, address string) (*UDPSocket, error) {
 	ap, err := resolveAddr(address)
 	if err != nil {
