@@ -13,10 +13,12 @@
 //	srv.Shutdown(ctx)
 //	rt.Shutdown(ctx)
 //
-// Server's fields have net/http's names and meanings where net/http has
-// them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout,
-// MaxHeaderBytes, ErrorLog, Shutdown, Close), so most programs move over by
-// changing the type of their server and the listener.
+// Server's fields and methods have net/http's names and meanings where
+// net/http has them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout,
+// IdleTimeout, MaxHeaderBytes, ErrorLog, ListenAndServe, ListenAndServeTLS,
+// Shutdown, Close; the methods that listen take the runtime's Handle
+// first), so most programs move over by changing the type of their server
+// and passing the Handle.
 //
 // # The connection task
 //

@@ -2,9 +2,13 @@ package httpserver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
+	"os"
+	"os/signal"
 	"time"
 
 	"github.com/blitz-go/blitz"
@@ -88,4 +92,29 @@ func ExampleTaskHandler() {
 	<-done
 	// Output:
 	// answered by a task
+}
+
+// A server started as net/http's is: ListenAndServe blocks until Shutdown
+// (here on SIGINT, as a program would), then returns ErrServerClosed.
+func ExampleServer_ListenAndServe() {
+	rt, err := blitz.New(blitz.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Shutdown(context.Background())
+	srv := &httpserver.Server{
+		Handler:           http.FileServer(http.Dir(".")),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() {
+		stop := make(chan os.Signal, 1)
+		signal.Notify(stop, os.Interrupt)
+		<-stop
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}()
+	if err := srv.ListenAndServe(rt.Handle(), "localhost:8080"); !errors.Is(err, httpserver.ErrServerClosed) {
+		log.Fatal(err)
+	}
 }

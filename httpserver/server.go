@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -213,6 +214,47 @@ func (s *Server) logf(format string, args ...any) {
 // Serve calls may share a Server.
 func (s *Server) Serve(h blitz.Handle, l *blitz.TCPListener) error {
 	return ServeAcceptor[*blitz.TCPStream](s, h, l)
+}
+
+// ListenAndServe listens on the TCP address addr (":http" if empty; see
+// blitz.ListenTCP for the forms it takes) on h's runtime and serves it, as
+// Serve does, until Shutdown or Close: it then returns ErrServerClosed, as
+// it does at once, without listening, on a server already shut down. A
+// listen that fails returns its error.
+func (s *Server) ListenAndServe(h blitz.Handle, addr string) error {
+	if s.shuttingDown.Load() {
+		return ErrServerClosed
+	}
+	if addr == "" {
+		addr = ":http"
+	}
+	l, err := blitz.ListenTCP(h, addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(h, l)
+}
+
+// ListenAndServeTLS is ListenAndServe over TLS (":https" if addr is empty)
+// with the certificate and key of the PEM files certFile and keyFile (the
+// certificate file may hold the chain after the leaf). For any other TLS
+// configuration, listen with blitz.ListenTLS and serve with ServeAcceptor.
+func (s *Server) ListenAndServeTLS(h blitz.Handle, addr, certFile, keyFile string) error {
+	if s.shuttingDown.Load() {
+		return ErrServerClosed
+	}
+	if addr == "" {
+		addr = ":https"
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return err
+	}
+	l, err := blitz.ListenTLS(h, addr, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}})
+	if err != nil {
+		return err
+	}
+	return ServeAcceptor[*blitz.TLSStream](s, h, l)
 }
 
 // ServeAcceptor is Serve for any listener of the runtime whose streams are

@@ -1,0 +1,146 @@
+package httpserver_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/httpserver"
+	"github.com/stretchr/testify/require"
+)
+
+// listenAndServe runs serve(addr) on a goroutine with a port free a moment
+// before, and returns the channel of its result once a GET through client
+// is answered; it tries another port if serve failed (another process took
+// the port in between), five at most.
+func listenAndServe(t *testing.T, scheme string, client *http.Client, serve func(addr string) error) chan error {
+	t.Helper()
+	var last error
+	for range 5 {
+		nl, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := nl.Addr().String()
+		require.NoError(t, nl.Close())
+		served := make(chan error, 1)
+		go func() { served <- serve(addr) }()
+		if last = awaitHello(scheme, addr, client, served); last == nil {
+			return served
+		}
+	}
+	t.Fatalf("no port served in five tries: %v", last)
+	return nil
+}
+
+// awaitHello GETs /hello from addr until it is answered, serve ended (its
+// error) or 20 seconds passed.
+func awaitHello(scheme, addr string, client *http.Client, served chan error) error {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-served:
+			return fmt.Errorf("serve on %s ended: %w", addr, err)
+		default:
+		}
+		resp, err := client.Get(scheme + "://" + addr + "/hello")
+		if err != nil {
+			continue
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if want := "hello over " + scheme; string(b) != want {
+			return fmt.Errorf("GET %s answered %q, want %q", addr, b, want)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s never answered", addr)
+}
+
+// schemeHandler answers "<path> over <scheme>".
+func schemeHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		fmt.Fprintf(w, "%s over %s", r.URL.Path[1:], scheme)
+	})
+}
+
+// shutdownServed shuts srv down and checks that its ListenAndServe
+// returned ErrServerClosed, and that a later one returns it at once.
+func shutdownServed(t *testing.T, srv *httpserver.Server, served chan error, again func() error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx))
+	require.ErrorIs(t, <-served, http.ErrServerClosed)
+	require.ErrorIs(t, again(), http.ErrServerClosed, "after Shutdown")
+}
+
+// ListenAndServe listens and serves until Shutdown, which it reports as
+// ErrServerClosed, as net/http's does; a bad address is a listen error.
+func TestListenAndServe(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
+		rt, err := blitz.New(cfg)
+		require.NoError(t, err)
+		defer rt.Shutdown(context.Background())
+		h := rt.Handle()
+
+		bad := &httpserver.Server{Handler: schemeHandler()}
+		var op *net.OpError
+		require.ErrorAs(t, bad.ListenAndServe(h, "127.0.0.1:99999"), &op)
+		require.Equal(t, "listen", op.Op)
+
+		srv := &httpserver.Server{Handler: schemeHandler()}
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		served := listenAndServe(t, "http", &http.Client{Transport: tr, Timeout: 20 * time.Second}, func(addr string) error {
+			return srv.ListenAndServe(h, addr)
+		})
+		tr.CloseIdleConnections()
+		shutdownServed(t, srv, served, func() error { return srv.ListenAndServe(h, "127.0.0.1:0") })
+	})
+}
+
+// ListenAndServeTLS serves HTTPS with the certificate and key of two PEM
+// files; missing files are its error, before any listen.
+func TestListenAndServeTLS(t *testing.T) {
+	rt, err := blitz.New(blitz.Config{})
+	require.NoError(t, err)
+	defer rt.Shutdown(context.Background())
+	h := rt.Handle()
+
+	cert, pool := selfSigned(t)
+	// Not t.TempDir: under Wine its removal fails ("Invalid function").
+	dir, err := os.MkdirTemp("", "httpserver-tls")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600))
+
+	srv := &httpserver.Server{Handler: schemeHandler()}
+	require.ErrorIs(t, srv.ListenAndServeTLS(h, "127.0.0.1:0", filepath.Join(dir, "none.pem"), keyFile), os.ErrNotExist)
+
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	defer tr.CloseIdleConnections()
+	served := listenAndServe(t, "https", &http.Client{Transport: tr, Timeout: 20 * time.Second}, func(addr string) error {
+		return srv.ListenAndServeTLS(h, addr, certFile, keyFile)
+	})
+	tr.CloseIdleConnections()
+	shutdownServed(t, srv, served, func() error { return srv.ListenAndServeTLS(h, "127.0.0.1:0", certFile, keyFile) })
+}
