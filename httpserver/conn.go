@@ -417,6 +417,12 @@ func (c *conn) flush(cx *future.Context, deadline time.Time) (done bool, err err
 			c.wbufs = c.wbufs[1:]
 			continue
 		}
+		if !c.writing && !deadline.IsZero() && !time.Now().Before(deadline) {
+			// Past the deadline nothing more goes out, as with a
+			// net.Conn's write deadline: a write that the socket could
+			// take at once would otherwise beat the timer.
+			return true, errTimeout
+		}
 		var r future.Result[int]
 		var ok bool
 		if c.plainTo == nil {
@@ -786,12 +792,14 @@ func (c *conn) pollServe(cx *future.Context) bool {
 		ex.mu.Lock()
 		switch {
 		case ex.op != opNone:
+			c.takeDeadlines()
 			c.curOp = ex.op
 			if ex.op == opWrite {
 				c.wbufs = ex.wbufs
 			}
 			ex.mu.Unlock()
 		case ex.finished:
+			c.takeDeadlines()
 			ex.mu.Unlock()
 			c.startFinal()
 			return true
@@ -807,6 +815,20 @@ func (c *conn) pollServe(cx *future.Context) bool {
 			ex.mu.Unlock()
 			return false
 		}
+	}
+}
+
+// takeDeadlines applies the deadlines the handler set since the last
+// call (response.SetReadDeadline, SetWriteDeadline) to the request's
+// reads and the response's writes. Called by the task with ex.mu held,
+// as it takes an operation or the finished response.
+func (c *conn) takeDeadlines() {
+	ex := c.ex
+	if ex.readSet {
+		c.readDeadline, ex.readSet = ex.readBy, false
+	}
+	if ex.writeSet {
+		c.writeDeadline, ex.writeSet = ex.writeBy, false
 	}
 }
 
@@ -1344,6 +1366,9 @@ func (c *conn) pollTaskRun(cx *future.Context) bool {
 	}
 	ex.final, ex.finalOut, ex.closeAfter = final, ex.w.out, closeAfter
 	ex.w.out = nil
+	ex.mu.Lock()
+	c.takeDeadlines()
+	ex.mu.Unlock()
 	c.startFinal()
 	return true
 }

@@ -66,7 +66,10 @@
 // # Responses
 //
 // The ResponseWriter is an http.ResponseWriter, an http.Flusher and an
-// http.Hijacker (and has FlushError, for http.ResponseController). It
+// http.Hijacker, and has what http.ResponseController looks for
+// (FlushError, SetReadDeadline, SetWriteDeadline: a handler may move or
+// lift ReadTimeout's and WriteTimeout's bounds for the rest of its
+// request, a streaming one to go on past WriteTimeout). It
 // buffers: a response whose handler returns having written at most 4 KiB,
 // without a Flush, gets a Content-Length; a larger or flushed one is sent with chunked
 // encoding (HTTP/1.1) or delimited by the close (HTTP/1.0). A write of
@@ -93,10 +96,10 @@
 // the like) when it is one of the runtime's TCP or Unix streams: the task
 // gives it up and ends, and the handler gets it as a net.Conn
 // (blitz.NetConn) with the bytes already read past the request; see
-// Hijack. Not supported: hijacking other Conns or from a TaskHandler,
+// Hijack. Not supported: hijacking other Conns or from a TaskHandler, and
 // full-duplex handlers (a body read and a write of one request are done
-// one at a time, in the order the handler asks) and ResponseController's
-// deadlines. Response trailers are sent as net/http sends them (declared
+// one at a time, in the order the handler asks; ResponseController's
+// EnableFullDuplex reports http.ErrNotSupported). Response trailers are sent as net/http sends them (declared
 // in a Trailer field, or named with http.TrailerPrefix, on a chunked
 // response).
 //

@@ -120,6 +120,13 @@ type exchange struct {
 	// dead is the connection's failure: operations posted after it fail
 	// with it.
 	dead error
+	// The deadlines the handler set through http.ResponseController
+	// (SetReadDeadline, SetWriteDeadline) since the task last took them:
+	// readSet and writeSet say which, readBy and writeBy are their times
+	// (zero: none). The task takes them with the next operation, or with
+	// the response of a handler that returned (takeDeadlines).
+	readSet, writeSet bool
+	readBy, writeBy   time.Time
 	// bodyDone is set by the task when the body was read to its end;
 	// bodyRemaining is what is left of a Content-Length body (-1 when
 	// unknown); bodyBroken is set when a read of the body failed (the
@@ -644,6 +651,32 @@ func (w *response) FlushError() error {
 		w.err = err
 	}
 	return err
+}
+
+// SetReadDeadline sets the deadline for reading the rest of the request
+// body, in place of ReadTimeout's (http.ResponseController uses it); the
+// zero time means none. A read of the body past it fails with a timeout
+// error, and the connection closes after the response, as in net/http. It
+// takes effect at the handler's next read; a deadline already exceeded is
+// not extended (the read that exceeded it closed the connection).
+func (w *response) SetReadDeadline(t time.Time) error {
+	w.ex.mu.Lock()
+	w.ex.readSet, w.ex.readBy = true, t
+	w.ex.mu.Unlock()
+	return nil
+}
+
+// SetWriteDeadline sets the deadline for writing the rest of the
+// response, in place of WriteTimeout's (http.ResponseController uses it,
+// a streaming handler to extend it); the zero time means none. A write
+// past it fails with a timeout error and the connection is closed. It
+// takes effect at the handler's next write or flush, or for the response
+// of a handler that returned.
+func (w *response) SetWriteDeadline(t time.Time) error {
+	w.ex.mu.Lock()
+	w.ex.writeSet, w.ex.writeBy = true, t
+	w.ex.mu.Unlock()
+	return nil
 }
 
 // errHijackUnsupported is the failure of Hijack on a connection that is
