@@ -144,3 +144,55 @@ func TestListenAndServeTLS(t *testing.T) {
 	tr.CloseIdleConnections()
 	shutdownServed(t, srv, served, func() error { return srv.ListenAndServeTLS(h, "127.0.0.1:0", certFile, keyFile) })
 }
+
+// RegisterOnShutdown's functions run, each on a goroutine of its own, at
+// every Shutdown (while a hijacked connection the server no longer sees
+// is still open, for them to end), and not at Close.
+func TestRegisterOnShutdown(t *testing.T) {
+	hijacked := make(chan net.Conn, 1)
+	srv := &httpserver.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		hijacked <- c
+	})}
+	calls := make(chan string, 4)
+	var hc net.Conn // the hijacked connection, set before the Shutdown that reads it
+	srv.RegisterOnShutdown(func() { calls <- "first" })
+	srv.RegisterOnShutdown(func() {
+		hc.Close() // the server no longer sees it: ending it is this function's job
+		calls <- "second"
+	})
+	ts := startServer(t, blitz.Config{}, srv)
+	c, err := net.Dial("tcp", ts.addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	require.NoError(t, err)
+	select {
+	case hc = <-hijacked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no hijack")
+	}
+
+	ts.stop(t) // Shutdown, then the runtime's
+	got := map[string]bool{}
+	for range 2 {
+		select {
+		case name := <-calls:
+			got[name] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("called: %v", got)
+		}
+	}
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err = c.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the hijacked connection was closed by the registered function")
+
+	closeOnly := &httpserver.Server{}
+	closeOnly.RegisterOnShutdown(func() { t.Error("called by Close") })
+	require.NoError(t, closeOnly.Close())
+	time.Sleep(50 * time.Millisecond)
+}

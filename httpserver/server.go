@@ -141,6 +141,9 @@ type Server struct {
 	// hijacked holds the exchanges of hijacked connections whose
 	// handlers still run, for Close to cancel their contexts.
 	hijacked map[*exchange]struct{}
+	// onShutdown are the functions RegisterOnShutdown registered, which
+	// each Shutdown starts. Guarded by mu.
+	onShutdown []func()
 	// closed is set by Close (force), after which nothing is served.
 	closed bool
 	// drained is closed once shuttingDown is set and conns and listeners
@@ -396,6 +399,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeListenersLocked()
 	conns := s.connsLocked()
 	s.checkDrainedLocked()
+	for _, f := range s.onShutdown {
+		go f()
+	}
 	s.mu.Unlock()
 	s.pool.close()
 	for _, c := range conns {
@@ -408,6 +414,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		_ = s.Close()
 		return ctx.Err()
 	}
+}
+
+// RegisterOnShutdown registers f to be called, on a goroutine of its
+// own, by Shutdown (by each call of it; not by Close), as net/http's
+// does: the place to start the graceful end of the connections the server
+// no longer sees, hijacked ones (WebSockets) for instance. f should start
+// that end, not wait for it. Any goroutine may call it.
+func (s *Server) RegisterOnShutdown(f func()) {
+	s.mu.Lock()
+	s.onShutdown = append(s.onShutdown, f)
+	s.mu.Unlock()
 }
 
 // Close stops the server at once: it closes the listeners and every
