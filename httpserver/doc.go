@@ -16,9 +16,9 @@
 // Server's fields and methods have net/http's names and meanings where
 // net/http has them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout,
 // IdleTimeout, MaxHeaderBytes, ErrorLog, ListenAndServe, ListenAndServeTLS,
-// RegisterOnShutdown, Shutdown, Close; the methods that listen take the runtime's Handle
-// first), so most programs move over by changing the type of their server
-// and passing the Handle.
+// RegisterOnShutdown, Shutdown, Close; the methods that listen take the
+// runtime's Handle first), so most programs move over by changing the type
+// of their server and passing the Handle.
 //
 // # The connection task
 //
