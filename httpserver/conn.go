@@ -509,15 +509,16 @@ func (c *conn) pollRequest(cx *future.Context) bool {
 				c.startRequest(&p, ex)
 				return true
 			}
-		} else if c.s.shuttingDown.Load() {
-			// Idle at a shutdown: nothing of a request was read.
+		} else if c.closeIdle() {
+			// Idle at a shutdown, or after a request with keep-alives
+			// turned off: nothing of a next request was read.
 			c.close()
 			return true
 		}
 		var deadline time.Time
 		if c.active == nil || c.headerStart.IsZero() {
 			if !c.idleSinceMarked() {
-				return true // the shutdown began meanwhile
+				return true // closed: a shutdown began, or keep-alives were turned off
 			}
 			if c.reqs == 0 {
 				if d := c.s.headerTimeout(); d > 0 {
@@ -642,16 +643,23 @@ func (c *conn) partialAtEOF() bool {
 }
 
 // idleSinceMarked marks the connection idle (if it is not yet) and
-// reports false if a shutdown began: then the connection was closed.
+// reports false if it must close instead (closeIdle): then it was closed.
 func (c *conn) idleSinceMarked() bool {
 	c.mu.Lock()
 	c.idle = true
 	c.mu.Unlock()
-	if c.s.shuttingDown.Load() {
+	if c.closeIdle() {
 		c.close()
 		return false
 	}
 	return true
+}
+
+// closeIdle reports whether the connection, idle, must close: a shutdown
+// began, or keep-alives were turned off after it served a request (a new
+// connection still gets its first request served, as in net/http).
+func (c *conn) closeIdle() bool {
+	return c.s.shuttingDown.Load() || (c.reqs > 0 && c.s.keepAlivesOff.Load())
 }
 
 // tlsStater is a Conn over TLS (blitz.TLSStream): its requests get

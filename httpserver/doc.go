@@ -16,8 +16,8 @@
 // Server's fields and methods have net/http's names and meanings where
 // net/http has them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout,
 // IdleTimeout, MaxHeaderBytes, ErrorLog, ListenAndServe, ListenAndServeTLS,
-// RegisterOnShutdown, Shutdown, Close; the methods that listen take the
-// runtime's Handle first), so most programs move over by changing the type
+// RegisterOnShutdown, SetKeepAlivesEnabled, Shutdown, Close; the methods
+// that listen take the runtime's Handle first), so most programs move over by changing the type
 // of their server and passing the Handle.
 //
 // # The connection task
@@ -84,8 +84,8 @@
 // 1xx, 204 and 304. A 1xx other than 101 from WriteHeader is sent at once
 // as an interim response. The connection is kept alive unless the request
 // or the handler's header says Connection: close, the request is HTTP/1.0
-// without keep-alive, DisableKeepAlives is set, or the server is shutting
-// down.
+// without keep-alive, DisableKeepAlives is set (or SetKeepAlivesEnabled
+// turned keep-alives off), or the server is shutting down.
 //
 // Expect: 100-continue is answered with 100 Continue when the handler
 // first reads the body, and not at all if it answers without reading (the

@@ -1,6 +1,7 @@
 package httpserver_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -195,4 +197,60 @@ func TestRegisterOnShutdown(t *testing.T) {
 	closeOnly.RegisterOnShutdown(func() { t.Error("called by Close") })
 	require.NoError(t, closeOnly.Close())
 	time.Sleep(50 * time.Millisecond)
+}
+
+// SetKeepAlivesEnabled(false) closes the connections idle after a request
+// and makes each response close its connection (a new one still gets its
+// first request answered); true brings keep-alives back. The same scenario
+// runs against net/http's server, which must behave alike.
+func TestSetKeepAlivesEnabled(t *testing.T) {
+	scenario := func(t *testing.T, addr string, set func(bool)) {
+		request := func(c net.Conn, r *bufio.Reader) *http.Response {
+			t.Helper()
+			_, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+			require.NoError(t, err)
+			resp, err := http.ReadResponse(r, nil)
+			require.NoError(t, err)
+			_, err = io.Copy(io.Discard, resp.Body)
+			require.NoError(t, err)
+			resp.Body.Close()
+			return resp
+		}
+		dial := func() (net.Conn, *bufio.Reader) {
+			c, err := net.Dial("tcp", addr)
+			require.NoError(t, err)
+			t.Cleanup(func() { c.Close() })
+			require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+			return c, bufio.NewReader(c)
+		}
+		closedByServer := func(c net.Conn, r *bufio.Reader) {
+			t.Helper()
+			_, err := r.ReadByte()
+			require.ErrorIs(t, err, io.EOF)
+		}
+
+		idle, idleR := dial()
+		require.False(t, request(idle, idleR).Close, "keep-alive at first")
+		set(false)
+		closedByServer(idle, idleR)
+
+		c, r := dial()
+		require.True(t, request(c, r).Close, "a new connection's response closes it")
+		closedByServer(c, r)
+
+		set(true)
+		c, r = dial()
+		require.False(t, request(c, r).Close)
+		require.False(t, request(c, r).Close, "a second request on the same connection")
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+	t.Run("net/http", func(t *testing.T) {
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		scenario(t, ts.Listener.Addr().String(), ts.Config.SetKeepAlivesEnabled)
+	})
+	forEachBackend(t, func(t *testing.T, cfg blitz.Config) {
+		srv := &httpserver.Server{Handler: h}
+		scenario(t, startServer(t, cfg, srv).addr, srv.SetKeepAlivesEnabled)
+	})
 }

@@ -843,7 +843,7 @@ func (w *response) commit(final bool, next []byte) {
 	f := &w.facts
 
 	// Connection management.
-	if !ex.keepAlive || w.s.DisableKeepAlives || w.s.shuttingDown.Load() || f.connClose {
+	if !ex.keepAlive || w.s.keepAlivesDisabled() || w.s.shuttingDown.Load() || f.connClose {
 		w.closeAfter = true
 	}
 	ex.mu.Lock()
@@ -913,7 +913,7 @@ func (w *response) commit(final bool, next []byte) {
 		b = append(b, "Transfer-Encoding: chunked\r\n"...)
 	}
 	switch {
-	case w.closeAfter && (w.s.DisableKeepAlives || !f.connFirstClose) && !f.protocolSwitch:
+	case w.closeAfter && (w.s.keepAlivesDisabled() || !f.connFirstClose) && !f.protocolSwitch:
 		// As net/http: the handler's Connection field goes, and an
 		// HTTP/1.1 response says close (an HTTP/1.0 one closes unless
 		// it says keep-alive).

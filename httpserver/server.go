@@ -141,6 +141,11 @@ type Server struct {
 	// hijacked holds the exchanges of hijacked connections whose
 	// handlers still run, for Close to cancel their contexts.
 	hijacked map[*exchange]struct{}
+	// keepAlivesOff is set by SetKeepAlivesEnabled(false) and cleared by
+	// SetKeepAlivesEnabled(true); read by every response's commit and by
+	// connections going idle (idleSinceMarked), which pairs with the
+	// setter's look at c.idle under c.mu, as shuttingDown does.
+	keepAlivesOff atomic.Bool
 	// onShutdown are the functions RegisterOnShutdown registered, which
 	// each Shutdown starts. Guarded by mu.
 	onShutdown []func()
@@ -414,6 +419,30 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		_ = s.Close()
 		return ctx.Err()
 	}
+}
+
+// SetKeepAlivesEnabled turns keep-alives off (false) or back on (true)
+// while the server runs, as net/http's does: with them off, each response
+// closes its connection after it, and the connections waiting idle for a
+// next request are closed at once. DisableKeepAlives, when set, keeps
+// them off whatever this says. Any goroutine may call it.
+func (s *Server) SetKeepAlivesEnabled(v bool) {
+	s.keepAlivesOff.Store(!v)
+	if v {
+		return
+	}
+	s.mu.Lock()
+	conns := s.connsLocked()
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.wakeIfIdle()
+	}
+}
+
+// keepAlivesDisabled reports whether responses close their connections:
+// DisableKeepAlives, or SetKeepAlivesEnabled(false).
+func (s *Server) keepAlivesDisabled() bool {
+	return s.DisableKeepAlives || s.keepAlivesOff.Load()
 }
 
 // RegisterOnShutdown registers f to be called, on a goroutine of its
