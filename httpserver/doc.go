@@ -17,8 +17,8 @@
 // net/http has them (Handler, ReadHeaderTimeout, ReadTimeout, WriteTimeout,
 // IdleTimeout, MaxHeaderBytes, ErrorLog, ListenAndServe, ListenAndServeTLS,
 // RegisterOnShutdown, SetKeepAlivesEnabled, Shutdown, Close; the methods
-// that listen take the runtime's Handle first), so most programs move over by changing the type
-// of their server and passing the Handle.
+// that listen take the runtime's Handle first), so most programs move over
+// by changing the type of their server and passing the Handle.
 //
 // # The connection task
 //
