@@ -195,8 +195,16 @@ func (w *worker) run() {
 		defer runtime.UnlockOSThread()
 	}
 	mayspin := false // a tick ran tasks since the last spin
+	// looked says the spin has just run the driver and found work: the
+	// next tick runs that work before the driver runs again. Another run
+	// of it first would find, microseconds later, next to nothing, and
+	// on epoll each run is a system call.
+	looked := false
 	for !w.s.closing.Load() {
-		w.maintain()
+		if !looked {
+			w.maintain()
+		}
+		looked = false
 		w.flushDeferred()
 		if w.tick() > 0 {
 			mayspin = true
@@ -205,6 +213,7 @@ func (w *worker) run() {
 		if mayspin {
 			mayspin = false
 			if w.spin() {
+				looked = true
 				continue
 			}
 		}
