@@ -237,7 +237,9 @@
 //
 // A worker spins once per spell of work: a spin that found nothing is
 // followed by a park, and the next spin comes only after a tick that ran
-// a task. An idle scheduler does not spin, and a lightly loaded one pays
+// a task. A spin that found work is followed by the tick that runs it,
+// with no other run of the Driver first (the spin's ran microseconds
+// before). An idle scheduler does not spin, and a lightly loaded one pays
 // at most IdleSpin of CPU per spell. The spin counts as parked time
 // (Stats' ParkedTime), so that a worker that only spins is not reported
 // busy; WorkerStats.Spins and SpinHits count the spins and those that
