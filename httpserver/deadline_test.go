@@ -84,29 +84,34 @@ func onBoth(t *testing.T, cfg timeouts, handler func(w http.ResponseWriter, r *h
 	})
 }
 
-// get GETs / and returns what the body held and whether reading it failed.
+// get GETs / and returns what the body held and whether the request or
+// the reading of the body failed.
 func get(t *testing.T, addr string) (string, bool) {
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr, Timeout: 20 * time.Second}).Get("http://" + addr + "/")
-	require.NoError(t, err)
+	if err != nil {
+		return "", true
+	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return string(b), err != nil
 }
 
-// A streaming handler extends WriteTimeout with http.ResponseController's
-// SetWriteDeadline and goes on writing past it; without the extension its
-// late write fails with a timeout and the client gets the body cut short.
-// Both as net/http's server does.
+// A streaming handler lifts WriteTimeout with http.ResponseController's
+// SetWriteDeadline first thing and goes on writing past it; without that
+// its late write fails with a timeout and the client gets no response.
+// Both as net/http's server does. The handler's first act is the one that
+// counts, and its late write is late by design, so a slow machine only
+// makes the outcome surer.
 func TestResponseControllerWriteDeadline(t *testing.T) {
 	stream := func(extend bool) func(w http.ResponseWriter, r *http.Request, note func(error)) {
 		return func(w http.ResponseWriter, r *http.Request, note func(error)) {
 			rc := http.NewResponseController(w)
-			_, _ = w.Write([]byte("a"))
-			note(rc.Flush())
 			if extend {
-				note(rc.SetWriteDeadline(time.Now().Add(5 * time.Second)))
+				note(rc.SetWriteDeadline(time.Now().Add(20 * time.Second)))
+				_, _ = w.Write([]byte("a"))
+				note(rc.Flush())
 			}
 			time.Sleep(400 * time.Millisecond)
 			_, _ = w.Write([]byte("b"))
@@ -118,7 +123,7 @@ func TestResponseControllerWriteDeadline(t *testing.T) {
 		onBoth(t, cfg, stream(true), get, deadlineOutcome{handler: []string{"nil", "nil", "nil"}, body: "ab"})
 	})
 	t.Run("not extended", func(t *testing.T) {
-		onBoth(t, cfg, stream(false), get, deadlineOutcome{handler: []string{"nil", "timeout"}, body: "a", clientErr: true})
+		onBoth(t, cfg, stream(false), get, deadlineOutcome{handler: []string{"timeout"}, clientErr: true})
 	})
 }
 
@@ -146,7 +151,7 @@ func TestResponseControllerWriteDeadlinePastAndNone(t *testing.T) {
 	t.Run("none", func(t *testing.T) {
 		onBoth(t, cfg, func(w http.ResponseWriter, r *http.Request, note func(error)) {
 			rc := http.NewResponseController(w)
-			note(rc.SetWriteDeadline(time.Time{}))
+			note(rc.SetWriteDeadline(time.Time{})) // first thing: nothing was written under the old bound
 			time.Sleep(300 * time.Millisecond)
 			_, _ = w.Write([]byte("late"))
 			note(rc.Flush())
@@ -163,7 +168,7 @@ func TestResponseControllerReadDeadline(t *testing.T) {
 		defer c.Close()
 		_, err = c.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab"))
 		require.NoError(t, err)
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(time.Second)      // five ReadTimeouts: a slow machine only delays the handler's look further
 		_, _ = c.Write([]byte("cd")) // fails if the server closed already: what counts is what the handler saw
 		require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
 		_, _ = io.ReadAll(c)
