@@ -99,9 +99,9 @@
 // Hijack. Not supported: hijacking other Conns or from a TaskHandler, and
 // full-duplex handlers (a body read and a write of one request are done
 // one at a time, in the order the handler asks; ResponseController's
-// EnableFullDuplex reports http.ErrNotSupported). Response trailers are sent as net/http sends them (declared
-// in a Trailer field, or named with http.TrailerPrefix, on a chunked
-// response).
+// EnableFullDuplex reports http.ErrNotSupported). Response trailers are
+// sent as net/http sends them (declared in a Trailer field, or named with
+// http.TrailerPrefix, on a chunked response).
 //
 // A request's context is cancelled when its handler returns, when the
 // client closes the connection while the handler runs (once the handler
